@@ -1,0 +1,119 @@
+//! The kernel ABI: what `#[kernel(amp)]` tells the runtime about a compiled kernel.
+//!
+//! The macro emits one [`KernelInfo`] static per kernel and a launcher function that returns a
+//! [`KernelCall`]. Nothing here is meant to be written by hand; it is public (and hidden) so that
+//! generated code can name it through `amp::__private`.
+//!
+//! # The contract between the compiler and the runtime
+//! - Descriptor set 0 holds one storage buffer per buffer parameter (`ArrayView`, `ArrayViewMut`,
+//!   `Array`), bound at [`ParamKind::Buffer::binding`] (declaration order, from 0). Each buffer is
+//!   a runtime array of its element type, densely packed, row-major.
+//! - One push-constant block of [`KernelInfo::push_constant_size`] bytes. Bytes
+//!   `[0, 4 * rank)` hold the launch domain's extent as `u32`s; each buffer parameter's extent
+//!   (`rank` `u32`s) starts at its `extent_offset`; each scalar parameter lives at its `offset`
+//!   (`bool` as a `u32` 0 or 1, `f64` on an 8-byte boundary).
+//! - Simple (untiled) kernels run with [`KernelInfo::workgroup_size`] threads per workgroup. The
+//!   runtime dispatches `ceil(total / workgroup_size[0])` workgroups, folded onto `x` and `y` when
+//!   they exceed the device's per-dimension limit; the kernel computes its linear id as
+//!   `GlobalInvocationId.x + GlobalInvocationId.y * NumWorkgroups.x * workgroup_size[0]`, skips
+//!   ids past the domain's element count, and unflattens the rest row-major into its `Index<N>`.
+
+/// The scalar types a kernel parameter or buffer element can have on the device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScalarType {
+    /// `bool`: only as a scalar parameter, passed as a `u32` 0 or 1.
+    Bool,
+    /// `i32`.
+    I32,
+    /// `u32`.
+    U32,
+    /// `f32`.
+    F32,
+    /// `f64`: needs the device feature `shaderFloat64`.
+    F64,
+}
+
+impl ScalarType {
+    /// Size in bytes on the device (and in the push-constant block).
+    pub const fn size(self) -> u32 {
+        match self {
+            ScalarType::F64 => 8,
+            _ => 4,
+        }
+    }
+
+    /// The Rust spelling of the type, for error messages.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ScalarType::Bool => "bool",
+            ScalarType::I32 => "i32",
+            ScalarType::U32 => "u32",
+            ScalarType::F32 => "f32",
+            ScalarType::F64 => "f64",
+        }
+    }
+}
+
+/// How one kernel parameter (after the index) reaches the device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamKind {
+    /// A view or array, bound as a storage buffer.
+    Buffer {
+        /// Binding number in descriptor set 0.
+        binding: u32,
+        /// Element type.
+        elem: ScalarType,
+        /// Rank of the view or array.
+        rank: u32,
+        /// Whether the kernel may write it (`ArrayViewMut`, `&mut Array`).
+        writable: bool,
+        /// Byte offset of its extent (`rank` `u32`s) in the push-constant block.
+        extent_offset: u32,
+    },
+    /// A scalar passed by value in the push-constant block.
+    Scalar {
+        /// Its type.
+        ty: ScalarType,
+        /// Byte offset in the push-constant block.
+        offset: u32,
+    },
+}
+
+/// One kernel parameter after the index parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParamInfo {
+    /// The parameter's name in the kernel's source.
+    pub name: &'static str,
+    /// How it is passed.
+    pub kind: ParamKind,
+}
+
+/// Everything the runtime needs to know about one compiled kernel.
+#[derive(Debug)]
+pub struct KernelInfo {
+    /// The kernel function's name.
+    pub name: &'static str,
+    /// The SPIR-V module (SPIR-V 1.3, Vulkan 1.1), validated at build time.
+    pub spirv: &'static [u32],
+    /// Name of the compute entry point in [`spirv`](Self::spirv).
+    pub entry_point: &'static str,
+    /// Rank of the launch domain (the `N` of the kernel's `Index<N>`).
+    pub rank: u32,
+    /// Parameters after the index, in declaration order.
+    pub params: &'static [ParamInfo],
+    /// Size in bytes of the push-constant block (a multiple of 4; 0 when there is none).
+    pub push_constant_size: u32,
+    /// Threads per workgroup, as declared by the module's `LocalSize`.
+    pub workgroup_size: [u32; 3],
+    /// Whether the module declares the `Float64` capability.
+    pub uses_float64: bool,
+    /// A hash of the module, stable across builds; the pipeline cache's key.
+    pub hash: u64,
+}
+
+impl KernelInfo {
+    /// The SPIR-V words of this kernel.
+    pub fn spirv(&self) -> &'static [u32] {
+        self.spirv
+    }
+}

@@ -1,0 +1,981 @@
+//! The SPIR-V back end: lowers the typed IR to a SPIR-V 1.3 compute module with `rspirv`.
+//!
+//! Locals live in `Function`-storage variables (drivers promote them to registers), control
+//! flow is structured (`OpSelectionMerge` / `OpLoopMerge`), and the module follows the kernel ABI
+//! written down in `amp-runtime`'s `kernel.rs`.
+
+mod layout;
+
+pub use layout::{Layout, ParamSlot};
+
+use crate::ir::*;
+use crate::types::{Scalar, Ty};
+use rspirv::binary::Assemble;
+use rspirv::dr::{self, Builder, InsertPoint, Operand};
+use rspirv::spirv::{self, Op, StorageClass, Word};
+use std::collections::{HashMap, HashSet};
+
+/// Threads per workgroup of simple (untiled) kernels.
+pub const SIMPLE_WORKGROUP_SIZE: u32 = 64;
+
+/// `GLSL.std.450` instruction numbers used here.
+mod glsl {
+    pub const FABS: u32 = 4;
+    pub const SABS: u32 = 5;
+    pub const UMIN: u32 = 38;
+    pub const SMIN: u32 = 39;
+    pub const UMAX: u32 = 41;
+    pub const SMAX: u32 = 42;
+    pub const NMIN: u32 = 79;
+    pub const NMAX: u32 = 80;
+}
+
+/// The result of lowering a kernel.
+pub struct Module {
+    /// The SPIR-V words.
+    pub words: Vec<u32>,
+    /// Whether the module declares `Float64`.
+    pub uses_float64: bool,
+    /// Threads per workgroup.
+    pub workgroup_size: [u32; 3],
+}
+
+/// Lowers a checked kernel.
+pub fn emit(kernel: &Kernel, layout: &Layout) -> Module {
+    let mut e = Emitter::new(kernel, layout);
+    e.kernel();
+    let uses_float64 = e.uses_float64;
+    if uses_float64 {
+        e.b.capability(spirv::Capability::Float64);
+    }
+    Module { words: e.b.module().assemble(), uses_float64, workgroup_size: [SIMPLE_WORKGROUP_SIZE, 1, 1] }
+}
+
+struct BufferVar {
+    var: Word,
+    elem_ptr: Word,
+}
+
+struct LoopTargets {
+    merge: Word,
+    cont: Word,
+}
+
+struct Emitter<'k> {
+    b: Builder,
+    k: &'k Kernel,
+    layout: &'k Layout,
+    glsl: Word,
+    types: HashMap<Ty, Word>,
+    pointers: HashMap<(Word, StorageClass), Word>,
+    constants: HashMap<(Word, u64), Word>,
+    decorated: HashSet<Word>,
+    locals: Vec<Option<Word>>,
+    buffers: Vec<Option<BufferVar>>,
+    push: Option<Word>,
+    loops: Vec<LoopTargets>,
+    label: Word,
+    uses_float64: bool,
+}
+
+impl<'k> Emitter<'k> {
+    fn new(k: &'k Kernel, layout: &'k Layout) -> Self {
+        let mut b = Builder::new();
+        b.set_version(1, 3);
+        b.capability(spirv::Capability::Shader);
+        let glsl = b.ext_inst_import("GLSL.std.450");
+        b.memory_model(spirv::AddressingModel::Logical, spirv::MemoryModel::GLSL450);
+        Emitter {
+            b,
+            k,
+            layout,
+            glsl,
+            types: HashMap::new(),
+            pointers: HashMap::new(),
+            constants: HashMap::new(),
+            decorated: HashSet::new(),
+            locals: Vec::new(),
+            buffers: Vec::new(),
+            push: None,
+            loops: Vec::new(),
+            label: 0,
+            uses_float64: false,
+        }
+    }
+
+    // ----- types and constants -----
+
+    fn ty(&mut self, ty: &Ty) -> Word {
+        if let Some(&id) = self.types.get(ty) {
+            return id;
+        }
+        let id = match ty {
+            Ty::Scalar(s) => match s {
+                Scalar::Bool => self.b.type_bool(),
+                Scalar::I32 => self.b.type_int(32, 1),
+                Scalar::U32 | Scalar::Usize => self.b.type_int(32, 0),
+                Scalar::F32 => self.b.type_float(32, None),
+                Scalar::F64 => {
+                    self.uses_float64 = true;
+                    self.b.type_float(64, None)
+                }
+            },
+            Ty::Array(elem, n) => {
+                let e = self.ty(elem);
+                let len = self.const_u32(*n);
+                self.b.type_array(e, len)
+            }
+            Ty::Unit | Ty::Never | Ty::Var(_) => self.b.type_void(),
+        };
+        self.types.insert(ty.clone(), id);
+        id
+    }
+
+    fn scalar_ty(&mut self, s: Scalar) -> Word {
+        self.ty(&Ty::Scalar(s))
+    }
+
+    fn ptr(&mut self, pointee: Word, class: StorageClass) -> Word {
+        *self.pointers.entry((pointee, class)).or_insert_with(|| self.b.type_pointer(None, class, pointee))
+    }
+
+    fn constant(&mut self, ty: Word, bits: u64, wide: bool) -> Word {
+        if let Some(&id) = self.constants.get(&(ty, bits)) {
+            return id;
+        }
+        let id = if wide { self.b.constant_bit64(ty, bits) } else { self.b.constant_bit32(ty, bits as u32) };
+        self.constants.insert((ty, bits), id);
+        id
+    }
+
+    fn const_u32(&mut self, v: u32) -> Word {
+        let t = self.scalar_ty(Scalar::U32);
+        self.constant(t, v as u64, false)
+    }
+
+    fn const_scalar(&mut self, s: Scalar, lit: Lit) -> Word {
+        let t = self.scalar_ty(s);
+        match (s, lit) {
+            (Scalar::Bool, Lit::Bool(v)) => {
+                let key = (t, v as u64);
+                if let Some(&id) = self.constants.get(&key) {
+                    return id;
+                }
+                let id = if v { self.b.constant_true(t) } else { self.b.constant_false(t) };
+                self.constants.insert(key, id);
+                id
+            }
+            (Scalar::F32, Lit::Float(v)) => self.constant(t, (v as f32).to_bits() as u64, false),
+            (Scalar::F64, Lit::Float(v)) => self.constant(t, v.to_bits(), true),
+            (Scalar::F32, Lit::Int(v)) => self.constant(t, (v as f32).to_bits() as u64, false),
+            (Scalar::F64, Lit::Int(v)) => self.constant(t, (v as f64).to_bits(), true),
+            (_, Lit::Int(v)) => self.constant(t, v as u32 as u64, false),
+            (_, Lit::Float(v)) => self.constant(t, v as i64 as u32 as u64, false),
+            (_, Lit::Bool(v)) => self.constant(t, v as u64, false),
+        }
+    }
+
+    // ----- instructions -----
+
+    fn op(&mut self, op: Op, ty: Word, operands: &[Word]) -> Word {
+        let id = self.b.id();
+        let inst = dr::Instruction::new(op, Some(ty), Some(id), operands.iter().map(|&w| Operand::IdRef(w)).collect());
+        self.b.insert_into_block(InsertPoint::End, inst).expect("a block is open while emitting values");
+        id
+    }
+
+    fn ext(&mut self, inst: u32, ty: Word, args: &[Word]) -> Word {
+        let glsl = self.glsl;
+        self.b.ext_inst(ty, None, glsl, inst, args.iter().map(|&w| Operand::IdRef(w))).expect("a block is open")
+    }
+
+    fn load(&mut self, ty: Word, ptr: Word) -> Word {
+        self.b.load(ty, None, ptr, None, []).expect("a block is open")
+    }
+
+    fn store(&mut self, ptr: Word, value: Word) {
+        self.b.store(ptr, value, None, []).expect("a block is open");
+    }
+
+    fn access(&mut self, ptr_ty: Word, base: Word, indices: &[Word]) -> Word {
+        self.b.access_chain(ptr_ty, None, base, indices.iter().copied()).expect("a block is open")
+    }
+
+    fn terminated(&self) -> bool {
+        self.b.selected_block().is_none()
+    }
+
+    fn begin(&mut self, label: Word) {
+        self.b.begin_block(Some(label)).expect("the previous block was terminated");
+        self.label = label;
+    }
+
+    fn branch(&mut self, target: Word) {
+        self.b.branch(target).expect("a block is open");
+    }
+
+    /// A `Function` variable, declared at the top of the entry block as SPIR-V requires.
+    fn function_var(&mut self, ty: Word, name: Option<&str>) -> Word {
+        let ptr = self.ptr(ty, StorageClass::Function);
+        let id = self.b.id();
+        let current = self.b.selected_block();
+        self.b.select_block(Some(0)).expect("the entry block exists");
+        let inst = dr::Instruction::new(Op::Variable, Some(ptr), Some(id), vec![Operand::StorageClass(StorageClass::Function)]);
+        self.b.insert_into_block(InsertPoint::Begin, inst).expect("entry block selected");
+        self.b.select_block(current).expect("restoring the selected block");
+        if let Some(n) = name {
+            self.b.name(id, n);
+        }
+        id
+    }
+
+    // ----- interface -----
+
+    fn declare_buffers(&mut self) {
+        for (i, p) in self.k.params.iter().enumerate() {
+            let ParamKind::Buffer { elem, writable, .. } = p.kind else {
+                self.buffers.push(None);
+                continue;
+            };
+            let ParamSlot::Buffer { binding, .. } = self.layout.params[i] else { unreachable!("layout follows params") };
+            let elem_ty = self.scalar_ty(elem);
+            let rta = self.b.type_runtime_array(elem_ty);
+            let block = self.b.type_struct([rta]);
+            if self.decorated.insert(rta) {
+                self.b.decorate(rta, spirv::Decoration::ArrayStride, [Operand::LiteralBit32(elem.bits() / 8)]);
+            }
+            if self.decorated.insert(block) {
+                self.b.decorate(block, spirv::Decoration::Block, []);
+                self.b.member_decorate(block, 0, spirv::Decoration::Offset, [Operand::LiteralBit32(0)]);
+            }
+            let ptr = self.ptr(block, StorageClass::StorageBuffer);
+            let var = self.b.variable(ptr, None, StorageClass::StorageBuffer, None);
+            self.b.decorate(var, spirv::Decoration::DescriptorSet, [Operand::LiteralBit32(0)]);
+            self.b.decorate(var, spirv::Decoration::Binding, [Operand::LiteralBit32(binding)]);
+            if !writable {
+                self.b.decorate(var, spirv::Decoration::NonWritable, []);
+            }
+            self.b.name(var, p.name.clone());
+            let elem_ptr = self.ptr(elem_ty, StorageClass::StorageBuffer);
+            self.buffers.push(Some(BufferVar { var, elem_ptr }));
+        }
+    }
+
+    fn declare_push_constants(&mut self) {
+        if self.layout.members.is_empty() {
+            return;
+        }
+        let members: Vec<Word> = self.layout.members.clone().iter().map(|m| self.scalar_ty(m.ty)).collect();
+        let block = self.b.type_struct(members);
+        self.b.decorate(block, spirv::Decoration::Block, []);
+        for (i, m) in self.layout.members.iter().enumerate() {
+            self.b.member_decorate(block, i as u32, spirv::Decoration::Offset, [Operand::LiteralBit32(m.offset)]);
+        }
+        let ptr = self.ptr(block, StorageClass::PushConstant);
+        let var = self.b.variable(ptr, None, StorageClass::PushConstant, None);
+        self.b.name(var, "launch");
+        self.push = Some(var);
+    }
+
+    /// Loads push-constant member `member`.
+    fn push_member(&mut self, member: u32) -> Word {
+        let m = self.layout.members[member as usize];
+        let ty = self.scalar_ty(m.ty);
+        let ptr_ty = self.ptr(ty, StorageClass::PushConstant);
+        let idx = self.const_u32(member);
+        let push = self.push.expect("members exist, so the block was declared");
+        let ptr = self.access(ptr_ty, push, &[idx]);
+        self.load(ty, ptr)
+    }
+
+    fn builtin_input(&mut self, builtin: spirv::BuiltIn, name: &str) -> Word {
+        let u = self.scalar_ty(Scalar::U32);
+        let v3 = self.b.type_vector(u, 3);
+        let ptr = self.ptr(v3, StorageClass::Input);
+        let var = self.b.variable(ptr, None, StorageClass::Input, None);
+        self.b.decorate(var, spirv::Decoration::BuiltIn, [Operand::BuiltIn(builtin)]);
+        self.b.name(var, name);
+        var
+    }
+
+    // ----- the kernel -----
+
+    fn kernel(&mut self) {
+        self.declare_buffers();
+        self.declare_push_constants();
+        let gid_var = self.builtin_input(spirv::BuiltIn::GlobalInvocationId, "gl_GlobalInvocationID");
+        let nwg_var = self.builtin_input(spirv::BuiltIn::NumWorkgroups, "gl_NumWorkgroups");
+
+        let void = self.b.type_void();
+        let fn_ty = self.b.type_function(void, []);
+        let main = self.b.begin_function(void, None, spirv::FunctionControl::NONE, fn_ty).expect("no function is open");
+        self.b.name(main, self.k.name.clone());
+        let entry = self.b.id();
+        self.begin(entry);
+        for local in &self.k.locals {
+            let var = if local.ty.is_zero_sized() {
+                None
+            } else {
+                let t = self.ty(&local.ty);
+                Some(self.function_var(t, Some(&local.name)))
+            };
+            self.locals.push(var);
+        }
+        self.prologue(gid_var, nwg_var);
+        self.block(&self.k.body);
+        if !self.terminated() {
+            self.b.ret().expect("a block is open");
+        }
+        self.b.end_function().expect("the function is open");
+        self.b.entry_point(spirv::ExecutionModel::GLCompute, main, "main", [gid_var, nwg_var]);
+        self.b.execution_mode(main, spirv::ExecutionMode::LocalSize, [SIMPLE_WORKGROUP_SIZE, 1, 1]);
+    }
+
+    /// Linear thread id from the folded dispatch grid, the out-of-domain guard, and the index.
+    fn prologue(&mut self, gid_var: Word, nwg_var: Word) {
+        let u = self.scalar_ty(Scalar::U32);
+        let v3 = self.b.type_vector(u, 3);
+        let gid = self.load(v3, gid_var);
+        let nwg = self.load(v3, nwg_var);
+        let gx = self.b.composite_extract(u, None, gid, [0]).expect("open");
+        let gy = self.b.composite_extract(u, None, gid, [1]).expect("open");
+        let nx = self.b.composite_extract(u, None, nwg, [0]).expect("open");
+        let wg = self.const_u32(SIMPLE_WORKGROUP_SIZE);
+        let row = self.op(Op::IMul, u, &[nx, wg]);
+        let y_off = self.op(Op::IMul, u, &[gy, row]);
+        let linear = self.op(Op::IAdd, u, &[gx, y_off]);
+        let rank = self.k.rank;
+        let extents: Vec<Word> = (0..rank).map(|d| self.push_member(self.layout.domain_member(d))).collect();
+        let mut total = extents[0];
+        for &e in &extents[1..] {
+            total = self.op(Op::IMul, u, &[total, e]);
+        }
+        let bool_ty = self.scalar_ty(Scalar::Bool);
+        let inside = self.op(Op::ULessThan, bool_ty, &[linear, total]);
+        let (cont, out) = (self.b.id(), self.b.id());
+        self.b.selection_merge(cont, spirv::SelectionControl::NONE).expect("open");
+        self.b.branch_conditional(inside, cont, out, []).expect("open");
+        self.begin(out);
+        self.b.ret().expect("open");
+        self.begin(cont);
+
+        // Row-major unflattening: the last dimension varies fastest.
+        let idx_var = self.locals[self.k.index_local].expect("the index is not zero-sized");
+        let ptr_u = self.ptr(u, StorageClass::Function);
+        let mut rest = linear;
+        for d in (0..rank).rev() {
+            let component = if d == 0 {
+                rest
+            } else {
+                let c = self.op(Op::UMod, u, &[rest, extents[d as usize]]);
+                rest = self.op(Op::UDiv, u, &[rest, extents[d as usize]]);
+                c
+            };
+            let k = self.const_u32(d);
+            let ptr = self.access(ptr_u, idx_var, &[k]);
+            self.store(ptr, component);
+        }
+    }
+
+    // ----- blocks and statements -----
+
+    fn block(&mut self, block: &Block) -> Option<Word> {
+        for s in &block.stmts {
+            if self.terminated() {
+                return None;
+            }
+            match s {
+                Stmt::Let(id, init) => {
+                    let value = match init {
+                        Some(e) => self.expr(e),
+                        None => {
+                            let ty = &self.k.locals[*id].ty;
+                            if ty.is_zero_sized() {
+                                None
+                            } else {
+                                let t = self.ty(ty);
+                                Some(self.b.constant_null(t))
+                            }
+                        }
+                    };
+                    if let (Some(v), Some(var)) = (value, self.locals[*id]) {
+                        if !self.terminated() {
+                            self.store(var, v);
+                        }
+                    }
+                }
+                Stmt::Expr(e) => {
+                    self.expr(e);
+                }
+            }
+        }
+        if self.terminated() {
+            return None;
+        }
+        block.tail.as_ref().and_then(|t| self.expr(t))
+    }
+
+    // ----- expressions -----
+
+    /// Emits an expression; `None` for `()` values and when control left the block.
+    fn expr(&mut self, e: &Expr) -> Option<Word> {
+        if self.terminated() {
+            return None;
+        }
+        match &e.kind {
+            ExprKind::Lit(l) => {
+                let s = e.ty.scalar()?;
+                Some(self.const_scalar(s, *l))
+            }
+            ExprKind::Local(id) => {
+                let var = self.locals[*id]?;
+                let t = self.ty(&e.ty);
+                Some(self.load(t, var))
+            }
+            ExprKind::ScalarParam(id) => {
+                let ParamSlot::Scalar { member } = self.layout.params[*id] else { unreachable!("scalar params have scalar slots") };
+                let raw = self.push_member(member);
+                if e.ty == Ty::BOOL {
+                    let (b, u) = (self.scalar_ty(Scalar::Bool), self.scalar_ty(Scalar::U32));
+                    let zero = self.constant(u, 0, false);
+                    Some(self.op(Op::INotEqual, b, &[raw, zero]))
+                } else {
+                    Some(raw)
+                }
+            }
+            ExprKind::Unary(op, a) => {
+                let v = self.expr(a)?;
+                let t = self.ty(&e.ty);
+                let s = e.ty.scalar()?;
+                let opcode = match (op, s) {
+                    (UnOp::Neg, s) if s.is_float() => Op::FNegate,
+                    (UnOp::Neg, _) => Op::SNegate,
+                    (UnOp::Not, Scalar::Bool) => Op::LogicalNot,
+                    (UnOp::Not, _) => Op::Not,
+                };
+                Some(self.op(opcode, t, &[v]))
+            }
+            ExprKind::Binary(op, a, b) => {
+                let l = self.expr(a)?;
+                let r = self.expr(b)?;
+                let operand = a.ty.scalar()?;
+                Some(self.binary(*op, operand, &b.ty, l, r, &e.ty))
+            }
+            ExprKind::Logic(op, a, b) => self.logic(*op, a, b),
+            ExprKind::Cast(a) => {
+                let v = self.expr(a)?;
+                let (from, to) = (a.ty.scalar()?, e.ty.scalar()?);
+                Some(self.cast(v, from, to))
+            }
+            ExprKind::Element(base, index) => self.element(e, base, index),
+            ExprKind::BufferLoad(p, idx) => {
+                let ptr = self.buffer_ptr(*p, idx)?;
+                let t = self.ty(&e.ty);
+                Some(self.load(t, ptr))
+            }
+            ExprKind::BufferExtent(p) => {
+                let ParamSlot::Buffer { first_member, .. } = self.layout.params[*p] else { unreachable!("buffer slot") };
+                let ParamKind::Buffer { rank, .. } = self.k.params[*p].kind else { unreachable!("buffer param") };
+                let parts: Vec<Word> = (0..rank).map(|d| self.push_member(first_member + d)).collect();
+                let t = self.ty(&e.ty);
+                Some(self.b.composite_construct(t, None, parts).expect("open"))
+            }
+            ExprKind::ArrayList(list) => {
+                let mut parts = Vec::with_capacity(list.len());
+                for item in list {
+                    parts.push(self.expr(item)?);
+                }
+                let t = self.ty(&e.ty);
+                Some(self.b.composite_construct(t, None, parts).expect("open"))
+            }
+            ExprKind::ArrayRepeat(item, n) => {
+                let v = self.expr(item)?;
+                let t = self.ty(&e.ty);
+                Some(self.b.composite_construct(t, None, vec![v; *n as usize]).expect("open"))
+            }
+            ExprKind::Builtin(f, args) => {
+                let mut vals = Vec::new();
+                for a in args {
+                    vals.push(self.expr(a)?);
+                }
+                let s = e.ty.scalar()?;
+                let t = self.ty(&e.ty);
+                let inst = match (f, s) {
+                    (Builtin::Min, s) if s.is_float() => glsl::NMIN,
+                    (Builtin::Min, Scalar::I32) => glsl::SMIN,
+                    (Builtin::Min, _) => glsl::UMIN,
+                    (Builtin::Max, s) if s.is_float() => glsl::NMAX,
+                    (Builtin::Max, Scalar::I32) => glsl::SMAX,
+                    (Builtin::Max, _) => glsl::UMAX,
+                    (Builtin::Abs, s) if s.is_float() => glsl::FABS,
+                    (Builtin::Abs, _) => glsl::SABS,
+                };
+                Some(self.ext(inst, t, &vals))
+            }
+            ExprKind::If(cond, then, els) => self.if_expr(e, cond, then, els.as_deref()),
+            ExprKind::Block(b) => self.block(b),
+            ExprKind::While(cond, body) => {
+                self.while_loop(Some(cond), body);
+                None
+            }
+            ExprKind::Loop(body) => {
+                self.while_loop(None, body);
+                None
+            }
+            ExprKind::For(r) => {
+                self.for_loop(r);
+                None
+            }
+            ExprKind::Break => {
+                let target = self.loops.last().expect("checked: break inside a loop").merge;
+                self.branch(target);
+                None
+            }
+            ExprKind::Continue => {
+                let target = self.loops.last().expect("checked: continue inside a loop").cont;
+                self.branch(target);
+                None
+            }
+            ExprKind::Return => {
+                self.b.ret().expect("open");
+                None
+            }
+            ExprKind::Assign(place, value) => {
+                let v = self.expr(value)?;
+                let ptr = self.place_ptr(place)?;
+                self.store(ptr, v);
+                None
+            }
+            ExprKind::CompoundAssign(op, place, value) => {
+                // Rust evaluates the right operand first for primitive compound assignment.
+                let r = self.expr(value)?;
+                let ptr = self.place_ptr(place)?;
+                let ty = self.place_ty(place);
+                let t = self.ty(&ty);
+                let cur = self.load(t, ptr);
+                let s = ty.scalar()?;
+                let v = self.binary(*op, s, &value.ty, cur, r, &ty);
+                self.store(ptr, v);
+                None
+            }
+        }
+    }
+
+    fn binary(&mut self, op: BinOp, operand: Scalar, rhs_ty: &Ty, l: Word, r: Word, result: &Ty) -> Word {
+        let t = self.ty(result);
+        let float = operand.is_float();
+        let signed = operand.is_signed_int();
+        let boolean = operand == Scalar::Bool;
+        let opcode = match op {
+            BinOp::Add => if float { Op::FAdd } else { Op::IAdd },
+            BinOp::Sub => if float { Op::FSub } else { Op::ISub },
+            BinOp::Mul => if float { Op::FMul } else { Op::IMul },
+            BinOp::Div => if float { Op::FDiv } else if signed { Op::SDiv } else { Op::UDiv },
+            BinOp::Rem => if float { Op::FRem } else if signed { Op::SRem } else { Op::UMod },
+            BinOp::BitAnd => if boolean { Op::LogicalAnd } else { Op::BitwiseAnd },
+            BinOp::BitOr => if boolean { Op::LogicalOr } else { Op::BitwiseOr },
+            BinOp::BitXor => if boolean { Op::LogicalNotEqual } else { Op::BitwiseXor },
+            BinOp::Eq => if float { Op::FOrdEqual } else if boolean { Op::LogicalEqual } else { Op::IEqual },
+            // NaN != NaN is true in Rust.
+            BinOp::Ne => if float { Op::FUnordNotEqual } else if boolean { Op::LogicalNotEqual } else { Op::INotEqual },
+            BinOp::Lt => if float { Op::FOrdLessThan } else if signed { Op::SLessThan } else { Op::ULessThan },
+            BinOp::Le => if float { Op::FOrdLessThanEqual } else if signed { Op::SLessThanEqual } else { Op::ULessThanEqual },
+            BinOp::Gt => if float { Op::FOrdGreaterThan } else if signed { Op::SGreaterThan } else { Op::UGreaterThan },
+            BinOp::Ge => if float { Op::FOrdGreaterThanEqual } else if signed { Op::SGreaterThanEqual } else { Op::UGreaterThanEqual },
+            BinOp::Shl | BinOp::Shr => {
+                // Rust's release-mode shifts use the amount modulo the width; SPIR-V leaves
+                // larger amounts undefined, so mask explicitly.
+                let lt = self.scalar_ty(operand);
+                let r = match rhs_ty.scalar() {
+                    Some(rs) if self.scalar_ty(rs) != lt => self.op(Op::Bitcast, lt, &[r]),
+                    _ => r,
+                };
+                let mask = self.constant(lt, 31, false);
+                let amount = self.op(Op::BitwiseAnd, lt, &[r, mask]);
+                let opcode = match (op, signed) {
+                    (BinOp::Shl, _) => Op::ShiftLeftLogical,
+                    (_, true) => Op::ShiftRightArithmetic,
+                    _ => Op::ShiftRightLogical,
+                };
+                return self.op(opcode, t, &[l, amount]);
+            }
+        };
+        self.op(opcode, t, &[l, r])
+    }
+
+    fn cast(&mut self, v: Word, from: Scalar, to: Scalar) -> Word {
+        let (ft, tt) = (self.scalar_ty(from), self.scalar_ty(to));
+        if ft == tt {
+            return v;
+        }
+        match (from, to) {
+            (Scalar::Bool, _) => {
+                let one = self.const_scalar(to, Lit::Int(1));
+                let zero = self.const_scalar(to, Lit::Int(0));
+                self.op(Op::Select, tt, &[v, one, zero])
+            }
+            (f, t) if f.is_int() && t.is_int() => self.op(Op::Bitcast, tt, &[v]),
+            (f, t) if f.is_int() && t.is_float() => {
+                self.op(if f.is_signed_int() { Op::ConvertSToF } else { Op::ConvertUToF }, tt, &[v])
+            }
+            (f, t) if f.is_float() && t.is_float() => self.op(Op::FConvert, tt, &[v]),
+            _ => self.saturating_float_to_int(v, from, to),
+        }
+    }
+
+    /// Rust's `as` from float to integer: truncate, saturate at the bounds, NaN to 0. SPIR-V
+    /// leaves out-of-range conversions undefined, so the bounds are checked explicitly.
+    fn saturating_float_to_int(&mut self, v: Word, from: Scalar, to: Scalar) -> Word {
+        let tt = self.scalar_ty(to);
+        let b = self.scalar_ty(Scalar::Bool);
+        let signed = to.is_signed_int();
+        let (lo, hi_excl, min, max): (f64, f64, u128, u128) =
+            if signed { (-2147483648.0, 2147483648.0, 1 << 31, i32::MAX as u128) } else { (0.0, 4294967296.0, 0, u32::MAX as u128) };
+        let converted = self.op(if signed { Op::ConvertFToS } else { Op::ConvertFToU }, tt, &[v]);
+        let lo_c = self.const_scalar(from, Lit::Float(lo));
+        let hi_c = self.const_scalar(from, Lit::Float(hi_excl));
+        let below = self.op(Op::FOrdLessThan, b, &[v, lo_c]);
+        let above = self.op(Op::FOrdGreaterThanEqual, b, &[v, hi_c]);
+        let nan = self.op(Op::IsNan, b, &[v]);
+        let (min_c, max_c, zero) =
+            (self.const_scalar(to, Lit::Int(min)), self.const_scalar(to, Lit::Int(max)), self.const_scalar(to, Lit::Int(0)));
+        let r = self.op(Op::Select, tt, &[above, max_c, converted]);
+        let r = self.op(Op::Select, tt, &[below, min_c, r]);
+        self.op(Op::Select, tt, &[nan, zero, r])
+    }
+
+    fn logic(&mut self, op: LogicOp, a: &Expr, b: &Expr) -> Option<Word> {
+        let l = self.expr(a)?;
+        let from = self.label;
+        let (rhs, merge) = (self.b.id(), self.b.id());
+        self.b.selection_merge(merge, spirv::SelectionControl::NONE).expect("open");
+        match op {
+            LogicOp::And => self.b.branch_conditional(l, rhs, merge, []),
+            LogicOp::Or => self.b.branch_conditional(l, merge, rhs, []),
+        }
+        .expect("open");
+        self.begin(rhs);
+        let r = self.expr(b);
+        let mut incoming = vec![(self.const_scalar(Scalar::Bool, Lit::Bool(op == LogicOp::Or)), from)];
+        if let Some(r) = r {
+            if !self.terminated() {
+                incoming.push((r, self.label));
+                self.branch(merge);
+            }
+        }
+        self.begin(merge);
+        let bt = self.scalar_ty(Scalar::Bool);
+        Some(self.b.phi(bt, None, incoming).expect("open"))
+    }
+
+    /// A pointer to the local-array element `e`, when `e` is `local[i][j]...`.
+    fn local_chain<'e>(e: &'e Expr, indices: &mut Vec<&'e Expr>) -> Option<LocalId> {
+        match &e.kind {
+            ExprKind::Local(id) => Some(*id),
+            ExprKind::Element(base, index) => {
+                let id = Self::local_chain(base, indices)?;
+                indices.push(index);
+                Some(id)
+            }
+            _ => None,
+        }
+    }
+
+    /// Evaluates an array index, clamped into bounds: an out-of-bounds index on a local array
+    /// would be undefined behaviour on the device, so it reads or writes the last element.
+    fn array_index(&mut self, index: &Expr, len: u32) -> Option<Word> {
+        if let ExprKind::Lit(Lit::Int(v)) = index.kind {
+            return Some(self.const_u32(v as u32));
+        }
+        let i = self.expr(index)?;
+        let u = self.scalar_ty(Scalar::U32);
+        let last = self.const_u32(len - 1);
+        Some(self.ext(glsl::UMIN, u, &[i, last]))
+    }
+
+    fn element_ptr(&mut self, var: Word, mut ty: Ty, indices: &[&Expr]) -> Option<(Word, Ty)> {
+        let mut ids = Vec::new();
+        for index in indices {
+            let Ty::Array(elem, len) = ty else { unreachable!("checked: indexing an array") };
+            ids.push(self.array_index(index, len)?);
+            ty = *elem;
+        }
+        if ids.is_empty() {
+            return Some((var, ty));
+        }
+        let t = self.ty(&ty);
+        let p = self.ptr(t, StorageClass::Function);
+        Some((self.access(p, var, &ids), ty))
+    }
+
+    fn element(&mut self, e: &Expr, base: &Expr, index: &Expr) -> Option<Word> {
+        let mut indices = Vec::new();
+        let t = self.ty(&e.ty);
+        if let Some(id) = Self::local_chain(e, &mut indices) {
+            let var = self.locals[id]?;
+            let ty = self.k.locals[id].ty.clone();
+            let (ptr, _) = self.element_ptr(var, ty, &indices)?;
+            return Some(self.load(t, ptr));
+        }
+        let value = self.expr(base)?;
+        let Ty::Array(_, len) = base.ty else { unreachable!("checked: indexing an array") };
+        if let ExprKind::Lit(Lit::Int(k)) = index.kind {
+            return Some(self.b.composite_extract(t, None, value, [k as u32]).expect("open"));
+        }
+        // Dynamic index into a value: spill it to a variable and index that.
+        let bt = self.ty(&base.ty);
+        let tmp = self.function_var(bt, None);
+        self.store(tmp, value);
+        let i = self.array_index(index, len)?;
+        let p = self.ptr(t, StorageClass::Function);
+        let ptr = self.access(p, tmp, &[i]);
+        Some(self.load(t, ptr))
+    }
+
+    /// Pointer to a buffer element: row-major offset from the buffer's own extent.
+    fn buffer_ptr(&mut self, p: ParamId, idx: &[Expr]) -> Option<Word> {
+        let ParamSlot::Buffer { first_member, .. } = self.layout.params[p] else { unreachable!("buffer slot") };
+        let u = self.scalar_ty(Scalar::U32);
+        let mut linear = self.expr(&idx[0])?;
+        for (d, i) in idx.iter().enumerate().skip(1) {
+            let extent = self.push_member(first_member + d as u32);
+            let component = self.expr(i)?;
+            let scaled = self.op(Op::IMul, u, &[linear, extent]);
+            linear = self.op(Op::IAdd, u, &[scaled, component]);
+        }
+        let zero = self.const_u32(0);
+        let buffer = self.buffers[p].as_ref().expect("buffer params have variables");
+        let (var, elem_ptr) = (buffer.var, buffer.elem_ptr);
+        Some(self.access(elem_ptr, var, &[zero, linear]))
+    }
+
+    fn place_ty(&self, place: &Place) -> Ty {
+        match place {
+            Place::Local(id, idx) => {
+                let mut ty = self.k.locals[*id].ty.clone();
+                for _ in idx {
+                    if let Ty::Array(e, _) = ty {
+                        ty = *e;
+                    }
+                }
+                ty
+            }
+            Place::Buffer(p, _) => match self.k.params[*p].kind {
+                ParamKind::Buffer { elem, .. } => Ty::Scalar(elem),
+                ParamKind::Scalar(s) => Ty::Scalar(s),
+            },
+        }
+    }
+
+    fn place_ptr(&mut self, place: &Place) -> Option<Word> {
+        match place {
+            Place::Local(id, idx) => {
+                let var = self.locals[*id]?;
+                let ty = self.k.locals[*id].ty.clone();
+                let refs: Vec<&Expr> = idx.iter().collect();
+                Some(self.element_ptr(var, ty, &refs)?.0)
+            }
+            Place::Buffer(p, idx) => self.buffer_ptr(*p, idx),
+        }
+    }
+
+    // ----- control flow -----
+
+    fn if_expr(&mut self, e: &Expr, cond: &Expr, then: &Block, els: Option<&Expr>) -> Option<Word> {
+        let c = self.expr(cond)?;
+        let result = if e.ty.is_zero_sized() {
+            None
+        } else {
+            let t = self.ty(&e.ty);
+            Some(self.function_var(t, None))
+        };
+        let merge = self.b.id();
+        let then_label = self.b.id();
+        let else_label = if els.is_some() { self.b.id() } else { merge };
+        self.b.selection_merge(merge, spirv::SelectionControl::NONE).expect("open");
+        self.b.branch_conditional(c, then_label, else_label, []).expect("open");
+        let mut reaches_merge = els.is_none();
+
+        self.begin(then_label);
+        let v = self.block(then);
+        if !self.terminated() {
+            if let (Some(var), Some(v)) = (result, v) {
+                self.store(var, v);
+            }
+            self.branch(merge);
+            reaches_merge = true;
+        }
+        if let Some(els) = els {
+            self.begin(else_label);
+            let v = self.expr(els);
+            if !self.terminated() {
+                if let (Some(var), Some(v)) = (result, v) {
+                    self.store(var, v);
+                }
+                self.branch(merge);
+                reaches_merge = true;
+            }
+        }
+        self.begin(merge);
+        if !reaches_merge {
+            self.b.unreachable().expect("open");
+            return None;
+        }
+        let var = result?;
+        let t = self.ty(&e.ty);
+        Some(self.load(t, var))
+    }
+
+    /// Opens a loop: branches into a new header, declares the merge and continue blocks, and
+    /// leaves the builder in the block right after the header.
+    fn loop_header(&mut self) -> (Word, LoopTargets) {
+        let (header, merge, cont, first) = (self.b.id(), self.b.id(), self.b.id(), self.b.id());
+        self.branch(header);
+        self.begin(header);
+        self.b.loop_merge(merge, cont, spirv::LoopControl::NONE, []).expect("open");
+        self.branch(first);
+        self.begin(first);
+        (header, LoopTargets { merge, cont })
+    }
+
+    fn loop_body(&mut self, targets: &LoopTargets, body: &Block) {
+        self.loops.push(LoopTargets { merge: targets.merge, cont: targets.cont });
+        self.block(body);
+        self.loops.pop();
+        if !self.terminated() {
+            self.branch(targets.cont);
+        }
+    }
+
+    /// Branches to the body when `cond` holds, else leaves the loop; returns false when the
+    /// condition itself left the loop.
+    fn loop_test(&mut self, cond: Word, merge: Word) -> Word {
+        let body = self.b.id();
+        self.b.branch_conditional(cond, body, merge, []).expect("open");
+        body
+    }
+
+    fn while_loop(&mut self, cond: Option<&Expr>, body: &Block) {
+        let (header, targets) = self.loop_header();
+        if let Some(cond) = cond {
+            match self.expr(cond) {
+                Some(c) => {
+                    let body_label = self.loop_test(c, targets.merge);
+                    self.begin(body_label);
+                }
+                None => {
+                    // The condition left the loop (e.g. `while { return } {}`): the body is dead.
+                    let dead = self.b.id();
+                    self.begin(dead);
+                }
+            }
+        }
+        self.loop_body(&targets, body);
+        self.begin(targets.cont);
+        self.branch(header);
+        self.begin(targets.merge);
+        let reaches_merge = cond.is_some() || self.loop_has_break(body);
+        if !reaches_merge {
+            self.b.unreachable().expect("open");
+        }
+    }
+
+    fn loop_has_break(&self, body: &Block) -> bool {
+        fn block(b: &Block) -> bool {
+            b.stmts.iter().any(|s| match s {
+                Stmt::Let(_, Some(e)) | Stmt::Expr(e) => expr(e),
+                Stmt::Let(_, None) => false,
+            }) || b.tail.as_deref().is_some_and(expr)
+        }
+        fn expr(e: &Expr) -> bool {
+            match &e.kind {
+                ExprKind::Break => true,
+                // A break inside a nested loop leaves that loop, not this one.
+                ExprKind::While(c, _) => expr(c),
+                ExprKind::Loop(_) => false,
+                ExprKind::For(r) => expr(&r.start) || expr(&r.end) || r.step.as_deref().is_some_and(expr),
+                ExprKind::If(c, t, e) => expr(c) || block(t) || e.as_deref().is_some_and(expr),
+                ExprKind::Block(b) => block(b),
+                ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::ArrayRepeat(a, _) => expr(a),
+                ExprKind::Binary(_, a, b) | ExprKind::Logic(_, a, b) | ExprKind::Element(a, b) => expr(a) || expr(b),
+                ExprKind::BufferLoad(_, l) | ExprKind::ArrayList(l) | ExprKind::Builtin(_, l) => l.iter().any(expr),
+                ExprKind::Assign(p, v) | ExprKind::CompoundAssign(_, p, v) => {
+                    expr(v)
+                        || match p {
+                            Place::Local(_, l) | Place::Buffer(_, l) => l.iter().any(expr),
+                        }
+                }
+                _ => false,
+            }
+        }
+        block(body)
+    }
+
+    fn for_loop(&mut self, r: &RangeLoop) {
+        let Some(s) = self.k.locals[r.counter].ty.scalar() else { return };
+        let Some(start) = self.expr(&r.start) else { return };
+        let Some(end) = self.expr(&r.end) else { return };
+        let t = self.scalar_ty(s);
+        let bt = self.scalar_ty(Scalar::Bool);
+        let step = match &r.step {
+            Some(step) => {
+                let Some(v) = self.expr(step) else { return };
+                Some(self.cast(v, Scalar::Usize, s))
+            }
+            None if r.inclusive => Some(self.const_scalar(s, Lit::Int(1))),
+            None => None,
+        };
+        let counter = self.locals[r.counter].expect("counters are scalars");
+        let done = self.locals[r.done].expect("flags are scalars");
+        self.store(counter, start);
+        if let Some(step) = step {
+            // `step_by(0)` panics in Rust; on the device the loop runs zero times.
+            let zero = self.const_scalar(s, Lit::Int(0));
+            let no_step = self.op(Op::IEqual, bt, &[step, zero]);
+            self.store(done, no_step);
+        }
+
+        let (header, targets) = self.loop_header();
+        let i = self.load(t, counter);
+        let less = match (r.inclusive, s.is_signed_int()) {
+            (false, true) => Op::SLessThan,
+            (false, false) => Op::ULessThan,
+            (true, true) => Op::SLessThanEqual,
+            (true, false) => Op::ULessThanEqual,
+        };
+        let mut go = self.op(less, bt, &[i, end]);
+        if step.is_some() {
+            let d = self.load(bt, done);
+            let not_done = self.op(Op::LogicalNot, bt, &[d]);
+            go = self.op(Op::LogicalAnd, bt, &[go, not_done]);
+        }
+        let body_label = self.loop_test(go, targets.merge);
+        self.begin(body_label);
+        if let Some(var) = self.locals[r.var] {
+            let i = self.load(t, counter);
+            self.store(var, i);
+        }
+        self.loop_body(&targets, &r.body);
+
+        self.begin(targets.cont);
+        let i = self.load(t, counter);
+        match step {
+            None => {
+                let one = self.const_scalar(s, Lit::Int(1));
+                let next = self.op(Op::IAdd, t, &[i, one]);
+                self.store(counter, next);
+            }
+            Some(step) => {
+                // The next value is in range iff step < end - i (exclusive) or step <= end - i
+                // (inclusive); comparing the distance avoids overflowing past the type's end.
+                let remaining = self.op(Op::ISub, t, &[end, i]);
+                let finished = self.op(if r.inclusive { Op::UGreaterThan } else { Op::UGreaterThanEqual }, bt, &[step, remaining]);
+                self.store(done, finished);
+                let next = self.op(Op::IAdd, t, &[i, step]);
+                self.store(counter, next);
+            }
+        }
+        self.branch(header);
+        self.begin(targets.merge);
+    }
+}

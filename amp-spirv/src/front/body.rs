@@ -1,0 +1,1248 @@
+//! The body checker: resolves names, infers and checks types, enforces the kernel subset, and
+//! builds the typed IR. It records every error and keeps going, so one build shows them all.
+
+use super::infer::{Class, Infer};
+use super::signature::value_type;
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::ir::*;
+use crate::types::{Scalar, Ty};
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+
+#[derive(Clone, Copy)]
+enum Binding {
+    Local(LocalId),
+    Param(ParamId),
+}
+
+struct LoopFrame {
+    has_break: bool,
+}
+
+/// Checks a body against its signature and builds the IR's locals and block.
+pub struct BodyChecker<'a> {
+    diags: &'a mut Diagnostics,
+    params: &'a [Param],
+    locals: Vec<Local>,
+    scopes: Vec<Vec<(String, Binding)>>,
+    infer: Infer,
+    loops: Vec<LoopFrame>,
+}
+
+impl<'a> BodyChecker<'a> {
+    /// A checker for a kernel with these parameters.
+    pub fn new(diags: &'a mut Diagnostics, params: &'a [Param]) -> Self {
+        let mut scopes = vec![Vec::new()];
+        for (i, p) in params.iter().enumerate() {
+            scopes[0].push((p.name.clone(), Binding::Param(i)));
+        }
+        BodyChecker { diags, params, locals: Vec::new(), scopes, infer: Infer::default(), loops: Vec::new() }
+    }
+
+    /// Declares the index parameter as an immutable local of type `[usize; rank]`.
+    pub fn declare_index(&mut self, name: &str, rank: u32) -> LocalId {
+        self.declare(name, Ty::Array(Box::new(Ty::USIZE), rank), false)
+    }
+
+    /// Checks the function body; returns the locals and the block with every type settled.
+    pub fn check_body(mut self, body: &syn::Block) -> (Vec<Local>, Block) {
+        let mut block = self.block(body);
+        if let Some(tail) = &block.tail {
+            if self.infer.unify(&tail.ty, &Ty::Unit).is_none() {
+                let ty = self.infer.describe(&tail.ty);
+                self.err(
+                    Diagnostic::error(tail.span, format!("a kernel cannot return a value (this is `{ty}`)"))
+                        .with_help("end the expression with `;`, or write the value into an `ArrayViewMut`"),
+                );
+            }
+        }
+        let mut finisher = Finisher { infer: &self.infer, diags: self.diags };
+        finisher.block(&mut block);
+        let locals = self
+            .locals
+            .iter()
+            .map(|l| Local { name: l.name.clone(), ty: self.infer.finish(&l.ty), mutable: l.mutable })
+            .collect();
+        (locals, block)
+    }
+
+    // ----- helpers -----
+
+    fn err(&mut self, d: Diagnostic) {
+        self.diags.push(d);
+    }
+
+    fn error_expr(span: Span) -> Expr {
+        // `!` unifies with everything, so one error does not cascade into more.
+        Expr { kind: ExprKind::Lit(Lit::Bool(false)), ty: Ty::Never, span }
+    }
+
+    fn declare(&mut self, name: &str, ty: Ty, mutable: bool) -> LocalId {
+        self.locals.push(Local { name: name.to_string(), ty, mutable });
+        let id = self.locals.len() - 1;
+        self.scopes.last_mut().expect("a scope is always open").push((name.to_string(), Binding::Local(id)));
+        id
+    }
+
+    fn hidden(&mut self, name: &str, ty: Ty) -> LocalId {
+        self.locals.push(Local { name: name.to_string(), ty, mutable: true });
+        self.locals.len() - 1
+    }
+
+    fn lookup(&self, name: &str) -> Option<Binding> {
+        self.scopes.iter().rev().flat_map(|s| s.iter().rev()).find(|(n, _)| n == name).map(|(_, b)| *b)
+    }
+
+    fn expect_ty(&mut self, expected: &Ty, e: &Expr, context: &str) -> Ty {
+        match self.infer.unify(expected, &e.ty) {
+            Some(t) => t,
+            None => {
+                let (want, got) = (self.infer.describe(expected), self.infer.describe(&e.ty));
+                self.err(
+                    Diagnostic::error(e.span, format!("mismatched types {context}: expected `{want}`, found `{got}`"))
+                        .with_help("kernels do no implicit conversions; convert with `as`"),
+                );
+                expected.clone()
+            }
+        }
+    }
+
+    fn is_buffer(&self, e: &syn::Expr) -> Option<ParamId> {
+        match strip(e) {
+            syn::Expr::Path(p) if p.qself.is_none() => {
+                let ident = p.path.get_ident()?;
+                match self.lookup(&ident.to_string())? {
+                    Binding::Param(id) if matches!(self.params[id].kind, ParamKind::Buffer { .. }) => Some(id),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    fn buffer_info(&self, id: ParamId) -> (Scalar, u32, bool) {
+        match self.params[id].kind {
+            ParamKind::Buffer { elem, rank, writable, .. } => (elem, rank, writable),
+            ParamKind::Scalar(_) => unreachable!("is_buffer() checked the kind"),
+        }
+    }
+
+    // ----- blocks and statements -----
+
+    fn block(&mut self, b: &syn::Block) -> Block {
+        self.scopes.push(Vec::new());
+        let mut stmts = Vec::new();
+        let mut tail = None;
+        let n = b.stmts.len();
+        for (i, s) in b.stmts.iter().enumerate() {
+            match s {
+                syn::Stmt::Expr(e, None) if i + 1 == n => tail = Some(Box::new(self.expr(e))),
+                syn::Stmt::Expr(e, semi) => {
+                    let e = self.expr(e);
+                    if semi.is_none() && self.infer.unify(&e.ty, &Ty::Unit).is_none() {
+                        let ty = self.infer.describe(&e.ty);
+                        self.err(Diagnostic::error(e.span, format!("expected `()`, found `{ty}`")).with_help("add `;`"));
+                    }
+                    stmts.push(Stmt::Expr(e));
+                }
+                syn::Stmt::Local(l) => self.let_stmt(l, &mut stmts),
+                syn::Stmt::Item(item) => self.item(item, &mut stmts),
+                syn::Stmt::Macro(m) => self.err(macro_error(&m.mac)),
+            }
+        }
+        self.scopes.pop();
+        Block { stmts, tail }
+    }
+
+    fn block_ty(&self, b: &Block) -> Ty {
+        if let Some(t) = &b.tail {
+            return t.ty.clone();
+        }
+        let diverges = b.stmts.iter().any(|s| match s {
+            Stmt::Expr(e) => self.infer.shallow(&e.ty) == Ty::Never && !is_error_expr(e),
+            Stmt::Let(..) => false,
+        });
+        if diverges {
+            Ty::Never
+        } else {
+            Ty::Unit
+        }
+    }
+
+    fn item(&mut self, item: &syn::Item, stmts: &mut Vec<Stmt>) {
+        match item {
+            syn::Item::Const(c) => {
+                let ty = match value_type(&c.ty) {
+                    Ok(t) => t,
+                    Err(d) => {
+                        self.err(d);
+                        Ty::Never
+                    }
+                };
+                let init = self.expr(&c.expr);
+                let ty = self.expect_ty(&ty, &init, "in this constant");
+                let id = self.declare(&c.ident.to_string(), ty, false);
+                stmts.push(Stmt::Let(id, Some(init)));
+            }
+            syn::Item::Static(s) => self.err(
+                Diagnostic::error(s.span(), "`static` items are not allowed in kernels: there is no global mutable state on the device")
+                    .with_help("use `const` for constants, or an `ArrayViewMut` for shared data"),
+            ),
+            syn::Item::Fn(f) => self.err(
+                Diagnostic::error(f.sig.ident.span(), "nested functions are not allowed in kernels")
+                    .with_help("write the computation inline"),
+            ),
+            syn::Item::Macro(m) => self.err(macro_error(&m.mac)),
+            syn::Item::Use(u) => self.err(Diagnostic::error(u.span(), "`use` is not allowed inside kernels").with_help("move it outside the function")),
+            other => self.err(
+                Diagnostic::error(other.span(), "items (`struct`, `impl`, `trait`, `enum`, `mod`...) are not allowed inside kernels")
+                    .with_help("define them outside the kernel; kernels support local variables and arrays"),
+            ),
+        }
+    }
+
+    fn let_stmt(&mut self, l: &syn::Local, stmts: &mut Vec<Stmt>) {
+        if let Some(init) = &l.init {
+            if let Some((_, diverge)) = &init.diverge {
+                self.err(Diagnostic::error(diverge.span(), "`let ... else` is not supported in kernels").with_help("use `if`"));
+            }
+        }
+        let init_expr = l.init.as_ref().map(|i| &*i.expr);
+        // `let (a, b) = (x, y);` destructures element-wise.
+        if let syn::Pat::Tuple(pt) = &l.pat {
+            match init_expr.map(strip) {
+                Some(syn::Expr::Tuple(t)) if t.elems.len() == pt.elems.len() => {
+                    let inits: Vec<Expr> = t.elems.iter().map(|e| self.expr(e)).collect();
+                    for (pat, init) in pt.elems.iter().zip(inits) {
+                        self.bind(pat, None, Some(init), stmts);
+                    }
+                }
+                _ => self.err(
+                    Diagnostic::error(l.pat.span(), "tuple patterns are only supported as `let (a, b) = (x, y);`")
+                        .with_help("declare the variables separately"),
+                ),
+            }
+            return;
+        }
+        let (pat, ty) = match &l.pat {
+            syn::Pat::Type(pt) => (&*pt.pat, Some(&*pt.ty)),
+            p => (p, None),
+        };
+        let init = init_expr.map(|e| self.expr(e));
+        self.bind(pat, ty, init, stmts);
+    }
+
+    fn bind(&mut self, pat: &syn::Pat, ty: Option<&syn::Type>, init: Option<Expr>, stmts: &mut Vec<Stmt>) {
+        let declared = match ty.map(value_type) {
+            Some(Ok(t)) => Some(t),
+            Some(Err(d)) => {
+                self.err(d);
+                Some(Ty::Never)
+            }
+            None => None,
+        };
+        let ty = match (&declared, &init) {
+            (Some(d), Some(i)) => self.expect_ty(d, i, "in this `let`"),
+            (Some(d), None) => d.clone(),
+            (None, Some(i)) => {
+                if self.infer.shallow(&i.ty) == Ty::Unit {
+                    self.err(Diagnostic::error(i.span, "cannot bind `()` to a variable"));
+                }
+                i.ty.clone()
+            }
+            (None, None) => {
+                self.err(
+                    Diagnostic::error(pat.span(), "a variable declared without a value needs a type")
+                        .with_help("write `let x: f32;` or give it an initial value"),
+                );
+                Ty::Never
+            }
+        };
+        match pat {
+            syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
+                let id = self.declare(&p.ident.to_string(), ty, p.mutability.is_some());
+                stmts.push(Stmt::Let(id, init));
+            }
+            syn::Pat::Wild(_) => {
+                if let Some(i) = init {
+                    stmts.push(Stmt::Expr(i));
+                }
+            }
+            syn::Pat::Ident(p) if p.by_ref.is_some() => self.err(
+                Diagnostic::error(p.span(), "`ref` bindings are not allowed in kernels: there are no references on the device")
+                    .with_help("remove `ref`"),
+            ),
+            other => self.err(
+                Diagnostic::error(other.span(), "this pattern is not supported in kernels")
+                    .with_help("bind a plain name: `let x = ...;` or `let mut x = ...;`"),
+            ),
+        }
+    }
+
+    // ----- expressions -----
+
+    fn expr(&mut self, e: &syn::Expr) -> Expr {
+        let span = e.span();
+        match e {
+            syn::Expr::Lit(l) => self.lit(&l.lit),
+            syn::Expr::Paren(p) => self.expr(&p.expr),
+            syn::Expr::Group(g) => self.expr(&g.expr),
+            syn::Expr::Path(p) => self.path(p),
+            syn::Expr::Unary(u) => self.unary(u),
+            syn::Expr::Binary(b) => self.binary(b),
+            syn::Expr::Assign(a) => self.assign(a),
+            syn::Expr::Cast(c) => self.cast(c),
+            syn::Expr::Index(i) => self.index(i),
+            syn::Expr::MethodCall(m) => self.method_call(m),
+            syn::Expr::Call(c) => self.call(c),
+            syn::Expr::If(i) => self.if_expr(i),
+            syn::Expr::Block(b) => {
+                if let Some(l) = &b.label {
+                    return self.unsupported_label(l.span());
+                }
+                let block = self.block(&b.block);
+                let ty = self.block_ty(&block);
+                Expr { kind: ExprKind::Block(block), ty, span }
+            }
+            syn::Expr::While(w) => {
+                if let Some(l) = &w.label {
+                    return self.unsupported_label(l.span());
+                }
+                let cond = self.expr(&w.cond);
+                self.expect_ty(&Ty::BOOL, &cond, "in this `while` condition");
+                let body = self.loop_body(&w.body);
+                Expr { kind: ExprKind::While(Box::new(cond), body.0), ty: Ty::Unit, span }
+            }
+            syn::Expr::Loop(l) => {
+                if let Some(l) = &l.label {
+                    return self.unsupported_label(l.span());
+                }
+                let (body, has_break) = self.loop_body(&l.body);
+                Expr { kind: ExprKind::Loop(body), ty: if has_break { Ty::Unit } else { Ty::Never }, span }
+            }
+            syn::Expr::ForLoop(f) => self.for_loop(f),
+            syn::Expr::Break(b) => {
+                if let Some(l) = &b.label {
+                    return self.unsupported_label(l.span());
+                }
+                if let Some(v) = &b.expr {
+                    self.err(
+                        Diagnostic::error(v.span(), "`break` with a value is not supported in kernels")
+                            .with_help("assign the value to a variable declared before the loop, then `break`"),
+                    );
+                }
+                match self.loops.last_mut() {
+                    Some(frame) => frame.has_break = true,
+                    None => self.err(Diagnostic::error(span, "`break` outside of a loop")),
+                }
+                Expr { kind: ExprKind::Break, ty: Ty::Never, span }
+            }
+            syn::Expr::Continue(c) => {
+                if let Some(l) = &c.label {
+                    return self.unsupported_label(l.span());
+                }
+                if self.loops.is_empty() {
+                    self.err(Diagnostic::error(span, "`continue` outside of a loop"));
+                }
+                Expr { kind: ExprKind::Continue, ty: Ty::Never, span }
+            }
+            syn::Expr::Return(r) => {
+                if let Some(v) = &r.expr {
+                    self.err(
+                        Diagnostic::error(v.span(), "a kernel cannot return a value")
+                            .with_help("write the value into an `ArrayViewMut` and use a plain `return;`"),
+                    );
+                }
+                Expr { kind: ExprKind::Return, ty: Ty::Never, span }
+            }
+            syn::Expr::Array(a) => self.array_list(a),
+            syn::Expr::Repeat(r) => {
+                let value = self.expr(&r.expr);
+                match super::signature::literal_usize(&r.len) {
+                    Some(n) if (1..=1 << 14).contains(&n) => {
+                        let ty = Ty::Array(Box::new(value.ty.clone()), n as u32);
+                        Expr { kind: ExprKind::ArrayRepeat(Box::new(value), n as u32), ty, span }
+                    }
+                    _ => {
+                        self.err(Diagnostic::error(r.len.span(), "array lengths must be integer literals from 1 to 16384"));
+                        Self::error_expr(span)
+                    }
+                }
+            }
+            syn::Expr::Macro(m) => {
+                self.err(macro_error(&m.mac));
+                Self::error_expr(span)
+            }
+            _ => {
+                self.err(unsupported_expr(e));
+                Self::error_expr(span)
+            }
+        }
+    }
+
+    fn unsupported_label(&mut self, span: Span) -> Expr {
+        self.err(
+            Diagnostic::error(span, "loop labels are not supported in kernels")
+                .with_help("use a `bool` flag to leave the outer loop"),
+        );
+        Self::error_expr(span)
+    }
+
+    fn loop_body(&mut self, body: &syn::Block) -> (Block, bool) {
+        self.loops.push(LoopFrame { has_break: false });
+        let block = self.block(body);
+        let frame = self.loops.pop().expect("pushed above");
+        if let Some(t) = &block.tail {
+            if self.infer.unify(&t.ty, &Ty::Unit).is_none() {
+                self.err(Diagnostic::error(t.span, "a loop body cannot produce a value").with_help("add `;`"));
+            }
+        }
+        (block, frame.has_break)
+    }
+
+    fn lit(&mut self, lit: &syn::Lit) -> Expr {
+        let span = lit.span();
+        let (kind, ty) = match lit {
+            syn::Lit::Bool(b) => (Lit::Bool(b.value), Ty::BOOL),
+            syn::Lit::Int(i) => {
+                let value = match i.base10_parse::<u128>() {
+                    Ok(v) => v,
+                    Err(_) => {
+                        self.err(Diagnostic::error(span, "integer literal too large"));
+                        return Self::error_expr(span);
+                    }
+                };
+                let ty = match i.suffix() {
+                    "" => self.infer.new_int(),
+                    "f32" | "f64" => return self.float_lit(value as f64, i.suffix(), span),
+                    s => match Scalar::from_name(s) {
+                        Some(sc) if sc.is_int() => Ty::Scalar(sc),
+                        _ => {
+                            self.err(unsupported_suffix(span, s));
+                            return Self::error_expr(span);
+                        }
+                    },
+                };
+                (Lit::Int(value), ty)
+            }
+            syn::Lit::Float(f) => match f.base10_parse::<f64>() {
+                Ok(v) => return self.float_lit(v, f.suffix(), span),
+                Err(_) => {
+                    self.err(Diagnostic::error(span, "invalid float literal"));
+                    return Self::error_expr(span);
+                }
+            },
+            _ => {
+                self.err(
+                    Diagnostic::error(span, "only numeric and `bool` literals are supported in kernels")
+                        .with_help("strings, characters and byte strings do not exist on the device"),
+                );
+                return Self::error_expr(span);
+            }
+        };
+        Expr { kind: ExprKind::Lit(kind), ty, span }
+    }
+
+    fn float_lit(&mut self, value: f64, suffix: &str, span: Span) -> Expr {
+        let ty = match suffix {
+            "" => self.infer.new_float(),
+            "f32" => Ty::Scalar(Scalar::F32),
+            "f64" => Ty::Scalar(Scalar::F64),
+            s => {
+                self.err(unsupported_suffix(span, s));
+                return Self::error_expr(span);
+            }
+        };
+        Expr { kind: ExprKind::Lit(Lit::Float(value)), ty, span }
+    }
+
+    fn path(&mut self, p: &syn::ExprPath) -> Expr {
+        let span = p.span();
+        if let Some(ident) = p.path.get_ident() {
+            let name = ident.to_string();
+            return match self.lookup(&name) {
+                Some(Binding::Local(id)) => Expr { kind: ExprKind::Local(id), ty: self.locals[id].ty.clone(), span },
+                Some(Binding::Param(id)) => match self.params[id].kind {
+                    ParamKind::Scalar(s) => Expr { kind: ExprKind::ScalarParam(id), ty: Ty::Scalar(s), span },
+                    ParamKind::Buffer { .. } => {
+                        self.err(
+                            Diagnostic::error(span, format!("`{name}` is a view or array: it can only be indexed or asked for its extent"))
+                                .with_help(format!("read an element with `{name}[idx]` or `{name}[[i, j]]`")),
+                        );
+                        Self::error_expr(span)
+                    }
+                },
+                None => {
+                    self.err(Diagnostic::error(span, format!("cannot find `{name}` in this kernel")).with_help(
+                        "kernels can use their parameters and their own locals; constants from outside are not supported yet",
+                    ));
+                    Self::error_expr(span)
+                }
+            };
+        }
+        // `i32::MAX`, `f32::INFINITY`, ...
+        let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        if let [ty, name] = &segs[..] {
+            if let Some(s) = Scalar::from_name(ty) {
+                if let Some(lit) = scalar_constant(s, name) {
+                    return Expr { kind: ExprKind::Lit(lit), ty: Ty::Scalar(s), span };
+                }
+            }
+        }
+        self.err(Diagnostic::error(span, format!("`{}` is not supported in kernels", segs.join("::"))).with_help(
+            "kernels can name their parameters, their locals, and constants such as `i32::MAX` or `f32::INFINITY`",
+        ));
+        Self::error_expr(span)
+    }
+
+    fn unary(&mut self, u: &syn::ExprUnary) -> Expr {
+        let span = u.span();
+        let operand = self.expr(&u.expr);
+        let class = self.infer.class(&operand.ty);
+        let op = match u.op {
+            syn::UnOp::Neg(_) => {
+                let ok = class == Class::Float
+                    || class == Class::Never
+                    || (class == Class::Int && self.infer.shallow(&operand.ty).scalar().is_none_or(|s| s.is_signed_int()));
+                if !ok {
+                    let ty = self.infer.describe(&operand.ty);
+                    self.err(
+                        Diagnostic::error(span, format!("cannot negate a value of type `{ty}`"))
+                            .with_help("negation works on i32, f32 and f64; cast unsigned values to i32 first"),
+                    );
+                }
+                UnOp::Neg
+            }
+            syn::UnOp::Not(_) => {
+                if !matches!(class, Class::Int | Class::Bool | Class::Never) {
+                    let ty = self.infer.describe(&operand.ty);
+                    self.err(Diagnostic::error(span, format!("cannot apply `!` to a value of type `{ty}`")));
+                }
+                UnOp::Not
+            }
+            syn::UnOp::Deref(_) => {
+                self.err(
+                    Diagnostic::error(span, "dereferencing is not allowed in kernels: there are no references or pointers on the device")
+                        .with_help("use the value directly"),
+                );
+                return Self::error_expr(span);
+            }
+            _ => {
+                self.err(Diagnostic::error(span, "this operator is not supported in kernels"));
+                return Self::error_expr(span);
+            }
+        };
+        let ty = operand.ty.clone();
+        Expr { kind: ExprKind::Unary(op, Box::new(operand)), ty, span }
+    }
+
+    fn binary(&mut self, b: &syn::ExprBinary) -> Expr {
+        let span = b.span();
+        use syn::BinOp as S;
+        let (op, compound) = match b.op {
+            S::And(_) | S::Or(_) => {
+                let (l, r) = (self.expr(&b.left), self.expr(&b.right));
+                self.expect_ty(&Ty::BOOL, &l, "in this logical operation");
+                self.expect_ty(&Ty::BOOL, &r, "in this logical operation");
+                let op = if matches!(b.op, S::And(_)) { LogicOp::And } else { LogicOp::Or };
+                return Expr { kind: ExprKind::Logic(op, Box::new(l), Box::new(r)), ty: Ty::BOOL, span };
+            }
+            S::Add(_) => (BinOp::Add, false),
+            S::Sub(_) => (BinOp::Sub, false),
+            S::Mul(_) => (BinOp::Mul, false),
+            S::Div(_) => (BinOp::Div, false),
+            S::Rem(_) => (BinOp::Rem, false),
+            S::BitAnd(_) => (BinOp::BitAnd, false),
+            S::BitOr(_) => (BinOp::BitOr, false),
+            S::BitXor(_) => (BinOp::BitXor, false),
+            S::Shl(_) => (BinOp::Shl, false),
+            S::Shr(_) => (BinOp::Shr, false),
+            S::Eq(_) => (BinOp::Eq, false),
+            S::Ne(_) => (BinOp::Ne, false),
+            S::Lt(_) => (BinOp::Lt, false),
+            S::Le(_) => (BinOp::Le, false),
+            S::Gt(_) => (BinOp::Gt, false),
+            S::Ge(_) => (BinOp::Ge, false),
+            S::AddAssign(_) => (BinOp::Add, true),
+            S::SubAssign(_) => (BinOp::Sub, true),
+            S::MulAssign(_) => (BinOp::Mul, true),
+            S::DivAssign(_) => (BinOp::Div, true),
+            S::RemAssign(_) => (BinOp::Rem, true),
+            S::BitAndAssign(_) => (BinOp::BitAnd, true),
+            S::BitOrAssign(_) => (BinOp::BitOr, true),
+            S::BitXorAssign(_) => (BinOp::BitXor, true),
+            S::ShlAssign(_) => (BinOp::Shl, true),
+            S::ShrAssign(_) => (BinOp::Shr, true),
+            _ => {
+                self.err(Diagnostic::error(span, "this operator is not supported in kernels"));
+                return Self::error_expr(span);
+            }
+        };
+        if compound {
+            let place = self.place(&b.left);
+            let value = self.expr(&b.right);
+            return match place {
+                Some((place, ty)) => {
+                    let lhs = Expr { kind: ExprKind::Lit(Lit::Bool(false)), ty, span: b.left.span() };
+                    self.check_operands(op, &lhs, &value, span);
+                    Expr { kind: ExprKind::CompoundAssign(op, place, Box::new(value)), ty: Ty::Unit, span }
+                }
+                None => Self::error_expr(span),
+            };
+        }
+        let (l, r) = (self.expr(&b.left), self.expr(&b.right));
+        let ty = self.check_operands(op, &l, &r, span);
+        Expr { kind: ExprKind::Binary(op, Box::new(l), Box::new(r)), ty, span }
+    }
+
+    /// Checks the operand types of a binary operator and returns the result type.
+    fn check_operands(&mut self, op: BinOp, l: &Expr, r: &Expr, span: Span) -> Ty {
+        let symbol = op_symbol(op);
+        if op.is_shift() {
+            for side in [l, r] {
+                if !matches!(self.infer.class(&side.ty), Class::Int | Class::Never) {
+                    let ty = self.infer.describe(&side.ty);
+                    self.err(Diagnostic::error(side.span, format!("cannot shift with a value of type `{ty}`")).with_help("shifts work on integers"));
+                }
+            }
+            return l.ty.clone();
+        }
+        let ty = match self.infer.unify(&l.ty, &r.ty) {
+            Some(t) => t,
+            None => {
+                let (lt, rt) = (self.infer.describe(&l.ty), self.infer.describe(&r.ty));
+                self.err(
+                    Diagnostic::error(span, format!("mismatched types: cannot apply `{symbol}` to `{lt}` and `{rt}`"))
+                        .with_help("kernels do no implicit conversions; convert one side with `as`"),
+                );
+                return if op.is_comparison() { Ty::BOOL } else { Ty::Never };
+            }
+        };
+        let class = self.infer.class(&ty);
+        let ok = match op {
+            BinOp::Eq | BinOp::Ne => matches!(class, Class::Int | Class::Float | Class::Bool | Class::Never),
+            BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor => matches!(class, Class::Int | Class::Bool | Class::Never),
+            _ => matches!(class, Class::Int | Class::Float | Class::Never),
+        };
+        if !ok {
+            let t = self.infer.describe(&ty);
+            self.err(Diagnostic::error(span, format!("cannot apply `{symbol}` to values of type `{t}`")));
+        }
+        if op.is_comparison() {
+            Ty::BOOL
+        } else {
+            ty
+        }
+    }
+
+    fn assign(&mut self, a: &syn::ExprAssign) -> Expr {
+        let span = a.span();
+        let place = self.place(&a.left);
+        let value = self.expr(&a.right);
+        match place {
+            Some((place, ty)) => {
+                self.expect_ty(&ty, &value, "in this assignment");
+                Expr { kind: ExprKind::Assign(place, Box::new(value)), ty: Ty::Unit, span }
+            }
+            None => Self::error_expr(span),
+        }
+    }
+
+    /// Resolves the left side of an assignment.
+    fn place(&mut self, e: &syn::Expr) -> Option<(Place, Ty)> {
+        let span = e.span();
+        // Peel `x[i][j]` into the root and its indices.
+        let mut indices = Vec::new();
+        let mut root = strip(e);
+        while let syn::Expr::Index(i) = root {
+            indices.push(&*i.index);
+            root = strip(&i.expr);
+        }
+        indices.reverse();
+        if let Some(param) = self.is_buffer(root) {
+            let (elem, _, writable) = self.buffer_info(param);
+            let name = self.params[param].name.clone();
+            if !writable {
+                self.err(
+                    Diagnostic::error(span, format!("cannot write to `{name}`: it is read-only"))
+                        .with_help(format!("declare it as `ArrayViewMut<{}, _>` (or `&mut Array`) to write to it", elem.name())),
+                );
+                return None;
+            }
+            return match indices.as_slice() {
+                [index] => {
+                    let idx = self.buffer_indices(param, index)?;
+                    Some((Place::Buffer(param, idx), Ty::Scalar(elem)))
+                }
+                [] => {
+                    self.err(Diagnostic::error(span, format!("cannot assign to the whole of `{name}`")).with_help(format!("assign one element: `{name}[idx] = ...`")));
+                    None
+                }
+                _ => {
+                    self.err(Diagnostic::error(span, "too many indices").with_help("index a rank-2 view with `v[[i, j]]`"));
+                    None
+                }
+            };
+        }
+        let syn::Expr::Path(p) = root else {
+            self.err(Diagnostic::error(span, "cannot assign to this expression").with_help("assign to a local variable, a local array element or a view element"));
+            return None;
+        };
+        let Some(ident) = p.path.get_ident() else {
+            self.err(Diagnostic::error(span, "cannot assign to this expression"));
+            return None;
+        };
+        let name = ident.to_string();
+        let id = match self.lookup(&name) {
+            Some(Binding::Local(id)) => id,
+            Some(Binding::Param(_)) => {
+                self.err(
+                    Diagnostic::error(span, format!("cannot assign to kernel parameter `{name}`"))
+                        .with_help(format!("copy it into a local first: `let mut {name} = {name};`")),
+                );
+                return None;
+            }
+            None => {
+                self.err(Diagnostic::error(p.span(), format!("cannot find `{name}` in this kernel")));
+                return None;
+            }
+        };
+        if !self.locals[id].mutable {
+            self.err(
+                Diagnostic::error(span, format!("cannot assign to `{name}`: it is not declared `mut`"))
+                    .with_help(format!("declare it with `let mut {name}`")),
+            );
+        }
+        let mut ty = self.locals[id].ty.clone();
+        let mut idx = Vec::new();
+        for index in indices {
+            let i = self.expr(index);
+            self.expect_ty(&Ty::USIZE, &i, "in this index");
+            match self.infer.shallow(&ty) {
+                Ty::Array(elem, len) => {
+                    self.check_constant_index(&i, len);
+                    ty = *elem;
+                }
+                Ty::Never => {}
+                other => {
+                    self.err(Diagnostic::error(index.span(), format!("cannot index a value of type `{other}`")));
+                    return None;
+                }
+            }
+            idx.push(i);
+        }
+        Some((Place::Local(id, idx), ty))
+    }
+
+    fn check_constant_index(&mut self, i: &Expr, len: u32) {
+        if let ExprKind::Lit(Lit::Int(v)) = i.kind {
+            if v >= len as u128 {
+                self.err(Diagnostic::error(i.span, format!("index out of bounds: the length is {len} but the index is {v}")));
+            }
+        }
+    }
+
+    /// The per-dimension indices of a buffer access `v[index]`.
+    fn buffer_indices(&mut self, param: ParamId, index: &syn::Expr) -> Option<Vec<Expr>> {
+        let (_, rank, _) = self.buffer_info(param);
+        let name = self.params[param].name.clone();
+        if let syn::Expr::Array(list) = strip(index) {
+            if list.elems.len() as u32 != rank {
+                self.err(
+                    Diagnostic::error(index.span(), format!("`{name}` has rank {rank} but is indexed with {} components", list.elems.len()))
+                        .with_help(format!("give {rank} indices")),
+                );
+                return None;
+            }
+            let mut out = Vec::new();
+            for e in &list.elems {
+                let i = self.expr(e);
+                self.expect_ty(&Ty::USIZE, &i, "in this index");
+                out.push(i);
+            }
+            return Some(out);
+        }
+        let i = self.expr(index);
+        match self.infer.shallow(&i.ty) {
+            Ty::Array(elem, n) if n == rank && *elem == Ty::USIZE => match i.kind {
+                ExprKind::Local(id) => Some(
+                    (0..n)
+                        .map(|k| {
+                            let base = Expr { kind: ExprKind::Local(id), ty: i.ty.clone(), span: i.span };
+                            let k = Expr { kind: ExprKind::Lit(Lit::Int(k as u128)), ty: Ty::USIZE, span: i.span };
+                            Expr { kind: ExprKind::Element(Box::new(base), Box::new(k)), ty: Ty::USIZE, span: i.span }
+                        })
+                        .collect(),
+                ),
+                _ => {
+                    self.err(
+                        Diagnostic::error(i.span, "index a view with a named index or with `[i, j]`")
+                            .with_help("bind the index to a variable first"),
+                    );
+                    None
+                }
+            },
+            Ty::Array(_, n) => {
+                self.err(Diagnostic::error(i.span, format!("`{name}` has rank {rank} but the index has rank {n}")));
+                None
+            }
+            Ty::Never => None,
+            _ if rank == 1 => {
+                self.expect_ty(&Ty::USIZE, &i, "in this index");
+                Some(vec![i])
+            }
+            other => {
+                let t = self.infer.describe(&other);
+                self.err(
+                    Diagnostic::error(i.span, format!("cannot index rank-{rank} `{name}` with a `{t}`"))
+                        .with_help(format!("use an `Index<{rank}>` or `[i, j]` with `usize` components")),
+                );
+                None
+            }
+        }
+    }
+
+    fn index(&mut self, i: &syn::ExprIndex) -> Expr {
+        let span = i.span();
+        if let Some(param) = self.is_buffer(&i.expr) {
+            let (elem, _, _) = self.buffer_info(param);
+            return match self.buffer_indices(param, &i.index) {
+                Some(idx) => Expr { kind: ExprKind::BufferLoad(param, idx), ty: Ty::Scalar(elem), span },
+                None => Self::error_expr(span),
+            };
+        }
+        let base = self.expr(&i.expr);
+        let index = self.expr(&i.index);
+        self.expect_ty(&Ty::USIZE, &index, "in this index");
+        match self.infer.shallow(&base.ty) {
+            Ty::Array(elem, len) => {
+                self.check_constant_index(&index, len);
+                Expr { kind: ExprKind::Element(Box::new(base), Box::new(index)), ty: *elem, span }
+            }
+            Ty::Never => Self::error_expr(span),
+            other => {
+                let t = self.infer.describe(&other);
+                self.err(Diagnostic::error(i.expr.span(), format!("cannot index a value of type `{t}`")));
+                Self::error_expr(span)
+            }
+        }
+    }
+
+    fn cast(&mut self, c: &syn::ExprCast) -> Expr {
+        let span = c.span();
+        let value = self.expr(&c.expr);
+        let target = match value_type(&c.ty) {
+            Ok(Ty::Scalar(s)) => s,
+            Ok(other) => {
+                self.err(Diagnostic::error(c.ty.span(), format!("cannot cast to `{other}`")).with_help("`as` converts between scalar types"));
+                return Self::error_expr(span);
+            }
+            Err(d) => {
+                self.err(d);
+                return Self::error_expr(span);
+            }
+        };
+        let from = self.infer.class(&value.ty);
+        let ok = match from {
+            Class::Int | Class::Float => target != Scalar::Bool,
+            Class::Bool => target.is_int(),
+            Class::Never => true,
+            Class::Other => false,
+        };
+        if !ok {
+            let t = self.infer.describe(&value.ty);
+            self.err(
+                Diagnostic::error(span, format!("cannot cast `{t}` as `{}`", target.name()))
+                    .with_help(if target == Scalar::Bool { "compare instead: `x != 0`" } else { "`as` converts between numeric types, and from bool to integers" }),
+            );
+        }
+        Expr { kind: ExprKind::Cast(Box::new(value)), ty: Ty::Scalar(target), span }
+    }
+
+    fn method_call(&mut self, m: &syn::ExprMethodCall) -> Expr {
+        let span = m.span();
+        let method = m.method.to_string();
+        if m.turbofish.is_some() {
+            self.err(Diagnostic::error(span, "turbofish method calls are not supported in kernels"));
+            return Self::error_expr(span);
+        }
+        if method == "extent" {
+            if let Some(param) = self.is_buffer(&m.receiver) {
+                if !m.args.is_empty() {
+                    self.err(Diagnostic::error(span, "`extent()` takes no arguments"));
+                }
+                let (_, rank, _) = self.buffer_info(param);
+                return Expr { kind: ExprKind::BufferExtent(param), ty: Ty::Array(Box::new(Ty::USIZE), rank), span };
+            }
+        }
+        let builtin = match method.as_str() {
+            "min" => Builtin::Min,
+            "max" => Builtin::Max,
+            "abs" => Builtin::Abs,
+            "step_by" => {
+                self.err(Diagnostic::error(span, "`step_by` is supported only as the range of a `for` loop"));
+                return Self::error_expr(span);
+            }
+            _ => {
+                self.err(
+                    Diagnostic::error(m.method.span(), format!("method `{method}` is not supported in kernels"))
+                        .with_help("kernels support `.min()`, `.max()`, `.abs()` and `view.extent()`"),
+                );
+                return Self::error_expr(span);
+            }
+        };
+        let mut args = vec![self.expr(&m.receiver)];
+        args.extend(m.args.iter().map(|a| self.expr(a)));
+        self.builtin(builtin, args, span)
+    }
+
+    fn call(&mut self, c: &syn::ExprCall) -> Expr {
+        let span = c.span();
+        let name = match strip(&c.func) {
+            syn::Expr::Path(p) if p.qself.is_none() => {
+                let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+                let prefix_ok = match &segs[..segs.len() - 1] {
+                    [] => true,
+                    [t] => Scalar::from_name(t).is_some() || t == "cmp",
+                    [a, b] => (a == "std" || a == "core") && b == "cmp",
+                    _ => false,
+                };
+                let last = segs.last().cloned().unwrap_or_default();
+                if prefix_ok { last } else { segs.join("::") }
+            }
+            syn::Expr::Closure(_) | syn::Expr::Paren(_) => {
+                self.err(Diagnostic::error(c.func.span(), "closures and function values are not allowed in kernels"));
+                return Self::error_expr(span);
+            }
+            _ => {
+                self.err(Diagnostic::error(c.func.span(), "only named functions can be called in kernels"));
+                return Self::error_expr(span);
+            }
+        };
+        let builtin = match name.as_str() {
+            "min" => Builtin::Min,
+            "max" => Builtin::Max,
+            "abs" => Builtin::Abs,
+            _ => {
+                self.err(
+                    Diagnostic::error(c.func.span(), format!("calling `{name}` is not supported in kernels"))
+                        .with_help("kernels can call `min`, `max` and `abs`; write other computations inline"),
+                );
+                return Self::error_expr(span);
+            }
+        };
+        let args = c.args.iter().map(|a| self.expr(a)).collect();
+        self.builtin(builtin, args, span)
+    }
+
+    fn builtin(&mut self, builtin: Builtin, args: Vec<Expr>, span: Span) -> Expr {
+        let (name, arity) = match builtin {
+            Builtin::Min => ("min", 2),
+            Builtin::Max => ("max", 2),
+            Builtin::Abs => ("abs", 1),
+        };
+        if args.len() != arity {
+            self.err(Diagnostic::error(span, format!("`{name}` takes {arity} argument(s), found {}", args.len())));
+            return Self::error_expr(span);
+        }
+        let mut ty = args[0].ty.clone();
+        for a in &args[1..] {
+            ty = self.expect_ty(&ty, a, &format!("in this call to `{name}`"));
+        }
+        let class = self.infer.class(&ty);
+        let ok = match builtin {
+            Builtin::Abs => {
+                class == Class::Float
+                    || class == Class::Never
+                    || (class == Class::Int && self.infer.shallow(&ty).scalar().is_none_or(|s| s.is_signed_int()))
+            }
+            _ => matches!(class, Class::Int | Class::Float | Class::Never),
+        };
+        if !ok {
+            let t = self.infer.describe(&ty);
+            self.err(Diagnostic::error(span, format!("`{name}` is not defined for `{t}`")));
+        }
+        Expr { kind: ExprKind::Builtin(builtin, args), ty, span }
+    }
+
+    fn if_expr(&mut self, i: &syn::ExprIf) -> Expr {
+        let span = i.span();
+        if let syn::Expr::Let(l) = &*i.cond {
+            self.err(Diagnostic::error(l.span(), "`if let` is not supported in kernels").with_help("use a plain `if`"));
+            return Self::error_expr(span);
+        }
+        let cond = self.expr(&i.cond);
+        self.expect_ty(&Ty::BOOL, &cond, "in this `if` condition");
+        let then = self.block(&i.then_branch);
+        let then_ty = self.block_ty(&then);
+        let (els, ty) = match &i.else_branch {
+            None => {
+                if self.infer.unify(&then_ty, &Ty::Unit).is_none() {
+                    let t = self.infer.describe(&then_ty);
+                    self.err(
+                        Diagnostic::error(i.then_branch.span(), format!("`if` without `else` cannot produce a value (this is `{t}`)"))
+                            .with_help("add an `else` branch, or end the expression with `;`"),
+                    );
+                }
+                (None, Ty::Unit)
+            }
+            Some((_, e)) => {
+                let els = self.expr(e);
+                let ty = match self.infer.unify(&then_ty, &els.ty) {
+                    Some(t) => t,
+                    None => {
+                        let (a, b) = (self.infer.describe(&then_ty), self.infer.describe(&els.ty));
+                        self.err(Diagnostic::error(span, format!("`if` and `else` have different types: `{a}` and `{b}`")));
+                        Ty::Never
+                    }
+                };
+                (Some(Box::new(els)), ty)
+            }
+        };
+        Expr { kind: ExprKind::If(Box::new(cond), then, els), ty, span }
+    }
+
+    fn array_list(&mut self, a: &syn::ExprArray) -> Expr {
+        let span = a.span();
+        if a.elems.is_empty() {
+            self.err(Diagnostic::error(span, "empty arrays are not supported in kernels"));
+            return Self::error_expr(span);
+        }
+        let elems: Vec<Expr> = a.elems.iter().map(|e| self.expr(e)).collect();
+        let mut ty = elems[0].ty.clone();
+        for e in &elems[1..] {
+            ty = self.expect_ty(&ty, e, "in this array");
+        }
+        let n = elems.len() as u32;
+        Expr { kind: ExprKind::ArrayList(elems), ty: Ty::Array(Box::new(ty), n), span }
+    }
+
+    fn for_loop(&mut self, f: &syn::ExprForLoop) -> Expr {
+        let span = f.span();
+        if let Some(l) = &f.label {
+            return self.unsupported_label(l.span());
+        }
+        let (pat_name, pat_mut) = match &*f.pat {
+            syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => (p.ident.to_string(), p.mutability.is_some()),
+            syn::Pat::Wild(_) => ("_".to_string(), false),
+            other => {
+                self.err(Diagnostic::error(other.span(), "a `for` loop variable must be a plain name"));
+                return Self::error_expr(span);
+            }
+        };
+        // `(a..b).step_by(s)`
+        let (range_expr, step) = match strip(&f.expr) {
+            syn::Expr::MethodCall(m) if m.method == "step_by" && m.args.len() == 1 => {
+                let s = self.expr(&m.args[0]);
+                self.expect_ty(&Ty::USIZE, &s, "in this `step_by`");
+                if let ExprKind::Lit(Lit::Int(0)) = s.kind {
+                    self.err(Diagnostic::error(s.span, "`step_by(0)` would loop forever").with_help("use a step of at least 1"));
+                }
+                (strip(&m.receiver), Some(Box::new(s)))
+            }
+            other => (other, None),
+        };
+        let syn::Expr::Range(range) = range_expr else {
+            self.err(
+                Diagnostic::error(f.expr.span(), "`for` loops in kernels iterate over integer ranges only")
+                    .with_help("write `for i in a..b`, `for i in a..=b` or `for i in (a..b).step_by(s)`"),
+            );
+            return Self::error_expr(span);
+        };
+        let (Some(start), Some(end)) = (&range.start, &range.end) else {
+            self.err(Diagnostic::error(range.span(), "a `for` range needs a start and an end"));
+            return Self::error_expr(span);
+        };
+        let start = self.expr(start);
+        let end = self.expr(end);
+        let ty = self.expect_ty(&start.ty, &end, "in this range");
+        if !matches!(self.infer.class(&ty), Class::Int | Class::Never) {
+            let t = self.infer.describe(&ty);
+            self.err(Diagnostic::error(range.span(), format!("cannot iterate over a range of `{t}`")).with_help("ranges in kernels are over integers"));
+        }
+        let inclusive = matches!(range.limits, syn::RangeLimits::Closed(_));
+        let counter = self.hidden("#counter", ty.clone());
+        let done = self.hidden("#done", Ty::BOOL);
+        self.scopes.push(Vec::new());
+        let var = self.declare(&pat_name, ty, pat_mut);
+        let (body, _) = self.loop_body(&f.body);
+        self.scopes.pop();
+        let range = RangeLoop { var, counter, done, start: Box::new(start), end: Box::new(end), inclusive, step, body };
+        Expr { kind: ExprKind::For(Box::new(range)), ty: Ty::Unit, span }
+    }
+}
+
+/// Settles every type in the IR and checks literals against their final types.
+struct Finisher<'a> {
+    infer: &'a Infer,
+    diags: &'a mut Diagnostics,
+}
+
+impl Finisher<'_> {
+    fn block(&mut self, b: &mut Block) {
+        for s in &mut b.stmts {
+            match s {
+                Stmt::Let(_, Some(e)) | Stmt::Expr(e) => self.expr(e),
+                Stmt::Let(_, None) => {}
+            }
+        }
+        if let Some(t) = &mut b.tail {
+            self.expr(t);
+        }
+    }
+
+    fn place(&mut self, p: &mut Place) {
+        match p {
+            Place::Local(_, idx) | Place::Buffer(_, idx) => idx.iter_mut().for_each(|e| self.expr(e)),
+        }
+    }
+
+    fn expr(&mut self, e: &mut Expr) {
+        e.ty = self.infer.finish(&e.ty);
+        match &mut e.kind {
+            ExprKind::Lit(Lit::Int(v)) => {
+                if let Ty::Scalar(s) = e.ty {
+                    let max: u128 = match s {
+                        Scalar::I32 => 1 << 31,
+                        Scalar::U32 | Scalar::Usize => u32::MAX as u128,
+                        _ => u128::MAX,
+                    };
+                    if *v > max {
+                        self.diags.push(
+                            Diagnostic::error(e.span, format!("literal out of range for `{}`", s.name()))
+                                .with_help("indices and `usize` values are 32-bit on the device"),
+                        );
+                    }
+                }
+            }
+            ExprKind::Lit(_) | ExprKind::Local(_) | ExprKind::ScalarParam(_) | ExprKind::BufferExtent(_) => {}
+            ExprKind::Break | ExprKind::Continue | ExprKind::Return => {}
+            ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::ArrayRepeat(a, _) => self.expr(a),
+            ExprKind::Binary(_, a, b) | ExprKind::Logic(_, a, b) | ExprKind::Element(a, b) => {
+                self.expr(a);
+                self.expr(b);
+            }
+            ExprKind::BufferLoad(_, list) | ExprKind::ArrayList(list) | ExprKind::Builtin(_, list) => {
+                list.iter_mut().for_each(|e| self.expr(e))
+            }
+            ExprKind::If(c, t, e) => {
+                self.expr(c);
+                self.block(t);
+                if let Some(e) = e {
+                    self.expr(e);
+                }
+            }
+            ExprKind::Block(b) | ExprKind::Loop(b) => self.block(b),
+            ExprKind::While(c, b) => {
+                self.expr(c);
+                self.block(b);
+            }
+            ExprKind::For(r) => {
+                self.expr(&mut r.start);
+                self.expr(&mut r.end);
+                if let Some(s) = &mut r.step {
+                    self.expr(s);
+                }
+                self.block(&mut r.body);
+            }
+            ExprKind::Assign(p, v) | ExprKind::CompoundAssign(_, p, v) => {
+                self.place(p);
+                self.expr(v);
+            }
+        }
+    }
+}
+
+fn strip(e: &syn::Expr) -> &syn::Expr {
+    match e {
+        syn::Expr::Paren(p) => strip(&p.expr),
+        syn::Expr::Group(g) => strip(&g.expr),
+        _ => e,
+    }
+}
+
+fn is_error_expr(e: &Expr) -> bool {
+    matches!(e.kind, ExprKind::Lit(Lit::Bool(false))) && e.ty == Ty::Never
+}
+
+fn op_symbol(op: BinOp) -> &'static str {
+    match op {
+        BinOp::Add => "+",
+        BinOp::Sub => "-",
+        BinOp::Mul => "*",
+        BinOp::Div => "/",
+        BinOp::Rem => "%",
+        BinOp::BitAnd => "&",
+        BinOp::BitOr => "|",
+        BinOp::BitXor => "^",
+        BinOp::Shl => "<<",
+        BinOp::Shr => ">>",
+        BinOp::Eq => "==",
+        BinOp::Ne => "!=",
+        BinOp::Lt => "<",
+        BinOp::Le => "<=",
+        BinOp::Gt => ">",
+        BinOp::Ge => ">=",
+    }
+}
+
+fn scalar_constant(s: Scalar, name: &str) -> Option<Lit> {
+    Some(match (s, name) {
+        (Scalar::I32, "MAX") => Lit::Int(i32::MAX as u128),
+        // i32::MIN's bit pattern; the back end emits integer literals by their low 32 bits.
+        (Scalar::I32, "MIN") => Lit::Int(1 << 31),
+        (Scalar::U32 | Scalar::Usize, "MAX") => Lit::Int(u32::MAX as u128),
+        (Scalar::U32 | Scalar::Usize, "MIN") => Lit::Int(0),
+        (Scalar::F32, "MAX") => Lit::Float(f32::MAX as f64),
+        (Scalar::F32, "MIN") => Lit::Float(f32::MIN as f64),
+        (Scalar::F32, "EPSILON") => Lit::Float(f32::EPSILON as f64),
+        (Scalar::F32, "MIN_POSITIVE") => Lit::Float(f32::MIN_POSITIVE as f64),
+        (Scalar::F64, "MAX") => Lit::Float(f64::MAX),
+        (Scalar::F64, "MIN") => Lit::Float(f64::MIN),
+        (Scalar::F64, "EPSILON") => Lit::Float(f64::EPSILON),
+        (Scalar::F64, "MIN_POSITIVE") => Lit::Float(f64::MIN_POSITIVE),
+        (Scalar::F32 | Scalar::F64, "INFINITY") => Lit::Float(f64::INFINITY),
+        (Scalar::F32 | Scalar::F64, "NEG_INFINITY") => Lit::Float(f64::NEG_INFINITY),
+        (Scalar::F32 | Scalar::F64, "NAN") => Lit::Float(f64::NAN),
+        _ => return None,
+    })
+}
+
+fn unsupported_suffix(span: Span, suffix: &str) -> Diagnostic {
+    Diagnostic::error(span, format!("literals of type `{suffix}` are not supported in kernels"))
+        .with_help("use an unsuffixed literal or one of i32, u32, usize, f32, f64")
+}
+
+fn macro_error(mac: &syn::Macro) -> Diagnostic {
+    let name = mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+    let help = match name.as_str() {
+        "println" | "print" | "eprintln" | "eprint" | "dbg" => "write the values into an `ArrayViewMut` and print them on the host",
+        "panic" | "assert" | "assert_eq" | "assert_ne" | "unreachable" | "todo" | "unimplemented" => {
+            "report failures through an output view, for example a flag in an `ArrayViewMut<u32, 1>`"
+        }
+        "vec" | "format" => "there is no heap on the device; use a fixed-size array `[T; N]`",
+        _ => "write the code the macro would produce by hand",
+    };
+    Diagnostic::error(mac.path.span(), format!("macros are not allowed in amp kernels (`{name}!` cannot run on the device)")).with_help(help)
+}
+
+fn unsupported_expr(e: &syn::Expr) -> Diagnostic {
+    let span = e.span();
+    let (what, help) = match e {
+        syn::Expr::Closure(_) => ("closures are not allowed in kernels", "write the computation inline"),
+        syn::Expr::Reference(_) => ("references are not allowed in kernels", "use the value directly; only views and arrays are passed by reference"),
+        syn::Expr::RawAddr(_) => ("raw pointers are not allowed in kernels", "index an `ArrayView` instead"),
+        syn::Expr::Unsafe(_) => ("`unsafe` is not allowed in kernels", "amp kernels are checked code; remove the `unsafe` block"),
+        syn::Expr::Async(_) | syn::Expr::Await(_) => ("`async` and `.await` are not allowed in kernels", "a kernel runs to completion on the device"),
+        syn::Expr::Try(_) | syn::Expr::TryBlock(_) => ("the `?` operator is not allowed in kernels", "there is no `Result` on the device; report failures through an output view"),
+        syn::Expr::Tuple(_) => ("tuples are not supported in kernels", "use separate variables, or `let (a, b) = (x, y);`"),
+        syn::Expr::Field(_) => ("field access is not supported in kernels", "kernels work with scalars, arrays, indices and views"),
+        syn::Expr::Range(_) => ("ranges are only allowed as the iterator of a `for` loop", "write `for i in a..b { ... }`"),
+        syn::Expr::Struct(_) => ("struct expressions are not supported in kernels", "use scalars and arrays"),
+        syn::Expr::Match(_) => ("`match` is not supported in kernels", "use `if` / `else if`"),
+        syn::Expr::Let(_) => ("`let` expressions are not supported in kernels", "use a plain `if`"),
+        syn::Expr::Yield(_) => ("`yield` is not allowed in kernels", "remove it"),
+        _ => ("this expression is not supported in kernels", "see the kernel language reference in docs/kernel-language.md"),
+    };
+    Diagnostic::error(span, what).with_help(help)
+}

@@ -1,0 +1,141 @@
+//! Type inference for numeric literals: Rust's `{integer}` and `{float}` variables, unified with
+//! the types they meet and defaulted to `i32` and `f64` when nothing constrains them.
+
+use crate::types::{Scalar, Ty};
+
+#[derive(Clone, Debug)]
+enum VarState {
+    /// An unsettled integer literal type.
+    Int,
+    /// An unsettled float literal type.
+    Float,
+    /// Settled (possibly to another variable).
+    Bound(Ty),
+}
+
+/// What kind of type a (partially inferred) type is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Class {
+    /// `i32`, `u32`, `usize` or `{integer}`.
+    Int,
+    /// `f32`, `f64` or `{float}`.
+    Float,
+    /// `bool`.
+    Bool,
+    /// `!`: fits anywhere (also used for expressions that already failed to check).
+    Never,
+    /// Arrays and `()`.
+    Other,
+}
+
+/// The inference table.
+#[derive(Default)]
+pub struct Infer {
+    vars: Vec<VarState>,
+}
+
+impl Infer {
+    /// A fresh `{integer}`.
+    pub fn new_int(&mut self) -> Ty {
+        self.vars.push(VarState::Int);
+        Ty::Var(self.vars.len() as u32 - 1)
+    }
+
+    /// A fresh `{float}`.
+    pub fn new_float(&mut self) -> Ty {
+        self.vars.push(VarState::Float);
+        Ty::Var(self.vars.len() as u32 - 1)
+    }
+
+    /// Follows variable bindings at the top level.
+    pub fn shallow(&self, ty: &Ty) -> Ty {
+        let mut ty = ty.clone();
+        while let Ty::Var(v) = ty {
+            match &self.vars[v as usize] {
+                VarState::Bound(t) => ty = t.clone(),
+                _ => return ty,
+            }
+        }
+        ty
+    }
+
+    /// The class of a type as far as it is known.
+    pub fn class(&self, ty: &Ty) -> Class {
+        match self.shallow(ty) {
+            Ty::Var(v) => match self.vars[v as usize] {
+                VarState::Float => Class::Float,
+                _ => Class::Int,
+            },
+            Ty::Scalar(s) if s.is_int() => Class::Int,
+            Ty::Scalar(s) if s.is_float() => Class::Float,
+            Ty::Scalar(_) => Class::Bool,
+            Ty::Never => Class::Never,
+            _ => Class::Other,
+        }
+    }
+
+    /// Makes `a` and `b` the same type; returns the unified type, or `None` when they cannot be.
+    pub fn unify(&mut self, a: &Ty, b: &Ty) -> Option<Ty> {
+        let (a, b) = (self.shallow(a), self.shallow(b));
+        match (&a, &b) {
+            (Ty::Never, _) => Some(b),
+            (_, Ty::Never) => Some(a),
+            (Ty::Var(x), Ty::Var(y)) => {
+                if x == y {
+                    return Some(a);
+                }
+                let (sx, sy) = (&self.vars[*x as usize], &self.vars[*y as usize]);
+                if std::mem::discriminant(sx) != std::mem::discriminant(sy) {
+                    return None;
+                }
+                self.vars[*x as usize] = VarState::Bound(b.clone());
+                Some(b)
+            }
+            (Ty::Var(v), Ty::Scalar(s)) | (Ty::Scalar(s), Ty::Var(v)) => {
+                let fits = match self.vars[*v as usize] {
+                    VarState::Int => s.is_int(),
+                    VarState::Float => s.is_float(),
+                    VarState::Bound(_) => unreachable!("shallow() follows bindings"),
+                };
+                if !fits {
+                    return None;
+                }
+                self.vars[*v as usize] = VarState::Bound(Ty::Scalar(*s));
+                Some(Ty::Scalar(*s))
+            }
+            (Ty::Array(ea, na), Ty::Array(eb, nb)) => {
+                if na != nb {
+                    return None;
+                }
+                let e = self.unify(ea, eb)?;
+                Some(Ty::Array(Box::new(e), *na))
+            }
+            _ if a == b => Some(a),
+            _ => None,
+        }
+    }
+
+    /// The final type: every variable resolved, unsettled literals defaulted as Rust does.
+    pub fn finish(&self, ty: &Ty) -> Ty {
+        match self.shallow(ty) {
+            Ty::Var(v) => match self.vars[v as usize] {
+                VarState::Float => Ty::Scalar(Scalar::F64),
+                _ => Ty::Scalar(Scalar::I32),
+            },
+            Ty::Array(e, n) => Ty::Array(Box::new(self.finish(&e)), n),
+            other => other,
+        }
+    }
+
+    /// A type for messages (`{integer}` / `{float}` for unsettled literals).
+    pub fn describe(&self, ty: &Ty) -> String {
+        match self.shallow(ty) {
+            Ty::Var(v) => match self.vars[v as usize] {
+                VarState::Float => "{float}".into(),
+                _ => "{integer}".into(),
+            },
+            Ty::Array(e, n) => format!("[{}; {n}]", self.describe(&e)),
+            other => other.to_string(),
+        }
+    }
+}

@@ -1,0 +1,294 @@
+//! The kernel's signature: the index parameter, buffers and scalars, and the types the kernel
+//! language accepts.
+
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::ir::{Container, Param, ParamKind};
+use crate::types::{Scalar, Ty};
+use syn::spanned::Spanned;
+
+/// The checked signature of a kernel.
+pub struct Signature {
+    /// The name of the index parameter (`None` when it was malformed).
+    pub index_name: Option<String>,
+    /// Rank of the launch domain.
+    pub rank: u32,
+    /// Parameters after the index.
+    pub params: Vec<Param>,
+}
+
+/// Checks the signature, recording every problem.
+pub fn check_signature(func: &syn::ItemFn, diags: &mut Diagnostics) -> Signature {
+    let sig = &func.sig;
+    check_qualifiers(sig, diags);
+    check_generics(&sig.generics, diags);
+    if let syn::ReturnType::Type(_, ty) = &sig.output {
+        if !matches!(&**ty, syn::Type::Tuple(t) if t.elems.is_empty()) {
+            diags.push(
+                Diagnostic::error(ty.span(), "a kernel cannot return a value")
+                    .with_help("write results into an `ArrayViewMut` parameter and remove the return type"),
+            );
+        }
+    }
+
+    let mut out = Signature { index_name: None, rank: 1, params: Vec::new() };
+    let mut inputs = sig.inputs.iter();
+    match inputs.next() {
+        Some(first) => match index_param(first) {
+            Ok((name, rank)) => {
+                out.index_name = Some(name);
+                out.rank = rank;
+            }
+            Err(d) => diags.push(d),
+        },
+        None => diags.push(
+            Diagnostic::error(sig.ident.span(), "a kernel's first parameter must be its index")
+                .with_help("add a first parameter such as `idx: Index<1>`"),
+        ),
+    }
+    for input in inputs {
+        match buffer_or_scalar_param(input) {
+            Ok(p) => out.params.push(p),
+            Err(d) => diags.push(d),
+        }
+    }
+    out
+}
+
+fn check_qualifiers(sig: &syn::Signature, diags: &mut Diagnostics) {
+    if let Some(t) = &sig.asyncness {
+        diags.push(Diagnostic::error(t.span(), "a kernel cannot be `async`").with_help("remove `async`"));
+    }
+    if let Some(t) = &sig.unsafety {
+        diags.push(
+            Diagnostic::error(t.span(), "a kernel cannot be `unsafe`: amp kernels are checked code")
+                .with_help("remove `unsafe`"),
+        );
+    }
+    if let Some(t) = &sig.constness {
+        diags.push(Diagnostic::error(t.span(), "a kernel cannot be `const fn`").with_help("remove `const`"));
+    }
+    if let Some(abi) = &sig.abi {
+        diags.push(Diagnostic::error(abi.span(), "a kernel cannot have an `extern` ABI").with_help("remove it"));
+    }
+    if let Some(v) = &sig.variadic {
+        diags.push(Diagnostic::error(v.span(), "a kernel cannot be variadic"));
+    }
+}
+
+fn check_generics(generics: &syn::Generics, diags: &mut Diagnostics) {
+    for p in &generics.params {
+        diags.push(
+            Diagnostic::error(p.span(), "generic parameters are not supported on kernels")
+                .with_help("use concrete types such as `ArrayView<f32, 1>`"),
+        );
+    }
+    if let Some(w) = &generics.where_clause {
+        diags.push(Diagnostic::error(w.span(), "`where` clauses are not supported on kernels"));
+    }
+}
+
+fn param_name(input: &syn::FnArg) -> Result<(String, &syn::Type), Diagnostic> {
+    let pat_ty = match input {
+        syn::FnArg::Typed(t) => t,
+        syn::FnArg::Receiver(r) => {
+            return Err(Diagnostic::error(r.span(), "a kernel cannot take `self`")
+                .with_help("kernels are free functions"))
+        }
+    };
+    match &*pat_ty.pat {
+        syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
+            Ok((p.ident.to_string(), &pat_ty.ty))
+        }
+        other => Err(Diagnostic::error(other.span(), "kernel parameters must be plain names")
+            .with_help("write `name: Type`")),
+    }
+}
+
+fn index_param(input: &syn::FnArg) -> Result<(String, u32), Diagnostic> {
+    let (name, ty) = param_name(input)?;
+    let span = ty.span();
+    let not_index = || {
+        Diagnostic::error(span, "a kernel's first parameter must be its index, of type `Index<N>`")
+            .with_help("write `idx: Index<1>` (rank 1, 2 or 3) as the first parameter")
+    };
+    let (ident, args) = last_segment(ty).ok_or_else(not_index)?;
+    if ident != "Index" {
+        return Err(not_index());
+    }
+    let rank = rank_arg(args.first().copied(), span)?;
+    if args.len() != 1 {
+        return Err(not_index());
+    }
+    Ok((name, rank))
+}
+
+fn buffer_or_scalar_param(input: &syn::FnArg) -> Result<Param, Diagnostic> {
+    let span = input.span();
+    let (name, ty) = param_name(input)?;
+    let kind = match ty {
+        syn::Type::Reference(r) => {
+            let (ident, args) = last_segment(&r.elem).ok_or_else(|| reference_error(r.span()))?;
+            if ident != "Array" {
+                return Err(reference_error(r.span()));
+            }
+            let (elem, rank) = elem_and_rank(&args, r.elem.span())?;
+            ParamKind::Buffer { elem, rank, writable: r.mutability.is_some(), container: Container::Array }
+        }
+        _ => match last_segment(ty) {
+            Some((ident, args)) if ident == "ArrayView" || ident == "ArrayViewMut" => {
+                let (elem, rank) = elem_and_rank(&args, ty.span())?;
+                ParamKind::Buffer { elem, rank, writable: ident == "ArrayViewMut", container: Container::View }
+            }
+            Some((ident, _)) if ident == "Array" => {
+                return Err(Diagnostic::error(ty.span(), "an `Array` parameter must be taken by reference")
+                    .with_help("write `&Array<T, N>` to read it or `&mut Array<T, N>` to write it"))
+            }
+            Some((ident, _)) if ident == "Index" => {
+                return Err(Diagnostic::error(ty.span(), "a kernel has exactly one index parameter, and it comes first"))
+            }
+            _ => match value_type(ty)? {
+                Ty::Scalar(s) if s != Scalar::Usize => ParamKind::Scalar(s),
+                Ty::Scalar(_) => {
+                    return Err(Diagnostic::error(ty.span(), "`usize` kernel parameters are not supported")
+                        .with_help("pass a `u32` and convert it with `as usize` inside the kernel"))
+                }
+                other => {
+                    return Err(Diagnostic::error(ty.span(), format!("kernel parameters of type `{other}` are not supported"))
+                        .with_help("pass arrays in an `ArrayView` or `Array`"))
+                }
+            },
+        },
+    };
+    Ok(Param { name, span, kind })
+}
+
+fn reference_error(span: proc_macro2::Span) -> Diagnostic {
+    Diagnostic::error(span, "references are not allowed in kernel parameters, except `&Array<T, N>` and `&mut Array<T, N>`")
+        .with_help("take views by value (`a: ArrayView<f32, 1>`) and scalars by value (`x: f32`)")
+}
+
+fn elem_and_rank(args: &[&syn::GenericArgument], span: proc_macro2::Span) -> Result<(Scalar, u32), Diagnostic> {
+    let usage = || {
+        Diagnostic::error(span, "expected an element type and a rank, as in `ArrayView<f32, 2>`")
+    };
+    if args.len() != 2 {
+        return Err(usage());
+    }
+    let elem = match args[0] {
+        syn::GenericArgument::Type(t) => match value_type(t)? {
+            Ty::Scalar(s) if matches!(s, Scalar::I32 | Scalar::U32 | Scalar::F32 | Scalar::F64) => s,
+            other => {
+                return Err(Diagnostic::error(t.span(), format!("`{other}` is not supported as an element type of views and arrays"))
+                    .with_help("use i32, u32, f32 or f64"))
+            }
+        },
+        _ => return Err(usage()),
+    };
+    let rank = rank_arg(Some(args[1]), span)?;
+    Ok((elem, rank))
+}
+
+fn rank_arg(arg: Option<&syn::GenericArgument>, span: proc_macro2::Span) -> Result<u32, Diagnostic> {
+    let expr = match arg {
+        Some(syn::GenericArgument::Const(e)) => e,
+        // `Index<N>` with a bare name parses as a type argument.
+        Some(syn::GenericArgument::Type(t)) => {
+            return Err(Diagnostic::error(t.span(), "the rank must be an integer literal: 1, 2 or 3"))
+        }
+        _ => return Err(Diagnostic::error(span, "missing rank: write for example `Index<1>`")),
+    };
+    match literal_usize(expr) {
+        Some(r @ 1..=3) => Ok(r as u32),
+        Some(_) => Err(Diagnostic::error(expr.span(), "ranks 1, 2 and 3 are supported")),
+        None => Err(Diagnostic::error(expr.span(), "the rank must be an integer literal: 1, 2 or 3")),
+    }
+}
+
+/// The value of an unsuffixed or `usize`-suffixed integer literal.
+pub fn literal_usize(expr: &syn::Expr) -> Option<u64> {
+    match expr {
+        syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => i.base10_parse::<u64>().ok(),
+        syn::Expr::Group(g) => literal_usize(&g.expr),
+        syn::Expr::Paren(p) => literal_usize(&p.expr),
+        syn::Expr::Block(b) if b.block.stmts.len() == 1 => match &b.block.stmts[0] {
+            syn::Stmt::Expr(e, None) => literal_usize(e),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The last segment of a type path, with its generic arguments.
+fn last_segment(ty: &syn::Type) -> Option<(String, Vec<&syn::GenericArgument>)> {
+    let path = match ty {
+        syn::Type::Path(p) if p.qself.is_none() => &p.path,
+        syn::Type::Group(g) => return last_segment(&g.elem),
+        syn::Type::Paren(p) => return last_segment(&p.elem),
+        _ => return None,
+    };
+    let seg = path.segments.last()?;
+    let args = match &seg.arguments {
+        syn::PathArguments::None => Vec::new(),
+        syn::PathArguments::AngleBracketed(a) => a.args.iter().collect(),
+        syn::PathArguments::Parenthesized(_) => return None,
+    };
+    Some((seg.ident.to_string(), args))
+}
+
+/// Parses the type of a kernel value (a local's annotation, a cast target, a scalar parameter).
+pub fn value_type(ty: &syn::Type) -> Result<Ty, Diagnostic> {
+    match ty {
+        syn::Type::Array(a) => {
+            let elem = value_type(&a.elem)?;
+            match literal_usize(&a.len) {
+                Some(0) => Err(Diagnostic::error(a.len.span(), "zero-length arrays are not supported in kernels")),
+                Some(n) if n <= 1 << 14 => Ok(Ty::Array(Box::new(elem), n as u32)),
+                Some(_) => Err(Diagnostic::error(a.len.span(), "local arrays are limited to 16384 elements per dimension")
+                    .with_help("large data belongs in an `ArrayView` or an `Array`")),
+                None => Err(Diagnostic::error(a.len.span(), "array lengths must be integer literals")),
+            }
+        }
+        syn::Type::Group(g) => value_type(&g.elem),
+        syn::Type::Paren(p) => value_type(&p.elem),
+        syn::Type::Tuple(t) if t.elems.is_empty() => Ok(Ty::Unit),
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let (ident, args) = last_segment(ty).ok_or_else(|| unsupported_type(ty))?;
+            if let Some(s) = Scalar::from_name(&ident) {
+                if args.is_empty() && p.path.segments.len() == 1 {
+                    return Ok(Ty::Scalar(s));
+                }
+            }
+            if ident == "Index" || ident == "Extent" {
+                let rank = rank_arg(args.first().copied(), ty.span())?;
+                return Ok(Ty::Array(Box::new(Ty::USIZE), rank));
+            }
+            Err(unsupported_type(ty))
+        }
+        syn::Type::Reference(r) => Err(Diagnostic::error(r.span(), "references are not allowed in kernels")
+            .with_help("use the value itself; views and arrays are the only data passed by reference")),
+        syn::Type::Ptr(p) => Err(Diagnostic::error(p.span(), "raw pointers are not allowed in kernels")
+            .with_help("index an `ArrayView` or `ArrayViewMut` instead")),
+        syn::Type::Slice(s) => Err(Diagnostic::error(s.span(), "slices are not allowed in kernels")
+            .with_help("use a fixed-size array `[T; N]` or an `ArrayView`")),
+        syn::Type::BareFn(f) => Err(Diagnostic::error(f.span(), "function pointers are not allowed in kernels")),
+        syn::Type::TraitObject(t) => Err(Diagnostic::error(t.span(), "trait objects are not allowed in kernels")),
+        syn::Type::ImplTrait(t) => Err(Diagnostic::error(t.span(), "`impl Trait` is not allowed in kernels")),
+        syn::Type::Tuple(t) => Err(Diagnostic::error(t.span(), "tuples are not supported as kernel types")
+            .with_help("use separate variables or a fixed-size array")),
+        _ => Err(unsupported_type(ty)),
+    }
+}
+
+fn unsupported_type(ty: &syn::Type) -> Diagnostic {
+    let text = quote::ToTokens::to_token_stream(ty).to_string().replace(' ', "");
+    let first = text.split(['<', ':']).next().unwrap_or("").to_string();
+    let help = match first.as_str() {
+        "i8" | "i16" | "i64" | "i128" | "isize" => "use `i32`",
+        "u8" | "u16" | "u64" | "u128" => "use `u32`",
+        "char" | "str" | "String" => "text cannot be processed on the device; encode characters as `u32`",
+        "Vec" | "Box" | "Rc" | "Arc" => "heap memory does not exist on the device; use a fixed-size array `[T; N]` or an `ArrayView`",
+        "Option" | "Result" => "use a `bool` flag next to the value",
+        _ => "kernels support i32, u32, f32, f64, bool, usize, fixed-size arrays of them, Index<N> and Extent<N>",
+    };
+    Diagnostic::error(ty.span(), format!("type `{text}` is not supported in amp kernels")).with_help(help)
+}

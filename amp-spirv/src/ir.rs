@@ -1,0 +1,275 @@
+//! The typed kernel IR: what the front end produces after name resolution and type inference,
+//! and what the back end lowers to SPIR-V. Every expression carries its (fully inferred) type.
+
+use crate::types::{Scalar, Ty};
+use proc_macro2::Span;
+
+/// Index of a local variable in [`Kernel::locals`].
+pub type LocalId = usize;
+/// Index of a parameter in [`Kernel::params`].
+pub type ParamId = usize;
+
+/// A checked kernel.
+#[derive(Clone, Debug)]
+pub struct Kernel {
+    /// The function's name.
+    pub name: String,
+    /// Rank of the launch domain.
+    pub rank: u32,
+    /// The local that holds the thread's `Index<N>` (a `[usize; N]`).
+    pub index_local: LocalId,
+    /// Parameters after the index, in declaration order.
+    pub params: Vec<Param>,
+    /// All locals of the body (shadowed names get their own).
+    pub locals: Vec<Local>,
+    /// The body.
+    pub body: Block,
+}
+
+/// Whether a buffer parameter was declared as a view or an array.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Container {
+    /// `ArrayView<T, N>` / `ArrayViewMut<T, N>`.
+    View,
+    /// `&Array<T, N>` / `&mut Array<T, N>`.
+    Array,
+}
+
+/// How a parameter is passed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamKind {
+    /// A storage buffer.
+    Buffer {
+        /// Element type.
+        elem: Scalar,
+        /// Rank.
+        rank: u32,
+        /// Whether the kernel may write it.
+        writable: bool,
+        /// View or array.
+        container: Container,
+    },
+    /// A scalar by value.
+    Scalar(Scalar),
+}
+
+/// A kernel parameter after the index.
+#[derive(Clone, Debug)]
+pub struct Param {
+    /// Its name.
+    pub name: String,
+    /// The span of the whole parameter.
+    pub span: Span,
+    /// How it is passed.
+    pub kind: ParamKind,
+}
+
+/// A local variable.
+#[derive(Clone, Debug)]
+pub struct Local {
+    /// Its name in the source (`#for` for hidden loop counters).
+    pub name: String,
+    /// Its type.
+    pub ty: Ty,
+    /// Declared `mut`.
+    pub mutable: bool,
+}
+
+/// A `{ ... }` block: statements and an optional tail value.
+#[derive(Clone, Debug)]
+pub struct Block {
+    /// The statements.
+    pub stmts: Vec<Stmt>,
+    /// The value of the block, if it has one.
+    pub tail: Option<Box<Expr>>,
+}
+
+/// A statement.
+#[derive(Clone, Debug)]
+pub enum Stmt {
+    /// `let x = init;` (no initializer: zero-initialised, never read before written in valid Rust).
+    Let(LocalId, Option<Expr>),
+    /// An expression statement.
+    Expr(Expr),
+}
+
+/// A typed expression.
+#[derive(Clone, Debug)]
+pub struct Expr {
+    /// What it is.
+    pub kind: ExprKind,
+    /// Its type.
+    pub ty: Ty,
+    /// Where it is.
+    pub span: Span,
+}
+
+/// A literal value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Lit {
+    /// An integer (its type is the expression's).
+    Int(u128),
+    /// A float (its type is the expression's).
+    Float(f64),
+    /// `true` / `false`.
+    Bool(bool),
+}
+
+/// Unary operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnOp {
+    /// `-x`.
+    Neg,
+    /// `!x`: logical on `bool`, bitwise on integers.
+    Not,
+}
+
+/// Binary operators (not the short-circuit ones).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    /// `+`.
+    Add,
+    /// `-`.
+    Sub,
+    /// `*`.
+    Mul,
+    /// `/`.
+    Div,
+    /// `%`.
+    Rem,
+    /// `&`.
+    BitAnd,
+    /// `|`.
+    BitOr,
+    /// `^`.
+    BitXor,
+    /// `<<`.
+    Shl,
+    /// `>>`.
+    Shr,
+    /// `==`.
+    Eq,
+    /// `!=`.
+    Ne,
+    /// `<`.
+    Lt,
+    /// `<=`.
+    Le,
+    /// `>`.
+    Gt,
+    /// `>=`.
+    Ge,
+}
+
+impl BinOp {
+    /// Whether the operator compares and yields `bool`.
+    pub fn is_comparison(self) -> bool {
+        matches!(self, BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge)
+    }
+
+    /// Whether the operator is a shift (its operands may differ in type).
+    pub fn is_shift(self) -> bool {
+        matches!(self, BinOp::Shl | BinOp::Shr)
+    }
+}
+
+/// `&&` and `||`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogicOp {
+    /// `&&`.
+    And,
+    /// `||`.
+    Or,
+}
+
+/// Built-in functions callable from kernels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Builtin {
+    /// `min(a, b)` / `a.min(b)`.
+    Min,
+    /// `max(a, b)` / `a.max(b)`.
+    Max,
+    /// `abs(x)` / `x.abs()`.
+    Abs,
+}
+
+/// An assignable place.
+#[derive(Clone, Debug)]
+pub enum Place {
+    /// A local, or an element of a local array (`a[i][j]`).
+    Local(LocalId, Vec<Expr>),
+    /// An element of a buffer parameter, one index per dimension.
+    Buffer(ParamId, Vec<Expr>),
+}
+
+/// A range loop's bounds.
+#[derive(Clone, Debug)]
+pub struct RangeLoop {
+    /// The loop variable visible to the body.
+    pub var: LocalId,
+    /// The hidden counter.
+    pub counter: LocalId,
+    /// The hidden "no more iterations" flag (inclusive ranges and `step_by`).
+    pub done: LocalId,
+    /// Start of the range.
+    pub start: Box<Expr>,
+    /// End of the range.
+    pub end: Box<Expr>,
+    /// `a..=b`.
+    pub inclusive: bool,
+    /// `.step_by(s)`.
+    pub step: Option<Box<Expr>>,
+    /// The body.
+    pub body: Block,
+}
+
+/// What an expression is.
+#[derive(Clone, Debug)]
+pub enum ExprKind {
+    /// A literal.
+    Lit(Lit),
+    /// Read a local.
+    Local(LocalId),
+    /// Read a scalar parameter.
+    ScalarParam(ParamId),
+    /// A unary operator.
+    Unary(UnOp, Box<Expr>),
+    /// A binary operator.
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// A short-circuit operator.
+    Logic(LogicOp, Box<Expr>, Box<Expr>),
+    /// `x as T` (T is the expression's type).
+    Cast(Box<Expr>),
+    /// `base[index]` where base is an array value (locals, `Index<N>`, `Extent<N>`).
+    Element(Box<Expr>, Box<Expr>),
+    /// Read a buffer element, one `usize` index per dimension.
+    BufferLoad(ParamId, Vec<Expr>),
+    /// `view.extent()`: a `[usize; rank]`.
+    BufferExtent(ParamId),
+    /// `[a, b, c]`.
+    ArrayList(Vec<Expr>),
+    /// `[x; n]`.
+    ArrayRepeat(Box<Expr>, u32),
+    /// A built-in function.
+    Builtin(Builtin, Vec<Expr>),
+    /// `if cond { .. } else { .. }`; the else is a block or another `if`.
+    If(Box<Expr>, Block, Option<Box<Expr>>),
+    /// A nested block.
+    Block(Block),
+    /// `while cond { .. }`.
+    While(Box<Expr>, Block),
+    /// `loop { .. }`.
+    Loop(Block),
+    /// `for x in a..b { .. }` and friends.
+    For(Box<RangeLoop>),
+    /// `break`.
+    Break,
+    /// `continue`.
+    Continue,
+    /// `return`.
+    Return,
+    /// `place = value`.
+    Assign(Place, Box<Expr>),
+    /// `place op= value`.
+    CompoundAssign(BinOp, Place, Box<Expr>),
+}

@@ -1,0 +1,175 @@
+//! `amp-spirv`: the compiler behind `#[kernel(amp)]`.
+//!
+//! A plain library (no `proc_macro`), so it can be tested, benchmarked and reused directly:
+//!
+//! ```
+//! let kernel: syn::ItemFn = syn::parse_quote! {
+//!     fn add(idx: Index<1>, a: ArrayView<i32, 1>, b: ArrayView<i32, 1>, sum: ArrayViewMut<i32, 1>) {
+//!         sum[idx] = a[idx] + b[idx];
+//!     }
+//! };
+//! let compiled = amp_spirv::compile(&kernel).expect("a valid kernel");
+//! assert_eq!(compiled.spirv[0], 0x0723_0203); // the SPIR-V magic number
+//! assert_eq!(compiled.params.len(), 3);
+//! ```
+//!
+//! The pipeline follows the data: [`front`] (syn AST -> typed [`ir`], with the restriction rules
+//! and type inference) -> [`back`] (IR -> SPIR-V 1.3 words through `rspirv`).
+
+pub mod back;
+pub mod diag;
+pub mod front;
+pub mod ir;
+pub mod types;
+
+pub use diag::{Diagnostic, Diagnostics};
+pub use ir::{Container, ParamKind};
+pub use types::Scalar;
+
+/// One parameter of a compiled kernel, after the index.
+#[derive(Clone, Debug)]
+pub struct CompiledParam {
+    /// Its name.
+    pub name: String,
+    /// How it is passed.
+    pub kind: ParamKind,
+    /// Binding in descriptor set 0, for buffers.
+    pub binding: Option<u32>,
+    /// Byte offset in the push-constant block: of the value for scalars, of the extent for
+    /// buffers.
+    pub offset: u32,
+}
+
+/// A kernel compiled to SPIR-V, with what the runtime needs to launch it.
+#[derive(Clone, Debug)]
+pub struct CompiledKernel {
+    /// The function's name.
+    pub name: String,
+    /// The SPIR-V 1.3 module.
+    pub spirv: Vec<u32>,
+    /// Name of the entry point.
+    pub entry_point: &'static str,
+    /// Rank of the launch domain.
+    pub rank: u32,
+    /// Parameters after the index.
+    pub params: Vec<CompiledParam>,
+    /// Size of the push-constant block in bytes.
+    pub push_constant_size: u32,
+    /// Threads per workgroup.
+    pub workgroup_size: [u32; 3],
+    /// Whether the module needs `shaderFloat64`.
+    pub uses_float64: bool,
+    /// FNV-1a hash of the module, stable across builds.
+    pub hash: u64,
+}
+
+/// The largest push-constant block every Vulkan device supports.
+pub const MAX_PUSH_CONSTANT_BYTES: u32 = 128;
+
+/// Compiles a `#[kernel(amp)]` function to SPIR-V, or returns every error found in it.
+pub fn compile(func: &syn::ItemFn) -> Result<CompiledKernel, Diagnostics> {
+    let kernel = front::lower(func)?;
+    let layout = back::Layout::of(&kernel);
+    if layout.size > MAX_PUSH_CONSTANT_BYTES {
+        let mut diags = Diagnostics::default();
+        diags.push(
+            Diagnostic::error(
+                syn::spanned::Spanned::span(&func.sig.inputs),
+                format!(
+                    "this kernel's launch parameters need {} bytes, more than the {MAX_PUSH_CONSTANT_BYTES} bytes of push constants every device has",
+                    layout.size
+                ),
+            )
+            .with_help("pass fewer views or scalars, for example by packing scalars into a small `ArrayView`"),
+        );
+        return Err(diags);
+    }
+    let module = back::emit(&kernel, &layout);
+    let params = kernel
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| CompiledParam {
+            name: p.name.clone(),
+            kind: p.kind,
+            binding: match layout.params[i] {
+                back::ParamSlot::Buffer { binding, .. } => Some(binding),
+                back::ParamSlot::Scalar { .. } => None,
+            },
+            offset: layout.param_offset(i),
+        })
+        .collect();
+    let hash = fnv1a(&module.words);
+    Ok(CompiledKernel {
+        name: kernel.name,
+        spirv: module.words,
+        entry_point: "main",
+        rank: kernel.rank,
+        params,
+        push_constant_size: layout.size,
+        workgroup_size: module.workgroup_size,
+        uses_float64: module.uses_float64,
+        hash,
+    })
+}
+
+/// Parses `source` as one function and compiles it (for tests and tools).
+pub fn compile_str(source: &str) -> Result<CompiledKernel, Diagnostics> {
+    match syn::parse_str::<syn::ItemFn>(source) {
+        Ok(func) => compile(&func),
+        Err(e) => {
+            let mut d = Diagnostics::default();
+            d.error(e.span(), e.to_string());
+            Err(d)
+        }
+    }
+}
+
+fn fnv1a(words: &[u32]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for w in words {
+        for b in w.to_le_bytes() {
+            h ^= b as u64;
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    h
+}
+
+/// Whether `attr` is `#[kernel(amp)]` (or `#[amp::kernel(amp)]`).
+pub fn is_kernel_attr(attr: &syn::Attribute) -> bool {
+    attr.path().segments.last().is_some_and(|s| s.ident == "kernel")
+}
+
+/// The `#[kernel(amp)]` functions of a parsed source file, also those in inline modules and
+/// inside function bodies (as tests often write them).
+pub fn kernels_in_file(file: &syn::File) -> Vec<syn::ItemFn> {
+    fn walk(items: &[syn::Item], out: &mut Vec<syn::ItemFn>) {
+        for item in items {
+            match item {
+                syn::Item::Fn(f) if f.attrs.iter().any(is_kernel_attr) => out.push(f.clone()),
+                syn::Item::Fn(f) => {
+                    let nested: Vec<syn::Item> = f
+                        .block
+                        .stmts
+                        .iter()
+                        .filter_map(|s| match s {
+                            syn::Stmt::Item(i) => Some(i.clone()),
+                            _ => None,
+                        })
+                        .collect();
+                    walk(&nested, out);
+                }
+                syn::Item::Mod(m) => {
+                    if let Some((_, items)) = &m.content {
+                        walk(items, out);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&file.items, &mut out);
+    out
+}

@@ -1,0 +1,119 @@
+//! Types of kernel values, as the front end sees them.
+
+use std::fmt;
+
+/// A scalar type of the kernel language.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Scalar {
+    /// `bool`.
+    Bool,
+    /// `i32`.
+    I32,
+    /// `u32`.
+    U32,
+    /// `f32`.
+    F32,
+    /// `f64` (needs the device's `shaderFloat64`).
+    F64,
+    /// `usize`: index components and extents, 32-bit unsigned on the device.
+    Usize,
+}
+
+impl Scalar {
+    /// Parses a Rust type name.
+    pub fn from_name(name: &str) -> Option<Scalar> {
+        Some(match name {
+            "bool" => Scalar::Bool,
+            "i32" => Scalar::I32,
+            "u32" => Scalar::U32,
+            "f32" => Scalar::F32,
+            "f64" => Scalar::F64,
+            "usize" => Scalar::Usize,
+            _ => return None,
+        })
+    }
+
+    /// The Rust spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scalar::Bool => "bool",
+            Scalar::I32 => "i32",
+            Scalar::U32 => "u32",
+            Scalar::F32 => "f32",
+            Scalar::F64 => "f64",
+            Scalar::Usize => "usize",
+        }
+    }
+
+    /// Whether the type is an integer type.
+    pub fn is_int(self) -> bool {
+        matches!(self, Scalar::I32 | Scalar::U32 | Scalar::Usize)
+    }
+
+    /// Whether the type is a signed integer type.
+    pub fn is_signed_int(self) -> bool {
+        self == Scalar::I32
+    }
+
+    /// Whether the type is a floating-point type.
+    pub fn is_float(self) -> bool {
+        matches!(self, Scalar::F32 | Scalar::F64)
+    }
+
+    /// Width in bits on the device.
+    pub fn bits(self) -> u32 {
+        match self {
+            Scalar::F64 => 64,
+            Scalar::Bool => 1,
+            _ => 32,
+        }
+    }
+}
+
+/// The type of a kernel value.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Ty {
+    /// A scalar.
+    Scalar(Scalar),
+    /// A fixed-size array `[T; N]`; also what `Index<N>` and `Extent<N>` are inside a kernel
+    /// (`[usize; N]`).
+    Array(Box<Ty>, u32),
+    /// `()`.
+    Unit,
+    /// The type of `break`, `continue` and `return`: fits anywhere.
+    Never,
+    /// An integer or float literal whose type inference has not settled yet.
+    Var(u32),
+}
+
+impl Ty {
+    /// Shorthand for `Ty::Scalar(Scalar::Bool)`.
+    pub const BOOL: Ty = Ty::Scalar(Scalar::Bool);
+    /// Shorthand for `Ty::Scalar(Scalar::Usize)`.
+    pub const USIZE: Ty = Ty::Scalar(Scalar::Usize);
+
+    /// The scalar, if this is one.
+    pub fn scalar(&self) -> Option<Scalar> {
+        match self {
+            Ty::Scalar(s) => Some(*s),
+            _ => None,
+        }
+    }
+
+    /// Whether values of this type take no storage (`()` and `!`).
+    pub fn is_zero_sized(&self) -> bool {
+        matches!(self, Ty::Unit | Ty::Never)
+    }
+}
+
+impl fmt::Display for Ty {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Ty::Scalar(s) => f.write_str(s.name()),
+            Ty::Array(elem, n) => write!(f, "[{elem}; {n}]"),
+            Ty::Unit => f.write_str("()"),
+            Ty::Never => f.write_str("!"),
+            Ty::Var(_) => f.write_str("{number}"),
+        }
+    }
+}
