@@ -1,1 +1,165 @@
+//! The `#[kernel(amp)]` attribute of amp-rs.
+//!
+//! Thin by design: it parses the function with `syn`, hands it to [`amp_spirv::compile`], and
+//! emits either the SPIR-V as a static plus a typed launcher with the kernel's name, or one
+//! `compile_error!` per problem at the offending tokens. See the `amp` crate for the user guide.
 
+use amp_spirv::{CompiledKernel, Container, Diagnostic, ParamKind, Scalar};
+use proc_macro::TokenStream;
+use proc_macro2::{Literal, Span, TokenStream as TokenStream2};
+use quote::{format_ident, quote, quote_spanned};
+
+/// Compiles a Rust function to a GPU kernel at build time.
+///
+/// The function must take an `Index<N>` first, then views, arrays and scalars; its body must stay
+/// within the kernel language (see `docs/kernel-language.md`). The attribute replaces the
+/// function with a launcher of the same name that takes `&` views and arrays (`&mut` for the
+/// writable ones) and scalars by value, and returns a call to pass to `parallel_for_each`.
+///
+/// Set the environment variable `AMP_DUMP_SPIRV=<dir>` while building to get every kernel's
+/// module as `<dir>/<kernel>.spv`.
+#[proc_macro_attribute]
+pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let attr = TokenStream2::from(attr);
+    let func = match syn::parse::<syn::ItemFn>(item) {
+        Ok(f) => f,
+        Err(e) => {
+            let msg = format!("#[kernel(amp)] applies to free functions: {e}");
+            return syn::Error::new(e.span(), msg).to_compile_error().into();
+        }
+    };
+    let mut errors = TokenStream2::new();
+    if attr.to_string() != "amp" {
+        let span = attr.clone().into_iter().next().map_or_else(Span::call_site, |t| t.span());
+        errors.extend(error_tokens(
+            &Diagnostic::error(span, "expected `#[kernel(amp)]`").with_help("amp kernels are marked with `#[kernel(amp)]`"),
+        ));
+    }
+    match amp_spirv::compile(&func) {
+        Ok(kernel) if errors.is_empty() => {
+            dump_spirv(&kernel);
+            launcher(&func, &kernel).into()
+        }
+        Ok(_) => errors.into(),
+        Err(diags) => {
+            for d in diags.iter() {
+                errors.extend(error_tokens(d));
+            }
+            errors.into()
+        }
+    }
+}
+
+fn error_tokens(d: &Diagnostic) -> TokenStream2 {
+    let msg = d.to_string();
+    quote_spanned!(d.span=> ::core::compile_error!{ #msg })
+}
+
+/// Writes the module to `$AMP_DUMP_SPIRV/<name>.spv` when that variable is set.
+fn dump_spirv(kernel: &CompiledKernel) {
+    let Some(dir) = std::env::var_os("AMP_DUMP_SPIRV") else { return };
+    let dir = std::path::PathBuf::from(dir);
+    let bytes: Vec<u8> = kernel.spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
+    // Best effort: a failed dump must not fail the user's build.
+    let _ = std::fs::create_dir_all(&dir).and_then(|_| std::fs::write(dir.join(format!("{}.spv", kernel.name)), bytes));
+}
+
+fn scalar_tokens(s: Scalar) -> TokenStream2 {
+    let ident = format_ident!("{}", s.name());
+    quote!(::core::primitive::#ident)
+}
+
+fn scalar_type_tokens(s: Scalar) -> TokenStream2 {
+    let variant = match s {
+        Scalar::Bool => quote!(Bool),
+        Scalar::I32 => quote!(I32),
+        Scalar::U32 | Scalar::Usize => quote!(U32),
+        Scalar::F32 => quote!(F32),
+        Scalar::F64 => quote!(F64),
+    };
+    quote!(::amp::__private::ScalarType::#variant)
+}
+
+fn launcher(func: &syn::ItemFn, kernel: &CompiledKernel) -> TokenStream2 {
+    let name = &func.sig.ident;
+    let vis = &func.vis;
+    let attrs = func.attrs.iter().filter(|a| !amp_spirv::is_kernel_attr(a));
+    let rank = Literal::usize_unsuffixed(kernel.rank as usize);
+    let rank_u32 = kernel.rank;
+
+    let mut inputs = Vec::new();
+    let mut args = Vec::new();
+    let mut infos = Vec::new();
+    for p in &kernel.params {
+        let ident = format_ident!("{}", p.name);
+        let pname = &p.name;
+        let offset = p.offset;
+        match p.kind {
+            ParamKind::Buffer { elem, rank, writable, container } => {
+                let t = scalar_tokens(elem);
+                let r = Literal::usize_unsuffixed(rank as usize);
+                let ty = match (container, writable) {
+                    (Container::View, false) => quote!(&'k ::amp::ArrayView<'_, #t, #r>),
+                    (Container::View, true) => quote!(&'k mut ::amp::ArrayViewMut<'_, #t, #r>),
+                    (Container::Array, false) => quote!(&'k ::amp::Array<#t, #r>),
+                    (Container::Array, true) => quote!(&'k mut ::amp::Array<#t, #r>),
+                };
+                inputs.push(quote!(#ident: #ty));
+                args.push(if writable {
+                    quote!(::amp::__private::KernelArg::write(#ident))
+                } else {
+                    quote!(::amp::__private::KernelArg::read(#ident))
+                });
+                let binding = p.binding.expect("buffers have bindings");
+                let elem = scalar_type_tokens(elem);
+                infos.push(quote! {
+                    ::amp::__private::ParamInfo {
+                        name: #pname,
+                        kind: ::amp::__private::ParamKind::Buffer {
+                            binding: #binding, elem: #elem, rank: #rank, writable: #writable, extent_offset: #offset,
+                        },
+                    }
+                });
+            }
+            ParamKind::Scalar(s) => {
+                let t = scalar_tokens(s);
+                inputs.push(quote!(#ident: #t));
+                args.push(quote!(::amp::__private::KernelArg::scalar(#ident)));
+                let ty = scalar_type_tokens(s);
+                infos.push(quote! {
+                    ::amp::__private::ParamInfo {
+                        name: #pname,
+                        kind: ::amp::__private::ParamKind::Scalar { ty: #ty, offset: #offset },
+                    }
+                });
+            }
+        }
+    }
+    let words = &kernel.spirv;
+    let len = words.len();
+    let kname = name.to_string();
+    let push = kernel.push_constant_size;
+    let [wx, wy, wz] = kernel.workgroup_size;
+    let f64_used = kernel.uses_float64;
+    let hash = kernel.hash;
+    let entry = kernel.entry_point;
+    quote! {
+        #(#attrs)*
+        #[allow(clippy::needless_lifetimes)]
+        #vis fn #name<'k>(#(#inputs),*) -> ::amp::__private::KernelCall<'k, #rank> {
+            static SPIRV: [u32; #len] = [#(#words),*];
+            static INFO: ::amp::__private::KernelInfo = ::amp::__private::KernelInfo {
+                name: #kname,
+                spirv: &SPIRV,
+                entry_point: #entry,
+                rank: #rank_u32,
+                params: &[#(#infos),*],
+                push_constant_size: #push,
+                workgroup_size: [#wx, #wy, #wz],
+                uses_float64: #f64_used,
+                hash: #hash,
+            };
+            ::amp::__private::KernelCall::new(&INFO, ::std::vec![#(#args),*])
+        }
+    }
+}

@@ -17,6 +17,8 @@
 //!   they exceed the device's per-dimension limit; the kernel computes its linear id as
 //!   `GlobalInvocationId.x + GlobalInvocationId.y * NumWorkgroups.x * workgroup_size[0]`, skips
 //!   ids past the domain's element count, and unflattens the rest row-major into its `Index<N>`.
+//!
+//! [`KernelCall`]: crate::KernelCall
 
 /// The scalar types a kernel parameter or buffer element can have on the device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

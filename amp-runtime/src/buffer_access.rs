@@ -1,0 +1,37 @@
+//! What a launch needs from a view or array passed to a kernel.
+
+use ash::vk;
+
+use crate::kernel::ScalarType;
+use crate::{Accelerator, Error};
+
+mod sealed {
+    use super::*;
+
+    /// The runtime's view of a kernel buffer argument.
+    pub trait BufferAccess {
+        /// Element type.
+        fn elem(&self) -> ScalarType;
+        /// Extent, one entry per dimension.
+        fn dims(&self) -> &[usize];
+        /// The accelerator the data is bound to, if any (an [`Array`](crate::Array)).
+        fn home(&self) -> Option<Accelerator>;
+        /// Makes the device copy on `acc` current and returns it. The returned buffer stays
+        /// valid while `self` is borrowed.
+        fn prepare(&self, acc: &Accelerator) -> Result<vk::Buffer, Error>;
+        /// Records that a launch on `acc` wrote the device copy.
+        fn mark_written(&self, acc: &Accelerator);
+    }
+}
+
+pub(crate) use sealed::BufferAccess;
+
+/// Something a kernel can read as a buffer: [`ArrayView`](crate::ArrayView),
+/// [`ArrayViewMut`](crate::ArrayViewMut) or [`Array`](crate::Array). Sealed.
+#[doc(hidden)]
+pub trait DeviceBuffer: BufferAccess {}
+
+/// Something a kernel can write as a buffer: [`ArrayViewMut`](crate::ArrayViewMut) or
+/// [`Array`](crate::Array) (not the read-only [`ArrayView`](crate::ArrayView)). Sealed.
+#[doc(hidden)]
+pub trait DeviceBufferMut: DeviceBuffer {}

@@ -1,0 +1,144 @@
+//! The runtime's error type.
+
+use ash::vk;
+
+/// Everything that can go wrong between a kernel call and its results.
+///
+/// Every fallible runtime function returns `Result<_, Error>`; the runtime never panics on
+/// a path a user can reach.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The Vulkan loader (`libvulkan.so.1`, `vulkan-1.dll`, ...) could not be loaded.
+    #[error("the Vulkan loader could not be loaded ({0}); install a Vulkan driver (for example Mesa's lavapipe and libvulkan1)")]
+    NoVulkanLoader(String),
+    /// Vulkan is available but offers no device that supports Vulkan 1.1 compute.
+    #[error("no Vulkan 1.1 device with a compute queue was found")]
+    NoDevice,
+    /// `AMP_DEVICE` names no device.
+    #[error("AMP_DEVICE={name:?} matches no Vulkan device (available: {available})")]
+    DeviceNotFound {
+        /// The requested name (a case-insensitive substring).
+        name: String,
+        /// The names of the devices that exist, comma separated.
+        available: String,
+    },
+    /// An extent's element count differs from the length of the slice it describes.
+    #[error("extent has {extent} elements but the data has {len}")]
+    ExtentMismatch {
+        /// Number of elements the extent describes.
+        extent: usize,
+        /// Length of the slice.
+        len: usize,
+    },
+    /// An extent (of a view, an array or a launch domain) has no elements.
+    #[error("extent has zero elements")]
+    ZeroExtent,
+    /// An extent, an element count or a buffer is larger than the device can address.
+    #[error("{what} is too large: {value} exceeds the limit of {limit}")]
+    ExtentTooLarge {
+        /// What was too large.
+        what: &'static str,
+        /// Its value.
+        value: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// The device ran out of memory.
+    #[error("out of device memory")]
+    OutOfDeviceMemory,
+    /// A kernel needs a device feature that this device does not have.
+    #[error("kernel `{kernel}` needs the device feature `{capability}`, which {device} does not support")]
+    MissingCapability {
+        /// The kernel's name.
+        kernel: String,
+        /// The Vulkan feature, for example `shaderFloat64`.
+        capability: &'static str,
+        /// The device's name.
+        device: String,
+    },
+    /// The launch needs more workgroups than the device can dispatch.
+    #[error("the launch needs {groups} workgroups, more than the device can dispatch ({limit})")]
+    TooManyWorkgroups {
+        /// Workgroups needed.
+        groups: u64,
+        /// The most the device can dispatch.
+        limit: u64,
+    },
+    /// A kernel's push-constant block is larger than the device allows.
+    #[error(
+        "kernel `{kernel}` needs {size} bytes of push constants but the device allows {limit}"
+    )]
+    PushConstantsTooLarge {
+        /// The kernel's name.
+        kernel: String,
+        /// Bytes needed.
+        size: u32,
+        /// `maxPushConstantsSize` of the device.
+        limit: u32,
+    },
+    /// The arguments of a kernel call do not match the kernel's parameters.
+    #[error("kernel `{kernel}`: {reason}")]
+    ArgumentMismatch {
+        /// The kernel's name.
+        kernel: String,
+        /// What did not match.
+        reason: String,
+    },
+    /// A kernel's metadata is inconsistent (a bug in the code that produced it).
+    #[error("kernel `{kernel}` is invalid: {reason}")]
+    InvalidKernel {
+        /// The kernel's name.
+        kernel: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// Arrays that live on different accelerators were used together.
+    #[error("an Array on {array} cannot be used on {launch}")]
+    AcceleratorMismatch {
+        /// The accelerator the array lives on.
+        array: String,
+        /// The accelerator that was asked to use it.
+        launch: String,
+    },
+    /// A host slice's length differs from the element count of an array.
+    #[error("slice has {actual} elements but the array has {expected}")]
+    LengthMismatch {
+        /// The array's element count.
+        expected: usize,
+        /// The slice's length.
+        actual: usize,
+    },
+    /// A Vulkan call failed.
+    #[error("{call} failed: {result}")]
+    Vulkan {
+        /// The Vulkan function.
+        call: &'static str,
+        /// Its result code.
+        result: vk::Result,
+    },
+    /// The memory allocator failed for a reason other than running out of memory.
+    #[error("device memory allocation failed: {0}")]
+    Allocation(String),
+}
+
+impl Error {
+    /// Wraps a failed Vulkan call, mapping out-of-memory results to [`Error::OutOfDeviceMemory`].
+    pub(crate) fn vk(call: &'static str) -> impl Fn(vk::Result) -> Error {
+        move |result| match result {
+            vk::Result::ERROR_OUT_OF_DEVICE_MEMORY | vk::Result::ERROR_OUT_OF_HOST_MEMORY => {
+                Error::OutOfDeviceMemory
+            }
+            result => Error::Vulkan { call, result },
+        }
+    }
+}
+
+impl From<gpu_allocator::AllocationError> for Error {
+    fn from(e: gpu_allocator::AllocationError) -> Self {
+        match e {
+            gpu_allocator::AllocationError::OutOfMemory => Error::OutOfDeviceMemory,
+            other => Error::Allocation(other.to_string()),
+        }
+    }
+}

@@ -1,0 +1,252 @@
+//! Compute pipelines and the per-device pipeline cache.
+
+use std::ffi::CString;
+use std::sync::Arc;
+
+use ash::vk;
+
+use crate::accelerator::{lock, DeviceShared, Submitter};
+use crate::kernel::{KernelInfo, ParamKind};
+use crate::Error;
+
+/// Cache key: the kernel's hash and name plus the identity of its SPIR-V words.
+pub(crate) type PipelineKey = (u64, &'static str, usize, usize);
+
+const SPIRV_MAGIC: u32 = 0x0723_0203;
+
+/// A compute pipeline and the objects it was built from. Destroyed explicitly by its owner
+/// (the device for cached pipelines, a [`RawKernel`](crate::RawKernel) for its own).
+pub(crate) struct Pipeline {
+    module: vk::ShaderModule,
+    set_layout: vk::DescriptorSetLayout,
+    layout: vk::PipelineLayout,
+    pipeline: vk::Pipeline,
+    /// Number of storage-buffer bindings in set 0.
+    pub(crate) bindings: u32,
+    /// Bytes of push constants.
+    pub(crate) push_constant_size: u32,
+}
+
+impl Pipeline {
+    /// Builds a pipeline for `spirv` with storage buffers at `bindings` in set 0 and a
+    /// push-constant block of `push_constant_size` bytes.
+    pub(crate) fn create(
+        device: &DeviceShared,
+        kernel: &str,
+        spirv: &[u32],
+        entry_point: &str,
+        bindings: &[u32],
+        push_constant_size: u32,
+    ) -> Result<Pipeline, Error> {
+        let invalid = |reason: String| Error::InvalidKernel {
+            kernel: kernel.to_owned(),
+            reason,
+        };
+        if spirv.len() < 5 || spirv[0] != SPIRV_MAGIC {
+            return Err(invalid(
+                "the module is not SPIR-V (bad magic number)".into(),
+            ));
+        }
+        if push_constant_size % 4 != 0 {
+            return Err(invalid(format!(
+                "push-constant size {push_constant_size} is not a multiple of 4"
+            )));
+        }
+        let limit = device.limits.max_push_constants_size;
+        if push_constant_size > limit {
+            return Err(Error::PushConstantsTooLarge {
+                kernel: kernel.to_owned(),
+                size: push_constant_size,
+                limit,
+            });
+        }
+        let entry = CString::new(entry_point)
+            .map_err(|_| invalid("entry point contains a NUL byte".into()))?;
+        let d = &device.device;
+        let mut p = Pipeline {
+            module: vk::ShaderModule::null(),
+            set_layout: vk::DescriptorSetLayout::null(),
+            layout: vk::PipelineLayout::null(),
+            pipeline: vk::Pipeline::null(),
+            bindings: bindings.len() as u32,
+            push_constant_size,
+        };
+        // SAFETY: object creation on a live device; on error the partially built pipeline is
+        // destroyed (destroying null handles is a no-op).
+        let result = unsafe {
+            (|| -> Result<(), Error> {
+                p.module = d
+                    .create_shader_module(&vk::ShaderModuleCreateInfo::default().code(spirv), None)
+                    .map_err(Error::vk("vkCreateShaderModule"))?;
+                let layout_bindings: Vec<_> = bindings
+                    .iter()
+                    .map(|&b| {
+                        vk::DescriptorSetLayoutBinding::default()
+                            .binding(b)
+                            .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                            .descriptor_count(1)
+                            .stage_flags(vk::ShaderStageFlags::COMPUTE)
+                    })
+                    .collect();
+                p.set_layout = d
+                    .create_descriptor_set_layout(
+                        &vk::DescriptorSetLayoutCreateInfo::default().bindings(&layout_bindings),
+                        None,
+                    )
+                    .map_err(Error::vk("vkCreateDescriptorSetLayout"))?;
+                let ranges = [vk::PushConstantRange {
+                    stage_flags: vk::ShaderStageFlags::COMPUTE,
+                    offset: 0,
+                    size: push_constant_size,
+                }];
+                let set_layouts = [p.set_layout];
+                let mut info = vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts);
+                if push_constant_size > 0 {
+                    info = info.push_constant_ranges(&ranges);
+                }
+                p.layout = d
+                    .create_pipeline_layout(&info, None)
+                    .map_err(Error::vk("vkCreatePipelineLayout"))?;
+                let stage = vk::PipelineShaderStageCreateInfo::default()
+                    .stage(vk::ShaderStageFlags::COMPUTE)
+                    .module(p.module)
+                    .name(&entry);
+                let create = vk::ComputePipelineCreateInfo::default()
+                    .stage(stage)
+                    .layout(p.layout);
+                p.pipeline = d
+                    .create_compute_pipelines(vk::PipelineCache::null(), &[create], None)
+                    .map_err(|(_, r)| Error::vk("vkCreateComputePipelines")(r))?[0];
+                Ok(())
+            })()
+        };
+        match result {
+            Ok(()) => Ok(p),
+            Err(e) => {
+                // SAFETY: nothing uses the partial pipeline.
+                unsafe { p.destroy(d) };
+                Err(e)
+            }
+        }
+    }
+
+    /// Destroys the Vulkan objects.
+    ///
+    /// # Safety
+    /// No pending command buffer may use the pipeline; it must not be used afterwards.
+    pub(crate) unsafe fn destroy(&self, d: &ash::Device) {
+        // SAFETY: per the function's contract.
+        unsafe {
+            d.destroy_pipeline(self.pipeline, None);
+            d.destroy_pipeline_layout(self.layout, None);
+            d.destroy_descriptor_set_layout(self.set_layout, None);
+            d.destroy_shader_module(self.module, None);
+        }
+    }
+
+    /// Records and runs one dispatch of this pipeline and waits for it.
+    ///
+    /// `buffers` pairs binding numbers with buffers; `push` is the push-constant block.
+    pub(crate) fn run(
+        &self,
+        device: &DeviceShared,
+        buffers: &[(u32, vk::Buffer)],
+        push: &[u8],
+        groups: [u32; 3],
+    ) -> Result<(), Error> {
+        device.submit(|d, s: &mut Submitter| {
+            let infos: Vec<[vk::DescriptorBufferInfo; 1]> = buffers
+                .iter()
+                .map(|&(_, buffer)| {
+                    [vk::DescriptorBufferInfo {
+                        buffer,
+                        offset: 0,
+                        range: vk::WHOLE_SIZE,
+                    }]
+                })
+                .collect();
+            // SAFETY: every handle is live; the command buffer is recording and the descriptor
+            // pool's previous set is no longer in use.
+            unsafe {
+                if !buffers.is_empty() {
+                    device.reset_descriptor_pool(s, buffers.len() as u32)?;
+                    let layouts = [self.set_layout];
+                    let set = d
+                        .allocate_descriptor_sets(
+                            &vk::DescriptorSetAllocateInfo::default()
+                                .descriptor_pool(s.descriptor_pool)
+                                .set_layouts(&layouts),
+                        )
+                        .map_err(Error::vk("vkAllocateDescriptorSets"))?[0];
+                    let writes: Vec<_> = buffers
+                        .iter()
+                        .zip(&infos)
+                        .map(|(&(binding, _), info)| {
+                            vk::WriteDescriptorSet::default()
+                                .dst_set(set)
+                                .dst_binding(binding)
+                                .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                                .buffer_info(info)
+                        })
+                        .collect();
+                    d.update_descriptor_sets(&writes, &[]);
+                    d.cmd_bind_descriptor_sets(
+                        s.cmd,
+                        vk::PipelineBindPoint::COMPUTE,
+                        self.layout,
+                        0,
+                        &[set],
+                        &[],
+                    );
+                }
+                d.cmd_bind_pipeline(s.cmd, vk::PipelineBindPoint::COMPUTE, self.pipeline);
+                if !push.is_empty() {
+                    d.cmd_push_constants(
+                        s.cmd,
+                        self.layout,
+                        vk::ShaderStageFlags::COMPUTE,
+                        0,
+                        push,
+                    );
+                }
+                d.cmd_dispatch(s.cmd, groups[0], groups[1], groups[2]);
+            }
+            Ok(())
+        })
+    }
+}
+
+/// The cached pipeline for `info` on `device`, built on first use.
+pub(crate) fn cached(
+    device: &Arc<DeviceShared>,
+    info: &'static KernelInfo,
+) -> Result<Arc<Pipeline>, Error> {
+    let key: PipelineKey = (
+        info.hash,
+        info.name,
+        info.spirv.as_ptr() as usize,
+        info.spirv.len(),
+    );
+    let mut cache = lock(&device.pipelines);
+    if let Some(p) = cache.get(&key) {
+        return Ok(p.clone());
+    }
+    let bindings: Vec<u32> = info
+        .params
+        .iter()
+        .filter_map(|p| match p.kind {
+            ParamKind::Buffer { binding, .. } => Some(binding),
+            ParamKind::Scalar { .. } => None,
+        })
+        .collect();
+    let p = Arc::new(Pipeline::create(
+        device,
+        info.name,
+        info.spirv,
+        info.entry_point,
+        &bindings,
+        info.push_constant_size,
+    )?);
+    cache.insert(key, p.clone());
+    Ok(p)
+}

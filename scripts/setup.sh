@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Installs the system parts amp-rs needs and that are missing: the Vulkan loader, Mesa's
+# software Vulkan driver (lavapipe, so kernels run without a GPU), spirv-tools (spirv-val checks
+# every generated module), glslang (hand-written GLSL baselines) and the Khronos validation layer.
+# As root on Debian/Ubuntu it installs them with apt; otherwise it prints what to install.
+set -euo pipefail
+
+packages=(libvulkan1 mesa-vulkan-drivers spirv-tools glslang-tools vulkan-validationlayers)
+
+missing=()
+if command -v dpkg-query >/dev/null 2>&1; then
+    for p in "${packages[@]}"; do
+        if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+            missing+=("$p")
+        fi
+    done
+else
+    # Not a Debian system: look for the files themselves.
+    ldconfig -p 2>/dev/null | grep -q 'libvulkan\.so\.1' || missing+=("the Vulkan loader (libvulkan.so.1)")
+    ls /usr/share/vulkan/icd.d/*.json /etc/vulkan/icd.d/*.json >/dev/null 2>&1 || missing+=("a Vulkan driver (Mesa lavapipe or a GPU driver)")
+    command -v spirv-val >/dev/null 2>&1 || missing+=("spirv-tools (spirv-val)")
+    command -v glslangValidator >/dev/null 2>&1 || missing+=("glslang (glslangValidator)")
+    ls /usr/share/vulkan/explicit_layer.d/*validation*.json >/dev/null 2>&1 || missing+=("the Khronos validation layer")
+fi
+
+if [ ${#missing[@]} -eq 0 ]; then
+    exit 0
+fi
+
+if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1 && command -v dpkg-query >/dev/null 2>&1; then
+    echo "amp-rs setup: installing ${missing[*]}" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    exit 0
+fi
+
+echo "amp-rs needs these system packages, which are missing: ${missing[*]}" >&2
+if command -v apt-get >/dev/null 2>&1; then
+    echo "install them with:  sudo apt-get install ${missing[*]}" >&2
+else
+    echo "on Debian/Ubuntu: apt-get install ${packages[*]}" >&2
+    echo "on Fedora:        dnf install vulkan-loader mesa-vulkan-drivers spirv-tools glslang vulkan-validation-layers" >&2
+    echo "on Arch:          pacman -S vulkan-icd-loader vulkan-swrast spirv-tools glslang vulkan-validation-layers" >&2
+fi
+exit 1
