@@ -51,6 +51,15 @@ pub fn emit(kernel: &Kernel, layout: &Layout) -> Module {
     Module { words: e.b.module().assemble(), uses_float64, workgroup_size: [SIMPLE_WORKGROUP_SIZE, 1, 1] }
 }
 
+/// Whether values of `ty` occupy storage: `()`, `!` and arrays of them (`[(); 4]`, or the
+/// `[!; 2]` of `[return; 2]`) have no SPIR-V type to live in.
+fn has_storage(ty: &Ty) -> bool {
+    match ty {
+        Ty::Array(elem, _) => has_storage(elem),
+        other => !other.is_zero_sized(),
+    }
+}
+
 struct BufferVar {
     var: Word,
     elem_ptr: Word,
@@ -313,7 +322,7 @@ impl<'k> Emitter<'k> {
         let entry = self.b.id();
         self.begin(entry);
         for local in &self.k.locals {
-            let var = if local.ty.is_zero_sized() {
+            let var = if !has_storage(&local.ty) {
                 None
             } else {
                 let t = self.ty(&local.ty);
@@ -390,7 +399,7 @@ impl<'k> Emitter<'k> {
                         Some(e) => self.expr(e),
                         None => {
                             let ty = &self.k.locals[*id].ty;
-                            if ty.is_zero_sized() {
+                            if !has_storage(ty) {
                                 None
                             } else {
                                 let t = self.ty(ty);
@@ -709,6 +718,12 @@ impl<'k> Emitter<'k> {
     }
 
     fn element(&mut self, e: &Expr, base: &Expr, index: &Expr) -> Option<Word> {
+        if !has_storage(&e.ty) {
+            // An element of an array of `()` (or of `!`): nothing to load, only effects to run.
+            self.expr(base);
+            self.expr(index);
+            return None;
+        }
         let mut indices = Vec::new();
         let t = self.ty(&e.ty);
         if let Some(id) = Self::local_chain(e, &mut indices) {
@@ -783,7 +798,7 @@ impl<'k> Emitter<'k> {
 
     fn if_expr(&mut self, e: &Expr, cond: &Expr, then: &Block, els: Option<&Expr>) -> Option<Word> {
         let c = self.expr(cond)?;
-        let result = if e.ty.is_zero_sized() {
+        let result = if !has_storage(&e.ty) {
             None
         } else {
             let t = self.ty(&e.ty);
@@ -864,9 +879,13 @@ impl<'k> Emitter<'k> {
                     self.begin(body_label);
                 }
                 None => {
-                    // The condition left the loop (e.g. `while { return } {}`): the body is dead.
-                    let dead = self.b.id();
-                    self.begin(dead);
+                    // The condition left the loop (e.g. `while (return) {}`): the body is dead and
+                    // is not emitted (a dead block branching to the continue target would not be
+                    // inside the loop construct); close the loop with its continue and merge blocks.
+                    self.begin(targets.cont);
+                    self.branch(header);
+                    self.begin(targets.merge);
+                    return;
                 }
             }
         }

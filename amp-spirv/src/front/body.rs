@@ -27,6 +27,8 @@ pub struct BodyChecker<'a> {
     scopes: Vec<Vec<(String, Binding)>>,
     infer: Infer,
     loops: Vec<LoopFrame>,
+    /// How many `while` conditions are being checked (the enclosing loops are hidden there).
+    while_conditions: u32,
 }
 
 impl<'a> BodyChecker<'a> {
@@ -36,12 +38,18 @@ impl<'a> BodyChecker<'a> {
         for (i, p) in params.iter().enumerate() {
             scopes[0].push((p.name.clone(), Binding::Param(i)));
         }
-        BodyChecker { diags, params, locals: Vec::new(), scopes, infer: Infer::default(), loops: Vec::new() }
+        BodyChecker { diags, params, locals: Vec::new(), scopes, infer: Infer::default(), loops: Vec::new(), while_conditions: 0 }
     }
 
     /// Declares the index parameter as an immutable local of type `[usize; rank]`.
     pub fn declare_index(&mut self, name: &str, rank: u32) -> LocalId {
         self.declare(name, Ty::Array(Box::new(Ty::USIZE), rank), false)
+    }
+
+    /// Declares a parameter whose type was rejected, typed `!` so that its uses in the body
+    /// neither report it as unknown nor cascade into type errors.
+    pub fn declare_rejected(&mut self, name: &str) {
+        self.declare(name, Ty::Never, true);
     }
 
     /// Checks the function body; returns the locals and the block with every type settled.
@@ -136,6 +144,8 @@ impl<'a> BodyChecker<'a> {
         let n = b.stmts.len();
         for (i, s) in b.stmts.iter().enumerate() {
             match s {
+                // An empty statement (the second `;` of `x = 1;;`).
+                syn::Stmt::Expr(syn::Expr::Verbatim(t), Some(_)) if t.is_empty() => {}
                 syn::Stmt::Expr(e, None) if i + 1 == n => tail = Some(Box::new(self.expr(e))),
                 syn::Stmt::Expr(e, semi) => {
                     let e = self.expr(e);
@@ -246,7 +256,10 @@ impl<'a> BodyChecker<'a> {
             (Some(d), None) => d.clone(),
             (None, Some(i)) => {
                 if self.infer.shallow(&i.ty) == Ty::Unit {
-                    self.err(Diagnostic::error(i.span, "cannot bind `()` to a variable"));
+                    self.err(
+                        Diagnostic::error(i.span, "cannot bind `()` to a variable")
+                            .with_help("the expression has no value: write it as a statement, without `let`"),
+                    );
                 }
                 i.ty.clone()
             }
@@ -308,7 +321,13 @@ impl<'a> BodyChecker<'a> {
                 if let Some(l) = &w.label {
                     return self.unsupported_label(l.span());
                 }
+                // As in Rust (E0590), `break` and `continue` in the condition cannot refer to an
+                // enclosing loop: hide the enclosing loops while checking it.
+                let outer = std::mem::take(&mut self.loops);
+                self.while_conditions += 1;
                 let cond = self.expr(&w.cond);
+                self.while_conditions -= 1;
+                self.loops = outer;
                 self.expect_ty(&Ty::BOOL, &cond, "in this `while` condition");
                 let body = self.loop_body(&w.body);
                 Expr { kind: ExprKind::While(Box::new(cond), body.0), ty: Ty::Unit, span }
@@ -332,8 +351,10 @@ impl<'a> BodyChecker<'a> {
                     );
                 }
                 match self.loops.last_mut() {
-                    Some(frame) => frame.has_break = true,
-                    None => self.err(Diagnostic::error(span, "`break` outside of a loop")),
+                    // A `break` with a value was reported above; leaving the loop typed `!`
+                    // keeps `let v = loop { break 5; };` from cascading into more errors.
+                    Some(frame) => frame.has_break |= b.expr.is_none(),
+                    None => self.err(self.outside_loop(span, "break")),
                 }
                 Expr { kind: ExprKind::Break, ty: Ty::Never, span }
             }
@@ -342,7 +363,7 @@ impl<'a> BodyChecker<'a> {
                     return self.unsupported_label(l.span());
                 }
                 if self.loops.is_empty() {
-                    self.err(Diagnostic::error(span, "`continue` outside of a loop"));
+                    self.err(self.outside_loop(span, "continue"));
                 }
                 Expr { kind: ExprKind::Continue, ty: Ty::Never, span }
             }
@@ -373,10 +394,25 @@ impl<'a> BodyChecker<'a> {
                 self.err(macro_error(&m.mac));
                 Self::error_expr(span)
             }
+            // `()`: the unit value, as an empty block.
+            syn::Expr::Tuple(t) if t.elems.is_empty() => {
+                Expr { kind: ExprKind::Block(Block { stmts: Vec::new(), tail: None }), ty: Ty::Unit, span }
+            }
             _ => {
                 self.err(unsupported_expr(e));
                 Self::error_expr(span)
             }
+        }
+    }
+
+    /// The error for a `break` or `continue` with no loop to leave.
+    fn outside_loop(&self, span: Span, keyword: &str) -> Diagnostic {
+        if self.while_conditions > 0 {
+            Diagnostic::error(span, format!("`{keyword}` is not allowed in the condition of a `while` loop"))
+                .with_help("compute the condition into a variable first, or use `loop` with `if ... { break; }`")
+        } else {
+            Diagnostic::error(span, format!("`{keyword}` outside of a loop"))
+                .with_help(format!("`{keyword}` can only be used inside `loop`, `while` or `for`"))
         }
     }
 
@@ -426,6 +462,13 @@ impl<'a> BodyChecker<'a> {
                 (Lit::Int(value), ty)
             }
             syn::Lit::Float(f) => match f.base10_parse::<f64>() {
+                Ok(v) if v.is_infinite() => {
+                    self.err(
+                        Diagnostic::error(span, "float literal out of range")
+                            .with_help("the value is beyond `f64::MAX`; use `f64::INFINITY` or `f32::INFINITY`"),
+                    );
+                    return Self::error_expr(span);
+                }
                 Ok(v) => return self.float_lit(v, f.suffix(), span),
                 Err(_) => {
                     self.err(Diagnostic::error(span, "invalid float literal"));
@@ -485,7 +528,12 @@ impl<'a> BodyChecker<'a> {
         if let [ty, name] = &segs[..] {
             if let Some(s) = Scalar::from_name(ty) {
                 if let Some(lit) = scalar_constant(s, name) {
-                    return Expr { kind: ExprKind::Lit(lit), ty: Ty::Scalar(s), span };
+                    let lit = Expr { kind: ExprKind::Lit(lit), ty: Ty::Scalar(s), span };
+                    if s == Scalar::I32 && name == "MIN" {
+                        // `-2147483648`: the literal is in range for `i32` only when negated.
+                        return Expr { kind: ExprKind::Unary(UnOp::Neg, Box::new(lit)), ty: Ty::Scalar(s), span };
+                    }
+                    return lit;
                 }
             }
         }
@@ -503,13 +551,14 @@ impl<'a> BodyChecker<'a> {
             syn::UnOp::Neg(_) => {
                 let ok = class == Class::Float
                     || class == Class::Never
-                    || (class == Class::Int && self.infer.shallow(&operand.ty).scalar().is_none_or(|s| s.is_signed_int()));
+                    || (class == Class::Int && self.infer.shallow(&operand.ty).scalar().map_or(true, |s| s.is_signed_int()));
                 if !ok {
                     let ty = self.infer.describe(&operand.ty);
                     self.err(
                         Diagnostic::error(span, format!("cannot negate a value of type `{ty}`"))
                             .with_help("negation works on i32, f32 and f64; cast unsigned values to i32 first"),
                     );
+                    return Self::error_expr(span);
                 }
                 UnOp::Neg
             }
@@ -584,18 +633,19 @@ impl<'a> BodyChecker<'a> {
             return match place {
                 Some((place, ty)) => {
                     let lhs = Expr { kind: ExprKind::Lit(Lit::Bool(false)), ty, span: b.left.span() };
-                    self.check_operands(op, &lhs, &value, span);
+                    self.check_operands(op, &lhs, &value, b.op.span());
                     Expr { kind: ExprKind::CompoundAssign(op, place, Box::new(value)), ty: Ty::Unit, span }
                 }
                 None => Self::error_expr(span),
             };
         }
         let (l, r) = (self.expr(&b.left), self.expr(&b.right));
-        let ty = self.check_operands(op, &l, &r, span);
+        let ty = self.check_operands(op, &l, &r, b.op.span());
         Expr { kind: ExprKind::Binary(op, Box::new(l), Box::new(r)), ty, span }
     }
 
-    /// Checks the operand types of a binary operator and returns the result type.
+    /// Checks the operand types of a binary operator and returns the result type; errors point
+    /// at `span`, the operator's.
     fn check_operands(&mut self, op: BinOp, l: &Expr, r: &Expr, span: Span) -> Ty {
         let symbol = op_symbol(op);
         if op.is_shift() {
@@ -611,9 +661,20 @@ impl<'a> BodyChecker<'a> {
             Some(t) => t,
             None => {
                 let (lt, rt) = (self.infer.describe(&l.ty), self.infer.describe(&r.ty));
+                let int_literal_with_float = |lit: &Expr, other: &Expr| {
+                    // An unsuffixed integer literal (`x + 1` with a float `x`).
+                    matches!(lit.kind, ExprKind::Lit(Lit::Int(_)))
+                        && matches!(self.infer.shallow(&lit.ty), Ty::Var(_))
+                        && self.infer.class(&other.ty) == Class::Float
+                };
+                let help = if int_literal_with_float(l, r) || int_literal_with_float(r, l) {
+                    "kernels do no implicit conversions; write the integer literal as a float literal (`1.0`, not `1`)"
+                } else {
+                    "kernels do no implicit conversions; convert one side with `as`"
+                };
                 self.err(
                     Diagnostic::error(span, format!("mismatched types: cannot apply `{symbol}` to `{lt}` and `{rt}`"))
-                        .with_help("kernels do no implicit conversions; convert one side with `as`"),
+                        .with_help(help),
                 );
                 return if op.is_comparison() { Ty::BOOL } else { Ty::Never };
             }
@@ -717,15 +778,16 @@ impl<'a> BodyChecker<'a> {
         let mut idx = Vec::new();
         for index in indices {
             let i = self.expr(index);
-            self.expect_ty(&Ty::USIZE, &i, "in this index");
             match self.infer.shallow(&ty) {
                 Ty::Array(elem, len) => {
+                    self.expect_ty(&Ty::USIZE, &i, "in this index");
                     self.check_constant_index(&i, len);
                     ty = *elem;
                 }
                 Ty::Never => {}
                 other => {
-                    self.err(Diagnostic::error(index.span(), format!("cannot index a value of type `{other}`")));
+                    let t = self.infer.describe(&other);
+                    self.err(Diagnostic::error(index.span(), format!("cannot index a value of type `{t}`")));
                     return None;
                 }
             }
@@ -750,7 +812,7 @@ impl<'a> BodyChecker<'a> {
             if list.elems.len() as u32 != rank {
                 self.err(
                     Diagnostic::error(index.span(), format!("`{name}` has rank {rank} but is indexed with {} components", list.elems.len()))
-                        .with_help(format!("give {rank} indices")),
+                        .with_help(rank_help(&name, rank)),
                 );
                 return None;
             }
@@ -783,7 +845,10 @@ impl<'a> BodyChecker<'a> {
                 }
             },
             Ty::Array(_, n) => {
-                self.err(Diagnostic::error(i.span, format!("`{name}` has rank {rank} but the index has rank {n}")));
+                self.err(
+                    Diagnostic::error(i.span, format!("`{name}` has rank {rank} but the index has rank {n}"))
+                        .with_help(rank_help(&name, rank)),
+                );
                 None
             }
             Ty::Never => None,
@@ -813,6 +878,10 @@ impl<'a> BodyChecker<'a> {
         }
         let base = self.expr(&i.expr);
         let index = self.expr(&i.index);
+        if self.infer.shallow(&base.ty) == Ty::Never {
+            // An error already reported (or a rejected parameter, which may be a view).
+            return Self::error_expr(span);
+        }
         self.expect_ty(&Ty::USIZE, &index, "in this index");
         match self.infer.shallow(&base.ty) {
             Ty::Array(elem, len) => {
@@ -954,13 +1023,19 @@ impl<'a> BodyChecker<'a> {
             Builtin::Abs => {
                 class == Class::Float
                     || class == Class::Never
-                    || (class == Class::Int && self.infer.shallow(&ty).scalar().is_none_or(|s| s.is_signed_int()))
+                    || (class == Class::Int && self.infer.shallow(&ty).scalar().map_or(true, |s| s.is_signed_int()))
             }
             _ => matches!(class, Class::Int | Class::Float | Class::Never),
         };
         if !ok {
             let t = self.infer.describe(&ty);
-            self.err(Diagnostic::error(span, format!("`{name}` is not defined for `{t}`")));
+            let help = if builtin == Builtin::Abs && class == Class::Int {
+                "unsigned values are never negative; remove `abs`"
+            } else {
+                "`min`, `max` and `abs` work on numbers"
+            };
+            self.err(Diagnostic::error(span, format!("`{name}` is not defined for `{t}`")).with_help(help));
+            return Self::error_expr(span);
         }
         Expr { kind: ExprKind::Builtin(builtin, args), ty, span }
     }
@@ -983,8 +1058,11 @@ impl<'a> BodyChecker<'a> {
                         Diagnostic::error(i.then_branch.span(), format!("`if` without `else` cannot produce a value (this is `{t}`)"))
                             .with_help("add an `else` branch, or end the expression with `;`"),
                     );
+                    // Reported: `!` keeps `let v = if c { 1.0 };` from cascading.
+                    (None, Ty::Never)
+                } else {
+                    (None, Ty::Unit)
                 }
-                (None, Ty::Unit)
             }
             Some((_, e)) => {
                 let els = self.expr(e);
@@ -992,7 +1070,10 @@ impl<'a> BodyChecker<'a> {
                     Some(t) => t,
                     None => {
                         let (a, b) = (self.infer.describe(&then_ty), self.infer.describe(&els.ty));
-                        self.err(Diagnostic::error(span, format!("`if` and `else` have different types: `{a}` and `{b}`")));
+                        self.err(
+                            Diagnostic::error(span, format!("`if` and `else` have different types: `{a}` and `{b}`"))
+                                .with_help("both branches must produce the same type; convert one with `as`"),
+                        );
                         Ty::Never
                     }
                 };
@@ -1079,6 +1160,32 @@ struct Finisher<'a> {
 }
 
 impl Finisher<'_> {
+    /// Checks a literal against its settled type, as rustc's `overflowing_literals` does.
+    fn literal(&mut self, e: &Expr, negated: bool) {
+        let Ty::Scalar(s) = e.ty else { return };
+        let out_of_range = match e.kind {
+            ExprKind::Lit(Lit::Int(v)) => {
+                let max: u128 = match s {
+                    Scalar::I32 if negated => 1 << 31,
+                    Scalar::I32 => i32::MAX as u128,
+                    Scalar::U32 | Scalar::Usize => u32::MAX as u128,
+                    _ => u128::MAX,
+                };
+                v > max
+            }
+            ExprKind::Lit(Lit::Float(v)) => s == Scalar::F32 && v.is_finite() && v.abs() > f32::MAX as f64,
+            _ => false,
+        };
+        if out_of_range {
+            let help = match s {
+                Scalar::F32 => "the value is beyond `f32::MAX`; use `f32::INFINITY` or an `f64`",
+                Scalar::I32 => "the value does not fit in `i32`; use a `u32` or a smaller value",
+                _ => "indices and `usize` values are 32-bit on the device",
+            };
+            self.diags.push(Diagnostic::error(e.span, format!("literal out of range for `{}`", s.name())).with_help(help));
+        }
+    }
+
     fn block(&mut self, b: &mut Block) {
         for s in &mut b.stmts {
             match s {
@@ -1100,24 +1207,33 @@ impl Finisher<'_> {
     fn expr(&mut self, e: &mut Expr) {
         e.ty = self.infer.finish(&e.ty);
         match &mut e.kind {
-            ExprKind::Lit(Lit::Int(v)) => {
-                if let Ty::Scalar(s) = e.ty {
-                    let max: u128 = match s {
-                        Scalar::I32 => 1 << 31,
-                        Scalar::U32 | Scalar::Usize => u32::MAX as u128,
-                        _ => u128::MAX,
-                    };
-                    if *v > max {
-                        self.diags.push(
-                            Diagnostic::error(e.span, format!("literal out of range for `{}`", s.name()))
-                                .with_help("indices and `usize` values are 32-bit on the device"),
-                        );
-                    }
+            ExprKind::Lit(_) => self.literal(e, false),
+            ExprKind::Unary(UnOp::Neg, a) => {
+                if let Some(s) = e.ty.scalar().filter(|s| s.is_int() && !s.is_signed_int()) {
+                    self.diags.push(
+                        Diagnostic::error(e.span, format!("cannot negate a value of type `{}`", s.name()))
+                            .with_help("negation works on i32, f32 and f64; cast unsigned values to i32 first"),
+                    );
+                }
+                if matches!(a.kind, ExprKind::Lit(_)) {
+                    // `-2147483648` is `i32::MIN`: the literal may exceed `i32::MAX` by one.
+                    a.ty = self.infer.finish(&a.ty);
+                    self.literal(a, true);
+                } else {
+                    self.expr(a);
                 }
             }
-            ExprKind::Lit(_) | ExprKind::Local(_) | ExprKind::ScalarParam(_) | ExprKind::BufferExtent(_) => {}
+            ExprKind::Builtin(Builtin::Abs, list) if e.ty.scalar().is_some_and(|s| s.is_int() && !s.is_signed_int()) => {
+                let t = e.ty.scalar().map_or("", |s| s.name());
+                self.diags.push(
+                    Diagnostic::error(e.span, format!("`abs` is not defined for `{t}`"))
+                        .with_help("unsigned values are never negative; remove `abs`"),
+                );
+                list.iter_mut().for_each(|e| self.expr(e));
+            }
+            ExprKind::Local(_) | ExprKind::ScalarParam(_) | ExprKind::BufferExtent(_) => {}
             ExprKind::Break | ExprKind::Continue | ExprKind::Return => {}
-            ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::ArrayRepeat(a, _) => self.expr(a),
+            ExprKind::Unary(UnOp::Not, a) | ExprKind::Cast(a) | ExprKind::ArrayRepeat(a, _) => self.expr(a),
             ExprKind::Binary(_, a, b) | ExprKind::Logic(_, a, b) | ExprKind::Element(a, b) => {
                 self.expr(a);
                 self.expr(b);
@@ -1189,7 +1305,7 @@ fn op_symbol(op: BinOp) -> &'static str {
 fn scalar_constant(s: Scalar, name: &str) -> Option<Lit> {
     Some(match (s, name) {
         (Scalar::I32, "MAX") => Lit::Int(i32::MAX as u128),
-        // i32::MIN's bit pattern; the back end emits integer literals by their low 32 bits.
+        // i32::MIN's magnitude: path() negates it, as in `-2147483648`.
         (Scalar::I32, "MIN") => Lit::Int(1 << 31),
         (Scalar::U32 | Scalar::Usize, "MAX") => Lit::Int(u32::MAX as u128),
         (Scalar::U32 | Scalar::Usize, "MIN") => Lit::Int(0),
@@ -1206,6 +1322,15 @@ fn scalar_constant(s: Scalar, name: &str) -> Option<Lit> {
         (Scalar::F32 | Scalar::F64, "NAN") => Lit::Float(f64::NAN),
         _ => return None,
     })
+}
+
+/// How to index a view of rank `rank`.
+fn rank_help(name: &str, rank: u32) -> String {
+    match rank {
+        1 => format!("index it with one `usize`: `{name}[i]`, or with an `Index<1>`"),
+        2 => format!("index it with two `usize` components: `{name}[[i, j]]`, or with an `Index<2>`"),
+        _ => format!("index it with {rank} `usize` components: `{name}[[i, j, k]]`, or with an `Index<{rank}>`"),
+    }
 }
 
 fn unsupported_suffix(span: Span, suffix: &str) -> Diagnostic {
@@ -1227,7 +1352,14 @@ fn macro_error(mac: &syn::Macro) -> Diagnostic {
 }
 
 fn unsupported_expr(e: &syn::Expr) -> Diagnostic {
-    let span = e.span();
+    // Point at the token that makes the expression unsupported where it is not the first one.
+    let span = match e {
+        syn::Expr::Field(f) => f.member.span(),
+        syn::Expr::Try(t) => t.question_token.span(),
+        syn::Expr::Range(r) => r.limits.span(),
+        syn::Expr::Await(a) => a.await_token.span(),
+        _ => e.span(),
+    };
     let (what, help) = match e {
         syn::Expr::Closure(_) => ("closures are not allowed in kernels", "write the computation inline"),
         syn::Expr::Reference(_) => ("references are not allowed in kernels", "use the value directly; only views and arrays are passed by reference"),

@@ -15,6 +15,9 @@ pub fn lower(func: &syn::ItemFn) -> Result<Kernel, Diagnostics> {
     let sig = signature::check_signature(func, &mut diags);
     let mut checker = body::BodyChecker::new(&mut diags, &sig.params);
     let index_local = checker.declare_index(sig.index_name.as_deref().unwrap_or("#index"), sig.rank);
+    for name in &sig.rejected {
+        checker.declare_rejected(name);
+    }
     let (locals, body) = checker.check_body(&func.block);
     if !diags.is_empty() {
         return Err(diags);

@@ -14,6 +14,8 @@ pub struct Signature {
     pub rank: u32,
     /// Parameters after the index.
     pub params: Vec<Param>,
+    /// Names of parameters (the index included) whose types were rejected.
+    pub rejected: Vec<String>,
 }
 
 /// Checks the signature, recording every problem.
@@ -30,7 +32,7 @@ pub fn check_signature(func: &syn::ItemFn, diags: &mut Diagnostics) -> Signature
         }
     }
 
-    let mut out = Signature { index_name: None, rank: 1, params: Vec::new() };
+    let mut out = Signature { index_name: None, rank: 1, params: Vec::new(), rejected: Vec::new() };
     let mut inputs = sig.inputs.iter();
     match inputs.next() {
         Some(first) => match index_param(first) {
@@ -38,7 +40,10 @@ pub fn check_signature(func: &syn::ItemFn, diags: &mut Diagnostics) -> Signature
                 out.index_name = Some(name);
                 out.rank = rank;
             }
-            Err(d) => diags.push(d),
+            Err(d) => {
+                diags.push(d);
+                out.rejected.extend(param_name(first).ok().map(|(name, _)| name));
+            }
         },
         None => diags.push(
             Diagnostic::error(sig.ident.span(), "a kernel's first parameter must be its index")
@@ -47,8 +52,21 @@ pub fn check_signature(func: &syn::ItemFn, diags: &mut Diagnostics) -> Signature
     }
     for input in inputs {
         match buffer_or_scalar_param(input) {
-            Ok(p) => out.params.push(p),
-            Err(d) => diags.push(d),
+            Ok(p) => {
+                // rustc would reject the launcher with the same parameters (E0415); say it here.
+                if out.index_name.as_deref() == Some(p.name.as_str()) || out.params.iter().any(|q| q.name == p.name) {
+                    let name = &p.name;
+                    diags.push(
+                        Diagnostic::error(p.span, format!("parameter `{name}` is declared more than once"))
+                            .with_help("give every parameter its own name"),
+                    );
+                }
+                out.params.push(p);
+            }
+            Err(d) => {
+                diags.push(d);
+                out.rejected.extend(param_name(input).ok().map(|(name, _)| name));
+            }
         }
     }
     out

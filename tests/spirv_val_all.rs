@@ -1,0 +1,164 @@
+//! Every `#[kernel(amp)]` function in the repository, compiled and checked by `spirv-val`.
+//!
+//! The test walks the `.rs` files of the repository (`examples/`, `tests/` but not the
+//! compile-fail cases of `tests/ui/`, `benches/`, `src/`, and the same folders of the workspace
+//! members), finds the kernels with `amp_spirv::kernels_in_file` (top level, inline modules and
+//! function bodies), compiles each with `amp_spirv::compile` and runs
+//! `spirv-val --target-env vulkan1.1` on the module.
+//!
+//! Kernels written inside `macro_rules!` bodies (or produced by other macros) are token trees to
+//! `syn`, not items, so they cannot be found this way; the kernels those macros generate are still
+//! compiled by `#[kernel(amp)]` when their crate builds, just not validated here.
+//!
+//! `spirv-val` is required: run `scripts/setup.sh` to install it. The test fails, never skips,
+//! when it is missing.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Folders searched, relative to the repository root and to each workspace member.
+const FOLDERS: [&str; 4] = ["examples", "tests", "benches", "src"];
+
+fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The `.rs` files under `dir`, recursively, in a stable order; `tests/ui` is left out.
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    paths.sort();
+    for path in paths {
+        if path.is_dir() {
+            let is_ui = path.file_name().is_some_and(|n| n == "ui")
+                && path.parent().is_some_and(|p| p.ends_with("tests"));
+            if !is_ui {
+                rust_files(&path, out);
+            }
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The workspace members that have their own folders (`amp-spirv`, `amp-runtime`, ...).
+fn member_dirs(root: &Path) -> Vec<PathBuf> {
+    let mut dirs = vec![root.to_path_buf()];
+    let mut members: Vec<PathBuf> = std::fs::read_dir(root)
+        .expect("reading the repository root")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir() && p.join("Cargo.toml").is_file())
+        .collect();
+    members.sort();
+    dirs.extend(members);
+    dirs
+}
+
+fn spirv_val() -> PathBuf {
+    let candidates = [
+        PathBuf::from("/usr/bin/spirv-val"),
+        PathBuf::from("/usr/local/bin/spirv-val"),
+    ];
+    if let Some(found) = candidates.iter().find(|p| p.is_file()) {
+        return found.clone();
+    }
+    match Command::new("spirv-val").arg("--version").output() {
+        Ok(out) if out.status.success() => PathBuf::from("spirv-val"),
+        _ => panic!(
+            "spirv-val (SPIRV-Tools) was not found: it is required to check every kernel's SPIR-V. \
+             Run scripts/setup.sh (or install the `spirv-tools` package) and test again."
+        ),
+    }
+}
+
+/// Runs `spirv-val --target-env vulkan1.1` on `words`; `Err` holds its output.
+fn validate(words: &[u32], tag: &str) -> Result<(), String> {
+    let path = std::env::temp_dir().join(format!(
+        "amp-spirv-val-all-{}-{tag}.spv",
+        std::process::id()
+    ));
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    std::fs::write(&path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    let out = Command::new(spirv_val())
+        .args(["--target-env", "vulkan1.1"])
+        .arg(&path)
+        .output();
+    let _ = std::fs::remove_file(&path);
+    let out = out.map_err(|e| format!("cannot run spirv-val: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ))
+    }
+}
+
+#[test]
+fn every_kernel_in_the_repository_validates() {
+    let root = repo_root();
+    let mut files = Vec::new();
+    for dir in member_dirs(&root) {
+        for folder in FOLDERS {
+            rust_files(&dir.join(folder), &mut files);
+        }
+    }
+    assert!(
+        !files.is_empty(),
+        "no .rs files found under {}",
+        root.display()
+    );
+
+    let mut found = 0;
+    let mut failures = Vec::new();
+    for file in &files {
+        let shown = file
+            .strip_prefix(&root)
+            .unwrap_or(file)
+            .display()
+            .to_string();
+        let source =
+            std::fs::read_to_string(file).unwrap_or_else(|e| panic!("cannot read {shown}: {e}"));
+        let parsed =
+            syn::parse_file(&source).unwrap_or_else(|e| panic!("cannot parse {shown}: {e}"));
+        let kernels = amp_spirv::kernels_in_file(&parsed);
+        if shown.starts_with("examples") && source.contains("#[kernel(amp)]") {
+            assert!(
+                !kernels.is_empty(),
+                "{shown} mentions #[kernel(amp)] but no kernel was found in it"
+            );
+        }
+        for func in kernels {
+            found += 1;
+            let name = func.sig.ident.to_string();
+            match amp_spirv::compile(&func) {
+                Err(diags) => {
+                    failures.push(format!("{shown}: `{name}` does not compile:\n{diags}"))
+                }
+                Ok(kernel) => {
+                    if let Err(msg) = validate(&kernel.spirv, &format!("{found}-{name}")) {
+                        failures.push(format!("{shown}: spirv-val rejects `{name}`:\n{msg}"));
+                    }
+                }
+            }
+        }
+    }
+    // The examples alone have five kernels: finding fewer means the search is broken, and the
+    // test must not pass on nothing.
+    assert!(
+        found >= 5,
+        "only {found} kernels were found in {} files",
+        files.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {found} kernels failed:\n\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+    eprintln!("{found} kernels in {} files validated", files.len());
+}

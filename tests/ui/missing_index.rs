@@ -1,0 +1,6 @@
+use amp::prelude::*;
+
+#[kernel(amp)]
+fn nothing() {}
+
+fn main() {}

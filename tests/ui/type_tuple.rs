@@ -1,0 +1,9 @@
+use amp::prelude::*;
+
+#[kernel(amp)]
+fn pair(idx: Index<1>, out: ArrayViewMut<f32, 1>) {
+    let p: (f32, f32);
+    out[idx] = 0.0;
+}
+
+fn main() {}

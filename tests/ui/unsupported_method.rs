@@ -1,0 +1,8 @@
+use amp::prelude::*;
+
+#[kernel(amp)]
+fn roots(idx: Index<1>, a: ArrayView<f32, 1>, out: ArrayViewMut<f32, 1>) {
+    out[idx] = a[idx].sqrt();
+}
+
+fn main() {}
