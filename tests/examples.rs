@@ -1,0 +1,77 @@
+//! Every example under `examples/`, compiled into this test and checked against the results it
+//! documents.
+//!
+//! The examples are included with `#[path]` modules rather than `include!`: they start with
+//! inner doc comments (`//!`), which `include!` inside a `mod { }` block rejects (E0753).
+
+#[path = "../examples/array_times10.rs"]
+mod array_times10;
+#[path = "../examples/index.rs"]
+mod index;
+#[path = "../examples/matmul.rs"]
+mod matmul;
+#[path = "../examples/vector_add.rs"]
+mod vector_add;
+
+/// Every test ends here: validation (when asked for) is on and reported nothing.
+fn assert_validation_clean() {
+    if std::env::var_os("AMP_VALIDATION").is_some_and(|v| v == "1") {
+        assert!(
+            amp::validation_enabled(),
+            "AMP_VALIDATION=1 but the validation layer is not active"
+        );
+    }
+    assert_eq!(amp::validation_message_count(), 0);
+}
+
+#[test]
+fn vector_add_example() -> Result<(), amp::Error> {
+    assert_eq!(vector_add::run()?, [7, 9, 11, 13, 15]);
+    assert_validation_clean();
+    Ok(())
+}
+
+#[test]
+fn index_example() -> Result<(), amp::Error> {
+    let r = index::run()?;
+    assert_eq!(
+        r,
+        index::Results {
+            rank1: 3,
+            rank2: 6,
+            rank3: 8,
+            rank2_device: 6,
+            rank3_device: 8,
+            extent: ([3, 2, 2], 12)
+        }
+    );
+    assert_validation_clean();
+    Ok(())
+}
+
+#[test]
+fn array_times10_example() -> Result<(), amp::Error> {
+    assert_eq!(array_times10::run()?, [10, 20, 30, 40, 50]);
+    assert_validation_clean();
+    Ok(())
+}
+
+/// The example's default is 1024 x 1024 x 1024, which is slow on a software device in a debug
+/// build; 256 x 256 x 256 exercises the same kernel. The inputs are small integers, so every
+/// partial sum is exact and the device must match the CPU bit for bit.
+#[test]
+fn matmul_example() -> Result<(), amp::Error> {
+    let (m, n, w) = (256, 256, 256);
+    let (a, b) = matmul::inputs(m, n, w);
+    let (c, _elapsed) = matmul::multiply(&a, &b, m, n, w)?;
+    let expected = matmul::multiply_cpu(&a, &b, m, n, w);
+    assert_eq!(c.len(), m * n);
+    assert!(c == expected, "device result differs from the CPU");
+    // A non-square case through the same functions.
+    let (m, n, w) = (5, 7, 3);
+    let (a, b) = matmul::inputs(m, n, w);
+    let (c, _) = matmul::multiply(&a, &b, m, n, w)?;
+    assert_eq!(c, matmul::multiply_cpu(&a, &b, m, n, w));
+    assert_validation_clean();
+    Ok(())
+}
