@@ -62,15 +62,28 @@ pub fn run() -> Result<Results, amp::Error> {
     let rank3_device = out[3];
 
     let e = Extent::new([3, 2, 2]);
-    Ok(Results { rank1, rank2, rank3, rank2_device, rank3_device, extent: ([e[0], e[1], e[2]], e.size()) })
+    Ok(Results {
+        rank1,
+        rank2,
+        rank3,
+        rank2_device,
+        rank3_device,
+        extent: ([e[0], e[1], e[2]], e.size()),
+    })
 }
 
 #[allow(dead_code)]
 fn main() -> Result<(), amp::Error> {
     let r = run()?;
     println!("rank 1, index [2]: {}", r.rank1);
-    println!("rank 2, index [1, 2]: {} (on the device: {})", r.rank2, r.rank2_device);
-    println!("rank 3, index [0, 1, 3]: {} (on the device: {})", r.rank3, r.rank3_device);
+    println!(
+        "rank 2, index [1, 2]: {} (on the device: {})",
+        r.rank2, r.rank2_device
+    );
+    println!(
+        "rank 3, index [0, 1, 3]: {} (on the device: {})",
+        r.rank3, r.rank3_device
+    );
     let ([e0, e1, e2], size) = r.extent;
     println!("extent [3, 2, 2]: e[0] = {e0}, e[1] = {e1}, e[2] = {e2}, size = {size}");
     Ok(())

@@ -15,7 +15,13 @@ fn matmul(idx: Index<2>, a: ArrayView<f32, 2>, b: ArrayView<f32, 2>, c: ArrayVie
 }
 
 /// `C (m x n) = A (m x w) * B (w x n)` on the device; returns C and the launch-to-result time.
-pub fn multiply(a: &[f32], b: &[f32], m: usize, n: usize, w: usize) -> Result<(Vec<f32>, std::time::Duration), amp::Error> {
+pub fn multiply(
+    a: &[f32],
+    b: &[f32],
+    m: usize,
+    n: usize,
+    w: usize,
+) -> Result<(Vec<f32>, std::time::Duration), amp::Error> {
     let mut c = vec![0.0f32; m * n];
     let start = Instant::now();
     {
@@ -47,14 +53,21 @@ pub fn multiply_cpu(a: &[f32], b: &[f32], m: usize, n: usize, w: usize) -> Vec<f
 /// Deterministic inputs with small integer values, so every partial sum is exact in f32 and the
 /// device must match the CPU bit for bit.
 pub fn inputs(m: usize, n: usize, w: usize) -> (Vec<f32>, Vec<f32>) {
-    let a = (0..m * w).map(|i| ((i * 7 + 3) % 17) as f32 - 8.0).collect();
-    let b = (0..w * n).map(|i| ((i * 5 + 1) % 13) as f32 - 6.0).collect();
+    let a = (0..m * w)
+        .map(|i| ((i * 7 + 3) % 17) as f32 - 8.0)
+        .collect();
+    let b = (0..w * n)
+        .map(|i| ((i * 5 + 1) % 13) as f32 - 6.0)
+        .collect();
     (a, b)
 }
 
 #[allow(dead_code)]
 fn main() -> Result<(), amp::Error> {
-    let args: Vec<usize> = std::env::args().skip(1).filter_map(|s| s.parse().ok()).collect();
+    let args: Vec<usize> = std::env::args()
+        .skip(1)
+        .filter_map(|s| s.parse().ok())
+        .collect();
     let (m, n, w) = match args[..] {
         [m, n, w] => (m, n, w),
         _ => (1024, 1024, 1024),
@@ -70,9 +83,15 @@ fn main() -> Result<(), amp::Error> {
     let ok = c == expected;
     let gflops = 2.0 * (m * n * w) as f64 / elapsed.as_secs_f64() / 1e9;
     println!("simple matmul {m} x {n} x {w} on {}", acc.name());
-    println!("  device: {:8.2} ms ({gflops:.2} GFLOP/s, transfers included)", elapsed.as_secs_f64() * 1e3);
+    println!(
+        "  device: {:8.2} ms ({gflops:.2} GFLOP/s, transfers included)",
+        elapsed.as_secs_f64() * 1e3
+    );
     println!("  cpu:    {:8.2} ms (one thread)", cpu.as_secs_f64() * 1e3);
-    println!("  result: {}", if ok { "matches the CPU" } else { "MISMATCH" });
+    println!(
+        "  result: {}",
+        if ok { "matches the CPU" } else { "MISMATCH" }
+    );
     if !ok {
         std::process::exit(1);
     }

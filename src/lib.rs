@@ -42,7 +42,8 @@ pub use amp_runtime::*;
 pub mod prelude {
     pub use amp_macros::kernel;
     pub use amp_runtime::{
-        parallel_for_each, parallel_for_each_on, Accelerator, Array, ArrayView, ArrayViewMut, Error, Extent, Index,
+        parallel_for_each, parallel_for_each_on, Accelerator, Array, ArrayView, ArrayViewMut,
+        Error, Extent, Index,
     };
 }
 

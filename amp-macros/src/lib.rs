@@ -6,7 +6,7 @@
 
 use amp_spirv::{CompiledKernel, Container, Diagnostic, ParamKind, Scalar};
 use proc_macro::TokenStream;
-use proc_macro2::{Literal, Span, TokenStream as TokenStream2};
+use proc_macro2::{Delimiter, Group, Literal, Span, TokenStream as TokenStream2};
 use quote::{format_ident, quote, quote_spanned};
 
 /// Compiles a Rust function to a GPU kernel at build time.
@@ -30,9 +30,14 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     };
     let mut errors = TokenStream2::new();
     if attr.to_string() != "amp" {
-        let span = attr.clone().into_iter().next().map_or_else(Span::call_site, |t| t.span());
+        let span = attr
+            .clone()
+            .into_iter()
+            .next()
+            .map_or_else(Span::call_site, |t| t.span());
         errors.extend(error_tokens(
-            &Diagnostic::error(span, "expected `#[kernel(amp)]`").with_help("amp kernels are marked with `#[kernel(amp)]`"),
+            &Diagnostic::error(span, "expected `#[kernel(amp)]`")
+                .with_help("amp kernels are marked with `#[kernel(amp)]`"),
         ));
     }
     match amp_spirv::compile(&func) {
@@ -50,18 +55,27 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     }
 }
 
+/// `compile_error!` spanning the diagnostic's whole range: rustc reports an error at a macro
+/// invocation from its first token (the path) to its last (the group), which is how a stable
+/// proc macro underlines more than one token.
 fn error_tokens(d: &Diagnostic) -> TokenStream2 {
     let msg = d.to_string();
-    quote_spanned!(d.span=> ::core::compile_error!{ #msg })
+    let mut body = Group::new(Delimiter::Brace, quote!(#msg));
+    body.set_span(d.span.end);
+    let path = quote_spanned!(d.span.start=> ::core::compile_error!);
+    quote!(#path #body)
 }
 
 /// Writes the module to `$AMP_DUMP_SPIRV/<name>.spv` when that variable is set.
 fn dump_spirv(kernel: &CompiledKernel) {
-    let Some(dir) = std::env::var_os("AMP_DUMP_SPIRV") else { return };
+    let Some(dir) = std::env::var_os("AMP_DUMP_SPIRV") else {
+        return;
+    };
     let dir = std::path::PathBuf::from(dir);
     let bytes: Vec<u8> = kernel.spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
     // Best effort: a failed dump must not fail the user's build.
-    let _ = std::fs::create_dir_all(&dir).and_then(|_| std::fs::write(dir.join(format!("{}.spv", kernel.name)), bytes));
+    let _ = std::fs::create_dir_all(&dir)
+        .and_then(|_| std::fs::write(dir.join(format!("{}.spv", kernel.name)), bytes));
 }
 
 fn scalar_tokens(s: Scalar) -> TokenStream2 {
@@ -95,7 +109,12 @@ fn launcher(func: &syn::ItemFn, kernel: &CompiledKernel) -> TokenStream2 {
         let pname = &p.name;
         let offset = p.offset;
         match p.kind {
-            ParamKind::Buffer { elem, rank, writable, container } => {
+            ParamKind::Buffer {
+                elem,
+                rank,
+                writable,
+                container,
+            } => {
                 let t = scalar_tokens(elem);
                 let r = Literal::usize_unsuffixed(rank as usize);
                 let ty = match (container, writable) {
@@ -145,7 +164,7 @@ fn launcher(func: &syn::ItemFn, kernel: &CompiledKernel) -> TokenStream2 {
     let entry = kernel.entry_point;
     quote! {
         #(#attrs)*
-        #[allow(clippy::needless_lifetimes)]
+        #[allow(clippy::needless_lifetimes, clippy::too_many_arguments)]
         #vis fn #name<'k>(#(#inputs),*) -> ::amp::__private::KernelCall<'k, #rank> {
             static SPIRV: [u32; #len] = [#(#words),*];
             static INFO: ::amp::__private::KernelInfo = ::amp::__private::KernelInfo {

@@ -90,6 +90,8 @@ pub(crate) struct DeviceShared {
     pub(crate) device_type: DeviceType,
     pub(crate) limits: Limits,
     pub(crate) float64: bool,
+    /// Whether kernels may ask to keep NaN, infinities and signed zeros (`[f32, f64]`).
+    pub(crate) preserve_float_specials: [bool; 2],
     pub(crate) allocator: Mutex<Option<Allocator>>,
     pub(crate) submitter: Mutex<Submitter>,
     pub(crate) pipelines: Mutex<HashMap<PipelineKey, Arc<Pipeline>>>,
@@ -339,12 +341,34 @@ fn create_device(inst: &Arc<InstanceShared>, phys: &PhysicalInfo) -> Result<Devi
             // Out-of-bounds accesses by a kernel (a domain larger than its buffers) are
             // discarded instead of touching other memory.
             .robust_buffer_access(supported.robust_buffer_access == vk::TRUE);
+        let float_controls = c"VK_KHR_shader_float_controls";
+        let has_float_controls = instance
+            .enumerate_device_extension_properties(phys.handle)
+            .map_err(Error::vk("vkEnumerateDeviceExtensionProperties"))?
+            .iter()
+            .any(|e| e.extension_name_as_c_str() == Ok(float_controls));
+        let mut preserve_float_specials = [false; 2];
+        if has_float_controls {
+            let mut fc = vk::PhysicalDeviceFloatControlsProperties::default();
+            let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut fc);
+            instance.get_physical_device_properties2(phys.handle, &mut props2);
+            preserve_float_specials = [
+                fc.shader_signed_zero_inf_nan_preserve_float32 == vk::TRUE,
+                fc.shader_signed_zero_inf_nan_preserve_float64 == vk::TRUE,
+            ];
+        }
+        let extensions = if has_float_controls {
+            vec![float_controls.as_ptr()]
+        } else {
+            Vec::new()
+        };
         let priorities = [1.0f32];
         let queues = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(family)
             .queue_priorities(&priorities)];
         let info = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queues)
+            .enabled_extension_names(&extensions)
             .enabled_features(&features);
         let device = instance
             .create_device(phys.handle, &info, None)
@@ -389,6 +413,7 @@ fn create_device(inst: &Arc<InstanceShared>, phys: &PhysicalInfo) -> Result<Devi
                 max_storage_buffer_range: l.max_storage_buffer_range,
             },
             float64: supported.shader_float64 == vk::TRUE,
+            preserve_float_specials,
             allocator: Mutex::new(Some(allocator)),
             submitter: Mutex::new(submitter),
             pipelines: Mutex::new(HashMap::new()),

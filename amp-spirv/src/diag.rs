@@ -1,8 +1,57 @@
 //! Diagnostics: every error carries the span of the tokens it is about, the rule it breaks and,
 //! where there is one, the fix. The compiler collects them all instead of stopping at the first.
 
-use proc_macro2::Span;
 use std::fmt;
+
+/// The source range a diagnostic is about: its first and last token. (Stable Rust cannot join
+/// two spans into one, so both ends are kept and the macro spans the error across them.)
+#[derive(Clone, Copy, Debug)]
+pub struct Span {
+    /// The first token.
+    pub start: proc_macro2::Span,
+    /// The last token.
+    pub end: proc_macro2::Span,
+}
+
+impl Span {
+    /// The range of a syntax node's tokens.
+    pub fn of(node: &(impl quote::ToTokens + ?Sized)) -> Span {
+        let mut tokens = node.to_token_stream().into_iter();
+        let Some(first) = tokens.next() else {
+            return Span::from(proc_macro2::Span::call_site());
+        };
+        let start = first.span();
+        let end = tokens.last().map_or(start, |t| t.span());
+        Span { start, end }
+    }
+
+    /// Where the range starts (line and column), with `proc-macro2`'s span locations.
+    pub fn start(&self) -> proc_macro2::LineColumn {
+        self.start.start()
+    }
+}
+
+impl From<proc_macro2::Span> for Span {
+    fn from(span: proc_macro2::Span) -> Self {
+        Span {
+            start: span,
+            end: span,
+        }
+    }
+}
+
+/// `.span()` on syntax nodes, returning the whole range (`syn`'s returns the first token only
+/// on stable Rust).
+pub trait Spanned {
+    /// The node's range.
+    fn span(&self) -> Span;
+}
+
+impl<T: quote::ToTokens + ?Sized> Spanned for T {
+    fn span(&self) -> Span {
+        Span::of(self)
+    }
+}
 
 /// One compile error in a kernel.
 #[derive(Clone, Debug)]
@@ -17,8 +66,12 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     /// An error at `span`.
-    pub fn error(span: Span, message: impl Into<String>) -> Self {
-        Diagnostic { span, message: message.into(), help: None }
+    pub fn error(span: impl Into<Span>, message: impl Into<String>) -> Self {
+        Diagnostic {
+            span: span.into(),
+            message: message.into(),
+            help: None,
+        }
     }
 
     /// Adds a suggested fix.
@@ -32,7 +85,7 @@ impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message)?;
         if let Some(help) = &self.help {
-            write!(f, "\n  = help: {help}")?;
+            write!(f, "\nhelp: {help}")?;
         }
         Ok(())
     }
@@ -51,7 +104,7 @@ impl Diagnostics {
     }
 
     /// Records an error at `span` with a message.
-    pub fn error(&mut self, span: Span, message: impl Into<String>) {
+    pub fn error(&mut self, span: impl Into<Span>, message: impl Into<String>) {
         self.push(Diagnostic::error(span, message));
     }
 

@@ -1,8 +1,8 @@
 //! The typed kernel IR: what the front end produces after name resolution and type inference,
 //! and what the back end lowers to SPIR-V. Every expression carries its (fully inferred) type.
 
+use crate::diag::Span;
 use crate::types::{Scalar, Ty};
-use proc_macro2::Span;
 
 /// Index of a local variable in [`Kernel::locals`].
 pub type LocalId = usize;
@@ -109,8 +109,9 @@ pub struct Expr {
 pub enum Lit {
     /// An integer (its type is the expression's).
     Int(u128),
-    /// A float (its type is the expression's).
-    Float(f64),
+    /// A float (its type is the expression's): the value as `f64`, and as `f32` rounded once
+    /// from the source digits (rounding through `f64` would round twice).
+    Float(f64, f32),
     /// `true` / `false`.
     Bool(bool),
 }
@@ -164,7 +165,10 @@ pub enum BinOp {
 impl BinOp {
     /// Whether the operator compares and yields `bool`.
     pub fn is_comparison(self) -> bool {
-        matches!(self, BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge)
+        matches!(
+            self,
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+        )
     }
 
     /// Whether the operator is a shift (its operands may differ in type).

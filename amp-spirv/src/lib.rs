@@ -74,7 +74,7 @@ pub fn compile(func: &syn::ItemFn) -> Result<CompiledKernel, Diagnostics> {
         let mut diags = Diagnostics::default();
         diags.push(
             Diagnostic::error(
-                syn::spanned::Spanned::span(&func.sig.inputs),
+                diag::Span::of(&func.sig.inputs),
                 format!(
                     "this kernel's launch parameters need {} bytes, more than the {MAX_PUSH_CONSTANT_BYTES} bytes of push constants every device has",
                     layout.size
@@ -138,7 +138,10 @@ fn fnv1a(words: &[u32]) -> u64 {
 
 /// Whether `attr` is `#[kernel(amp)]` (or `#[amp::kernel(amp)]`).
 pub fn is_kernel_attr(attr: &syn::Attribute) -> bool {
-    attr.path().segments.last().is_some_and(|s| s.ident == "kernel")
+    attr.path()
+        .segments
+        .last()
+        .is_some_and(|s| s.ident == "kernel")
 }
 
 /// The `#[kernel(amp)]` functions of a parsed source file, also those in inline modules and

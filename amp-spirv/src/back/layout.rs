@@ -51,7 +51,10 @@ impl Layout {
         let mut push = |ty: Scalar, members: &mut Vec<Member>| {
             let size = if ty == Scalar::F64 { 8 } else { 4 };
             offset = offset.div_ceil(size) * size;
-            members.push(Member { ty: if ty == Scalar::Bool { Scalar::U32 } else { ty }, offset });
+            members.push(Member {
+                ty: if ty == Scalar::Bool { Scalar::U32 } else { ty },
+                offset,
+            });
             offset += size;
             members.len() as u32 - 1
         };
@@ -66,7 +69,11 @@ impl Layout {
                 for _ in 0..rank {
                     push(Scalar::U32, &mut members);
                 }
-                params.push(ParamSlot::Buffer { binding, first_member, extent_offset: members[first_member as usize].offset });
+                params.push(ParamSlot::Buffer {
+                    binding,
+                    first_member,
+                    extent_offset: members[first_member as usize].offset,
+                });
                 binding += 1;
             } else {
                 params.push(ParamSlot::Scalar { member: 0 });
@@ -74,11 +81,17 @@ impl Layout {
         }
         for (i, p) in kernel.params.iter().enumerate() {
             if let ParamKind::Scalar(s) = p.kind {
-                params[i] = ParamSlot::Scalar { member: push(s, &mut members) };
+                params[i] = ParamSlot::Scalar {
+                    member: push(s, &mut members),
+                };
             }
         }
         let size = offset.div_ceil(4) * 4;
-        Layout { members, params, size }
+        Layout {
+            members,
+            params,
+            size,
+        }
     }
 
     /// The member holding dimension `d` of the launch domain.

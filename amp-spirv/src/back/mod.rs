@@ -48,7 +48,12 @@ pub fn emit(kernel: &Kernel, layout: &Layout) -> Module {
     if uses_float64 {
         e.b.capability(spirv::Capability::Float64);
     }
-    Module { words: e.b.module().assemble(), uses_float64, workgroup_size: [SIMPLE_WORKGROUP_SIZE, 1, 1] }
+    e.preserve_float_specials();
+    Module {
+        words: e.b.module().assemble(),
+        uses_float64,
+        workgroup_size: [SIMPLE_WORKGROUP_SIZE, 1, 1],
+    }
 }
 
 /// Whether values of `ty` occupy storage: `()`, `!` and arrays of them (`[(); 4]`, or the
@@ -84,6 +89,8 @@ struct Emitter<'k> {
     push: Option<Word>,
     loops: Vec<LoopTargets>,
     label: Word,
+    main: Word,
+    uses_float32: bool,
     uses_float64: bool,
 }
 
@@ -108,6 +115,8 @@ impl<'k> Emitter<'k> {
             push: None,
             loops: Vec::new(),
             label: 0,
+            main: 0,
+            uses_float32: false,
             uses_float64: false,
         }
     }
@@ -123,7 +132,10 @@ impl<'k> Emitter<'k> {
                 Scalar::Bool => self.b.type_bool(),
                 Scalar::I32 => self.b.type_int(32, 1),
                 Scalar::U32 | Scalar::Usize => self.b.type_int(32, 0),
-                Scalar::F32 => self.b.type_float(32, None),
+                Scalar::F32 => {
+                    self.uses_float32 = true;
+                    self.b.type_float(32, None)
+                }
                 Scalar::F64 => {
                     self.uses_float64 = true;
                     self.b.type_float(64, None)
@@ -145,14 +157,21 @@ impl<'k> Emitter<'k> {
     }
 
     fn ptr(&mut self, pointee: Word, class: StorageClass) -> Word {
-        *self.pointers.entry((pointee, class)).or_insert_with(|| self.b.type_pointer(None, class, pointee))
+        *self
+            .pointers
+            .entry((pointee, class))
+            .or_insert_with(|| self.b.type_pointer(None, class, pointee))
     }
 
     fn constant(&mut self, ty: Word, bits: u64, wide: bool) -> Word {
         if let Some(&id) = self.constants.get(&(ty, bits)) {
             return id;
         }
-        let id = if wide { self.b.constant_bit64(ty, bits) } else { self.b.constant_bit32(ty, bits as u32) };
+        let id = if wide {
+            self.b.constant_bit64(ty, bits)
+        } else {
+            self.b.constant_bit32(ty, bits as u32)
+        };
         self.constants.insert((ty, bits), id);
         id
     }
@@ -170,36 +189,87 @@ impl<'k> Emitter<'k> {
                 if let Some(&id) = self.constants.get(&key) {
                     return id;
                 }
-                let id = if v { self.b.constant_true(t) } else { self.b.constant_false(t) };
+                let id = if v {
+                    self.b.constant_true(t)
+                } else {
+                    self.b.constant_false(t)
+                };
                 self.constants.insert(key, id);
                 id
             }
-            (Scalar::F32, Lit::Float(v)) => self.constant(t, (v as f32).to_bits() as u64, false),
-            (Scalar::F64, Lit::Float(v)) => self.constant(t, v.to_bits(), true),
+            (Scalar::F32, Lit::Float(_, v)) => self.constant(t, v.to_bits() as u64, false),
+            (Scalar::F64, Lit::Float(v, _)) => self.constant(t, v.to_bits(), true),
             (Scalar::F32, Lit::Int(v)) => self.constant(t, (v as f32).to_bits() as u64, false),
             (Scalar::F64, Lit::Int(v)) => self.constant(t, (v as f64).to_bits(), true),
             (_, Lit::Int(v)) => self.constant(t, v as u32 as u64, false),
-            (_, Lit::Float(v)) => self.constant(t, v as i64 as u32 as u64, false),
+            (_, Lit::Float(v, _)) => self.constant(t, v as i64 as u32 as u64, false),
             (_, Lit::Bool(v)) => self.constant(t, v as u64, false),
         }
+    }
+
+    /// Rust's float semantics keep NaN, infinities and the sign of zero through every operation;
+    /// Vulkan lets drivers fold `x * 0.0` to `0.0` and `x - x` to `0.0` unless the module asks for
+    /// `SignedZeroInfNanPreserve` (the runtime drops the request on devices without it).
+    fn preserve_float_specials(&mut self) {
+        let widths: Vec<u32> = [(self.uses_float32, 32), (self.uses_float64, 64)]
+            .into_iter()
+            .filter_map(|(used, w)| used.then_some(w))
+            .collect();
+        if widths.is_empty() {
+            return;
+        }
+        self.b.extension("SPV_KHR_float_controls");
+        self.b
+            .capability(spirv::Capability::SignedZeroInfNanPreserve);
+        for w in widths {
+            self.b.execution_mode(
+                self.main,
+                spirv::ExecutionMode::SignedZeroInfNanPreserve,
+                [w],
+            );
+        }
+    }
+
+    /// Marks a float operation `NoContraction`: Rust rounds every operation on its own (no fused
+    /// multiply-add unless the kernel asks for it), and drivers treat such operations as exact,
+    /// so they do not rewrite `x * 0.0` to `0.0` either.
+    fn exact(&mut self, id: Word) {
+        self.b.decorate(id, spirv::Decoration::NoContraction, []);
     }
 
     // ----- instructions -----
 
     fn op(&mut self, op: Op, ty: Word, operands: &[Word]) -> Word {
         let id = self.b.id();
-        let inst = dr::Instruction::new(op, Some(ty), Some(id), operands.iter().map(|&w| Operand::IdRef(w)).collect());
-        self.b.insert_into_block(InsertPoint::End, inst).expect("a block is open while emitting values");
+        let inst = dr::Instruction::new(
+            op,
+            Some(ty),
+            Some(id),
+            operands.iter().map(|&w| Operand::IdRef(w)).collect(),
+        );
+        self.b
+            .insert_into_block(InsertPoint::End, inst)
+            .expect("a block is open while emitting values");
         id
     }
 
     fn ext(&mut self, inst: u32, ty: Word, args: &[Word]) -> Word {
         let glsl = self.glsl;
-        self.b.ext_inst(ty, None, glsl, inst, args.iter().map(|&w| Operand::IdRef(w))).expect("a block is open")
+        self.b
+            .ext_inst(
+                ty,
+                None,
+                glsl,
+                inst,
+                args.iter().map(|&w| Operand::IdRef(w)),
+            )
+            .expect("a block is open")
     }
 
     fn load(&mut self, ty: Word, ptr: Word) -> Word {
-        self.b.load(ty, None, ptr, None, []).expect("a block is open")
+        self.b
+            .load(ty, None, ptr, None, [])
+            .expect("a block is open")
     }
 
     fn store(&mut self, ptr: Word, value: Word) {
@@ -207,7 +277,9 @@ impl<'k> Emitter<'k> {
     }
 
     fn access(&mut self, ptr_ty: Word, base: Word, indices: &[Word]) -> Word {
-        self.b.access_chain(ptr_ty, None, base, indices.iter().copied()).expect("a block is open")
+        self.b
+            .access_chain(ptr_ty, None, base, indices.iter().copied())
+            .expect("a block is open")
     }
 
     fn terminated(&self) -> bool {
@@ -215,7 +287,9 @@ impl<'k> Emitter<'k> {
     }
 
     fn begin(&mut self, label: Word) {
-        self.b.begin_block(Some(label)).expect("the previous block was terminated");
+        self.b
+            .begin_block(Some(label))
+            .expect("the previous block was terminated");
         self.label = label;
     }
 
@@ -228,10 +302,21 @@ impl<'k> Emitter<'k> {
         let ptr = self.ptr(ty, StorageClass::Function);
         let id = self.b.id();
         let current = self.b.selected_block();
-        self.b.select_block(Some(0)).expect("the entry block exists");
-        let inst = dr::Instruction::new(Op::Variable, Some(ptr), Some(id), vec![Operand::StorageClass(StorageClass::Function)]);
-        self.b.insert_into_block(InsertPoint::Begin, inst).expect("entry block selected");
-        self.b.select_block(current).expect("restoring the selected block");
+        self.b
+            .select_block(Some(0))
+            .expect("the entry block exists");
+        let inst = dr::Instruction::new(
+            Op::Variable,
+            Some(ptr),
+            Some(id),
+            vec![Operand::StorageClass(StorageClass::Function)],
+        );
+        self.b
+            .insert_into_block(InsertPoint::Begin, inst)
+            .expect("entry block selected");
+        self.b
+            .select_block(current)
+            .expect("restoring the selected block");
         if let Some(n) = name {
             self.b.name(id, n);
         }
@@ -246,21 +331,42 @@ impl<'k> Emitter<'k> {
                 self.buffers.push(None);
                 continue;
             };
-            let ParamSlot::Buffer { binding, .. } = self.layout.params[i] else { unreachable!("layout follows params") };
+            let ParamSlot::Buffer { binding, .. } = self.layout.params[i] else {
+                unreachable!("layout follows params")
+            };
             let elem_ty = self.scalar_ty(elem);
             let rta = self.b.type_runtime_array(elem_ty);
             let block = self.b.type_struct([rta]);
             if self.decorated.insert(rta) {
-                self.b.decorate(rta, spirv::Decoration::ArrayStride, [Operand::LiteralBit32(elem.bits() / 8)]);
+                self.b.decorate(
+                    rta,
+                    spirv::Decoration::ArrayStride,
+                    [Operand::LiteralBit32(elem.bits() / 8)],
+                );
             }
             if self.decorated.insert(block) {
                 self.b.decorate(block, spirv::Decoration::Block, []);
-                self.b.member_decorate(block, 0, spirv::Decoration::Offset, [Operand::LiteralBit32(0)]);
+                self.b.member_decorate(
+                    block,
+                    0,
+                    spirv::Decoration::Offset,
+                    [Operand::LiteralBit32(0)],
+                );
             }
             let ptr = self.ptr(block, StorageClass::StorageBuffer);
-            let var = self.b.variable(ptr, None, StorageClass::StorageBuffer, None);
-            self.b.decorate(var, spirv::Decoration::DescriptorSet, [Operand::LiteralBit32(0)]);
-            self.b.decorate(var, spirv::Decoration::Binding, [Operand::LiteralBit32(binding)]);
+            let var = self
+                .b
+                .variable(ptr, None, StorageClass::StorageBuffer, None);
+            self.b.decorate(
+                var,
+                spirv::Decoration::DescriptorSet,
+                [Operand::LiteralBit32(0)],
+            );
+            self.b.decorate(
+                var,
+                spirv::Decoration::Binding,
+                [Operand::LiteralBit32(binding)],
+            );
             if !writable {
                 self.b.decorate(var, spirv::Decoration::NonWritable, []);
             }
@@ -274,11 +380,22 @@ impl<'k> Emitter<'k> {
         if self.layout.members.is_empty() {
             return;
         }
-        let members: Vec<Word> = self.layout.members.clone().iter().map(|m| self.scalar_ty(m.ty)).collect();
+        let members: Vec<Word> = self
+            .layout
+            .members
+            .clone()
+            .iter()
+            .map(|m| self.scalar_ty(m.ty))
+            .collect();
         let block = self.b.type_struct(members);
         self.b.decorate(block, spirv::Decoration::Block, []);
         for (i, m) in self.layout.members.iter().enumerate() {
-            self.b.member_decorate(block, i as u32, spirv::Decoration::Offset, [Operand::LiteralBit32(m.offset)]);
+            self.b.member_decorate(
+                block,
+                i as u32,
+                spirv::Decoration::Offset,
+                [Operand::LiteralBit32(m.offset)],
+            );
         }
         let ptr = self.ptr(block, StorageClass::PushConstant);
         let var = self.b.variable(ptr, None, StorageClass::PushConstant, None);
@@ -302,7 +419,8 @@ impl<'k> Emitter<'k> {
         let v3 = self.b.type_vector(u, 3);
         let ptr = self.ptr(v3, StorageClass::Input);
         let var = self.b.variable(ptr, None, StorageClass::Input, None);
-        self.b.decorate(var, spirv::Decoration::BuiltIn, [Operand::BuiltIn(builtin)]);
+        self.b
+            .decorate(var, spirv::Decoration::BuiltIn, [Operand::BuiltIn(builtin)]);
         self.b.name(var, name);
         var
     }
@@ -312,13 +430,18 @@ impl<'k> Emitter<'k> {
     fn kernel(&mut self) {
         self.declare_buffers();
         self.declare_push_constants();
-        let gid_var = self.builtin_input(spirv::BuiltIn::GlobalInvocationId, "gl_GlobalInvocationID");
+        let gid_var =
+            self.builtin_input(spirv::BuiltIn::GlobalInvocationId, "gl_GlobalInvocationID");
         let nwg_var = self.builtin_input(spirv::BuiltIn::NumWorkgroups, "gl_NumWorkgroups");
 
         let void = self.b.type_void();
         let fn_ty = self.b.type_function(void, []);
-        let main = self.b.begin_function(void, None, spirv::FunctionControl::NONE, fn_ty).expect("no function is open");
+        let main = self
+            .b
+            .begin_function(void, None, spirv::FunctionControl::NONE, fn_ty)
+            .expect("no function is open");
         self.b.name(main, self.k.name.clone());
+        self.main = main;
         let entry = self.b.id();
         self.begin(entry);
         for local in &self.k.locals {
@@ -336,8 +459,17 @@ impl<'k> Emitter<'k> {
             self.b.ret().expect("a block is open");
         }
         self.b.end_function().expect("the function is open");
-        self.b.entry_point(spirv::ExecutionModel::GLCompute, main, "main", [gid_var, nwg_var]);
-        self.b.execution_mode(main, spirv::ExecutionMode::LocalSize, [SIMPLE_WORKGROUP_SIZE, 1, 1]);
+        self.b.entry_point(
+            spirv::ExecutionModel::GLCompute,
+            main,
+            "main",
+            [gid_var, nwg_var],
+        );
+        self.b.execution_mode(
+            main,
+            spirv::ExecutionMode::LocalSize,
+            [SIMPLE_WORKGROUP_SIZE, 1, 1],
+        );
     }
 
     /// Linear thread id from the folded dispatch grid, the out-of-domain guard, and the index.
@@ -354,7 +486,9 @@ impl<'k> Emitter<'k> {
         let y_off = self.op(Op::IMul, u, &[gy, row]);
         let linear = self.op(Op::IAdd, u, &[gx, y_off]);
         let rank = self.k.rank;
-        let extents: Vec<Word> = (0..rank).map(|d| self.push_member(self.layout.domain_member(d))).collect();
+        let extents: Vec<Word> = (0..rank)
+            .map(|d| self.push_member(self.layout.domain_member(d)))
+            .collect();
         let mut total = extents[0];
         for &e in &extents[1..] {
             total = self.op(Op::IMul, u, &[total, e]);
@@ -362,8 +496,12 @@ impl<'k> Emitter<'k> {
         let bool_ty = self.scalar_ty(Scalar::Bool);
         let inside = self.op(Op::ULessThan, bool_ty, &[linear, total]);
         let (cont, out) = (self.b.id(), self.b.id());
-        self.b.selection_merge(cont, spirv::SelectionControl::NONE).expect("open");
-        self.b.branch_conditional(inside, cont, out, []).expect("open");
+        self.b
+            .selection_merge(cont, spirv::SelectionControl::NONE)
+            .expect("open");
+        self.b
+            .branch_conditional(inside, cont, out, [])
+            .expect("open");
         self.begin(out);
         self.b.ret().expect("open");
         self.begin(cont);
@@ -442,7 +580,9 @@ impl<'k> Emitter<'k> {
                 Some(self.load(t, var))
             }
             ExprKind::ScalarParam(id) => {
-                let ParamSlot::Scalar { member } = self.layout.params[*id] else { unreachable!("scalar params have scalar slots") };
+                let ParamSlot::Scalar { member } = self.layout.params[*id] else {
+                    unreachable!("scalar params have scalar slots")
+                };
                 let raw = self.push_member(member);
                 if e.ty == Ty::BOOL {
                     let (b, u) = (self.scalar_ty(Scalar::Bool), self.scalar_ty(Scalar::U32));
@@ -462,7 +602,11 @@ impl<'k> Emitter<'k> {
                     (UnOp::Not, Scalar::Bool) => Op::LogicalNot,
                     (UnOp::Not, _) => Op::Not,
                 };
-                Some(self.op(opcode, t, &[v]))
+                let id = self.op(opcode, t, &[v]);
+                if opcode == Op::FNegate {
+                    self.exact(id);
+                }
+                Some(id)
             }
             ExprKind::Binary(op, a, b) => {
                 let l = self.expr(a)?;
@@ -483,9 +627,15 @@ impl<'k> Emitter<'k> {
                 Some(self.load(t, ptr))
             }
             ExprKind::BufferExtent(p) => {
-                let ParamSlot::Buffer { first_member, .. } = self.layout.params[*p] else { unreachable!("buffer slot") };
-                let ParamKind::Buffer { rank, .. } = self.k.params[*p].kind else { unreachable!("buffer param") };
-                let parts: Vec<Word> = (0..rank).map(|d| self.push_member(first_member + d)).collect();
+                let ParamSlot::Buffer { first_member, .. } = self.layout.params[*p] else {
+                    unreachable!("buffer slot")
+                };
+                let ParamKind::Buffer { rank, .. } = self.k.params[*p].kind else {
+                    unreachable!("buffer param")
+                };
+                let parts: Vec<Word> = (0..rank)
+                    .map(|d| self.push_member(first_member + d))
+                    .collect();
                 let t = self.ty(&e.ty);
                 Some(self.b.composite_construct(t, None, parts).expect("open"))
             }
@@ -500,7 +650,11 @@ impl<'k> Emitter<'k> {
             ExprKind::ArrayRepeat(item, n) => {
                 let v = self.expr(item)?;
                 let t = self.ty(&e.ty);
-                Some(self.b.composite_construct(t, None, vec![v; *n as usize]).expect("open"))
+                Some(
+                    self.b
+                        .composite_construct(t, None, vec![v; *n as usize])
+                        .expect("open"),
+                )
             }
             ExprKind::Builtin(f, args) => {
                 let mut vals = Vec::new();
@@ -536,12 +690,20 @@ impl<'k> Emitter<'k> {
                 None
             }
             ExprKind::Break => {
-                let target = self.loops.last().expect("checked: break inside a loop").merge;
+                let target = self
+                    .loops
+                    .last()
+                    .expect("checked: break inside a loop")
+                    .merge;
                 self.branch(target);
                 None
             }
             ExprKind::Continue => {
-                let target = self.loops.last().expect("checked: continue inside a loop").cont;
+                let target = self
+                    .loops
+                    .last()
+                    .expect("checked: continue inside a loop")
+                    .cont;
                 self.branch(target);
                 None
             }
@@ -570,27 +732,135 @@ impl<'k> Emitter<'k> {
         }
     }
 
-    fn binary(&mut self, op: BinOp, operand: Scalar, rhs_ty: &Ty, l: Word, r: Word, result: &Ty) -> Word {
+    fn binary(
+        &mut self,
+        op: BinOp,
+        operand: Scalar,
+        rhs_ty: &Ty,
+        l: Word,
+        r: Word,
+        result: &Ty,
+    ) -> Word {
         let t = self.ty(result);
         let float = operand.is_float();
         let signed = operand.is_signed_int();
         let boolean = operand == Scalar::Bool;
         let opcode = match op {
-            BinOp::Add => if float { Op::FAdd } else { Op::IAdd },
-            BinOp::Sub => if float { Op::FSub } else { Op::ISub },
-            BinOp::Mul => if float { Op::FMul } else { Op::IMul },
-            BinOp::Div => if float { Op::FDiv } else if signed { Op::SDiv } else { Op::UDiv },
-            BinOp::Rem => if float { Op::FRem } else if signed { Op::SRem } else { Op::UMod },
-            BinOp::BitAnd => if boolean { Op::LogicalAnd } else { Op::BitwiseAnd },
-            BinOp::BitOr => if boolean { Op::LogicalOr } else { Op::BitwiseOr },
-            BinOp::BitXor => if boolean { Op::LogicalNotEqual } else { Op::BitwiseXor },
-            BinOp::Eq => if float { Op::FOrdEqual } else if boolean { Op::LogicalEqual } else { Op::IEqual },
+            BinOp::Add => {
+                if float {
+                    Op::FAdd
+                } else {
+                    Op::IAdd
+                }
+            }
+            BinOp::Sub => {
+                if float {
+                    Op::FSub
+                } else {
+                    Op::ISub
+                }
+            }
+            BinOp::Mul => {
+                if float {
+                    Op::FMul
+                } else {
+                    Op::IMul
+                }
+            }
+            BinOp::Div => {
+                if float {
+                    Op::FDiv
+                } else if signed {
+                    Op::SDiv
+                } else {
+                    Op::UDiv
+                }
+            }
+            BinOp::Rem => {
+                if float {
+                    Op::FRem
+                } else if signed {
+                    Op::SRem
+                } else {
+                    Op::UMod
+                }
+            }
+            BinOp::BitAnd => {
+                if boolean {
+                    Op::LogicalAnd
+                } else {
+                    Op::BitwiseAnd
+                }
+            }
+            BinOp::BitOr => {
+                if boolean {
+                    Op::LogicalOr
+                } else {
+                    Op::BitwiseOr
+                }
+            }
+            BinOp::BitXor => {
+                if boolean {
+                    Op::LogicalNotEqual
+                } else {
+                    Op::BitwiseXor
+                }
+            }
+            BinOp::Eq => {
+                if float {
+                    Op::FOrdEqual
+                } else if boolean {
+                    Op::LogicalEqual
+                } else {
+                    Op::IEqual
+                }
+            }
             // NaN != NaN is true in Rust.
-            BinOp::Ne => if float { Op::FUnordNotEqual } else if boolean { Op::LogicalNotEqual } else { Op::INotEqual },
-            BinOp::Lt => if float { Op::FOrdLessThan } else if signed { Op::SLessThan } else { Op::ULessThan },
-            BinOp::Le => if float { Op::FOrdLessThanEqual } else if signed { Op::SLessThanEqual } else { Op::ULessThanEqual },
-            BinOp::Gt => if float { Op::FOrdGreaterThan } else if signed { Op::SGreaterThan } else { Op::UGreaterThan },
-            BinOp::Ge => if float { Op::FOrdGreaterThanEqual } else if signed { Op::SGreaterThanEqual } else { Op::UGreaterThanEqual },
+            BinOp::Ne => {
+                if float {
+                    Op::FUnordNotEqual
+                } else if boolean {
+                    Op::LogicalNotEqual
+                } else {
+                    Op::INotEqual
+                }
+            }
+            BinOp::Lt => {
+                if float {
+                    Op::FOrdLessThan
+                } else if signed {
+                    Op::SLessThan
+                } else {
+                    Op::ULessThan
+                }
+            }
+            BinOp::Le => {
+                if float {
+                    Op::FOrdLessThanEqual
+                } else if signed {
+                    Op::SLessThanEqual
+                } else {
+                    Op::ULessThanEqual
+                }
+            }
+            BinOp::Gt => {
+                if float {
+                    Op::FOrdGreaterThan
+                } else if signed {
+                    Op::SGreaterThan
+                } else {
+                    Op::UGreaterThan
+                }
+            }
+            BinOp::Ge => {
+                if float {
+                    Op::FOrdGreaterThanEqual
+                } else if signed {
+                    Op::SGreaterThanEqual
+                } else {
+                    Op::UGreaterThanEqual
+                }
+            }
             BinOp::Shl | BinOp::Shr => {
                 // Rust's release-mode shifts use the amount modulo the width; SPIR-V leaves
                 // larger amounts undefined, so mask explicitly.
@@ -609,7 +879,11 @@ impl<'k> Emitter<'k> {
                 return self.op(opcode, t, &[l, amount]);
             }
         };
-        self.op(opcode, t, &[l, r])
+        let id = self.op(opcode, t, &[l, r]);
+        if float && !op.is_comparison() {
+            self.exact(id);
+        }
+        id
     }
 
     fn cast(&mut self, v: Word, from: Scalar, to: Scalar) -> Word {
@@ -624,9 +898,15 @@ impl<'k> Emitter<'k> {
                 self.op(Op::Select, tt, &[v, one, zero])
             }
             (f, t) if f.is_int() && t.is_int() => self.op(Op::Bitcast, tt, &[v]),
-            (f, t) if f.is_int() && t.is_float() => {
-                self.op(if f.is_signed_int() { Op::ConvertSToF } else { Op::ConvertUToF }, tt, &[v])
-            }
+            (f, t) if f.is_int() && t.is_float() => self.op(
+                if f.is_signed_int() {
+                    Op::ConvertSToF
+                } else {
+                    Op::ConvertUToF
+                },
+                tt,
+                &[v],
+            ),
             (f, t) if f.is_float() && t.is_float() => self.op(Op::FConvert, tt, &[v]),
             _ => self.saturating_float_to_int(v, from, to),
         }
@@ -638,16 +918,30 @@ impl<'k> Emitter<'k> {
         let tt = self.scalar_ty(to);
         let b = self.scalar_ty(Scalar::Bool);
         let signed = to.is_signed_int();
-        let (lo, hi_excl, min, max): (f64, f64, u128, u128) =
-            if signed { (-2147483648.0, 2147483648.0, 1 << 31, i32::MAX as u128) } else { (0.0, 4294967296.0, 0, u32::MAX as u128) };
-        let converted = self.op(if signed { Op::ConvertFToS } else { Op::ConvertFToU }, tt, &[v]);
-        let lo_c = self.const_scalar(from, Lit::Float(lo));
-        let hi_c = self.const_scalar(from, Lit::Float(hi_excl));
+        let (lo, hi_excl, min, max): (f64, f64, u128, u128) = if signed {
+            (-2147483648.0, 2147483648.0, 1 << 31, i32::MAX as u128)
+        } else {
+            (0.0, 4294967296.0, 0, u32::MAX as u128)
+        };
+        let converted = self.op(
+            if signed {
+                Op::ConvertFToS
+            } else {
+                Op::ConvertFToU
+            },
+            tt,
+            &[v],
+        );
+        let lo_c = self.const_scalar(from, Lit::Float(lo, lo as f32));
+        let hi_c = self.const_scalar(from, Lit::Float(hi_excl, hi_excl as f32));
         let below = self.op(Op::FOrdLessThan, b, &[v, lo_c]);
         let above = self.op(Op::FOrdGreaterThanEqual, b, &[v, hi_c]);
         let nan = self.op(Op::IsNan, b, &[v]);
-        let (min_c, max_c, zero) =
-            (self.const_scalar(to, Lit::Int(min)), self.const_scalar(to, Lit::Int(max)), self.const_scalar(to, Lit::Int(0)));
+        let (min_c, max_c, zero) = (
+            self.const_scalar(to, Lit::Int(min)),
+            self.const_scalar(to, Lit::Int(max)),
+            self.const_scalar(to, Lit::Int(0)),
+        );
         let r = self.op(Op::Select, tt, &[above, max_c, converted]);
         let r = self.op(Op::Select, tt, &[below, min_c, r]);
         self.op(Op::Select, tt, &[nan, zero, r])
@@ -657,7 +951,9 @@ impl<'k> Emitter<'k> {
         let l = self.expr(a)?;
         let from = self.label;
         let (rhs, merge) = (self.b.id(), self.b.id());
-        self.b.selection_merge(merge, spirv::SelectionControl::NONE).expect("open");
+        self.b
+            .selection_merge(merge, spirv::SelectionControl::NONE)
+            .expect("open");
         match op {
             LogicOp::And => self.b.branch_conditional(l, rhs, merge, []),
             LogicOp::Or => self.b.branch_conditional(l, merge, rhs, []),
@@ -665,7 +961,10 @@ impl<'k> Emitter<'k> {
         .expect("open");
         self.begin(rhs);
         let r = self.expr(b);
-        let mut incoming = vec![(self.const_scalar(Scalar::Bool, Lit::Bool(op == LogicOp::Or)), from)];
+        let mut incoming = vec![(
+            self.const_scalar(Scalar::Bool, Lit::Bool(op == LogicOp::Or)),
+            from,
+        )];
         if let Some(r) = r {
             if !self.terminated() {
                 incoming.push((r, self.label));
@@ -705,7 +1004,9 @@ impl<'k> Emitter<'k> {
     fn element_ptr(&mut self, var: Word, mut ty: Ty, indices: &[&Expr]) -> Option<(Word, Ty)> {
         let mut ids = Vec::new();
         for index in indices {
-            let Ty::Array(elem, len) = ty else { unreachable!("checked: indexing an array") };
+            let Ty::Array(elem, len) = ty else {
+                unreachable!("checked: indexing an array")
+            };
             ids.push(self.array_index(index, len)?);
             ty = *elem;
         }
@@ -733,9 +1034,15 @@ impl<'k> Emitter<'k> {
             return Some(self.load(t, ptr));
         }
         let value = self.expr(base)?;
-        let Ty::Array(_, len) = base.ty else { unreachable!("checked: indexing an array") };
+        let Ty::Array(_, len) = base.ty else {
+            unreachable!("checked: indexing an array")
+        };
         if let ExprKind::Lit(Lit::Int(k)) = index.kind {
-            return Some(self.b.composite_extract(t, None, value, [k as u32]).expect("open"));
+            return Some(
+                self.b
+                    .composite_extract(t, None, value, [k as u32])
+                    .expect("open"),
+            );
         }
         // Dynamic index into a value: spill it to a variable and index that.
         let bt = self.ty(&base.ty);
@@ -749,7 +1056,9 @@ impl<'k> Emitter<'k> {
 
     /// Pointer to a buffer element: row-major offset from the buffer's own extent.
     fn buffer_ptr(&mut self, p: ParamId, idx: &[Expr]) -> Option<Word> {
-        let ParamSlot::Buffer { first_member, .. } = self.layout.params[p] else { unreachable!("buffer slot") };
+        let ParamSlot::Buffer { first_member, .. } = self.layout.params[p] else {
+            unreachable!("buffer slot")
+        };
         let u = self.scalar_ty(Scalar::U32);
         let mut linear = self.expr(&idx[0])?;
         for (d, i) in idx.iter().enumerate().skip(1) {
@@ -759,7 +1068,9 @@ impl<'k> Emitter<'k> {
             linear = self.op(Op::IAdd, u, &[scaled, component]);
         }
         let zero = self.const_u32(0);
-        let buffer = self.buffers[p].as_ref().expect("buffer params have variables");
+        let buffer = self.buffers[p]
+            .as_ref()
+            .expect("buffer params have variables");
         let (var, elem_ptr) = (buffer.var, buffer.elem_ptr);
         Some(self.access(elem_ptr, var, &[zero, linear]))
     }
@@ -807,8 +1118,12 @@ impl<'k> Emitter<'k> {
         let merge = self.b.id();
         let then_label = self.b.id();
         let else_label = if els.is_some() { self.b.id() } else { merge };
-        self.b.selection_merge(merge, spirv::SelectionControl::NONE).expect("open");
-        self.b.branch_conditional(c, then_label, else_label, []).expect("open");
+        self.b
+            .selection_merge(merge, spirv::SelectionControl::NONE)
+            .expect("open");
+        self.b
+            .branch_conditional(c, then_label, else_label, [])
+            .expect("open");
         let mut reaches_merge = els.is_none();
 
         self.begin(then_label);
@@ -847,14 +1162,19 @@ impl<'k> Emitter<'k> {
         let (header, merge, cont, first) = (self.b.id(), self.b.id(), self.b.id(), self.b.id());
         self.branch(header);
         self.begin(header);
-        self.b.loop_merge(merge, cont, spirv::LoopControl::NONE, []).expect("open");
+        self.b
+            .loop_merge(merge, cont, spirv::LoopControl::NONE, [])
+            .expect("open");
         self.branch(first);
         self.begin(first);
         (header, LoopTargets { merge, cont })
     }
 
     fn loop_body(&mut self, targets: &LoopTargets, body: &Block) {
-        self.loops.push(LoopTargets { merge: targets.merge, cont: targets.cont });
+        self.loops.push(LoopTargets {
+            merge: targets.merge,
+            cont: targets.cont,
+        });
         self.block(body);
         self.loops.pop();
         if !self.terminated() {
@@ -866,7 +1186,9 @@ impl<'k> Emitter<'k> {
     /// condition itself left the loop.
     fn loop_test(&mut self, cond: Word, merge: Word) -> Word {
         let body = self.b.id();
-        self.b.branch_conditional(cond, body, merge, []).expect("open");
+        self.b
+            .branch_conditional(cond, body, merge, [])
+            .expect("open");
         body
     }
 
@@ -912,12 +1234,18 @@ impl<'k> Emitter<'k> {
                 // A break inside a nested loop leaves that loop, not this one.
                 ExprKind::While(c, _) => expr(c),
                 ExprKind::Loop(_) => false,
-                ExprKind::For(r) => expr(&r.start) || expr(&r.end) || r.step.as_deref().is_some_and(expr),
+                ExprKind::For(r) => {
+                    expr(&r.start) || expr(&r.end) || r.step.as_deref().is_some_and(expr)
+                }
                 ExprKind::If(c, t, e) => expr(c) || block(t) || e.as_deref().is_some_and(expr),
                 ExprKind::Block(b) => block(b),
                 ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::ArrayRepeat(a, _) => expr(a),
-                ExprKind::Binary(_, a, b) | ExprKind::Logic(_, a, b) | ExprKind::Element(a, b) => expr(a) || expr(b),
-                ExprKind::BufferLoad(_, l) | ExprKind::ArrayList(l) | ExprKind::Builtin(_, l) => l.iter().any(expr),
+                ExprKind::Binary(_, a, b) | ExprKind::Logic(_, a, b) | ExprKind::Element(a, b) => {
+                    expr(a) || expr(b)
+                }
+                ExprKind::BufferLoad(_, l) | ExprKind::ArrayList(l) | ExprKind::Builtin(_, l) => {
+                    l.iter().any(expr)
+                }
                 ExprKind::Assign(p, v) | ExprKind::CompoundAssign(_, p, v) => {
                     expr(v)
                         || match p {
@@ -931,8 +1259,12 @@ impl<'k> Emitter<'k> {
     }
 
     fn for_loop(&mut self, r: &RangeLoop) {
-        let Some(s) = self.k.locals[r.counter].ty.scalar() else { return };
-        let Some(start) = self.expr(&r.start) else { return };
+        let Some(s) = self.k.locals[r.counter].ty.scalar() else {
+            return;
+        };
+        let Some(start) = self.expr(&r.start) else {
+            return;
+        };
         let Some(end) = self.expr(&r.end) else { return };
         let t = self.scalar_ty(s);
         let bt = self.scalar_ty(Scalar::Bool);
@@ -988,7 +1320,15 @@ impl<'k> Emitter<'k> {
                 // The next value is in range iff step < end - i (exclusive) or step <= end - i
                 // (inclusive); comparing the distance avoids overflowing past the type's end.
                 let remaining = self.op(Op::ISub, t, &[end, i]);
-                let finished = self.op(if r.inclusive { Op::UGreaterThan } else { Op::UGreaterThanEqual }, bt, &[step, remaining]);
+                let finished = self.op(
+                    if r.inclusive {
+                        Op::UGreaterThan
+                    } else {
+                        Op::UGreaterThanEqual
+                    },
+                    bt,
+                    &[step, remaining],
+                );
                 self.store(done, finished);
                 let next = self.op(Op::IAdd, t, &[i, step]);
                 self.store(counter, next);

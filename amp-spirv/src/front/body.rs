@@ -3,11 +3,11 @@
 
 use super::infer::{Class, Infer};
 use super::signature::value_type;
+use crate::diag::Span;
+use crate::diag::Spanned;
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::*;
 use crate::types::{Scalar, Ty};
-use proc_macro2::Span;
-use syn::spanned::Spanned;
 
 #[derive(Clone, Copy)]
 enum Binding {
@@ -38,7 +38,15 @@ impl<'a> BodyChecker<'a> {
         for (i, p) in params.iter().enumerate() {
             scopes[0].push((p.name.clone(), Binding::Param(i)));
         }
-        BodyChecker { diags, params, locals: Vec::new(), scopes, infer: Infer::default(), loops: Vec::new(), while_conditions: 0 }
+        BodyChecker {
+            diags,
+            params,
+            locals: Vec::new(),
+            scopes,
+            infer: Infer::default(),
+            loops: Vec::new(),
+            while_conditions: 0,
+        }
     }
 
     /// Declares the index parameter as an immutable local of type `[usize; rank]`.
@@ -59,17 +67,29 @@ impl<'a> BodyChecker<'a> {
             if self.infer.unify(&tail.ty, &Ty::Unit).is_none() {
                 let ty = self.infer.describe(&tail.ty);
                 self.err(
-                    Diagnostic::error(tail.span, format!("a kernel cannot return a value (this is `{ty}`)"))
-                        .with_help("end the expression with `;`, or write the value into an `ArrayViewMut`"),
+                    Diagnostic::error(
+                        tail.span,
+                        format!("a kernel cannot return a value (this is `{ty}`)"),
+                    )
+                    .with_help(
+                        "end the expression with `;`, or write the value into an `ArrayViewMut`",
+                    ),
                 );
             }
         }
-        let mut finisher = Finisher { infer: &self.infer, diags: self.diags };
+        let mut finisher = Finisher {
+            infer: &self.infer,
+            diags: self.diags,
+        };
         finisher.block(&mut block);
         let locals = self
             .locals
             .iter()
-            .map(|l| Local { name: l.name.clone(), ty: self.infer.finish(&l.ty), mutable: l.mutable })
+            .map(|l| Local {
+                name: l.name.clone(),
+                ty: self.infer.finish(&l.ty),
+                mutable: l.mutable,
+            })
             .collect();
         (locals, block)
     }
@@ -82,23 +102,43 @@ impl<'a> BodyChecker<'a> {
 
     fn error_expr(span: Span) -> Expr {
         // `!` unifies with everything, so one error does not cascade into more.
-        Expr { kind: ExprKind::Lit(Lit::Bool(false)), ty: Ty::Never, span }
+        Expr {
+            kind: ExprKind::Lit(Lit::Bool(false)),
+            ty: Ty::Never,
+            span,
+        }
     }
 
     fn declare(&mut self, name: &str, ty: Ty, mutable: bool) -> LocalId {
-        self.locals.push(Local { name: name.to_string(), ty, mutable });
+        self.locals.push(Local {
+            name: name.to_string(),
+            ty,
+            mutable,
+        });
         let id = self.locals.len() - 1;
-        self.scopes.last_mut().expect("a scope is always open").push((name.to_string(), Binding::Local(id)));
+        self.scopes
+            .last_mut()
+            .expect("a scope is always open")
+            .push((name.to_string(), Binding::Local(id)));
         id
     }
 
     fn hidden(&mut self, name: &str, ty: Ty) -> LocalId {
-        self.locals.push(Local { name: name.to_string(), ty, mutable: true });
+        self.locals.push(Local {
+            name: name.to_string(),
+            ty,
+            mutable: true,
+        });
         self.locals.len() - 1
     }
 
     fn lookup(&self, name: &str) -> Option<Binding> {
-        self.scopes.iter().rev().flat_map(|s| s.iter().rev()).find(|(n, _)| n == name).map(|(_, b)| *b)
+        self.scopes
+            .iter()
+            .rev()
+            .flat_map(|s| s.iter().rev())
+            .find(|(n, _)| n == name)
+            .map(|(_, b)| *b)
     }
 
     fn expect_ty(&mut self, expected: &Ty, e: &Expr, context: &str) -> Ty {
@@ -107,8 +147,11 @@ impl<'a> BodyChecker<'a> {
             None => {
                 let (want, got) = (self.infer.describe(expected), self.infer.describe(&e.ty));
                 self.err(
-                    Diagnostic::error(e.span, format!("mismatched types {context}: expected `{want}`, found `{got}`"))
-                        .with_help("kernels do no implicit conversions; convert with `as`"),
+                    Diagnostic::error(
+                        e.span,
+                        format!("mismatched types {context}: expected `{want}`, found `{got}`"),
+                    )
+                    .with_help("kernels do no implicit conversions; convert with `as`"),
                 );
                 expected.clone()
             }
@@ -120,7 +163,11 @@ impl<'a> BodyChecker<'a> {
             syn::Expr::Path(p) if p.qself.is_none() => {
                 let ident = p.path.get_ident()?;
                 match self.lookup(&ident.to_string())? {
-                    Binding::Param(id) if matches!(self.params[id].kind, ParamKind::Buffer { .. }) => Some(id),
+                    Binding::Param(id)
+                        if matches!(self.params[id].kind, ParamKind::Buffer { .. }) =>
+                    {
+                        Some(id)
+                    }
                     _ => None,
                 }
             }
@@ -130,7 +177,12 @@ impl<'a> BodyChecker<'a> {
 
     fn buffer_info(&self, id: ParamId) -> (Scalar, u32, bool) {
         match self.params[id].kind {
-            ParamKind::Buffer { elem, rank, writable, .. } => (elem, rank, writable),
+            ParamKind::Buffer {
+                elem,
+                rank,
+                writable,
+                ..
+            } => (elem, rank, writable),
             ParamKind::Scalar(_) => unreachable!("is_buffer() checked the kind"),
         }
     }
@@ -151,7 +203,10 @@ impl<'a> BodyChecker<'a> {
                     let e = self.expr(e);
                     if semi.is_none() && self.infer.unify(&e.ty, &Ty::Unit).is_none() {
                         let ty = self.infer.describe(&e.ty);
-                        self.err(Diagnostic::error(e.span, format!("expected `()`, found `{ty}`")).with_help("add `;`"));
+                        self.err(
+                            Diagnostic::error(e.span, format!("expected `()`, found `{ty}`"))
+                                .with_help("add `;`"),
+                        );
                     }
                     stmts.push(Stmt::Expr(e));
                 }
@@ -214,7 +269,10 @@ impl<'a> BodyChecker<'a> {
     fn let_stmt(&mut self, l: &syn::Local, stmts: &mut Vec<Stmt>) {
         if let Some(init) = &l.init {
             if let Some((_, diverge)) = &init.diverge {
-                self.err(Diagnostic::error(diverge.span(), "`let ... else` is not supported in kernels").with_help("use `if`"));
+                self.err(
+                    Diagnostic::error(diverge.span(), "`let ... else` is not supported in kernels")
+                        .with_help("use `if`"),
+                );
             }
         }
         let init_expr = l.init.as_ref().map(|i| &*i.expr);
@@ -228,8 +286,11 @@ impl<'a> BodyChecker<'a> {
                     }
                 }
                 _ => self.err(
-                    Diagnostic::error(l.pat.span(), "tuple patterns are only supported as `let (a, b) = (x, y);`")
-                        .with_help("declare the variables separately"),
+                    Diagnostic::error(
+                        l.pat.span(),
+                        "tuple patterns are only supported as `let (a, b) = (x, y);`",
+                    )
+                    .with_help("declare the variables separately"),
                 ),
             }
             return;
@@ -242,7 +303,13 @@ impl<'a> BodyChecker<'a> {
         self.bind(pat, ty, init, stmts);
     }
 
-    fn bind(&mut self, pat: &syn::Pat, ty: Option<&syn::Type>, init: Option<Expr>, stmts: &mut Vec<Stmt>) {
+    fn bind(
+        &mut self,
+        pat: &syn::Pat,
+        ty: Option<&syn::Type>,
+        init: Option<Expr>,
+        stmts: &mut Vec<Stmt>,
+    ) {
         let declared = match ty.map(value_type) {
             Some(Ok(t)) => Some(t),
             Some(Err(d)) => {
@@ -257,16 +324,20 @@ impl<'a> BodyChecker<'a> {
             (None, Some(i)) => {
                 if self.infer.shallow(&i.ty) == Ty::Unit {
                     self.err(
-                        Diagnostic::error(i.span, "cannot bind `()` to a variable")
-                            .with_help("the expression has no value: write it as a statement, without `let`"),
+                        Diagnostic::error(i.span, "cannot bind `()` to a variable").with_help(
+                            "the expression has no value: write it as a statement, without `let`",
+                        ),
                     );
                 }
                 i.ty.clone()
             }
             (None, None) => {
                 self.err(
-                    Diagnostic::error(pat.span(), "a variable declared without a value needs a type")
-                        .with_help("write `let x: f32;` or give it an initial value"),
+                    Diagnostic::error(
+                        pat.span(),
+                        "a variable declared without a value needs a type",
+                    )
+                    .with_help("write `let x: f32;` or give it an initial value"),
                 );
                 Ty::Never
             }
@@ -315,7 +386,11 @@ impl<'a> BodyChecker<'a> {
                 }
                 let block = self.block(&b.block);
                 let ty = self.block_ty(&block);
-                Expr { kind: ExprKind::Block(block), ty, span }
+                Expr {
+                    kind: ExprKind::Block(block),
+                    ty,
+                    span,
+                }
             }
             syn::Expr::While(w) => {
                 if let Some(l) = &w.label {
@@ -330,24 +405,37 @@ impl<'a> BodyChecker<'a> {
                 self.loops = outer;
                 self.expect_ty(&Ty::BOOL, &cond, "in this `while` condition");
                 let body = self.loop_body(&w.body);
-                Expr { kind: ExprKind::While(Box::new(cond), body.0), ty: Ty::Unit, span }
+                Expr {
+                    kind: ExprKind::While(Box::new(cond), body.0),
+                    ty: Ty::Unit,
+                    span,
+                }
             }
             syn::Expr::Loop(l) => {
                 if let Some(l) = &l.label {
                     return self.unsupported_label(l.span());
                 }
                 let (body, has_break) = self.loop_body(&l.body);
-                Expr { kind: ExprKind::Loop(body), ty: if has_break { Ty::Unit } else { Ty::Never }, span }
+                Expr {
+                    kind: ExprKind::Loop(body),
+                    ty: if has_break { Ty::Unit } else { Ty::Never },
+                    span,
+                }
             }
             syn::Expr::ForLoop(f) => self.for_loop(f),
             syn::Expr::Break(b) => {
                 if let Some(l) = &b.label {
-                    return self.unsupported_label(l.span());
+                    return self.unsupported_label(l.span().into());
                 }
                 if let Some(v) = &b.expr {
                     self.err(
-                        Diagnostic::error(v.span(), "`break` with a value is not supported in kernels")
-                            .with_help("assign the value to a variable declared before the loop, then `break`"),
+                        Diagnostic::error(
+                            v.span(),
+                            "`break` with a value is not supported in kernels",
+                        )
+                        .with_help(
+                            "assign the value to a variable declared before the loop, then `break`",
+                        ),
                     );
                 }
                 match self.loops.last_mut() {
@@ -356,25 +444,38 @@ impl<'a> BodyChecker<'a> {
                     Some(frame) => frame.has_break |= b.expr.is_none(),
                     None => self.err(self.outside_loop(span, "break")),
                 }
-                Expr { kind: ExprKind::Break, ty: Ty::Never, span }
+                Expr {
+                    kind: ExprKind::Break,
+                    ty: Ty::Never,
+                    span,
+                }
             }
             syn::Expr::Continue(c) => {
                 if let Some(l) = &c.label {
-                    return self.unsupported_label(l.span());
+                    return self.unsupported_label(l.span().into());
                 }
                 if self.loops.is_empty() {
                     self.err(self.outside_loop(span, "continue"));
                 }
-                Expr { kind: ExprKind::Continue, ty: Ty::Never, span }
+                Expr {
+                    kind: ExprKind::Continue,
+                    ty: Ty::Never,
+                    span,
+                }
             }
             syn::Expr::Return(r) => {
                 if let Some(v) = &r.expr {
                     self.err(
-                        Diagnostic::error(v.span(), "a kernel cannot return a value")
-                            .with_help("write the value into an `ArrayViewMut` and use a plain `return;`"),
+                        Diagnostic::error(v.span(), "a kernel cannot return a value").with_help(
+                            "write the value into an `ArrayViewMut` and use a plain `return;`",
+                        ),
                     );
                 }
-                Expr { kind: ExprKind::Return, ty: Ty::Never, span }
+                Expr {
+                    kind: ExprKind::Return,
+                    ty: Ty::Never,
+                    span,
+                }
             }
             syn::Expr::Array(a) => self.array_list(a),
             syn::Expr::Repeat(r) => {
@@ -382,10 +483,17 @@ impl<'a> BodyChecker<'a> {
                 match super::signature::literal_usize(&r.len) {
                     Some(n) if (1..=1 << 14).contains(&n) => {
                         let ty = Ty::Array(Box::new(value.ty.clone()), n as u32);
-                        Expr { kind: ExprKind::ArrayRepeat(Box::new(value), n as u32), ty, span }
+                        Expr {
+                            kind: ExprKind::ArrayRepeat(Box::new(value), n as u32),
+                            ty,
+                            span,
+                        }
                     }
                     _ => {
-                        self.err(Diagnostic::error(r.len.span(), "array lengths must be integer literals from 1 to 16384"));
+                        self.err(Diagnostic::error(
+                            r.len.span(),
+                            "array lengths must be integer literals from 1 to 16384",
+                        ));
                         Self::error_expr(span)
                     }
                 }
@@ -395,9 +503,14 @@ impl<'a> BodyChecker<'a> {
                 Self::error_expr(span)
             }
             // `()`: the unit value, as an empty block.
-            syn::Expr::Tuple(t) if t.elems.is_empty() => {
-                Expr { kind: ExprKind::Block(Block { stmts: Vec::new(), tail: None }), ty: Ty::Unit, span }
-            }
+            syn::Expr::Tuple(t) if t.elems.is_empty() => Expr {
+                kind: ExprKind::Block(Block {
+                    stmts: Vec::new(),
+                    tail: None,
+                }),
+                ty: Ty::Unit,
+                span,
+            },
             _ => {
                 self.err(unsupported_expr(e));
                 Self::error_expr(span)
@@ -411,8 +524,9 @@ impl<'a> BodyChecker<'a> {
             Diagnostic::error(span, format!("`{keyword}` is not allowed in the condition of a `while` loop"))
                 .with_help("compute the condition into a variable first, or use `loop` with `if ... { break; }`")
         } else {
-            Diagnostic::error(span, format!("`{keyword}` outside of a loop"))
-                .with_help(format!("`{keyword}` can only be used inside `loop`, `while` or `for`"))
+            Diagnostic::error(span, format!("`{keyword}` outside of a loop")).with_help(format!(
+                "`{keyword}` can only be used inside `loop`, `while` or `for`"
+            ))
         }
     }
 
@@ -430,14 +544,17 @@ impl<'a> BodyChecker<'a> {
         let frame = self.loops.pop().expect("pushed above");
         if let Some(t) = &block.tail {
             if self.infer.unify(&t.ty, &Ty::Unit).is_none() {
-                self.err(Diagnostic::error(t.span, "a loop body cannot produce a value").with_help("add `;`"));
+                self.err(
+                    Diagnostic::error(t.span, "a loop body cannot produce a value")
+                        .with_help("add `;`"),
+                );
             }
         }
         (block, frame.has_break)
     }
 
     fn lit(&mut self, lit: &syn::Lit) -> Expr {
-        let span = lit.span();
+        let span = Span::from(lit.span());
         let (kind, ty) = match lit {
             syn::Lit::Bool(b) => (Lit::Bool(b.value), Ty::BOOL),
             syn::Lit::Int(i) => {
@@ -450,7 +567,14 @@ impl<'a> BodyChecker<'a> {
                 };
                 let ty = match i.suffix() {
                     "" => self.infer.new_int(),
-                    "f32" | "f64" => return self.float_lit(value as f64, i.suffix(), span),
+                    "f32" | "f64" => {
+                        return self.float_lit(
+                            value as f64,
+                            i.base10_digits().parse().unwrap_or(f32::INFINITY),
+                            i.suffix(),
+                            span,
+                        )
+                    }
                     s => match Scalar::from_name(s) {
                         Some(sc) if sc.is_int() => Ty::Scalar(sc),
                         _ => {
@@ -469,7 +593,14 @@ impl<'a> BodyChecker<'a> {
                     );
                     return Self::error_expr(span);
                 }
-                Ok(v) => return self.float_lit(v, f.suffix(), span),
+                Ok(v) => {
+                    return self.float_lit(
+                        v,
+                        f.base10_digits().parse().unwrap_or(f32::INFINITY),
+                        f.suffix(),
+                        span,
+                    )
+                }
                 Err(_) => {
                     self.err(Diagnostic::error(span, "invalid float literal"));
                     return Self::error_expr(span);
@@ -477,16 +608,23 @@ impl<'a> BodyChecker<'a> {
             },
             _ => {
                 self.err(
-                    Diagnostic::error(span, "only numeric and `bool` literals are supported in kernels")
-                        .with_help("strings, characters and byte strings do not exist on the device"),
+                    Diagnostic::error(
+                        span,
+                        "only numeric and `bool` literals are supported in kernels",
+                    )
+                    .with_help("strings, characters and byte strings do not exist on the device"),
                 );
                 return Self::error_expr(span);
             }
         };
-        Expr { kind: ExprKind::Lit(kind), ty, span }
+        Expr {
+            kind: ExprKind::Lit(kind),
+            ty,
+            span,
+        }
     }
 
-    fn float_lit(&mut self, value: f64, suffix: &str, span: Span) -> Expr {
+    fn float_lit(&mut self, value: f64, value32: f32, suffix: &str, span: Span) -> Expr {
         let ty = match suffix {
             "" => self.infer.new_float(),
             "f32" => Ty::Scalar(Scalar::F32),
@@ -496,7 +634,11 @@ impl<'a> BodyChecker<'a> {
                 return Self::error_expr(span);
             }
         };
-        Expr { kind: ExprKind::Lit(Lit::Float(value)), ty, span }
+        Expr {
+            kind: ExprKind::Lit(Lit::Float(value, value32)),
+            ty,
+            span,
+        }
     }
 
     fn path(&mut self, p: &syn::ExprPath) -> Expr {
@@ -504,9 +646,17 @@ impl<'a> BodyChecker<'a> {
         if let Some(ident) = p.path.get_ident() {
             let name = ident.to_string();
             return match self.lookup(&name) {
-                Some(Binding::Local(id)) => Expr { kind: ExprKind::Local(id), ty: self.locals[id].ty.clone(), span },
+                Some(Binding::Local(id)) => Expr {
+                    kind: ExprKind::Local(id),
+                    ty: self.locals[id].ty.clone(),
+                    span,
+                },
                 Some(Binding::Param(id)) => match self.params[id].kind {
-                    ParamKind::Scalar(s) => Expr { kind: ExprKind::ScalarParam(id), ty: Ty::Scalar(s), span },
+                    ParamKind::Scalar(s) => Expr {
+                        kind: ExprKind::ScalarParam(id),
+                        ty: Ty::Scalar(s),
+                        span,
+                    },
                     ParamKind::Buffer { .. } => {
                         self.err(
                             Diagnostic::error(span, format!("`{name}` is a view or array: it can only be indexed or asked for its extent"))
@@ -524,14 +674,27 @@ impl<'a> BodyChecker<'a> {
             };
         }
         // `i32::MAX`, `f32::INFINITY`, ...
-        let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let segs: Vec<String> = p
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
         if let [ty, name] = &segs[..] {
             if let Some(s) = Scalar::from_name(ty) {
                 if let Some(lit) = scalar_constant(s, name) {
-                    let lit = Expr { kind: ExprKind::Lit(lit), ty: Ty::Scalar(s), span };
+                    let lit = Expr {
+                        kind: ExprKind::Lit(lit),
+                        ty: Ty::Scalar(s),
+                        span,
+                    };
                     if s == Scalar::I32 && name == "MIN" {
                         // `-2147483648`: the literal is in range for `i32` only when negated.
-                        return Expr { kind: ExprKind::Unary(UnOp::Neg, Box::new(lit)), ty: Ty::Scalar(s), span };
+                        return Expr {
+                            kind: ExprKind::Unary(UnOp::Neg, Box::new(lit)),
+                            ty: Ty::Scalar(s),
+                            span,
+                        };
                     }
                     return lit;
                 }
@@ -551,12 +714,19 @@ impl<'a> BodyChecker<'a> {
             syn::UnOp::Neg(_) => {
                 let ok = class == Class::Float
                     || class == Class::Never
-                    || (class == Class::Int && self.infer.shallow(&operand.ty).scalar().map_or(true, |s| s.is_signed_int()));
+                    || (class == Class::Int
+                        && self
+                            .infer
+                            .shallow(&operand.ty)
+                            .scalar()
+                            .map_or(true, |s| s.is_signed_int()));
                 if !ok {
                     let ty = self.infer.describe(&operand.ty);
                     self.err(
                         Diagnostic::error(span, format!("cannot negate a value of type `{ty}`"))
-                            .with_help("negation works on i32, f32 and f64; cast unsigned values to i32 first"),
+                            .with_help(
+                            "negation works on i32, f32 and f64; cast unsigned values to i32 first",
+                        ),
                     );
                     return Self::error_expr(span);
                 }
@@ -565,7 +735,10 @@ impl<'a> BodyChecker<'a> {
             syn::UnOp::Not(_) => {
                 if !matches!(class, Class::Int | Class::Bool | Class::Never) {
                     let ty = self.infer.describe(&operand.ty);
-                    self.err(Diagnostic::error(span, format!("cannot apply `!` to a value of type `{ty}`")));
+                    self.err(Diagnostic::error(
+                        span,
+                        format!("cannot apply `!` to a value of type `{ty}`"),
+                    ));
                 }
                 UnOp::Not
             }
@@ -577,12 +750,19 @@ impl<'a> BodyChecker<'a> {
                 return Self::error_expr(span);
             }
             _ => {
-                self.err(Diagnostic::error(span, "this operator is not supported in kernels"));
+                self.err(Diagnostic::error(
+                    span,
+                    "this operator is not supported in kernels",
+                ));
                 return Self::error_expr(span);
             }
         };
         let ty = operand.ty.clone();
-        Expr { kind: ExprKind::Unary(op, Box::new(operand)), ty, span }
+        Expr {
+            kind: ExprKind::Unary(op, Box::new(operand)),
+            ty,
+            span,
+        }
     }
 
     fn binary(&mut self, b: &syn::ExprBinary) -> Expr {
@@ -593,8 +773,16 @@ impl<'a> BodyChecker<'a> {
                 let (l, r) = (self.expr(&b.left), self.expr(&b.right));
                 self.expect_ty(&Ty::BOOL, &l, "in this logical operation");
                 self.expect_ty(&Ty::BOOL, &r, "in this logical operation");
-                let op = if matches!(b.op, S::And(_)) { LogicOp::And } else { LogicOp::Or };
-                return Expr { kind: ExprKind::Logic(op, Box::new(l), Box::new(r)), ty: Ty::BOOL, span };
+                let op = if matches!(b.op, S::And(_)) {
+                    LogicOp::And
+                } else {
+                    LogicOp::Or
+                };
+                return Expr {
+                    kind: ExprKind::Logic(op, Box::new(l), Box::new(r)),
+                    ty: Ty::BOOL,
+                    span,
+                };
             }
             S::Add(_) => (BinOp::Add, false),
             S::Sub(_) => (BinOp::Sub, false),
@@ -623,7 +811,10 @@ impl<'a> BodyChecker<'a> {
             S::ShlAssign(_) => (BinOp::Shl, true),
             S::ShrAssign(_) => (BinOp::Shr, true),
             _ => {
-                self.err(Diagnostic::error(span, "this operator is not supported in kernels"));
+                self.err(Diagnostic::error(
+                    span,
+                    "this operator is not supported in kernels",
+                ));
                 return Self::error_expr(span);
             }
         };
@@ -632,16 +823,28 @@ impl<'a> BodyChecker<'a> {
             let value = self.expr(&b.right);
             return match place {
                 Some((place, ty)) => {
-                    let lhs = Expr { kind: ExprKind::Lit(Lit::Bool(false)), ty, span: b.left.span() };
+                    let lhs = Expr {
+                        kind: ExprKind::Lit(Lit::Bool(false)),
+                        ty,
+                        span: b.left.span(),
+                    };
                     self.check_operands(op, &lhs, &value, b.op.span());
-                    Expr { kind: ExprKind::CompoundAssign(op, place, Box::new(value)), ty: Ty::Unit, span }
+                    Expr {
+                        kind: ExprKind::CompoundAssign(op, place, Box::new(value)),
+                        ty: Ty::Unit,
+                        span,
+                    }
                 }
                 None => Self::error_expr(span),
             };
         }
         let (l, r) = (self.expr(&b.left), self.expr(&b.right));
         let ty = self.check_operands(op, &l, &r, b.op.span());
-        Expr { kind: ExprKind::Binary(op, Box::new(l), Box::new(r)), ty, span }
+        Expr {
+            kind: ExprKind::Binary(op, Box::new(l), Box::new(r)),
+            ty,
+            span,
+        }
     }
 
     /// Checks the operand types of a binary operator and returns the result type; errors point
@@ -652,7 +855,13 @@ impl<'a> BodyChecker<'a> {
             for side in [l, r] {
                 if !matches!(self.infer.class(&side.ty), Class::Int | Class::Never) {
                     let ty = self.infer.describe(&side.ty);
-                    self.err(Diagnostic::error(side.span, format!("cannot shift with a value of type `{ty}`")).with_help("shifts work on integers"));
+                    self.err(
+                        Diagnostic::error(
+                            side.span,
+                            format!("cannot shift with a value of type `{ty}`"),
+                        )
+                        .with_help("shifts work on integers"),
+                    );
                 }
             }
             return l.ty.clone();
@@ -673,21 +882,36 @@ impl<'a> BodyChecker<'a> {
                     "kernels do no implicit conversions; convert one side with `as`"
                 };
                 self.err(
-                    Diagnostic::error(span, format!("mismatched types: cannot apply `{symbol}` to `{lt}` and `{rt}`"))
-                        .with_help(help),
+                    Diagnostic::error(
+                        span,
+                        format!("mismatched types: cannot apply `{symbol}` to `{lt}` and `{rt}`"),
+                    )
+                    .with_help(help),
                 );
-                return if op.is_comparison() { Ty::BOOL } else { Ty::Never };
+                return if op.is_comparison() {
+                    Ty::BOOL
+                } else {
+                    Ty::Never
+                };
             }
         };
         let class = self.infer.class(&ty);
         let ok = match op {
-            BinOp::Eq | BinOp::Ne => matches!(class, Class::Int | Class::Float | Class::Bool | Class::Never),
-            BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor => matches!(class, Class::Int | Class::Bool | Class::Never),
+            BinOp::Eq | BinOp::Ne => matches!(
+                class,
+                Class::Int | Class::Float | Class::Bool | Class::Never
+            ),
+            BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor => {
+                matches!(class, Class::Int | Class::Bool | Class::Never)
+            }
             _ => matches!(class, Class::Int | Class::Float | Class::Never),
         };
         if !ok {
             let t = self.infer.describe(&ty);
-            self.err(Diagnostic::error(span, format!("cannot apply `{symbol}` to values of type `{t}`")));
+            self.err(Diagnostic::error(
+                span,
+                format!("cannot apply `{symbol}` to values of type `{t}`"),
+            ));
         }
         if op.is_comparison() {
             Ty::BOOL
@@ -703,7 +927,11 @@ impl<'a> BodyChecker<'a> {
         match place {
             Some((place, ty)) => {
                 self.expect_ty(&ty, &value, "in this assignment");
-                Expr { kind: ExprKind::Assign(place, Box::new(value)), ty: Ty::Unit, span }
+                Expr {
+                    kind: ExprKind::Assign(place, Box::new(value)),
+                    ty: Ty::Unit,
+                    span,
+                }
             }
             None => Self::error_expr(span),
         }
@@ -726,7 +954,10 @@ impl<'a> BodyChecker<'a> {
             if !writable {
                 self.err(
                     Diagnostic::error(span, format!("cannot write to `{name}`: it is read-only"))
-                        .with_help(format!("declare it as `ArrayViewMut<{}, _>` (or `&mut Array`) to write to it", elem.name())),
+                        .with_help(format!(
+                            "declare it as `ArrayViewMut<{}, _>` (or `&mut Array`) to write to it",
+                            elem.name()
+                        )),
                 );
                 return None;
             }
@@ -736,17 +967,27 @@ impl<'a> BodyChecker<'a> {
                     Some((Place::Buffer(param, idx), Ty::Scalar(elem)))
                 }
                 [] => {
-                    self.err(Diagnostic::error(span, format!("cannot assign to the whole of `{name}`")).with_help(format!("assign one element: `{name}[idx] = ...`")));
+                    self.err(
+                        Diagnostic::error(span, format!("cannot assign to the whole of `{name}`"))
+                            .with_help(format!("assign one element: `{name}[idx] = ...`")),
+                    );
                     None
                 }
                 _ => {
-                    self.err(Diagnostic::error(span, "too many indices").with_help("index a rank-2 view with `v[[i, j]]`"));
+                    self.err(
+                        Diagnostic::error(span, "too many indices")
+                            .with_help("index a rank-2 view with `v[[i, j]]`"),
+                    );
                     None
                 }
             };
         }
         let syn::Expr::Path(p) = root else {
-            self.err(Diagnostic::error(span, "cannot assign to this expression").with_help("assign to a local variable, a local array element or a view element"));
+            self.err(
+                Diagnostic::error(span, "cannot assign to this expression").with_help(
+                    "assign to a local variable, a local array element or a view element",
+                ),
+            );
             return None;
         };
         let Some(ident) = p.path.get_ident() else {
@@ -759,19 +1000,27 @@ impl<'a> BodyChecker<'a> {
             Some(Binding::Param(_)) => {
                 self.err(
                     Diagnostic::error(span, format!("cannot assign to kernel parameter `{name}`"))
-                        .with_help(format!("copy it into a local first: `let mut {name} = {name};`")),
+                        .with_help(format!(
+                            "copy it into a local first: `let mut {name} = {name};`"
+                        )),
                 );
                 return None;
             }
             None => {
-                self.err(Diagnostic::error(p.span(), format!("cannot find `{name}` in this kernel")));
+                self.err(Diagnostic::error(
+                    p.span(),
+                    format!("cannot find `{name}` in this kernel"),
+                ));
                 return None;
             }
         };
         if !self.locals[id].mutable {
             self.err(
-                Diagnostic::error(span, format!("cannot assign to `{name}`: it is not declared `mut`"))
-                    .with_help(format!("declare it with `let mut {name}`")),
+                Diagnostic::error(
+                    span,
+                    format!("cannot assign to `{name}`: it is not declared `mut`"),
+                )
+                .with_help(format!("declare it with `let mut {name}`")),
             );
         }
         let mut ty = self.locals[id].ty.clone();
@@ -787,7 +1036,10 @@ impl<'a> BodyChecker<'a> {
                 Ty::Never => {}
                 other => {
                     let t = self.infer.describe(&other);
-                    self.err(Diagnostic::error(index.span(), format!("cannot index a value of type `{t}`")));
+                    self.err(Diagnostic::error(
+                        index.span(),
+                        format!("cannot index a value of type `{t}`"),
+                    ));
                     return None;
                 }
             }
@@ -799,7 +1051,10 @@ impl<'a> BodyChecker<'a> {
     fn check_constant_index(&mut self, i: &Expr, len: u32) {
         if let ExprKind::Lit(Lit::Int(v)) = i.kind {
             if v >= len as u128 {
-                self.err(Diagnostic::error(i.span, format!("index out of bounds: the length is {len} but the index is {v}")));
+                self.err(Diagnostic::error(
+                    i.span,
+                    format!("index out of bounds: the length is {len} but the index is {v}"),
+                ));
             }
         }
     }
@@ -811,8 +1066,14 @@ impl<'a> BodyChecker<'a> {
         if let syn::Expr::Array(list) = strip(index) {
             if list.elems.len() as u32 != rank {
                 self.err(
-                    Diagnostic::error(index.span(), format!("`{name}` has rank {rank} but is indexed with {} components", list.elems.len()))
-                        .with_help(rank_help(&name, rank)),
+                    Diagnostic::error(
+                        index.span(),
+                        format!(
+                            "`{name}` has rank {rank} but is indexed with {} components",
+                            list.elems.len()
+                        ),
+                    )
+                    .with_help(rank_help(&name, rank)),
                 );
                 return None;
             }
@@ -830,24 +1091,42 @@ impl<'a> BodyChecker<'a> {
                 ExprKind::Local(id) => Some(
                     (0..n)
                         .map(|k| {
-                            let base = Expr { kind: ExprKind::Local(id), ty: i.ty.clone(), span: i.span };
-                            let k = Expr { kind: ExprKind::Lit(Lit::Int(k as u128)), ty: Ty::USIZE, span: i.span };
-                            Expr { kind: ExprKind::Element(Box::new(base), Box::new(k)), ty: Ty::USIZE, span: i.span }
+                            let base = Expr {
+                                kind: ExprKind::Local(id),
+                                ty: i.ty.clone(),
+                                span: i.span,
+                            };
+                            let k = Expr {
+                                kind: ExprKind::Lit(Lit::Int(k as u128)),
+                                ty: Ty::USIZE,
+                                span: i.span,
+                            };
+                            Expr {
+                                kind: ExprKind::Element(Box::new(base), Box::new(k)),
+                                ty: Ty::USIZE,
+                                span: i.span,
+                            }
                         })
                         .collect(),
                 ),
                 _ => {
                     self.err(
-                        Diagnostic::error(i.span, "index a view with a named index or with `[i, j]`")
-                            .with_help("bind the index to a variable first"),
+                        Diagnostic::error(
+                            i.span,
+                            "index a view with a named index or with `[i, j]`",
+                        )
+                        .with_help("bind the index to a variable first"),
                     );
                     None
                 }
             },
             Ty::Array(_, n) => {
                 self.err(
-                    Diagnostic::error(i.span, format!("`{name}` has rank {rank} but the index has rank {n}"))
-                        .with_help(rank_help(&name, rank)),
+                    Diagnostic::error(
+                        i.span,
+                        format!("`{name}` has rank {rank} but the index has rank {n}"),
+                    )
+                    .with_help(rank_help(&name, rank)),
                 );
                 None
             }
@@ -859,8 +1138,13 @@ impl<'a> BodyChecker<'a> {
             other => {
                 let t = self.infer.describe(&other);
                 self.err(
-                    Diagnostic::error(i.span, format!("cannot index rank-{rank} `{name}` with a `{t}`"))
-                        .with_help(format!("use an `Index<{rank}>` or `[i, j]` with `usize` components")),
+                    Diagnostic::error(
+                        i.span,
+                        format!("cannot index rank-{rank} `{name}` with a `{t}`"),
+                    )
+                    .with_help(format!(
+                        "use an `Index<{rank}>` or `[i, j]` with `usize` components"
+                    )),
                 );
                 None
             }
@@ -872,7 +1156,11 @@ impl<'a> BodyChecker<'a> {
         if let Some(param) = self.is_buffer(&i.expr) {
             let (elem, _, _) = self.buffer_info(param);
             return match self.buffer_indices(param, &i.index) {
-                Some(idx) => Expr { kind: ExprKind::BufferLoad(param, idx), ty: Ty::Scalar(elem), span },
+                Some(idx) => Expr {
+                    kind: ExprKind::BufferLoad(param, idx),
+                    ty: Ty::Scalar(elem),
+                    span,
+                },
                 None => Self::error_expr(span),
             };
         }
@@ -886,12 +1174,19 @@ impl<'a> BodyChecker<'a> {
         match self.infer.shallow(&base.ty) {
             Ty::Array(elem, len) => {
                 self.check_constant_index(&index, len);
-                Expr { kind: ExprKind::Element(Box::new(base), Box::new(index)), ty: *elem, span }
+                Expr {
+                    kind: ExprKind::Element(Box::new(base), Box::new(index)),
+                    ty: *elem,
+                    span,
+                }
             }
             Ty::Never => Self::error_expr(span),
             other => {
                 let t = self.infer.describe(&other);
-                self.err(Diagnostic::error(i.expr.span(), format!("cannot index a value of type `{t}`")));
+                self.err(Diagnostic::error(
+                    i.expr.span(),
+                    format!("cannot index a value of type `{t}`"),
+                ));
                 Self::error_expr(span)
             }
         }
@@ -903,7 +1198,10 @@ impl<'a> BodyChecker<'a> {
         let target = match value_type(&c.ty) {
             Ok(Ty::Scalar(s)) => s,
             Ok(other) => {
-                self.err(Diagnostic::error(c.ty.span(), format!("cannot cast to `{other}`")).with_help("`as` converts between scalar types"));
+                self.err(
+                    Diagnostic::error(c.ty.span(), format!("cannot cast to `{other}`"))
+                        .with_help("`as` converts between scalar types"),
+                );
                 return Self::error_expr(span);
             }
             Err(d) => {
@@ -922,17 +1220,28 @@ impl<'a> BodyChecker<'a> {
             let t = self.infer.describe(&value.ty);
             self.err(
                 Diagnostic::error(span, format!("cannot cast `{t}` as `{}`", target.name()))
-                    .with_help(if target == Scalar::Bool { "compare instead: `x != 0`" } else { "`as` converts between numeric types, and from bool to integers" }),
+                    .with_help(if target == Scalar::Bool {
+                        "compare instead: `x != 0`"
+                    } else {
+                        "`as` converts between numeric types, and from bool to integers"
+                    }),
             );
         }
-        Expr { kind: ExprKind::Cast(Box::new(value)), ty: Ty::Scalar(target), span }
+        Expr {
+            kind: ExprKind::Cast(Box::new(value)),
+            ty: Ty::Scalar(target),
+            span,
+        }
     }
 
     fn method_call(&mut self, m: &syn::ExprMethodCall) -> Expr {
         let span = m.span();
         let method = m.method.to_string();
         if m.turbofish.is_some() {
-            self.err(Diagnostic::error(span, "turbofish method calls are not supported in kernels"));
+            self.err(Diagnostic::error(
+                span,
+                "turbofish method calls are not supported in kernels",
+            ));
             return Self::error_expr(span);
         }
         if method == "extent" {
@@ -941,7 +1250,11 @@ impl<'a> BodyChecker<'a> {
                     self.err(Diagnostic::error(span, "`extent()` takes no arguments"));
                 }
                 let (_, rank, _) = self.buffer_info(param);
-                return Expr { kind: ExprKind::BufferExtent(param), ty: Ty::Array(Box::new(Ty::USIZE), rank), span };
+                return Expr {
+                    kind: ExprKind::BufferExtent(param),
+                    ty: Ty::Array(Box::new(Ty::USIZE), rank),
+                    span,
+                };
             }
         }
         let builtin = match method.as_str() {
@@ -949,13 +1262,19 @@ impl<'a> BodyChecker<'a> {
             "max" => Builtin::Max,
             "abs" => Builtin::Abs,
             "step_by" => {
-                self.err(Diagnostic::error(span, "`step_by` is supported only as the range of a `for` loop"));
+                self.err(Diagnostic::error(
+                    span,
+                    "`step_by` is supported only as the range of a `for` loop",
+                ));
                 return Self::error_expr(span);
             }
             _ => {
                 self.err(
-                    Diagnostic::error(m.method.span(), format!("method `{method}` is not supported in kernels"))
-                        .with_help("kernels support `.min()`, `.max()`, `.abs()` and `view.extent()`"),
+                    Diagnostic::error(
+                        m.method.span(),
+                        format!("method `{method}` is not supported in kernels"),
+                    )
+                    .with_help("kernels support `.min()`, `.max()`, `.abs()` and `view.extent()`"),
                 );
                 return Self::error_expr(span);
             }
@@ -969,7 +1288,12 @@ impl<'a> BodyChecker<'a> {
         let span = c.span();
         let name = match strip(&c.func) {
             syn::Expr::Path(p) if p.qself.is_none() => {
-                let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+                let segs: Vec<String> = p
+                    .path
+                    .segments
+                    .iter()
+                    .map(|s| s.ident.to_string())
+                    .collect();
                 let prefix_ok = match &segs[..segs.len() - 1] {
                     [] => true,
                     [t] => Scalar::from_name(t).is_some() || t == "cmp",
@@ -977,14 +1301,24 @@ impl<'a> BodyChecker<'a> {
                     _ => false,
                 };
                 let last = segs.last().cloned().unwrap_or_default();
-                if prefix_ok { last } else { segs.join("::") }
+                if prefix_ok {
+                    last
+                } else {
+                    segs.join("::")
+                }
             }
             syn::Expr::Closure(_) | syn::Expr::Paren(_) => {
-                self.err(Diagnostic::error(c.func.span(), "closures and function values are not allowed in kernels"));
+                self.err(Diagnostic::error(
+                    c.func.span(),
+                    "closures and function values are not allowed in kernels",
+                ));
                 return Self::error_expr(span);
             }
             _ => {
-                self.err(Diagnostic::error(c.func.span(), "only named functions can be called in kernels"));
+                self.err(Diagnostic::error(
+                    c.func.span(),
+                    "only named functions can be called in kernels",
+                ));
                 return Self::error_expr(span);
             }
         };
@@ -994,8 +1328,13 @@ impl<'a> BodyChecker<'a> {
             "abs" => Builtin::Abs,
             _ => {
                 self.err(
-                    Diagnostic::error(c.func.span(), format!("calling `{name}` is not supported in kernels"))
-                        .with_help("kernels can call `min`, `max` and `abs`; write other computations inline"),
+                    Diagnostic::error(
+                        c.func.span(),
+                        format!("calling `{name}` is not supported in kernels"),
+                    )
+                    .with_help(
+                        "kernels can call `min`, `max` and `abs`; write other computations inline",
+                    ),
                 );
                 return Self::error_expr(span);
             }
@@ -1011,7 +1350,10 @@ impl<'a> BodyChecker<'a> {
             Builtin::Abs => ("abs", 1),
         };
         if args.len() != arity {
-            self.err(Diagnostic::error(span, format!("`{name}` takes {arity} argument(s), found {}", args.len())));
+            self.err(Diagnostic::error(
+                span,
+                format!("`{name}` takes {arity} argument(s), found {}", args.len()),
+            ));
             return Self::error_expr(span);
         }
         let mut ty = args[0].ty.clone();
@@ -1023,7 +1365,12 @@ impl<'a> BodyChecker<'a> {
             Builtin::Abs => {
                 class == Class::Float
                     || class == Class::Never
-                    || (class == Class::Int && self.infer.shallow(&ty).scalar().map_or(true, |s| s.is_signed_int()))
+                    || (class == Class::Int
+                        && self
+                            .infer
+                            .shallow(&ty)
+                            .scalar()
+                            .map_or(true, |s| s.is_signed_int()))
             }
             _ => matches!(class, Class::Int | Class::Float | Class::Never),
         };
@@ -1034,16 +1381,26 @@ impl<'a> BodyChecker<'a> {
             } else {
                 "`min`, `max` and `abs` work on numbers"
             };
-            self.err(Diagnostic::error(span, format!("`{name}` is not defined for `{t}`")).with_help(help));
+            self.err(
+                Diagnostic::error(span, format!("`{name}` is not defined for `{t}`"))
+                    .with_help(help),
+            );
             return Self::error_expr(span);
         }
-        Expr { kind: ExprKind::Builtin(builtin, args), ty, span }
+        Expr {
+            kind: ExprKind::Builtin(builtin, args),
+            ty,
+            span,
+        }
     }
 
     fn if_expr(&mut self, i: &syn::ExprIf) -> Expr {
         let span = i.span();
         if let syn::Expr::Let(l) = &*i.cond {
-            self.err(Diagnostic::error(l.span(), "`if let` is not supported in kernels").with_help("use a plain `if`"));
+            self.err(
+                Diagnostic::error(l.span(), "`if let` is not supported in kernels")
+                    .with_help("use a plain `if`"),
+            );
             return Self::error_expr(span);
         }
         let cond = self.expr(&i.cond);
@@ -1055,8 +1412,11 @@ impl<'a> BodyChecker<'a> {
                 if self.infer.unify(&then_ty, &Ty::Unit).is_none() {
                     let t = self.infer.describe(&then_ty);
                     self.err(
-                        Diagnostic::error(i.then_branch.span(), format!("`if` without `else` cannot produce a value (this is `{t}`)"))
-                            .with_help("add an `else` branch, or end the expression with `;`"),
+                        Diagnostic::error(
+                            i.then_branch.span(),
+                            format!("`if` without `else` cannot produce a value (this is `{t}`)"),
+                        )
+                        .with_help("add an `else` branch, or end the expression with `;`"),
                     );
                     // Reported: `!` keeps `let v = if c { 1.0 };` from cascading.
                     (None, Ty::Never)
@@ -1071,8 +1431,13 @@ impl<'a> BodyChecker<'a> {
                     None => {
                         let (a, b) = (self.infer.describe(&then_ty), self.infer.describe(&els.ty));
                         self.err(
-                            Diagnostic::error(span, format!("`if` and `else` have different types: `{a}` and `{b}`"))
-                                .with_help("both branches must produce the same type; convert one with `as`"),
+                            Diagnostic::error(
+                                span,
+                                format!("`if` and `else` have different types: `{a}` and `{b}`"),
+                            )
+                            .with_help(
+                                "both branches must produce the same type; convert one with `as`",
+                            ),
                         );
                         Ty::Never
                     }
@@ -1080,13 +1445,20 @@ impl<'a> BodyChecker<'a> {
                 (Some(Box::new(els)), ty)
             }
         };
-        Expr { kind: ExprKind::If(Box::new(cond), then, els), ty, span }
+        Expr {
+            kind: ExprKind::If(Box::new(cond), then, els),
+            ty,
+            span,
+        }
     }
 
     fn array_list(&mut self, a: &syn::ExprArray) -> Expr {
         let span = a.span();
         if a.elems.is_empty() {
-            self.err(Diagnostic::error(span, "empty arrays are not supported in kernels"));
+            self.err(Diagnostic::error(
+                span,
+                "empty arrays are not supported in kernels",
+            ));
             return Self::error_expr(span);
         }
         let elems: Vec<Expr> = a.elems.iter().map(|e| self.expr(e)).collect();
@@ -1095,7 +1467,11 @@ impl<'a> BodyChecker<'a> {
             ty = self.expect_ty(&ty, e, "in this array");
         }
         let n = elems.len() as u32;
-        Expr { kind: ExprKind::ArrayList(elems), ty: Ty::Array(Box::new(ty), n), span }
+        Expr {
+            kind: ExprKind::ArrayList(elems),
+            ty: Ty::Array(Box::new(ty), n),
+            span,
+        }
     }
 
     fn for_loop(&mut self, f: &syn::ExprForLoop) -> Expr {
@@ -1104,10 +1480,15 @@ impl<'a> BodyChecker<'a> {
             return self.unsupported_label(l.span());
         }
         let (pat_name, pat_mut) = match &*f.pat {
-            syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => (p.ident.to_string(), p.mutability.is_some()),
+            syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
+                (p.ident.to_string(), p.mutability.is_some())
+            }
             syn::Pat::Wild(_) => ("_".to_string(), false),
             other => {
-                self.err(Diagnostic::error(other.span(), "a `for` loop variable must be a plain name"));
+                self.err(Diagnostic::error(
+                    other.span(),
+                    "a `for` loop variable must be a plain name",
+                ));
                 return Self::error_expr(span);
             }
         };
@@ -1117,7 +1498,10 @@ impl<'a> BodyChecker<'a> {
                 let s = self.expr(&m.args[0]);
                 self.expect_ty(&Ty::USIZE, &s, "in this `step_by`");
                 if let ExprKind::Lit(Lit::Int(0)) = s.kind {
-                    self.err(Diagnostic::error(s.span, "`step_by(0)` would loop forever").with_help("use a step of at least 1"));
+                    self.err(
+                        Diagnostic::error(s.span, "`step_by(0)` would loop forever")
+                            .with_help("use a step of at least 1"),
+                    );
                 }
                 (strip(&m.receiver), Some(Box::new(s)))
             }
@@ -1125,13 +1509,21 @@ impl<'a> BodyChecker<'a> {
         };
         let syn::Expr::Range(range) = range_expr else {
             self.err(
-                Diagnostic::error(f.expr.span(), "`for` loops in kernels iterate over integer ranges only")
-                    .with_help("write `for i in a..b`, `for i in a..=b` or `for i in (a..b).step_by(s)`"),
+                Diagnostic::error(
+                    f.expr.span(),
+                    "`for` loops in kernels iterate over integer ranges only",
+                )
+                .with_help(
+                    "write `for i in a..b`, `for i in a..=b` or `for i in (a..b).step_by(s)`",
+                ),
             );
             return Self::error_expr(span);
         };
         let (Some(start), Some(end)) = (&range.start, &range.end) else {
-            self.err(Diagnostic::error(range.span(), "a `for` range needs a start and an end"));
+            self.err(Diagnostic::error(
+                range.span(),
+                "a `for` range needs a start and an end",
+            ));
             return Self::error_expr(span);
         };
         let start = self.expr(start);
@@ -1139,7 +1531,13 @@ impl<'a> BodyChecker<'a> {
         let ty = self.expect_ty(&start.ty, &end, "in this range");
         if !matches!(self.infer.class(&ty), Class::Int | Class::Never) {
             let t = self.infer.describe(&ty);
-            self.err(Diagnostic::error(range.span(), format!("cannot iterate over a range of `{t}`")).with_help("ranges in kernels are over integers"));
+            self.err(
+                Diagnostic::error(
+                    range.span(),
+                    format!("cannot iterate over a range of `{t}`"),
+                )
+                .with_help("ranges in kernels are over integers"),
+            );
         }
         let inclusive = matches!(range.limits, syn::RangeLimits::Closed(_));
         let counter = self.hidden("#counter", ty.clone());
@@ -1148,8 +1546,21 @@ impl<'a> BodyChecker<'a> {
         let var = self.declare(&pat_name, ty, pat_mut);
         let (body, _) = self.loop_body(&f.body);
         self.scopes.pop();
-        let range = RangeLoop { var, counter, done, start: Box::new(start), end: Box::new(end), inclusive, step, body };
-        Expr { kind: ExprKind::For(Box::new(range)), ty: Ty::Unit, span }
+        let range = RangeLoop {
+            var,
+            counter,
+            done,
+            start: Box::new(start),
+            end: Box::new(end),
+            inclusive,
+            step,
+            body,
+        };
+        Expr {
+            kind: ExprKind::For(Box::new(range)),
+            ty: Ty::Unit,
+            span,
+        }
     }
 }
 
@@ -1173,7 +1584,10 @@ impl Finisher<'_> {
                 };
                 v > max
             }
-            ExprKind::Lit(Lit::Float(v)) => s == Scalar::F32 && v.is_finite() && v.abs() > f32::MAX as f64,
+            // Rust accepts any literal that rounds to a finite `f32`.
+            ExprKind::Lit(Lit::Float(v, v32)) => {
+                s == Scalar::F32 && v.is_finite() && v32.is_infinite()
+            }
             _ => false,
         };
         if out_of_range {
@@ -1182,7 +1596,10 @@ impl Finisher<'_> {
                 Scalar::I32 => "the value does not fit in `i32`; use a `u32` or a smaller value",
                 _ => "indices and `usize` values are 32-bit on the device",
             };
-            self.diags.push(Diagnostic::error(e.span, format!("literal out of range for `{}`", s.name())).with_help(help));
+            self.diags.push(
+                Diagnostic::error(e.span, format!("literal out of range for `{}`", s.name()))
+                    .with_help(help),
+            );
         }
     }
 
@@ -1200,7 +1617,9 @@ impl Finisher<'_> {
 
     fn place(&mut self, p: &mut Place) {
         match p {
-            Place::Local(_, idx) | Place::Buffer(_, idx) => idx.iter_mut().for_each(|e| self.expr(e)),
+            Place::Local(_, idx) | Place::Buffer(_, idx) => {
+                idx.iter_mut().for_each(|e| self.expr(e))
+            }
         }
     }
 
@@ -1211,8 +1630,13 @@ impl Finisher<'_> {
             ExprKind::Unary(UnOp::Neg, a) => {
                 if let Some(s) = e.ty.scalar().filter(|s| s.is_int() && !s.is_signed_int()) {
                     self.diags.push(
-                        Diagnostic::error(e.span, format!("cannot negate a value of type `{}`", s.name()))
-                            .with_help("negation works on i32, f32 and f64; cast unsigned values to i32 first"),
+                        Diagnostic::error(
+                            e.span,
+                            format!("cannot negate a value of type `{}`", s.name()),
+                        )
+                        .with_help(
+                            "negation works on i32, f32 and f64; cast unsigned values to i32 first",
+                        ),
                     );
                 }
                 if matches!(a.kind, ExprKind::Lit(_)) {
@@ -1223,7 +1647,11 @@ impl Finisher<'_> {
                     self.expr(a);
                 }
             }
-            ExprKind::Builtin(Builtin::Abs, list) if e.ty.scalar().is_some_and(|s| s.is_int() && !s.is_signed_int()) => {
+            ExprKind::Builtin(Builtin::Abs, list)
+                if e.ty
+                    .scalar()
+                    .is_some_and(|s| s.is_int() && !s.is_signed_int()) =>
+            {
                 let t = e.ty.scalar().map_or("", |s| s.name());
                 self.diags.push(
                     Diagnostic::error(e.span, format!("`abs` is not defined for `{t}`"))
@@ -1233,14 +1661,16 @@ impl Finisher<'_> {
             }
             ExprKind::Local(_) | ExprKind::ScalarParam(_) | ExprKind::BufferExtent(_) => {}
             ExprKind::Break | ExprKind::Continue | ExprKind::Return => {}
-            ExprKind::Unary(UnOp::Not, a) | ExprKind::Cast(a) | ExprKind::ArrayRepeat(a, _) => self.expr(a),
+            ExprKind::Unary(UnOp::Not, a) | ExprKind::Cast(a) | ExprKind::ArrayRepeat(a, _) => {
+                self.expr(a)
+            }
             ExprKind::Binary(_, a, b) | ExprKind::Logic(_, a, b) | ExprKind::Element(a, b) => {
                 self.expr(a);
                 self.expr(b);
             }
-            ExprKind::BufferLoad(_, list) | ExprKind::ArrayList(list) | ExprKind::Builtin(_, list) => {
-                list.iter_mut().for_each(|e| self.expr(e))
-            }
+            ExprKind::BufferLoad(_, list)
+            | ExprKind::ArrayList(list)
+            | ExprKind::Builtin(_, list) => list.iter_mut().for_each(|e| self.expr(e)),
             ExprKind::If(c, t, e) => {
                 self.expr(c);
                 self.block(t);
@@ -1309,17 +1739,19 @@ fn scalar_constant(s: Scalar, name: &str) -> Option<Lit> {
         (Scalar::I32, "MIN") => Lit::Int(1 << 31),
         (Scalar::U32 | Scalar::Usize, "MAX") => Lit::Int(u32::MAX as u128),
         (Scalar::U32 | Scalar::Usize, "MIN") => Lit::Int(0),
-        (Scalar::F32, "MAX") => Lit::Float(f32::MAX as f64),
-        (Scalar::F32, "MIN") => Lit::Float(f32::MIN as f64),
-        (Scalar::F32, "EPSILON") => Lit::Float(f32::EPSILON as f64),
-        (Scalar::F32, "MIN_POSITIVE") => Lit::Float(f32::MIN_POSITIVE as f64),
-        (Scalar::F64, "MAX") => Lit::Float(f64::MAX),
-        (Scalar::F64, "MIN") => Lit::Float(f64::MIN),
-        (Scalar::F64, "EPSILON") => Lit::Float(f64::EPSILON),
-        (Scalar::F64, "MIN_POSITIVE") => Lit::Float(f64::MIN_POSITIVE),
-        (Scalar::F32 | Scalar::F64, "INFINITY") => Lit::Float(f64::INFINITY),
-        (Scalar::F32 | Scalar::F64, "NEG_INFINITY") => Lit::Float(f64::NEG_INFINITY),
-        (Scalar::F32 | Scalar::F64, "NAN") => Lit::Float(f64::NAN),
+        (Scalar::F32, "MAX") => Lit::Float(f32::MAX as f64, f32::MAX),
+        (Scalar::F32, "MIN") => Lit::Float(f32::MIN as f64, f32::MIN),
+        (Scalar::F32, "EPSILON") => Lit::Float(f32::EPSILON as f64, f32::EPSILON),
+        (Scalar::F32, "MIN_POSITIVE") => Lit::Float(f32::MIN_POSITIVE as f64, f32::MIN_POSITIVE),
+        (Scalar::F64, "MAX") => Lit::Float(f64::MAX, f64::MAX as f32),
+        (Scalar::F64, "MIN") => Lit::Float(f64::MIN, f64::MIN as f32),
+        (Scalar::F64, "EPSILON") => Lit::Float(f64::EPSILON, f64::EPSILON as f32),
+        (Scalar::F64, "MIN_POSITIVE") => Lit::Float(f64::MIN_POSITIVE, f64::MIN_POSITIVE as f32),
+        (Scalar::F32 | Scalar::F64, "INFINITY") => Lit::Float(f64::INFINITY, f64::INFINITY as f32),
+        (Scalar::F32 | Scalar::F64, "NEG_INFINITY") => {
+            Lit::Float(f64::NEG_INFINITY, f64::NEG_INFINITY as f32)
+        }
+        (Scalar::F32 | Scalar::F64, "NAN") => Lit::Float(f64::NAN, f64::NAN as f32),
         _ => return None,
     })
 }
@@ -1334,12 +1766,20 @@ fn rank_help(name: &str, rank: u32) -> String {
 }
 
 fn unsupported_suffix(span: Span, suffix: &str) -> Diagnostic {
-    Diagnostic::error(span, format!("literals of type `{suffix}` are not supported in kernels"))
-        .with_help("use an unsuffixed literal or one of i32, u32, usize, f32, f64")
+    Diagnostic::error(
+        span,
+        format!("literals of type `{suffix}` are not supported in kernels"),
+    )
+    .with_help("use an unsuffixed literal or one of i32, u32, usize, f32, f64")
 }
 
 fn macro_error(mac: &syn::Macro) -> Diagnostic {
-    let name = mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+    let name = mac
+        .path
+        .segments
+        .last()
+        .map(|s| s.ident.to_string())
+        .unwrap_or_default();
     let help = match name.as_str() {
         "println" | "print" | "eprintln" | "eprint" | "dbg" => "write the values into an `ArrayViewMut` and print them on the host",
         "panic" | "assert" | "assert_eq" | "assert_ne" | "unreachable" | "todo" | "unimplemented" => {
@@ -1348,7 +1788,11 @@ fn macro_error(mac: &syn::Macro) -> Diagnostic {
         "vec" | "format" => "there is no heap on the device; use a fixed-size array `[T; N]`",
         _ => "write the code the macro would produce by hand",
     };
-    Diagnostic::error(mac.path.span(), format!("macros are not allowed in amp kernels (`{name}!` cannot run on the device)")).with_help(help)
+    Diagnostic::error(
+        mac.path.span(),
+        format!("macros are not allowed in amp kernels (`{name}!` cannot run on the device)"),
+    )
+    .with_help(help)
 }
 
 fn unsupported_expr(e: &syn::Expr) -> Diagnostic {
@@ -1361,20 +1805,59 @@ fn unsupported_expr(e: &syn::Expr) -> Diagnostic {
         _ => e.span(),
     };
     let (what, help) = match e {
-        syn::Expr::Closure(_) => ("closures are not allowed in kernels", "write the computation inline"),
-        syn::Expr::Reference(_) => ("references are not allowed in kernels", "use the value directly; only views and arrays are passed by reference"),
-        syn::Expr::RawAddr(_) => ("raw pointers are not allowed in kernels", "index an `ArrayView` instead"),
-        syn::Expr::Unsafe(_) => ("`unsafe` is not allowed in kernels", "amp kernels are checked code; remove the `unsafe` block"),
-        syn::Expr::Async(_) | syn::Expr::Await(_) => ("`async` and `.await` are not allowed in kernels", "a kernel runs to completion on the device"),
-        syn::Expr::Try(_) | syn::Expr::TryBlock(_) => ("the `?` operator is not allowed in kernels", "there is no `Result` on the device; report failures through an output view"),
-        syn::Expr::Tuple(_) => ("tuples are not supported in kernels", "use separate variables, or `let (a, b) = (x, y);`"),
-        syn::Expr::Field(_) => ("field access is not supported in kernels", "kernels work with scalars, arrays, indices and views"),
-        syn::Expr::Range(_) => ("ranges are only allowed as the iterator of a `for` loop", "write `for i in a..b { ... }`"),
-        syn::Expr::Struct(_) => ("struct expressions are not supported in kernels", "use scalars and arrays"),
-        syn::Expr::Match(_) => ("`match` is not supported in kernels", "use `if` / `else if`"),
-        syn::Expr::Let(_) => ("`let` expressions are not supported in kernels", "use a plain `if`"),
+        syn::Expr::Closure(_) => (
+            "closures are not allowed in kernels",
+            "write the computation inline",
+        ),
+        syn::Expr::Reference(_) => (
+            "references are not allowed in kernels",
+            "use the value directly; only views and arrays are passed by reference",
+        ),
+        syn::Expr::RawAddr(_) => (
+            "raw pointers are not allowed in kernels",
+            "index an `ArrayView` instead",
+        ),
+        syn::Expr::Unsafe(_) => (
+            "`unsafe` is not allowed in kernels",
+            "amp kernels are checked code; remove the `unsafe` block",
+        ),
+        syn::Expr::Async(_) | syn::Expr::Await(_) => (
+            "`async` and `.await` are not allowed in kernels",
+            "a kernel runs to completion on the device",
+        ),
+        syn::Expr::Try(_) | syn::Expr::TryBlock(_) => (
+            "the `?` operator is not allowed in kernels",
+            "there is no `Result` on the device; report failures through an output view",
+        ),
+        syn::Expr::Tuple(_) => (
+            "tuples are not supported in kernels",
+            "use separate variables, or `let (a, b) = (x, y);`",
+        ),
+        syn::Expr::Field(_) => (
+            "field access is not supported in kernels",
+            "kernels work with scalars, arrays, indices and views",
+        ),
+        syn::Expr::Range(_) => (
+            "ranges are only allowed as the iterator of a `for` loop",
+            "write `for i in a..b { ... }`",
+        ),
+        syn::Expr::Struct(_) => (
+            "struct expressions are not supported in kernels",
+            "use scalars and arrays",
+        ),
+        syn::Expr::Match(_) => (
+            "`match` is not supported in kernels",
+            "use `if` / `else if`",
+        ),
+        syn::Expr::Let(_) => (
+            "`let` expressions are not supported in kernels",
+            "use a plain `if`",
+        ),
         syn::Expr::Yield(_) => ("`yield` is not allowed in kernels", "remove it"),
-        _ => ("this expression is not supported in kernels", "see the kernel language reference in docs/kernel-language.md"),
+        _ => (
+            "this expression is not supported in kernels",
+            "see the kernel language reference in docs/kernel-language.md",
+        ),
     };
     Diagnostic::error(span, what).with_help(help)
 }

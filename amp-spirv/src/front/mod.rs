@@ -14,7 +14,8 @@ pub fn lower(func: &syn::ItemFn) -> Result<Kernel, Diagnostics> {
     let mut diags = Diagnostics::default();
     let sig = signature::check_signature(func, &mut diags);
     let mut checker = body::BodyChecker::new(&mut diags, &sig.params);
-    let index_local = checker.declare_index(sig.index_name.as_deref().unwrap_or("#index"), sig.rank);
+    let index_local =
+        checker.declare_index(sig.index_name.as_deref().unwrap_or("#index"), sig.rank);
     for name in &sig.rejected {
         checker.declare_rejected(name);
     }
@@ -22,5 +23,12 @@ pub fn lower(func: &syn::ItemFn) -> Result<Kernel, Diagnostics> {
     if !diags.is_empty() {
         return Err(diags);
     }
-    Ok(Kernel { name: func.sig.ident.to_string(), rank: sig.rank, index_local, params: sig.params, locals, body })
+    Ok(Kernel {
+        name: func.sig.ident.to_string(),
+        rank: sig.rank,
+        index_local,
+        params: sig.params,
+        locals,
+        body,
+    })
 }

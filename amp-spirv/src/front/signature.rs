@@ -1,10 +1,10 @@
 //! The kernel's signature: the index parameter, buffers and scalars, and the types the kernel
 //! language accepts.
 
-use crate::diag::{Diagnostic, Diagnostics};
+use crate::diag::Spanned;
+use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::ir::{Container, Param, ParamKind};
 use crate::types::{Scalar, Ty};
-use syn::spanned::Spanned;
 
 /// The checked signature of a kernel.
 pub struct Signature {
@@ -26,13 +26,19 @@ pub fn check_signature(func: &syn::ItemFn, diags: &mut Diagnostics) -> Signature
     if let syn::ReturnType::Type(_, ty) = &sig.output {
         if !matches!(&**ty, syn::Type::Tuple(t) if t.elems.is_empty()) {
             diags.push(
-                Diagnostic::error(ty.span(), "a kernel cannot return a value")
-                    .with_help("write results into an `ArrayViewMut` parameter and remove the return type"),
+                Diagnostic::error(ty.span(), "a kernel cannot return a value").with_help(
+                    "write results into an `ArrayViewMut` parameter and remove the return type",
+                ),
             );
         }
     }
 
-    let mut out = Signature { index_name: None, rank: 1, params: Vec::new(), rejected: Vec::new() };
+    let mut out = Signature {
+        index_name: None,
+        rank: 1,
+        params: Vec::new(),
+        rejected: Vec::new(),
+    };
     let mut inputs = sig.inputs.iter();
     match inputs.next() {
         Some(first) => match index_param(first) {
@@ -42,30 +48,40 @@ pub fn check_signature(func: &syn::ItemFn, diags: &mut Diagnostics) -> Signature
             }
             Err(d) => {
                 diags.push(d);
-                out.rejected.extend(param_name(first).ok().map(|(name, _)| name));
+                out.rejected
+                    .extend(param_name(first).ok().map(|(name, _)| name));
             }
         },
         None => diags.push(
-            Diagnostic::error(sig.ident.span(), "a kernel's first parameter must be its index")
-                .with_help("add a first parameter such as `idx: Index<1>`"),
+            Diagnostic::error(
+                sig.ident.span(),
+                "a kernel's first parameter must be its index",
+            )
+            .with_help("add a first parameter such as `idx: Index<1>`"),
         ),
     }
     for input in inputs {
         match buffer_or_scalar_param(input) {
             Ok(p) => {
                 // rustc would reject the launcher with the same parameters (E0415); say it here.
-                if out.index_name.as_deref() == Some(p.name.as_str()) || out.params.iter().any(|q| q.name == p.name) {
+                if out.index_name.as_deref() == Some(p.name.as_str())
+                    || out.params.iter().any(|q| q.name == p.name)
+                {
                     let name = &p.name;
                     diags.push(
-                        Diagnostic::error(p.span, format!("parameter `{name}` is declared more than once"))
-                            .with_help("give every parameter its own name"),
+                        Diagnostic::error(
+                            p.span,
+                            format!("parameter `{name}` is declared more than once"),
+                        )
+                        .with_help("give every parameter its own name"),
                     );
                 }
                 out.params.push(p);
             }
             Err(d) => {
                 diags.push(d);
-                out.rejected.extend(param_name(input).ok().map(|(name, _)| name));
+                out.rejected
+                    .extend(param_name(input).ok().map(|(name, _)| name));
             }
         }
     }
@@ -74,19 +90,30 @@ pub fn check_signature(func: &syn::ItemFn, diags: &mut Diagnostics) -> Signature
 
 fn check_qualifiers(sig: &syn::Signature, diags: &mut Diagnostics) {
     if let Some(t) = &sig.asyncness {
-        diags.push(Diagnostic::error(t.span(), "a kernel cannot be `async`").with_help("remove `async`"));
+        diags.push(
+            Diagnostic::error(t.span(), "a kernel cannot be `async`").with_help("remove `async`"),
+        );
     }
     if let Some(t) = &sig.unsafety {
         diags.push(
-            Diagnostic::error(t.span(), "a kernel cannot be `unsafe`: amp kernels are checked code")
-                .with_help("remove `unsafe`"),
+            Diagnostic::error(
+                t.span(),
+                "a kernel cannot be `unsafe`: amp kernels are checked code",
+            )
+            .with_help("remove `unsafe`"),
         );
     }
     if let Some(t) = &sig.constness {
-        diags.push(Diagnostic::error(t.span(), "a kernel cannot be `const fn`").with_help("remove `const`"));
+        diags.push(
+            Diagnostic::error(t.span(), "a kernel cannot be `const fn`")
+                .with_help("remove `const`"),
+        );
     }
     if let Some(abi) = &sig.abi {
-        diags.push(Diagnostic::error(abi.span(), "a kernel cannot have an `extern` ABI").with_help("remove it"));
+        diags.push(
+            Diagnostic::error(abi.span(), "a kernel cannot have an `extern` ABI")
+                .with_help("remove it"),
+        );
     }
     if let Some(v) = &sig.variadic {
         diags.push(Diagnostic::error(v.span(), "a kernel cannot be variadic"));
@@ -101,7 +128,10 @@ fn check_generics(generics: &syn::Generics, diags: &mut Diagnostics) {
         );
     }
     if let Some(w) = &generics.where_clause {
-        diags.push(Diagnostic::error(w.span(), "`where` clauses are not supported on kernels"));
+        diags.push(Diagnostic::error(
+            w.span(),
+            "`where` clauses are not supported on kernels",
+        ));
     }
 }
 
@@ -117,8 +147,10 @@ fn param_name(input: &syn::FnArg) -> Result<(String, &syn::Type), Diagnostic> {
         syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
             Ok((p.ident.to_string(), &pat_ty.ty))
         }
-        other => Err(Diagnostic::error(other.span(), "kernel parameters must be plain names")
-            .with_help("write `name: Type`")),
+        other => Err(
+            Diagnostic::error(other.span(), "kernel parameters must be plain names")
+                .with_help("write `name: Type`"),
+        ),
     }
 }
 
@@ -126,8 +158,11 @@ fn index_param(input: &syn::FnArg) -> Result<(String, u32), Diagnostic> {
     let (name, ty) = param_name(input)?;
     let span = ty.span();
     let not_index = || {
-        Diagnostic::error(span, "a kernel's first parameter must be its index, of type `Index<N>`")
-            .with_help("write `idx: Index<1>` (rank 1, 2 or 3) as the first parameter")
+        Diagnostic::error(
+            span,
+            "a kernel's first parameter must be its index, of type `Index<N>`",
+        )
+        .with_help("write `idx: Index<1>` (rank 1, 2 or 3) as the first parameter")
     };
     let (ident, args) = last_segment(ty).ok_or_else(not_index)?;
     if ident != "Index" {
@@ -150,29 +185,51 @@ fn buffer_or_scalar_param(input: &syn::FnArg) -> Result<Param, Diagnostic> {
                 return Err(reference_error(r.span()));
             }
             let (elem, rank) = elem_and_rank(&args, r.elem.span())?;
-            ParamKind::Buffer { elem, rank, writable: r.mutability.is_some(), container: Container::Array }
+            ParamKind::Buffer {
+                elem,
+                rank,
+                writable: r.mutability.is_some(),
+                container: Container::Array,
+            }
         }
         _ => match last_segment(ty) {
             Some((ident, args)) if ident == "ArrayView" || ident == "ArrayViewMut" => {
                 let (elem, rank) = elem_and_rank(&args, ty.span())?;
-                ParamKind::Buffer { elem, rank, writable: ident == "ArrayViewMut", container: Container::View }
+                ParamKind::Buffer {
+                    elem,
+                    rank,
+                    writable: ident == "ArrayViewMut",
+                    container: Container::View,
+                }
             }
             Some((ident, _)) if ident == "Array" => {
-                return Err(Diagnostic::error(ty.span(), "an `Array` parameter must be taken by reference")
-                    .with_help("write `&Array<T, N>` to read it or `&mut Array<T, N>` to write it"))
+                return Err(Diagnostic::error(
+                    ty.span(),
+                    "an `Array` parameter must be taken by reference",
+                )
+                .with_help("write `&Array<T, N>` to read it or `&mut Array<T, N>` to write it"))
             }
             Some((ident, _)) if ident == "Index" => {
-                return Err(Diagnostic::error(ty.span(), "a kernel has exactly one index parameter, and it comes first"))
+                return Err(Diagnostic::error(
+                    ty.span(),
+                    "a kernel has exactly one index parameter, and it comes first",
+                ))
             }
             _ => match value_type(ty)? {
                 Ty::Scalar(s) if s != Scalar::Usize => ParamKind::Scalar(s),
                 Ty::Scalar(_) => {
-                    return Err(Diagnostic::error(ty.span(), "`usize` kernel parameters are not supported")
-                        .with_help("pass a `u32` and convert it with `as usize` inside the kernel"))
+                    return Err(Diagnostic::error(
+                        ty.span(),
+                        "`usize` kernel parameters are not supported",
+                    )
+                    .with_help("pass a `u32` and convert it with `as usize` inside the kernel"))
                 }
                 other => {
-                    return Err(Diagnostic::error(ty.span(), format!("kernel parameters of type `{other}` are not supported"))
-                        .with_help("pass arrays in an `ArrayView` or `Array`"))
+                    return Err(Diagnostic::error(
+                        ty.span(),
+                        format!("kernel parameters of type `{other}` are not supported"),
+                    )
+                    .with_help("pass arrays in an `ArrayView` or `Array`"))
                 }
             },
         },
@@ -180,24 +237,32 @@ fn buffer_or_scalar_param(input: &syn::FnArg) -> Result<Param, Diagnostic> {
     Ok(Param { name, span, kind })
 }
 
-fn reference_error(span: proc_macro2::Span) -> Diagnostic {
+fn reference_error(span: Span) -> Diagnostic {
     Diagnostic::error(span, "references are not allowed in kernel parameters, except `&Array<T, N>` and `&mut Array<T, N>`")
         .with_help("take views by value (`a: ArrayView<f32, 1>`) and scalars by value (`x: f32`)")
 }
 
-fn elem_and_rank(args: &[&syn::GenericArgument], span: proc_macro2::Span) -> Result<(Scalar, u32), Diagnostic> {
+fn elem_and_rank(args: &[&syn::GenericArgument], span: Span) -> Result<(Scalar, u32), Diagnostic> {
     let usage = || {
-        Diagnostic::error(span, "expected an element type and a rank, as in `ArrayView<f32, 2>`")
+        Diagnostic::error(
+            span,
+            "expected an element type and a rank, as in `ArrayView<f32, 2>`",
+        )
     };
     if args.len() != 2 {
         return Err(usage());
     }
     let elem = match args[0] {
         syn::GenericArgument::Type(t) => match value_type(t)? {
-            Ty::Scalar(s) if matches!(s, Scalar::I32 | Scalar::U32 | Scalar::F32 | Scalar::F64) => s,
+            Ty::Scalar(s) if matches!(s, Scalar::I32 | Scalar::U32 | Scalar::F32 | Scalar::F64) => {
+                s
+            }
             other => {
-                return Err(Diagnostic::error(t.span(), format!("`{other}` is not supported as an element type of views and arrays"))
-                    .with_help("use i32, u32, f32 or f64"))
+                return Err(Diagnostic::error(
+                    t.span(),
+                    format!("`{other}` is not supported as an element type of views and arrays"),
+                )
+                .with_help("use i32, u32, f32 or f64"))
             }
         },
         _ => return Err(usage()),
@@ -206,26 +271,43 @@ fn elem_and_rank(args: &[&syn::GenericArgument], span: proc_macro2::Span) -> Res
     Ok((elem, rank))
 }
 
-fn rank_arg(arg: Option<&syn::GenericArgument>, span: proc_macro2::Span) -> Result<u32, Diagnostic> {
+fn rank_arg(arg: Option<&syn::GenericArgument>, span: Span) -> Result<u32, Diagnostic> {
     let expr = match arg {
         Some(syn::GenericArgument::Const(e)) => e,
         // `Index<N>` with a bare name parses as a type argument.
         Some(syn::GenericArgument::Type(t)) => {
-            return Err(Diagnostic::error(t.span(), "the rank must be an integer literal: 1, 2 or 3"))
+            return Err(Diagnostic::error(
+                t.span(),
+                "the rank must be an integer literal: 1, 2 or 3",
+            ))
         }
-        _ => return Err(Diagnostic::error(span, "missing rank: write for example `Index<1>`")),
+        _ => {
+            return Err(Diagnostic::error(
+                span,
+                "missing rank: write for example `Index<1>`",
+            ))
+        }
     };
     match literal_usize(expr) {
         Some(r @ 1..=3) => Ok(r as u32),
-        Some(_) => Err(Diagnostic::error(expr.span(), "ranks 1, 2 and 3 are supported")),
-        None => Err(Diagnostic::error(expr.span(), "the rank must be an integer literal: 1, 2 or 3")),
+        Some(_) => Err(Diagnostic::error(
+            expr.span(),
+            "ranks 1, 2 and 3 are supported",
+        )),
+        None => Err(Diagnostic::error(
+            expr.span(),
+            "the rank must be an integer literal: 1, 2 or 3",
+        )),
     }
 }
 
 /// The value of an unsuffixed or `usize`-suffixed integer literal.
 pub fn literal_usize(expr: &syn::Expr) -> Option<u64> {
     match expr {
-        syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => i.base10_parse::<u64>().ok(),
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) => i.base10_parse::<u64>().ok(),
         syn::Expr::Group(g) => literal_usize(&g.expr),
         syn::Expr::Paren(p) => literal_usize(&p.expr),
         syn::Expr::Block(b) if b.block.stmts.len() == 1 => match &b.block.stmts[0] {
@@ -259,11 +341,20 @@ pub fn value_type(ty: &syn::Type) -> Result<Ty, Diagnostic> {
         syn::Type::Array(a) => {
             let elem = value_type(&a.elem)?;
             match literal_usize(&a.len) {
-                Some(0) => Err(Diagnostic::error(a.len.span(), "zero-length arrays are not supported in kernels")),
+                Some(0) => Err(Diagnostic::error(
+                    a.len.span(),
+                    "zero-length arrays are not supported in kernels",
+                )),
                 Some(n) if n <= 1 << 14 => Ok(Ty::Array(Box::new(elem), n as u32)),
-                Some(_) => Err(Diagnostic::error(a.len.span(), "local arrays are limited to 16384 elements per dimension")
-                    .with_help("large data belongs in an `ArrayView` or an `Array`")),
-                None => Err(Diagnostic::error(a.len.span(), "array lengths must be integer literals")),
+                Some(_) => Err(Diagnostic::error(
+                    a.len.span(),
+                    "local arrays are limited to 16384 elements per dimension",
+                )
+                .with_help("large data belongs in an `ArrayView` or an `Array`")),
+                None => Err(Diagnostic::error(
+                    a.len.span(),
+                    "array lengths must be integer literals",
+                )),
             }
         }
         syn::Type::Group(g) => value_type(&g.elem),
@@ -282,23 +373,46 @@ pub fn value_type(ty: &syn::Type) -> Result<Ty, Diagnostic> {
             }
             Err(unsupported_type(ty))
         }
-        syn::Type::Reference(r) => Err(Diagnostic::error(r.span(), "references are not allowed in kernels")
-            .with_help("use the value itself; views and arrays are the only data passed by reference")),
-        syn::Type::Ptr(p) => Err(Diagnostic::error(p.span(), "raw pointers are not allowed in kernels")
-            .with_help("index an `ArrayView` or `ArrayViewMut` instead")),
-        syn::Type::Slice(s) => Err(Diagnostic::error(s.span(), "slices are not allowed in kernels")
-            .with_help("use a fixed-size array `[T; N]` or an `ArrayView`")),
-        syn::Type::BareFn(f) => Err(Diagnostic::error(f.span(), "function pointers are not allowed in kernels")),
-        syn::Type::TraitObject(t) => Err(Diagnostic::error(t.span(), "trait objects are not allowed in kernels")),
-        syn::Type::ImplTrait(t) => Err(Diagnostic::error(t.span(), "`impl Trait` is not allowed in kernels")),
-        syn::Type::Tuple(t) => Err(Diagnostic::error(t.span(), "tuples are not supported as kernel types")
-            .with_help("use separate variables or a fixed-size array")),
+        syn::Type::Reference(r) => Err(Diagnostic::error(
+            r.span(),
+            "references are not allowed in kernels",
+        )
+        .with_help("use the value itself; views and arrays are the only data passed by reference")),
+        syn::Type::Ptr(p) => Err(Diagnostic::error(
+            p.span(),
+            "raw pointers are not allowed in kernels",
+        )
+        .with_help("index an `ArrayView` or `ArrayViewMut` instead")),
+        syn::Type::Slice(s) => Err(Diagnostic::error(
+            s.span(),
+            "slices are not allowed in kernels",
+        )
+        .with_help("use a fixed-size array `[T; N]` or an `ArrayView`")),
+        syn::Type::BareFn(f) => Err(Diagnostic::error(
+            f.span(),
+            "function pointers are not allowed in kernels",
+        )),
+        syn::Type::TraitObject(t) => Err(Diagnostic::error(
+            t.span(),
+            "trait objects are not allowed in kernels",
+        )),
+        syn::Type::ImplTrait(t) => Err(Diagnostic::error(
+            t.span(),
+            "`impl Trait` is not allowed in kernels",
+        )),
+        syn::Type::Tuple(t) => Err(Diagnostic::error(
+            t.span(),
+            "tuples are not supported as kernel types",
+        )
+        .with_help("use separate variables or a fixed-size array")),
         _ => Err(unsupported_type(ty)),
     }
 }
 
 fn unsupported_type(ty: &syn::Type) -> Diagnostic {
-    let text = quote::ToTokens::to_token_stream(ty).to_string().replace(' ', "");
+    let text = quote::ToTokens::to_token_stream(ty)
+        .to_string()
+        .replace(' ', "");
     let first = text.split(['<', ':']).next().unwrap_or("").to_string();
     let help = match first.as_str() {
         "i8" | "i16" | "i64" | "i128" | "isize" => "use `i32`",
@@ -308,5 +422,9 @@ fn unsupported_type(ty: &syn::Type) -> Diagnostic {
         "Option" | "Result" => "use a `bool` flag next to the value",
         _ => "kernels support i32, u32, f32, f64, bool, usize, fixed-size arrays of them, Index<N> and Extent<N>",
     };
-    Diagnostic::error(ty.span(), format!("type `{text}` is not supported in amp kernels")).with_help(help)
+    Diagnostic::error(
+        ty.span(),
+        format!("type `{text}` is not supported in amp kernels"),
+    )
+    .with_help(help)
 }
