@@ -4,7 +4,7 @@
 //! emits either the SPIR-V as a static plus a typed launcher with the kernel's name, or one
 //! `compile_error!` per problem at the offending tokens. See the `amp` crate for the user guide.
 
-use amp_spirv::{CompiledKernel, Container, Diagnostic, ParamKind, Scalar};
+use amp_spirv::{CompiledKernel, Container, Diagnostic, Len, ParamKind, Scalar, TileDim};
 use proc_macro::TokenStream;
 use proc_macro2::{Delimiter, Group, Literal, Span, TokenStream as TokenStream2};
 use quote::{format_ident, quote, quote_spanned};
@@ -162,10 +162,42 @@ fn launcher(func: &syn::ItemFn, kernel: &CompiledKernel) -> TokenStream2 {
     let f64_used = kernel.uses_float64;
     let hash = kernel.hash;
     let entry = kernel.entry_point;
+    let tile_rank = kernel.tile.as_ref().map_or(0, |t| t.len() as u32);
+    let spec_types = kernel.consts.iter().map(|c| scalar_type_tokens(c.ty));
+    let generics = func.sig.generics.params.iter();
+    let spec_words = kernel.consts.iter().map(spec_words);
+    let checks = launch_checks(kernel);
+    let call = match &kernel.tile {
+        None => {
+            let ret = quote!(::amp::__private::KernelCall<'k, #rank>);
+            let build = if kernel.consts.is_empty() {
+                quote!(::amp::__private::KernelCall::new(
+                    &INFO,
+                    ::std::vec![#(#args),*]
+                ))
+            } else {
+                quote!(
+                    ::amp::__private::KernelCall::new(&INFO, ::std::vec![#(#args),*])
+                        .with_spec(spec)
+                )
+            };
+            (ret, build)
+        }
+        Some(dims) => {
+            let dim = |d: usize| dims.get(d).map_or(quote!(0), tile_dim_tokens);
+            let (t0, t1, t2) = (dim(0), dim(1), dim(2));
+            let bytes = tile_static_bytes(kernel);
+            (
+                quote!(::amp::__private::TiledKernelCall<'k, #t0, #t1, #t2>),
+                quote!(::amp::__private::TiledKernelCall::new(&INFO, ::std::vec![#(#args),*], spec, (#bytes) as u32)),
+            )
+        }
+    };
+    let (ret, build) = call;
     quote! {
         #(#attrs)*
         #[allow(clippy::needless_lifetimes, clippy::too_many_arguments)]
-        #vis fn #name<'k>(#(#inputs),*) -> ::amp::__private::KernelCall<'k, #rank> {
+        #vis fn #name<'k #(, #generics)*>(#(#inputs),*) -> #ret {
             static SPIRV: [u32; #len] = [#(#words),*];
             static INFO: ::amp::__private::KernelInfo = ::amp::__private::KernelInfo {
                 name: #kname,
@@ -177,8 +209,97 @@ fn launcher(func: &syn::ItemFn, kernel: &CompiledKernel) -> TokenStream2 {
                 workgroup_size: [#wx, #wy, #wz],
                 uses_float64: #f64_used,
                 hash: #hash,
+                tile_rank: #tile_rank,
+                spec_constants: &[#(#spec_types),*],
             };
-            ::amp::__private::KernelCall::new(&INFO, ::std::vec![#(#args),*])
+            #checks
+            #[allow(unused_mut, unused_variables)]
+            let mut spec: ::std::vec::Vec<u32> = ::std::vec::Vec::new();
+            #(#spec_words)*
+            #build
         }
     }
+}
+
+fn tile_dim_tokens(d: &TileDim) -> TokenStream2 {
+    match d {
+        TileDim::Lit(n) => {
+            let n = Literal::usize_unsuffixed(*n as usize);
+            quote!(#n)
+        }
+        TileDim::Named(ident) => quote!(#ident),
+    }
+}
+
+/// Pushes an outer constant's value as specialization words. The `let` with the type the
+/// kernel uses makes rustc check that the constant has that type, at the constant's name.
+fn spec_words(c: &amp_spirv::OuterConst) -> TokenStream2 {
+    let ident = &c.ident;
+    let t = scalar_tokens(c.ty);
+    let value = quote_spanned!(ident.span()=> { let value: #t = #ident; value });
+    match c.ty {
+        Scalar::Usize => quote! {
+            const { ::core::assert!(#ident <= u32::MAX as usize, "constants used in kernels are 32-bit on the device") };
+            spec.push(#value as u32);
+        },
+        Scalar::I32 => quote!(spec.push(#value as u32);),
+        Scalar::U32 => quote!(spec.push(#value);),
+        Scalar::Bool => quote!(spec.push(#value as u32);),
+        Scalar::F32 => quote!(spec.push(#value.to_bits());),
+        Scalar::F64 => quote! {
+            let bits = #value.to_bits();
+            spec.push(bits as u32);
+            spec.push((bits >> 32) as u32);
+        },
+    }
+}
+
+/// Compile-time checks of sizes the compiler could not see: tile shapes and `tile_static`
+/// bytes that depend on `const` items or const-generic parameters.
+fn launch_checks(kernel: &CompiledKernel) -> TokenStream2 {
+    let mut out = TokenStream2::new();
+    if let Some(dims) = &kernel.tile {
+        if dims.iter().any(|d| matches!(d, TileDim::Named(_))) {
+            let ts = dims.iter().map(tile_dim_tokens);
+            let ts2 = dims.iter().map(tile_dim_tokens);
+            let max = amp_spirv::front::MAX_TILE_THREADS as usize;
+            out.extend(quote! {
+                const {
+                    ::core::assert!(#(#ts >= 1)&&*, "a tile dimension must be at least 1");
+                    ::core::assert!(1 #(* #ts2)* <= #max, "a tile has at most 1024 threads");
+                };
+            });
+        }
+    }
+    let named = kernel
+        .tile_static
+        .iter()
+        .any(|v| v.dims.iter().any(|d| matches!(d, Len::Const(..))));
+    if named {
+        let bytes = tile_static_bytes(kernel);
+        let max = amp_spirv::front::MAX_TILE_STATIC_BYTES as usize;
+        out.extend(quote! {
+            const { ::core::assert!(#bytes <= #max, "the kernel's tile_static variables exceed 32 KiB") };
+        });
+    }
+    out
+}
+
+/// The `tile_static` bytes of a kernel as a Rust `usize` expression.
+fn tile_static_bytes(kernel: &CompiledKernel) -> TokenStream2 {
+    let terms = kernel.tile_static.iter().map(|v| {
+        let bytes = Literal::usize_unsuffixed(v.elem_bytes as usize);
+        let dims = v.dims.iter().map(|d| match d {
+            Len::Lit(n) => {
+                let n = Literal::usize_unsuffixed(*n as usize);
+                quote!(#n)
+            }
+            Len::Const(k, _) => {
+                let ident = &kernel.consts[*k as usize].ident;
+                quote!((#ident as usize))
+            }
+        });
+        quote!((#bytes #(* #dims)*))
+    });
+    quote!(0usize #(+ #terms)*)
 }

@@ -85,6 +85,45 @@ pub enum Error {
         /// What did not match.
         reason: String,
     },
+    /// A tiled launch's extent is not a multiple of its tile in some dimension (C++ AMP's
+    /// `invalid_compute_domain`).
+    #[error("kernel `{kernel}`: the extent {extent} is not a multiple of the tile {tile}; launch over `.pad()` (rounds the extent up; the kernel must then skip the threads past its data) or `.truncate()` (rounds it down, leaving the rest out)")]
+    NotDivisible {
+        /// The kernel's name.
+        kernel: String,
+        /// The domain's extent, for example `[100, 60]`.
+        extent: String,
+        /// The tile's extent, for example `[16, 16]`.
+        tile: String,
+    },
+    /// A tile has more threads than the device allows in one workgroup, in total or along one
+    /// axis.
+    #[error("kernel `{kernel}`: the tile {tile} needs {needed} threads, more than the device's {limit} ({max}); use a smaller tile")]
+    TileTooLarge {
+        /// The kernel's name.
+        kernel: String,
+        /// The tile's extent, for example `[16, 64]`.
+        tile: String,
+        /// The Vulkan limit exceeded: `maxComputeWorkGroupInvocations` or
+        /// `maxComputeWorkGroupSize[axis]`.
+        limit: &'static str,
+        /// Threads needed (in total or along the axis).
+        needed: u64,
+        /// The device's limit.
+        max: u32,
+    },
+    /// A tiled kernel needs more `tile_static` memory than the device has per workgroup.
+    #[error("kernel `{kernel}`: a tile of {tile} needs {needed} bytes of tile_static memory but the device has {limit} (maxComputeSharedMemorySize); use a smaller tile or smaller tile_static arrays")]
+    TileStaticTooLarge {
+        /// The kernel's name.
+        kernel: String,
+        /// The tile's extent.
+        tile: String,
+        /// Bytes needed.
+        needed: u32,
+        /// `maxComputeSharedMemorySize` of the device.
+        limit: u32,
+    },
     /// A kernel's metadata is inconsistent (a bug in the code that produced it).
     #[error("kernel `{kernel}` is invalid: {reason}")]
     InvalidKernel {

@@ -56,36 +56,7 @@ impl<const N: usize> Extent<N> {
     /// Checks that the extent is usable on a device: non-empty, every dimension and the
     /// element count fit a `u32`. Returns the element count.
     pub(crate) fn validate(&self) -> Result<usize, Error> {
-        let limit = u64::from(u32::MAX);
-        for &d in &self.dims {
-            if d as u64 > limit {
-                return Err(Error::ExtentTooLarge {
-                    what: "an extent dimension",
-                    value: d as u64,
-                    limit,
-                });
-            }
-        }
-        let size = self
-            .dims
-            .iter()
-            .try_fold(1u64, |acc, &d| acc.checked_mul(d as u64))
-            .ok_or(Error::ExtentTooLarge {
-                what: "the element count",
-                value: u64::MAX,
-                limit,
-            })?;
-        if size == 0 || N == 0 {
-            return Err(Error::ZeroExtent);
-        }
-        if size > limit {
-            return Err(Error::ExtentTooLarge {
-                what: "the element count",
-                value: size,
-                limit,
-            });
-        }
-        Ok(size as usize)
+        validate_dims(&self.dims)
     }
 
     /// The row-major linear offset of `idx`, or `None` when it is out of bounds.
@@ -178,7 +149,41 @@ impl<const N: usize> fmt::Display for Index<N> {
     }
 }
 
-fn write_dims(f: &mut fmt::Formatter<'_>, v: &[usize]) -> fmt::Result {
+/// Checks that an extent's dimensions are usable on a device: non-empty, every dimension and the
+/// element count fit a `u32`. Returns the element count.
+pub(crate) fn validate_dims(dims: &[usize]) -> Result<usize, Error> {
+    let limit = u64::from(u32::MAX);
+    for &d in dims {
+        if d as u64 > limit {
+            return Err(Error::ExtentTooLarge {
+                what: "an extent dimension",
+                value: d as u64,
+                limit,
+            });
+        }
+    }
+    let size = dims
+        .iter()
+        .try_fold(1u64, |acc, &d| acc.checked_mul(d as u64))
+        .ok_or(Error::ExtentTooLarge {
+            what: "the element count",
+            value: u64::MAX,
+            limit,
+        })?;
+    if size == 0 || dims.is_empty() {
+        return Err(Error::ZeroExtent);
+    }
+    if size > limit {
+        return Err(Error::ExtentTooLarge {
+            what: "the element count",
+            value: size,
+            limit,
+        });
+    }
+    Ok(size as usize)
+}
+
+pub(crate) fn write_dims(f: &mut fmt::Formatter<'_>, v: &[usize]) -> fmt::Result {
     f.write_str("[")?;
     for (i, d) in v.iter().enumerate() {
         if i > 0 {

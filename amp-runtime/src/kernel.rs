@@ -17,6 +17,23 @@
 //!   they exceed the device's per-dimension limit; the kernel computes its linear id as
 //!   `GlobalInvocationId.x + GlobalInvocationId.y * NumWorkgroups.x * workgroup_size[0]`, skips
 //!   ids past the domain's element count, and unflattens the rest row-major into its `Index<N>`.
+//! - Tiled kernels (`tile_rank` > 0) run one workgroup per tile. The workgroup size is given by
+//!   specialization constants 0 (x), 1 (y), 2 (z), which the runtime sets from the tile shape:
+//!   x is the last tile dimension (the fastest-varying), y the one before, z the first of three.
+//!   The runtime dispatches `extent[d] / tile[d]` workgroups along the same axes; for rank 1 a
+//!   count above the device's x limit is folded onto y (`tile = WorkgroupId.x + WorkgroupId.y *
+//!   NumWorkgroups.x`, whole workgroups past the end return at once, so barriers stay uniform).
+//! - Specialization constants 3, 4, ... carry the values of [`KernelInfo::spec_constants`],
+//!   4 bytes each (`bool` as a `u32`) or 8 for `f64`, supplied by each call (simple kernels
+//!   through `KernelCall::with_spec`, tiled ones through `TiledKernelCall::new`) as
+//!   little-endian words, one per 4-byte value and two per `f64` (low word first). Simple
+//!   kernels get no entries for ids 0, 1, 2: their workgroup size is their `LocalSize`.
+//! - The runtime builds one pipeline per kernel, device and specialization (workgroup size and
+//!   constant values), so a const-generic kernel launched with two tile shapes gets two.
+//! - Before a tiled launch the runtime checks that each extent dimension is a multiple of the
+//!   tile's (`Error::NotDivisible`), that the tile fits `maxComputeWorkGroupInvocations` and
+//!   `maxComputeWorkGroupSize` (`Error::TileTooLarge`), and that the call's `tile_static` bytes
+//!   fit `maxComputeSharedMemorySize` (`Error::TileStaticTooLarge`).
 //!
 //! [`KernelCall`]: crate::KernelCall
 
@@ -105,12 +122,19 @@ pub struct KernelInfo {
     pub params: &'static [ParamInfo],
     /// Size in bytes of the push-constant block (a multiple of 4; 0 when there is none).
     pub push_constant_size: u32,
-    /// Threads per workgroup, as declared by the module's `LocalSize`.
+    /// Threads per workgroup, as declared by the module's `LocalSize`. Ignored for tiled
+    /// kernels, whose workgroup size is the tile (specialization constants 0, 1, 2).
     pub workgroup_size: [u32; 3],
     /// Whether the module declares the `Float64` capability.
     pub uses_float64: bool,
     /// A hash of the module, stable across builds; the pipeline cache's key.
     pub hash: u64,
+    /// Rank of the tile for tiled kernels (1 to 3); 0 for simple kernels.
+    pub tile_rank: u32,
+    /// Types of the specialization constants with `SpecId` 3, 4, ... in order (constants the
+    /// kernel reads from outside its body: `const` items, const-generic parameters). Their values
+    /// come with each call. `SpecId` 0, 1, 2 are the workgroup size x, y, z of tiled kernels.
+    pub spec_constants: &'static [ScalarType],
 }
 
 impl KernelInfo {

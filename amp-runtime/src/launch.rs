@@ -1,14 +1,15 @@
-//! Kernel calls and launches: [`KernelCall`], [`KernelArg`], [`parallel_for_each`] and
-//! [`RawKernel`].
+//! Kernel calls and launches: [`KernelCall`], [`TiledKernelCall`], [`KernelArg`],
+//! [`ComputeDomain`], [`parallel_for_each`] and [`RawKernel`].
 
 use std::marker::PhantomData;
 
 use ash::vk;
 
 use crate::buffer_access::{BufferAccess, DeviceBuffer, DeviceBufferMut};
+use crate::extent::validate_dims;
 use crate::kernel::{KernelInfo, ParamKind, ScalarType};
 use crate::pipeline::{cached, Pipeline};
-use crate::{Accelerator, Error, Extent, ScalarArg};
+use crate::{Accelerator, Error, Extent, ScalarArg, TiledExtent};
 
 enum Arg<'a> {
     Buffer {
@@ -74,11 +75,13 @@ impl std::fmt::Debug for KernelArg<'_> {
 }
 
 /// A kernel bound to its arguments, ready for [`parallel_for_each`] over an `N`-dimensional
-/// domain. Returned by the launcher function of a `#[kernel(amp)]` kernel.
+/// domain ([`Extent<N>`]). Returned by the launcher function of a simple (untiled)
+/// `#[kernel(amp)]` kernel.
 #[derive(Debug)]
 pub struct KernelCall<'a, const N: usize> {
     info: &'static KernelInfo,
     args: Vec<KernelArg<'a>>,
+    spec: Vec<u32>,
     _rank: PhantomData<[(); N]>,
 }
 
@@ -89,66 +92,209 @@ impl<'a, const N: usize> KernelCall<'a, N> {
         KernelCall {
             info,
             args,
+            spec: Vec::new(),
             _rank: PhantomData,
         }
+    }
+
+    /// Sets the values of the kernel's specialization constants (`SpecId` 3, 4, ...; see
+    /// [`KernelInfo::spec_constants`]): their little-endian words in order, one per 4-byte
+    /// type (`bool` as 0 or 1), two per `f64` (low word first).
+    #[doc(hidden)]
+    pub fn with_spec(mut self, spec: Vec<u32>) -> Self {
+        self.spec = spec;
+        self
     }
 
     /// The kernel's metadata (name, SPIR-V, parameters, workgroup size).
     pub fn kernel(&self) -> &'static KernelInfo {
         self.info
     }
+}
 
-    /// The accelerator the call's arrays live on, if any.
-    fn home(&self) -> Result<Option<Accelerator>, Error> {
-        let mut home: Option<Accelerator> = None;
-        for arg in &self.args {
-            if let Arg::Buffer { buf, .. } = &arg.0 {
-                if let Some(acc) = buf.home() {
-                    match &home {
-                        Some(h) if *h != acc => {
-                            return Err(Error::AcceleratorMismatch {
-                                array: acc.name().to_owned(),
-                                launch: h.name().to_owned(),
-                            })
-                        }
-                        Some(_) => {}
-                        None => home = Some(acc),
+/// A tiled kernel bound to its arguments, ready for [`parallel_for_each`] over a
+/// [`TiledExtent<T0, T1, T2>`] of the same tile shape. Returned by the launcher function of a
+/// tiled `#[kernel(amp)]` kernel (one whose index is a
+/// [`TiledIndex<T0, T1, T2>`](crate::TiledIndex)).
+///
+/// Launching it over a domain of another tile shape, or over a plain [`Extent`], does not
+/// compile.
+#[derive(Debug)]
+pub struct TiledKernelCall<'a, const T0: usize, const T1: usize = 0, const T2: usize = 0> {
+    info: &'static KernelInfo,
+    args: Vec<KernelArg<'a>>,
+    spec: Vec<u32>,
+    tile_static_bytes: u32,
+    _tile: PhantomData<([(); T0], [(); T1], [(); T2])>,
+}
+
+impl<'a, const T0: usize, const T1: usize, const T2: usize> TiledKernelCall<'a, T0, T1, T2> {
+    /// Binds `args` (one per entry of `info.params`, in order) to the tiled kernel `info`.
+    ///
+    /// `spec` holds the values of `info.spec_constants` (`SpecId` 3, 4, ...) as little-endian
+    /// words, one per 4-byte type, two per `f64` (low word first); `tile_static_bytes` is the
+    /// kernel's `tile_static` (workgroup) memory in bytes for this tile shape, checked against
+    /// the device's `maxComputeSharedMemorySize` at launch.
+    #[doc(hidden)]
+    pub fn new(
+        info: &'static KernelInfo,
+        args: Vec<KernelArg<'a>>,
+        spec: Vec<u32>,
+        tile_static_bytes: u32,
+    ) -> Self {
+        TiledKernelCall {
+            info,
+            args,
+            spec,
+            tile_static_bytes,
+            _tile: PhantomData,
+        }
+    }
+
+    /// The kernel's metadata (name, SPIR-V, parameters, tile rank).
+    pub fn kernel(&self) -> &'static KernelInfo {
+        self.info
+    }
+
+    /// Bytes of `tile_static` memory one tile of this call uses.
+    pub fn tile_static_bytes(&self) -> u32 {
+        self.tile_static_bytes
+    }
+}
+
+mod sealed {
+    use super::Plan;
+
+    pub trait Sealed {
+        /// The launch of `call` over `self`, in the form the runtime checks and runs.
+        fn plan<'a>(self, call: <Self as super::ComputeDomain>::Call<'a>) -> Plan<'a>
+        where
+            Self: super::ComputeDomain;
+    }
+}
+
+/// A launch domain for [`parallel_for_each`]: an [`Extent<N>`] (simple kernels, one thread per
+/// index) or a [`TiledExtent`] (tiled kernels, one workgroup per tile).
+///
+/// Each domain names the kind of call it runs, so launching a kernel over a domain of the wrong
+/// rank, the wrong model or the wrong tile shape is a type error:
+///
+/// | domain | call |
+/// |---|---|
+/// | `Extent<N>` | [`KernelCall<'_, N>`] |
+/// | `TiledExtent<T0, T1, T2>` | [`TiledKernelCall<'_, T0, T1, T2>`] |
+///
+/// Sealed: implemented by these two types only.
+pub trait ComputeDomain: sealed::Sealed {
+    /// The kernel call a domain of this type runs.
+    type Call<'a>;
+}
+
+impl<const N: usize> ComputeDomain for Extent<N> {
+    type Call<'a> = KernelCall<'a, N>;
+}
+
+impl<const N: usize> sealed::Sealed for Extent<N> {
+    fn plan<'a>(self, call: <Self as ComputeDomain>::Call<'a>) -> Plan<'a> {
+        Plan {
+            info: call.info,
+            args: call.args,
+            spec: call.spec,
+            domain: self.as_slice().to_vec(),
+            tiling: None,
+        }
+    }
+}
+
+impl<const T0: usize, const T1: usize, const T2: usize> ComputeDomain for TiledExtent<T0, T1, T2> {
+    type Call<'a> = TiledKernelCall<'a, T0, T1, T2>;
+}
+
+impl<const T0: usize, const T1: usize, const T2: usize> sealed::Sealed for TiledExtent<T0, T1, T2> {
+    fn plan<'a>(self, call: <Self as ComputeDomain>::Call<'a>) -> Plan<'a> {
+        Plan {
+            info: call.info,
+            args: call.args,
+            spec: call.spec,
+            domain: self.extent().to_vec(),
+            tiling: Some(Tiling {
+                tile: self.tile_extent(),
+                tile_static_bytes: call.tile_static_bytes,
+            }),
+        }
+    }
+}
+
+/// A launch, independent of the domain's type. `pub` only because the sealed trait names it;
+/// it cannot be named outside this crate.
+pub struct Plan<'a> {
+    info: &'static KernelInfo,
+    args: Vec<KernelArg<'a>>,
+    spec: Vec<u32>,
+    domain: Vec<usize>,
+    tiling: Option<Tiling>,
+}
+
+struct Tiling {
+    /// The tile's extent (one entry per dimension of the domain).
+    tile: &'static [usize],
+    tile_static_bytes: u32,
+}
+
+/// The accelerator the arrays among `args` live on, if any.
+fn home(args: &[KernelArg<'_>]) -> Result<Option<Accelerator>, Error> {
+    let mut home: Option<Accelerator> = None;
+    for arg in args {
+        if let Arg::Buffer { buf, .. } = &arg.0 {
+            if let Some(acc) = buf.home() {
+                match &home {
+                    Some(h) if *h != acc => {
+                        return Err(Error::AcceleratorMismatch {
+                            array: acc.name().to_owned(),
+                            launch: h.name().to_owned(),
+                        })
                     }
+                    Some(_) => {}
+                    None => home = Some(acc),
                 }
             }
         }
-        Ok(home)
     }
+    Ok(home)
 }
 
 /// Runs `call` once for every index of `domain` (C++ AMP's `parallel_for_each`), on the
 /// accelerator the call's [`Array`](crate::Array)s live on, or else the default
 /// accelerator, and waits for it to finish.
 ///
+/// `domain` is an [`Extent<N>`] for a simple kernel or a [`TiledExtent`] (from
+/// [`Extent::tile`]) for a tiled one; see [`ComputeDomain`]. A tiled launch needs every
+/// dimension of the extent to be a multiple of the tile's ([`Error::NotDivisible`] otherwise;
+/// see [`TiledExtent::pad`] and [`TiledExtent::truncate`]).
+///
 /// Views are copied to the device as needed; views the kernel writes have their device copy
 /// marked newer (see [`ArrayViewMut::synchronize`](crate::ArrayViewMut::synchronize)).
 ///
 /// ```ignore
 /// parallel_for_each(sum.extent(), add(&a, &b, &mut sum))?;
+/// parallel_for_each(c.extent().tile::<16, 16>(), matmul_tiled(&a, &b, &mut c))?;
 /// ```
-pub fn parallel_for_each<const N: usize>(
-    domain: Extent<N>,
-    call: KernelCall<'_, N>,
-) -> Result<(), Error> {
-    let acc = match call.home()? {
+pub fn parallel_for_each<D: ComputeDomain>(domain: D, call: D::Call<'_>) -> Result<(), Error> {
+    let plan = domain.plan(call);
+    let acc = match home(&plan.args)? {
         Some(acc) => acc,
         None => Accelerator::default()?,
     };
-    launch(&acc, domain, call)
+    launch(&acc, plan)
 }
 
 /// [`parallel_for_each`] on a chosen accelerator. Arrays in the call must live on it.
-pub fn parallel_for_each_on<const N: usize>(
+pub fn parallel_for_each_on<D: ComputeDomain>(
     acc: &Accelerator,
-    domain: Extent<N>,
-    call: KernelCall<'_, N>,
+    domain: D,
+    call: D::Call<'_>,
 ) -> Result<(), Error> {
-    launch(acc, domain, call)
+    launch(acc, domain.plan(call))
 }
 
 fn put(
@@ -180,25 +326,87 @@ fn dims_bytes(dims: &[usize]) -> Vec<u8> {
         .collect()
 }
 
-fn launch<const N: usize>(
-    acc: &Accelerator,
-    domain: Extent<N>,
-    call: KernelCall<'_, N>,
-) -> Result<(), Error> {
-    let info = call.info;
+/// `[2, 3]`.
+fn dims_string(dims: &[usize]) -> String {
+    let parts: Vec<String> = dims.iter().map(|d| d.to_string()).collect();
+    format!("[{}]", parts.join(", "))
+}
+
+/// The specialization of a pipeline: map entries and their data (host byte order).
+pub(crate) struct Specialization {
+    pub(crate) entries: Vec<vk::SpecializationMapEntry>,
+    pub(crate) data: Vec<u8>,
+}
+
+impl Specialization {
+    /// Adds constant `id` with the value `words` (1 or 2 words, low word first).
+    fn push(&mut self, id: u32, words: &[u32]) {
+        let offset = self.data.len() as u32;
+        match *words {
+            [w] => self.data.extend_from_slice(&w.to_ne_bytes()),
+            [lo, hi] => self
+                .data
+                .extend_from_slice(&(u64::from(lo) | (u64::from(hi) << 32)).to_ne_bytes()),
+            _ => unreachable!("a specialization constant is 1 or 2 words"),
+        }
+        self.entries.push(vk::SpecializationMapEntry {
+            constant_id: id,
+            offset,
+            size: 4 * words.len(),
+        });
+    }
+}
+
+fn launch(acc: &Accelerator, plan: Plan<'_>) -> Result<(), Error> {
+    let Plan {
+        info,
+        args,
+        spec,
+        domain,
+        tiling,
+    } = plan;
     let device = &acc.shared;
+    let limits = &device.limits;
     let mismatch = |reason: String| Error::ArgumentMismatch {
         kernel: info.name.to_owned(),
         reason,
     };
+    let invalid = |reason: String| Error::InvalidKernel {
+        kernel: info.name.to_owned(),
+        reason,
+    };
 
-    // The domain.
-    let total = domain.validate()? as u64;
-    if info.rank as usize != N {
+    // The domain and the model.
+    let total = validate_dims(&domain)? as u64;
+    let rank = domain.len();
+    if info.rank as usize != rank {
         return Err(mismatch(format!(
-            "the kernel's index has rank {} but the domain has rank {N}",
+            "the kernel's index has rank {} but the domain has rank {rank}",
             info.rank
         )));
+    }
+    match &tiling {
+        None if info.tile_rank != 0 => {
+            return Err(mismatch(format!(
+                "the kernel is tiled (tile rank {}); launch it over a tiled extent \
+                 (`extent.tile::<...>()`)",
+                info.tile_rank
+            )))
+        }
+        Some(_) if info.tile_rank == 0 => {
+            return Err(mismatch(
+                "the kernel is not tiled; launch it over a plain extent".into(),
+            ))
+        }
+        Some(t) if info.tile_rank as usize != t.tile.len() => {
+            return Err(mismatch(format!(
+                "the kernel's tile has rank {} but the domain's tile {} has rank {}",
+                info.tile_rank,
+                dims_string(t.tile),
+                t.tile.len()
+            )))
+        }
+        _ => {}
     }
 
     // Capabilities.
@@ -209,31 +417,50 @@ fn launch<const N: usize>(
             device: device.name.clone(),
         });
     }
-    if info.push_constant_size > device.limits.max_push_constants_size {
+    if info.push_constant_size > limits.max_push_constants_size {
         return Err(Error::PushConstantsTooLarge {
             kernel: info.name.to_owned(),
             size: info.push_constant_size,
-            limit: device.limits.max_push_constants_size,
+            limit: limits.max_push_constants_size,
         });
     }
 
+    // Specialization constants 3, 4, ...: the call's words against the kernel's types.
+    let expected_words: usize = info
+        .spec_constants
+        .iter()
+        .map(|t| t.size() as usize / 4)
+        .sum();
+    if spec.len() != expected_words {
+        return Err(mismatch(format!(
+            "the kernel has {} specialization constants ({expected_words} words) but the call \
+             supplies {} words",
+            info.spec_constants.len(),
+            spec.len()
+        )));
+    }
+    let mut specialization = Specialization {
+        entries: Vec::new(),
+        data: Vec::new(),
+    };
+
     // Arguments against parameters; the push-constant block.
-    if call.args.len() != info.params.len() {
+    if args.len() != info.params.len() {
         return Err(mismatch(format!(
             "expected {} arguments, got {}",
             info.params.len(),
-            call.args.len()
+            args.len()
         )));
     }
     let mut push = vec![0u8; info.push_constant_size as usize];
     put(
         &mut push,
         0,
-        &dims_bytes(domain.as_slice()),
+        &dims_bytes(&domain),
         info,
         "the domain extent",
     )?;
-    for (param, arg) in info.params.iter().zip(&call.args) {
+    for (param, arg) in info.params.iter().zip(&args) {
         match (param.kind, &arg.0) {
             (
                 ParamKind::Buffer {
@@ -304,45 +531,136 @@ fn launch<const N: usize>(
         }
     }
 
-    // The dispatch grid: ceil(total / workgroup) groups, folded onto x and y.
-    let wg = u64::from(info.workgroup_size[0]);
-    if wg == 0 || info.workgroup_size.contains(&0) {
-        return Err(Error::InvalidKernel {
-            kernel: info.name.to_owned(),
-            reason: "workgroup size has a zero dimension".into(),
-        });
-    }
-    if info.workgroup_size[1] != 1 || info.workgroup_size[2] != 1 {
-        return Err(Error::InvalidKernel {
-            kernel: info.name.to_owned(),
-            reason: format!(
-                "workgroup size {:?}: only one-dimensional workgroups (simple kernels) are launched by this runtime so far",
-                info.workgroup_size
-            ),
-        });
-    }
-    let groups = total.div_ceil(wg);
-    let max = device.limits.max_workgroup_count;
-    let x = groups.min(u64::from(max[0])).max(1);
-    let y = groups.div_ceil(x);
-    if y > u64::from(max[1]) {
-        return Err(Error::TooManyWorkgroups {
-            groups,
-            limit: u64::from(max[0]) * u64::from(max[1]),
-        });
+    let max = limits.max_workgroup_count;
+    let groups = match &tiling {
+        None => {
+            // Simple: ceil(total / workgroup) groups, folded onto x and y.
+            let wg = u64::from(info.workgroup_size[0]);
+            if wg == 0 || info.workgroup_size.contains(&0) {
+                return Err(invalid("workgroup size has a zero dimension".into()));
+            }
+            if info.workgroup_size[1] != 1 || info.workgroup_size[2] != 1 {
+                return Err(invalid(format!(
+                    "workgroup size {:?}: simple kernels must have one-dimensional workgroups",
+                    info.workgroup_size
+                )));
+            }
+            let groups = total.div_ceil(wg);
+            let x = groups.min(u64::from(max[0])).max(1);
+            let y = groups.div_ceil(x);
+            if y > u64::from(max[1]) {
+                return Err(Error::TooManyWorkgroups {
+                    groups,
+                    limit: u64::from(max[0]) * u64::from(max[1]),
+                });
+            }
+            [x as u32, y as u32, 1]
+        }
+        Some(Tiling {
+            tile,
+            tile_static_bytes,
+        }) => {
+            // Tiled: one workgroup per tile; x is the last dimension.
+            let tile_str = || dims_string(tile);
+            // Workgroup size per axis x, y, z (1 where the tile has no such dimension).
+            let mut size = [1u64; 3];
+            for (axis, &t) in tile.iter().rev().enumerate() {
+                size[axis] = t as u64;
+            }
+            let too_large = |limit: &'static str, needed: u64, max: u32| Error::TileTooLarge {
+                kernel: info.name.to_owned(),
+                tile: tile_str(),
+                limit,
+                needed,
+                max,
+            };
+            let threads: u64 = size.iter().product();
+            if threads > u64::from(limits.max_threads_per_workgroup) {
+                return Err(too_large(
+                    "maxComputeWorkGroupInvocations",
+                    threads,
+                    limits.max_threads_per_workgroup,
+                ));
+            }
+            const AXES: [&str; 3] = [
+                "maxComputeWorkGroupSize[0] (x, the last tile dimension)",
+                "maxComputeWorkGroupSize[1] (y)",
+                "maxComputeWorkGroupSize[2] (z, the first of three tile dimensions)",
+            ];
+            for axis in 0..3 {
+                if size[axis] > u64::from(limits.max_workgroup_size[axis]) {
+                    return Err(too_large(
+                        AXES[axis],
+                        size[axis],
+                        limits.max_workgroup_size[axis],
+                    ));
+                }
+            }
+            if *tile_static_bytes > limits.max_shared_memory_bytes {
+                return Err(Error::TileStaticTooLarge {
+                    kernel: info.name.to_owned(),
+                    tile: tile_str(),
+                    needed: *tile_static_bytes,
+                    limit: limits.max_shared_memory_bytes,
+                });
+            }
+            if domain.iter().zip(tile.iter()).any(|(&d, &t)| d % t != 0) {
+                return Err(Error::NotDivisible {
+                    kernel: info.name.to_owned(),
+                    extent: dims_string(&domain),
+                    tile: tile_str(),
+                });
+            }
+            for (axis, &s) in size.iter().enumerate() {
+                specialization.push(axis as u32, &[s as u32]);
+            }
+            // Tiles per axis x, y, z.
+            let mut count = [1u64; 3];
+            for (axis, (&d, &t)) in domain.iter().zip(tile.iter()).rev().enumerate() {
+                count[axis] = (d / t) as u64;
+            }
+            if rank == 1 {
+                let tiles = count[0];
+                let x = tiles.min(u64::from(max[0])).max(1);
+                let y = tiles.div_ceil(x);
+                if y > u64::from(max[1]) {
+                    return Err(Error::TooManyWorkgroups {
+                        groups: tiles,
+                        limit: u64::from(max[0]) * u64::from(max[1]),
+                    });
+                }
+                [x as u32, y as u32, 1]
+            } else {
+                for axis in 0..3 {
+                    if count[axis] > u64::from(max[axis]) {
+                        return Err(Error::TooManyWorkgroups {
+                            groups: count[axis],
+                            limit: u64::from(max[axis]),
+                        });
+                    }
+                }
+                count.map(|c| c as u32)
+            }
+        }
+    };
+    let mut words = spec.as_slice();
+    for (i, ty) in info.spec_constants.iter().enumerate() {
+        let (value, rest) = words.split_at(ty.size() as usize / 4);
+        specialization.push(3 + i as u32, value);
+        words = rest;
     }
 
-    let pipeline = cached(device, info)?;
+    let pipeline = cached(device, info, &specialization)?;
 
     // Device copies, then the dispatch.
     let mut bindings: Vec<(u32, vk::Buffer)> = Vec::with_capacity(pipeline.bindings as usize);
-    for (param, arg) in info.params.iter().zip(&call.args) {
+    for (param, arg) in info.params.iter().zip(&args) {
         if let (ParamKind::Buffer { binding, .. }, Arg::Buffer { buf, .. }) = (param.kind, &arg.0) {
             bindings.push((binding, buf.prepare(acc)?));
         }
     }
-    pipeline.run(device, &bindings, &push, [x as u32, y as u32, 1])?;
-    for arg in &call.args {
+    pipeline.run(device, &bindings, &push, groups)?;
+    for arg in &args {
         if let Arg::Buffer {
             buf,
             writable: true,
@@ -390,6 +708,7 @@ impl RawKernel {
             entry_point,
             &binding_numbers,
             push_constant_size,
+            None,
         )?;
         Ok(RawKernel {
             acc: acc.clone(),

@@ -13,7 +13,8 @@
 //! - [`Accelerator`]: a Vulkan device (one logical device per physical device per process).
 //! - [`ArrayView`] / [`ArrayViewMut`]: views of host slices, copied to the device on demand.
 //! - [`Array`]: data that lives on one device.
-//! - [`parallel_for_each`]: runs a [`KernelCall`] over a domain.
+//! - [`parallel_for_each`]: runs a [`KernelCall`] over an [`Extent`], or a [`TiledKernelCall`]
+//!   over a [`TiledExtent`] (C++ AMP's tiled model: [`TiledIndex`], `tile_static`, barriers).
 //! - [`RawKernel`]: hand-written SPIR-V with an explicit grid.
 //!
 //! Environment: `AMP_DEVICE=<substring>` picks the default device by name;
@@ -32,6 +33,7 @@ mod launch;
 mod memory;
 mod pipeline;
 mod scalar;
+mod tiled;
 mod view;
 
 pub use accelerator::{Accelerator, DeviceType, Limits};
@@ -44,6 +46,10 @@ pub use instance::{validation_enabled, validation_message_count};
 pub use kernel::ScalarType;
 #[doc(hidden)]
 pub use kernel::{KernelInfo, ParamInfo, ParamKind};
-pub use launch::{parallel_for_each, parallel_for_each_on, KernelArg, KernelCall, RawKernel};
+pub use launch::{
+    parallel_for_each, parallel_for_each_on, ComputeDomain, KernelArg, KernelCall, RawKernel,
+    TiledKernelCall,
+};
 pub use scalar::{DeviceScalar, ScalarArg};
+pub use tiled::{TileBarrier, TiledExtent, TiledIndex, MAX_TILE_THREADS};
 pub use view::{ArrayView, ArrayViewMut};

@@ -7,10 +7,12 @@ use ash::vk;
 
 use crate::accelerator::{lock, DeviceShared, Submitter};
 use crate::kernel::{KernelInfo, ParamKind};
+use crate::launch::Specialization;
 use crate::Error;
 
-/// Cache key: the kernel's hash and name plus the identity of its SPIR-V words.
-pub(crate) type PipelineKey = (u64, &'static str, usize, usize);
+/// Cache key: the kernel's hash and name, the identity of its SPIR-V words, and the bytes of
+/// its specialization (workgroup size of tiled kernels, the call's constants).
+pub(crate) type PipelineKey = (u64, &'static str, usize, usize, Vec<u8>);
 
 const SPIRV_MAGIC: u32 = 0x0723_0203;
 
@@ -28,8 +30,8 @@ pub(crate) struct Pipeline {
 }
 
 impl Pipeline {
-    /// Builds a pipeline for `spirv` with storage buffers at `bindings` in set 0 and a
-    /// push-constant block of `push_constant_size` bytes.
+    /// Builds a pipeline for `spirv` with storage buffers at `bindings` in set 0, a
+    /// push-constant block of `push_constant_size` bytes and the specialization `spec`.
     pub(crate) fn create(
         device: &DeviceShared,
         kernel: &str,
@@ -37,6 +39,7 @@ impl Pipeline {
         entry_point: &str,
         bindings: &[u32],
         push_constant_size: u32,
+        spec: Option<&Specialization>,
     ) -> Result<Pipeline, Error> {
         let invalid = |reason: String| Error::InvalidKernel {
             kernel: kernel.to_owned(),
@@ -108,10 +111,18 @@ impl Pipeline {
                 p.layout = d
                     .create_pipeline_layout(&info, None)
                     .map_err(Error::vk("vkCreatePipelineLayout"))?;
-                let stage = vk::PipelineShaderStageCreateInfo::default()
+                let spec_info = spec.filter(|s| !s.entries.is_empty()).map(|s| {
+                    vk::SpecializationInfo::default()
+                        .map_entries(&s.entries)
+                        .data(&s.data)
+                });
+                let mut stage = vk::PipelineShaderStageCreateInfo::default()
                     .stage(vk::ShaderStageFlags::COMPUTE)
                     .module(p.module)
                     .name(&entry);
+                if let Some(info) = &spec_info {
+                    stage = stage.specialization_info(info);
+                }
                 let create = vk::ComputePipelineCreateInfo::default()
                     .stage(stage)
                     .layout(p.layout);
@@ -217,16 +228,18 @@ impl Pipeline {
     }
 }
 
-/// The cached pipeline for `info` on `device`, built on first use.
+/// The cached pipeline for `info` specialized with `spec` on `device`, built on first use.
 pub(crate) fn cached(
     device: &Arc<DeviceShared>,
     info: &'static KernelInfo,
+    spec: &Specialization,
 ) -> Result<Arc<Pipeline>, Error> {
     let key: PipelineKey = (
         info.hash,
         info.name,
         info.spirv.as_ptr() as usize,
         info.spirv.len(),
+        spec.data.clone(),
     );
     let mut cache = lock(&device.pipelines);
     if let Some(p) = cache.get(&key) {
@@ -247,6 +260,7 @@ pub(crate) fn cached(
         info.entry_point,
         &bindings,
         info.push_constant_size,
+        Some(spec),
     )?);
     cache.insert(key, p.clone());
     Ok(p)

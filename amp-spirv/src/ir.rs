@@ -16,14 +16,66 @@ pub struct Kernel {
     pub name: String,
     /// Rank of the launch domain.
     pub rank: u32,
-    /// The local that holds the thread's `Index<N>` (a `[usize; N]`).
+    /// The local that holds the thread's `Index<N>` (a `[usize; N]`); for tiled kernels, the
+    /// global index.
     pub index_local: LocalId,
+    /// For tiled kernels: the tile shape and the locals behind the tiled index's fields.
+    pub tiled: Option<Tiled>,
+    /// Constants from outside the body (const items, const-generic parameters), in order of
+    /// first use: specialization constant `3 + i` on the device.
+    pub consts: Vec<OuterConst>,
     /// Parameters after the index, in declaration order.
     pub params: Vec<Param>,
     /// All locals of the body (shadowed names get their own).
     pub locals: Vec<Local>,
     /// The body.
     pub body: Block,
+}
+
+/// A tile dimension: a literal or the name of an outer constant.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TileDim {
+    /// A literal size.
+    Lit(u32),
+    /// A `const` item or const-generic parameter.
+    Named(proc_macro2::Ident),
+}
+
+/// The tiled index of a tiled kernel.
+#[derive(Clone, Debug)]
+pub struct Tiled {
+    /// Tile dimensions, `T0` first (as in `TiledIndex<T0, T1>`).
+    pub dims: Vec<TileDim>,
+    /// `t.global`.
+    pub global: LocalId,
+    /// `t.local`.
+    pub local: LocalId,
+    /// `t.tile`.
+    pub tile: LocalId,
+    /// `t.tile_origin`.
+    pub tile_origin: LocalId,
+    /// `t.tile_extent`.
+    pub tile_extent: LocalId,
+}
+
+/// A constant the kernel reads from its Rust surroundings.
+#[derive(Clone, Debug)]
+pub struct OuterConst {
+    /// Its name, with the span of its first use.
+    pub ident: proc_macro2::Ident,
+    /// Its type as the kernel uses it (the launcher makes rustc check it).
+    pub ty: Scalar,
+    /// Declared as a const-generic parameter of the kernel.
+    pub generic: bool,
+}
+
+/// Where a local lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Storage {
+    /// Private to the thread.
+    Function,
+    /// `#[tile_static]`: shared by the threads of a tile.
+    TileStatic,
 }
 
 /// Whether a buffer parameter was declared as a view or an array.
@@ -73,6 +125,8 @@ pub struct Local {
     pub ty: Ty,
     /// Declared `mut`.
     pub mutable: bool,
+    /// Thread-private or tile-shared.
+    pub storage: Storage,
 }
 
 /// A `{ ... }` block: statements and an optional tail value.
@@ -197,6 +251,17 @@ pub enum Builtin {
     Abs,
 }
 
+/// Which memory a barrier or fence orders.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fence {
+    /// Views and arrays (global memory).
+    Global,
+    /// `tile_static` memory.
+    TileStatic,
+    /// Both.
+    All,
+}
+
 /// An assignable place.
 #[derive(Clone, Debug)]
 pub enum Place {
@@ -254,6 +319,12 @@ pub enum ExprKind {
     ArrayList(Vec<Expr>),
     /// `[x; n]`.
     ArrayRepeat(Box<Expr>, u32),
+    /// An outer constant (its index in [`Kernel::consts`]).
+    OuterConst(usize),
+    /// `t.barrier.wait()` and its variants: every thread of the tile waits, with a fence.
+    Barrier(Fence),
+    /// `all_memory_fence(t.barrier)` and friends: a fence without waiting.
+    MemoryFence(Fence),
     /// A built-in function.
     Builtin(Builtin, Vec<Expr>),
     /// `if cond { .. } else { .. }`; the else is a block or another `if`.

@@ -23,8 +23,8 @@ pub mod ir;
 pub mod types;
 
 pub use diag::{Diagnostic, Diagnostics};
-pub use ir::{Container, ParamKind};
-pub use types::Scalar;
+pub use ir::{Container, OuterConst, ParamKind, TileDim};
+pub use types::{Len, Scalar};
 
 /// One parameter of a compiled kernel, after the index.
 #[derive(Clone, Debug)]
@@ -61,6 +61,37 @@ pub struct CompiledKernel {
     pub uses_float64: bool,
     /// FNV-1a hash of the module, stable across builds.
     pub hash: u64,
+    /// The tile shape (`T0` first) of a tiled kernel.
+    pub tile: Option<Vec<TileDim>>,
+    /// Constants read from outside the body: specialization constants 3, 4, ... in order.
+    pub consts: Vec<OuterConst>,
+    /// The `tile_static` variables' sizes, for the launcher's limit check when a size is a
+    /// constant the compiler cannot see.
+    pub tile_static: Vec<TileStaticSize>,
+}
+
+/// The size of one `tile_static` variable: `elem_bytes` times the product of `dims`.
+#[derive(Clone, Debug)]
+pub struct TileStaticSize {
+    /// Bytes of one scalar element.
+    pub elem_bytes: u32,
+    /// Array lengths, outermost first (empty for a scalar).
+    pub dims: Vec<Len>,
+}
+
+fn tile_static_size(ty: &types::Ty) -> TileStaticSize {
+    let mut dims = Vec::new();
+    let mut t = ty;
+    while let types::Ty::Array(elem, len) = t {
+        dims.push(len.clone());
+        t = elem;
+    }
+    let elem_bytes = if *t == types::Ty::Scalar(Scalar::F64) {
+        8
+    } else {
+        4
+    };
+    TileStaticSize { elem_bytes, dims }
 }
 
 /// The largest push-constant block every Vulkan device supports.
@@ -100,6 +131,12 @@ pub fn compile(func: &syn::ItemFn) -> Result<CompiledKernel, Diagnostics> {
         })
         .collect();
     let hash = fnv1a(&module.words);
+    let tile_static = kernel
+        .locals
+        .iter()
+        .filter(|l| l.storage == ir::Storage::TileStatic)
+        .map(|l| tile_static_size(&l.ty))
+        .collect();
     Ok(CompiledKernel {
         name: kernel.name,
         spirv: module.words,
@@ -110,6 +147,9 @@ pub fn compile(func: &syn::ItemFn) -> Result<CompiledKernel, Diagnostics> {
         workgroup_size: module.workgroup_size,
         uses_float64: module.uses_float64,
         hash,
+        tile: kernel.tiled.map(|t| t.dims),
+        consts: kernel.consts,
+        tile_static,
     })
 }
 

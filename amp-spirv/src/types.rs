@@ -70,6 +70,35 @@ impl Scalar {
     }
 }
 
+/// The length of an array type: a literal, or a constant from outside the kernel (a `const`
+/// item or a const-generic parameter), which reaches the device as a specialization constant.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Len {
+    /// A literal length.
+    Lit(u32),
+    /// Outer constant number `index` of the kernel, named `name`.
+    Const(u32, String),
+}
+
+impl Len {
+    /// The length, when it is a literal.
+    pub fn literal(&self) -> Option<u32> {
+        match self {
+            Len::Lit(n) => Some(*n),
+            Len::Const(..) => None,
+        }
+    }
+}
+
+impl fmt::Display for Len {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Len::Lit(n) => write!(f, "{n}"),
+            Len::Const(_, name) => f.write_str(name),
+        }
+    }
+}
+
 /// The type of a kernel value.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Ty {
@@ -77,7 +106,7 @@ pub enum Ty {
     Scalar(Scalar),
     /// A fixed-size array `[T; N]`; also what `Index<N>` and `Extent<N>` are inside a kernel
     /// (`[usize; N]`).
-    Array(Box<Ty>, u32),
+    Array(Box<Ty>, Len),
     /// `()`.
     Unit,
     /// The type of `break`, `continue` and `return`: fits anywhere.
@@ -98,6 +127,11 @@ impl Ty {
             Ty::Scalar(s) => Some(*s),
             _ => None,
         }
+    }
+
+    /// `[elem; n]` with a literal length.
+    pub fn array(elem: Ty, n: u32) -> Ty {
+        Ty::Array(Box::new(elem), Len::Lit(n))
     }
 
     /// Whether values of this type take no storage (`()` and `!`).

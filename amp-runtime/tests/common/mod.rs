@@ -116,6 +116,8 @@ pub fn info(
         hash: spirv.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &w| {
             (h ^ u64::from(w)).wrapping_mul(0x0100_0000_01b3)
         }),
+        tile_rank: 0,
+        spec_constants: &[],
     }))
 }
 

@@ -9,7 +9,7 @@ mod layout;
 pub use layout::{Layout, ParamSlot};
 
 use crate::ir::*;
-use crate::types::{Scalar, Ty};
+use crate::types::{Len, Scalar, Ty};
 use rspirv::binary::Assemble;
 use rspirv::dr::{self, Builder, InsertPoint, Operand};
 use rspirv::spirv::{self, Op, StorageClass, Word};
@@ -56,6 +56,23 @@ pub fn emit(kernel: &Kernel, layout: &Layout) -> Module {
     }
 }
 
+/// The memory scope and semantics of a fence: `tile_static` memory is the tile's (`Workgroup`),
+/// views and arrays are device memory (`Uniform` memory class, `Device` scope).
+fn fence_scope(fence: Fence) -> (spirv::Scope, spirv::MemorySemantics) {
+    use spirv::MemorySemantics as M;
+    match fence {
+        Fence::TileStatic => (
+            spirv::Scope::Workgroup,
+            M::ACQUIRE_RELEASE | M::WORKGROUP_MEMORY,
+        ),
+        Fence::Global => (spirv::Scope::Device, M::ACQUIRE_RELEASE | M::UNIFORM_MEMORY),
+        Fence::All => (
+            spirv::Scope::Device,
+            M::ACQUIRE_RELEASE | M::UNIFORM_MEMORY | M::WORKGROUP_MEMORY,
+        ),
+    }
+}
+
 /// Whether values of `ty` occupy storage: `()`, `!` and arrays of them (`[(); 4]`, or the
 /// `[!; 2]` of `[return; 2]`) have no SPIR-V type to live in.
 fn has_storage(ty: &Ty) -> bool {
@@ -90,6 +107,10 @@ struct Emitter<'k> {
     loops: Vec<LoopTargets>,
     label: Word,
     main: Word,
+    /// Specialization constants of the outer constants (`SpecId` 3, 4, ...).
+    spec: Vec<Word>,
+    /// The workgroup-size specialization constants x, y, z of a tiled kernel.
+    tile_size: [Word; 3],
     uses_float32: bool,
     uses_float64: bool,
 }
@@ -116,6 +137,8 @@ impl<'k> Emitter<'k> {
             loops: Vec::new(),
             label: 0,
             main: 0,
+            spec: Vec::new(),
+            tile_size: [0; 3],
             uses_float32: false,
             uses_float64: false,
         }
@@ -143,13 +166,67 @@ impl<'k> Emitter<'k> {
             },
             Ty::Array(elem, n) => {
                 let e = self.ty(elem);
-                let len = self.const_u32(*n);
+                let len = self.len(n);
                 self.b.type_array(e, len)
             }
             Ty::Unit | Ty::Never | Ty::Var(_) => self.b.type_void(),
         };
         self.types.insert(ty.clone(), id);
         id
+    }
+
+    /// The id of an array length: a constant, or an outer constant's specialization constant.
+    fn len(&mut self, len: &Len) -> Word {
+        match len {
+            Len::Lit(n) => self.const_u32(*n),
+            Len::Const(k, _) => self.spec[*k as usize],
+        }
+    }
+
+    /// Declares the specialization constants: outer constants at `SpecId` 3.., and for tiled
+    /// kernels the workgroup size at 0, 1, 2 (x is the last tile dimension), which the runtime
+    /// sets from the launch's tile shape.
+    fn declare_spec_constants(&mut self) {
+        for (k, c) in self.k.consts.iter().enumerate() {
+            let t = self.scalar_ty(c.ty);
+            let id = match c.ty {
+                Scalar::Bool => self.b.spec_constant_false(t),
+                Scalar::F64 => self.b.spec_constant_bit64(t, 0),
+                Scalar::F32 => self.b.spec_constant_bit32(t, 0),
+                // Array lengths must default to at least 1.
+                _ => self.b.spec_constant_bit32(t, 1),
+            };
+            self.b.decorate(
+                id,
+                spirv::Decoration::SpecId,
+                [Operand::LiteralBit32(3 + k as u32)],
+            );
+            self.b.name(id, c.ident.to_string());
+            self.spec.push(id);
+        }
+        let Some(tiled) = &self.k.tiled else { return };
+        let rank = tiled.dims.len();
+        let u = self.scalar_ty(Scalar::U32);
+        for axis in 0..3 {
+            let default = match rank.checked_sub(axis + 1).map(|d| &tiled.dims[d]) {
+                Some(TileDim::Lit(n)) => *n,
+                _ => 1,
+            };
+            let id = self.b.spec_constant_bit32(u, default);
+            self.b.decorate(
+                id,
+                spirv::Decoration::SpecId,
+                [Operand::LiteralBit32(axis as u32)],
+            );
+            self.tile_size[axis] = id;
+        }
+        let v3 = self.b.type_vector(u, 3);
+        let size = self.b.spec_constant_composite(v3, self.tile_size);
+        self.b.decorate(
+            size,
+            spirv::Decoration::BuiltIn,
+            [Operand::BuiltIn(spirv::BuiltIn::WorkgroupSize)],
+        );
     }
 
     fn scalar_ty(&mut self, s: Scalar) -> Word {
@@ -428,11 +505,22 @@ impl<'k> Emitter<'k> {
     // ----- the kernel -----
 
     fn kernel(&mut self) {
+        self.declare_spec_constants();
         self.declare_buffers();
         self.declare_push_constants();
-        let gid_var =
-            self.builtin_input(spirv::BuiltIn::GlobalInvocationId, "gl_GlobalInvocationID");
-        let nwg_var = self.builtin_input(spirv::BuiltIn::NumWorkgroups, "gl_NumWorkgroups");
+        let tiled = self.k.tiled.is_some();
+        let interface: Vec<Word> = if tiled {
+            vec![
+                self.builtin_input(spirv::BuiltIn::LocalInvocationId, "gl_LocalInvocationID"),
+                self.builtin_input(spirv::BuiltIn::WorkgroupId, "gl_WorkGroupID"),
+                self.builtin_input(spirv::BuiltIn::NumWorkgroups, "gl_NumWorkgroups"),
+            ]
+        } else {
+            vec![
+                self.builtin_input(spirv::BuiltIn::GlobalInvocationId, "gl_GlobalInvocationID"),
+                self.builtin_input(spirv::BuiltIn::NumWorkgroups, "gl_NumWorkgroups"),
+            ]
+        };
 
         let void = self.b.type_void();
         let fn_ty = self.b.type_function(void, []);
@@ -447,29 +535,151 @@ impl<'k> Emitter<'k> {
         for local in &self.k.locals {
             let var = if !has_storage(&local.ty) {
                 None
+            } else if local.storage == Storage::TileStatic {
+                Some(self.workgroup_var(&local.ty, &local.name))
             } else {
                 let t = self.ty(&local.ty);
                 Some(self.function_var(t, Some(&local.name)))
             };
             self.locals.push(var);
         }
-        self.prologue(gid_var, nwg_var);
+        if tiled {
+            self.tiled_prologue(interface[0], interface[1], interface[2]);
+        } else {
+            self.prologue(interface[0], interface[1]);
+        }
         self.block(&self.k.body);
         if !self.terminated() {
             self.b.ret().expect("a block is open");
         }
         self.b.end_function().expect("the function is open");
-        self.b.entry_point(
-            spirv::ExecutionModel::GLCompute,
-            main,
-            "main",
-            [gid_var, nwg_var],
+        self.b
+            .entry_point(spirv::ExecutionModel::GLCompute, main, "main", interface);
+        if !tiled {
+            self.b.execution_mode(
+                main,
+                spirv::ExecutionMode::LocalSize,
+                [SIMPLE_WORKGROUP_SIZE, 1, 1],
+            );
+        }
+    }
+
+    /// A `tile_static` variable: `Workgroup` storage, shared by the tile, never initialised.
+    fn workgroup_var(&mut self, ty: &Ty, name: &str) -> Word {
+        let t = self.ty(ty);
+        let ptr = self.ptr(t, StorageClass::Workgroup);
+        // Module-level variables live among the types and constants, outside the function.
+        let inst = dr::Instruction::new(
+            Op::Variable,
+            Some(ptr),
+            Some(self.b.id()),
+            vec![Operand::StorageClass(StorageClass::Workgroup)],
         );
-        self.b.execution_mode(
-            main,
-            spirv::ExecutionMode::LocalSize,
-            [SIMPLE_WORKGROUP_SIZE, 1, 1],
-        );
+        let id = inst.result_id.expect("set above");
+        self.b.insert_types_global_values(InsertPoint::End, inst);
+        self.b.name(id, name);
+        id
+    }
+
+    /// The storage class of a local's variable.
+    fn local_class(&self, id: LocalId) -> StorageClass {
+        match self.k.locals[id].storage {
+            Storage::Function => StorageClass::Function,
+            Storage::TileStatic => StorageClass::Workgroup,
+        }
+    }
+
+    /// The tiled index: `local` from the invocation id, `tile` from the workgroup id (folded
+    /// onto y for rank 1), `global = tile * size + local`, `tile_origin = tile * size`.
+    fn tiled_prologue(&mut self, lid_var: Word, wid_var: Word, nwg_var: Word) {
+        let tiled = self.k.tiled.clone().expect("tiled kernel");
+        let rank = tiled.dims.len();
+        let u = self.scalar_ty(Scalar::U32);
+        let v3 = self.b.type_vector(u, 3);
+        let lid = self.load(v3, lid_var);
+        let wid = self.load(v3, wid_var);
+        // Component d of the C++ AMP index lives on axis rank - 1 - d.
+        let axis = |d: usize| (rank - 1 - d) as u32;
+        let size: Vec<Word> = (0..rank)
+            .map(|d| self.tile_size[axis(d) as usize])
+            .collect();
+        let local: Vec<Word> = (0..rank)
+            .map(|d| {
+                self.b
+                    .composite_extract(u, None, lid, [axis(d)])
+                    .expect("open")
+            })
+            .collect();
+        let mut tile: Vec<Word> = (0..rank)
+            .map(|d| {
+                self.b
+                    .composite_extract(u, None, wid, [axis(d)])
+                    .expect("open")
+            })
+            .collect();
+        if rank == 1 {
+            // Rank 1 may be folded onto y when there are more tiles than workgroups along x;
+            // whole workgroups past the last tile leave at once, so barriers stay uniform.
+            let nwg = self.load(v3, nwg_var);
+            let nx = self.b.composite_extract(u, None, nwg, [0]).expect("open");
+            let wy = self.b.composite_extract(u, None, wid, [1]).expect("open");
+            let row = self.op(Op::IMul, u, &[wy, nx]);
+            tile[0] = self.op(Op::IAdd, u, &[tile[0], row]);
+            let extent = self.push_member(self.layout.domain_member(0));
+            let tiles = self.op(Op::UDiv, u, &[extent, size[0]]);
+            let bool_ty = self.scalar_ty(Scalar::Bool);
+            let inside = self.op(Op::ULessThan, bool_ty, &[tile[0], tiles]);
+            let (cont, out) = (self.b.id(), self.b.id());
+            self.b
+                .selection_merge(cont, spirv::SelectionControl::NONE)
+                .expect("open");
+            self.b
+                .branch_conditional(inside, cont, out, [])
+                .expect("open");
+            self.begin(out);
+            self.b.ret().expect("open");
+            self.begin(cont);
+        }
+        let origin: Vec<Word> = (0..rank)
+            .map(|d| self.op(Op::IMul, u, &[tile[d], size[d]]))
+            .collect();
+        let global: Vec<Word> = (0..rank)
+            .map(|d| self.op(Op::IAdd, u, &[origin[d], local[d]]))
+            .collect();
+        let fields = [
+            (tiled.global, &global),
+            (tiled.local, &local),
+            (tiled.tile, &tile),
+            (tiled.tile_origin, &origin),
+            (tiled.tile_extent, &size),
+        ];
+        let ptr_u = self.ptr(u, StorageClass::Function);
+        for (id, values) in fields {
+            let Some(var) = self.locals[id] else { continue };
+            for (d, &v) in values.iter().enumerate() {
+                let k = self.const_u32(d as u32);
+                let p = self.access(ptr_u, var, &[k]);
+                self.store(p, v);
+            }
+        }
+    }
+
+    /// `OpControlBarrier` for `t.barrier.wait*()`: every thread of the tile waits, and the
+    /// fenced memory's writes before the barrier are visible to the tile after it.
+    fn barrier(&mut self, fence: Fence) {
+        let (memory_scope, semantics) = fence_scope(fence);
+        let exec = self.const_u32(spirv::Scope::Workgroup as u32);
+        let mem = self.const_u32(memory_scope as u32);
+        let sem = self.const_u32(semantics.bits());
+        self.b.control_barrier(exec, mem, sem).expect("open");
+    }
+
+    /// `OpMemoryBarrier` for `*_memory_fence(t.barrier)`: orders this thread's accesses.
+    fn memory_fence(&mut self, fence: Fence) {
+        let (memory_scope, semantics) = fence_scope(fence);
+        let mem = self.const_u32(memory_scope as u32);
+        let sem = self.const_u32(semantics.bits());
+        self.b.memory_barrier(mem, sem).expect("open");
     }
 
     /// Linear thread id from the folded dispatch grid, the out-of-domain guard, and the index.
@@ -532,6 +742,8 @@ impl<'k> Emitter<'k> {
                 return None;
             }
             match s {
+                // `tile_static` memory is undefined until written (C++ AMP's semantics).
+                Stmt::Let(id, None) if self.k.locals[*id].storage == Storage::TileStatic => {}
                 Stmt::Let(id, init) => {
                     let value = match init {
                         Some(e) => self.expr(e),
@@ -687,6 +899,15 @@ impl<'k> Emitter<'k> {
             }
             ExprKind::For(r) => {
                 self.for_loop(r);
+                None
+            }
+            ExprKind::OuterConst(k) => Some(self.spec[*k]),
+            ExprKind::Barrier(fence) => {
+                self.barrier(*fence);
+                None
+            }
+            ExprKind::MemoryFence(fence) => {
+                self.memory_fence(*fence);
                 None
             }
             ExprKind::Break => {
@@ -991,30 +1212,43 @@ impl<'k> Emitter<'k> {
 
     /// Evaluates an array index, clamped into bounds: an out-of-bounds index on a local array
     /// would be undefined behaviour on the device, so it reads or writes the last element.
-    fn array_index(&mut self, index: &Expr, len: u32) -> Option<Word> {
-        if let ExprKind::Lit(Lit::Int(v)) = index.kind {
-            return Some(self.const_u32(v as u32));
+    fn array_index(&mut self, index: &Expr, len: &Len) -> Option<Word> {
+        if let (ExprKind::Lit(Lit::Int(v)), Len::Lit(_)) = (&index.kind, len) {
+            return Some(self.const_u32(*v as u32));
         }
         let i = self.expr(index)?;
         let u = self.scalar_ty(Scalar::U32);
-        let last = self.const_u32(len - 1);
+        let last = match len {
+            Len::Lit(n) => self.const_u32(n - 1),
+            Len::Const(..) => {
+                let n = self.len(len);
+                let one = self.const_u32(1);
+                self.op(Op::ISub, u, &[n, one])
+            }
+        };
         Some(self.ext(glsl::UMIN, u, &[i, last]))
     }
 
-    fn element_ptr(&mut self, var: Word, mut ty: Ty, indices: &[&Expr]) -> Option<(Word, Ty)> {
+    fn element_ptr(
+        &mut self,
+        var: Word,
+        class: StorageClass,
+        mut ty: Ty,
+        indices: &[&Expr],
+    ) -> Option<(Word, Ty)> {
         let mut ids = Vec::new();
         for index in indices {
             let Ty::Array(elem, len) = ty else {
                 unreachable!("checked: indexing an array")
             };
-            ids.push(self.array_index(index, len)?);
+            ids.push(self.array_index(index, &len)?);
             ty = *elem;
         }
         if ids.is_empty() {
             return Some((var, ty));
         }
         let t = self.ty(&ty);
-        let p = self.ptr(t, StorageClass::Function);
+        let p = self.ptr(t, class);
         Some((self.access(p, var, &ids), ty))
     }
 
@@ -1030,11 +1264,12 @@ impl<'k> Emitter<'k> {
         if let Some(id) = Self::local_chain(e, &mut indices) {
             let var = self.locals[id]?;
             let ty = self.k.locals[id].ty.clone();
-            let (ptr, _) = self.element_ptr(var, ty, &indices)?;
+            let class = self.local_class(id);
+            let (ptr, _) = self.element_ptr(var, class, ty, &indices)?;
             return Some(self.load(t, ptr));
         }
         let value = self.expr(base)?;
-        let Ty::Array(_, len) = base.ty else {
+        let Ty::Array(_, len) = &base.ty else {
             unreachable!("checked: indexing an array")
         };
         if let ExprKind::Lit(Lit::Int(k)) = index.kind {
@@ -1048,7 +1283,7 @@ impl<'k> Emitter<'k> {
         let bt = self.ty(&base.ty);
         let tmp = self.function_var(bt, None);
         self.store(tmp, value);
-        let i = self.array_index(index, len)?;
+        let i = self.array_index(index, &len)?;
         let p = self.ptr(t, StorageClass::Function);
         let ptr = self.access(p, tmp, &[i]);
         Some(self.load(t, ptr))
@@ -1098,8 +1333,9 @@ impl<'k> Emitter<'k> {
             Place::Local(id, idx) => {
                 let var = self.locals[*id]?;
                 let ty = self.k.locals[*id].ty.clone();
+                let class = self.local_class(*id);
                 let refs: Vec<&Expr> = idx.iter().collect();
-                Some(self.element_ptr(var, ty, &refs)?.0)
+                Some(self.element_ptr(var, class, ty, &refs)?.0)
             }
             Place::Buffer(p, idx) => self.buffer_ptr(*p, idx),
         }

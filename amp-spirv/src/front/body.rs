@@ -2,12 +2,12 @@
 //! builds the typed IR. It records every error and keeps going, so one build shows them all.
 
 use super::infer::{Class, Infer};
-use super::signature::value_type;
+use super::signature::{literal_len, literal_usize, value_type};
 use crate::diag::Span;
 use crate::diag::Spanned;
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::*;
-use crate::types::{Scalar, Ty};
+use crate::types::{Len, Scalar, Ty};
 
 #[derive(Clone, Copy)]
 enum Binding {
@@ -29,6 +29,25 @@ pub struct BodyChecker<'a> {
     loops: Vec<LoopFrame>,
     /// How many `while` conditions are being checked (the enclosing loops are hidden there).
     while_conditions: u32,
+    /// Constants from outside the body, with their (inferred) types.
+    consts: Vec<(OuterConst, Ty)>,
+    /// The tiled index's name and the locals behind its fields, in a tiled kernel.
+    tiled: Option<(String, TiledLocals)>,
+}
+
+/// The hidden locals behind `t.global`, `t.local`, `t.tile`, `t.tile_origin`, `t.tile_extent`.
+#[derive(Clone, Copy)]
+pub struct TiledLocals {
+    /// `t.global`.
+    pub global: LocalId,
+    /// `t.local`.
+    pub local: LocalId,
+    /// `t.tile`.
+    pub tile: LocalId,
+    /// `t.tile_origin`.
+    pub tile_origin: LocalId,
+    /// `t.tile_extent`.
+    pub tile_extent: LocalId,
 }
 
 impl<'a> BodyChecker<'a> {
@@ -46,12 +65,51 @@ impl<'a> BodyChecker<'a> {
             infer: Infer::default(),
             loops: Vec::new(),
             while_conditions: 0,
+            consts: Vec::new(),
+            tiled: None,
+        }
+    }
+
+    /// Declares the kernel's const-generic parameters, so the body can read them.
+    pub fn declare_const_generics(&mut self, generics: &[(proc_macro2::Ident, Scalar)]) {
+        for (ident, ty) in generics {
+            let c = OuterConst {
+                ident: ident.clone(),
+                ty: *ty,
+                generic: true,
+            };
+            self.consts.push((c, Ty::Scalar(*ty)));
+        }
+    }
+
+    /// Declares a tiled index named `name` of the given rank: its fields become hidden locals.
+    pub fn declare_tiled_index(&mut self, name: &str, rank: u32) -> TiledLocals {
+        let ty = Ty::array(Ty::USIZE, rank);
+        let locals = TiledLocals {
+            global: self.hidden_immutable("#global", ty.clone()),
+            local: self.hidden_immutable("#local", ty.clone()),
+            tile: self.hidden_immutable("#tile", ty.clone()),
+            tile_origin: self.hidden_immutable("#tile_origin", ty.clone()),
+            tile_extent: self.hidden_immutable("#tile_extent", ty),
+        };
+        self.tiled = Some((name.to_string(), locals));
+        locals
+    }
+
+    /// Registers a tile dimension's name as an outer constant of type `usize`.
+    pub fn tile_dim_const(&mut self, ident: &proc_macro2::Ident) {
+        let (_, ty) = self.outer_const(ident);
+        if self.infer.unify(&ty, &Ty::USIZE).is_none() {
+            self.err(Diagnostic::error(
+                ident.span(),
+                format!("`{ident}` is used as a tile size, so it must be a `usize`"),
+            ));
         }
     }
 
     /// Declares the index parameter as an immutable local of type `[usize; rank]`.
     pub fn declare_index(&mut self, name: &str, rank: u32) -> LocalId {
-        self.declare(name, Ty::Array(Box::new(Ty::USIZE), rank), false)
+        self.declare(name, Ty::array(Ty::USIZE, rank), false)
     }
 
     /// Declares a parameter whose type was rejected, typed `!` so that its uses in the body
@@ -61,7 +119,7 @@ impl<'a> BodyChecker<'a> {
     }
 
     /// Checks the function body; returns the locals and the block with every type settled.
-    pub fn check_body(mut self, body: &syn::Block) -> (Vec<Local>, Block) {
+    pub fn check_body(mut self, body: &syn::Block) -> (Vec<Local>, Block, Vec<OuterConst>) {
         let mut block = self.block(body);
         if let Some(tail) = &block.tail {
             if self.infer.unify(&tail.ty, &Ty::Unit).is_none() {
@@ -89,9 +147,18 @@ impl<'a> BodyChecker<'a> {
                 name: l.name.clone(),
                 ty: self.infer.finish(&l.ty),
                 mutable: l.mutable,
+                storage: l.storage,
             })
             .collect();
-        (locals, block)
+        let consts = self
+            .consts
+            .iter()
+            .map(|(c, ty)| OuterConst {
+                ty: self.infer.finish(ty).scalar().unwrap_or(Scalar::Usize),
+                ..c.clone()
+            })
+            .collect();
+        (locals, block, consts)
     }
 
     // ----- helpers -----
@@ -114,6 +181,7 @@ impl<'a> BodyChecker<'a> {
             name: name.to_string(),
             ty,
             mutable,
+            storage: Storage::Function,
         });
         let id = self.locals.len() - 1;
         self.scopes
@@ -128,8 +196,67 @@ impl<'a> BodyChecker<'a> {
             name: name.to_string(),
             ty,
             mutable: true,
+            storage: Storage::Function,
         });
         self.locals.len() - 1
+    }
+
+    fn hidden_immutable(&mut self, name: &str, ty: Ty) -> LocalId {
+        let id = self.hidden(name, ty);
+        self.locals[id].mutable = false;
+        id
+    }
+
+    /// The outer constant named `ident` (registered at its first use) and its type.
+    fn outer_const(&mut self, ident: &proc_macro2::Ident) -> (usize, Ty) {
+        if let Some(i) = self.consts.iter().position(|(c, _)| c.ident == *ident) {
+            return (i, self.consts[i].1.clone());
+        }
+        let ty = self.infer.new_any();
+        let c = OuterConst {
+            ident: ident.clone(),
+            ty: Scalar::Usize,
+            generic: false,
+        };
+        self.consts.push((c, ty.clone()));
+        (self.consts.len() - 1, ty)
+    }
+
+    /// Whether a name not bound in the kernel refers to a constant of the surroundings: a
+    /// const-generic parameter, or a name in Rust's constant style (`TS`, `BLOCK_2`). Other
+    /// unknown names are reported as unknown rather than guessed at.
+    fn is_outer_const_name(&self, ident: &proc_macro2::Ident) -> bool {
+        let name = ident.to_string();
+        self.consts.iter().any(|(c, _)| c.ident == name)
+            || (name.chars().any(|c| c.is_ascii_uppercase())
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_'))
+    }
+
+    /// An array length: a literal, or an outer constant (a specialization constant).
+    fn array_len(&mut self, len: &syn::Expr) -> Result<Len, Diagnostic> {
+        if literal_usize(len).is_some() {
+            return literal_len(len);
+        }
+        if let syn::Expr::Path(p) = strip(len) {
+            if let Some(ident) = p.path.get_ident() {
+                if self.lookup(&ident.to_string()).is_none() && self.is_outer_const_name(ident) {
+                    let (index, ty) = self.outer_const(ident);
+                    if self.infer.unify(&ty, &Ty::USIZE).is_none() {
+                        return Err(Diagnostic::error(
+                            len.span(),
+                            format!(
+                                "`{ident}` is used as an array length, so it must be a `usize`"
+                            ),
+                        ));
+                    }
+                    return Ok(Len::Const(index as u32, ident.to_string()));
+                }
+            }
+        }
+        Err(Diagnostic::error(len.span(), "array lengths must be integer literals or constants")
+            .with_help("write a literal (`[f32; 16]`) or name a `const` item or const-generic parameter (`[f32; TS]`)"))
     }
 
     fn lookup(&self, name: &str) -> Option<Binding> {
@@ -237,7 +364,7 @@ impl<'a> BodyChecker<'a> {
     fn item(&mut self, item: &syn::Item, stmts: &mut Vec<Stmt>) {
         match item {
             syn::Item::Const(c) => {
-                let ty = match value_type(&c.ty) {
+                let ty = match value_type(&c.ty, &mut |e| self.array_len(e)) {
                     Ok(t) => t,
                     Err(d) => {
                         self.err(d);
@@ -267,6 +394,9 @@ impl<'a> BodyChecker<'a> {
     }
 
     fn let_stmt(&mut self, l: &syn::Local, stmts: &mut Vec<Stmt>) {
+        if let Some(attr) = l.attrs.iter().find(|a| a.path().is_ident("tile_static")) {
+            return self.tile_static_let(l, attr, stmts);
+        }
         if let Some(init) = &l.init {
             if let Some((_, diverge)) = &init.diverge {
                 self.err(
@@ -303,6 +433,47 @@ impl<'a> BodyChecker<'a> {
         self.bind(pat, ty, init, stmts);
     }
 
+    /// `#[tile_static] let mut name: T;`: memory shared by the threads of a tile.
+    fn tile_static_let(&mut self, l: &syn::Local, attr: &syn::Attribute, stmts: &mut Vec<Stmt>) {
+        if self.tiled.is_none() {
+            self.err(
+                Diagnostic::error(attr.span(), "`#[tile_static]` is only allowed in tiled kernels")
+                    .with_help("make the kernel's first parameter a `TiledIndex<..>` and launch it over `extent.tile::<..>()`"),
+            );
+            return;
+        }
+        if let Some(init) = &l.init {
+            self.err(
+                Diagnostic::error(init.expr.span(), "a `tile_static` variable cannot have an initializer: its contents are undefined until a thread writes them")
+                    .with_help("declare it without a value, let the threads of the tile write it, then call `t.barrier.wait()`"),
+            );
+        }
+        let syn::Pat::Type(pt) = &l.pat else {
+            self.err(
+                Diagnostic::error(l.pat.span(), "a `tile_static` variable needs a type")
+                    .with_help("write for example `#[tile_static] let mut cache: [f32; 256];`"),
+            );
+            return;
+        };
+        let syn::Pat::Ident(p) = &*pt.pat else {
+            self.err(Diagnostic::error(
+                pt.pat.span(),
+                "a `tile_static` variable must be a plain name",
+            ));
+            return;
+        };
+        let ty = match value_type(&pt.ty, &mut |e| self.array_len(e)) {
+            Ok(t) => t,
+            Err(d) => {
+                self.err(d);
+                Ty::Never
+            }
+        };
+        let id = self.declare(&p.ident.to_string(), ty, p.mutability.is_some());
+        self.locals[id].storage = Storage::TileStatic;
+        stmts.push(Stmt::Let(id, None));
+    }
+
     fn bind(
         &mut self,
         pat: &syn::Pat,
@@ -310,7 +481,7 @@ impl<'a> BodyChecker<'a> {
         init: Option<Expr>,
         stmts: &mut Vec<Stmt>,
     ) {
-        let declared = match ty.map(value_type) {
+        let declared = match ty.map(|t| value_type(t, &mut |e| self.array_len(e))) {
             Some(Ok(t)) => Some(t),
             Some(Err(d)) => {
                 self.err(d);
@@ -482,7 +653,7 @@ impl<'a> BodyChecker<'a> {
                 let value = self.expr(&r.expr);
                 match super::signature::literal_usize(&r.len) {
                     Some(n) if (1..=1 << 14).contains(&n) => {
-                        let ty = Ty::Array(Box::new(value.ty.clone()), n as u32);
+                        let ty = Ty::array(value.ty.clone(), n as u32);
                         Expr {
                             kind: ExprKind::ArrayRepeat(Box::new(value), n as u32),
                             ty,
@@ -502,6 +673,7 @@ impl<'a> BodyChecker<'a> {
                 self.err(macro_error(&m.mac));
                 Self::error_expr(span)
             }
+            syn::Expr::Field(f) if self.tiled_base(&f.base) => self.tiled_field(f),
             // `()`: the unit value, as an empty block.
             syn::Expr::Tuple(t) if t.elems.is_empty() => Expr {
                 kind: ExprKind::Block(Block {
@@ -665,9 +837,24 @@ impl<'a> BodyChecker<'a> {
                         Self::error_expr(span)
                     }
                 },
+                None if self.tiled.as_ref().is_some_and(|(t, _)| *t == name) => {
+                    self.err(
+                        Diagnostic::error(span, format!("`{name}` is a tiled index: use its fields"))
+                            .with_help(format!("read `{name}.global`, `{name}.local`, `{name}.tile`, `{name}.tile_origin` or `{name}.tile_extent`, or wait at `{name}.barrier.wait()`")),
+                    );
+                    Self::error_expr(span)
+                }
+                None if self.is_outer_const_name(ident) => {
+                    let (index, ty) = self.outer_const(ident);
+                    Expr {
+                        kind: ExprKind::OuterConst(index),
+                        ty,
+                        span,
+                    }
+                }
                 None => {
                     self.err(Diagnostic::error(span, format!("cannot find `{name}` in this kernel")).with_help(
-                        "kernels can use their parameters and their own locals; constants from outside are not supported yet",
+                        "kernels can use their parameters, their own locals, and constants from outside named in Rust's constant style (`TS`, `BLOCK_SIZE`)",
                     ));
                     Self::error_expr(span)
                 }
@@ -1030,7 +1217,7 @@ impl<'a> BodyChecker<'a> {
             match self.infer.shallow(&ty) {
                 Ty::Array(elem, len) => {
                     self.expect_ty(&Ty::USIZE, &i, "in this index");
-                    self.check_constant_index(&i, len);
+                    self.check_constant_index(&i, &len);
                     ty = *elem;
                 }
                 Ty::Never => {}
@@ -1048,7 +1235,8 @@ impl<'a> BodyChecker<'a> {
         Some((Place::Local(id, idx), ty))
     }
 
-    fn check_constant_index(&mut self, i: &Expr, len: u32) {
+    fn check_constant_index(&mut self, i: &Expr, len: &Len) {
+        let Some(len) = len.literal() else { return };
         if let ExprKind::Lit(Lit::Int(v)) = i.kind {
             if v >= len as u128 {
                 self.err(Diagnostic::error(
@@ -1087,9 +1275,9 @@ impl<'a> BodyChecker<'a> {
         }
         let i = self.expr(index);
         match self.infer.shallow(&i.ty) {
-            Ty::Array(elem, n) if n == rank && *elem == Ty::USIZE => match i.kind {
+            Ty::Array(elem, n) if n == Len::Lit(rank) && *elem == Ty::USIZE => match i.kind {
                 ExprKind::Local(id) => Some(
-                    (0..n)
+                    (0..rank)
                         .map(|k| {
                             let base = Expr {
                                 kind: ExprKind::Local(id),
@@ -1173,7 +1361,7 @@ impl<'a> BodyChecker<'a> {
         self.expect_ty(&Ty::USIZE, &index, "in this index");
         match self.infer.shallow(&base.ty) {
             Ty::Array(elem, len) => {
-                self.check_constant_index(&index, len);
+                self.check_constant_index(&index, &len);
                 Expr {
                     kind: ExprKind::Element(Box::new(base), Box::new(index)),
                     ty: *elem,
@@ -1195,7 +1383,7 @@ impl<'a> BodyChecker<'a> {
     fn cast(&mut self, c: &syn::ExprCast) -> Expr {
         let span = c.span();
         let value = self.expr(&c.expr);
-        let target = match value_type(&c.ty) {
+        let target = match value_type(&c.ty, &mut |e| self.array_len(e)) {
             Ok(Ty::Scalar(s)) => s,
             Ok(other) => {
                 self.err(
@@ -1234,7 +1422,89 @@ impl<'a> BodyChecker<'a> {
         }
     }
 
+    /// Whether `e` names the kernel's tiled index.
+    fn tiled_base(&self, e: &syn::Expr) -> bool {
+        match (strip(e), &self.tiled) {
+            (syn::Expr::Path(p), Some((name, _))) => {
+                p.path.get_ident().is_some_and(|i| i == name) && self.lookup(name).is_none()
+            }
+            _ => false,
+        }
+    }
+
+    /// `t.global`, `t.local`, `t.tile`, `t.tile_origin`, `t.tile_extent`.
+    fn tiled_field(&mut self, f: &syn::ExprField) -> Expr {
+        let span = f.span();
+        let (_, locals) = self.tiled.clone().expect("tiled_base() checked");
+        let field = match &f.member {
+            syn::Member::Named(n) => n.to_string(),
+            syn::Member::Unnamed(_) => String::new(),
+        };
+        let id = match field.as_str() {
+            "global" => locals.global,
+            "local" => locals.local,
+            "tile" => locals.tile,
+            "tile_origin" => locals.tile_origin,
+            "tile_extent" => locals.tile_extent,
+            "barrier" => {
+                self.err(
+                    Diagnostic::error(span, "the tile barrier can only be waited at")
+                        .with_help("call `.wait()`, `.wait_with_global_memory_fence()`, `.wait_with_tile_static_memory_fence()` or `.wait_with_all_memory_fence()` on it"),
+                );
+                return Self::error_expr(span);
+            }
+            _ => {
+                self.err(
+                    Diagnostic::error(f.member.span(), format!("a tiled index has no field `{field}`"))
+                        .with_help("its fields are `global`, `local`, `tile`, `tile_origin`, `tile_extent` and `barrier`"),
+                );
+                return Self::error_expr(span);
+            }
+        };
+        Expr {
+            kind: ExprKind::Local(id),
+            ty: self.locals[id].ty.clone(),
+            span,
+        }
+    }
+
+    /// Whether `e` is `t.barrier` for the kernel's tiled index `t`.
+    fn is_barrier(&self, e: &syn::Expr) -> bool {
+        matches!(strip(e), syn::Expr::Field(f)
+            if self.tiled_base(&f.base) && matches!(&f.member, syn::Member::Named(n) if n == "barrier"))
+    }
+
+    fn barrier_wait(&mut self, m: &syn::ExprMethodCall) -> Expr {
+        let span = m.span();
+        let fence = match m.method.to_string().as_str() {
+            "wait" | "wait_with_all_memory_fence" => Fence::All,
+            "wait_with_global_memory_fence" => Fence::Global,
+            "wait_with_tile_static_memory_fence" => Fence::TileStatic,
+            other => {
+                self.err(
+                    Diagnostic::error(m.method.span(), format!("a tile barrier has no method `{other}`"))
+                        .with_help("call `wait()`, `wait_with_global_memory_fence()`, `wait_with_tile_static_memory_fence()` or `wait_with_all_memory_fence()`"),
+                );
+                return Self::error_expr(span);
+            }
+        };
+        if !m.args.is_empty() {
+            self.err(Diagnostic::error(
+                m.args.span(),
+                "barrier methods take no arguments",
+            ));
+        }
+        Expr {
+            kind: ExprKind::Barrier(fence),
+            ty: Ty::Unit,
+            span,
+        }
+    }
+
     fn method_call(&mut self, m: &syn::ExprMethodCall) -> Expr {
+        if self.is_barrier(&m.receiver) {
+            return self.barrier_wait(m);
+        }
         let span = m.span();
         let method = m.method.to_string();
         if m.turbofish.is_some() {
@@ -1252,7 +1522,7 @@ impl<'a> BodyChecker<'a> {
                 let (_, rank, _) = self.buffer_info(param);
                 return Expr {
                     kind: ExprKind::BufferExtent(param),
-                    ty: Ty::Array(Box::new(Ty::USIZE), rank),
+                    ty: Ty::array(Ty::USIZE, rank),
                     span,
                 };
             }
@@ -1322,6 +1592,27 @@ impl<'a> BodyChecker<'a> {
                 return Self::error_expr(span);
             }
         };
+        let fence = match name.as_str() {
+            "all_memory_fence" => Some(Fence::All),
+            "global_memory_fence" => Some(Fence::Global),
+            "tile_static_memory_fence" => Some(Fence::TileStatic),
+            _ => None,
+        };
+        if let Some(fence) = fence {
+            if c.args.len() != 1 || !self.is_barrier(&c.args[0]) {
+                self.err(
+                    Diagnostic::error(span, format!("`{name}` takes the tile barrier")).with_help(
+                        format!("write `{name}(t.barrier)` with the kernel's tiled index `t`"),
+                    ),
+                );
+                return Self::error_expr(span);
+            }
+            return Expr {
+                kind: ExprKind::MemoryFence(fence),
+                ty: Ty::Unit,
+                span,
+            };
+        }
         let builtin = match name.as_str() {
             "min" => Builtin::Min,
             "max" => Builtin::Max,
@@ -1469,7 +1760,7 @@ impl<'a> BodyChecker<'a> {
         let n = elems.len() as u32;
         Expr {
             kind: ExprKind::ArrayList(elems),
-            ty: Ty::Array(Box::new(ty), n),
+            ty: Ty::array(ty, n),
             span,
         }
     }
@@ -1661,6 +1952,7 @@ impl Finisher<'_> {
             }
             ExprKind::Local(_) | ExprKind::ScalarParam(_) | ExprKind::BufferExtent(_) => {}
             ExprKind::Break | ExprKind::Continue | ExprKind::Return => {}
+            ExprKind::OuterConst(_) | ExprKind::Barrier(_) | ExprKind::MemoryFence(_) => {}
             ExprKind::Unary(UnOp::Not, a) | ExprKind::Cast(a) | ExprKind::ArrayRepeat(a, _) => {
                 self.expr(a)
             }

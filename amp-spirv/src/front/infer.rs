@@ -9,6 +9,8 @@ enum VarState {
     Int,
     /// An unsettled float literal type.
     Float,
+    /// An outer constant whose type only its uses tell (any scalar).
+    Any,
     /// Settled (possibly to another variable).
     Bound(Ty),
 }
@@ -41,6 +43,12 @@ impl Infer {
         Ty::Var(self.vars.len() as u32 - 1)
     }
 
+    /// A fresh type for an outer constant, settled by its uses (`usize` if none).
+    pub fn new_any(&mut self) -> Ty {
+        self.vars.push(VarState::Any);
+        Ty::Var(self.vars.len() as u32 - 1)
+    }
+
     /// A fresh `{float}`.
     pub fn new_float(&mut self) -> Ty {
         self.vars.push(VarState::Float);
@@ -64,6 +72,8 @@ impl Infer {
         match self.shallow(ty) {
             Ty::Var(v) => match self.vars[v as usize] {
                 VarState::Float => Class::Float,
+                // Unknown yet: accept what the use asks for; unification settles it.
+                VarState::Any => Class::Never,
                 _ => Class::Int,
             },
             Ty::Scalar(s) if s.is_int() => Class::Int,
@@ -85,6 +95,14 @@ impl Infer {
                     return Some(a);
                 }
                 let (sx, sy) = (&self.vars[*x as usize], &self.vars[*y as usize]);
+                if matches!(sx, VarState::Any) {
+                    self.vars[*x as usize] = VarState::Bound(b.clone());
+                    return Some(b);
+                }
+                if matches!(sy, VarState::Any) {
+                    self.vars[*y as usize] = VarState::Bound(a.clone());
+                    return Some(a);
+                }
                 if std::mem::discriminant(sx) != std::mem::discriminant(sy) {
                     return None;
                 }
@@ -95,6 +113,7 @@ impl Infer {
                 let fits = match self.vars[*v as usize] {
                     VarState::Int => s.is_int(),
                     VarState::Float => s.is_float(),
+                    VarState::Any => true,
                     VarState::Bound(_) => unreachable!("shallow() follows bindings"),
                 };
                 if !fits {
@@ -108,7 +127,7 @@ impl Infer {
                     return None;
                 }
                 let e = self.unify(ea, eb)?;
-                Some(Ty::Array(Box::new(e), *na))
+                Some(Ty::Array(Box::new(e), na.clone()))
             }
             _ if a == b => Some(a),
             _ => None,
@@ -120,6 +139,7 @@ impl Infer {
         match self.shallow(ty) {
             Ty::Var(v) => match self.vars[v as usize] {
                 VarState::Float => Ty::Scalar(Scalar::F64),
+                VarState::Any => Ty::Scalar(Scalar::Usize),
                 _ => Ty::Scalar(Scalar::I32),
             },
             Ty::Array(e, n) => Ty::Array(Box::new(self.finish(&e)), n),
@@ -132,6 +152,7 @@ impl Infer {
         match self.shallow(ty) {
             Ty::Var(v) => match self.vars[v as usize] {
                 VarState::Float => "{float}".into(),
+                VarState::Any => "_".into(),
                 _ => "{integer}".into(),
             },
             Ty::Array(e, n) => format!("[{}; {n}]", self.describe(&e)),

@@ -4,22 +4,50 @@ mod body;
 mod infer;
 mod signature;
 
-use crate::diag::Diagnostics;
-use crate::ir::Kernel;
+use crate::diag::{Diagnostic, Diagnostics, Span};
+use crate::ir::{Kernel, Local, Storage, TileDim, Tiled};
+use crate::types::{Len, Scalar, Ty};
 
-pub use signature::value_type;
+pub use signature::{literal_len, value_type, MAX_TILE_THREADS};
+
+/// The `tile_static` memory every Vulkan device has (`maxComputeSharedMemorySize` >= 16 KiB is
+/// the spec's minimum; C++ AMP and the devices we target give 32 KiB).
+pub const MAX_TILE_STATIC_BYTES: u64 = 32 * 1024;
 
 /// Checks a kernel function and builds its IR; every problem found is in the error.
 pub fn lower(func: &syn::ItemFn) -> Result<Kernel, Diagnostics> {
     let mut diags = Diagnostics::default();
     let sig = signature::check_signature(func, &mut diags);
     let mut checker = body::BodyChecker::new(&mut diags, &sig.params);
-    let index_local =
-        checker.declare_index(sig.index_name.as_deref().unwrap_or("#index"), sig.rank);
+    checker.declare_const_generics(&sig.const_generics);
+    let index_name = sig.index_name.as_deref().unwrap_or("#index");
+    let (index_local, tiled) = match &sig.tile {
+        None => (checker.declare_index(index_name, sig.rank), None),
+        Some(dims) => {
+            for dim in dims {
+                if let TileDim::Named(ident) = dim {
+                    checker.tile_dim_const(ident);
+                }
+            }
+            let t = checker.declare_tiled_index(index_name, sig.rank);
+            (t.global, Some(t))
+        }
+    };
     for name in &sig.rejected {
         checker.declare_rejected(name);
     }
-    let (locals, body) = checker.check_body(&func.block);
+    let (locals, body, consts) = checker.check_body(&func.block);
+    if let Some(bytes) = literal_tile_static_bytes(&locals) {
+        if bytes > MAX_TILE_STATIC_BYTES {
+            diags.push(
+                Diagnostic::error(
+                    Span::from(func.sig.ident.span()),
+                    format!("this kernel's `tile_static` variables need {bytes} bytes, more than the {MAX_TILE_STATIC_BYTES} bytes a tile has"),
+                )
+                .with_help("use smaller tiles or fewer `tile_static` arrays"),
+            );
+        }
+    }
     if !diags.is_empty() {
         return Err(diags);
     }
@@ -27,8 +55,36 @@ pub fn lower(func: &syn::ItemFn) -> Result<Kernel, Diagnostics> {
         name: func.sig.ident.to_string(),
         rank: sig.rank,
         index_local,
+        tiled: sig.tile.zip(tiled).map(|(dims, t)| Tiled {
+            dims,
+            global: t.global,
+            local: t.local,
+            tile: t.tile,
+            tile_origin: t.tile_origin,
+            tile_extent: t.tile_extent,
+        }),
+        consts,
         params: sig.params,
         locals,
         body,
     })
+}
+
+/// Bytes of one value of `ty` in `tile_static` memory, when every length is a literal.
+pub fn literal_bytes(ty: &Ty) -> Option<u64> {
+    match ty {
+        Ty::Scalar(Scalar::F64) => Some(8),
+        Ty::Scalar(_) => Some(4),
+        Ty::Array(elem, Len::Lit(n)) => Some(literal_bytes(elem)? * *n as u64),
+        _ => None,
+    }
+}
+
+/// Total `tile_static` bytes, when every size is a literal.
+fn literal_tile_static_bytes(locals: &[Local]) -> Option<u64> {
+    locals
+        .iter()
+        .filter(|l| l.storage == Storage::TileStatic)
+        .map(|l| literal_bytes(&l.ty))
+        .sum()
 }

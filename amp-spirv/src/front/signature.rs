@@ -3,8 +3,8 @@
 
 use crate::diag::Spanned;
 use crate::diag::{Diagnostic, Diagnostics, Span};
-use crate::ir::{Container, Param, ParamKind};
-use crate::types::{Scalar, Ty};
+use crate::ir::{Container, Param, ParamKind, TileDim};
+use crate::types::{Len, Scalar, Ty};
 
 /// The checked signature of a kernel.
 pub struct Signature {
@@ -16,13 +16,21 @@ pub struct Signature {
     pub params: Vec<Param>,
     /// Names of parameters (the index included) whose types were rejected.
     pub rejected: Vec<String>,
+    /// The tile shape, for a kernel whose index is a `TiledIndex`.
+    pub tile: Option<Vec<TileDim>>,
+    /// The kernel's const-generic parameters and their types.
+    pub const_generics: Vec<(proc_macro2::Ident, Scalar)>,
 }
+
+/// The largest number of threads in a tile on every Vulkan device C++ AMP targets (and the
+/// limit the runtime checks against the actual device).
+pub const MAX_TILE_THREADS: u64 = 1024;
 
 /// Checks the signature, recording every problem.
 pub fn check_signature(func: &syn::ItemFn, diags: &mut Diagnostics) -> Signature {
     let sig = &func.sig;
     check_qualifiers(sig, diags);
-    check_generics(&sig.generics, diags);
+    let const_generics = check_generics(&sig.generics, diags);
     if let syn::ReturnType::Type(_, ty) = &sig.output {
         if !matches!(&**ty, syn::Type::Tuple(t) if t.elems.is_empty()) {
             diags.push(
@@ -38,13 +46,20 @@ pub fn check_signature(func: &syn::ItemFn, diags: &mut Diagnostics) -> Signature
         rank: 1,
         params: Vec::new(),
         rejected: Vec::new(),
+        tile: None,
+        const_generics,
     };
     let mut inputs = sig.inputs.iter();
     match inputs.next() {
         Some(first) => match index_param(first) {
-            Ok((name, rank)) => {
+            Ok((name, IndexKind::Simple(rank))) => {
                 out.index_name = Some(name);
                 out.rank = rank;
+            }
+            Ok((name, IndexKind::Tiled(dims))) => {
+                out.index_name = Some(name);
+                out.rank = dims.len() as u32;
+                out.tile = Some(dims);
             }
             Err(d) => {
                 diags.push(d);
@@ -120,12 +135,27 @@ fn check_qualifiers(sig: &syn::Signature, diags: &mut Diagnostics) {
     }
 }
 
-fn check_generics(generics: &syn::Generics, diags: &mut Diagnostics) {
+fn check_generics(
+    generics: &syn::Generics,
+    diags: &mut Diagnostics,
+) -> Vec<(proc_macro2::Ident, Scalar)> {
+    let mut out = Vec::new();
     for p in &generics.params {
-        diags.push(
-            Diagnostic::error(p.span(), "generic parameters are not supported on kernels")
-                .with_help("use concrete types such as `ArrayView<f32, 1>`"),
-        );
+        match p {
+            syn::GenericParam::Const(c) => match value_type(&c.ty, &mut literal_len) {
+                Ok(Ty::Scalar(s)) if s != Scalar::F32 && s != Scalar::F64 => {
+                    out.push((c.ident.clone(), s))
+                }
+                _ => diags.push(
+                    Diagnostic::error(c.ty.span(), "const-generic parameters of kernels must be `usize`, `u32`, `i32` or `bool`")
+                        .with_help("write for example `<const TS: usize>`"),
+                ),
+            },
+            _ => diags.push(
+                Diagnostic::error(p.span(), "generic type and lifetime parameters are not supported on kernels")
+                    .with_help("use concrete types such as `ArrayView<f32, 1>`; const generics (`<const TS: usize>`) are supported"),
+            ),
+        }
     }
     if let Some(w) = &generics.where_clause {
         diags.push(Diagnostic::error(
@@ -133,6 +163,7 @@ fn check_generics(generics: &syn::Generics, diags: &mut Diagnostics) {
             "`where` clauses are not supported on kernels",
         ));
     }
+    out
 }
 
 fn param_name(input: &syn::FnArg) -> Result<(String, &syn::Type), Diagnostic> {
@@ -154,17 +185,28 @@ fn param_name(input: &syn::FnArg) -> Result<(String, &syn::Type), Diagnostic> {
     }
 }
 
-fn index_param(input: &syn::FnArg) -> Result<(String, u32), Diagnostic> {
+/// The kind of a kernel's index parameter.
+enum IndexKind {
+    /// `Index<N>`: the simple model.
+    Simple(u32),
+    /// `TiledIndex<T0, ..>`: the tiled model, with the tile shape.
+    Tiled(Vec<TileDim>),
+}
+
+fn index_param(input: &syn::FnArg) -> Result<(String, IndexKind), Diagnostic> {
     let (name, ty) = param_name(input)?;
     let span = ty.span();
     let not_index = || {
         Diagnostic::error(
             span,
-            "a kernel's first parameter must be its index, of type `Index<N>`",
+            "a kernel's first parameter must be its index, of type `Index<N>` or `TiledIndex<T0, ..>`",
         )
-        .with_help("write `idx: Index<1>` (rank 1, 2 or 3) as the first parameter")
+        .with_help("write `idx: Index<1>` (rank 1, 2 or 3) or `t: TiledIndex<16, 16>` as the first parameter")
     };
     let (ident, args) = last_segment(ty).ok_or_else(not_index)?;
+    if ident == "TiledIndex" {
+        return Ok((name, IndexKind::Tiled(tile_dims(&args, span)?)));
+    }
     if ident != "Index" {
         return Err(not_index());
     }
@@ -172,7 +214,79 @@ fn index_param(input: &syn::FnArg) -> Result<(String, u32), Diagnostic> {
     if args.len() != 1 {
         return Err(not_index());
     }
-    Ok((name, rank))
+    Ok((name, IndexKind::Simple(rank)))
+}
+
+/// `TiledIndex<T0, T1, T2>`: one to three tile sizes, each a literal, a `const` item or a
+/// const-generic parameter.
+fn tile_dims(args: &[&syn::GenericArgument], span: Span) -> Result<Vec<TileDim>, Diagnostic> {
+    if args.is_empty() || args.len() > 3 {
+        return Err(Diagnostic::error(span, "a tile has 1, 2 or 3 dimensions")
+            .with_help("write for example `TiledIndex<16, 16>`"));
+    }
+    let mut dims = Vec::new();
+    for arg in args {
+        let dim = match arg {
+            syn::GenericArgument::Const(e) => match (literal_usize(e), strip_braces(e)) {
+                (Some(n), _) => literal_tile_dim(n, e.span())?,
+                (None, syn::Expr::Path(p)) if p.path.get_ident().is_some() => {
+                    TileDim::Named(p.path.get_ident().cloned().expect("checked"))
+                }
+                _ => return Err(tile_dim_error(arg.span())),
+            },
+            // A bare name (`TiledIndex<TS, TS>`) parses as a type argument.
+            syn::GenericArgument::Type(syn::Type::Path(p)) if p.qself.is_none() => {
+                match p.path.get_ident() {
+                    Some(ident) => TileDim::Named(ident.clone()),
+                    None => return Err(tile_dim_error(arg.span())),
+                }
+            }
+            _ => return Err(tile_dim_error(arg.span())),
+        };
+        dims.push(dim);
+    }
+    let literal: Option<u64> = dims
+        .iter()
+        .map(|d| match d {
+            TileDim::Lit(n) => Some(*n as u64),
+            TileDim::Named(_) => None,
+        })
+        .product();
+    if let Some(threads) = literal {
+        if threads > MAX_TILE_THREADS {
+            return Err(Diagnostic::error(span, format!("a tile of {threads} threads is too large: tiles have at most {MAX_TILE_THREADS} threads"))
+                .with_help("use smaller tile dimensions, for example `TiledIndex<16, 16>`"));
+        }
+    }
+    Ok(dims)
+}
+
+fn literal_tile_dim(n: u64, span: Span) -> Result<TileDim, Diagnostic> {
+    match n {
+        0 => Err(Diagnostic::error(span, "a tile dimension must be at least 1")),
+        n if n > MAX_TILE_THREADS => Err(Diagnostic::error(span, format!("a tile dimension of {n} is too large: tiles have at most {MAX_TILE_THREADS} threads"))),
+        n => Ok(TileDim::Lit(n as u32)),
+    }
+}
+
+fn tile_dim_error(span: Span) -> Diagnostic {
+    Diagnostic::error(
+        span,
+        "a tile dimension must be an integer literal, a `const` item or a const-generic parameter",
+    )
+    .with_help("write for example `TiledIndex<16, 16>` or `TiledIndex<TS, TS>`")
+}
+
+fn strip_braces(e: &syn::Expr) -> &syn::Expr {
+    match e {
+        syn::Expr::Block(b) if b.block.stmts.len() == 1 => match &b.block.stmts[0] {
+            syn::Stmt::Expr(inner, None) => strip_braces(inner),
+            _ => e,
+        },
+        syn::Expr::Paren(p) => strip_braces(&p.expr),
+        syn::Expr::Group(g) => strip_braces(&g.expr),
+        _ => e,
+    }
 }
 
 fn buffer_or_scalar_param(input: &syn::FnArg) -> Result<Param, Diagnostic> {
@@ -209,13 +323,13 @@ fn buffer_or_scalar_param(input: &syn::FnArg) -> Result<Param, Diagnostic> {
                 )
                 .with_help("write `&Array<T, N>` to read it or `&mut Array<T, N>` to write it"))
             }
-            Some((ident, _)) if ident == "Index" => {
+            Some((ident, _)) if ident == "Index" || ident == "TiledIndex" => {
                 return Err(Diagnostic::error(
                     ty.span(),
                     "a kernel has exactly one index parameter, and it comes first",
                 ))
             }
-            _ => match value_type(ty)? {
+            _ => match value_type(ty, &mut literal_len)? {
                 Ty::Scalar(s) if s != Scalar::Usize => ParamKind::Scalar(s),
                 Ty::Scalar(_) => {
                     return Err(Diagnostic::error(
@@ -253,7 +367,7 @@ fn elem_and_rank(args: &[&syn::GenericArgument], span: Span) -> Result<(Scalar, 
         return Err(usage());
     }
     let elem = match args[0] {
-        syn::GenericArgument::Type(t) => match value_type(t)? {
+        syn::GenericArgument::Type(t) => match value_type(t, &mut literal_len)? {
             Ty::Scalar(s) if matches!(s, Scalar::I32 | Scalar::U32 | Scalar::F32 | Scalar::F64) => {
                 s
             }
@@ -335,30 +449,39 @@ fn last_segment(ty: &syn::Type) -> Option<(String, Vec<&syn::GenericArgument>)> 
     Some((seg.ident.to_string(), args))
 }
 
-/// Parses the type of a kernel value (a local's annotation, a cast target, a scalar parameter).
-pub fn value_type(ty: &syn::Type) -> Result<Ty, Diagnostic> {
+/// An array length that must be a literal.
+pub fn literal_len(len: &syn::Expr) -> Result<Len, Diagnostic> {
+    match literal_usize(len) {
+        Some(0) => Err(Diagnostic::error(
+            len.span(),
+            "zero-length arrays are not supported in kernels",
+        )),
+        Some(n) if n <= 1 << 14 => Ok(Len::Lit(n as u32)),
+        Some(_) => Err(Diagnostic::error(
+            len.span(),
+            "local arrays are limited to 16384 elements per dimension",
+        )
+        .with_help("large data belongs in an `ArrayView` or an `Array`")),
+        None => Err(Diagnostic::error(
+            len.span(),
+            "array lengths must be integer literals or constants",
+        )),
+    }
+}
+
+/// Parses the type of a kernel value (a local's annotation, a cast target, a scalar parameter);
+/// `lens` resolves array lengths.
+pub fn value_type(
+    ty: &syn::Type,
+    lens: &mut dyn FnMut(&syn::Expr) -> Result<Len, Diagnostic>,
+) -> Result<Ty, Diagnostic> {
     match ty {
         syn::Type::Array(a) => {
-            let elem = value_type(&a.elem)?;
-            match literal_usize(&a.len) {
-                Some(0) => Err(Diagnostic::error(
-                    a.len.span(),
-                    "zero-length arrays are not supported in kernels",
-                )),
-                Some(n) if n <= 1 << 14 => Ok(Ty::Array(Box::new(elem), n as u32)),
-                Some(_) => Err(Diagnostic::error(
-                    a.len.span(),
-                    "local arrays are limited to 16384 elements per dimension",
-                )
-                .with_help("large data belongs in an `ArrayView` or an `Array`")),
-                None => Err(Diagnostic::error(
-                    a.len.span(),
-                    "array lengths must be integer literals",
-                )),
-            }
+            let elem = value_type(&a.elem, lens)?;
+            Ok(Ty::Array(Box::new(elem), lens(&a.len)?))
         }
-        syn::Type::Group(g) => value_type(&g.elem),
-        syn::Type::Paren(p) => value_type(&p.elem),
+        syn::Type::Group(g) => value_type(&g.elem, lens),
+        syn::Type::Paren(p) => value_type(&p.elem, lens),
         syn::Type::Tuple(t) if t.elems.is_empty() => Ok(Ty::Unit),
         syn::Type::Path(p) if p.qself.is_none() => {
             let (ident, args) = last_segment(ty).ok_or_else(|| unsupported_type(ty))?;
@@ -369,7 +492,7 @@ pub fn value_type(ty: &syn::Type) -> Result<Ty, Diagnostic> {
             }
             if ident == "Index" || ident == "Extent" {
                 let rank = rank_arg(args.first().copied(), ty.span())?;
-                return Ok(Ty::Array(Box::new(Ty::USIZE), rank));
+                return Ok(Ty::array(Ty::USIZE, rank));
             }
             Err(unsupported_type(ty))
         }
