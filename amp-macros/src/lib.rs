@@ -4,7 +4,9 @@
 //! emits either the SPIR-V as a static plus a typed launcher with the kernel's name, or one
 //! `compile_error!` per problem at the offending tokens. See the `amp` crate for the user guide.
 
-use amp_spirv::{CompiledKernel, Container, Diagnostic, Len, ParamKind, Scalar, TileDim};
+use amp_spirv::{
+    CompiledKernel, Container, Diagnostic, Len, Lint, Options, ParamKind, Scalar, TileDim, Warning,
+};
 use proc_macro::TokenStream;
 use proc_macro2::{Delimiter, Group, Literal, Span, TokenStream as TokenStream2};
 use quote::{format_ident, quote, quote_spanned};
@@ -29,20 +31,19 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
         }
     };
     let mut errors = TokenStream2::new();
-    if attr.to_string() != "amp" {
-        let span = attr
-            .clone()
-            .into_iter()
-            .next()
-            .map_or_else(Span::call_site, |t| t.span());
-        errors.extend(error_tokens(
-            &Diagnostic::error(span, "expected `#[kernel(amp)]`")
-                .with_help("amp kernels are marked with `#[kernel(amp)]`"),
-        ));
-    }
-    match amp_spirv::compile(&func) {
+    let options = match parse_options(attr) {
+        Ok(o) => o,
+        Err(d) => {
+            errors.extend(error_tokens(&d));
+            Options::default()
+        }
+    };
+    match amp_spirv::compile_with(&func, &options) {
         Ok(kernel) if errors.is_empty() => {
             dump_spirv(&kernel);
+            if std::env::var_os("AMP_REPORT").is_some_and(|v| v != "0") {
+                eprint!("{}", kernel.report);
+            }
             launcher(&func, &kernel).into()
         }
         Ok(_) => errors.into(),
@@ -58,6 +59,82 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// `compile_error!` spanning the diagnostic's whole range: rustc reports an error at a macro
 /// invocation from its first token (the path) to its last (the group), which is how a stable
 /// proc macro underlines more than one token.
+/// `amp`, optionally followed by `allow(lint, ...)`.
+fn parse_options(attr: TokenStream2) -> Result<Options, Diagnostic> {
+    let usage = |span: Span| {
+        Diagnostic::error(
+            span,
+            "expected `#[kernel(amp)]` or `#[kernel(amp, allow(...))]`",
+        )
+        .with_help(format!(
+            "amp kernels are marked with `#[kernel(amp)]`; warnings can be allowed by name: {}",
+            Lint::ALL.map(|l| l.name()).join(", ")
+        ))
+    };
+    let parser = syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated;
+    let first_span = attr
+        .clone()
+        .into_iter()
+        .next()
+        .map_or_else(Span::call_site, |t| t.span());
+    let metas = syn::parse::Parser::parse2(parser, attr).map_err(|e| usage(e.span()))?;
+    let mut metas = metas.into_iter();
+    match metas.next() {
+        Some(syn::Meta::Path(p)) if p.is_ident("amp") => {}
+        Some(other) => return Err(usage(syn::spanned::Spanned::span(&other))),
+        None => return Err(usage(first_span)),
+    }
+    let mut options = Options::default();
+    for meta in metas {
+        let syn::Meta::List(list) = &meta else {
+            return Err(usage(syn::spanned::Spanned::span(&meta)));
+        };
+        if !list.path.is_ident("allow") {
+            return Err(usage(syn::spanned::Spanned::span(&list.path)));
+        }
+        let names = list
+            .parse_args_with(
+                syn::punctuated::Punctuated::<syn::Ident, syn::Token![,]>::parse_terminated,
+            )
+            .map_err(|e| usage(e.span()))?;
+        for name in names {
+            match Lint::from_name(&name.to_string()) {
+                Some(lint) => options.allow.push(lint),
+                None => {
+                    return Err(Diagnostic::error(
+                        name.span(),
+                        format!("unknown amp warning `{name}`"),
+                    )
+                    .with_help(format!(
+                        "the warnings are: {}",
+                        Lint::ALL.map(|l| l.name()).join(", ")
+                    )))
+                }
+            }
+        }
+    }
+    Ok(options)
+}
+
+/// A warning on stable Rust: the use of a deprecated constant, spanned at the finding; rustc
+/// prints the deprecation note, which carries the message, the fix, and how to silence it.
+fn warning_tokens(index: usize, w: &Warning) -> TokenStream2 {
+    let name = format_ident!("{}_{}", w.lint.name(), index);
+    let note = format!(
+        "amp: {}; help: {}; silence with `#[kernel(amp, allow({}))]`",
+        w.message,
+        w.help,
+        w.lint.name()
+    );
+    let use_site = syn::Ident::new(&name.to_string(), w.span.start);
+    quote! {
+        #[deprecated(note = #note)]
+        #[allow(non_upper_case_globals)]
+        const #name: () = ();
+        let _ = #use_site;
+    }
+}
+
 fn error_tokens(d: &Diagnostic) -> TokenStream2 {
     let msg = d.to_string();
     let mut body = Group::new(Delimiter::Brace, quote!(#msg));
@@ -167,6 +244,12 @@ fn launcher(func: &syn::ItemFn, kernel: &CompiledKernel) -> TokenStream2 {
     let generics = func.sig.generics.params.iter();
     let spec_words = kernel.consts.iter().map(spec_words);
     let checks = launch_checks(kernel);
+    let warnings = kernel
+        .warnings
+        .iter()
+        .enumerate()
+        .map(|(i, w)| warning_tokens(i, w));
+    let report = &kernel.report;
     let call = match &kernel.tile {
         None => {
             let ret = quote!(::amp::__private::KernelCall<'k, #rank>);
@@ -211,8 +294,10 @@ fn launcher(func: &syn::ItemFn, kernel: &CompiledKernel) -> TokenStream2 {
                 hash: #hash,
                 tile_rank: #tile_rank,
                 spec_constants: &[#(#spec_types),*],
+                report: #report,
             };
             #checks
+            #(#warnings)*
             #[allow(unused_mut, unused_variables)]
             let mut spec: ::std::vec::Vec<u32> = ::std::vec::Vec::new();
             #(#spec_words)*

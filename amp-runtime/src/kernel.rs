@@ -135,11 +135,19 @@ pub struct KernelInfo {
     /// kernel reads from outside its body: `const` items, const-generic parameters). Their values
     /// come with each call. `SpecId` 0, 1, 2 are the workgroup size x, y, z of tiled kernels.
     pub spec_constants: &'static [ScalarType],
+    /// The compiler's report: shape, memory, bindings and their access, capabilities, and the
+    /// analyses' findings (empty for hand-written modules).
+    pub report: &'static str,
 }
 
 impl KernelInfo {
     /// The SPIR-V words of this kernel.
     pub fn spirv(&self) -> &'static [u32] {
         self.spirv
+    }
+
+    /// The compile report (`AMP_REPORT=1` prints it during the build).
+    pub fn report(&self) -> &'static str {
+        self.report
     }
 }

@@ -42,6 +42,7 @@ fn kernel_info(
         }),
         tile_rank,
         spec_constants,
+        report: "",
     }))
 }
 

@@ -16,12 +16,15 @@
 //! The pipeline follows the data: [`front`] (syn AST -> typed [`ir`], with the restriction rules
 //! and type inference) -> [`back`] (IR -> SPIR-V 1.3 words through `rspirv`).
 
+pub mod analysis;
 pub mod back;
 pub mod diag;
 pub mod front;
 pub mod ir;
+pub mod report;
 pub mod types;
 
+pub use analysis::{Lint, Warning};
 pub use diag::{Diagnostic, Diagnostics};
 pub use ir::{Container, OuterConst, ParamKind, TileDim};
 pub use types::{Len, Scalar};
@@ -68,6 +71,17 @@ pub struct CompiledKernel {
     /// The `tile_static` variables' sizes, for the launcher's limit check when a size is a
     /// constant the compiler cannot see.
     pub tile_static: Vec<TileStaticSize>,
+    /// Races, dependences and bank conflicts found (those the options did not allow).
+    pub warnings: Vec<Warning>,
+    /// The compile report: shape, memory, bindings, capabilities, findings.
+    pub report: String,
+}
+
+/// Options of a compilation (the arguments of `#[kernel(amp, ...)]`).
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Warnings not to report.
+    pub allow: Vec<Lint>,
 }
 
 /// The size of one `tile_static` variable: `elem_bytes` times the product of `dims`.
@@ -99,7 +113,16 @@ pub const MAX_PUSH_CONSTANT_BYTES: u32 = 128;
 
 /// Compiles a `#[kernel(amp)]` function to SPIR-V, or returns every error found in it.
 pub fn compile(func: &syn::ItemFn) -> Result<CompiledKernel, Diagnostics> {
+    compile_with(func, &Options::default())
+}
+
+/// [`compile`] with options.
+pub fn compile_with(func: &syn::ItemFn, options: &Options) -> Result<CompiledKernel, Diagnostics> {
     let kernel = front::lower(func)?;
+    let findings = analysis::analyse(&kernel);
+    if !findings.errors.is_empty() {
+        return Err(findings.errors);
+    }
     let layout = back::Layout::of(&kernel);
     if layout.size > MAX_PUSH_CONSTANT_BYTES {
         let mut diags = Diagnostics::default();
@@ -137,8 +160,13 @@ pub fn compile(func: &syn::ItemFn) -> Result<CompiledKernel, Diagnostics> {
         .filter(|l| l.storage == ir::Storage::TileStatic)
         .map(|l| tile_static_size(&l.ty))
         .collect();
-    Ok(CompiledKernel {
-        name: kernel.name,
+    let warnings: Vec<Warning> = findings
+        .warnings
+        .into_iter()
+        .filter(|w| !options.allow.contains(&w.lint))
+        .collect();
+    let mut compiled = CompiledKernel {
+        name: kernel.name.clone(),
         spirv: module.words,
         entry_point: "main",
         rank: kernel.rank,
@@ -147,10 +175,14 @@ pub fn compile(func: &syn::ItemFn) -> Result<CompiledKernel, Diagnostics> {
         workgroup_size: module.workgroup_size,
         uses_float64: module.uses_float64,
         hash,
-        tile: kernel.tiled.map(|t| t.dims),
-        consts: kernel.consts,
+        tile: kernel.tiled.as_ref().map(|t| t.dims.clone()),
+        consts: kernel.consts.clone(),
         tile_static,
-    })
+        warnings,
+        report: String::new(),
+    };
+    compiled.report = report::render(&kernel, &compiled, &findings.access);
+    Ok(compiled)
 }
 
 /// Parses `source` as one function and compiles it (for tests and tools).

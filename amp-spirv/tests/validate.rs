@@ -765,7 +765,7 @@ fn diagnostics_for_the_signature() {
     );
     assert_errors(
         "fn k<T>(idx: Index<1>) {}",
-        &["generic parameters are not supported"],
+        &["generic type and lifetime parameters are not supported"],
     );
     assert_errors(
         "fn k(idx: Index<1>) where u32: Copy {}",

@@ -118,6 +118,7 @@ pub fn info(
         }),
         tile_rank: 0,
         spec_constants: &[],
+        report: "",
     }))
 }
 

@@ -1,0 +1,165 @@
+//! The compile report of a kernel, in the spirit of OpenACC's `-Minfo=accel`: how it will run,
+//! what memory it uses, how each binding is accessed, and what the analyses found.
+
+use crate::ir::{Kernel, ParamKind, Storage, TileDim};
+use crate::{CompiledKernel, Len};
+use std::fmt::Write;
+
+/// Renders the report of a compiled kernel.
+pub fn render(kernel: &Kernel, compiled: &CompiledKernel, access: &[(bool, bool)]) -> String {
+    let mut out = String::new();
+    let name = &compiled.name;
+    match &compiled.tile {
+        Some(dims) => {
+            let shape: Vec<String> = dims
+                .iter()
+                .map(|d| match d {
+                    TileDim::Lit(n) => n.to_string(),
+                    TileDim::Named(i) => i.to_string(),
+                })
+                .collect();
+            let threads: Option<u64> = dims
+                .iter()
+                .map(|d| match d {
+                    TileDim::Lit(n) => Some(*n as u64),
+                    TileDim::Named(_) => None,
+                })
+                .product();
+            let threads = threads.map_or(String::new(), |t| format!(" = {t} threads"));
+            let _ = writeln!(
+                out,
+                "kernel `{name}`: tiled, rank {}, tiles of {}{threads}",
+                compiled.rank,
+                shape.join(" x ")
+            );
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "kernel `{name}`: simple, rank {}, {} threads per workgroup",
+                compiled.rank, compiled.workgroup_size[0]
+            );
+        }
+    }
+    let statics: Vec<String> = kernel
+        .locals
+        .iter()
+        .filter(|l| l.storage == Storage::TileStatic)
+        .map(|l| format!("`{}`: {}", l.name, l.ty))
+        .collect();
+    if !statics.is_empty() {
+        let bytes: Option<u64> = compiled
+            .tile_static
+            .iter()
+            .map(|v| {
+                v.dims
+                    .iter()
+                    .map(|d| match d {
+                        Len::Lit(n) => Some(*n as u64),
+                        Len::Const(..) => None,
+                    })
+                    .product::<Option<u64>>()
+                    .map(|n| n * v.elem_bytes as u64)
+            })
+            .sum();
+        let bytes = bytes.map_or("depends on constants".to_string(), |b| format!("{b} bytes"));
+        let _ = writeln!(out, "  tile_static: {bytes} ({})", statics.join(", "));
+    }
+    for (i, p) in compiled.params.iter().enumerate() {
+        match (p.kind, p.binding) {
+            (
+                ParamKind::Buffer {
+                    elem,
+                    rank,
+                    writable,
+                    ..
+                },
+                Some(binding),
+            ) => {
+                let (read, written) = access.get(i).copied().unwrap_or((false, false));
+                let used = match (read, written) {
+                    (true, true) => "read and written",
+                    (true, false) => "read",
+                    (false, true) => "written",
+                    (false, false) => "unused",
+                };
+                let declared = if writable { "writable" } else { "read-only" };
+                let _ = writeln!(
+                    out,
+                    "  binding {binding}: `{}` {}, rank {rank}, {declared}, {used}",
+                    p.name,
+                    elem.name()
+                );
+            }
+            (ParamKind::Scalar(s), _) => {
+                let _ = writeln!(
+                    out,
+                    "  scalar `{}`: {} at push-constant byte {}",
+                    p.name,
+                    s.name(),
+                    p.offset
+                );
+            }
+            _ => {}
+        }
+    }
+    let _ = writeln!(
+        out,
+        "  push constants: {} bytes",
+        compiled.push_constant_size
+    );
+    for (i, c) in compiled.consts.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "  specialization constant {}: `{}` ({})",
+            i + 3,
+            c.ident,
+            c.ty.name()
+        );
+    }
+    let _ = writeln!(
+        out,
+        "  capabilities: {}",
+        capabilities(&compiled.spirv).join(", ")
+    );
+    let _ = writeln!(out, "  SPIR-V: {} words", compiled.spirv.len());
+    if compiled.warnings.is_empty() {
+        let _ = writeln!(out, "  findings: none");
+    } else {
+        for w in &compiled.warnings {
+            let at = w.span.start();
+            let _ = writeln!(
+                out,
+                "  warning [{}] at {}:{}: {}",
+                w.lint.name(),
+                at.line,
+                at.column + 1,
+                w.message
+            );
+        }
+    }
+    out
+}
+
+/// The capabilities a module declares (`SignedZeroInfNanPreserve` is dropped by the runtime on
+/// devices without it).
+fn capabilities(words: &[u32]) -> Vec<String> {
+    const OP_CAPABILITY: u32 = 17;
+    let mut out = Vec::new();
+    let mut at = 5;
+    while at < words.len() {
+        let count = ((words[at] >> 16) as usize).max(1);
+        if words[at] & 0xffff == OP_CAPABILITY {
+            if let Some(&c) = words.get(at + 1) {
+                out.push(match c {
+                    1 => "Shader".to_string(),
+                    10 => "Float64".to_string(),
+                    4466 => "SignedZeroInfNanPreserve".to_string(),
+                    other => format!("capability {other}"),
+                });
+            }
+        }
+        at += count;
+    }
+    out
+}
