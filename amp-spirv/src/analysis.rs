@@ -541,6 +541,38 @@ impl<'k> Walker<'k> {
                 false
             }
             ExprKind::MemoryFence(_) => false,
+            // Atomics are how threads share an element safely: no race, no write conflict; the
+            // old value they return differs between threads.
+            ExprKind::Atomic(a) => {
+                if let Some(v) = &a.value {
+                    self.expr(v);
+                }
+                let idx = match &a.target {
+                    Place::Local(_, idx) | Place::Buffer(_, idx) => idx,
+                };
+                for i in idx {
+                    self.expr(i);
+                }
+                if let Place::Buffer(p, idx) = &a.target {
+                    let key = self.keys(idx);
+                    self.reads.push(Access {
+                        param: *p,
+                        key: key.clone(),
+                        span: e.span,
+                        unique: true,
+                    });
+                    self.writes.push(Access {
+                        param: *p,
+                        key,
+                        span: e.span,
+                        unique: true,
+                    });
+                }
+                if let Some(Place::Local(id, _)) = &a.expected {
+                    self.set_varying(*id);
+                }
+                true
+            }
             ExprKind::Assign(place, value) => {
                 let v = self.expr(value);
                 let fast = self.mentions_fast(value);

@@ -251,6 +251,68 @@ pub enum Builtin {
     Abs,
 }
 
+/// Atomic read-modify-write operations (C++ AMP chapter 6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtomicOp {
+    /// `atomic_fetch_add(&mut x, v)`.
+    Add,
+    /// `atomic_fetch_sub(&mut x, v)`.
+    Sub,
+    /// `atomic_fetch_min(&mut x, v)`.
+    Min,
+    /// `atomic_fetch_max(&mut x, v)`.
+    Max,
+    /// `atomic_fetch_and(&mut x, v)`.
+    And,
+    /// `atomic_fetch_or(&mut x, v)`.
+    Or,
+    /// `atomic_fetch_xor(&mut x, v)`.
+    Xor,
+    /// `atomic_fetch_inc(&mut x)`.
+    Inc,
+    /// `atomic_fetch_dec(&mut x)`.
+    Dec,
+    /// `atomic_exchange(&mut x, v)`.
+    Exchange,
+    /// `atomic_compare_exchange(&mut x, &mut expected, v)`: operands are `v` and the expected
+    /// local's place.
+    CompareExchange,
+}
+
+impl AtomicOp {
+    /// The operation named by a C++ AMP atomic function.
+    pub fn from_name(name: &str) -> Option<AtomicOp> {
+        Some(match name {
+            "atomic_fetch_add" => AtomicOp::Add,
+            "atomic_fetch_sub" => AtomicOp::Sub,
+            "atomic_fetch_min" => AtomicOp::Min,
+            "atomic_fetch_max" => AtomicOp::Max,
+            "atomic_fetch_and" => AtomicOp::And,
+            "atomic_fetch_or" => AtomicOp::Or,
+            "atomic_fetch_xor" => AtomicOp::Xor,
+            "atomic_fetch_inc" => AtomicOp::Inc,
+            "atomic_fetch_dec" => AtomicOp::Dec,
+            "atomic_exchange" => AtomicOp::Exchange,
+            "atomic_compare_exchange" => AtomicOp::CompareExchange,
+            _ => return None,
+        })
+    }
+}
+
+/// An atomic operation on an element of a view, an array or `tile_static` memory.
+#[derive(Clone, Debug)]
+pub struct Atomic {
+    /// What it does.
+    pub op: AtomicOp,
+    /// The element.
+    pub target: Place,
+    /// The value operand (none for inc and dec).
+    pub value: Option<Box<Expr>>,
+    /// For compare-exchange: the local holding the expected value, updated with the old value
+    /// when the exchange fails.
+    pub expected: Option<Place>,
+}
+
 /// Which memory a barrier or fence orders.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fence {
@@ -325,6 +387,9 @@ pub enum ExprKind {
     Barrier(Fence),
     /// `all_memory_fence(t.barrier)` and friends: a fence without waiting.
     MemoryFence(Fence),
+    /// An atomic operation; its value is the element's old value (`bool` success for
+    /// compare-exchange).
+    Atomic(Box<Atomic>),
     /// A built-in function.
     Builtin(Builtin, Vec<Expr>),
     /// `if cond { .. } else { .. }`; the else is a block or another `if`.

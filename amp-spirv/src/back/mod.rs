@@ -664,6 +664,66 @@ impl<'k> Emitter<'k> {
         }
     }
 
+    /// An atomic operation, relaxed, at the scope of the memory it touches: the device for views
+    /// and arrays, the tile for `tile_static` memory.
+    fn atomic(&mut self, a: &Atomic) -> Option<Word> {
+        let value = match &a.value {
+            Some(v) => Some(self.expr(v)?),
+            None => None,
+        };
+        let ptr = self.place_ptr(&a.target)?;
+        let s = self.place_ty(&a.target).scalar()?;
+        let t = self.scalar_ty(s);
+        let scope = match &a.target {
+            Place::Buffer(..) => spirv::Scope::Device,
+            Place::Local(..) => spirv::Scope::Workgroup,
+        };
+        let scope = self.const_u32(scope as u32);
+        let relaxed = self.const_u32(0);
+        let signed = s.is_signed_int();
+        let binary = |op| (op, true);
+        let (opcode, with_value) = match a.op {
+            AtomicOp::Add => binary(Op::AtomicIAdd),
+            AtomicOp::Sub => binary(Op::AtomicISub),
+            AtomicOp::Min => binary(if signed {
+                Op::AtomicSMin
+            } else {
+                Op::AtomicUMin
+            }),
+            AtomicOp::Max => binary(if signed {
+                Op::AtomicSMax
+            } else {
+                Op::AtomicUMax
+            }),
+            AtomicOp::And => binary(Op::AtomicAnd),
+            AtomicOp::Or => binary(Op::AtomicOr),
+            AtomicOp::Xor => binary(Op::AtomicXor),
+            AtomicOp::Exchange => binary(Op::AtomicExchange),
+            AtomicOp::Inc => (Op::AtomicIIncrement, false),
+            AtomicOp::Dec => (Op::AtomicIDecrement, false),
+            AtomicOp::CompareExchange => {
+                let expected_ptr = self.place_ptr(a.expected.as_ref()?)?;
+                let expected = self.load(t, expected_ptr);
+                let new = value?;
+                let old = self.op(
+                    Op::AtomicCompareExchange,
+                    t,
+                    &[ptr, scope, relaxed, relaxed, new, expected],
+                );
+                // C++ AMP: on failure `expected` receives the current value; on success it
+                // already holds it.
+                self.store(expected_ptr, old);
+                let b = self.scalar_ty(Scalar::Bool);
+                return Some(self.op(Op::IEqual, b, &[old, expected]));
+            }
+        };
+        if with_value {
+            Some(self.op(opcode, t, &[ptr, scope, relaxed, value?]))
+        } else {
+            Some(self.op(opcode, t, &[ptr, scope, relaxed]))
+        }
+    }
+
     /// `OpControlBarrier` for `t.barrier.wait*()`: every thread of the tile waits, and the
     /// fenced memory's writes before the barrier are visible to the tile after it.
     fn barrier(&mut self, fence: Fence) {
@@ -902,6 +962,7 @@ impl<'k> Emitter<'k> {
                 None
             }
             ExprKind::OuterConst(k) => Some(self.spec[*k]),
+            ExprKind::Atomic(a) => self.atomic(a),
             ExprKind::Barrier(fence) => {
                 self.barrier(*fence);
                 None

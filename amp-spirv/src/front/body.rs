@@ -1592,6 +1592,9 @@ impl<'a> BodyChecker<'a> {
                 return Self::error_expr(span);
             }
         };
+        if let Some(op) = AtomicOp::from_name(&name) {
+            return self.atomic(op, &name, c);
+        }
         let fence = match name.as_str() {
             "all_memory_fence" => Some(Fence::All),
             "global_memory_fence" => Some(Fence::Global),
@@ -1632,6 +1635,130 @@ impl<'a> BodyChecker<'a> {
         };
         let args = c.args.iter().map(|a| self.expr(a)).collect();
         self.builtin(builtin, args, span)
+    }
+
+    /// `atomic_fetch_add(&mut v[i], x)` and the other C++ AMP atomics: the target is an `i32` or
+    /// `u32` element of a writable view or array, or of `tile_static` memory.
+    fn atomic(&mut self, op: AtomicOp, name: &str, c: &syn::ExprCall) -> Expr {
+        let span = c.span();
+        let arity = match op {
+            AtomicOp::Inc | AtomicOp::Dec => 1,
+            AtomicOp::CompareExchange => 3,
+            _ => 2,
+        };
+        if c.args.len() != arity {
+            let form = match arity {
+                1 => format!("`{name}(&mut v[i])`"),
+                3 => format!("`{name}(&mut v[i], &mut expected, new_value)`"),
+                _ => format!("`{name}(&mut v[i], value)`"),
+            };
+            self.err(
+                Diagnostic::error(span, format!("`{name}` takes {arity} argument(s)"))
+                    .with_help(format!("write {form}")),
+            );
+            return Self::error_expr(span);
+        }
+        let Some((target, ty)) = self.mut_ref_place(&c.args[0], name) else {
+            return Self::error_expr(span);
+        };
+        let shared = match &target {
+            Place::Buffer(..) => true,
+            Place::Local(id, _) => self.locals[*id].storage == Storage::TileStatic,
+        };
+        if !shared {
+            self.err(
+                Diagnostic::error(
+                    c.args[0].span(),
+                    format!("`{name}` works on elements of views, arrays and `tile_static` memory"),
+                )
+                .with_help("a thread's own locals need no atomics: use plain arithmetic"),
+            );
+        }
+        let elem = self.infer.shallow(&ty);
+        if !matches!(elem, Ty::Scalar(Scalar::I32 | Scalar::U32) | Ty::Never) {
+            let t = self.infer.describe(&elem);
+            self.err(
+                Diagnostic::error(
+                    c.args[0].span(),
+                    format!("atomics work on `i32` and `u32` elements, not `{t}`"),
+                )
+                .with_help("float atomics need a device extension that amp-rs does not use yet"),
+            );
+        }
+        let (value, expected) = match op {
+            AtomicOp::Inc | AtomicOp::Dec => (None, None),
+            AtomicOp::CompareExchange => {
+                let expected = self.mut_ref_place(&c.args[1], name);
+                if let Some((Place::Local(id, _), ety)) = &expected {
+                    if self.locals[*id].storage == Storage::TileStatic {
+                        self.err(Diagnostic::error(
+                            c.args[1].span(),
+                            "the expected value of a compare-exchange must be a local variable",
+                        ));
+                    }
+                    self.unify_or_report(&ty, ety, c.args[1].span());
+                } else if expected.is_some() {
+                    self.err(
+                        Diagnostic::error(
+                            c.args[1].span(),
+                            "the expected value of a compare-exchange must be a local variable",
+                        )
+                        .with_help("write `let mut expected = ...;` and pass `&mut expected`"),
+                    );
+                }
+                let v = self.expr(&c.args[2]);
+                self.expect_ty(&ty, &v, &format!("in this call to `{name}`"));
+                (Some(Box::new(v)), expected.map(|(p, _)| p))
+            }
+            _ => {
+                let v = self.expr(&c.args[1]);
+                self.expect_ty(&ty, &v, &format!("in this call to `{name}`"));
+                (Some(Box::new(v)), None)
+            }
+        };
+        let result = if op == AtomicOp::CompareExchange {
+            Ty::BOOL
+        } else {
+            ty
+        };
+        let atomic = Atomic {
+            op,
+            target,
+            value,
+            expected,
+        };
+        Expr {
+            kind: ExprKind::Atomic(Box::new(atomic)),
+            ty: result,
+            span,
+        }
+    }
+
+    /// `&mut place` as an atomic operand.
+    fn mut_ref_place(&mut self, e: &syn::Expr, name: &str) -> Option<(Place, Ty)> {
+        match strip(e) {
+            syn::Expr::Reference(r) if r.mutability.is_some() => self.place(&r.expr),
+            _ => {
+                self.err(
+                    Diagnostic::error(
+                        e.span(),
+                        format!("`{name}` takes a mutable reference to the element"),
+                    )
+                    .with_help(format!("write `{name}(&mut v[i], ...)`")),
+                );
+                None
+            }
+        }
+    }
+
+    fn unify_or_report(&mut self, want: &Ty, got: &Ty, span: Span) {
+        if self.infer.unify(want, got).is_none() {
+            let (a, b) = (self.infer.describe(want), self.infer.describe(got));
+            self.err(Diagnostic::error(
+                span,
+                format!("mismatched types: expected `{a}`, found `{b}`"),
+            ));
+        }
     }
 
     fn builtin(&mut self, builtin: Builtin, args: Vec<Expr>, span: Span) -> Expr {
@@ -1953,6 +2080,15 @@ impl Finisher<'_> {
             ExprKind::Local(_) | ExprKind::ScalarParam(_) | ExprKind::BufferExtent(_) => {}
             ExprKind::Break | ExprKind::Continue | ExprKind::Return => {}
             ExprKind::OuterConst(_) | ExprKind::Barrier(_) | ExprKind::MemoryFence(_) => {}
+            ExprKind::Atomic(a) => {
+                self.place(&mut a.target);
+                if let Some(v) = &mut a.value {
+                    self.expr(v);
+                }
+                if let Some(p) = &mut a.expected {
+                    self.place(p);
+                }
+            }
             ExprKind::Unary(UnOp::Not, a) | ExprKind::Cast(a) | ExprKind::ArrayRepeat(a, _) => {
                 self.expr(a)
             }
