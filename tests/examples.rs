@@ -61,17 +61,46 @@ fn array_times10_example() -> Result<(), amp::Error> {
 /// partial sum is exact and the device must match the CPU bit for bit.
 #[test]
 fn matmul_example() -> Result<(), amp::Error> {
+    use matmul::Variant;
     let (m, n, w) = (256, 256, 256);
     let (a, b) = matmul::inputs(m, n, w);
-    let (c, _elapsed) = matmul::multiply(&a, &b, m, n, w)?;
+    let (c, _elapsed) = matmul::multiply(Variant::Simple, &a, &b, m, n, w)?;
     let expected = matmul::multiply_cpu(&a, &b, m, n, w);
     assert_eq!(c.len(), m * n);
     assert!(c == expected, "device result differs from the CPU");
     // A non-square case through the same functions.
     let (m, n, w) = (5, 7, 3);
     let (a, b) = matmul::inputs(m, n, w);
-    let (c, _) = matmul::multiply(&a, &b, m, n, w)?;
+    let (c, _) = matmul::multiply(Variant::Simple, &a, &b, m, n, w)?;
     assert_eq!(c, matmul::multiply_cpu(&a, &b, m, n, w));
+    assert_validation_clean();
+    Ok(())
+}
+
+/// Every variant of the example that runs 16 x 16 tiles, at 64 x 64 x 64 (tiled kernels run
+/// barriers slowly on a software device), then the `tile_static` kernel with 2 x 2 tiles at the
+/// seed's size (C = 2 x 4, W = 6). All exact against the CPU.
+#[test]
+fn matmul_example_variants() -> Result<(), amp::Error> {
+    use matmul::Variant;
+    let (m, n, w) = (64, 64, 64);
+    let (a, b) = matmul::inputs(m, n, w);
+    let expected = matmul::multiply_cpu(&a, &b, m, n, w);
+    for variant in [Variant::Simple, Variant::TiledGlobal, Variant::TiledStatic] {
+        let (c, _) = matmul::multiply(variant, &a, &b, m, n, w)?;
+        assert!(
+            c == expected,
+            "{variant:?}: device result differs from the CPU"
+        );
+    }
+    let (m, n, w) = (2, 4, 6);
+    let (a, b) = matmul::inputs(m, n, w);
+    let (c, _) = matmul::multiply(Variant::TiledStatic2, &a, &b, m, n, w)?;
+    assert_eq!(
+        c,
+        matmul::multiply_cpu(&a, &b, m, n, w),
+        "TiledStatic2, 2 x 4 x 6"
+    );
     assert_validation_clean();
     Ok(())
 }
