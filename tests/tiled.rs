@@ -1172,7 +1172,8 @@ fn outer_constants_in_a_simple_kernel() -> Result<(), amp::Error> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Known bugs (ignored repros; the compile-fail cases in tests/ui/ pin today's output)
+// Regressions: bugs found while writing these tests, fixed since; each doc comment says what
+// used to go wrong
 // ---------------------------------------------------------------------------------------------
 
 /// `const N: usize` used only as a loop bound whose variable is never used as a `usize`: in
@@ -1180,7 +1181,6 @@ fn outer_constants_in_a_simple_kernel() -> Result<(), amp::Error> {
 /// its type from the uses, so `0` defaults to `i32`, N becomes `i32`, and the launcher's check
 /// `let value: i32 = N;` fails to compile ("expected `i32`, found `usize`" at `N`).
 #[test]
-#[ignore = "BUG(amp-spirv outer-const inference): `for k in 0..N { .. k as f32 .. }` with `const N: usize` infers N: i32 and fails to compile"]
 fn outer_usize_const_used_only_as_loop_bound() {
     let kernel = amp_spirv::compile_str(
         "#[kernel(amp)]
@@ -1203,7 +1203,6 @@ fn outer_usize_const_used_only_as_loop_bound() {
 /// a second, misleading error ("field access is not supported in kernels"); see
 /// tests/ui/tiled_tile_too_large.stderr and tests/ui/tiled_tile_dimension_zero.stderr.
 #[test]
-#[ignore = "BUG(amp-spirv diagnostics): a rejected TiledIndex shape cascades into 'field access is not supported' at every `t.global`"]
 fn rejected_tile_shape_reports_one_error() {
     for shape in ["64, 64", "16, 0"] {
         let err = amp_spirv::compile_str(&format!(
@@ -1221,7 +1220,6 @@ fn rejected_tile_shape_reports_one_error() {
 /// so every later use is a second error ("cannot find `shared` in this kernel"); see
 /// tests/ui/tiled_tile_static_in_simple_kernel.stderr.
 #[test]
-#[ignore = "BUG(amp-spirv diagnostics): `#[tile_static]` in a simple kernel cascades into 'cannot find' at every use"]
 fn rejected_tile_static_reports_one_error() {
     let err = amp_spirv::compile_str(
         "#[kernel(amp)]
@@ -1240,7 +1238,6 @@ fn rejected_tile_static_reports_one_error() {
 /// kernels" with a help listing `.min()`, `.max()`...: it should say that barriers belong to
 /// tiled kernels (`TiledIndex`); see tests/ui/tiled_barrier_in_simple_kernel.stderr.
 #[test]
-#[ignore = "BUG(amp-spirv diagnostics): a barrier in a simple kernel is reported as an unsupported method `wait`"]
 fn barrier_in_simple_kernel_points_to_the_tiled_model() {
     let err = amp_spirv::compile_str(
         "#[kernel(amp)]

@@ -116,6 +116,10 @@ struct Access {
     key: String,
     span: Span,
     unique: bool,
+    /// For reads: the buffer was written earlier and a barrier fencing global memory came
+    /// since, so the threads of a tile see each other's writes (communication through global
+    /// memory within a tile).
+    after_barrier: bool,
 }
 
 struct Walker<'k> {
@@ -316,7 +320,13 @@ impl<'k> Walker<'k> {
         };
         match &e.kind {
             ExprKind::Element(b, i) => match (&b.kind, &i.kind) {
-                (ExprKind::Local(id), ExprKind::Lit(Lit::Int(k))) if *id == own => Some(*k as u32),
+                // `idx[k]`, or `g[k]` after `let g = t.global;`.
+                (ExprKind::Local(id), ExprKind::Lit(Lit::Int(k)))
+                    if *id == own
+                        || self.alias.get(id).is_some_and(|a| *a == format!("L{own}")) =>
+                {
+                    Some(*k as u32)
+                }
                 _ => None,
             },
             ExprKind::Local(id) => {
@@ -395,14 +405,14 @@ impl<'k> Walker<'k> {
             }
             ExprKind::Binary(BinOp::Eq, a, b) => {
                 for (x, y) in [(a, b), (b, a)] {
-                    if let (ExprKind::Element(base, i), false) = (&x.kind, self.may_vary(y)) {
-                        if let (ExprKind::Local(id), ExprKind::Lit(Lit::Int(k))) =
-                            (&base.kind, &i.kind)
-                        {
-                            if *id == t.local {
-                                out.push(*k as u32);
-                            }
-                        }
+                    if self.may_vary(y) {
+                        continue;
+                    }
+                    // `t.local[k]`, or a local bound to it.
+                    let key = self.key(x);
+                    if let Some(k) = (0..self.k.rank).find(|k| key == format!("L{}[{k}]", t.local))
+                    {
+                        out.push(k);
                     }
                 }
             }
@@ -483,6 +493,7 @@ impl<'k> Walker<'k> {
                     key,
                     span: e.span,
                     unique: false,
+                    after_barrier: self.written_before(*p),
                 });
                 v || self.dirty_buffers.contains(p)
             }
@@ -560,12 +571,14 @@ impl<'k> Walker<'k> {
                         key: key.clone(),
                         span: e.span,
                         unique: true,
+                        after_barrier: false,
                     });
                     self.writes.push(Access {
                         param: *p,
                         key,
                         span: e.span,
                         unique: true,
+                        after_barrier: false,
                     });
                 }
                 if let Some(Place::Local(id, _)) = &a.expected {
@@ -745,6 +758,7 @@ impl<'k> Walker<'k> {
                     key,
                     span,
                     unique: false,
+                    after_barrier: self.written_before(*p),
                 });
                 v || self.dirty_buffers.contains(p)
             }
@@ -784,10 +798,17 @@ impl<'k> Walker<'k> {
                     key,
                     span,
                     unique,
+                    after_barrier: false,
                 });
                 self.dirty_buffers.insert(*p);
             }
         }
+    }
+
+    /// Whether `p` was written earlier in this walk and a barrier fencing global memory came
+    /// since.
+    fn written_before(&self, p: ParamId) -> bool {
+        self.writes.iter().any(|w| w.param == p) && !self.dirty_buffers.contains(&p)
     }
 
     /// Warns about a `tile_static` access walking down a column of a `[[T; 32k]; n]` array.
@@ -828,6 +849,9 @@ impl<'k> Walker<'k> {
             }
         }
         for r in &reads {
+            if r.after_barrier {
+                continue;
+            }
             let own_write = writes.iter().find(|w| w.param == r.param && w.unique);
             if let Some(w) = own_write {
                 if w.key != r.key {

@@ -33,6 +33,8 @@ pub struct BodyChecker<'a> {
     consts: Vec<(OuterConst, Ty)>,
     /// The tiled index's name and the locals behind its fields, in a tiled kernel.
     tiled: Option<(String, TiledLocals)>,
+    /// The simple index's name, in a simple kernel.
+    simple_index: Option<String>,
 }
 
 /// The hidden locals behind `t.global`, `t.local`, `t.tile`, `t.tile_origin`, `t.tile_extent`.
@@ -67,6 +69,7 @@ impl<'a> BodyChecker<'a> {
             while_conditions: 0,
             consts: Vec::new(),
             tiled: None,
+            simple_index: None,
         }
     }
 
@@ -109,6 +112,7 @@ impl<'a> BodyChecker<'a> {
 
     /// Declares the index parameter as an immutable local of type `[usize; rank]`.
     pub fn declare_index(&mut self, name: &str, rank: u32) -> LocalId {
+        self.simple_index = Some(name.to_string());
         self.declare(name, Ty::array(Ty::USIZE, rank), false)
     }
 
@@ -440,6 +444,12 @@ impl<'a> BodyChecker<'a> {
                 Diagnostic::error(attr.span(), "`#[tile_static]` is only allowed in tiled kernels")
                     .with_help("make the kernel's first parameter a `TiledIndex<..>` and launch it over `extent.tile::<..>()`"),
             );
+            // Declared anyway (thread-private), so its uses report nothing more.
+            if let syn::Pat::Type(pt) = &l.pat {
+                if let syn::Pat::Ident(p) = &*pt.pat {
+                    self.declare(&p.ident.to_string(), Ty::Never, true);
+                }
+            }
             return;
         }
         if let Some(init) = &l.init {
@@ -674,6 +684,15 @@ impl<'a> BodyChecker<'a> {
                 Self::error_expr(span)
             }
             syn::Expr::Field(f) if self.tiled_base(&f.base) => self.tiled_field(f),
+            // The base's type was already rejected: say nothing more about it.
+            syn::Expr::Field(f) if self.is_rejected(&f.base) => Self::error_expr(span),
+            syn::Expr::Field(f) if self.is_simple_index(&f.base) => {
+                self.err(
+                    Diagnostic::error(span, "an `Index` has no fields: `global`, `local`, `tile` and `barrier` belong to tiled kernels")
+                        .with_help("make the first parameter a `TiledIndex<..>` and launch over `extent.tile::<..>()`; read components with `idx[0]`"),
+                );
+                Self::error_expr(span)
+            }
             // `()`: the unit value, as an empty block.
             syn::Expr::Tuple(t) if t.elems.is_empty() => Expr {
                 kind: ExprKind::Block(Block {
@@ -1422,6 +1441,25 @@ impl<'a> BodyChecker<'a> {
         }
     }
 
+    /// Whether `e` names a parameter or local whose type was rejected (typed `!`).
+    fn is_rejected(&self, e: &syn::Expr) -> bool {
+        match strip(e) {
+            syn::Expr::Path(p) => p.path.get_ident().is_some_and(|i| {
+                matches!(self.lookup(&i.to_string()), Some(Binding::Local(id)) if self.locals[id].ty == Ty::Never)
+            }),
+            syn::Expr::Field(f) => self.is_rejected(&f.base),
+            _ => false,
+        }
+    }
+
+    /// Whether `e` names the index of a simple kernel.
+    fn is_simple_index(&self, e: &syn::Expr) -> bool {
+        match (strip(e), &self.simple_index) {
+            (syn::Expr::Path(p), Some(name)) => p.path.get_ident().is_some_and(|i| i == name),
+            _ => false,
+        }
+    }
+
     /// Whether `e` names the kernel's tiled index.
     fn tiled_base(&self, e: &syn::Expr) -> bool {
         match (strip(e), &self.tiled) {
@@ -1504,6 +1542,20 @@ impl<'a> BodyChecker<'a> {
     fn method_call(&mut self, m: &syn::ExprMethodCall) -> Expr {
         if self.is_barrier(&m.receiver) {
             return self.barrier_wait(m);
+        }
+        if let syn::Expr::Field(f) = strip(&m.receiver) {
+            if self.is_rejected(&f.base) {
+                return Self::error_expr(m.span());
+            }
+            if self.is_simple_index(&f.base)
+                && matches!(&f.member, syn::Member::Named(n) if n == "barrier")
+            {
+                self.err(
+                    Diagnostic::error(m.span(), "barriers exist only in tiled kernels: the threads of a simple kernel do not run in tiles")
+                        .with_help("make the first parameter a `TiledIndex<..>` (for example `t: TiledIndex<64>`), launch over `extent.tile::<..>()`, and call `t.barrier.wait()`"),
+                );
+                return Self::error_expr(m.span());
+            }
         }
         let span = m.span();
         let method = m.method.to_string();

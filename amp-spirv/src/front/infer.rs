@@ -11,6 +11,9 @@ enum VarState {
     Float,
     /// An outer constant whose type only its uses tell (any scalar).
     Any,
+    /// An outer constant that met an integer literal: an integer, `usize` unless told otherwise
+    /// (the type constants used as sizes and bounds have in Rust).
+    AnyInt,
     /// Settled (possibly to another variable).
     Bound(Ty),
 }
@@ -74,6 +77,7 @@ impl Infer {
                 VarState::Float => Class::Float,
                 // Unknown yet: accept what the use asks for; unification settles it.
                 VarState::Any => Class::Never,
+                VarState::AnyInt => Class::Int,
                 _ => Class::Int,
             },
             Ty::Scalar(s) if s.is_int() => Class::Int,
@@ -95,18 +99,39 @@ impl Infer {
                     return Some(a);
                 }
                 let (sx, sy) = (&self.vars[*x as usize], &self.vars[*y as usize]);
-                if matches!(sx, VarState::Any) {
-                    self.vars[*x as usize] = VarState::Bound(b.clone());
-                    return Some(b);
+                // An outer constant meeting an integer literal stays the constant: its default is
+                // `usize`, not the literal's `i32`.
+                let (x, y, sx, sy) = match (sx, sy) {
+                    (VarState::Int, VarState::Any | VarState::AnyInt) => {
+                        (*y, *x, sy.clone(), sx.clone())
+                    }
+                    _ => (*x, *y, sx.clone(), sy.clone()),
+                };
+                let (a, b) = (Ty::Var(x), Ty::Var(y));
+                match (&sx, &sy) {
+                    (VarState::Any | VarState::AnyInt, VarState::Int) => {
+                        self.vars[x as usize] = VarState::AnyInt;
+                        self.vars[y as usize] = VarState::Bound(a.clone());
+                        return Some(a);
+                    }
+                    (VarState::Any, _) => {
+                        self.vars[x as usize] = VarState::Bound(b.clone());
+                        return Some(b);
+                    }
+                    (_, VarState::Any) => {
+                        self.vars[y as usize] = VarState::Bound(a.clone());
+                        return Some(a);
+                    }
+                    (VarState::AnyInt, VarState::AnyInt) => {
+                        self.vars[y as usize] = VarState::Bound(a.clone());
+                        return Some(a);
+                    }
+                    _ => {}
                 }
-                if matches!(sy, VarState::Any) {
-                    self.vars[*y as usize] = VarState::Bound(a.clone());
-                    return Some(a);
-                }
-                if std::mem::discriminant(sx) != std::mem::discriminant(sy) {
+                if std::mem::discriminant(&sx) != std::mem::discriminant(&sy) {
                     return None;
                 }
-                self.vars[*x as usize] = VarState::Bound(b.clone());
+                self.vars[x as usize] = VarState::Bound(b.clone());
                 Some(b)
             }
             (Ty::Var(v), Ty::Scalar(s)) | (Ty::Scalar(s), Ty::Var(v)) => {
@@ -114,6 +139,7 @@ impl Infer {
                     VarState::Int => s.is_int(),
                     VarState::Float => s.is_float(),
                     VarState::Any => true,
+                    VarState::AnyInt => s.is_int(),
                     VarState::Bound(_) => unreachable!("shallow() follows bindings"),
                 };
                 if !fits {
@@ -139,7 +165,7 @@ impl Infer {
         match self.shallow(ty) {
             Ty::Var(v) => match self.vars[v as usize] {
                 VarState::Float => Ty::Scalar(Scalar::F64),
-                VarState::Any => Ty::Scalar(Scalar::Usize),
+                VarState::Any | VarState::AnyInt => Ty::Scalar(Scalar::Usize),
                 _ => Ty::Scalar(Scalar::I32),
             },
             Ty::Array(e, n) => Ty::Array(Box::new(self.finish(&e)), n),
@@ -153,6 +179,7 @@ impl Infer {
             Ty::Var(v) => match self.vars[v as usize] {
                 VarState::Float => "{float}".into(),
                 VarState::Any => "_".into(),
+                VarState::AnyInt => "{integer}".into(),
                 _ => "{integer}".into(),
             },
             Ty::Array(e, n) => format!("[{}; {n}]", self.describe(&e)),
