@@ -244,6 +244,25 @@ fn launcher(func: &syn::ItemFn, kernel: &CompiledKernel) -> TokenStream2 {
     let generics = func.sig.generics.params.iter();
     let spec_words = kernel.consts.iter().map(spec_words);
     let checks = launch_checks(kernel);
+    // Item-level constants are evaluated by `cargo check` too; a generic kernel's constants are
+    // only known per instantiation, so its checks run where the launcher is monomorphized.
+    let (item_checks, inline_checks) = if func.sig.generics.params.is_empty() {
+        (
+            checks
+                .iter()
+                .map(|c| quote!(const _: () = { #c };))
+                .collect::<Vec<_>>(),
+            Vec::new(),
+        )
+    } else {
+        (
+            Vec::new(),
+            checks
+                .iter()
+                .map(|c| quote!(const { #c };))
+                .collect::<Vec<_>>(),
+        )
+    };
     let warnings = kernel
         .warnings
         .iter()
@@ -278,6 +297,7 @@ fn launcher(func: &syn::ItemFn, kernel: &CompiledKernel) -> TokenStream2 {
     };
     let (ret, build) = call;
     quote! {
+        #(#item_checks)*
         #(#attrs)*
         #[allow(clippy::needless_lifetimes, clippy::too_many_arguments)]
         #vis fn #name<'k #(, #generics)*>(#(#inputs),*) -> #ret {
@@ -296,7 +316,7 @@ fn launcher(func: &syn::ItemFn, kernel: &CompiledKernel) -> TokenStream2 {
                 spec_constants: &[#(#spec_types),*],
                 report: #report,
             };
-            #checks
+            #(#inline_checks)*
             #(#warnings)*
             #[allow(unused_mut, unused_variables)]
             let mut spec: ::std::vec::Vec<u32> = ::std::vec::Vec::new();
@@ -341,31 +361,45 @@ fn spec_words(c: &amp_spirv::OuterConst) -> TokenStream2 {
 
 /// Compile-time checks of sizes the compiler could not see: tile shapes and `tile_static`
 /// bytes that depend on `const` items or const-generic parameters.
-fn launch_checks(kernel: &CompiledKernel) -> TokenStream2 {
-    let mut out = TokenStream2::new();
+fn launch_checks(kernel: &CompiledKernel) -> Vec<TokenStream2> {
+    let mut out = Vec::new();
+    let name = &kernel.name;
     if let Some(dims) = &kernel.tile {
-        if dims.iter().any(|d| matches!(d, TileDim::Named(_))) {
+        if let Some(TileDim::Named(first)) = dims.iter().find(|d| matches!(d, TileDim::Named(_))) {
             let ts = dims.iter().map(tile_dim_tokens);
             let ts2 = dims.iter().map(tile_dim_tokens);
+            let shape = dims
+                .iter()
+                .map(|d| match d {
+                    TileDim::Lit(n) => n.to_string(),
+                    TileDim::Named(i) => i.to_string(),
+                })
+                .collect::<Vec<_>>()
+                .join(", ");
             let max = amp_spirv::front::MAX_TILE_THREADS as usize;
-            out.extend(quote! {
-                const {
-                    ::core::assert!(#(#ts >= 1)&&*, "a tile dimension must be at least 1");
-                    ::core::assert!(1 #(* #ts2)* <= #max, "a tile has at most 1024 threads");
-                };
+            let zero = format!("kernel `{name}`: a dimension of TiledIndex<{shape}> is 0; tile dimensions must be at least 1");
+            let big = format!(
+                "kernel `{name}`: TiledIndex<{shape}> has more than {max} threads per tile"
+            );
+            out.push(quote_spanned! {first.span()=>
+                ::core::assert!(#(#ts >= 1)&&*, #zero);
+                ::core::assert!(1 #(* #ts2)* <= #max, #big);
             });
         }
     }
-    let named = kernel
-        .tile_static
-        .iter()
-        .any(|v| v.dims.iter().any(|d| matches!(d, Len::Const(..))));
-    if named {
+    let named = kernel.tile_static.iter().find_map(|v| {
+        v.dims.iter().find_map(|d| match d {
+            Len::Const(k, _) => Some(kernel.consts[*k as usize].ident.clone()),
+            Len::Lit(_) => None,
+        })
+    });
+    if let Some(ident) = named {
         let bytes = tile_static_bytes(kernel);
         let max = amp_spirv::front::MAX_TILE_STATIC_BYTES as usize;
-        out.extend(quote! {
-            const { ::core::assert!(#bytes <= #max, "the kernel's tile_static variables exceed 32 KiB") };
-        });
+        let msg = format!(
+            "kernel `{name}`: its tile_static variables need more than {max} bytes (32 KiB)"
+        );
+        out.push(quote_spanned! {ident.span()=> ::core::assert!(#bytes <= #max, #msg); });
     }
     out
 }
