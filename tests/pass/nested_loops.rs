@@ -1,0 +1,40 @@
+//! Nested `for`, `while` and `loop` with `break` and `continue` at each level.
+#![deny(deprecated)]
+
+use amp::prelude::*;
+
+#[kernel(amp)]
+fn search(idx: Index<1>, grid: ArrayView<i32, 2>, out: ArrayViewMut<i32, 1>, target: i32) {
+    let mut hits = 0;
+    let mut done = false;
+    for r in 0..grid.extent()[0] {
+        if done {
+            break;
+        }
+        let mut c = 0;
+        while c < grid.extent()[1] {
+            c += 1;
+            if grid[[r, c - 1]] < 0 {
+                continue;
+            }
+            let mut k = 0;
+            loop {
+                k += 1;
+                if k > 3 {
+                    break;
+                }
+                if k == 2 {
+                    continue;
+                }
+                hits += grid[[r, c - 1]] * k;
+            }
+            if hits > target {
+                done = true;
+                break;
+            }
+        }
+    }
+    out[idx] = hits;
+}
+
+fn main() {}

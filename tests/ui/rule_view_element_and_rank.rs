@@ -1,0 +1,14 @@
+use amp::prelude::*;
+
+#[kernel(amp)]
+fn views(
+    idx: Index<1>,
+    flags: ArrayView<bool, 1>,
+    bytes: ArrayView<u8, 1>,
+    flat: ArrayView<f32>,
+    deep: ArrayViewMut<f32, 4>,
+) {
+    deep[[0, 0, 0, 0]] = 1.0;
+}
+
+fn main() {}
