@@ -250,7 +250,7 @@ fn launcher(func: &syn::ItemFn, kernel: &CompiledKernel) -> TokenStream2 {
         (
             checks
                 .iter()
-                .map(|c| quote!(const _: () = { #c };))
+                .map(|c| quote!(#[allow(clippy::eq_op, clippy::identity_op)] const _: () = { #c };))
                 .collect::<Vec<_>>(),
             Vec::new(),
         )
@@ -299,7 +299,12 @@ fn launcher(func: &syn::ItemFn, kernel: &CompiledKernel) -> TokenStream2 {
     quote! {
         #(#item_checks)*
         #(#attrs)*
-        #[allow(clippy::needless_lifetimes, clippy::too_many_arguments)]
+        #[allow(
+            clippy::needless_lifetimes,
+            clippy::too_many_arguments,
+            clippy::eq_op,
+            clippy::identity_op
+        )]
         #vis fn #name<'k #(, #generics)*>(#(#inputs),*) -> #ret {
             static SPIRV: [u32; #len] = [#(#words),*];
             static INFO: ::amp::__private::KernelInfo = ::amp::__private::KernelInfo {

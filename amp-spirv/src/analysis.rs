@@ -18,7 +18,7 @@
 use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::ir::*;
 use crate::types::{Len, Ty};
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// The kinds of warning, each of which a kernel can silence with
 /// `#[kernel(amp, allow(<name>))]`.
@@ -107,7 +107,10 @@ struct Divergence {
 
 #[derive(Default)]
 struct LoopState {
+    /// A `break` some threads take: later iterations run on fewer threads.
     divergent_exit: Option<Divergence>,
+    /// A `continue` some threads take: the rest of this iteration runs on fewer threads.
+    skipped: Option<Divergence>,
 }
 
 /// A write or read of a buffer, for the dependence checks.
@@ -120,6 +123,8 @@ struct Access {
     /// since, so the threads of a tile see each other's writes (communication through global
     /// memory within a tile).
     after_barrier: bool,
+    /// An atomic operation: never a conflict or a dependence.
+    atomic: bool,
 }
 
 struct Walker<'k> {
@@ -136,7 +141,8 @@ struct Walker<'k> {
     returned: Option<Divergence>,
     loops: Vec<LoopState>,
     /// `tile_static` locals written since the last barrier, with the keys of the indices.
-    dirty_tile: HashMap<LocalId, Vec<String>>,
+    /// (whether each index is per-thread: a slot every thread writes alike is shared).
+    dirty_tile: HashMap<LocalId, BTreeSet<(String, bool)>>,
     /// Buffers written since the last barrier.
     dirty_buffers: HashSet<ParamId>,
     /// Components of `t.local` fixed to a constant by the enclosing conditions.
@@ -220,7 +226,7 @@ impl<'k> Walker<'k> {
                 self.loops
                     .iter()
                     .rev()
-                    .find_map(|l| l.divergent_exit.clone())
+                    .find_map(|l| l.divergent_exit.clone().or_else(|| l.skipped.clone()))
             })
     }
 
@@ -370,17 +376,16 @@ impl<'k> Walker<'k> {
     /// Whether the write indices are one own index component each, every dimension once: a
     /// different element for every thread (transposes and uniform shifts included).
     fn unique_per_thread(&mut self, idx: &[Expr]) -> bool {
-        if idx.len() as u32 != self.k.rank {
-            return false;
-        }
         let mut seen = vec![false; self.k.rank as usize];
         for e in idx {
             match self.own_component(e) {
                 Some(d) if !seen[d as usize] => seen[d as usize] = true,
+                // A component the same for every thread keeps the map injective.
+                None if !self.may_vary(e) => {}
                 _ => return false,
             }
         }
-        true
+        seen.iter().all(|&s| s)
     }
 
     /// Whether the write is `v[t.tile]` by one thread of the tile (all of `t.local` pinned).
@@ -455,6 +460,8 @@ impl<'k> Walker<'k> {
             | ExprKind::OuterConst(_)
             | ExprKind::ScalarParam(_)
             | ExprKind::BufferExtent(_) => false,
+            // A `tile_static` scalar is shared memory, like an array element.
+            ExprKind::Local(id) if self.is_tile_static(*id) => self.element(e),
             ExprKind::Local(id) => self.varying[*id],
             ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::ArrayRepeat(a, _) => self.expr(a),
             ExprKind::Binary(_, a, b) => {
@@ -494,6 +501,7 @@ impl<'k> Walker<'k> {
                     span: e.span,
                     unique: false,
                     after_barrier: self.written_before(*p),
+                    atomic: false,
                 });
                 v || self.dirty_buffers.contains(p)
             }
@@ -515,13 +523,27 @@ impl<'k> Walker<'k> {
                 self.loop_(None, Some((r, v)), &r.body);
                 false
             }
-            ExprKind::Break | ExprKind::Continue => {
+            ExprKind::Break => {
                 if let Some(d) = self.divergence() {
                     if let Some(l) = self.loops.last_mut() {
                         if l.divergent_exit.is_none() {
                             l.divergent_exit = Some(Divergence {
                                 span: d.span,
-                                reason: "a loop that some threads leave early (a `break` or `continue` under a per-thread condition)",
+                                reason: "a loop that some threads leave early (a `break` under a per-thread condition)",
+                            });
+                        }
+                    }
+                }
+                false
+            }
+            ExprKind::Continue => {
+                if let Some(d) = self.divergence() {
+                    if let Some(l) = self.loops.last_mut() {
+                        if l.skipped.is_none() {
+                            l.skipped = Some(Divergence {
+                                span: d.span,
+                                reason:
+                                    "a `continue` that only some threads take in this iteration",
                             });
                         }
                     }
@@ -572,6 +594,7 @@ impl<'k> Walker<'k> {
                         span: e.span,
                         unique: true,
                         after_barrier: false,
+                        atomic: true,
                     });
                     self.writes.push(Access {
                         param: *p,
@@ -579,7 +602,16 @@ impl<'k> Walker<'k> {
                         span: e.span,
                         unique: true,
                         after_barrier: false,
+                        atomic: true,
                     });
+                }
+                if let Place::Local(id, _) = &a.target {
+                    if self.is_tile_static(*id) {
+                        self.dirty_tile
+                            .entry(*id)
+                            .or_default()
+                            .insert(("atomic".into(), false));
+                    }
                 }
                 if let Some(Place::Local(id, _)) = &a.expected {
                     self.set_varying(*id);
@@ -667,13 +699,24 @@ impl<'k> Walker<'k> {
         self.loops.push(LoopState::default());
         // Twice, so that what the end of one iteration leaves (writes since the last barrier, a
         // per-thread exit) is seen by the start of the next.
+        let mut loop_divergence: Option<Divergence> = None;
         for _ in 0..2 {
+            if let Some(l) = self.loops.last_mut() {
+                l.skipped = None;
+            }
             let mut varying_trip = range.filter(|(_, v)| *v).map(|(r, _)| Divergence {
                 span: r.start.span,
                 reason: "a `for` loop whose range differs between threads",
             });
             if let Some(c) = cond {
-                if self.expr(c) && varying_trip.is_none() {
+                // The condition runs once per iteration: with a per-thread trip count, some
+                // threads evaluate it more often than others.
+                if self.ctrl.is_none() {
+                    self.ctrl = loop_divergence.clone();
+                }
+                let varies = self.expr(c);
+                self.ctrl = saved_ctrl.clone();
+                if varies && varying_trip.is_none() {
                     varying_trip = Some(Divergence {
                         span: c.span,
                         reason: "a loop whose condition differs between threads",
@@ -689,8 +732,12 @@ impl<'k> Walker<'k> {
                     self.set_varying(r.counter);
                 }
             }
+            loop_divergence = self.ctrl.clone();
             self.block(body);
             self.ctrl = saved_ctrl.clone();
+            if loop_divergence.is_none() {
+                loop_divergence = self.loops.last().and_then(|l| l.divergent_exit.clone());
+            }
         }
         self.loops.pop();
     }
@@ -718,7 +765,12 @@ impl<'k> Walker<'k> {
                 self.bank_check(*id, &indices, e.span);
                 let dirty = self.dirty_tile.get(id).cloned();
                 if let Some(writes) = &dirty {
-                    if writes.iter().any(|w| *w != key) {
+                    // Racy: a write at another element, or at this one when every thread writes
+                    // the same element (the written slot is shared, not the thread's own).
+                    if writes
+                        .iter()
+                        .any(|(w, per_thread)| *w != key || !per_thread)
+                    {
                         let name = self.k.locals[*id].name.clone();
                         self.warn(
                             Lint::TileStaticRace,
@@ -759,6 +811,7 @@ impl<'k> Walker<'k> {
                     span,
                     unique: false,
                     after_barrier: self.written_before(*p),
+                    atomic: false,
                 });
                 v || self.dirty_buffers.contains(p)
             }
@@ -769,15 +822,19 @@ impl<'k> Walker<'k> {
         let diverged = self.divergence().is_some();
         match place {
             Place::Local(id, idx) => {
-                let mut v = value_varies || diverged;
+                let mut index_varies = false;
                 let refs: Vec<&Expr> = idx.iter().collect();
                 for i in idx {
-                    v |= self.expr(i);
+                    index_varies |= self.expr(i);
                 }
+                let v = value_varies || diverged || index_varies;
                 if self.is_tile_static(*id) {
                     self.bank_check(*id, &refs, span);
                     let key = self.keys(idx);
-                    self.dirty_tile.entry(*id).or_default().push(key);
+                    self.dirty_tile
+                        .entry(*id)
+                        .or_default()
+                        .insert((key, index_varies));
                 } else if v {
                     self.set_varying(*id);
                 }
@@ -799,6 +856,7 @@ impl<'k> Walker<'k> {
                     span,
                     unique,
                     after_barrier: false,
+                    atomic: false,
                 });
                 self.dirty_buffers.insert(*p);
             }
@@ -852,7 +910,12 @@ impl<'k> Walker<'k> {
             if r.after_barrier {
                 continue;
             }
-            let own_write = writes.iter().find(|w| w.param == r.param && w.unique);
+            if r.atomic {
+                continue;
+            }
+            let own_write = writes
+                .iter()
+                .find(|w| w.param == r.param && w.unique && !w.atomic);
             if let Some(w) = own_write {
                 if w.key != r.key {
                     let name = self.k.params[r.param].name.clone();

@@ -1232,8 +1232,7 @@ fn pin_through_a_local() {
 }
 
 #[test]
-#[ignore = "BUG: barrier uniformity false negative: a barrier in the condition of a `while` loop whose condition differs between threads is accepted; threads that leave early call it fewer times"]
-fn bug_barrier_in_a_per_thread_while_condition() {
+fn regression_barrier_in_a_per_thread_while_condition() {
     let r = compile_str(
         "fn k(t: TiledIndex<64>, data: ArrayView<u32, 1>) {
     let mut i = 0u32;
@@ -1246,8 +1245,7 @@ fn bug_barrier_in_a_per_thread_while_condition() {
 }
 
 #[test]
-#[ignore = "BUG: barrier uniformity false positive: a per-thread `continue` after the barrier of a loop with a uniform trip count is rejected, though every thread still runs every iteration"]
-fn bug_continue_after_the_barrier() {
+fn regression_continue_after_the_barrier() {
     compile_ok(
         "fn k(t: TiledIndex<64>, data: ArrayView<u32, 1>, out: ArrayViewMut<u32, 1>) {
     let mut x = 0u32;
@@ -1280,8 +1278,7 @@ fn bug_tile_static_write_after_read() {
 }
 
 #[test]
-#[ignore = "BUG: write_conflict false positive: a rank-1 launch writing a rank-2 view at `[idx[0], 0]` writes one element per thread, but only indices with exactly the launch's rank are proven unique"]
-fn bug_unique_write_into_a_higher_rank_view() {
+fn regression_unique_write_into_a_higher_rank_view() {
     assert_clean(
         "fn k(idx: Index<1>, out: ArrayViewMut<f32, 2>) {
     out[[idx[0], 0]] = 1.0;
@@ -1290,8 +1287,7 @@ fn bug_unique_write_into_a_higher_rank_view() {
 }
 
 #[test]
-#[ignore = "BUG: a scalar `tile_static` variable (`#[tile_static] let mut flag: u32;`) is not analysed: a read with no barrier after another thread's write is neither a tile_static_race nor per-thread, so a barrier under `if flag == 1` is accepted ([u32; 1] is handled)"]
-fn bug_scalar_tile_static_is_not_analysed() {
+fn regression_scalar_tile_static_is_not_analysed() {
     assert_warns(
         "fn k(t: TiledIndex<64>, out: ArrayViewMut<u32, 1>) {
     #[tile_static] let mut flag: u32;
@@ -1326,8 +1322,7 @@ fn bug_deferred_initialisation() {
 }
 
 #[test]
-#[ignore = "BUG: exponential time and memory in the analysis: every `if` after a tile_static write (before the next barrier) doubles the walker's list of dirty keys (`dirty_tile` entries are extended with duplicates when the branches merge), so 22 `if`s take 1 s and 330 MB, 30 exhaust memory; loops multiply it (their bodies are walked twice)"]
-fn bug_analysis_blows_up_on_many_ifs() {
+fn regression_analysis_blows_up_on_many_ifs() {
     let ifs = "if c {} ".repeat(23);
     let src = format!(
         "fn k(t: TiledIndex<64>, out: ArrayViewMut<f32, 1>, c: bool) {{
@@ -1452,8 +1447,7 @@ fn atomics_are_not_write_conflicts() {
 }
 
 #[test]
-#[ignore = "BUG: flow_dependence false positive on atomics: a kernel whose every access to `out` is atomic (`atomic_fetch_add(&mut out[idx], ..)` then `atomic_fetch_add(&mut out[0], ..)`) is told `out` is read at another thread's element; atomics are recorded as unique writes and as reads at their index"]
-fn bug_atomics_are_flow_dependences() {
+fn regression_atomics_are_flow_dependences() {
     assert_clean(
         "fn k(idx: Index<1>, out: ArrayViewMut<u32, 1>) {
     atomic_fetch_add(&mut out[idx], 1u32);
@@ -1463,8 +1457,7 @@ fn bug_atomics_are_flow_dependences() {
 }
 
 #[test]
-#[ignore = "BUG: tile_static_race false negative: a plain read of tile_static memory that other threads update atomically with no barrier between (`atomic_fetch_add(&mut s[0], 1); let x = s[0];`) is not reported: atomics do not mark the element as written"]
-fn bug_read_after_tile_static_atomic() {
+fn regression_read_after_tile_static_atomic() {
     assert_warns(
         "fn k(t: TiledIndex<64>, out: ArrayViewMut<u32, 1>) {
     #[tile_static] let mut s: [u32; 1];

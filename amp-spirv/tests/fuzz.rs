@@ -23,8 +23,7 @@
 //! `AMP_FUZZ_CASES=n` sets the cases per phase (default 300, so 300 generated + 300 mutated);
 //! `AMP_FUZZ_SEED=s` replays a run (the seed used is printed with the counts; run with
 //! `--nocapture` to see them); `AMP_FUZZ_TRACE=file` writes each input there before compiling it,
-//! for a run that dies without unwinding. Inputs that would hit the analysis' known exponential
-//! blow-up are skipped and counted (`hits_known_blowup`; `AMP_FUZZ_NO_SKIP=1` runs them).
+//! for a run that dies without unwinding.
 
 use proptest::collection::vec;
 use proptest::prelude::*;
@@ -1657,48 +1656,10 @@ fn mutate_statements(nodes: &mut Vec<Node>, kind: u8, a: usize, b: usize) {
 
 // ----- running the compiler -----
 
-/// How many times the analysis walks an `if` (each `if` once, twice inside a loop, four times
-/// in a loop in a loop: loop bodies are walked twice), estimated from the tokens.
-fn if_walks(nodes: &[Node], depth: u32) -> u64 {
-    let mut total = 0u64;
-    let mut loop_head = false;
-    for n in nodes {
-        match n {
-            Node::Leaf(t, _) if t == "if" => total = total.saturating_add(1 << depth.min(40)),
-            Node::Leaf(t, _) if t == "while" || t == "loop" || t == "for" => loop_head = true,
-            Node::Leaf(..) => {}
-            Node::Group(open, _, inner) => {
-                let body = loop_head && *open == "{";
-                total = total.saturating_add(if_walks(inner, depth + u32::from(body)));
-                if body {
-                    loop_head = false;
-                }
-            }
-        }
-    }
-    total
-}
-
-/// Inputs that hit the known exponential blow-up of the analysis (see
-/// `bug_analysis_blows_up_on_many_ifs` in tests/analysis.rs): a `tile_static` variable and more
-/// `if` walks than the walker's doubling list of dirty keys survives in memory. Skipped (and
-/// counted) until that is fixed; set `AMP_FUZZ_NO_SKIP=1` to run them anyway.
-fn hits_known_blowup(src: &str) -> bool {
-    if std::env::var_os("AMP_FUZZ_NO_SKIP").is_some() || !src.contains("tile_static") {
-        return false;
-    }
-    let Ok(ts) = src.parse::<proc_macro2::TokenStream>() else {
-        return false;
-    };
-    if_walks(&tree(ts), 0) > 18
-}
-
 #[derive(Default)]
 struct Stats {
     cases: u32,
     unparsable: u32,
-    /// Skipped for the known blow-up of the analysis.
-    skipped: u32,
     compiled: u32,
     /// Compiled tiled kernels, and those of them with a barrier.
     tiled: u32,
@@ -1723,10 +1684,6 @@ fn check(src: &str, stats: &RefCell<Stats>) -> Result<(), String> {
             return Ok(());
         }
     };
-    if hits_known_blowup(src) {
-        stats.borrow_mut().skipped += 1;
-        return Ok(());
-    }
     if let Some(path) = std::env::var_os("AMP_FUZZ_TRACE") {
         // The input under test, for a run that dies without unwinding (out of memory).
         let _ = std::fs::write(path, src);
@@ -1968,10 +1925,9 @@ fn random_kernels_never_panic_and_compile_to_valid_spirv() {
 
     for (phase, s) in [("generated", &generated), ("mutated", &mutated)] {
         println!(
-            "fuzz {phase}: {} cases, {} rejected by syn, {} skipped (known analysis blow-up), {} compiled ({} tiled, {} of them with barriers or fences; {} with atomics; {} with warnings), {} errored",
+            "fuzz {phase}: {} cases, {} rejected by syn, {} compiled ({} tiled, {} of them with barriers or fences; {} with atomics; {} with warnings), {} errored",
             s.cases,
             s.unparsable,
-            s.skipped,
             s.compiled,
             s.tiled,
             s.barriers,

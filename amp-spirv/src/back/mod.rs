@@ -1344,7 +1344,7 @@ impl<'k> Emitter<'k> {
         let bt = self.ty(&base.ty);
         let tmp = self.function_var(bt, None);
         self.store(tmp, value);
-        let i = self.array_index(index, &len)?;
+        let i = self.array_index(index, len)?;
         let p = self.ptr(t, StorageClass::Function);
         let ptr = self.access(p, tmp, &[i]);
         Some(self.load(t, ptr))
