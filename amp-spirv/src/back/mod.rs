@@ -56,6 +56,15 @@ pub fn emit(kernel: &Kernel, layout: &Layout) -> Module {
     }
 }
 
+/// How a binary operator's operands are treated: it picks the SPIR-V instruction.
+#[derive(Clone, Copy)]
+enum OperandKind {
+    Float,
+    Signed,
+    Unsigned,
+    Bool,
+}
+
 /// The memory scope and semantics of a fence: `tile_static` memory is the tile's (`Workgroup`),
 /// views and arrays are device memory (`Uniform` memory class, `Device` scope).
 fn fence_scope(fence: Fence) -> (spirv::Scope, spirv::MemorySemantics) {
@@ -1027,123 +1036,55 @@ impl<'k> Emitter<'k> {
         let float = operand.is_float();
         let signed = operand.is_signed_int();
         let boolean = operand == Scalar::Bool;
-        let opcode = match op {
-            BinOp::Add => {
-                if float {
-                    Op::FAdd
-                } else {
-                    Op::IAdd
-                }
-            }
-            BinOp::Sub => {
-                if float {
-                    Op::FSub
-                } else {
-                    Op::ISub
-                }
-            }
-            BinOp::Mul => {
-                if float {
-                    Op::FMul
-                } else {
-                    Op::IMul
-                }
-            }
-            BinOp::Div => {
-                if float {
-                    Op::FDiv
-                } else if signed {
-                    Op::SDiv
-                } else {
-                    Op::UDiv
-                }
-            }
-            BinOp::Rem => {
-                if float {
-                    Op::FRem
-                } else if signed {
-                    Op::SRem
-                } else {
-                    Op::UMod
-                }
-            }
-            BinOp::BitAnd => {
-                if boolean {
-                    Op::LogicalAnd
-                } else {
-                    Op::BitwiseAnd
-                }
-            }
-            BinOp::BitOr => {
-                if boolean {
-                    Op::LogicalOr
-                } else {
-                    Op::BitwiseOr
-                }
-            }
-            BinOp::BitXor => {
-                if boolean {
-                    Op::LogicalNotEqual
-                } else {
-                    Op::BitwiseXor
-                }
-            }
-            BinOp::Eq => {
-                if float {
-                    Op::FOrdEqual
-                } else if boolean {
-                    Op::LogicalEqual
-                } else {
-                    Op::IEqual
-                }
-            }
+        use OperandKind::{Bool, Float, Signed, Unsigned};
+        let kind = if float {
+            Float
+        } else if signed {
+            Signed
+        } else if boolean {
+            Bool
+        } else {
+            Unsigned
+        };
+        let opcode = match (op, kind) {
+            (BinOp::Add, Float) => Op::FAdd,
+            (BinOp::Add, _) => Op::IAdd,
+            (BinOp::Sub, Float) => Op::FSub,
+            (BinOp::Sub, _) => Op::ISub,
+            (BinOp::Mul, Float) => Op::FMul,
+            (BinOp::Mul, _) => Op::IMul,
+            (BinOp::Div, Float) => Op::FDiv,
+            (BinOp::Div, Signed) => Op::SDiv,
+            (BinOp::Div, _) => Op::UDiv,
+            (BinOp::Rem, Float) => Op::FRem,
+            (BinOp::Rem, Signed) => Op::SRem,
+            (BinOp::Rem, _) => Op::UMod,
+            (BinOp::BitAnd, Bool) => Op::LogicalAnd,
+            (BinOp::BitAnd, _) => Op::BitwiseAnd,
+            (BinOp::BitOr, Bool) => Op::LogicalOr,
+            (BinOp::BitOr, _) => Op::BitwiseOr,
+            (BinOp::BitXor, Bool) => Op::LogicalNotEqual,
+            (BinOp::BitXor, _) => Op::BitwiseXor,
+            (BinOp::Eq, Float) => Op::FOrdEqual,
+            (BinOp::Eq, Bool) => Op::LogicalEqual,
+            (BinOp::Eq, _) => Op::IEqual,
             // NaN != NaN is true in Rust.
-            BinOp::Ne => {
-                if float {
-                    Op::FUnordNotEqual
-                } else if boolean {
-                    Op::LogicalNotEqual
-                } else {
-                    Op::INotEqual
-                }
-            }
-            BinOp::Lt => {
-                if float {
-                    Op::FOrdLessThan
-                } else if signed {
-                    Op::SLessThan
-                } else {
-                    Op::ULessThan
-                }
-            }
-            BinOp::Le => {
-                if float {
-                    Op::FOrdLessThanEqual
-                } else if signed {
-                    Op::SLessThanEqual
-                } else {
-                    Op::ULessThanEqual
-                }
-            }
-            BinOp::Gt => {
-                if float {
-                    Op::FOrdGreaterThan
-                } else if signed {
-                    Op::SGreaterThan
-                } else {
-                    Op::UGreaterThan
-                }
-            }
-            BinOp::Ge => {
-                if float {
-                    Op::FOrdGreaterThanEqual
-                } else if signed {
-                    Op::SGreaterThanEqual
-                } else {
-                    Op::UGreaterThanEqual
-                }
-            }
-            BinOp::Shl | BinOp::Shr => {
+            (BinOp::Ne, Float) => Op::FUnordNotEqual,
+            (BinOp::Ne, Bool) => Op::LogicalNotEqual,
+            (BinOp::Ne, _) => Op::INotEqual,
+            (BinOp::Lt, Float) => Op::FOrdLessThan,
+            (BinOp::Lt, Signed) => Op::SLessThan,
+            (BinOp::Lt, _) => Op::ULessThan,
+            (BinOp::Le, Float) => Op::FOrdLessThanEqual,
+            (BinOp::Le, Signed) => Op::SLessThanEqual,
+            (BinOp::Le, _) => Op::ULessThanEqual,
+            (BinOp::Gt, Float) => Op::FOrdGreaterThan,
+            (BinOp::Gt, Signed) => Op::SGreaterThan,
+            (BinOp::Gt, _) => Op::UGreaterThan,
+            (BinOp::Ge, Float) => Op::FOrdGreaterThanEqual,
+            (BinOp::Ge, Signed) => Op::SGreaterThanEqual,
+            (BinOp::Ge, _) => Op::UGreaterThanEqual,
+            (BinOp::Shl | BinOp::Shr, _) => {
                 // Rust's release-mode shifts use the amount modulo the width; SPIR-V leaves
                 // larger amounts undefined, so mask explicitly.
                 let lt = self.scalar_ty(operand);
