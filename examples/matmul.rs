@@ -36,7 +36,7 @@ fn matmul_tiled_global(
 }
 
 #[kernel(amp)]
-fn matmul_tiled(
+pub fn matmul_tiled(
     t: TiledIndex<TS, TS>,
     a: ArrayView<f32, 2>,
     b: ArrayView<f32, 2>,
@@ -64,7 +64,7 @@ fn matmul_tiled(
 
 /// The `tile_static` kernel with the tile size as a const-generic parameter (`::<2>` below).
 #[kernel(amp)]
-fn matmul_tiled_by<const S: usize>(
+pub fn matmul_tiled_by<const S: usize>(
     t: TiledIndex<S, S>,
     a: ArrayView<f32, 2>,
     b: ArrayView<f32, 2>,

@@ -11,7 +11,11 @@
 use amp::prelude::*;
 use std::time::{Duration, Instant};
 
-const TS: usize = 16;
+// The `const` item (`TS`) and const-generic (`S`) forms of the kernel, from the matmul example.
+#[path = "matmul.rs"]
+#[allow(dead_code)]
+mod matmul;
+use matmul::{matmul_tiled as const_item, matmul_tiled_by as const_generic};
 
 #[kernel(amp)]
 fn literal(
@@ -36,60 +40,6 @@ fn literal(
         }
         t.barrier.wait();
         i += 16;
-    }
-    c[t.global] = sum;
-}
-
-#[kernel(amp)]
-fn const_item(
-    t: TiledIndex<TS, TS>,
-    a: ArrayView<f32, 2>,
-    b: ArrayView<f32, 2>,
-    c: ArrayViewMut<f32, 2>,
-) {
-    let (row, col) = (t.local[0], t.local[1]);
-    #[tile_static]
-    let mut la: [[f32; TS]; TS];
-    #[tile_static]
-    let mut lb: [[f32; TS]; TS];
-    let mut sum = 0.0;
-    let mut i = 0;
-    while i < a.extent()[1] {
-        la[row][col] = a[[t.global[0], col + i]];
-        lb[row][col] = b[[row + i, t.global[1]]];
-        t.barrier.wait();
-        for k in 0..TS {
-            sum += la[row][k] * lb[k][col];
-        }
-        t.barrier.wait();
-        i += TS;
-    }
-    c[t.global] = sum;
-}
-
-#[kernel(amp)]
-fn const_generic<const S: usize>(
-    t: TiledIndex<S, S>,
-    a: ArrayView<f32, 2>,
-    b: ArrayView<f32, 2>,
-    c: ArrayViewMut<f32, 2>,
-) {
-    let (row, col) = (t.local[0], t.local[1]);
-    #[tile_static]
-    let mut la: [[f32; S]; S];
-    #[tile_static]
-    let mut lb: [[f32; S]; S];
-    let mut sum = 0.0;
-    let mut i = 0;
-    while i < a.extent()[1] {
-        la[row][col] = a[[t.global[0], col + i]];
-        lb[row][col] = b[[row + i, t.global[1]]];
-        t.barrier.wait();
-        for k in 0..S {
-            sum += la[row][k] * lb[k][col];
-        }
-        t.barrier.wait();
-        i += S;
     }
     c[t.global] = sum;
 }
