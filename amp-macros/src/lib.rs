@@ -349,7 +349,7 @@ fn spec_words(c: &amp_spirv::OuterConst) -> TokenStream2 {
     let value = quote_spanned!(ident.span()=> { let value: #t = #ident; value });
     match c.ty {
         Scalar::Usize => quote! {
-            const { ::core::assert!(#ident <= u32::MAX as usize, "constants used in kernels are 32-bit on the device") };
+            const { ::core::assert!((#ident as u128) <= u32::MAX as u128, "constants used in kernels are 32-bit on the device") };
             spec.push(#value as u32);
         },
         Scalar::I32 => quote!(spec.push(#value as u32);),
