@@ -1102,11 +1102,53 @@ impl<'k> Emitter<'k> {
                 return self.op(opcode, t, &[l, amount]);
             }
         };
+        if matches!(op, BinOp::Div | BinOp::Rem) && matches!(kind, Signed | Unsigned) {
+            return self.integer_division(op, kind, t, l, r);
+        }
         let id = self.op(opcode, t, &[l, r]);
         if float && !op.is_comparison() {
             self.exact(id);
         }
         id
+    }
+
+    /// Integer `/` and `%` with every case defined (SPIR-V leaves division by zero and
+    /// `i32::MIN / -1` undefined, and a GPU cannot panic as Rust does): `x / 0` is all ones (`-1`,
+    /// `u32::MAX`), `x % 0` is `x` (RISC-V's choice), and `i32::MIN / -1` wraps to `i32::MIN`
+    /// with remainder 0 (Rust's `wrapping_div` / `wrapping_rem`).
+    fn integer_division(
+        &mut self,
+        op: BinOp,
+        kind: OperandKind,
+        t: Word,
+        l: Word,
+        r: Word,
+    ) -> Word {
+        let b = self.scalar_ty(Scalar::Bool);
+        let zero = self.constant(t, 0, false);
+        let one = self.constant(t, 1, false);
+        let by_zero = self.op(Op::IEqual, b, &[r, zero]);
+        let mut unsafe_divisor = by_zero;
+        if matches!(kind, OperandKind::Signed) {
+            let min = self.constant(t, 1 << 31, false);
+            let minus_one = self.constant(t, u32::MAX as u64, false);
+            let is_min = self.op(Op::IEqual, b, &[l, min]);
+            let is_minus_one = self.op(Op::IEqual, b, &[r, minus_one]);
+            let overflow = self.op(Op::LogicalAnd, b, &[is_min, is_minus_one]);
+            unsafe_divisor = self.op(Op::LogicalOr, b, &[by_zero, overflow]);
+        }
+        // Divide by 1 where the real divisor is undefined; fix the result up below.
+        let divisor = self.op(Op::Select, t, &[unsafe_divisor, one, r]);
+        let signed = matches!(kind, OperandKind::Signed);
+        let (opcode, when_zero) = match (op, signed) {
+            (BinOp::Div, true) => (Op::SDiv, self.constant(t, u32::MAX as u64, false)),
+            (BinOp::Div, false) => (Op::UDiv, self.constant(t, u32::MAX as u64, false)),
+            (_, true) => (Op::SRem, l),
+            (_, false) => (Op::UMod, l),
+        };
+        // `MIN / 1` is MIN and `MIN % 1` is 0: the wrapping results, as they should be.
+        let q = self.op(opcode, t, &[l, divisor]);
+        self.op(Op::Select, t, &[by_zero, when_zero, q])
     }
 
     fn cast(&mut self, v: Word, from: Scalar, to: Scalar) -> Word {

@@ -1,0 +1,100 @@
+//! Integer division and remainder are defined for every operand on the device: `x / 0` is all
+//! ones, `x % 0` is `x`, and `i32::MIN / -1` wraps (docs/kernel-language.md, numeric semantics).
+use amp::prelude::*;
+
+#[kernel(amp)]
+fn div_rem_i32(
+    idx: Index<1>,
+    a: ArrayView<i32, 1>,
+    b: ArrayView<i32, 1>,
+    q: ArrayViewMut<i32, 1>,
+    r: ArrayViewMut<i32, 1>,
+) {
+    q[idx] = a[idx] / b[idx];
+    let mut x = a[idx];
+    x %= b[idx];
+    r[idx] = x;
+}
+
+#[kernel(amp)]
+fn div_rem_u32(
+    idx: Index<1>,
+    a: ArrayView<u32, 1>,
+    b: ArrayView<u32, 1>,
+    q: ArrayViewMut<u32, 1>,
+    r: ArrayViewMut<u32, 1>,
+) {
+    q[idx] = a[idx] / b[idx];
+    r[idx] = a[idx] % b[idx];
+}
+
+fn expected_i32(a: i32, b: i32) -> (i32, i32) {
+    if b == 0 {
+        (-1, a)
+    } else {
+        (a.wrapping_div(b), a.wrapping_rem(b))
+    }
+}
+
+fn expected_u32(a: u32, b: u32) -> (u32, u32) {
+    if b == 0 {
+        (u32::MAX, a)
+    } else {
+        (a / b, a % b)
+    }
+}
+
+#[test]
+fn integer_division_is_defined_everywhere() -> Result<(), amp::Error> {
+    let values = [0, 1, -1, 7, -7, 2, -3, i32::MIN, i32::MAX, i32::MIN + 1];
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for &x in &values {
+        for &y in &values {
+            a.push(x);
+            b.push(y);
+        }
+    }
+    let n = a.len();
+    let (mut q, mut r) = (vec![0; n], vec![0; n]);
+    {
+        let av = ArrayView::new([n], &a)?;
+        let bv = ArrayView::new([n], &b)?;
+        let mut qv = ArrayViewMut::new([n], &mut q)?;
+        let mut rv = ArrayViewMut::new([n], &mut r)?;
+        parallel_for_each(av.extent(), div_rem_i32(&av, &bv, &mut qv, &mut rv))?;
+    }
+    for i in 0..n {
+        assert_eq!(
+            (q[i], r[i]),
+            expected_i32(a[i], b[i]),
+            "{} / {}",
+            a[i],
+            b[i]
+        );
+    }
+
+    let ua: Vec<u32> = a.iter().map(|&x| x as u32).collect();
+    let ub: Vec<u32> = b.iter().map(|&x| x as u32).collect();
+    let (mut uq, mut ur) = (vec![0; n], vec![0; n]);
+    {
+        let av = ArrayView::new([n], &ua)?;
+        let bv = ArrayView::new([n], &ub)?;
+        let mut qv = ArrayViewMut::new([n], &mut uq)?;
+        let mut rv = ArrayViewMut::new([n], &mut ur)?;
+        parallel_for_each(av.extent(), div_rem_u32(&av, &bv, &mut qv, &mut rv))?;
+    }
+    for i in 0..n {
+        assert_eq!(
+            (uq[i], ur[i]),
+            expected_u32(ua[i], ub[i]),
+            "{} / {}",
+            ua[i],
+            ub[i]
+        );
+    }
+    if std::env::var("AMP_VALIDATION").is_ok_and(|v| v == "1") {
+        assert!(amp::validation_enabled());
+    }
+    assert_eq!(amp::validation_message_count(), 0);
+    Ok(())
+}
