@@ -109,6 +109,8 @@ struct Emitter<'k> {
     types: HashMap<Ty, Word>,
     pointers: HashMap<(Word, StorageClass), Word>,
     constants: HashMap<(Word, u64), Word>,
+    /// The bits of each scalar constant, by id.
+    constant_bits: HashMap<Word, u64>,
     decorated: HashSet<Word>,
     locals: Vec<Option<Word>>,
     buffers: Vec<Option<BufferVar>>,
@@ -139,6 +141,7 @@ impl<'k> Emitter<'k> {
             types: HashMap::new(),
             pointers: HashMap::new(),
             constants: HashMap::new(),
+            constant_bits: HashMap::new(),
             decorated: HashSet::new(),
             locals: Vec::new(),
             buffers: Vec::new(),
@@ -259,6 +262,7 @@ impl<'k> Emitter<'k> {
             self.b.constant_bit32(ty, bits as u32)
         };
         self.constants.insert((ty, bits), id);
+        self.constant_bits.insert(id, bits);
         id
     }
 
@@ -1102,7 +1106,15 @@ impl<'k> Emitter<'k> {
                 return self.op(opcode, t, &[l, amount]);
             }
         };
-        if matches!(op, BinOp::Div | BinOp::Rem) && matches!(kind, Signed | Unsigned) {
+        // A constant divisor other than 0 (and -1 for `i32`) needs no guard.
+        let safe_divisor = self
+            .constant_bits
+            .get(&r)
+            .is_some_and(|&d| d != 0 && !(matches!(kind, Signed) && d == u32::MAX as u64));
+        if matches!(op, BinOp::Div | BinOp::Rem)
+            && matches!(kind, Signed | Unsigned)
+            && !safe_divisor
+        {
             return self.integer_division(op, kind, t, l, r);
         }
         let id = self.op(opcode, t, &[l, r]);
