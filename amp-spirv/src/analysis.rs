@@ -312,7 +312,9 @@ impl<'k> Walker<'k> {
             ExprKind::Local(id) => self.fast[*id],
             ExprKind::Unary(_, a) | ExprKind::Cast(a) => self.mentions_fast(a),
             ExprKind::Binary(_, a, b) => self.mentions_fast(a) || self.mentions_fast(b),
-            ExprKind::Builtin(_, l) => l.iter().any(|x| self.mentions_fast(x)),
+            ExprKind::Builtin(_, l) | ExprKind::Math(_, l) => {
+                l.iter().any(|x| self.mentions_fast(x))
+            }
             _ => false,
         }
     }
@@ -368,7 +370,7 @@ impl<'k> Walker<'k> {
             ExprKind::Binary(_, a, b) | ExprKind::Logic(_, a, b) | ExprKind::Element(a, b) => {
                 self.may_vary(a) || self.may_vary(b)
             }
-            ExprKind::Builtin(_, l) => l.iter().any(|x| self.may_vary(x)),
+            ExprKind::Builtin(_, l) | ExprKind::Math(_, l) => l.iter().any(|x| self.may_vary(x)),
             _ => true,
         }
     }
@@ -481,7 +483,7 @@ impl<'k> Walker<'k> {
                 self.ctrl = saved;
                 x || y
             }
-            ExprKind::ArrayList(l) | ExprKind::Builtin(_, l) => {
+            ExprKind::ArrayList(l) | ExprKind::Builtin(_, l) | ExprKind::Math(_, l) => {
                 let mut v = false;
                 for x in l {
                     v |= self.expr(x);

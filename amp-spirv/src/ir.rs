@@ -392,6 +392,8 @@ pub enum ExprKind {
     Atomic(Box<Atomic>),
     /// A built-in function.
     Builtin(Builtin, Vec<Expr>),
+    /// A math function (`x.sqrt()`, `fast_math::exp10(x)`).
+    Math(crate::math::MathFn, Vec<Expr>),
     /// `if cond { .. } else { .. }`; the else is a block or another `if`.
     If(Box<Expr>, Block, Option<Box<Expr>>),
     /// A nested block.

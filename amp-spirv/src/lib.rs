@@ -21,6 +21,7 @@ pub mod back;
 pub mod diag;
 pub mod front;
 pub mod ir;
+pub mod math;
 pub mod report;
 pub mod types;
 

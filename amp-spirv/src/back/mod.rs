@@ -9,6 +9,7 @@ mod layout;
 pub use layout::{Layout, ParamSlot};
 
 use crate::ir::*;
+use crate::math::MathFn;
 use crate::types::{Len, Scalar, Ty};
 use rspirv::binary::Assemble;
 use rspirv::dr::{self, Builder, InsertPoint, Operand};
@@ -960,6 +961,14 @@ impl<'k> Emitter<'k> {
                 };
                 Some(self.ext(inst, t, &vals))
             }
+            ExprKind::Math(f, args) => {
+                let mut vals = Vec::new();
+                for a in args {
+                    vals.push(self.expr(a)?);
+                }
+                let s = args[0].ty.scalar()?;
+                Some(self.math(*f, s, &vals))
+            }
             ExprKind::If(cond, then, els) => self.if_expr(e, cond, then, els.as_deref()),
             ExprKind::Block(b) => self.block(b),
             ExprKind::While(cond, body) => {
@@ -1161,6 +1170,203 @@ impl<'k> Emitter<'k> {
         // `MIN / 1` is MIN and `MIN % 1` is 0: the wrapping results, as they should be.
         let q = self.op(opcode, t, &[l, divisor]);
         self.op(Op::Select, t, &[by_zero, when_zero, q])
+    }
+
+    /// A math function on `s` (`f32` or `f64`) arguments.
+    fn math(&mut self, f: MathFn, s: Scalar, a: &[Word]) -> Word {
+        use MathFn::*;
+        let t = self.scalar_ty(s);
+        let b = self.scalar_ty(Scalar::Bool);
+        let c = |e: &mut Self, v: f64| e.const_scalar(s, Lit::Float(v, v as f32));
+        let glsl_op = |f: MathFn| -> Option<u32> {
+            Some(match f {
+                Sin => 13,
+                Cos => 14,
+                Tan => 15,
+                Asin => 16,
+                Acos => 17,
+                Atan => 18,
+                Sinh => 19,
+                Cosh => 20,
+                Tanh => 21,
+                Asinh => 22,
+                Acosh => 23,
+                Atanh => 24,
+                Atan2 => 25,
+                Exp => 27,
+                Log => 28,
+                Exp2 => 29,
+                Log2 => 30,
+                Sqrt => 31,
+                Rsqrt => 32,
+                Floor => 8,
+                Ceil => 9,
+                Trunc => 3,
+                Fma => 50,
+                _ => return None,
+            })
+        };
+        if let Some(inst) = glsl_op(f) {
+            return self.ext(inst, t, a);
+        }
+        let x = a[0];
+        match f {
+            Exp10 => {
+                let k = c(self, std::f64::consts::LOG2_10);
+                let y = self.op(Op::FMul, t, &[x, k]);
+                self.ext(29, t, &[y])
+            }
+            Expm1 => {
+                let e = self.ext(27, t, &[x]);
+                let one = c(self, 1.0);
+                self.op(Op::FSub, t, &[e, one])
+            }
+            Log10 => {
+                let l = self.ext(30, t, &[x]);
+                let k = c(self, std::f64::consts::LOG10_2);
+                self.op(Op::FMul, t, &[l, k])
+            }
+            Log1p => {
+                let one = c(self, 1.0);
+                let y = self.op(Op::FAdd, t, &[x, one]);
+                self.ext(28, t, &[y])
+            }
+            Pow => self.pow(s, x, a[1]),
+            // Rust and C round halfway cases away from zero; GLSL's Round leaves them to the
+            // implementation.
+            Round => {
+                let tr = self.ext(3, t, &[x]);
+                let diff = self.op(Op::FSub, t, &[x, tr]);
+                let ad = self.ext(4, t, &[diff]);
+                let half = c(self, 0.5);
+                let up = self.op(Op::FOrdGreaterThanEqual, b, &[ad, half]);
+                let sign = self.ext(6, t, &[x]);
+                let zero = c(self, 0.0);
+                let step = self.op(Op::Select, t, &[up, sign, zero]);
+                self.op(Op::FAdd, t, &[tr, step])
+            }
+            // Rust's `fract` keeps the sign of `x` (GLSL's Fract is `x - floor(x)`).
+            Fract => {
+                let tr = self.ext(3, t, &[x]);
+                self.op(Op::FSub, t, &[x, tr])
+            }
+            Fmod => self.op(Op::FRem, t, &[x, a[1]]),
+            Hypot => {
+                let xx = self.op(Op::FMul, t, &[x, x]);
+                let yy = self.op(Op::FMul, t, &[a[1], a[1]]);
+                let sum = self.op(Op::FAdd, t, &[xx, yy]);
+                self.ext(31, t, &[sum])
+            }
+            Cbrt => {
+                let ax = self.ext(4, t, &[x]);
+                let third = c(self, 1.0 / 3.0);
+                let r = self.ext(26, t, &[ax, third]);
+                self.copysign(s, r, x)
+            }
+            Copysign => self.copysign(s, x, a[1]),
+            Fdim => {
+                let d = self.op(Op::FSub, t, &[x, a[1]]);
+                let zero = c(self, 0.0);
+                let gt = self.op(Op::FOrdGreaterThan, b, &[x, a[1]]);
+                let nan = self.op(Op::IsNan, b, &[d]);
+                let r = self.op(Op::Select, t, &[gt, d, zero]);
+                self.op(Op::Select, t, &[nan, d, r])
+            }
+            Rcp => {
+                let one = c(self, 1.0);
+                self.op(Op::FDiv, t, &[one, x])
+            }
+            IsNan => self.op(Op::IsNan, b, &[x]),
+            IsInf => self.op(Op::IsInf, b, &[x]),
+            IsFinite => {
+                let n = self.op(Op::IsNan, b, &[x]);
+                let i = self.op(Op::IsInf, b, &[x]);
+                let either = self.op(Op::LogicalOr, b, &[n, i]);
+                self.op(Op::LogicalNot, b, &[either])
+            }
+            // Rust: 1.0 for +0.0 and positives, -1.0 for -0.0 and negatives, NaN for NaN.
+            Signum => {
+                let one = c(self, 1.0);
+                let r = self.copysign(s, one, x);
+                let nan = self.op(Op::IsNan, b, &[x]);
+                self.op(Op::Select, t, &[nan, x, r])
+            }
+            ToDegrees => {
+                let k = c(self, 180.0 / std::f64::consts::PI);
+                self.op(Op::FMul, t, &[x, k])
+            }
+            ToRadians => {
+                let k = c(self, std::f64::consts::PI / 180.0);
+                self.op(Op::FMul, t, &[x, k])
+            }
+            // Rust's `clamp` keeps a NaN `x`.
+            Clamp => {
+                let lo = self.ext(glsl::NMAX, t, &[x, a[1]]);
+                let r = self.ext(glsl::NMIN, t, &[lo, a[2]]);
+                let nan = self.op(Op::IsNan, b, &[x]);
+                self.op(Op::Select, t, &[nan, x, r])
+            }
+            _ => unreachable!("handled by GLSL.std.450 above"),
+        }
+    }
+
+    /// `|x|` with the sign of `y`, through the sign bit (f32) or a comparison (f64, which has no
+    /// 64-bit integer to hold its bits without the `Int64` capability).
+    fn copysign(&mut self, s: Scalar, x: Word, y: Word) -> Word {
+        let t = self.scalar_ty(s);
+        if s == Scalar::F32 {
+            let u = self.scalar_ty(Scalar::U32);
+            let xb = self.op(Op::Bitcast, u, &[x]);
+            let yb = self.op(Op::Bitcast, u, &[y]);
+            let magnitude = self.constant(u, 0x7fff_ffff, false);
+            let sign = self.constant(u, 0x8000_0000, false);
+            let xm = self.op(Op::BitwiseAnd, u, &[xb, magnitude]);
+            let ys = self.op(Op::BitwiseAnd, u, &[yb, sign]);
+            let r = self.op(Op::BitwiseOr, u, &[xm, ys]);
+            return self.op(Op::Bitcast, t, &[r]);
+        }
+        let b = self.scalar_ty(Scalar::Bool);
+        let ax = self.ext(4, t, &[x]);
+        let neg = self.op(Op::FNegate, t, &[ax]);
+        let zero = self.const_scalar(s, Lit::Float(0.0, 0.0));
+        let one = self.const_scalar(s, Lit::Float(1.0, 1.0));
+        // A negative y, or -0.0 (1 / -0.0 is -inf).
+        let below = self.op(Op::FOrdLessThan, b, &[y, zero]);
+        let inv = self.op(Op::FDiv, t, &[one, y]);
+        let neg_zero = self.op(Op::FOrdLessThan, b, &[inv, zero]);
+        let negative = self.op(Op::LogicalOr, b, &[below, neg_zero]);
+        self.op(Op::Select, t, &[negative, neg, ax])
+    }
+
+    /// Rust's `powf` (and C's `pow`) on every input: GLSL's Pow is undefined for `x < 0` and for
+    /// `x == 0, y <= 0`, so those cases are computed here (negative `x` with an integer `y`
+    /// takes the sign of the odd power; otherwise NaN; `pow(x, 0)` is 1 even for NaN).
+    fn pow(&mut self, s: Scalar, x: Word, y: Word) -> Word {
+        let t = self.scalar_ty(s);
+        let b = self.scalar_ty(Scalar::Bool);
+        let k = |e: &mut Self, v: f64| e.const_scalar(s, Lit::Float(v, v as f32));
+        let (zero, one, two) = (k(self, 0.0), k(self, 1.0), k(self, 2.0));
+        let inf = k(self, f64::INFINITY);
+        let nan = k(self, f64::NAN);
+        let ax = self.ext(4, t, &[x]);
+        let p = self.ext(26, t, &[ax, y]);
+        // |x| == 0: 0 for y > 0, +inf for y < 0.
+        let x_zero = self.op(Op::FOrdEqual, b, &[ax, zero]);
+        let y_neg = self.op(Op::FOrdLessThan, b, &[y, zero]);
+        let at_zero = self.op(Op::Select, t, &[y_neg, inf, zero]);
+        let p = self.op(Op::Select, t, &[x_zero, at_zero, p]);
+        // x < 0: an integer y keeps the magnitude, negated for odd y; otherwise NaN.
+        let y_trunc = self.ext(3, t, &[y]);
+        let y_int = self.op(Op::FOrdEqual, b, &[y_trunc, y]);
+        let half = self.op(Op::FRem, t, &[y, two]);
+        let odd = self.op(Op::FUnordNotEqual, b, &[half, zero]);
+        let negp = self.op(Op::FNegate, t, &[p]);
+        let signed = self.op(Op::Select, t, &[odd, negp, p]);
+        let for_neg = self.op(Op::Select, t, &[y_int, signed, nan]);
+        let x_neg = self.op(Op::FOrdLessThan, b, &[x, zero]);
+        let r = self.op(Op::Select, t, &[x_neg, for_neg, p]);
+        let y_zero = self.op(Op::FOrdEqual, b, &[y, zero]);
+        self.op(Op::Select, t, &[y_zero, one, r])
     }
 
     fn cast(&mut self, v: Word, from: Scalar, to: Scalar) -> Word {

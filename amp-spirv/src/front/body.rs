@@ -7,6 +7,7 @@ use crate::diag::Span;
 use crate::diag::Spanned;
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::*;
+use crate::math::MathFn;
 use crate::types::{Len, Scalar, Ty};
 
 #[derive(Clone, Copy)]
@@ -1579,6 +1580,11 @@ impl<'a> BodyChecker<'a> {
                 };
             }
         }
+        if let Some(f) = MathFn::from_method(&method) {
+            let mut args = vec![self.expr(&m.receiver)];
+            args.extend(m.args.iter().map(|a| self.expr(a)));
+            return self.math(f, &method, args, span);
+        }
         let builtin = match method.as_str() {
             "min" => Builtin::Min,
             "max" => Builtin::Max,
@@ -1596,7 +1602,7 @@ impl<'a> BodyChecker<'a> {
                         m.method.span(),
                         format!("method `{method}` is not supported in kernels"),
                     )
-                    .with_help("kernels support `.min()`, `.max()`, `.abs()` and `view.extent()`"),
+                    .with_help("kernels support `.min()`, `.max()`, `.abs()`, the float math methods (`.sqrt()`, `.sin()`, `.powf()`, ...; see docs/math.md) and `view.extent()`"),
                 );
                 return Self::error_expr(span);
             }
@@ -1616,13 +1622,39 @@ impl<'a> BodyChecker<'a> {
                     .iter()
                     .map(|s| s.ident.to_string())
                     .collect();
-                let prefix_ok = match &segs[..segs.len() - 1] {
+                let last = segs.last().cloned().unwrap_or_default();
+                let prefix = &segs[..segs.len() - 1];
+                // `fast_math::sqrt(x)`, `amp::precise_math::pow(x, y)`: C++ AMP's names.
+                let amp_math =
+                    matches!(prefix, [m] | [_, m] if m == "fast_math" || m == "precise_math");
+                if amp_math {
+                    let args: Vec<Expr> = c.args.iter().map(|a| self.expr(a)).collect();
+                    if let Some(f) = MathFn::from_amp(&last) {
+                        return self.math(f, &last, args, span);
+                    }
+                    let builtin = match last.as_str() {
+                        "fabs" => Some(Builtin::Abs),
+                        "fmin" => Some(Builtin::Min),
+                        "fmax" => Some(Builtin::Max),
+                        _ => None,
+                    };
+                    if let Some(b) = builtin {
+                        return self.builtin(b, args, span);
+                    }
+                }
+                // `f32::sqrt(x)`: a float method called through its type.
+                if let ([t], Some(f)) = (prefix, MathFn::from_method(&last)) {
+                    if Scalar::from_name(t).is_some_and(|s| s.is_float()) {
+                        let args: Vec<Expr> = c.args.iter().map(|a| self.expr(a)).collect();
+                        return self.math(f, &last, args, span);
+                    }
+                }
+                let prefix_ok = match prefix {
                     [] => true,
                     [t] => Scalar::from_name(t).is_some() || t == "cmp",
                     [a, b] => (a == "std" || a == "core") && b == "cmp",
                     _ => false,
                 };
-                let last = segs.last().cloned().unwrap_or_default();
                 if prefix_ok {
                     last
                 } else {
@@ -1810,6 +1842,52 @@ impl<'a> BodyChecker<'a> {
                 span,
                 format!("mismatched types: expected `{a}`, found `{b}`"),
             ));
+        }
+    }
+
+    /// A math function: float arguments of one type; `f64` where `GLSL.std.450` has it.
+    fn math(&mut self, f: MathFn, name: &str, args: Vec<Expr>, span: Span) -> Expr {
+        if args.len() != f.arity() {
+            self.err(Diagnostic::error(
+                span,
+                format!(
+                    "`{name}` takes {} argument(s) counting the receiver, found {}",
+                    f.arity(),
+                    args.len()
+                ),
+            ));
+            return Self::error_expr(span);
+        }
+        let mut ty = args[0].ty.clone();
+        for a in &args[1..] {
+            ty = self.expect_ty(&ty, a, &format!("in this call to `{name}`"));
+        }
+        match self.infer.class(&ty) {
+            Class::Float | Class::Never => {}
+            _ => {
+                let t = self.infer.describe(&ty);
+                self.err(
+                    Diagnostic::error(
+                        span,
+                        format!("`{name}` works on `f32` and `f64`, not `{t}`"),
+                    )
+                    .with_help("convert with `as f32`, or write a float literal (`2.0`)"),
+                );
+                return Self::error_expr(span);
+            }
+        }
+        if self.infer.shallow(&ty) == Ty::Scalar(Scalar::F64) && !f.has_f64() {
+            self.err(
+                Diagnostic::error(span, format!("`{name}` is not available for `f64` yet: GLSL.std.450 has no double-precision version"))
+                    .with_help(format!("compute it in `f32` if that precision suffices: `(x as f32).{name}() as f64`")),
+            );
+            return Self::error_expr(span);
+        }
+        let result = if f.returns_bool() { Ty::BOOL } else { ty };
+        Expr {
+            kind: ExprKind::Math(f, args),
+            ty: result,
+            span,
         }
     }
 
@@ -2150,7 +2228,8 @@ impl Finisher<'_> {
             }
             ExprKind::BufferLoad(_, list)
             | ExprKind::ArrayList(list)
-            | ExprKind::Builtin(_, list) => list.iter_mut().for_each(|e| self.expr(e)),
+            | ExprKind::Builtin(_, list)
+            | ExprKind::Math(_, list) => list.iter_mut().for_each(|e| self.expr(e)),
             ExprKind::If(c, t, e) => {
                 self.expr(c);
                 self.block(t);

@@ -1,0 +1,280 @@
+//! The kernel math library on the device against Rust's std on the CPU: every function on
+//! random inputs in its domain, within the accuracy Vulkan guarantees for `GLSL.std.450`
+//! (docs/math.md gives the bounds and the errors measured here; run with `--nocapture` to see
+//! them).
+use amp::prelude::*;
+
+fn ulps(a: f32, b: f32) -> u64 {
+    if a == b || (a.is_nan() && b.is_nan()) {
+        return 0;
+    }
+    let key = |x: f32| {
+        let i = x.to_bits() as i32;
+        if i < 0 {
+            i64::from(i32::MIN) - i64::from(i)
+        } else {
+            i64::from(i)
+        }
+    };
+    key(a).abs_diff(key(b))
+}
+
+/// Deterministic inputs spread over `[lo, hi]`, plus the ends.
+fn inputs(lo: f32, hi: f32, n: usize) -> Vec<f32> {
+    let mut state = 0x2545_f491_u32;
+    let mut v: Vec<f32> = (0..n)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            lo + (hi - lo) * (state as f32 / u32::MAX as f32)
+        })
+        .collect();
+    v.extend([lo, hi]);
+    v
+}
+
+macro_rules! unary {
+    ($($kernel:ident => |$x:ident| $body:expr;)*) => {$(
+        #[kernel(amp)]
+        fn $kernel(idx: Index<1>, a: ArrayView<f32, 1>, out: ArrayViewMut<f32, 1>) {
+            let $x = a[idx];
+            out[idx] = $body;
+        }
+    )*};
+}
+
+unary! {
+    k_sqrt => |x| x.sqrt();
+    k_rsqrt => |x| fast_math::rsqrt(x);
+    k_sin => |x| x.sin();
+    k_cos => |x| x.cos();
+    k_tan => |x| x.tan();
+    k_asin => |x| x.asin();
+    k_acos => |x| x.acos();
+    k_atan => |x| x.atan();
+    k_sinh => |x| x.sinh();
+    k_cosh => |x| x.cosh();
+    k_tanh => |x| x.tanh();
+    k_asinh => |x| x.asinh();
+    k_acosh => |x| x.acosh();
+    k_atanh => |x| x.atanh();
+    k_exp => |x| x.exp();
+    k_exp2 => |x| x.exp2();
+    k_exp10 => |x| fast_math::exp10(x);
+    k_expm1 => |x| x.exp_m1();
+    k_ln => |x| x.ln();
+    k_log2 => |x| x.log2();
+    k_log10 => |x| x.log10();
+    k_ln1p => |x| x.ln_1p();
+    k_floor => |x| x.floor();
+    k_ceil => |x| x.ceil();
+    k_round => |x| x.round();
+    k_trunc => |x| x.trunc();
+    k_fract => |x| x.fract();
+    k_cbrt => |x| x.cbrt();
+    k_recip => |x| x.recip();
+    k_signum => |x| x.signum();
+    k_degrees => |x| x.to_degrees();
+    k_clamp => |x| x.clamp(-0.5, 0.75);
+    k_pow => |x| x.powf(3.0);
+    k_pow_frac => |x| precise_math::pow(x, 0.5);
+    k_hypot => |x| x.hypot(2.5);
+    k_fma => |x| x.mul_add(3.0, -1.0);
+    k_fmod => |x| fast_math::fmod(x, 1.5);
+    k_copysign => |x| (2.0f32).copysign(x);
+    k_fdim => |x| fast_math::fdim(x, 0.25);
+    k_classify => |x| if x.is_nan() { 1.0 } else if x.is_infinite() { 2.0 } else if x.is_finite() { 3.0 } else { 4.0 };
+}
+
+/// How close a device result must be: Vulkan's bound for the instruction, or for the formula
+/// the function is written with.
+enum Bound {
+    Exact,
+    Ulp(u64),
+    Abs(f32),
+    Rel(f32),
+    /// Within an absolute or a relative error (formulas with cancellation near zero).
+    Either(f32, f32),
+}
+
+type Launch = for<'a> fn(
+    &'a ArrayView<'_, f32, 1>,
+    &'a mut ArrayViewMut<'_, f32, 1>,
+) -> amp::KernelCall<'a, 1>;
+
+fn check(
+    name: &str,
+    launch: Launch,
+    reference: fn(f32) -> f32,
+    lo: f32,
+    hi: f32,
+    bound: Bound,
+) -> Result<(u64, f32), amp::Error> {
+    let a = inputs(lo, hi, 4000);
+    let mut out = vec![0.0f32; a.len()];
+    {
+        let av = ArrayView::new([a.len()], &a)?;
+        let mut ov = ArrayViewMut::new([a.len()], &mut out)?;
+        parallel_for_each(av.extent(), launch(&av, &mut ov))?;
+    }
+    let (mut worst_ulp, mut worst_abs) = (0u64, 0.0f32);
+    for (&x, &got) in a.iter().zip(&out) {
+        let want = reference(x);
+        let (u, d) = (ulps(got, want), (got - want).abs());
+        worst_ulp = worst_ulp.max(u);
+        if d.is_finite() {
+            worst_abs = worst_abs.max(d);
+        }
+        let ok = match bound {
+            Bound::Exact => u == 0,
+            Bound::Ulp(n) => u <= n,
+            Bound::Abs(e) => d <= e || u == 0,
+            Bound::Rel(r) => d <= r * want.abs().max(1e-30) || u <= 4,
+            Bound::Either(e, r) => d <= e || d <= r * want.abs(),
+        };
+        assert!(
+            ok,
+            "{name}({x}) = {got} on the device, {want} in Rust ({u} ulp)"
+        );
+    }
+    println!("{name:<12} max {worst_ulp:>9} ulp   max abs error {worst_abs:.3e}");
+    Ok((worst_ulp, worst_abs))
+}
+
+#[test]
+fn math_matches_std() -> Result<(), amp::Error> {
+    use std::f32::consts::PI;
+    use Bound::*;
+    check("sqrt", k_sqrt, f32::sqrt, 0.0, 1e6, Ulp(3))?;
+    check("rsqrt", k_rsqrt, |x| 1.0 / x.sqrt(), 1e-3, 1e6, Ulp(4))?;
+    check("sin", k_sin, f32::sin, -PI, PI, Abs(2f32.powi(-11)))?;
+    check("cos", k_cos, f32::cos, -PI, PI, Abs(2f32.powi(-11)))?;
+    check("tan", k_tan, f32::tan, -1.4, 1.4, Rel(1e-3))?;
+    check("asin", k_asin, f32::asin, -1.0, 1.0, Abs(1e-3))?;
+    check("acos", k_acos, f32::acos, -1.0, 1.0, Abs(1e-3))?;
+    check("atan", k_atan, f32::atan, -100.0, 100.0, Abs(1e-3))?;
+    check("sinh", k_sinh, f32::sinh, -10.0, 10.0, Rel(1e-3))?;
+    check("cosh", k_cosh, f32::cosh, -10.0, 10.0, Rel(1e-3))?;
+    check("tanh", k_tanh, f32::tanh, -10.0, 10.0, Abs(1e-3))?;
+    check("asinh", k_asinh, f32::asinh, -100.0, 100.0, Rel(1e-3))?;
+    check("acosh", k_acosh, f32::acosh, 1.0, 100.0, Abs(1e-3))?;
+    check("atanh", k_atanh, f32::atanh, -0.99, 0.99, Rel(1e-3))?;
+    check("exp", k_exp, f32::exp, -80.0, 80.0, Rel(1e-4))?;
+    check("exp2", k_exp2, f32::exp2, -100.0, 100.0, Rel(1e-4))?;
+    check("exp10", k_exp10, |x| 10f32.powf(x), -30.0, 30.0, Rel(1e-4))?;
+    check(
+        "exp_m1",
+        k_expm1,
+        f32::exp_m1,
+        -5.0,
+        5.0,
+        Either(1e-6, 1e-5),
+    )?;
+    check("ln", k_ln, f32::ln, 1e-6, 1e6, Either(1e-6, 1e-5))?;
+    check("log2", k_log2, f32::log2, 1e-6, 1e6, Either(1e-6, 1e-5))?;
+    check("log10", k_log10, f32::log10, 1e-6, 1e6, Either(1e-6, 1e-5))?;
+    check("ln_1p", k_ln1p, f32::ln_1p, -0.5, 100.0, Either(1e-6, 1e-5))?;
+    check("floor", k_floor, f32::floor, -1e4, 1e4, Exact)?;
+    check("ceil", k_ceil, f32::ceil, -1e4, 1e4, Exact)?;
+    check("round", k_round, f32::round, -1e4, 1e4, Exact)?;
+    check("round.5", k_round, f32::round, -2.5, 2.5, Exact)?;
+    check("trunc", k_trunc, f32::trunc, -1e4, 1e4, Exact)?;
+    check("fract", k_fract, f32::fract, -1e4, 1e4, Exact)?;
+    check("cbrt", k_cbrt, f32::cbrt, -1e6, 1e6, Rel(1e-4))?;
+    check("recip", k_recip, f32::recip, 1e-3, 1e6, Ulp(3))?;
+    check("signum", k_signum, f32::signum, -3.0, 3.0, Exact)?;
+    check(
+        "to_degrees",
+        k_degrees,
+        f32::to_degrees,
+        -10.0,
+        10.0,
+        Ulp(2),
+    )?;
+    check("clamp", k_clamp, |x| x.clamp(-0.5, 0.75), -2.0, 2.0, Exact)?;
+    check("powf 3", k_pow, |x| x.powf(3.0), -50.0, 50.0, Rel(1e-4))?;
+    check("pow 0.5", k_pow_frac, |x| x.powf(0.5), -4.0, 1e4, Rel(1e-4))?;
+    check("hypot", k_hypot, |x| x.hypot(2.5), -1e3, 1e3, Ulp(4))?;
+    check(
+        "mul_add",
+        k_fma,
+        |x| x.mul_add(3.0, -1.0),
+        -1e3,
+        1e3,
+        Ulp(1),
+    )?;
+    check("fmod", k_fmod, |x| x % 1.5, -100.0, 100.0, Abs(1e-4))?;
+    check(
+        "copysign",
+        k_copysign,
+        |x| 2f32.copysign(x),
+        -1.0,
+        1.0,
+        Exact,
+    )?;
+    check(
+        "fdim",
+        k_fdim,
+        |x| if x > 0.25 { x - 0.25 } else { 0.0 },
+        -1.0,
+        1.0,
+        Exact,
+    )?;
+    let classify = |x: f32| {
+        if x.is_nan() {
+            1.0
+        } else if x.is_infinite() {
+            2.0
+        } else {
+            3.0
+        }
+    };
+    check("is_*", k_classify, classify, -1e38, 1e38, Exact)?;
+    if std::env::var("AMP_VALIDATION").is_ok_and(|v| v == "1") {
+        assert!(amp::validation_enabled());
+    }
+    assert_eq!(amp::validation_message_count(), 0);
+    Ok(())
+}
+
+#[kernel(amp)]
+fn specials(idx: Index<1>, out: ArrayViewMut<f32, 1>) {
+    let nan = f32::NAN;
+    let inf = f32::INFINITY;
+    let v = [
+        nan.powf(0.0),
+        (-2.0f32).powf(3.0),
+        (-2.0f32).powf(0.5),
+        (0.0f32).powf(-1.0),
+        (0.0f32).powf(2.0),
+        (-0.0f32).signum(),
+        nan.clamp(0.0, 1.0),
+        (-inf).copysign(1.0),
+    ];
+    out[idx] = v[idx[0]];
+}
+
+/// The cases GLSL leaves undefined and Rust defines.
+#[test]
+fn special_cases_follow_rust() -> Result<(), amp::Error> {
+    let mut out = vec![0.0f32; 8];
+    {
+        let mut ov = ArrayViewMut::new([8], &mut out)?;
+        parallel_for_each(ov.extent(), specials(&mut ov))?;
+    }
+    let want = [
+        1.0,
+        -8.0,
+        f32::NAN,
+        f32::INFINITY,
+        0.0,
+        -1.0,
+        f32::NAN,
+        f32::INFINITY,
+    ];
+    for (g, w) in out.iter().zip(want) {
+        assert!(ulps(*g, w) == 0, "{out:?} vs {want:?}");
+    }
+    Ok(())
+}
