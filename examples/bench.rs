@@ -1,0 +1,1693 @@
+//! The performance benchmark: every workload three ways on the same device in the same process,
+//! (1) the `#[kernel(amp)]` kernel through `parallel_for_each`, (2) equivalent hand-written GLSL
+//! compiled at run time by `glslangValidator` and launched with `RawKernel` on the same device
+//! buffers, (3) plain Rust on the CPU (rayon where it parallelises). All device data lives in
+//! `Array`s, so no transfers are timed except in the transfer rows.
+//!
+//! ```text
+//! cargo run --release --example bench            # default sizes; writes docs/performance.md
+//! cargo run --release --example bench -- --full  # also 1024 x 1024 matrix products
+//! cargo run --release --example bench -- --tiny  # a few-ms smoke run (writes nothing)
+//! ```
+//!
+//! Other flags: `--no-write` (print only), `--reps N` (most timed runs per row, default 7).
+//! Each row is the median of the timed runs after one warm-up run. `MESA_SHADER_CACHE_DISABLE=true`
+//! makes the first-launch row a cold compile on lavapipe.
+use amp::prelude::*;
+use amp::{KernelArg, RawKernel};
+use rayon::prelude::*;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+/// Any failure of the benchmark.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+// ---------------------------------------------------------------------------------------------
+// The amp kernels
+// ---------------------------------------------------------------------------------------------
+
+/// Threads per tile of the reductions, the histogram and the tile scan.
+const RT: usize = 256;
+/// Tile side of the tiled matrix product.
+const TS: usize = 16;
+
+#[kernel(amp)]
+fn empty(_idx: Index<1>) {}
+
+#[kernel(amp)]
+fn touch(idx: Index<1>, a: ArrayView<u32, 1>, out: &mut Array<u32, 1>) {
+    out[idx] = a[idx];
+}
+
+#[kernel(amp)]
+fn fill_one(idx: Index<1>, v: ArrayViewMut<u32, 1>) {
+    v[idx] = 1;
+}
+
+#[kernel(amp)]
+fn vadd(idx: Index<1>, a: &Array<f32, 1>, b: &Array<f32, 1>, c: &mut Array<f32, 1>) {
+    c[idx] = a[idx] + b[idx];
+}
+
+#[kernel(amp)]
+fn saxpy(idx: Index<1>, alpha: f32, x: &Array<f32, 1>, y: &Array<f32, 1>, z: &mut Array<f32, 1>) {
+    z[idx] = alpha * x[idx] + y[idx];
+}
+
+#[kernel(amp)]
+fn mm_simple(idx: Index<2>, a: &Array<f32, 2>, b: &Array<f32, 2>, c: &mut Array<f32, 2>) {
+    let row = idx[0];
+    let col = idx[1];
+    let mut sum = 0.0;
+    for k in 0..a.extent()[1] {
+        sum += a[[row, k]] * b[[k, col]];
+    }
+    c[idx] = sum;
+}
+
+#[kernel(amp)]
+fn mm_tiled(t: TiledIndex<TS, TS>, a: &Array<f32, 2>, b: &Array<f32, 2>, c: &mut Array<f32, 2>) {
+    let (row, col) = (t.local[0], t.local[1]);
+    #[tile_static]
+    let mut loc_a: [[f32; TS]; TS];
+    #[tile_static]
+    let mut loc_b: [[f32; TS]; TS];
+    let mut sum = 0.0;
+    let mut i = 0;
+    while i < a.extent()[1] {
+        loc_a[row][col] = a[[t.global[0], col + i]];
+        loc_b[row][col] = b[[row + i, t.global[1]]];
+        t.barrier.wait_with_tile_static_memory_fence();
+        for k in 0..TS {
+            sum += loc_a[row][k] * loc_b[k][col];
+        }
+        t.barrier.wait_with_tile_static_memory_fence();
+        i += TS;
+    }
+    c[t.global] = sum;
+}
+
+/// Interleaved-addressing tree: at step `s`, threads with `l % 2s == 0` add their neighbour.
+#[kernel(amp)]
+fn reduce_tree_i32(t: TiledIndex<RT>, a: &Array<i32, 1>, sums: &mut Array<i32, 1>) {
+    #[tile_static]
+    let mut sh: [i32; RT];
+    let l = t.local[0];
+    sh[l] = a[t.global];
+    t.barrier.wait_with_tile_static_memory_fence();
+    let mut s = 1;
+    while s < RT {
+        if l % (2 * s) == 0 {
+            sh[l] += sh[l + s];
+        }
+        t.barrier.wait_with_tile_static_memory_fence();
+        s *= 2;
+    }
+    if t.local[0] == 0 {
+        sums[t.tile] = sh[0];
+    }
+}
+
+/// Sequential addressing: at step `s` (halving), threads `l < s` add element `l + s`.
+#[kernel(amp)]
+fn reduce_seq_i32(t: TiledIndex<RT>, a: &Array<i32, 1>, sums: &mut Array<i32, 1>) {
+    #[tile_static]
+    let mut sh: [i32; RT];
+    let l = t.local[0];
+    sh[l] = a[t.global];
+    t.barrier.wait_with_tile_static_memory_fence();
+    let mut s = RT / 2;
+    while s > 0 {
+        if l < s {
+            sh[l] += sh[l + s];
+        }
+        t.barrier.wait_with_tile_static_memory_fence();
+        s /= 2;
+    }
+    if t.local[0] == 0 {
+        sums[t.tile] = sh[0];
+    }
+}
+
+#[kernel(amp)]
+fn reduce_tree_f32(t: TiledIndex<RT>, a: &Array<f32, 1>, sums: &mut Array<f32, 1>) {
+    #[tile_static]
+    let mut sh: [f32; RT];
+    let l = t.local[0];
+    sh[l] = a[t.global];
+    t.barrier.wait_with_tile_static_memory_fence();
+    let mut s = 1;
+    while s < RT {
+        if l % (2 * s) == 0 {
+            sh[l] += sh[l + s];
+        }
+        t.barrier.wait_with_tile_static_memory_fence();
+        s *= 2;
+    }
+    if t.local[0] == 0 {
+        sums[t.tile] = sh[0];
+    }
+}
+
+#[kernel(amp)]
+fn reduce_seq_f32(t: TiledIndex<RT>, a: &Array<f32, 1>, sums: &mut Array<f32, 1>) {
+    #[tile_static]
+    let mut sh: [f32; RT];
+    let l = t.local[0];
+    sh[l] = a[t.global];
+    t.barrier.wait_with_tile_static_memory_fence();
+    let mut s = RT / 2;
+    while s > 0 {
+        if l < s {
+            sh[l] += sh[l + s];
+        }
+        t.barrier.wait_with_tile_static_memory_fence();
+        s /= 2;
+    }
+    if t.local[0] == 0 {
+        sums[t.tile] = sh[0];
+    }
+}
+
+/// Transpose through a 32 x 33 tile (one padding column against bank conflicts).
+#[kernel(amp, allow(write_conflict))]
+fn transpose_padded(t: TiledIndex<32, 32>, a: &Array<f32, 2>, out: &mut Array<f32, 2>) {
+    #[tile_static]
+    let mut block: [[f32; 33]; 32];
+    let (r, c) = (t.local[0], t.local[1]);
+    block[r][c] = a[t.global];
+    t.barrier.wait_with_tile_static_memory_fence();
+    out[[t.tile_origin[1] + r, t.tile_origin[0] + c]] = block[c][r];
+}
+
+/// The same through a 32 x 32 tile: the column read `block[c][r]` hits one bank.
+#[kernel(amp, allow(write_conflict, bank_conflict))]
+fn transpose_square(t: TiledIndex<32, 32>, a: &Array<f32, 2>, out: &mut Array<f32, 2>) {
+    #[tile_static]
+    let mut block: [[f32; 32]; 32];
+    let (r, c) = (t.local[0], t.local[1]);
+    block[r][c] = a[t.global];
+    t.barrier.wait_with_tile_static_memory_fence();
+    out[[t.tile_origin[1] + r, t.tile_origin[0] + c]] = block[c][r];
+}
+
+/// 256 bins per tile in `tile_static` memory, merged into `bins` with one atomic per bin.
+#[kernel(amp)]
+fn histogram(t: TiledIndex<RT>, data: &Array<u32, 1>, bins: &mut Array<u32, 1>) {
+    #[tile_static]
+    let mut local: [u32; RT];
+    local[t.local[0]] = 0;
+    t.barrier.wait_with_tile_static_memory_fence();
+    let bin = data[t.global] % 256;
+    atomic_fetch_add(&mut local[bin as usize], 1);
+    t.barrier.wait_with_tile_static_memory_fence();
+    let n = local[t.local[0]];
+    if n > 0 {
+        atomic_fetch_add(&mut bins[t.local[0]], n);
+    }
+}
+
+/// Exclusive scan of each tile (Hillis-Steele in `tile_static` memory); the tile's total goes
+/// to `sums[tile]`.
+#[kernel(amp, allow(write_conflict))]
+fn scan_tiles(
+    t: TiledIndex<RT>,
+    input: &Array<u32, 1>,
+    out: &mut Array<u32, 1>,
+    sums: &mut Array<u32, 1>,
+) {
+    #[tile_static]
+    let mut sh: [u32; RT];
+    let l = t.local[0];
+    let x = input[t.global];
+    sh[l] = x;
+    t.barrier.wait_with_tile_static_memory_fence();
+    let mut off = 1;
+    while off < RT {
+        let v = if l >= off { sh[l - off] } else { 0u32 };
+        t.barrier.wait_with_tile_static_memory_fence();
+        sh[l] += v;
+        t.barrier.wait_with_tile_static_memory_fence();
+        off *= 2;
+    }
+    out[t.global] = sh[l] - x;
+    if l == RT - 1 {
+        sums[t.tile] = sh[l];
+    }
+}
+
+/// Exclusive scan of the tile sums in place by one tile of 1024 threads: each scans its chunk
+/// sequentially, the chunk totals are scanned in `tile_static` memory, then added back.
+#[kernel(amp, allow(write_conflict))]
+fn scan_sums(t: TiledIndex<1024>, sums: &mut Array<u32, 1>) {
+    #[tile_static]
+    let mut sh: [u32; 1024];
+    let m = sums.extent()[0];
+    let chunk = (m + 1023) / 1024;
+    let l = t.local[0];
+    let start = l * chunk;
+    let end = min(start + chunk, m);
+    let mut total = 0u32;
+    for i in start..end {
+        let v = sums[i];
+        sums[i] = total;
+        total += v;
+    }
+    sh[l] = total;
+    t.barrier.wait_with_tile_static_memory_fence();
+    let mut off = 1;
+    while off < 1024 {
+        let v = if l >= off { sh[l - off] } else { 0u32 };
+        t.barrier.wait_with_tile_static_memory_fence();
+        sh[l] += v;
+        t.barrier.wait_with_tile_static_memory_fence();
+        off *= 2;
+    }
+    let offset = sh[l] - total;
+    for i in start..end {
+        sums[i] += offset;
+    }
+}
+
+#[kernel(amp)]
+fn scan_add(idx: Index<1>, out: &mut Array<u32, 1>, sums: &Array<u32, 1>) {
+    out[idx] += sums[idx[0] / RT];
+}
+
+// ---------------------------------------------------------------------------------------------
+// The same kernels in GLSL
+// ---------------------------------------------------------------------------------------------
+
+/// Simple 1-D kernels: 64 threads per workgroup, groups folded onto x and y as amp does.
+const GLSL_1D: &str = "#version 450
+layout(local_size_x = 64) in;
+uint gid() { return gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * 64u; }
+";
+
+/// Tiled 1-D kernels of 256 threads; tiles folded onto x and y as amp does.
+const GLSL_T256: &str = "#version 450
+layout(local_size_x = 256) in;
+layout(push_constant) uniform P { uint tiles; } pc;
+uint tile_id() { return gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x; }
+";
+
+const G_EMPTY: &str = "#version 450
+layout(local_size_x = 64) in;
+void main() {}
+";
+
+const G_VADD: &str = "
+layout(std430, binding = 0) readonly buffer A { float a[]; };
+layout(std430, binding = 1) readonly buffer B { float b[]; };
+layout(std430, binding = 2) writeonly buffer C { float c[]; };
+layout(push_constant) uniform P { uint n; } pc;
+void main() {
+    uint i = gid();
+    if (i >= pc.n) return;
+    c[i] = a[i] + b[i];
+}
+";
+
+const G_SAXPY: &str = "
+layout(std430, binding = 0) readonly buffer X { float x[]; };
+layout(std430, binding = 1) readonly buffer Y { float y[]; };
+layout(std430, binding = 2) writeonly buffer Z { float z[]; };
+layout(push_constant) uniform P { uint n; float alpha; } pc;
+void main() {
+    uint i = gid();
+    if (i >= pc.n) return;
+    z[i] = pc.alpha * x[i] + y[i];
+}
+";
+
+const G_MM_SIMPLE: &str = "
+layout(std430, binding = 0) readonly buffer A { float a[]; };
+layout(std430, binding = 1) readonly buffer B { float b[]; };
+layout(std430, binding = 2) writeonly buffer C { float c[]; };
+layout(push_constant) uniform P { uint m; uint n; uint w; } pc;
+void main() {
+    uint id = gid();
+    if (id >= pc.m * pc.n) return;
+    uint row = id / pc.n;
+    uint col = id % pc.n;
+    float sum = 0.0;
+    for (uint k = 0u; k < pc.w; k++) sum += a[row * pc.w + k] * b[k * pc.n + col];
+    c[id] = sum;
+}
+";
+
+const G_MM_TILED: &str = "#version 450
+layout(local_size_x = 16, local_size_y = 16) in;
+layout(std430, binding = 0) readonly buffer A { float a[]; };
+layout(std430, binding = 1) readonly buffer B { float b[]; };
+layout(std430, binding = 2) writeonly buffer C { float c[]; };
+layout(push_constant) uniform P { uint n; uint w; } pc;
+shared float la[16][16];
+shared float lb[16][16];
+void main() {
+    uint row = gl_LocalInvocationID.y, col = gl_LocalInvocationID.x;
+    uint grow = gl_GlobalInvocationID.y, gcol = gl_GlobalInvocationID.x;
+    float sum = 0.0;
+    for (uint i = 0u; i < pc.w; i += 16u) {
+        la[row][col] = a[grow * pc.w + col + i];
+        lb[row][col] = b[(row + i) * pc.n + gcol];
+        barrier();
+        for (uint k = 0u; k < 16u; k++) sum += la[row][k] * lb[k][col];
+        barrier();
+    }
+    c[grow * pc.n + gcol] = sum;
+}
+";
+
+/// Reduction body; `T` is replaced by the element type, `LOOP` by the loop header and `COND`
+/// by the condition of the add.
+const G_REDUCE: &str = "
+layout(std430, binding = 0) readonly buffer A { T a[]; };
+layout(std430, binding = 1) writeonly buffer S { T sums[]; };
+shared T sh[256];
+void main() {
+    uint tile = tile_id();
+    if (tile >= pc.tiles) return;
+    uint l = gl_LocalInvocationID.x;
+    sh[l] = a[tile * 256u + l];
+    barrier();
+    LOOP {
+        if (COND) sh[l] += sh[l + s];
+        barrier();
+    }
+    if (l == 0u) sums[tile] = sh[0];
+}
+";
+
+/// Transpose; `W` is the tile row length (33 padded, 32 square).
+const G_TRANSPOSE: &str = "#version 450
+layout(local_size_x = 32, local_size_y = 32) in;
+layout(std430, binding = 0) readonly buffer A { float a[]; };
+layout(std430, binding = 1) writeonly buffer O { float o[]; };
+layout(push_constant) uniform P { uint rows; uint cols; } pc;
+shared float block[32][W];
+void main() {
+    uint r = gl_LocalInvocationID.y, c = gl_LocalInvocationID.x;
+    block[r][c] = a[gl_GlobalInvocationID.y * pc.cols + gl_GlobalInvocationID.x];
+    barrier();
+    uint oi = gl_WorkGroupID.x * 32u + r, oj = gl_WorkGroupID.y * 32u + c;
+    o[oi * pc.rows + oj] = block[c][r];
+}
+";
+
+const G_HISTOGRAM: &str = "
+layout(std430, binding = 0) readonly buffer D { uint data[]; };
+layout(std430, binding = 1) buffer B { uint bins[]; };
+shared uint local_bins[256];
+void main() {
+    uint tile = tile_id();
+    if (tile >= pc.tiles) return;
+    uint l = gl_LocalInvocationID.x;
+    local_bins[l] = 0u;
+    barrier();
+    uint bin = data[tile * 256u + l] % 256u;
+    atomicAdd(local_bins[bin], 1u);
+    barrier();
+    uint n = local_bins[l];
+    if (n > 0u) atomicAdd(bins[l], n);
+}
+";
+
+const G_SCAN_TILES: &str = "
+layout(std430, binding = 0) readonly buffer I { uint inp[]; };
+layout(std430, binding = 1) writeonly buffer O { uint o[]; };
+layout(std430, binding = 2) writeonly buffer S { uint sums[]; };
+shared uint sh[256];
+void main() {
+    uint tile = tile_id();
+    if (tile >= pc.tiles) return;
+    uint l = gl_LocalInvocationID.x;
+    uint g = tile * 256u + l;
+    uint x = inp[g];
+    sh[l] = x;
+    barrier();
+    for (uint off = 1u; off < 256u; off *= 2u) {
+        uint v = l >= off ? sh[l - off] : 0u;
+        barrier();
+        sh[l] += v;
+        barrier();
+    }
+    o[g] = sh[l] - x;
+    if (l == 255u) sums[tile] = sh[l];
+}
+";
+
+const G_SCAN_SUMS: &str = "#version 450
+layout(local_size_x = 1024) in;
+layout(std430, binding = 0) buffer S { uint sums[]; };
+layout(push_constant) uniform P { uint m; } pc;
+shared uint sh[1024];
+void main() {
+    uint l = gl_LocalInvocationID.x;
+    uint chunk = (pc.m + 1023u) / 1024u;
+    uint start = l * chunk;
+    uint end = min(start + chunk, pc.m);
+    uint total = 0u;
+    for (uint i = start; i < end; i++) { uint v = sums[i]; sums[i] = total; total += v; }
+    sh[l] = total;
+    barrier();
+    for (uint off = 1u; off < 1024u; off *= 2u) {
+        uint v = l >= off ? sh[l - off] : 0u;
+        barrier();
+        sh[l] += v;
+        barrier();
+    }
+    uint offset = sh[l] - total;
+    for (uint i = start; i < end; i++) sums[i] += offset;
+}
+";
+
+const G_SCAN_ADD: &str = "
+layout(std430, binding = 0) buffer O { uint o[]; };
+layout(std430, binding = 1) readonly buffer S { uint sums[]; };
+layout(push_constant) uniform P { uint n; } pc;
+void main() {
+    uint i = gid();
+    if (i >= pc.n) return;
+    o[i] += sums[i / 256u];
+}
+";
+
+/// Compiles GLSL compute source with `glslangValidator -V --target-env vulkan1.1` into SPIR-V
+/// words. Fails with a clear message when the tool is missing.
+pub fn compile_glsl(name: &str, source: &str) -> Result<Vec<u32>, BoxError> {
+    let dir = glsl_dir()?;
+    let comp = dir.join(format!("{name}.comp"));
+    let spv = dir.join(format!("{name}.spv"));
+    std::fs::write(&comp, source)?;
+    let output = Command::new("glslangValidator")
+        .args(["-V", "--target-env", "vulkan1.1", "-o"])
+        .arg(&spv)
+        .arg(&comp)
+        .output()
+        .map_err(|e| -> BoxError {
+            if e.kind() == std::io::ErrorKind::NotFound {
+                "glslangValidator not found on PATH: the benchmark compiles its GLSL baselines \
+                 with it (Debian/Ubuntu: apt-get install glslang-tools)"
+                    .into()
+            } else {
+                format!("could not run glslangValidator: {e}").into()
+            }
+        })?;
+    if !output.status.success() {
+        return Err(format!(
+            "glslangValidator failed on {}:\n{}{}",
+            comp.display(),
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+        .into());
+    }
+    let bytes = std::fs::read(&spv)?;
+    Ok(bytes
+        .chunks_exact(4)
+        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+        .collect())
+}
+
+fn glsl_dir() -> Result<PathBuf, BoxError> {
+    let dir = std::env::temp_dir().join(format!("amp-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
+}
+
+fn raw(
+    acc: &Accelerator,
+    name: &str,
+    src: &str,
+    bindings: u32,
+    push: u32,
+) -> Result<RawKernel, BoxError> {
+    Ok(RawKernel::new(
+        acc,
+        &compile_glsl(name, src)?,
+        "main",
+        bindings,
+        push,
+    )?)
+}
+
+fn push(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_ne_bytes()).collect()
+}
+
+/// `groups` workgroups folded onto x and y, as the runtime does for amp launches.
+fn fold(acc: &Accelerator, groups: usize) -> [u32; 3] {
+    let max = acc.limits().max_workgroup_count[0] as usize;
+    let x = groups.clamp(1, max);
+    [x as u32, groups.div_ceil(x) as u32, 1]
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measurements and the report
+// ---------------------------------------------------------------------------------------------
+
+/// Sizes and repetitions.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// A few-ms smoke run: small sizes, one run per measurement.
+    pub tiny: bool,
+    /// Also the 1024 x 1024 matrix products.
+    pub full: bool,
+    /// Most timed runs per row (after one warm-up run).
+    pub reps: usize,
+}
+
+impl Config {
+    /// The smoke-test configuration.
+    pub fn tiny() -> Self {
+        Config {
+            tiny: true,
+            full: false,
+            reps: 1,
+        }
+    }
+
+    /// Elements of the 1-D workloads.
+    fn n(&self) -> usize {
+        if self.tiny {
+            1 << 16
+        } else {
+            1 << 24
+        }
+    }
+
+    fn matmul_sizes(&self) -> Vec<usize> {
+        match (self.tiny, self.full) {
+            (true, _) => vec![64],
+            (false, false) => vec![512],
+            (false, true) => vec![512, 1024],
+        }
+    }
+
+    fn transpose_side(&self) -> usize {
+        if self.tiny {
+            128
+        } else {
+            4096
+        }
+    }
+
+    fn transfer_bytes(&self) -> usize {
+        if self.tiny {
+            1 << 20
+        } else {
+            64 << 20
+        }
+    }
+}
+
+/// One cell of the table.
+#[derive(Clone, Debug)]
+pub enum Cell {
+    /// Not measured.
+    None,
+    /// A median time in seconds and, where meaningful, a rate.
+    Time { secs: f64, rate: Option<String> },
+    /// Free text.
+    Text(String),
+}
+
+impl Cell {
+    fn secs(&self) -> Option<f64> {
+        match self {
+            Cell::Time { secs, .. } => Some(*secs),
+            _ => None,
+        }
+    }
+
+    fn render(&self) -> String {
+        match self {
+            Cell::None => "-".into(),
+            Cell::Text(s) => s.clone(),
+            Cell::Time { secs, rate } => match rate {
+                Some(r) => format!("{} ({r})", fmt_time(*secs)),
+                None => fmt_time(*secs),
+            },
+        }
+    }
+}
+
+/// One row: a workload and its three implementations.
+#[derive(Clone, Debug)]
+pub struct Row {
+    pub name: String,
+    pub size: String,
+    pub amp: Cell,
+    pub glsl: Cell,
+    pub cpu: Cell,
+}
+
+impl Row {
+    /// amp time over glslang time.
+    pub fn ratio(&self) -> Option<f64> {
+        Some(self.amp.secs()? / self.glsl.secs()?)
+    }
+}
+
+/// Whether the three results of a workload agree.
+#[derive(Clone, Debug)]
+pub struct Check {
+    pub workload: String,
+    pub agree: bool,
+    pub detail: String,
+}
+
+/// Everything one run of the benchmark measured.
+#[derive(Clone, Debug)]
+pub struct Report {
+    pub device: String,
+    pub rows: Vec<Row>,
+    pub checks: Vec<Check>,
+}
+
+impl Report {
+    /// The table in Markdown.
+    pub fn table(&self) -> String {
+        let mut s = String::from(
+            "| workload | size | amp | glslang | CPU | amp/glslang |\n|---|---|---|---|---|---|\n",
+        );
+        for r in &self.rows {
+            let ratio = match r.ratio() {
+                Some(x) => format!("{x:.2}"),
+                None => "-".into(),
+            };
+            s += &format!(
+                "| {} | {} | {} | {} | {} | {} |\n",
+                r.name,
+                r.size,
+                r.amp.render(),
+                r.glsl.render(),
+                r.cpu.render(),
+                ratio
+            );
+        }
+        s
+    }
+}
+
+/// `16M`, `64K`.
+fn count(n: usize) -> String {
+    if n >= 1 << 20 {
+        format!("{}M", n >> 20)
+    } else {
+        format!("{}K", n >> 10)
+    }
+}
+
+fn fmt_time(secs: f64) -> String {
+    if secs >= 1.0 {
+        format!("{secs:.2} s")
+    } else if secs >= 1e-3 {
+        format!("{:.2} ms", secs * 1e3)
+    } else {
+        format!("{:.1} µs", secs * 1e6)
+    }
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// One warm-up run, then the median of up to `cfg.reps` timed runs (at least 3, fewer beyond
+/// about 2 s of work). The tiny configuration times the single warm-up run.
+fn measure(cfg: &Config, mut f: impl FnMut() -> Result<(), BoxError>) -> Result<f64, BoxError> {
+    let t0 = Instant::now();
+    f()?;
+    let first = t0.elapsed().as_secs_f64();
+    if cfg.tiny {
+        return Ok(first);
+    }
+    let reps = ((2.0 / first.max(1e-9)).ceil() as usize).clamp(3, cfg.reps.max(3));
+    let mut times = Vec::with_capacity(reps);
+    for _ in 0..reps {
+        let t = Instant::now();
+        f()?;
+        times.push(t.elapsed().as_secs_f64());
+    }
+    Ok(median(&mut times))
+}
+
+/// Work of a row, for its rate.
+#[derive(Clone, Copy)]
+enum Work {
+    Bytes(f64),
+    Flops(f64),
+}
+
+fn timed(secs: f64, work: Work) -> Cell {
+    let rate = match work {
+        Work::Bytes(b) => format!("{:.2} GB/s", b / secs / 1e9),
+        Work::Flops(f) => format!("{:.2} GFLOP/s", f / secs / 1e9),
+    };
+    Cell::Time {
+        secs,
+        rate: Some(rate),
+    }
+}
+
+fn workload_row(name: &str, size: String, work: Work, t: [f64; 3]) -> Row {
+    Row {
+        name: name.into(),
+        size,
+        amp: timed(t[0], work),
+        glsl: timed(t[1], work),
+        cpu: timed(t[2], work),
+    }
+}
+
+fn check<T: PartialEq + std::fmt::Debug>(name: &str, amp: &[T], glsl: &[T], cpu: &[T]) -> Check {
+    let first_diff = |x: &[T]| -> Option<String> {
+        if x.len() != cpu.len() {
+            return Some(format!("length {} vs {}", x.len(), cpu.len()));
+        }
+        x.iter()
+            .zip(cpu)
+            .position(|(a, b)| a != b)
+            .map(|i| format!("element {i}: {:?} vs CPU {:?}", x[i], cpu[i]))
+    };
+    let (a, g) = (first_diff(amp), first_diff(glsl));
+    Check {
+        workload: name.into(),
+        agree: a.is_none() && g.is_none(),
+        detail: match (a, g) {
+            (None, None) => "all three agree".into(),
+            (a, g) => format!(
+                "amp: {}; glslang: {}",
+                a.unwrap_or_else(|| "ok".into()),
+                g.unwrap_or_else(|| "ok".into())
+            ),
+        },
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The workloads
+// ---------------------------------------------------------------------------------------------
+
+struct Ctx<'a> {
+    cfg: &'a Config,
+    acc: Accelerator,
+    rows: Vec<Row>,
+    checks: Vec<Check>,
+}
+
+impl Ctx<'_> {
+    fn time(&self, f: impl FnMut() -> Result<(), BoxError>) -> Result<f64, BoxError> {
+        measure(self.cfg, f)
+    }
+}
+
+/// Runs every measurement of `cfg` and returns the table's rows and the agreement checks.
+pub fn run(cfg: &Config) -> Result<Report, BoxError> {
+    let t0 = Instant::now();
+    let acc = Accelerator::default()?;
+    let init = t0.elapsed().as_secs_f64();
+    let mut ctx = Ctx {
+        cfg,
+        acc,
+        rows: Vec::new(),
+        checks: Vec::new(),
+    };
+    first_launch(&mut ctx, init)?;
+    vector(&mut ctx)?;
+    for n in cfg.matmul_sizes() {
+        matmul(&mut ctx, n)?;
+    }
+    reductions(&mut ctx)?;
+    transpose(&mut ctx)?;
+    histogram_workload(&mut ctx)?;
+    scan(&mut ctx)?;
+    launch_overhead(&mut ctx)?;
+    transfers(&mut ctx)?;
+    build_cost(&mut ctx)?;
+    ctx.rows.push(Row {
+        name: "bounds-check cost".into(),
+        size: "-".into(),
+        amp: Cell::Text("n/a: device bounds checks are not implemented yet".into()),
+        glsl: Cell::None,
+        cpu: Cell::None,
+    });
+    // The GLSL sources and modules of this process.
+    let _ = std::fs::remove_dir_all(glsl_dir()?);
+    Ok(Report {
+        device: ctx.acc.name().to_owned(),
+        rows: ctx.rows,
+        checks: ctx.checks,
+    })
+}
+
+/// The first launch of a kernel in the process (pipeline creation and the driver's compile)
+/// against GLSL's tool compile, pipeline creation and first dispatch. Runs before anything else.
+fn first_launch(ctx: &mut Ctx<'_>, init: f64) -> Result<(), BoxError> {
+    let n = 64;
+    let a = Array::from_slice([n], &vec![1.0f32; n])?;
+    let b = Array::from_slice([n], &vec![2.0f32; n])?;
+    let mut c = Array::<f32, 1>::new([n])?;
+    let mut c2 = Array::<f32, 1>::new([n])?;
+    let t = Instant::now();
+    parallel_for_each(Extent::new([n]), vadd(&a, &b, &mut c))?;
+    let amp_first = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let words = compile_glsl("first_vadd", &format!("{GLSL_1D}{G_VADD}"))?;
+    let tool = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let k = RawKernel::new(&ctx.acc, &words, "main", 3, 4)?;
+    k.dispatch(
+        fold(&ctx.acc, n.div_ceil(64)),
+        vec![
+            KernelArg::read(&a),
+            KernelArg::read(&b),
+            KernelArg::write(&mut c2),
+        ],
+        &push(&[n as u32]),
+    )?;
+    let glsl_first = t.elapsed().as_secs_f64();
+    let cache = match std::env::var("MESA_SHADER_CACHE_DISABLE") {
+        Ok(v) if v == "true" || v == "1" => "shader cache off",
+        _ => "shader cache on",
+    };
+    ctx.rows.push(Row {
+        name: "device init (`Accelerator::default`)".into(),
+        size: "-".into(),
+        amp: Cell::Time {
+            secs: init,
+            rate: None,
+        },
+        glsl: Cell::None,
+        cpu: Cell::None,
+    });
+    ctx.rows.push(Row {
+        name: format!("first launch, vector add ({cache})"),
+        size: format!("{n}"),
+        amp: Cell::Text(format!("{} (pipeline + dispatch)", fmt_time(amp_first))),
+        glsl: Cell::Text(format!(
+            "{} (glslangValidator {} + pipeline + dispatch {})",
+            fmt_time(tool + glsl_first),
+            fmt_time(tool),
+            fmt_time(glsl_first)
+        )),
+        cpu: Cell::None,
+    });
+    ctx.checks.push(check(
+        "first launch",
+        &c.to_vec()?,
+        &c2.to_vec()?,
+        &vec![3.0f32; n],
+    ));
+    Ok(())
+}
+
+fn vector(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
+    let n = ctx.cfg.n();
+    let acc = ctx.acc.clone();
+    let xs: Vec<f32> = (0..n).map(|i| (i % 1000) as f32).collect();
+    let ys: Vec<f32> = (0..n).map(|i| (i % 777) as f32 * 0.5).collect();
+    let a = Array::from_slice([n], &xs)?;
+    let b = Array::from_slice([n], &ys)?;
+    let mut c_amp = Array::<f32, 1>::new([n])?;
+    let mut c_glsl = Array::<f32, 1>::new([n])?;
+    let groups = fold(&acc, n.div_ceil(64));
+    let size = format!("{} f32", count(n));
+    let bytes = Work::Bytes(12.0 * n as f64);
+
+    // c = a + b
+    let k = raw(&acc, "vadd", &format!("{GLSL_1D}{G_VADD}"), 3, 4)?;
+    let pc = push(&[n as u32]);
+    let t_amp = ctx.time(|| {
+        Ok(parallel_for_each(
+            Extent::new([n]),
+            vadd(&a, &b, &mut c_amp),
+        )?)
+    })?;
+    let t_glsl = ctx.time(|| {
+        Ok(k.dispatch(
+            groups,
+            vec![
+                KernelArg::read(&a),
+                KernelArg::read(&b),
+                KernelArg::write(&mut c_glsl),
+            ],
+            &pc,
+        )?)
+    })?;
+    let mut cpu = vec![0.0f32; n];
+    let t_cpu = ctx.time(|| {
+        cpu.par_iter_mut()
+            .zip(xs.par_iter().zip(&ys))
+            .for_each(|(c, (x, y))| *c = x + y);
+        Ok(())
+    })?;
+    ctx.rows.push(workload_row(
+        "vector add",
+        size.clone(),
+        bytes,
+        [t_amp, t_glsl, t_cpu],
+    ));
+    ctx.checks.push(check(
+        "vector add",
+        &c_amp.to_vec()?,
+        &c_glsl.to_vec()?,
+        &cpu,
+    ));
+
+    // z = alpha * x + y
+    let alpha = 2.0f32;
+    let k = raw(&acc, "saxpy", &format!("{GLSL_1D}{G_SAXPY}"), 3, 8)?;
+    let pc = push(&[n as u32, alpha.to_bits()]);
+    let t_amp = ctx.time(|| {
+        Ok(parallel_for_each(
+            Extent::new([n]),
+            saxpy(alpha, &a, &b, &mut c_amp),
+        )?)
+    })?;
+    let t_glsl = ctx.time(|| {
+        Ok(k.dispatch(
+            groups,
+            vec![
+                KernelArg::read(&a),
+                KernelArg::read(&b),
+                KernelArg::write(&mut c_glsl),
+            ],
+            &pc,
+        )?)
+    })?;
+    let t_cpu = ctx.time(|| {
+        cpu.par_iter_mut()
+            .zip(xs.par_iter().zip(&ys))
+            .for_each(|(z, (x, y))| *z = alpha * x + y);
+        Ok(())
+    })?;
+    ctx.rows.push(workload_row(
+        "saxpy (z = a*x + y)",
+        size,
+        bytes,
+        [t_amp, t_glsl, t_cpu],
+    ));
+    ctx.checks
+        .push(check("saxpy", &c_amp.to_vec()?, &c_glsl.to_vec()?, &cpu));
+    Ok(())
+}
+
+fn matmul(ctx: &mut Ctx<'_>, n: usize) -> Result<(), BoxError> {
+    let acc = ctx.acc.clone();
+    // Small integers: every partial sum is exact, so all three must agree bit for bit.
+    let av: Vec<f32> = (0..n * n)
+        .map(|i| ((i * 7 + 3) % 17) as f32 - 8.0)
+        .collect();
+    let bv: Vec<f32> = (0..n * n)
+        .map(|i| ((i * 5 + 1) % 13) as f32 - 6.0)
+        .collect();
+    let a = Array::from_slice([n, n], &av)?;
+    let b = Array::from_slice([n, n], &bv)?;
+    let mut c_amp = Array::<f32, 2>::new([n, n])?;
+    let mut c_glsl = Array::<f32, 2>::new([n, n])?;
+    let size = format!("{n} x {n}");
+    let flops = Work::Flops(2.0 * (n * n * n) as f64);
+
+    let mut cpu = vec![0.0f32; n * n];
+    let t_cpu = ctx.time(|| {
+        cpu.par_chunks_mut(n).enumerate().for_each(|(i, row)| {
+            row.fill(0.0);
+            for k in 0..n {
+                let aik = av[i * n + k];
+                for (c, bkj) in row.iter_mut().zip(&bv[k * n..(k + 1) * n]) {
+                    *c += aik * bkj;
+                }
+            }
+        });
+        Ok(())
+    })?;
+
+    let k = raw(&acc, "mm_simple", &format!("{GLSL_1D}{G_MM_SIMPLE}"), 3, 12)?;
+    let pc = push(&[n as u32, n as u32, n as u32]);
+    let t_amp = ctx.time(|| {
+        Ok(parallel_for_each(
+            Extent::new([n, n]),
+            mm_simple(&a, &b, &mut c_amp),
+        )?)
+    })?;
+    let t_glsl = ctx.time(|| {
+        Ok(k.dispatch(
+            fold(&acc, (n * n).div_ceil(64)),
+            vec![
+                KernelArg::read(&a),
+                KernelArg::read(&b),
+                KernelArg::write(&mut c_glsl),
+            ],
+            &pc,
+        )?)
+    })?;
+    ctx.rows.push(workload_row(
+        "matmul, simple",
+        size.clone(),
+        flops,
+        [t_amp, t_glsl, t_cpu],
+    ));
+    ctx.checks.push(check(
+        &format!("matmul simple {n}"),
+        &c_amp.to_vec()?,
+        &c_glsl.to_vec()?,
+        &cpu,
+    ));
+
+    let k = raw(&acc, "mm_tiled", G_MM_TILED, 3, 8)?;
+    let pc = push(&[n as u32, n as u32]);
+    let t_amp = ctx.time(|| {
+        Ok(parallel_for_each(
+            Extent::new([n, n]).tile::<TS, TS>(),
+            mm_tiled(&a, &b, &mut c_amp),
+        )?)
+    })?;
+    let t_glsl = ctx.time(|| {
+        Ok(k.dispatch(
+            [(n / TS) as u32, (n / TS) as u32, 1],
+            vec![
+                KernelArg::read(&a),
+                KernelArg::read(&b),
+                KernelArg::write(&mut c_glsl),
+            ],
+            &pc,
+        )?)
+    })?;
+    ctx.rows.push(workload_row(
+        "matmul, tiled 16 x 16 tile_static",
+        size,
+        flops,
+        [t_amp, t_glsl, t_cpu],
+    ));
+    ctx.checks.push(check(
+        &format!("matmul tiled {n}"),
+        &c_amp.to_vec()?,
+        &c_glsl.to_vec()?,
+        &cpu,
+    ));
+    Ok(())
+}
+
+fn reductions(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
+    let n = ctx.cfg.n();
+    let acc = ctx.acc.clone();
+    let tiles = n / RT;
+    let groups = fold(&acc, tiles);
+    let pc = push(&[tiles as u32]);
+    let size = |t: &str| format!("{} {t}", count(n));
+    let bytes = Work::Bytes(4.0 * n as f64);
+    let tree_loop = ("for (uint s = 1u; s < 256u; s *= 2u)", "l % (2u * s) == 0u");
+    let seq_loop = ("for (uint s = 128u; s > 0u; s >>= 1u)", "l < s");
+    let glsl = |ty: &str, (lp, cond): (&str, &str)| {
+        format!(
+            "{GLSL_T256}{}",
+            G_REDUCE
+                .replace("T ", &format!("{ty} "))
+                .replace("LOOP", lp)
+                .replace("COND", cond)
+        )
+    };
+
+    // i32: wrapping sums of scrambled values.
+    let xs: Vec<i32> = (0..n as u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 4) as i32)
+        .collect();
+    let a = Array::from_slice([n], &xs)?;
+    let mut s_amp = Array::<i32, 1>::new([tiles])?;
+    let mut s_glsl = Array::<i32, 1>::new([tiles])?;
+    let finish = |s: &Array<i32, 1>| -> Result<i32, BoxError> {
+        Ok(s.to_vec()?.iter().fold(0i32, |x, &y| x.wrapping_add(y)))
+    };
+    let mut cpu = 0i32;
+    let t_cpu = ctx.time(|| {
+        cpu = xs.par_iter().copied().reduce(|| 0, i32::wrapping_add);
+        Ok(())
+    })?;
+    for (label, lp, tree) in [("tree", tree_loop, true), ("sequential", seq_loop, false)] {
+        let k = raw(&acc, &format!("reduce_{label}_i32"), &glsl("int", lp), 2, 4)?;
+        let (mut r_amp, mut r_glsl) = (0, 0);
+        let t_amp = ctx.time(|| {
+            let e = Extent::new([n]).tile::<RT>();
+            if tree {
+                parallel_for_each(e, reduce_tree_i32(&a, &mut s_amp))?;
+            } else {
+                parallel_for_each(e, reduce_seq_i32(&a, &mut s_amp))?;
+            }
+            r_amp = finish(&s_amp)?;
+            Ok(())
+        })?;
+        let t_glsl = ctx.time(|| {
+            k.dispatch(
+                groups,
+                vec![KernelArg::read(&a), KernelArg::write(&mut s_glsl)],
+                &pc,
+            )?;
+            r_glsl = finish(&s_glsl)?;
+            Ok(())
+        })?;
+        let name = format!("reduce i32, {label} (+ CPU pass over tile sums)");
+        ctx.rows.push(workload_row(
+            &name,
+            size("i32"),
+            bytes,
+            [t_amp, t_glsl, t_cpu],
+        ));
+        ctx.checks.push(check(&name, &[r_amp], &[r_glsl], &[cpu]));
+    }
+
+    // f32: values -1, 0, 1 repeating, so every partial sum is a small integer (exact).
+    let xs: Vec<f32> = (0..n).map(|i| (i % 3) as f32 - 1.0).collect();
+    let a = Array::from_slice([n], &xs)?;
+    let mut s_amp = Array::<f32, 1>::new([tiles])?;
+    let mut s_glsl = Array::<f32, 1>::new([tiles])?;
+    let finish = |s: &Array<f32, 1>| -> Result<f32, BoxError> { Ok(s.to_vec()?.iter().sum()) };
+    let mut cpu = 0.0f32;
+    let t_cpu = ctx.time(|| {
+        cpu = xs.par_iter().sum();
+        Ok(())
+    })?;
+    for (label, lp, tree) in [("tree", tree_loop, true), ("sequential", seq_loop, false)] {
+        let k = raw(
+            &acc,
+            &format!("reduce_{label}_f32"),
+            &glsl("float", lp),
+            2,
+            4,
+        )?;
+        let (mut r_amp, mut r_glsl) = (0.0, 0.0);
+        let t_amp = ctx.time(|| {
+            let e = Extent::new([n]).tile::<RT>();
+            if tree {
+                parallel_for_each(e, reduce_tree_f32(&a, &mut s_amp))?;
+            } else {
+                parallel_for_each(e, reduce_seq_f32(&a, &mut s_amp))?;
+            }
+            r_amp = finish(&s_amp)?;
+            Ok(())
+        })?;
+        let t_glsl = ctx.time(|| {
+            k.dispatch(
+                groups,
+                vec![KernelArg::read(&a), KernelArg::write(&mut s_glsl)],
+                &pc,
+            )?;
+            r_glsl = finish(&s_glsl)?;
+            Ok(())
+        })?;
+        let name = format!("reduce f32, {label} (+ CPU pass over tile sums)");
+        ctx.rows.push(workload_row(
+            &name,
+            size("f32"),
+            bytes,
+            [t_amp, t_glsl, t_cpu],
+        ));
+        ctx.checks.push(check(&name, &[r_amp], &[r_glsl], &[cpu]));
+    }
+    Ok(())
+}
+
+fn transpose(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
+    let n = ctx.cfg.transpose_side();
+    let acc = ctx.acc.clone();
+    let xs: Vec<f32> = (0..n * n).map(|i| i as f32).collect();
+    let a = Array::from_slice([n, n], &xs)?;
+    let mut o_amp = Array::<f32, 2>::new([n, n])?;
+    let mut o_glsl = Array::<f32, 2>::new([n, n])?;
+    let bytes = Work::Bytes(8.0 * (n * n) as f64);
+    let mut cpu = vec![0.0f32; n * n];
+    let t_cpu = ctx.time(|| {
+        cpu.par_chunks_mut(n).enumerate().for_each(|(j, row)| {
+            for (i, o) in row.iter_mut().enumerate() {
+                *o = xs[i * n + j];
+            }
+        });
+        Ok(())
+    })?;
+    let pc = push(&[n as u32, n as u32]);
+    for (label, width, padded) in [
+        ("padded [[f32; 33]; 32]", 33, true),
+        ("square [[f32; 32]; 32]", 32, false),
+    ] {
+        let src = G_TRANSPOSE.replace("[W]", &format!("[{width}]"));
+        let k = raw(&acc, &format!("transpose_{width}"), &src, 2, 8)?;
+        let t_amp = ctx.time(|| {
+            let e = Extent::new([n, n]).tile::<32, 32>();
+            if padded {
+                parallel_for_each(e, transpose_padded(&a, &mut o_amp))?;
+            } else {
+                parallel_for_each(e, transpose_square(&a, &mut o_amp))?;
+            }
+            Ok(())
+        })?;
+        let t_glsl = ctx.time(|| {
+            Ok(k.dispatch(
+                [(n / 32) as u32, (n / 32) as u32, 1],
+                vec![KernelArg::read(&a), KernelArg::write(&mut o_glsl)],
+                &pc,
+            )?)
+        })?;
+        let name = format!("transpose, tile {label}");
+        ctx.rows.push(workload_row(
+            &name,
+            format!("{n} x {n} f32"),
+            bytes,
+            [t_amp, t_glsl, t_cpu],
+        ));
+        ctx.checks
+            .push(check(&name, &o_amp.to_vec()?, &o_glsl.to_vec()?, &cpu));
+    }
+    Ok(())
+}
+
+fn histogram_workload(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
+    let n = ctx.cfg.n();
+    let acc = ctx.acc.clone();
+    let tiles = n / RT;
+    let xs: Vec<u32> = (0..n as u32)
+        .map(|i| i.wrapping_mul(2_654_435_761) >> 9)
+        .collect();
+    let data = Array::from_slice([n], &xs)?;
+    let mut b_amp = Array::<u32, 1>::new([256])?;
+    let mut b_glsl = Array::<u32, 1>::new([256])?;
+    let zeros = [0u32; 256];
+    let k = raw(
+        &acc,
+        "histogram",
+        &format!("{GLSL_T256}{G_HISTOGRAM}"),
+        2,
+        4,
+    )?;
+    let pc = push(&[tiles as u32]);
+    let t_amp = ctx.time(|| {
+        b_amp.copy_from_slice(&zeros)?;
+        Ok(parallel_for_each(
+            Extent::new([n]).tile::<RT>(),
+            histogram(&data, &mut b_amp),
+        )?)
+    })?;
+    let t_glsl = ctx.time(|| {
+        b_glsl.copy_from_slice(&zeros)?;
+        Ok(k.dispatch(
+            fold(&acc, tiles),
+            vec![KernelArg::read(&data), KernelArg::write(&mut b_glsl)],
+            &pc,
+        )?)
+    })?;
+    let mut cpu = vec![0u32; 256];
+    let t_cpu = ctx.time(|| {
+        cpu = xs
+            .par_chunks(1 << 16)
+            .fold(
+                || vec![0u32; 256],
+                |mut h, c| {
+                    for x in c {
+                        h[(x % 256) as usize] += 1;
+                    }
+                    h
+                },
+            )
+            .reduce(
+                || vec![0u32; 256],
+                |mut a, b| {
+                    a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
+                    a
+                },
+            );
+        Ok(())
+    })?;
+    ctx.rows.push(workload_row(
+        "histogram, 256 bins (tile_static atomics + merge)",
+        format!("{} u32", count(n)),
+        Work::Bytes(4.0 * n as f64),
+        [t_amp, t_glsl, t_cpu],
+    ));
+    ctx.checks.push(check(
+        "histogram",
+        &b_amp.to_vec()?,
+        &b_glsl.to_vec()?,
+        &cpu,
+    ));
+    Ok(())
+}
+
+fn scan(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
+    let n = ctx.cfg.n();
+    let acc = ctx.acc.clone();
+    let tiles = n / RT;
+    let xs: Vec<u32> = (0..n).map(|i| (i * 7 % 5) as u32).collect();
+    let input = Array::from_slice([n], &xs)?;
+    let mut o_amp = Array::<u32, 1>::new([n])?;
+    let mut o_glsl = Array::<u32, 1>::new([n])?;
+    let mut s_amp = Array::<u32, 1>::new([tiles])?;
+    let mut s_glsl = Array::<u32, 1>::new([tiles])?;
+    let k_tiles = raw(
+        &acc,
+        "scan_tiles",
+        &format!("{GLSL_T256}{G_SCAN_TILES}"),
+        3,
+        4,
+    )?;
+    let k_sums = raw(&acc, "scan_sums", G_SCAN_SUMS, 1, 4)?;
+    let k_add = raw(&acc, "scan_add", &format!("{GLSL_1D}{G_SCAN_ADD}"), 2, 4)?;
+    let t_amp = ctx.time(|| {
+        parallel_for_each(
+            Extent::new([n]).tile::<RT>(),
+            scan_tiles(&input, &mut o_amp, &mut s_amp),
+        )?;
+        parallel_for_each(Extent::new([1024]).tile::<1024>(), scan_sums(&mut s_amp))?;
+        parallel_for_each(Extent::new([n]), scan_add(&mut o_amp, &s_amp))?;
+        Ok(())
+    })?;
+    let t_glsl = ctx.time(|| {
+        k_tiles.dispatch(
+            fold(&acc, tiles),
+            vec![
+                KernelArg::read(&input),
+                KernelArg::write(&mut o_glsl),
+                KernelArg::write(&mut s_glsl),
+            ],
+            &push(&[tiles as u32]),
+        )?;
+        k_sums.dispatch(
+            [1, 1, 1],
+            vec![KernelArg::write(&mut s_glsl)],
+            &push(&[tiles as u32]),
+        )?;
+        k_add.dispatch(
+            fold(&acc, n.div_ceil(64)),
+            vec![KernelArg::write(&mut o_glsl), KernelArg::read(&s_glsl)],
+            &push(&[n as u32]),
+        )?;
+        Ok(())
+    })?;
+    let mut cpu = vec![0u32; n];
+    let t_cpu = ctx.time(|| {
+        // Two passes over chunks: chunk totals in parallel, a scan of the totals, then each
+        // chunk's exclusive scan from its offset in parallel.
+        const CHUNK: usize = 1 << 16;
+        let totals: Vec<u32> = xs
+            .par_chunks(CHUNK)
+            .map(|c| c.iter().fold(0u32, |s, &x| s.wrapping_add(x)))
+            .collect();
+        let mut offsets = Vec::with_capacity(totals.len());
+        let mut acc = 0u32;
+        for t in totals {
+            offsets.push(acc);
+            acc = acc.wrapping_add(t);
+        }
+        cpu.par_chunks_mut(CHUNK)
+            .zip(xs.par_chunks(CHUNK))
+            .zip(offsets)
+            .for_each(|((out, inp), mut s)| {
+                for (o, &x) in out.iter_mut().zip(inp) {
+                    *o = s;
+                    s = s.wrapping_add(x);
+                }
+            });
+        Ok(())
+    })?;
+    ctx.rows.push(workload_row(
+        "exclusive scan (tile scan + scan of tile sums + add)",
+        format!("{} u32", count(n)),
+        Work::Bytes(8.0 * n as f64),
+        [t_amp, t_glsl, t_cpu],
+    ));
+    ctx.checks.push(check(
+        "exclusive scan",
+        &o_amp.to_vec()?,
+        &o_glsl.to_vec()?,
+        &cpu,
+    ));
+    Ok(())
+}
+
+/// Round trip of an empty kernel over one thread: amp's launch against `RawKernel`'s.
+fn launch_overhead(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
+    let reps = if ctx.cfg.tiny { 5 } else { 200 };
+    let k = raw(&ctx.acc, "empty", G_EMPTY, 0, 0)?;
+    parallel_for_each(Extent::new([1]), empty())?;
+    k.dispatch([1, 1, 1], Vec::new(), &[])?;
+    let mut ta = Vec::new();
+    let mut tg = Vec::new();
+    for _ in 0..reps {
+        let t = Instant::now();
+        parallel_for_each(Extent::new([1]), empty())?;
+        ta.push(t.elapsed().as_secs_f64());
+        let t = Instant::now();
+        k.dispatch([1, 1, 1], Vec::new(), &[])?;
+        tg.push(t.elapsed().as_secs_f64());
+    }
+    let cell = |v: &mut Vec<f64>| Cell::Time {
+        secs: median(v),
+        rate: None,
+    };
+    ctx.rows.push(Row {
+        name: "launch overhead, empty kernel (glslang column: `RawKernel` empty dispatch)".into(),
+        size: "1 thread".into(),
+        amp: cell(&mut ta),
+        glsl: cell(&mut tg),
+        cpu: Cell::None,
+    });
+    Ok(())
+}
+
+/// Host-to-device (an `ArrayView`'s upload on its first launch) and device-to-host
+/// (`ArrayViewMut::synchronize`) against a plain `memcpy` of the same bytes.
+fn transfers(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
+    let bytes = ctx.cfg.transfer_bytes();
+    let n = bytes / 4;
+    let src: Vec<u32> = (0..n as u32).collect();
+    let mut out = Array::<u32, 1>::new([1])?;
+    // The launch itself, to subtract: a one-element view.
+    let one = [7u32];
+    let t_launch = ctx.time(|| {
+        let v = ArrayView::new([1], &one)?;
+        Ok(parallel_for_each(Extent::new([1]), touch(&v, &mut out))?)
+    })?;
+    let t_up = ctx.time(|| {
+        let v = ArrayView::new([n], &src)?;
+        Ok(parallel_for_each(Extent::new([1]), touch(&v, &mut out))?)
+    })?;
+    let mut dst = vec![0u32; n];
+    let mut sync_times = Vec::new();
+    let reps = if ctx.cfg.tiny {
+        1
+    } else {
+        ctx.cfg.reps.max(3) + 1
+    };
+    for _ in 0..reps {
+        let mut v = ArrayViewMut::new([n], &mut dst)?;
+        v.discard_data();
+        parallel_for_each(Extent::new([1]), fill_one(&mut v))?;
+        let t = Instant::now();
+        v.synchronize()?;
+        sync_times.push(t.elapsed().as_secs_f64());
+    }
+    if !ctx.cfg.tiny {
+        sync_times.remove(0);
+    }
+    let t_down = median(&mut sync_times);
+    let down_ok = dst[0] == 1;
+    let mut copy = vec![0u32; n];
+    let t_copy = ctx.time(|| {
+        copy.copy_from_slice(&src);
+        Ok(())
+    })?;
+    let work = Work::Bytes(bytes as f64);
+    let mib = format!("{} MiB", bytes >> 20);
+    let up = (t_up - t_launch).max(1e-9);
+    ctx.rows.push(Row {
+        name: "host to device: `ArrayView` upload on first launch (launch subtracted)".into(),
+        size: mib.clone(),
+        amp: timed(up, work),
+        glsl: Cell::None,
+        cpu: timed(t_copy, work),
+    });
+    ctx.rows.push(Row {
+        name: "device to host: `ArrayViewMut::synchronize`".into(),
+        size: mib,
+        amp: timed(t_down, work),
+        glsl: Cell::None,
+        cpu: timed(t_copy, work),
+    });
+    ctx.checks.push(Check {
+        workload: "transfers".into(),
+        agree: down_ok && out.to_vec()? == [0] && copy == src,
+        detail: "synchronized view and memcpy hold the data".into(),
+    });
+    Ok(())
+}
+
+/// A 50-line kernel for timing the compiler.
+pub const BUILD_COST_KERNEL: &str = r#"
+#[kernel(amp)]
+fn blur_stats(
+    t: TiledIndex<16, 16>,
+    img: ArrayView<f32, 2>,
+    out: ArrayViewMut<f32, 2>,
+    hist: ArrayViewMut<u32, 1>,
+    scale: f32,
+    bias: f32,
+) {
+    #[tile_static]
+    let mut tile: [[f32; 18]; 18];
+    #[tile_static]
+    let mut counts: [u32; 16];
+    let (r, c) = (t.local[0], t.local[1]);
+    let rows = img.extent()[0];
+    let cols = img.extent()[1];
+    if r == 0 {
+        counts[c] = 0;
+    }
+    let gr = t.global[0];
+    let gc = t.global[1];
+    tile[r + 1][c + 1] = img[[gr, gc]];
+    if r == 0 && gr > 0 {
+        tile[0][c + 1] = img[[gr - 1, gc]];
+    }
+    if r == 15 && gr + 1 < rows {
+        tile[17][c + 1] = img[[gr + 1, gc]];
+    }
+    if c == 0 && gc > 0 {
+        tile[r + 1][0] = img[[gr, gc - 1]];
+    }
+    if c == 15 && gc + 1 < cols {
+        tile[r + 1][17] = img[[gr, gc + 1]];
+    }
+    t.barrier.wait();
+    let mut sum = 0.0;
+    for dr in 0..3 {
+        for dc in 0..3 {
+            sum += tile[r + dr][c + dc];
+        }
+    }
+    let v = max(min(sum / 9.0 * scale + bias, 1.0), 0.0);
+    out[t.global] = v;
+    let bucket = min((v * 16.0) as u32, 15);
+    atomic_fetch_add(&mut counts[bucket as usize], 1);
+    t.barrier.wait();
+    if r == 0 {
+        atomic_fetch_add(&mut hist[c], counts[c]);
+    }
+}
+"#;
+
+fn build_cost(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
+    let func: syn::ItemFn = syn::parse_str(BUILD_COST_KERNEL)?;
+    let reps = if ctx.cfg.tiny { 1 } else { 20 };
+    let mut times = Vec::with_capacity(reps);
+    let mut words = 0;
+    for _ in 0..reps {
+        let t = Instant::now();
+        let compiled = amp_spirv::compile(&func).map_err(|d| format!("{d:?}"))?;
+        times.push(t.elapsed().as_secs_f64());
+        words = compiled.spirv.len();
+    }
+    let t = Instant::now();
+    compile_glsl("build_cost_reference", G_MM_TILED)?;
+    let tool = t.elapsed().as_secs_f64();
+    ctx.rows.push(Row {
+        name: format!(
+            "build cost: `amp_spirv::compile`, {}-line kernel ({words} words); glslang column: \
+             `glslangValidator` process on the tiled matmul shader",
+            BUILD_COST_KERNEL.trim().lines().count()
+        ),
+        size: "-".into(),
+        amp: Cell::Time {
+            secs: median(&mut times),
+            rate: None,
+        },
+        glsl: Cell::Text(format!("{} (whole process)", fmt_time(tool))),
+        cpu: Cell::None,
+    });
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output
+// ---------------------------------------------------------------------------------------------
+
+const BEGIN: &str = "<!-- bench:begin (generated by `cargo run --release --example bench`) -->";
+const END: &str = "<!-- bench:end -->";
+
+/// Replaces the marked section of `path` with `section` (creating the file or the markers).
+pub fn write_section(path: &Path, section: &str) -> std::io::Result<()> {
+    let old = std::fs::read_to_string(path).unwrap_or_else(|_| "# Performance\n\n".into());
+    let block = format!("{BEGIN}\n{section}{END}\n");
+    let new = match (old.find(BEGIN), old.find(END)) {
+        (Some(b), Some(e)) if e > b => format!(
+            "{}{block}{}",
+            &old[..b],
+            &old[e + END.len()..].trim_start_matches('\n')
+        ),
+        _ => format!("{}\n{block}", old.trim_end()),
+    };
+    std::fs::write(path, new)
+}
+
+#[allow(dead_code)]
+fn main() -> Result<(), BoxError> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut cfg = Config {
+        tiny: args.iter().any(|a| a == "--tiny"),
+        full: args.iter().any(|a| a == "--full"),
+        reps: 7,
+    };
+    if let Some(i) = args.iter().position(|a| a == "--reps") {
+        cfg.reps = args
+            .get(i + 1)
+            .and_then(|s| s.parse().ok())
+            .ok_or("--reps needs a number")?;
+    }
+    let write = !cfg.tiny && !args.iter().any(|a| a == "--no-write");
+    let started = Instant::now();
+    let report = run(&cfg)?;
+    let table = report.table();
+    println!("device: {}", report.device);
+    println!("{table}");
+    let mut ok = true;
+    for c in &report.checks {
+        if !c.agree {
+            ok = false;
+            eprintln!("MISMATCH in {}: {}", c.workload, c.detail);
+        }
+    }
+    println!(
+        "{} of {} workloads agree across amp, glslang and CPU ({:.1} s in all)",
+        report.checks.iter().filter(|c| c.agree).count(),
+        report.checks.len(),
+        started.elapsed().as_secs_f64()
+    );
+    if write {
+        let date = Command::new("date")
+            .arg("+%Y-%m-%d")
+            .output()
+            .ok()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+            .unwrap_or_default();
+        let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+        let section = format!(
+            "Measured {date} on `{}` ({cores} CPU cores), `cargo run --release --example bench{}`. \
+             Times are medians after a warm-up run; rates in parentheses; amp/glslang above 1 \
+             means the amp kernel is slower.\n\n{table}\n",
+            report.device,
+            if cfg.full { " -- --full" } else { "" }
+        );
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/performance.md");
+        write_section(&path, &section)?;
+        println!("wrote {}", path.display());
+    }
+    if !ok {
+        std::process::exit(1);
+    }
+    Ok(())
+}
