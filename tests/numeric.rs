@@ -37,7 +37,10 @@ fn expected_i32(a: i32, b: i32) -> (i32, i32) {
 }
 
 fn expected_u32(a: u32, b: u32) -> (u32, u32) {
-    (a.checked_div(b).unwrap_or(u32::MAX), a.checked_rem(b).unwrap_or(a))
+    (
+        a.checked_div(b).unwrap_or(u32::MAX),
+        a.checked_rem(b).unwrap_or(a),
+    )
 }
 
 #[test]
