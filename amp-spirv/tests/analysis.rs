@@ -10,9 +10,8 @@
 //! - atomics as seen by the analyses.
 //!
 //! Kernels are written from column 0 of their first line, so line 1 is the `fn` line.
-//! Known false positives and negatives of the analyses, and a few front-end findings, are
-//! `#[ignore = "BUG: ..."]` tests (run them with `--ignored`); bugs found here and since fixed
-//! stay as regression tests.
+//! Bugs found here and since fixed stay as `regression_*` tests; the known gaps that remain are
+//! listed in docs/restrictions.md.
 
 use amp_spirv::{compile_str, compile_with, CompiledKernel, Lint, Options};
 
@@ -1260,24 +1259,6 @@ fn regression_continue_after_the_barrier() {
 }
 
 #[test]
-#[ignore = "BUG: tile_static_race false negative: a write to tile_static memory after another thread's read of the same element with no barrier between (an anti dependence, C++ AMP's classic in-place shift) is not reported"]
-fn bug_tile_static_write_after_read() {
-    assert_warns(
-        "fn k(t: TiledIndex<64>, out: ArrayViewMut<f32, 1>) {
-    #[tile_static] let mut s: [f32; 64];
-    s[t.local[0]] = 1.0;
-    t.barrier.wait();
-    let y = s[(t.local[0] + 1) % 64];
-    s[t.local[0]] = y;
-    t.barrier.wait();
-    out[t.global] = s[t.local[0]];
-}",
-        &[(Lint::TileStaticRace, 6)],
-        "`s`",
-    );
-}
-
-#[test]
 fn regression_unique_write_into_a_higher_rank_view() {
     assert_clean(
         "fn k(idx: Index<1>, out: ArrayViewMut<f32, 2>) {
@@ -1306,18 +1287,6 @@ fn regression_scalar_tile_static_is_not_analysed() {
     }
 }",
         &[(5, IF_REASON, 4)],
-    );
-}
-
-#[test]
-#[ignore = "BUG (front end): deferred initialisation `let x: f32; x = 1.0;` is rejected with \"cannot assign to `x`: it is not declared `mut`\"; Rust accepts it, and docs/kernel-language.md lists `let x: f32;`"]
-fn bug_deferred_initialisation() {
-    compile_ok(
-        "fn k(idx: Index<1>, out: ArrayViewMut<f32, 1>, c: bool) {
-    let x: f32;
-    if c { x = 1.0; } else { x = 2.0; }
-    out[idx] = x;
-}",
     );
 }
 
@@ -1375,41 +1344,6 @@ fn rejected_tile_shapes_and_tile_static_do_not_cascade() {
 }"
         ),
         ["`#[tile_static]` is only allowed in tiled kernels"]
-    );
-}
-
-#[test]
-#[ignore = "BUG: cascading diagnostics: after a pattern parameter or `&self` is rejected, the uses of its names get \"cannot find `a` in this kernel\", and the index after `&self` gets \"a kernel has exactly one index parameter\" (validate.rs's rejected_parameters_do_not_cascade promises no follow-ups)"]
-fn bug_rejected_parameters_cascade() {
-    assert_eq!(
-        messages(
-            "fn k(idx: Index<1>, (a, b): (f32, f32), out: ArrayViewMut<f32, 1>) {
-    out[idx] = a + b;
-}"
-        ),
-        ["kernel parameters must be plain names"]
-    );
-    assert_eq!(
-        messages("fn k(&self, idx: Index<1>, out: ArrayViewMut<f32, 1>) { out[idx] = 1.0; }"),
-        ["a kernel cannot take `self`"]
-    );
-}
-
-#[test]
-#[ignore = "BUG: array lengths: `[x; N]` rejects a constant length (\"array lengths must be integer literals from 1 to 16384\") while `[f32; N]` accepts it, and a `const` item of the body is refused as a length with \"array lengths must be integer literals or constants\", though it is one"]
-fn bug_constant_array_lengths() {
-    compile_ok(
-        "fn k(idx: Index<1>, out: ArrayViewMut<f32, 1>) {
-    let w: [f32; N] = [0.5; N];
-    out[idx] = w[0];
-}",
-    );
-    compile_ok(
-        "fn k(idx: Index<1>, out: ArrayViewMut<f32, 1>) {
-    const M: usize = 4;
-    let w: [f32; M] = [0.5; 4];
-    out[idx] = w[0];
-}",
     );
 }
 

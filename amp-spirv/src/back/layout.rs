@@ -94,11 +94,6 @@ impl Layout {
         }
     }
 
-    /// The member holding dimension `d` of the launch domain.
-    pub fn domain_member(&self, d: u32) -> u32 {
-        d
-    }
-
     /// Byte offset of scalar parameter `i`, or of buffer parameter `i`'s extent.
     pub fn param_offset(&self, i: usize) -> u32 {
         match self.params[i] {

@@ -639,7 +639,7 @@ impl<'k> Emitter<'k> {
             let wy = self.b.composite_extract(u, None, wid, [1]).expect("open");
             let row = self.op(Op::IMul, u, &[wy, nx]);
             tile[0] = self.op(Op::IAdd, u, &[tile[0], row]);
-            let extent = self.push_member(self.layout.domain_member(0));
+            let extent = self.push_member(0);
             let tiles = self.op(Op::UDiv, u, &[extent, size[0]]);
             let bool_ty = self.scalar_ty(Scalar::Bool);
             let inside = self.op(Op::ULessThan, bool_ty, &[tile[0], tiles]);
@@ -770,9 +770,7 @@ impl<'k> Emitter<'k> {
         let y_off = self.op(Op::IMul, u, &[gy, row]);
         let linear = self.op(Op::IAdd, u, &[gx, y_off]);
         let rank = self.k.rank;
-        let extents: Vec<Word> = (0..rank)
-            .map(|d| self.push_member(self.layout.domain_member(d)))
-            .collect();
+        let extents: Vec<Word> = (0..rank).map(|d| self.push_member(d)).collect();
         let mut total = extents[0];
         for &e in &extents[1..] {
             total = self.op(Op::IMul, u, &[total, e]);
