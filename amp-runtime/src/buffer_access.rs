@@ -14,6 +14,21 @@ mod sealed {
         fn elem(&self) -> ScalarType;
         /// Extent, one entry per dimension.
         fn dims(&self) -> &[usize];
+        /// Element offset of the view's first element in the buffer [`prepare`] returns
+        /// (non-zero for sections and projections).
+        ///
+        /// [`prepare`]: BufferAccess::prepare
+        fn offset(&self) -> usize {
+            0
+        }
+        /// Element strides of every dimension but the last (whose stride is 1); row-major
+        /// strides of [`dims`](BufferAccess::dims) unless the view is a section.
+        fn strides(&self) -> Vec<usize> {
+            let dims = self.dims();
+            (0..dims.len().saturating_sub(1))
+                .map(|d| dims[d + 1..].iter().product())
+                .collect()
+        }
         /// The accelerator the data is bound to, if any (an [`Array`](crate::Array)).
         fn home(&self) -> Option<Accelerator>;
         /// Makes the device copy on `acc` current and returns it. The returned buffer stays

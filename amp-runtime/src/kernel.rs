@@ -9,8 +9,11 @@
 //!   `Array`), bound at [`ParamKind::Buffer::binding`] (declaration order, from 0). Each buffer is
 //!   a runtime array of its element type, densely packed, row-major.
 //! - One push-constant block of [`KernelInfo::push_constant_size`] bytes. Bytes
-//!   `[0, 4 * rank)` hold the launch domain's extent as `u32`s; each buffer parameter's extent
-//!   (`rank` `u32`s) starts at its `extent_offset`; each scalar parameter lives at its `offset`
+//!   `[0, 4 * rank)` hold the launch domain's extent as `u32`s; each buffer parameter's layout
+//!   starts at its `extent_offset`: its extent (`rank` `u32`s), the element offset of the view's
+//!   first element in the buffer (one `u32`), and the element strides of all dimensions but the
+//!   last (`rank - 1` `u32`s; the last stride is 1), so sections and projections of a buffer
+//!   are passed without copying; each scalar parameter lives at its `offset`
 //!   (`bool` as a `u32` 0 or 1, `f64` on an 8-byte boundary).
 //! - Simple (untiled) kernels run with [`KernelInfo::workgroup_size`] threads per workgroup. The
 //!   runtime dispatches `ceil(total / workgroup_size[0])` workgroups, folded onto `x` and `y` when
@@ -86,7 +89,8 @@ pub enum ParamKind {
         rank: u32,
         /// Whether the kernel may write it (`ArrayViewMut`, `&mut Array`).
         writable: bool,
-        /// Byte offset of its extent (`rank` `u32`s) in the push-constant block.
+        /// Byte offset of its layout in the push-constant block: extent (`rank` `u32`s), element
+        /// offset (one `u32`), strides of all but the last dimension (`rank - 1` `u32`s).
         extent_offset: u32,
     },
     /// A scalar passed by value in the push-constant block.

@@ -493,10 +493,14 @@ fn launch(acc: &Accelerator, plan: Plan<'_>) -> Result<(), Error> {
                         param.name
                     )));
                 }
+                // extent, element offset, strides of all but the last dimension
+                let mut layout = buf.dims().to_vec();
+                layout.push(buf.offset());
+                layout.extend(buf.strides());
                 put(
                     &mut push,
                     extent_offset,
-                    &dims_bytes(buf.dims()),
+                    &dims_bytes(&layout),
                     info,
                     param.name,
                 )?;

@@ -16,7 +16,10 @@ pub struct Member {
 /// Where one parameter's data goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ParamSlot {
-    /// A storage buffer at `binding`; its extent is `rank` `u32` members from `first_member`.
+    /// A storage buffer at `binding`. From `first_member` on: its extent (`rank` `u32`s), the
+    /// element offset of its first element in the buffer (one `u32`), and the element strides
+    /// of dimensions `0..rank-1` (`rank - 1` `u32`s; the last dimension's stride is 1). Views
+    /// of whole buffers have offset 0 and row-major strides; sections and projections do not.
     Buffer {
         /// Binding in descriptor set 0.
         binding: u32,
@@ -66,7 +69,8 @@ impl Layout {
         for p in &kernel.params {
             if let ParamKind::Buffer { rank, .. } = p.kind {
                 let first_member = members.len() as u32;
-                for _ in 0..rank {
+                // extent, offset, strides of all but the last dimension
+                for _ in 0..2 * rank {
                     push(Scalar::U32, &mut members);
                 }
                 params.push(ParamSlot::Buffer {

@@ -1549,19 +1549,23 @@ impl<'k> Emitter<'k> {
         Some(self.load(t, ptr))
     }
 
-    /// Pointer to a buffer element: row-major offset from the buffer's own extent.
+    /// Pointer to a buffer element: the view's offset plus each index times its stride (the
+    /// last dimension's stride is 1), all from the push-constant block.
     fn buffer_ptr(&mut self, p: ParamId, idx: &[Expr]) -> Option<Word> {
         let ParamSlot::Buffer { first_member, .. } = self.layout.params[p] else {
             unreachable!("buffer slot")
         };
+        let rank = idx.len() as u32;
         let u = self.scalar_ty(Scalar::U32);
-        let mut linear = self.expr(&idx[0])?;
-        for (d, i) in idx.iter().enumerate().skip(1) {
-            let extent = self.push_member(first_member + d as u32);
+        let mut linear = self.expr(&idx[rank as usize - 1])?;
+        for (d, i) in idx.iter().enumerate().take(rank as usize - 1) {
+            let stride = self.push_member(first_member + rank + 1 + d as u32);
             let component = self.expr(i)?;
-            let scaled = self.op(Op::IMul, u, &[linear, extent]);
-            linear = self.op(Op::IAdd, u, &[scaled, component]);
+            let scaled = self.op(Op::IMul, u, &[component, stride]);
+            linear = self.op(Op::IAdd, u, &[scaled, linear]);
         }
+        let offset = self.push_member(first_member + rank);
+        let linear = self.op(Op::IAdd, u, &[linear, offset]);
         let zero = self.const_u32(0);
         let buffer = self.buffers[p]
             .as_ref()
