@@ -11,7 +11,8 @@ use amp_runtime::{
 use amp_runtime::{KernelInfo, ScalarType};
 use common::{add, assert_clean, buffer, compile, info, init, scalar};
 
-/// `out[i] = in[i] * 2 + c` (u32), workgroup 64. Push: domain @0, in @4, out @8, c @12.
+/// `out[i] = in[i] * 2 + c` (u32), workgroup 64. Push: domain @0, in @4 (extent, offset),
+/// out @12, c @20.
 fn twice_plus() -> &'static KernelInfo {
     static K: OnceLock<&'static KernelInfo> = OnceLock::new();
     K.get_or_init(|| {
@@ -20,7 +21,7 @@ fn twice_plus() -> &'static KernelInfo {
 layout(local_size_x = 64) in;
 layout(set = 0, binding = 0) readonly buffer I { uint v[]; } inp;
 layout(set = 0, binding = 1) writeonly buffer O { uint v[]; } outp;
-layout(push_constant) uniform P { uint domain0; uint in0; uint out0; uint c; } pc;
+layout(push_constant) uniform P { uint domain0; uint in0; uint in_off; uint out0; uint out_off; uint c; } pc;
 void main() {
     uint id = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * 64u;
     if (id >= pc.domain0) return;
@@ -33,10 +34,10 @@ void main() {
             1,
             vec![
                 buffer("input", 0, ScalarType::U32, 1, false, 4),
-                buffer("output", 1, ScalarType::U32, 1, true, 8),
-                scalar("c", ScalarType::U32, 12),
+                buffer("output", 1, ScalarType::U32, 1, true, 12),
+                scalar("c", ScalarType::U32, 20),
             ],
-            16,
+            24,
             64,
             false,
         )
@@ -58,7 +59,7 @@ fn twice_plus_call<'k>(
     )
 }
 
-/// `s[i] += a[i]` (i32, reads and writes `s`). Push: domain @0, a @4, s @8.
+/// `s[i] += a[i]` (i32, reads and writes `s`). Push: domain @0, a @4, s @12.
 fn accumulate() -> &'static KernelInfo {
     static K: OnceLock<&'static KernelInfo> = OnceLock::new();
     K.get_or_init(|| {
@@ -67,7 +68,7 @@ fn accumulate() -> &'static KernelInfo {
 layout(local_size_x = 32) in;
 layout(set = 0, binding = 0) readonly buffer A { int a[]; };
 layout(set = 0, binding = 1) buffer S { int s[]; };
-layout(push_constant) uniform P { uint domain0; uint a0; uint s0; } pc;
+layout(push_constant) uniform P { uint domain0; uint a0; uint a_off; uint s0; uint s_off; } pc;
 void main() {
     uint id = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * 32u;
     if (id >= pc.domain0) return;
@@ -80,9 +81,9 @@ void main() {
             1,
             vec![
                 buffer("a", 0, ScalarType::I32, 1, false, 4),
-                buffer("s", 1, ScalarType::I32, 1, true, 8),
+                buffer("s", 1, ScalarType::I32, 1, true, 12),
             ],
-            12,
+            20,
             32,
             false,
         )
@@ -97,7 +98,7 @@ fn accumulate_call<'k>(
 }
 
 /// Rank 2: `out[r][c] = (r * 1000 + c) * (negate ? -1 : 1)`. Push: domain @0..8,
-/// out extent @8..16, negate (bool) @16.
+/// out extent @8..16, offset @16, row stride @20, negate (bool) @24.
 fn iota2d() -> &'static KernelInfo {
     static K: OnceLock<&'static KernelInfo> = OnceLock::new();
     K.get_or_init(|| {
@@ -105,7 +106,7 @@ fn iota2d() -> &'static KernelInfo {
 #version 450
 layout(local_size_x = 64) in;
 layout(set = 0, binding = 0) writeonly buffer O { int o[]; };
-layout(push_constant) uniform P { uint d0; uint d1; uint o0; uint o1; uint negate; } pc;
+layout(push_constant) uniform P { uint d0; uint d1; uint o0; uint o1; uint o_off; uint o_stride0; uint negate; } pc;
 void main() {
     uint id = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * 64u;
     if (id >= pc.d0 * pc.d1) return;
@@ -121,9 +122,9 @@ void main() {
             2,
             vec![
                 buffer("out", 0, ScalarType::I32, 2, true, 8),
-                scalar("negate", ScalarType::Bool, 16),
+                scalar("negate", ScalarType::Bool, 24),
             ],
-            20,
+            28,
             64,
             false,
         )
@@ -303,7 +304,7 @@ fn float64_kernel_or_clear_error() {
 layout(local_size_x = 64) in;
 layout(set = 0, binding = 0) readonly buffer A { double a[]; };
 layout(set = 0, binding = 1) writeonly buffer S { double s[]; };
-layout(push_constant) uniform P { uint domain0; uint a0; uint s0; double x; } pc;
+layout(push_constant) uniform P { uint domain0; uint a0; uint a_off; uint s0; uint s_off; double x; } pc;
 void main() {
     uint id = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * 64u;
     if (id >= pc.domain0) return;
@@ -316,10 +317,10 @@ void main() {
         1,
         vec![
             buffer("a", 0, ScalarType::F64, 1, false, 4),
-            buffer("s", 1, ScalarType::F64, 1, true, 8),
-            scalar("x", ScalarType::F64, 16),
+            buffer("s", 1, ScalarType::F64, 1, true, 12),
+            scalar("x", ScalarType::F64, 24),
         ],
-        24,
+        32,
         64,
         true,
     );
@@ -483,12 +484,13 @@ fn raw_kernel_dispatch() {
     init();
     let acc = Accelerator::default().unwrap();
     let words = twice_plus().spirv();
-    let k = RawKernel::new(&acc, words, "main", 2, 16).unwrap();
+    let k = RawKernel::new(&acc, words, "main", 2, 24).unwrap();
     let input: Vec<u32> = (0..1000).collect();
     let inp = Array::from_slice_on(&acc, [1000], &input).unwrap();
     let mut host = vec![0u32; 1000];
     let mut out = ArrayViewMut::new([1000], &mut host).unwrap();
-    let push: Vec<u8> = [1000u32, 1000, 1000, 3]
+    // domain, input extent and offset, output extent and offset, c
+    let push: Vec<u8> = [1000u32, 1000, 0, 1000, 0, 3]
         .iter()
         .flat_map(|v| v.to_ne_bytes())
         .collect();

@@ -47,7 +47,7 @@ fn kernel_info(
 }
 
 /// Rank 1, any tile size: `s[tile] = SCALE * sum of a over the tile`, through shared memory.
-/// Push: domain @0, a @4, s @8. Spec: 3 = SCALE (u32).
+/// Push: domain @0, a @4 (extent, offset), s @12. Spec: 3 = SCALE (u32).
 fn tile_sum() -> &'static KernelInfo {
     static K: OnceLock<&'static KernelInfo> = OnceLock::new();
     K.get_or_init(|| {
@@ -57,7 +57,7 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 layout(constant_id = 3) const uint SCALE = 1;
 layout(set = 0, binding = 0) readonly buffer A { uint a[]; };
 layout(set = 0, binding = 1) writeonly buffer S { uint s[]; };
-layout(push_constant) uniform P { uint d0; uint a0; uint s0; } pc;
+layout(push_constant) uniform P { uint d0; uint a0; uint a_off; uint s0; uint s_off; } pc;
 shared uint part[gl_WorkGroupSize.x];
 void main() {
     uint T = gl_WorkGroupSize.x;
@@ -79,9 +79,9 @@ void main() {
             1,
             vec![
                 buffer("a", 0, ScalarType::U32, 1, false, 4),
-                buffer("s", 1, ScalarType::U32, 1, true, 8),
+                buffer("s", 1, ScalarType::U32, 1, true, 12),
             ],
-            12,
+            20,
             1,
             &[ScalarType::U32],
             false,
@@ -194,7 +194,7 @@ fn rank1_tiles_fold_onto_y() {
 /// Rank 2, any tile: `c = a[mirror] + b` where `mirror` reflects the position within its tile,
 /// read from a shared copy of `a`'s tile (zero past `a`'s extent), so the result depends on the
 /// barrier. Threads past `c`'s extent (a padded domain) write nothing.
-/// Push: domain @0..8, a @8, b @16, c @24.
+/// Push: domain @0..8, a @8 (extent, offset, row stride), b @24, c @40.
 fn mirror_add() -> &'static KernelInfo {
     static K: OnceLock<&'static KernelInfo> = OnceLock::new();
     K.get_or_init(|| {
@@ -204,7 +204,7 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 layout(set = 0, binding = 0) readonly buffer A { float a[]; };
 layout(set = 0, binding = 1) readonly buffer B { float b[]; };
 layout(set = 0, binding = 2) writeonly buffer C { float c[]; };
-layout(push_constant) uniform P { uvec2 d; uvec2 ae; uvec2 be; uvec2 ce; } pc;
+layout(push_constant) uniform P { uvec2 d; uvec2 ae; uvec2 a_os; uvec2 be; uvec2 b_os; uvec2 ce; uvec2 c_os; } pc;
 shared float t[gl_WorkGroupSize.y][gl_WorkGroupSize.x];
 void main() {
     uint row = gl_GlobalInvocationID.y;
@@ -226,10 +226,10 @@ void main() {
             2,
             vec![
                 buffer("a", 0, ScalarType::F32, 2, false, 8),
-                buffer("b", 1, ScalarType::F32, 2, false, 16),
-                buffer("c", 2, ScalarType::F32, 2, true, 24),
+                buffer("b", 1, ScalarType::F32, 2, false, 24),
+                buffer("c", 2, ScalarType::F32, 2, true, 40),
             ],
-            32,
+            56,
             2,
             &[],
             false,
@@ -372,7 +372,7 @@ fn positions3() -> &'static KernelInfo {
 #version 450
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 layout(set = 0, binding = 0) writeonly buffer O { uint o[]; };
-layout(push_constant) uniform P { uint d0; uint d1; uint d2; uint o0; uint o1; uint o2; } pc;
+layout(push_constant) uniform P { uint d0; uint d1; uint d2; uint o0; uint o1; uint o2; uint o_off; uint o_s0; uint o_s1; } pc;
 shared uint ids[gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z];
 void main() {
     uint n = gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z;
@@ -392,7 +392,7 @@ void main() {
             compile("positions3", src),
             3,
             vec![buffer("out", 0, ScalarType::U32, 3, true, 12)],
-            24,
+            36,
             3,
             &[],
             false,
@@ -561,7 +561,7 @@ layout(constant_id = 4) const float F = 0.0;
 layout(constant_id = 5) const bool NEG = false;
 layout(set = 0, binding = 0) readonly buffer I { float v[]; } inp;
 layout(set = 0, binding = 1) writeonly buffer O { float v[]; } outp;
-layout(push_constant) uniform P { uint d0; uint in0; uint out0; } pc;
+layout(push_constant) uniform P { uint d0; uint in0; uint in_off; uint out0; uint out_off; } pc;
 void main() {
     uint id = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * 64u;
     if (id >= pc.d0) return;
@@ -575,9 +575,9 @@ void main() {
             1,
             vec![
                 buffer("input", 0, ScalarType::F32, 1, false, 4),
-                buffer("output", 1, ScalarType::F32, 1, true, 8),
+                buffer("output", 1, ScalarType::F32, 1, true, 12),
             ],
-            12,
+            20,
             0,
             &[ScalarType::U32, ScalarType::F32, ScalarType::Bool],
             false,
@@ -637,7 +637,7 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 layout(constant_id = 3) const double D = 0.0;
 layout(constant_id = 4) const int I = 0;
 layout(set = 0, binding = 0) buffer O { double o[]; };
-layout(push_constant) uniform P { uint d0; uint o0; } pc;
+layout(push_constant) uniform P { uint d0; uint o0; uint o_off; } pc;
 void main() {
     uint g = gl_GlobalInvocationID.x;
     o[g] = o[g] * D + double(I);
@@ -648,7 +648,7 @@ void main() {
         compile("f64_spec", src),
         1,
         vec![buffer("o", 0, ScalarType::F64, 1, true, 4)],
-        8,
+        12,
         1,
         &[ScalarType::F64, ScalarType::I32],
         true,

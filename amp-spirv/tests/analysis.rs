@@ -1076,9 +1076,9 @@ fn report_of_a_simple_kernel() {
             "  binding 2: `acc` f64, rank 1, writable, read and written",
             "  binding 3: `spare` u32, rank 3, read-only, unused",
             "  binding 4: `log` i32, rank 1, writable, unused",
-            "  scalar `a`: f32 at push-constant byte 44",
-            "  scalar `n`: i32 at push-constant byte 48",
-            "  push constants: 52 bytes",
+            "  scalar `a`: f32 at push-constant byte 80",
+            "  scalar `n`: i32 at push-constant byte 84",
+            "  push constants: 88 bytes",
             "  capabilities: Shader, Float64, SignedZeroInfNanPreserve",
             &format!("  SPIR-V: {} words", k.spirv.len()),
             "  warning [write_conflict] at 3:5: `acc` is written at an index that is not proven unique per thread: several threads may write the same element, and the last one wins (an output dependence)",
@@ -1086,10 +1086,11 @@ fn report_of_a_simple_kernel() {
         "{}",
         k.report
     );
-    // The domain's extent (8 bytes), then each buffer's (8 + 8 + 4 + 12 + 4), then the scalars.
-    assert_eq!(k.push_constant_size, 52);
-    assert_eq!(k.params[5].offset, 44);
-    assert_eq!(k.params[6].offset, 48);
+    // The domain's extent (8 bytes), then each buffer's layout (extent, offset, strides:
+    // 16 + 16 + 8 + 24 + 8), then the scalars.
+    assert_eq!(k.push_constant_size, 88);
+    assert_eq!(k.params[5].offset, 80);
+    assert_eq!(k.params[6].offset, 84);
 }
 
 #[test]
@@ -1105,7 +1106,7 @@ fn report_of_an_integer_kernel_without_findings() {
             "kernel `k`: simple, rank 1, 64 threads per workgroup
   binding 0: `a` i32, rank 1, read-only, read
   binding 1: `out` i32, rank 1, writable, written
-  push constants: 12 bytes
+  push constants: 20 bytes
   capabilities: Shader
   SPIR-V: {} words
   findings: none
@@ -1135,8 +1136,8 @@ fn report_of_a_tiled_kernel() {
             "  tile_static: 1032 bytes (`loc`: [[f32; 16]; 16], `total`: f64)",
             "  binding 0: `a` f64, rank 2, read-only, read",
             "  binding 1: `b` f32, rank 2, writable, read and written",
-            "  scalar `s`: f64 at push-constant byte 24",
-            "  push constants: 32 bytes",
+            "  scalar `s`: f64 at push-constant byte 40",
+            "  push constants: 48 bytes",
             "  capabilities: Shader, Float64, SignedZeroInfNanPreserve",
             &format!("  SPIR-V: {} words", k.spirv.len()),
             "  findings: none",
@@ -1165,7 +1166,7 @@ fn report_of_a_tiled_kernel_with_named_sizes_and_findings() {
         lines[2],
         "  binding 0: `out` u32, rank 2, writable, written"
     );
-    assert_eq!(lines[3], "  push constants: 16 bytes");
+    assert_eq!(lines[3], "  push constants: 24 bytes");
     assert_eq!(lines[4], "  specialization constant 3: `TS` (usize)");
     assert_eq!(lines[5], "  capabilities: Shader");
     let findings: Vec<&str> = lines

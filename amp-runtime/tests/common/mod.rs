@@ -130,7 +130,7 @@ layout(local_size_x = 64) in;
 layout(set = 0, binding = 0) readonly buffer A { float a[]; };
 layout(set = 0, binding = 1) readonly buffer B { float b[]; };
 layout(set = 0, binding = 2) writeonly buffer S { float s[]; };
-layout(push_constant) uniform P { uint domain0; uint a0; uint b0; uint s0; float scale; } pc;
+layout(push_constant) uniform P { uint domain0; uint a0; uint a_off; uint b0; uint b_off; uint s0; uint s_off; float scale; } pc;
 void main() {
     uint id = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * 64u;
     if (id >= pc.domain0) return;
@@ -148,11 +148,11 @@ pub fn add_kernel() -> &'static KernelInfo {
             1,
             vec![
                 buffer("a", 0, ScalarType::F32, 1, false, 4),
-                buffer("b", 1, ScalarType::F32, 1, false, 8),
-                buffer("sum", 2, ScalarType::F32, 1, true, 12),
-                scalar("scale", ScalarType::F32, 16),
+                buffer("b", 1, ScalarType::F32, 1, false, 12),
+                buffer("sum", 2, ScalarType::F32, 1, true, 20),
+                scalar("scale", ScalarType::F32, 28),
             ],
-            20,
+            32,
             64,
             false,
         )
