@@ -13,6 +13,11 @@
 //! Other flags: `--no-write` (print only), `--reps N` (most timed runs per row, default 7).
 //! Each row is the median of the timed runs after one warm-up run. `MESA_SHADER_CACHE_DISABLE=true`
 //! makes the first-launch row a cold compile on lavapipe.
+#[path = "bench_support/chart.rs"]
+pub mod chart;
+#[path = "bench_support/raw_vulkan.rs"]
+mod raw_vulkan;
+
 use amp::prelude::*;
 use amp::{KernelArg, RawKernel};
 use rayon::prelude::*;
@@ -557,6 +562,8 @@ pub struct Config {
     pub full: bool,
     /// Most timed runs per row (after one warm-up run).
     pub reps: usize,
+    /// Only the sections whose names contain this (`--only launch`); all when `None`.
+    pub only: Option<String>,
 }
 
 impl Config {
@@ -566,7 +573,13 @@ impl Config {
             tiny: true,
             full: false,
             reps: 1,
+            only: None,
         }
+    }
+
+    /// Whether the section `name` runs.
+    fn runs(&self, name: &str) -> bool {
+        self.only.as_deref().map_or(true, |o| name.contains(o))
     }
 
     /// Elements of the 1-D workloads.
@@ -668,6 +681,17 @@ pub struct Report {
 }
 
 impl Report {
+    /// The rows with an amp/glslang ratio, labelled for the chart.
+    pub fn bars(&self) -> Vec<(String, f64)> {
+        self.rows
+            .iter()
+            .filter_map(|r| {
+                let label = r.name.split(" (").next().unwrap_or(&r.name);
+                Some((format!("{label}, {}", r.size), r.ratio()?))
+            })
+            .collect()
+    }
+
     /// The table in Markdown.
     pub fn table(&self) -> String {
         let mut s = String::from(
@@ -821,18 +845,31 @@ pub fn run(cfg: &Config) -> Result<Report, BoxError> {
         rows: Vec::new(),
         checks: Vec::new(),
     };
-    first_launch(&mut ctx, init)?;
-    vector(&mut ctx)?;
-    for n in cfg.matmul_sizes() {
-        matmul(&mut ctx, n)?;
+    type Section = fn(&mut Ctx<'_>) -> Result<(), BoxError>;
+    let sections: [(&str, Section); 9] = [
+        ("vector", vector),
+        ("matmul", |ctx| {
+            for n in ctx.cfg.matmul_sizes() {
+                matmul(ctx, n)?;
+            }
+            Ok(())
+        }),
+        ("reductions", reductions),
+        ("transpose", transpose),
+        ("histogram", histogram_workload),
+        ("scan", scan),
+        ("launch", launch_overhead),
+        ("transfers", transfers),
+        ("build", build_cost),
+    ];
+    if cfg.runs("first") {
+        first_launch(&mut ctx, init)?;
     }
-    reductions(&mut ctx)?;
-    transpose(&mut ctx)?;
-    histogram_workload(&mut ctx)?;
-    scan(&mut ctx)?;
-    launch_overhead(&mut ctx)?;
-    transfers(&mut ctx)?;
-    build_cost(&mut ctx)?;
+    for (name, section) in sections {
+        if cfg.runs(name) {
+            section(&mut ctx)?;
+        }
+    }
     ctx.rows.push(Row {
         name: "bounds-check cost".into(),
         size: "-".into(),
@@ -1432,8 +1469,11 @@ fn scan(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
 
 /// Round trip of an empty kernel over one thread: amp's launch against `RawKernel`'s.
 fn launch_overhead(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
-    let reps = if ctx.cfg.tiny { 5 } else { 200 };
+    let reps = if ctx.cfg.tiny { 5 } else { 1000 };
     let k = raw(&ctx.acc, "empty", G_EMPTY, 0, 0)?;
+    let words = compile_glsl("empty", G_EMPTY)?;
+    // The floor: a loop written against ash alone, on its own device handle.
+    let mut tr = raw_vulkan::empty_round_trips(ctx.acc.name(), &words, reps)?;
     parallel_for_each(Extent::new([1]), empty())?;
     k.dispatch([1, 1, 1], Vec::new(), &[])?;
     let mut ta = Vec::new();
@@ -1451,10 +1491,20 @@ fn launch_overhead(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         rate: None,
     };
     ctx.rows.push(Row {
-        name: "launch overhead, empty kernel (glslang column: `RawKernel` empty dispatch)".into(),
+        name:
+            "launch overhead, empty kernel (glslang column: minimal raw `ash` submit-and-wait loop)"
+                .into(),
         size: "1 thread".into(),
         amp: cell(&mut ta),
-        glsl: cell(&mut tg),
+        glsl: cell(&mut tr),
+        cpu: Cell::None,
+    });
+    ctx.rows.push(Row {
+        name: "launch overhead, `RawKernel` empty dispatch (amp column) vs the raw `ash` loop"
+            .into(),
+        size: "1 thread".into(),
+        amp: cell(&mut tg),
+        glsl: cell(&mut tr),
         cpu: Cell::None,
     });
     Ok(())
@@ -1641,6 +1691,10 @@ fn main() -> Result<(), BoxError> {
         tiny: args.iter().any(|a| a == "--tiny"),
         full: args.iter().any(|a| a == "--full"),
         reps: 7,
+        only: args
+            .iter()
+            .position(|a| a == "--only")
+            .and_then(|i| args.get(i + 1).cloned()),
     };
     if let Some(i) = args.iter().position(|a| a == "--reps") {
         cfg.reps = args
@@ -1648,7 +1702,7 @@ fn main() -> Result<(), BoxError> {
             .and_then(|s| s.parse().ok())
             .ok_or("--reps needs a number")?;
     }
-    let write = !cfg.tiny && !args.iter().any(|a| a == "--no-write");
+    let write = !cfg.tiny && cfg.only.is_none() && !args.iter().any(|a| a == "--no-write");
     let started = Instant::now();
     let report = run(&cfg)?;
     let table = report.table();
@@ -1685,6 +1739,24 @@ fn main() -> Result<(), BoxError> {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/performance.md");
         write_section(&path, &section)?;
         println!("wrote {}", path.display());
+        let png = path.with_extension("png");
+        match chart::ratio_chart(
+            &png,
+            &format!("amp vs hand-written GLSL on {}", report.device),
+            &report.bars(),
+        ) {
+            Ok(()) => println!("wrote {}", png.display()),
+            Err(e) => eprintln!("no chart: {e}"),
+        }
+    }
+    if let Some(png) = args
+        .iter()
+        .position(|a| a == "--chart")
+        .and_then(|i| args.get(i + 1))
+    {
+        let title = format!("amp vs hand-written GLSL on {}", report.device);
+        chart::ratio_chart(Path::new(png), &title, &report.bars())?;
+        println!("wrote {png}");
     }
     if !ok {
         std::process::exit(1);

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs the system parts amp-rs needs and that are missing: the Vulkan loader, Mesa's
 # software Vulkan driver (lavapipe, so kernels run without a GPU), spirv-tools (spirv-val checks
-# every generated module), glslang (hand-written GLSL baselines) and the Khronos validation layer.
+# every generated module), glslang (hand-written GLSL baselines), the Khronos validation layer,
+# and the DejaVu fonts the benchmark's chart labels are drawn with.
 # As root on Debian/Ubuntu it installs them with apt; otherwise it prints what to install.
 set -euo pipefail
 
-packages=(libvulkan1 mesa-vulkan-drivers spirv-tools glslang-tools vulkan-validationlayers)
+packages=(libvulkan1 mesa-vulkan-drivers spirv-tools glslang-tools vulkan-validationlayers fonts-dejavu-core)
 
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then
@@ -21,6 +22,7 @@ else
     command -v spirv-val >/dev/null 2>&1 || missing+=("spirv-tools (spirv-val)")
     command -v glslangValidator >/dev/null 2>&1 || missing+=("glslang (glslangValidator)")
     ls /usr/share/vulkan/explicit_layer.d/*validation*.json >/dev/null 2>&1 || missing+=("the Khronos validation layer")
+    ls /usr/share/fonts/*/DejaVuSans.ttf /usr/share/fonts/*/*/DejaVuSans.ttf >/dev/null 2>&1 || missing+=("the DejaVu fonts (DejaVuSans.ttf)")
 fi
 
 if [ ${#missing[@]} -eq 0 ]; then

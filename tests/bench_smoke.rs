@@ -20,4 +20,12 @@ fn every_workload_agrees_at_tiny_size() {
     let table = report.table();
     assert_eq!(table.lines().count(), report.rows.len() + 2);
     assert!(table.contains("n/a: device bounds checks are not implemented yet"));
+    // The chart draws: a PNG with one bar per row that has a ratio.
+    let bars = report.bars();
+    assert!(bars.len() >= 14, "{} bars", bars.len());
+    let png = std::env::temp_dir().join(format!("amp-bench-chart-{}.png", std::process::id()));
+    bench::chart::ratio_chart(&png, "smoke", &bars).expect("the chart draws");
+    let bytes = std::fs::read(&png).expect("the chart was written");
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+    let _ = std::fs::remove_file(png);
 }
