@@ -132,7 +132,9 @@ impl Drop for DeviceShared {
 /// A handle to a Vulkan device that runs kernels (C++ AMP's `accelerator`).
 ///
 /// Cheap to clone; all handles to one physical device share one logical device, its memory
-/// allocator and its pipeline cache. The device lives until the process ends.
+/// allocator and its pipeline cache. The device lives until the process ends. Launches go to
+/// one of its queues, [`AcceleratorView`]s: the [`default_view`](Self::default_view) unless
+/// another is chosen with [`parallel_for_each_on`](crate::parallel_for_each_on).
 ///
 /// ```no_run
 /// let acc = amp_runtime::Accelerator::default()?;

@@ -15,12 +15,13 @@ pub enum Error {
     /// Vulkan is available but offers no device that supports Vulkan 1.1 compute.
     #[error("no Vulkan 1.1 device with a compute queue was found")]
     NoDevice,
-    /// `AMP_DEVICE` names no device.
-    #[error("AMP_DEVICE={name:?} matches no Vulkan device (available: {available})")]
+    /// `AMP_DEVICE` or [`Accelerator::from_path`](crate::Accelerator::from_path) names no
+    /// device.
+    #[error("no Vulkan device matches {name:?} (set by AMP_DEVICE or Accelerator::from_path; available: {available})")]
     DeviceNotFound {
-        /// The requested name (a case-insensitive substring).
+        /// The requested name (a case-insensitive substring of a name, or a device path).
         name: String,
-        /// The names of the devices that exist, comma separated.
+        /// The devices that exist, comma separated (names and device paths).
         available: String,
     },
     /// An extent's element count differs from the length of the slice it describes.

@@ -27,6 +27,8 @@ pub(crate) struct Submitter {
     descriptor_capacity: u32,
     /// Command buffers submitted so far.
     submitted: u64,
+    /// The last submission's fence has not been seen signaled yet (its wait failed).
+    in_flight: bool,
 }
 
 const INITIAL_DESCRIPTOR_CAPACITY: u32 = 16;
@@ -74,6 +76,7 @@ impl Submitter {
                 descriptor_pool,
                 descriptor_capacity: INITIAL_DESCRIPTOR_CAPACITY,
                 submitted: 0,
+                in_flight: false,
             })
         }
     }
@@ -133,8 +136,14 @@ impl DeviceShared {
         let mut s = lock(submitter);
         let d = &self.device;
         // SAFETY: the command buffer and fence belong to this device and are not in use (every
-        // submission is waited for while the lock is held).
+        // submission is waited for while the lock is held; one whose wait failed is waited for
+        // again before its command buffer is reused).
         unsafe {
+            if s.in_flight {
+                d.wait_for_fences(&[s.fence], true, u64::MAX)
+                    .map_err(Error::vk("vkWaitForFences"))?;
+                s.in_flight = false;
+            }
             d.reset_command_pool(s.pool, vk::CommandPoolResetFlags::empty())
                 .map_err(Error::vk("vkResetCommandPool"))?;
             d.begin_command_buffer(
@@ -163,8 +172,10 @@ impl DeviceShared {
                     .map_err(Error::vk("vkQueueSubmit"))?;
             }
             s.submitted += 1;
+            s.in_flight = true;
             d.wait_for_fences(&[s.fence], true, u64::MAX)
                 .map_err(Error::vk("vkWaitForFences"))?;
+            s.in_flight = false;
             Ok(out)
         }
     }
@@ -336,9 +347,9 @@ impl AcceleratorView {
     /// Errors: [`Error::DeviceLost`] if the device was lost.
     pub fn wait(&self) -> Result<(), Error> {
         // A submission holds the lock until its fence signals: taking the lock waits for the
-        // one in flight; waiting on the fence re-checks that the last one completed.
-        let s = lock(self.submitter());
-        if s.submitted > 0 {
+        // one in flight. Only a submission whose own wait failed is still unconfirmed.
+        let mut s = lock(self.submitter());
+        if s.in_flight {
             // SAFETY: the fence belongs to this device and was submitted.
             unsafe {
                 self.acc
@@ -347,6 +358,7 @@ impl AcceleratorView {
                     .wait_for_fences(&[s.fence], true, u64::MAX)
             }
             .map_err(Error::vk("vkWaitForFences"))?;
+            s.in_flight = false;
         }
         Ok(())
     }
