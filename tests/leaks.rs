@@ -11,9 +11,10 @@ mod soak;
 
 const LAUNCHES: usize = 20_000;
 const WARM_UP: usize = 2_000;
-/// Resident memory may move by this much after warm-up (allocator and validation-layer
-/// bookkeeping settles; with validation the layer's own state grows by about 40 bytes per
-/// launch); a leak of 256 bytes per launch would exceed it.
+/// Resident memory may move by this much after warm-up. Without validation it stays exactly
+/// flat; with it, the validation layer keeps about 4 KB per view created and destroyed (0.7
+/// MiB over this loop's 180 views; measured: it does not happen with validation off or without
+/// created views). A leak of 256 bytes per launch would exceed it.
 const RSS_TOLERANCE: u64 = 4 << 20;
 
 #[test]
