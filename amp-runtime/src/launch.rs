@@ -295,7 +295,7 @@ pub fn parallel_for_each<D: ComputeDomain>(domain: D, call: D::Call<'_>) -> Resu
 /// Launches on one view run in the order they are made. Like [`parallel_for_each`] it returns
 /// once the device has finished the launch (see [`AcceleratorView`]).
 ///
-/// ```ignore
+/// ```text
 /// parallel_for_each_on(&acc, out.extent(), kernel(&a, &mut out))?;
 /// let view = acc.create_view()?;
 /// parallel_for_each_on(&view, out.extent(), kernel(&a, &mut out))?;
