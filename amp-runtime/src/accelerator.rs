@@ -9,6 +9,8 @@ use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
 
 use crate::instance::{instance, InstanceShared};
 use crate::pipeline::{Pipeline, PipelineKey};
+use crate::queue::AcceleratorView;
+pub(crate) use crate::queue::Submitter;
 use crate::Error;
 
 /// Locks a mutex, ignoring poisoning (the state it guards stays consistent across panics).
@@ -69,30 +71,43 @@ pub struct Limits {
     pub max_push_constants_size: u32,
     /// Largest storage buffer a kernel can bind, in bytes (`maxStorageBufferRange`).
     pub max_storage_buffer_range: u32,
+    /// Largest single memory allocation, in bytes (`maxMemoryAllocationSize`).
+    pub max_memory_allocation_size: u64,
 }
 
-/// Per-device command recording state; guarded by a mutex, so launches on one device are
-/// serialized.
-pub(crate) struct Submitter {
-    pool: vk::CommandPool,
-    pub(crate) cmd: vk::CommandBuffer,
-    fence: vk::Fence,
-    pub(crate) descriptor_pool: vk::DescriptorPool,
-    descriptor_capacity: u32,
+impl Limits {
+    /// Most threads in one tile (C++ AMP's tile size limit): the same as
+    /// [`max_threads_per_workgroup`](Self::max_threads_per_workgroup).
+    pub fn max_tile_threads(&self) -> u32 {
+        self.max_threads_per_workgroup
+    }
+
+    /// Most bytes of `tile_static` memory one tile can use: the same as
+    /// [`max_shared_memory_bytes`](Self::max_shared_memory_bytes).
+    pub fn max_tile_static_bytes(&self) -> u32 {
+        self.max_shared_memory_bytes
+    }
 }
 
 /// One logical device, shared by all [`Accelerator`] handles to it.
 pub(crate) struct DeviceShared {
     pub(crate) instance: Arc<InstanceShared>,
     pub(crate) device: ash::Device,
-    queue: vk::Queue,
+    /// The one queue every view submits to; `vkQueueSubmit` needs it externally synchronized.
+    pub(crate) queue: Mutex<vk::Queue>,
+    pub(crate) queue_family: u32,
     pub(crate) name: String,
     pub(crate) device_type: DeviceType,
+    pub(crate) description: String,
+    pub(crate) device_path: String,
+    pub(crate) dedicated_memory: u64,
+    pub(crate) cpu_shared_memory: bool,
     pub(crate) limits: Limits,
     pub(crate) float64: bool,
     /// Whether kernels may ask to keep NaN, infinities and signed zeros (`[f32, f64]`).
     pub(crate) preserve_float_specials: [bool; 2],
     pub(crate) allocator: Mutex<Option<Allocator>>,
+    /// The default view's submitter (also used for every host-device copy).
     pub(crate) submitter: Mutex<Submitter>,
     pub(crate) pipelines: Mutex<HashMap<PipelineKey, Arc<Pipeline>>>,
 }
@@ -106,11 +121,7 @@ impl Drop for DeviceShared {
             for (_, p) in lock(&self.pipelines).drain() {
                 p.destroy(&self.device);
             }
-            let s = lock(&self.submitter);
-            self.device.destroy_descriptor_pool(s.descriptor_pool, None);
-            self.device.destroy_fence(s.fence, None);
-            self.device.destroy_command_pool(s.pool, None);
-            drop(s);
+            lock(&self.submitter).destroy(&self.device);
             // The allocator frees its memory blocks through the device: drop it first.
             drop(lock(&self.allocator).take());
             self.device.destroy_device(None);
@@ -118,118 +129,12 @@ impl Drop for DeviceShared {
     }
 }
 
-impl DeviceShared {
-    /// Records commands with `record` into the device's command buffer, submits them and waits.
-    ///
-    /// A global barrier before the commands orders them after every earlier transfer or
-    /// compute work; one after them makes their writes visible to the host.
-    pub(crate) fn submit<R>(
-        &self,
-        record: impl FnOnce(&ash::Device, &mut Submitter) -> Result<R, Error>,
-    ) -> Result<R, Error> {
-        let mut s = lock(&self.submitter);
-        let d = &self.device;
-        let stages = vk::PipelineStageFlags::COMPUTE_SHADER | vk::PipelineStageFlags::TRANSFER;
-        // SAFETY: the command buffer and fence belong to this device and are not in use (every
-        // submission is waited for while the lock is held).
-        unsafe {
-            d.reset_command_pool(s.pool, vk::CommandPoolResetFlags::empty())
-                .map_err(Error::vk("vkResetCommandPool"))?;
-            d.begin_command_buffer(
-                s.cmd,
-                &vk::CommandBufferBeginInfo::default()
-                    .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT),
-            )
-            .map_err(Error::vk("vkBeginCommandBuffer"))?;
-            let before = vk::MemoryBarrier::default()
-                .src_access_mask(vk::AccessFlags::SHADER_WRITE | vk::AccessFlags::TRANSFER_WRITE)
-                .dst_access_mask(
-                    vk::AccessFlags::SHADER_READ
-                        | vk::AccessFlags::SHADER_WRITE
-                        | vk::AccessFlags::TRANSFER_READ
-                        | vk::AccessFlags::TRANSFER_WRITE,
-                );
-            d.cmd_pipeline_barrier(
-                s.cmd,
-                stages,
-                stages,
-                vk::DependencyFlags::empty(),
-                &[before],
-                &[],
-                &[],
-            );
-        }
-        let out = record(d, &mut s);
-        // SAFETY: as above.
-        unsafe {
-            let after = vk::MemoryBarrier::default()
-                .src_access_mask(vk::AccessFlags::SHADER_WRITE | vk::AccessFlags::TRANSFER_WRITE)
-                .dst_access_mask(vk::AccessFlags::HOST_READ | vk::AccessFlags::HOST_WRITE);
-            d.cmd_pipeline_barrier(
-                s.cmd,
-                stages,
-                vk::PipelineStageFlags::HOST,
-                vk::DependencyFlags::empty(),
-                &[after],
-                &[],
-                &[],
-            );
-            d.end_command_buffer(s.cmd)
-                .map_err(Error::vk("vkEndCommandBuffer"))?;
-            let out = out?;
-            d.reset_fences(&[s.fence])
-                .map_err(Error::vk("vkResetFences"))?;
-            let cmds = [s.cmd];
-            let submit = vk::SubmitInfo::default().command_buffers(&cmds);
-            d.queue_submit(self.queue, &[submit], s.fence)
-                .map_err(Error::vk("vkQueueSubmit"))?;
-            d.wait_for_fences(&[s.fence], true, u64::MAX)
-                .map_err(Error::vk("vkWaitForFences"))?;
-            Ok(out)
-        }
-    }
-
-    /// Makes sure the descriptor pool can hold one set with `buffers` storage buffers, and
-    /// resets it. Only called while recording (the submitter lock is held).
-    pub(crate) fn reset_descriptor_pool(
-        &self,
-        s: &mut Submitter,
-        buffers: u32,
-    ) -> Result<(), Error> {
-        let d = &self.device;
-        // SAFETY: the pool's sets are only used by the command buffer, which is not pending.
-        unsafe {
-            if buffers > s.descriptor_capacity {
-                let capacity = buffers.next_power_of_two();
-                let pool = create_descriptor_pool(d, capacity)?;
-                d.destroy_descriptor_pool(s.descriptor_pool, None);
-                s.descriptor_pool = pool;
-                s.descriptor_capacity = capacity;
-            } else {
-                d.reset_descriptor_pool(s.descriptor_pool, vk::DescriptorPoolResetFlags::empty())
-                    .map_err(Error::vk("vkResetDescriptorPool"))?;
-            }
-        }
-        Ok(())
-    }
-}
-
-fn create_descriptor_pool(d: &ash::Device, capacity: u32) -> Result<vk::DescriptorPool, Error> {
-    let sizes = [vk::DescriptorPoolSize {
-        ty: vk::DescriptorType::STORAGE_BUFFER,
-        descriptor_count: capacity,
-    }];
-    let info = vk::DescriptorPoolCreateInfo::default()
-        .max_sets(1)
-        .pool_sizes(&sizes);
-    // SAFETY: valid create info.
-    unsafe { d.create_descriptor_pool(&info, None) }.map_err(Error::vk("vkCreateDescriptorPool"))
-}
-
 /// A handle to a Vulkan device that runs kernels (C++ AMP's `accelerator`).
 ///
 /// Cheap to clone; all handles to one physical device share one logical device, its memory
-/// allocator and its pipeline cache. The device lives until the process ends.
+/// allocator and its pipeline cache. The device lives until the process ends. Launches go to
+/// one of its queues, [`AcceleratorView`]s: the [`default_view`](Self::default_view) unless
+/// another is chosen with [`parallel_for_each_on`](crate::parallel_for_each_on).
 ///
 /// ```no_run
 /// let acc = amp_runtime::Accelerator::default()?;
@@ -260,12 +165,24 @@ impl Eq for Accelerator {}
 
 struct PhysicalInfo {
     handle: vk::PhysicalDevice,
+    /// Position in `vkEnumeratePhysicalDevices` (before filtering).
+    index: usize,
     name: String,
     device_type: DeviceType,
 }
 
+impl PhysicalInfo {
+    /// See [`Accelerator::device_path`].
+    fn path(&self) -> String {
+        format!("vulkan:{}:{}", self.index, self.name)
+    }
+}
+
 static DEVICES: Mutex<Vec<(vk::PhysicalDevice, Arc<DeviceShared>)>> = Mutex::new(Vec::new());
 static DEFAULT: Mutex<Option<Accelerator>> = Mutex::new(None);
+
+/// The environment variable that picks the default accelerator (see [`Accelerator::default`]).
+const DEVICE_ENV: &str = "AMP_DEVICE";
 
 fn physical_devices(inst: &InstanceShared) -> Result<Vec<PhysicalInfo>, Error> {
     // SAFETY: plain queries on a live instance.
@@ -275,7 +192,7 @@ fn physical_devices(inst: &InstanceShared) -> Result<Vec<PhysicalInfo>, Error> {
             .enumerate_physical_devices()
             .map_err(Error::vk("vkEnumeratePhysicalDevices"))?;
         let mut out = Vec::new();
-        for handle in handles {
+        for (index, handle) in handles.into_iter().enumerate() {
             let props = inst.instance.get_physical_device_properties(handle);
             if props.api_version < vk::API_VERSION_1_1 {
                 continue;
@@ -295,6 +212,7 @@ fn physical_devices(inst: &InstanceShared) -> Result<Vec<PhysicalInfo>, Error> {
                 .unwrap_or_else(|_| "unnamed device".to_owned());
             out.push(PhysicalInfo {
                 handle,
+                index,
                 name,
                 device_type: DeviceType::from_vk(props.device_type),
             });
@@ -390,7 +308,7 @@ fn create_device(inst: &Arc<InstanceShared>, phys: &PhysicalInfo) -> Result<Devi
                 return Err(e.into());
             }
         };
-        let submitter = match create_submitter(&device, family) {
+        let submitter = match Submitter::new(&device, family) {
             Ok(s) => s,
             Err(e) => {
                 drop(allocator);
@@ -398,12 +316,18 @@ fn create_device(inst: &Arc<InstanceShared>, phys: &PhysicalInfo) -> Result<Devi
                 return Err(e);
             }
         };
+        let memory = memory_summary(instance, phys.handle);
         Ok(DeviceShared {
             instance: inst.clone(),
             device,
-            queue,
+            queue: Mutex::new(queue),
+            queue_family: family,
             name: phys.name.clone(),
             device_type: phys.device_type,
+            description: describe(phys, &props),
+            device_path: phys.path(),
+            dedicated_memory: memory.device_local_bytes,
+            cpu_shared_memory: memory.cpu_shared,
             limits: Limits {
                 max_workgroup_count: l.max_compute_work_group_count,
                 max_workgroup_size: l.max_compute_work_group_size,
@@ -411,6 +335,7 @@ fn create_device(inst: &Arc<InstanceShared>, phys: &PhysicalInfo) -> Result<Devi
                 max_shared_memory_bytes: l.max_compute_shared_memory_size,
                 max_push_constants_size: l.max_push_constants_size,
                 max_storage_buffer_range: l.max_storage_buffer_range,
+                max_memory_allocation_size: max_memory_allocation_size(instance, phys.handle),
             },
             float64: supported.shader_float64 == vk::TRUE,
             preserve_float_specials,
@@ -421,45 +346,83 @@ fn create_device(inst: &Arc<InstanceShared>, phys: &PhysicalInfo) -> Result<Devi
     }
 }
 
-fn create_submitter(d: &ash::Device, family: u32) -> Result<Submitter, Error> {
-    // SAFETY: object creation on a live device; partial results are destroyed on error.
-    unsafe {
-        let pool = d
-            .create_command_pool(
-                &vk::CommandPoolCreateInfo::default()
-                    .queue_family_index(family)
-                    .flags(vk::CommandPoolCreateFlags::TRANSIENT),
-                None,
-            )
-            .map_err(Error::vk("vkCreateCommandPool"))?;
-        let cleanup_pool = |e| {
-            d.destroy_command_pool(pool, None);
-            e
-        };
-        let cmd = d
-            .allocate_command_buffers(
-                &vk::CommandBufferAllocateInfo::default()
-                    .command_pool(pool)
-                    .level(vk::CommandBufferLevel::PRIMARY)
-                    .command_buffer_count(1),
-            )
-            .map_err(Error::vk("vkAllocateCommandBuffers"))
-            .map_err(cleanup_pool)?[0];
-        let fence = d
-            .create_fence(&vk::FenceCreateInfo::default(), None)
-            .map_err(Error::vk("vkCreateFence"))
-            .map_err(cleanup_pool)?;
-        let descriptor_pool = create_descriptor_pool(d, 16).map_err(|e| {
-            d.destroy_fence(fence, None);
-            cleanup_pool(e)
-        })?;
-        Ok(Submitter {
-            pool,
-            cmd,
-            fence,
-            descriptor_pool,
-            descriptor_capacity: 16,
-        })
+/// What [`Accelerator::dedicated_memory`] and [`Accelerator::supports_cpu_shared_memory`]
+/// report.
+struct MemorySummary {
+    device_local_bytes: u64,
+    cpu_shared: bool,
+}
+
+fn memory_summary(instance: &ash::Instance, phys: vk::PhysicalDevice) -> MemorySummary {
+    // SAFETY: a plain query on a live instance.
+    let props = unsafe { instance.get_physical_device_memory_properties(phys) };
+    let heaps = &props.memory_heaps[..props.memory_heap_count as usize];
+    let types = &props.memory_types[..props.memory_type_count as usize];
+    let shared = vk::MemoryPropertyFlags::DEVICE_LOCAL
+        | vk::MemoryPropertyFlags::HOST_VISIBLE
+        | vk::MemoryPropertyFlags::HOST_COHERENT;
+    MemorySummary {
+        device_local_bytes: heaps
+            .iter()
+            .filter(|h| h.flags.contains(vk::MemoryHeapFlags::DEVICE_LOCAL))
+            .map(|h| h.size)
+            .sum(),
+        cpu_shared: types.iter().any(|t| t.property_flags.contains(shared)),
+    }
+}
+
+/// `maxMemoryAllocationSize` (Vulkan 1.1, `VkPhysicalDeviceMaintenance3Properties`).
+fn max_memory_allocation_size(instance: &ash::Instance, phys: vk::PhysicalDevice) -> u64 {
+    let mut m3 = vk::PhysicalDeviceMaintenance3Properties::default();
+    let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut m3);
+    // SAFETY: a plain query on a live instance of a Vulkan 1.1 device.
+    unsafe { instance.get_physical_device_properties2(phys, &mut props2) };
+    m3.max_memory_allocation_size
+}
+
+/// `llvmpipe (LLVM 15.0.6, 256 bits) (CPU device, Vulkan 1.3.238, vendor 0x10005, device 0x0000)`.
+fn describe(phys: &PhysicalInfo, props: &vk::PhysicalDeviceProperties) -> String {
+    let api = props.api_version;
+    let kind = match phys.device_type {
+        DeviceType::DiscreteGpu => "discrete GPU",
+        DeviceType::IntegratedGpu => "integrated GPU",
+        DeviceType::VirtualGpu => "virtual GPU",
+        DeviceType::Cpu => "CPU device",
+        DeviceType::Other => "other device",
+    };
+    format!(
+        "{} ({kind}, Vulkan {}.{}.{}, vendor {:#06x}, device {:#06x})",
+        phys.name,
+        vk::api_version_major(api),
+        vk::api_version_minor(api),
+        vk::api_version_patch(api),
+        props.vendor_id,
+        props.device_id,
+    )
+}
+
+/// The logical devices opened so far.
+pub(crate) fn open_devices() -> Vec<Arc<DeviceShared>> {
+    lock(&DEVICES).iter().map(|(_, d)| d.clone()).collect()
+}
+
+/// The device `AMP_DEVICE=want` names: the first whose name contains `want`
+/// (case-insensitive) or whose [`Accelerator::device_path`] is `want`.
+fn find_named(phys: &mut Vec<PhysicalInfo>, want: &str) -> Result<PhysicalInfo, Error> {
+    let lower = want.to_lowercase();
+    match phys
+        .iter()
+        .position(|p| p.path() == want || p.name.to_lowercase().contains(&lower))
+    {
+        Some(i) => Ok(phys.swap_remove(i)),
+        None => Err(Error::DeviceNotFound {
+            name: want.to_owned(),
+            available: phys
+                .iter()
+                .map(|p| format!("{} ({})", p.name, p.path()))
+                .collect::<Vec<_>>()
+                .join(", "),
+        }),
     }
 }
 
@@ -467,9 +430,13 @@ impl Accelerator {
     /// The process-wide default accelerator (C++ AMP's `accelerator()`), used by
     /// [`parallel_for_each`](crate::parallel_for_each) and the `new` constructors.
     ///
-    /// Chosen once per process: the first device whose name contains the value of the
-    /// environment variable `AMP_DEVICE` (case-insensitive; [`Error::DeviceNotFound`] if none
-    /// does), otherwise the first discrete GPU, integrated GPU, virtual GPU, then CPU device.
+    /// Chosen once per process, on first use: the accelerator passed to
+    /// [`Accelerator::set_default`] if that came first; else the first device whose name
+    /// contains the value of the environment variable `AMP_DEVICE` (case-insensitive) or whose
+    /// [`device_path`](Self::device_path) equals it ([`Error::DeviceNotFound`] if none does);
+    /// otherwise the first discrete GPU, integrated GPU, virtual GPU, then CPU device.
+    ///
+    /// Errors: [`Error::NoVulkanLoader`], [`Error::NoDevice`], [`Error::DeviceNotFound`].
     #[allow(clippy::should_implement_trait)]
     pub fn default() -> Result<Accelerator, Error> {
         let mut slot = lock(&DEFAULT);
@@ -481,26 +448,8 @@ impl Accelerator {
         if phys.is_empty() {
             return Err(Error::NoDevice);
         }
-        let chosen = match std::env::var("AMP_DEVICE") {
-            Ok(want) if !want.is_empty() => {
-                let lower = want.to_lowercase();
-                match phys
-                    .iter()
-                    .position(|p| p.name.to_lowercase().contains(&lower))
-                {
-                    Some(i) => phys.swap_remove(i),
-                    None => {
-                        return Err(Error::DeviceNotFound {
-                            name: want,
-                            available: phys
-                                .iter()
-                                .map(|p| p.name.as_str())
-                                .collect::<Vec<_>>()
-                                .join(", "),
-                        })
-                    }
-                }
-            }
+        let chosen = match std::env::var(DEVICE_ENV) {
+            Ok(want) if !want.is_empty() => find_named(&mut phys, &want)?,
             _ => {
                 // Stable sort: enumeration order breaks ties.
                 phys.sort_by_key(|p| p.device_type.preference());
@@ -521,6 +470,98 @@ impl Accelerator {
             .collect()
     }
 
+    /// Makes `acc` the process-wide default accelerator (C++ AMP's `accelerator::set_default`),
+    /// overriding `AMP_DEVICE`.
+    ///
+    /// Returns `true` if `acc` is now the default: the default had not been chosen yet (no
+    /// call to [`Accelerator::default`], or to anything that uses it, came first), or it
+    /// already is `acc`. Returns `false`, changing nothing, if another accelerator already
+    /// became the default: arrays and views may already live there.
+    ///
+    /// ```no_run
+    /// use amp_runtime::Accelerator;
+    /// let all = Accelerator::all()?;
+    /// if let Some(cpu) = all.iter().find(|a| a.is_emulated()) {
+    ///     assert!(Accelerator::set_default(cpu));
+    /// }
+    /// # Ok::<(), amp_runtime::Error>(())
+    /// ```
+    pub fn set_default(acc: &Accelerator) -> bool {
+        let mut slot = lock(&DEFAULT);
+        match slot.as_ref() {
+            Some(current) => current == acc,
+            None => {
+                *slot = Some(acc.clone());
+                true
+            }
+        }
+    }
+
+    /// The accelerator whose [`device_path`](Self::device_path) is `path`.
+    ///
+    /// Errors: [`Error::DeviceNotFound`] when no device has that path.
+    pub fn from_path(path: &str) -> Result<Accelerator, Error> {
+        let inst = instance()?;
+        let phys = physical_devices(&inst)?;
+        match phys.iter().find(|p| p.path() == path) {
+            Some(p) => device_for(&inst, p),
+            None => Err(Error::DeviceNotFound {
+                name: path.to_owned(),
+                available: phys.iter().map(|p| p.path()).collect::<Vec<_>>().join(", "),
+            }),
+        }
+    }
+
+    /// The view (queue) [`parallel_for_each`](crate::parallel_for_each) and every host-device
+    /// copy use on this accelerator (C++ AMP's `accelerator::default_view`).
+    pub fn default_view(&self) -> AcceleratorView {
+        AcceleratorView::default_of(self)
+    }
+
+    /// A new view (queue) on this accelerator, with its own command buffer, fence and
+    /// descriptor pool (C++ AMP's `accelerator::create_view`). See [`AcceleratorView`].
+    ///
+    /// Errors: [`Error::OutOfDeviceMemory`] or [`Error::Vulkan`] if the objects cannot be
+    /// created.
+    pub fn create_view(&self) -> Result<AcceleratorView, Error> {
+        AcceleratorView::create(self)
+    }
+
+    /// A longer description: the name, the kind of device, its Vulkan version and its vendor
+    /// and device ids, for example
+    /// `llvmpipe (LLVM 15.0.6, 256 bits) (CPU device, Vulkan 1.3.238, vendor 0x10005, device 0x0000)`.
+    pub fn description(&self) -> &str {
+        &self.shared.description
+    }
+
+    /// A string that identifies the device in this system: `vulkan:<index>:<name>`, where
+    /// `<index>` is its position in Vulkan's device enumeration and `<name>` its
+    /// [`name`](Self::name), for example `vulkan:0:llvmpipe (LLVM 15.0.6, 256 bits)`. It
+    /// stays the same across runs while the installed drivers and devices do;
+    /// [`Accelerator::from_path`] and `AMP_DEVICE` accept it.
+    pub fn device_path(&self) -> &str {
+        &self.shared.device_path
+    }
+
+    /// Bytes of device-local memory (the sum of the device-local memory heaps). On a CPU
+    /// device or an integrated GPU this is system memory the driver sets aside or shares.
+    pub fn dedicated_memory(&self) -> u64 {
+        self.shared.dedicated_memory
+    }
+
+    /// Whether the device is emulated on the CPU (a [`DeviceType::Cpu`] device such as Mesa's
+    /// lavapipe), as C++ AMP's WARP and reference accelerators are.
+    pub fn is_emulated(&self) -> bool {
+        self.shared.device_type == DeviceType::Cpu
+    }
+
+    /// Whether the device has memory that is both device-local and host-visible and coherent,
+    /// so the host can read and write kernel buffers in place (C++ AMP's
+    /// `supports_cpu_shared_memory`).
+    pub fn supports_cpu_shared_memory(&self) -> bool {
+        self.shared.cpu_shared_memory
+    }
+
     /// The device's name, as the driver reports it.
     pub fn name(&self) -> &str {
         &self.shared.name
@@ -536,7 +577,9 @@ impl Accelerator {
         self.shared.float64
     }
 
-    /// The device's compute limits.
+    /// The device's compute limits, among them the most threads in a tile
+    /// ([`Limits::max_tile_threads`]) and bytes of `tile_static` memory
+    /// ([`Limits::max_tile_static_bytes`]).
     pub fn limits(&self) -> Limits {
         self.shared.limits
     }

@@ -15,12 +15,13 @@ pub enum Error {
     /// Vulkan is available but offers no device that supports Vulkan 1.1 compute.
     #[error("no Vulkan 1.1 device with a compute queue was found")]
     NoDevice,
-    /// `AMP_DEVICE` names no device.
-    #[error("AMP_DEVICE={name:?} matches no Vulkan device (available: {available})")]
+    /// `AMP_DEVICE` or [`Accelerator::from_path`](crate::Accelerator::from_path) names no
+    /// device.
+    #[error("no Vulkan device matches {name:?} (set by AMP_DEVICE or Accelerator::from_path; available: {available})")]
     DeviceNotFound {
-        /// The requested name (a case-insensitive substring).
+        /// The requested name (a case-insensitive substring of a name, or a device path).
         name: String,
-        /// The names of the devices that exist, comma separated.
+        /// The devices that exist, comma separated (names and device paths).
         available: String,
     },
     /// An extent's element count differs from the length of the slice it describes.
@@ -159,15 +160,25 @@ pub enum Error {
     /// The memory allocator failed for a reason other than running out of memory.
     #[error("device memory allocation failed: {0}")]
     Allocation(String),
+    /// The device was lost (`VK_ERROR_DEVICE_LOST`: a driver crash, a GPU reset, a kernel the
+    /// driver had to kill). Work in flight is gone; the accelerator cannot be used again in
+    /// this process.
+    #[error("the device was lost during {call}; its work and data are gone")]
+    DeviceLost {
+        /// The Vulkan function that reported it.
+        call: &'static str,
+    },
 }
 
 impl Error {
-    /// Wraps a failed Vulkan call, mapping out-of-memory results to [`Error::OutOfDeviceMemory`].
+    /// Wraps a failed Vulkan call, mapping out-of-memory results to [`Error::OutOfDeviceMemory`]
+    /// and a lost device to [`Error::DeviceLost`].
     pub(crate) fn vk(call: &'static str) -> impl Fn(vk::Result) -> Error {
         move |result| match result {
             vk::Result::ERROR_OUT_OF_DEVICE_MEMORY | vk::Result::ERROR_OUT_OF_HOST_MEMORY => {
                 Error::OutOfDeviceMemory
             }
+            vk::Result::ERROR_DEVICE_LOST => Error::DeviceLost { call },
             result => Error::Vulkan { call, result },
         }
     }
@@ -179,5 +190,40 @@ impl From<gpu_allocator::AllocationError> for Error {
             gpu_allocator::AllocationError::OutOfMemory => Error::OutOfDeviceMemory,
             other => Error::Allocation(other.to_string()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn device_lost_from_any_call_is_its_own_variant() {
+        for call in [
+            "vkQueueSubmit",
+            "vkWaitForFences",
+            "vkAllocateDescriptorSets",
+        ] {
+            let e = Error::vk(call)(vk::Result::ERROR_DEVICE_LOST);
+            assert!(
+                matches!(e, Error::DeviceLost { call: c } if c == call),
+                "{e:?}"
+            );
+            assert!(e.to_string().contains("device was lost"), "{e}");
+        }
+    }
+
+    #[test]
+    fn out_of_memory_and_other_results_keep_their_mapping() {
+        let oom = Error::vk("vkAllocateMemory")(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY);
+        assert!(matches!(oom, Error::OutOfDeviceMemory));
+        let other = Error::vk("vkCreateBuffer")(vk::Result::ERROR_INITIALIZATION_FAILED);
+        assert!(matches!(
+            other,
+            Error::Vulkan {
+                call: "vkCreateBuffer",
+                result: vk::Result::ERROR_INITIALIZATION_FAILED
+            }
+        ));
     }
 }

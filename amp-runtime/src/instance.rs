@@ -82,9 +82,24 @@ pub(crate) fn instance() -> Result<Arc<InstanceShared>, Error> {
     Ok(inst)
 }
 
+/// Environment variable naming the Vulkan loader library to use instead of the system's
+/// (`libvulkan.so.1`, `vulkan-1.dll`, ...).
+const LOADER_ENV: &str = "AMP_VULKAN_LIBRARY";
+
+/// Loads the Vulkan loader: the library `AMP_VULKAN_LIBRARY` names, else the system's.
+fn load_entry() -> Result<ash::Entry, Error> {
+    let result = match std::env::var_os(LOADER_ENV) {
+        // SAFETY: loading a Vulkan loader the user named; it is kept alive by the entry.
+        Some(path) if !path.is_empty() => unsafe { ash::Entry::load_from(&path) }
+            .map_err(|e| format!("{}: {e}", path.to_string_lossy())),
+        // SAFETY: loading the system Vulkan loader; it is kept alive by the entry.
+        _ => unsafe { ash::Entry::load() }.map_err(|e| e.to_string()),
+    };
+    result.map_err(Error::NoVulkanLoader)
+}
+
 fn create_instance() -> Result<InstanceShared, Error> {
-    // SAFETY: loading the system Vulkan loader; it is kept alive by `entry`.
-    let entry = unsafe { ash::Entry::load() }.map_err(|e| Error::NoVulkanLoader(e.to_string()))?;
+    let entry = load_entry()?;
 
     let want_validation = std::env::var("AMP_VALIDATION")
         .map(|v| !v.is_empty() && v != "0")

@@ -9,6 +9,7 @@ use crate::buffer_access::{BufferAccess, DeviceBuffer, DeviceBufferMut};
 use crate::extent::validate_dims;
 use crate::kernel::{KernelInfo, ParamKind, ScalarType};
 use crate::pipeline::{cached, Pipeline};
+use crate::queue::{AcceleratorView, LaunchTarget};
 use crate::{Accelerator, Error, Extent, ScalarArg, TiledExtent};
 
 enum Arg<'a> {
@@ -264,8 +265,8 @@ fn home(args: &[KernelArg<'_>]) -> Result<Option<Accelerator>, Error> {
 }
 
 /// Runs `call` once for every index of `domain` (C++ AMP's `parallel_for_each`), on the
-/// accelerator the call's [`Array`](crate::Array)s live on, or else the default
-/// accelerator, and waits for it to finish.
+/// default view of the accelerator the call's [`Array`](crate::Array)s live on, or else of the
+/// default accelerator, and waits for it to finish.
 ///
 /// `domain` is an [`Extent<N>`] for a simple kernel or a [`TiledExtent`] (from
 /// [`Extent::tile`]) for a tiled one; see [`ComputeDomain`]. A tiled launch needs every
@@ -285,16 +286,26 @@ pub fn parallel_for_each<D: ComputeDomain>(domain: D, call: D::Call<'_>) -> Resu
         Some(acc) => acc,
         None => Accelerator::default()?,
     };
-    launch(&acc, plan)
+    launch(&acc.default_view(), plan)
 }
 
-/// [`parallel_for_each`] on a chosen accelerator. Arrays in the call must live on it.
-pub fn parallel_for_each_on<D: ComputeDomain>(
-    acc: &Accelerator,
+/// [`parallel_for_each`] on a chosen accelerator (its default view) or
+/// [`AcceleratorView`]. Arrays in the call must live on its accelerator.
+///
+/// Launches on one view run in the order they are made. Like [`parallel_for_each`] it returns
+/// once the device has finished the launch (see [`AcceleratorView`]).
+///
+/// ```text
+/// parallel_for_each_on(&acc, out.extent(), kernel(&a, &mut out))?;
+/// let view = acc.create_view()?;
+/// parallel_for_each_on(&view, out.extent(), kernel(&a, &mut out))?;
+/// ```
+pub fn parallel_for_each_on<T: LaunchTarget + ?Sized, D: ComputeDomain>(
+    target: &T,
     domain: D,
     call: D::Call<'_>,
 ) -> Result<(), Error> {
-    launch(acc, domain.plan(call))
+    launch(&target.accelerator_view(), domain.plan(call))
 }
 
 fn put(
@@ -357,7 +368,8 @@ impl Specialization {
     }
 }
 
-fn launch(acc: &Accelerator, plan: Plan<'_>) -> Result<(), Error> {
+fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
+    let acc = view.accelerator();
     let Plan {
         info,
         args,
@@ -663,7 +675,7 @@ fn launch(acc: &Accelerator, plan: Plan<'_>) -> Result<(), Error> {
             bindings.push((binding, buf.prepare(acc)?));
         }
     }
-    pipeline.run(device, &bindings, &push, groups)?;
+    pipeline.run(device, view.submitter(), &bindings, &push, groups)?;
     for arg in &args {
         if let Arg::Buffer {
             buf,
@@ -776,8 +788,9 @@ impl RawKernel {
                 }
             }
         }
+        let device = &self.acc.shared;
         self.pipeline
-            .run(&self.acc.shared, &bindings, push_constants, groups)?;
+            .run(device, &device.submitter, &bindings, push_constants, groups)?;
         for arg in &buffers {
             if let Arg::Buffer {
                 buf,

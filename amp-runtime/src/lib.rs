@@ -10,21 +10,28 @@
 //! sum.synchronize()?;
 //! ```
 //!
-//! - [`Accelerator`]: a Vulkan device (one logical device per physical device per process).
+//! - [`Accelerator`]: a Vulkan device (one logical device per physical device per process);
+//!   [`AcceleratorView`]: a queue on one.
 //! - [`ArrayView`] / [`ArrayViewMut`]: views of host slices, copied to the device on demand.
 //! - [`Array`]: data that lives on one device.
 //! - [`parallel_for_each`]: runs a [`KernelCall`] over an [`Extent`], or a [`TiledKernelCall`]
 //!   over a [`TiledExtent`] (C++ AMP's tiled model: [`TiledIndex`], `tile_static`, barriers).
 //! - [`RawKernel`]: hand-written SPIR-V with an explicit grid.
 //!
-//! Environment: `AMP_DEVICE=<substring>` picks the default device by name;
-//! `AMP_VALIDATION=1` enables the Khronos validation layer (see
-//! [`validation_message_count`]).
+//! Environment: `AMP_DEVICE=<substring>` picks the default device by name (or
+//! [`Accelerator::device_path`]); `AMP_VALIDATION=1` enables the Khronos validation layer with
+//! synchronization validation (see [`validation_message_count`]); `AMP_VULKAN_LIBRARY=<path>`
+//! loads the Vulkan loader from `<path>` instead of the system's.
+//!
+//! Threads: [`Accelerator`], [`AcceleratorView`], [`Array`], [`ArrayView`], [`ArrayViewMut`],
+//! [`RawKernel`] and kernels' metadata are `Send` and `Sync` (checked at compile time), so
+//! kernels can be launched from several host threads at once.
 #![deny(missing_docs)]
 
 mod accelerator;
 mod array;
 mod buffer_access;
+mod counts;
 mod error;
 mod extent;
 mod instance;
@@ -32,6 +39,7 @@ mod kernel;
 mod launch;
 mod memory;
 mod pipeline;
+mod queue;
 mod scalar;
 mod tiled;
 mod view;
@@ -40,6 +48,7 @@ pub use accelerator::{Accelerator, DeviceType, Limits};
 pub use array::Array;
 #[doc(hidden)]
 pub use buffer_access::{DeviceBuffer, DeviceBufferMut};
+pub use counts::{live_object_counts, ObjectCounts};
 pub use error::Error;
 pub use extent::{Extent, Index};
 pub use instance::{validation_enabled, validation_message_count};
@@ -50,6 +59,21 @@ pub use launch::{
     parallel_for_each, parallel_for_each_on, ComputeDomain, KernelArg, KernelCall, RawKernel,
     TiledKernelCall,
 };
+pub use queue::{AcceleratorView, LaunchTarget};
 pub use scalar::{DeviceScalar, ScalarArg};
 pub use tiled::{TileBarrier, TiledExtent, TiledIndex, MAX_TILE_THREADS};
 pub use view::{ArrayView, ArrayViewMut};
+
+/// Compile-time proof that the types C++ AMP lets several threads share are `Send + Sync`.
+const _: () = {
+    const fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Accelerator>();
+    assert_send_sync::<AcceleratorView>();
+    assert_send_sync::<Array<f32, 2>>();
+    assert_send_sync::<ArrayView<'static, f32, 2>>();
+    assert_send_sync::<ArrayViewMut<'static, f32, 2>>();
+    assert_send_sync::<KernelInfo>();
+    assert_send_sync::<RawKernel>();
+    assert_send_sync::<Error>();
+    assert_send_sync::<Limits>();
+};

@@ -1,11 +1,12 @@
 //! Compute pipelines and the per-device pipeline cache.
 
 use std::ffi::CString;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use ash::vk;
 
 use crate::accelerator::{lock, DeviceShared, Submitter};
+use crate::counts::LIVE_PIPELINES;
 use crate::kernel::{KernelInfo, ParamKind};
 use crate::launch::Specialization;
 use crate::Error;
@@ -133,7 +134,10 @@ impl Pipeline {
             })()
         };
         match result {
-            Ok(()) => Ok(p),
+            Ok(()) => {
+                LIVE_PIPELINES.created();
+                Ok(p)
+            }
             Err(e) => {
                 // SAFETY: nothing uses the partial pipeline.
                 unsafe { p.destroy(d) };
@@ -147,6 +151,9 @@ impl Pipeline {
     /// # Safety
     /// No pending command buffer may use the pipeline; it must not be used afterwards.
     pub(crate) unsafe fn destroy(&self, d: &ash::Device) {
+        if self.pipeline != vk::Pipeline::null() {
+            LIVE_PIPELINES.destroyed();
+        }
         // SAFETY: per the function's contract.
         unsafe {
             d.destroy_pipeline(self.pipeline, None);
@@ -156,17 +163,19 @@ impl Pipeline {
         }
     }
 
-    /// Records and runs one dispatch of this pipeline and waits for it.
+    /// Records one dispatch of this pipeline with `submitter` (an accelerator view's), runs it
+    /// and waits for it.
     ///
     /// `buffers` pairs binding numbers with buffers; `push` is the push-constant block.
     pub(crate) fn run(
         &self,
         device: &DeviceShared,
+        submitter: &Mutex<Submitter>,
         buffers: &[(u32, vk::Buffer)],
         push: &[u8],
         groups: [u32; 3],
     ) -> Result<(), Error> {
-        device.submit(|d, s: &mut Submitter| {
+        device.submit_on(submitter, |d, s: &mut Submitter| {
             let infos: Vec<[vk::DescriptorBufferInfo; 1]> = buffers
                 .iter()
                 .map(|&(_, buffer)| {
