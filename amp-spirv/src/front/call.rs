@@ -411,12 +411,22 @@ impl<'a> BodyChecker<'a> {
             }
             return self.unknown_function(c);
         };
-        let sig = match device_signature(&source.func) {
+        // Its own errors are reported at its definition (by `#[amp::device]`): one error here
+        // says why the call cannot be compiled, without repeating them.
+        let sig = match check_device_fn(&source.func).and_then(|()| device_signature(&source.func))
+        {
             Ok(sig) => sig,
-            Err(diags) => {
-                for d in diags.iter() {
-                    self.err(d.clone());
-                }
+            Err(_) => {
+                self.err(
+                    Diagnostic::error(
+                        path.span(),
+                        format!(
+                            "`{}` cannot be called: it breaks the kernel language's rules",
+                            key.join("::")
+                        ),
+                    )
+                    .with_help("fix the errors reported at its definition"),
+                );
                 return Self::error_expr(span);
             }
         };
@@ -443,6 +453,7 @@ impl<'a> BodyChecker<'a> {
         let callee = source.func.sig.ident.to_string();
         let mut values = Vec::new();
         let mut buffers = Vec::new();
+        let mut rejected = false;
         for (arg, param) in c.args.iter().zip(&sig.params) {
             match &param.kind {
                 DeviceParamKind::Value(ty) => {
@@ -450,12 +461,15 @@ impl<'a> BodyChecker<'a> {
                     self.expect_ty(ty, &value, &format!("in this argument of `{callee}`"));
                     values.push((param.clone(), Some(value)));
                 }
-                DeviceParamKind::Buffer { .. } => {
-                    if let Some(id) = self.buffer_argument(arg, param, &callee) {
-                        buffers.push((param.clone(), id));
-                    }
-                }
+                DeviceParamKind::Buffer { .. } => match self.buffer_argument(arg, param, &callee) {
+                    Some(id) => buffers.push((param.clone(), id)),
+                    None => rejected = true,
+                },
             }
+        }
+        if rejected {
+            // The body would only repeat the argument's error at each use of the parameter.
+            return Self::error_expr(span);
         }
         let module = key[..key.len() - 1].to_vec();
         let body = self.with_callee_scope(buffers, |checker| {
@@ -490,8 +504,11 @@ impl<'a> BodyChecker<'a> {
             .iter()
             .map(|f| format!("`{}`", f.path.join("::")))
             .collect();
+        if names.len() == 1 {
+            return Some(format!("{} calls itself", names[0]));
+        }
         names.push(format!("`{}`", key.join("::")));
-        Some(format!("{} calls itself", names.join(" -> ")))
+        Some(format!("the calls {} form a cycle", names.join(" -> ")))
     }
 
     /// The kernel buffer an argument for a view or array parameter names: a view or array
@@ -526,14 +543,17 @@ impl<'a> BodyChecker<'a> {
         let (have_elem, have_rank, have_writable) = self.buffer_info(id);
         let arg_name = self.params[id].name.clone();
         if (have_elem, have_rank) != (elem, rank) {
-            self.err(Diagnostic::error(
-                arg.span(),
-                format!(
-                    "mismatched views in this argument of `{callee}`: `{pname}` has elements `{}` and rank {rank}, `{arg_name}` has elements `{}` and rank {have_rank}",
-                    elem.name(),
-                    have_elem.name()
-                ),
-            ));
+            self.err(
+                Diagnostic::error(
+                    arg.span(),
+                    format!(
+                        "mismatched views in this argument of `{callee}`: `{pname}` has elements `{}` and rank {rank}, `{arg_name}` has elements `{}` and rank {have_rank}",
+                        elem.name(),
+                        have_elem.name()
+                    ),
+                )
+                .with_help("pass a view or array of the element type and rank the parameter declares"),
+            );
             return None;
         }
         if writable && !have_writable {
