@@ -490,7 +490,7 @@ impl<'a> BodyChecker<'a> {
                 format!("calling `{name}` is not supported in kernels: it is not a device function"),
             )
             .with_help(
-                "kernels can call `min`, `max`, `abs`, the math functions, and functions marked `#[amp::device]`",
+                "kernels can call `min`, `max` and `abs`, the math functions, and functions marked `#[amp::device]`",
             ),
         );
         Self::error_expr(c.span())
