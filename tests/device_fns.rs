@@ -355,3 +355,31 @@ fn helper_in_a_tiled_kernel() -> Result<(), amp::Error> {
     assert_validation_clean();
     Ok(())
 }
+
+#[test]
+fn helper_and_kernel_inside_a_function_body() -> Result<(), amp::Error> {
+    #[amp::device]
+    fn clamp_to(x: i32, lo: i32, hi: i32) -> i32 {
+        std::cmp::max(lo, std::cmp::min(x, hi))
+    }
+
+    #[kernel(amp)]
+    fn clamped(idx: Index<1>, a: ArrayView<i32, 1>, out: ArrayViewMut<i32, 1>) {
+        out[idx] = clamp_to(a[idx], -3, 3);
+    }
+
+    let a: Vec<i32> = (-10..10).collect();
+    let mut out = vec![0; a.len()];
+    {
+        let av = ArrayView::new([a.len()], &a)?;
+        let mut ov = ArrayViewMut::new([a.len()], &mut out)?;
+        ov.discard_data();
+        parallel_for_each(ov.extent(), clamped(&av, &mut ov))?;
+        ov.synchronize()?;
+    }
+    let expected: Vec<i32> = a.iter().map(|&x| x.clamp(-3, 3)).collect();
+    assert!(a.iter().all(|&x| clamp_to(x, -3, 3) == x.clamp(-3, 3)));
+    assert_eq!(out, expected);
+    assert_validation_clean();
+    Ok(())
+}
