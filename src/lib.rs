@@ -29,18 +29,18 @@
 //! }
 //! ```
 //!
-//! - Kernels: [`kernel`]; the language is described in `docs/kernel-language.md`.
+//! - Kernels: [`kernel`], and functions they call: [`device`]; the language is described in `docs/kernel-language.md`.
 //! - Data: [`ArrayView`] and [`ArrayViewMut`] over host slices, [`Array`] on the device.
 //! - Launches: [`parallel_for_each`] over an [`Extent`]; every failure is an [`Error`].
 //! - Devices: [`Accelerator`] and its queues, [`AcceleratorView`]; `AMP_DEVICE=<name>` picks
 //!   one, `AMP_VALIDATION=1` turns on the Khronos validation layer.
 
-pub use amp_macros::kernel;
+pub use amp_macros::{device, kernel};
 pub use amp_runtime::*;
 
 /// Everything a kernel file needs: `use amp::prelude::*;`.
 pub mod prelude {
-    pub use amp_macros::kernel;
+    pub use amp_macros::{device, kernel};
     pub use amp_runtime::{
         parallel_for_each, parallel_for_each_on, Accelerator, AcceleratorView, Array, ArrayView,
         ArrayViewMut, Error, Extent, Index, TiledExtent, TiledIndex,

@@ -126,6 +126,11 @@ fn every_kernel_in_the_repository_validates() {
         let parsed =
             syn::parse_file(&source).unwrap_or_else(|e| panic!("cannot parse {shown}: {e}"));
         let kernels = amp_spirv::kernels_in_file(&parsed);
+        // The file's `#[amp::device]` functions, by their paths from the file's top.
+        let options = amp_spirv::Options {
+            device_fns: amp_spirv::device_fns_in_file(&parsed),
+            ..Default::default()
+        };
         if shown.starts_with("examples") && source.contains("#[kernel(amp)]") {
             assert!(
                 !kernels.is_empty(),
@@ -135,7 +140,7 @@ fn every_kernel_in_the_repository_validates() {
         for func in kernels {
             found += 1;
             let name = func.sig.ident.to_string();
-            match amp_spirv::compile(&func) {
+            match amp_spirv::compile_with(&func, &options) {
                 Err(diags) => {
                     failures.push(format!("{shown}: `{name}` does not compile:\n{diags}"))
                 }

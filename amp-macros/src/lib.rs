@@ -4,6 +4,8 @@
 //! emits either the SPIR-V as a static plus a typed launcher with the kernel's name, or one
 //! `compile_error!` per problem at the offending tokens. See the `amp` crate for the user guide.
 
+mod device_fn;
+
 use amp_spirv::{
     CompiledKernel, Container, Diagnostic, Len, Lint, Options, ParamKind, Scalar, TileDim, Warning,
 };
@@ -31,13 +33,18 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
         }
     };
     let mut errors = TokenStream2::new();
-    let options = match parse_options(attr) {
+    let options = match parse_options(attr.clone()) {
         Ok(o) => o,
         Err(d) => {
             errors.extend(error_tokens(&d));
             Options::default()
         }
     };
+    if errors.is_empty() {
+        if let Some(fetch) = device_fn::fetch_missing(&attr, &func, &options.device_fns) {
+            return fetch.into();
+        }
+    }
     match amp_spirv::compile_with(&func, &options) {
         Ok(kernel) if errors.is_empty() => {
             dump_spirv(&kernel);
@@ -54,6 +61,31 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
             errors.into()
         }
     }
+}
+
+/// Marks a function for use in kernels (C++ AMP's `restrict(cpu, amp)`).
+///
+/// The function stays an ordinary Rust function for the host, is checked against the kernel
+/// language's rules, and can be called from `#[kernel(amp)]` kernels and from other device
+/// functions, in the same module or another module of the crate (by path: `util::square(x)`).
+/// `#[amp::device(amp)]` makes it device-only (C++ AMP's `restrict(amp)`): no host function is
+/// left. Calls are inlined; recursion is a compile error. See "Device functions" in
+/// `docs/kernel-language.md`.
+///
+/// ```ignore
+/// #[amp::device]
+/// fn square(x: f32) -> f32 {
+///     x * x
+/// }
+///
+/// #[kernel(amp)]
+/// fn squares(idx: Index<1>, v: ArrayViewMut<f32, 1>) {
+///     v[idx] = square(v[idx]);
+/// }
+/// ```
+#[proc_macro_attribute]
+pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
+    device_fn::device(attr.into(), item.into()).into()
 }
 
 /// `compile_error!` spanning the diagnostic's whole range: rustc reports an error at a macro
@@ -89,6 +121,13 @@ fn parse_options(attr: TokenStream2) -> Result<Options, Diagnostic> {
         let syn::Meta::List(list) = &meta else {
             return Err(usage(syn::spanned::Spanned::span(&meta)));
         };
+        if list.path.is_ident("__device") {
+            let source = device_fn::parse_device_arg(list).map_err(|e| {
+                Diagnostic::error(e.span(), format!("malformed device function argument: {e}"))
+            })?;
+            options.device_fns.push(source);
+            continue;
+        }
         if !list.path.is_ident("allow") {
             return Err(usage(syn::spanned::Spanned::span(&list.path)));
         }

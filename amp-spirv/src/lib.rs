@@ -27,6 +27,7 @@ pub mod types;
 
 pub use analysis::{Lint, Warning};
 pub use diag::{Diagnostic, Diagnostics};
+pub use front::check_device_fn;
 pub use ir::{Container, OuterConst, ParamKind, TileDim};
 pub use types::{Len, Scalar};
 
@@ -83,6 +84,107 @@ pub struct CompiledKernel {
 pub struct Options {
     /// Warnings not to report.
     pub allow: Vec<Lint>,
+    /// The `#[amp::device]` functions the kernel calls, directly or through each other.
+    pub device_fns: Vec<DeviceFnSource>,
+}
+
+/// A `#[amp::device]` function's source, under the path the kernel calls it by.
+///
+/// ```
+/// let square = amp_spirv::DeviceFnSource::new(&["util"], syn::parse_quote! {
+///     fn square(x: f32) -> f32 { x * x }
+/// });
+/// let options = amp_spirv::Options { device_fns: vec![square], ..Default::default() };
+/// let kernel: syn::ItemFn = syn::parse_quote! {
+///     fn squares(idx: Index<1>, v: ArrayViewMut<f32, 1>) { v[idx] = util::square(v[idx]); }
+/// };
+/// assert!(amp_spirv::compile_with(&kernel, &options).is_ok());
+/// ```
+#[derive(Clone, Debug)]
+pub struct DeviceFnSource {
+    /// The path from the kernel's module, the function's name last (`["util", "square"]`).
+    pub path: Vec<String>,
+    /// The function.
+    pub func: syn::ItemFn,
+}
+
+impl DeviceFnSource {
+    /// `func`, defined in `module` (a path from the kernel's module).
+    pub fn new(module: &[&str], func: syn::ItemFn) -> DeviceFnSource {
+        let mut path: Vec<String> = module.iter().map(|s| s.to_string()).collect();
+        path.push(func.sig.ident.to_string());
+        DeviceFnSource { path, func }
+    }
+}
+
+/// The first device function the kernel (or a device function it calls) calls that is not in
+/// `known`: its path from the kernel's module, and the call's path (for spans). The
+/// `#[kernel(amp)]` macro fetches each one's source this way before compiling.
+pub fn missing_device_fn(
+    kernel: &syn::ItemFn,
+    known: &[DeviceFnSource],
+) -> Option<(Vec<String>, syn::Path)> {
+    let bodies = std::iter::once((Vec::new(), &kernel.block)).chain(
+        known
+            .iter()
+            .map(|f| (f.path[..f.path.len() - 1].to_vec(), &f.func.block)),
+    );
+    for (module, block) in bodies {
+        for call in front::device_calls(block) {
+            let key = front::callee_path(&module, &call);
+            if !known.iter().any(|f| f.path == key) {
+                return Some((key, call));
+            }
+        }
+    }
+    None
+}
+
+/// The `#[amp::device]` functions of a parsed source file with their paths from the file's
+/// top (functions in function bodies count as top level), for tools that compile the kernels
+/// of a file without the macros.
+pub fn device_fns_in_file(file: &syn::File) -> Vec<DeviceFnSource> {
+    fn walk(items: &[syn::Item], module: &mut Vec<String>, out: &mut Vec<DeviceFnSource>) {
+        for item in items {
+            match item {
+                syn::Item::Fn(f) => {
+                    if f.attrs.iter().any(is_device_attr) {
+                        let m: Vec<&str> = module.iter().map(String::as_str).collect();
+                        out.push(DeviceFnSource::new(&m, f.clone()));
+                    }
+                    let nested: Vec<syn::Item> = f
+                        .block
+                        .stmts
+                        .iter()
+                        .filter_map(|s| match s {
+                            syn::Stmt::Item(i) => Some(i.clone()),
+                            _ => None,
+                        })
+                        .collect();
+                    walk(&nested, module, out);
+                }
+                syn::Item::Mod(m) => {
+                    if let Some((_, items)) = &m.content {
+                        module.push(m.ident.to_string());
+                        walk(items, module, out);
+                        module.pop();
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&file.items, &mut Vec::new(), &mut out);
+    out
+}
+
+/// Whether `attr` is `#[amp::device]` (or `#[device]`).
+pub fn is_device_attr(attr: &syn::Attribute) -> bool {
+    attr.path()
+        .segments
+        .last()
+        .is_some_and(|s| s.ident == "device")
 }
 
 /// The size of one `tile_static` variable: `elem_bytes` times the product of `dims`.
@@ -119,7 +221,7 @@ pub fn compile(func: &syn::ItemFn) -> Result<CompiledKernel, Diagnostics> {
 
 /// [`compile`] with options.
 pub fn compile_with(func: &syn::ItemFn, options: &Options) -> Result<CompiledKernel, Diagnostics> {
-    let kernel = front::lower(func)?;
+    let kernel = front::lower_with(func, &options.device_fns)?;
     let findings = analysis::analyse(&kernel);
     if !findings.errors.is_empty() {
         return Err(findings.errors);

@@ -10,6 +10,11 @@ use crate::ir::*;
 use crate::math::MathFn;
 use crate::types::{Len, Scalar, Ty};
 
+#[path = "call.rs"]
+mod call;
+
+pub use call::{callee_path, check_device_fn, device_calls, is_device_fn_path};
+
 #[derive(Clone, Copy)]
 enum Binding {
     Local(LocalId),
@@ -36,6 +41,8 @@ pub struct BodyChecker<'a> {
     tiled: Option<(String, TiledLocals)>,
     /// The simple index's name, in a simple kernel.
     simple_index: Option<String>,
+    /// The device functions the body may call, and those being inlined.
+    device: call::DeviceState<'a>,
 }
 
 /// The hidden locals behind `t.global`, `t.local`, `t.tile`, `t.tile_origin`, `t.tile_extent`.
@@ -71,6 +78,7 @@ impl<'a> BodyChecker<'a> {
             consts: Vec::new(),
             tiled: None,
             simple_index: None,
+            device: call::DeviceState::default(),
         }
     }
 
@@ -314,7 +322,7 @@ impl<'a> BodyChecker<'a> {
                 rank,
                 writable,
                 ..
-            } => (elem, rank, writable),
+            } => (elem, rank, writable && !self.read_only_in_callee(id)),
             ParamKind::Scalar(_) => unreachable!("is_buffer() checked the kind"),
         }
     }
@@ -330,8 +338,13 @@ impl<'a> BodyChecker<'a> {
             match s {
                 // An empty statement (the second `;` of `x = 1;;`).
                 syn::Stmt::Expr(syn::Expr::Verbatim(t), Some(_)) if t.is_empty() => {}
-                syn::Stmt::Expr(e, None) if i + 1 == n => tail = Some(Box::new(self.expr(e))),
+                syn::Stmt::Expr(e, None) if i + 1 == n => {
+                    let returns = self.device_returns();
+                    let e = self.expr(e);
+                    tail = self.device_tail(returns, e, &mut stmts);
+                }
                 syn::Stmt::Expr(e, semi) => {
+                    let returns = self.device_returns();
                     let e = self.expr(e);
                     if semi.is_none() && self.infer.unify(&e.ty, &Ty::Unit).is_none() {
                         let ty = self.infer.describe(&e.ty);
@@ -341,6 +354,7 @@ impl<'a> BodyChecker<'a> {
                         );
                     }
                     stmts.push(Stmt::Expr(e));
+                    self.after_device_stmt(returns, &mut stmts);
                 }
                 syn::Stmt::Local(l) => self.let_stmt(l, &mut stmts),
                 syn::Stmt::Item(item) => self.item(item, &mut stmts),
@@ -646,6 +660,9 @@ impl<'a> BodyChecker<'a> {
                 }
             }
             syn::Expr::Return(r) => {
+                if let Some(inlined) = self.device_return(r) {
+                    return inlined;
+                }
                 if let Some(v) = &r.expr {
                     self.err(
                         Diagnostic::error(v.span(), "a kernel cannot return a value").with_help(
@@ -1704,18 +1721,7 @@ impl<'a> BodyChecker<'a> {
             "min" => Builtin::Min,
             "max" => Builtin::Max,
             "abs" => Builtin::Abs,
-            _ => {
-                self.err(
-                    Diagnostic::error(
-                        c.func.span(),
-                        format!("calling `{name}` is not supported in kernels"),
-                    )
-                    .with_help(
-                        "kernels can call `min`, `max` and `abs`; write other computations inline",
-                    ),
-                );
-                return Self::error_expr(span);
-            }
+            _ => return self.device_call(c),
         };
         let args = c.args.iter().map(|a| self.expr(a)).collect();
         self.builtin(builtin, args, span)

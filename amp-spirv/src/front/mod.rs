@@ -8,6 +8,7 @@ use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::ir::{Kernel, Local, Storage, TileDim, Tiled};
 use crate::types::{Len, Scalar, Ty};
 
+pub use body::{callee_path, check_device_fn, device_calls, is_device_fn_path};
 pub use signature::{literal_len, value_type, MAX_TILE_THREADS};
 
 /// The `tile_static` memory every Vulkan device has (`maxComputeSharedMemorySize` >= 16 KiB is
@@ -16,9 +17,18 @@ pub const MAX_TILE_STATIC_BYTES: u64 = 32 * 1024;
 
 /// Checks a kernel function and builds its IR; every problem found is in the error.
 pub fn lower(func: &syn::ItemFn) -> Result<Kernel, Diagnostics> {
+    lower_with(func, &[])
+}
+
+/// [`lower`] for a kernel that calls these device functions (inlined at their calls).
+pub fn lower_with(
+    func: &syn::ItemFn,
+    device_fns: &[crate::DeviceFnSource],
+) -> Result<Kernel, Diagnostics> {
     let mut diags = Diagnostics::default();
     let sig = signature::check_signature(func, &mut diags);
     let mut checker = body::BodyChecker::new(&mut diags, &sig.params);
+    checker.set_device_fns(device_fns);
     checker.declare_const_generics(&sig.const_generics);
     let index_name = sig.index_name.as_deref().unwrap_or("#index");
     let (index_local, tiled) = match &sig.tile {

@@ -356,7 +356,10 @@ fn reference_error(span: Span) -> Diagnostic {
         .with_help("take views by value (`a: ArrayView<f32, 1>`) and scalars by value (`x: f32`)")
 }
 
-fn elem_and_rank(args: &[&syn::GenericArgument], span: Span) -> Result<(Scalar, u32), Diagnostic> {
+pub(super) fn elem_and_rank(
+    args: &[&syn::GenericArgument],
+    span: Span,
+) -> Result<(Scalar, u32), Diagnostic> {
     let usage = || {
         Diagnostic::error(
             span,
@@ -433,7 +436,7 @@ pub fn literal_usize(expr: &syn::Expr) -> Option<u64> {
 }
 
 /// The last segment of a type path, with its generic arguments.
-fn last_segment(ty: &syn::Type) -> Option<(String, Vec<&syn::GenericArgument>)> {
+pub(super) fn last_segment(ty: &syn::Type) -> Option<(String, Vec<&syn::GenericArgument>)> {
     let path = match ty {
         syn::Type::Path(p) if p.qself.is_none() => &p.path,
         syn::Type::Group(g) => return last_segment(&g.elem),

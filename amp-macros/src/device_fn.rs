@@ -1,0 +1,150 @@
+//! `#[amp::device]`: device functions, and how a kernel fetches their source.
+//!
+//! An attribute macro sees only the item it is on, so a kernel cannot read the functions it
+//! calls. Each device function therefore leaves, next to itself, a `macro_rules!` "callback"
+//! named `__amp_device_<name>` that carries its source. When a kernel calls a function it has
+//! no source for, the kernel attribute expands to an invocation of that callback (found by the
+//! same path as the function), which re-invokes the kernel attribute with the function's source
+//! added as a hidden `__device([path] fn ..)` argument; one round per function, transitively.
+//! When every callee's source is there, the kernel compiles with the calls inlined.
+
+use amp_spirv::{DeviceFnSource, Diagnostic};
+use proc_macro2::{Span, TokenStream as TokenStream2};
+use quote::{format_ident, quote};
+
+/// The most device functions one kernel may use (each costs a round of macro expansion).
+const MAX_DEVICE_FNS: usize = 48;
+
+/// The expansion of `#[amp::device]` / `#[amp::device(amp)]` on `item`.
+pub fn device(attr: TokenStream2, item: TokenStream2) -> TokenStream2 {
+    let func = match syn::parse2::<syn::ItemFn>(item) {
+        Ok(f) => f,
+        Err(e) => {
+            let msg = format!("#[amp::device] applies to free functions: {e}");
+            return syn::Error::new(e.span(), msg).to_compile_error();
+        }
+    };
+    let mut out = TokenStream2::new();
+    let host = match host_too(attr) {
+        Ok(host) => host,
+        Err(d) => {
+            out.extend(crate::error_tokens(&d));
+            true
+        }
+    };
+    if let Err(diags) = amp_spirv::check_device_fn(&func) {
+        for d in diags.iter() {
+            out.extend(crate::error_tokens(d));
+        }
+    }
+    if host {
+        // Kernels' calls are inlined, so rustc never sees them: unused on the host is normal.
+        out.extend(quote!(#[allow(dead_code)] #func));
+    }
+    out.extend(callback_macro(&func));
+    out
+}
+
+/// `#[amp::device]` (or `#[amp::device(cpu, amp)]`) keeps the function for the host too;
+/// `#[amp::device(amp)]` makes it a device-only function, like C++ AMP's `restrict(amp)`.
+fn host_too(attr: TokenStream2) -> Result<bool, Diagnostic> {
+    let words: Vec<String> = attr
+        .clone()
+        .into_iter()
+        .filter(|t| !matches!(t, proc_macro2::TokenTree::Punct(p) if p.as_char() == ','))
+        .map(|t| t.to_string())
+        .collect();
+    match words.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        [] | ["cpu", "amp"] | ["amp", "cpu"] => Ok(true),
+        ["amp"] => Ok(false),
+        _ => {
+            let span = attr
+                .into_iter()
+                .next()
+                .map_or_else(Span::call_site, |t| t.span());
+            Err(Diagnostic::error(span, "expected `#[amp::device]`, `#[amp::device(cpu, amp)]` or `#[amp::device(amp)]`")
+                .with_help("`#[amp::device]` functions run on the host and in kernels; `#[amp::device(amp)]` ones only in kernels"))
+        }
+    }
+}
+
+/// The `__amp_device_<name>!` callback: given a path, the kernel attribute's arguments and the
+/// kernel, it re-invokes the attribute with this function's source added.
+fn callback_macro(func: &syn::ItemFn) -> TokenStream2 {
+    let name = format_ident!("__amp_device_{}", func.sig.ident);
+    let mut source = func.clone();
+    source.attrs.retain(|a| !a.path().is_ident("doc"));
+    source.vis = syn::Visibility::Inherited;
+    quote! {
+        #[doc(hidden)]
+        #[allow(unused_macros)]
+        macro_rules! #name {
+            ([$($path:tt)*] [$($attr:tt)*] $($kernel:tt)*) => {
+                #[::amp::kernel($($attr)*, __device([$($path)*] #source))]
+                $($kernel)*
+            };
+        }
+        #[doc(hidden)]
+        #[allow(unused_imports)]
+        pub(crate) use #name;
+    }
+}
+
+/// Parses a `__device([path] fn ..)` argument of the kernel attribute.
+pub fn parse_device_arg(list: &syn::MetaList) -> syn::Result<DeviceFnSource> {
+    list.parse_args_with(|input: syn::parse::ParseStream| {
+        let content;
+        syn::bracketed!(content in input);
+        let mut path = Vec::new();
+        while !content.is_empty() {
+            path.push(content.parse::<syn::LitStr>()?.value());
+        }
+        let func: syn::ItemFn = input.parse()?;
+        Ok(DeviceFnSource { path, func })
+    })
+}
+
+/// When the kernel calls a device function whose source it does not have yet: the invocation
+/// of that function's callback, which brings the source back in a new round.
+pub fn fetch_missing(
+    attr: &TokenStream2,
+    func: &syn::ItemFn,
+    known: &[DeviceFnSource],
+) -> Option<TokenStream2> {
+    let (key, call) = amp_spirv::missing_device_fn(func, known)?;
+    let at = call
+        .segments
+        .last()
+        .map_or_else(Span::call_site, |s| s.ident.span());
+    if known.len() >= MAX_DEVICE_FNS {
+        let d = Diagnostic::error(
+            at,
+            format!("this kernel calls more than {MAX_DEVICE_FNS} device functions"),
+        )
+        .with_help("split the work into several kernels");
+        return Some(crate::error_tokens(&d));
+    }
+    // Resolved where the kernel is, reported at the call.
+    let span = Span::call_site().located_at(at);
+    let (last, prefix) = key.split_last().expect("a call path has a name");
+    let mut path = TokenStream2::new();
+    for (i, seg) in prefix.iter().enumerate() {
+        if seg.is_empty() {
+            path.extend(quote::quote_spanned!(span=> ::));
+            continue;
+        }
+        let ident = proc_macro2::Ident::new(seg, span);
+        if i > 0 && !prefix[i - 1].is_empty() {
+            path.extend(quote::quote_spanned!(span=> ::));
+        }
+        path.extend(quote!(#ident));
+    }
+    if prefix.last().is_some_and(|s| !s.is_empty()) {
+        path.extend(quote::quote_spanned!(span=> ::));
+    }
+    let mac = proc_macro2::Ident::new(&format!("__amp_device_{last}"), span);
+    let bang = quote::quote_spanned!(span=> !);
+    Some(quote! {
+        #path #mac #bang { [#(#key)*] [#attr] #func }
+    })
+}

@@ -1,0 +1,385 @@
+//! Device functions (`#[amp::device]`) end to end: kernels that call helpers in the same
+//! module, in another module, helpers that call helpers (also across modules, with `super::`),
+//! helpers taking views, arrays and indices, helpers with early returns inside loops, a helper
+//! in a tiled kernel, and a device-only helper that writes to a view. Every result is checked
+//! against the same helpers called on the host.
+
+use amp::prelude::*;
+
+/// Every test ends here: validation (when asked for) is on and reported nothing.
+fn assert_validation_clean() {
+    if std::env::var_os("AMP_VALIDATION").is_some_and(|v| v == "1") {
+        assert!(
+            amp::validation_enabled(),
+            "AMP_VALIDATION=1 but the validation layer is not active"
+        );
+    }
+    assert_eq!(amp::validation_message_count(), 0);
+}
+
+// ----- helpers in this module -----
+
+#[amp::device]
+fn square(x: f32) -> f32 {
+    x * x
+}
+
+/// Early returns outside loops.
+#[amp::device]
+fn sign(x: i32) -> i32 {
+    if x < 0 {
+        return -1;
+    }
+    if x == 0 {
+        return 0;
+    }
+    1
+}
+
+/// An early return from inside a `while` loop, a mutable parameter.
+#[amp::device]
+fn collatz_steps(mut n: u32, limit: u32) -> u32 {
+    let mut steps = 0;
+    while n != 1 {
+        if steps == limit {
+            return limit;
+        }
+        if n % 2 == 0 {
+            n /= 2;
+        } else {
+            n = 3 * n + 1;
+        }
+        steps += 1;
+    }
+    steps
+}
+
+/// A view parameter and a return from inside nested loops.
+#[amp::device]
+fn first_at_least(v: &ArrayView<i32, 2>, row: usize, min: i32) -> i32 {
+    let cols = v.extent()[1];
+    for pass in 0..2 {
+        for j in 0..cols {
+            if pass == 1 && v[[row, j]] >= min {
+                return j as i32;
+            }
+        }
+    }
+    -1
+}
+
+/// A view parameter, a loop, no early return.
+#[amp::device]
+fn row_sum(m: &ArrayView<i32, 2>, row: usize) -> i32 {
+    let mut sum = 0;
+    for j in 0..m.extent()[1] {
+        sum += m[[row, j]];
+    }
+    sum
+}
+
+/// Arrays by value.
+#[amp::device]
+fn dot3(a: [f32; 3], b: [f32; 3]) -> f32 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+/// An index by value.
+#[amp::device]
+fn flat(idx: Index<2>, width: usize) -> usize {
+    idx[0] * width + idx[1]
+}
+
+/// Device-only (`restrict(amp)`): it writes to a view, which host code cannot index.
+#[amp::device(amp)]
+fn store_twice(out: ArrayViewMut<i32, 1>, i: usize, value: i32) {
+    out[i] = value;
+    out[i] += value;
+}
+
+mod util {
+    /// Called from kernels as `util::saxpy`.
+    #[amp::device]
+    pub fn saxpy(a: f32, x: f32, y: f32) -> f32 {
+        a * x + y
+    }
+
+    /// Calls a helper of its own module and one of the parent module.
+    #[amp::device]
+    pub fn cube_plus_sign(x: i32) -> i32 {
+        x * square_i(x) + super::sign(x)
+    }
+
+    #[amp::device]
+    pub fn square_i(x: i32) -> i32 {
+        x * x
+    }
+
+    pub mod deep {
+        /// Reached through two modules, calls back up with `super::`.
+        #[amp::device]
+        pub fn twice_square(x: i32) -> i32 {
+            2 * super::square_i(x)
+        }
+    }
+}
+
+// ----- kernels -----
+
+#[kernel(amp)]
+fn squares(idx: Index<1>, a: ArrayView<f32, 1>, out: ArrayViewMut<f32, 1>) {
+    out[idx] = square(a[idx]) + square(2.0);
+}
+
+#[kernel(amp)]
+fn saxpy_kernel(idx: Index<1>, k: f32, x: ArrayView<f32, 1>, y: ArrayViewMut<f32, 1>) {
+    y[idx] = util::saxpy(k, x[idx], y[idx]);
+}
+
+#[kernel(amp)]
+fn chained(idx: Index<1>, a: ArrayView<i32, 1>, out: ArrayViewMut<i32, 1>) {
+    let x = a[idx];
+    out[idx] = util::cube_plus_sign(x) + util::deep::twice_square(x) + sign(x - 3);
+}
+
+#[kernel(amp)]
+fn collatz(idx: Index<1>, start: ArrayView<u32, 1>, steps: ArrayViewMut<u32, 1>) {
+    steps[idx] = collatz_steps(start[idx], 40);
+}
+
+#[kernel(amp)]
+fn rows(
+    idx: Index<1>,
+    m: ArrayView<i32, 2>,
+    min: i32,
+    sums: ArrayViewMut<i32, 1>,
+    firsts: ArrayViewMut<i32, 1>,
+) {
+    let row = idx[0];
+    sums[idx] = row_sum(&m, row);
+    firsts[idx] = first_at_least(m, row, min);
+}
+
+// The index through a helper is not proven unique: the allowed lint must survive the rounds
+// that fetch the helpers' source.
+#[kernel(amp, allow(write_conflict))]
+fn arrays_and_indices(idx: Index<2>, a: ArrayView<f32, 2>, out: ArrayViewMut<f32, 1>) {
+    let w = a.extent()[1];
+    let v = [a[idx], 1.0, 2.0];
+    out[flat(idx, w)] = dot3(v, [3.0, a[idx], 0.5]);
+}
+
+#[kernel(amp)]
+fn writes_through_helper(idx: Index<1>, a: ArrayView<i32, 1>, out: ArrayViewMut<i32, 1>) {
+    store_twice(&mut out, idx[0], a[idx]);
+}
+
+#[kernel(amp)]
+fn tile_square_sums(t: TiledIndex<8>, a: ArrayView<i32, 1>, sums: ArrayViewMut<i32, 1>) {
+    #[tile_static]
+    let mut cache: [i32; 8];
+    cache[t.local[0]] = util::square_i(a[t.global]);
+    t.barrier.wait();
+    if t.local[0] == 0 {
+        let mut s = 0;
+        for k in 0..8 {
+            s += cache[k];
+        }
+        sums[t.tile] = s;
+    }
+}
+
+// ----- tests -----
+
+#[test]
+fn helper_in_the_same_module() -> Result<(), amp::Error> {
+    let a: Vec<f32> = (0..64).map(|i| i as f32 * 0.25 - 3.0).collect();
+    let mut out = vec![0.0f32; 64];
+    {
+        let av = ArrayView::new([64], &a)?;
+        let mut ov = ArrayViewMut::new([64], &mut out)?;
+        ov.discard_data();
+        parallel_for_each(ov.extent(), squares(&av, &mut ov))?;
+        ov.synchronize()?;
+    }
+    let expected: Vec<f32> = a.iter().map(|&x| square(x) + square(2.0)).collect();
+    assert_eq!(out, expected);
+    assert_validation_clean();
+    Ok(())
+}
+
+#[test]
+fn helper_in_another_module() -> Result<(), amp::Error> {
+    let x: Vec<f32> = (0..100).map(|i| i as f32).collect();
+    let mut y: Vec<f32> = (0..100).map(|i| 1000.0 - i as f32).collect();
+    let expected: Vec<f32> = x
+        .iter()
+        .zip(&y)
+        .map(|(&x, &y)| util::saxpy(1.5, x, y))
+        .collect();
+    {
+        let xv = ArrayView::new([100], &x)?;
+        let mut yv = ArrayViewMut::new([100], &mut y)?;
+        parallel_for_each(yv.extent(), saxpy_kernel(1.5, &xv, &mut yv))?;
+        yv.synchronize()?;
+    }
+    assert_eq!(y, expected);
+    assert_validation_clean();
+    Ok(())
+}
+
+#[test]
+fn helpers_calling_helpers_across_modules() -> Result<(), amp::Error> {
+    let a: Vec<i32> = (-20..20).collect();
+    let mut out = vec![0; a.len()];
+    {
+        let av = ArrayView::new([a.len()], &a)?;
+        let mut ov = ArrayViewMut::new([a.len()], &mut out)?;
+        ov.discard_data();
+        parallel_for_each(ov.extent(), chained(&av, &mut ov))?;
+        ov.synchronize()?;
+    }
+    let expected: Vec<i32> = a
+        .iter()
+        .map(|&x| util::cube_plus_sign(x) + util::deep::twice_square(x) + sign(x - 3))
+        .collect();
+    assert_eq!(out, expected);
+    assert_eq!(expected[0], -20 * 400 - 1 + 800 - 1);
+    assert_validation_clean();
+    Ok(())
+}
+
+#[test]
+fn early_return_from_a_while_loop() -> Result<(), amp::Error> {
+    let start: Vec<u32> = (1..=200).collect();
+    let mut steps = vec![0u32; start.len()];
+    {
+        let sv = ArrayView::new([start.len()], &start)?;
+        let mut out = ArrayViewMut::new([start.len()], &mut steps)?;
+        out.discard_data();
+        parallel_for_each(out.extent(), collatz(&sv, &mut out))?;
+        out.synchronize()?;
+    }
+    let expected: Vec<u32> = start.iter().map(|&n| collatz_steps(n, 40)).collect();
+    assert_eq!(steps, expected);
+    // Both ways out of the loop happen: the limit, and reaching 1.
+    assert!(steps.contains(&40) && steps.iter().any(|&s| s < 40));
+    assert_eq!(steps[26], 40, "27 takes 111 steps, capped at 40");
+    assert_eq!(steps[5], 8, "6 -> 3 -> 10 -> 5 -> 16 -> 8 -> 4 -> 2 -> 1");
+    assert_validation_clean();
+    Ok(())
+}
+
+#[test]
+fn view_parameters_and_returns_from_nested_loops() -> Result<(), amp::Error> {
+    let (rows_n, cols) = (12, 9);
+    let m: Vec<i32> = (0..rows_n * cols)
+        .map(|i| ((i * 37) % 23) as i32 - 5)
+        .collect();
+    let mut sums = vec![0; rows_n];
+    let mut firsts = vec![0; rows_n];
+    let mv = ArrayView::new([rows_n, cols], &m)?;
+    {
+        let mut sv = ArrayViewMut::new([rows_n], &mut sums)?;
+        let mut fv = ArrayViewMut::new([rows_n], &mut firsts)?;
+        parallel_for_each(sv.extent(), rows(&mv, 15, &mut sv, &mut fv))?;
+        sv.synchronize()?;
+        fv.synchronize()?;
+    }
+    let expected_sums: Vec<i32> = (0..rows_n).map(|r| row_sum(&mv, r)).collect();
+    let expected_firsts: Vec<i32> = (0..rows_n).map(|r| first_at_least(&mv, r, 15)).collect();
+    assert_eq!(sums, expected_sums);
+    assert_eq!(firsts, expected_firsts);
+    assert!(firsts.contains(&-1) && firsts.iter().any(|&f| f > 0));
+    assert_validation_clean();
+    Ok(())
+}
+
+#[test]
+fn arrays_and_indices_by_value() -> Result<(), amp::Error> {
+    let (h, w) = (5, 7);
+    let a: Vec<f32> = (0..h * w).map(|i| i as f32 * 0.5).collect();
+    let mut out = vec![0.0f32; h * w];
+    {
+        let av = ArrayView::new([h, w], &a)?;
+        let mut ov = ArrayViewMut::new([h * w], &mut out)?;
+        ov.discard_data();
+        parallel_for_each(av.extent(), arrays_and_indices(&av, &mut ov))?;
+        ov.synchronize()?;
+    }
+    for i in 0..h {
+        for j in 0..w {
+            let x = a[i * w + j];
+            let k = flat(Index::from([i, j]), w);
+            assert_eq!(k, i * w + j);
+            assert_eq!(out[k], dot3([x, 1.0, 2.0], [3.0, x, 0.5]));
+        }
+    }
+    assert_validation_clean();
+    Ok(())
+}
+
+#[test]
+fn device_only_helper_writes_to_a_view() -> Result<(), amp::Error> {
+    let a: Vec<i32> = (0..50).map(|i| i * 3 - 7).collect();
+    let mut out = vec![0; 50];
+    {
+        let av = ArrayView::new([50], &a)?;
+        let mut ov = ArrayViewMut::new([50], &mut out)?;
+        ov.discard_data();
+        parallel_for_each(av.extent(), writes_through_helper(&av, &mut ov))?;
+        ov.synchronize()?;
+    }
+    let expected: Vec<i32> = a.iter().map(|x| 2 * x).collect();
+    assert_eq!(out, expected);
+    assert_validation_clean();
+    Ok(())
+}
+
+#[test]
+fn helper_in_a_tiled_kernel() -> Result<(), amp::Error> {
+    let a: Vec<i32> = (0..64).map(|i| i % 11 - 4).collect();
+    let mut sums = vec![0; 8];
+    {
+        let av = ArrayView::new([64], &a)?;
+        let mut sv = ArrayViewMut::new([8], &mut sums)?;
+        sv.discard_data();
+        parallel_for_each(av.extent().tile::<8>(), tile_square_sums(&av, &mut sv))?;
+        sv.synchronize()?;
+    }
+    let expected: Vec<i32> = a
+        .chunks(8)
+        .map(|c| c.iter().map(|&x| util::square_i(x)).sum())
+        .collect();
+    assert_eq!(sums, expected);
+    assert_validation_clean();
+    Ok(())
+}
+
+#[test]
+fn helper_and_kernel_inside_a_function_body() -> Result<(), amp::Error> {
+    #[amp::device]
+    fn clamp_to(x: i32, lo: i32, hi: i32) -> i32 {
+        std::cmp::max(lo, std::cmp::min(x, hi))
+    }
+
+    #[kernel(amp)]
+    fn clamped(idx: Index<1>, a: ArrayView<i32, 1>, out: ArrayViewMut<i32, 1>) {
+        out[idx] = clamp_to(a[idx], -3, 3);
+    }
+
+    let a: Vec<i32> = (-10..10).collect();
+    let mut out = vec![0; a.len()];
+    {
+        let av = ArrayView::new([a.len()], &a)?;
+        let mut ov = ArrayViewMut::new([a.len()], &mut out)?;
+        ov.discard_data();
+        parallel_for_each(ov.extent(), clamped(&av, &mut ov))?;
+        ov.synchronize()?;
+    }
+    let expected: Vec<i32> = a.iter().map(|&x| x.clamp(-3, 3)).collect();
+    assert!(a.iter().all(|&x| clamp_to(x, -3, 3) == x.clamp(-3, 3)));
+    assert_eq!(out, expected);
+    assert_validation_clean();
+    Ok(())
+}
