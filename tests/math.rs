@@ -278,3 +278,153 @@ fn special_cases_follow_rust() -> Result<(), amp::Error> {
     }
     Ok(())
 }
+
+// ----- frexp, ldexp, modf, sincos, nextafter (f32) -----
+
+#[kernel(amp)]
+fn k_pairs(
+    idx: Index<1>,
+    a: ArrayView<f32, 1>,
+    mant: ArrayViewMut<f32, 1>,
+    expo: ArrayViewMut<i32, 1>,
+    frac: ArrayViewMut<f32, 1>,
+    whole: ArrayViewMut<f32, 1>,
+    s: ArrayViewMut<f32, 1>,
+    c: ArrayViewMut<f32, 1>,
+    scaled: ArrayViewMut<f32, 1>,
+    next: ArrayViewMut<f32, 1>,
+) {
+    let x = a[idx];
+    let (m, e) = precise_math::frexp(x);
+    mant[idx] = m;
+    expo[idx] = e;
+    let (f, w) = fast_math::modf(x);
+    frac[idx] = f;
+    whole[idx] = w;
+    let (sx, cx) = x.sin_cos();
+    s[idx] = sx;
+    c[idx] = cx;
+    scaled[idx] = precise_math::ldexp(x, idx[0] as i32 % 300 - 150);
+    next[idx] = fast_math::nextafter(x, 1.0);
+}
+
+/// C's `frexp` (Rust's std has none): `x = m 2^e`, `0.5 <= |m| < 1`; `(x, 0)` for 0, inf, NaN.
+fn frexp_ref(x: f32) -> (f32, i32) {
+    if x == 0.0 || !x.is_finite() {
+        return (x, 0);
+    }
+    let e = x.abs().log2().floor() as i32 + 1;
+    let m = (f64::from(x) / 2f64.powi(e)) as f32;
+    if m.abs() >= 1.0 {
+        (m / 2.0, e + 1)
+    } else if m.abs() < 0.5 {
+        (m * 2.0, e - 1)
+    } else {
+        (m, e)
+    }
+}
+
+fn ldexp_ref(x: f32, e: i32) -> f32 {
+    (f64::from(x) * 2f64.powi(e)) as f32
+}
+
+fn nextafter_ref(x: f32, y: f32) -> f32 {
+    if x.is_nan() || y.is_nan() {
+        return x + y;
+    }
+    if x == y {
+        return y;
+    }
+    if x == 0.0 {
+        return f32::from_bits(1).copysign(y);
+    }
+    let bits = x.to_bits();
+    f32::from_bits(if (x < y) == (x > 0.0) {
+        bits + 1
+    } else {
+        bits - 1
+    })
+}
+
+#[test]
+fn frexp_ldexp_modf_sincos_nextafter() -> Result<(), amp::Error> {
+    let mut a = inputs(-1e4, 1e4, 1000);
+    a.extend(inputs(-1e-3, 1e-3, 200));
+    a.extend([
+        0.0,
+        -0.0,
+        1.0,
+        -2.0,
+        0.5,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        f32::MAX,
+        f32::MIN_POSITIVE,
+        3.5e-39,
+        -1.0e-45,
+    ]);
+    let n = a.len();
+    let (mut mant, mut expo, mut frac, mut whole) =
+        (vec![0f32; n], vec![0i32; n], vec![0f32; n], vec![0f32; n]);
+    let (mut s, mut c, mut scaled, mut next) =
+        (vec![0f32; n], vec![0f32; n], vec![0f32; n], vec![0f32; n]);
+    {
+        let av = ArrayView::new([n], &a)?;
+        let mut m = ArrayViewMut::new([n], &mut mant)?;
+        let mut ev = ArrayViewMut::new([n], &mut expo)?;
+        let mut f = ArrayViewMut::new([n], &mut frac)?;
+        let mut w = ArrayViewMut::new([n], &mut whole)?;
+        let mut sv = ArrayViewMut::new([n], &mut s)?;
+        let mut cv = ArrayViewMut::new([n], &mut c)?;
+        let mut sc = ArrayViewMut::new([n], &mut scaled)?;
+        let mut nx = ArrayViewMut::new([n], &mut next)?;
+        let (m, f, w, sv, cv, sc, nx) =
+            (&mut m, &mut f, &mut w, &mut sv, &mut cv, &mut sc, &mut nx);
+        parallel_for_each(av.extent(), k_pairs(&av, m, &mut ev, f, w, sv, cv, sc, nx))?;
+    }
+    for (i, &x) in a.iter().enumerate() {
+        let (rm, re) = frexp_ref(x);
+        assert!(
+            ulps(mant[i], rm) == 0 && expo[i] == re,
+            "frexp({x:e}) = ({}, {}), want ({rm}, {re})",
+            mant[i],
+            expo[i]
+        );
+        let rw = x.trunc();
+        let rf = if x.is_infinite() {
+            0.0f32.copysign(x)
+        } else {
+            (x - rw).copysign(x)
+        };
+        assert!(
+            ulps(whole[i], rw) == 0
+                && ulps(frac[i], rf) == 0
+                && frac[i].is_sign_negative() == rf.is_sign_negative(),
+            "modf({x:e}) = ({}, {}), want ({rf}, {rw})",
+            frac[i],
+            whole[i]
+        );
+        if x.abs() <= std::f32::consts::PI {
+            assert!(
+                (s[i] - x.sin()).abs() <= 2f32.powi(-11)
+                    && (c[i] - x.cos()).abs() <= 2f32.powi(-11),
+                "sin_cos({x})"
+            );
+        }
+        let e = i as i32 % 300 - 150;
+        assert!(
+            ulps(scaled[i], ldexp_ref(x, e)) == 0,
+            "ldexp({x:e}, {e}) = {:e}, want {:e}",
+            scaled[i],
+            ldexp_ref(x, e)
+        );
+        assert!(
+            ulps(next[i], nextafter_ref(x, 1.0)) == 0,
+            "nextafter({x:e}, 1) = {:e}",
+            next[i]
+        );
+    }
+    assert_eq!(amp::validation_message_count(), 0);
+    Ok(())
+}

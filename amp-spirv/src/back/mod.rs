@@ -5,6 +5,7 @@
 //! written down in `amp-runtime`'s `kernel.rs`.
 
 mod layout;
+mod math64;
 
 pub use layout::{Layout, ParamSlot};
 
@@ -1204,6 +1205,14 @@ impl<'k> Emitter<'k> {
                 _ => return None,
             })
         };
+        if let Some(v) = self.math_any_width(f, s, a) {
+            return v;
+        }
+        if s == Scalar::F64 {
+            if let Some(v) = self.math_f64(f, a) {
+                return v;
+            }
+        }
         if let Some(inst) = glsl_op(f) {
             return self.ext(inst, t, a);
         }
@@ -1347,7 +1356,11 @@ impl<'k> Emitter<'k> {
         let inf = k(self, f64::INFINITY);
         let nan = k(self, f64::NAN);
         let ax = self.ext(4, t, &[x]);
-        let p = self.ext(26, t, &[ax, y]);
+        let p = if s == Scalar::F64 {
+            self.pow_abs64(ax, y)
+        } else {
+            self.ext(26, t, &[ax, y])
+        };
         // |x| == 0: 0 for y > 0, +inf for y < 0.
         let x_zero = self.op(Op::FOrdEqual, b, &[ax, zero]);
         let y_neg = self.op(Op::FOrdLessThan, b, &[y, zero]);
