@@ -36,6 +36,8 @@ const LOG10_2_LO: f64 = 1.145_110_089_802_183_8e-10;
 /// π/2 split (fdlibm's `pio2_1`, `pio2_1t`): `k * PIO2_1` is exact for `|k| < 2^20`.
 const PIO2_1: f64 = 1.570_796_326_734_125_614_17;
 const PIO2_1T: f64 = 6.077_100_506_506_192_249_32e-11;
+/// π/2 - PIO2_1 - PIO2_1T.
+const PIO2_1TT: f64 = 3.521_559_865_183_2e-27;
 const PI: (f64, f64) = (std::f64::consts::PI, 1.224_646_799_147_353_2e-16);
 
 /// fdlibm's `__ieee754_log` polynomial in `s²`, `s = f / (2 + f)`.
@@ -176,7 +178,32 @@ impl Emitter<'_> {
         self.const_scalar(Scalar::U32, Lit::Int(v as u128))
     }
 
-    /// `c[0] + x (c[1] + x (c[2] + ...))` with fused multiply-adds.
+    /// Dekker's exact product: `(p, e)` with `p = a * b` rounded and `p + e == a * b` exactly
+    /// (Veltkamp's split into 26-bit halves). Vulkan does not promise that `Fma` is fused
+    /// (its precision is that of a multiply and an add), so `fma(a, b, -p)` cannot be used.
+    fn two_prod(&mut self, a: Word, b: Word) -> (Word, Word) {
+        let (ah, al) = self.split(a);
+        let (bh, bl) = self.split(b);
+        let p = self.mul(a, b);
+        let hh = self.mul(ah, bh);
+        let e = self.sub(hh, p);
+        let hl = self.mul(ah, bl);
+        let e = self.add(e, hl);
+        let lh = self.mul(al, bh);
+        let e = self.add(e, lh);
+        let ll = self.mul(al, bl);
+        (p, self.add(e, ll))
+    }
+
+    fn split(&mut self, a: Word) -> (Word, Word) {
+        let factor = self.d(134_217_729.0);
+        let c = self.mul(a, factor);
+        let d = self.sub(c, a);
+        let hi = self.sub(c, d);
+        (hi, self.sub(a, hi))
+    }
+
+    /// `c[0] + x (c[1] + x (c[2] + ...))` (with `Fma`, fused or not).
     fn horner(&mut self, x: Word, c: &[f64]) -> Word {
         let (last, rest) = c.split_last().expect("a polynomial has coefficients");
         let mut acc = self.d(*last);
@@ -459,9 +486,9 @@ impl Emitter<'_> {
         self.mul(y, g)
     }
 
-    /// `e^(xh + xl)` for `|xl|` tiny against `xh`, finite and NaN-free inputs clamped to where
-    /// the result is neither 0 nor infinite.
-    fn exp_core(&mut self, xh: Word, xl: Option<Word>) -> Word {
+    /// Reduces `xh + xl` (clamped to [-746, 710]) to `k ln 2 + r`, `|r| <= ln(2)/2`:
+    /// `(r, k)` with `k` an integral `f64`.
+    fn exp_reduce(&mut self, xh: Word, xl: Option<Word>) -> (Word, Word) {
         let t = self.scalar_ty(Scalar::F64);
         let (lo, hi) = (self.d(-746.0), self.d(710.0));
         let xh = self.ext(glsl::NMAX, t, &[xh, lo]);
@@ -477,12 +504,27 @@ impl Emitter<'_> {
             Some(l) => self.add(r, l),
             None => r,
         };
-        // Taylor series to r^13/13!: |r| <= ln(2)/2, so the rest is below 2^-57.
-        let mut coeffs = [1.0f64; 14];
-        for n in 1..14 {
-            coeffs[n] = coeffs[n - 1] / n as f64;
+        (r, k)
+    }
+
+    /// `(e^r - 1) / r` for `|r| <= ln(2)/2`: the Taylor series `1 + r/2 + r²/6 + ...` to
+    /// r^14/15!, whose rest is below 2^-60.
+    fn expm1_over_x(&mut self, r: Word) -> Word {
+        let mut coeffs = [1.0f64; 15];
+        for n in 1..15 {
+            coeffs[n] = coeffs[n - 1] / (n + 1) as f64;
         }
-        let p = self.horner(r, &coeffs);
+        self.horner(r, &coeffs)
+    }
+
+    /// `e^(xh + xl)` for `|xl|` tiny against `xh`, finite and NaN-free inputs clamped to where
+    /// the result is neither 0 nor infinite.
+    fn exp_core(&mut self, xh: Word, xl: Option<Word>) -> Word {
+        let (r, k) = self.exp_reduce(xh, xl);
+        // e^r = 1 + r (e^r - 1) / r.
+        let q = self.expm1_over_x(r);
+        let one = self.d(1.0);
+        let p = self.fma(r, q, one);
         self.scale64(p, k)
     }
 
@@ -504,9 +546,7 @@ impl Emitter<'_> {
         let r = self.sub(xc, k);
         // r ln 2 as a double-double keeps the argument's last bits.
         let ln2 = self.d(std::f64::consts::LN_2);
-        let rh = self.mul(r, ln2);
-        let nrh = self.neg(Scalar::F64, rh);
-        let err = self.fma(r, ln2, nrh);
+        let (rh, err) = self.two_prod(r, ln2);
         let ln2_lo = self.d(2.319_046_813_846_299_6e-17);
         let rl = self.fma(r, ln2_lo, err);
         let e = self.exp_core(rh, Some(rl));
@@ -529,9 +569,7 @@ impl Emitter<'_> {
         let r = self.fma(nk, h, xc);
         let r = self.fma(nk, l, r);
         let ln10 = self.d(std::f64::consts::LN_10);
-        let rh = self.mul(r, ln10);
-        let nrh = self.neg(Scalar::F64, rh);
-        let err = self.fma(r, ln10, nrh);
+        let (rh, err) = self.two_prod(r, ln10);
         let ln10_lo = self.d(-2.170_756_223_382_249_4e-16);
         let rl = self.fma(r, ln10_lo, err);
         let e = self.exp_core(rh, Some(rl));
@@ -540,22 +578,32 @@ impl Emitter<'_> {
         self.select(Scalar::F64, nan, x, r)
     }
 
-    /// `e^x - 1`: the Taylor series near 0 (no cancellation), `exp(x) - 1` elsewhere.
+    /// `e^x - 1` without cancellation: `2^k (e^r - 1) + (2^k - 1)` in one fused multiply-add
+    /// (`2^k - 1` is exact for the `k` used), `x (e^x - 1)/x` near 0, `e^x - 1` where it is
+    /// exact anyway (beyond 700 and below -40).
     fn expm1_64(&mut self, x: Word) -> Word {
-        let mut coeffs = [1.0f64; 16];
-        for n in 1..16 {
-            coeffs[n] = coeffs[n - 1] / (n + 1) as f64;
-        }
-        // x (1 + x/2 + x²/6 + ...) for |x| < 0.25: the rest is below 2^-60.
-        let p = self.horner(x, &coeffs);
-        let small = self.mul(x, p);
-        let e = self.exp64(x);
+        let (r, k) = self.exp_reduce(x, None);
+        let q = self.expm1_over_x(r);
+        let em1 = self.mul(r, q);
+        let i = self.scalar_ty(Scalar::I32);
+        let ki = self.op(Op::ConvertFToS, i, &[k]);
+        let p2 = self.pow2(Scalar::F64, ki);
         let one = self.d(1.0);
+        let p2m1 = self.sub(p2, one);
+        let mid = self.fma(em1, p2, p2m1);
+        let q0 = self.expm1_over_x(x);
+        let small = self.mul(x, q0);
+        let e = self.exp64(x);
         let big = self.sub(e, one);
         let ax = self.glsl1(Scalar::F64, inst::FABS, x);
         let quarter = self.d(0.25);
         let near = self.cmp(Op::FOrdLessThan, ax, quarter);
-        self.select(Scalar::F64, near, small, big)
+        let (lo, hi) = (self.d(-40.0), self.d(700.0));
+        let above = self.cmp(Op::FOrdGreaterThan, x, lo);
+        let below = self.cmp(Op::FOrdLessThan, x, hi);
+        let in_range = self.cmp(Op::LogicalAnd, above, below);
+        let r = self.select(Scalar::F64, in_range, mid, big);
+        self.select(Scalar::F64, near, small, r)
     }
 
     /// `ln(x)` of a positive finite `x` as a double-double `(hi, lo)`, and the special-case
@@ -588,9 +636,7 @@ impl Emitter<'_> {
         // hfsq = f²/2 and its rounding error.
         let half = self.d(0.5);
         let hf = self.mul(half, f);
-        let hfsq = self.mul(hf, f);
-        let nhfsq = self.neg(Scalar::F64, hfsq);
-        let hfsq_err = self.fma(hf, f, nhfsq);
+        let (hfsq, hfsq_err) = self.two_prod(hf, f);
         // ln(m) = f - c, c = hfsq - s (hfsq + R).
         let hr = self.add(hfsq, r);
         let shr = self.mul(s, hr);
@@ -648,9 +694,7 @@ impl Emitter<'_> {
     fn log_scaled64(&mut self, x: Word, c: (f64, f64)) -> Word {
         let (hi, lo) = self.ln_dd(x);
         let (ch, cl) = (self.d(c.0), self.d(c.1));
-        let p = self.mul(hi, ch);
-        let np = self.neg(Scalar::F64, p);
-        let err = self.fma(hi, ch, np);
+        let (p, err) = self.two_prod(hi, ch);
         let t1 = self.mul(lo, ch);
         let t2 = self.fma(hi, cl, t1);
         let tail = self.add(err, t2);
@@ -683,9 +727,7 @@ impl Emitter<'_> {
     /// results keep their precision. The caller handles `x <= 0` and `y == 0`.
     pub(super) fn pow_abs64(&mut self, ax: Word, y: Word) -> Word {
         let (lh, ll) = self.ln_dd(ax);
-        let ph = self.mul(y, lh);
-        let nph = self.neg(Scalar::F64, ph);
-        let err = self.fma(y, lh, nph);
+        let (ph, err) = self.two_prod(y, lh);
         let pl = self.fma(y, ll, err);
         let e = self.exp_core(ph, Some(pl));
         // Out of range: overflow to +inf, underflow to 0; ln|x| infinite for |x| = inf.
@@ -716,11 +758,22 @@ impl Emitter<'_> {
         let k = self.glsl1(Scalar::F64, inst::FLOOR, k);
         let nk = self.neg(Scalar::F64, k);
         let (p1, p1t) = (self.d(PIO2_1), self.d(PIO2_1T));
+        // x - k p1 is exact (p1 has 33 bits, and x is near k p1); k p1t is split into its
+        // rounded product and that product's error, so the double-double r + rl stays
+        // accurate where x is near a multiple of π/2 and r is tiny.
         let r1 = self.fma(nk, p1, x);
-        let w = self.mul(k, p1t);
+        let (w, w_err) = self.two_prod(k, p1t);
         let r = self.sub(r1, w);
         let d = self.sub(r1, r);
         let rl = self.sub(d, w);
+        let rl = self.sub(rl, w_err);
+        let p1tt = self.d(PIO2_1TT);
+        let rl = self.fma(nk, p1tt, rl);
+        // Renormalize so that r carries what it can.
+        let sum = self.add(r, rl);
+        let back = self.sub(sum, r);
+        let rl = self.sub(rl, back);
+        let r = sum;
         let i = self.scalar_ty(Scalar::I32);
         let n = self.op(Op::ConvertFToS, i, &[k]);
         (r, rl, n)
@@ -848,6 +901,9 @@ impl Emitter<'_> {
         let a = self.sub(ts, lo);
         let b = self.sub(a, t);
         let r = self.sub(hi, b);
+        // |x| = inf: 0 * inf in the reduction is NaN, the answer π/2.
+        let inf = self.test(Op::IsInf, x);
+        let r = self.select(Scalar::F64, inf, hi, r);
         let r = self.copysign_bits(Scalar::F64, r, x);
         let nan = self.test(Op::IsNan, x);
         self.select(Scalar::F64, nan, x, r)
@@ -996,9 +1052,8 @@ impl Emitter<'_> {
     fn acosh64(&mut self, x: Word) -> Word {
         let (one, two) = (self.d(1.0), self.d(2.0));
         let t = self.sub(x, one);
-        let tt = self.mul(t, t);
         let two_t = self.mul(two, t);
-        let s = self.add(two_t, tt);
+        let s = self.fma(t, t, two_t);
         let root = self.glsl1(Scalar::F64, inst::SQRT, s);
         let arg = self.add(t, root);
         let small = self.ln1p64(arg);

@@ -1370,10 +1370,15 @@ impl<'k> Emitter<'k> {
         let y_trunc = self.ext(3, t, &[y]);
         let y_int = self.op(Op::FOrdEqual, b, &[y_trunc, y]);
         let half = self.op(Op::FRem, t, &[y, two]);
-        let odd = self.op(Op::FUnordNotEqual, b, &[half, zero]);
+        let odd_rem = self.op(Op::FUnordNotEqual, b, &[half, zero]);
+        let odd = self.op(Op::LogicalAnd, b, &[odd_rem, y_int]);
         let negp = self.op(Op::FNegate, t, &[p]);
         let signed = self.op(Op::Select, t, &[odd, negp, p]);
-        let for_neg = self.op(Op::Select, t, &[y_int, signed, nan]);
+        // (-inf)^y is +inf or +0 for a y that is not an odd integer (C's pow, Rust's powf).
+        let neg_inf = k(self, f64::NEG_INFINITY);
+        let x_neg_inf = self.op(Op::FOrdEqual, b, &[x, neg_inf]);
+        let signed_or_inf = self.op(Op::LogicalOr, b, &[y_int, x_neg_inf]);
+        let for_neg = self.op(Op::Select, t, &[signed_or_inf, signed, nan]);
         let x_neg = self.op(Op::FOrdLessThan, b, &[x, zero]);
         let r = self.op(Op::Select, t, &[x_neg, for_neg, p]);
         let y_zero = self.op(Op::FOrdEqual, b, &[y, zero]);
