@@ -182,25 +182,35 @@ impl Emitter<'_> {
     /// (Veltkamp's split into 26-bit halves). Vulkan does not promise that `Fma` is fused
     /// (its precision is that of a multiply and an add), so `fma(a, b, -p)` cannot be used.
     fn two_prod(&mut self, a: Word, b: Word) -> (Word, Word) {
-        let (ah, al) = self.split(a);
-        let (bh, bl) = self.split(b);
-        let p = self.mul(a, b);
-        let hh = self.mul(ah, bh);
-        let e = self.sub(hh, p);
-        let hl = self.mul(ah, bl);
-        let e = self.add(e, hl);
-        let lh = self.mul(al, bh);
-        let e = self.add(e, lh);
-        let ll = self.mul(al, bl);
-        (p, self.add(e, ll))
+        self.two_prod_of(Scalar::F64, a, b)
     }
 
-    fn split(&mut self, a: Word) -> (Word, Word) {
-        let factor = self.d(134_217_729.0);
-        let c = self.mul(a, factor);
-        let d = self.sub(c, a);
-        let hi = self.sub(c, d);
-        (hi, self.sub(a, hi))
+    fn two_prod_of(&mut self, s: Scalar, a: Word, b: Word) -> (Word, Word) {
+        let (ah, al) = self.split(s, a);
+        let (bh, bl) = self.split(s, b);
+        let p = self.fop(Op::FMul, s, a, b);
+        let hh = self.fop(Op::FMul, s, ah, bh);
+        let e = self.fop(Op::FSub, s, hh, p);
+        let hl = self.fop(Op::FMul, s, ah, bl);
+        let e = self.fop(Op::FAdd, s, e, hl);
+        let lh = self.fop(Op::FMul, s, al, bh);
+        let e = self.fop(Op::FAdd, s, e, lh);
+        let ll = self.fop(Op::FMul, s, al, bl);
+        (p, self.fop(Op::FAdd, s, e, ll))
+    }
+
+    /// Veltkamp's split of `a` into two halves whose products are exact.
+    fn split(&mut self, s: Scalar, a: Word) -> (Word, Word) {
+        let factor = if s == Scalar::F64 {
+            134_217_729.0
+        } else {
+            4097.0
+        };
+        let factor = self.float_const(s, factor);
+        let c = self.fop(Op::FMul, s, a, factor);
+        let d = self.fop(Op::FSub, s, c, a);
+        let hi = self.fop(Op::FSub, s, c, d);
+        (hi, self.fop(Op::FSub, s, a, hi))
     }
 
     /// `c[0] + x (c[1] + x (c[2] + ...))` (with `Fma`, fused or not).
@@ -426,6 +436,26 @@ impl Emitter<'_> {
         self.select(s, nan, sum, r)
     }
 
+    /// `a * b + c` rounded once, as Rust's `mul_add`: Vulkan's `Fma` may round the product
+    /// (lavapipe's does), so the product's rounding error `e` (Dekker) and the sum's `t`
+    /// (Knuth) are added back: `s + (t + e)`. The result is the exact one except when that
+    /// last sum itself rounds a tie differently (rare; none in tests/math.rs).
+    fn fused_multiply_add(&mut self, s: Scalar, a: Word, b: Word, c: Word) -> Word {
+        let (p, e) = self.two_prod_of(s, a, b);
+        let sum = self.fop(Op::FAdd, s, p, c);
+        let bb = self.fop(Op::FSub, s, sum, p);
+        let ab = self.fop(Op::FSub, s, sum, bb);
+        let da = self.fop(Op::FSub, s, p, ab);
+        let db = self.fop(Op::FSub, s, c, bb);
+        let t = self.fop(Op::FAdd, s, da, db);
+        let tail = self.fop(Op::FAdd, s, t, e);
+        let r = self.fop(Op::FAdd, s, sum, tail);
+        // Infinite intermediates (a product or a split beyond the range) make the tails NaN;
+        // the plain sum is the answer there (and NaN where it should be).
+        let nan = self.test(Op::IsNan, r);
+        self.select(s, nan, sum, r)
+    }
+
     /// The functions written out here for either width; `None` for the others.
     pub(super) fn math_any_width(&mut self, f: MathFn, s: Scalar, a: &[Word]) -> Option<Word> {
         Some(match f {
@@ -435,6 +465,7 @@ impl Emitter<'_> {
             MathFn::ModfFrac => self.modf(s, a[0]).0,
             MathFn::ModfInt => self.modf(s, a[0]).1,
             MathFn::Nextafter => self.nextafter(s, a[0], a[1]),
+            MathFn::Fma => self.fused_multiply_add(s, a[0], a[1], a[2]),
             _ => return None,
         })
     }

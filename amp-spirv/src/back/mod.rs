@@ -1201,7 +1201,6 @@ impl<'k> Emitter<'k> {
                 Floor => 8,
                 Ceil => 9,
                 Trunc => 3,
-                Fma => 50,
                 _ => return None,
             })
         };
@@ -1248,9 +1247,9 @@ impl<'k> Emitter<'k> {
                 let half = c(self, 0.5);
                 let up = self.op(Op::FOrdGreaterThanEqual, b, &[ad, half]);
                 let sign = self.ext(6, t, &[x]);
-                let zero = c(self, 0.0);
-                let step = self.op(Op::Select, t, &[up, sign, zero]);
-                self.op(Op::FAdd, t, &[tr, step])
+                // Select rather than add 0.0: `trunc(-0.25) + 0.0` would lose the sign of -0.0.
+                let stepped = self.op(Op::FAdd, t, &[tr, sign]);
+                self.op(Op::Select, t, &[up, stepped, tr])
             }
             // Rust's `fract` keeps the sign of `x` (GLSL's Fract is `x - floor(x)`).
             Fract => {
