@@ -9,6 +9,9 @@
 //! `NoContraction` so the driver keeps the error-compensating sequences as written. The errors
 //! measured against Rust's std are in docs/math.md.
 
+// The constants keep fdlibm's digits, so they can be checked against its source.
+#![allow(clippy::excessive_precision)]
+
 use super::{glsl, Emitter};
 use crate::ir::Lit;
 use crate::math::MathFn;
@@ -83,9 +86,9 @@ const AT: [f64; 11] = [
 ];
 const ATAN_HI: [f64; 4] = [
     4.636_476_090_008_060_935_15e-01,
-    7.853_981_633_974_482_789_99e-01,
+    std::f64::consts::FRAC_PI_4,
     9.827_937_232_473_290_540_82e-01,
-    1.570_796_326_794_896_558_00,
+    std::f64::consts::FRAC_PI_2,
 ];
 const ATAN_LO: [f64; 4] = [
     2.269_877_745_296_168_709_24e-17,
@@ -234,7 +237,7 @@ impl Emitter<'_> {
         (lo, hi)
     }
 
-    fn from_words(&mut self, lo: Word, hi: Word) -> Word {
+    fn f64_of_words(&mut self, lo: Word, hi: Word) -> Word {
         let u = self.scalar_ty(Scalar::U32);
         let v2 = self.b.type_vector(u, 2);
         let v = self
@@ -282,7 +285,7 @@ impl Emitter<'_> {
         let bits = self.op(Op::Bitcast, u, &[bits]);
         if s == Scalar::F64 {
             let zero = self.uint(0);
-            self.from_words(zero, bits)
+            self.f64_of_words(zero, bits)
         } else {
             let t = self.scalar_ty(s);
             self.op(Op::Bitcast, t, &[bits])
@@ -355,7 +358,7 @@ impl Emitter<'_> {
         let new_high = self.iop(Op::BitwiseOr, Scalar::U32, kept, half_exp);
         let m = if wide {
             let lo = self.words(y).0;
-            self.from_words(lo, new_high)
+            self.f64_of_words(lo, new_high)
         } else {
             let t = self.scalar_ty(s);
             self.op(Op::Bitcast, t, &[new_high])
@@ -404,7 +407,7 @@ impl Emitter<'_> {
             let hi_down = self.select(Scalar::U32, borrow, hi_down1, hi);
             let new_lo = self.select(Scalar::U32, grow, lo_up, lo_down);
             let new_hi = self.select(Scalar::U32, grow, hi_up, hi_down);
-            self.from_words(new_lo, new_hi)
+            self.f64_of_words(new_lo, new_hi)
         } else {
             let u = self.scalar_ty(Scalar::U32);
             let t = self.scalar_ty(s);
@@ -418,7 +421,7 @@ impl Emitter<'_> {
         // From ±0 the step is the smallest denormal with the sign of y.
         let tiny = if s == Scalar::F64 {
             let (one, zero_u) = (self.uint(1), self.uint(0));
-            self.from_words(one, zero_u)
+            self.f64_of_words(one, zero_u)
         } else {
             let u1 = self.uint(1);
             let t = self.scalar_ty(s);
