@@ -6,8 +6,12 @@
 
 #[path = "../examples/array_times10.rs"]
 mod array_times10;
+#[path = "../examples/histogram.rs"]
+mod histogram;
 #[path = "../examples/index.rs"]
 mod index;
+#[path = "../examples/mandelbrot.rs"]
+mod mandelbrot;
 #[path = "../examples/matmul.rs"]
 mod matmul;
 #[path = "../examples/vector_add.rs"]
@@ -101,6 +105,42 @@ fn matmul_example_variants() -> Result<(), amp::Error> {
         matmul::multiply_cpu(&a, &b, m, n, w),
         "TiledStatic2, 2 x 4 x 6"
     );
+    assert_validation_clean();
+    Ok(())
+}
+
+/// Mandelbrot at 96 x 64: every pixel's iteration count equals the CPU's, the set's inside is
+/// there (pixels at the maximum), and the image encodes as a PNG.
+#[test]
+fn mandelbrot_example() -> Result<(), Box<dyn std::error::Error>> {
+    let (w, h) = (96, 64);
+    let view = mandelbrot::View::whole(w, h);
+    let counts = mandelbrot::iterations(w, h, view)?;
+    assert_eq!(counts, mandelbrot::iterations_cpu(w, h, view));
+    let inside = counts
+        .iter()
+        .filter(|&&n| n == mandelbrot::MAX_ITERATIONS)
+        .count();
+    assert!(
+        inside > w * h / 10 && inside < w * h / 2,
+        "{inside} pixels inside"
+    );
+    let path = std::env::temp_dir().join("amp_mandelbrot_example.png");
+    mandelbrot::to_image(&counts, w, h).save(&path)?;
+    let back = image::open(&path)?;
+    assert_eq!((back.width(), back.height()), (w as u32, h as u32));
+    assert_validation_clean();
+    Ok(())
+}
+
+/// Histogram of 100 003 random bytes (not a multiple of the tile) with 8 tiles: equal to the
+/// CPU's, and every value counted once.
+#[test]
+fn histogram_example() -> Result<(), amp::Error> {
+    let data = histogram::random_bytes(100_003);
+    let bins = histogram::histogram(&data, 8)?;
+    assert_eq!(bins, histogram::histogram_cpu(&data));
+    assert_eq!(bins.iter().sum::<u32>(), 100_003);
     assert_validation_clean();
     Ok(())
 }

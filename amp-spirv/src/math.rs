@@ -49,6 +49,20 @@ pub enum MathFn {
     ToDegrees,
     ToRadians,
     Clamp,
+    /// `ldexp(x, e)`: `x * 2^e`, `e` an `i32`.
+    Ldexp,
+    /// The mantissa of `frexp(x)`: in `[0.5, 1)` with the sign of `x`; `x` itself for zero,
+    /// infinities and NaN.
+    FrexpMantissa,
+    /// The exponent of `frexp(x)` (an `i32`): `x == mantissa * 2^exponent`; 0 for zero,
+    /// infinities and NaN.
+    FrexpExponent,
+    /// The fractional part of `modf(x)`: `x - trunc(x)` with the sign of `x` (`±0` for `±inf`).
+    ModfFrac,
+    /// The integral part of `modf(x)`: `trunc(x)`.
+    ModfInt,
+    /// `nextafter(x, y)`: the next float after `x` towards `y`.
+    Nextafter,
 }
 
 impl MathFn {
@@ -142,6 +156,8 @@ impl MathFn {
             "isnan" => IsNan,
             "isinf" => IsInf,
             "isfinite" => IsFinite,
+            "ldexp" => Ldexp,
+            "nextafter" => Nextafter,
             _ => return None,
         })
     }
@@ -150,7 +166,7 @@ impl MathFn {
     pub fn arity(self) -> usize {
         use MathFn::*;
         match self {
-            Atan2 | Pow | Fmod | Hypot | Copysign | Fdim => 2,
+            Atan2 | Pow | Fmod | Hypot | Copysign | Fdim | Ldexp | Nextafter => 2,
             Fma | Clamp => 3,
             _ => 1,
         }
@@ -161,28 +177,62 @@ impl MathFn {
         matches!(self, MathFn::IsNan | MathFn::IsInf | MathFn::IsFinite)
     }
 
-    /// Whether there is an `f64` version: `GLSL.std.450`'s transcendental functions exist for
-    /// 16- and 32-bit floats only.
-    pub fn has_f64(self) -> bool {
+    /// Whether the result is an `i32` (the exponent of `frexp`).
+    pub fn returns_i32(self) -> bool {
+        self == MathFn::FrexpExponent
+    }
+
+    /// The argument that is an `i32` rather than a float (the exponent of `ldexp`).
+    pub fn i32_argument(self) -> Option<usize> {
+        (self == MathFn::Ldexp).then_some(1)
+    }
+
+    /// Whether `precise_math::` computes the `f32` function in `f64` and rounds the result:
+    /// `GLSL.std.450`'s versions of these are only as accurate as Vulkan requires (a few ULP to
+    /// thousands of ULP), while the `f64` versions here are within a few `f64` ULP, so the
+    /// rounded result is within 1 ULP of the true value. Exact functions (rounding, `fma`,
+    /// classification, ...) are the same in both.
+    pub fn promoted_when_precise(self) -> bool {
         use MathFn::*;
         matches!(
             self,
-            Sqrt | Rsqrt
-                | Floor
-                | Ceil
-                | Round
-                | Trunc
-                | Fract
-                | Fma
-                | Fmod
-                | Fdim
-                | Rcp
-                | IsNan
-                | IsInf
-                | IsFinite
-                | Clamp
-                | ToDegrees
-                | ToRadians
+            Sin | Cos
+                | Tan
+                | Asin
+                | Acos
+                | Atan
+                | Atan2
+                | Sinh
+                | Cosh
+                | Tanh
+                | Asinh
+                | Acosh
+                | Atanh
+                | Exp
+                | Exp2
+                | Exp10
+                | Expm1
+                | Log
+                | Log2
+                | Log10
+                | Log1p
+                | Pow
+                | Cbrt
+                | Hypot
         )
     }
+}
+
+/// The C++ AMP functions that return two values through pointers (`frexp(x, &e)`,
+/// `modf(x, &ip)`, `sincos(x, &s, &c)`) and Rust's `x.sin_cos()`. Kernels have no pointers
+/// and no tuple values, so they are called as `let (a, b) = precise_math::frexp(x);`: the pair
+/// is the two functions of the same argument.
+pub fn pair_function(name: &str, method: bool) -> Option<[MathFn; 2]> {
+    use MathFn::*;
+    Some(match (name, method) {
+        ("frexp", false) => [FrexpMantissa, FrexpExponent],
+        ("modf", false) => [ModfFrac, ModfInt],
+        ("sincos", false) | ("sin_cos", true) => [Sin, Cos],
+        _ => return None,
+    })
 }

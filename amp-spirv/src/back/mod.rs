@@ -5,6 +5,7 @@
 //! written down in `amp-runtime`'s `kernel.rs`.
 
 mod layout;
+mod math64;
 
 pub use layout::{Layout, ParamSlot};
 
@@ -1200,10 +1201,17 @@ impl<'k> Emitter<'k> {
                 Floor => 8,
                 Ceil => 9,
                 Trunc => 3,
-                Fma => 50,
                 _ => return None,
             })
         };
+        if let Some(v) = self.math_any_width(f, s, a) {
+            return v;
+        }
+        if s == Scalar::F64 {
+            if let Some(v) = self.math_f64(f, a) {
+                return v;
+            }
+        }
         if let Some(inst) = glsl_op(f) {
             return self.ext(inst, t, a);
         }
@@ -1239,9 +1247,9 @@ impl<'k> Emitter<'k> {
                 let half = c(self, 0.5);
                 let up = self.op(Op::FOrdGreaterThanEqual, b, &[ad, half]);
                 let sign = self.ext(6, t, &[x]);
-                let zero = c(self, 0.0);
-                let step = self.op(Op::Select, t, &[up, sign, zero]);
-                self.op(Op::FAdd, t, &[tr, step])
+                // Select rather than add 0.0: `trunc(-0.25) + 0.0` would lose the sign of -0.0.
+                let stepped = self.op(Op::FAdd, t, &[tr, sign]);
+                self.op(Op::Select, t, &[up, stepped, tr])
             }
             // Rust's `fract` keeps the sign of `x` (GLSL's Fract is `x - floor(x)`).
             Fract => {
@@ -1347,7 +1355,11 @@ impl<'k> Emitter<'k> {
         let inf = k(self, f64::INFINITY);
         let nan = k(self, f64::NAN);
         let ax = self.ext(4, t, &[x]);
-        let p = self.ext(26, t, &[ax, y]);
+        let p = if s == Scalar::F64 {
+            self.pow_abs64(ax, y)
+        } else {
+            self.ext(26, t, &[ax, y])
+        };
         // |x| == 0: 0 for y > 0, +inf for y < 0.
         let x_zero = self.op(Op::FOrdEqual, b, &[ax, zero]);
         let y_neg = self.op(Op::FOrdLessThan, b, &[y, zero]);
@@ -1357,10 +1369,15 @@ impl<'k> Emitter<'k> {
         let y_trunc = self.ext(3, t, &[y]);
         let y_int = self.op(Op::FOrdEqual, b, &[y_trunc, y]);
         let half = self.op(Op::FRem, t, &[y, two]);
-        let odd = self.op(Op::FUnordNotEqual, b, &[half, zero]);
+        let odd_rem = self.op(Op::FUnordNotEqual, b, &[half, zero]);
+        let odd = self.op(Op::LogicalAnd, b, &[odd_rem, y_int]);
         let negp = self.op(Op::FNegate, t, &[p]);
         let signed = self.op(Op::Select, t, &[odd, negp, p]);
-        let for_neg = self.op(Op::Select, t, &[y_int, signed, nan]);
+        // (-inf)^y is +inf or +0 for a y that is not an odd integer (C's pow, Rust's powf).
+        let neg_inf = k(self, f64::NEG_INFINITY);
+        let x_neg_inf = self.op(Op::FOrdEqual, b, &[x, neg_inf]);
+        let signed_or_inf = self.op(Op::LogicalOr, b, &[y_int, x_neg_inf]);
+        let for_neg = self.op(Op::Select, t, &[signed_or_inf, signed, nan]);
         let x_neg = self.op(Op::FOrdLessThan, b, &[x, zero]);
         let r = self.op(Op::Select, t, &[x_neg, for_neg, p]);
         let y_zero = self.op(Op::FOrdEqual, b, &[y, zero]);

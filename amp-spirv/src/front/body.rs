@@ -7,7 +7,7 @@ use crate::diag::Span;
 use crate::diag::Spanned;
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::*;
-use crate::math::MathFn;
+use crate::math::{self, MathFn};
 use crate::types::{Len, Scalar, Ty};
 
 #[path = "call.rs"]
@@ -434,6 +434,9 @@ impl<'a> BodyChecker<'a> {
                         self.bind(pat, None, Some(init), stmts);
                     }
                 }
+                Some(call) if pt.elems.len() == 2 && pair_call(call).is_some() => {
+                    self.let_pair(pt, call, stmts)
+                }
                 _ => self.err(
                     Diagnostic::error(
                         l.pat.span(),
@@ -450,6 +453,39 @@ impl<'a> BodyChecker<'a> {
         };
         let init = init_expr.map(|e| self.expr(e));
         self.bind(pat, ty, init, stmts);
+    }
+
+    /// `let (m, e) = precise_math::frexp(x);` (also `modf`, `sincos`, `x.sin_cos()`): the
+    /// argument is evaluated once into a hidden local, then each name is bound to one of the
+    /// pair's functions of it.
+    fn let_pair(&mut self, pt: &syn::PatTuple, call: &syn::Expr, stmts: &mut Vec<Stmt>) {
+        let Some((fns, name, args, precise)) = pair_call(call) else {
+            return;
+        };
+        let span = call.span();
+        if args.len() != 1 {
+            self.err(Diagnostic::error(
+                span,
+                format!(
+                    "`{name}` takes 1 argument counting the receiver, found {}",
+                    args.len()
+                ),
+            ));
+            return;
+        }
+        let arg = self.expr(args[0]);
+        let ty = arg.ty.clone();
+        let tmp = self.hidden_immutable(&format!("{name}_argument"), ty.clone());
+        stmts.push(Stmt::Let(tmp, Some(arg)));
+        for (pat, f) in pt.elems.iter().zip(fns) {
+            let value = Expr {
+                kind: ExprKind::Local(tmp),
+                ty: ty.clone(),
+                span,
+            };
+            let init = self.math(f, &name, vec![value], span, precise);
+            self.bind(pat, None, Some(init), stmts);
+        }
     }
 
     /// `#[tile_static] let mut name: T;`: memory shared by the threads of a tile.
@@ -1600,7 +1636,10 @@ impl<'a> BodyChecker<'a> {
         if let Some(f) = MathFn::from_method(&method) {
             let mut args = vec![self.expr(&m.receiver)];
             args.extend(m.args.iter().map(|a| self.expr(a)));
-            return self.math(f, &method, args, span);
+            return self.math(f, &method, args, span, false);
+        }
+        if math::pair_function(&method, true).is_some() {
+            return self.pair_outside_let(&method, span);
         }
         let builtin = match method.as_str() {
             "min" => Builtin::Min,
@@ -1647,7 +1686,11 @@ impl<'a> BodyChecker<'a> {
                 if amp_math {
                     let args: Vec<Expr> = c.args.iter().map(|a| self.expr(a)).collect();
                     if let Some(f) = MathFn::from_amp(&last) {
-                        return self.math(f, &last, args, span);
+                        let precise = prefix.last().is_some_and(|m| m == "precise_math");
+                        return self.math(f, &last, args, span, precise);
+                    }
+                    if math::pair_function(&last, false).is_some() {
+                        return self.pair_outside_let(&last, span);
                     }
                     let builtin = match last.as_str() {
                         "fabs" => Some(Builtin::Abs),
@@ -1663,7 +1706,7 @@ impl<'a> BodyChecker<'a> {
                 if let ([t], Some(f)) = (prefix, MathFn::from_method(&last)) {
                     if Scalar::from_name(t).is_some_and(|s| s.is_float()) {
                         let args: Vec<Expr> = c.args.iter().map(|a| self.expr(a)).collect();
-                        return self.math(f, &last, args, span);
+                        return self.math(f, &last, args, span, false);
                     }
                 }
                 let prefix_ok = match prefix {
@@ -1851,8 +1894,9 @@ impl<'a> BodyChecker<'a> {
         }
     }
 
-    /// A math function: float arguments of one type; `f64` where `GLSL.std.450` has it.
-    fn math(&mut self, f: MathFn, name: &str, args: Vec<Expr>, span: Span) -> Expr {
+    /// A math function: float arguments of one type (and the `i32` exponent of `ldexp`).
+    /// `precise` (`precise_math::`) computes the `f32` transcendental functions in `f64`.
+    fn math(&mut self, f: MathFn, name: &str, args: Vec<Expr>, span: Span, precise: bool) -> Expr {
         if args.len() != f.arity() {
             self.err(Diagnostic::error(
                 span,
@@ -1865,8 +1909,13 @@ impl<'a> BodyChecker<'a> {
             return Self::error_expr(span);
         }
         let mut ty = args[0].ty.clone();
-        for a in &args[1..] {
-            ty = self.expect_ty(&ty, a, &format!("in this call to `{name}`"));
+        for (i, a) in args.iter().enumerate().skip(1) {
+            if f.i32_argument() == Some(i) {
+                let context = format!("the exponent of `{name}`");
+                self.expect_ty(&Ty::Scalar(Scalar::I32), a, &context);
+            } else {
+                ty = self.expect_ty(&ty, a, &format!("in this call to `{name}`"));
+            }
         }
         match self.infer.class(&ty) {
             Class::Float | Class::Never => {}
@@ -1882,19 +1931,48 @@ impl<'a> BodyChecker<'a> {
                 return Self::error_expr(span);
             }
         }
-        if self.infer.shallow(&ty) == Ty::Scalar(Scalar::F64) && !f.has_f64() {
-            self.err(
-                Diagnostic::error(span, format!("`{name}` is not available for `f64` yet: GLSL.std.450 has no double-precision version"))
-                    .with_help(format!("compute it in `f32` if that precision suffices: `(x as f32).{name}() as f64`")),
-            );
-            return Self::error_expr(span);
+        let f32_args = self.infer.shallow(&ty) == Ty::Scalar(Scalar::F32);
+        let result = if f.returns_bool() {
+            Ty::BOOL
+        } else if f.returns_i32() {
+            Ty::Scalar(Scalar::I32)
+        } else {
+            ty
+        };
+        if precise && f32_args && f.promoted_when_precise() {
+            return Self::in_f64(f, args, result, span);
         }
-        let result = if f.returns_bool() { Ty::BOOL } else { ty };
         Expr {
             kind: ExprKind::Math(f, args),
             ty: result,
             span,
         }
+    }
+
+    /// `f(args)` computed in `f64` and rounded to `f32` (`precise_math::` on `f32`).
+    fn in_f64(f: MathFn, args: Vec<Expr>, result: Ty, span: Span) -> Expr {
+        let f64_ty = Ty::Scalar(Scalar::F64);
+        let cast = |e: Expr, ty: Ty| Expr {
+            kind: ExprKind::Cast(Box::new(e)),
+            ty,
+            span,
+        };
+        let wide: Vec<Expr> = args.into_iter().map(|a| cast(a, f64_ty.clone())).collect();
+        let value = Expr {
+            kind: ExprKind::Math(f, wide),
+            ty: f64_ty,
+            span,
+        };
+        cast(value, result)
+    }
+
+    /// `frexp`, `modf`, `sincos` or `sin_cos` where a single value is expected.
+    fn pair_outside_let(&mut self, name: &str, span: Span) -> Expr {
+        self.err(
+            Diagnostic::error(span, format!("`{name}` returns two values, and kernels have no tuple values"))
+                .with_help(format!("bind both at once: `let (a, b) = precise_math::{name}(x);` (or `let (s, c) = x.sin_cos();`)")),
+        );
+        Self::error_expr(span)
     }
 
     fn builtin(&mut self, builtin: Builtin, args: Vec<Expr>, span: Span) -> Expr {
@@ -2425,4 +2503,41 @@ fn unsupported_expr(e: &syn::Expr) -> Diagnostic {
         ),
     };
     Diagnostic::error(span, what).with_help(help)
+}
+
+/// A call of a two-valued math function (`precise_math::frexp(x)`, `x.sin_cos()`): its two
+/// functions, its name, its arguments (the receiver first), and whether it is `precise_math`.
+fn pair_call(e: &syn::Expr) -> Option<([MathFn; 2], String, Vec<&syn::Expr>, bool)> {
+    match strip(e) {
+        syn::Expr::MethodCall(m) if m.turbofish.is_none() => {
+            let name = m.method.to_string();
+            let fns = math::pair_function(&name, true)?;
+            let args = std::iter::once(&*m.receiver).chain(m.args.iter()).collect();
+            Some((fns, name, args, false))
+        }
+        syn::Expr::Call(c) => {
+            let syn::Expr::Path(p) = strip(&c.func) else {
+                return None;
+            };
+            let segs: Vec<String> = p
+                .path
+                .segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .collect();
+            let (last, prefix) = segs.split_last()?;
+            let module = prefix.last()?;
+            if module != "fast_math" && module != "precise_math" || prefix.len() > 2 {
+                return None;
+            }
+            let fns = math::pair_function(last, false)?;
+            Some((
+                fns,
+                last.clone(),
+                c.args.iter().collect(),
+                module == "precise_math",
+            ))
+        }
+        _ => None,
+    }
 }
