@@ -42,8 +42,8 @@ pub use amp_runtime::*;
 pub mod prelude {
     pub use amp_macros::kernel;
     pub use amp_runtime::{
-        parallel_for_each, parallel_for_each_on, Accelerator, Array, ArrayView, ArrayViewMut,
-        Error, Extent, Index, TiledExtent, TiledIndex,
+        copy, copy_async, parallel_for_each, parallel_for_each_on, Accelerator, AccessType, Array,
+        ArrayView, ArrayViewMut, CompletionFuture, Error, Extent, Index, TiledExtent, TiledIndex,
     };
 }
 

@@ -11,8 +11,11 @@
 //! ```
 //!
 //! - [`Accelerator`]: a Vulkan device (one logical device per physical device per process).
-//! - [`ArrayView`] / [`ArrayViewMut`]: views of host slices, copied to the device on demand.
-//! - [`Array`]: data that lives on one device.
+//! - [`ArrayView`] / [`ArrayViewMut`]: views of host slices or arrays, made current on the
+//!   device on demand (zero-copy where the host shares device memory); sections, projections,
+//!   `view_as`, `reinterpret_as` (see `docs/data-model.md`).
+//! - [`Array`]: data that lives on one device; host access per [`AccessType`].
+//! - [`copy`] / [`copy_async`]: between arrays, views and host slices.
 //! - [`parallel_for_each`]: runs a [`KernelCall`] over an [`Extent`], or a [`TiledKernelCall`]
 //!   over a [`TiledExtent`] (C++ AMP's tiled model: [`TiledIndex`], `tile_static`, barriers).
 //! - [`RawKernel`]: hand-written SPIR-V with an explicit grid.
@@ -25,6 +28,7 @@
 mod accelerator;
 mod array;
 mod buffer_access;
+mod copy;
 mod error;
 mod extent;
 mod instance;
@@ -37,9 +41,10 @@ mod tiled;
 mod view;
 
 pub use accelerator::{Accelerator, DeviceType, Limits};
-pub use array::Array;
+pub use array::{AccessType, Array};
 #[doc(hidden)]
 pub use buffer_access::{DeviceBuffer, DeviceBufferMut};
+pub use copy::{copy, copy_async, CompletionFuture, CopyDestination, CopySource};
 pub use error::Error;
 pub use extent::{Extent, Index};
 pub use instance::{validation_enabled, validation_message_count};
