@@ -57,4 +57,4 @@ pub use launch::{
 };
 pub use scalar::{DeviceScalar, ScalarArg};
 pub use tiled::{TileBarrier, TiledExtent, TiledIndex, MAX_TILE_THREADS};
-pub use view::{ArrayView, ArrayViewMut};
+pub use view::{transfer_stats, ArrayView, ArrayViewMut, TransferStats};

@@ -21,6 +21,57 @@ use crate::kernel::ScalarType;
 use crate::memory::Buffer;
 use crate::{Accelerator, DeviceScalar, Error, Extent, Index};
 
+/// How much host data views moved on one thread (see [`transfer_stats`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TransferStats {
+    /// Host-to-device copies of view data (a launch found the device copy out of date).
+    pub uploads: u64,
+    /// Bytes those copies moved.
+    pub upload_bytes: u64,
+    /// Device-to-host copies of view data (`synchronize`, host access, or the last view
+    /// dropped after a launch wrote a device copy).
+    pub downloads: u64,
+    /// Bytes those copies moved.
+    pub download_bytes: u64,
+    /// Host slices that kernels use in place (imported host memory): no bytes move.
+    pub imports: u64,
+}
+
+thread_local! {
+    static TRANSFERS: std::cell::Cell<TransferStats> = const {
+        std::cell::Cell::new(TransferStats {
+            uploads: 0,
+            upload_bytes: 0,
+            downloads: 0,
+            download_bytes: 0,
+            imports: 0,
+        })
+    };
+}
+
+/// The data movement of views on the calling thread since it started: what the coherence
+/// rules cost (a view read by two launches is uploaded once; a result never read on the host
+/// is never downloaded; zero-copy views move nothing). Launches run on the calling thread,
+/// so a test can compare two snapshots.
+///
+/// ```
+/// let before = amp_runtime::transfer_stats();
+/// // ... launches ...
+/// let moved = amp_runtime::transfer_stats().upload_bytes - before.upload_bytes;
+/// # assert_eq!(moved, 0);
+/// ```
+pub fn transfer_stats() -> TransferStats {
+    TRANSFERS.with(|t| t.get())
+}
+
+fn count(update: impl FnOnce(&mut TransferStats)) {
+    TRANSFERS.with(|t| {
+        let mut s = t.get();
+        update(&mut s);
+        t.set(s);
+    });
+}
+
 /// Checks that `extent` is usable and has exactly `len` elements.
 pub(crate) fn check_extent<const N: usize>(extent: &Extent<N>, len: usize) -> Result<(), Error> {
     match extent.checked_size() {
@@ -291,6 +342,10 @@ impl Shared {
             // lock excludes other writers.
             let host = unsafe { std::slice::from_raw_parts_mut(ptr, len) };
             c.buffer.read_at(c.base as u64, host)?;
+            count(|s| {
+                s.downloads += 1;
+                s.download_bytes += len as u64;
+            });
         }
         st.host_current = true;
         Ok(())
@@ -335,6 +390,10 @@ impl Shared {
                 st.copies[i]
                     .buffer
                     .write_at(st.copies[i].base as u64, host)?;
+                count(|s| {
+                    s.uploads += 1;
+                    s.upload_bytes += len as u64;
+                });
             }
             st.copies[i].current = true;
         }
@@ -500,6 +559,10 @@ impl Shared {
             // SAFETY: as in `sync_host`.
             let host = unsafe { std::slice::from_raw_parts_mut(ptr, len) };
             staging.read_at(at, host)?;
+            count(|s| {
+                s.downloads += 1;
+                s.download_bytes += len as u64;
+            });
             st.host_current = true;
             Ok(())
         }))
@@ -541,6 +604,7 @@ fn new_copy(
         // the copies are dropped with the family; launches wait for their work.
         if let Some((buffer, base)) = unsafe { Buffer::import_host(device, ptr, len) } {
             if !zero_base || base == 0 {
+                count(|s| s.imports += 1);
                 return Ok(DeviceCopy {
                     buffer: Arc::new(buffer),
                     base,
