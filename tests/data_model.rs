@@ -466,3 +466,26 @@ fn data_moves_only_when_it_must() -> Result<(), amp::Error> {
     assert_validation_clean();
     Ok(())
 }
+
+#[test]
+fn views_of_subslices_touch_only_their_elements() -> Result<(), amp::Error> {
+    // Whatever the slice's alignment (imported in place, or copied when its address does not
+    // suit the device), a kernel writes exactly the slice.
+    for start in 0..5 {
+        let mut data: Vec<i32> = (0..32).map(|_| -1).collect();
+        {
+            let mut v = ArrayViewMut::new([8], &mut data[start..start + 8])?;
+            parallel_for_each(v.extent(), stamp1(&mut v))?;
+        }
+        for (i, &x) in data.iter().enumerate() {
+            let expected = if (start..start + 8).contains(&i) {
+                500 + (i - start) as i32
+            } else {
+                -1
+            };
+            assert_eq!(x, expected, "start {start}, element {i}");
+        }
+    }
+    assert_validation_clean();
+    Ok(())
+}

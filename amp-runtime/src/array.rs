@@ -371,7 +371,7 @@ impl<T: DeviceScalar, const N: usize> BufferAccess for Array<T, N> {
     fn home(&self) -> Option<Accelerator> {
         Some(self.acc.clone())
     }
-    fn prepare(&self, acc: &Accelerator, _zero_base: bool) -> Result<(vk::Buffer, usize), Error> {
+    fn prepare(&self, acc: &Accelerator) -> Result<vk::DescriptorBufferInfo, Error> {
         if *acc != self.acc {
             return Err(Error::AcceleratorMismatch {
                 array: self.acc.name().to_owned(),
@@ -379,7 +379,7 @@ impl<T: DeviceScalar, const N: usize> BufferAccess for Array<T, N> {
             });
         }
         self.buffer.busy().wait_idle();
-        Ok((self.buffer.raw(), 0))
+        Ok(self.buffer.whole())
     }
     fn mark_written(&self, _acc: &Accelerator) {}
 }

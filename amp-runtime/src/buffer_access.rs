@@ -31,13 +31,10 @@ mod sealed {
         }
         /// The accelerator the data is bound to, if any (an [`Array`](crate::Array)).
         fn home(&self) -> Option<Accelerator>;
-        /// Makes the device copy on `acc` current and returns it, with the element offset of
-        /// the data's start in it: add it to [`offset`](BufferAccess::offset) (non-zero when
-        /// the buffer is imported host memory that starts before the data). With `zero_base`
-        /// (raw kernels, which get no offset) the returned offset is 0. The returned buffer
-        /// stays valid while `self` is borrowed.
-        fn prepare(&self, acc: &Accelerator, zero_base: bool)
-            -> Result<(vk::Buffer, usize), Error>;
+        /// Makes the device copy on `acc` current and returns the range to bind: the whole
+        /// buffer, or exactly the host slice when the buffer is imported host memory (which
+        /// starts before the slice). The buffer stays valid while `self` is borrowed.
+        fn prepare(&self, acc: &Accelerator) -> Result<vk::DescriptorBufferInfo, Error>;
         /// Records that a launch on `acc` wrote the buffer the latest `prepare` returned.
         fn mark_written(&self, acc: &Accelerator);
     }

@@ -657,31 +657,11 @@ fn launch(acc: &Accelerator, plan: Plan<'_>) -> Result<(), Error> {
     let pipeline = cached(device, info, &specialization)?;
 
     // Device copies, then the dispatch.
-    let mut bindings: Vec<(u32, vk::Buffer)> = Vec::with_capacity(pipeline.bindings as usize);
+    let mut bindings: Vec<(u32, vk::DescriptorBufferInfo)> =
+        Vec::with_capacity(pipeline.bindings as usize);
     for (param, arg) in info.params.iter().zip(&args) {
-        if let (
-            ParamKind::Buffer {
-                binding,
-                rank,
-                extent_offset,
-                ..
-            },
-            Arg::Buffer { buf, .. },
-        ) = (param.kind, &arg.0)
-        {
-            let (raw, base) = buf.prepare(acc, false)?;
-            if base != 0 {
-                // The data starts `base` elements into the buffer (imported host memory).
-                let offset = (buf.offset() + base) as u32;
-                put(
-                    &mut push,
-                    extent_offset + 4 * rank,
-                    &offset.to_ne_bytes(),
-                    info,
-                    param.name,
-                )?;
-            }
-            bindings.push((binding, raw));
+        if let (ParamKind::Buffer { binding, .. }, Arg::Buffer { buf, .. }) = (param.kind, &arg.0) {
+            bindings.push((binding, buf.prepare(acc)?));
         }
     }
     pipeline.run(device, &bindings, &push, groups)?;
@@ -789,9 +769,7 @@ impl RawKernel {
         let mut bindings = Vec::with_capacity(buffers.len());
         for (i, arg) in buffers.iter().enumerate() {
             match &arg.0 {
-                Arg::Buffer { buf, .. } => {
-                    bindings.push((i as u32, buf.prepare(&self.acc, true)?.0))
-                }
+                Arg::Buffer { buf, .. } => bindings.push((i as u32, buf.prepare(&self.acc)?)),
                 Arg::Scalar { .. } => {
                     return Err(mismatch(format!(
                         "argument {i} is a scalar; pass scalars in the push constants"

@@ -35,6 +35,9 @@ pub(crate) struct MemoryInfo {
     properties: vk::PhysicalDeviceMemoryProperties,
     /// `minImportedHostPointerAlignment` when the device supports importing host memory.
     pub(crate) host_import_alignment: Option<u64>,
+    /// `minStorageBufferOffsetAlignment`: an imported slice is bound at its own address, so
+    /// that address must be a multiple of it.
+    storage_offset_alignment: u64,
     /// The extension's device functions, loaded on first import.
     host_import_fns: OnceLock<ash::ext::external_memory_host::Device>,
 }
@@ -61,9 +64,15 @@ impl MemoryInfo {
             instance.get_physical_device_properties2(phys, &mut props2);
             host.min_imported_host_pointer_alignment.max(1)
         });
+        let storage_offset_alignment = instance
+            .get_physical_device_properties(phys)
+            .limits
+            .min_storage_buffer_offset_alignment
+            .max(1);
         MemoryInfo {
             properties,
             host_import_alignment,
+            storage_offset_alignment,
             host_import_fns: OnceLock::new(),
         }
     }
@@ -277,12 +286,13 @@ impl Buffer {
     /// A storage buffer over the host memory `[ptr, ptr + len)` itself, imported with
     /// `VK_EXT_external_memory_host`: kernels read and write the host data with no copy.
     /// Returns the buffer and the byte offset of `ptr` in it, or `None` when the device cannot
-    /// import host memory, the user forced staging copies, or the import failed (the caller
-    /// copies then).
+    /// import host memory, the user forced staging copies, `ptr` is not a multiple of
+    /// `minStorageBufferOffsetAlignment`, or the import failed (the caller copies then).
     ///
-    /// The buffer spans from `ptr` rounded down to the buffer's offset alignment to
-    /// `ptr + len`, so a kernel (bounded by the buffer's range) can touch at most that many
-    /// bytes before the data; the imported memory spans the enclosing pages.
+    /// The imported memory spans the enclosing pages; the buffer starts at `ptr` rounded down
+    /// to the buffer alignment and ends at `ptr + len`. Callers bind the descriptor range
+    /// `[offset, offset + len)`, so with robust buffer access a kernel cannot touch a byte
+    /// outside the slice.
     ///
     /// # Safety
     /// `[ptr, ptr + len)` must stay allocated (and, if the device writes it, exclusively
@@ -293,10 +303,14 @@ impl Buffer {
         len: usize,
     ) -> Option<(Buffer, usize)> {
         let align = device.memory.host_import_alignment? as usize;
-        if force_staging() || len == 0 || check_storage_size(device, len as u64).is_err() {
+        let addr = ptr as usize;
+        if force_staging()
+            || len == 0
+            || check_storage_size(device, len as u64).is_err()
+            || addr as u64 % device.memory.storage_offset_alignment != 0
+        {
             return None;
         }
-        let addr = ptr as usize;
         let page_start = addr - addr % align;
         let page_end = (addr + len).div_ceil(align) * align;
         let d = &device.device;
@@ -384,6 +398,15 @@ impl Buffer {
     /// The device this buffer lives on.
     pub(crate) fn device(&self) -> &Arc<DeviceShared> {
         &self.device
+    }
+
+    /// The whole buffer as a descriptor range.
+    pub(crate) fn whole(&self) -> vk::DescriptorBufferInfo {
+        vk::DescriptorBufferInfo {
+            buffer: self.raw,
+            offset: 0,
+            range: vk::WHOLE_SIZE,
+        }
     }
 
     /// Size in bytes.

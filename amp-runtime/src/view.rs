@@ -263,7 +263,7 @@ enum Source {
 /// A device copy of host data.
 struct DeviceCopy {
     buffer: Arc<Buffer>,
-    /// Byte offset of the host data's first byte in `buffer`.
+    /// Byte offset of the host data's first byte in `buffer` (the descriptor's offset).
     base: usize,
     /// The buffer is the host memory itself (imported): it is exactly as current as the host.
     imported: bool,
@@ -351,10 +351,10 @@ impl Shared {
         Ok(())
     }
 
-    /// Makes a copy of the data current on `acc` and returns its buffer and the byte offset
-    /// of the data in it. `zero_base` asks for a copy where the data starts at byte 0 (raw
-    /// kernels, which get no offset).
-    fn prepare(&self, acc: &Accelerator, zero_base: bool) -> Result<(vk::Buffer, usize), Error> {
+    /// Makes a copy of the data current on `acc` and returns the range of it to bind: exactly
+    /// the data's bytes (an imported buffer starts before them), so a kernel sees element 0
+    /// of the data at element 0 of its buffer.
+    fn prepare(&self, acc: &Accelerator) -> Result<vk::DescriptorBufferInfo, Error> {
         let (ptr, len) = match &self.source {
             Source::Array { buffer, acc: home } => {
                 if acc != home {
@@ -364,18 +364,17 @@ impl Shared {
                     });
                 }
                 buffer.busy().wait_idle();
-                return Ok((buffer.raw(), 0));
+                return Ok(buffer.whole());
             }
             Source::Host { ptr, len } => (*ptr, *len),
         };
         let mut guard = lock(&self.state);
         let st = &mut *guard;
-        let usable =
-            |c: &DeviceCopy| on_device(&c.buffer, &acc.shared) && (!zero_base || c.base == 0);
+        let usable = |c: &DeviceCopy| on_device(&c.buffer, &acc.shared);
         let i = match st.copies.iter().position(usable) {
             Some(i) => i,
             None => {
-                st.copies.push(new_copy(&acc.shared, ptr, len, zero_base)?);
+                st.copies.push(new_copy(&acc.shared, ptr, len)?);
                 st.copies.len() - 1
             }
         };
@@ -399,7 +398,12 @@ impl Shared {
         }
         st.discard = false;
         st.last = Some(i);
-        Ok((st.copies[i].buffer.raw(), st.copies[i].base))
+        let copy = &st.copies[i];
+        Ok(vk::DescriptorBufferInfo {
+            buffer: copy.buffer.raw(),
+            offset: copy.base as u64,
+            range: len as u64,
+        })
     }
 
     /// Records that a launch on `acc` wrote the copy the latest `prepare` returned.
@@ -593,25 +597,18 @@ fn on_device(b: &Buffer, device: &Arc<DeviceShared>) -> bool {
 
 /// A device copy of the `len` host bytes at `ptr`: the host memory itself when the device can
 /// import it (zero-copy), else a new device buffer.
-fn new_copy(
-    device: &Arc<DeviceShared>,
-    ptr: *mut u8,
-    len: usize,
-    zero_base: bool,
-) -> Result<DeviceCopy, Error> {
+fn new_copy(device: &Arc<DeviceShared>, ptr: *mut u8, len: usize) -> Result<DeviceCopy, Error> {
     if device.memory.shared_memory() {
         // SAFETY: the family borrows the bytes for as long as any of its views lives, and
         // the copies are dropped with the family; launches wait for their work.
         if let Some((buffer, base)) = unsafe { Buffer::import_host(device, ptr, len) } {
-            if !zero_base || base == 0 {
-                count(|s| s.imports += 1);
-                return Ok(DeviceCopy {
-                    buffer: Arc::new(buffer),
-                    base,
-                    imported: true,
-                    current: true,
-                });
-            }
+            count(|s| s.imports += 1);
+            return Ok(DeviceCopy {
+                buffer: Arc::new(buffer),
+                base,
+                imported: true,
+                current: true,
+            });
         }
     }
     Ok(DeviceCopy {
@@ -1160,13 +1157,8 @@ macro_rules! buffer_access {
             fn home(&self) -> Option<Accelerator> {
                 self.shared.home()
             }
-            fn prepare(
-                &self,
-                acc: &Accelerator,
-                zero_base: bool,
-            ) -> Result<(vk::Buffer, usize), Error> {
-                let (raw, base) = self.shared.prepare(acc, zero_base)?;
-                Ok((raw, base / std::mem::size_of::<T>()))
+            fn prepare(&self, acc: &Accelerator) -> Result<vk::DescriptorBufferInfo, Error> {
+                self.shared.prepare(acc)
             }
             fn mark_written(&self, _acc: &Accelerator) {
                 self.shared.mark_written();
