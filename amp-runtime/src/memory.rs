@@ -454,18 +454,12 @@ impl Buffer {
             unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), p.add(at as usize), len) };
             return Ok(());
         }
-        let mut staging = Buffer::with_location(
-            &self.device,
-            len as u64,
-            vk::BufferUsageFlags::TRANSFER_SRC,
-            MemoryLocation::CpuToGpu,
-        )?;
+        let staging = StagingPool::take(&self.device, len as u64, MemoryLocation::CpuToGpu)?;
         let p = staging
             .mapped()
             .ok_or_else(|| Error::Allocation("staging memory is not host-visible".into()))?;
-        // SAFETY: the staging buffer is mapped, `len` bytes long and not in use.
+        // SAFETY: the staging buffer is mapped, at least `len` bytes long and not in use.
         unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), p, len) };
-        staging.direct = true;
         let (src, dst) = (staging.raw, self.raw);
         self.device.submit(|d, s| {
             let region = vk::BufferCopy::default().dst_offset(at).size(len as u64);
@@ -498,12 +492,7 @@ impl Buffer {
             unsafe { std::ptr::copy_nonoverlapping(p.add(at as usize), out.as_mut_ptr(), len) };
             return Ok(());
         }
-        let staging = Buffer::with_location(
-            &self.device,
-            len as u64,
-            vk::BufferUsageFlags::TRANSFER_DST,
-            MemoryLocation::GpuToCpu,
-        )?;
+        let staging = StagingPool::take(&self.device, len as u64, MemoryLocation::GpuToCpu)?;
         let p = staging
             .mapped()
             .ok_or_else(|| Error::Allocation("staging memory is not host-visible".into()))?;
@@ -582,6 +571,68 @@ impl Buffer {
             unsafe { d.cmd_copy_buffer(s.cmd, src_raw, dst_raw, &[region]) };
             Ok(())
         })
+    }
+}
+
+/// Staging buffers kept for reuse, so transfers through them neither allocate nor page-fault on
+/// first touch: at most [`StagingPool::KEEP`] per device and direction, up to
+/// [`StagingPool::MAX_BYTES`] each. A taken buffer returns to the pool when dropped.
+struct StagingPool;
+
+static STAGING_POOL: Mutex<Vec<(MemoryLocation, Buffer)>> = Mutex::new(Vec::new());
+
+impl StagingPool {
+    const KEEP: usize = 2;
+    const MAX_BYTES: u64 = 256 << 20;
+
+    /// A mapped staging buffer of at least `size` bytes on `device` in `location`.
+    fn take(
+        device: &Arc<DeviceShared>,
+        size: u64,
+        location: MemoryLocation,
+    ) -> Result<Pooled, Error> {
+        let reusable = |(l, b): &(MemoryLocation, Buffer)| {
+            *l == location && Arc::ptr_eq(&b.device, device) && b.size >= size
+        };
+        let pooled = {
+            let mut pool = lock(&STAGING_POOL);
+            pool.iter()
+                .position(reusable)
+                .map(|i| pool.swap_remove(i).1)
+        };
+        let buffer = match pooled {
+            Some(b) => b,
+            None => Buffer::staging(device, size.next_power_of_two(), location)?,
+        };
+        Ok(Pooled(Some((location, buffer))))
+    }
+}
+
+/// A staging buffer on loan from the pool.
+struct Pooled(Option<(MemoryLocation, Buffer)>);
+
+impl std::ops::Deref for Pooled {
+    type Target = Buffer;
+    fn deref(&self) -> &Buffer {
+        &self.0.as_ref().expect("present until drop").1
+    }
+}
+
+impl Drop for Pooled {
+    fn drop(&mut self) {
+        let Some((location, buffer)) = self.0.take() else {
+            return;
+        };
+        if buffer.size > StagingPool::MAX_BYTES {
+            return;
+        }
+        let mut pool = lock(&STAGING_POOL);
+        let same = |(l, b): &&(MemoryLocation, Buffer)| {
+            *l == location && Arc::ptr_eq(&b.device, &buffer.device)
+        };
+        if pool.iter().filter(same).count() < StagingPool::KEEP {
+            pool.push((location, buffer));
+        }
     }
 }
 
