@@ -489,3 +489,19 @@ fn views_of_subslices_touch_only_their_elements() -> Result<(), amp::Error> {
     assert_validation_clean();
     Ok(())
 }
+
+#[test]
+fn array_clones_are_deep() -> Result<(), amp::Error> {
+    let mut a = Array::from_slice([4], &[1.0f32, 2.0, 3.0, 4.0])?;
+    let b = a.try_clone()?;
+    assert_eq!(b.access_type(), a.access_type());
+    parallel_for_each(a.extent(), double_array(&mut a))?;
+    assert_eq!(a.to_vec()?, [2.0, 4.0, 6.0, 8.0]);
+    assert_eq!(b.to_vec()?, [1.0, 2.0, 3.0, 4.0]);
+    let c = a.try_clone_to(a.accelerator())?;
+    parallel_for_each(a.extent(), double_array(&mut a))?;
+    assert_eq!(c.to_vec()?, [2.0, 4.0, 6.0, 8.0]);
+    assert_eq!(a.to_vec()?, [4.0, 8.0, 12.0, 16.0]);
+    assert_validation_clean();
+    Ok(())
+}

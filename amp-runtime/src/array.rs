@@ -192,14 +192,22 @@ impl<T: DeviceScalar, const N: usize> Array<T, N> {
                 ),
             });
         }
-        self.buffer
+        let p = self
+            .buffer
             .host_ptr()
             .ok_or_else(|| Error::NotHostAccessible {
                 what: "the array",
-                reason: "its memory is not host-visible on this device (or AMP_FORCE_STAGING=1 \
-                     is set); use to_vec / copy_from_slice"
+                reason: "its memory is not host-visible on this device (or AMP_FORCE_STAGING=1 is \
+                     set); use to_vec / copy_from_slice"
                     .into(),
-            })
+            })?;
+        if p as usize % std::mem::align_of::<T>() != 0 {
+            return Err(Error::NotHostAccessible {
+                what: "the array",
+                reason: "its mapping is not aligned for the element type; use to_vec".into(),
+            });
+        }
+        Ok(p)
     }
 
     /// A read-only view of the whole array (C++ AMP's `array_view(array)`): kernels use the
