@@ -276,7 +276,7 @@ fn view_shape<T: DeviceScalar, const N: usize>(v: &impl ViewParts<T, N>) -> (Vec
 
 fn view_read<T: DeviceScalar, const N: usize>(v: &impl ViewParts<T, N>) -> Result<Vec<T>, Error> {
     let (shared, layout): (&Arc<Shared>, &Layout<N>) = v.parts();
-    shared.read_layout(layout)
+    shared.gather(layout)
 }
 
 impl<T: DeviceScalar, const N: usize> sealed::Source<T> for ArrayView<'_, T, N> {
@@ -305,7 +305,7 @@ impl<T: DeviceScalar, const N: usize> sealed::Destination<T> for ArrayViewMut<'_
     }
     fn write_all(&mut self, data: &[T]) -> Result<(), Error> {
         let (shared, layout) = self.parts();
-        shared.write_layout(layout, data)
+        shared.scatter(layout, data)
     }
 }
 impl<T: DeviceScalar, const N: usize> CopyDestination<T> for ArrayViewMut<'_, T, N> {}

@@ -443,7 +443,10 @@ impl Shared {
     }
 
     /// Reads the elements of `layout` (row-major) into a new `Vec`.
-    fn gather<T: DeviceScalar, const N: usize>(&self, layout: &Layout<N>) -> Result<Vec<T>, Error> {
+    pub(crate) fn gather<T: DeviceScalar, const N: usize>(
+        &self,
+        layout: &Layout<N>,
+    ) -> Result<Vec<T>, Error> {
         let size = std::mem::size_of::<T>();
         match &self.source {
             Source::Host { ptr, .. } => {
@@ -469,7 +472,7 @@ impl Shared {
     }
 
     /// Writes `data` (row-major) into the elements of `layout`; device copies become stale.
-    fn scatter<T: DeviceScalar, const N: usize>(
+    pub(crate) fn scatter<T: DeviceScalar, const N: usize>(
         &self,
         layout: &Layout<N>,
         data: &[T],
@@ -1188,24 +1191,5 @@ impl<T: DeviceScalar, const N: usize> ViewParts<T, N> for ArrayView<'_, T, N> {
 impl<T: DeviceScalar, const N: usize> ViewParts<T, N> for ArrayViewMut<'_, T, N> {
     fn parts(&self) -> (&Arc<Shared>, &Layout<N>) {
         (&self.shared, &self.layout)
-    }
-}
-
-impl Shared {
-    /// Reads the elements of `layout` (row-major).
-    pub(crate) fn read_layout<T: DeviceScalar, const N: usize>(
-        &self,
-        layout: &Layout<N>,
-    ) -> Result<Vec<T>, Error> {
-        self.gather(layout)
-    }
-
-    /// Writes `data` (row-major) into the elements of `layout`.
-    pub(crate) fn write_layout<T: DeviceScalar, const N: usize>(
-        &self,
-        layout: &Layout<N>,
-        data: &[T],
-    ) -> Result<(), Error> {
-        self.scatter(layout, data)
     }
 }
