@@ -42,8 +42,9 @@ pub use amp_runtime::*;
 pub mod prelude {
     pub use amp_macros::{device, kernel};
     pub use amp_runtime::{
-        parallel_for_each, parallel_for_each_on, Accelerator, AcceleratorView, Array, ArrayView,
-        ArrayViewMut, Error, Extent, Index, TiledExtent, TiledIndex,
+        copy, copy_async, parallel_for_each, parallel_for_each_on, Accelerator, AcceleratorView,
+        AccessType, Array, ArrayView, ArrayViewMut, CompletionFuture, Error, Extent, Index,
+        TiledExtent, TiledIndex,
     };
 }
 

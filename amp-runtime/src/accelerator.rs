@@ -107,6 +107,8 @@ pub(crate) struct DeviceShared {
     /// Whether kernels may ask to keep NaN, infinities and signed zeros (`[f32, f64]`).
     pub(crate) preserve_float_specials: [bool; 2],
     pub(crate) allocator: Mutex<Option<Allocator>>,
+    /// Memory types and host-memory import (see `memory.rs`).
+    pub(crate) memory: crate::memory::MemoryInfo,
     /// The default view's submitter (also used for every host-device copy).
     pub(crate) submitter: Mutex<Submitter>,
     pub(crate) pipelines: Mutex<HashMap<PipelineKey, Arc<Pipeline>>>,
@@ -260,11 +262,18 @@ fn create_device(inst: &Arc<InstanceShared>, phys: &PhysicalInfo) -> Result<Devi
             // discarded instead of touching other memory.
             .robust_buffer_access(supported.robust_buffer_access == vk::TRUE);
         let float_controls = c"VK_KHR_shader_float_controls";
-        let has_float_controls = instance
+        let device_extensions = instance
             .enumerate_device_extension_properties(phys.handle)
-            .map_err(Error::vk("vkEnumerateDeviceExtensionProperties"))?
-            .iter()
-            .any(|e| e.extension_name_as_c_str() == Ok(float_controls));
+            .map_err(Error::vk("vkEnumerateDeviceExtensionProperties"))?;
+        let has_extension = |name: &std::ffi::CStr| {
+            device_extensions
+                .iter()
+                .any(|e| e.extension_name_as_c_str() == Ok(name))
+        };
+        let has_float_controls = has_extension(float_controls);
+        let host_import = crate::memory::MemoryInfo::HOST_IMPORT_EXTENSION;
+        let memory =
+            crate::memory::MemoryInfo::query(instance, phys.handle, has_extension(host_import));
         let mut preserve_float_specials = [false; 2];
         if has_float_controls {
             let mut fc = vk::PhysicalDeviceFloatControlsProperties::default();
@@ -275,11 +284,14 @@ fn create_device(inst: &Arc<InstanceShared>, phys: &PhysicalInfo) -> Result<Devi
                 fc.shader_signed_zero_inf_nan_preserve_float64 == vk::TRUE,
             ];
         }
-        let extensions = if has_float_controls {
+        let mut extensions = if has_float_controls {
             vec![float_controls.as_ptr()]
         } else {
             Vec::new()
         };
+        if memory.host_import_alignment.is_some() {
+            extensions.push(host_import.as_ptr());
+        }
         let priorities = [1.0f32];
         let queues = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(family)
@@ -316,7 +328,7 @@ fn create_device(inst: &Arc<InstanceShared>, phys: &PhysicalInfo) -> Result<Devi
                 return Err(e);
             }
         };
-        let memory = memory_summary(instance, phys.handle);
+        let summary = memory_summary(instance, phys.handle);
         Ok(DeviceShared {
             instance: inst.clone(),
             device,
@@ -326,8 +338,8 @@ fn create_device(inst: &Arc<InstanceShared>, phys: &PhysicalInfo) -> Result<Devi
             device_type: phys.device_type,
             description: describe(phys, &props),
             device_path: phys.path(),
-            dedicated_memory: memory.device_local_bytes,
-            cpu_shared_memory: memory.cpu_shared,
+            dedicated_memory: summary.device_local_bytes,
+            cpu_shared_memory: summary.cpu_shared,
             limits: Limits {
                 max_workgroup_count: l.max_compute_work_group_count,
                 max_workgroup_size: l.max_compute_work_group_size,
@@ -340,6 +352,7 @@ fn create_device(inst: &Arc<InstanceShared>, phys: &PhysicalInfo) -> Result<Devi
             float64: supported.shader_float64 == vk::TRUE,
             preserve_float_specials,
             allocator: Mutex::new(Some(allocator)),
+            memory,
             submitter: Mutex::new(submitter),
             pipelines: Mutex::new(HashMap::new()),
         })

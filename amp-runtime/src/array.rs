@@ -2,13 +2,102 @@
 
 use std::fmt;
 use std::marker::PhantomData;
+use std::sync::Arc;
 
 use ash::vk;
+use gpu_allocator::MemoryLocation;
 
 use crate::buffer_access::{BufferAccess, DeviceBuffer, DeviceBufferMut};
 use crate::kernel::ScalarType;
-use crate::memory::Buffer;
-use crate::{Accelerator, DeviceScalar, Error, Extent};
+use crate::memory::{force_staging, Buffer};
+use crate::view::{Layout, Shared};
+use crate::{Accelerator, ArrayView, ArrayViewMut, DeviceScalar, Error, Extent, Index};
+
+/// How the host may access an [`Array`]'s memory (C++ AMP's `access_type`, used as its
+/// `cpu_access_type`).
+///
+/// On devices whose memory the host can map coherently ([`Accelerator::supports_cpu_shared_memory`]:
+/// integrated GPUs, lavapipe), an array with host access is zero-copy: the host reads and
+/// writes the memory kernels use ([`Array::as_slice`], [`Array::as_mut_slice`]). On a discrete
+/// GPU, `Read`/`Write`/`ReadWrite` put the array in host-visible memory (kernels reach it over
+/// the bus), while `None` keeps it in fast device memory and transfers go through staging
+/// buffers. `Auto` chooses by the device's memory types: `ReadWrite` where memory is shared,
+/// else `None`. Setting `AMP_FORCE_STAGING=1` makes `Auto` choose `None` everywhere.
+///
+/// ```no_run
+/// use amp_runtime::{Accelerator, AccessType, Array};
+/// let acc = Accelerator::default()?;
+/// let mut a = Array::<f32, 1>::new_with_access(&acc, [4], AccessType::Auto)?;
+/// if a.access_type().host_can_write() {
+///     a.as_mut_slice()?.copy_from_slice(&[1.0, 2.0, 3.0, 4.0]); // no transfer
+/// }
+/// # Ok::<(), amp_runtime::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum AccessType {
+    /// The host never touches the memory directly (copies go through staging buffers where
+    /// device memory is not host-visible).
+    None,
+    /// The host reads the memory directly.
+    Read,
+    /// The host writes the memory directly.
+    Write,
+    /// The host reads and writes the memory directly.
+    ReadWrite,
+    /// Chosen by the device: `ReadWrite` where the host shares device memory, else `None`.
+    #[default]
+    Auto,
+}
+
+impl AccessType {
+    /// Whether the host may read the memory directly.
+    pub fn host_can_read(self) -> bool {
+        matches!(self, AccessType::Read | AccessType::ReadWrite)
+    }
+
+    /// Whether the host may write the memory directly.
+    pub fn host_can_write(self) -> bool {
+        matches!(self, AccessType::Write | AccessType::ReadWrite)
+    }
+
+    /// `Auto` resolved for `acc`; other values unchanged.
+    fn resolve(self, acc: &Accelerator) -> AccessType {
+        match self {
+            AccessType::Auto => acc.default_cpu_access_type(),
+            other => other,
+        }
+    }
+
+    /// Where gpu-allocator should put the memory.
+    fn location(self) -> MemoryLocation {
+        match self {
+            AccessType::None | AccessType::Auto => MemoryLocation::GpuOnly,
+            AccessType::Write => MemoryLocation::CpuToGpu,
+            AccessType::Read | AccessType::ReadWrite => MemoryLocation::GpuToCpu,
+        }
+    }
+}
+
+impl Accelerator {
+    /// The host access [`AccessType::Auto`] resolves to on this device (C++ AMP's
+    /// `default_cpu_access_type`): `ReadWrite` when it supports shared memory (and
+    /// `AMP_FORCE_STAGING=1` is not set), else `None`.
+    pub fn default_cpu_access_type(&self) -> AccessType {
+        if self.supports_cpu_shared_memory() && !force_staging() {
+            AccessType::ReadWrite
+        } else {
+            AccessType::None
+        }
+    }
+
+    /// Whether kernels on this device can use host slices in place
+    /// (`VK_EXT_external_memory_host`), so views of host data are zero-copy.
+    pub fn supports_host_memory_import(&self) -> bool {
+        self.shared.memory.host_import_alignment.is_some()
+            && self.supports_cpu_shared_memory()
+            && !force_staging()
+    }
+}
 
 /// An N-dimensional array that lives in one accelerator's memory (C++ AMP's `array<T, N>`).
 ///
@@ -23,25 +112,138 @@ use crate::{Accelerator, DeviceScalar, Error, Extent};
 /// # Ok::<(), amp_runtime::Error>(())
 /// ```
 pub struct Array<T: DeviceScalar, const N: usize> {
-    buffer: Buffer,
+    buffer: Arc<Buffer>,
     extent: Extent<N>,
     len: usize,
     acc: Accelerator,
+    access: AccessType,
     _elem: PhantomData<T>,
 }
 
 impl<T: DeviceScalar, const N: usize> Array<T, N> {
-    fn alloc(acc: &Accelerator, extent: Extent<N>) -> Result<Self, Error> {
+    fn alloc(acc: &Accelerator, extent: Extent<N>, access: AccessType) -> Result<Self, Error> {
         let len = extent.validate()?;
         let bytes = (len as u64).saturating_mul(std::mem::size_of::<T>() as u64);
-        let buffer = Buffer::storage(&acc.shared, bytes)?;
+        let access = access.resolve(acc);
+        let buffer = Buffer::storage_in(&acc.shared, bytes, access.location())?;
         Ok(Array {
-            buffer,
+            buffer: Arc::new(buffer),
             extent,
             len,
             acc: acc.clone(),
+            access,
             _elem: PhantomData,
         })
+    }
+
+    /// A zero-filled array on `acc` whose memory the host accesses as `access` says (C++
+    /// AMP's `array(extent, accelerator_view, access_type)`).
+    pub fn new_with_access(
+        acc: &Accelerator,
+        extent: impl Into<Extent<N>>,
+        access: AccessType,
+    ) -> Result<Self, Error> {
+        let a = Self::alloc(acc, extent.into(), access)?;
+        a.buffer.zero()?;
+        Ok(a)
+    }
+
+    /// The host access the array was created with, `Auto` resolved (C++ AMP's
+    /// `get_cpu_access_type`).
+    pub fn access_type(&self) -> AccessType {
+        self.access
+    }
+
+    /// The array's memory as a host slice, with no copy (C++ AMP's `array::data()` on
+    /// shared memory).
+    ///
+    /// Errors: [`Error::NotHostAccessible`] when the array's access type does not allow host
+    /// reads or the memory is not host-visible; use [`to_vec`](Self::to_vec) then.
+    pub fn as_slice(&self) -> Result<&[T], Error> {
+        let p = self.host_memory(self.access.host_can_read(), "read")?;
+        // SAFETY: the mapping covers `len` elements, is aligned (allocations are at least
+        // 16-byte aligned) and current (every launch is waited for); `&self` excludes writers.
+        Ok(unsafe { std::slice::from_raw_parts(p.cast::<T>(), self.len) })
+    }
+
+    /// The array's memory as a mutable host slice, with no copy. Errors as for
+    /// [`as_slice`](Self::as_slice), for host writes.
+    pub fn as_mut_slice(&mut self) -> Result<&mut [T], Error> {
+        let p = self.host_memory(self.access.host_can_write(), "write")?;
+        // SAFETY: as in `as_slice`; `&mut self` excludes every other access.
+        Ok(unsafe { std::slice::from_raw_parts_mut(p.cast::<T>(), self.len) })
+    }
+
+    fn host_memory(&self, allowed: bool, what: &str) -> Result<*mut u8, Error> {
+        if !allowed {
+            return Err(Error::NotHostAccessible {
+                what: "the array",
+                reason: format!(
+                    "its access type {:?} does not let the host {what} it; create it with \
+                     Array::new_with_access and AccessType::ReadWrite, or use to_vec / \
+                     copy_from_slice",
+                    self.access
+                ),
+            });
+        }
+        let p = self
+            .buffer
+            .host_ptr()
+            .ok_or_else(|| Error::NotHostAccessible {
+                what: "the array",
+                reason: "its memory is not host-visible on this device (or AMP_FORCE_STAGING=1 is \
+                     set); use to_vec / copy_from_slice"
+                    .into(),
+            })?;
+        if p as usize % std::mem::align_of::<T>() != 0 {
+            return Err(Error::NotHostAccessible {
+                what: "the array",
+                reason: "its mapping is not aligned for the element type; use to_vec".into(),
+            });
+        }
+        Ok(p)
+    }
+
+    /// A read-only view of the whole array (C++ AMP's `array_view(array)`): kernels use the
+    /// array's buffer, nothing is copied.
+    pub fn view(&self) -> ArrayView<'_, T, N> {
+        ArrayView::from_shared(self.shared(), Layout::dense(self.extent))
+    }
+
+    /// A writable view of the whole array; kernels write the array's buffer.
+    pub fn view_mut(&mut self) -> ArrayViewMut<'_, T, N> {
+        ArrayViewMut::from_shared(self.shared(), Layout::dense(self.extent))
+    }
+
+    /// A read-only view of the elements from `origin` spanning `extent` (C++ AMP's
+    /// `array::section`); zero-copy. Errors: [`Error::SectionOutOfBounds`].
+    pub fn section(
+        &self,
+        origin: impl Into<Index<N>>,
+        extent: impl Into<Extent<N>>,
+    ) -> Result<ArrayView<'_, T, N>, Error> {
+        let layout = Layout::dense(self.extent).section(origin.into().as_array(), extent.into())?;
+        Ok(ArrayView::from_shared(self.shared(), layout))
+    }
+
+    /// A writable view of the elements from `origin` spanning `extent`; zero-copy.
+    /// Errors: [`Error::SectionOutOfBounds`].
+    pub fn section_mut(
+        &mut self,
+        origin: impl Into<Index<N>>,
+        extent: impl Into<Extent<N>>,
+    ) -> Result<ArrayViewMut<'_, T, N>, Error> {
+        let layout = Layout::dense(self.extent).section(origin.into().as_array(), extent.into())?;
+        Ok(ArrayViewMut::from_shared(self.shared(), layout))
+    }
+
+    fn shared(&self) -> Arc<Shared> {
+        Shared::array(self.buffer.clone(), self.acc.clone())
+    }
+
+    /// The buffer (for `copy`).
+    pub(crate) fn buffer(&self) -> &Arc<Buffer> {
+        &self.buffer
     }
 
     /// A zero-filled array on the default accelerator.
@@ -51,9 +253,7 @@ impl<T: DeviceScalar, const N: usize> Array<T, N> {
 
     /// A zero-filled array on `acc`.
     pub fn new_on(acc: &Accelerator, extent: impl Into<Extent<N>>) -> Result<Self, Error> {
-        let mut a = Self::alloc(acc, extent.into())?;
-        a.buffer.zero()?;
-        Ok(a)
+        Self::new_with_access(acc, extent, AccessType::Auto)
     }
 
     /// An array on the default accelerator holding a copy of `data` (row-major).
@@ -81,7 +281,7 @@ impl<T: DeviceScalar, const N: usize> Array<T, N> {
                 })
             }
         }
-        let mut a = Self::alloc(acc, extent)?;
+        let a = Self::alloc(acc, extent, AccessType::Auto)?;
         a.buffer.write(bytemuck::cast_slice(data))?;
         Ok(a)
     }
@@ -135,15 +335,21 @@ impl<T: DeviceScalar, const N: usize> Array<T, N> {
         self.buffer.write(bytemuck::cast_slice(data))
     }
 
-    /// A deep copy on the same accelerator (copied device to device).
+    /// A deep copy on the same accelerator with the same access type (copied device to
+    /// device; C++ AMP's array copy constructor).
     pub fn try_clone(&self) -> Result<Self, Error> {
-        Ok(Array {
-            buffer: self.buffer.try_clone()?,
-            extent: self.extent,
-            len: self.len,
-            acc: self.acc.clone(),
-            _elem: PhantomData,
-        })
+        let copy = Self::alloc(&self.acc, self.extent, self.access)?;
+        self.buffer
+            .copy_to(0, &copy.buffer, 0, self.buffer.size())?;
+        Ok(copy)
+    }
+
+    /// A deep copy on another accelerator (C++ AMP's `array(array, accelerator_view)`).
+    pub fn try_clone_to(&self, acc: &Accelerator) -> Result<Self, Error> {
+        if *acc == self.acc {
+            return self.try_clone();
+        }
+        Self::from_slice_on(acc, self.extent, &self.to_vec()?)
     }
 }
 
@@ -152,6 +358,7 @@ impl<T: DeviceScalar, const N: usize> fmt::Debug for Array<T, N> {
         f.debug_struct("Array")
             .field("extent", &self.extent)
             .field("accelerator", &self.acc.name())
+            .field("access", &self.access)
             .finish()
     }
 }
@@ -166,14 +373,15 @@ impl<T: DeviceScalar, const N: usize> BufferAccess for Array<T, N> {
     fn home(&self) -> Option<Accelerator> {
         Some(self.acc.clone())
     }
-    fn prepare(&self, acc: &Accelerator) -> Result<vk::Buffer, Error> {
+    fn prepare(&self, acc: &Accelerator) -> Result<vk::DescriptorBufferInfo, Error> {
         if *acc != self.acc {
             return Err(Error::AcceleratorMismatch {
                 array: self.acc.name().to_owned(),
                 launch: acc.name().to_owned(),
             });
         }
-        Ok(self.buffer.raw())
+        self.buffer.busy().wait_idle();
+        Ok(self.buffer.whole())
     }
     fn mark_written(&self, _acc: &Accelerator) {}
 }

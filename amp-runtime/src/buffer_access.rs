@@ -31,10 +31,11 @@ mod sealed {
         }
         /// The accelerator the data is bound to, if any (an [`Array`](crate::Array)).
         fn home(&self) -> Option<Accelerator>;
-        /// Makes the device copy on `acc` current and returns it. The returned buffer stays
-        /// valid while `self` is borrowed.
-        fn prepare(&self, acc: &Accelerator) -> Result<vk::Buffer, Error>;
-        /// Records that a launch on `acc` wrote the device copy.
+        /// Makes the device copy on `acc` current and returns the range to bind: the whole
+        /// buffer, or exactly the host slice when the buffer is imported host memory (which
+        /// starts before the slice). The buffer stays valid while `self` is borrowed.
+        fn prepare(&self, acc: &Accelerator) -> Result<vk::DescriptorBufferInfo, Error>;
+        /// Records that a launch on `acc` wrote the buffer the latest `prepare` returned.
         fn mark_written(&self, acc: &Accelerator);
     }
 }

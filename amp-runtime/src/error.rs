@@ -168,6 +168,56 @@ pub enum Error {
         /// The Vulkan function that reported it.
         call: &'static str,
     },
+    /// A section or projection reaches outside the view or array it is taken from.
+    #[error("{what} {requested} is out of bounds of the extent {extent}")]
+    SectionOutOfBounds {
+        /// What was asked for (`"the section at [1, 2] with extent [3, 3]"`, `"row 7"`).
+        what: &'static str,
+        /// The requested origin and extent, or row.
+        requested: String,
+        /// The extent of the view or array it was taken from.
+        extent: String,
+    },
+    /// A reshape or reinterpretation, or a host slice of a view, needs contiguous elements
+    /// but the view is a section with gaps between its rows.
+    #[error("{operation} needs a contiguous view, but this view (extent {extent}, strides {strides}) has gaps between its rows; copy the section into an array or a new view first")]
+    NotContiguous {
+        /// The operation (`"view_as"`, `"reinterpret_as"`, `"data"`).
+        operation: &'static str,
+        /// The view's extent.
+        extent: String,
+        /// The view's element strides.
+        strides: String,
+    },
+    /// `reinterpret_as` cannot view these bytes as the new element type.
+    #[error("reinterpret_as from {from} to {to}: {reason}")]
+    Reinterpret {
+        /// The view's element type.
+        from: &'static str,
+        /// The requested element type.
+        to: &'static str,
+        /// Why (size not a multiple, offset or address not aligned).
+        reason: String,
+    },
+    /// The host cannot access this memory directly (C++ AMP's `cpu_access_type`).
+    #[error("{what} is not accessible from the host: {reason}")]
+    NotHostAccessible {
+        /// The array or view.
+        what: &'static str,
+        /// Why, and what to do instead.
+        reason: String,
+    },
+    /// `copy` between a source and a destination of different extents.
+    #[error("copy from extent {src} to extent {dst}: the extents must have the same element count (and, between views and arrays, the same shape)")]
+    CopyExtentMismatch {
+        /// The source's extent (a slice's length as `[len]`).
+        src: String,
+        /// The destination's extent.
+        dst: String,
+    },
+    /// A background transfer's worker thread panicked (a bug in amp-rs).
+    #[error("an asynchronous transfer failed: {0}")]
+    AsyncTransfer(String),
 }
 
 impl Error {

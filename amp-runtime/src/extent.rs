@@ -58,18 +58,6 @@ impl<const N: usize> Extent<N> {
     pub(crate) fn validate(&self) -> Result<usize, Error> {
         validate_dims(&self.dims)
     }
-
-    /// The row-major linear offset of `idx`, or `None` when it is out of bounds.
-    pub(crate) fn linear(&self, idx: &[usize; N]) -> Option<usize> {
-        let mut off = 0usize;
-        for (&i, &d) in idx.iter().zip(&self.dims) {
-            if i >= d {
-                return None;
-            }
-            off = off * d + i;
-        }
-        Some(off)
-    }
 }
 
 impl<const N: usize> From<[usize; N]> for Extent<N> {

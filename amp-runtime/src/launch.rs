@@ -669,7 +669,8 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
     let pipeline = cached(device, info, &specialization)?;
 
     // Device copies, then the dispatch.
-    let mut bindings: Vec<(u32, vk::Buffer)> = Vec::with_capacity(pipeline.bindings as usize);
+    let mut bindings: Vec<(u32, vk::DescriptorBufferInfo)> =
+        Vec::with_capacity(pipeline.bindings as usize);
     for (param, arg) in info.params.iter().zip(&args) {
         if let (ParamKind::Buffer { binding, .. }, Arg::Buffer { buf, .. }) = (param.kind, &arg.0) {
             bindings.push((binding, buf.prepare(acc)?));

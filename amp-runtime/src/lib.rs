@@ -12,8 +12,11 @@
 //!
 //! - [`Accelerator`]: a Vulkan device (one logical device per physical device per process);
 //!   [`AcceleratorView`]: a queue on one.
-//! - [`ArrayView`] / [`ArrayViewMut`]: views of host slices, copied to the device on demand.
-//! - [`Array`]: data that lives on one device.
+//! - [`ArrayView`] / [`ArrayViewMut`]: views of host slices or arrays, made current on the
+//!   device on demand (zero-copy where the host shares device memory); sections, projections,
+//!   `view_as`, `reinterpret_as` (see `docs/data-model.md`).
+//! - [`Array`]: data that lives on one device; host access per [`AccessType`].
+//! - [`copy`] / [`copy_async`]: between arrays, views and host slices.
 //! - [`parallel_for_each`]: runs a [`KernelCall`] over an [`Extent`], or a [`TiledKernelCall`]
 //!   over a [`TiledExtent`] (C++ AMP's tiled model: [`TiledIndex`], `tile_static`, barriers).
 //! - [`RawKernel`]: hand-written SPIR-V with an explicit grid.
@@ -31,6 +34,7 @@
 mod accelerator;
 mod array;
 mod buffer_access;
+mod copy;
 mod counts;
 mod error;
 mod extent;
@@ -45,9 +49,10 @@ mod tiled;
 mod view;
 
 pub use accelerator::{Accelerator, DeviceType, Limits};
-pub use array::Array;
+pub use array::{AccessType, Array};
 #[doc(hidden)]
 pub use buffer_access::{DeviceBuffer, DeviceBufferMut};
+pub use copy::{copy, copy_async, CompletionFuture, CopyDestination, CopySource};
 pub use counts::{live_object_counts, ObjectCounts};
 pub use error::Error;
 pub use extent::{Extent, Index};
@@ -62,7 +67,7 @@ pub use launch::{
 pub use queue::{AcceleratorView, LaunchTarget};
 pub use scalar::{DeviceScalar, ScalarArg};
 pub use tiled::{TileBarrier, TiledExtent, TiledIndex, MAX_TILE_THREADS};
-pub use view::{ArrayView, ArrayViewMut};
+pub use view::{transfer_stats, ArrayView, ArrayViewMut, TransferStats};
 
 /// Compile-time proof that the types C++ AMP lets several threads share are `Send + Sync`.
 const _: () = {

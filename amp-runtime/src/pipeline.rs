@@ -166,26 +166,18 @@ impl Pipeline {
     /// Records one dispatch of this pipeline with `submitter` (an accelerator view's), runs it
     /// and waits for it.
     ///
-    /// `buffers` pairs binding numbers with buffers; `push` is the push-constant block.
+    /// `buffers` pairs binding numbers with buffer ranges; `push` is the push-constant block.
     pub(crate) fn run(
         &self,
         device: &DeviceShared,
         submitter: &Mutex<Submitter>,
-        buffers: &[(u32, vk::Buffer)],
+        buffers: &[(u32, vk::DescriptorBufferInfo)],
         push: &[u8],
         groups: [u32; 3],
     ) -> Result<(), Error> {
         device.submit_on(submitter, |d, s: &mut Submitter| {
-            let infos: Vec<[vk::DescriptorBufferInfo; 1]> = buffers
-                .iter()
-                .map(|&(_, buffer)| {
-                    [vk::DescriptorBufferInfo {
-                        buffer,
-                        offset: 0,
-                        range: vk::WHOLE_SIZE,
-                    }]
-                })
-                .collect();
+            let infos: Vec<[vk::DescriptorBufferInfo; 1]> =
+                buffers.iter().map(|&(_, info)| [info]).collect();
             // SAFETY: every handle is live; the command buffer is recording and the descriptor
             // pool's previous set is no longer in use.
             unsafe {
