@@ -41,6 +41,7 @@ pub use amp_runtime::*;
 /// Everything a kernel file needs: `use amp::prelude::*;`.
 pub mod prelude {
     pub use amp_macros::kernel;
+    pub use amp_runtime::short_vector::*;
     pub use amp_runtime::{
         parallel_for_each, parallel_for_each_on, Accelerator, Array, ArrayView, ArrayViewMut,
         Error, Extent, Index, TiledExtent, TiledIndex,

@@ -5,7 +5,8 @@
 //! `compile_error!` per problem at the offending tokens. See the `amp` crate for the user guide.
 
 use amp_spirv::{
-    CompiledKernel, Container, Diagnostic, Len, Lint, Options, ParamKind, Scalar, TileDim, Warning,
+    CompiledKernel, Container, Diagnostic, Elem, Len, Lint, Options, ParamKind, Scalar, TileDim,
+    Warning,
 };
 use proc_macro::TokenStream;
 use proc_macro2::{Delimiter, Group, Literal, Span, TokenStream as TokenStream2};
@@ -171,6 +172,31 @@ fn scalar_type_tokens(s: Scalar) -> TokenStream2 {
     quote!(::amp::__private::ScalarType::#variant)
 }
 
+/// The host type of a view or array element: a primitive or one of `amp`'s short vectors.
+fn elem_tokens(elem: Elem) -> TokenStream2 {
+    match elem {
+        Elem::Scalar(s) => scalar_tokens(s),
+        Elem::Vector(s, n) => {
+            let ident = format_ident!("{}", amp_spirv::types::vector_name(s, n));
+            quote!(::amp::#ident)
+        }
+    }
+}
+
+/// The runtime's `ElemType` of a view or array element.
+fn elem_type_tokens(elem: Elem) -> TokenStream2 {
+    match elem {
+        Elem::Scalar(s) => {
+            let s = scalar_type_tokens(s);
+            quote!(::amp::ElemType::Scalar(#s))
+        }
+        Elem::Vector(s, n) => {
+            let s = scalar_type_tokens(s);
+            quote!(::amp::ElemType::Vector(#s, #n))
+        }
+    }
+}
+
 fn launcher(func: &syn::ItemFn, kernel: &CompiledKernel) -> TokenStream2 {
     let name = &func.sig.ident;
     let vis = &func.vis;
@@ -192,7 +218,7 @@ fn launcher(func: &syn::ItemFn, kernel: &CompiledKernel) -> TokenStream2 {
                 writable,
                 container,
             } => {
-                let t = scalar_tokens(elem);
+                let t = elem_tokens(elem);
                 let r = Literal::usize_unsuffixed(rank as usize);
                 let ty = match (container, writable) {
                     (Container::View, false) => quote!(&'k ::amp::ArrayView<'_, #t, #r>),
@@ -207,7 +233,7 @@ fn launcher(func: &syn::ItemFn, kernel: &CompiledKernel) -> TokenStream2 {
                     quote!(::amp::__private::KernelArg::read(#ident))
                 });
                 let binding = p.binding.expect("buffers have bindings");
-                let elem = scalar_type_tokens(elem);
+                let elem = elem_type_tokens(elem);
                 infos.push(quote! {
                     ::amp::__private::ParamInfo {
                         name: #pname,

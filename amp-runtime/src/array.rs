@@ -6,7 +6,7 @@ use std::marker::PhantomData;
 use ash::vk;
 
 use crate::buffer_access::{BufferAccess, DeviceBuffer, DeviceBufferMut};
-use crate::kernel::ScalarType;
+use crate::kernel::ElemType;
 use crate::memory::Buffer;
 use crate::{Accelerator, DeviceScalar, Error, Extent};
 
@@ -157,8 +157,8 @@ impl<T: DeviceScalar, const N: usize> fmt::Debug for Array<T, N> {
 }
 
 impl<T: DeviceScalar, const N: usize> BufferAccess for Array<T, N> {
-    fn elem(&self) -> ScalarType {
-        T::TYPE
+    fn elem(&self) -> ElemType {
+        T::ELEM
     }
     fn dims(&self) -> &[usize] {
         self.extent.as_slice()

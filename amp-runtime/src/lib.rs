@@ -33,6 +33,7 @@ mod launch;
 mod memory;
 mod pipeline;
 mod scalar;
+pub mod short_vector;
 mod tiled;
 mod view;
 
@@ -43,7 +44,7 @@ pub use buffer_access::{DeviceBuffer, DeviceBufferMut};
 pub use error::Error;
 pub use extent::{Extent, Index};
 pub use instance::{validation_enabled, validation_message_count};
-pub use kernel::ScalarType;
+pub use kernel::{ElemType, ScalarType};
 #[doc(hidden)]
 pub use kernel::{KernelInfo, ParamInfo, ParamKind};
 pub use launch::{
@@ -51,5 +52,10 @@ pub use launch::{
     TiledKernelCall,
 };
 pub use scalar::{DeviceScalar, ScalarArg};
+pub use short_vector::{
+    double_2, double_3, double_4, float_2, float_3, float_4, int_2, int_3, int_4, uint_2, uint_3,
+    uint_4, Double2, Double3, Double4, Float2, Float3, Float4, Int2, Int3, Int4, UInt2, UInt3,
+    UInt4,
+};
 pub use tiled::{TileBarrier, TiledExtent, TiledIndex, MAX_TILE_THREADS};
 pub use view::{ArrayView, ArrayViewMut};

@@ -1,8 +1,8 @@
 //! The element and scalar types that cross the host/device boundary.
 
-use crate::kernel::ScalarType;
+use crate::kernel::{ElemType, ScalarType};
 
-mod sealed {
+pub(crate) mod sealed {
     pub trait Sealed {}
     impl Sealed for i32 {}
     impl Sealed for u32 {}
@@ -11,15 +11,18 @@ mod sealed {
     impl Sealed for bool {}
 }
 
-/// An element type of views and arrays: `i32`, `u32`, `f32` or `f64`.
+/// An element type of views and arrays: `i32`, `u32`, `f32`, `f64`, or a short vector of them
+/// ([`Float3`](crate::Float3), [`Int2`](crate::Int2), ...).
 ///
 /// Sealed: the device side only knows these types. `f64` kernels need a device with
 /// `shaderFloat64` (see [`Accelerator::supports_double_precision`](crate::Accelerator::supports_double_precision)).
 pub trait DeviceScalar:
     sealed::Sealed + bytemuck::Pod + Send + Sync + std::fmt::Debug + 'static
 {
-    /// The device-side type.
+    /// The device-side scalar type (of the components, for a short vector).
     const TYPE: ScalarType;
+    /// The device-side element type.
+    const ELEM: ElemType = ElemType::Scalar(Self::TYPE);
 }
 
 impl DeviceScalar for i32 {

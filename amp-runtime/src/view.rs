@@ -7,7 +7,7 @@ use ash::vk;
 
 use crate::accelerator::{lock, DeviceShared};
 use crate::buffer_access::{BufferAccess, DeviceBuffer, DeviceBufferMut};
-use crate::kernel::ScalarType;
+use crate::kernel::ElemType;
 use crate::memory::Buffer;
 use crate::{Accelerator, DeviceScalar, Error, Extent, Index};
 
@@ -122,8 +122,8 @@ impl<T: DeviceScalar, const N: usize> std::ops::Index<[usize; N]> for ArrayView<
 }
 
 impl<T: DeviceScalar, const N: usize> BufferAccess for ArrayView<'_, T, N> {
-    fn elem(&self) -> ScalarType {
-        T::TYPE
+    fn elem(&self) -> ElemType {
+        T::ELEM
     }
     fn dims(&self) -> &[usize] {
         self.extent.as_slice()
@@ -286,8 +286,8 @@ impl<T: DeviceScalar, const N: usize> fmt::Debug for ArrayViewMut<'_, T, N> {
 }
 
 impl<T: DeviceScalar, const N: usize> BufferAccess for ArrayViewMut<'_, T, N> {
-    fn elem(&self) -> ScalarType {
-        T::TYPE
+    fn elem(&self) -> ElemType {
+        T::ELEM
     }
     fn dims(&self) -> &[usize] {
         self.extent.as_slice()

@@ -28,7 +28,7 @@ pub mod types;
 pub use analysis::{Lint, Warning};
 pub use diag::{Diagnostic, Diagnostics};
 pub use ir::{Container, OuterConst, ParamKind, TileDim};
-pub use types::{Len, Scalar};
+pub use types::{Elem, Len, Scalar};
 
 /// One parameter of a compiled kernel, after the index.
 #[derive(Clone, Debug)]
@@ -101,11 +101,7 @@ fn tile_static_size(ty: &types::Ty) -> TileStaticSize {
         dims.push(len.clone());
         t = elem;
     }
-    let elem_bytes = if *t == types::Ty::Scalar(Scalar::F64) {
-        8
-    } else {
-        4
-    };
+    let elem_bytes = t.packed_bytes().unwrap_or(4);
     TileStaticSize { elem_bytes, dims }
 }
 

@@ -113,6 +113,8 @@ pub enum Ty {
     Never,
     /// An integer or float literal whose type inference has not settled yet.
     Var(u32),
+    /// A short vector (`Float3`, `int_2`, ...): 2 to 4 components of one scalar type.
+    Vector(Scalar, u32),
 }
 
 impl Ty {
@@ -125,6 +127,25 @@ impl Ty {
     pub fn scalar(&self) -> Option<Scalar> {
         match self {
             Ty::Scalar(s) => Some(*s),
+            _ => None,
+        }
+    }
+
+    /// The scalar of a scalar, or the component type of a short vector.
+    pub fn component(&self) -> Option<Scalar> {
+        match self {
+            Ty::Scalar(s) | Ty::Vector(s, _) => Some(*s),
+            _ => None,
+        }
+    }
+
+    /// Bytes of one scalar or packed short vector on the device (`bool` counts 4); `None` for
+    /// other types.
+    pub fn packed_bytes(&self) -> Option<u32> {
+        let scalar_bytes = |s: Scalar| if s == Scalar::F64 { 8 } else { 4 };
+        match self {
+            Ty::Scalar(s) => Some(scalar_bytes(*s)),
+            Ty::Vector(s, n) => Some(scalar_bytes(*s) * n),
             _ => None,
         }
     }
@@ -148,6 +169,77 @@ impl fmt::Display for Ty {
             Ty::Unit => f.write_str("()"),
             Ty::Never => f.write_str("!"),
             Ty::Var(_) => f.write_str("{number}"),
+            Ty::Vector(s, n) => f.write_str(&crate::types::vector_name(*s, *n)),
         }
     }
+}
+
+/// The element type of a view or array parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Elem {
+    /// `i32`, `u32`, `f32` or `f64`.
+    Scalar(Scalar),
+    /// A short vector of one of those, 2 to 4 components, packed as in C (a `Float3` is 12
+    /// bytes).
+    Vector(Scalar, u32),
+}
+
+impl Elem {
+    /// The type of one element in the kernel.
+    pub fn ty(self) -> Ty {
+        match self {
+            Elem::Scalar(s) => Ty::Scalar(s),
+            Elem::Vector(s, n) => Ty::Vector(s, n),
+        }
+    }
+
+    /// The scalar type of the element, or of its components.
+    pub fn component(self) -> Scalar {
+        match self {
+            Elem::Scalar(s) | Elem::Vector(s, _) => s,
+        }
+    }
+
+    /// The number of components (1 for a scalar).
+    pub fn lanes(self) -> u32 {
+        match self {
+            Elem::Scalar(_) => 1,
+            Elem::Vector(_, n) => n,
+        }
+    }
+
+    /// The Rust spelling (`f32`, `Float3`).
+    pub fn name(self) -> String {
+        self.ty().to_string()
+    }
+}
+
+/// The host type name of a short vector: `Float3`, `Int2`, `UInt4`, `Double2`.
+pub fn vector_name(s: Scalar, n: u32) -> String {
+    let base = match s {
+        Scalar::I32 => "Int",
+        Scalar::U32 | Scalar::Usize => "UInt",
+        Scalar::F32 => "Float",
+        Scalar::F64 => "Double",
+        Scalar::Bool => "Bool",
+    };
+    format!("{base}{n}")
+}
+
+/// Parses a short vector type name: `Float3` or C++ AMP's `float_3` (also `Int2`/`int_2`,
+/// `UInt4`/`uint_4`, `Double2`/`double_2`).
+pub fn vector_from_name(name: &str) -> Option<(Scalar, u32)> {
+    let (base, n) = match name.rsplit_once('_') {
+        Some((base, n)) => (base, n),
+        None => name.split_at(name.len().checked_sub(1)?),
+    };
+    let n: u32 = n.parse().ok().filter(|n| (2..=4).contains(n))?;
+    let s = match base {
+        "Int" | "int" => Scalar::I32,
+        "UInt" | "uint" => Scalar::U32,
+        "Float" | "float" => Scalar::F32,
+        "Double" | "double" => Scalar::F64,
+        _ => return None,
+    };
+    Some((s, n))
 }

@@ -4,7 +4,7 @@
 use crate::diag::Spanned;
 use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::ir::{Container, Param, ParamKind, TileDim};
-use crate::types::{Len, Scalar, Ty};
+use crate::types::{vector_from_name, Elem, Len, Scalar, Ty};
 
 /// The checked signature of a kernel.
 pub struct Signature {
@@ -356,7 +356,7 @@ fn reference_error(span: Span) -> Diagnostic {
         .with_help("take views by value (`a: ArrayView<f32, 1>`) and scalars by value (`x: f32`)")
 }
 
-fn elem_and_rank(args: &[&syn::GenericArgument], span: Span) -> Result<(Scalar, u32), Diagnostic> {
+fn elem_and_rank(args: &[&syn::GenericArgument], span: Span) -> Result<(Elem, u32), Diagnostic> {
     let usage = || {
         Diagnostic::error(
             span,
@@ -369,14 +369,15 @@ fn elem_and_rank(args: &[&syn::GenericArgument], span: Span) -> Result<(Scalar, 
     let elem = match args[0] {
         syn::GenericArgument::Type(t) => match value_type(t, &mut literal_len)? {
             Ty::Scalar(s) if matches!(s, Scalar::I32 | Scalar::U32 | Scalar::F32 | Scalar::F64) => {
-                s
+                Elem::Scalar(s)
             }
+            Ty::Vector(s, n) => Elem::Vector(s, n),
             other => {
                 return Err(Diagnostic::error(
                     t.span(),
                     format!("`{other}` is not supported as an element type of views and arrays"),
                 )
-                .with_help("use i32, u32, f32 or f64"))
+                .with_help("use i32, u32, f32, f64 or a short vector of them (`Float3`, `int_2`)"))
             }
         },
         _ => return Err(usage()),
@@ -490,6 +491,11 @@ pub fn value_type(
                     return Ok(Ty::Scalar(s));
                 }
             }
+            if let Some((s, n)) = vector_from_name(&ident) {
+                if args.is_empty() {
+                    return Ok(Ty::Vector(s, n));
+                }
+            }
             if ident == "Index" || ident == "Extent" {
                 let rank = rank_arg(args.first().copied(), ty.span())?;
                 return Ok(Ty::array(Ty::USIZE, rank));
@@ -543,7 +549,7 @@ fn unsupported_type(ty: &syn::Type) -> Diagnostic {
         "char" | "str" | "String" => "text cannot be processed on the device; encode characters as `u32`",
         "Vec" | "Box" | "Rc" | "Arc" => "heap memory does not exist on the device; use a fixed-size array `[T; N]` or an `ArrayView`",
         "Option" | "Result" => "use a `bool` flag next to the value",
-        _ => "kernels support i32, u32, f32, f64, bool, usize, fixed-size arrays of them, Index<N> and Extent<N>",
+        _ => "kernels support i32, u32, f32, f64, bool, usize, short vectors (`Float3`, `int_2`, ...), fixed-size arrays of them, Index<N> and Extent<N>",
     };
     Diagnostic::error(
         ty.span(),
