@@ -115,9 +115,9 @@ pub fn simulate_cpu(bodies: &Bodies, steps: usize, dt: f32) -> Bodies {
                 acc
             })
             .collect();
-        for i in 0..b.pos.len() {
-            b.vel[i] += acc[i] * dt;
-            b.pos[i] += b.vel[i] * dt;
+        for ((p, v), a) in b.pos.iter_mut().zip(&mut b.vel).zip(acc) {
+            *v += a * dt;
+            *p += *v * dt;
         }
     }
     b
