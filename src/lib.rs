@@ -35,12 +35,12 @@
 //! - Devices: [`Accelerator`]; `AMP_DEVICE=<name>` picks one, `AMP_VALIDATION=1` turns on the
 //!   Khronos validation layer.
 
-pub use amp_macros::kernel;
+pub use amp_macros::{kernel, DeviceStruct};
 pub use amp_runtime::*;
 
 /// Everything a kernel file needs: `use amp::prelude::*;`.
 pub mod prelude {
-    pub use amp_macros::kernel;
+    pub use amp_macros::{kernel, DeviceStruct};
     pub use amp_runtime::short_vector::*;
     pub use amp_runtime::{
         parallel_for_each, parallel_for_each_on, Accelerator, Array, ArrayView, ArrayViewMut,
@@ -52,6 +52,7 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use amp_runtime::{
-        KernelArg, KernelCall, KernelInfo, ParamInfo, ParamKind, ScalarType, TiledKernelCall,
+        DeviceStructSeal, KernelArg, KernelCall, KernelInfo, ParamInfo, ParamKind, ScalarType,
+        TiledKernelCall,
     };
 }

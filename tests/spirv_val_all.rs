@@ -3,7 +3,8 @@
 //! The test walks the `.rs` files of the repository (`examples/`, `tests/` but not the
 //! compile-fail cases of `tests/ui/`, `benches/`, `src/`, and the same folders of the workspace
 //! members), finds the kernels with `amp_spirv::kernels_in_file` (top level, inline modules and
-//! function bodies), compiles each with `amp_spirv::compile` and runs
+//! function bodies), compiles each with `amp_spirv::compile_with` (given the file's
+//! `#[derive(DeviceStruct)]` structs) and runs
 //! `spirv-val --target-env vulkan1.1` on the module.
 //!
 //! Kernels written inside `macro_rules!` bodies (or produced by other macros) are token trees to
@@ -126,6 +127,11 @@ fn every_kernel_in_the_repository_validates() {
         let parsed =
             syn::parse_file(&source).unwrap_or_else(|e| panic!("cannot parse {shown}: {e}"));
         let kernels = amp_spirv::kernels_in_file(&parsed);
+        // The file's device structs, which the kernel macro would fetch from their derives.
+        let options = amp_spirv::Options {
+            structs: amp_spirv::device_structs_in_file(&parsed),
+            ..Default::default()
+        };
         if shown.starts_with("examples") && source.contains("#[kernel(amp)]") {
             assert!(
                 !kernels.is_empty(),
@@ -135,7 +141,7 @@ fn every_kernel_in_the_repository_validates() {
         for func in kernels {
             found += 1;
             let name = func.sig.ident.to_string();
-            match amp_spirv::compile(&func) {
+            match amp_spirv::compile_with(&func, &options) {
                 Err(diags) => {
                     failures.push(format!("{shown}: `{name}` does not compile:\n{diags}"))
                 }

@@ -8,7 +8,8 @@
 //! - Descriptor set 0 holds one storage buffer per buffer parameter (`ArrayView`, `ArrayViewMut`,
 //!   `Array`), bound at [`ParamKind::Buffer::binding`] (declaration order, from 0). Each buffer is
 //!   a runtime array of its element type, densely packed, row-major; a short-vector element (`Float3`) is its
-//!   components packed without padding ([`ElemType::size`] bytes, 12 for a `Float3`).
+//!   components packed without padding ([`ElemType::size`] bytes, 12 for a `Float3`); a struct
+//!   element is its `#[repr(C)]` layout (short-vector fields packed the same way).
 //! - One push-constant block of [`KernelInfo::push_constant_size`] bytes. Bytes
 //!   `[0, 4 * rank)` hold the launch domain's extent as `u32`s; each buffer parameter's layout
 //!   starts at its `extent_offset`: its extent (`rank` `u32`s), the element offset of the view's
@@ -85,6 +86,13 @@ pub enum ElemType {
     Scalar(ScalarType),
     /// A short vector: its component type and its 2 to 4 components.
     Vector(ScalarType, u32),
+    /// A `#[derive(DeviceStruct)]` struct, laid out as its `#[repr(C)]` host type.
+    Struct {
+        /// The struct's name.
+        name: &'static str,
+        /// Its size in bytes.
+        size: u32,
+    },
 }
 
 impl ElemType {
@@ -93,13 +101,7 @@ impl ElemType {
         match self {
             ElemType::Scalar(s) => s.size(),
             ElemType::Vector(s, n) => s.size() * n,
-        }
-    }
-
-    /// The scalar type of the element, or of its components.
-    pub const fn component(self) -> ScalarType {
-        match self {
-            ElemType::Scalar(s) | ElemType::Vector(s, _) => s,
+            ElemType::Struct { size, .. } => size,
         }
     }
 }
@@ -125,6 +127,7 @@ impl std::fmt::Display for ElemType {
                 };
                 write!(f, "{base}{n}")
             }
+            ElemType::Struct { name, .. } => f.write_str(name),
         }
     }
 }

@@ -51,6 +51,8 @@ pub use launch::{
     parallel_for_each, parallel_for_each_on, ComputeDomain, KernelArg, KernelCall, RawKernel,
     TiledKernelCall,
 };
+#[doc(hidden)]
+pub use scalar::sealed::Sealed as DeviceStructSeal;
 pub use scalar::{DeviceScalar, ScalarArg};
 pub use short_vector::{
     double_2, double_3, double_4, float_2, float_3, float_4, int_2, int_3, int_4, uint_2, uint_3,

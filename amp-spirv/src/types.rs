@@ -115,6 +115,8 @@ pub enum Ty {
     Var(u32),
     /// A short vector (`Float3`, `int_2`, ...): 2 to 4 components of one scalar type.
     Vector(Scalar, u32),
+    /// A user struct: its id in the compilation's [registry](crate::structs).
+    Struct(u32),
 }
 
 impl Ty {
@@ -139,13 +141,14 @@ impl Ty {
         }
     }
 
-    /// Bytes of one scalar or packed short vector on the device (`bool` counts 4); `None` for
-    /// other types.
+    /// Bytes of one scalar, packed short vector or struct on the device (`bool` counts 4);
+    /// `None` for other types.
     pub fn packed_bytes(&self) -> Option<u32> {
         let scalar_bytes = |s: Scalar| if s == Scalar::F64 { 8 } else { 4 };
         match self {
             Ty::Scalar(s) => Some(scalar_bytes(*s)),
             Ty::Vector(s, n) => Some(scalar_bytes(*s) * n),
+            Ty::Struct(id) => Some(crate::structs::get(*id).size),
             _ => None,
         }
     }
@@ -170,6 +173,7 @@ impl fmt::Display for Ty {
             Ty::Never => f.write_str("!"),
             Ty::Var(_) => f.write_str("{number}"),
             Ty::Vector(s, n) => f.write_str(&crate::types::vector_name(*s, *n)),
+            Ty::Struct(id) => f.write_str(&crate::structs::get(*id).name),
         }
     }
 }
@@ -182,6 +186,8 @@ pub enum Elem {
     /// A short vector of one of those, 2 to 4 components, packed as in C (a `Float3` is 12
     /// bytes).
     Vector(Scalar, u32),
+    /// A user struct (its id in the compilation's [registry](crate::structs)).
+    Struct(u32),
 }
 
 impl Elem {
@@ -190,21 +196,7 @@ impl Elem {
         match self {
             Elem::Scalar(s) => Ty::Scalar(s),
             Elem::Vector(s, n) => Ty::Vector(s, n),
-        }
-    }
-
-    /// The scalar type of the element, or of its components.
-    pub fn component(self) -> Scalar {
-        match self {
-            Elem::Scalar(s) | Elem::Vector(s, _) => s,
-        }
-    }
-
-    /// The number of components (1 for a scalar).
-    pub fn lanes(self) -> u32 {
-        match self {
-            Elem::Scalar(_) => 1,
-            Elem::Vector(_, n) => n,
+            Elem::Struct(id) => Ty::Struct(id),
         }
     }
 

@@ -86,6 +86,14 @@ fn fence_scope(fence: Fence) -> (spirv::Scope, spirv::MemorySemantics) {
 
 /// Whether values of `ty` occupy storage: `()`, `!` and arrays of them (`[(); 4]`, or the
 /// `[!; 2]` of `[return; 2]`) have no SPIR-V type to live in.
+/// The type of the field of struct `id` that the literal `index` selects.
+fn struct_field_ty(id: u32, index: &Expr) -> Ty {
+    let ExprKind::Lit(Lit::Int(k)) = index.kind else {
+        unreachable!("struct fields are selected by literal indices")
+    };
+    crate::structs::get(id).fields[k as usize].ty.clone()
+}
+
 fn has_storage(ty: &Ty) -> bool {
     match ty {
         Ty::Array(elem, _) => has_storage(elem),
@@ -109,8 +117,8 @@ struct Emitter<'k> {
     layout: &'k Layout,
     glsl: Word,
     types: HashMap<Ty, Word>,
-    /// Buffer element types with an explicit layout (short vectors), by element.
-    storage_types: HashMap<crate::types::Elem, Word>,
+    /// Buffer element types with an explicit layout (short vectors, structs), by kernel type.
+    storage_types: HashMap<Ty, Word>,
     pointers: HashMap<(Word, StorageClass), Word>,
     constants: HashMap<(Word, u64), Word>,
     /// The bits of each scalar constant, by id.
@@ -190,6 +198,7 @@ impl<'k> Emitter<'k> {
                 let e = self.scalar_ty(*s);
                 self.b.type_vector(e, *n)
             }
+            Ty::Struct(id) => self.struct_ty(*id),
             Ty::Unit | Ty::Never | Ty::Var(_) => self.b.type_void(),
         };
         self.types.insert(ty.clone(), id);
@@ -1521,8 +1530,12 @@ impl<'k> Emitter<'k> {
         for index in indices {
             let (elem, len) = match ty {
                 Ty::Array(elem, len) => (*elem, len),
-                // A vector component (`v.x`): always a literal index.
+                // A vector component (`v.x`) or a struct field: always a literal index.
                 Ty::Vector(s, n) => (Ty::Scalar(s), Len::Lit(n)),
+                Ty::Struct(id) => {
+                    let n = crate::structs::get(id).fields.len() as u32;
+                    (struct_field_ty(id, index), Len::Lit(n))
+                }
                 _ => unreachable!("checked: indexing an array"),
             };
             ids.push(self.array_index(index, &len)?);
@@ -1556,6 +1569,7 @@ impl<'k> Emitter<'k> {
         let len = match &base.ty {
             Ty::Array(_, len) => len.clone(),
             Ty::Vector(_, n) => Len::Lit(*n),
+            Ty::Struct(id) => Len::Lit(crate::structs::get(*id).fields.len() as u32),
             _ => unreachable!("checked: indexing an array"),
         };
         let len = &len;
@@ -1605,10 +1619,11 @@ impl<'k> Emitter<'k> {
         match place {
             Place::Local(id, idx) => {
                 let mut ty = self.k.locals[*id].ty.clone();
-                for _ in idx {
+                for i in idx {
                     ty = match ty {
                         Ty::Array(e, _) => *e,
                         Ty::Vector(s, _) => Ty::Scalar(s),
+                        Ty::Struct(id) => struct_field_ty(id, i),
                         other => other,
                     };
                 }

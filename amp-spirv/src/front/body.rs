@@ -10,6 +10,7 @@ use crate::ir::*;
 use crate::math::MathFn;
 use crate::types::{vector_from_name, Elem, Len, Scalar, Ty};
 
+mod structs;
 mod vector;
 
 #[derive(Clone, Copy)]
@@ -697,6 +698,7 @@ impl<'a> BodyChecker<'a> {
                 Self::error_expr(span)
             }
             syn::Expr::Field(f) => self.field(f, e),
+            syn::Expr::Struct(s) if self.is_device_struct(s) => self.struct_literal(s),
             // `()`: the unit value, as an empty block.
             syn::Expr::Tuple(t) if t.elems.is_empty() => Expr {
                 kind: ExprKind::Block(Block {
@@ -1029,8 +1031,8 @@ impl<'a> BodyChecker<'a> {
             }
         };
         if compound {
-            if let syn::Expr::Field(f) = strip(&b.left) {
-                return self.component_assign(f, Some((op, b.op.span())), &b.right, span);
+            if let syn::Expr::Field(_) = strip(&b.left) {
+                return self.member_assign(&b.left, Some((op, b.op.span())), &b.right, span);
             }
             let place = self.place(&b.left);
             let value = self.expr(&b.right);
@@ -1148,8 +1150,8 @@ impl<'a> BodyChecker<'a> {
 
     fn assign(&mut self, a: &syn::ExprAssign) -> Expr {
         let span = a.span();
-        if let syn::Expr::Field(f) = strip(&a.left) {
-            return self.component_assign(f, None, &a.right, span);
+        if let syn::Expr::Field(_) = strip(&a.left) {
+            return self.member_assign(&a.left, None, &a.right, span);
         }
         let place = self.place(&a.left);
         let value = self.expr(&a.right);

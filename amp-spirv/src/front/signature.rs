@@ -372,6 +372,7 @@ fn elem_and_rank(args: &[&syn::GenericArgument], span: Span) -> Result<(Elem, u3
                 Elem::Scalar(s)
             }
             Ty::Vector(s, n) => Elem::Vector(s, n),
+            Ty::Struct(id) => Elem::Struct(id),
             other => {
                 return Err(Diagnostic::error(
                     t.span(),
@@ -496,6 +497,11 @@ pub fn value_type(
                     return Ok(Ty::Vector(s, n));
                 }
             }
+            if let Some(id) = crate::structs::by_name(&ident) {
+                if args.is_empty() {
+                    return Ok(Ty::Struct(id));
+                }
+            }
             if ident == "Index" || ident == "Extent" {
                 let rank = rank_arg(args.first().copied(), ty.span())?;
                 return Ok(Ty::array(Ty::USIZE, rank));
@@ -549,7 +555,7 @@ fn unsupported_type(ty: &syn::Type) -> Diagnostic {
         "char" | "str" | "String" => "text cannot be processed on the device; encode characters as `u32`",
         "Vec" | "Box" | "Rc" | "Arc" => "heap memory does not exist on the device; use a fixed-size array `[T; N]` or an `ArrayView`",
         "Option" | "Result" => "use a `bool` flag next to the value",
-        _ => "kernels support i32, u32, f32, f64, bool, usize, short vectors (`Float3`, `int_2`, ...), fixed-size arrays of them, Index<N> and Extent<N>",
+        _ => "kernels support i32, u32, f32, f64, bool, usize, short vectors (`Float3`, `int_2`, ...), fixed-size arrays of them, Index<N>, Extent<N> and `#[derive(DeviceStruct)]` structs",
     };
     Diagnostic::error(
         ty.span(),

@@ -236,7 +236,7 @@ impl BodyChecker<'_> {
             ty,
             span,
         };
-        component_expr(base, s, k, span)
+        member_expr(base, Ty::Scalar(s), k, span)
     }
 
     /// `dot`, `cross`, `length`, `normalize`: float vectors only (GLSL.std.450 and `OpDot`).
@@ -291,7 +291,8 @@ impl BodyChecker<'_> {
         }
     }
 
-    /// `v.x`: a component of a short vector. Other field accesses keep their error.
+    /// `v.x`: a component of a short vector, or `p.mass`: a field of a struct. Other field
+    /// accesses keep their error.
     pub(super) fn field(&mut self, f: &syn::ExprField, e: &syn::Expr) -> Expr {
         let span = e.span();
         if self.is_buffer(&f.base).is_some() {
@@ -299,16 +300,29 @@ impl BodyChecker<'_> {
             return Self::error_expr(span);
         }
         let base = self.expr(&f.base);
-        if self.infer.shallow(&base.ty) == Ty::Never {
+        let base_ty = self.infer.shallow(&base.ty);
+        if base_ty == Ty::Never {
             return Self::error_expr(span);
         }
-        let Some((s, n)) = self.vector_of(&base.ty) else {
+        if !matches!(base_ty, Ty::Vector(..) | Ty::Struct(_)) {
             self.err(unsupported_expr(e));
             return Self::error_expr(span);
-        };
-        match self.component_member(&f.member, n) {
-            Some(k) => component_expr(base, s, k, span),
+        }
+        match self.member(&base_ty, &f.member) {
+            Some((k, ty)) => member_expr(base, ty, k, span),
             None => Self::error_expr(span),
+        }
+    }
+
+    /// The index and type of a vector component or a struct field named `member` of a value
+    /// of type `ty`, reporting a wrong one.
+    pub(super) fn member(&mut self, ty: &Ty, member: &syn::Member) -> Option<(u32, Ty)> {
+        match ty {
+            Ty::Vector(s, n) => self
+                .component_member(member, *n)
+                .map(|k| (k, Ty::Scalar(*s))),
+            Ty::Struct(id) => self.struct_field(*id, member),
+            _ => None,
         }
     }
 
@@ -335,48 +349,75 @@ impl BodyChecker<'_> {
         k
     }
 
-    /// `v.x = value` and `v.x op= value` (`op` is `Some` for compound assignment): a
-    /// component of a vector local, or of a view element (`out[i].y = 1.0`, which reads the
-    /// element, replaces the component and writes the element back).
-    pub(super) fn component_assign(
+    /// Resolves the left side of an assignment to a member (`v.x`, `p.pos.y`, `out[i].mass`):
+    /// the place of its root value and the member indices from there.
+    fn member_place(&mut self, e: &syn::Expr) -> Option<MemberPlace> {
+        let syn::Expr::Field(f) = strip(e) else {
+            let (place, ty) = self.place(e)?;
+            return Some(MemberPlace {
+                place,
+                root_ty: ty.clone(),
+                path: Vec::new(),
+                ty,
+            });
+        };
+        let mut inner = self.member_place(&f.base)?;
+        let ty = self.infer.shallow(&inner.ty);
+        if !matches!(ty, Ty::Vector(..) | Ty::Struct(_)) {
+            if ty != Ty::Never {
+                self.err(unsupported_expr(e));
+            }
+            return None;
+        }
+        let (k, member_ty) = self.member(&ty, &f.member)?;
+        inner.path.push(k);
+        inner.ty = member_ty;
+        Some(inner)
+    }
+
+    /// `v.x = value` and `v.x op= value` (`op` is `Some` for compound assignment), and the
+    /// same for struct fields, nested or not: a member of a local, or of a view element
+    /// (`out[i].y = 1.0`, which reads the element, replaces the member and writes the element
+    /// back).
+    pub(super) fn member_assign(
         &mut self,
-        f: &syn::ExprField,
+        left: &syn::Expr,
         op: Option<(BinOp, Span)>,
         value: &syn::Expr,
         span: Span,
     ) -> Expr {
-        let place = self.place(&f.base);
+        let target = self.member_place(left);
         let value = self.expr(value);
-        let Some((place, ty)) = place else {
+        let Some(target) = target else {
             return Self::error_expr(span);
         };
-        let Some((s, n)) = self.vector_of(&ty) else {
-            if self.infer.shallow(&ty) != Ty::Never {
-                self.err(unsupported_expr(&syn::Expr::Field(f.clone())));
-            }
-            return Self::error_expr(span);
-        };
-        let Some(k) = self.component_member(&f.member, n) else {
-            return Self::error_expr(span);
-        };
-        let component = Expr {
+        let lit = |k: u32| Expr {
             kind: ExprKind::Lit(Lit::Int(k as u128)),
             ty: Ty::USIZE,
             span,
         };
-        let write_component = |this: &mut Self, place: Place| {
-            let target = Expr {
-                kind: ExprKind::Lit(Lit::Bool(false)),
-                ty: Ty::Scalar(s),
-                span: f.span(),
-            };
+        let path: Vec<Expr> = target.path.iter().map(|&k| lit(k)).collect();
+        let left_span = left.span();
+        let member_ty = target.ty.clone();
+        let write_member = |this: &mut Self, place: Place| {
             let kind = match op {
+                Some((op, op_span)) if matches!(this.infer.shallow(&member_ty), Ty::Vector(..)) => {
+                    match this.vector_compound_value(op, &member_ty, value.clone(), op_span) {
+                        Some(v) => ExprKind::CompoundAssign(op, place, Box::new(v)),
+                        None => return Self::error_expr(span),
+                    }
+                }
                 Some((op, op_span)) => {
+                    let target = Expr {
+                        kind: ExprKind::Lit(Lit::Bool(false)),
+                        ty: member_ty.clone(),
+                        span: left_span,
+                    };
                     this.check_operands(op, &target, &value, op_span);
                     ExprKind::CompoundAssign(op, place, Box::new(value.clone()))
                 }
                 None => {
-                    this.expect_ty(&Ty::Scalar(s), &value, "in this assignment");
+                    this.expect_ty(&member_ty, &value, "in this assignment");
                     ExprKind::Assign(place, Box::new(value.clone()))
                 }
             };
@@ -386,20 +427,21 @@ impl BodyChecker<'_> {
                 span,
             }
         };
-        match place {
+        match target.place {
             Place::Local(id, mut idx) => {
-                idx.push(component);
-                write_component(self, Place::Local(id, idx))
+                idx.extend(path);
+                write_member(self, Place::Local(id, idx))
             }
             Place::Buffer(p, idx) => {
                 // Read-modify-write of the whole element through a temporary.
+                let ty = target.root_ty;
                 let tmp = self.hidden("#element", ty.clone());
                 let load = Expr {
                     kind: ExprKind::BufferLoad(p, idx.clone()),
                     ty: ty.clone(),
                     span,
                 };
-                let update = write_component(self, Place::Local(tmp, vec![component]));
+                let update = write_member(self, Place::Local(tmp, path));
                 let tmp_value = Expr {
                     kind: ExprKind::Local(tmp),
                     ty,
@@ -530,8 +572,17 @@ impl BodyChecker<'_> {
     }
 }
 
-/// Component `k` of a vector value `base` whose components are `s`.
-fn component_expr(base: Expr, s: Scalar, k: u32, span: Span) -> Expr {
+/// Where a member assignment writes: the root place, its type, and the member indices.
+struct MemberPlace {
+    place: Place,
+    root_ty: Ty,
+    path: Vec<u32>,
+    /// The member's type.
+    ty: Ty,
+}
+
+/// Member `k` (a vector component or a struct field) of type `ty` of the value `base`.
+fn member_expr(base: Expr, ty: Ty, k: u32, span: Span) -> Expr {
     let index = Expr {
         kind: ExprKind::Lit(Lit::Int(k as u128)),
         ty: Ty::USIZE,
@@ -539,7 +590,7 @@ fn component_expr(base: Expr, s: Scalar, k: u32, span: Span) -> Expr {
     };
     Expr {
         kind: ExprKind::Element(Box::new(base), Box::new(index)),
-        ty: Ty::Scalar(s),
+        ty,
         span,
     }
 }
