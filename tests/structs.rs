@@ -171,3 +171,45 @@ fn structs_in_device_arrays() -> Result<(), amp::Error> {
     assert_validation_clean();
     Ok(())
 }
+
+/// A struct from another module, named by its path (the kernel fetches its definition through
+/// `shapes::__amp_device_struct_Body!`).
+mod shapes {
+    use amp::prelude::*;
+
+    #[repr(C)]
+    #[derive(
+        Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable, DeviceStruct,
+    )]
+    pub struct Body {
+        pub pos: Float2,
+        pub id: u32,
+    }
+}
+
+#[kernel(amp)]
+fn shift_bodies(idx: Index<1>, bodies: ArrayViewMut<shapes::Body, 1>) {
+    bodies[idx].pos.x += 1.0;
+    let id = bodies[idx].id;
+    bodies[idx].id = id * 10;
+}
+
+#[test]
+fn struct_from_another_module() -> Result<(), amp::Error> {
+    let mut bodies: Vec<shapes::Body> = (0..9)
+        .map(|i| shapes::Body {
+            pos: Float2::new(i as f32, -1.0),
+            id: i,
+        })
+        .collect();
+    {
+        let mut bv = ArrayViewMut::new([9], &mut bodies)?;
+        parallel_for_each(bv.extent(), shift_bodies(&mut bv))?;
+    }
+    for (i, b) in bodies.iter().enumerate() {
+        assert_eq!(b.pos, Float2::new(i as f32 + 1.0, -1.0));
+        assert_eq!(b.id, 10 * i as u32);
+    }
+    assert_validation_clean();
+    Ok(())
+}

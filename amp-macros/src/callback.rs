@@ -133,17 +133,16 @@ pub fn missing_struct<'a>(
         let name = &path.segments.last().expect("non-empty").ident;
         known.iter().any(|k| k.ident == *name)
     };
-    let from_params = func.sig.inputs.iter().filter_map(|input| match input {
-        syn::FnArg::Typed(t) => buffer_elem_type(&t.ty).and_then(struct_candidate),
-        syn::FnArg::Receiver(_) => None,
-    });
-    let from_fields = known
-        .iter()
-        .flat_map(|def| def.fields.iter().filter_map(|f| struct_candidate(&f.ty)));
-    from_params
-        .chain(from_fields)
-        .find(|p| !is_known(p))
-        .cloned()
+    // A generic parameter (`ArrayView<T, 1>`) is no struct: the compiler reports generics.
+    let is_generic = |path: &syn::Path| {
+        func.sig.generics.params.iter().any(|g| match g {
+            syn::GenericParam::Type(t) => path.is_ident(&t.ident),
+            _ => false,
+        })
+    };
+    struct_paths(func, known)
+        .into_iter()
+        .find(|p| !is_known(p) && !is_generic(p))
 }
 
 /// Re-applies the kernel attribute through the definition macro of the struct at `path`.

@@ -44,9 +44,20 @@ thread_local! {
     static REGISTRY: RefCell<Vec<StructDef>> = const { RefCell::new(Vec::new()) };
 }
 
-/// The struct with id `id` of the kernel being compiled.
+/// The struct with id `id` of the kernel being compiled (outside a compilation, an empty
+/// placeholder named by its id, so that printing a type never panics).
 pub fn get(id: u32) -> StructDef {
-    REGISTRY.with(|r| r.borrow()[id as usize].clone())
+    REGISTRY.with(|r| {
+        r.borrow()
+            .get(id as usize)
+            .cloned()
+            .unwrap_or_else(|| StructDef {
+                name: format!("struct#{id}"),
+                fields: Vec::new(),
+                size: 0,
+                align: 1,
+            })
+    })
 }
 
 /// Every struct of the kernel being compiled, by id.
