@@ -35,12 +35,13 @@
 //! - Devices: [`Accelerator`] and its queues, [`AcceleratorView`]; `AMP_DEVICE=<name>` picks
 //!   one, `AMP_VALIDATION=1` turns on the Khronos validation layer.
 
-pub use amp_macros::{device, kernel};
+pub use amp_macros::{device, kernel, DeviceStruct};
 pub use amp_runtime::*;
 
 /// Everything a kernel file needs: `use amp::prelude::*;`.
 pub mod prelude {
-    pub use amp_macros::{device, kernel};
+    pub use amp_macros::{device, kernel, DeviceStruct};
+    pub use amp_runtime::short_vector::*;
     pub use amp_runtime::{
         copy, copy_async, parallel_for_each, parallel_for_each_on, Accelerator, AcceleratorView,
         AccessType, Array, ArrayView, ArrayViewMut, CompletionFuture, Error, Extent, Index,
@@ -52,6 +53,7 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use amp_runtime::{
-        KernelArg, KernelCall, KernelInfo, ParamInfo, ParamKind, ScalarType, TiledKernelCall,
+        DeviceStructSeal, KernelArg, KernelCall, KernelInfo, ParamInfo, ParamKind, ScalarType,
+        TiledKernelCall,
     };
 }

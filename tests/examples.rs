@@ -14,6 +14,8 @@ mod index;
 mod mandelbrot;
 #[path = "../examples/matmul.rs"]
 mod matmul;
+#[path = "../examples/nbody.rs"]
+mod nbody;
 #[path = "../examples/vector_add.rs"]
 mod vector_add;
 
@@ -141,6 +143,24 @@ fn histogram_example() -> Result<(), amp::Error> {
     let bins = histogram::histogram(&data, 8)?;
     assert_eq!(bins, histogram::histogram_cpu(&data));
     assert_eq!(bins.iter().sum::<u32>(), 100_003);
+    assert_validation_clean();
+    Ok(())
+}
+
+/// 64 bodies, 10 steps: the device's positions match the CPU's (same operations in the same
+/// order; only the square root and division may round differently), and the energy barely
+/// drifts over so few steps.
+#[test]
+fn nbody_example() -> Result<(), amp::Error> {
+    let start = nbody::initial(64);
+    let device = nbody::simulate(&start, 10, 0.001)?;
+    let cpu = nbody::simulate_cpu(&start, 10, 0.001);
+    let error = nbody::max_position_error(&device, &cpu);
+    assert!(error < 1e-4, "device and CPU positions differ by {error}");
+    assert_ne!(device.pos, start.pos, "the bodies moved");
+    let (e0, e1) = (nbody::energy(&start), nbody::energy(&device));
+    let drift = ((e1 - e0) / e0).abs();
+    assert!(drift < 1e-3, "relative energy drift {drift}");
     assert_validation_clean();
     Ok(())
 }

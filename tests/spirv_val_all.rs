@@ -3,7 +3,8 @@
 //! The test walks the `.rs` files of the repository (`examples/`, `tests/` but not the
 //! compile-fail cases of `tests/ui/`, `benches/`, `src/`, and the same folders of the workspace
 //! members), finds the kernels with `amp_spirv::kernels_in_file` (top level, inline modules and
-//! function bodies), compiles each with `amp_spirv::compile` and runs
+//! function bodies), compiles each with `amp_spirv::compile_with` (given the file's
+//! `#[derive(DeviceStruct)]` structs) and runs
 //! `spirv-val --target-env vulkan1.1` on the module.
 //!
 //! Kernels written inside `macro_rules!` bodies (or produced by other macros) are token trees to
@@ -126,9 +127,11 @@ fn every_kernel_in_the_repository_validates() {
         let parsed =
             syn::parse_file(&source).unwrap_or_else(|e| panic!("cannot parse {shown}: {e}"));
         let kernels = amp_spirv::kernels_in_file(&parsed);
-        // The file's `#[amp::device]` functions, by their paths from the file's top.
+        // The file's `#[amp::device]` functions and device structs, which the kernel macro
+        // would fetch from their attributes and derives.
         let options = amp_spirv::Options {
             device_fns: amp_spirv::device_fns_in_file(&parsed),
+            structs: amp_spirv::device_structs_in_file(&parsed),
             ..Default::default()
         };
         if shown.starts_with("examples") && source.contains("#[kernel(amp)]") {

@@ -4,14 +4,24 @@
 //! emits either the SPIR-V as a static plus a typed launcher with the kernel's name, or one
 //! `compile_error!` per problem at the offending tokens. See the `amp` crate for the user guide.
 
+mod callback;
 mod device_fn;
 
 use amp_spirv::{
-    CompiledKernel, Container, Diagnostic, Len, Lint, Options, ParamKind, Scalar, TileDim, Warning,
+    CompiledKernel, Container, Diagnostic, Elem, Len, Lint, Options, ParamKind, Scalar, TileDim,
+    Warning,
 };
 use proc_macro::TokenStream;
 use proc_macro2::{Delimiter, Group, Literal, Span, TokenStream as TokenStream2};
 use quote::{format_ident, quote, quote_spanned};
+
+/// `#[derive(DeviceStruct)]` on a `#[repr(C)]` struct (which also derives `Clone`, `Copy`,
+/// `Debug`, `bytemuck::Pod` and `bytemuck::Zeroable`) makes it a view and array element type
+/// whose fields kernels read and write; see `docs/kernel-language.md`.
+#[proc_macro_derive(DeviceStruct)]
+pub fn device_struct(input: TokenStream) -> TokenStream {
+    callback::derive_device_struct(input.into()).into()
+}
 
 /// Compiles a Rust function to a GPU kernel at build time.
 ///
@@ -25,6 +35,7 @@ use quote::{format_ident, quote, quote_spanned};
 #[proc_macro_attribute]
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     let attr = TokenStream2::from(attr);
+    let original_attr = attr.clone();
     let func = match syn::parse::<syn::ItemFn>(item) {
         Ok(f) => f,
         Err(e) => {
@@ -41,6 +52,9 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
         }
     };
     if errors.is_empty() {
+        if let Some(path) = callback::missing_struct(&func, &options.structs) {
+            return callback::request_definition(&path, original_attr, &func).into();
+        }
         if let Some(fetch) = device_fn::fetch_missing(&attr, &func, &options.device_fns) {
             return fetch.into();
         }
@@ -51,7 +65,13 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
             if std::env::var_os("AMP_REPORT").is_some_and(|v| v != "0") {
                 eprint!("{}", kernel.report);
             }
-            launcher(&func, &kernel).into()
+            let mut out = launcher(&func, &kernel);
+            out.extend(callback::layout_assertions(
+                &func,
+                &options.structs,
+                &kernel,
+            ));
+            out.into()
         }
         Ok(_) => errors.into(),
         Err(diags) => {
@@ -126,6 +146,12 @@ fn parse_options(attr: TokenStream2) -> Result<Options, Diagnostic> {
                 Diagnostic::error(e.span(), format!("malformed device function argument: {e}"))
             })?;
             options.device_fns.push(source);
+            continue;
+        }
+        if list.path.is_ident(callback::DEFINITIONS_ARG) {
+            let defs =
+                callback::parse_definitions(list.tokens.clone()).map_err(|e| usage(e.span()))?;
+            options.structs.extend(defs);
             continue;
         }
         if !list.path.is_ident("allow") {
@@ -210,6 +236,36 @@ fn scalar_type_tokens(s: Scalar) -> TokenStream2 {
     quote!(::amp::__private::ScalarType::#variant)
 }
 
+/// The host type of a view or array element: a primitive, one of `amp`'s short vectors, or
+/// a struct as the kernel's signature names it.
+fn elem_tokens(func: &syn::ItemFn, param: &str, elem: Elem) -> TokenStream2 {
+    match elem {
+        Elem::Scalar(s) => scalar_tokens(s),
+        Elem::Vector(s, n) => {
+            let ident = format_ident!("{}", amp_spirv::types::vector_name(s, n));
+            quote!(::amp::#ident)
+        }
+        Elem::Struct(_) => {
+            callback::written_elem_type(func, param).expect("struct params name their type")
+        }
+    }
+}
+
+/// The runtime's `ElemType` of a view or array element of host type `host`.
+fn elem_type_tokens(elem: Elem, host: &TokenStream2) -> TokenStream2 {
+    match elem {
+        Elem::Scalar(s) => {
+            let s = scalar_type_tokens(s);
+            quote!(::amp::ElemType::Scalar(#s))
+        }
+        Elem::Vector(s, n) => {
+            let s = scalar_type_tokens(s);
+            quote!(::amp::ElemType::Vector(#s, #n))
+        }
+        Elem::Struct(_) => quote!(<#host as ::amp::DeviceScalar>::ELEM),
+    }
+}
+
 fn launcher(func: &syn::ItemFn, kernel: &CompiledKernel) -> TokenStream2 {
     let name = &func.sig.ident;
     let vis = &func.vis;
@@ -231,7 +287,7 @@ fn launcher(func: &syn::ItemFn, kernel: &CompiledKernel) -> TokenStream2 {
                 writable,
                 container,
             } => {
-                let t = scalar_tokens(elem);
+                let t = elem_tokens(func, pname, elem);
                 let r = Literal::usize_unsuffixed(rank as usize);
                 let ty = match (container, writable) {
                     (Container::View, false) => quote!(&'k ::amp::ArrayView<'_, #t, #r>),
@@ -246,7 +302,7 @@ fn launcher(func: &syn::ItemFn, kernel: &CompiledKernel) -> TokenStream2 {
                     quote!(::amp::__private::KernelArg::read(#ident))
                 });
                 let binding = p.binding.expect("buffers have bindings");
-                let elem = scalar_type_tokens(elem);
+                let elem = elem_type_tokens(elem, &t);
                 infos.push(quote! {
                     ::amp::__private::ParamInfo {
                         name: #pname,

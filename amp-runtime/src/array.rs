@@ -8,7 +8,7 @@ use ash::vk;
 use gpu_allocator::MemoryLocation;
 
 use crate::buffer_access::{BufferAccess, DeviceBuffer, DeviceBufferMut};
-use crate::kernel::ScalarType;
+use crate::kernel::ElemType;
 use crate::memory::{force_staging, Buffer};
 use crate::view::{Layout, Shared};
 use crate::{Accelerator, ArrayView, ArrayViewMut, DeviceScalar, Error, Extent, Index};
@@ -364,8 +364,8 @@ impl<T: DeviceScalar, const N: usize> fmt::Debug for Array<T, N> {
 }
 
 impl<T: DeviceScalar, const N: usize> BufferAccess for Array<T, N> {
-    fn elem(&self) -> ScalarType {
-        T::TYPE
+    fn elem(&self) -> ElemType {
+        T::ELEM
     }
     fn dims(&self) -> &[usize] {
         self.extent.as_slice()

@@ -2,7 +2,7 @@
 
 use ash::vk;
 
-use crate::kernel::ScalarType;
+use crate::kernel::ElemType;
 use crate::{Accelerator, Error};
 
 mod sealed {
@@ -11,7 +11,7 @@ mod sealed {
     /// The runtime's view of a kernel buffer argument.
     pub trait BufferAccess {
         /// Element type.
-        fn elem(&self) -> ScalarType;
+        fn elem(&self) -> ElemType;
         /// Extent, one entry per dimension.
         fn dims(&self) -> &[usize];
         /// Element offset of the view's first element in the buffer [`prepare`] returns

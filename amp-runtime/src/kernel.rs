@@ -7,7 +7,9 @@
 //! # The contract between the compiler and the runtime
 //! - Descriptor set 0 holds one storage buffer per buffer parameter (`ArrayView`, `ArrayViewMut`,
 //!   `Array`), bound at [`ParamKind::Buffer::binding`] (declaration order, from 0). Each buffer is
-//!   a runtime array of its element type, densely packed, row-major.
+//!   a runtime array of its element type, densely packed, row-major; a short-vector element (`Float3`) is its
+//!   components packed without padding ([`ElemType::size`] bytes, 12 for a `Float3`); a struct
+//!   element is its `#[repr(C)]` layout (short-vector fields packed the same way).
 //! - One push-constant block of [`KernelInfo::push_constant_size`] bytes. Bytes
 //!   `[0, 4 * rank)` hold the launch domain's extent as `u32`s; each buffer parameter's layout
 //!   starts at its `extent_offset`: its extent (`rank` `u32`s), the element offset of the view's
@@ -76,6 +78,60 @@ impl ScalarType {
     }
 }
 
+/// The element type of a view or array on the device: a scalar, or a short vector of one
+/// (`Float3`, `int_2`, ...), packed as the host's `#[repr(C)]` type (a `Float3` is 12 bytes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ElemType {
+    /// `i32`, `u32`, `f32` or `f64`.
+    Scalar(ScalarType),
+    /// A short vector: its component type and its 2 to 4 components.
+    Vector(ScalarType, u32),
+    /// A `#[derive(DeviceStruct)]` struct, laid out as its `#[repr(C)]` host type.
+    Struct {
+        /// The struct's name.
+        name: &'static str,
+        /// Its size in bytes.
+        size: u32,
+    },
+}
+
+impl ElemType {
+    /// Size in bytes of one element (its stride in the buffer).
+    pub const fn size(self) -> u32 {
+        match self {
+            ElemType::Scalar(s) => s.size(),
+            ElemType::Vector(s, n) => s.size() * n,
+            ElemType::Struct { size, .. } => size,
+        }
+    }
+}
+
+impl From<ScalarType> for ElemType {
+    fn from(s: ScalarType) -> Self {
+        ElemType::Scalar(s)
+    }
+}
+
+impl std::fmt::Display for ElemType {
+    /// The Rust spelling: `f32`, `Float3`, `Int2`, `UInt4`, `Double2`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ElemType::Scalar(s) => f.write_str(s.name()),
+            ElemType::Vector(s, n) => {
+                let base = match s {
+                    ScalarType::I32 => "Int",
+                    ScalarType::U32 => "UInt",
+                    ScalarType::F32 => "Float",
+                    ScalarType::F64 => "Double",
+                    ScalarType::Bool => "Bool",
+                };
+                write!(f, "{base}{n}")
+            }
+            ElemType::Struct { name, .. } => f.write_str(name),
+        }
+    }
+}
+
 /// How one kernel parameter (after the index) reaches the device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ParamKind {
@@ -84,7 +140,7 @@ pub enum ParamKind {
         /// Binding number in descriptor set 0.
         binding: u32,
         /// Element type.
-        elem: ScalarType,
+        elem: ElemType,
         /// Rank of the view or array.
         rank: u32,
         /// Whether the kernel may write it (`ArrayViewMut`, `&mut Array`).

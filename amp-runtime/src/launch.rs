@@ -488,8 +488,8 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
                     return Err(mismatch(format!(
                         "parameter `{}` has element type {} but the argument has {}",
                         param.name,
-                        elem.name(),
-                        buf.elem().name()
+                        elem,
+                        buf.elem()
                     )));
                 }
                 if buf.dims().len() != rank as usize {

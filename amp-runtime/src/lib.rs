@@ -45,6 +45,7 @@ mod memory;
 mod pipeline;
 mod queue;
 mod scalar;
+pub mod short_vector;
 mod tiled;
 mod view;
 
@@ -57,7 +58,7 @@ pub use counts::{live_object_counts, ObjectCounts};
 pub use error::Error;
 pub use extent::{Extent, Index};
 pub use instance::{validation_enabled, validation_message_count};
-pub use kernel::ScalarType;
+pub use kernel::{ElemType, ScalarType};
 #[doc(hidden)]
 pub use kernel::{KernelInfo, ParamInfo, ParamKind};
 pub use launch::{
@@ -65,7 +66,14 @@ pub use launch::{
     TiledKernelCall,
 };
 pub use queue::{AcceleratorView, LaunchTarget};
+#[doc(hidden)]
+pub use scalar::sealed::Sealed as DeviceStructSeal;
 pub use scalar::{DeviceScalar, ScalarArg};
+pub use short_vector::{
+    double_2, double_3, double_4, float_2, float_3, float_4, int_2, int_3, int_4, uint_2, uint_3,
+    uint_4, Double2, Double3, Double4, Float2, Float3, Float4, Int2, Int3, Int4, UInt2, UInt3,
+    UInt4,
+};
 pub use tiled::{TileBarrier, TiledExtent, TiledIndex, MAX_TILE_THREADS};
 pub use view::{transfer_stats, ArrayView, ArrayViewMut, TransferStats};
 

@@ -1,8 +1,12 @@
 //! The element and scalar types that cross the host/device boundary.
 
-use crate::kernel::ScalarType;
+use crate::kernel::{ElemType, ScalarType};
 
-mod sealed {
+/// The seal of [`DeviceScalar`]: only the crate's types and `#[derive(DeviceStruct)]` structs
+/// implement it.
+#[doc(hidden)]
+pub mod sealed {
+    /// Implemented by the element types the device knows.
     pub trait Sealed {}
     impl Sealed for i32 {}
     impl Sealed for u32 {}
@@ -11,15 +15,20 @@ mod sealed {
     impl Sealed for bool {}
 }
 
-/// An element type of views and arrays: `i32`, `u32`, `f32` or `f64`.
+/// An element type of views and arrays: `i32`, `u32`, `f32`, `f64`, a short vector of them
+/// ([`Float3`](crate::Float3), [`Int2`](crate::Int2), ...), or a `#[repr(C)]` struct with
+/// `#[derive(DeviceStruct)]`.
 ///
 /// Sealed: the device side only knows these types. `f64` kernels need a device with
 /// `shaderFloat64` (see [`Accelerator::supports_double_precision`](crate::Accelerator::supports_double_precision)).
 pub trait DeviceScalar:
     sealed::Sealed + bytemuck::Pod + Send + Sync + std::fmt::Debug + 'static
 {
-    /// The device-side type.
+    /// The device-side scalar type (of the components, for a short vector; `U32` for a struct,
+    /// which [`ELEM`](Self::ELEM) describes).
     const TYPE: ScalarType;
+    /// The device-side element type.
+    const ELEM: ElemType = ElemType::Scalar(Self::TYPE);
 }
 
 impl DeviceScalar for i32 {

@@ -17,7 +17,7 @@ use ash::vk;
 use crate::accelerator::{lock, DeviceShared};
 use crate::buffer_access::{BufferAccess, DeviceBuffer, DeviceBufferMut};
 use crate::copy::CompletionFuture;
-use crate::kernel::ScalarType;
+use crate::kernel::ElemType;
 use crate::memory::Buffer;
 use crate::{Accelerator, DeviceScalar, Error, Extent, Index};
 
@@ -1145,8 +1145,8 @@ impl<T: DeviceScalar, const N: usize> fmt::Debug for ArrayViewMut<'_, T, N> {
 macro_rules! buffer_access {
     ($ty:ident) => {
         impl<T: DeviceScalar, const N: usize> BufferAccess for $ty<'_, T, N> {
-            fn elem(&self) -> ScalarType {
-                T::TYPE
+            fn elem(&self) -> ElemType {
+                T::ELEM
             }
             fn dims(&self) -> &[usize] {
                 self.layout.extent.as_slice()

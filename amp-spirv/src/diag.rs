@@ -122,6 +122,11 @@ impl Diagnostics {
     pub fn len(&self) -> usize {
         self.list.len()
     }
+
+    /// Forgets the errors recorded after the first `len` (those of a speculative check).
+    pub fn truncate(&mut self, len: usize) {
+        self.list.truncate(len);
+    }
 }
 
 impl IntoIterator for Diagnostics {

@@ -2,7 +2,7 @@
 //! and what the back end lowers to SPIR-V. Every expression carries its (fully inferred) type.
 
 use crate::diag::Span;
-use crate::types::{Scalar, Ty};
+use crate::types::{Elem, Scalar, Ty};
 
 /// Index of a local variable in [`Kernel::locals`].
 pub type LocalId = usize;
@@ -93,7 +93,7 @@ pub enum ParamKind {
     /// A storage buffer.
     Buffer {
         /// Element type.
-        elem: Scalar,
+        elem: Elem,
         /// Rank.
         rank: u32,
         /// Whether the kernel may write it.
@@ -249,6 +249,14 @@ pub enum Builtin {
     Max,
     /// `abs(x)` / `x.abs()`.
     Abs,
+    /// `a.dot(b)` / `dot(a, b)` of two float vectors.
+    Dot,
+    /// `v.length()` / `length(v)` of a float vector.
+    Length,
+    /// `v.normalize()` / `normalize(v)` of a float vector.
+    Normalize,
+    /// `a.cross(b)` / `cross(a, b)` of two 3-component float vectors.
+    Cross,
 }
 
 /// Atomic read-modify-write operations (C++ AMP chapter 6).

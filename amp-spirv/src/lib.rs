@@ -23,13 +23,14 @@ pub mod front;
 pub mod ir;
 pub mod math;
 pub mod report;
+pub mod structs;
 pub mod types;
 
 pub use analysis::{Lint, Warning};
 pub use diag::{Diagnostic, Diagnostics};
 pub use front::check_device_fn;
 pub use ir::{Container, OuterConst, ParamKind, TileDim};
-pub use types::{Len, Scalar};
+pub use types::{Elem, Len, Scalar};
 
 /// One parameter of a compiled kernel, after the index.
 #[derive(Clone, Debug)]
@@ -77,6 +78,8 @@ pub struct CompiledKernel {
     pub warnings: Vec<Warning>,
     /// The compile report: shape, memory, bindings, capabilities, findings.
     pub report: String,
+    /// The layouts of the structs the kernel was given, for the launcher's layout assertions.
+    pub structs: Vec<structs::StructDef>,
 }
 
 /// Options of a compilation (the arguments of `#[kernel(amp, ...)]`).
@@ -86,6 +89,9 @@ pub struct Options {
     pub allow: Vec<Lint>,
     /// The `#[amp::device]` functions the kernel calls, directly or through each other.
     pub device_fns: Vec<DeviceFnSource>,
+    /// Definitions of the `#[derive(DeviceStruct)]` structs the kernel uses (the kernel macro
+    /// fetches them from the structs' derives).
+    pub structs: Vec<syn::ItemStruct>,
 }
 
 /// A `#[amp::device]` function's source, under the path the kernel calls it by.
@@ -203,11 +209,7 @@ fn tile_static_size(ty: &types::Ty) -> TileStaticSize {
         dims.push(len.clone());
         t = elem;
     }
-    let elem_bytes = if *t == types::Ty::Scalar(Scalar::F64) {
-        8
-    } else {
-        4
-    };
+    let elem_bytes = t.packed_bytes().unwrap_or(4);
     TileStaticSize { elem_bytes, dims }
 }
 
@@ -221,6 +223,7 @@ pub fn compile(func: &syn::ItemFn) -> Result<CompiledKernel, Diagnostics> {
 
 /// [`compile`] with options.
 pub fn compile_with(func: &syn::ItemFn, options: &Options) -> Result<CompiledKernel, Diagnostics> {
+    let _structs = structs::enter(&options.structs)?;
     let kernel = front::lower_with(func, &options.device_fns)?;
     let findings = analysis::analyse(&kernel);
     if !findings.errors.is_empty() {
@@ -283,6 +286,7 @@ pub fn compile_with(func: &syn::ItemFn, options: &Options) -> Result<CompiledKer
         tile_static,
         warnings,
         report: String::new(),
+        structs: structs::registered(),
     };
     compiled.report = report::render(&kernel, &compiled, &findings.access);
     Ok(compiled)
@@ -338,6 +342,40 @@ pub fn kernels_in_file(file: &syn::File) -> Vec<syn::ItemFn> {
                         .collect();
                     walk(&nested, out);
                 }
+                syn::Item::Mod(m) => {
+                    if let Some((_, items)) = &m.content {
+                        walk(items, out);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&file.items, &mut out);
+    out
+}
+
+/// The `#[derive(DeviceStruct)]` structs of a file, top level and in inline modules: the
+/// definitions its kernels can be compiled with ([`Options::structs`]) outside the macro.
+pub fn device_structs_in_file(file: &syn::File) -> Vec<syn::ItemStruct> {
+    fn derives_device_struct(s: &syn::ItemStruct) -> bool {
+        s.attrs.iter().any(|a| {
+            a.path().is_ident("derive")
+                && a.parse_args_with(
+                    syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated,
+                )
+                .is_ok_and(|paths| {
+                    paths
+                        .iter()
+                        .any(|p| p.segments.last().is_some_and(|s| s.ident == "DeviceStruct"))
+                })
+        })
+    }
+    fn walk(items: &[syn::Item], out: &mut Vec<syn::ItemStruct>) {
+        for item in items {
+            match item {
+                syn::Item::Struct(s) if derives_device_struct(s) => out.push(s.clone()),
                 syn::Item::Mod(m) => {
                     if let Some((_, items)) = &m.content {
                         walk(items, out);

@@ -113,6 +113,10 @@ pub enum Ty {
     Never,
     /// An integer or float literal whose type inference has not settled yet.
     Var(u32),
+    /// A short vector (`Float3`, `int_2`, ...): 2 to 4 components of one scalar type.
+    Vector(Scalar, u32),
+    /// A user struct: its id in the compilation's [registry](crate::structs).
+    Struct(u32),
 }
 
 impl Ty {
@@ -125,6 +129,26 @@ impl Ty {
     pub fn scalar(&self) -> Option<Scalar> {
         match self {
             Ty::Scalar(s) => Some(*s),
+            _ => None,
+        }
+    }
+
+    /// The scalar of a scalar, or the component type of a short vector.
+    pub fn component(&self) -> Option<Scalar> {
+        match self {
+            Ty::Scalar(s) | Ty::Vector(s, _) => Some(*s),
+            _ => None,
+        }
+    }
+
+    /// Bytes of one scalar, packed short vector or struct on the device (`bool` counts 4);
+    /// `None` for other types.
+    pub fn packed_bytes(&self) -> Option<u32> {
+        let scalar_bytes = |s: Scalar| if s == Scalar::F64 { 8 } else { 4 };
+        match self {
+            Ty::Scalar(s) => Some(scalar_bytes(*s)),
+            Ty::Vector(s, n) => Some(scalar_bytes(*s) * n),
+            Ty::Struct(id) => Some(crate::structs::get(*id).size),
             _ => None,
         }
     }
@@ -148,6 +172,66 @@ impl fmt::Display for Ty {
             Ty::Unit => f.write_str("()"),
             Ty::Never => f.write_str("!"),
             Ty::Var(_) => f.write_str("{number}"),
+            Ty::Vector(s, n) => f.write_str(&crate::types::vector_name(*s, *n)),
+            Ty::Struct(id) => f.write_str(&crate::structs::get(*id).name),
         }
     }
+}
+
+/// The element type of a view or array parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Elem {
+    /// `i32`, `u32`, `f32` or `f64`.
+    Scalar(Scalar),
+    /// A short vector of one of those, 2 to 4 components, packed as in C (a `Float3` is 12
+    /// bytes).
+    Vector(Scalar, u32),
+    /// A user struct (its id in the compilation's [registry](crate::structs)).
+    Struct(u32),
+}
+
+impl Elem {
+    /// The type of one element in the kernel.
+    pub fn ty(self) -> Ty {
+        match self {
+            Elem::Scalar(s) => Ty::Scalar(s),
+            Elem::Vector(s, n) => Ty::Vector(s, n),
+            Elem::Struct(id) => Ty::Struct(id),
+        }
+    }
+
+    /// The Rust spelling (`f32`, `Float3`).
+    pub fn name(self) -> String {
+        self.ty().to_string()
+    }
+}
+
+/// The host type name of a short vector: `Float3`, `Int2`, `UInt4`, `Double2`.
+pub fn vector_name(s: Scalar, n: u32) -> String {
+    let base = match s {
+        Scalar::I32 => "Int",
+        Scalar::U32 | Scalar::Usize => "UInt",
+        Scalar::F32 => "Float",
+        Scalar::F64 => "Double",
+        Scalar::Bool => "Bool",
+    };
+    format!("{base}{n}")
+}
+
+/// Parses a short vector type name: `Float3` or C++ AMP's `float_3` (also `Int2`/`int_2`,
+/// `UInt4`/`uint_4`, `Double2`/`double_2`).
+pub fn vector_from_name(name: &str) -> Option<(Scalar, u32)> {
+    let (base, n) = match name.rsplit_once('_') {
+        Some((base, n)) => (base, n),
+        None => name.split_at(name.len().checked_sub(1)?),
+    };
+    let n: u32 = n.parse().ok().filter(|n| (2..=4).contains(n))?;
+    let s = match base {
+        "Int" | "int" => Scalar::I32,
+        "UInt" | "uint" => Scalar::U32,
+        "Float" | "float" => Scalar::F32,
+        "Double" | "double" => Scalar::F64,
+        _ => return None,
+    };
+    Some((s, n))
 }

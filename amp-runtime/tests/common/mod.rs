@@ -79,7 +79,7 @@ pub fn buffer(
         name,
         kind: ParamKind::Buffer {
             binding,
-            elem,
+            elem: elem.into(),
             rank,
             writable,
             extent_offset,

@@ -6,6 +6,7 @@
 
 mod layout;
 mod math64;
+mod vector;
 
 pub use layout::{Layout, ParamSlot};
 
@@ -86,6 +87,14 @@ fn fence_scope(fence: Fence) -> (spirv::Scope, spirv::MemorySemantics) {
 
 /// Whether values of `ty` occupy storage: `()`, `!` and arrays of them (`[(); 4]`, or the
 /// `[!; 2]` of `[return; 2]`) have no SPIR-V type to live in.
+/// The type of the field of struct `id` that the literal `index` selects.
+fn struct_field_ty(id: u32, index: &Expr) -> Ty {
+    let ExprKind::Lit(Lit::Int(k)) = index.kind else {
+        unreachable!("struct fields are selected by literal indices")
+    };
+    crate::structs::get(id).fields[k as usize].ty.clone()
+}
+
 fn has_storage(ty: &Ty) -> bool {
     match ty {
         Ty::Array(elem, _) => has_storage(elem),
@@ -109,6 +118,8 @@ struct Emitter<'k> {
     layout: &'k Layout,
     glsl: Word,
     types: HashMap<Ty, Word>,
+    /// Buffer element types with an explicit layout (short vectors, structs), by kernel type.
+    storage_types: HashMap<Ty, Word>,
     pointers: HashMap<(Word, StorageClass), Word>,
     constants: HashMap<(Word, u64), Word>,
     /// The bits of each scalar constant, by id.
@@ -141,6 +152,7 @@ impl<'k> Emitter<'k> {
             layout,
             glsl,
             types: HashMap::new(),
+            storage_types: HashMap::new(),
             pointers: HashMap::new(),
             constants: HashMap::new(),
             constant_bits: HashMap::new(),
@@ -183,6 +195,11 @@ impl<'k> Emitter<'k> {
                 let len = self.len(n);
                 self.b.type_array(e, len)
             }
+            Ty::Vector(s, n) => {
+                let e = self.scalar_ty(*s);
+                self.b.type_vector(e, *n)
+            }
+            Ty::Struct(id) => self.struct_ty(*id),
             Ty::Unit | Ty::Never | Ty::Var(_) => self.b.type_void(),
         };
         self.types.insert(ty.clone(), id);
@@ -426,14 +443,14 @@ impl<'k> Emitter<'k> {
             let ParamSlot::Buffer { binding, .. } = self.layout.params[i] else {
                 unreachable!("layout follows params")
             };
-            let elem_ty = self.scalar_ty(elem);
+            let elem_ty = self.storage_elem_ty(elem);
             let rta = self.b.type_runtime_array(elem_ty);
             let block = self.b.type_struct([rta]);
             if self.decorated.insert(rta) {
                 self.b.decorate(
                     rta,
                     spirv::Decoration::ArrayStride,
-                    [Operand::LiteralBit32(elem.bits() / 8)],
+                    [Operand::LiteralBit32(Self::storage_elem_bytes(elem))],
                 );
             }
             if self.decorated.insert(block) {
@@ -880,7 +897,7 @@ impl<'k> Emitter<'k> {
             ExprKind::Unary(op, a) => {
                 let v = self.expr(a)?;
                 let t = self.ty(&e.ty);
-                let s = e.ty.scalar()?;
+                let s = e.ty.component()?;
                 let opcode = match (op, s) {
                     (UnOp::Neg, s) if s.is_float() => Op::FNegate,
                     (UnOp::Neg, _) => Op::SNegate,
@@ -896,7 +913,7 @@ impl<'k> Emitter<'k> {
             ExprKind::Binary(op, a, b) => {
                 let l = self.expr(a)?;
                 let r = self.expr(b)?;
-                let operand = a.ty.scalar()?;
+                let operand = a.ty.component()?;
                 Some(self.binary(*op, operand, &b.ty, l, r, &e.ty))
             }
             ExprKind::Logic(op, a, b) => self.logic(*op, a, b),
@@ -908,8 +925,7 @@ impl<'k> Emitter<'k> {
             ExprKind::Element(base, index) => self.element(e, base, index),
             ExprKind::BufferLoad(p, idx) => {
                 let ptr = self.buffer_ptr(*p, idx)?;
-                let t = self.ty(&e.ty);
-                Some(self.load(t, ptr))
+                Some(self.load_buffer_elem(&e.ty, ptr))
             }
             ExprKind::BufferExtent(p) => {
                 let ParamSlot::Buffer { first_member, .. } = self.layout.params[*p] else {
@@ -946,8 +962,11 @@ impl<'k> Emitter<'k> {
                 for a in args {
                     vals.push(self.expr(a)?);
                 }
-                let s = e.ty.scalar()?;
+                let s = e.ty.component()?;
                 let t = self.ty(&e.ty);
+                if let Some(id) = self.geometric(*f, t, &vals) {
+                    return Some(id);
+                }
                 let inst = match (f, s) {
                     (Builtin::Min, s) if s.is_float() => glsl::NMIN,
                     (Builtin::Min, Scalar::I32) => glsl::SMIN,
@@ -957,6 +976,9 @@ impl<'k> Emitter<'k> {
                     (Builtin::Max, _) => glsl::UMAX,
                     (Builtin::Abs, s) if s.is_float() => glsl::FABS,
                     (Builtin::Abs, _) => glsl::SABS,
+                    (Builtin::Dot | Builtin::Length | Builtin::Normalize | Builtin::Cross, _) => {
+                        unreachable!("geometric() lowered them")
+                    }
                 };
                 Some(self.ext(inst, t, &vals))
             }
@@ -1017,7 +1039,7 @@ impl<'k> Emitter<'k> {
             ExprKind::Assign(place, value) => {
                 let v = self.expr(value)?;
                 let ptr = self.place_ptr(place)?;
-                self.store(ptr, v);
+                self.store_place(place, ptr, v);
                 None
             }
             ExprKind::CompoundAssign(op, place, value) => {
@@ -1025,11 +1047,16 @@ impl<'k> Emitter<'k> {
                 let r = self.expr(value)?;
                 let ptr = self.place_ptr(place)?;
                 let ty = self.place_ty(place);
-                let t = self.ty(&ty);
-                let cur = self.load(t, ptr);
-                let s = ty.scalar()?;
+                let cur = match place {
+                    Place::Buffer(..) => self.load_buffer_elem(&ty, ptr),
+                    Place::Local(..) => {
+                        let t = self.ty(&ty);
+                        self.load(t, ptr)
+                    }
+                };
+                let s = ty.component()?;
                 let v = self.binary(*op, s, &value.ty, cur, r, &ty);
-                self.store(ptr, v);
+                self.store_place(place, ptr, v);
                 None
             }
         }
@@ -1114,6 +1141,9 @@ impl<'k> Emitter<'k> {
                 return self.op(opcode, t, &[l, amount]);
             }
         };
+        if let (Ty::Vector(_, n), BinOp::Div | BinOp::Rem, Signed | Unsigned) = (result, op, kind) {
+            return self.componentwise(op, operand, *n, l, r);
+        }
         // A constant divisor other than 0 (and -1 for `i32`) needs no guard.
         let safe_divisor = self
             .constant_bits
@@ -1515,11 +1545,18 @@ impl<'k> Emitter<'k> {
     ) -> Option<(Word, Ty)> {
         let mut ids = Vec::new();
         for index in indices {
-            let Ty::Array(elem, len) = ty else {
-                unreachable!("checked: indexing an array")
+            let (elem, len) = match ty {
+                Ty::Array(elem, len) => (*elem, len),
+                // A vector component (`v.x`) or a struct field: always a literal index.
+                Ty::Vector(s, n) => (Ty::Scalar(s), Len::Lit(n)),
+                Ty::Struct(id) => {
+                    let n = crate::structs::get(id).fields.len() as u32;
+                    (struct_field_ty(id, index), Len::Lit(n))
+                }
+                _ => unreachable!("checked: indexing an array"),
             };
             ids.push(self.array_index(index, &len)?);
-            ty = *elem;
+            ty = elem;
         }
         if ids.is_empty() {
             return Some((var, ty));
@@ -1546,9 +1583,13 @@ impl<'k> Emitter<'k> {
             return Some(self.load(t, ptr));
         }
         let value = self.expr(base)?;
-        let Ty::Array(_, len) = &base.ty else {
-            unreachable!("checked: indexing an array")
+        let len = match &base.ty {
+            Ty::Array(_, len) => len.clone(),
+            Ty::Vector(_, n) => Len::Lit(*n),
+            Ty::Struct(id) => Len::Lit(crate::structs::get(*id).fields.len() as u32),
+            _ => unreachable!("checked: indexing an array"),
         };
+        let len = &len;
         if let ExprKind::Lit(Lit::Int(k)) = index.kind {
             return Some(
                 self.b
@@ -1595,17 +1636,31 @@ impl<'k> Emitter<'k> {
         match place {
             Place::Local(id, idx) => {
                 let mut ty = self.k.locals[*id].ty.clone();
-                for _ in idx {
-                    if let Ty::Array(e, _) = ty {
-                        ty = *e;
-                    }
+                for i in idx {
+                    ty = match ty {
+                        Ty::Array(e, _) => *e,
+                        Ty::Vector(s, _) => Ty::Scalar(s),
+                        Ty::Struct(id) => struct_field_ty(id, i),
+                        other => other,
+                    };
                 }
                 ty
             }
             Place::Buffer(p, _) => match self.k.params[*p].kind {
-                ParamKind::Buffer { elem, .. } => Ty::Scalar(elem),
+                ParamKind::Buffer { elem, .. } => elem.ty(),
                 ParamKind::Scalar(s) => Ty::Scalar(s),
             },
+        }
+    }
+
+    /// Stores `v` through `ptr`, a pointer to `place` (buffer elements keep their layout).
+    fn store_place(&mut self, place: &Place, ptr: Word, v: Word) {
+        match place {
+            Place::Buffer(..) => {
+                let ty = self.place_ty(place);
+                self.store_buffer_elem(&ty, ptr, v);
+            }
+            Place::Local(..) => self.store(ptr, v),
         }
     }
 

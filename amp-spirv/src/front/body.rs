@@ -8,7 +8,10 @@ use crate::diag::Spanned;
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::*;
 use crate::math::{self, MathFn};
-use crate::types::{Len, Scalar, Ty};
+use crate::types::{vector_from_name, Elem, Len, Scalar, Ty};
+
+mod structs;
+mod vector;
 
 #[path = "call.rs"]
 mod call;
@@ -315,7 +318,7 @@ impl<'a> BodyChecker<'a> {
         }
     }
 
-    fn buffer_info(&self, id: ParamId) -> (Scalar, u32, bool) {
+    fn buffer_info(&self, id: ParamId) -> (Elem, u32, bool) {
         match self.params[id].kind {
             ParamKind::Buffer {
                 elem,
@@ -747,6 +750,8 @@ impl<'a> BodyChecker<'a> {
                 );
                 Self::error_expr(span)
             }
+            syn::Expr::Field(f) => self.field(f, e),
+            syn::Expr::Struct(s) if self.is_device_struct(s) => self.struct_literal(s),
             // `()`: the unit value, as an empty block.
             syn::Expr::Tuple(t) if t.elems.is_empty() => Expr {
                 kind: ExprKind::Block(Block {
@@ -969,7 +974,7 @@ impl<'a> BodyChecker<'a> {
     fn unary(&mut self, u: &syn::ExprUnary) -> Expr {
         let span = u.span();
         let operand = self.expr(&u.expr);
-        let class = self.infer.class(&operand.ty);
+        let class = self.component_class(&operand.ty);
         let op = match u.op {
             syn::UnOp::Neg(_) => {
                 let ok = class == Class::Float
@@ -978,7 +983,7 @@ impl<'a> BodyChecker<'a> {
                         && self
                             .infer
                             .shallow(&operand.ty)
-                            .scalar()
+                            .component()
                             .map_or(true, |s| s.is_signed_int()));
                 if !ok {
                     let ty = self.infer.describe(&operand.ty);
@@ -1079,9 +1084,22 @@ impl<'a> BodyChecker<'a> {
             }
         };
         if compound {
+            if let syn::Expr::Field(_) = strip(&b.left) {
+                return self.member_assign(&b.left, Some((op, b.op.span())), &b.right, span);
+            }
             let place = self.place(&b.left);
             let value = self.expr(&b.right);
             return match place {
+                Some((place, ty)) if matches!(self.infer.shallow(&ty), Ty::Vector(..)) => {
+                    match self.vector_compound_value(op, &ty, value, b.op.span()) {
+                        Some(value) => Expr {
+                            kind: ExprKind::CompoundAssign(op, place, Box::new(value)),
+                            ty: Ty::Unit,
+                            span,
+                        },
+                        None => Self::error_expr(span),
+                    }
+                }
                 Some((place, ty)) => {
                     let lhs = Expr {
                         kind: ExprKind::Lit(Lit::Bool(false)),
@@ -1099,6 +1117,9 @@ impl<'a> BodyChecker<'a> {
             };
         }
         let (l, r) = (self.expr(&b.left), self.expr(&b.right));
+        if self.has_vector_operand(&l, &r) {
+            return self.vector_binary(op, l, r, b.op.span(), span);
+        }
         let ty = self.check_operands(op, &l, &r, b.op.span());
         Expr {
             kind: ExprKind::Binary(op, Box::new(l), Box::new(r)),
@@ -1182,6 +1203,9 @@ impl<'a> BodyChecker<'a> {
 
     fn assign(&mut self, a: &syn::ExprAssign) -> Expr {
         let span = a.span();
+        if let syn::Expr::Field(_) = strip(&a.left) {
+            return self.member_assign(&a.left, None, &a.right, span);
+        }
         let place = self.place(&a.left);
         let value = self.expr(&a.right);
         match place {
@@ -1224,7 +1248,7 @@ impl<'a> BodyChecker<'a> {
             return match indices.as_slice() {
                 [index] => {
                     let idx = self.buffer_indices(param, index)?;
-                    Some((Place::Buffer(param, idx), Ty::Scalar(elem)))
+                    Some((Place::Buffer(param, idx), elem.ty()))
                 }
                 [] => {
                     self.err(
@@ -1419,7 +1443,7 @@ impl<'a> BodyChecker<'a> {
             return match self.buffer_indices(param, &i.index) {
                 Some(idx) => Expr {
                     kind: ExprKind::BufferLoad(param, idx),
-                    ty: Ty::Scalar(elem),
+                    ty: elem.ty(),
                     span,
                 },
                 None => Self::error_expr(span),
@@ -1633,6 +1657,9 @@ impl<'a> BodyChecker<'a> {
                 };
             }
         }
+        if let Some(e) = self.vector_method(m, &method) {
+            return e;
+        }
         if let Some(f) = MathFn::from_method(&method) {
             let mut args = vec![self.expr(&m.receiver)];
             args.extend(m.args.iter().map(|a| self.expr(a)));
@@ -1650,6 +1677,16 @@ impl<'a> BodyChecker<'a> {
                     span,
                     "`step_by` is supported only as the range of a `for` loop",
                 ));
+                return Self::error_expr(span);
+            }
+            _ if self.is_vector_receiver(&m.receiver) => {
+                self.err(
+                    Diagnostic::error(
+                        m.method.span(),
+                        format!("method `{method}` is not supported in kernels"),
+                    )
+                    .with_help("a swizzle names 2 to 4 components of a short vector from `x`, `y`, `z`, `w` (or `r`, `g`, `b`, `a`), as in `.xy()` or `.zyx()`"),
+                );
                 return Self::error_expr(span);
             }
             _ => {
@@ -1678,6 +1715,9 @@ impl<'a> BodyChecker<'a> {
                     .iter()
                     .map(|s| s.ident.to_string())
                     .collect();
+                if let Some(e) = self.vector_call(c, &segs) {
+                    return e;
+                }
                 let last = segs.last().cloned().unwrap_or_default();
                 let prefix = &segs[..segs.len() - 1];
                 // `fast_math::sqrt(x)`, `amp::precise_math::pow(x, y)`: C++ AMP's names.
@@ -1980,6 +2020,7 @@ impl<'a> BodyChecker<'a> {
             Builtin::Min => ("min", 2),
             Builtin::Max => ("max", 2),
             Builtin::Abs => ("abs", 1),
+            _ => unreachable!("the geometric functions are checked in front::body::vector"),
         };
         if args.len() != arity {
             self.err(Diagnostic::error(
@@ -1992,7 +2033,7 @@ impl<'a> BodyChecker<'a> {
         for a in &args[1..] {
             ty = self.expect_ty(&ty, a, &format!("in this call to `{name}`"));
         }
-        let class = self.infer.class(&ty);
+        let class = self.component_class(&ty);
         let ok = match builtin {
             Builtin::Abs => {
                 class == Class::Float
@@ -2001,7 +2042,7 @@ impl<'a> BodyChecker<'a> {
                         && self
                             .infer
                             .shallow(&ty)
-                            .scalar()
+                            .component()
                             .map_or(true, |s| s.is_signed_int()))
             }
             _ => matches!(class, Class::Int | Class::Float | Class::Never),

@@ -62,7 +62,7 @@ enum DeviceParamKind {
     Value(Ty),
     /// A view or array of the kernel, by name.
     Buffer {
-        elem: Scalar,
+        elem: Elem,
         rank: u32,
         writable: bool,
     },
@@ -149,9 +149,18 @@ fn is_kernel_function(path: &syn::Path) -> bool {
                     | "all_memory_fence"
                     | "global_memory_fence"
                     | "tile_static_memory_fence"
+                    | "dot"
+                    | "cross"
+                    | "length"
+                    | "normalize"
             ) || AtomicOp::from_name(last).is_some()
         }
-        [m] => math_module(m) || Scalar::from_name(m).is_some() || m == "cmp",
+        [m] => {
+            math_module(m)
+                || Scalar::from_name(m).is_some()
+                || m == "cmp"
+                || crate::types::vector_from_name(m).is_some()
+        }
         [a, b] => math_module(b) || ((a == "std" || a == "core") && b == "cmp"),
         _ => false,
     }

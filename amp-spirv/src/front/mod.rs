@@ -6,7 +6,7 @@ mod signature;
 
 use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::ir::{Kernel, Local, Storage, TileDim, Tiled};
-use crate::types::{Len, Scalar, Ty};
+use crate::types::{Len, Ty};
 
 pub use body::{callee_path, check_device_fn, device_calls, is_device_fn_path};
 pub use signature::{literal_len, value_type, MAX_TILE_THREADS};
@@ -83,8 +83,7 @@ pub fn lower_with(
 /// Bytes of one value of `ty` in `tile_static` memory, when every length is a literal.
 pub fn literal_bytes(ty: &Ty) -> Option<u64> {
     match ty {
-        Ty::Scalar(Scalar::F64) => Some(8),
-        Ty::Scalar(_) => Some(4),
+        Ty::Scalar(_) | Ty::Vector(..) => ty.packed_bytes().map(u64::from),
         Ty::Array(elem, Len::Lit(n)) => Some(literal_bytes(elem)? * *n as u64),
         _ => None,
     }

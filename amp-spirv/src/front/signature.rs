@@ -4,7 +4,7 @@
 use crate::diag::Spanned;
 use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::ir::{Container, Param, ParamKind, TileDim};
-use crate::types::{Len, Scalar, Ty};
+use crate::types::{vector_from_name, Elem, Len, Scalar, Ty};
 
 /// The checked signature of a kernel.
 pub struct Signature {
@@ -359,7 +359,7 @@ fn reference_error(span: Span) -> Diagnostic {
 pub(super) fn elem_and_rank(
     args: &[&syn::GenericArgument],
     span: Span,
-) -> Result<(Scalar, u32), Diagnostic> {
+) -> Result<(Elem, u32), Diagnostic> {
     let usage = || {
         Diagnostic::error(
             span,
@@ -372,14 +372,16 @@ pub(super) fn elem_and_rank(
     let elem = match args[0] {
         syn::GenericArgument::Type(t) => match value_type(t, &mut literal_len)? {
             Ty::Scalar(s) if matches!(s, Scalar::I32 | Scalar::U32 | Scalar::F32 | Scalar::F64) => {
-                s
+                Elem::Scalar(s)
             }
+            Ty::Vector(s, n) => Elem::Vector(s, n),
+            Ty::Struct(id) => Elem::Struct(id),
             other => {
                 return Err(Diagnostic::error(
                     t.span(),
                     format!("`{other}` is not supported as an element type of views and arrays"),
                 )
-                .with_help("use i32, u32, f32 or f64"))
+                .with_help("use i32, u32, f32, f64 or a short vector of them (`Float3`, `int_2`)"))
             }
         },
         _ => return Err(usage()),
@@ -493,6 +495,16 @@ pub fn value_type(
                     return Ok(Ty::Scalar(s));
                 }
             }
+            if let Some((s, n)) = vector_from_name(&ident) {
+                if args.is_empty() {
+                    return Ok(Ty::Vector(s, n));
+                }
+            }
+            if let Some(id) = crate::structs::by_name(&ident) {
+                if args.is_empty() {
+                    return Ok(Ty::Struct(id));
+                }
+            }
             if ident == "Index" || ident == "Extent" {
                 let rank = rank_arg(args.first().copied(), ty.span())?;
                 return Ok(Ty::array(Ty::USIZE, rank));
@@ -546,7 +558,7 @@ fn unsupported_type(ty: &syn::Type) -> Diagnostic {
         "char" | "str" | "String" => "text cannot be processed on the device; encode characters as `u32`",
         "Vec" | "Box" | "Rc" | "Arc" => "heap memory does not exist on the device; use a fixed-size array `[T; N]` or an `ArrayView`",
         "Option" | "Result" => "use a `bool` flag next to the value",
-        _ => "kernels support i32, u32, f32, f64, bool, usize, fixed-size arrays of them, Index<N> and Extent<N>",
+        _ => "kernels support i32, u32, f32, f64, bool, usize, short vectors (`Float3`, `int_2`, ...), fixed-size arrays of them, Index<N>, Extent<N> and `#[derive(DeviceStruct)]` structs",
     };
     Diagnostic::error(
         ty.span(),

@@ -1,0 +1,225 @@
+//! User structs for kernels, through the "macro callback" trick.
+//!
+//! A proc macro sees only the item it decorates, so `#[kernel(amp)]` cannot read the
+//! definition of a struct declared elsewhere. `#[derive(DeviceStruct)]` therefore emits, next
+//! to the struct, a `macro_rules!` named `__amp_device_struct_<Name>` that carries the
+//! struct's definition. When the kernel attribute meets a view or array element type it has no
+//! definition for, it expands to a call of that macro, by the same path as the type
+//! (`shapes::Particle` -> `shapes::__amp_device_struct_Particle!`); the macro re-applies the
+//! kernel attribute with the definition appended as a `__device_structs(..)` argument. Nested
+//! structs chain the same way, one round per struct.
+
+use amp_spirv::{CompiledKernel, Scalar};
+use proc_macro2::TokenStream as TokenStream2;
+use quote::{format_ident, quote, quote_spanned};
+
+/// The attribute argument that carries struct definitions back to the kernel attribute.
+pub const DEFINITIONS_ARG: &str = "__device_structs";
+
+/// The name of the definition-carrying macro of struct `name`.
+fn definition_macro(name: &syn::Ident) -> syn::Ident {
+    format_ident!("__amp_device_struct_{}", name, span = name.span())
+}
+
+/// `#[derive(DeviceStruct)]`: the seal and element type for views, and the definition macro.
+pub fn derive_device_struct(input: TokenStream2) -> TokenStream2 {
+    let def: syn::ItemStruct = match syn::parse2(input) {
+        Ok(d) => d,
+        Err(e) => {
+            let msg = format!("#[derive(DeviceStruct)] applies to structs: {e}");
+            return syn::Error::new(e.span(), msg).to_compile_error();
+        }
+    };
+    let errors = amp_spirv::structs::check_definition(&def);
+    if !errors.is_empty() {
+        return errors.iter().map(crate::error_tokens).collect();
+    }
+    let name = &def.ident;
+    let name_str = name.to_string();
+    let mac = definition_macro(name);
+    let fields = def.fields.iter().map(|f| {
+        let (ident, ty) = (&f.ident, &f.ty);
+        quote!(#ident: #ty)
+    });
+    quote! {
+        impl ::amp::DeviceStructSeal for #name {}
+
+        impl ::amp::DeviceScalar for #name {
+            const TYPE: ::amp::ScalarType = ::amp::ScalarType::U32;
+            const ELEM: ::amp::ElemType = ::amp::ElemType::Struct {
+                name: #name_str,
+                size: ::core::mem::size_of::<#name>() as u32,
+            };
+        }
+
+        #[doc(hidden)]
+        #[allow(unused_macros)]
+        macro_rules! #mac {
+            (($($attr:tt)*) $($item:tt)*) => {
+                #[::amp::kernel($($attr)*, __device_structs(#[repr(C)] struct #name { #(#fields),* }))]
+                $($item)*
+            };
+        }
+
+        #[doc(hidden)]
+        #[allow(unused_imports)]
+        pub(crate) use #mac;
+    }
+}
+
+/// Parses the struct definitions of a `__device_structs(..)` argument.
+pub fn parse_definitions(tokens: TokenStream2) -> syn::Result<Vec<syn::ItemStruct>> {
+    let file: syn::File = syn::parse2(tokens)?;
+    Ok(file
+        .items
+        .into_iter()
+        .filter_map(|item| match item {
+            syn::Item::Struct(s) => Some(s),
+            _ => None,
+        })
+        .collect())
+}
+
+/// The element type of a view or array parameter, as written (`Particle` of
+/// `ArrayView<Particle, 1>`, of `&Array<shapes::Particle, 1>`).
+fn buffer_elem_type(ty: &syn::Type) -> Option<&syn::Type> {
+    let ty = match ty {
+        syn::Type::Reference(r) => &*r.elem,
+        other => other,
+    };
+    let syn::Type::Path(p) = ty else { return None };
+    let seg = p.path.segments.last()?;
+    if !matches!(
+        seg.ident.to_string().as_str(),
+        "ArrayView" | "ArrayViewMut" | "Array"
+    ) {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &seg.arguments else {
+        return None;
+    };
+    match args.args.first()? {
+        syn::GenericArgument::Type(t) => Some(t),
+        _ => None,
+    }
+}
+
+/// The path of a type that may name a device struct: a plain path whose last segment is
+/// capitalised and is neither a short vector nor a std type the compiler reports itself.
+fn struct_candidate(ty: &syn::Type) -> Option<&syn::Path> {
+    let syn::Type::Path(p) = ty else { return None };
+    if p.qself.is_some() {
+        return None;
+    }
+    let seg = p.path.segments.last()?;
+    let name = seg.ident.to_string();
+    let capitalised = name.chars().next().is_some_and(|c| c.is_ascii_uppercase());
+    let std_type = matches!(
+        name.as_str(),
+        "Vec" | "Box" | "Rc" | "Arc" | "Option" | "Result" | "String" | "Index" | "Extent"
+    );
+    let builtin =
+        Scalar::from_name(&name).is_some() || amp_spirv::types::vector_from_name(&name).is_some();
+    (capitalised && !std_type && !builtin && seg.arguments.is_empty()).then_some(&p.path)
+}
+
+/// The first struct the kernel needs whose definition has not arrived: from its view and
+/// array element types, then from the fields of the structs that did arrive.
+pub fn missing_struct<'a>(
+    func: &'a syn::ItemFn,
+    known: &'a [syn::ItemStruct],
+) -> Option<syn::Path> {
+    let is_known = |path: &syn::Path| {
+        let name = &path.segments.last().expect("non-empty").ident;
+        known.iter().any(|k| k.ident == *name)
+    };
+    // A generic parameter (`ArrayView<T, 1>`) is no struct: the compiler reports generics.
+    let is_generic = |path: &syn::Path| {
+        func.sig.generics.params.iter().any(|g| match g {
+            syn::GenericParam::Type(t) => path.is_ident(&t.ident),
+            _ => false,
+        })
+    };
+    struct_paths(func, known)
+        .into_iter()
+        .find(|p| !is_known(p) && !is_generic(p))
+}
+
+/// Re-applies the kernel attribute through the definition macro of the struct at `path`.
+pub fn request_definition(
+    path: &syn::Path,
+    attr: TokenStream2,
+    func: &syn::ItemFn,
+) -> TokenStream2 {
+    let mut mac = path.clone();
+    let last = mac.segments.last_mut().expect("non-empty");
+    last.ident = definition_macro(&last.ident);
+    let span = syn::spanned::Spanned::span(path);
+    quote_spanned!(span=> #mac! { (#attr) #func })
+}
+
+/// The element type tokens of buffer parameter `name` as the user wrote them.
+pub fn written_elem_type(func: &syn::ItemFn, name: &str) -> Option<TokenStream2> {
+    func.sig.inputs.iter().find_map(|input| match input {
+        syn::FnArg::Typed(t) => match &*t.pat {
+            syn::Pat::Ident(id) if id.ident == name => {
+                buffer_elem_type(&t.ty).map(|ty| quote!(#ty))
+            }
+            _ => None,
+        },
+        syn::FnArg::Receiver(_) => None,
+    })
+}
+
+/// The path each struct is named by in the kernel's signature or in its parent's fields.
+fn struct_paths(func: &syn::ItemFn, known: &[syn::ItemStruct]) -> Vec<syn::Path> {
+    let from_params = func.sig.inputs.iter().filter_map(|input| match input {
+        syn::FnArg::Typed(t) => buffer_elem_type(&t.ty).and_then(struct_candidate),
+        syn::FnArg::Receiver(_) => None,
+    });
+    let from_fields = known
+        .iter()
+        .flat_map(|def| def.fields.iter().filter_map(|f| struct_candidate(&f.ty)));
+    from_params.chain(from_fields).cloned().collect()
+}
+
+/// Compile-time assertions that each struct's host layout is the one the kernel was compiled
+/// for: size and every field offset. A mismatch (a missing `#[repr(C)]`, a field reordered
+/// since) fails the build at the kernel.
+pub fn layout_assertions(
+    func: &syn::ItemFn,
+    known: &[syn::ItemStruct],
+    kernel: &CompiledKernel,
+) -> TokenStream2 {
+    let paths = struct_paths(func, known);
+    let mut out = TokenStream2::new();
+    for def in &kernel.structs {
+        let Some(path) = paths
+            .iter()
+            .find(|p| p.segments.last().is_some_and(|s| s.ident == def.name))
+        else {
+            continue;
+        };
+        let size = def.size as usize;
+        let size_msg = format!(
+            "the host layout of `{}` differs from the kernel's: it should be {size} bytes",
+            def.name
+        );
+        let offsets = def.fields.iter().map(|f| {
+            let field = format_ident!("{}", f.name);
+            let offset = f.offset as usize;
+            let msg = format!(
+                "the host layout of `{}` differs from the kernel's: `{}` should be at byte {offset}",
+                def.name, f.name
+            );
+            quote!(::core::assert!(::core::mem::offset_of!(#path, #field) == #offset, #msg);)
+        });
+        out.extend(quote! {
+            const _: () = {
+                ::core::assert!(::core::mem::size_of::<#path>() == #size, #size_msg);
+                #(#offsets)*
+            };
+        });
+    }
+    out
+}

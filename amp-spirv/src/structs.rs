@@ -1,0 +1,310 @@
+//! User structs in kernels: `#[derive(amp::DeviceStruct)]` structs of scalars, short vectors and
+//! other such structs, as view and array elements and as kernel values.
+//!
+//! A proc macro cannot see items outside the function it decorates, so the definitions arrive
+//! with the compilation ([`Options::structs`](crate::Options::structs)); while a kernel
+//! compiles they are registered here, per thread, and a [`Ty::Struct`] is an index into that
+//! registry.
+//!
+//! Layout: `#[repr(C)]`, with short vectors packed (a `Float3` field is 12 bytes, 4-aligned).
+//! Every member's std430 alignment then equals its C alignment (a vector is declared as an
+//! array of its scalars on the device), so the C layout *is* the device layout; the kernel
+//! macro asserts `size_of` and every `offset_of` against it at compile time.
+
+use crate::diag::{Diagnostic, Diagnostics, Span, Spanned};
+
+use crate::types::{vector_from_name, Scalar, Ty};
+use std::cell::RefCell;
+
+/// A registered struct.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct StructDef {
+    /// Its name as written in its definition.
+    pub name: String,
+    /// Its fields in declaration order.
+    pub fields: Vec<Field>,
+    /// Size in bytes (a multiple of `align`).
+    pub size: u32,
+    /// Alignment in bytes.
+    pub align: u32,
+}
+
+/// One field of a [`StructDef`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Field {
+    /// Its name.
+    pub name: String,
+    /// Its type: a scalar (not `bool` or `usize`), a short vector or a struct.
+    pub ty: Ty,
+    /// Byte offset in the struct.
+    pub offset: u32,
+}
+
+thread_local! {
+    static REGISTRY: RefCell<Vec<StructDef>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The struct with id `id` of the kernel being compiled (outside a compilation, an empty
+/// placeholder named by its id, so that printing a type never panics).
+pub fn get(id: u32) -> StructDef {
+    REGISTRY.with(|r| {
+        r.borrow()
+            .get(id as usize)
+            .cloned()
+            .unwrap_or_else(|| StructDef {
+                name: format!("struct#{id}"),
+                fields: Vec::new(),
+                size: 0,
+                align: 1,
+            })
+    })
+}
+
+/// Every struct of the kernel being compiled, by id.
+pub fn registered() -> Vec<StructDef> {
+    REGISTRY.with(|r| r.borrow().clone())
+}
+
+/// The id of the registered struct named `name`.
+pub fn by_name(name: &str) -> Option<u32> {
+    REGISTRY.with(|r| {
+        r.borrow()
+            .iter()
+            .position(|s| s.name == name)
+            .map(|i| i as u32)
+    })
+}
+
+/// Size and alignment in bytes of a value of `ty` in a buffer (scalars, packed vectors,
+/// structs).
+pub fn size_align(ty: &Ty) -> (u32, u32) {
+    match ty {
+        Ty::Struct(id) => {
+            let s = get(*id);
+            (s.size, s.align)
+        }
+        Ty::Vector(s, _) => (
+            ty.packed_bytes().expect("vector"),
+            Ty::Scalar(*s).packed_bytes().expect("scalar"),
+        ),
+        other => {
+            let n = other.packed_bytes().unwrap_or(4);
+            (n, n)
+        }
+    }
+}
+
+/// The registry for one compilation; dropping it clears the registry.
+pub struct Scope(());
+
+impl Drop for Scope {
+    fn drop(&mut self) {
+        REGISTRY.with(|r| r.borrow_mut().clear());
+    }
+}
+
+/// Registers the struct definitions a kernel's compilation received. A struct may name the
+/// others, in any order; each is laid out once all its field types are known.
+pub fn enter(defs: &[syn::ItemStruct]) -> Result<Scope, Diagnostics> {
+    REGISTRY.with(|r| r.borrow_mut().clear());
+    let scope = Scope(());
+    let mut diags = Diagnostics::default();
+    for def in defs {
+        for d in check_definition(def) {
+            diags.push(d);
+        }
+    }
+    if !diags.is_empty() {
+        return Err(diags);
+    }
+    let mut pending: Vec<&syn::ItemStruct> = Vec::new();
+    for def in defs {
+        let name = def.ident.to_string();
+        if by_name(&name).is_none() && !pending.iter().any(|p| p.ident == name) {
+            pending.push(def);
+        }
+    }
+    while !pending.is_empty() {
+        let before = pending.len();
+        pending.retain(|def| match lay_out(def) {
+            Some(s) => {
+                REGISTRY.with(|r| r.borrow_mut().push(s));
+                false
+            }
+            None => true,
+        });
+        if pending.len() == before {
+            for def in pending {
+                diags.push(
+                    Diagnostic::error(
+                        def.ident.span(),
+                        format!("`{}` contains itself or a type no definition arrived for", def.ident),
+                    )
+                    .with_help("device structs nest other `#[derive(DeviceStruct)]` structs, without cycles"),
+                );
+            }
+            return Err(diags);
+        }
+    }
+    Ok(scope)
+}
+
+/// The C layout of `def`, or `None` while a field's struct type is not registered yet.
+fn lay_out(def: &syn::ItemStruct) -> Option<StructDef> {
+    let mut fields = Vec::new();
+    let (mut offset, mut align) = (0u32, 1u32);
+    for f in &def.fields {
+        let ty = field_type(&f.ty)?;
+        let (size, a) = size_align(&ty);
+        offset = offset.div_ceil(a) * a;
+        fields.push(Field {
+            name: f.ident.as_ref().map_or(String::new(), |i| i.to_string()),
+            ty,
+            offset,
+        });
+        offset += size;
+        align = align.max(a);
+    }
+    Some(StructDef {
+        name: def.ident.to_string(),
+        fields,
+        size: offset.div_ceil(align) * align,
+        align,
+    })
+}
+
+/// The type of a field, when it is known.
+fn field_type(ty: &syn::Type) -> Option<Ty> {
+    let name = last_ident(ty)?;
+    if let Some(s) = Scalar::from_name(&name) {
+        return Some(Ty::Scalar(s));
+    }
+    if let Some((s, n)) = vector_from_name(&name) {
+        return Some(Ty::Vector(s, n));
+    }
+    by_name(&name).map(Ty::Struct)
+}
+
+fn last_ident(ty: &syn::Type) -> Option<String> {
+    match ty {
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let seg = p.path.segments.last()?;
+            seg.arguments.is_empty().then(|| seg.ident.to_string())
+        }
+        syn::Type::Group(g) => last_ident(&g.elem),
+        syn::Type::Paren(p) => last_ident(&p.elem),
+        _ => None,
+    }
+}
+
+/// The last identifier of a type's path, generic arguments or not (`Vec` of `Vec<u8>`).
+fn head_ident(ty: &syn::Type) -> Option<String> {
+    match ty {
+        syn::Type::Path(p) if p.qself.is_none() => Some(p.path.segments.last()?.ident.to_string()),
+        syn::Type::Group(g) => head_ident(&g.elem),
+        syn::Type::Paren(p) => head_ident(&p.elem),
+        _ => None,
+    }
+}
+
+/// The path of a field's type when it names another struct (not a scalar or a vector): its
+/// definition has to be fetched too.
+pub fn struct_field_paths(def: &syn::ItemStruct) -> Vec<syn::Path> {
+    def.fields
+        .iter()
+        .filter_map(|f| match &f.ty {
+            syn::Type::Path(p) if p.qself.is_none() => {
+                let name = last_ident(&f.ty)?;
+                let builtin =
+                    Scalar::from_name(&name).is_some() || vector_from_name(&name).is_some();
+                (!builtin).then(|| p.path.clone())
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Checks a struct for use on the device, from its definition alone: `#[repr(C)]`, named
+/// fields, no generics, and field types the device has (`i32`, `u32`, `f32`, `f64`, short
+/// vectors, or other structs, whose own derive checks them). The derive reports these at the
+/// struct.
+pub fn check_definition(def: &syn::ItemStruct) -> Vec<Diagnostic> {
+    let mut errors = Vec::new();
+    let name = &def.ident;
+    let repr_c = def.attrs.iter().any(|a| {
+        a.path().is_ident("repr")
+            && a.parse_args_with(
+                syn::punctuated::Punctuated::<syn::Ident, syn::Token![,]>::parse_terminated,
+            )
+            .is_ok_and(|ids| ids.iter().any(|i| i == "C"))
+    });
+    if !repr_c {
+        errors.push(
+            Diagnostic::error(
+                name.span(),
+                format!("device struct `{name}` needs `#[repr(C)]`"),
+            )
+            .with_help(
+                "add `#[repr(C)]`: the device reads the struct with C's field order and offsets",
+            ),
+        );
+    }
+    if !def.generics.params.is_empty() {
+        errors.push(Diagnostic::error(
+            def.generics.span(),
+            "device structs cannot be generic",
+        ));
+    }
+    if !matches!(def.fields, syn::Fields::Named(_)) {
+        errors.push(
+            Diagnostic::error(
+                name.span(),
+                format!("device struct `{name}` needs named fields"),
+            )
+            .with_help("write `struct Name { a: f32, b: u32 }`; kernels access fields by name"),
+        );
+    }
+    for f in &def.fields {
+        if let Some(d) = check_field_type(&f.ty) {
+            errors.push(d);
+        }
+    }
+    errors
+}
+
+/// The error for a field type the device cannot hold, if it is one.
+fn check_field_type(ty: &syn::Type) -> Option<Diagnostic> {
+    let help = "device struct fields are i32, u32, f32, f64, short vectors (`Float3`, `int_2`, ...) or other `#[derive(DeviceStruct)]` structs";
+    let Some(name) = head_ident(ty) else {
+        let text = quote::ToTokens::to_token_stream(ty)
+            .to_string()
+            .replace(' ', "");
+        return Some(
+            Diagnostic::error(
+                Span::of(ty),
+                format!("field type `{text}` is not supported on the device"),
+            )
+            .with_help(help),
+        );
+    };
+    let specific = match name.as_str() {
+        "bool" => "`bool` has no defined size on the device; use a `u32` 0 or 1",
+        "usize" | "isize" => "use `u32` or `i32`: the device's integers are 32-bit",
+        "i8" | "i16" | "i64" | "i128" => "use `i32`",
+        "u8" | "u16" | "u64" | "u128" => "use `u32`",
+        "char" | "String" | "str" => {
+            "text cannot be processed on the device; encode characters as `u32`"
+        }
+        "Vec" | "Box" | "Rc" | "Arc" | "Option" | "Result" => {
+            "heap memory and enums do not exist on the device; use fixed fields"
+        }
+        _ => return None,
+    };
+    Some(
+        Diagnostic::error(
+            Span::of(ty),
+            format!("field type `{name}` is not supported on the device"),
+        )
+        .with_help(format!("{specific}; {help}")),
+    )
+}
