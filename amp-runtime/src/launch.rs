@@ -5,6 +5,7 @@ use std::marker::PhantomData;
 
 use ash::vk;
 
+use crate::bounds::OobReport;
 use crate::buffer_access::{BufferAccess, DeviceBuffer, DeviceBufferMut};
 use crate::extent::validate_dims;
 use crate::kernel::{KernelInfo, ParamKind, ScalarType};
@@ -663,6 +664,8 @@ fn launch(acc: &Accelerator, plan: Plan<'_>) -> Result<(), Error> {
             bindings.push((binding, buf.prepare(acc)?));
         }
     }
+    let oob_report = OobReport::for_launch(device, info)?;
+    bindings.extend(oob_report.as_ref().map(OobReport::binding));
     pipeline.run(device, &bindings, &push, groups)?;
     for arg in &args {
         if let Arg::Buffer {
@@ -673,7 +676,11 @@ fn launch(acc: &Accelerator, plan: Plan<'_>) -> Result<(), Error> {
             buf.mark_written(acc);
         }
     }
-    Ok(())
+    // The in-bounds writes happened (the views are marked above); now the failed accesses.
+    match oob_report {
+        Some(report) => report.check(info),
+        None => Ok(()),
+    }
 }
 
 /// A compute shader given as raw SPIR-V, launched with an explicit workgroup grid.
