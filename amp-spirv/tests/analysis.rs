@@ -32,6 +32,7 @@ fn compile_allowing(src: &str, allow: &[Lint]) -> CompiledKernel {
     let func: syn::ItemFn = syn::parse_str(src).expect("a function");
     let options = Options {
         allow: allow.to_vec(),
+        ..Default::default()
     };
     match compile_with(&func, &options) {
         Ok(k) => k,
