@@ -160,8 +160,8 @@ pub enum Error {
     #[error("device memory allocation failed: {0}")]
     Allocation(String),
     /// A bounds-checked kernel accessed a view or array outside its extent. The access did not
-    /// happen (a read gave 0, a write was dropped); the rest of the launch ran. Reported for
-    /// the first failing access of the launch (another thread's may have come first in time).
+    /// happen (a read gave 0, a write was dropped); the rest of the launch ran. When several
+    /// accesses failed, one of them is reported.
     #[error(
         "kernel `{kernel}`: index {} is out of bounds for view `{param}` of extent {}",
         dims_list(.index),

@@ -20,13 +20,14 @@
 //!   as a `u32` (so a negative `i32` cast to `usize` fails too), with the buffer's extent from
 //!   the push constants. In bounds, the access happens; out of bounds, it does not: a read
 //!   yields zero of the element type (`0` / `0.0`), a write is dropped, an atomic does nothing
-//!   and returns 0 (a compare-exchange sees the element as 0). The first failing access
-//!   records itself in the out-of-bounds report, a storage buffer of [`OOB_REPORT_WORDS`]
-//!   `u32`s at binding [`KernelInfo::oob_report_binding`] (the one after the buffer
-//!   parameters): `[flag, param, rank, index[3], extent[3]]`, where `param` indexes
-//!   [`KernelInfo::params`] and unused dimensions are 0. The thread whose atomic
-//!   compare-exchange moves `flag` from 0 to 1 writes the rest; later failures change
-//!   nothing. The runtime binds a zeroed report to every launch and, once the launch has
+//!   and returns 0 (a compare-exchange sees the element as 0). A failing access is noted in
+//!   the thread's private pending report; when the thread ends, a pending report goes to the
+//!   out-of-bounds report, a storage buffer of [`OOB_REPORT_WORDS`] `u32`s at binding
+//!   [`KernelInfo::oob_report_binding`] (the one after the buffer parameters):
+//!   `[flag, param, rank, index[3], extent[3]]`, where `param` indexes [`KernelInfo::params`]
+//!   and unused dimensions are 0. The thread whose atomic compare-exchange moves `flag` from 0
+//!   to 1 writes the rest; later threads change nothing. (One atomic per failing thread, at its
+//!   end, rather than behind every access: the rarely taken branch stays cheap.) The runtime binds a zeroed report to every launch and, once the launch has
 //!   finished, turns a set flag into `Error::IndexOutOfBounds`. `tile_static` arrays and
 //!   local arrays are not buffers: their indices are clamped to the last element instead.
 //! - Simple (untiled) kernels run with [`KernelInfo::workgroup_size`] threads per workgroup. The

@@ -76,7 +76,7 @@ pub fn emit(kernel: &Kernel, layout: &Layout, checks: BoundsChecks) -> Module {
         binding,
         var: 0,
         record: 0,
-        used: false,
+        pending: 0,
     });
     e.kernel();
     let uses_float64 = e.uses_float64;
@@ -142,7 +142,9 @@ struct OobReport {
     binding: u32,
     var: Word,
     record: Word,
-    used: bool,
+    /// The thread's own pending report, a `Function` array of [`OOB_REPORT_WORDS`] `u32`s
+    /// (flag first), written by failing accesses and sent to the buffer when the thread ends.
+    pending: Word,
 }
 
 /// Where an access goes, its index expressions already evaluated.
@@ -626,6 +628,7 @@ impl<'k> Emitter<'k> {
             };
             self.locals.push(var);
         }
+        self.declare_pending_report();
         if tiled {
             self.tiled_prologue(interface[0], interface[1], interface[2]);
         } else {
@@ -633,7 +636,7 @@ impl<'k> Emitter<'k> {
         }
         self.block(&self.k.body);
         if !self.terminated() {
-            self.b.ret().expect("a block is open");
+            self.return_from_main();
         }
         self.b.end_function().expect("the function is open");
         self.record_out_of_bounds_function();
@@ -993,7 +996,10 @@ impl<'k> Emitter<'k> {
                 let target = self.buffer_target(*p, idx)?;
                 let s = e.ty.scalar()?;
                 let t = self.scalar_ty(s);
-                self.access_target(target, Some(s), |e, ptr| Some(e.load(t, ptr)))
+                match target {
+                    Target::Checked { param, index } => Some(self.checked_load(param, &index, s)),
+                    target => self.access_target(target, Some(s), |e, ptr| Some(e.load(t, ptr))),
+                }
             }
             ExprKind::BufferExtent(p) => {
                 let parts = self.buffer_extent(*p);
@@ -1087,7 +1093,7 @@ impl<'k> Emitter<'k> {
                 None
             }
             ExprKind::Return => {
-                self.b.ret().expect("open");
+                self.return_from_main();
                 None
             }
             ExprKind::Assign(place, value) => {
@@ -1723,33 +1729,95 @@ impl<'k> Emitter<'k> {
         all.expect("buffers have rank 1 or more")
     }
 
-    /// Calls the report function with the parameter, the rank, and the index and extent
-    /// (padded with zeros to three dimensions).
+    /// Notes a failed access in the thread's pending report: the flag, the parameter, the rank,
+    /// and the index and extent (padded with zeros to three dimensions). Only private stores
+    /// here: the atomic that publishes the report runs once, when the thread ends
+    /// ([`Self::return_from_main`]), so the rarely taken branch stays cheap on SIMD drivers.
     fn record_out_of_bounds(&mut self, p: ParamId, index: &[Word], extent: &[Word]) {
         let zero = self.const_u32(0);
-        let mut args = vec![self.const_u32(p as u32), self.const_u32(index.len() as u32)];
-        args.extend((0..3).map(|d| index.get(d).copied().unwrap_or(zero)));
-        args.extend((0..3).map(|d| extent.get(d).copied().unwrap_or(zero)));
-        let void = self.b.type_void();
-        let oob = self.oob.as_mut().expect("checked kernels have a report");
-        oob.used = true;
-        let record = oob.record;
-        self.b
-            .function_call(void, None, record, args)
-            .expect("open");
+        let mut words = vec![
+            self.const_u32(1),
+            self.const_u32(p as u32),
+            self.const_u32(index.len() as u32),
+        ];
+        words.extend((0..3).map(|d| index.get(d).copied().unwrap_or(zero)));
+        words.extend((0..3).map(|d| extent.get(d).copied().unwrap_or(zero)));
+        let pending = self
+            .oob
+            .as_ref()
+            .expect("checked kernels have a report")
+            .pending;
+        let u = self.scalar_ty(Scalar::U32);
+        let ptr_u = self.ptr(u, StorageClass::Function);
+        for (k, w) in words.into_iter().enumerate() {
+            let slot = self.const_u32(k as u32);
+            let ptr = self.access(ptr_u, pending, &[slot]);
+            self.store(ptr, w);
+        }
     }
 
-    /// Emits `void amp_record_out_of_bounds(param, rank, i0, i1, i2, e0, e1, e2)` when a
-    /// checked access calls it: the thread whose compare-exchange moves the report's flag from
-    /// 0 to 1 writes the other eight words; every later failure leaves the first one in place.
-    fn record_out_of_bounds_function(&mut self) {
-        let Some(OobReport {
-            var,
-            record,
-            used: true,
-            ..
+    /// The thread's pending report, its flag cleared at the start of `main`.
+    fn declare_pending_report(&mut self) {
+        if self.oob.is_none() {
+            return;
+        }
+        let u = self.scalar_ty(Scalar::U32);
+        let t = self.ty(&Ty::Array(
+            Box::new(Ty::Scalar(Scalar::U32)),
+            Len::Lit(OOB_REPORT_WORDS),
+        ));
+        let pending = self.function_var(t, Some("amp_pending_out_of_bounds"));
+        let ptr_u = self.ptr(u, StorageClass::Function);
+        let zero = self.const_u32(0);
+        let flag = self.access(ptr_u, pending, &[zero]);
+        self.store(flag, zero);
+        self.oob.as_mut().expect("checked above").pending = pending;
+    }
+
+    /// `OpReturn` from `main`, sending the thread's pending out-of-bounds report (if any) to the
+    /// report buffer first: one branch per thread instead of an atomic behind every access.
+    fn return_from_main(&mut self) {
+        if let Some(OobReport {
+            pending, record, ..
         }) = self.oob
-        else {
+        {
+            let u = self.scalar_ty(Scalar::U32);
+            let b = self.scalar_ty(Scalar::Bool);
+            let ptr_u = self.ptr(u, StorageClass::Function);
+            let zero = self.const_u32(0);
+            let flag_ptr = self.access(ptr_u, pending, &[zero]);
+            let flag = self.load(u, flag_ptr);
+            let failed = self.op(Op::INotEqual, b, &[flag, zero]);
+            let (send, done) = (self.b.id(), self.b.id());
+            self.b
+                .selection_merge(done, spirv::SelectionControl::NONE)
+                .expect("open");
+            self.b
+                .branch_conditional(failed, send, done, [1, 255])
+                .expect("open");
+            self.begin(send);
+            let args: Vec<Word> = (1..OOB_REPORT_WORDS)
+                .map(|k| {
+                    let slot = self.const_u32(k);
+                    let ptr = self.access(ptr_u, pending, &[slot]);
+                    self.load(u, ptr)
+                })
+                .collect();
+            let void = self.b.type_void();
+            self.b
+                .function_call(void, None, record, args)
+                .expect("open");
+            self.branch(done);
+            self.begin(done);
+        }
+        self.b.ret().expect("open");
+    }
+
+    /// Emits `void amp_record_out_of_bounds(param, rank, i0, i1, i2, e0, e1, e2)`, which a
+    /// thread with a pending report calls as it ends: the thread whose compare-exchange moves
+    /// the buffer's flag from 0 to 1 writes the other eight words; later ones change nothing.
+    fn record_out_of_bounds_function(&mut self) {
+        let Some(OobReport { var, record, .. }) = self.oob else {
             return;
         };
         let u = self.scalar_ty(Scalar::U32);
@@ -1804,6 +1872,13 @@ impl<'k> Emitter<'k> {
     /// Pointer to a buffer element: the view's offset plus each index times its stride (the
     /// last dimension's stride is 1), all from the push-constant block.
     fn buffer_element_ptr(&mut self, p: ParamId, index: &[Word]) -> Word {
+        let (linear, _) = self.buffer_linear(p, index);
+        self.buffer_ptr_at(p, linear)
+    }
+
+    /// The element number of `index` in buffer `p` (the view's offset plus each component times
+    /// its stride), and the view's offset alone.
+    fn buffer_linear(&mut self, p: ParamId, index: &[Word]) -> (Word, Word) {
         let first_member = self.buffer_first_member(p);
         let rank = index.len() as u32;
         let u = self.scalar_ty(Scalar::U32);
@@ -1814,13 +1889,46 @@ impl<'k> Emitter<'k> {
             linear = self.op(Op::IAdd, u, &[scaled, linear]);
         }
         let offset = self.push_member(first_member + rank);
-        let linear = self.op(Op::IAdd, u, &[linear, offset]);
+        (self.op(Op::IAdd, u, &[linear, offset]), offset)
+    }
+
+    /// Pointer to element number `linear` of buffer `p`.
+    fn buffer_ptr_at(&mut self, p: ParamId, linear: Word) -> Word {
         let zero = self.const_u32(0);
         let buffer = self.buffers[p]
             .as_ref()
             .expect("buffer params have variables");
         let (var, elem_ptr) = (buffer.var, buffer.elem_ptr);
         self.access(elem_ptr, var, &[zero, linear])
+    }
+
+    /// A checked read without a branch around it, so the hot path stays straight-line code
+    /// that drivers vectorise: an out-of-bounds index reads the view's first element instead
+    /// (always inside the buffer: extents are at least 1) and the value is replaced by zero;
+    /// only the recording of the failure sits behind a (rarely taken) branch.
+    fn checked_load(&mut self, p: ParamId, index: &[Word], s: Scalar) -> Word {
+        let extent = self.buffer_extent(p);
+        let inside = self.in_bounds(index, &extent);
+        let (linear, offset) = self.buffer_linear(p, index);
+        let u = self.scalar_ty(Scalar::U32);
+        let safe = self.op(Op::Select, u, &[inside, linear, offset]);
+        let ptr = self.buffer_ptr_at(p, safe);
+        let t = self.scalar_ty(s);
+        let loaded = self.load(t, ptr);
+        let zero = self.constant(t, 0, s == Scalar::F64);
+        let value = self.op(Op::Select, t, &[inside, loaded, zero]);
+        let (record, merge) = (self.b.id(), self.b.id());
+        self.b
+            .selection_merge(merge, spirv::SelectionControl::NONE)
+            .expect("open");
+        self.b
+            .branch_conditional(inside, merge, record, [255, 1])
+            .expect("open");
+        self.begin(record);
+        self.record_out_of_bounds(p, index, &extent);
+        self.branch(merge);
+        self.begin(merge);
+        value
     }
 
     fn place_ty(&self, place: &Place) -> Ty {
