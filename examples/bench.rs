@@ -93,6 +93,46 @@ fn mm_tiled(t: TiledIndex<TS, TS>, a: &Array<f32, 2>, b: &Array<f32, 2>, c: &mut
     c[t.global] = sum;
 }
 
+/// `mm_simple` without bounds checks, for the bounds-checking cost table.
+#[kernel(amp, unchecked)]
+fn mm_simple_unchecked(idx: Index<2>, a: &Array<f32, 2>, b: &Array<f32, 2>, c: &mut Array<f32, 2>) {
+    let row = idx[0];
+    let col = idx[1];
+    let mut sum = 0.0;
+    for k in 0..a.extent()[1] {
+        sum += a[[row, k]] * b[[k, col]];
+    }
+    c[idx] = sum;
+}
+
+/// `mm_tiled` without bounds checks, for the bounds-checking cost table.
+#[kernel(amp, unchecked)]
+fn mm_tiled_unchecked(
+    t: TiledIndex<TS, TS>,
+    a: &Array<f32, 2>,
+    b: &Array<f32, 2>,
+    c: &mut Array<f32, 2>,
+) {
+    let (row, col) = (t.local[0], t.local[1]);
+    #[tile_static]
+    let mut loc_a: [[f32; TS]; TS];
+    #[tile_static]
+    let mut loc_b: [[f32; TS]; TS];
+    let mut sum = 0.0;
+    let mut i = 0;
+    while i < a.extent()[1] {
+        loc_a[row][col] = a[[t.global[0], col + i]];
+        loc_b[row][col] = b[[row + i, t.global[1]]];
+        t.barrier.wait_with_tile_static_memory_fence();
+        for k in 0..TS {
+            sum += loc_a[row][k] * loc_b[k][col];
+        }
+        t.barrier.wait_with_tile_static_memory_fence();
+        i += TS;
+    }
+    c[t.global] = sum;
+}
+
 /// Interleaved-addressing tree: at step `s`, threads with `l % 2s == 0` add their neighbour.
 #[kernel(amp)]
 fn reduce_tree_i32(t: TiledIndex<RT>, a: &Array<i32, 1>, sums: &mut Array<i32, 1>) {
@@ -678,6 +718,8 @@ pub struct Report {
     pub device: String,
     pub rows: Vec<Row>,
     pub checks: Vec<Check>,
+    /// What bounds checking costs: the same kernels checked (the default) and `unchecked`.
+    pub bounds: Vec<BoundsCost>,
 }
 
 impl Report {
@@ -870,19 +912,18 @@ pub fn run(cfg: &Config) -> Result<Report, BoxError> {
             section(&mut ctx)?;
         }
     }
-    ctx.rows.push(Row {
-        name: "bounds-check cost".into(),
-        size: "-".into(),
-        amp: Cell::Text("n/a: device bounds checks are not implemented yet".into()),
-        glsl: Cell::None,
-        cpu: Cell::None,
-    });
+    let bounds = if cfg.runs("bounds") {
+        bounds_cost(&mut ctx)?
+    } else {
+        Vec::new()
+    };
     // The GLSL sources and modules of this process.
     let _ = std::fs::remove_dir_all(glsl_dir()?);
     Ok(Report {
         device: ctx.acc.name().to_owned(),
         rows: ctx.rows,
         checks: ctx.checks,
+        bounds,
     })
 }
 
@@ -1132,6 +1173,113 @@ fn matmul(ctx: &mut Ctx<'_>, n: usize) -> Result<(), BoxError> {
         &cpu,
     ));
     Ok(())
+}
+
+/// One row of the bounds-checking cost table.
+#[derive(Clone, Debug)]
+pub struct BoundsCost {
+    pub workload: String,
+    pub size: String,
+    /// Median seconds with bounds checks (the default).
+    pub checked: f64,
+    /// Median seconds with `#[kernel(amp, unchecked)]`.
+    pub unchecked: f64,
+}
+
+impl BoundsCost {
+    /// Checked time over unchecked time.
+    pub fn ratio(&self) -> f64 {
+        self.checked / self.unchecked
+    }
+}
+
+/// The bounds-checking cost table in Markdown.
+pub fn bounds_table(rows: &[BoundsCost]) -> String {
+    let mut s = String::from(
+        "| workload | size | checked | unchecked | checked/unchecked |\n|---|---|---|---|---|\n",
+    );
+    for r in rows {
+        s += &format!(
+            "| {} | {} | {} | {} | {:.3} |\n",
+            r.workload,
+            r.size,
+            fmt_time(r.checked),
+            fmt_time(r.unchecked),
+            r.ratio()
+        );
+    }
+    s
+}
+
+/// The matrix products with and without bounds checks, timed in alternation (checked,
+/// unchecked, checked, ...) so drift in the machine's load hits both alike; the results must be
+/// identical and the checked launches must report nothing.
+fn bounds_cost(ctx: &mut Ctx<'_>) -> Result<Vec<BoundsCost>, BoxError> {
+    let n = if ctx.cfg.tiny { 64 } else { 512 };
+    let av: Vec<f32> = (0..n * n)
+        .map(|i| ((i * 7 + 3) % 17) as f32 - 8.0)
+        .collect();
+    let bv: Vec<f32> = (0..n * n)
+        .map(|i| ((i * 5 + 1) % 13) as f32 - 6.0)
+        .collect();
+    let a = Array::from_slice([n, n], &av)?;
+    let b = Array::from_slice([n, n], &bv)?;
+    let mut c_checked = Array::<f32, 2>::new([n, n])?;
+    let mut c_unchecked = Array::<f32, 2>::new([n, n])?;
+    let rounds = if ctx.cfg.tiny { 1 } else { 3 };
+    let size = format!("{n} x {n}");
+    let mut out = Vec::new();
+
+    let (mut checked, mut unchecked) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        checked.push(ctx.time(|| {
+            Ok(parallel_for_each(
+                Extent::new([n, n]),
+                mm_simple(&a, &b, &mut c_checked),
+            )?)
+        })?);
+        unchecked.push(ctx.time(|| {
+            Ok(parallel_for_each(
+                Extent::new([n, n]),
+                mm_simple_unchecked(&a, &b, &mut c_unchecked),
+            )?)
+        })?);
+    }
+    let (c1, c2) = (c_checked.to_vec()?, c_unchecked.to_vec()?);
+    ctx.checks
+        .push(check("matmul simple checked/unchecked", &c1, &c2, &c2));
+    out.push(BoundsCost {
+        workload: "matmul, simple".into(),
+        size: size.clone(),
+        checked: median(&mut checked),
+        unchecked: median(&mut unchecked),
+    });
+
+    let (mut checked, mut unchecked) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        checked.push(ctx.time(|| {
+            Ok(parallel_for_each(
+                Extent::new([n, n]).tile::<TS, TS>(),
+                mm_tiled(&a, &b, &mut c_checked),
+            )?)
+        })?);
+        unchecked.push(ctx.time(|| {
+            Ok(parallel_for_each(
+                Extent::new([n, n]).tile::<TS, TS>(),
+                mm_tiled_unchecked(&a, &b, &mut c_unchecked),
+            )?)
+        })?);
+    }
+    let (c1, c2) = (c_checked.to_vec()?, c_unchecked.to_vec()?);
+    ctx.checks
+        .push(check("matmul tiled checked/unchecked", &c1, &c2, &c2));
+    out.push(BoundsCost {
+        workload: "matmul, tiled 16 x 16 tile_static".into(),
+        size,
+        checked: median(&mut checked),
+        unchecked: median(&mut unchecked),
+    });
+    Ok(out)
 }
 
 fn reductions(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
@@ -1706,8 +1854,10 @@ fn main() -> Result<(), BoxError> {
     let started = Instant::now();
     let report = run(&cfg)?;
     let table = report.table();
+    let bounds = bounds_table(&report.bounds);
     println!("device: {}", report.device);
     println!("{table}");
+    println!("Bounds checking cost\n\n{bounds}");
     let mut ok = true;
     for c in &report.checks {
         if !c.agree {
@@ -1732,7 +1882,11 @@ fn main() -> Result<(), BoxError> {
         let section = format!(
             "Measured {date} on `{}` ({cores} CPU cores), `cargo run --release --example bench{}`. \
              Times are medians after a warm-up run; rates in parentheses; amp/glslang above 1 \
-             means the amp kernel is slower.\n\n{table}\n",
+             means the amp kernel is slower.\n\n{table}\n\
+             ### Bounds checking cost\n\n\
+             Kernels check every view and array access by default; `#[kernel(amp, unchecked)]` \
+             turns the checks off. The same kernel body both ways, timed in alternation:\n\n\
+             {bounds}\n",
             report.device,
             if cfg.full { " -- --full" } else { "" }
         );

@@ -4,8 +4,8 @@
 //! compile-fail cases of `tests/ui/`, `benches/`, `src/`, and the same folders of the workspace
 //! members), finds the kernels with `amp_spirv::kernels_in_file` (top level, inline modules and
 //! function bodies), compiles each with `amp_spirv::compile_with` (given the file's
-//! `#[derive(DeviceStruct)]` structs) and runs
-//! `spirv-val --target-env vulkan1.1` on the module.
+//! `#[amp::device]` functions and `#[derive(DeviceStruct)]` structs), with bounds checks (the
+//! default) and `unchecked`, and runs `spirv-val --target-env vulkan1.1` on both modules.
 //!
 //! Kernels written inside `macro_rules!` bodies (or produced by other macros) are token trees to
 //! `syn`, not items, so they cannot be found this way; the kernels those macros generate are still
@@ -143,13 +143,23 @@ fn every_kernel_in_the_repository_validates() {
         for func in kernels {
             found += 1;
             let name = func.sig.ident.to_string();
-            match amp_spirv::compile_with(&func, &options) {
-                Err(diags) => {
-                    failures.push(format!("{shown}: `{name}` does not compile:\n{diags}"))
-                }
-                Ok(kernel) => {
-                    if let Err(msg) = validate(&kernel.spirv, &format!("{found}-{name}")) {
-                        failures.push(format!("{shown}: spirv-val rejects `{name}`:\n{msg}"));
+            // Both the bounds-checked module (the default) and the `unchecked` one.
+            for unchecked in [false, true] {
+                let options = amp_spirv::Options {
+                    unchecked,
+                    ..options.clone()
+                };
+                match amp_spirv::compile_with(&func, &options) {
+                    Err(diags) => {
+                        failures.push(format!("{shown}: `{name}` does not compile:\n{diags}"))
+                    }
+                    Ok(kernel) => {
+                        let tag = format!("{found}-{name}-{unchecked}");
+                        if let Err(msg) = validate(&kernel.spirv, &tag) {
+                            failures.push(format!(
+                                "{shown}: spirv-val rejects `{name}` (unchecked: {unchecked}):\n{msg}"
+                            ));
+                        }
                     }
                 }
             }

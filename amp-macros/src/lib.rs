@@ -111,15 +111,15 @@ pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// `compile_error!` spanning the diagnostic's whole range: rustc reports an error at a macro
 /// invocation from its first token (the path) to its last (the group), which is how a stable
 /// proc macro underlines more than one token.
-/// `amp`, optionally followed by `allow(lint, ...)`.
+/// `amp`, optionally followed by `unchecked` and `allow(lint, ...)`, in any order.
 fn parse_options(attr: TokenStream2) -> Result<Options, Diagnostic> {
     let usage = |span: Span| {
         Diagnostic::error(
             span,
-            "expected `#[kernel(amp)]` or `#[kernel(amp, allow(...))]`",
+            "expected `#[kernel(amp)]`, optionally with `unchecked` and `allow(...)`: `#[kernel(amp, unchecked, allow(...))]`",
         )
         .with_help(format!(
-            "amp kernels are marked with `#[kernel(amp)]`; warnings can be allowed by name: {}",
+            "amp kernels are marked with `#[kernel(amp)]`; `unchecked` turns off the bounds checks of view and array accesses; warnings can be allowed by name: {}",
             Lint::ALL.map(|l| l.name()).join(", ")
         ))
     };
@@ -138,6 +138,19 @@ fn parse_options(attr: TokenStream2) -> Result<Options, Diagnostic> {
     }
     let mut options = Options::default();
     for meta in metas {
+        if let syn::Meta::Path(path) = &meta {
+            if path.is_ident("unchecked") {
+                if options.unchecked {
+                    return Err(Diagnostic::error(
+                        syn::spanned::Spanned::span(path),
+                        "`unchecked` is given twice",
+                    )
+                    .with_help("remove one `unchecked`"));
+                }
+                options.unchecked = true;
+                continue;
+            }
+        }
         let syn::Meta::List(list) = &meta else {
             return Err(usage(syn::spanned::Spanned::span(&meta)));
         };
@@ -200,6 +213,9 @@ fn warning_tokens(index: usize, w: &Warning) -> TokenStream2 {
     }
 }
 
+/// `compile_error!` spanning the diagnostic's whole range: rustc reports an error at a macro
+/// invocation from its first token (the path) to its last (the group), which is how a stable
+/// proc macro underlines more than one token.
 fn error_tokens(d: &Diagnostic) -> TokenStream2 {
     let msg = d.to_string();
     let mut body = Group::new(Delimiter::Brace, quote!(#msg));
@@ -335,6 +351,10 @@ fn launcher(func: &syn::ItemFn, kernel: &CompiledKernel) -> TokenStream2 {
     let hash = kernel.hash;
     let entry = kernel.entry_point;
     let tile_rank = kernel.tile.as_ref().map_or(0, |t| t.len() as u32);
+    let oob_report_binding = match kernel.oob_report_binding {
+        Some(b) => quote!(::core::option::Option::Some(#b)),
+        None => quote!(::core::option::Option::None),
+    };
     let spec_types = kernel.consts.iter().map(|c| scalar_type_tokens(c.ty));
     let generics = func.sig.generics.params.iter();
     let spec_words = kernel.consts.iter().map(spec_words);
@@ -415,6 +435,7 @@ fn launcher(func: &syn::ItemFn, kernel: &CompiledKernel) -> TokenStream2 {
                 tile_rank: #tile_rank,
                 spec_constants: &[#(#spec_types),*],
                 report: #report,
+                oob_report_binding: #oob_report_binding,
             };
             #(#inline_checks)*
             #(#warnings)*

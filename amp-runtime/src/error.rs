@@ -218,6 +218,31 @@ pub enum Error {
     /// A background transfer's worker thread panicked (a bug in amp-rs).
     #[error("an asynchronous transfer failed: {0}")]
     AsyncTransfer(String),
+    /// A bounds-checked kernel accessed a view or array outside its extent. The access did not
+    /// happen (a read gave 0, a write was dropped); the rest of the launch ran. When several
+    /// accesses failed, one of them is reported.
+    #[error(
+        "kernel `{kernel}`: index {} is out of bounds for view `{param}` of extent {}",
+        dims_list(.index),
+        dims_list(.extent)
+    )]
+    IndexOutOfBounds {
+        /// The kernel's name.
+        kernel: String,
+        /// The view or array parameter's name.
+        param: String,
+        /// The index, one entry per dimension (a negative `i32` cast to `usize` shows as its
+        /// 32-bit two's complement, for example 4294967295 for -1).
+        index: Vec<usize>,
+        /// The view's extent.
+        extent: Vec<usize>,
+    },
+}
+
+/// `[5, 3]`.
+fn dims_list(dims: &[usize]) -> String {
+    let parts: Vec<String> = dims.iter().map(|d| d.to_string()).collect();
+    format!("[{}]", parts.join(", "))
 }
 
 impl Error {

@@ -17,6 +17,21 @@
 //!   last (`rank - 1` `u32`s; the last stride is 1), so sections and projections of a buffer
 //!   are passed without copying; each scalar parameter lives at its `offset`
 //!   (`bool` as a `u32` 0 or 1, `f64` on an 8-byte boundary).
+//! - Bounds checks (every `#[kernel(amp)]` kernel with buffers, unless it says
+//!   `#[kernel(amp, unchecked)]`): each view or array access compares every index component,
+//!   as a `u32` (so a negative `i32` cast to `usize` fails too), with the buffer's extent from
+//!   the push constants. In bounds, the access happens; out of bounds, it does not: a read
+//!   yields zero of the element type (`0` / `0.0`), a write is dropped, an atomic does nothing
+//!   and returns 0 (a compare-exchange sees the element as 0). A failing access is noted in
+//!   the thread's private pending report; when the thread ends, a pending report goes to the
+//!   out-of-bounds report, a storage buffer of [`OOB_REPORT_WORDS`] `u32`s at binding
+//!   [`KernelInfo::oob_report_binding`] (the one after the buffer parameters):
+//!   `[flag, param, rank, index[3], extent[3]]`, where `param` indexes [`KernelInfo::params`]
+//!   and unused dimensions are 0. The thread whose atomic compare-exchange moves `flag` from 0
+//!   to 1 writes the rest; later threads change nothing. (One atomic per failing thread, at its
+//!   end, rather than behind every access: the rarely taken branch stays cheap.) The runtime binds a zeroed report to every launch and, once the launch has
+//!   finished, turns a set flag into `Error::IndexOutOfBounds`. `tile_static` arrays and
+//!   local arrays are not buffers: their indices are clamped to the last element instead.
 //! - Simple (untiled) kernels run with [`KernelInfo::workgroup_size`] threads per workgroup. The
 //!   runtime dispatches `ceil(total / workgroup_size[0])` workgroups, folded onto `x` and `y` when
 //!   they exceed the device's per-dimension limit; the kernel computes its linear id as
@@ -198,7 +213,15 @@ pub struct KernelInfo {
     /// The compiler's report: shape, memory, bindings and their access, capabilities, and the
     /// analyses' findings (empty for hand-written modules).
     pub report: &'static str,
+    /// For a bounds-checked kernel, the binding in set 0 of its out-of-bounds report buffer
+    /// ([`OOB_REPORT_WORDS`] `u32`s; see the module documentation); `None` for `unchecked`
+    /// kernels, kernels without buffers, and hand-written modules.
+    pub oob_report_binding: Option<u32>,
 }
+
+/// Size in `u32`s of a checked kernel's out-of-bounds report: `[flag, param, rank, index[3],
+/// extent[3]]`.
+pub const OOB_REPORT_WORDS: usize = 9;
 
 impl KernelInfo {
     /// The SPIR-V words of this kernel.

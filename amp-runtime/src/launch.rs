@@ -5,6 +5,7 @@ use std::marker::PhantomData;
 
 use ash::vk;
 
+use crate::bounds::OobReport;
 use crate::buffer_access::{BufferAccess, DeviceBuffer, DeviceBufferMut};
 use crate::extent::validate_dims;
 use crate::kernel::{KernelInfo, ParamKind, ScalarType};
@@ -676,6 +677,8 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
             bindings.push((binding, buf.prepare(acc)?));
         }
     }
+    let oob_report = OobReport::for_launch(device, info)?;
+    bindings.extend(oob_report.as_ref().map(OobReport::binding));
     pipeline.run(device, view.submitter(), &bindings, &push, groups)?;
     for arg in &args {
         if let Arg::Buffer {
@@ -686,7 +689,11 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
             buf.mark_written(acc);
         }
     }
-    Ok(())
+    // The in-bounds writes happened (the views are marked above); now the failed accesses.
+    match oob_report {
+        Some(report) => report.check(info),
+        None => Ok(()),
+    }
 }
 
 /// A compute shader given as raw SPIR-V, launched with an explicit workgroup grid.

@@ -33,6 +33,7 @@
 
 mod accelerator;
 mod array;
+mod bounds;
 mod buffer_access;
 mod copy;
 mod counts;
@@ -60,7 +61,7 @@ pub use extent::{Extent, Index};
 pub use instance::{validation_enabled, validation_message_count};
 pub use kernel::{ElemType, ScalarType};
 #[doc(hidden)]
-pub use kernel::{KernelInfo, ParamInfo, ParamKind};
+pub use kernel::{KernelInfo, ParamInfo, ParamKind, OOB_REPORT_WORDS};
 pub use launch::{
     parallel_for_each, parallel_for_each_on, ComputeDomain, KernelArg, KernelCall, RawKernel,
     TiledKernelCall,

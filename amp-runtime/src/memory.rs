@@ -390,6 +390,22 @@ impl Buffer {
         Some((buffer, base))
     }
 
+    /// A small storage buffer of `size` bytes in host-visible memory (contents undefined), for
+    /// data the host writes before a launch and reads after it without copies.
+    pub(crate) fn host_visible_storage(
+        device: &Arc<DeviceShared>,
+        size: u64,
+    ) -> Result<Buffer, Error> {
+        Buffer::with_location(
+            device,
+            size,
+            vk::BufferUsageFlags::STORAGE_BUFFER
+                | vk::BufferUsageFlags::TRANSFER_SRC
+                | vk::BufferUsageFlags::TRANSFER_DST,
+            MemoryLocation::GpuToCpu,
+        )
+    }
+
     /// The Vulkan handle.
     pub(crate) fn raw(&self) -> vk::Buffer {
         self.raw

@@ -253,6 +253,7 @@ pub(crate) fn cached(
             ParamKind::Buffer { binding, .. } => Some(binding),
             ParamKind::Scalar { .. } => None,
         })
+        .chain(info.oob_report_binding)
         .collect();
     let p = Arc::new(Pipeline::create(
         device,

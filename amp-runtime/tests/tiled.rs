@@ -43,6 +43,7 @@ fn kernel_info(
         tile_rank,
         spec_constants,
         report: "",
+        oob_report_binding: None,
     }))
 }
 

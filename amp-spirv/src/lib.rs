@@ -74,6 +74,10 @@ pub struct CompiledKernel {
     /// The `tile_static` variables' sizes, for the launcher's limit check when a size is a
     /// constant the compiler cannot see.
     pub tile_static: Vec<TileStaticSize>,
+    /// The binding (in set 0) of the out-of-bounds report buffer of a bounds-checked kernel
+    /// ([`back::OOB_REPORT_WORDS`] `u32`s, zeroed before the launch); `None` when the kernel is
+    /// `unchecked` or has no buffer parameters.
+    pub oob_report_binding: Option<u32>,
     /// Races, dependences and bank conflicts found (those the options did not allow).
     pub warnings: Vec<Warning>,
     /// The compile report: shape, memory, bindings, capabilities, findings.
@@ -92,6 +96,21 @@ pub struct Options {
     /// Definitions of the `#[derive(DeviceStruct)]` structs the kernel uses (the kernel macro
     /// fetches them from the structs' derives).
     pub structs: Vec<syn::ItemStruct>,
+    /// Skip the bounds checks of view and array accesses (`#[kernel(amp, unchecked)]`):
+    /// faster, but an out-of-bounds access is then left to the device's `robustBufferAccess`
+    /// and reported nowhere.
+    pub unchecked: bool,
+}
+
+impl Options {
+    /// Whether buffer accesses are bounds-checked under these options.
+    pub fn bounds_checks(&self) -> back::BoundsChecks {
+        if self.unchecked {
+            back::BoundsChecks::Off
+        } else {
+            back::BoundsChecks::On
+        }
+    }
 }
 
 /// A `#[amp::device]` function's source, under the path the kernel calls it by.
@@ -244,7 +263,8 @@ pub fn compile_with(func: &syn::ItemFn, options: &Options) -> Result<CompiledKer
         );
         return Err(diags);
     }
-    let module = back::emit(&kernel, &layout);
+    let checks = options.bounds_checks();
+    let module = back::emit(&kernel, &layout, checks);
     let params = kernel
         .params
         .iter()
@@ -284,6 +304,7 @@ pub fn compile_with(func: &syn::ItemFn, options: &Options) -> Result<CompiledKer
         tile: kernel.tiled.as_ref().map(|t| t.dims.clone()),
         consts: kernel.consts.clone(),
         tile_static,
+        oob_report_binding: back::oob_report_binding(&kernel, checks),
         warnings,
         report: String::new(),
         structs: structs::registered(),

@@ -119,6 +119,7 @@ pub fn info(
         tile_rank: 0,
         spec_constants: &[],
         report: "",
+        oob_report_binding: None,
     }))
 }
 

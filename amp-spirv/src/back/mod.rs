@@ -12,7 +12,7 @@ pub use layout::{Layout, ParamSlot};
 
 use crate::ir::*;
 use crate::math::MathFn;
-use crate::types::{Len, Scalar, Ty};
+use crate::types::{Elem, Len, Scalar, Ty};
 use rspirv::binary::Assemble;
 use rspirv::dr::{self, Builder, InsertPoint, Operand};
 use rspirv::spirv::{self, Op, StorageClass, Word};
@@ -43,9 +43,43 @@ pub struct Module {
     pub workgroup_size: [u32; 3],
 }
 
-/// Lowers a checked kernel.
-pub fn emit(kernel: &Kernel, layout: &Layout) -> Module {
+/// Whether buffer accesses are checked against the buffer's extent on the device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BoundsChecks {
+    /// Every view and array access compares its index with the extent: out-of-bounds reads
+    /// yield zero, writes and atomics are skipped, and the first such access is recorded in the
+    /// out-of-bounds report buffer (see [`OOB_REPORT_WORDS`]).
+    On,
+    /// Accesses go straight to memory (`#[kernel(amp, unchecked)]`); out-of-bounds accesses are
+    /// left to the device's `robustBufferAccess`.
+    Off,
+}
+
+/// Size in `u32` words of the out-of-bounds report buffer of a checked kernel: `[flag,
+/// param, rank, index[3], extent[3]]`. The first failing access sets `flag` from 0 to 1 with a
+/// compare-exchange and writes the rest; unused index and extent entries are 0.
+pub const OOB_REPORT_WORDS: u32 = 9;
+
+/// The binding of the out-of-bounds report buffer when `kernel` is compiled with bounds checks:
+/// right after its buffer parameters; `None` when it has no buffers (nothing to check).
+pub fn oob_report_binding(kernel: &Kernel, checks: BoundsChecks) -> Option<u32> {
+    let buffers = kernel
+        .params
+        .iter()
+        .filter(|p| matches!(p.kind, ParamKind::Buffer { .. }))
+        .count() as u32;
+    (checks == BoundsChecks::On && buffers > 0).then_some(buffers)
+}
+
+/// Lowers a type-checked kernel.
+pub fn emit(kernel: &Kernel, layout: &Layout, checks: BoundsChecks) -> Module {
     let mut e = Emitter::new(kernel, layout);
+    e.oob = oob_report_binding(kernel, checks).map(|binding| OobReport {
+        binding,
+        var: 0,
+        record: 0,
+        pending: 0,
+    });
     e.kernel();
     let uses_float64 = e.uses_float64;
     if uses_float64 {
@@ -112,6 +146,26 @@ struct LoopTargets {
     cont: Word,
 }
 
+/// The out-of-bounds report of a checked kernel: its storage buffer and the function that
+/// records a failing access in it (emitted after `main`, once something calls it).
+struct OobReport {
+    binding: u32,
+    var: Word,
+    record: Word,
+    /// The thread's own pending report, a `Function` array of [`OOB_REPORT_WORDS`] `u32`s
+    /// (flag first), written by failing accesses and sent to the buffer when the thread ends.
+    pending: Word,
+}
+
+/// Where an access goes, its index expressions already evaluated.
+enum Target {
+    /// A pointer that needs no check: a local or `tile_static` element (indices clamped), or a
+    /// buffer element in an unchecked kernel.
+    Ptr(Word),
+    /// A buffer element to check against the buffer's extent before it is touched.
+    Checked { param: ParamId, index: Vec<Word> },
+}
+
 struct Emitter<'k> {
     b: Builder,
     k: &'k Kernel,
@@ -137,6 +191,8 @@ struct Emitter<'k> {
     tile_size: [Word; 3],
     uses_float32: bool,
     uses_float64: bool,
+    /// Set when buffer accesses are bounds-checked.
+    oob: Option<OobReport>,
 }
 
 impl<'k> Emitter<'k> {
@@ -167,6 +223,7 @@ impl<'k> Emitter<'k> {
             tile_size: [0; 3],
             uses_float32: false,
             uses_float64: false,
+            oob: None,
         }
     }
 
@@ -443,46 +500,64 @@ impl<'k> Emitter<'k> {
             let ParamSlot::Buffer { binding, .. } = self.layout.params[i] else {
                 unreachable!("layout follows params")
             };
-            let elem_ty = self.storage_elem_ty(elem);
-            let rta = self.b.type_runtime_array(elem_ty);
-            let block = self.b.type_struct([rta]);
-            if self.decorated.insert(rta) {
-                self.b.decorate(
-                    rta,
-                    spirv::Decoration::ArrayStride,
-                    [Operand::LiteralBit32(Self::storage_elem_bytes(elem))],
-                );
-            }
-            if self.decorated.insert(block) {
-                self.b.decorate(block, spirv::Decoration::Block, []);
-                self.b.member_decorate(
-                    block,
-                    0,
-                    spirv::Decoration::Offset,
-                    [Operand::LiteralBit32(0)],
-                );
-            }
-            let ptr = self.ptr(block, StorageClass::StorageBuffer);
-            let var = self
-                .b
-                .variable(ptr, None, StorageClass::StorageBuffer, None);
-            self.b.decorate(
-                var,
-                spirv::Decoration::DescriptorSet,
-                [Operand::LiteralBit32(0)],
-            );
-            self.b.decorate(
-                var,
-                spirv::Decoration::Binding,
-                [Operand::LiteralBit32(binding)],
-            );
+            let var = self.storage_buffer(elem, binding, &p.name);
             if !writable {
                 self.b.decorate(var, spirv::Decoration::NonWritable, []);
             }
-            self.b.name(var, p.name.clone());
+            let elem_ty = self.storage_elem_ty(elem);
             let elem_ptr = self.ptr(elem_ty, StorageClass::StorageBuffer);
             self.buffers.push(Some(BufferVar { var, elem_ptr }));
         }
+        if let Some(binding) = self.oob.as_ref().map(|o| o.binding) {
+            let var = self.storage_buffer(
+                Elem::Scalar(Scalar::U32),
+                binding,
+                "amp_out_of_bounds_report",
+            );
+            let record = self.b.id();
+            let oob = self.oob.as_mut().expect("checked above");
+            oob.var = var;
+            oob.record = record;
+        }
+    }
+
+    /// A storage buffer in set 0 at `binding`: a block holding a runtime array of `elem`.
+    fn storage_buffer(&mut self, elem: Elem, binding: u32, name: &str) -> Word {
+        let elem_ty = self.storage_elem_ty(elem);
+        let rta = self.b.type_runtime_array(elem_ty);
+        let block = self.b.type_struct([rta]);
+        if self.decorated.insert(rta) {
+            self.b.decorate(
+                rta,
+                spirv::Decoration::ArrayStride,
+                [Operand::LiteralBit32(Self::storage_elem_bytes(elem))],
+            );
+        }
+        if self.decorated.insert(block) {
+            self.b.decorate(block, spirv::Decoration::Block, []);
+            self.b.member_decorate(
+                block,
+                0,
+                spirv::Decoration::Offset,
+                [Operand::LiteralBit32(0)],
+            );
+        }
+        let ptr = self.ptr(block, StorageClass::StorageBuffer);
+        let var = self
+            .b
+            .variable(ptr, None, StorageClass::StorageBuffer, None);
+        self.b.decorate(
+            var,
+            spirv::Decoration::DescriptorSet,
+            [Operand::LiteralBit32(0)],
+        );
+        self.b.decorate(
+            var,
+            spirv::Decoration::Binding,
+            [Operand::LiteralBit32(binding)],
+        );
+        self.b.name(var, name);
+        var
     }
 
     fn declare_push_constants(&mut self) {
@@ -575,6 +650,7 @@ impl<'k> Emitter<'k> {
             };
             self.locals.push(var);
         }
+        self.declare_pending_report();
         if tiled {
             self.tiled_prologue(interface[0], interface[1], interface[2]);
         } else {
@@ -582,9 +658,10 @@ impl<'k> Emitter<'k> {
         }
         self.block(&self.k.body);
         if !self.terminated() {
-            self.b.ret().expect("a block is open");
+            self.return_from_main();
         }
         self.b.end_function().expect("the function is open");
+        self.record_out_of_bounds_function();
         self.b
             .entry_point(spirv::ExecutionModel::GLCompute, main, "main", interface);
         if !tiled {
@@ -698,12 +775,16 @@ impl<'k> Emitter<'k> {
 
     /// An atomic operation, relaxed, at the scope of the memory it touches: the device for views
     /// and arrays, the tile for `tile_static` memory.
+    ///
+    /// In a checked kernel an atomic on an out-of-bounds element does nothing and returns 0,
+    /// as if the element were a constant 0 (a compare-exchange then succeeds iff `expected` is
+    /// 0 and stores 0 into `expected` otherwise, so compare-exchange loops still end).
     fn atomic(&mut self, a: &Atomic) -> Option<Word> {
         let value = match &a.value {
             Some(v) => Some(self.expr(v)?),
             None => None,
         };
-        let ptr = self.place_ptr(&a.target)?;
+        let target = self.target(&a.target)?;
         let s = self.place_ty(&a.target).scalar()?;
         let t = self.scalar_ty(s);
         let scope = match &a.target {
@@ -734,14 +815,20 @@ impl<'k> Emitter<'k> {
             AtomicOp::Inc => (Op::AtomicIIncrement, false),
             AtomicOp::Dec => (Op::AtomicIDecrement, false),
             AtomicOp::CompareExchange => {
-                let expected_ptr = self.place_ptr(a.expected.as_ref()?)?;
+                let expected_ptr = match a.expected.as_ref()? {
+                    Place::Local(id, idx) => self.local_ptr(*id, idx)?,
+                    Place::Buffer(..) => return None, // rejected by the front end
+                };
                 let expected = self.load(t, expected_ptr);
                 let new = value?;
-                let old = self.op(
-                    Op::AtomicCompareExchange,
-                    t,
-                    &[ptr, scope, relaxed, relaxed, new, expected],
-                );
+                let result_ty = self.scalar_ty(s);
+                let old = self.access_target(target, Some(result_ty), |e, ptr| {
+                    Some(e.op(
+                        Op::AtomicCompareExchange,
+                        t,
+                        &[ptr, scope, relaxed, relaxed, new, expected],
+                    ))
+                })?;
                 // C++ AMP: on failure `expected` receives the current value; on success it
                 // already holds it.
                 self.store(expected_ptr, old);
@@ -749,11 +836,17 @@ impl<'k> Emitter<'k> {
                 return Some(self.op(Op::IEqual, b, &[old, expected]));
             }
         };
-        if with_value {
-            Some(self.op(opcode, t, &[ptr, scope, relaxed, value?]))
-        } else {
-            Some(self.op(opcode, t, &[ptr, scope, relaxed]))
-        }
+        let operands = match (with_value, value) {
+            (true, Some(v)) => vec![scope, relaxed, v],
+            (true, None) => return None,
+            (false, _) => vec![scope, relaxed],
+        };
+        let result_ty = self.scalar_ty(s);
+        self.access_target(target, Some(result_ty), |e, ptr| {
+            let mut all = vec![ptr];
+            all.extend(operands);
+            Some(e.op(opcode, t, &all))
+        })
     }
 
     /// `OpControlBarrier` for `t.barrier.wait*()`: every thread of the tile waits, and the
@@ -924,19 +1017,23 @@ impl<'k> Emitter<'k> {
             }
             ExprKind::Element(base, index) => self.element(e, base, index),
             ExprKind::BufferLoad(p, idx) => {
-                let ptr = self.buffer_ptr(*p, idx)?;
-                Some(self.load_buffer_elem(&e.ty, ptr))
+                let target = self.buffer_target(*p, idx)?;
+                match target {
+                    Target::Checked { param, index } if e.ty.scalar().is_some() => {
+                        let s = e.ty.scalar()?;
+                        Some(self.checked_load(param, &index, s))
+                    }
+                    target => {
+                        let ty = e.ty.clone();
+                        let zero = self.ty(&ty);
+                        self.access_target(target, Some(zero), |e, ptr| {
+                            Some(e.load_buffer_elem(&ty, ptr))
+                        })
+                    }
+                }
             }
             ExprKind::BufferExtent(p) => {
-                let ParamSlot::Buffer { first_member, .. } = self.layout.params[*p] else {
-                    unreachable!("buffer slot")
-                };
-                let ParamKind::Buffer { rank, .. } = self.k.params[*p].kind else {
-                    unreachable!("buffer param")
-                };
-                let parts: Vec<Word> = (0..rank)
-                    .map(|d| self.push_member(first_member + d))
-                    .collect();
+                let parts = self.buffer_extent(*p);
                 let t = self.ty(&e.ty);
                 Some(self.b.composite_construct(t, None, parts).expect("open"))
             }
@@ -1033,31 +1130,46 @@ impl<'k> Emitter<'k> {
                 None
             }
             ExprKind::Return => {
-                self.b.ret().expect("open");
+                self.return_from_main();
                 None
             }
             ExprKind::Assign(place, value) => {
                 let v = self.expr(value)?;
-                let ptr = self.place_ptr(place)?;
-                self.store_place(place, ptr, v);
-                None
+                let target = self.target(place)?;
+                let place_ty = self.place_ty(place);
+                let buffer = matches!(place, Place::Buffer(..));
+                self.access_target(target, None, |e, ptr| {
+                    if buffer {
+                        e.store_buffer_elem(&place_ty, ptr, v);
+                    } else {
+                        e.store(ptr, v);
+                    }
+                    None
+                })
             }
             ExprKind::CompoundAssign(op, place, value) => {
                 // Rust evaluates the right operand first for primitive compound assignment.
                 let r = self.expr(value)?;
-                let ptr = self.place_ptr(place)?;
+                let target = self.target(place)?;
                 let ty = self.place_ty(place);
-                let cur = match place {
-                    Place::Buffer(..) => self.load_buffer_elem(&ty, ptr),
-                    Place::Local(..) => {
-                        let t = self.ty(&ty);
-                        self.load(t, ptr)
-                    }
-                };
+                let t = self.ty(&ty);
                 let s = ty.component()?;
-                let v = self.binary(*op, s, &value.ty, cur, r, &ty);
-                self.store_place(place, ptr, v);
-                None
+                let rhs_ty = &value.ty;
+                let buffer = matches!(place, Place::Buffer(..));
+                self.access_target(target, None, |e, ptr| {
+                    let cur = if buffer {
+                        e.load_buffer_elem(&ty, ptr)
+                    } else {
+                        e.load(t, ptr)
+                    };
+                    let v = e.binary(*op, s, rhs_ty, cur, r, &ty);
+                    if buffer {
+                        e.store_buffer_elem(&ty, ptr, v);
+                    } else {
+                        e.store(ptr, v);
+                    }
+                    None
+                })
             }
         }
     }
@@ -1607,29 +1719,297 @@ impl<'k> Emitter<'k> {
         Some(self.load(t, ptr))
     }
 
+    /// Evaluates a buffer access's index components (in order); in an unchecked kernel also
+    /// forms the element's pointer.
+    fn buffer_target(&mut self, p: ParamId, idx: &[Expr]) -> Option<Target> {
+        let mut index = Vec::with_capacity(idx.len());
+        for i in idx {
+            index.push(self.expr(i)?);
+        }
+        if self.oob.is_none() {
+            return Some(Target::Ptr(self.buffer_element_ptr(p, &index)));
+        }
+        Some(Target::Checked { param: p, index })
+    }
+
+    /// The target of an assignment or atomic.
+    fn target(&mut self, place: &Place) -> Option<Target> {
+        match place {
+            Place::Local(id, idx) => Some(Target::Ptr(self.local_ptr(*id, idx)?)),
+            Place::Buffer(p, idx) => self.buffer_target(*p, idx),
+        }
+    }
+
+    /// Emits `access` on the target's pointer. A checked buffer element is accessed only when
+    /// every index component is below the buffer's extent (as `u32`, so a negative `i32` index
+    /// cast to `usize` fails too); otherwise the access is recorded in the out-of-bounds report
+    /// and skipped, and the value (of type `result`, if any) is zero. The check is one
+    /// structured selection with no barrier inside, so uniformity is unaffected.
+    fn access_target(
+        &mut self,
+        target: Target,
+        result: Option<Word>,
+        access: impl FnOnce(&mut Self, Word) -> Option<Word>,
+    ) -> Option<Word> {
+        let (param, index) = match target {
+            Target::Ptr(ptr) => return access(self, ptr),
+            Target::Checked { param, index } => (param, index),
+        };
+        let extent = self.buffer_extent(param);
+        let inside = self.in_bounds(&index, &extent);
+        let (accessed, skipped, merge) = (self.b.id(), self.b.id(), self.b.id());
+        self.b
+            .selection_merge(merge, spirv::SelectionControl::NONE)
+            .expect("open");
+        // Branch weights: the in-bounds path is the likely one.
+        self.b
+            .branch_conditional(inside, accessed, skipped, [255, 1])
+            .expect("open");
+        self.begin(accessed);
+        let ptr = self.buffer_element_ptr(param, &index);
+        let value = access(self, ptr);
+        let accessed_end = self.label;
+        self.branch(merge);
+        self.begin(skipped);
+        self.record_out_of_bounds(param, &index, &extent);
+        let skipped_end = self.label;
+        self.branch(merge);
+        self.begin(merge);
+        let (value, t) = (value?, result?);
+        let zero = self.b.constant_null(t);
+        Some(
+            self.b
+                .phi(t, None, [(value, accessed_end), (zero, skipped_end)])
+                .expect("open"),
+        )
+    }
+
+    /// Buffer `p`'s extent, one `u32` per dimension, from the push-constant block.
+    fn buffer_extent(&mut self, p: ParamId) -> Vec<Word> {
+        let first_member = self.buffer_first_member(p);
+        let ParamKind::Buffer { rank, .. } = self.k.params[p].kind else {
+            unreachable!("buffer param")
+        };
+        (0..rank)
+            .map(|d| self.push_member(first_member + d))
+            .collect()
+    }
+
+    /// Whether every component of `index` is below `extent`: one unsigned compare per
+    /// dimension, and-ed together.
+    fn in_bounds(&mut self, index: &[Word], extent: &[Word]) -> Word {
+        let b = self.scalar_ty(Scalar::Bool);
+        let mut all: Option<Word> = None;
+        for (&i, &e) in index.iter().zip(extent) {
+            let fits = self.op(Op::ULessThan, b, &[i, e]);
+            all = Some(match all {
+                None => fits,
+                Some(prev) => self.op(Op::LogicalAnd, b, &[prev, fits]),
+            });
+        }
+        all.expect("buffers have rank 1 or more")
+    }
+
+    /// Notes a failed access in the thread's pending report: the flag, the parameter, the rank,
+    /// and the index and extent (padded with zeros to three dimensions). Only private stores
+    /// here: the atomic that publishes the report runs once, when the thread ends
+    /// ([`Self::return_from_main`]), so the rarely taken branch stays cheap on SIMD drivers.
+    fn record_out_of_bounds(&mut self, p: ParamId, index: &[Word], extent: &[Word]) {
+        let zero = self.const_u32(0);
+        let mut words = vec![
+            self.const_u32(1),
+            self.const_u32(p as u32),
+            self.const_u32(index.len() as u32),
+        ];
+        words.extend((0..3).map(|d| index.get(d).copied().unwrap_or(zero)));
+        words.extend((0..3).map(|d| extent.get(d).copied().unwrap_or(zero)));
+        let pending = self
+            .oob
+            .as_ref()
+            .expect("checked kernels have a report")
+            .pending;
+        let u = self.scalar_ty(Scalar::U32);
+        let ptr_u = self.ptr(u, StorageClass::Function);
+        for (k, w) in words.into_iter().enumerate() {
+            let slot = self.const_u32(k as u32);
+            let ptr = self.access(ptr_u, pending, &[slot]);
+            self.store(ptr, w);
+        }
+    }
+
+    /// The thread's pending report, its flag cleared at the start of `main`.
+    fn declare_pending_report(&mut self) {
+        if self.oob.is_none() {
+            return;
+        }
+        let u = self.scalar_ty(Scalar::U32);
+        let t = self.ty(&Ty::Array(
+            Box::new(Ty::Scalar(Scalar::U32)),
+            Len::Lit(OOB_REPORT_WORDS),
+        ));
+        let pending = self.function_var(t, Some("amp_pending_out_of_bounds"));
+        let ptr_u = self.ptr(u, StorageClass::Function);
+        let zero = self.const_u32(0);
+        let flag = self.access(ptr_u, pending, &[zero]);
+        self.store(flag, zero);
+        self.oob.as_mut().expect("checked above").pending = pending;
+    }
+
+    /// `OpReturn` from `main`, sending the thread's pending out-of-bounds report (if any) to the
+    /// report buffer first: one branch per thread instead of an atomic behind every access.
+    fn return_from_main(&mut self) {
+        if let Some(OobReport {
+            pending, record, ..
+        }) = self.oob
+        {
+            let u = self.scalar_ty(Scalar::U32);
+            let b = self.scalar_ty(Scalar::Bool);
+            let ptr_u = self.ptr(u, StorageClass::Function);
+            let zero = self.const_u32(0);
+            let flag_ptr = self.access(ptr_u, pending, &[zero]);
+            let flag = self.load(u, flag_ptr);
+            let failed = self.op(Op::INotEqual, b, &[flag, zero]);
+            let (send, done) = (self.b.id(), self.b.id());
+            self.b
+                .selection_merge(done, spirv::SelectionControl::NONE)
+                .expect("open");
+            self.b
+                .branch_conditional(failed, send, done, [1, 255])
+                .expect("open");
+            self.begin(send);
+            let args: Vec<Word> = (1..OOB_REPORT_WORDS)
+                .map(|k| {
+                    let slot = self.const_u32(k);
+                    let ptr = self.access(ptr_u, pending, &[slot]);
+                    self.load(u, ptr)
+                })
+                .collect();
+            let void = self.b.type_void();
+            self.b
+                .function_call(void, None, record, args)
+                .expect("open");
+            self.branch(done);
+            self.begin(done);
+        }
+        self.b.ret().expect("open");
+    }
+
+    /// Emits `void amp_record_out_of_bounds(param, rank, i0, i1, i2, e0, e1, e2)`, which a
+    /// thread with a pending report calls as it ends: the thread whose compare-exchange moves
+    /// the buffer's flag from 0 to 1 writes the other eight words; later ones change nothing.
+    fn record_out_of_bounds_function(&mut self) {
+        let Some(OobReport { var, record, .. }) = self.oob else {
+            return;
+        };
+        let u = self.scalar_ty(Scalar::U32);
+        let void = self.b.type_void();
+        let fn_ty = self.b.type_function(void, vec![u; 8]);
+        self.b
+            .begin_function(void, Some(record), spirv::FunctionControl::NONE, fn_ty)
+            .expect("main is closed");
+        self.b.name(record, "amp_record_out_of_bounds");
+        let details: Vec<Word> = (0..8)
+            .map(|_| self.b.function_parameter(u).expect("in the function"))
+            .collect();
+        let entry = self.b.id();
+        self.begin(entry);
+        let ptr_u = self.ptr(u, StorageClass::StorageBuffer);
+        let (zero, one) = (self.const_u32(0), self.const_u32(1));
+        let flag = self.access(ptr_u, var, &[zero, zero]);
+        let device = self.const_u32(spirv::Scope::Device as u32);
+        let old = self.op(
+            Op::AtomicCompareExchange,
+            u,
+            &[flag, device, zero, zero, one, zero],
+        );
+        let b = self.scalar_ty(Scalar::Bool);
+        let first = self.op(Op::IEqual, b, &[old, zero]);
+        let (write, done) = (self.b.id(), self.b.id());
+        self.b
+            .selection_merge(done, spirv::SelectionControl::NONE)
+            .expect("open");
+        self.b
+            .branch_conditional(first, write, done, [])
+            .expect("open");
+        self.begin(write);
+        for (k, &value) in details.iter().enumerate() {
+            let slot = self.const_u32(k as u32 + 1);
+            let ptr = self.access(ptr_u, var, &[zero, slot]);
+            self.store(ptr, value);
+        }
+        self.branch(done);
+        self.begin(done);
+        self.b.ret().expect("open");
+        self.b.end_function().expect("the function is open");
+    }
+
+    fn buffer_first_member(&self, p: ParamId) -> u32 {
+        match self.layout.params[p] {
+            ParamSlot::Buffer { first_member, .. } => first_member,
+            ParamSlot::Scalar { .. } => unreachable!("buffer slot"),
+        }
+    }
+
     /// Pointer to a buffer element: the view's offset plus each index times its stride (the
     /// last dimension's stride is 1), all from the push-constant block.
-    fn buffer_ptr(&mut self, p: ParamId, idx: &[Expr]) -> Option<Word> {
-        let ParamSlot::Buffer { first_member, .. } = self.layout.params[p] else {
-            unreachable!("buffer slot")
-        };
-        let rank = idx.len() as u32;
+    fn buffer_element_ptr(&mut self, p: ParamId, index: &[Word]) -> Word {
+        let (linear, _) = self.buffer_linear(p, index);
+        self.buffer_ptr_at(p, linear)
+    }
+
+    /// The element number of `index` in buffer `p` (the view's offset plus each component times
+    /// its stride), and the view's offset alone.
+    fn buffer_linear(&mut self, p: ParamId, index: &[Word]) -> (Word, Word) {
+        let first_member = self.buffer_first_member(p);
+        let rank = index.len() as u32;
         let u = self.scalar_ty(Scalar::U32);
-        let mut linear = self.expr(&idx[rank as usize - 1])?;
-        for (d, i) in idx.iter().enumerate().take(rank as usize - 1) {
+        let mut linear = index[rank as usize - 1];
+        for (d, &component) in index.iter().enumerate().take(rank as usize - 1) {
             let stride = self.push_member(first_member + rank + 1 + d as u32);
-            let component = self.expr(i)?;
             let scaled = self.op(Op::IMul, u, &[component, stride]);
             linear = self.op(Op::IAdd, u, &[scaled, linear]);
         }
         let offset = self.push_member(first_member + rank);
-        let linear = self.op(Op::IAdd, u, &[linear, offset]);
+        (self.op(Op::IAdd, u, &[linear, offset]), offset)
+    }
+
+    /// Pointer to element number `linear` of buffer `p`.
+    fn buffer_ptr_at(&mut self, p: ParamId, linear: Word) -> Word {
         let zero = self.const_u32(0);
         let buffer = self.buffers[p]
             .as_ref()
             .expect("buffer params have variables");
         let (var, elem_ptr) = (buffer.var, buffer.elem_ptr);
-        Some(self.access(elem_ptr, var, &[zero, linear]))
+        self.access(elem_ptr, var, &[zero, linear])
+    }
+
+    /// A checked read without a branch around it, so the hot path stays straight-line code
+    /// that drivers vectorise: an out-of-bounds index reads the view's first element instead
+    /// (always inside the buffer: extents are at least 1) and the value is replaced by zero;
+    /// only the recording of the failure sits behind a (rarely taken) branch.
+    fn checked_load(&mut self, p: ParamId, index: &[Word], s: Scalar) -> Word {
+        let extent = self.buffer_extent(p);
+        let inside = self.in_bounds(index, &extent);
+        let (linear, offset) = self.buffer_linear(p, index);
+        let u = self.scalar_ty(Scalar::U32);
+        let safe = self.op(Op::Select, u, &[inside, linear, offset]);
+        let ptr = self.buffer_ptr_at(p, safe);
+        let t = self.scalar_ty(s);
+        let loaded = self.load(t, ptr);
+        let zero = self.constant(t, 0, s == Scalar::F64);
+        let value = self.op(Op::Select, t, &[inside, loaded, zero]);
+        let (record, merge) = (self.b.id(), self.b.id());
+        self.b
+            .selection_merge(merge, spirv::SelectionControl::NONE)
+            .expect("open");
+        self.b
+            .branch_conditional(inside, merge, record, [255, 1])
+            .expect("open");
+        self.begin(record);
+        self.record_out_of_bounds(p, index, &extent);
+        self.branch(merge);
+        self.begin(merge);
+        value
     }
 
     fn place_ty(&self, place: &Place) -> Ty {
@@ -1653,28 +2033,13 @@ impl<'k> Emitter<'k> {
         }
     }
 
-    /// Stores `v` through `ptr`, a pointer to `place` (buffer elements keep their layout).
-    fn store_place(&mut self, place: &Place, ptr: Word, v: Word) {
-        match place {
-            Place::Buffer(..) => {
-                let ty = self.place_ty(place);
-                self.store_buffer_elem(&ty, ptr, v);
-            }
-            Place::Local(..) => self.store(ptr, v),
-        }
-    }
-
-    fn place_ptr(&mut self, place: &Place) -> Option<Word> {
-        match place {
-            Place::Local(id, idx) => {
-                let var = self.locals[*id]?;
-                let ty = self.k.locals[*id].ty.clone();
-                let class = self.local_class(*id);
-                let refs: Vec<&Expr> = idx.iter().collect();
-                Some(self.element_ptr(var, class, ty, &refs)?.0)
-            }
-            Place::Buffer(p, idx) => self.buffer_ptr(*p, idx),
-        }
+    /// A pointer to a local (or `tile_static`) variable or one of its elements.
+    fn local_ptr(&mut self, id: LocalId, idx: &[Expr]) -> Option<Word> {
+        let var = self.locals[id]?;
+        let ty = self.k.locals[id].ty.clone();
+        let class = self.local_class(id);
+        let refs: Vec<&Expr> = idx.iter().collect();
+        Some(self.element_ptr(var, class, ty, &refs)?.0)
     }
 
     // ----- control flow -----

@@ -1,0 +1,401 @@
+//! Checked device access: out-of-bounds view and array accesses on the device read 0, drop
+//! writes, skip atomics, and make the launch return `Error::IndexOutOfBounds` naming the
+//! kernel, the view, the index and the extent. `#[kernel(amp, unchecked)]` turns the checks off.
+use amp::prelude::*;
+
+fn assert_validation_clean() {
+    if std::env::var("AMP_VALIDATION").is_ok_and(|v| v == "1") {
+        assert!(amp::validation_enabled());
+    }
+    assert_eq!(amp::validation_message_count(), 0);
+}
+
+/// The fields of an `IndexOutOfBounds` error, or a panic naming what came instead.
+fn out_of_bounds(result: Result<(), amp::Error>) -> (String, String, Vec<usize>, Vec<usize>) {
+    match result {
+        Err(amp::Error::IndexOutOfBounds {
+            kernel,
+            param,
+            index,
+            extent,
+        }) => (kernel, param, index, extent),
+        other => panic!("expected IndexOutOfBounds, got {other:?}"),
+    }
+}
+
+#[kernel(amp)]
+fn read_next(idx: Index<1>, a: ArrayView<f32, 1>, out: ArrayViewMut<f32, 1>) {
+    out[idx] = a[idx[0] + 1] + 0.5;
+}
+
+#[test]
+fn out_of_bounds_read_gives_zero_and_an_error() -> Result<(), amp::Error> {
+    let a = vec![1.0f32, 2.0, 3.0, 4.0];
+    let mut out = vec![-1.0f32; 4];
+    let result = {
+        let av = ArrayView::new([4], &a)?;
+        let mut ov = ArrayViewMut::new([4], &mut out)?;
+        parallel_for_each(ov.extent(), read_next(&av, &mut ov))
+    };
+    let err = result.clone_display();
+    let (kernel, param, index, extent) = out_of_bounds(result);
+    assert_eq!(
+        (kernel.as_str(), param.as_str(), index, extent),
+        ("read_next", "a", vec![4], vec![4])
+    );
+    assert_eq!(
+        err,
+        "kernel `read_next`: index [4] is out of bounds for view `a` of extent [4]"
+    );
+    // The in-bounds reads are unaffected; the out-of-bounds one read 0.0.
+    assert_eq!(out, [2.5, 3.5, 4.5, 0.5]);
+    assert_validation_clean();
+    Ok(())
+}
+
+/// `Result::to_string` for the error case, so the message can be checked before the error is
+/// taken apart.
+trait CloneDisplay {
+    fn clone_display(&self) -> String;
+}
+
+impl CloneDisplay for Result<(), amp::Error> {
+    fn clone_display(&self) -> String {
+        match self {
+            Ok(()) => "Ok".into(),
+            Err(e) => e.to_string(),
+        }
+    }
+}
+
+#[kernel(amp)]
+fn write_next(idx: Index<1>, out: ArrayViewMut<i32, 1>) {
+    out[idx[0] + 1] = idx[0] as i32 + 10;
+}
+
+#[test]
+fn out_of_bounds_write_is_dropped_and_reported() -> Result<(), amp::Error> {
+    let mut out = vec![-7i32; 5];
+    let result = {
+        let mut ov = ArrayViewMut::new([5], &mut out)?;
+        parallel_for_each(ov.extent(), write_next(&mut ov))
+    };
+    assert_eq!(
+        out_of_bounds(result),
+        ("write_next".into(), "out".into(), vec![5], vec![5])
+    );
+    // Threads 0..4 wrote elements 1..5; thread 4's write to element 5 was dropped.
+    assert_eq!(out, [-7, 10, 11, 12, 13]);
+    assert_validation_clean();
+    Ok(())
+}
+
+#[kernel(amp)]
+fn read_shifted(idx: Index<1>, a: ArrayView<i32, 1>, out: ArrayViewMut<i32, 1>, shift: i32) {
+    out[idx] = a[(idx[0] as i32 + shift) as usize];
+}
+
+/// A negative `i32` index cast to `usize` is a huge index, out of bounds like any other.
+#[test]
+fn negative_index_through_an_i32_cast_is_out_of_bounds() -> Result<(), amp::Error> {
+    let a = vec![5i32, 6, 7];
+    let mut out = vec![-1i32; 3];
+    let result = {
+        let av = ArrayView::new([3], &a)?;
+        let mut ov = ArrayViewMut::new([3], &mut out)?;
+        parallel_for_each(ov.extent(), read_shifted(&av, &mut ov, -1))
+    };
+    let (kernel, param, index, extent) = out_of_bounds(result);
+    assert_eq!((kernel.as_str(), param.as_str()), ("read_shifted", "a"));
+    assert_eq!(index, [(-1i32) as u32 as usize]);
+    assert_eq!(extent, [3]);
+    assert_eq!(out, [0, 5, 6]);
+
+    // In bounds, the same kernel returns Ok.
+    let mut out = vec![-1i32; 3];
+    {
+        let av = ArrayView::new([3], &a)?;
+        let mut ov = ArrayViewMut::new([3], &mut out)?;
+        parallel_for_each(ov.extent(), read_shifted(&av, &mut ov, 0))?;
+    }
+    assert_eq!(out, a);
+    assert_validation_clean();
+    Ok(())
+}
+
+#[kernel(amp)]
+fn copy_wide(idx: Index<2>, a: ArrayView<f32, 2>, out: ArrayViewMut<f32, 2>) {
+    out[idx] = a[idx];
+}
+
+/// Rank 2: the domain (and output) is one column wider than the input; the last column reads
+/// 0 and one of its threads is reported.
+#[test]
+fn rank_2_checks_every_dimension() -> Result<(), amp::Error> {
+    let a: Vec<f32> = (1..=9).map(|v| v as f32).collect();
+    let mut out = vec![-1.0f32; 12];
+    let result = {
+        let av = ArrayView::new([3, 3], &a)?;
+        let mut ov = ArrayViewMut::new([3, 4], &mut out)?;
+        parallel_for_each(ov.extent(), copy_wide(&av, &mut ov))
+    };
+    let (kernel, param, index, extent) = out_of_bounds(result);
+    assert_eq!((kernel.as_str(), param.as_str()), ("copy_wide", "a"));
+    assert_eq!(extent, [3, 3]);
+    assert!(index[0] < 3 && index[1] == 3, "{index:?}");
+    let expected: Vec<f32> = (0..12)
+        .map(|k| {
+            let (i, j) = (k / 4, k % 4);
+            if j < 3 {
+                (i * 3 + j + 1) as f32
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    assert_eq!(out, expected);
+
+    // The first dimension is checked on its own too (a row past the end, same element count).
+    let mut out = vec![-1.0f32; 12];
+    let result = {
+        let av = ArrayView::new([3, 3], &a)?;
+        let mut ov = ArrayViewMut::new([4, 3], &mut out)?;
+        parallel_for_each(ov.extent(), copy_wide(&av, &mut ov))
+    };
+    let (_, _, index, extent) = out_of_bounds(result);
+    assert_eq!(extent, [3, 3]);
+    assert!(index[0] == 3 && index[1] < 3, "{index:?}");
+    assert_eq!(&out[..9], &a[..]);
+    assert_eq!(&out[9..], &[0.0; 3]);
+    assert_validation_clean();
+    Ok(())
+}
+
+#[kernel(amp, allow(write_conflict))]
+fn spread_3d(idx: Index<3>, out: ArrayViewMut<u32, 3>) {
+    out[[idx[0], idx[1], 2 * idx[2]]] = (1 + idx[0] * 4 + idx[1] * 2 + idx[2]) as u32;
+}
+
+#[test]
+fn rank_3_write_past_the_last_dimension() -> Result<(), amp::Error> {
+    let mut out = vec![0u32; 8];
+    let result = {
+        let mut ov = ArrayViewMut::new([2, 2, 2], &mut out)?;
+        parallel_for_each(Extent::new([2, 2, 2]), spread_3d(&mut ov))
+    };
+    let (kernel, param, index, extent) = out_of_bounds(result);
+    assert_eq!((kernel.as_str(), param.as_str()), ("spread_3d", "out"));
+    assert_eq!(extent, [2, 2, 2]);
+    assert!(index[0] < 2 && index[1] < 2 && index[2] == 2, "{index:?}");
+    // Threads with idx[2] == 0 wrote their element; those with idx[2] == 1 were dropped.
+    assert_eq!(out, [1, 0, 3, 0, 5, 0, 7, 0]);
+    assert_validation_clean();
+    Ok(())
+}
+
+#[kernel(amp)]
+fn count_into(
+    idx: Index<1>,
+    data: ArrayView<u32, 1>,
+    bins: &mut Array<u32, 1>,
+    old: ArrayViewMut<u32, 1>,
+) {
+    old[idx] = atomic_fetch_add(&mut bins[data[idx] as usize], 1);
+}
+
+/// Atomics on an array: out-of-bounds ones do nothing and return 0.
+#[test]
+fn out_of_bounds_atomics_do_nothing_and_return_zero() -> Result<(), amp::Error> {
+    let data = vec![0u32, 1, 9, 1, 4, 2];
+    let mut bins = Array::from_slice([3], &[1000u32; 3])?;
+    let mut old = vec![7u32; 6];
+    let result = {
+        let dv = ArrayView::new([6], &data)?;
+        let mut ov = ArrayViewMut::new([6], &mut old)?;
+        parallel_for_each(dv.extent(), count_into(&dv, &mut bins, &mut ov))
+    };
+    let (kernel, param, index, extent) = out_of_bounds(result);
+    assert_eq!((kernel.as_str(), param.as_str()), ("count_into", "bins"));
+    assert!(index == [9] || index == [4], "{index:?}");
+    assert_eq!(extent, [3]);
+    assert_eq!(bins.to_vec()?, [1001, 1002, 1001]);
+    for (k, &o) in old.iter().enumerate() {
+        if data[k] < 3 {
+            assert!(o >= 1000, "thread {k} saw {o}");
+        } else {
+            assert_eq!(o, 0, "thread {k}");
+        }
+    }
+    assert_validation_clean();
+    Ok(())
+}
+
+#[kernel(amp, allow(write_conflict))]
+fn exchange_at(
+    idx: Index<1>,
+    v: ArrayViewMut<i32, 1>,
+    res: ArrayViewMut<i32, 1>,
+    at: u32,
+    first: i32,
+) {
+    let mut expected = first;
+    let swapped = atomic_compare_exchange(&mut v[at as usize], &mut expected, 5);
+    res[0] = expected;
+    res[1] = if swapped { 1 } else { 0 };
+    // A compare-exchange loop: on an out-of-bounds element it sees 0 and ends.
+    loop {
+        let current = v[at as usize + idx[0]];
+        let mut seen = current;
+        if atomic_compare_exchange(&mut v[at as usize + idx[0]], &mut seen, current + 1) {
+            break;
+        }
+    }
+}
+
+/// A compare-exchange out of bounds treats the element as a constant 0: it succeeds iff
+/// `expected` is 0, and otherwise stores 0 into `expected`.
+#[test]
+fn out_of_bounds_compare_exchange_sees_zero() -> Result<(), amp::Error> {
+    for (first, want) in [(3, [0, 0]), (0, [0, 1])] {
+        let mut v = vec![3i32; 2];
+        let mut res = vec![-1i32; 2];
+        let result = {
+            let mut vv = ArrayViewMut::new([2], &mut v)?;
+            let mut rv = ArrayViewMut::new([2], &mut res)?;
+            parallel_for_each(Extent::new([1]), exchange_at(&mut vv, &mut rv, 2, first))
+        };
+        let (kernel, param, index, extent) = out_of_bounds(result);
+        assert_eq!(
+            (kernel.as_str(), param.as_str(), index, extent),
+            ("exchange_at", "v", vec![2], vec![2])
+        );
+        assert_eq!(res, want, "first = {first}");
+        assert_eq!(v, [3, 3], "nothing was written");
+    }
+    assert_validation_clean();
+    Ok(())
+}
+
+#[kernel(amp)]
+fn tiled_reverse_next(t: TiledIndex<4>, a: ArrayView<f32, 1>, out: ArrayViewMut<f32, 1>) {
+    #[tile_static]
+    let mut s: [f32; 4];
+    s[t.local[0]] = a[t.global[0] + 1];
+    t.barrier.wait();
+    out[t.global] = s[3 - t.local[0]];
+}
+
+/// Tiled kernels are checked too; the check does not disturb the barrier.
+#[test]
+fn tiled_kernel_out_of_bounds_read() -> Result<(), amp::Error> {
+    let a: Vec<f32> = (0..8).map(|v| v as f32).collect();
+    let mut out = vec![-1.0f32; 8];
+    let result = {
+        let av = ArrayView::new([8], &a)?;
+        let mut ov = ArrayViewMut::new([8], &mut out)?;
+        parallel_for_each(
+            Extent::new([8]).tile::<4>(),
+            tiled_reverse_next(&av, &mut ov),
+        )
+    };
+    assert_eq!(
+        out_of_bounds(result),
+        ("tiled_reverse_next".into(), "a".into(), vec![8], vec![8])
+    );
+    assert_eq!(out, [4.0, 3.0, 2.0, 1.0, 0.0, 7.0, 6.0, 5.0]);
+    assert_validation_clean();
+    Ok(())
+}
+
+#[kernel(amp, unchecked)]
+fn write_next_unchecked(idx: Index<1>, out: ArrayViewMut<i32, 1>) {
+    out[idx[0] + 1] = idx[0] as i32 + 10;
+}
+
+#[kernel(amp, unchecked, allow(write_conflict))]
+fn write_first_unchecked(idx: Index<1>, out: ArrayViewMut<i32, 1>) {
+    out[0] = 42;
+    out[idx] = 42;
+}
+
+/// `unchecked` kernels have no report binding and return Ok even out of bounds (the device's
+/// `robustBufferAccess` keeps the stray write inside the buffer); in-bounds work is the same.
+#[test]
+fn unchecked_kernels_run_without_a_report() -> Result<(), amp::Error> {
+    let mut out = vec![-7i32; 5];
+    {
+        let mut ov = ArrayViewMut::new([5], &mut out)?;
+        let call = write_next_unchecked(&mut ov);
+        assert_eq!(call.kernel().oob_report_binding, None);
+        parallel_for_each(Extent::new([5]), call)?;
+    }
+    assert_eq!(&out[..5], &[-7, 10, 11, 12, 13]);
+
+    let mut out = vec![0i32; 4];
+    {
+        let mut ov = ArrayViewMut::new([4], &mut out)?;
+        let call = write_first_unchecked(&mut ov);
+        assert_eq!(call.kernel().oob_report_binding, None);
+        parallel_for_each(Extent::new([4]), call)?;
+    }
+    assert_eq!(out, [42; 4]);
+
+    let mut out = vec![0i32; 5];
+    let mut ov = ArrayViewMut::new([5], &mut out)?;
+    assert_eq!(write_next(&mut ov).kernel().oob_report_binding, Some(1));
+    assert_validation_clean();
+    Ok(())
+}
+
+#[kernel(amp)]
+fn fill_domain(idx: Index<1>, out: ArrayViewMut<u32, 1>) {
+    out[idx] = (100 + idx[0]) as u32;
+    out[idx[0] + 1] = (200 + idx[0]) as u32;
+}
+
+/// Guards: a checked kernel whose domain is twice its output view, writing at `idx` and
+/// `idx + 1`, touches nothing outside the view: not the rest of the host vector the view was
+/// split from, and not a neighbouring device array allocated right after it.
+#[test]
+fn checked_writes_never_leave_their_view() -> Result<(), amp::Error> {
+    let mut data = vec![0xdead_u32; 12];
+    let (inside, guard) = data.split_at_mut(4);
+    let result = {
+        let mut ov = ArrayViewMut::new([4], inside)?;
+        let guard_view = ArrayViewMut::new([8], guard)?;
+        let r = parallel_for_each(Extent::new([8]), fill_domain(&mut ov));
+        drop(guard_view);
+        r
+    };
+    let (_, param, index, extent) = out_of_bounds(result);
+    assert_eq!(param, "out");
+    assert_eq!(extent, [4]);
+    assert!((4..9).contains(&index[0]), "{index:?}");
+    // Each element holds one of its two writers' values (a real write conflict, by design).
+    for (k, &v) in data[..4].iter().enumerate() {
+        let k = k as u32;
+        assert!(v == 100 + k || (k > 0 && v == 199 + k), "element {k}: {v}");
+    }
+    assert!(data[4..].iter().all(|&v| v == 0xdead), "{data:?}");
+
+    // Device memory: two small arrays allocated back to back; the first is written far past
+    // its end, the second keeps its guard values.
+    let mut target = Array::from_slice([4], &[0u32; 4])?;
+    let neighbour = Array::from_slice([64], &[0xdead_u32; 64])?;
+    let result = parallel_for_each(Extent::new([64]), fill_array(&mut target));
+    let (_, param, _, extent) = out_of_bounds(result);
+    assert_eq!((param.as_str(), extent), ("out", vec![4]));
+    assert!(neighbour.to_vec()?.iter().all(|&v| v == 0xdead));
+    for (k, v) in target.to_vec()?.into_iter().enumerate() {
+        let k = k as u32;
+        assert!(v == 100 + k || (k > 0 && v == 199 + k), "element {k}: {v}");
+    }
+    assert_validation_clean();
+    Ok(())
+}
+
+#[kernel(amp)]
+fn fill_array(idx: Index<1>, out: &mut Array<u32, 1>) {
+    out[idx] = (100 + idx[0]) as u32;
+    out[idx[0] + 1] = (200 + idx[0]) as u32;
+}
