@@ -168,3 +168,211 @@ fn every_operation() -> Result<(), amp::Error> {
     assert_validation_clean();
     Ok(())
 }
+
+// ----- f32 atomics: `atomic_fetch_add` (VK_EXT_shader_atomic_float) and `atomic_exchange` -----
+
+/// Threads in a launch of `f32` atomics (a multiple of every tile size below).
+const FLOAT_THREADS: usize = 4096;
+/// Bins the threads add into.
+const FLOAT_BINS: usize = 8;
+
+/// The value thread `i` adds: a positive multiple of 0.25, so every partial sum of a bin
+/// (below 2^20 quarters) is exact in `f32` and the result does not depend on the order of the
+/// adds.
+fn quarter(i: usize) -> f32 {
+    (i % 1000 + 1) as f32 * 0.25
+}
+
+/// The bins on the CPU, summed in `f64` (exact, as on the device).
+fn quarter_bins() -> Vec<f32> {
+    let mut bins = vec![0f64; FLOAT_BINS];
+    for i in 0..FLOAT_THREADS {
+        bins[i % FLOAT_BINS] += quarter(i) as f64;
+    }
+    bins.into_iter().map(|b| b as f32).collect()
+}
+
+/// Runs `launch`; on a device without `shaderBufferFloat32AtomicAdd` it must fail with
+/// `MissingCapability` naming the feature, and `false` says the results are not to be checked.
+fn float_add_ran(launch: Result<(), amp::Error>, feature: &str) -> Result<bool, amp::Error> {
+    if Accelerator::default()?.supports_float_atomic_add() {
+        launch?;
+        return Ok(true);
+    }
+    match launch {
+        Err(amp::Error::MissingCapability { capability, .. }) if capability == feature => Ok(false),
+        other => panic!("expected MissingCapability({feature}), got {other:?}"),
+    }
+}
+
+#[kernel(amp)]
+fn add_f32_view(idx: Index<1>, values: ArrayView<f32, 1>, bins: ArrayViewMut<f32, 1>) {
+    atomic_fetch_add(&mut bins[idx[0] % 8], values[idx]);
+}
+
+/// Thousands of threads add into 8 `f32` bins of a view.
+#[test]
+fn f32_add_into_view_bins() -> Result<(), amp::Error> {
+    let values: Vec<f32> = (0..FLOAT_THREADS).map(quarter).collect();
+    let mut bins = vec![0f32; FLOAT_BINS];
+    let launch = {
+        let v = ArrayView::new([FLOAT_THREADS], &values)?;
+        let mut b = ArrayViewMut::new([FLOAT_BINS], &mut bins)?;
+        parallel_for_each(v.extent(), add_f32_view(&v, &mut b))
+    };
+    if float_add_ran(launch, "shaderBufferFloat32AtomicAdd")? {
+        assert_eq!(bins, quarter_bins());
+    }
+    assert_validation_clean();
+    Ok(())
+}
+
+#[kernel(amp)]
+fn add_f32_array(idx: Index<1>, bins: &mut Array<f32, 1>, olds: &mut Array<f32, 1>) {
+    olds[idx] = atomic_fetch_add(&mut bins[idx[0] % 8], (idx[0] % 1000 + 1) as f32 * 0.25);
+}
+
+/// The same sums into an `Array`. The old values a bin returns are its partial sums: sorted,
+/// each is the previous one plus the value of the thread that got the previous one.
+#[test]
+fn f32_add_into_array_bins_returns_partial_sums() -> Result<(), amp::Error> {
+    let mut bins = Array::<f32, 1>::new([FLOAT_BINS])?;
+    let mut olds = Array::<f32, 1>::new([FLOAT_THREADS])?;
+    let launch = parallel_for_each(
+        Extent::new([FLOAT_THREADS]),
+        add_f32_array(&mut bins, &mut olds),
+    );
+    if float_add_ran(launch, "shaderBufferFloat32AtomicAdd")? {
+        let totals = bins.to_vec()?;
+        assert_eq!(totals, quarter_bins());
+        let olds = olds.to_vec()?;
+        for (bin, &total) in totals.iter().enumerate() {
+            let mut order: Vec<usize> = (bin..FLOAT_THREADS).step_by(FLOAT_BINS).collect();
+            order.sort_by(|&a, &b| olds[a].total_cmp(&olds[b]));
+            let mut sum = 0f32;
+            for &i in &order {
+                assert_eq!(olds[i], sum, "bin {bin}, thread {i}");
+                sum += quarter(i);
+            }
+            assert_eq!(sum, total);
+        }
+    }
+    assert_validation_clean();
+    Ok(())
+}
+
+#[kernel(amp)]
+fn add_f32_tile_static(t: TiledIndex<256>, values: ArrayView<f32, 1>, bins: ArrayViewMut<f32, 1>) {
+    #[tile_static]
+    let mut local: [f32; 8];
+    if t.local[0] < 8 {
+        local[t.local[0]] = 0.0;
+    }
+    t.barrier.wait();
+    atomic_fetch_add(&mut local[t.global[0] % 8], values[t.global]);
+    t.barrier.wait();
+    if t.local[0] < 8 {
+        atomic_fetch_add(&mut bins[t.local[0]], local[t.local[0]]);
+    }
+}
+
+/// Per-tile bins in `tile_static` memory, merged into the result with atomics.
+#[test]
+fn f32_add_into_tile_static_bins() -> Result<(), amp::Error> {
+    let values: Vec<f32> = (0..FLOAT_THREADS).map(quarter).collect();
+    let mut bins = vec![0f32; FLOAT_BINS];
+    let launch = {
+        let v = ArrayView::new([FLOAT_THREADS], &values)?;
+        let mut b = ArrayViewMut::new([FLOAT_BINS], &mut bins)?;
+        parallel_for_each(v.extent().tile::<256>(), add_f32_tile_static(&v, &mut b))
+    };
+    let device = Accelerator::default()?;
+    if device.supports_float_atomic_add() {
+        let shared_add = "shaderSharedFloat32AtomicAdd";
+        match launch {
+            Err(amp::Error::MissingCapability { capability, .. }) if capability == shared_add => {}
+            other => {
+                other?;
+                assert_eq!(bins, quarter_bins());
+            }
+        }
+    } else {
+        assert!(matches!(launch, Err(amp::Error::MissingCapability { .. })));
+    }
+    assert_validation_clean();
+    Ok(())
+}
+
+#[kernel(amp)]
+fn exchange_f32(idx: Index<1>, slot: ArrayViewMut<f32, 1>, old: ArrayViewMut<f32, 1>) {
+    old[idx] = atomic_exchange(&mut slot[0], idx[0] as f32 + 0.5);
+}
+
+/// Every thread swaps its value into one `f32` slot: the old values and the final one are the
+/// initial value and every thread's value, each exactly once.
+#[test]
+fn f32_exchange_passes_every_value_on_once() -> Result<(), amp::Error> {
+    let n = 1000;
+    let mut slot = vec![-7.25f32];
+    let mut old = vec![0f32; n];
+    {
+        let mut s = ArrayViewMut::new([1], &mut slot)?;
+        let mut o = ArrayViewMut::new([n], &mut old)?;
+        parallel_for_each(Extent::new([n]), exchange_f32(&mut s, &mut o))?;
+    }
+    let mut seen: Vec<f32> = old.iter().copied().chain(slot).collect();
+    seen.sort_by(f32::total_cmp);
+    let mut expected: Vec<f32> = (0..n).map(|i| i as f32 + 0.5).collect();
+    expected.push(-7.25);
+    expected.sort_by(f32::total_cmp);
+    assert_eq!(seen, expected);
+    assert_validation_clean();
+    Ok(())
+}
+
+#[kernel(amp)]
+fn exchange_f32_tile_static(
+    t: TiledIndex<64>,
+    old: ArrayViewMut<f32, 1>,
+    last: ArrayViewMut<f32, 1>,
+) {
+    #[tile_static]
+    let mut slot: [f32; 1];
+    if t.local[0] == 0 {
+        slot[0] = -1.0;
+    }
+    t.barrier.wait();
+    old[t.global] = atomic_exchange(&mut slot[0], t.local[0] as f32);
+    t.barrier.wait();
+    if t.local[0] == 0 {
+        last[t.tile] = slot[0];
+    }
+}
+
+/// `atomic_exchange` on `tile_static` memory: per tile, the old values and the last one are
+/// -1 and the 64 local indices.
+#[test]
+fn f32_exchange_in_tile_static_memory() -> Result<(), amp::Error> {
+    let tiles = 4;
+    let mut old = vec![0f32; tiles * 64];
+    let mut last = vec![0f32; tiles];
+    {
+        let mut o = ArrayViewMut::new([old.len()], &mut old)?;
+        let mut l = ArrayViewMut::new([tiles], &mut last)?;
+        parallel_for_each(
+            o.extent().tile::<64>(),
+            exchange_f32_tile_static(&mut o, &mut l),
+        )?;
+    }
+    let mut expected: Vec<f32> = (0..64).map(|i| i as f32).collect();
+    expected.push(-1.0);
+    expected.sort_by(f32::total_cmp);
+    for tile in 0..tiles {
+        let mut seen = old[tile * 64..tile * 64 + 64].to_vec();
+        seen.push(last[tile]);
+        seen.sort_by(f32::total_cmp);
+        assert_eq!(seen, expected, "tile {tile}");
+    }
+    assert_validation_clean();
+    Ok(())
+}

@@ -106,6 +106,8 @@ pub(crate) struct DeviceShared {
     pub(crate) float64: bool,
     /// Whether kernels may ask to keep NaN, infinities and signed zeros (`[f32, f64]`).
     pub(crate) preserve_float_specials: [bool; 2],
+    /// The `f32` atomics kernels may use (`VK_EXT_shader_atomic_float`).
+    pub(crate) atomic_float32: crate::atomic_float::AtomicFloat32,
     pub(crate) allocator: Mutex<Option<Allocator>>,
     /// Memory types and host-memory import (see `memory.rs`).
     pub(crate) memory: crate::memory::MemoryInfo,
@@ -292,14 +294,27 @@ fn create_device(inst: &Arc<InstanceShared>, phys: &PhysicalInfo) -> Result<Devi
         if memory.host_import_alignment.is_some() {
             extensions.push(host_import.as_ptr());
         }
+        let atomic_float_extension = crate::atomic_float::AtomicFloat32::EXTENSION;
+        let atomic_float32 = crate::atomic_float::AtomicFloat32::query(
+            instance,
+            phys.handle,
+            has_extension(atomic_float_extension),
+        );
+        let mut enabled_atomic_float = atomic_float32.enable();
+        if atomic_float32.any() {
+            extensions.push(atomic_float_extension.as_ptr());
+        }
         let priorities = [1.0f32];
         let queues = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(family)
             .queue_priorities(&priorities)];
-        let info = vk::DeviceCreateInfo::default()
+        let mut info = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queues)
             .enabled_extension_names(&extensions)
             .enabled_features(&features);
+        if atomic_float32.any() {
+            info = info.push_next(&mut enabled_atomic_float);
+        }
         let device = instance
             .create_device(phys.handle, &info, None)
             .map_err(Error::vk("vkCreateDevice"))?;
@@ -351,6 +366,7 @@ fn create_device(inst: &Arc<InstanceShared>, phys: &PhysicalInfo) -> Result<Devi
             },
             float64: supported.shader_float64 == vk::TRUE,
             preserve_float_specials,
+            atomic_float32,
             allocator: Mutex::new(Some(allocator)),
             memory,
             submitter: Mutex::new(submitter),
@@ -588,6 +604,13 @@ impl Accelerator {
     /// Whether kernels using `f64` can run here (the Vulkan feature `shaderFloat64`).
     pub fn supports_double_precision(&self) -> bool {
         self.shared.float64
+    }
+
+    /// Whether kernels can `atomic_fetch_add` into `f32` elements of views and arrays (the
+    /// Vulkan feature `shaderBufferFloat32AtomicAdd` of `VK_EXT_shader_atomic_float`). Such
+    /// kernels fail with [`Error::MissingCapability`] where it is missing.
+    pub fn supports_float_atomic_add(&self) -> bool {
+        self.shared.atomic_float32.buffer_add
     }
 
     /// The device's compute limits, among them the most threads in a tile

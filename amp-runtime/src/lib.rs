@@ -33,6 +33,7 @@
 
 mod accelerator;
 mod array;
+mod atomic_float;
 mod bounds;
 mod buffer_access;
 mod copy;

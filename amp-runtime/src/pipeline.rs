@@ -64,6 +64,13 @@ impl Pipeline {
                 limit,
             });
         }
+        if let Some(feature) = device.atomic_float32.first_missing(spirv) {
+            return Err(Error::MissingCapability {
+                kernel: kernel.to_owned(),
+                capability: feature.name(),
+                device: device.name.clone(),
+            });
+        }
         let entry = CString::new(entry_point)
             .map_err(|_| invalid("entry point contains a NUL byte".into()))?;
         let d = &device.device;

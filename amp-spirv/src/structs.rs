@@ -250,10 +250,10 @@ pub fn check_definition(def: &syn::ItemStruct) -> Vec<Diagnostic> {
         );
     }
     if !def.generics.params.is_empty() {
-        errors.push(Diagnostic::error(
-            def.generics.span(),
-            "device structs cannot be generic",
-        ));
+        errors.push(
+            Diagnostic::error(def.generics.span(), "device structs cannot be generic")
+                .with_help("write one struct per field type: the device layout is fixed"),
+        );
     }
     if !matches!(def.fields, syn::Fields::Named(_)) {
         errors.push(

@@ -80,6 +80,17 @@ macro_rules! valid {
 
 valid! {
     empty_body: "fn k(idx: Index<1>) {}";
+    float_atomics_on_views_arrays_and_tile_static: r#"
+        fn k(t: TiledIndex<64>, v: ArrayViewMut<f32, 1>, a: &mut Array<f32, 1>) {
+            #[tile_static]
+            let mut bins: [f32; 4];
+            let x = t.global[0] as f32;
+            let old = atomic_fetch_add(&mut v[t.global[0] % 4], x);
+            atomic_exchange(&mut a[t.global], old);
+            atomic_fetch_add(&mut bins[t.local[0] % 4], 0.25);
+            let prev = atomic_exchange(&mut bins[0], x);
+            v[t.global] = prev;
+        }"#;
     scalar_params_of_every_type: r#"
         fn k(idx: Index<1>, out: ArrayViewMut<f32, 1>, a: i32, b: u32, c: f32, d: f64, e: bool) {
             let mut v = a as f32 + b as f32 + c + d as f32;

@@ -86,6 +86,7 @@ pub fn emit(kernel: &Kernel, layout: &Layout, checks: BoundsChecks) -> Module {
         e.b.capability(spirv::Capability::Float64);
     }
     e.preserve_float_specials();
+    e.declare_atomic_float_add();
     Module {
         words: e.b.module().assemble(),
         uses_float64,
@@ -191,6 +192,8 @@ struct Emitter<'k> {
     tile_size: [Word; 3],
     uses_float32: bool,
     uses_float64: bool,
+    /// Whether an `atomic_fetch_add` on an `f32` element was emitted (`OpAtomicFAddEXT`).
+    uses_atomic_float_add: bool,
     /// Set when buffer accesses are bounds-checked.
     oob: Option<OobReport>,
 }
@@ -223,6 +226,7 @@ impl<'k> Emitter<'k> {
             tile_size: [0; 3],
             uses_float32: false,
             uses_float64: false,
+            uses_atomic_float_add: false,
             oob: None,
         }
     }
@@ -370,6 +374,16 @@ impl<'k> Emitter<'k> {
             (_, Lit::Int(v)) => self.constant(t, v as u32 as u64, false),
             (_, Lit::Float(v, _)) => self.constant(t, v as i64 as u32 as u64, false),
             (_, Lit::Bool(v)) => self.constant(t, v as u64, false),
+        }
+    }
+
+    /// `OpAtomicFAddEXT` needs `SPV_EXT_shader_atomic_float_add`; the runtime finds the
+    /// capability in the module and checks the device's `VK_EXT_shader_atomic_float` features
+    /// before it builds the pipeline.
+    fn declare_atomic_float_add(&mut self) {
+        if self.uses_atomic_float_add {
+            self.b.extension("SPV_EXT_shader_atomic_float_add");
+            self.b.capability(spirv::Capability::AtomicFloat32AddEXT);
         }
     }
 
@@ -796,6 +810,11 @@ impl<'k> Emitter<'k> {
         let signed = s.is_signed_int();
         let binary = |op| (op, true);
         let (opcode, with_value) = match a.op {
+            // The front end allows only add and exchange on `f32`.
+            AtomicOp::Add if s == Scalar::F32 => {
+                self.uses_atomic_float_add = true;
+                binary(Op::AtomicFAddEXT)
+            }
             AtomicOp::Add => binary(Op::AtomicIAdd),
             AtomicOp::Sub => binary(Op::AtomicISub),
             AtomicOp::Min => binary(if signed {

@@ -1666,7 +1666,7 @@ impl<'a> BodyChecker<'a> {
             return self.math(f, &method, args, span, false);
         }
         if math::pair_function(&method, true).is_some() {
-            return self.pair_outside_let(&method, span);
+            return self.pair_outside_let(&format!("x.{method}()"), &method, span);
         }
         let builtin = match method.as_str() {
             "min" => Builtin::Min,
@@ -1730,7 +1730,8 @@ impl<'a> BodyChecker<'a> {
                         return self.math(f, &last, args, span, precise);
                     }
                     if math::pair_function(&last, false).is_some() {
-                        return self.pair_outside_let(&last, span);
+                        let call = format!("{}::{last}(x)", prefix.join("::"));
+                        return self.pair_outside_let(&call, &last, span);
                     }
                     let builtin = match last.as_str() {
                         "fabs" => Some(Builtin::Abs),
@@ -1811,7 +1812,8 @@ impl<'a> BodyChecker<'a> {
     }
 
     /// `atomic_fetch_add(&mut v[i], x)` and the other C++ AMP atomics: the target is an `i32` or
-    /// `u32` element of a writable view or array, or of `tile_static` memory.
+    /// `u32` element (or `f32`, for add and exchange) of a writable view or array, or of
+    /// `tile_static` memory.
     fn atomic(&mut self, op: AtomicOp, name: &str, c: &syn::ExprCall) -> Expr {
         let span = c.span();
         let arity = match op {
@@ -1847,17 +1849,7 @@ impl<'a> BodyChecker<'a> {
                 .with_help("a thread's own locals need no atomics: use plain arithmetic"),
             );
         }
-        let elem = self.infer.shallow(&ty);
-        if !matches!(elem, Ty::Scalar(Scalar::I32 | Scalar::U32) | Ty::Never) {
-            let t = self.infer.describe(&elem);
-            self.err(
-                Diagnostic::error(
-                    c.args[0].span(),
-                    format!("atomics work on `i32` and `u32` elements, not `{t}`"),
-                )
-                .with_help("float atomics need a device extension that amp-rs does not use yet"),
-            );
-        }
+        self.check_atomic_element(op, name, &ty, &c.args[0]);
         let (value, expected) = match op {
             AtomicOp::Inc | AtomicOp::Dec => (None, None),
             AtomicOp::CompareExchange => {
@@ -1904,6 +1896,39 @@ impl<'a> BodyChecker<'a> {
             kind: ExprKind::Atomic(Box::new(atomic)),
             ty: result,
             span,
+        }
+    }
+
+    /// Atomics work on `i32` and `u32` elements; on `f32` elements only `atomic_fetch_add`
+    /// (Vulkan's `VK_EXT_shader_atomic_float`, checked against the device at launch) and
+    /// `atomic_exchange` (core SPIR-V) exist.
+    fn check_atomic_element(&mut self, op: AtomicOp, name: &str, ty: &Ty, target: &syn::Expr) {
+        const F32_ATOMICS: &str = "the `f32` atomics are `atomic_fetch_add` and `atomic_exchange`";
+        match self.infer.shallow(ty) {
+            Ty::Scalar(Scalar::I32 | Scalar::U32) | Ty::Never => {}
+            Ty::Scalar(Scalar::F32) if matches!(op, AtomicOp::Add | AtomicOp::Exchange) => {}
+            Ty::Scalar(Scalar::F32) => self.err(
+                Diagnostic::error(
+                    target.span(),
+                    format!("`{name}` works on `i32` and `u32` elements, not `f32`"),
+                )
+                .with_help(format!(
+                    "{F32_ATOMICS}; combine other `f32` updates with a tile reduction in \
+                     `tile_static` memory"
+                )),
+            ),
+            elem => {
+                let t = self.infer.describe(&elem);
+                self.err(
+                    Diagnostic::error(
+                        target.span(),
+                        format!("atomics work on `i32`, `u32` and `f32` elements, not `{t}`"),
+                    )
+                    .with_help(format!(
+                        "`i32` and `u32` elements have every atomic; {F32_ATOMICS}"
+                    )),
+                );
+            }
         }
     }
 
@@ -2006,11 +2031,15 @@ impl<'a> BodyChecker<'a> {
         cast(value, result)
     }
 
-    /// `frexp`, `modf`, `sincos` or `sin_cos` where a single value is expected.
-    fn pair_outside_let(&mut self, name: &str, span: Span) -> Expr {
+    /// `frexp`, `modf`, `sincos` or `sin_cos` where a single value is expected; `call` is the
+    /// call as written (`precise_math::frexp(x)`, `x.sin_cos()`).
+    fn pair_outside_let(&mut self, call: &str, name: &str, span: Span) -> Expr {
         self.err(
-            Diagnostic::error(span, format!("`{name}` returns two values, and kernels have no tuple values"))
-                .with_help(format!("bind both at once: `let (a, b) = precise_math::{name}(x);` (or `let (s, c) = x.sin_cos();`)")),
+            Diagnostic::error(
+                span,
+                format!("`{name}` returns two values, and kernels have no tuple values"),
+            )
+            .with_help(format!("bind both at once: `let (a, b) = {call};`")),
         );
         Self::error_expr(span)
     }

@@ -339,11 +339,19 @@ fn buffer_or_scalar_param(input: &syn::FnArg) -> Result<Param, Diagnostic> {
                     .with_help("pass a `u32` and convert it with `as usize` inside the kernel"))
                 }
                 other => {
+                    // Push constants hold only scalars so far.
+                    let help = if matches!(other, Ty::Vector(..) | Ty::Struct(_)) {
+                        "short vectors and device structs are not by-value kernel parameters \
+                         yet: pass the value in a one-element `ArrayView`, or its components \
+                         as scalars"
+                    } else {
+                        "pass arrays in an `ArrayView` or `Array`"
+                    };
                     return Err(Diagnostic::error(
                         ty.span(),
                         format!("kernel parameters of type `{other}` are not supported"),
                     )
-                    .with_help("pass arrays in an `ArrayView` or `Array`"))
+                    .with_help(help));
                 }
             },
         },

@@ -81,6 +81,10 @@ impl BodyChecker<'_> {
             .filter(|(_, v)| v.is_none())
             .map(|(f, _)| format!("`{}`", f.name))
             .collect();
+        if s.rest.is_some() {
+            // Reported above; the fields `..` stood for are not missing ones.
+            return Self::error_expr(span);
+        }
         if !missing.is_empty() {
             let all: Vec<&str> = def.fields.iter().map(|f| f.name.as_str()).collect();
             self.err(

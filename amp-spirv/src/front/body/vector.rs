@@ -123,14 +123,20 @@ impl BodyChecker<'_> {
             }
         };
         if args.len() != want {
-            self.err(Diagnostic::error(
-                span,
-                format!(
-                    "`{ty}::{ctor}` takes {want} argument(s) of type `{}`, found {}",
-                    s.name(),
-                    args.len()
-                ),
-            ));
+            self.err(
+                Diagnostic::error(
+                    span,
+                    format!(
+                        "`{ty}::{ctor}` takes {want} argument(s) of type `{}`, found {}",
+                        s.name(),
+                        args.len()
+                    ),
+                )
+                .with_help(format!(
+                    "`{ty}::new(..)` takes one value per component ({n}), `{ty}::splat(v)` one \
+                     value for all; a shorter vector comes from a swizzle (`.xy()`)"
+                )),
+            );
             return Self::error_expr(span);
         }
         let context = format!("in this `{ty}::{ctor}`");
@@ -248,10 +254,18 @@ impl BodyChecker<'_> {
             _ => ("normalize", 1),
         };
         if args.len() != arity {
-            self.err(Diagnostic::error(
-                span,
-                format!("`{name}` takes {arity} vector(s), found {}", args.len()),
-            ));
+            let form = if arity == 2 {
+                format!("`a.{name}(b)` or `{name}(a, b)`, with `a` and `b` of one vector type")
+            } else {
+                format!("`v.{name}()` or `{name}(v)`")
+            };
+            self.err(
+                Diagnostic::error(
+                    span,
+                    format!("`{name}` takes {arity} vector(s), found {}", args.len()),
+                )
+                .with_help(format!("write {form}")),
+            );
             return Self::error_expr(span);
         }
         let mut ty = args[0].ty.clone();

@@ -1,0 +1,15 @@
+use amp::prelude::*;
+
+// Device structs are concrete and have named fields.
+#[repr(C)]
+#[derive(Clone, Copy, DeviceStruct)]
+struct Pair<T> {
+    a: T,
+    b: T,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, DeviceStruct)]
+struct Point(f32, f32);
+
+fn main() {}
