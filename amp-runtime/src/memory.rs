@@ -82,6 +82,23 @@ impl MemoryInfo {
         &self.properties.memory_types[..self.properties.memory_type_count as usize]
     }
 
+    /// A host-visible memory type among `bits` (a `memoryTypeBits` mask), preferring a
+    /// coherent one, and whether it is coherent.
+    pub(crate) fn host_visible_type(&self, bits: u32) -> Option<(u32, bool)> {
+        let visible = vk::MemoryPropertyFlags::HOST_VISIBLE;
+        let coherent = visible | vk::MemoryPropertyFlags::HOST_COHERENT;
+        let allowed = |i: &usize| bits & (1 << i) != 0;
+        let find = |wanted: vk::MemoryPropertyFlags| {
+            (0..self.types().len())
+                .filter(allowed)
+                .find(|&i| self.types()[i].property_flags.contains(wanted))
+        };
+        match find(coherent) {
+            Some(i) => Some((i as u32, true)),
+            None => find(visible).map(|i| (i as u32, false)),
+        }
+    }
+
     /// Whether some memory type is both device-local and host-visible and coherent: kernels
     /// and the host then share memory (integrated GPUs, lavapipe; C++ AMP's
     /// `supports_cpu_shared_memory`).
@@ -388,22 +405,6 @@ impl Buffer {
         d.bind_buffer_memory(raw, memory, (bind_start - page_start) as u64)
             .ok()?;
         Some((buffer, base))
-    }
-
-    /// A small storage buffer of `size` bytes in host-visible memory (contents undefined), for
-    /// data the host writes before a launch and reads after it without copies.
-    pub(crate) fn host_visible_storage(
-        device: &Arc<DeviceShared>,
-        size: u64,
-    ) -> Result<Buffer, Error> {
-        Buffer::with_location(
-            device,
-            size,
-            vk::BufferUsageFlags::STORAGE_BUFFER
-                | vk::BufferUsageFlags::TRANSFER_SRC
-                | vk::BufferUsageFlags::TRANSFER_DST,
-            MemoryLocation::GpuToCpu,
-        )
     }
 
     /// The Vulkan handle.
