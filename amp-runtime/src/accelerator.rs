@@ -118,6 +118,8 @@ pub(crate) struct DeviceShared {
 
 impl Drop for DeviceShared {
     fn drop(&mut self) {
+        // Threads finishing timed-out submissions use the device until they are done.
+        crate::queue::wait_for_abandoned_work();
         // SAFETY: no buffers or raw kernels remain (they hold Arcs to this), and every
         // submission was waited for.
         unsafe {

@@ -134,6 +134,16 @@ impl Busy {
             n = self.idle.wait(n).unwrap_or_else(|e| e.into_inner());
         }
     }
+
+    /// [`wait_idle`](Self::wait_idle) for at most `timeout`; whether it became idle.
+    pub(crate) fn wait_idle_for(&self, timeout: std::time::Duration) -> bool {
+        let n = lock(&self.count);
+        let (n, _) = self
+            .idle
+            .wait_timeout_while(n, timeout, |n| *n > 0)
+            .unwrap_or_else(|e| e.into_inner());
+        *n == 0
+    }
 }
 
 /// One transfer in flight on a buffer (see [`Busy`]).
@@ -171,7 +181,7 @@ pub struct Buffer {
 
 impl Drop for Buffer {
     fn drop(&mut self) {
-        self.busy.wait_idle();
+        self.wait_unused();
         // SAFETY: every submission that used the buffer was waited for.
         unsafe { self.device.device.destroy_buffer(self.raw, None) };
         match std::mem::replace(&mut self.memory, Memory::None) {
@@ -431,6 +441,14 @@ impl Buffer {
         self.size
     }
 
+    /// Blocks until no background transfer and no abandoned device work (a submission whose
+    /// wait timed out, see `queue.rs`) may use the buffer: before the host touches its memory
+    /// or frees it.
+    fn wait_unused(&self) {
+        self.busy.wait_idle();
+        crate::queue::wait_for_abandoned_work();
+    }
+
     /// The background-transfer counter of this buffer.
     pub(crate) fn busy(&self) -> &Arc<Busy> {
         &self.busy
@@ -447,7 +465,7 @@ impl Buffer {
     /// (mapped and coherent, and not forced to staging copies).
     pub(crate) fn host_ptr(&self) -> Option<*mut u8> {
         if self.direct {
-            self.busy.wait_idle();
+            self.wait_unused();
             self.mapped()
         } else {
             None
@@ -459,7 +477,7 @@ impl Buffer {
     /// Takes `&self`: callers hold the borrow (of the array or view) that excludes other
     /// access to these bytes.
     pub(crate) fn write_at(&self, at: u64, data: &[u8]) -> Result<(), Error> {
-        self.busy.wait_idle();
+        self.wait_unused();
         let len = data.len().min(self.size.saturating_sub(at) as usize);
         if len == 0 {
             return Ok(());
@@ -498,7 +516,7 @@ impl Buffer {
 
     /// Copies the bytes from byte `at` into `out`.
     pub(crate) fn read_at(&self, at: u64, out: &mut [u8]) -> Result<(), Error> {
-        self.busy.wait_idle();
+        self.wait_unused();
         let len = out.len().min(self.size.saturating_sub(at) as usize);
         if len == 0 {
             return Ok(());
@@ -608,6 +626,8 @@ impl StagingPool {
         size: u64,
         location: MemoryLocation,
     ) -> Result<Pooled, Error> {
+        // A staging buffer given back by a transfer whose wait timed out may still be in use.
+        crate::queue::wait_for_abandoned_work();
         let reusable = |(l, b): &(MemoryLocation, Buffer)| {
             *l == location && Arc::ptr_eq(&b.device, device) && b.size >= size
         };
