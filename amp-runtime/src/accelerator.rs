@@ -114,10 +114,14 @@ pub(crate) struct DeviceShared {
     /// The default view's submitter (also used for every host-device copy).
     pub(crate) submitter: Mutex<Submitter>,
     pub(crate) pipelines: Mutex<HashMap<PipelineKey, Arc<Pipeline>>>,
+    /// Out-of-bounds reports for checked launches, reused (see `bounds.rs`).
+    pub(crate) oob_reports: crate::bounds::ReportPool,
 }
 
 impl Drop for DeviceShared {
     fn drop(&mut self) {
+        // Threads finishing timed-out submissions use the device until they are done.
+        crate::queue::wait_for_abandoned_work();
         // SAFETY: no buffers or raw kernels remain (they hold Arcs to this), and every
         // submission was waited for.
         unsafe {
@@ -126,6 +130,7 @@ impl Drop for DeviceShared {
                 p.destroy(&self.device);
             }
             lock(&self.submitter).destroy(&self.device);
+            self.oob_reports.destroy(&self.device);
             // The allocator frees its memory blocks through the device: drop it first.
             drop(lock(&self.allocator).take());
             self.device.destroy_device(None);
@@ -371,6 +376,7 @@ fn create_device(inst: &Arc<InstanceShared>, phys: &PhysicalInfo) -> Result<Devi
             memory,
             submitter: Mutex::new(submitter),
             pipelines: Mutex::new(HashMap::new()),
+            oob_reports: crate::bounds::ReportPool::default(),
         })
     }
 }

@@ -1,27 +1,188 @@
 //! The host side of bounds-checked kernels: the out-of-bounds report buffer bound to each
 //! launch, and the [`Error::IndexOutOfBounds`] it turns into (the ABI is in `kernel.rs`).
 
-use std::sync::Arc;
+use std::ptr::NonNull;
+use std::sync::{Arc, Mutex};
 
 use ash::vk;
 
-use crate::accelerator::DeviceShared;
+use crate::accelerator::{lock, DeviceShared};
 use crate::kernel::{KernelInfo, OOB_REPORT_WORDS};
-use crate::memory::Buffer;
 use crate::Error;
 
-/// A zeroed out-of-bounds report for one launch of a checked kernel.
+/// Bytes of one report.
+const REPORT_BYTES: u64 = 4 * OOB_REPORT_WORDS as u64;
+
+/// The memory of one out-of-bounds report: a buffer in its own small host-visible memory
+/// object, mapped for its whole life.
 ///
-/// One per launch rather than one per kernel: a launch owns its report until it has been read,
-/// so launches never share one (and none holds the device alive from its pipeline cache). It
-/// lives in host-visible memory: zeroing and reading it are plain memory accesses.
+/// Raw Vulkan memory rather than an allocator [`Buffer`](crate::memory::Buffer): the pool of
+/// reports lives in the device, and a `Buffer` would hold the device alive from there.
+struct ReportMemory {
+    buffer: vk::Buffer,
+    memory: vk::DeviceMemory,
+    words: NonNull<u32>,
+    /// Host writes and device writes are visible to the other side without flushes.
+    coherent: bool,
+}
+
+// SAFETY: the mapping is only accessed by the one launch that took the report from the pool
+// (the pool hands each report to one launch at a time).
+unsafe impl Send for ReportMemory {}
+
+impl ReportMemory {
+    fn create(device: &DeviceShared) -> Result<ReportMemory, Error> {
+        let d = &device.device;
+        let info = vk::BufferCreateInfo::default()
+            .size(REPORT_BYTES)
+            .usage(vk::BufferUsageFlags::STORAGE_BUFFER)
+            .sharing_mode(vk::SharingMode::EXCLUSIVE);
+        // SAFETY: object creation on a live device; partial results are destroyed on error.
+        unsafe {
+            let buffer = d
+                .create_buffer(&info, None)
+                .map_err(Error::vk("vkCreateBuffer"))?;
+            let destroy_buffer = |e| {
+                d.destroy_buffer(buffer, None);
+                e
+            };
+            let requirements = d.get_buffer_memory_requirements(buffer);
+            let (type_index, coherent) = device
+                .memory
+                .host_visible_type(requirements.memory_type_bits)
+                .ok_or_else(|| {
+                    destroy_buffer(Error::Allocation(
+                        "no host-visible memory type for the out-of-bounds report".into(),
+                    ))
+                })?;
+            let memory = d
+                .allocate_memory(
+                    &vk::MemoryAllocateInfo::default()
+                        .allocation_size(requirements.size)
+                        .memory_type_index(type_index),
+                    None,
+                )
+                .map_err(Error::vk("vkAllocateMemory"))
+                .map_err(destroy_buffer)?;
+            let free_both = |e| {
+                d.free_memory(memory, None);
+                destroy_buffer(e)
+            };
+            d.bind_buffer_memory(buffer, memory, 0)
+                .map_err(Error::vk("vkBindBufferMemory"))
+                .map_err(free_both)?;
+            let mapped = d
+                .map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
+                .map_err(Error::vk("vkMapMemory"))
+                .map_err(free_both)?;
+            let words = NonNull::new(mapped.cast::<u32>())
+                .ok_or_else(|| free_both(Error::Allocation("vkMapMemory returned null".into())))?;
+            Ok(ReportMemory {
+                buffer,
+                memory,
+                words,
+                coherent,
+            })
+        }
+    }
+
+    /// The whole memory object, for flushes and invalidations of non-coherent memory.
+    fn range(&self) -> vk::MappedMemoryRange<'static> {
+        vk::MappedMemoryRange::default()
+            .memory(self.memory)
+            .offset(0)
+            .size(vk::WHOLE_SIZE)
+    }
+
+    /// Clears the report before a launch (no device work uses it now).
+    fn zero(&self, d: &ash::Device) -> Result<(), Error> {
+        // SAFETY: the mapping holds at least `OOB_REPORT_WORDS` words and nothing else uses it.
+        unsafe {
+            std::ptr::write_bytes(self.words.as_ptr(), 0, OOB_REPORT_WORDS);
+            if !self.coherent {
+                d.flush_mapped_memory_ranges(&[self.range()])
+                    .map_err(Error::vk("vkFlushMappedMemoryRanges"))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The report's words after the launch finished (the submission's fence was waited for
+    /// and its final barrier made the device's writes available to the host).
+    fn read(&self, d: &ash::Device) -> Result<[u32; OOB_REPORT_WORDS], Error> {
+        let mut words = [0u32; OOB_REPORT_WORDS];
+        // SAFETY: as in `zero`.
+        unsafe {
+            if !self.coherent {
+                d.invalidate_mapped_memory_ranges(&[self.range()])
+                    .map_err(Error::vk("vkInvalidateMappedMemoryRanges"))?;
+            }
+            std::ptr::copy_nonoverlapping(self.words.as_ptr(), words.as_mut_ptr(), words.len());
+        }
+        Ok(words)
+    }
+
+    /// # Safety
+    /// No device work may use the report.
+    unsafe fn destroy(self, d: &ash::Device) {
+        // SAFETY: per the function's contract; freeing the memory unmaps it.
+        unsafe {
+            d.destroy_buffer(self.buffer, None);
+            d.free_memory(self.memory, None);
+        }
+    }
+}
+
+/// The out-of-bounds reports of a device that no launch is using, for the next checked
+/// launches: allocating one per launch was a large part of a small launch's cost.
+///
+/// Launches take a report and give it back once they have read it, so the pool holds as many
+/// reports as launches ever ran at the same time (one per thread launching concurrently).
+#[derive(Default)]
+pub(crate) struct ReportPool {
+    free: Mutex<Vec<ReportMemory>>,
+}
+
+impl ReportPool {
+    fn take(&self, device: &DeviceShared) -> Result<ReportMemory, Error> {
+        let reused = lock(&self.free).pop();
+        match reused {
+            Some(report) => Ok(report),
+            None => ReportMemory::create(device),
+        }
+    }
+
+    fn give_back(&self, report: ReportMemory) {
+        lock(&self.free).push(report);
+    }
+
+    /// Destroys the pooled reports.
+    ///
+    /// # Safety
+    /// No device work may be pending (every launch gives its report back after waiting).
+    pub(crate) unsafe fn destroy(&self, d: &ash::Device) {
+        for report in lock(&self.free).drain(..) {
+            // SAFETY: per the function's contract.
+            unsafe { report.destroy(d) };
+        }
+    }
+}
+
+/// The cleared out-of-bounds report of one launch of a checked kernel, taken from the device's
+/// [`ReportPool`] and given back when dropped.
+///
+/// A launch owns its report until it has been read, so launches running at the same time (on
+/// different views or threads) never share one.
 pub(crate) struct OobReport {
     binding: u32,
-    buffer: Buffer,
+    device: Arc<DeviceShared>,
+    /// `None` only during drop.
+    memory: Option<ReportMemory>,
 }
 
 impl OobReport {
-    /// The report for a launch of `info`, or `None` when the kernel is not bounds-checked.
+    /// The cleared report for a launch of `info`, or `None` when the kernel is not
+    /// bounds-checked.
     pub(crate) fn for_launch(
         device: &Arc<DeviceShared>,
         info: &KernelInfo,
@@ -29,17 +190,32 @@ impl OobReport {
         let Some(binding) = info.oob_report_binding else {
             return Ok(None);
         };
-        let buffer = Buffer::host_visible_storage(device, 4 * OOB_REPORT_WORDS as u64)?;
-        buffer.zero()?;
-        Ok(Some(OobReport { binding, buffer }))
+        let memory = device.oob_reports.take(device)?;
+        let report = OobReport {
+            binding,
+            device: device.clone(),
+            memory: Some(memory),
+        };
+        report.memory()?.zero(&device.device)?;
+        Ok(Some(report))
+    }
+
+    fn memory(&self) -> Result<&ReportMemory, Error> {
+        self.memory
+            .as_ref()
+            .ok_or_else(|| Error::Allocation("the out-of-bounds report was given up".into()))
     }
 
     /// The binding and buffer to add to the launch's descriptor set.
     pub(crate) fn binding(&self) -> (u32, vk::DescriptorBufferInfo) {
+        let buffer = self
+            .memory
+            .as_ref()
+            .map_or(vk::Buffer::null(), |m| m.buffer);
         (
             self.binding,
             vk::DescriptorBufferInfo {
-                buffer: self.buffer.raw(),
+                buffer,
                 offset: 0,
                 range: vk::WHOLE_SIZE,
             },
@@ -48,15 +224,36 @@ impl OobReport {
 
     /// After the launch has finished: `Err(IndexOutOfBounds)` when an access failed.
     pub(crate) fn check(&self, info: &KernelInfo) -> Result<(), Error> {
-        let mut bytes = [0u8; 4 * OOB_REPORT_WORDS];
-        self.buffer.read(&mut bytes)?;
-        let words: Vec<u32> = bytes
-            .chunks_exact(4)
-            .map(|c| u32::from_ne_bytes([c[0], c[1], c[2], c[3]]))
-            .collect();
+        let words = self.memory()?.read(&self.device.device)?;
         match decode(&words, info) {
             None => Ok(()),
             Some(error) => Err(error),
+        }
+    }
+}
+
+impl OobReport {
+    /// For a launch whose wait timed out: the report goes back to the pool only once the
+    /// abandoned work is done (a thread waits for it), not while the kernel may still write it.
+    pub(crate) fn give_back_after_abandoned_work(mut self) {
+        let (device, memory) = (self.device.clone(), self.memory.take());
+        // If no thread starts, the closure and the memory in it are dropped unrun: the report
+        // stays out of the pool for good (its handles leak) rather than being reused early.
+        let _ = std::thread::Builder::new()
+            .name("amp-oob-report".into())
+            .spawn(move || {
+                crate::queue::wait_for_abandoned_work();
+                if let Some(memory) = memory {
+                    device.oob_reports.give_back(memory);
+                }
+            });
+    }
+}
+
+impl Drop for OobReport {
+    fn drop(&mut self) {
+        if let Some(memory) = self.memory.take() {
+            self.device.oob_reports.give_back(memory);
         }
     }
 }

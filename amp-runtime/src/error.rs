@@ -237,6 +237,17 @@ pub enum Error {
         /// The view's extent.
         extent: Vec<usize>,
     },
+    /// Submitted device work (a launch or a transfer) did not finish within the timeout
+    /// (`AMP_LAUNCH_TIMEOUT_MS`, default 60 s, or [`AcceleratorView::set_timeout`]). Vulkan
+    /// cannot cancel it: it keeps running, host access to the data it uses (reading a view
+    /// or array, dropping it) waits for it, and a launch's results appear once it is done.
+    ///
+    /// [`AcceleratorView::set_timeout`]: crate::AcceleratorView::set_timeout
+    #[error("device work did not finish within {timeout_ms} ms (AMP_LAUNCH_TIMEOUT_MS or AcceleratorView::set_timeout); it is still running, and host access to its data waits for it")]
+    Timeout {
+        /// The timeout in milliseconds.
+        timeout_ms: u64,
+    },
 }
 
 /// `[5, 3]`.

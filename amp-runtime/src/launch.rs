@@ -679,8 +679,28 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
     }
     let oob_report = OobReport::for_launch(device, info)?;
     bindings.extend(oob_report.as_ref().map(OobReport::binding));
-    pipeline.run(device, view.submitter(), &bindings, &push, groups)?;
-    for arg in &args {
+    let ran = pipeline.run(device, view.submitter(), &bindings, &push, groups);
+    if let Err(Error::Timeout { .. }) = ran {
+        // Still running: its writes will land, so the views are marked written (reading them
+        // waits for it), and the report is still in use.
+        mark_written(&args, acc);
+        if let Some(report) = oob_report {
+            report.give_back_after_abandoned_work();
+        }
+        return ran;
+    }
+    ran?;
+    mark_written(&args, acc);
+    // The in-bounds writes happened (the views are marked above); now the failed accesses.
+    match oob_report {
+        Some(report) => report.check(info),
+        None => Ok(()),
+    }
+}
+
+/// Marks the buffers `args` passes as writable as written on `acc`.
+fn mark_written(args: &[KernelArg<'_>], acc: &Accelerator) {
+    for arg in args {
         if let Arg::Buffer {
             buf,
             writable: true,
@@ -688,11 +708,6 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
         {
             buf.mark_written(acc);
         }
-    }
-    // The in-bounds writes happened (the views are marked above); now the failed accesses.
-    match oob_report {
-        Some(report) => report.check(info),
-        None => Ok(()),
     }
 }
 

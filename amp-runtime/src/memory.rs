@@ -82,6 +82,23 @@ impl MemoryInfo {
         &self.properties.memory_types[..self.properties.memory_type_count as usize]
     }
 
+    /// A host-visible memory type among `bits` (a `memoryTypeBits` mask), preferring a
+    /// coherent one, and whether it is coherent.
+    pub(crate) fn host_visible_type(&self, bits: u32) -> Option<(u32, bool)> {
+        let visible = vk::MemoryPropertyFlags::HOST_VISIBLE;
+        let coherent = visible | vk::MemoryPropertyFlags::HOST_COHERENT;
+        let allowed = |i: &usize| bits & (1 << i) != 0;
+        let find = |wanted: vk::MemoryPropertyFlags| {
+            (0..self.types().len())
+                .filter(allowed)
+                .find(|&i| self.types()[i].property_flags.contains(wanted))
+        };
+        match find(coherent) {
+            Some(i) => Some((i as u32, true)),
+            None => find(visible).map(|i| (i as u32, false)),
+        }
+    }
+
     /// Whether some memory type is both device-local and host-visible and coherent: kernels
     /// and the host then share memory (integrated GPUs, lavapipe; C++ AMP's
     /// `supports_cpu_shared_memory`).
@@ -116,6 +133,16 @@ impl Busy {
         while *n > 0 {
             n = self.idle.wait(n).unwrap_or_else(|e| e.into_inner());
         }
+    }
+
+    /// [`wait_idle`](Self::wait_idle) for at most `timeout`; whether it became idle.
+    pub(crate) fn wait_idle_for(&self, timeout: std::time::Duration) -> bool {
+        let n = lock(&self.count);
+        let (n, _) = self
+            .idle
+            .wait_timeout_while(n, timeout, |n| *n > 0)
+            .unwrap_or_else(|e| e.into_inner());
+        *n == 0
     }
 }
 
@@ -154,7 +181,7 @@ pub struct Buffer {
 
 impl Drop for Buffer {
     fn drop(&mut self) {
-        self.busy.wait_idle();
+        self.wait_unused();
         // SAFETY: every submission that used the buffer was waited for.
         unsafe { self.device.device.destroy_buffer(self.raw, None) };
         match std::mem::replace(&mut self.memory, Memory::None) {
@@ -390,22 +417,6 @@ impl Buffer {
         Some((buffer, base))
     }
 
-    /// A small storage buffer of `size` bytes in host-visible memory (contents undefined), for
-    /// data the host writes before a launch and reads after it without copies.
-    pub(crate) fn host_visible_storage(
-        device: &Arc<DeviceShared>,
-        size: u64,
-    ) -> Result<Buffer, Error> {
-        Buffer::with_location(
-            device,
-            size,
-            vk::BufferUsageFlags::STORAGE_BUFFER
-                | vk::BufferUsageFlags::TRANSFER_SRC
-                | vk::BufferUsageFlags::TRANSFER_DST,
-            MemoryLocation::GpuToCpu,
-        )
-    }
-
     /// The Vulkan handle.
     pub(crate) fn raw(&self) -> vk::Buffer {
         self.raw
@@ -430,6 +441,14 @@ impl Buffer {
         self.size
     }
 
+    /// Blocks until no background transfer and no abandoned device work (a submission whose
+    /// wait timed out, see `queue.rs`) may use the buffer: before the host touches its memory
+    /// or frees it.
+    fn wait_unused(&self) {
+        self.busy.wait_idle();
+        crate::queue::wait_for_abandoned_work();
+    }
+
     /// The background-transfer counter of this buffer.
     pub(crate) fn busy(&self) -> &Arc<Busy> {
         &self.busy
@@ -446,7 +465,7 @@ impl Buffer {
     /// (mapped and coherent, and not forced to staging copies).
     pub(crate) fn host_ptr(&self) -> Option<*mut u8> {
         if self.direct {
-            self.busy.wait_idle();
+            self.wait_unused();
             self.mapped()
         } else {
             None
@@ -458,7 +477,7 @@ impl Buffer {
     /// Takes `&self`: callers hold the borrow (of the array or view) that excludes other
     /// access to these bytes.
     pub(crate) fn write_at(&self, at: u64, data: &[u8]) -> Result<(), Error> {
-        self.busy.wait_idle();
+        self.wait_unused();
         let len = data.len().min(self.size.saturating_sub(at) as usize);
         if len == 0 {
             return Ok(());
@@ -497,7 +516,7 @@ impl Buffer {
 
     /// Copies the bytes from byte `at` into `out`.
     pub(crate) fn read_at(&self, at: u64, out: &mut [u8]) -> Result<(), Error> {
-        self.busy.wait_idle();
+        self.wait_unused();
         let len = out.len().min(self.size.saturating_sub(at) as usize);
         if len == 0 {
             return Ok(());
@@ -607,6 +626,8 @@ impl StagingPool {
         size: u64,
         location: MemoryLocation,
     ) -> Result<Pooled, Error> {
+        // A staging buffer given back by a transfer whose wait timed out may still be in use.
+        crate::queue::wait_for_abandoned_work();
         let reusable = |(l, b): &(MemoryLocation, Buffer)| {
             *l == location && Arc::ptr_eq(&b.device, device) && b.size >= size
         };

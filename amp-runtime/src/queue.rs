@@ -8,12 +8,14 @@
 
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, LazyLock, Mutex, OnceLock};
+use std::time::Duration;
 
 use ash::vk;
 
 use crate::accelerator::{lock, DeviceShared};
 use crate::counts::{LIVE_DESCRIPTOR_POOLS, LIVE_SUBMITTERS};
+use crate::memory::Busy;
 use crate::{Accelerator, Error};
 
 /// Command recording state of one view: a command pool with one command buffer, its fence and
@@ -27,8 +29,56 @@ pub(crate) struct Submitter {
     descriptor_capacity: u32,
     /// Command buffers submitted so far.
     submitted: u64,
-    /// The last submission's fence has not been seen signaled yet (its wait failed).
-    in_flight: bool,
+    /// How long a submission may take before its wait gives up with [`Error::Timeout`].
+    timeout: Duration,
+    /// Counts this view's abandoned submissions still running (see [`abandoned_work`]).
+    abandoned: Arc<Busy>,
+}
+
+/// The timeout when `AMP_LAUNCH_TIMEOUT_MS` is not set.
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The timeout of new views: `AMP_LAUNCH_TIMEOUT_MS` milliseconds (`0`: no limit), or 60 s
+/// when it is unset or not a number.
+pub(crate) fn default_timeout() -> Duration {
+    static TIMEOUT: OnceLock<Duration> = OnceLock::new();
+    *TIMEOUT.get_or_init(|| parse_timeout(std::env::var("AMP_LAUNCH_TIMEOUT_MS").ok().as_deref()))
+}
+
+/// The timeout a value of `AMP_LAUNCH_TIMEOUT_MS` sets.
+fn parse_timeout(value: Option<&str>) -> Duration {
+    match value.and_then(|v| v.trim().parse::<u64>().ok()) {
+        Some(0) => Duration::MAX,
+        Some(ms) => Duration::from_millis(ms),
+        None => DEFAULT_TIMEOUT,
+    }
+}
+
+/// `timeout` in nanoseconds for `vkWaitForFences` (`u64::MAX` waits forever).
+fn timeout_nanos(timeout: Duration) -> u64 {
+    u64::try_from(timeout.as_nanos()).unwrap_or(u64::MAX)
+}
+
+/// `timeout` in milliseconds for [`Error::Timeout`].
+fn timeout_millis(timeout: Duration) -> u64 {
+    u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Counts the submissions, over all devices, whose wait timed out and that still run.
+///
+/// Vulkan cannot cancel submitted work, so a submission whose wait gave up keeps its command
+/// buffer, fence and descriptor pool (its old [`Submitter`], handed to a thread that waits
+/// for it and then destroys them) and keeps the buffers it uses: every host access to buffer
+/// memory and every buffer's drop waits here first. Coarse (all buffers, not just the ones
+/// the work uses) but simple, and only ever slow after a timeout.
+fn abandoned_work() -> &'static Arc<Busy> {
+    static ABANDONED: LazyLock<Arc<Busy>> = LazyLock::new(Arc::default);
+    &ABANDONED
+}
+
+/// Blocks until no abandoned submission (see [`abandoned_work`]) is running.
+pub(crate) fn wait_for_abandoned_work() {
+    abandoned_work().wait_idle();
 }
 
 const INITIAL_DESCRIPTOR_CAPACITY: u32 = 16;
@@ -76,7 +126,8 @@ impl Submitter {
                 descriptor_pool,
                 descriptor_capacity: INITIAL_DESCRIPTOR_CAPACITY,
                 submitted: 0,
-                in_flight: false,
+                timeout: default_timeout(),
+                abandoned: Arc::default(),
             })
         }
     }
@@ -136,14 +187,9 @@ impl DeviceShared {
         let mut s = lock(submitter);
         let d = &self.device;
         // SAFETY: the command buffer and fence belong to this device and are not in use (every
-        // submission is waited for while the lock is held; one whose wait failed is waited for
-        // again before its command buffer is reused).
+        // submission is waited for while the lock is held; one whose wait failed was handed
+        // to a watcher thread with its whole submitter, see `abandon`).
         unsafe {
-            if s.in_flight {
-                d.wait_for_fences(&[s.fence], true, u64::MAX)
-                    .map_err(Error::vk("vkWaitForFences"))?;
-                s.in_flight = false;
-            }
             d.reset_command_pool(s.pool, vk::CommandPoolResetFlags::empty())
                 .map_err(Error::vk("vkResetCommandPool"))?;
             d.begin_command_buffer(
@@ -172,11 +218,56 @@ impl DeviceShared {
                     .map_err(Error::vk("vkQueueSubmit"))?;
             }
             s.submitted += 1;
-            s.in_flight = true;
-            d.wait_for_fences(&[s.fence], true, u64::MAX)
-                .map_err(Error::vk("vkWaitForFences"))?;
-            s.in_flight = false;
-            Ok(out)
+            match d.wait_for_fences(&[s.fence], true, timeout_nanos(s.timeout)) {
+                Ok(()) => Ok(out),
+                Err(result) => {
+                    let timeout_ms = timeout_millis(s.timeout);
+                    self.abandon(&mut s);
+                    Err(match result {
+                        vk::Result::TIMEOUT => Error::Timeout { timeout_ms },
+                        other => Error::vk("vkWaitForFences")(other),
+                    })
+                }
+            }
+        }
+    }
+
+    /// Gives up waiting for `s`'s submission, which is still pending: a thread takes over
+    /// `s`'s objects, waits for the submission (without a limit) and destroys them, while `s`
+    /// continues with fresh ones. Until that thread is done, [`abandoned_work`] and the
+    /// view's own counter are busy, so host access to buffers and [`AcceleratorView::wait`]
+    /// wait for it.
+    fn abandon(&self, s: &mut Submitter) {
+        let d = self.device.clone();
+        let Ok(fresh) = Submitter::new(&d, self.queue_family) else {
+            // No objects for a fresh start: wait here after all.
+            // SAFETY: the fence belongs to this device and was submitted.
+            let _ = unsafe { d.wait_for_fences(&[s.fence], true, u64::MAX) };
+            return;
+        };
+        let old = std::mem::replace(s, fresh);
+        s.submitted = old.submitted;
+        s.timeout = old.timeout;
+        s.abandoned = old.abandoned.clone();
+        let guards = (abandoned_work().begin(), old.abandoned.begin());
+        let finish = move || {
+            // SAFETY: the fence belongs to the device, which outlives this (`DeviceShared::drop`
+            // waits for abandoned work first); once it signaled (or the device is lost) the
+            // submitter's objects are no longer in use.
+            unsafe {
+                let _ = d.wait_for_fences(&[old.fence], true, u64::MAX);
+                old.destroy(&d);
+            }
+            drop(guards);
+        };
+        // Shared so that the work can still be done here if no thread can be started.
+        let work = Arc::new(Mutex::new(Some(finish)));
+        let for_thread = work.clone();
+        let spawned = std::thread::Builder::new()
+            .name("amp-abandoned-work".into())
+            .spawn(move || run_once(&for_thread));
+        if spawned.is_err() {
+            run_once(&work);
         }
     }
 
@@ -203,6 +294,14 @@ impl DeviceShared {
             }
         }
         Ok(())
+    }
+}
+
+/// Runs the closure in `slot` unless it already ran.
+fn run_once(slot: &Mutex<Option<impl FnOnce()>>) {
+    let work = lock(slot).take();
+    if let Some(work) = work {
+        work();
     }
 }
 
@@ -342,25 +441,51 @@ impl AcceleratorView {
     }
 
     /// Blocks until all work submitted to this view has finished, including launches other
-    /// threads are running on it right now (C++ AMP's `accelerator_view::wait`).
+    /// threads are running on it right now and launches whose own wait timed out (C++ AMP's
+    /// `accelerator_view::wait`).
     ///
-    /// Errors: [`Error::DeviceLost`] if the device was lost.
+    /// Errors: [`Error::Timeout`] if that work is still running after this view's
+    /// [`timeout`](Self::timeout).
     pub fn wait(&self) -> Result<(), Error> {
-        // A submission holds the lock until its fence signals: taking the lock waits for the
-        // one in flight. Only a submission whose own wait failed is still unconfirmed.
-        let mut s = lock(self.submitter());
-        if s.in_flight {
-            // SAFETY: the fence belongs to this device and was submitted.
-            unsafe {
-                self.acc
-                    .shared
-                    .device
-                    .wait_for_fences(&[s.fence], true, u64::MAX)
-            }
-            .map_err(Error::vk("vkWaitForFences"))?;
-            s.in_flight = false;
+        // A submission holds the lock until its fence signals or its wait times out: taking
+        // the lock waits for the one in flight. Timed-out ones are counted in `abandoned`.
+        let (abandoned, timeout) = {
+            let s = lock(self.submitter());
+            (s.abandoned.clone(), s.timeout)
+        };
+        if abandoned.wait_idle_for(timeout) {
+            Ok(())
+        } else {
+            Err(Error::Timeout {
+                timeout_ms: timeout_millis(timeout),
+            })
         }
-        Ok(())
+    }
+
+    /// How long a launch (or, on the default view, a transfer) on this view may run before
+    /// its wait returns [`Error::Timeout`]: `AMP_LAUNCH_TIMEOUT_MS` milliseconds when the
+    /// view was created (`0` for no limit; 60 s when unset), unless changed with
+    /// [`set_timeout`](Self::set_timeout).
+    pub fn timeout(&self) -> Duration {
+        lock(self.submitter()).timeout
+    }
+
+    /// Sets [`timeout`](Self::timeout) for this view and its clones (`Duration::MAX`: no
+    /// limit).
+    ///
+    /// A timeout does not stop the work (Vulkan cannot cancel it): the launch returns
+    /// [`Error::Timeout`] while the device goes on, and host access to any buffer (reading a
+    /// view or array, dropping it) waits until it finished, so the launch's results appear
+    /// then. It turns a hang inside a launch into an error the program can report.
+    ///
+    /// ```no_run
+    /// # let acc = amp_runtime::Accelerator::default()?;
+    /// let view = acc.create_view()?;
+    /// view.set_timeout(std::time::Duration::from_secs(5));
+    /// # Ok::<(), amp_runtime::Error>(())
+    /// ```
+    pub fn set_timeout(&self, timeout: Duration) {
+        lock(self.submitter()).timeout = timeout;
     }
 
     /// Submits work recorded but not yet submitted (C++ AMP's `accelerator_view::flush`).
@@ -416,5 +541,21 @@ impl LaunchTarget for Accelerator {
 impl LaunchTarget for AcceleratorView {
     fn accelerator_view(&self) -> AcceleratorView {
         self.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{parse_timeout, DEFAULT_TIMEOUT};
+    use std::time::Duration;
+
+    #[test]
+    fn the_timeout_variable_is_milliseconds_zero_is_no_limit_and_junk_is_the_default() {
+        assert_eq!(parse_timeout(None), DEFAULT_TIMEOUT);
+        assert_eq!(parse_timeout(Some("250")), Duration::from_millis(250));
+        assert_eq!(parse_timeout(Some(" 7 ")), Duration::from_millis(7));
+        assert_eq!(parse_timeout(Some("0")), Duration::MAX);
+        assert_eq!(parse_timeout(Some("soon")), DEFAULT_TIMEOUT);
+        assert_eq!(parse_timeout(Some("-5")), DEFAULT_TIMEOUT);
     }
 }

@@ -1,0 +1,122 @@
+//! Launch timeouts: a launch that runs longer than its view's timeout returns
+//! `Error::Timeout` instead of blocking; the work keeps running, reading its output waits for
+//! it and sees its real results, and the view keeps working afterwards.
+//!
+//! Its own test binary: after a timeout, host access to every buffer in the process waits
+//! for the abandoned work, which would slow unrelated tests down.
+use std::time::{Duration, Instant};
+
+use amp::prelude::*;
+
+fn assert_validation_clean() {
+    if std::env::var("AMP_VALIDATION").is_ok_and(|v| v == "1") {
+        assert!(amp::validation_enabled());
+    }
+    assert_eq!(amp::validation_message_count(), 0);
+}
+
+const A: u32 = 1_664_525;
+const C: u32 = 1_013_904_223;
+
+/// Steps a linear congruential generator `steps` times per thread: a loop the compiler cannot
+/// shorten, whose length the push constants set.
+///
+/// lavapipe (llvmpipe) ends a loop after 65535 iterations (even nested ones, in total), so
+/// a long launch needs many threads rather than long loops.
+#[kernel(amp)]
+fn spin(idx: Index<1>, out: ArrayViewMut<u32, 1>, steps: u32) {
+    let mut x = idx[0] as u32;
+    let mut k = 0u32;
+    while k < steps {
+        x = x * 1_664_525 + 1_013_904_223;
+        k += 1;
+    }
+    out[idx] = x;
+}
+
+/// `x` after `steps` generator steps, by jumping ahead in O(log steps) (Brown, "Random number
+/// generation with arbitrary strides", 1994).
+fn skip(x: u32, mut steps: u32) -> u32 {
+    let (mut a, mut c) = (A, C);
+    let (mut total_a, mut total_c) = (1u32, 0u32);
+    while steps > 0 {
+        if steps & 1 == 1 {
+            total_a = total_a.wrapping_mul(a);
+            total_c = total_c.wrapping_mul(a).wrapping_add(c);
+        }
+        c = a.wrapping_add(1).wrapping_mul(c);
+        a = a.wrapping_mul(a);
+        steps >>= 1;
+    }
+    total_a.wrapping_mul(x).wrapping_add(total_c)
+}
+
+/// What `spin` over `threads` threads with `steps` steps writes.
+fn expected(threads: usize, steps: u32) -> Vec<u32> {
+    (0..threads as u32).map(|i| skip(i, steps)).collect()
+}
+
+#[test]
+fn the_jump_ahead_matches_stepping() {
+    for start in [0u32, 1, 77, u32::MAX] {
+        let mut x = start;
+        for steps in 0..300 {
+            assert_eq!(skip(start, steps), x, "start {start}, steps {steps}");
+            x = x.wrapping_mul(A).wrapping_add(C);
+        }
+    }
+}
+
+/// Threads of the long launch and its steps per thread (half a billion steps in all):
+/// about half a second on lavapipe, far past the 1 ms timeout.
+const THREADS: usize = 1 << 14;
+const STEPS: u32 = 30_000;
+
+#[test]
+fn a_launch_past_its_timeout_returns_timeout_and_its_results_arrive() -> Result<(), Error> {
+    let acc = Accelerator::default()?;
+    let view = acc.create_view()?;
+    assert_eq!(view.timeout(), Duration::from_secs(60));
+    view.set_timeout(Duration::from_millis(1));
+    assert_eq!(view.timeout(), Duration::from_millis(1));
+
+    let mut out = vec![0u32; THREADS];
+    let started = Instant::now();
+    {
+        let mut ov = ArrayViewMut::new([THREADS], &mut out)?;
+        let result = parallel_for_each_on(&view, ov.extent(), spin(&mut ov, STEPS));
+        assert!(
+            matches!(result, Err(Error::Timeout { timeout_ms: 1 })),
+            "{result:?}"
+        );
+        let message = result.unwrap_err().to_string();
+        assert!(message.contains("did not finish within 1 ms"), "{message}");
+        // Still running: waiting on the view times out as well.
+        assert!(matches!(view.wait(), Err(Error::Timeout { .. })));
+        // Dropping the view copies the results back, after the launch finished.
+    }
+    let elapsed = started.elapsed();
+    assert_eq!(out, expected(THREADS, STEPS), "after {elapsed:?}");
+
+    // The view goes on with fresh command objects.
+    view.set_timeout(Duration::from_secs(60));
+    view.wait()?;
+    let mut out = vec![0u32; THREADS];
+    {
+        let mut ov = ArrayViewMut::new([THREADS], &mut out)?;
+        parallel_for_each_on(&view, ov.extent(), spin(&mut ov, 10))?;
+    }
+    assert_eq!(out, expected(THREADS, 10));
+    assert_eq!(view.submission_count(), 2);
+
+    // Arrays too: the timed-out launch's output is there once `to_vec` returns.
+    view.set_timeout(Duration::from_millis(1));
+    let mut array = Array::new_on(&acc, [THREADS])?;
+    let result = parallel_for_each_on(&view, array.extent(), spin(&mut array.view_mut(), STEPS));
+    assert!(matches!(result, Err(Error::Timeout { .. })), "{result:?}");
+    assert_eq!(array.to_vec()?, expected(THREADS, STEPS));
+    view.set_timeout(Duration::from_secs(60));
+    view.wait()?;
+    assert_validation_clean();
+    Ok(())
+}
