@@ -232,6 +232,16 @@ fn tile_static_size(ty: &types::Ty) -> TileStaticSize {
     TileStaticSize { elem_bytes, dims }
 }
 
+/// [`check_device_fn`] with the definitions of the `#[derive(DeviceStruct)]` structs the
+/// function names (the device attribute fetches them as the kernel attribute does).
+pub fn check_device_fn_with(
+    func: &syn::ItemFn,
+    structs: &[syn::ItemStruct],
+) -> Result<(), Diagnostics> {
+    let _structs = structs::enter(structs)?;
+    check_device_fn(func)
+}
+
 /// The largest push-constant block every Vulkan device supports.
 pub const MAX_PUSH_CONSTANT_BYTES: u32 = 128;
 

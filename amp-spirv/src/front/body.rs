@@ -1117,6 +1117,14 @@ impl<'a> BodyChecker<'a> {
             };
         }
         let (l, r) = (self.expr(&b.left), self.expr(&b.right));
+        if [&l, &r]
+            .iter()
+            .any(|e| self.infer.shallow(&e.ty) == Ty::Never)
+        {
+            // An operand whose type is unknown (an error, or a device function's call left
+            // unchecked in its standalone check): so is the result's.
+            return Self::error_expr(span);
+        }
         if self.has_vector_operand(&l, &r) {
             return self.vector_binary(op, l, r, b.op.span(), span);
         }
