@@ -222,10 +222,25 @@ pub fn written_elem_type(func: &syn::ItemFn, name: &str) -> Option<TokenStream2>
     })
 }
 
+/// The type of parameter `name` as the user wrote it (a struct passed by value).
+pub fn written_param_type(func: &syn::ItemFn, name: &str) -> Option<TokenStream2> {
+    func.sig.inputs.iter().find_map(|input| match input {
+        syn::FnArg::Typed(t) => match &*t.pat {
+            syn::Pat::Ident(id) if id.ident == name => {
+                let ty = &t.ty;
+                Some(quote!(#ty))
+            }
+            _ => None,
+        },
+        syn::FnArg::Receiver(_) => None,
+    })
+}
+
 /// The path each struct is named by in the kernel's signature or in its parent's fields.
 fn struct_paths(func: &syn::ItemFn, known: &[syn::ItemStruct]) -> Vec<syn::Path> {
     let from_params = func.sig.inputs.iter().filter_map(|input| match input {
-        syn::FnArg::Typed(t) => buffer_elem_type(&t.ty).and_then(struct_candidate),
+        // A view's element type, or the parameter's own type (a struct by value).
+        syn::FnArg::Typed(t) => struct_candidate(buffer_elem_type(&t.ty).unwrap_or(&t.ty)),
         syn::FnArg::Receiver(_) => None,
     });
     let from_fields = known

@@ -284,7 +284,7 @@ pub fn compile_with(func: &syn::ItemFn, options: &Options) -> Result<CompiledKer
             kind: p.kind,
             binding: match layout.params[i] {
                 back::ParamSlot::Buffer { binding, .. } => Some(binding),
-                back::ParamSlot::Scalar { .. } => None,
+                back::ParamSlot::Scalar { .. } | back::ParamSlot::Value { .. } => None,
             },
             offset: layout.param_offset(i),
         })

@@ -326,7 +326,9 @@ impl<'a> BodyChecker<'a> {
                 writable,
                 ..
             } => (elem, rank, writable && !self.read_only_in_callee(id)),
-            ParamKind::Scalar(_) => unreachable!("is_buffer() checked the kind"),
+            ParamKind::Scalar(_) | ParamKind::Value(_) => {
+                unreachable!("is_buffer() checked the kind")
+            }
         }
     }
 
@@ -905,6 +907,12 @@ impl<'a> BodyChecker<'a> {
                     ParamKind::Scalar(s) => Expr {
                         kind: ExprKind::ScalarParam(id),
                         ty: Ty::Scalar(s),
+                        span,
+                    },
+                    // A vector or struct by value is read like a scalar parameter.
+                    ParamKind::Value(elem) => Expr {
+                        kind: ExprKind::ScalarParam(id),
+                        ty: elem.ty(),
                         span,
                     },
                     ParamKind::Buffer { .. } => {
