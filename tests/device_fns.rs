@@ -383,3 +383,161 @@ fn helper_and_kernel_inside_a_function_body() -> Result<(), amp::Error> {
     assert_validation_clean();
     Ok(())
 }
+
+// ----- composite values across calls: short vectors and device structs by value -----
+
+/// Linear interpolation of two vectors: vectors in, a vector out.
+#[amp::device]
+fn lerp3(a: Float3, b: Float3, t: f32) -> Float3 {
+    a + (b - a) * t
+}
+
+/// Calls another helper with vectors: the midpoint, then scaled.
+#[amp::device]
+fn scaled_midpoint(a: Float3, b: Float3, k: f32) -> Float3 {
+    let m = lerp3(a, b, 0.5);
+    m * k
+}
+
+/// An integer vector through an early return.
+#[amp::device]
+fn clamp_int2(v: Int2, hi: i32) -> Int2 {
+    if v.x > hi {
+        return Int2::new(hi, v.y);
+    }
+    v
+}
+
+/// A struct with a vector field, built and taken apart by helpers.
+#[repr(C)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable, DeviceStruct,
+)]
+struct Particle {
+    pos: Float3,
+    mass: f32,
+}
+
+/// Returns a struct.
+#[amp::device]
+fn make_particle(pos: Float3, mass: f32) -> Particle {
+    Particle { pos, mass }
+}
+
+/// Takes a struct (and returns one, moved by `dt`).
+#[amp::device]
+fn advance(p: Particle, v: Float3, dt: f32) -> Particle {
+    let mut q = p;
+    q.pos = lerp3(p.pos, p.pos + v, dt);
+    q
+}
+
+/// Takes a struct, returns a scalar.
+#[amp::device]
+fn momentum_x(p: Particle, v: Float3) -> f32 {
+    p.mass * v.x
+}
+
+#[kernel(amp)]
+fn lerp_kernel(
+    idx: Index<1>,
+    a: ArrayView<Float3, 1>,
+    b: ArrayView<Float3, 1>,
+    out: ArrayViewMut<Float3, 1>,
+    mid: ArrayViewMut<Float3, 1>,
+) {
+    let t = idx[0] as f32 / 16.0;
+    out[idx] = lerp3(a[idx], b[idx], t);
+    mid[idx] = scaled_midpoint(a[idx], b[idx], 2.0);
+}
+
+#[kernel(amp)]
+fn clamp_kernel(idx: Index<1>, a: ArrayView<Int2, 1>, out: ArrayViewMut<Int2, 1>) {
+    out[idx] = clamp_int2(a[idx], 5);
+}
+
+#[kernel(amp)]
+fn particle_kernel(
+    idx: Index<1>,
+    pos: ArrayView<Float3, 1>,
+    vel: ArrayView<Float3, 1>,
+    out: ArrayViewMut<Particle, 1>,
+    px: ArrayViewMut<f32, 1>,
+) {
+    let p = make_particle(pos[idx], idx[0] as f32 + 1.0);
+    let q = advance(p, vel[idx], 0.25);
+    out[idx] = q;
+    px[idx] = momentum_x(q, vel[idx]);
+}
+
+fn float3s(n: usize, k: f32) -> Vec<Float3> {
+    (0..n)
+        .map(|i| Float3::new(i as f32 * k, 1.0 - i as f32, 0.5 * k + i as f32))
+        .collect()
+}
+
+#[test]
+fn vectors_in_and_out_of_helpers() -> Result<(), amp::Error> {
+    let n = 17;
+    let (a, b) = (float3s(n, 1.5), float3s(n, -2.0));
+    let mut out = vec![Float3::default(); n];
+    let mut mid = vec![Float3::default(); n];
+    {
+        let av = ArrayView::new([n], &a)?;
+        let bv = ArrayView::new([n], &b)?;
+        let mut ov = ArrayViewMut::new([n], &mut out)?;
+        let mut mv = ArrayViewMut::new([n], &mut mid)?;
+        parallel_for_each(ov.extent(), lerp_kernel(&av, &bv, &mut ov, &mut mv))?;
+    }
+    for i in 0..n {
+        // The same helpers on the host give the same values.
+        assert_eq!(out[i], lerp3(a[i], b[i], i as f32 / 16.0), "element {i}");
+        assert_eq!(mid[i], scaled_midpoint(a[i], b[i], 2.0), "element {i}");
+    }
+    assert_eq!(out[0], a[0]);
+    assert_eq!(out[16], b[16]);
+    assert_validation_clean();
+    Ok(())
+}
+
+#[test]
+fn int_vectors_through_an_early_return() -> Result<(), amp::Error> {
+    let a: Vec<Int2> = (-8..8).map(|i| Int2::new(i, -i)).collect();
+    let mut out = vec![Int2::default(); a.len()];
+    {
+        let av = ArrayView::new([a.len()], &a)?;
+        let mut ov = ArrayViewMut::new([a.len()], &mut out)?;
+        parallel_for_each(ov.extent(), clamp_kernel(&av, &mut ov))?;
+    }
+    let expected: Vec<Int2> = a.iter().map(|v| Int2::new(v.x.min(5), v.y)).collect();
+    assert_eq!(out, expected);
+    assert!(a
+        .iter()
+        .zip(&expected)
+        .all(|(v, e)| clamp_int2(*v, 5) == *e));
+    assert_validation_clean();
+    Ok(())
+}
+
+#[test]
+fn structs_in_and_out_of_helpers() -> Result<(), amp::Error> {
+    let n = 9;
+    let (pos, vel) = (float3s(n, 0.75), float3s(n, -1.25));
+    let mut out = vec![Particle::default(); n];
+    let mut px = vec![0.0f32; n];
+    {
+        let pv = ArrayView::new([n], &pos)?;
+        let vv = ArrayView::new([n], &vel)?;
+        let mut ov = ArrayViewMut::new([n], &mut out)?;
+        let mut xv = ArrayViewMut::new([n], &mut px)?;
+        parallel_for_each(ov.extent(), particle_kernel(&pv, &vv, &mut ov, &mut xv))?;
+    }
+    for i in 0..n {
+        let q = advance(make_particle(pos[i], i as f32 + 1.0), vel[i], 0.25);
+        assert_eq!(out[i], q, "element {i}");
+        assert_eq!(q.mass, i as f32 + 1.0);
+        assert_eq!(px[i], momentum_x(q, vel[i]), "element {i}");
+    }
+    assert_validation_clean();
+    Ok(())
+}

@@ -213,3 +213,76 @@ fn struct_from_another_module() -> Result<(), amp::Error> {
     assert_validation_clean();
     Ok(())
 }
+
+// ----- structs as by-value kernel parameters -----
+
+/// Parameters of a step, passed by value: a vector field then a scalar.
+#[repr(C)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable, DeviceStruct,
+)]
+struct SimParams {
+    gravity: Float3,
+    dt: f32,
+}
+
+/// `Sample` (a `u32`, 4 bytes of padding, an `f64`) by value after an `f32`: it starts at the
+/// next 8-byte boundary (16), `weight` at 24; `bias` follows at 32. `SimParams` then a scalar.
+#[kernel(amp)]
+fn weigh(
+    idx: Index<1>,
+    scale: f32,
+    s: Sample,
+    bias: u32,
+    params: SimParams,
+    last: i32,
+    out: ArrayViewMut<f64, 1>,
+    ps: ArrayViewMut<Particle, 1>,
+) {
+    let i = idx[0] as f64;
+    out[idx] = s.weight * i + (s.count + bias) as f64 * scale as f64 + last as f64;
+    let mut p = ps[idx];
+    p.pos += params.gravity * params.dt;
+    p.mass = params.dt * last as f32;
+    ps[idx] = p;
+}
+
+#[test]
+fn structs_by_value_between_scalars_match_the_cpu() -> Result<(), amp::Error> {
+    let n = 13;
+    let s = Sample {
+        count: 3,
+        _pad: 0xdead_beef,
+        weight: 0.125,
+    };
+    let params = SimParams {
+        gravity: Float3::new(0.0, -9.5, 1.0),
+        dt: 0.25,
+    };
+    let (scale, bias, last) = (2.5f32, 4u32, -6i32);
+    let mut out = vec![0.0f64; n];
+    let start: Vec<Particle> = (0..n)
+        .map(|i| Particle {
+            pos: Float3::new(i as f32, 1.0, -(i as f32)),
+            mass: 1.0,
+        })
+        .collect();
+    let mut ps = start.clone();
+    {
+        let mut ov = ArrayViewMut::new([n], &mut out)?;
+        let mut pv = ArrayViewMut::new([n], &mut ps)?;
+        let call = weigh(scale, s, bias, params, last, &mut ov, &mut pv);
+        parallel_for_each(Extent::new([n]), call)?;
+    }
+    for i in 0..n {
+        let e =
+            s.weight * i as f64 + f64::from(s.count + bias) * f64::from(scale) + f64::from(last);
+        assert_eq!(out[i], e, "element {i}");
+        let mut p = start[i];
+        p.pos += params.gravity * params.dt;
+        p.mass = params.dt * last as f32;
+        assert_eq!(ps[i], p, "element {i}");
+    }
+    assert_validation_clean();
+    Ok(())
+}

@@ -308,3 +308,59 @@ fn double_vectors_match_the_cpu() -> Result<(), amp::Error> {
     assert_validation_clean();
     Ok(())
 }
+
+// ----- short vectors as by-value kernel parameters -----
+
+/// Vectors by value between scalars: `a` at byte 28, `offset` (12 bytes) at 32, `b` at 44,
+/// `iv` at 48, `c` at 64, `dv` 8-aligned at 72 (after 4 bytes of padding), `d` at 88.
+#[allow(clippy::too_many_arguments)]
+#[kernel(amp)]
+fn by_value_vectors(
+    idx: Index<1>,
+    a: f32,
+    offset: Float3,
+    b: u32,
+    iv: Int4,
+    c: f32,
+    dv: Double2,
+    d: i32,
+    out: ArrayViewMut<Float3, 1>,
+    ints: ArrayViewMut<Int4, 1>,
+    doubles: ArrayViewMut<Double2, 1>,
+) {
+    let i = idx[0] as f32;
+    out[idx] = offset * a + Float3::new(i, b as f32, c);
+    ints[idx] = iv + Int4::new(d, idx[0] as i32, 0, 0);
+    doubles[idx] = dv * (idx[0] as f64) + Double2::new(0.5, 0.0);
+}
+
+#[test]
+fn vectors_by_value_between_scalars_match_the_cpu() -> Result<(), amp::Error> {
+    let n = 21;
+    let (a, offset, b) = (1.5f32, Float3::new(1.0, -2.0, 0.25), 7u32);
+    let (iv, c, dv, d) = (
+        Int4::new(1, -2, 3, -4),
+        -0.5f32,
+        Double2::new(1e-3, -2.5),
+        -9,
+    );
+    let mut out = vec![Float3::default(); n];
+    let mut ints = vec![Int4::default(); n];
+    let mut doubles = vec![Double2::default(); n];
+    {
+        let mut ov = ArrayViewMut::new([n], &mut out)?;
+        let mut iw = ArrayViewMut::new([n], &mut ints)?;
+        let mut dw = ArrayViewMut::new([n], &mut doubles)?;
+        let call = by_value_vectors(a, offset, b, iv, c, dv, d, &mut ov, &mut iw, &mut dw);
+        parallel_for_each(Extent::new([n]), call)?;
+    }
+    for i in 0..n {
+        let expected = offset * a + Float3::new(i as f32, b as f32, c);
+        assert_eq!(out[i], expected, "element {i}");
+        assert_eq!(ints[i], iv + Int4::new(d, i as i32, 0, 0), "element {i}");
+        let e = dv * i as f64 + Double2::new(0.5, 0.0);
+        assert_eq!(doubles[i], e, "element {i}");
+    }
+    assert_validation_clean();
+    Ok(())
+}

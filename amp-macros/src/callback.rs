@@ -37,10 +37,15 @@ pub fn derive_device_struct(input: TokenStream2) -> TokenStream2 {
     let name = &def.ident;
     let name_str = name.to_string();
     let mac = definition_macro(name);
-    let fields = def.fields.iter().map(|f| {
-        let (ident, ty) = (&f.ident, &f.ty);
-        quote!(#ident: #ty)
-    });
+    let fields: Vec<TokenStream2> = def
+        .fields
+        .iter()
+        .map(|f| {
+            let (ident, ty) = (&f.ident, &f.ty);
+            quote!(#ident: #ty)
+        })
+        .collect();
+    let fields = &fields;
     quote! {
         impl ::amp::DeviceStructSeal for #name {}
 
@@ -55,6 +60,11 @@ pub fn derive_device_struct(input: TokenStream2) -> TokenStream2 {
         #[doc(hidden)]
         #[allow(unused_macros)]
         macro_rules! #mac {
+            (device ($($attr:tt)*) $($item:tt)*) => {
+                // `#[amp::device]` has no arguments: the device attribute accepts `(, ..)`.
+                #[::amp::device($($attr)*, __device_structs(#[repr(C)] struct #name { #(#fields),* }))]
+                $($item)*
+            };
             (($($attr:tt)*) $($item:tt)*) => {
                 #[::amp::kernel($($attr)*, __device_structs(#[repr(C)] struct #name { #(#fields),* }))]
                 $($item)*
@@ -145,6 +155,47 @@ pub fn missing_struct<'a>(
         .find(|p| !is_known(p) && !is_generic(p))
 }
 
+/// Re-applies the `#[amp::device(attr)]` attribute of `func` through the definition macro of
+/// the struct at `path`, as [`request_definition`] does for kernels.
+pub fn request_device_definition(
+    path: &syn::Path,
+    attr: TokenStream2,
+    func: &syn::ItemFn,
+) -> TokenStream2 {
+    let mut mac = path.clone();
+    let last = mac.segments.last_mut().expect("non-empty");
+    last.ident = definition_macro(&last.ident);
+    let span = syn::spanned::Spanned::span(path);
+    quote_spanned!(span=> #mac! { device (#attr) #func })
+}
+
+/// The first struct a device function names (in its signature, its annotations, its struct
+/// expressions) whose definition has not arrived; its standalone check needs their layouts.
+pub fn missing_device_fn_struct(
+    func: &syn::ItemFn,
+    known: &[syn::ItemStruct],
+) -> Option<syn::Path> {
+    struct Named(Vec<syn::Path>);
+    impl<'ast> syn::visit::Visit<'ast> for Named {
+        fn visit_type(&mut self, ty: &'ast syn::Type) {
+            if let Some(path) = struct_candidate(ty) {
+                self.0.push(path.clone());
+            }
+            syn::visit::visit_type(self, ty);
+        }
+        fn visit_expr_struct(&mut self, e: &'ast syn::ExprStruct) {
+            self.0.push(e.path.clone());
+            syn::visit::visit_expr_struct(self, e);
+        }
+    }
+    let mut named = Named(Vec::new());
+    syn::visit::Visit::visit_item_fn(&mut named, func);
+    named.0.into_iter().find(|path| {
+        let name = &path.segments.last().expect("non-empty").ident;
+        !known.iter().any(|k| k.ident == *name)
+    })
+}
+
 /// Re-applies the kernel attribute through the definition macro of the struct at `path`.
 pub fn request_definition(
     path: &syn::Path,
@@ -171,10 +222,25 @@ pub fn written_elem_type(func: &syn::ItemFn, name: &str) -> Option<TokenStream2>
     })
 }
 
+/// The type of parameter `name` as the user wrote it (a struct passed by value).
+pub fn written_param_type(func: &syn::ItemFn, name: &str) -> Option<TokenStream2> {
+    func.sig.inputs.iter().find_map(|input| match input {
+        syn::FnArg::Typed(t) => match &*t.pat {
+            syn::Pat::Ident(id) if id.ident == name => {
+                let ty = &t.ty;
+                Some(quote!(#ty))
+            }
+            _ => None,
+        },
+        syn::FnArg::Receiver(_) => None,
+    })
+}
+
 /// The path each struct is named by in the kernel's signature or in its parent's fields.
 fn struct_paths(func: &syn::ItemFn, known: &[syn::ItemStruct]) -> Vec<syn::Path> {
     let from_params = func.sig.inputs.iter().filter_map(|input| match input {
-        syn::FnArg::Typed(t) => buffer_elem_type(&t.ty).and_then(struct_candidate),
+        // A view's element type, or the parameter's own type (a struct by value).
+        syn::FnArg::Typed(t) => struct_candidate(buffer_elem_type(&t.ty).unwrap_or(&t.ty)),
         syn::FnArg::Receiver(_) => None,
     });
     let from_fields = known

@@ -25,6 +25,17 @@ pub fn device(attr: TokenStream2, item: TokenStream2) -> TokenStream2 {
         }
     };
     let mut out = TokenStream2::new();
+    let original_attr = attr.clone();
+    let (attr, structs) = match split_definitions(attr) {
+        Ok(split) => split,
+        Err(e) => return e.to_compile_error(),
+    };
+    // Structs it names are checked with their layouts: fetch their definitions first.
+    if let Some(path) = crate::callback::missing_device_fn_struct(&func, &structs) {
+        let mut original = func.clone();
+        original.attrs.retain(|a| !is_device_attr(a));
+        return crate::callback::request_device_definition(&path, original_attr, &original);
+    }
     let host = match host_too(attr) {
         Ok(host) => host,
         Err(d) => {
@@ -32,7 +43,7 @@ pub fn device(attr: TokenStream2, item: TokenStream2) -> TokenStream2 {
             true
         }
     };
-    if let Err(diags) = amp_spirv::check_device_fn(&func) {
+    if let Err(diags) = amp_spirv::check_device_fn_with(&func, &structs) {
         for d in diags.iter() {
             out.extend(crate::error_tokens(d));
         }
@@ -43,6 +54,34 @@ pub fn device(attr: TokenStream2, item: TokenStream2) -> TokenStream2 {
     }
     out.extend(callback_macro(&func));
     out
+}
+
+/// Whether `attr` is an `#[amp::device]` attribute (none is left on the item, but be sure).
+fn is_device_attr(attr: &syn::Attribute) -> bool {
+    attr.path()
+        .segments
+        .last()
+        .is_some_and(|s| s.ident == "device")
+}
+
+/// The attribute's own words, and the struct definitions earlier rounds appended as
+/// `__device_structs(..)` arguments (each after a comma, which may then lead).
+fn split_definitions(attr: TokenStream2) -> syn::Result<(TokenStream2, Vec<syn::ItemStruct>)> {
+    let mut words = TokenStream2::new();
+    let mut structs = Vec::new();
+    let mut tokens = attr.into_iter().peekable();
+    while let Some(t) = tokens.next() {
+        if let proc_macro2::TokenTree::Ident(i) = &t {
+            if i == crate::callback::DEFINITIONS_ARG {
+                if let Some(proc_macro2::TokenTree::Group(g)) = tokens.next() {
+                    structs.extend(crate::callback::parse_definitions(g.stream())?);
+                }
+                continue;
+            }
+        }
+        words.extend(std::iter::once(t));
+    }
+    Ok((words, structs))
 }
 
 /// `#[amp::device]` (or `#[amp::device(cpu, amp)]`) keeps the function for the host too;

@@ -328,6 +328,22 @@ fn launcher(func: &syn::ItemFn, kernel: &CompiledKernel) -> TokenStream2 {
                     }
                 });
             }
+            ParamKind::Value(elem) => {
+                let t = match elem {
+                    Elem::Struct(_) => callback::written_param_type(func, pname)
+                        .expect("value params name their type"),
+                    _ => elem_tokens(func, pname, elem),
+                };
+                inputs.push(quote!(#ident: #t));
+                args.push(quote!(::amp::__private::KernelArg::value::<#t>(#ident)));
+                let elem = elem_type_tokens(elem, &t);
+                infos.push(quote! {
+                    ::amp::__private::ParamInfo {
+                        name: #pname,
+                        kind: ::amp::__private::ParamKind::Value { elem: #elem, offset: #offset },
+                    }
+                });
+            }
             ParamKind::Scalar(s) => {
                 let t = scalar_tokens(s);
                 inputs.push(quote!(#ident: #t));

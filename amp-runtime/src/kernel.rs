@@ -16,7 +16,10 @@
 //!   first element in the buffer (one `u32`), and the element strides of all dimensions but the
 //!   last (`rank - 1` `u32`s; the last stride is 1), so sections and projections of a buffer
 //!   are passed without copying; each scalar parameter lives at its `offset`
-//!   (`bool` as a `u32` 0 or 1, `f64` on an 8-byte boundary).
+//!   (`bool` as a `u32` 0 or 1, `f64` on an 8-byte boundary), and each by-value short vector
+//!   or struct ([`ParamKind::Value`]) is its host `#[repr(C)]` bytes at its `offset`, aligned
+//!   as the host type (on the device, one push-constant member per scalar, at its C offset).
+//!   Scalars and values follow the buffers' layouts, in declaration order.
 //! - Bounds checks (every `#[kernel(amp)]` kernel with buffers, unless it says
 //!   `#[kernel(amp, unchecked)]`): each view or array access compares every index component,
 //!   as a `u32` (so a negative `i32` cast to `usize` fails too), with the buffer's extent from
@@ -168,6 +171,15 @@ pub enum ParamKind {
     Scalar {
         /// Its type.
         ty: ScalarType,
+        /// Byte offset in the push-constant block.
+        offset: u32,
+    },
+    /// A short vector or `#[derive(DeviceStruct)]` struct passed by value in the push-constant
+    /// block: its host `#[repr(C)]` bytes ([`ElemType::size`] of them, padding included) copied
+    /// as they are, at `offset` (a multiple of the type's alignment).
+    Value {
+        /// Its type.
+        elem: ElemType,
         /// Byte offset in the push-constant block.
         offset: u32,
     },

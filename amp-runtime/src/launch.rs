@@ -8,10 +8,10 @@ use ash::vk;
 use crate::bounds::OobReport;
 use crate::buffer_access::{BufferAccess, DeviceBuffer, DeviceBufferMut};
 use crate::extent::validate_dims;
-use crate::kernel::{KernelInfo, ParamKind, ScalarType};
+use crate::kernel::{ElemType, KernelInfo, ParamKind, ScalarType};
 use crate::pipeline::{cached, Pipeline};
 use crate::queue::{AcceleratorView, LaunchTarget};
-use crate::{Accelerator, Error, Extent, ScalarArg, TiledExtent};
+use crate::{Accelerator, DeviceScalar, Error, Extent, ScalarArg, TiledExtent};
 
 enum Arg<'a> {
     Buffer {
@@ -21,6 +21,11 @@ enum Arg<'a> {
     Scalar {
         ty: ScalarType,
         bits: u64,
+    },
+    /// A short vector or struct by value: its host bytes.
+    Value {
+        elem: ElemType,
+        bytes: Vec<u8>,
     },
 }
 
@@ -56,6 +61,15 @@ impl<'a> KernelArg<'a> {
             bits: value.to_bits(),
         })
     }
+
+    /// A short vector ([`Float3`](crate::Float3), ...) or `#[derive(DeviceStruct)]` struct
+    /// passed by value: its `#[repr(C)]` bytes go to the push constants as they are.
+    pub fn value<T: DeviceScalar>(value: T) -> Self {
+        KernelArg(Arg::Value {
+            elem: T::ELEM,
+            bytes: bytemuck::bytes_of(&value).to_vec(),
+        })
+    }
 }
 
 impl std::fmt::Debug for KernelArg<'_> {
@@ -71,6 +85,11 @@ impl std::fmt::Debug for KernelArg<'_> {
                 .debug_struct("Scalar")
                 .field("ty", ty)
                 .field("bits", bits)
+                .finish(),
+            Arg::Value { elem, bytes } => f
+                .debug_struct("Value")
+                .field("elem", elem)
+                .field("bytes", bytes)
                 .finish(),
         }
     }
@@ -332,6 +351,15 @@ fn put(
     }
 }
 
+/// What a parameter is, for argument-mismatch messages.
+fn kind_name(kind: ParamKind) -> &'static str {
+    match kind {
+        ParamKind::Buffer { .. } => "buffer",
+        ParamKind::Scalar { .. } => "scalar",
+        ParamKind::Value { .. } => "by-value vector or struct",
+    }
+}
+
 fn dims_bytes(dims: &[usize]) -> Vec<u8> {
     dims.iter()
         .flat_map(|&d| (d as u32).to_ne_bytes())
@@ -533,16 +561,34 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
                 };
                 put(&mut push, offset, &bytes, info, param.name)?;
             }
-            (ParamKind::Buffer { .. }, Arg::Scalar { .. }) => {
+            (ParamKind::Value { elem, offset }, Arg::Value { elem: e, bytes }) => {
+                if elem != *e {
+                    return Err(mismatch(format!(
+                        "parameter `{}` has type {elem} but the argument has type {e}",
+                        param.name
+                    )));
+                }
+                put(&mut push, offset, bytes, info, param.name)?;
+            }
+            (ParamKind::Buffer { .. } | ParamKind::Value { .. }, Arg::Scalar { .. }) => {
                 return Err(mismatch(format!(
-                    "parameter `{}` is a buffer but a scalar was passed",
-                    param.name
+                    "parameter `{}` is a {} but a scalar was passed",
+                    param.name,
+                    kind_name(param.kind)
                 )))
             }
-            (ParamKind::Scalar { .. }, Arg::Buffer { .. }) => {
+            (ParamKind::Scalar { .. } | ParamKind::Value { .. }, Arg::Buffer { .. }) => {
                 return Err(mismatch(format!(
-                    "parameter `{}` is a scalar but a buffer was passed",
-                    param.name
+                    "parameter `{}` is a {} but a buffer was passed",
+                    param.name,
+                    kind_name(param.kind)
+                )))
+            }
+            (ParamKind::Buffer { .. } | ParamKind::Scalar { .. }, Arg::Value { elem, .. }) => {
+                return Err(mismatch(format!(
+                    "parameter `{}` is a {} but a {elem} value was passed",
+                    param.name,
+                    kind_name(param.kind)
                 )))
             }
         }
@@ -804,9 +850,9 @@ impl RawKernel {
         for (i, arg) in buffers.iter().enumerate() {
             match &arg.0 {
                 Arg::Buffer { buf, .. } => bindings.push((i as u32, buf.prepare(&self.acc)?)),
-                Arg::Scalar { .. } => {
+                Arg::Scalar { .. } | Arg::Value { .. } => {
                     return Err(mismatch(format!(
-                        "argument {i} is a scalar; pass scalars in the push constants"
+                        "argument {i} is a scalar or value; pass those in the push constants"
                     )))
                 }
             }

@@ -258,7 +258,7 @@ pub(crate) fn cached(
         .iter()
         .filter_map(|p| match p.kind {
             ParamKind::Buffer { binding, .. } => Some(binding),
-            ParamKind::Scalar { .. } => None,
+            ParamKind::Scalar { .. } | ParamKind::Value { .. } => None,
         })
         .chain(info.oob_report_binding)
         .collect();

@@ -103,6 +103,9 @@ pub enum ParamKind {
     },
     /// A scalar by value.
     Scalar(Scalar),
+    /// A short vector or `#[derive(DeviceStruct)]` struct by value: its scalars in the
+    /// push-constant block at their `#[repr(C)]` offsets.
+    Value(Elem),
 }
 
 /// A kernel parameter after the index.
@@ -369,7 +372,7 @@ pub enum ExprKind {
     Lit(Lit),
     /// Read a local.
     Local(LocalId),
-    /// Read a scalar parameter.
+    /// Read a by-value parameter: a scalar, or a short vector or struct rebuilt from its scalars.
     ScalarParam(ParamId),
     /// A unary operator.
     Unary(UnOp, Box<Expr>),

@@ -232,6 +232,16 @@ fn tile_static_size(ty: &types::Ty) -> TileStaticSize {
     TileStaticSize { elem_bytes, dims }
 }
 
+/// [`check_device_fn`] with the definitions of the `#[derive(DeviceStruct)]` structs the
+/// function names (the device attribute fetches them as the kernel attribute does).
+pub fn check_device_fn_with(
+    func: &syn::ItemFn,
+    structs: &[syn::ItemStruct],
+) -> Result<(), Diagnostics> {
+    let _structs = structs::enter(structs)?;
+    check_device_fn(func)
+}
+
 /// The largest push-constant block every Vulkan device supports.
 pub const MAX_PUSH_CONSTANT_BYTES: u32 = 128;
 
@@ -274,7 +284,7 @@ pub fn compile_with(func: &syn::ItemFn, options: &Options) -> Result<CompiledKer
             kind: p.kind,
             binding: match layout.params[i] {
                 back::ParamSlot::Buffer { binding, .. } => Some(binding),
-                back::ParamSlot::Scalar { .. } => None,
+                back::ParamSlot::Scalar { .. } | back::ParamSlot::Value { .. } => None,
             },
             offset: layout.param_offset(i),
         })

@@ -100,6 +100,15 @@ pub fn render(kernel: &Kernel, compiled: &CompiledKernel, access: &[(bool, bool)
                     p.offset
                 );
             }
+            (ParamKind::Value(elem), _) => {
+                let _ = writeln!(
+                    out,
+                    "  value `{}`: {} at push-constant byte {}",
+                    p.name,
+                    elem.name(),
+                    p.offset
+                );
+            }
             _ => {}
         }
     }

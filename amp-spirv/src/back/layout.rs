@@ -2,7 +2,7 @@
 //! argument live in the push-constant block, and which binding each buffer gets.
 
 use crate::ir::{Kernel, ParamKind};
-use crate::types::Scalar;
+use crate::types::{Scalar, Ty};
 
 /// One member of the push-constant block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,6 +33,32 @@ pub enum ParamSlot {
         /// Member index.
         member: u32,
     },
+    /// A short vector or struct by value: its scalars (in [`leaves`] order) in the members from
+    /// `first_member` on, at the value's `#[repr(C)]` offsets from `offset`.
+    Value {
+        /// Index of the member of its first scalar.
+        first_member: u32,
+        /// Byte offset of the value (aligned as the host type).
+        offset: u32,
+    },
+}
+
+/// The scalars of a value of type `ty` at byte `base`, in declaration order (components of a
+/// vector, fields of a struct, recursively), with their `#[repr(C)]` byte offsets.
+pub fn leaves(ty: &Ty, base: u32, out: &mut Vec<(Scalar, u32)>) {
+    match ty {
+        Ty::Scalar(s) => out.push((*s, base)),
+        Ty::Vector(s, n) => {
+            let size = Ty::Scalar(*s).packed_bytes().unwrap_or(4);
+            out.extend((0..*n).map(|k| (*s, base + k * size)));
+        }
+        Ty::Struct(id) => {
+            for f in crate::structs::get(*id).fields {
+                leaves(&f.ty, base + f.offset, out);
+            }
+        }
+        other => unreachable!("by-value parameters are scalars, vectors or structs, not {other}"),
+    }
 }
 
 /// The push-constant layout of a kernel.
@@ -51,18 +77,19 @@ impl Layout {
     pub fn of(kernel: &Kernel) -> Layout {
         let mut members = Vec::new();
         let mut offset: u32 = 0;
-        let mut push = |ty: Scalar, members: &mut Vec<Member>| {
+        // Appends a scalar member at its natural alignment; returns its index.
+        fn push(ty: Scalar, offset: &mut u32, members: &mut Vec<Member>) -> u32 {
             let size = if ty == Scalar::F64 { 8 } else { 4 };
-            offset = offset.div_ceil(size) * size;
+            *offset = offset.div_ceil(size) * size;
             members.push(Member {
                 ty: if ty == Scalar::Bool { Scalar::U32 } else { ty },
-                offset,
+                offset: *offset,
             });
-            offset += size;
+            *offset += size;
             members.len() as u32 - 1
-        };
+        }
         for _ in 0..kernel.rank {
-            push(Scalar::U32, &mut members);
+            push(Scalar::U32, &mut offset, &mut members);
         }
         let mut params = Vec::new();
         let mut binding = 0;
@@ -71,7 +98,7 @@ impl Layout {
                 let first_member = members.len() as u32;
                 // extent, offset, strides of all but the last dimension
                 for _ in 0..2 * rank {
-                    push(Scalar::U32, &mut members);
+                    push(Scalar::U32, &mut offset, &mut members);
                 }
                 params.push(ParamSlot::Buffer {
                     binding,
@@ -83,11 +110,30 @@ impl Layout {
                 params.push(ParamSlot::Scalar { member: 0 });
             }
         }
+        // Scalars and composite values in declaration order, each at its natural alignment
+        // (a composite at its host type's), so a composite's bytes are its host bytes.
         for (i, p) in kernel.params.iter().enumerate() {
-            if let ParamKind::Scalar(s) = p.kind {
-                params[i] = ParamSlot::Scalar {
-                    member: push(s, &mut members),
-                };
+            match p.kind {
+                ParamKind::Scalar(s) => {
+                    params[i] = ParamSlot::Scalar {
+                        member: push(s, &mut offset, &mut members),
+                    };
+                }
+                ParamKind::Value(elem) => {
+                    let ty = elem.ty();
+                    let (size, align) = crate::structs::size_align(&ty);
+                    let base = offset.div_ceil(align) * align;
+                    let mut scalars = Vec::new();
+                    leaves(&ty, base, &mut scalars);
+                    let first_member = members.len() as u32;
+                    members.extend(scalars.iter().map(|&(ty, offset)| Member { ty, offset }));
+                    offset = base + size;
+                    params[i] = ParamSlot::Value {
+                        first_member,
+                        offset: base,
+                    };
+                }
+                ParamKind::Buffer { .. } => {}
             }
         }
         let size = offset.div_ceil(4) * 4;
@@ -103,6 +149,7 @@ impl Layout {
         match self.params[i] {
             ParamSlot::Buffer { extent_offset, .. } => extent_offset,
             ParamSlot::Scalar { member } => self.members[member as usize].offset,
+            ParamSlot::Value { offset, .. } => offset,
         }
     }
 }

@@ -612,6 +612,30 @@ impl<'k> Emitter<'k> {
         self.load(ty, ptr)
     }
 
+    /// Rebuilds a by-value vector or struct parameter from its scalar push-constant members,
+    /// taken from `members` in [`layout::leaves`] order.
+    fn push_value(&mut self, ty: &Ty, members: &mut std::ops::RangeFrom<u32>) -> Word {
+        let parts: Vec<Word> = match ty {
+            Ty::Scalar(_) => {
+                let member = members.next().expect("one member per scalar");
+                return self.push_member(member);
+            }
+            Ty::Vector(s, n) => (0..*n)
+                .map(|_| self.push_value(&Ty::Scalar(*s), members))
+                .collect(),
+            Ty::Struct(id) => crate::structs::get(*id)
+                .fields
+                .iter()
+                .map(|f| self.push_value(&f.ty, members))
+                .collect(),
+            other => {
+                unreachable!("by-value parameters are scalars, vectors or structs, not {other}")
+            }
+        };
+        let t = self.ty(ty);
+        self.b.composite_construct(t, None, parts).expect("open")
+    }
+
     fn builtin_input(&mut self, builtin: spirv::BuiltIn, name: &str) -> Word {
         let u = self.scalar_ty(Scalar::U32);
         let v3 = self.b.type_vector(u, 3);
@@ -994,8 +1018,12 @@ impl<'k> Emitter<'k> {
                 Some(self.load(t, var))
             }
             ExprKind::ScalarParam(id) => {
-                let ParamSlot::Scalar { member } = self.layout.params[*id] else {
-                    unreachable!("scalar params have scalar slots")
+                let member = match self.layout.params[*id] {
+                    ParamSlot::Scalar { member } => member,
+                    ParamSlot::Value { first_member, .. } => {
+                        return Some(self.push_value(&e.ty, &mut (first_member..)));
+                    }
+                    ParamSlot::Buffer { .. } => unreachable!("value params have value slots"),
                 };
                 let raw = self.push_member(member);
                 if e.ty == Ty::BOOL {
@@ -1965,7 +1993,7 @@ impl<'k> Emitter<'k> {
     fn buffer_first_member(&self, p: ParamId) -> u32 {
         match self.layout.params[p] {
             ParamSlot::Buffer { first_member, .. } => first_member,
-            ParamSlot::Scalar { .. } => unreachable!("buffer slot"),
+            ParamSlot::Scalar { .. } | ParamSlot::Value { .. } => unreachable!("buffer slot"),
         }
     }
 
@@ -2048,6 +2076,7 @@ impl<'k> Emitter<'k> {
             Place::Buffer(p, _) => match self.k.params[*p].kind {
                 ParamKind::Buffer { elem, .. } => elem.ty(),
                 ParamKind::Scalar(s) => Ty::Scalar(s),
+                ParamKind::Value(elem) => elem.ty(),
             },
         }
     }

@@ -326,7 +326,9 @@ impl<'a> BodyChecker<'a> {
                 writable,
                 ..
             } => (elem, rank, writable && !self.read_only_in_callee(id)),
-            ParamKind::Scalar(_) => unreachable!("is_buffer() checked the kind"),
+            ParamKind::Scalar(_) | ParamKind::Value(_) => {
+                unreachable!("is_buffer() checked the kind")
+            }
         }
     }
 
@@ -907,6 +909,12 @@ impl<'a> BodyChecker<'a> {
                         ty: Ty::Scalar(s),
                         span,
                     },
+                    // A vector or struct by value is read like a scalar parameter.
+                    ParamKind::Value(elem) => Expr {
+                        kind: ExprKind::ScalarParam(id),
+                        ty: elem.ty(),
+                        span,
+                    },
                     ParamKind::Buffer { .. } => {
                         self.err(
                             Diagnostic::error(span, format!("`{name}` is a view or array: it can only be indexed or asked for its extent"))
@@ -1117,6 +1125,14 @@ impl<'a> BodyChecker<'a> {
             };
         }
         let (l, r) = (self.expr(&b.left), self.expr(&b.right));
+        if [&l, &r]
+            .iter()
+            .any(|e| self.infer.shallow(&e.ty) == Ty::Never)
+        {
+            // An operand whose type is unknown (an error, or a device function's call left
+            // unchecked in its standalone check): so is the result's.
+            return Self::error_expr(span);
+        }
         if self.has_vector_operand(&l, &r) {
             return self.vector_binary(op, l, r, b.op.span(), span);
         }

@@ -338,20 +338,17 @@ fn buffer_or_scalar_param(input: &syn::FnArg) -> Result<Param, Diagnostic> {
                     )
                     .with_help("pass a `u32` and convert it with `as usize` inside the kernel"))
                 }
+                // Push constants carry vectors and structs as their scalars.
+                Ty::Vector(s, n) if s != Scalar::Bool && s != Scalar::Usize => {
+                    ParamKind::Value(Elem::Vector(s, n))
+                }
+                Ty::Struct(id) => ParamKind::Value(Elem::Struct(id)),
                 other => {
-                    // Push constants hold only scalars so far.
-                    let help = if matches!(other, Ty::Vector(..) | Ty::Struct(_)) {
-                        "short vectors and device structs are not by-value kernel parameters \
-                         yet: pass the value in a one-element `ArrayView`, or its components \
-                         as scalars"
-                    } else {
-                        "pass arrays in an `ArrayView` or `Array`"
-                    };
                     return Err(Diagnostic::error(
                         ty.span(),
                         format!("kernel parameters of type `{other}` are not supported"),
                     )
-                    .with_help(help));
+                    .with_help("pass arrays in an `ArrayView` or `Array`"));
                 }
             },
         },
