@@ -14,6 +14,7 @@ use ash::vk;
 
 use crate::accelerator::{lock, DeviceShared};
 use crate::counts::{LIVE_DESCRIPTOR_POOLS, LIVE_SUBMITTERS};
+use crate::pipeline::{LaunchKey, RecordedLaunch};
 use crate::{Accelerator, Error};
 
 /// Command recording state of one view: a command pool with one command buffer, its fence and
@@ -29,6 +30,9 @@ pub(crate) struct Submitter {
     submitted: u64,
     /// The last submission's fence has not been seen signaled yet (its wait failed).
     in_flight: bool,
+    /// The launch the command buffer holds, when it holds exactly one launch (see
+    /// [`LaunchKey`]); `None` after any other recording.
+    recorded: Option<RecordedLaunch>,
 }
 
 const INITIAL_DESCRIPTOR_CAPACITY: u32 = 16;
@@ -77,6 +81,7 @@ impl Submitter {
                 descriptor_capacity: INITIAL_DESCRIPTOR_CAPACITY,
                 submitted: 0,
                 in_flight: false,
+                recorded: None,
             })
         }
     }
@@ -134,33 +139,81 @@ impl DeviceShared {
         record: impl FnOnce(&ash::Device, &mut Submitter) -> Result<R, Error>,
     ) -> Result<R, Error> {
         let mut s = lock(submitter);
-        let d = &self.device;
-        // SAFETY: the command buffer and fence belong to this device and are not in use (every
-        // submission is waited for while the lock is held; one whose wait failed is waited for
-        // again before its command buffer is reused).
-        unsafe {
-            if s.in_flight {
-                d.wait_for_fences(&[s.fence], true, u64::MAX)
+        let out = self.record_commands(&mut s, record)?;
+        self.submit_and_wait(&mut s)?;
+        Ok(out)
+    }
+
+    /// [`submit_on`](Self::submit_on) for one launch described by `key`: when the command
+    /// buffer still holds that very launch (the previous submission of this submitter was it),
+    /// it is submitted again without recording anything; otherwise `record` records it.
+    pub(crate) fn submit_launch_on(
+        &self,
+        submitter: &Mutex<Submitter>,
+        key: &LaunchKey<'_>,
+        record: impl FnOnce(&ash::Device, &mut Submitter) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let mut s = lock(submitter);
+        let holds_launch = s.recorded.as_ref().is_some_and(|r| key.matches(r));
+        if holds_launch {
+            self.wait_in_flight(&mut s)?;
+        } else {
+            self.record_commands(&mut s, record)?;
+            s.recorded = Some(key.to_recorded());
+        }
+        self.submit_and_wait(&mut s)
+    }
+
+    /// Waits for the submitter's previous submission when its own wait failed, so its command
+    /// buffer can be reused.
+    fn wait_in_flight(&self, s: &mut Submitter) -> Result<(), Error> {
+        if s.in_flight {
+            // SAFETY: the fence belongs to this device and was submitted.
+            unsafe {
+                self.device
+                    .wait_for_fences(&[s.fence], true, u64::MAX)
                     .map_err(Error::vk("vkWaitForFences"))?;
-                s.in_flight = false;
             }
+            s.in_flight = false;
+        }
+        Ok(())
+    }
+
+    /// Records the submitter's command buffer afresh: a barrier, `record`'s commands, and a
+    /// barrier (see [`submit_on`](Self::submit_on)).
+    fn record_commands<R>(
+        &self,
+        s: &mut Submitter,
+        record: impl FnOnce(&ash::Device, &mut Submitter) -> Result<R, Error>,
+    ) -> Result<R, Error> {
+        self.wait_in_flight(s)?;
+        s.recorded = None;
+        let d = &self.device;
+        // SAFETY: the command buffer belongs to this device and is not in use (every
+        // submission is waited for while the lock is held; one whose wait failed was waited for
+        // above). Not one-time-submit: a launch may submit it again.
+        unsafe {
             d.reset_command_pool(s.pool, vk::CommandPoolResetFlags::empty())
                 .map_err(Error::vk("vkResetCommandPool"))?;
-            d.begin_command_buffer(
-                s.cmd,
-                &vk::CommandBufferBeginInfo::default()
-                    .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT),
-            )
-            .map_err(Error::vk("vkBeginCommandBuffer"))?;
+            d.begin_command_buffer(s.cmd, &vk::CommandBufferBeginInfo::default())
+                .map_err(Error::vk("vkBeginCommandBuffer"))?;
             record_barrier(d, s.cmd, Barrier::BeforeWork);
         }
-        let out = record(d, &mut s);
+        let out = record(d, s);
         // SAFETY: as above.
         unsafe {
             record_barrier(d, s.cmd, Barrier::AfterWork);
             d.end_command_buffer(s.cmd)
                 .map_err(Error::vk("vkEndCommandBuffer"))?;
-            let out = out?;
+        }
+        out
+    }
+
+    /// Submits the recorded command buffer to the device's queue and waits for it.
+    fn submit_and_wait(&self, s: &mut Submitter) -> Result<(), Error> {
+        let d = &self.device;
+        // SAFETY: the command buffer is recorded and not pending; the fence is not in use.
+        unsafe {
             d.reset_fences(&[s.fence])
                 .map_err(Error::vk("vkResetFences"))?;
             let cmds = [s.cmd];
@@ -176,8 +229,8 @@ impl DeviceShared {
             d.wait_for_fences(&[s.fence], true, u64::MAX)
                 .map_err(Error::vk("vkWaitForFences"))?;
             s.in_flight = false;
-            Ok(out)
         }
+        Ok(())
     }
 
     /// Makes sure the descriptor pool can hold one set with `buffers` storage buffers, and
