@@ -12,6 +12,7 @@ pub use layout::{Layout, ParamSlot};
 
 use crate::ir::*;
 use crate::math::MathFn;
+use crate::range::{Ranges, Sym};
 use crate::types::{Elem, Len, Scalar, Ty};
 use rspirv::binary::Assemble;
 use rspirv::dr::{self, Builder, InsertPoint, Operand};
@@ -162,8 +163,13 @@ enum Target {
     /// A pointer that needs no check: a local or `tile_static` element (indices clamped), or a
     /// buffer element in an unchecked kernel.
     Ptr(Word),
-    /// A buffer element to check against the buffer's extent before it is touched.
-    Checked { param: ParamId, index: Vec<Word> },
+    /// A buffer element to check against the buffer's extent before it is touched, except in
+    /// the dimensions where `proven` says the index is always in range.
+    Checked {
+        param: ParamId,
+        index: Vec<Word>,
+        proven: Vec<bool>,
+    },
 }
 
 struct Emitter<'k> {
@@ -193,6 +199,9 @@ struct Emitter<'k> {
     uses_float64: bool,
     /// Set when buffer accesses are bounds-checked.
     oob: Option<OobReport>,
+    /// Index ranges the range analysis proved: clamps and checks they make redundant are left
+    /// out.
+    ranges: Ranges,
 }
 
 impl<'k> Emitter<'k> {
@@ -224,6 +233,7 @@ impl<'k> Emitter<'k> {
             uses_float32: false,
             uses_float64: false,
             oob: None,
+            ranges: Ranges::of(k),
         }
     }
 
@@ -1019,9 +1029,13 @@ impl<'k> Emitter<'k> {
             ExprKind::BufferLoad(p, idx) => {
                 let target = self.buffer_target(*p, idx)?;
                 match target {
-                    Target::Checked { param, index } if e.ty.scalar().is_some() => {
+                    Target::Checked {
+                        param,
+                        index,
+                        proven,
+                    } if e.ty.scalar().is_some() => {
                         let s = e.ty.scalar()?;
-                        Some(self.checked_load(param, &index, s))
+                        Some(self.checked_load(param, &index, &proven, s))
                     }
                     target => {
                         let ty = e.ty.clone();
@@ -1631,11 +1645,15 @@ impl<'k> Emitter<'k> {
 
     /// Evaluates an array index, clamped into bounds: an out-of-bounds index on a local array
     /// would be undefined behaviour on the device, so it reads or writes the last element.
+    /// Indices the range analysis proves in range need no clamp.
     fn array_index(&mut self, index: &Expr, len: &Len) -> Option<Word> {
         if let (ExprKind::Lit(Lit::Int(v)), Len::Lit(_)) = (&index.kind, len) {
             return Some(self.const_u32(*v as u32));
         }
         let i = self.expr(index)?;
+        if self.ranges.below_len(index, len) {
+            return Some(i);
+        }
         let u = self.scalar_ty(Scalar::U32);
         let last = match len {
             Len::Lit(n) => self.const_u32(n - 1),
@@ -1719,17 +1737,27 @@ impl<'k> Emitter<'k> {
         Some(self.load(t, ptr))
     }
 
-    /// Evaluates a buffer access's index components (in order); in an unchecked kernel also
-    /// forms the element's pointer.
+    /// Evaluates a buffer access's index components (in order); in an unchecked kernel, or when
+    /// the range analysis proves every component below the buffer's extent, also forms the
+    /// element's pointer.
     fn buffer_target(&mut self, p: ParamId, idx: &[Expr]) -> Option<Target> {
         let mut index = Vec::with_capacity(idx.len());
         for i in idx {
             index.push(self.expr(i)?);
         }
-        if self.oob.is_none() {
+        let proven: Vec<bool> = idx
+            .iter()
+            .enumerate()
+            .map(|(d, i)| self.ranges.below(i, Sym::Extent(p, d as u32)))
+            .collect();
+        if self.oob.is_none() || proven.iter().all(|&p| p) {
             return Some(Target::Ptr(self.buffer_element_ptr(p, &index)));
         }
-        Some(Target::Checked { param: p, index })
+        Some(Target::Checked {
+            param: p,
+            index,
+            proven,
+        })
     }
 
     /// The target of an assignment or atomic.
@@ -1751,12 +1779,16 @@ impl<'k> Emitter<'k> {
         result: Option<Word>,
         access: impl FnOnce(&mut Self, Word) -> Option<Word>,
     ) -> Option<Word> {
-        let (param, index) = match target {
+        let (param, index, proven) = match target {
             Target::Ptr(ptr) => return access(self, ptr),
-            Target::Checked { param, index } => (param, index),
+            Target::Checked {
+                param,
+                index,
+                proven,
+            } => (param, index, proven),
         };
         let extent = self.buffer_extent(param);
-        let inside = self.in_bounds(&index, &extent);
+        let inside = self.in_bounds(&index, &extent, &proven);
         let (accessed, skipped, merge) = (self.b.id(), self.b.id(), self.b.id());
         self.b
             .selection_merge(merge, spirv::SelectionControl::NONE)
@@ -1796,18 +1828,23 @@ impl<'k> Emitter<'k> {
     }
 
     /// Whether every component of `index` is below `extent`: one unsigned compare per
-    /// dimension, and-ed together.
-    fn in_bounds(&mut self, index: &[Word], extent: &[Word]) -> Word {
+    /// dimension not `proven` in range, and-ed together (at least one is not).
+    fn in_bounds(&mut self, index: &[Word], extent: &[Word], proven: &[bool]) -> Word {
         let b = self.scalar_ty(Scalar::Bool);
         let mut all: Option<Word> = None;
-        for (&i, &e) in index.iter().zip(extent) {
+        for ((&i, &e), _) in index
+            .iter()
+            .zip(extent)
+            .zip(proven)
+            .filter(|(_, &known)| !known)
+        {
             let fits = self.op(Op::ULessThan, b, &[i, e]);
             all = Some(match all {
                 None => fits,
                 Some(prev) => self.op(Op::LogicalAnd, b, &[prev, fits]),
             });
         }
-        all.expect("buffers have rank 1 or more")
+        all.expect("a checked access has a component to check")
     }
 
     /// Notes a failed access in the thread's pending report: the flag, the parameter, the rank,
@@ -1987,9 +2024,9 @@ impl<'k> Emitter<'k> {
     /// that drivers vectorise: an out-of-bounds index reads the view's first element instead
     /// (always inside the buffer: extents are at least 1) and the value is replaced by zero;
     /// only the recording of the failure sits behind a (rarely taken) branch.
-    fn checked_load(&mut self, p: ParamId, index: &[Word], s: Scalar) -> Word {
+    fn checked_load(&mut self, p: ParamId, index: &[Word], proven: &[bool], s: Scalar) -> Word {
         let extent = self.buffer_extent(p);
-        let inside = self.in_bounds(index, &extent);
+        let inside = self.in_bounds(index, &extent, proven);
         let (linear, offset) = self.buffer_linear(p, index);
         let u = self.scalar_ty(Scalar::U32);
         let safe = self.op(Op::Select, u, &[inside, linear, offset]);
