@@ -1,6 +1,5 @@
 //! Accelerators: Vulkan devices, one logical device per physical device per process.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -8,7 +7,7 @@ use ash::vk;
 use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
 
 use crate::instance::{instance, InstanceShared};
-use crate::pipeline::{Pipeline, PipelineKey};
+use crate::pipeline::PipelineCache;
 use crate::queue::AcceleratorView;
 pub(crate) use crate::queue::Submitter;
 use crate::Error;
@@ -113,7 +112,7 @@ pub(crate) struct DeviceShared {
     pub(crate) memory: crate::memory::MemoryInfo,
     /// The default view's submitter (also used for every host-device copy).
     pub(crate) submitter: Mutex<Submitter>,
-    pub(crate) pipelines: Mutex<HashMap<PipelineKey, Arc<Pipeline>>>,
+    pub(crate) pipelines: Mutex<PipelineCache>,
     /// Out-of-bounds reports for checked launches, reused (see `bounds.rs`).
     pub(crate) oob_reports: crate::bounds::ReportPool,
 }
@@ -126,7 +125,7 @@ impl Drop for DeviceShared {
         // submission was waited for.
         unsafe {
             let _ = self.device.device_wait_idle();
-            for (_, p) in lock(&self.pipelines).drain() {
+            for p in lock(&self.pipelines).drain() {
                 p.destroy(&self.device);
             }
             lock(&self.submitter).destroy(&self.device);
@@ -375,7 +374,7 @@ fn create_device(inst: &Arc<InstanceShared>, phys: &PhysicalInfo) -> Result<Devi
             allocator: Mutex::new(Some(allocator)),
             memory,
             submitter: Mutex::new(submitter),
-            pipelines: Mutex::new(HashMap::new()),
+            pipelines: Mutex::new(PipelineCache::default()),
             oob_reports: crate::bounds::ReportPool::default(),
         })
     }

@@ -328,27 +328,33 @@ pub fn parallel_for_each_on<T: LaunchTarget + ?Sized, D: ComputeDomain>(
     launch(&target.accelerator_view(), domain.plan(call))
 }
 
-fn put(
+/// Writes `words` (host byte order) into the push-constant block at byte `offset`.
+fn put<I>(
     block: &mut [u8],
     offset: u32,
-    bytes: &[u8],
+    words: I,
     kernel: &KernelInfo,
     what: &str,
-) -> Result<(), Error> {
+) -> Result<(), Error>
+where
+    I: IntoIterator<Item = u32>,
+    I::IntoIter: ExactSizeIterator,
+{
+    let words = words.into_iter();
     let start = offset as usize;
-    match block.get_mut(start..start + bytes.len()) {
-        Some(dst) => {
-            dst.copy_from_slice(bytes);
-            Ok(())
-        }
-        None => Err(Error::InvalidKernel {
+    let Some(dst) = block.get_mut(start..start + 4 * words.len()) else {
+        return Err(Error::InvalidKernel {
             kernel: kernel.name.to_owned(),
             reason: format!(
                 "{what} at byte {offset} does not fit the {}-byte push-constant block",
                 block.len()
             ),
-        }),
+        });
+    };
+    for (slot, w) in dst.chunks_exact_mut(4).zip(words) {
+        slot.copy_from_slice(&w.to_ne_bytes());
     }
+    Ok(())
 }
 
 /// What a parameter is, for argument-mismatch messages.
@@ -360,11 +366,13 @@ fn kind_name(kind: ParamKind) -> &'static str {
     }
 }
 
-fn dims_bytes(dims: &[usize]) -> Vec<u8> {
-    dims.iter()
-        .flat_map(|&d| (d as u32).to_ne_bytes())
-        .collect()
+/// `dims` as push-constant words (`u32` each; extents were validated to fit).
+fn dim_words(dims: &[usize]) -> impl ExactSizeIterator<Item = u32> + '_ {
+    dims.iter().map(|&d| d as u32)
 }
+
+/// Push-constant blocks up to this size live on the stack during a launch.
+const INLINE_PUSH_BYTES: usize = 256;
 
 /// `[2, 3]`.
 fn dims_string(dims: &[usize]) -> String {
@@ -493,14 +501,17 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
             args.len()
         )));
     }
-    let mut push = vec![0u8; info.push_constant_size as usize];
-    put(
-        &mut push,
-        0,
-        &dims_bytes(&domain),
-        info,
-        "the domain extent",
-    )?;
+    // The block, on the stack unless it is unusually large (no allocation per launch).
+    let mut inline = [0u8; INLINE_PUSH_BYTES];
+    let mut heap = Vec::new();
+    let push: &mut [u8] = match info.push_constant_size as usize {
+        n if n <= INLINE_PUSH_BYTES => &mut inline[..n],
+        n => {
+            heap.resize(n, 0);
+            &mut heap
+        }
+    };
+    put(push, 0, dim_words(&domain), info, "the domain extent")?;
     for (param, arg) in info.params.iter().zip(&args) {
         match (param.kind, &arg.0) {
             (
@@ -535,13 +546,14 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
                     )));
                 }
                 // extent, element offset, strides of all but the last dimension
-                let mut layout = buf.dims().to_vec();
-                layout.push(buf.offset());
-                layout.extend(buf.strides());
+                let dims = buf.dims();
+                let offset_at = extent_offset + 4 * rank;
+                put(push, extent_offset, dim_words(dims), info, param.name)?;
+                put(push, offset_at, [buf.offset() as u32], info, param.name)?;
                 put(
-                    &mut push,
-                    extent_offset,
-                    &dims_bytes(&layout),
+                    push,
+                    offset_at + 4,
+                    dim_words(&buf.strides()),
                     info,
                     param.name,
                 )?;
@@ -555,11 +567,17 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
                         t.name()
                     )));
                 }
-                let bytes = match ty.size() {
-                    8 => bits.to_ne_bytes().to_vec(),
-                    _ => (*bits as u32).to_ne_bytes().to_vec(),
+                // An 8-byte scalar is two words in host byte order.
+                let (lo, hi) = (*bits as u32, (*bits >> 32) as u32);
+                let (first, second) = if cfg!(target_endian = "little") {
+                    (lo, hi)
+                } else {
+                    (hi, lo)
                 };
-                put(&mut push, offset, &bytes, info, param.name)?;
+                match ty.size() {
+                    8 => put(push, offset, [first, second], info, param.name)?,
+                    _ => put(push, offset, [lo], info, param.name)?,
+                }
             }
             (ParamKind::Value { elem, offset }, Arg::Value { elem: e, bytes }) => {
                 if elem != *e {
@@ -568,7 +586,10 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
                         param.name
                     )));
                 }
-                put(&mut push, offset, bytes, info, param.name)?;
+                let words = bytes
+                    .chunks_exact(4)
+                    .map(|w| u32::from_ne_bytes([w[0], w[1], w[2], w[3]]));
+                put(push, offset, words, info, param.name)?;
             }
             (ParamKind::Buffer { .. } | ParamKind::Value { .. }, Arg::Scalar { .. }) => {
                 return Err(mismatch(format!(
@@ -725,7 +746,7 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
     }
     let oob_report = OobReport::for_launch(device, info)?;
     bindings.extend(oob_report.as_ref().map(OobReport::binding));
-    let ran = pipeline.run(device, view.submitter(), &bindings, &push, groups);
+    let ran = pipeline.run(device, view.submitter(), &bindings, push, groups);
     if let Err(Error::Timeout { .. }) = ran {
         // Still running: its writes will land, so the views are marked written (reading them
         // waits for it), and the report is still in use.

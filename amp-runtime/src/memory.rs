@@ -182,6 +182,8 @@ pub struct Buffer {
 impl Drop for Buffer {
     fn drop(&mut self) {
         self.wait_unused();
+        // Before the handle is freed for reuse: recorded launches that bind it are stale now.
+        crate::pipeline::buffer_destroyed();
         // SAFETY: every submission that used the buffer was waited for.
         unsafe { self.device.device.destroy_buffer(self.raw, None) };
         match std::mem::replace(&mut self.memory, Memory::None) {

@@ -1,6 +1,9 @@
 //! Compute pipelines and the per-device pipeline cache.
 
+use std::collections::HashMap;
 use std::ffi::CString;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use ash::vk;
@@ -11,9 +14,153 @@ use crate::kernel::{KernelInfo, ParamKind};
 use crate::launch::Specialization;
 use crate::Error;
 
-/// Cache key: the kernel's hash and name, the identity of its SPIR-V words, and the bytes of
-/// its specialization (workgroup size of tiled kernels, the call's constants).
-pub(crate) type PipelineKey = (u64, &'static str, usize, usize, Vec<u8>);
+/// The per-device pipeline cache: pipelines by the address of their kernel's SPIR-V words,
+/// then by kernel and specialization.
+///
+/// Looked up on every launch, so a lookup neither allocates nor hashes bytes: the address is
+/// hashed as one word, and the few pipelines of one kernel (one per specialization) are
+/// compared in place.
+#[derive(Default)]
+pub(crate) struct PipelineCache {
+    by_spirv: HashMap<usize, Vec<CachedPipeline>, BuildHasherDefault<AddressHasher>>,
+}
+
+struct CachedPipeline {
+    hash: u64,
+    name: &'static str,
+    spirv_len: usize,
+    /// The specialization's bytes (workgroup size of tiled kernels, the call's constants).
+    spec: Vec<u8>,
+    pipeline: Arc<Pipeline>,
+}
+
+impl PipelineCache {
+    fn get(&self, info: &KernelInfo, spec: &[u8]) -> Option<&Arc<Pipeline>> {
+        self.by_spirv
+            .get(&(info.spirv.as_ptr() as usize))?
+            .iter()
+            .find(|c| {
+                c.hash == info.hash
+                    && c.name == info.name
+                    && c.spirv_len == info.spirv.len()
+                    && c.spec == spec
+            })
+            .map(|c| &c.pipeline)
+    }
+
+    fn insert(&mut self, info: &'static KernelInfo, spec: &[u8], pipeline: Arc<Pipeline>) {
+        self.by_spirv
+            .entry(info.spirv.as_ptr() as usize)
+            .or_default()
+            .push(CachedPipeline {
+                hash: info.hash,
+                name: info.name,
+                spirv_len: info.spirv.len(),
+                spec: spec.to_vec(),
+                pipeline,
+            });
+    }
+
+    /// Empties the cache, returning every pipeline (for destruction with the device).
+    pub(crate) fn drain(&mut self) -> impl Iterator<Item = Arc<Pipeline>> + '_ {
+        self.by_spirv
+            .drain()
+            .flat_map(|(_, list)| list.into_iter().map(|c| c.pipeline))
+    }
+}
+
+/// Hashes an address (the only key of [`PipelineCache`]): a multiply spreads its bits, which
+/// is all a pointer needs (SipHash is built for untrusted keys and costs more per launch).
+#[derive(Default)]
+struct AddressHasher(u64);
+
+impl Hasher for AddressHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+}
+
+/// Buffers destroyed so far in the process: part of every [`LaunchKey`], so a recorded launch
+/// is never submitted again once a buffer has been destroyed (its handle, bound in the
+/// recording, may since name a new buffer).
+static BUFFERS_DESTROYED: AtomicU64 = AtomicU64::new(0);
+
+/// Notes that a buffer is about to be destroyed (called before its handle is freed).
+pub(crate) fn buffer_destroyed() {
+    BUFFERS_DESTROYED.fetch_add(1, Ordering::SeqCst);
+}
+
+/// Everything a launch records: pipeline, bound buffers, push constants and workgroup grid.
+/// When the command buffer of a submitter holds a launch with an equal key, submitting it again
+/// does the same work, so the launch skips recording (and the descriptor set update).
+pub(crate) struct LaunchKey<'a> {
+    pipeline: u64,
+    buffers_destroyed: u64,
+    groups: [u32; 3],
+    bindings: &'a [(u32, vk::DescriptorBufferInfo)],
+    push: &'a [u8],
+}
+
+/// An owned [`LaunchKey`]: what a submitter's command buffer holds.
+pub(crate) struct RecordedLaunch {
+    pipeline: u64,
+    buffers_destroyed: u64,
+    groups: [u32; 3],
+    bindings: Vec<(u32, vk::Buffer, vk::DeviceSize, vk::DeviceSize)>,
+    push: Vec<u8>,
+}
+
+impl LaunchKey<'_> {
+    /// Whether `recorded` is this launch.
+    pub(crate) fn matches(&self, recorded: &RecordedLaunch) -> bool {
+        recorded.pipeline == self.pipeline
+            && recorded.buffers_destroyed == self.buffers_destroyed
+            && recorded.groups == self.groups
+            && recorded.push == self.push
+            && recorded.bindings.len() == self.bindings.len()
+            && recorded.bindings.iter().zip(self.bindings).all(
+                |(&(b, buffer, offset, range), (binding, info))| {
+                    b == *binding
+                        && buffer == info.buffer
+                        && offset == info.offset
+                        && range == info.range
+                },
+            )
+    }
+
+    /// The owned form, stored with the recording.
+    pub(crate) fn to_recorded(&self) -> RecordedLaunch {
+        RecordedLaunch {
+            pipeline: self.pipeline,
+            buffers_destroyed: self.buffers_destroyed,
+            groups: self.groups,
+            bindings: self
+                .bindings
+                .iter()
+                .map(|(b, info)| (*b, info.buffer, info.offset, info.range))
+                .collect(),
+            push: self.push.to_vec(),
+        }
+    }
+}
+
+/// Ids of created pipelines: a recorded launch names its pipeline by id, since a destroyed
+/// pipeline's handle may come back for a new one.
+static NEXT_PIPELINE_ID: AtomicU64 = AtomicU64::new(1);
 
 const SPIRV_MAGIC: u32 = 0x0723_0203;
 
@@ -24,6 +171,8 @@ pub(crate) struct Pipeline {
     set_layout: vk::DescriptorSetLayout,
     layout: vk::PipelineLayout,
     pipeline: vk::Pipeline,
+    /// Unique among the process's pipelines (see [`LaunchKey`]).
+    id: u64,
     /// Number of storage-buffer bindings in set 0.
     pub(crate) bindings: u32,
     /// Bytes of push constants.
@@ -79,6 +228,7 @@ impl Pipeline {
             set_layout: vk::DescriptorSetLayout::null(),
             layout: vk::PipelineLayout::null(),
             pipeline: vk::Pipeline::null(),
+            id: NEXT_PIPELINE_ID.fetch_add(1, Ordering::Relaxed),
             bindings: bindings.len() as u32,
             push_constant_size,
         };
@@ -170,10 +320,12 @@ impl Pipeline {
         }
     }
 
-    /// Records one dispatch of this pipeline with `submitter` (an accelerator view's), runs it
-    /// and waits for it.
+    /// Runs one dispatch of this pipeline with `submitter` (an accelerator view's) and waits
+    /// for it: records it, or submits the command buffer again when it already holds exactly
+    /// this launch (see [`LaunchKey`]).
     ///
-    /// `buffers` pairs binding numbers with buffer ranges; `push` is the push-constant block.
+    /// `buffers` pairs binding numbers with buffer ranges (buffers the caller keeps alive);
+    /// `push` is the push-constant block.
     pub(crate) fn run(
         &self,
         device: &DeviceShared,
@@ -182,57 +334,96 @@ impl Pipeline {
         push: &[u8],
         groups: [u32; 3],
     ) -> Result<(), Error> {
-        device.submit_on(submitter, |d, s: &mut Submitter| {
-            let infos: Vec<[vk::DescriptorBufferInfo; 1]> =
-                buffers.iter().map(|&(_, info)| [info]).collect();
+        let key = LaunchKey {
+            pipeline: self.id,
+            // Read after the buffers were prepared: a buffer destroyed before any of them was
+            // created is counted (see `buffer_destroyed`).
+            buffers_destroyed: BUFFERS_DESTROYED.load(Ordering::SeqCst),
+            groups,
+            bindings: buffers,
+            push,
+        };
+        device.submit_launch_on(submitter, &key, |d, s: &mut Submitter| {
             // SAFETY: every handle is live; the command buffer is recording and the descriptor
             // pool's previous set is no longer in use.
-            unsafe {
-                if !buffers.is_empty() {
-                    device.reset_descriptor_pool(s, buffers.len() as u32)?;
-                    let layouts = [self.set_layout];
-                    let set = d
-                        .allocate_descriptor_sets(
-                            &vk::DescriptorSetAllocateInfo::default()
-                                .descriptor_pool(s.descriptor_pool)
-                                .set_layouts(&layouts),
-                        )
-                        .map_err(Error::vk("vkAllocateDescriptorSets"))?[0];
-                    let writes: Vec<_> = buffers
-                        .iter()
-                        .zip(&infos)
-                        .map(|(&(binding, _), info)| {
-                            vk::WriteDescriptorSet::default()
-                                .dst_set(set)
-                                .dst_binding(binding)
-                                .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                                .buffer_info(info)
-                        })
-                        .collect();
-                    d.update_descriptor_sets(&writes, &[]);
-                    d.cmd_bind_descriptor_sets(
-                        s.cmd,
-                        vk::PipelineBindPoint::COMPUTE,
-                        self.layout,
-                        0,
-                        &[set],
-                        &[],
-                    );
-                }
-                d.cmd_bind_pipeline(s.cmd, vk::PipelineBindPoint::COMPUTE, self.pipeline);
-                if !push.is_empty() {
-                    d.cmd_push_constants(
-                        s.cmd,
-                        self.layout,
-                        vk::ShaderStageFlags::COMPUTE,
-                        0,
-                        push,
-                    );
-                }
-                d.cmd_dispatch(s.cmd, groups[0], groups[1], groups[2]);
-            }
-            Ok(())
+            unsafe { self.record(device, d, s, buffers, push, groups) }
         })
+    }
+
+    /// Records the dispatch: descriptor set, pipeline, push constants, grid.
+    ///
+    /// # Safety
+    /// `s.cmd` is recording; the descriptor pool's sets are not in use by pending work.
+    unsafe fn record(
+        &self,
+        device: &DeviceShared,
+        d: &ash::Device,
+        s: &mut Submitter,
+        buffers: &[(u32, vk::DescriptorBufferInfo)],
+        push: &[u8],
+        groups: [u32; 3],
+    ) -> Result<(), Error> {
+        // SAFETY: per the function's contract.
+        unsafe {
+            if !buffers.is_empty() {
+                self.bind_buffers(device, d, s, buffers)?;
+            }
+            d.cmd_bind_pipeline(s.cmd, vk::PipelineBindPoint::COMPUTE, self.pipeline);
+            if !push.is_empty() {
+                d.cmd_push_constants(s.cmd, self.layout, vk::ShaderStageFlags::COMPUTE, 0, push);
+            }
+            d.cmd_dispatch(s.cmd, groups[0], groups[1], groups[2]);
+        }
+        Ok(())
+    }
+
+    /// Allocates the launch's descriptor set from the submitter's pool, writes `buffers` into
+    /// it and binds it.
+    ///
+    /// # Safety
+    /// As for [`Self::record`].
+    unsafe fn bind_buffers(
+        &self,
+        device: &DeviceShared,
+        d: &ash::Device,
+        s: &mut Submitter,
+        buffers: &[(u32, vk::DescriptorBufferInfo)],
+    ) -> Result<(), Error> {
+        let infos: Vec<[vk::DescriptorBufferInfo; 1]> =
+            buffers.iter().map(|&(_, info)| [info]).collect();
+        // SAFETY: per the function's contract.
+        unsafe {
+            device.reset_descriptor_pool(s, buffers.len() as u32)?;
+            let layouts = [self.set_layout];
+            let set = d
+                .allocate_descriptor_sets(
+                    &vk::DescriptorSetAllocateInfo::default()
+                        .descriptor_pool(s.descriptor_pool)
+                        .set_layouts(&layouts),
+                )
+                .map_err(Error::vk("vkAllocateDescriptorSets"))?[0];
+            let writes: Vec<_> = buffers
+                .iter()
+                .zip(&infos)
+                .map(|(&(binding, _), info)| {
+                    vk::WriteDescriptorSet::default()
+                        .dst_set(set)
+                        .dst_binding(binding)
+                        .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                        .buffer_info(info)
+                })
+                .collect();
+            d.update_descriptor_sets(&writes, &[]);
+            d.cmd_bind_descriptor_sets(
+                s.cmd,
+                vk::PipelineBindPoint::COMPUTE,
+                self.layout,
+                0,
+                &[set],
+                &[],
+            );
+        }
+        Ok(())
     }
 }
 
@@ -242,15 +433,8 @@ pub(crate) fn cached(
     info: &'static KernelInfo,
     spec: &Specialization,
 ) -> Result<Arc<Pipeline>, Error> {
-    let key: PipelineKey = (
-        info.hash,
-        info.name,
-        info.spirv.as_ptr() as usize,
-        info.spirv.len(),
-        spec.data.clone(),
-    );
     let mut cache = lock(&device.pipelines);
-    if let Some(p) = cache.get(&key) {
+    if let Some(p) = cache.get(info, &spec.data) {
         return Ok(p.clone());
     }
     let bindings: Vec<u32> = info
@@ -271,7 +455,7 @@ pub(crate) fn cached(
         info.push_constant_size,
         Some(spec),
     )?);
-    cache.insert(key, p.clone());
+    cache.insert(info, &spec.data, p.clone());
     Ok(p)
 }
 

@@ -16,6 +16,7 @@ use ash::vk;
 use crate::accelerator::{lock, DeviceShared};
 use crate::counts::{LIVE_DESCRIPTOR_POOLS, LIVE_SUBMITTERS};
 use crate::memory::Busy;
+use crate::pipeline::{LaunchKey, RecordedLaunch};
 use crate::{Accelerator, Error};
 
 /// Command recording state of one view: a command pool with one command buffer, its fence and
@@ -33,6 +34,9 @@ pub(crate) struct Submitter {
     timeout: Duration,
     /// Counts this view's abandoned submissions still running (see [`abandoned_work`]).
     abandoned: Arc<Busy>,
+    /// The launch the command buffer holds, when it holds exactly one launch (see
+    /// [`LaunchKey`]); `None` after any other recording.
+    recorded: Option<RecordedLaunch>,
 }
 
 /// The timeout when `AMP_LAUNCH_TIMEOUT_MS` is not set.
@@ -128,6 +132,7 @@ impl Submitter {
                 submitted: 0,
                 timeout: default_timeout(),
                 abandoned: Arc::default(),
+                recorded: None,
             })
         }
     }
@@ -185,28 +190,65 @@ impl DeviceShared {
         record: impl FnOnce(&ash::Device, &mut Submitter) -> Result<R, Error>,
     ) -> Result<R, Error> {
         let mut s = lock(submitter);
+        let out = self.record_commands(&mut s, record)?;
+        self.submit_and_wait(&mut s)?;
+        Ok(out)
+    }
+
+    /// [`submit_on`](Self::submit_on) for one launch described by `key`: when the command
+    /// buffer still holds that very launch (the previous submission of this submitter was it),
+    /// it is submitted again without recording anything; otherwise `record` records it.
+    pub(crate) fn submit_launch_on(
+        &self,
+        submitter: &Mutex<Submitter>,
+        key: &LaunchKey<'_>,
+        record: impl FnOnce(&ash::Device, &mut Submitter) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let mut s = lock(submitter);
+        let holds_launch = s.recorded.as_ref().is_some_and(|r| key.matches(r));
+        if !holds_launch {
+            self.record_commands(&mut s, record)?;
+            s.recorded = Some(key.to_recorded());
+        }
+        self.submit_and_wait(&mut s)
+    }
+
+    /// Records the submitter's command buffer afresh: a barrier, `record`'s commands, and a
+    /// barrier (see [`submit_on`](Self::submit_on)).
+    fn record_commands<R>(
+        &self,
+        s: &mut Submitter,
+        record: impl FnOnce(&ash::Device, &mut Submitter) -> Result<R, Error>,
+    ) -> Result<R, Error> {
+        s.recorded = None;
         let d = &self.device;
-        // SAFETY: the command buffer and fence belong to this device and are not in use (every
+        // SAFETY: the command buffer belongs to this device and is not in use (every
         // submission is waited for while the lock is held; one whose wait failed was handed
-        // to a watcher thread with its whole submitter, see `abandon`).
+        // to a watcher thread with its whole submitter, see `abandon`). Not one-time-submit:
+        // a launch may submit it again.
         unsafe {
             d.reset_command_pool(s.pool, vk::CommandPoolResetFlags::empty())
                 .map_err(Error::vk("vkResetCommandPool"))?;
-            d.begin_command_buffer(
-                s.cmd,
-                &vk::CommandBufferBeginInfo::default()
-                    .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT),
-            )
-            .map_err(Error::vk("vkBeginCommandBuffer"))?;
+            d.begin_command_buffer(s.cmd, &vk::CommandBufferBeginInfo::default())
+                .map_err(Error::vk("vkBeginCommandBuffer"))?;
             record_barrier(d, s.cmd, Barrier::BeforeWork);
         }
-        let out = record(d, &mut s);
+        let out = record(d, s);
         // SAFETY: as above.
         unsafe {
             record_barrier(d, s.cmd, Barrier::AfterWork);
             d.end_command_buffer(s.cmd)
                 .map_err(Error::vk("vkEndCommandBuffer"))?;
-            let out = out?;
+        }
+        out
+    }
+
+    /// Submits the recorded command buffer to the device's queue and waits for it, at most the
+    /// submitter's timeout (then the work is abandoned to a watcher thread, see `abandon`).
+    fn submit_and_wait(&self, s: &mut Submitter) -> Result<(), Error> {
+        let d = &self.device;
+        // SAFETY: the command buffer is recorded and not pending; the fence is not in use.
+        unsafe {
             d.reset_fences(&[s.fence])
                 .map_err(Error::vk("vkResetFences"))?;
             let cmds = [s.cmd];
@@ -219,10 +261,10 @@ impl DeviceShared {
             }
             s.submitted += 1;
             match d.wait_for_fences(&[s.fence], true, timeout_nanos(s.timeout)) {
-                Ok(()) => Ok(out),
+                Ok(()) => Ok(()),
                 Err(result) => {
                     let timeout_ms = timeout_millis(s.timeout);
-                    self.abandon(&mut s);
+                    self.abandon(s);
                     Err(match result {
                         vk::Result::TIMEOUT => Error::Timeout { timeout_ms },
                         other => Error::vk("vkWaitForFences")(other),

@@ -22,6 +22,7 @@ pub mod diag;
 pub mod front;
 pub mod ir;
 pub mod math;
+pub mod range;
 pub mod report;
 pub mod structs;
 pub mod types;

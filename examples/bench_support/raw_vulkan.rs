@@ -12,7 +12,7 @@ use ash::vk;
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Owns every Vulkan object of the loop and destroys them in reverse order.
-struct RawLoop {
+pub struct RawLoop {
     _entry: ash::Entry,
     instance: ash::Instance,
     device: ash::Device,
@@ -46,7 +46,7 @@ impl Drop for RawLoop {
 impl RawLoop {
     /// Sets up the loop on the physical device named `device_name` for the compute shader
     /// `spirv` (entry point `main`, no bindings, no push constants).
-    fn new(device_name: &str, spirv: &[u32]) -> Result<RawLoop, BoxError> {
+    pub fn new(device_name: &str, spirv: &[u32]) -> Result<RawLoop, BoxError> {
         // SAFETY: loading the system's Vulkan loader.
         let entry = unsafe { ash::Entry::load()? };
         let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_1);
@@ -147,7 +147,7 @@ impl RawLoop {
     }
 
     /// One round trip: reset the fence, submit the recorded dispatch, wait.
-    fn round_trip(&self) -> Result<(), BoxError> {
+    pub fn round_trip(&self) -> Result<(), BoxError> {
         let cmds = [self.cmd];
         let submit = [vk::SubmitInfo::default().command_buffers(&cmds)];
         // SAFETY: the command buffer is recorded and idle (the last submission was waited for).

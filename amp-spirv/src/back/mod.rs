@@ -12,6 +12,7 @@ pub use layout::{Layout, ParamSlot};
 
 use crate::ir::*;
 use crate::math::MathFn;
+use crate::range::{Ranges, Sym};
 use crate::types::{Elem, Len, Scalar, Ty};
 use rspirv::binary::Assemble;
 use rspirv::dr::{self, Builder, InsertPoint, Operand};
@@ -60,6 +61,10 @@ pub enum BoundsChecks {
 /// compare-exchange and writes the rest; unused index and extent entries are 0.
 pub const OOB_REPORT_WORDS: u32 = 9;
 
+/// Words of a thread's pending report: the failing parameter plus one (0: none), then the
+/// failing index, padded to three components.
+const PENDING_REPORT_WORDS: u32 = 4;
+
 /// The binding of the out-of-bounds report buffer when `kernel` is compiled with bounds checks:
 /// right after its buffer parameters; `None` when it has no buffers (nothing to check).
 pub fn oob_report_binding(kernel: &Kernel, checks: BoundsChecks) -> Option<u32> {
@@ -78,7 +83,7 @@ pub fn emit(kernel: &Kernel, layout: &Layout, checks: BoundsChecks) -> Module {
         binding,
         var: 0,
         record: 0,
-        pending: 0,
+        pending: [0; PENDING_REPORT_WORDS as usize],
     });
     e.kernel();
     let uses_float64 = e.uses_float64;
@@ -153,9 +158,11 @@ struct OobReport {
     binding: u32,
     var: Word,
     record: Word,
-    /// The thread's own pending report, a `Function` array of [`OOB_REPORT_WORDS`] `u32`s
-    /// (flag first), written by failing accesses and sent to the buffer when the thread ends.
-    pending: Word,
+    /// The thread's own pending report, [`PENDING_REPORT_WORDS`] `u32` `Function` variables
+    /// (the tag first), written by failing accesses and sent to the buffer when the thread
+    /// ends. Separate scalars rather than an array: drivers keep those in registers, where a
+    /// private array may live in memory.
+    pending: [Word; PENDING_REPORT_WORDS as usize],
 }
 
 /// Where an access goes, its index expressions already evaluated.
@@ -163,8 +170,13 @@ enum Target {
     /// A pointer that needs no check: a local or `tile_static` element (indices clamped), or a
     /// buffer element in an unchecked kernel.
     Ptr(Word),
-    /// A buffer element to check against the buffer's extent before it is touched.
-    Checked { param: ParamId, index: Vec<Word> },
+    /// A buffer element to check against the buffer's extent before it is touched, except in
+    /// the dimensions where `proven` says the index is always in range.
+    Checked {
+        param: ParamId,
+        index: Vec<Word>,
+        proven: Vec<bool>,
+    },
 }
 
 struct Emitter<'k> {
@@ -196,6 +208,9 @@ struct Emitter<'k> {
     uses_atomic_float_add: bool,
     /// Set when buffer accesses are bounds-checked.
     oob: Option<OobReport>,
+    /// Index ranges the range analysis proved: clamps and checks they make redundant are left
+    /// out.
+    ranges: Ranges,
 }
 
 impl<'k> Emitter<'k> {
@@ -228,6 +243,7 @@ impl<'k> Emitter<'k> {
             uses_float64: false,
             uses_atomic_float_add: false,
             oob: None,
+            ranges: Ranges::of(k),
         }
     }
 
@@ -1066,9 +1082,13 @@ impl<'k> Emitter<'k> {
             ExprKind::BufferLoad(p, idx) => {
                 let target = self.buffer_target(*p, idx)?;
                 match target {
-                    Target::Checked { param, index } if e.ty.scalar().is_some() => {
+                    Target::Checked {
+                        param,
+                        index,
+                        proven,
+                    } if e.ty.scalar().is_some() => {
                         let s = e.ty.scalar()?;
-                        Some(self.checked_load(param, &index, s))
+                        Some(self.checked_load(param, &index, &proven, s))
                     }
                     target => {
                         let ty = e.ty.clone();
@@ -1678,11 +1698,15 @@ impl<'k> Emitter<'k> {
 
     /// Evaluates an array index, clamped into bounds: an out-of-bounds index on a local array
     /// would be undefined behaviour on the device, so it reads or writes the last element.
+    /// Indices the range analysis proves in range need no clamp.
     fn array_index(&mut self, index: &Expr, len: &Len) -> Option<Word> {
         if let (ExprKind::Lit(Lit::Int(v)), Len::Lit(_)) = (&index.kind, len) {
             return Some(self.const_u32(*v as u32));
         }
         let i = self.expr(index)?;
+        if self.ranges.below_len(index, len) {
+            return Some(i);
+        }
         let u = self.scalar_ty(Scalar::U32);
         let last = match len {
             Len::Lit(n) => self.const_u32(n - 1),
@@ -1766,17 +1790,27 @@ impl<'k> Emitter<'k> {
         Some(self.load(t, ptr))
     }
 
-    /// Evaluates a buffer access's index components (in order); in an unchecked kernel also
-    /// forms the element's pointer.
+    /// Evaluates a buffer access's index components (in order); in an unchecked kernel, or when
+    /// the range analysis proves every component below the buffer's extent, also forms the
+    /// element's pointer.
     fn buffer_target(&mut self, p: ParamId, idx: &[Expr]) -> Option<Target> {
         let mut index = Vec::with_capacity(idx.len());
         for i in idx {
             index.push(self.expr(i)?);
         }
-        if self.oob.is_none() {
+        let proven: Vec<bool> = idx
+            .iter()
+            .enumerate()
+            .map(|(d, i)| self.ranges.below(i, Sym::Extent(p, d as u32)))
+            .collect();
+        if self.oob.is_none() || proven.iter().all(|&p| p) {
             return Some(Target::Ptr(self.buffer_element_ptr(p, &index)));
         }
-        Some(Target::Checked { param: p, index })
+        Some(Target::Checked {
+            param: p,
+            index,
+            proven,
+        })
     }
 
     /// The target of an assignment or atomic.
@@ -1798,28 +1832,30 @@ impl<'k> Emitter<'k> {
         result: Option<Word>,
         access: impl FnOnce(&mut Self, Word) -> Option<Word>,
     ) -> Option<Word> {
-        let (param, index) = match target {
+        let (param, index, proven) = match target {
             Target::Ptr(ptr) => return access(self, ptr),
-            Target::Checked { param, index } => (param, index),
+            Target::Checked {
+                param,
+                index,
+                proven,
+            } => (param, index, proven),
         };
         let extent = self.buffer_extent(param);
-        let inside = self.in_bounds(&index, &extent);
-        let (accessed, skipped, merge) = (self.b.id(), self.b.id(), self.b.id());
+        let inside = self.in_bounds(&index, &extent, &proven);
+        self.record_out_of_bounds(param, &index, inside);
+        let skipped_end = self.label;
+        let (accessed, merge) = (self.b.id(), self.b.id());
         self.b
             .selection_merge(merge, spirv::SelectionControl::NONE)
             .expect("open");
         // Branch weights: the in-bounds path is the likely one.
         self.b
-            .branch_conditional(inside, accessed, skipped, [255, 1])
+            .branch_conditional(inside, accessed, merge, [255, 1])
             .expect("open");
         self.begin(accessed);
         let ptr = self.buffer_element_ptr(param, &index);
         let value = access(self, ptr);
         let accessed_end = self.label;
-        self.branch(merge);
-        self.begin(skipped);
-        self.record_out_of_bounds(param, &index, &extent);
-        let skipped_end = self.label;
         self.branch(merge);
         self.begin(merge);
         let (value, t) = (value?, result?);
@@ -1843,62 +1879,61 @@ impl<'k> Emitter<'k> {
     }
 
     /// Whether every component of `index` is below `extent`: one unsigned compare per
-    /// dimension, and-ed together.
-    fn in_bounds(&mut self, index: &[Word], extent: &[Word]) -> Word {
+    /// dimension not `proven` in range, and-ed together (at least one is not).
+    fn in_bounds(&mut self, index: &[Word], extent: &[Word], proven: &[bool]) -> Word {
         let b = self.scalar_ty(Scalar::Bool);
         let mut all: Option<Word> = None;
-        for (&i, &e) in index.iter().zip(extent) {
+        for ((&i, &e), _) in index
+            .iter()
+            .zip(extent)
+            .zip(proven)
+            .filter(|(_, &known)| !known)
+        {
             let fits = self.op(Op::ULessThan, b, &[i, e]);
             all = Some(match all {
                 None => fits,
                 Some(prev) => self.op(Op::LogicalAnd, b, &[prev, fits]),
             });
         }
-        all.expect("buffers have rank 1 or more")
+        all.expect("a checked access has a component to check")
     }
 
-    /// Notes a failed access in the thread's pending report: the flag, the parameter, the rank,
-    /// and the index and extent (padded with zeros to three dimensions). Only private stores
-    /// here: the atomic that publishes the report runs once, when the thread ends
-    /// ([`Self::return_from_main`]), so the rarely taken branch stays cheap on SIMD drivers.
-    fn record_out_of_bounds(&mut self, p: ParamId, index: &[Word], extent: &[Word]) {
-        let zero = self.const_u32(0);
-        let mut words = vec![
-            self.const_u32(1),
-            self.const_u32(p as u32),
-            self.const_u32(index.len() as u32),
-        ];
-        words.extend((0..3).map(|d| index.get(d).copied().unwrap_or(zero)));
-        words.extend((0..3).map(|d| extent.get(d).copied().unwrap_or(zero)));
+    /// Notes a failed access (where `inside` is false) in the thread's pending report: the
+    /// parameter plus one, and the index. Straight-line selects, no branch: SIMD drivers such
+    /// as lavapipe run both sides of a divergent branch under a mask, so a branch around the
+    /// recording would cost every access anyway. The rank and the extent follow from the
+    /// parameter when the report is sent ([`Self::return_from_main`]), where the atomic that
+    /// publishes it runs once per thread.
+    fn record_out_of_bounds(&mut self, p: ParamId, index: &[Word], inside: Word) {
         let pending = self
             .oob
             .as_ref()
             .expect("checked kernels have a report")
             .pending;
         let u = self.scalar_ty(Scalar::U32);
-        let ptr_u = self.ptr(u, StorageClass::Function);
-        for (k, w) in words.into_iter().enumerate() {
-            let slot = self.const_u32(k as u32);
-            let ptr = self.access(ptr_u, pending, &[slot]);
-            self.store(ptr, w);
+        let words = std::iter::once(self.const_u32(p as u32 + 1)).chain(index.iter().copied());
+        for (ptr, w) in pending.into_iter().zip(words.collect::<Vec<_>>()) {
+            let old = self.load(u, ptr);
+            let new = self.op(Op::Select, u, &[inside, old, w]);
+            self.store(ptr, new);
         }
     }
 
-    /// The thread's pending report, its flag cleared at the start of `main`.
+    /// The thread's pending report, its tag cleared at the start of `main`.
     fn declare_pending_report(&mut self) {
         if self.oob.is_none() {
             return;
         }
         let u = self.scalar_ty(Scalar::U32);
-        let t = self.ty(&Ty::Array(
-            Box::new(Ty::Scalar(Scalar::U32)),
-            Len::Lit(OOB_REPORT_WORDS),
-        ));
-        let pending = self.function_var(t, Some("amp_pending_out_of_bounds"));
-        let ptr_u = self.ptr(u, StorageClass::Function);
+        let names = [
+            "amp_pending_out_of_bounds_tag",
+            "amp_pending_out_of_bounds_i0",
+            "amp_pending_out_of_bounds_i1",
+            "amp_pending_out_of_bounds_i2",
+        ];
+        let pending = names.map(|n| self.function_var(u, Some(n)));
         let zero = self.const_u32(0);
-        let flag = self.access(ptr_u, pending, &[zero]);
-        self.store(flag, zero);
+        self.store(pending[0], zero);
         self.oob.as_mut().expect("checked above").pending = pending;
     }
 
@@ -1911,10 +1946,8 @@ impl<'k> Emitter<'k> {
         {
             let u = self.scalar_ty(Scalar::U32);
             let b = self.scalar_ty(Scalar::Bool);
-            let ptr_u = self.ptr(u, StorageClass::Function);
             let zero = self.const_u32(0);
-            let flag_ptr = self.access(ptr_u, pending, &[zero]);
-            let flag = self.load(u, flag_ptr);
+            let flag = self.load(u, pending[0]);
             let failed = self.op(Op::INotEqual, b, &[flag, zero]);
             let (send, done) = (self.b.id(), self.b.id());
             self.b
@@ -1924,13 +1957,7 @@ impl<'k> Emitter<'k> {
                 .branch_conditional(failed, send, done, [1, 255])
                 .expect("open");
             self.begin(send);
-            let args: Vec<Word> = (1..OOB_REPORT_WORDS)
-                .map(|k| {
-                    let slot = self.const_u32(k);
-                    let ptr = self.access(ptr_u, pending, &[slot]);
-                    self.load(u, ptr)
-                })
-                .collect();
+            let args = self.pending_report_details(flag);
             let void = self.b.type_void();
             self.b
                 .function_call(void, None, record, args)
@@ -1939,6 +1966,43 @@ impl<'k> Emitter<'k> {
             self.begin(done);
         }
         self.b.ret().expect("open");
+    }
+
+    /// The eight detail words of the report (param, rank, index[3], extent[3]) from the pending
+    /// report whose first word is `tag` (the failing parameter plus one): the rank and extent
+    /// are the parameter's, chosen by a select per buffer parameter; index components past the
+    /// rank are 0.
+    fn pending_report_details(&mut self, tag: Word) -> Vec<Word> {
+        let u = self.scalar_ty(Scalar::U32);
+        let b = self.scalar_ty(Scalar::Bool);
+        let pending = self.oob.as_ref().expect("checked kernel").pending;
+        let (zero, one) = (self.const_u32(0), self.const_u32(1));
+        let param = self.op(Op::ISub, u, &[tag, one]);
+        let (mut rank, mut extent) = (zero, [zero; 3]);
+        for (q, p) in self.k.params.iter().enumerate() {
+            let ParamKind::Buffer { rank: r, .. } = p.kind else {
+                continue;
+            };
+            let q_id = self.const_u32(q as u32);
+            let is_q = self.op(Op::IEqual, b, &[param, q_id]);
+            let r_id = self.const_u32(r);
+            rank = self.op(Op::Select, u, &[is_q, r_id, rank]);
+            for (d, e) in self.buffer_extent(q).into_iter().enumerate().take(3) {
+                extent[d] = self.op(Op::Select, u, &[is_q, e, extent[d]]);
+            }
+        }
+        let index: Vec<Word> = (0..3u32)
+            .map(|d| {
+                let word = self.load(u, pending[d as usize + 1]);
+                let d_id = self.const_u32(d);
+                let used = self.op(Op::ULessThan, b, &[d_id, rank]);
+                self.op(Op::Select, u, &[used, word, zero])
+            })
+            .collect();
+        let mut args = vec![param, rank];
+        args.extend(index);
+        args.extend(extent);
+        args
     }
 
     /// Emits `void amp_record_out_of_bounds(param, rank, i0, i1, i2, e0, e1, e2)`, which a
@@ -2034,9 +2098,9 @@ impl<'k> Emitter<'k> {
     /// that drivers vectorise: an out-of-bounds index reads the view's first element instead
     /// (always inside the buffer: extents are at least 1) and the value is replaced by zero;
     /// only the recording of the failure sits behind a (rarely taken) branch.
-    fn checked_load(&mut self, p: ParamId, index: &[Word], s: Scalar) -> Word {
+    fn checked_load(&mut self, p: ParamId, index: &[Word], proven: &[bool], s: Scalar) -> Word {
         let extent = self.buffer_extent(p);
-        let inside = self.in_bounds(index, &extent);
+        let inside = self.in_bounds(index, &extent, proven);
         let (linear, offset) = self.buffer_linear(p, index);
         let u = self.scalar_ty(Scalar::U32);
         let safe = self.op(Op::Select, u, &[inside, linear, offset]);
@@ -2045,17 +2109,7 @@ impl<'k> Emitter<'k> {
         let loaded = self.load(t, ptr);
         let zero = self.constant(t, 0, s == Scalar::F64);
         let value = self.op(Op::Select, t, &[inside, loaded, zero]);
-        let (record, merge) = (self.b.id(), self.b.id());
-        self.b
-            .selection_merge(merge, spirv::SelectionControl::NONE)
-            .expect("open");
-        self.b
-            .branch_conditional(inside, merge, record, [255, 1])
-            .expect("open");
-        self.begin(record);
-        self.record_out_of_bounds(p, index, &extent);
-        self.branch(merge);
-        self.begin(merge);
+        self.record_out_of_bounds(p, index, inside);
         value
     }
 

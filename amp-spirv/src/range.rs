@@ -1,0 +1,384 @@
+//! A small range analysis on the IR: upper bounds of unsigned index expressions, so the back
+//! end can leave out the clamps of array indices and the bounds checks of buffer indices that
+//! can never fail.
+//!
+//! It knows three kinds of facts, all about values below an exclusive bound:
+//! - `t.local[d]` is below the tile's dimension `d` (a literal, or the outer constant naming
+//!   it);
+//! - the variable of `for i in a..n` is below `n` (and of `a..=n` below `n + 1`) whatever the
+//!   step, where `n` is a literal, an outer constant, a buffer's `extent()[d]`, or a local
+//!   known to hold one;
+//! - an immutable local is bounded like its initializer.
+//!
+//! and combines them through `+`, `*`, `/`, `%`, `&`, `>>`, `min` and casts between unsigned
+//! types, with literal bounds only (no symbolic arithmetic). Locals that are ever assigned are
+//! never trusted.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::ir::{
+    Atomic, BinOp, Block, Builtin, Expr, ExprKind, Kernel, Lit, LocalId, ParamId, Place, Stmt,
+    TileDim,
+};
+use crate::types::{Len, Scalar, Ty};
+
+/// A value the analysis can name: a number, an outer constant, or a buffer's extent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sym {
+    /// A literal.
+    Lit(u64),
+    /// Outer constant number `k` ([`Kernel::consts`]).
+    Const(u32),
+    /// Dimension `d` of buffer parameter `p`'s extent.
+    Extent(ParamId, u32),
+}
+
+/// What is known of an expression's value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fact {
+    /// It equals this.
+    Is(Sym),
+    /// It is below this.
+    Below(Sym),
+}
+
+/// The facts of one kernel (see the module documentation).
+#[derive(Debug, Default)]
+pub struct Ranges {
+    locals: HashMap<LocalId, Fact>,
+    /// `t.local` of a tiled kernel, and the bound of each of its components.
+    tile_local: Option<(LocalId, Vec<Option<Sym>>)>,
+}
+
+impl Ranges {
+    /// Collects the facts of `k`.
+    pub fn of(k: &Kernel) -> Ranges {
+        let mut assigned = HashSet::new();
+        assigned_in_block(&k.body, &mut assigned);
+        let tile_local = k.tiled.as_ref().and_then(|t| {
+            if assigned.contains(&t.local) {
+                return None;
+            }
+            let bounds = t.dims.iter().map(|d| tile_dim(k, d)).collect();
+            Some((t.local, bounds))
+        });
+        let mut ranges = Ranges {
+            locals: HashMap::new(),
+            tile_local,
+        };
+        let mut walk = Walk {
+            k,
+            assigned: &assigned,
+            ranges: &mut ranges,
+        };
+        walk.block(&k.body);
+        ranges
+    }
+
+    /// Whether `index` is always below `len` (so indexing an array of that length with it
+    /// needs no clamp).
+    pub fn below_len(&self, index: &Expr, len: &Len) -> bool {
+        let bound = match len {
+            Len::Lit(n) => Sym::Lit(u64::from(*n)),
+            Len::Const(k, _) => Sym::Const(*k),
+        };
+        self.below(index, bound)
+    }
+
+    /// Whether `index` is always below `bound`.
+    pub fn below(&self, index: &Expr, bound: Sym) -> bool {
+        match self.fact(index) {
+            Some(Fact::Below(b)) => at_most(b, bound),
+            Some(Fact::Is(Sym::Lit(v))) => v
+                .checked_add(1)
+                .is_some_and(|b| at_most(Sym::Lit(b), bound)),
+            _ => false,
+        }
+    }
+
+    /// What is known of `e`'s value (unsigned integer expressions only).
+    fn fact(&self, e: &Expr) -> Option<Fact> {
+        if !is_unsigned(&e.ty) {
+            return None;
+        }
+        match &e.kind {
+            ExprKind::Lit(Lit::Int(v)) => u64::try_from(*v).ok().map(|v| Fact::Is(Sym::Lit(v))),
+            ExprKind::OuterConst(k) => Some(Fact::Is(Sym::Const(*k as u32))),
+            ExprKind::Local(id) => self.locals.get(id).copied(),
+            ExprKind::Element(base, index) => self.element_fact(base, index),
+            ExprKind::Cast(a) => self.fact(a),
+            ExprKind::Binary(op, a, b) => self.binary_fact(*op, a, b),
+            ExprKind::Builtin(Builtin::Min, args) if args.len() == 2 => {
+                let below = |e| self.literal_below(e);
+                match (below(&args[0]), below(&args[1])) {
+                    (Some(x), Some(y)) => Some(Fact::Below(Sym::Lit(x.min(y)))),
+                    (Some(x), None) | (None, Some(x)) => Some(Fact::Below(Sym::Lit(x))),
+                    (None, None) => None,
+                }
+            }
+            ExprKind::Block(b) if b.stmts.is_empty() => self.fact(b.tail.as_deref()?),
+            _ => None,
+        }
+    }
+
+    /// `t.local[d]` and `buffer.extent()[d]` with a literal `d`.
+    fn element_fact(&self, base: &Expr, index: &Expr) -> Option<Fact> {
+        let ExprKind::Lit(Lit::Int(d)) = index.kind else {
+            return None;
+        };
+        match &base.kind {
+            ExprKind::Local(id) => {
+                let (local, bounds) = self.tile_local.as_ref()?;
+                if local != id {
+                    return None;
+                }
+                Some(Fact::Below((*bounds.get(d as usize)?)?))
+            }
+            ExprKind::BufferExtent(p) => Some(Fact::Is(Sym::Extent(*p, d as u32))),
+            _ => None,
+        }
+    }
+
+    fn binary_fact(&self, op: BinOp, a: &Expr, b: &Expr) -> Option<Fact> {
+        let lit = |e: &Expr| match self.fact(e) {
+            Some(Fact::Is(Sym::Lit(v))) => Some(v),
+            _ => None,
+        };
+        // Only bounds a `u32` can reach: then the operation below cannot wrap.
+        let below = |v: u64| (v <= 1 << 32).then_some(Fact::Below(Sym::Lit(v)));
+        match op {
+            // a < x and b < y: a + b <= x + y - 2 < x + y - 1.
+            BinOp::Add => {
+                let sum = self.literal_below(a)?.checked_add(self.literal_below(b)?)?;
+                below(sum.checked_sub(1)?)
+            }
+            BinOp::Mul => {
+                let (x, y) = (self.literal_below(a)?, self.literal_below(b)?);
+                let most = x.checked_sub(1)?.checked_mul(y.checked_sub(1)?)?;
+                below(most.checked_add(1)?)
+            }
+            // `x / 0` is `u32::MAX` on the device, so only a non-zero literal divisor; shifts by
+            // a literal below the width.
+            BinOp::Div if lit(b).is_some_and(|d| d > 0) => self.no_larger(a),
+            BinOp::Shr if lit(b).is_some_and(|s| s < 32) => self.no_larger(a),
+            // `x % n` is below n for n > 0 (`x % 0` is `x`). A constant or extent of 0 makes an
+            // array or buffer of that length empty, where no index is in range anyway.
+            BinOp::Rem => match self.fact(b)? {
+                Fact::Is(s @ (Sym::Lit(1..) | Sym::Const(_) | Sym::Extent(..))) => {
+                    Some(Fact::Below(s))
+                }
+                _ => None,
+            },
+            BinOp::BitAnd => below(lit(a).or_else(|| lit(b))?.checked_add(1)?),
+            _ => None,
+        }
+    }
+
+    /// A bound of a value no larger than `a` (a quotient or right shift of it).
+    fn no_larger(&self, a: &Expr) -> Option<Fact> {
+        match self.fact(a)? {
+            Fact::Below(s) => Some(Fact::Below(s)),
+            Fact::Is(Sym::Lit(v)) => Some(Fact::Below(Sym::Lit(v.checked_add(1)?))),
+            Fact::Is(_) => None,
+        }
+    }
+
+    /// An exclusive literal bound of `e`, when there is one.
+    fn literal_below(&self, e: &Expr) -> Option<u64> {
+        match self.fact(e)? {
+            Fact::Below(Sym::Lit(n)) => Some(n),
+            Fact::Is(Sym::Lit(v)) => v.checked_add(1),
+            _ => None,
+        }
+    }
+}
+
+/// Whether every value below `a` is below `b`.
+fn at_most(a: Sym, b: Sym) -> bool {
+    match (a, b) {
+        (Sym::Lit(x), Sym::Lit(y)) => x <= y,
+        (x, y) => x == y,
+    }
+}
+
+fn is_unsigned(ty: &Ty) -> bool {
+    matches!(ty, Ty::Scalar(Scalar::U32 | Scalar::Usize))
+}
+
+/// The bound of a tile dimension: its literal, or the outer constant of that name.
+fn tile_dim(k: &Kernel, d: &TileDim) -> Option<Sym> {
+    match d {
+        TileDim::Lit(n) => Some(Sym::Lit(u64::from(*n))),
+        TileDim::Named(ident) => k
+            .consts
+            .iter()
+            .position(|c| c.ident == *ident)
+            .map(|i| Sym::Const(i as u32)),
+    }
+}
+
+/// The in-order walk that records facts of locals as their definitions are reached (a local's
+/// `let` comes before its uses).
+struct Walk<'a> {
+    k: &'a Kernel,
+    assigned: &'a HashSet<LocalId>,
+    ranges: &'a mut Ranges,
+}
+
+impl Walk<'_> {
+    fn trusted(&self, id: LocalId) -> bool {
+        !self.assigned.contains(&id) && is_unsigned(&self.k.locals[id].ty)
+    }
+
+    fn block(&mut self, b: &Block) {
+        for s in &b.stmts {
+            match s {
+                Stmt::Let(id, Some(init)) => {
+                    self.expr(init);
+                    if self.trusted(*id) {
+                        if let Some(f) = self.ranges.fact(init) {
+                            self.ranges.locals.insert(*id, f);
+                        }
+                    }
+                }
+                Stmt::Let(_, None) => {}
+                Stmt::Expr(e) => self.expr(e),
+            }
+        }
+        if let Some(t) = &b.tail {
+            self.expr(t);
+        }
+    }
+
+    fn expr(&mut self, e: &Expr) {
+        match &e.kind {
+            ExprKind::For(r) => {
+                self.expr(&r.start);
+                self.expr(&r.end);
+                if self.trusted(r.var) {
+                    let bound = match self.ranges.fact(&r.end) {
+                        // `i < n`, or `i <= n` for `a..=n`.
+                        Some(Fact::Is(s)) if !r.inclusive => Some(Fact::Below(s)),
+                        Some(Fact::Is(Sym::Lit(v))) => {
+                            v.checked_add(1).map(|b| Fact::Below(Sym::Lit(b)))
+                        }
+                        Some(Fact::Below(s)) if !r.inclusive => Some(Fact::Below(s)),
+                        Some(Fact::Below(Sym::Lit(v))) => Some(Fact::Below(Sym::Lit(v))),
+                        _ => None,
+                    };
+                    if let Some(b) = bound {
+                        self.ranges.locals.insert(r.var, b);
+                    }
+                }
+                self.block(&r.body);
+            }
+            ExprKind::If(c, then, els) => {
+                self.expr(c);
+                self.block(then);
+                if let Some(e) = els {
+                    self.expr(e);
+                }
+            }
+            ExprKind::Block(b) | ExprKind::Loop(b) => self.block(b),
+            ExprKind::While(c, b) => {
+                self.expr(c);
+                self.block(b);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Collects every local that is assigned (or used as an atomic's target or compare-exchange
+/// expected value) anywhere in `b`.
+fn assigned_in_block(b: &Block, out: &mut HashSet<LocalId>) {
+    for s in &b.stmts {
+        match s {
+            Stmt::Let(_, Some(e)) | Stmt::Expr(e) => assigned_in_expr(e, out),
+            Stmt::Let(_, None) => {}
+        }
+    }
+    if let Some(t) = &b.tail {
+        assigned_in_expr(t, out);
+    }
+}
+
+fn assigned_in_expr(e: &Expr, out: &mut HashSet<LocalId>) {
+    let place = |p: &Place, out: &mut HashSet<LocalId>| {
+        if let Place::Local(id, _) = p {
+            out.insert(*id);
+        }
+    };
+    match &e.kind {
+        ExprKind::Assign(p, v) | ExprKind::CompoundAssign(_, p, v) => {
+            place(p, out);
+            place_indices(p, out);
+            assigned_in_expr(v, out);
+        }
+        ExprKind::Atomic(a) => {
+            let Atomic {
+                target,
+                value,
+                expected,
+                ..
+            } = &**a;
+            place(target, out);
+            place_indices(target, out);
+            if let Some(x) = expected {
+                place(x, out);
+            }
+            if let Some(v) = value {
+                assigned_in_expr(v, out);
+            }
+        }
+        ExprKind::For(r) => {
+            // The hidden counter and flag are assigned by the loop itself.
+            out.insert(r.counter);
+            out.insert(r.done);
+            assigned_in_expr(&r.start, out);
+            assigned_in_expr(&r.end, out);
+            if let Some(s) = &r.step {
+                assigned_in_expr(s, out);
+            }
+            assigned_in_block(&r.body, out);
+        }
+        ExprKind::If(c, then, els) => {
+            assigned_in_expr(c, out);
+            assigned_in_block(then, out);
+            if let Some(e) = els {
+                assigned_in_expr(e, out);
+            }
+        }
+        ExprKind::Block(b) | ExprKind::Loop(b) => assigned_in_block(b, out),
+        ExprKind::While(c, b) => {
+            assigned_in_expr(c, out);
+            assigned_in_block(b, out);
+        }
+        ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::ArrayRepeat(a, _) => {
+            assigned_in_expr(a, out)
+        }
+        ExprKind::Binary(_, a, b) | ExprKind::Logic(_, a, b) | ExprKind::Element(a, b) => {
+            assigned_in_expr(a, out);
+            assigned_in_expr(b, out);
+        }
+        ExprKind::BufferLoad(_, l)
+        | ExprKind::ArrayList(l)
+        | ExprKind::Builtin(_, l)
+        | ExprKind::Math(_, l) => l.iter().for_each(|x| assigned_in_expr(x, out)),
+        ExprKind::Lit(_)
+        | ExprKind::Local(_)
+        | ExprKind::ScalarParam(_)
+        | ExprKind::BufferExtent(_)
+        | ExprKind::OuterConst(_)
+        | ExprKind::Barrier(_)
+        | ExprKind::MemoryFence(_)
+        | ExprKind::Break
+        | ExprKind::Continue
+        | ExprKind::Return => {}
+    }
+}
+
+fn place_indices(p: &Place, out: &mut HashSet<LocalId>) {
+    let (Place::Local(_, idx) | Place::Buffer(_, idx)) = p;
+    idx.iter().for_each(|x| assigned_in_expr(x, out));
+}

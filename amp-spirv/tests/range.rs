@@ -1,0 +1,189 @@
+//! The range analysis in the generated code: array indices proven in range are not clamped
+//! (`UMin`), buffer index components proven below the extent are not compared, and indices it
+//! cannot prove keep their clamp or check. Every module still passes `spirv-val` (see
+//! `validate.rs` for the validator; here the modules are also checked with it).
+
+use std::process::Command;
+
+const OP_EXT_INST: u32 = 12;
+const OP_ULESS_THAN: u32 = 176;
+const GLSL_UMIN: u32 = 38;
+/// Unsigned compares of a checked kernel's failure report (index components past the rank).
+const REPORT_COMPARES: usize = 3;
+
+/// The instructions of a module after its header, as (opcode, operands) pairs.
+fn instructions(words: &[u32]) -> Vec<(u32, &[u32])> {
+    let mut out = Vec::new();
+    let mut at = 5;
+    while at < words.len() {
+        let count = (words[at] >> 16) as usize;
+        out.push((words[at] & 0xffff, &words[at + 1..at + count]));
+        at += count.max(1);
+    }
+    out
+}
+
+/// `UMin` clamps in the module.
+fn clamps(words: &[u32]) -> usize {
+    instructions(words)
+        .iter()
+        .filter(|(op, rest)| *op == OP_EXT_INST && rest.get(3) == Some(&GLSL_UMIN))
+        .count()
+}
+
+/// Unsigned compares in the module (bounds checks, loop tests, the domain guard).
+fn compares(words: &[u32]) -> usize {
+    instructions(words)
+        .iter()
+        .filter(|(op, _)| *op == OP_ULESS_THAN)
+        .count()
+}
+
+fn compile(source: &str) -> Vec<u32> {
+    compile_with(source, false)
+}
+
+fn compile_with(source: &str, unchecked: bool) -> Vec<u32> {
+    let func: syn::ItemFn = syn::parse_str(source).expect("a function");
+    let options = amp_spirv::Options {
+        unchecked,
+        ..Default::default()
+    };
+    let words = amp_spirv::compile_with(&func, &options)
+        .unwrap_or_else(|d| panic!("{d:?}"))
+        .spirv;
+    validate(&words);
+    words
+}
+
+fn validate(words: &[u32]) {
+    let file = tempfile::Builder::new()
+        .suffix(".spv")
+        .tempfile()
+        .expect("a temporary file");
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    std::fs::write(file.path(), bytes).expect("writing the module");
+    let out = Command::new("spirv-val")
+        .args(["--target-env", "vulkan1.1"])
+        .arg(file.path())
+        .output()
+        .expect("spirv-val is installed (scripts/setup.sh)");
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+const TILED_MATMUL: &str = "
+fn mm(t: TiledIndex<TS, TS>, a: &Array<f32, 2>, b: &Array<f32, 2>, c: &mut Array<f32, 2>) {
+    let (row, col) = (t.local[0], t.local[1]);
+    #[tile_static]
+    let mut loc_a: [[f32; TS]; TS];
+    #[tile_static]
+    let mut loc_b: [[f32; TS]; TS];
+    let mut sum = 0.0;
+    let mut i = 0;
+    while i < a.extent()[1] {
+        loc_a[row][col] = a[[t.global[0], col + i]];
+        loc_b[row][col] = b[[row + i, t.global[1]]];
+        t.barrier.wait_with_tile_static_memory_fence();
+        for k in 0..TS {
+            sum += loc_a[row][k] * loc_b[k][col];
+        }
+        t.barrier.wait_with_tile_static_memory_fence();
+        i += TS;
+    }
+    c[t.global] = sum;
+}";
+
+#[test]
+fn tile_local_and_constant_loops_index_tile_static_without_clamps() {
+    let words = compile(TILED_MATMUL);
+    assert_eq!(clamps(&words), 0);
+}
+
+#[test]
+fn literal_tiles_and_arithmetic_on_bounds() {
+    let words = compile(
+        "fn k(t: TiledIndex<8, 4>, out: &mut Array<u32, 2>) {
+            #[tile_static]
+            let mut sh: [u32; 32];
+            sh[t.local[0] * 4 + t.local[1]] = 1;
+            for j in 0..4 {
+                sh[(t.local[0] + j) % 32] += 1;
+                sh[(t.local[1] & 7) + 24] += 1;
+                sh[min(t.local[0], 40)] += 1;
+            }
+            out[t.global] = sh[t.local[0] / 2];
+        }",
+    );
+    // The one `UMin` is the `min` call itself.
+    assert_eq!(clamps(&words), 1);
+}
+
+#[test]
+fn unproven_indices_keep_their_clamps() {
+    let words = compile(
+        "fn k(t: TiledIndex<8>, data: &Array<u32, 1>, out: &mut Array<u32, 1>) {
+            #[tile_static]
+            let mut sh: [u32; 8];
+            let mut s = 1;
+            sh[t.local[0]] = 0;
+            sh[t.local[0] + 1] = 0;          // up to 8: clamped
+            sh[data[t.global] as usize] = 0; // anything: clamped
+            sh[s] = 0;                       // assigned local: clamped
+            s += 1;
+            for j in 0..=8 {
+                sh[j] += 1;                  // up to 8: clamped
+            }
+            let mut k = 0;
+            while k < 8 {
+                sh[k] += 1;                  // a while loop proves nothing: clamped
+                k += 1;
+            }
+            out[t.global] = sh[s];
+        }",
+    );
+    assert_eq!(clamps(&words), 6);
+}
+
+#[test]
+fn loop_bound_by_extent_drops_that_dimension_of_the_check() {
+    let simple =
+        "fn mm(idx: Index<2>, a: &Array<f32, 2>, b: &Array<f32, 2>, c: &mut Array<f32, 2>) {
+        let row = idx[0];
+        let col = idx[1];
+        let mut sum = 0.0;
+        for k in 0..a.extent()[1] {
+            sum += a[[row, k]] * b[[k, col]];
+        }
+        c[idx] = sum;
+    }";
+    let checked = compile(simple);
+    let unchecked = compile_with(simple, true);
+    // Unchecked: the domain guard and the loop test. Checked adds a's row, b's row and
+    // column, and c's two dimensions (`k < a.extent()[1]` needs no compare), and the three
+    // of a failure report's rank padding at thread exit.
+    assert_eq!(compares(&unchecked), 2);
+    assert_eq!(compares(&checked), 2 + 1 + 2 + 2 + REPORT_COMPARES);
+}
+
+#[test]
+fn fully_proven_buffer_access_is_unchecked() {
+    let words = compile(
+        "fn k(idx: Index<1>, a: &Array<u32, 1>, out: &mut Array<u32, 1>) {
+            let mut s = 0;
+            for i in 0..a.extent()[0] {
+                s += a[i];
+            }
+            let n = out.extent()[0];
+            for j in 0..n {
+                out[j] = s;
+            }
+        }",
+    );
+    // The domain guard and two loop tests (and the report's); no access is compared.
+    assert_eq!(compares(&words), 3 + REPORT_COMPARES);
+}

@@ -1,0 +1,96 @@
+//! Profiling aid for launch overhead: empty-kernel launches interleaved with round trips of
+//! the benchmark's raw `ash` floor loop (`examples/bench_support/raw_vulkan.rs`), so machine
+//! load hits both alike. Prints medians, the median of the pairwise ratios, and the minima.
+//!
+//! `cargo run --release --example launch_loop -- N` times `N` of each (needs
+//! `glslangValidator` for the raw loop's shader); `... -- N amp` runs only `N` amp launches,
+//! e.g. under `valgrind --tool=callgrind` (deterministic instruction counts).
+#[path = "bench_support/raw_vulkan.rs"]
+#[allow(dead_code)]
+mod raw_vulkan;
+
+use amp::prelude::*;
+use std::time::Instant;
+
+#[kernel(amp)]
+fn empty(_idx: Index<1>) {}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+/// The raw loop's empty compute shader, compiled by `glslangValidator`.
+fn empty_shader() -> Result<Vec<u8>, Box<dyn std::error::Error + Send + Sync>> {
+    let dir = std::env::temp_dir().join(format!("amp-launch-loop-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let (src, out) = (dir.join("empty.comp"), dir.join("empty.spv"));
+    std::fs::write(
+        &src,
+        "#version 450\nlayout(local_size_x = 64) in;\nvoid main() {}\n",
+    )?;
+    let status = std::process::Command::new("glslangValidator")
+        .args(["-V", "-o"])
+        .arg(&out)
+        .arg(&src)
+        .stdout(std::process::Stdio::null())
+        .status()?;
+    if !status.success() {
+        return Err("glslangValidator failed".into());
+    }
+    let bytes = std::fs::read(&out)?;
+    std::fs::remove_dir_all(&dir)?;
+    Ok(bytes)
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let args: Vec<String> = std::env::args().collect();
+    let n: usize = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(2000);
+    let amp_only = args.get(2).is_some_and(|a| a == "amp");
+    parallel_for_each(Extent::new([1]), empty())?;
+    if amp_only {
+        let t = Instant::now();
+        for _ in 0..n {
+            parallel_for_each(Extent::new([1]), empty())?;
+        }
+        println!(
+            "{:.1} us per launch",
+            t.elapsed().as_secs_f64() * 1e6 / n as f64
+        );
+        return Ok(());
+    }
+    let bytes = empty_shader()?;
+    let words: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let name = amp::Accelerator::default()?.name().to_owned();
+    let raw = raw_vulkan::RawLoop::new(&name, &words)?;
+    let (mut ta, mut tr) = (Vec::new(), Vec::new());
+    for _ in 0..n {
+        let t = Instant::now();
+        raw.round_trip()?;
+        tr.push(t.elapsed().as_secs_f64());
+        let t = Instant::now();
+        parallel_for_each(Extent::new([1]), empty())?;
+        ta.push(t.elapsed().as_secs_f64());
+    }
+    let mut ratios: Vec<f64> = ta.iter().zip(&tr).map(|(a, r)| a / r).collect();
+    let pair = median(&mut ratios);
+    let (amin, rmin) = (
+        ta.iter().cloned().fold(f64::MAX, f64::min),
+        tr.iter().cloned().fold(f64::MAX, f64::min),
+    );
+    let (a, r) = (median(&mut ta), median(&mut tr));
+    println!(
+        "amp {:.1} us  raw {:.1} us  ratio {:.3}  pairwise {:.3}  min {:.1}/{:.1} = {:.3}",
+        a * 1e6,
+        r * 1e6,
+        a / r,
+        pair,
+        amin * 1e6,
+        rmin * 1e6,
+        amin / rmin
+    );
+    Ok(())
+}
