@@ -50,17 +50,23 @@ fn fill_one(idx: Index<1>, v: ArrayViewMut<u32, 1>) {
     v[idx] = 1;
 }
 
-#[kernel(amp)]
+#[kernel(amp, unchecked)]
 fn vadd(idx: Index<1>, a: &Array<f32, 1>, b: &Array<f32, 1>, c: &mut Array<f32, 1>) {
     c[idx] = a[idx] + b[idx];
 }
 
+/// `vadd` bounds-checked (the default), for the bounds-checking cost table.
 #[kernel(amp)]
+fn vadd_checked(idx: Index<1>, a: &Array<f32, 1>, b: &Array<f32, 1>, c: &mut Array<f32, 1>) {
+    c[idx] = a[idx] + b[idx];
+}
+
+#[kernel(amp, unchecked)]
 fn saxpy(idx: Index<1>, alpha: f32, x: &Array<f32, 1>, y: &Array<f32, 1>, z: &mut Array<f32, 1>) {
     z[idx] = alpha * x[idx] + y[idx];
 }
 
-#[kernel(amp)]
+#[kernel(amp, unchecked)]
 fn mm_simple(idx: Index<2>, a: &Array<f32, 2>, b: &Array<f32, 2>, c: &mut Array<f32, 2>) {
     let row = idx[0];
     let col = idx[1];
@@ -71,7 +77,7 @@ fn mm_simple(idx: Index<2>, a: &Array<f32, 2>, b: &Array<f32, 2>, c: &mut Array<
     c[idx] = sum;
 }
 
-#[kernel(amp)]
+#[kernel(amp, unchecked)]
 fn mm_tiled(t: TiledIndex<TS, TS>, a: &Array<f32, 2>, b: &Array<f32, 2>, c: &mut Array<f32, 2>) {
     let (row, col) = (t.local[0], t.local[1]);
     #[tile_static]
@@ -93,9 +99,9 @@ fn mm_tiled(t: TiledIndex<TS, TS>, a: &Array<f32, 2>, b: &Array<f32, 2>, c: &mut
     c[t.global] = sum;
 }
 
-/// `mm_simple` without bounds checks, for the bounds-checking cost table.
-#[kernel(amp, unchecked)]
-fn mm_simple_unchecked(idx: Index<2>, a: &Array<f32, 2>, b: &Array<f32, 2>, c: &mut Array<f32, 2>) {
+/// `mm_simple` as written, bounds-checked (the default), for the bounds-checking cost table.
+#[kernel(amp)]
+fn mm_simple_checked(idx: Index<2>, a: &Array<f32, 2>, b: &Array<f32, 2>, c: &mut Array<f32, 2>) {
     let row = idx[0];
     let col = idx[1];
     let mut sum = 0.0;
@@ -105,9 +111,9 @@ fn mm_simple_unchecked(idx: Index<2>, a: &Array<f32, 2>, b: &Array<f32, 2>, c: &
     c[idx] = sum;
 }
 
-/// `mm_tiled` without bounds checks, for the bounds-checking cost table.
-#[kernel(amp, unchecked)]
-fn mm_tiled_unchecked(
+/// `mm_tiled` as written, bounds-checked (the default), for the bounds-checking cost table.
+#[kernel(amp)]
+fn mm_tiled_checked(
     t: TiledIndex<TS, TS>,
     a: &Array<f32, 2>,
     b: &Array<f32, 2>,
@@ -134,7 +140,7 @@ fn mm_tiled_unchecked(
 }
 
 /// Interleaved-addressing tree: at step `s`, threads with `l % 2s == 0` add their neighbour.
-#[kernel(amp)]
+#[kernel(amp, unchecked)]
 fn reduce_tree_i32(t: TiledIndex<RT>, a: &Array<i32, 1>, sums: &mut Array<i32, 1>) {
     #[tile_static]
     let mut sh: [i32; RT];
@@ -155,7 +161,7 @@ fn reduce_tree_i32(t: TiledIndex<RT>, a: &Array<i32, 1>, sums: &mut Array<i32, 1
 }
 
 /// Sequential addressing: at step `s` (halving), threads `l < s` add element `l + s`.
-#[kernel(amp)]
+#[kernel(amp, unchecked)]
 fn reduce_seq_i32(t: TiledIndex<RT>, a: &Array<i32, 1>, sums: &mut Array<i32, 1>) {
     #[tile_static]
     let mut sh: [i32; RT];
@@ -175,7 +181,7 @@ fn reduce_seq_i32(t: TiledIndex<RT>, a: &Array<i32, 1>, sums: &mut Array<i32, 1>
     }
 }
 
-#[kernel(amp)]
+#[kernel(amp, unchecked)]
 fn reduce_tree_f32(t: TiledIndex<RT>, a: &Array<f32, 1>, sums: &mut Array<f32, 1>) {
     #[tile_static]
     let mut sh: [f32; RT];
@@ -195,7 +201,7 @@ fn reduce_tree_f32(t: TiledIndex<RT>, a: &Array<f32, 1>, sums: &mut Array<f32, 1
     }
 }
 
-#[kernel(amp)]
+#[kernel(amp, unchecked)]
 fn reduce_seq_f32(t: TiledIndex<RT>, a: &Array<f32, 1>, sums: &mut Array<f32, 1>) {
     #[tile_static]
     let mut sh: [f32; RT];
@@ -216,7 +222,7 @@ fn reduce_seq_f32(t: TiledIndex<RT>, a: &Array<f32, 1>, sums: &mut Array<f32, 1>
 }
 
 /// Transpose through a 32 x 33 tile (one padding column against bank conflicts).
-#[kernel(amp, allow(write_conflict))]
+#[kernel(amp, unchecked, allow(write_conflict))]
 fn transpose_padded(t: TiledIndex<32, 32>, a: &Array<f32, 2>, out: &mut Array<f32, 2>) {
     #[tile_static]
     let mut block: [[f32; 33]; 32];
@@ -227,7 +233,7 @@ fn transpose_padded(t: TiledIndex<32, 32>, a: &Array<f32, 2>, out: &mut Array<f3
 }
 
 /// The same through a 32 x 32 tile: the column read `block[c][r]` hits one bank.
-#[kernel(amp, allow(write_conflict, bank_conflict))]
+#[kernel(amp, unchecked, allow(write_conflict, bank_conflict))]
 fn transpose_square(t: TiledIndex<32, 32>, a: &Array<f32, 2>, out: &mut Array<f32, 2>) {
     #[tile_static]
     let mut block: [[f32; 32]; 32];
@@ -238,7 +244,7 @@ fn transpose_square(t: TiledIndex<32, 32>, a: &Array<f32, 2>, out: &mut Array<f3
 }
 
 /// 256 bins per tile in `tile_static` memory, merged into `bins` with one atomic per bin.
-#[kernel(amp)]
+#[kernel(amp, unchecked)]
 fn histogram(t: TiledIndex<RT>, data: &Array<u32, 1>, bins: &mut Array<u32, 1>) {
     #[tile_static]
     let mut local: [u32; RT];
@@ -255,7 +261,7 @@ fn histogram(t: TiledIndex<RT>, data: &Array<u32, 1>, bins: &mut Array<u32, 1>) 
 
 /// Exclusive scan of each tile (Hillis-Steele in `tile_static` memory); the tile's total goes
 /// to `sums[tile]`.
-#[kernel(amp, allow(write_conflict))]
+#[kernel(amp, unchecked, allow(write_conflict))]
 fn scan_tiles(
     t: TiledIndex<RT>,
     input: &Array<u32, 1>,
@@ -284,7 +290,7 @@ fn scan_tiles(
 
 /// Exclusive scan of the tile sums in place by one tile of 1024 threads: each scans its chunk
 /// sequentially, the chunk totals are scanned in `tile_static` memory, then added back.
-#[kernel(amp, allow(write_conflict))]
+#[kernel(amp, unchecked, allow(write_conflict))]
 fn scan_sums(t: TiledIndex<1024>, sums: &mut Array<u32, 1>) {
     #[tile_static]
     let mut sh: [u32; 1024];
@@ -315,7 +321,7 @@ fn scan_sums(t: TiledIndex<1024>, sums: &mut Array<u32, 1>) {
     }
 }
 
-#[kernel(amp)]
+#[kernel(amp, unchecked)]
 fn scan_add(idx: Index<1>, out: &mut Array<u32, 1>, sums: &Array<u32, 1>) {
     out[idx] += sums[idx[0] / RT];
 }
@@ -1235,13 +1241,13 @@ fn bounds_cost(ctx: &mut Ctx<'_>) -> Result<Vec<BoundsCost>, BoxError> {
         checked.push(ctx.time(|| {
             Ok(parallel_for_each(
                 Extent::new([n, n]),
-                mm_simple(&a, &b, &mut c_checked),
+                mm_simple_checked(&a, &b, &mut c_checked),
             )?)
         })?);
         unchecked.push(ctx.time(|| {
             Ok(parallel_for_each(
                 Extent::new([n, n]),
-                mm_simple_unchecked(&a, &b, &mut c_unchecked),
+                mm_simple(&a, &b, &mut c_unchecked),
             )?)
         })?);
     }
@@ -1260,13 +1266,13 @@ fn bounds_cost(ctx: &mut Ctx<'_>) -> Result<Vec<BoundsCost>, BoxError> {
         checked.push(ctx.time(|| {
             Ok(parallel_for_each(
                 Extent::new([n, n]).tile::<TS, TS>(),
-                mm_tiled(&a, &b, &mut c_checked),
+                mm_tiled_checked(&a, &b, &mut c_checked),
             )?)
         })?);
         unchecked.push(ctx.time(|| {
             Ok(parallel_for_each(
                 Extent::new([n, n]).tile::<TS, TS>(),
-                mm_tiled_unchecked(&a, &b, &mut c_unchecked),
+                mm_tiled(&a, &b, &mut c_unchecked),
             )?)
         })?);
     }
@@ -1276,6 +1282,37 @@ fn bounds_cost(ctx: &mut Ctx<'_>) -> Result<Vec<BoundsCost>, BoxError> {
     out.push(BoundsCost {
         workload: "matmul, tiled 16 x 16 tile_static".into(),
         size,
+        checked: median(&mut checked),
+        unchecked: median(&mut unchecked),
+    });
+
+    // A memory-bound kernel with one thread per element: the checks' worst case.
+    let n = ctx.cfg.n();
+    let x = Array::from_slice([n], &vec![1.5f32; n])?;
+    let y = Array::from_slice([n], &vec![2.25f32; n])?;
+    let mut z_checked = Array::<f32, 1>::new([n])?;
+    let mut z_unchecked = Array::<f32, 1>::new([n])?;
+    let (mut checked, mut unchecked) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        checked.push(ctx.time(|| {
+            Ok(parallel_for_each(
+                Extent::new([n]),
+                vadd_checked(&x, &y, &mut z_checked),
+            )?)
+        })?);
+        unchecked.push(ctx.time(|| {
+            Ok(parallel_for_each(
+                Extent::new([n]),
+                vadd(&x, &y, &mut z_unchecked),
+            )?)
+        })?);
+    }
+    let (z1, z2) = (z_checked.to_vec()?, z_unchecked.to_vec()?);
+    ctx.checks
+        .push(check("vector add checked/unchecked", &z1, &z2, &z2));
+    out.push(BoundsCost {
+        workload: "vector add".into(),
+        size: format!("{} f32", count(n)),
         checked: median(&mut checked),
         unchecked: median(&mut unchecked),
     });
@@ -1620,13 +1657,19 @@ fn launch_overhead(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
     let reps = if ctx.cfg.tiny { 5 } else { 1000 };
     let k = raw(&ctx.acc, "empty", G_EMPTY, 0, 0)?;
     let words = compile_glsl("empty", G_EMPTY)?;
-    // The floor: a loop written against ash alone, on its own device handle.
-    let mut tr = raw_vulkan::empty_round_trips(ctx.acc.name(), &words, reps)?;
+    // The floor: a loop written against ash alone, on its own device handle, timed in
+    // alternation with the runtime's launches so both see the same machine state.
+    let floor = raw_vulkan::RawLoop::new(ctx.acc.name(), &words)?;
+    floor.round_trip()?;
     parallel_for_each(Extent::new([1]), empty())?;
     k.dispatch([1, 1, 1], Vec::new(), &[])?;
     let mut ta = Vec::new();
     let mut tg = Vec::new();
+    let mut tr = Vec::new();
     for _ in 0..reps {
+        let t = Instant::now();
+        floor.round_trip()?;
+        tr.push(t.elapsed().as_secs_f64());
         let t = Instant::now();
         parallel_for_each(Extent::new([1]), empty())?;
         ta.push(t.elapsed().as_secs_f64());

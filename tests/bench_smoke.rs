@@ -19,10 +19,10 @@ fn every_workload_agrees_at_tiny_size() {
     // Every row renders, and the table has one line per row plus the header.
     let table = report.table();
     assert_eq!(table.lines().count(), report.rows.len() + 2);
-    // The bounds-checking cost table: both matrix products, measured both ways.
-    assert_eq!(report.bounds.len(), 2);
+    // The bounds-checking cost table: both matrix products and vector add, both ways.
+    assert_eq!(report.bounds.len(), 3);
     assert!(report.bounds.iter().all(|b| b.ratio().is_finite()));
-    assert_eq!(bench::bounds_table(&report.bounds).lines().count(), 4);
+    assert_eq!(bench::bounds_table(&report.bounds).lines().count(), 5);
     // The chart draws: a PNG with one bar per row that has a ratio.
     let bars = report.bars();
     assert!(bars.len() >= 14, "{} bars", bars.len());

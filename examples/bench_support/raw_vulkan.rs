@@ -5,7 +5,6 @@
 //! wait.
 
 use std::ffi::CStr;
-use std::time::Instant;
 
 use ash::vk;
 
@@ -158,22 +157,4 @@ impl RawLoop {
         }
         Ok(())
     }
-}
-
-/// `reps` timed round trips (after one warm-up) of the empty compute shader `spirv` on the
-/// device named `device_name`; seconds per round trip.
-pub fn empty_round_trips(
-    device_name: &str,
-    spirv: &[u32],
-    reps: usize,
-) -> Result<Vec<f64>, BoxError> {
-    let raw = RawLoop::new(device_name, spirv)?;
-    raw.round_trip()?;
-    let mut times = Vec::with_capacity(reps);
-    for _ in 0..reps {
-        let t = Instant::now();
-        raw.round_trip()?;
-        times.push(t.elapsed().as_secs_f64());
-    }
-    Ok(times)
 }
