@@ -33,7 +33,7 @@ pub enum ParamSlot {
         /// Member index.
         member: u32,
     },
-    /// A short vector or struct by value: its scalars (in [`leaves`] order) in the members from
+    /// A short vector or struct by value: its scalars (in `leaves` order) in the members from
     /// `first_member` on, at the value's `#[repr(C)]` offsets from `offset`.
     Value {
         /// Index of the member of its first scalar.
