@@ -384,13 +384,7 @@ fn nan_compare(
 #[test]
 fn nan_comparisons_are_false() -> Result<(), amp::Error> {
     let values = [f32::NAN, 1.0, -0.0, 0.0, f32::INFINITY];
-    let (mut a, mut b) = (Vec::new(), Vec::new());
-    for &x in &values {
-        for &y in &values {
-            a.push(x);
-            b.push(y);
-        }
-    }
+    let (a, b) = all_pairs(&values);
     let n = a.len();
     let mut out = vec![0u32; n];
     {
@@ -436,13 +430,7 @@ fn min_max(idx: Index<1>, a: ArrayView<f32, 1>, b: ArrayView<f32, 1>, out: Array
 #[test]
 fn min_max_ignore_nan() -> Result<(), amp::Error> {
     let values = [f32::NAN, 1.0, -2.0, 5.0, f32::NEG_INFINITY];
-    let (mut a, mut b) = (Vec::new(), Vec::new());
-    for &x in &values {
-        for &y in &values {
-            a.push(x);
-            b.push(y);
-        }
-    }
+    let (a, b) = all_pairs(&values);
     let n = a.len();
     let mut out = vec![0.0f32; 4 * n];
     {
@@ -496,4 +484,14 @@ fn no_fused_multiply_add_unless_asked() -> Result<(), amp::Error> {
     }
     assert_validation_clean();
     Ok(())
+}
+
+/// Every ordered pair `(x, y)` of `values`, as two parallel vectors.
+fn all_pairs(values: &[f32]) -> (Vec<f32>, Vec<f32>) {
+    let a = values
+        .iter()
+        .flat_map(|&x| values.iter().map(move |_| x))
+        .collect();
+    let b = values.iter().flat_map(|_| values.iter().copied()).collect();
+    (a, b)
 }
