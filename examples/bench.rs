@@ -812,6 +812,37 @@ fn measure(cfg: &Config, mut f: impl FnMut() -> Result<(), BoxError>) -> Result<
     Ok(median(&mut times))
 }
 
+/// [`measure`] for two versions of a workload, alternating them: after one warm-up run of
+/// each, every repetition runs the first and then the second (the order flips each time).
+fn measure_pair(
+    cfg: &Config,
+    mut first: impl FnMut() -> Result<(), BoxError>,
+    mut second: impl FnMut() -> Result<(), BoxError>,
+) -> Result<(f64, f64), BoxError> {
+    let timed = |f: &mut dyn FnMut() -> Result<(), BoxError>| -> Result<f64, BoxError> {
+        let t = Instant::now();
+        f()?;
+        Ok(t.elapsed().as_secs_f64())
+    };
+    let (w1, w2) = (timed(&mut first)?, timed(&mut second)?);
+    if cfg.tiny {
+        return Ok((w1, w2));
+    }
+    let slowest = w1.max(w2).max(1e-9);
+    let reps = ((2.0 / slowest).ceil() as usize).clamp(3, cfg.reps.max(3));
+    let (mut t1, mut t2) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
+    for rep in 0..reps {
+        if rep % 2 == 0 {
+            t1.push(timed(&mut first)?);
+            t2.push(timed(&mut second)?);
+        } else {
+            t2.push(timed(&mut second)?);
+            t1.push(timed(&mut first)?);
+        }
+    }
+    Ok((median(&mut t1), median(&mut t2)))
+}
+
 /// Work of a row, for its rate.
 #[derive(Clone, Copy)]
 enum Work {
@@ -879,6 +910,16 @@ struct Ctx<'a> {
 impl Ctx<'_> {
     fn time(&self, f: impl FnMut() -> Result<(), BoxError>) -> Result<f64, BoxError> {
         measure(self.cfg, f)
+    }
+
+    /// Medians of the amp and the glslang version of a workload, timed in alternation (one
+    /// run of each per repetition) so that machine load and cache state hit both alike.
+    fn time_pair(
+        &self,
+        amp: impl FnMut() -> Result<(), BoxError>,
+        glsl: impl FnMut() -> Result<(), BoxError>,
+    ) -> Result<(f64, f64), BoxError> {
+        measure_pair(self.cfg, amp, glsl)
     }
 }
 
@@ -1010,23 +1051,25 @@ fn vector(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
     // c = a + b
     let k = raw(&acc, "vadd", &format!("{GLSL_1D}{G_VADD}"), 3, 4)?;
     let pc = push(&[n as u32]);
-    let t_amp = ctx.time(|| {
-        Ok(parallel_for_each(
-            Extent::new([n]),
-            vadd(&a, &b, &mut c_amp),
-        )?)
-    })?;
-    let t_glsl = ctx.time(|| {
-        Ok(k.dispatch(
-            groups,
-            vec![
-                KernelArg::read(&a),
-                KernelArg::read(&b),
-                KernelArg::write(&mut c_glsl),
-            ],
-            &pc,
-        )?)
-    })?;
+    let (t_amp, t_glsl) = ctx.time_pair(
+        || {
+            Ok(parallel_for_each(
+                Extent::new([n]),
+                vadd(&a, &b, &mut c_amp),
+            )?)
+        },
+        || {
+            Ok(k.dispatch(
+                groups,
+                vec![
+                    KernelArg::read(&a),
+                    KernelArg::read(&b),
+                    KernelArg::write(&mut c_glsl),
+                ],
+                &pc,
+            )?)
+        },
+    )?;
     let mut cpu = vec![0.0f32; n];
     let t_cpu = ctx.time(|| {
         cpu.par_iter_mut()
@@ -1051,23 +1094,25 @@ fn vector(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
     let alpha = 2.0f32;
     let k = raw(&acc, "saxpy", &format!("{GLSL_1D}{G_SAXPY}"), 3, 8)?;
     let pc = push(&[n as u32, alpha.to_bits()]);
-    let t_amp = ctx.time(|| {
-        Ok(parallel_for_each(
-            Extent::new([n]),
-            saxpy(alpha, &a, &b, &mut c_amp),
-        )?)
-    })?;
-    let t_glsl = ctx.time(|| {
-        Ok(k.dispatch(
-            groups,
-            vec![
-                KernelArg::read(&a),
-                KernelArg::read(&b),
-                KernelArg::write(&mut c_glsl),
-            ],
-            &pc,
-        )?)
-    })?;
+    let (t_amp, t_glsl) = ctx.time_pair(
+        || {
+            Ok(parallel_for_each(
+                Extent::new([n]),
+                saxpy(alpha, &a, &b, &mut c_amp),
+            )?)
+        },
+        || {
+            Ok(k.dispatch(
+                groups,
+                vec![
+                    KernelArg::read(&a),
+                    KernelArg::read(&b),
+                    KernelArg::write(&mut c_glsl),
+                ],
+                &pc,
+            )?)
+        },
+    )?;
     let t_cpu = ctx.time(|| {
         cpu.par_iter_mut()
             .zip(xs.par_iter().zip(&ys))
@@ -1117,23 +1162,25 @@ fn matmul(ctx: &mut Ctx<'_>, n: usize) -> Result<(), BoxError> {
 
     let k = raw(&acc, "mm_simple", &format!("{GLSL_1D}{G_MM_SIMPLE}"), 3, 12)?;
     let pc = push(&[n as u32, n as u32, n as u32]);
-    let t_amp = ctx.time(|| {
-        Ok(parallel_for_each(
-            Extent::new([n, n]),
-            mm_simple(&a, &b, &mut c_amp),
-        )?)
-    })?;
-    let t_glsl = ctx.time(|| {
-        Ok(k.dispatch(
-            fold(&acc, (n * n).div_ceil(64)),
-            vec![
-                KernelArg::read(&a),
-                KernelArg::read(&b),
-                KernelArg::write(&mut c_glsl),
-            ],
-            &pc,
-        )?)
-    })?;
+    let (t_amp, t_glsl) = ctx.time_pair(
+        || {
+            Ok(parallel_for_each(
+                Extent::new([n, n]),
+                mm_simple(&a, &b, &mut c_amp),
+            )?)
+        },
+        || {
+            Ok(k.dispatch(
+                fold(&acc, (n * n).div_ceil(64)),
+                vec![
+                    KernelArg::read(&a),
+                    KernelArg::read(&b),
+                    KernelArg::write(&mut c_glsl),
+                ],
+                &pc,
+            )?)
+        },
+    )?;
     ctx.rows.push(workload_row(
         "matmul, simple",
         size.clone(),
@@ -1149,23 +1196,25 @@ fn matmul(ctx: &mut Ctx<'_>, n: usize) -> Result<(), BoxError> {
 
     let k = raw(&acc, "mm_tiled", G_MM_TILED, 3, 8)?;
     let pc = push(&[n as u32, n as u32]);
-    let t_amp = ctx.time(|| {
-        Ok(parallel_for_each(
-            Extent::new([n, n]).tile::<TS, TS>(),
-            mm_tiled(&a, &b, &mut c_amp),
-        )?)
-    })?;
-    let t_glsl = ctx.time(|| {
-        Ok(k.dispatch(
-            [(n / TS) as u32, (n / TS) as u32, 1],
-            vec![
-                KernelArg::read(&a),
-                KernelArg::read(&b),
-                KernelArg::write(&mut c_glsl),
-            ],
-            &pc,
-        )?)
-    })?;
+    let (t_amp, t_glsl) = ctx.time_pair(
+        || {
+            Ok(parallel_for_each(
+                Extent::new([n, n]).tile::<TS, TS>(),
+                mm_tiled(&a, &b, &mut c_amp),
+            )?)
+        },
+        || {
+            Ok(k.dispatch(
+                [(n / TS) as u32, (n / TS) as u32, 1],
+                vec![
+                    KernelArg::read(&a),
+                    KernelArg::read(&b),
+                    KernelArg::write(&mut c_glsl),
+                ],
+                &pc,
+            )?)
+        },
+    )?;
     ctx.rows.push(workload_row(
         "matmul, tiled 16 x 16 tile_static",
         size,
@@ -1357,25 +1406,27 @@ fn reductions(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
     for (label, lp, tree) in [("tree", tree_loop, true), ("sequential", seq_loop, false)] {
         let k = raw(&acc, &format!("reduce_{label}_i32"), &glsl("int", lp), 2, 4)?;
         let (mut r_amp, mut r_glsl) = (0, 0);
-        let t_amp = ctx.time(|| {
-            let e = Extent::new([n]).tile::<RT>();
-            if tree {
-                parallel_for_each(e, reduce_tree_i32(&a, &mut s_amp))?;
-            } else {
-                parallel_for_each(e, reduce_seq_i32(&a, &mut s_amp))?;
-            }
-            r_amp = finish(&s_amp)?;
-            Ok(())
-        })?;
-        let t_glsl = ctx.time(|| {
-            k.dispatch(
-                groups,
-                vec![KernelArg::read(&a), KernelArg::write(&mut s_glsl)],
-                &pc,
-            )?;
-            r_glsl = finish(&s_glsl)?;
-            Ok(())
-        })?;
+        let (t_amp, t_glsl) = ctx.time_pair(
+            || {
+                let e = Extent::new([n]).tile::<RT>();
+                if tree {
+                    parallel_for_each(e, reduce_tree_i32(&a, &mut s_amp))?;
+                } else {
+                    parallel_for_each(e, reduce_seq_i32(&a, &mut s_amp))?;
+                }
+                r_amp = finish(&s_amp)?;
+                Ok(())
+            },
+            || {
+                k.dispatch(
+                    groups,
+                    vec![KernelArg::read(&a), KernelArg::write(&mut s_glsl)],
+                    &pc,
+                )?;
+                r_glsl = finish(&s_glsl)?;
+                Ok(())
+            },
+        )?;
         let name = format!("reduce i32, {label} (+ CPU pass over tile sums)");
         ctx.rows.push(workload_row(
             &name,
@@ -1406,25 +1457,27 @@ fn reductions(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
             4,
         )?;
         let (mut r_amp, mut r_glsl) = (0.0, 0.0);
-        let t_amp = ctx.time(|| {
-            let e = Extent::new([n]).tile::<RT>();
-            if tree {
-                parallel_for_each(e, reduce_tree_f32(&a, &mut s_amp))?;
-            } else {
-                parallel_for_each(e, reduce_seq_f32(&a, &mut s_amp))?;
-            }
-            r_amp = finish(&s_amp)?;
-            Ok(())
-        })?;
-        let t_glsl = ctx.time(|| {
-            k.dispatch(
-                groups,
-                vec![KernelArg::read(&a), KernelArg::write(&mut s_glsl)],
-                &pc,
-            )?;
-            r_glsl = finish(&s_glsl)?;
-            Ok(())
-        })?;
+        let (t_amp, t_glsl) = ctx.time_pair(
+            || {
+                let e = Extent::new([n]).tile::<RT>();
+                if tree {
+                    parallel_for_each(e, reduce_tree_f32(&a, &mut s_amp))?;
+                } else {
+                    parallel_for_each(e, reduce_seq_f32(&a, &mut s_amp))?;
+                }
+                r_amp = finish(&s_amp)?;
+                Ok(())
+            },
+            || {
+                k.dispatch(
+                    groups,
+                    vec![KernelArg::read(&a), KernelArg::write(&mut s_glsl)],
+                    &pc,
+                )?;
+                r_glsl = finish(&s_glsl)?;
+                Ok(())
+            },
+        )?;
         let name = format!("reduce f32, {label} (+ CPU pass over tile sums)");
         ctx.rows.push(workload_row(
             &name,
@@ -1461,22 +1514,24 @@ fn transpose(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
     ] {
         let src = G_TRANSPOSE.replace("[W]", &format!("[{width}]"));
         let k = raw(&acc, &format!("transpose_{width}"), &src, 2, 8)?;
-        let t_amp = ctx.time(|| {
-            let e = Extent::new([n, n]).tile::<32, 32>();
-            if padded {
-                parallel_for_each(e, transpose_padded(&a, &mut o_amp))?;
-            } else {
-                parallel_for_each(e, transpose_square(&a, &mut o_amp))?;
-            }
-            Ok(())
-        })?;
-        let t_glsl = ctx.time(|| {
-            Ok(k.dispatch(
-                [(n / 32) as u32, (n / 32) as u32, 1],
-                vec![KernelArg::read(&a), KernelArg::write(&mut o_glsl)],
-                &pc,
-            )?)
-        })?;
+        let (t_amp, t_glsl) = ctx.time_pair(
+            || {
+                let e = Extent::new([n, n]).tile::<32, 32>();
+                if padded {
+                    parallel_for_each(e, transpose_padded(&a, &mut o_amp))?;
+                } else {
+                    parallel_for_each(e, transpose_square(&a, &mut o_amp))?;
+                }
+                Ok(())
+            },
+            || {
+                Ok(k.dispatch(
+                    [(n / 32) as u32, (n / 32) as u32, 1],
+                    vec![KernelArg::read(&a), KernelArg::write(&mut o_glsl)],
+                    &pc,
+                )?)
+            },
+        )?;
         let name = format!("transpose, tile {label}");
         ctx.rows.push(workload_row(
             &name,
@@ -1509,21 +1564,23 @@ fn histogram_workload(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         4,
     )?;
     let pc = push(&[tiles as u32]);
-    let t_amp = ctx.time(|| {
-        b_amp.copy_from_slice(&zeros)?;
-        Ok(parallel_for_each(
-            Extent::new([n]).tile::<RT>(),
-            histogram(&data, &mut b_amp),
-        )?)
-    })?;
-    let t_glsl = ctx.time(|| {
-        b_glsl.copy_from_slice(&zeros)?;
-        Ok(k.dispatch(
-            fold(&acc, tiles),
-            vec![KernelArg::read(&data), KernelArg::write(&mut b_glsl)],
-            &pc,
-        )?)
-    })?;
+    let (t_amp, t_glsl) = ctx.time_pair(
+        || {
+            b_amp.copy_from_slice(&zeros)?;
+            Ok(parallel_for_each(
+                Extent::new([n]).tile::<RT>(),
+                histogram(&data, &mut b_amp),
+            )?)
+        },
+        || {
+            b_glsl.copy_from_slice(&zeros)?;
+            Ok(k.dispatch(
+                fold(&acc, tiles),
+                vec![KernelArg::read(&data), KernelArg::write(&mut b_glsl)],
+                &pc,
+            )?)
+        },
+    )?;
     let mut cpu = vec![0u32; 256];
     let t_cpu = ctx.time(|| {
         cpu = xs
@@ -1580,37 +1637,39 @@ fn scan(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
     )?;
     let k_sums = raw(&acc, "scan_sums", G_SCAN_SUMS, 1, 4)?;
     let k_add = raw(&acc, "scan_add", &format!("{GLSL_1D}{G_SCAN_ADD}"), 2, 4)?;
-    let t_amp = ctx.time(|| {
-        parallel_for_each(
-            Extent::new([n]).tile::<RT>(),
-            scan_tiles(&input, &mut o_amp, &mut s_amp),
-        )?;
-        parallel_for_each(Extent::new([1024]).tile::<1024>(), scan_sums(&mut s_amp))?;
-        parallel_for_each(Extent::new([n]), scan_add(&mut o_amp, &s_amp))?;
-        Ok(())
-    })?;
-    let t_glsl = ctx.time(|| {
-        k_tiles.dispatch(
-            fold(&acc, tiles),
-            vec![
-                KernelArg::read(&input),
-                KernelArg::write(&mut o_glsl),
-                KernelArg::write(&mut s_glsl),
-            ],
-            &push(&[tiles as u32]),
-        )?;
-        k_sums.dispatch(
-            [1, 1, 1],
-            vec![KernelArg::write(&mut s_glsl)],
-            &push(&[tiles as u32]),
-        )?;
-        k_add.dispatch(
-            fold(&acc, n.div_ceil(64)),
-            vec![KernelArg::write(&mut o_glsl), KernelArg::read(&s_glsl)],
-            &push(&[n as u32]),
-        )?;
-        Ok(())
-    })?;
+    let (t_amp, t_glsl) = ctx.time_pair(
+        || {
+            parallel_for_each(
+                Extent::new([n]).tile::<RT>(),
+                scan_tiles(&input, &mut o_amp, &mut s_amp),
+            )?;
+            parallel_for_each(Extent::new([1024]).tile::<1024>(), scan_sums(&mut s_amp))?;
+            parallel_for_each(Extent::new([n]), scan_add(&mut o_amp, &s_amp))?;
+            Ok(())
+        },
+        || {
+            k_tiles.dispatch(
+                fold(&acc, tiles),
+                vec![
+                    KernelArg::read(&input),
+                    KernelArg::write(&mut o_glsl),
+                    KernelArg::write(&mut s_glsl),
+                ],
+                &push(&[tiles as u32]),
+            )?;
+            k_sums.dispatch(
+                [1, 1, 1],
+                vec![KernelArg::write(&mut s_glsl)],
+                &push(&[tiles as u32]),
+            )?;
+            k_add.dispatch(
+                fold(&acc, n.div_ceil(64)),
+                vec![KernelArg::write(&mut o_glsl), KernelArg::read(&s_glsl)],
+                &push(&[n as u32]),
+            )?;
+            Ok(())
+        },
+    )?;
     let mut cpu = vec![0u32; n];
     let t_cpu = ctx.time(|| {
         // Two passes over chunks: chunk totals in parallel, a scan of the totals, then each
