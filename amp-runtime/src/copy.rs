@@ -7,6 +7,7 @@ use std::thread::JoinHandle;
 
 use gpu_allocator::MemoryLocation;
 
+use crate::extent::dims_list;
 use crate::memory::Buffer;
 use crate::view::{Layout, Shared, ViewParts};
 use crate::{Accelerator, Array, ArrayView, ArrayViewMut, DeviceScalar, Error};
@@ -310,12 +311,6 @@ impl<T: DeviceScalar, const N: usize> sealed::Destination<T> for ArrayViewMut<'_
 }
 impl<T: DeviceScalar, const N: usize> CopyDestination<T> for ArrayViewMut<'_, T, N> {}
 
-/// `[2, 3]`.
-fn list(dims: &[usize]) -> String {
-    let parts: Vec<String> = dims.iter().map(|d| d.to_string()).collect();
-    format!("[{}]", parts.join(", "))
-}
-
 /// Checks that `src` and `dst` have the same shape (arrays and views) or element count
 /// (when a host slice is involved).
 fn check_shapes(src: (Vec<usize>, bool), dst: (Vec<usize>, bool)) -> Result<usize, Error> {
@@ -331,8 +326,8 @@ fn check_shapes(src: (Vec<usize>, bool), dst: (Vec<usize>, bool)) -> Result<usiz
         Ok(sn)
     } else {
         Err(Error::CopyExtentMismatch {
-            src: list(&s),
-            dst: list(&d),
+            src: dims_list(&s),
+            dst: dims_list(&d),
         })
     }
 }

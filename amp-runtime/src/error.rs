@@ -2,6 +2,8 @@
 
 use ash::vk;
 
+use crate::extent::dims_list;
+
 /// Everything that can go wrong between a kernel call and its results.
 ///
 /// Every fallible runtime function returns `Result<_, Error>`; the runtime never panics on
@@ -248,12 +250,6 @@ pub enum Error {
         /// The timeout in milliseconds.
         timeout_ms: u64,
     },
-}
-
-/// `[5, 3]`.
-fn dims_list(dims: &[usize]) -> String {
-    let parts: Vec<String> = dims.iter().map(|d| d.to_string()).collect();
-    format!("[{}]", parts.join(", "))
 }
 
 impl Error {

@@ -7,7 +7,7 @@ use ash::vk;
 
 use crate::bounds::OobReport;
 use crate::buffer_access::{BufferAccess, DeviceBuffer, DeviceBufferMut};
-use crate::extent::validate_dims;
+use crate::extent::{dims_list, validate_dims};
 use crate::kernel::{ElemType, KernelInfo, ParamKind, ScalarType};
 use crate::pipeline::{cached, Pipeline};
 use crate::queue::{AcceleratorView, LaunchTarget};
@@ -374,12 +374,6 @@ fn dim_words(dims: &[usize]) -> impl ExactSizeIterator<Item = u32> + '_ {
 /// Push-constant blocks up to this size live on the stack during a launch.
 const INLINE_PUSH_BYTES: usize = 256;
 
-/// `[2, 3]`.
-fn dims_string(dims: &[usize]) -> String {
-    let parts: Vec<String> = dims.iter().map(|d| d.to_string()).collect();
-    format!("[{}]", parts.join(", "))
-}
-
 /// The specialization of a pipeline: map entries and their data (host byte order).
 pub(crate) struct Specialization {
     pub(crate) entries: Vec<vk::SpecializationMapEntry>,
@@ -451,7 +445,7 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
             return Err(mismatch(format!(
                 "the kernel's tile has rank {} but the domain's tile {} has rank {}",
                 info.tile_rank,
-                dims_string(t.tile),
+                dims_list(t.tile),
                 t.tile.len()
             )))
         }
@@ -645,7 +639,7 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
             tile_static_bytes,
         }) => {
             // Tiled: one workgroup per tile; x is the last dimension.
-            let tile_str = || dims_string(tile);
+            let tile_str = || dims_list(tile);
             // Workgroup size per axis x, y, z (1 where the tile has no such dimension).
             let mut size = [1u64; 3];
             for (axis, &t) in tile.iter().rev().enumerate() {
@@ -691,7 +685,7 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
             if domain.iter().zip(tile.iter()).any(|(&d, &t)| d % t != 0) {
                 return Err(Error::NotDivisible {
                     kernel: info.name.to_owned(),
-                    extent: dims_string(&domain),
+                    extent: dims_list(&domain),
                     tile: tile_str(),
                 });
             }

@@ -17,6 +17,7 @@ use ash::vk;
 use crate::accelerator::{lock, DeviceShared};
 use crate::buffer_access::{BufferAccess, DeviceBuffer, DeviceBufferMut};
 use crate::copy::CompletionFuture;
+use crate::extent::dims_list;
 use crate::kernel::ElemType;
 use crate::memory::Buffer;
 use crate::{Accelerator, DeviceScalar, Error, Extent, Index};
@@ -88,12 +89,6 @@ pub(crate) fn check_extent<const N: usize>(extent: &Extent<N>, len: usize) -> Re
     extent.validate().map(|_| ())
 }
 
-/// `[2, 3]`.
-fn list(values: &[usize]) -> String {
-    let parts: Vec<String> = values.iter().map(|v| v.to_string()).collect();
-    format!("[{}]", parts.join(", "))
-}
-
 /// Where a view's elements are: `offset + sum(index[d] * strides[d])`, in elements of the
 /// view's type from the start of the shared data. The last stride is always 1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -146,7 +141,7 @@ impl<const N: usize> Layout<N> {
         if !fits {
             return Err(Error::SectionOutOfBounds {
                 what: "the section (origin, extent)",
-                requested: format!("({}, {})", list(&origin), list(&inner)),
+                requested: format!("({}, {})", dims_list(&origin), dims_list(&inner)),
                 extent: self.extent.to_string(),
             });
         }
@@ -209,7 +204,7 @@ impl<const N: usize> Layout<N> {
             Err(Error::NotContiguous {
                 operation,
                 extent: self.extent.to_string(),
-                strides: list(&self.strides),
+                strides: dims_list(&self.strides),
             })
         }
     }
@@ -1079,7 +1074,7 @@ impl<'a, T: DeviceScalar, const N: usize> ArrayViewMut<'a, T, N> {
     pub fn copy_from_slice(&mut self, data: &[T]) -> Result<(), Error> {
         if data.len() != self.layout.extent.size() {
             return Err(Error::CopyExtentMismatch {
-                src: list(&[data.len()]),
+                src: dims_list(&[data.len()]),
                 dst: self.layout.extent.to_string(),
             });
         }
