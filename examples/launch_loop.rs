@@ -6,7 +6,6 @@
 //! `glslangValidator` for the raw loop's shader); `... -- N amp` runs only `N` amp launches,
 //! e.g. under `valgrind --tool=callgrind` (deterministic instruction counts).
 #[path = "bench_support/raw_vulkan.rs"]
-#[allow(dead_code)]
 mod raw_vulkan;
 
 use amp::prelude::*;
