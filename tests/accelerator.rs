@@ -5,17 +5,13 @@
 //! default is chosen once per process): the test re-runs this binary with `AMP_TEST_CHILD` set
 //! and only itself selected.
 
+mod common;
+use common::assert_validation_clean;
+
 use std::process::Command;
 
 use amp::prelude::*;
 use amp::{AcceleratorView, DeviceType};
-
-fn assert_validation_clean() {
-    if std::env::var("AMP_VALIDATION").is_ok_and(|v| v == "1") {
-        assert!(amp::validation_enabled());
-    }
-    assert_eq!(amp::validation_message_count(), 0);
-}
 
 #[kernel(amp)]
 fn affine(idx: Index<1>, a: ArrayView<i32, 1>, out: ArrayViewMut<i32, 1>, k: i32, c: i32) {

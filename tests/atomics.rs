@@ -1,12 +1,8 @@
 //! Atomics (C++ AMP chapter 6) on views, arrays and `tile_static` memory, on the device.
-use amp::prelude::*;
 
-fn assert_validation_clean() {
-    if std::env::var("AMP_VALIDATION").is_ok_and(|v| v == "1") {
-        assert!(amp::validation_enabled());
-    }
-    assert_eq!(amp::validation_message_count(), 0);
-}
+mod common;
+use amp::prelude::*;
+use common::assert_validation_clean;
 
 #[kernel(amp)]
 fn count_1(t: TiledIndex<1>, v: ArrayViewMut<u32, 1>) {

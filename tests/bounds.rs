@@ -1,14 +1,10 @@
 //! Checked device access: out-of-bounds view and array accesses on the device read 0, drop
 //! writes, skip atomics, and make the launch return `Error::IndexOutOfBounds` naming the
 //! kernel, the view, the index and the extent. `#[kernel(amp, unchecked)]` turns the checks off.
-use amp::prelude::*;
 
-fn assert_validation_clean() {
-    if std::env::var("AMP_VALIDATION").is_ok_and(|v| v == "1") {
-        assert!(amp::validation_enabled());
-    }
-    assert_eq!(amp::validation_message_count(), 0);
-}
+mod common;
+use amp::prelude::*;
+use common::assert_validation_clean;
 
 /// The fields of an `IndexOutOfBounds` error, or a panic naming what came instead.
 fn out_of_bounds(result: Result<(), amp::Error>) -> (String, String, Vec<usize>, Vec<usize>) {

@@ -3,14 +3,10 @@
 //! (and its async form), views over arrays, `copy` / `copy_async` between every pair, and host
 //! access to arrays (`AccessType`). Every value is checked against what the kernel or copy
 //! must produce.
-use amp::prelude::*;
 
-fn assert_validation_clean() {
-    if std::env::var_os("AMP_VALIDATION").is_some_and(|v| v == "1") {
-        assert!(amp::validation_enabled());
-    }
-    assert_eq!(amp::validation_message_count(), 0);
-}
+mod common;
+use amp::prelude::*;
+use common::assert_validation_clean;
 
 /// Stamps each element with its index in the launch domain (the view's own coordinates).
 #[kernel(amp)]

@@ -4,18 +4,10 @@
 //! in a tiled kernel, and a device-only helper that writes to a view. Every result is checked
 //! against the same helpers called on the host.
 
-use amp::prelude::*;
+mod common;
+use common::assert_validation_clean;
 
-/// Every test ends here: validation (when asked for) is on and reported nothing.
-fn assert_validation_clean() {
-    if std::env::var_os("AMP_VALIDATION").is_some_and(|v| v == "1") {
-        assert!(
-            amp::validation_enabled(),
-            "AMP_VALIDATION=1 but the validation layer is not active"
-        );
-    }
-    assert_eq!(amp::validation_message_count(), 0);
-}
+use amp::prelude::*;
 
 // ----- helpers in this module -----
 

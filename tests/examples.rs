@@ -4,6 +4,9 @@
 //! The examples are included with `#[path]` modules rather than `include!`: they start with
 //! inner doc comments (`//!`), which `include!` inside a `mod { }` block rejects (E0753).
 
+mod common;
+use common::assert_validation_clean;
+
 #[path = "../examples/array_times10.rs"]
 mod array_times10;
 #[path = "../examples/histogram.rs"]
@@ -18,17 +21,6 @@ mod matmul;
 mod nbody;
 #[path = "../examples/vector_add.rs"]
 mod vector_add;
-
-/// Every test ends here: validation (when asked for) is on and reported nothing.
-fn assert_validation_clean() {
-    if std::env::var_os("AMP_VALIDATION").is_some_and(|v| v == "1") {
-        assert!(
-            amp::validation_enabled(),
-            "AMP_VALIDATION=1 but the validation layer is not active"
-        );
-    }
-    assert_eq!(amp::validation_message_count(), 0);
-}
 
 #[test]
 fn vector_add_example() -> Result<(), amp::Error> {

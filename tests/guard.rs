@@ -4,14 +4,10 @@
 //! the launch returns `Error::IndexOutOfBounds`. The contrast: an `unchecked` kernel writing
 //! past the section's extent, but inside the parent's buffer, does clobber a neighbour. That
 //! is why checks are on by default.
-use amp::prelude::*;
 
-fn assert_validation_clean() {
-    if std::env::var("AMP_VALIDATION").is_ok_and(|v| v == "1") {
-        assert!(amp::validation_enabled());
-    }
-    assert_eq!(amp::validation_message_count(), 0);
-}
+mod common;
+use amp::prelude::*;
+use common::assert_validation_clean;
 
 /// The value every guard element holds.
 const GUARD: u32 = 0xdead_beef;

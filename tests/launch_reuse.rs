@@ -2,18 +2,10 @@
 //! command buffer again instead of recording it. These launches must still do all their work,
 //! and any change (data, buffers, scalars, grid, kernel, a copy in between, a buffer destroyed
 //! and another created in its place) must be seen.
-use amp::prelude::*;
 
-/// Every test ends here: validation (when asked for) is on and reported nothing.
-fn assert_validation_clean() {
-    if std::env::var_os("AMP_VALIDATION").is_some_and(|v| v == "1") {
-        assert!(
-            amp::validation_enabled(),
-            "AMP_VALIDATION=1 but the validation layer is not active"
-        );
-    }
-    assert_eq!(amp::validation_message_count(), 0);
-}
+mod common;
+use amp::prelude::*;
+use common::assert_validation_clean;
 
 // Unchecked: a checked launch binds a fresh out-of-bounds report buffer each time, so it is
 // never the same launch twice.

@@ -1,18 +1,10 @@
 //! Matrix multiplication and other multi-dimensional launches, checked against the CPU:
 //! rank-2 domains of odd shapes, f32 and i32 element types, a rank-3 domain, and a rank-1
 //! domain too large for one row of workgroups.
-use amp::prelude::*;
 
-/// Every test ends here: validation (when asked for) is on and reported nothing.
-fn assert_validation_clean() {
-    if std::env::var_os("AMP_VALIDATION").is_some_and(|v| v == "1") {
-        assert!(
-            amp::validation_enabled(),
-            "AMP_VALIDATION=1 but the validation layer is not active"
-        );
-    }
-    assert_eq!(amp::validation_message_count(), 0);
-}
+mod common;
+use amp::prelude::*;
+use common::assert_validation_clean;
 
 /// `M x N x W`: C (M x N) = A (M x W) * B (W x N).
 const SHAPES: [(usize, usize, usize); 4] = [(1, 1, 1), (17, 33, 9), (100, 3, 250), (64, 64, 64)];

@@ -16,16 +16,12 @@
 //! - No Vulkan loader, no device: run in a child process with `AMP_VULKAN_LIBRARY` or
 //!   `VK_DRIVER_FILES` pointing nowhere.
 
+mod common;
+use common::assert_validation_clean;
+
 use std::process::Command;
 
 use amp::prelude::*;
-
-fn assert_validation_clean() {
-    if std::env::var("AMP_VALIDATION").is_ok_and(|v| v == "1") {
-        assert!(amp::validation_enabled());
-    }
-    assert_eq!(amp::validation_message_count(), 0);
-}
 
 #[kernel(amp)]
 fn double_it(idx: Index<1>, a: ArrayView<i32, 1>, out: ArrayViewMut<i32, 1>) {

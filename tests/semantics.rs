@@ -1,14 +1,10 @@
 //! Numeric semantics on the device against Rust's release-mode behaviour, one test per case of
 //! docs/semantics.md. Integer division and remainder by zero and `i32::MIN / -1` are in
 //! tests/numeric.rs.
-use amp::prelude::*;
 
-fn assert_validation_clean() {
-    if std::env::var("AMP_VALIDATION").is_ok_and(|v| v == "1") {
-        assert!(amp::validation_enabled());
-    }
-    assert_eq!(amp::validation_message_count(), 0);
-}
+mod common;
+use amp::prelude::*;
+use common::assert_validation_clean;
 
 /// Edge values of `i32` (also read as `u32`).
 const EDGES: [i32; 10] = [

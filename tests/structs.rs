@@ -2,14 +2,10 @@
 //! whole-struct loads and stores, struct locals and struct expressions in kernels, on the
 //! device, with layouts that match the host's `#[repr(C)]` (explicit padding, nested structs,
 //! short-vector fields packed).
-use amp::prelude::*;
 
-fn assert_validation_clean() {
-    if std::env::var("AMP_VALIDATION").is_ok_and(|v| v == "1") {
-        assert!(amp::validation_enabled());
-    }
-    assert_eq!(amp::validation_message_count(), 0);
-}
+mod common;
+use amp::prelude::*;
+use common::assert_validation_clean;
 
 /// A `u32` then an `f64`: C puts 4 bytes of padding between them, written out as a field
 /// (`bytemuck::Pod` rules out implicit padding); the kernel must read `weight` at byte 8.

@@ -7,6 +7,9 @@
 //!
 //! Tiles and matrices stay small: a software device (lavapipe) runs barriers slowly.
 
+mod common;
+use common::assert_validation_clean;
+
 use amp::prelude::*;
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
@@ -19,17 +22,6 @@ mod tile_sum;
 // ---------------------------------------------------------------------------------------------
 // Harness
 // ---------------------------------------------------------------------------------------------
-
-/// Every test ends here: validation (when asked for) is on and reported nothing.
-fn assert_validation_clean() {
-    if std::env::var_os("AMP_VALIDATION").is_some_and(|v| v == "1") {
-        assert!(
-            amp::validation_enabled(),
-            "AMP_VALIDATION=1 but the validation layer is not active"
-        );
-    }
-    assert_eq!(amp::validation_message_count(), 0);
-}
 
 /// `assert_validation_clean` for proptest bodies.
 fn check_clean() -> Result<(), TestCaseError> {

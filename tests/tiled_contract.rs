@@ -1,7 +1,10 @@
 //! The tiled model's contract, exactly as the issue writes it: C++ AMP's `tile_static` matrix
 //! multiplication (16 x 16 tiles staged through shared memory, two barriers per step), launched
 //! over `c.extent().tile::<TS, TS>()` and checked against the CPU bit for bit.
+
+mod common;
 use amp::prelude::*;
+use common::assert_validation_clean;
 
 const TS: usize = 16;
 
@@ -22,17 +25,6 @@ fn matmul_tiled(t: TiledIndex<TS, TS>, a: ArrayView<f32, 2>, b: ArrayView<f32, 2
         i += TS;
     }
     c[t.global] = sum;
-}
-
-/// Every test ends here: validation (when asked for) is on and reported nothing.
-fn assert_validation_clean() {
-    if std::env::var_os("AMP_VALIDATION").is_some_and(|v| v == "1") {
-        assert!(
-            amp::validation_enabled(),
-            "AMP_VALIDATION=1 but the validation layer is not active"
-        );
-    }
-    assert_eq!(amp::validation_message_count(), 0);
 }
 
 /// A small deterministic generator (xorshift64*), so failures reproduce.

@@ -4,16 +4,12 @@
 //!
 //! Its own test binary: after a timeout, host access to every buffer in the process waits
 //! for the abandoned work, which would slow unrelated tests down.
+
+mod common;
+use common::assert_validation_clean;
 use std::time::{Duration, Instant};
 
 use amp::prelude::*;
-
-fn assert_validation_clean() {
-    if std::env::var("AMP_VALIDATION").is_ok_and(|v| v == "1") {
-        assert!(amp::validation_enabled());
-    }
-    assert_eq!(amp::validation_message_count(), 0);
-}
 
 const A: u32 = 1_664_525;
 const C: u32 = 1_013_904_223;

@@ -2,14 +2,10 @@
 //! against the same computation on the CPU: components, swizzles, element-wise arithmetic,
 //! the geometric functions, packed layouts (a `Float3` view has a 12-byte stride) and `f64`
 //! vectors.
-use amp::prelude::*;
 
-fn assert_validation_clean() {
-    if std::env::var("AMP_VALIDATION").is_ok_and(|v| v == "1") {
-        assert!(amp::validation_enabled());
-    }
-    assert_eq!(amp::validation_message_count(), 0);
-}
+mod common;
+use amp::prelude::*;
+use common::assert_validation_clean;
 
 fn float4s(n: usize) -> Vec<Float4> {
     (0..n)
