@@ -395,3 +395,101 @@ fn fill_array(idx: Index<1>, out: &mut Array<u32, 1>) {
     out[idx] = (100 + idx[0]) as u32;
     out[idx[0] + 1] = (200 + idx[0]) as u32;
 }
+
+/// A kernel's pipeline is specialized per launch on whether each view covers the domain (then
+/// the thread's own index needs no check) and starts at its buffer's first element: covering
+/// and non-covering launches of the same kernel, alternated, each get the right answer, and
+/// sections (offset > 0) read the right elements.
+#[test]
+fn specialization_follows_each_launch() -> Result<(), amp::Error> {
+    let a: Vec<f32> = (1..=12).map(|v| v as f32).collect();
+    for round in 0..2 {
+        // Covers: [3, 4] into [3, 4].
+        let mut out = vec![-1.0f32; 12];
+        {
+            let av = ArrayView::new([3, 4], &a)?;
+            let mut ov = ArrayViewMut::new([3, 4], &mut out)?;
+            parallel_for_each(ov.extent(), copy_wide(&av, &mut ov))?;
+        }
+        assert_eq!(out, a, "round {round}");
+
+        // Does not cover: a [3, 3] section (offset 1, row stride 4) into a [3, 4] domain.
+        let mut out = vec![-1.0f32; 12];
+        let result = {
+            let av = ArrayView::new([3, 4], &a)?;
+            let section = av.section([0, 1], [3, 3])?;
+            let mut ov = ArrayViewMut::new([3, 4], &mut out)?;
+            parallel_for_each(ov.extent(), copy_wide(&section, &mut ov))
+        };
+        let (_, param, index, extent) = out_of_bounds(result);
+        assert_eq!((param.as_str(), extent), ("a", vec![3, 3]));
+        assert_eq!(index[1], 3, "{index:?}");
+        let expected: Vec<f32> = (0..12)
+            .map(|k| {
+                let (i, j) = (k / 4, k % 4);
+                if j < 3 {
+                    a[i * 4 + j + 1]
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        assert_eq!(out, expected, "round {round}");
+
+        // Covers with room to spare: a [3, 4] view into a [2, 3] domain.
+        let mut out = vec![-1.0f32; 6];
+        {
+            let av = ArrayView::new([3, 4], &a)?;
+            let mut ov = ArrayViewMut::new([2, 3], &mut out)?;
+            parallel_for_each(ov.extent(), copy_wide(&av, &mut ov))?;
+        }
+        assert_eq!(out, [1.0, 2.0, 3.0, 5.0, 6.0, 7.0], "round {round}");
+    }
+    assert_validation_clean();
+    Ok(())
+}
+
+#[kernel(amp)]
+fn tiled_copy(t: TiledIndex<4>, a: ArrayView<f32, 1>, out: ArrayViewMut<f32, 1>) {
+    out[t.global] = a[t.global];
+}
+
+/// `t.global` is covered the same way: a view shorter than the tiled domain is still caught.
+#[test]
+fn tiled_global_index_on_a_short_view_is_caught() -> Result<(), amp::Error> {
+    let a: Vec<f32> = (0..6).map(|v| v as f32).collect();
+    let mut out = vec![-1.0f32; 8];
+    let result = {
+        let av = ArrayView::new([6], &a)?;
+        let mut ov = ArrayViewMut::new([8], &mut out)?;
+        parallel_for_each(Extent::new([8]).tile::<4>(), tiled_copy(&av, &mut ov))
+    };
+    let (_, param, index, extent) = out_of_bounds(result);
+    assert_eq!((param.as_str(), extent), ("a", vec![6]));
+    assert!(index[0] >= 6, "{index:?}");
+    assert_eq!(out, [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 0.0, 0.0]);
+    let a: Vec<f32> = (0..8).map(|v| v as f32).collect();
+    let mut out = vec![-1.0f32; 8];
+    {
+        let av = ArrayView::new([8], &a)?;
+        let mut ov = ArrayViewMut::new([8], &mut out)?;
+        parallel_for_each(Extent::new([8]).tile::<4>(), tiled_copy(&av, &mut ov))?;
+    }
+    assert_eq!(out, [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]);
+    assert_validation_clean();
+    Ok(())
+}
+
+/// The compiler and the runtime agree on the ABI's numbers (the `SpecId`s of the
+/// specialization constants for offsets and covering).
+#[test]
+fn compiler_and_runtime_share_the_abi_constants() {
+    assert_eq!(
+        amp_spirv::ZERO_OFFSET_SPEC_ID_BASE,
+        amp::ZERO_OFFSET_SPEC_ID_BASE
+    );
+    assert_eq!(
+        amp_spirv::COVERS_DOMAIN_SPEC_ID_BASE,
+        amp::COVERS_DOMAIN_SPEC_ID_BASE
+    );
+}

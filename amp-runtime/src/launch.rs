@@ -514,7 +514,7 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
                     rank,
                     writable,
                     extent_offset,
-                    ..
+                    binding,
                 },
                 Arg::Buffer { buf, writable: w },
             ) => {
@@ -551,6 +551,18 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
                     info,
                     param.name,
                 )?;
+                // Whole-buffer views (offset 0) get a pipeline without offset arithmetic, and
+                // buffers that cover the domain one without checks of the thread's own index.
+                specialization.push(
+                    crate::kernel::ZERO_OFFSET_SPEC_ID_BASE + binding,
+                    &[u32::from(buf.offset() == 0)],
+                );
+                let covers = dims.len() == domain.len()
+                    && dims.iter().zip(domain.iter()).all(|(b, d)| b >= d);
+                specialization.push(
+                    crate::kernel::COVERS_DOMAIN_SPEC_ID_BASE + binding,
+                    &[u32::from(covers)],
+                );
             }
             (ParamKind::Scalar { ty, offset }, Arg::Scalar { ty: t, bits }) => {
                 if ty != *t {

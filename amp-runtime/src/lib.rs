@@ -62,7 +62,10 @@ pub use extent::{Extent, Index};
 pub use instance::{validation_enabled, validation_message_count};
 pub use kernel::{ElemType, ScalarType};
 #[doc(hidden)]
-pub use kernel::{KernelInfo, ParamInfo, ParamKind, OOB_REPORT_WORDS};
+pub use kernel::{
+    KernelInfo, ParamInfo, ParamKind, COVERS_DOMAIN_SPEC_ID_BASE, OOB_REPORT_WORDS,
+    ZERO_OFFSET_SPEC_ID_BASE,
+};
 pub use launch::{
     parallel_for_each, parallel_for_each_on, ComputeDomain, KernelArg, KernelCall, RawKernel,
     TiledKernelCall,

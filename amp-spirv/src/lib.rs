@@ -243,6 +243,21 @@ pub fn check_device_fn_with(
     check_device_fn(func)
 }
 
+/// `SpecId` of the boolean specialization constant that tells a kernel that the view bound at
+/// binding `b` starts at its buffer's first element: `ZERO_OFFSET_SPEC_ID_BASE + b`. It
+/// defaults to false (the offset is read from the push constants); the runtime sets it for
+/// every launch, so views of whole buffers run code with no offset arithmetic. Kept equal to
+/// `amp_runtime::ZERO_OFFSET_SPEC_ID_BASE`.
+pub const ZERO_OFFSET_SPEC_ID_BASE: u32 = 0x1_0000;
+
+/// `SpecId` of the boolean specialization constant that tells a bounds-checked kernel that the
+/// buffer bound at binding `b` has the launch domain's rank and an extent at least the
+/// domain's in every dimension: `COVERS_DOMAIN_SPEC_ID_BASE + b`. Index components derived
+/// from the thread's own index (`idx[d]`, `t.global[d]`) then need no check; the driver folds
+/// the compare away. Defaults to false; kept equal to
+/// `amp_runtime::COVERS_DOMAIN_SPEC_ID_BASE`.
+pub const COVERS_DOMAIN_SPEC_ID_BASE: u32 = 0x2_0000;
+
 /// The largest push-constant block every Vulkan device supports.
 pub const MAX_PUSH_CONSTANT_BYTES: u32 = 128;
 

@@ -8,7 +8,10 @@
 //! - the variable of `for i in a..n` is below `n` (and of `a..=n` below `n + 1`) whatever the
 //!   step, where `n` is a literal, an outer constant, a buffer's `extent()[d]`, or a local
 //!   known to hold one;
-//! - an immutable local is bounded like its initializer.
+//! - an immutable local is bounded like its initializer;
+//! - the thread's index (`idx[d]` of a simple kernel, `t.global[d]` of a tiled one) is below
+//!   the launch domain's dimension `d` ([`Sym::Domain`]), which the back end turns into a
+//!   check that the runtime's specialization removes when a view covers the domain.
 //!
 //! and combines them through `+`, `*`, `/`, `%`, `&`, `>>`, `min` and casts between unsigned
 //! types, with literal bounds only (no symbolic arithmetic). Locals that are ever assigned are
@@ -31,6 +34,8 @@ pub enum Sym {
     Const(u32),
     /// Dimension `d` of buffer parameter `p`'s extent.
     Extent(ParamId, u32),
+    /// Dimension `d` of the launch domain's extent.
+    Domain(u32),
 }
 
 /// What is known of an expression's value.
@@ -48,6 +53,8 @@ pub struct Ranges {
     locals: HashMap<LocalId, Fact>,
     /// `t.local` of a tiled kernel, and the bound of each of its components.
     tile_local: Option<(LocalId, Vec<Option<Sym>>)>,
+    /// The thread's index (`t.global` in a tiled kernel), unless the body assigns to it.
+    index_local: Option<LocalId>,
 }
 
 impl Ranges {
@@ -62,9 +69,11 @@ impl Ranges {
             let bounds = t.dims.iter().map(|d| tile_dim(k, d)).collect();
             Some((t.local, bounds))
         });
+        let index_local = (!assigned.contains(&k.index_local)).then_some(k.index_local);
         let mut ranges = Ranges {
             locals: HashMap::new(),
             tile_local,
+            index_local,
         };
         let mut walk = Walk {
             k,
@@ -96,6 +105,15 @@ impl Ranges {
         }
     }
 
+    /// The launch-domain dimension `d` that `index` is always below, if any (an index derived
+    /// from the thread's own index).
+    pub fn below_domain(&self, index: &Expr) -> Option<u32> {
+        match self.fact(index)? {
+            Fact::Below(Sym::Domain(d)) => Some(d),
+            _ => None,
+        }
+    }
+
     /// What is known of `e`'s value (unsigned integer expressions only).
     fn fact(&self, e: &Expr) -> Option<Fact> {
         if !is_unsigned(&e.ty) {
@@ -121,12 +139,15 @@ impl Ranges {
         }
     }
 
-    /// `t.local[d]` and `buffer.extent()[d]` with a literal `d`.
+    /// `t.local[d]`, the thread index's `idx[d]` and `buffer.extent()[d]` with a literal `d`.
     fn element_fact(&self, base: &Expr, index: &Expr) -> Option<Fact> {
         let ExprKind::Lit(Lit::Int(d)) = index.kind else {
             return None;
         };
         match &base.kind {
+            ExprKind::Local(id) if self.index_local == Some(*id) => {
+                Some(Fact::Below(Sym::Domain(u32::try_from(d).ok()?)))
+            }
             ExprKind::Local(id) => {
                 let (local, bounds) = self.tile_local.as_ref()?;
                 if local != id {

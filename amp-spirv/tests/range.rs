@@ -187,3 +187,82 @@ fn fully_proven_buffer_access_is_unchecked() {
     // The domain guard and two loop tests (and the report's); no access is compared.
     assert_eq!(compares(&words), 3 + REPORT_COMPARES);
 }
+
+const OP_SPEC_CONSTANT_FALSE: u32 = 49;
+const OP_DECORATE: u32 = 71;
+const OP_LOGICAL_OR: u32 = 166;
+const DECORATION_SPEC_ID: u32 = 1;
+
+/// The `SpecId`s of the module's boolean specialization constants, sorted.
+fn bool_spec_ids(words: &[u32]) -> Vec<u32> {
+    let insts = instructions(words);
+    let bools: Vec<u32> = insts
+        .iter()
+        .filter(|(op, _)| *op == OP_SPEC_CONSTANT_FALSE)
+        .map(|(_, rest)| rest[1])
+        .collect();
+    let mut ids: Vec<u32> = insts
+        .iter()
+        .filter(|(op, rest)| {
+            *op == OP_DECORATE && rest[1] == DECORATION_SPEC_ID && bools.contains(&rest[0])
+        })
+        .map(|(_, rest)| rest[2])
+        .collect();
+    ids.sort_unstable();
+    ids
+}
+
+#[test]
+fn thread_index_components_are_covered_by_the_domain_specialization() {
+    let simple =
+        "fn mm(idx: Index<2>, a: &Array<f32, 2>, b: &Array<f32, 2>, c: &mut Array<f32, 2>) {
+        let row = idx[0];
+        let col = idx[1];
+        let mut sum = 0.0;
+        for k in 0..a.extent()[1] {
+            sum += a[[row, k]] * b[[k, col]];
+        }
+        c[idx] = sum;
+    }";
+    let checked = compile(simple);
+    // a's row, b's column and both of c's dimensions come from the thread's index: their
+    // compares are or-ed with "the buffer covers the domain"; b's row (`k`) is compared alone.
+    let ors = instructions(&checked)
+        .iter()
+        .filter(|(op, _)| *op == OP_LOGICAL_OR)
+        .count();
+    assert_eq!(ors, 4);
+    let (offset, covers) = (
+        amp_spirv::ZERO_OFFSET_SPEC_ID_BASE,
+        amp_spirv::COVERS_DOMAIN_SPEC_ID_BASE,
+    );
+    assert_eq!(
+        bool_spec_ids(&checked),
+        [
+            offset,
+            offset + 1,
+            offset + 2,
+            covers,
+            covers + 1,
+            covers + 2
+        ]
+    );
+    // Unchecked kernels only have the offset constants.
+    let unchecked = compile_with(simple, true);
+    assert_eq!(bool_spec_ids(&unchecked), [offset, offset + 1, offset + 2]);
+}
+
+#[test]
+fn other_ranks_and_shifted_indices_are_compared() {
+    // A rank-1 view in a rank-2 domain, and an index past the thread's own: no covering.
+    let words = compile(
+        "fn k(idx: Index<2>, row: &Array<f32, 1>, a: &Array<f32, 1>, out: &mut Array<f32, 2>) {
+            out[idx] = row[idx[1]] + a[idx[0] + 1];
+        }",
+    );
+    let ors = instructions(&words)
+        .iter()
+        .filter(|(op, _)| *op == OP_LOGICAL_OR)
+        .count();
+    assert_eq!(ors, 2, "only out's two dimensions");
+}

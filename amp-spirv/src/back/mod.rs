@@ -170,13 +170,26 @@ enum Target {
     /// A pointer that needs no check: a local or `tile_static` element (indices clamped), or a
     /// buffer element in an unchecked kernel.
     Ptr(Word),
-    /// A buffer element to check against the buffer's extent before it is touched, except in
-    /// the dimensions where `proven` says the index is always in range.
+    /// A buffer element to check against the buffer's extent before it is touched, each index
+    /// component as its [`Check`] says.
     Checked {
         param: ParamId,
         index: Vec<Word>,
-        proven: Vec<bool>,
+        checks: Vec<Check>,
     },
+}
+
+/// How one component of a buffer index is checked against the buffer's extent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Check {
+    /// The range analysis proved it in range: no check.
+    Proven,
+    /// It is below the launch domain's extent in the same dimension: in range whenever the
+    /// buffer covers the domain, which the runtime states with a specialization constant (the
+    /// compare folds away in the specialized pipeline); compared otherwise.
+    Covered,
+    /// Compared with the extent.
+    Compared,
 }
 
 struct Emitter<'k> {
@@ -194,6 +207,14 @@ struct Emitter<'k> {
     decorated: HashSet<Word>,
     locals: Vec<Option<Word>>,
     buffers: Vec<Option<BufferVar>>,
+    /// Per buffer parameter, the boolean specialization constant that is true when the view
+    /// starts at element 0 of its buffer (`SpecId` [`crate::ZERO_OFFSET_SPEC_ID_BASE`] +
+    /// binding).
+    zero_offset: Vec<Option<Word>>,
+    /// Per buffer parameter, the boolean specialization constant that is true when the buffer
+    /// has the launch domain's rank and covers it in every dimension (`SpecId`
+    /// [`crate::COVERS_DOMAIN_SPEC_ID_BASE`] + binding).
+    covers_domain: Vec<Option<Word>>,
     push: Option<Word>,
     loops: Vec<LoopTargets>,
     label: Word,
@@ -233,6 +254,8 @@ impl<'k> Emitter<'k> {
             decorated: HashSet::new(),
             locals: Vec::new(),
             buffers: Vec::new(),
+            zero_offset: Vec::new(),
+            covers_domain: Vec::new(),
             push: None,
             loops: Vec::new(),
             label: 0,
@@ -525,6 +548,8 @@ impl<'k> Emitter<'k> {
         for (i, p) in self.k.params.iter().enumerate() {
             let ParamKind::Buffer { elem, writable, .. } = p.kind else {
                 self.buffers.push(None);
+                self.zero_offset.push(None);
+                self.covers_domain.push(None);
                 continue;
             };
             let ParamSlot::Buffer { binding, .. } = self.layout.params[i] else {
@@ -537,6 +562,22 @@ impl<'k> Emitter<'k> {
             let elem_ty = self.storage_elem_ty(elem);
             let elem_ptr = self.ptr(elem_ty, StorageClass::StorageBuffer);
             self.buffers.push(Some(BufferVar { var, elem_ptr }));
+            // Views of whole buffers (nearly every launch) get a pipeline specialized with a
+            // constant offset of 0: drivers then fold the offset away and see plain `base[i]`
+            // address arithmetic, as in hand-written shaders (lavapipe ran vector add ~10 %
+            // slower with the offset read from the push constants).
+            let zero = self.bool_spec_constant(
+                crate::ZERO_OFFSET_SPEC_ID_BASE + binding,
+                &format!("{}_offset_is_zero", p.name),
+            );
+            self.zero_offset.push(Some(zero));
+            let covers = self.oob.is_some().then(|| {
+                self.bool_spec_constant(
+                    crate::COVERS_DOMAIN_SPEC_ID_BASE + binding,
+                    &format!("{}_covers_domain", p.name),
+                )
+            });
+            self.covers_domain.push(covers);
         }
         if let Some(binding) = self.oob.as_ref().map(|o| o.binding) {
             let var = self.storage_buffer(
@@ -549,6 +590,19 @@ impl<'k> Emitter<'k> {
             oob.var = var;
             oob.record = record;
         }
+    }
+
+    /// A boolean specialization constant, false unless the pipeline sets it.
+    fn bool_spec_constant(&mut self, spec_id: u32, name: &str) -> Word {
+        let b = self.scalar_ty(Scalar::Bool);
+        let id = self.b.spec_constant_false(b);
+        self.b.decorate(
+            id,
+            spirv::Decoration::SpecId,
+            [Operand::LiteralBit32(spec_id)],
+        );
+        self.b.name(id, name);
+        id
     }
 
     /// A storage buffer in set 0 at `binding`: a block holding a runtime array of `elem`.
@@ -1085,10 +1139,10 @@ impl<'k> Emitter<'k> {
                     Target::Checked {
                         param,
                         index,
-                        proven,
+                        checks,
                     } if e.ty.scalar().is_some() => {
                         let s = e.ty.scalar()?;
-                        Some(self.checked_load(param, &index, &proven, s))
+                        Some(self.checked_load(param, &index, &checks, s))
                     }
                     target => {
                         let ty = e.ty.clone();
@@ -1798,18 +1852,28 @@ impl<'k> Emitter<'k> {
         for i in idx {
             index.push(self.expr(i)?);
         }
-        let proven: Vec<bool> = idx
+        let same_rank = idx.len() as u32 == self.k.rank;
+        let checks: Vec<Check> = idx
             .iter()
             .enumerate()
-            .map(|(d, i)| self.ranges.below(i, Sym::Extent(p, d as u32)))
+            .map(|(d, i)| {
+                let d = d as u32;
+                if self.ranges.below(i, Sym::Extent(p, d)) {
+                    Check::Proven
+                } else if same_rank && self.ranges.below_domain(i) == Some(d) {
+                    Check::Covered
+                } else {
+                    Check::Compared
+                }
+            })
             .collect();
-        if self.oob.is_none() || proven.iter().all(|&p| p) {
+        if self.oob.is_none() || checks.iter().all(|&c| c == Check::Proven) {
             return Some(Target::Ptr(self.buffer_element_ptr(p, &index)));
         }
         Some(Target::Checked {
             param: p,
             index,
-            proven,
+            checks,
         })
     }
 
@@ -1832,16 +1896,16 @@ impl<'k> Emitter<'k> {
         result: Option<Word>,
         access: impl FnOnce(&mut Self, Word) -> Option<Word>,
     ) -> Option<Word> {
-        let (param, index, proven) = match target {
+        let (param, index, checks) = match target {
             Target::Ptr(ptr) => return access(self, ptr),
             Target::Checked {
                 param,
                 index,
-                proven,
-            } => (param, index, proven),
+                checks,
+            } => (param, index, checks),
         };
         let extent = self.buffer_extent(param);
-        let inside = self.in_bounds(&index, &extent, &proven);
+        let inside = self.in_bounds(param, &index, &extent, &checks);
         self.record_out_of_bounds(param, &index, inside);
         let skipped_end = self.label;
         let (accessed, merge) = (self.b.id(), self.b.id());
@@ -1879,17 +1943,22 @@ impl<'k> Emitter<'k> {
     }
 
     /// Whether every component of `index` is below `extent`: one unsigned compare per
-    /// dimension not `proven` in range, and-ed together (at least one is not).
-    fn in_bounds(&mut self, index: &[Word], extent: &[Word], proven: &[bool]) -> Word {
+    /// dimension not proven in range (or-ed with "the buffer covers the domain" where that
+    /// suffices), and-ed together (at least one is not proven).
+    fn in_bounds(&mut self, p: ParamId, index: &[Word], extent: &[Word], checks: &[Check]) -> Word {
         let b = self.scalar_ty(Scalar::Bool);
         let mut all: Option<Word> = None;
-        for ((&i, &e), _) in index
+        for ((&i, &e), &check) in index
             .iter()
             .zip(extent)
-            .zip(proven)
-            .filter(|(_, &known)| !known)
+            .zip(checks)
+            .filter(|(_, &c)| c != Check::Proven)
         {
-            let fits = self.op(Op::ULessThan, b, &[i, e]);
+            let mut fits = self.op(Op::ULessThan, b, &[i, e]);
+            if check == Check::Covered {
+                let covers = self.covers_domain[p].expect("checked kernels declare it");
+                fits = self.op(Op::LogicalOr, b, &[covers, fits]);
+            }
             all = Some(match all {
                 None => fits,
                 Some(prev) => self.op(Op::LogicalAnd, b, &[prev, fits]),
@@ -2080,8 +2149,22 @@ impl<'k> Emitter<'k> {
             let scaled = self.op(Op::IMul, u, &[component, stride]);
             linear = self.op(Op::IAdd, u, &[scaled, linear]);
         }
-        let offset = self.push_member(first_member + rank);
+        let offset = self.buffer_offset(p);
         (self.op(Op::IAdd, u, &[linear, offset]), offset)
+    }
+
+    /// The element offset of buffer `p`'s view: 0 when the pipeline is specialized for a view
+    /// that starts at the buffer's first element, else read from the push constants.
+    fn buffer_offset(&mut self, p: ParamId) -> Word {
+        let rank = match self.k.params[p].kind {
+            ParamKind::Buffer { rank, .. } => rank,
+            _ => unreachable!("buffer param"),
+        };
+        let pushed = self.push_member(self.buffer_first_member(p) + rank);
+        let zero_offset = self.zero_offset[p].expect("buffer params have one");
+        let u = self.scalar_ty(Scalar::U32);
+        let zero = self.const_u32(0);
+        self.op(Op::Select, u, &[zero_offset, zero, pushed])
     }
 
     /// Pointer to element number `linear` of buffer `p`.
@@ -2098,9 +2181,9 @@ impl<'k> Emitter<'k> {
     /// that drivers vectorise: an out-of-bounds index reads the view's first element instead
     /// (always inside the buffer: extents are at least 1) and the value is replaced by zero;
     /// only the recording of the failure sits behind a (rarely taken) branch.
-    fn checked_load(&mut self, p: ParamId, index: &[Word], proven: &[bool], s: Scalar) -> Word {
+    fn checked_load(&mut self, p: ParamId, index: &[Word], checks: &[Check], s: Scalar) -> Word {
         let extent = self.buffer_extent(p);
-        let inside = self.in_bounds(index, &extent, proven);
+        let inside = self.in_bounds(p, index, &extent, checks);
         let (linear, offset) = self.buffer_linear(p, index);
         let u = self.scalar_ty(Scalar::U32);
         let safe = self.op(Op::Select, u, &[inside, linear, offset]);
