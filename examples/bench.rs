@@ -15,6 +15,8 @@
 //! makes the first-launch row a cold compile on lavapipe.
 #[path = "bench_support/chart.rs"]
 pub mod chart;
+#[path = "bench_support/instructions.rs"]
+pub mod instructions;
 #[path = "bench_support/raw_vulkan.rs"]
 mod raw_vulkan;
 
@@ -588,11 +590,12 @@ fn push(words: &[u32]) -> Vec<u8> {
     words.iter().flat_map(|w| w.to_ne_bytes()).collect()
 }
 
-/// `groups` workgroups folded onto x and y, as the runtime does for amp launches.
+/// `groups` workgroups folded onto x and y, as the runtime does for amp launches: balanced
+/// rows, so both sides dispatch the same (nearly no) surplus workgroups.
 fn fold(acc: &Accelerator, groups: usize) -> [u32; 3] {
     let max = acc.limits().max_workgroup_count[0] as usize;
-    let x = groups.clamp(1, max);
-    [x as u32, groups.div_ceil(x) as u32, 1]
+    let y = groups.div_ceil(max).max(1);
+    [groups.div_ceil(y).max(1) as u32, y as u32, 1]
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -610,6 +613,9 @@ pub struct Config {
     pub reps: usize,
     /// Only the sections whose names contain this (`--only launch`); all when `None`.
     pub only: Option<String>,
+    /// Instruction counting (a child of `--instructions`, run under callgrind): only this
+    /// side of this pair runs, a fixed number of times, and nothing is timed or checked.
+    pub count: Option<instructions::CountRun>,
 }
 
 impl Config {
@@ -620,6 +626,7 @@ impl Config {
             full: false,
             reps: 1,
             only: None,
+            count: None,
         }
     }
 
@@ -632,6 +639,8 @@ impl Config {
     fn n(&self) -> usize {
         if self.tiny {
             1 << 16
+        } else if self.count.is_some() {
+            1 << 20
         } else {
             1 << 24
         }
@@ -640,6 +649,7 @@ impl Config {
     fn matmul_sizes(&self) -> Vec<usize> {
         match (self.tiny, self.full) {
             (true, _) => vec![64],
+            _ if self.count.is_some() => vec![128],
             (false, false) => vec![512],
             (false, true) => vec![512, 1024],
         }
@@ -648,6 +658,8 @@ impl Config {
     fn transpose_side(&self) -> usize {
         if self.tiny {
             128
+        } else if self.count.is_some() {
+            1024
         } else {
             4096
         }
@@ -905,10 +917,15 @@ struct Ctx<'a> {
     acc: Accelerator,
     rows: Vec<Row>,
     checks: Vec<Check>,
+    /// `time_pair` calls so far (instruction counting picks one by its number).
+    pairs: std::cell::Cell<usize>,
 }
 
 impl Ctx<'_> {
     fn time(&self, f: impl FnMut() -> Result<(), BoxError>) -> Result<f64, BoxError> {
+        if self.cfg.count.is_some() {
+            return Ok(1.0);
+        }
         measure(self.cfg, f)
     }
 
@@ -919,6 +936,12 @@ impl Ctx<'_> {
         amp: impl FnMut() -> Result<(), BoxError>,
         glsl: impl FnMut() -> Result<(), BoxError>,
     ) -> Result<(f64, f64), BoxError> {
+        let pair = self.pairs.get();
+        self.pairs.set(pair + 1);
+        if let Some(count) = &self.cfg.count {
+            count.run(pair, amp, glsl)?;
+            return Ok((1.0, 1.0));
+        }
         measure_pair(self.cfg, amp, glsl)
     }
 }
@@ -933,6 +956,7 @@ pub fn run(cfg: &Config) -> Result<Report, BoxError> {
         acc,
         rows: Vec::new(),
         checks: Vec::new(),
+        pairs: std::cell::Cell::new(0),
     };
     type Section = fn(&mut Ctx<'_>) -> Result<(), BoxError>;
     let sections: [(&str, Section); 9] = [
@@ -951,6 +975,20 @@ pub fn run(cfg: &Config) -> Result<Report, BoxError> {
         ("transfers", transfers),
         ("build", build_cost),
     ];
+    if cfg.count.is_some() {
+        // Only the sections with amp/glslang pairs; `--only` names one.
+        for (name, section) in sections {
+            if cfg.runs(name) && instructions::SECTIONS.contains(&name) {
+                section(&mut ctx)?;
+            }
+        }
+        return Ok(Report {
+            device: ctx.acc.name().to_owned(),
+            rows: ctx.rows,
+            checks: Vec::new(),
+            bounds: Vec::new(),
+        });
+    }
     if cfg.runs("first") {
         first_launch(&mut ctx, init)?;
     }
@@ -1713,7 +1751,11 @@ fn scan(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
 
 /// Round trip of an empty kernel over one thread: amp's launch against `RawKernel`'s.
 fn launch_overhead(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
-    let reps = if ctx.cfg.tiny { 5 } else { 1000 };
+    let reps = match (ctx.cfg.count.is_some(), ctx.cfg.tiny) {
+        (true, _) => 0,
+        (false, true) => 5,
+        (false, false) => 1000,
+    };
     let k = raw(&ctx.acc, "empty", G_EMPTY, 0, 0)?;
     let words = compile_glsl("empty", G_EMPTY)?;
     // The floor: a loop written against ash alone, on its own device handle, timed in
@@ -1725,6 +1767,16 @@ fn launch_overhead(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
     let mut ta = Vec::new();
     let mut tg = Vec::new();
     let mut tr = Vec::new();
+    if ctx.cfg.count.is_some() {
+        // Instruction counting: the same two comparisons, as pairs.
+        let raw_loop = || floor.round_trip();
+        ctx.time_pair(
+            || Ok(parallel_for_each(Extent::new([1]), empty())?),
+            raw_loop,
+        )?;
+        ctx.time_pair(|| Ok(k.dispatch([1, 1, 1], Vec::new(), &[])?), raw_loop)?;
+        (ta, tg, tr) = (vec![1.0], vec![1.0], vec![1.0]);
+    }
     for _ in 0..reps {
         let t = Instant::now();
         floor.round_trip()?;
@@ -1977,7 +2029,20 @@ fn main() -> Result<(), BoxError> {
             .iter()
             .position(|a| a == "--only")
             .and_then(|i| args.get(i + 1).cloned()),
+        count: instructions::CountRun::from_args(&args)?,
     };
+    if cfg.count.is_some() {
+        // A child of `--instructions`: run the chosen side, then name the pairs.
+        let report = run(&cfg)?;
+        for row in report.rows.iter().filter(|r| r.glsl.secs().is_some()) {
+            println!("{}{}\t{}", instructions::PAIR_PREFIX, row.name, row.size);
+        }
+        return Ok(());
+    }
+    if args.iter().any(|a| a == "--instructions") {
+        let write = !args.iter().any(|a| a == "--no-write");
+        return instructions::count_all(cfg.only.as_deref(), write);
+    }
     if let Some(i) = args.iter().position(|a| a == "--reps") {
         cfg.reps = args
             .get(i + 1)

@@ -37,15 +37,18 @@
 //!   local arrays are not buffers: their indices are clamped to the last element instead.
 //! - Simple (untiled) kernels run with [`KernelInfo::workgroup_size`] threads per workgroup. The
 //!   runtime dispatches `ceil(total / workgroup_size[0])` workgroups, folded onto `x` and `y` when
-//!   they exceed the device's per-dimension limit; the kernel computes its linear id as
+//!   they exceed the device's per-dimension limit (`y = ceil(groups / max_x)` rows of
+//!   `ceil(groups / y)`, and never more than 2^32 threads in all, so the ids below cannot
+//!   wrap); the kernel computes its linear id as
 //!   `GlobalInvocationId.x + GlobalInvocationId.y * NumWorkgroups.x * workgroup_size[0]`, skips
 //!   ids past the domain's element count, and unflattens the rest row-major into its `Index<N>`.
 //! - Tiled kernels (`tile_rank` > 0) run one workgroup per tile. The workgroup size is given by
 //!   specialization constants 0 (x), 1 (y), 2 (z), which the runtime sets from the tile shape:
 //!   x is the last tile dimension (the fastest-varying), y the one before, z the first of three.
 //!   The runtime dispatches `extent[d] / tile[d]` workgroups along the same axes; for rank 1 a
-//!   count above the device's x limit is folded onto y (`tile = WorkgroupId.x + WorkgroupId.y *
-//!   NumWorkgroups.x`, whole workgroups past the end return at once, so barriers stay uniform).
+//!   count above the device's x limit is folded onto y the same way (`tile = WorkgroupId.x +
+//!   WorkgroupId.y * NumWorkgroups.x`; whole workgroups with `tile * tile[0] >= extent[0]`
+//!   return at once, so barriers stay uniform).
 //! - Specialization constants 3, 4, ... carry the values of [`KernelInfo::spec_constants`],
 //!   4 bytes each (`bool` as a `u32`) or 8 for `f64`, supplied by each call (simple kernels
 //!   through `KernelCall::with_spec`, tiled ones through `TiledKernelCall::new`) as

@@ -635,16 +635,7 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
                     info.workgroup_size
                 )));
             }
-            let groups = total.div_ceil(wg);
-            let x = groups.min(u64::from(max[0])).max(1);
-            let y = groups.div_ceil(x);
-            if y > u64::from(max[1]) {
-                return Err(Error::TooManyWorkgroups {
-                    groups,
-                    limit: u64::from(max[0]) * u64::from(max[1]),
-                });
-            }
-            [x as u32, y as u32, 1]
+            fold_onto_xy(total.div_ceil(wg), wg, max)?
         }
         Some(Tiling {
             tile,
@@ -710,16 +701,7 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
                 count[axis] = (d / t) as u64;
             }
             if rank == 1 {
-                let tiles = count[0];
-                let x = tiles.min(u64::from(max[0])).max(1);
-                let y = tiles.div_ceil(x);
-                if y > u64::from(max[1]) {
-                    return Err(Error::TooManyWorkgroups {
-                        groups: tiles,
-                        limit: u64::from(max[0]) * u64::from(max[1]),
-                    });
-                }
-                [x as u32, y as u32, 1]
+                fold_onto_xy(count[0], size[0], max)?
             } else {
                 for axis in 0..3 {
                     if count[axis] > u64::from(max[axis]) {
@@ -772,6 +754,34 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
 }
 
 /// Marks the buffers `args` passes as writable as written on `acc`.
+/// The grid for `groups` workgroups of `threads` threads each along x, folded onto y when they
+/// exceed the device's x limit. Balanced: `y = ceil(groups / max_x)` rows of `x = ceil(groups
+/// / y)` groups, so fewer than `y` surplus workgroups are dispatched (they leave at once).
+/// Kernels compute `(group.x + group.y * groups.x) * threads` in a `u32`, so a grid whose
+/// threads would pass `u32::MAX + 1` is refused rather than let that wrap.
+fn fold_onto_xy(groups: u64, threads: u64, max: [u32; 3]) -> Result<[u32; 3], Error> {
+    let (max_x, max_y) = (u64::from(max[0]).max(1), u64::from(max[1]));
+    let y = groups.div_ceil(max_x).max(1);
+    if y > max_y {
+        return Err(Error::TooManyWorkgroups {
+            groups,
+            limit: max_x * max_y,
+        });
+    }
+    let x = groups.div_ceil(y).max(1);
+    let dispatched = x * y * threads;
+    let limit = u64::from(u32::MAX) + 1;
+    if dispatched > limit {
+        return Err(Error::ExtentTooLarge {
+            what:
+                "the launch grid's thread count (the domain rounded up to whole rows of workgroups)",
+            value: dispatched,
+            limit,
+        });
+    }
+    Ok([x as u32, y as u32, 1])
+}
+
 fn mark_written(args: &[KernelArg<'_>], acc: &Accelerator) {
     for arg in args {
         if let Arg::Buffer {
@@ -913,5 +923,39 @@ impl std::fmt::Debug for RawKernel {
             .field("entry_point", &self.name)
             .field("accelerator", &self.acc.name())
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LIMITS: [u32; 3] = [65535, 65535, 65535];
+
+    #[test]
+    fn small_grids_stay_on_x() {
+        assert_eq!(fold_onto_xy(10, 64, LIMITS).unwrap(), [10, 1, 1]);
+        assert_eq!(fold_onto_xy(65535, 64, LIMITS).unwrap(), [65535, 1, 1]);
+    }
+
+    #[test]
+    fn large_grids_fold_into_balanced_rows() {
+        // 16M threads of 64: 262144 groups as 5 rows of 52429 (one spare group, not 65531).
+        assert_eq!(fold_onto_xy(262_144, 64, LIMITS).unwrap(), [52_429, 5, 1]);
+        let [x, y, _] = fold_onto_xy(65_536, 256, LIMITS).unwrap();
+        assert_eq!((x, y), (32_768, 2));
+    }
+
+    #[test]
+    fn grids_past_the_limits_are_refused() {
+        assert!(matches!(
+            fold_onto_xy(65_535 * 65_535 + 1, 1, LIMITS),
+            Err(Error::TooManyWorkgroups { .. })
+        ));
+        // 2^26 - 1 groups of 64 threads fit a u32, but 1025 rows of 65473 groups do not.
+        assert!(matches!(
+            fold_onto_xy((1 << 26) - 1, 64, LIMITS),
+            Err(Error::ExtentTooLarge { .. })
+        ));
     }
 }

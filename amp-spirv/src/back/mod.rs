@@ -842,10 +842,13 @@ impl<'k> Emitter<'k> {
             let wy = self.b.composite_extract(u, None, wid, [1]).expect("open");
             let row = self.op(Op::IMul, u, &[wy, nx]);
             tile[0] = self.op(Op::IAdd, u, &[tile[0], row]);
+            // `tile < extent / size` as `tile * size < extent`: no division per thread
+            // (lavapipe lowers one to a long sequence, ~1.5 % of a tree reduction). The
+            // runtime folds the grid so that `tile * size` never exceeds `u32::MAX`.
             let extent = self.push_member(0);
-            let tiles = self.op(Op::UDiv, u, &[extent, size[0]]);
             let bool_ty = self.scalar_ty(Scalar::Bool);
-            let inside = self.op(Op::ULessThan, bool_ty, &[tile[0], tiles]);
+            let origin = self.op(Op::IMul, u, &[tile[0], size[0]]);
+            let inside = self.op(Op::ULessThan, bool_ty, &[origin, extent]);
             let (cont, out) = (self.b.id(), self.b.id());
             self.b
                 .selection_merge(cont, spirv::SelectionControl::NONE)
