@@ -480,16 +480,25 @@ fn tiled_global_index_on_a_short_view_is_caught() -> Result<(), amp::Error> {
     Ok(())
 }
 
-/// The compiler and the runtime agree on the ABI's numbers (the `SpecId`s of the
-/// specialization constants for offsets and covering).
+/// The compiler and the runtime agree on the ABI's numbers (the `SpecId`s and bits of the
+/// layout facts).
 #[test]
 fn compiler_and_runtime_share_the_abi_constants() {
+    assert_eq!(amp_spirv::LAYOUT_SPEC_ID_BASE, amp::LAYOUT_SPEC_ID_BASE);
+    use amp::layout_fact as rt;
+    use amp_spirv::layout_fact as cc;
     assert_eq!(
-        amp_spirv::ZERO_OFFSET_SPEC_ID_BASE,
-        amp::ZERO_OFFSET_SPEC_ID_BASE
-    );
-    assert_eq!(
-        amp_spirv::COVERS_DOMAIN_SPEC_ID_BASE,
-        amp::COVERS_DOMAIN_SPEC_ID_BASE
+        [
+            cc::ZERO_OFFSET,
+            cc::DENSE,
+            cc::COVERS_DOMAIN,
+            cc::EQUALS_DOMAIN_DIM0
+        ],
+        [
+            rt::ZERO_OFFSET,
+            rt::DENSE,
+            rt::COVERS_DOMAIN,
+            rt::EQUALS_DOMAIN_DIM0
+        ]
     );
 }

@@ -54,16 +54,16 @@
 //!   through `KernelCall::with_spec`, tiled ones through `TiledKernelCall::new`) as
 //!   little-endian words, one per 4-byte value and two per `f64` (low word first). Simple
 //!   kernels get no entries for ids 0, 1, 2: their workgroup size is their `LocalSize`.
-//! - Each buffer parameter at binding `b` has a boolean specialization constant with `SpecId`
-//!   [`ZERO_OFFSET_SPEC_ID_BASE`]` + b`, true when the view starts at its buffer's first
-//!   element (element offset 0, as for every whole array or view): the kernel then uses 0
-//!   instead of the offset from the push constants, and the driver folds the offset arithmetic
-//!   away. It defaults to false; the runtime sets it at every launch.
-//! - Each buffer parameter of a bounds-checked kernel also has a boolean specialization
-//!   constant with `SpecId` [`COVERS_DOMAIN_SPEC_ID_BASE`]` + b`, true when the buffer has the
-//!   launch domain's rank and an extent at least the domain's in every dimension: an index
-//!   component the compiler knows to be below the domain in the same dimension (the thread's
-//!   `idx[d]` or `t.global[d]`) then needs no check, and the driver folds the compare away.
+//! - Each buffer parameter at binding `b` has a `u32` specialization constant with `SpecId`
+//!   [`LAYOUT_SPEC_ID_BASE`]` + b`: its layout facts for this launch, a set of
+//!   [`layout_fact`] bits (`ZERO_OFFSET`: the view starts at element 0; `DENSE`: its strides
+//!   are row-major over its own extent; `COVERS_DOMAIN`: same rank as the domain and at
+//!   least as large in every dimension; `EQUALS_DOMAIN_DIM0 << d`: dimension `d` equals the
+//!   domain's). Kernels use 0 for the offset, strides from the extent, the domain's extent
+//!   member for equal dimensions, and skip checks of index components derived from the
+//!   thread's own index (`idx[d]`, `t.global[d]`) in covering views; the driver folds what
+//!   the facts decide. It defaults to 0 (nothing known); the runtime sets it at every launch,
+//!   so a kernel has one pipeline per combination of facts it is launched with.
 //! - The runtime builds one pipeline per kernel, device and specialization (workgroup size and
 //!   constant values), so a const-generic kernel launched with two tile shapes gets two.
 //! - Before a tiled launch the runtime checks that each extent dimension is a multiple of the
@@ -73,13 +73,22 @@
 //!
 //! [`KernelCall`]: crate::KernelCall
 
-/// Base of the `SpecId`s of the buffers' "offset is zero" specialization constants (see the
-/// module documentation); equal to `amp_spirv::ZERO_OFFSET_SPEC_ID_BASE`.
-pub const ZERO_OFFSET_SPEC_ID_BASE: u32 = 0x1_0000;
+/// Base of the `SpecId`s of the buffers' layout facts (see the module documentation); equal
+/// to `amp_spirv::LAYOUT_SPEC_ID_BASE`.
+pub const LAYOUT_SPEC_ID_BASE: u32 = 0x1_0000;
 
-/// Base of the `SpecId`s of the buffers' "covers the launch domain" specialization constants
-/// (see the module documentation); equal to `amp_spirv::COVERS_DOMAIN_SPEC_ID_BASE`.
-pub const COVERS_DOMAIN_SPEC_ID_BASE: u32 = 0x2_0000;
+/// The bits of a buffer's layout facts (see the module documentation); equal to
+/// `amp_spirv::layout_fact`.
+pub mod layout_fact {
+    /// The view starts at its buffer's first element.
+    pub const ZERO_OFFSET: u32 = 1;
+    /// The view's strides are row-major over its own extent.
+    pub const DENSE: u32 = 1 << 1;
+    /// The view has the domain's rank and is at least as large in every dimension.
+    pub const COVERS_DOMAIN: u32 = 1 << 2;
+    /// Dimension 0 equals the domain's; `<< d` for dimension `d`.
+    pub const EQUALS_DOMAIN_DIM0: u32 = 1 << 3;
+}
 
 /// The scalar types a kernel parameter or buffer element can have on the device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

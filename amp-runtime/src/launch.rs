@@ -541,27 +541,15 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
                 }
                 // extent, element offset, strides of all but the last dimension
                 let dims = buf.dims();
+                let strides = buf.strides();
                 let offset_at = extent_offset + 4 * rank;
                 put(push, extent_offset, dim_words(dims), info, param.name)?;
                 put(push, offset_at, [buf.offset() as u32], info, param.name)?;
-                put(
-                    push,
-                    offset_at + 4,
-                    dim_words(&buf.strides()),
-                    info,
-                    param.name,
-                )?;
-                // Whole-buffer views (offset 0) get a pipeline without offset arithmetic, and
-                // buffers that cover the domain one without checks of the thread's own index.
+                put(push, offset_at + 4, dim_words(&strides), info, param.name)?;
+                // What this launch's view looks like, for the pipeline's specialization.
                 specialization.push(
-                    crate::kernel::ZERO_OFFSET_SPEC_ID_BASE + binding,
-                    &[u32::from(buf.offset() == 0)],
-                );
-                let covers = dims.len() == domain.len()
-                    && dims.iter().zip(domain.iter()).all(|(b, d)| b >= d);
-                specialization.push(
-                    crate::kernel::COVERS_DOMAIN_SPEC_ID_BASE + binding,
-                    &[u32::from(covers)],
+                    crate::kernel::LAYOUT_SPEC_ID_BASE + binding,
+                    &[layout_facts(buf.offset(), dims, &strides, &domain)],
                 );
             }
             (ParamKind::Scalar { ty, offset }, Arg::Scalar { ty: t, bits }) => {
@@ -754,6 +742,39 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
 }
 
 /// Marks the buffers `args` passes as writable as written on `acc`.
+/// The layout facts ([`crate::kernel::layout_fact`]) of a view with element offset `offset`,
+/// extent `dims` and strides `strides` (all but the last dimension's) in a launch over
+/// `domain`.
+fn layout_facts(offset: usize, dims: &[usize], strides: &[usize], domain: &[usize]) -> u32 {
+    use crate::kernel::layout_fact::*;
+    let mut facts = 0;
+    if offset == 0 {
+        facts |= ZERO_OFFSET;
+    }
+    let mut row_major = true;
+    let mut expected = 1;
+    for d in (0..dims.len()).rev() {
+        if d + 1 < dims.len() {
+            row_major &= strides.get(d) == Some(&expected);
+        }
+        expected *= dims[d];
+    }
+    if row_major {
+        facts |= DENSE;
+    }
+    if dims.len() == domain.len() {
+        if dims.iter().zip(domain).all(|(e, d)| e >= d) {
+            facts |= COVERS_DOMAIN;
+        }
+        for (d, (e, n)) in dims.iter().zip(domain).enumerate() {
+            if e == n {
+                facts |= EQUALS_DOMAIN_DIM0 << d;
+            }
+        }
+    }
+    facts
+}
+
 /// The grid for `groups` workgroups of `threads` threads each along x, folded onto y when they
 /// exceed the device's x limit. Balanced: `y = ceil(groups / max_x)` rows of `x = ceil(groups
 /// / y)` groups, so fewer than `y` surplus workgroups are dispatched (they leave at once).
@@ -931,6 +952,30 @@ mod tests {
     use super::*;
 
     const LIMITS: [u32; 3] = [65535, 65535, 65535];
+
+    #[test]
+    fn layout_facts_of_views() {
+        use crate::kernel::layout_fact::*;
+        // A whole [4, 6] array in a [4, 6] domain: everything.
+        assert_eq!(
+            layout_facts(0, &[4, 6], &[6], &[4, 6]),
+            ZERO_OFFSET | DENSE | COVERS_DOMAIN | EQUALS_DOMAIN_DIM0 | EQUALS_DOMAIN_DIM0 << 1
+        );
+        // A [2, 3] section at offset 7 of a [4, 6] array, in a [2, 6] domain.
+        assert_eq!(layout_facts(7, &[2, 3], &[6], &[2, 6]), EQUALS_DOMAIN_DIM0);
+        // A [8, 6] view in a [4, 6] domain: covers, equal in dimension 1 only.
+        assert_eq!(
+            layout_facts(0, &[8, 6], &[6], &[4, 6]),
+            ZERO_OFFSET | DENSE | COVERS_DOMAIN | EQUALS_DOMAIN_DIM0 << 1
+        );
+        // Rank 1 in a rank-2 domain: no domain facts; rank 3 strides.
+        assert_eq!(layout_facts(0, &[5], &[], &[5, 5]), ZERO_OFFSET | DENSE);
+        assert_eq!(
+            layout_facts(0, &[2, 3, 4], &[12, 4], &[9]),
+            ZERO_OFFSET | DENSE
+        );
+        assert_eq!(layout_facts(0, &[2, 3, 4], &[24, 4], &[9]), ZERO_OFFSET);
+    }
 
     #[test]
     fn small_grids_stay_on_x() {

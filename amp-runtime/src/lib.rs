@@ -60,12 +60,11 @@ pub use counts::{live_object_counts, ObjectCounts};
 pub use error::Error;
 pub use extent::{Extent, Index};
 pub use instance::{validation_enabled, validation_message_count};
-pub use kernel::{ElemType, ScalarType};
 #[doc(hidden)]
 pub use kernel::{
-    KernelInfo, ParamInfo, ParamKind, COVERS_DOMAIN_SPEC_ID_BASE, OOB_REPORT_WORDS,
-    ZERO_OFFSET_SPEC_ID_BASE,
+    layout_fact, KernelInfo, ParamInfo, ParamKind, LAYOUT_SPEC_ID_BASE, OOB_REPORT_WORDS,
 };
+pub use kernel::{ElemType, ScalarType};
 pub use launch::{
     parallel_for_each, parallel_for_each_on, ComputeDomain, KernelArg, KernelCall, RawKernel,
     TiledKernelCall,

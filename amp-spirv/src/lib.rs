@@ -243,20 +243,25 @@ pub fn check_device_fn_with(
     check_device_fn(func)
 }
 
-/// `SpecId` of the boolean specialization constant that tells a kernel that the view bound at
-/// binding `b` starts at its buffer's first element: `ZERO_OFFSET_SPEC_ID_BASE + b`. It
-/// defaults to false (the offset is read from the push constants); the runtime sets it for
-/// every launch, so views of whole buffers run code with no offset arithmetic. Kept equal to
-/// `amp_runtime::ZERO_OFFSET_SPEC_ID_BASE`.
-pub const ZERO_OFFSET_SPEC_ID_BASE: u32 = 0x1_0000;
+/// `SpecId` of the `u32` specialization constant holding the layout facts of the view bound
+/// at binding `b`: `LAYOUT_SPEC_ID_BASE + b`. Its bits are [`layout_fact`]s; it defaults to 0
+/// (nothing known: offset, strides and extents come from the push constants) and the runtime
+/// sets it for every launch. Kept equal to `amp_runtime::LAYOUT_SPEC_ID_BASE`.
+pub const LAYOUT_SPEC_ID_BASE: u32 = 0x1_0000;
 
-/// `SpecId` of the boolean specialization constant that tells a bounds-checked kernel that the
-/// buffer bound at binding `b` has the launch domain's rank and an extent at least the
-/// domain's in every dimension: `COVERS_DOMAIN_SPEC_ID_BASE + b`. Index components derived
-/// from the thread's own index (`idx[d]`, `t.global[d]`) then need no check; the driver folds
-/// the compare away. Defaults to false; kept equal to
-/// `amp_runtime::COVERS_DOMAIN_SPEC_ID_BASE`.
-pub const COVERS_DOMAIN_SPEC_ID_BASE: u32 = 0x2_0000;
+/// The bits of a buffer's layout facts ([`LAYOUT_SPEC_ID_BASE`]).
+pub mod layout_fact {
+    /// The view starts at its buffer's first element (element offset 0).
+    pub const ZERO_OFFSET: u32 = 1;
+    /// The view's strides are row-major over its own extent (a whole array or view).
+    pub const DENSE: u32 = 1 << 1;
+    /// The view has the launch domain's rank and an extent at least the domain's in every
+    /// dimension: index components derived from the thread's own index need no check.
+    pub const COVERS_DOMAIN: u32 = 1 << 2;
+    /// Dimension 0 of the view's extent equals the domain's (same rank); `<< d` for
+    /// dimension `d`.
+    pub const EQUALS_DOMAIN_DIM0: u32 = 1 << 3;
+}
 
 /// The largest push-constant block every Vulkan device supports.
 pub const MAX_PUSH_CONSTANT_BYTES: u32 = 128;

@@ -188,23 +188,23 @@ fn fully_proven_buffer_access_is_unchecked() {
     assert_eq!(compares(&words), 3 + REPORT_COMPARES);
 }
 
-const OP_SPEC_CONSTANT_FALSE: u32 = 49;
+const OP_SPEC_CONSTANT: u32 = 50;
 const OP_DECORATE: u32 = 71;
 const OP_LOGICAL_OR: u32 = 166;
 const DECORATION_SPEC_ID: u32 = 1;
 
-/// The `SpecId`s of the module's boolean specialization constants, sorted.
-fn bool_spec_ids(words: &[u32]) -> Vec<u32> {
+/// The `SpecId`s of the module's integer specialization constants, sorted.
+fn spec_ids(words: &[u32]) -> Vec<u32> {
     let insts = instructions(words);
-    let bools: Vec<u32> = insts
+    let ids_of: Vec<u32> = insts
         .iter()
-        .filter(|(op, _)| *op == OP_SPEC_CONSTANT_FALSE)
+        .filter(|(op, _)| *op == OP_SPEC_CONSTANT)
         .map(|(_, rest)| rest[1])
         .collect();
     let mut ids: Vec<u32> = insts
         .iter()
         .filter(|(op, rest)| {
-            *op == OP_DECORATE && rest[1] == DECORATION_SPEC_ID && bools.contains(&rest[0])
+            *op == OP_DECORATE && rest[1] == DECORATION_SPEC_ID && ids_of.contains(&rest[0])
         })
         .map(|(_, rest)| rest[2])
         .collect();
@@ -213,7 +213,7 @@ fn bool_spec_ids(words: &[u32]) -> Vec<u32> {
 }
 
 #[test]
-fn thread_index_components_are_covered_by_the_domain_specialization() {
+fn thread_index_components_are_covered_by_the_layout_specialization() {
     let simple =
         "fn mm(idx: Index<2>, a: &Array<f32, 2>, b: &Array<f32, 2>, c: &mut Array<f32, 2>) {
         let row = idx[0];
@@ -232,24 +232,13 @@ fn thread_index_components_are_covered_by_the_domain_specialization() {
         .filter(|(op, _)| *op == OP_LOGICAL_OR)
         .count();
     assert_eq!(ors, 4);
-    let (offset, covers) = (
-        amp_spirv::ZERO_OFFSET_SPEC_ID_BASE,
-        amp_spirv::COVERS_DOMAIN_SPEC_ID_BASE,
-    );
+    // One layout-facts constant per buffer, at its binding, checked or not.
+    let base = amp_spirv::LAYOUT_SPEC_ID_BASE;
+    assert_eq!(spec_ids(&checked), [base, base + 1, base + 2]);
     assert_eq!(
-        bool_spec_ids(&checked),
-        [
-            offset,
-            offset + 1,
-            offset + 2,
-            covers,
-            covers + 1,
-            covers + 2
-        ]
+        spec_ids(&compile_with(simple, true)),
+        [base, base + 1, base + 2]
     );
-    // Unchecked kernels only have the offset constants.
-    let unchecked = compile_with(simple, true);
-    assert_eq!(bool_spec_ids(&unchecked), [offset, offset + 1, offset + 2]);
 }
 
 #[test]

@@ -207,14 +207,12 @@ struct Emitter<'k> {
     decorated: HashSet<Word>,
     locals: Vec<Option<Word>>,
     buffers: Vec<Option<BufferVar>>,
-    /// Per buffer parameter, the boolean specialization constant that is true when the view
-    /// starts at element 0 of its buffer (`SpecId` [`crate::ZERO_OFFSET_SPEC_ID_BASE`] +
-    /// binding).
-    zero_offset: Vec<Option<Word>>,
-    /// Per buffer parameter, the boolean specialization constant that is true when the buffer
-    /// has the launch domain's rank and covers it in every dimension (`SpecId`
-    /// [`crate::COVERS_DOMAIN_SPEC_ID_BASE`] + binding).
-    covers_domain: Vec<Option<Word>>,
+    /// Per buffer parameter, its layout facts: a `u32` specialization constant (`SpecId`
+    /// [`crate::LAYOUT_SPEC_ID_BASE`] + binding) whose bits ([`crate::layout_fact`]) the
+    /// runtime sets per launch.
+    layout_facts: Vec<Option<Word>>,
+    /// One fact of one buffer as a boolean specialization constant, by (param, bit).
+    fact_bools: HashMap<(ParamId, u32), Word>,
     push: Option<Word>,
     loops: Vec<LoopTargets>,
     label: Word,
@@ -254,8 +252,8 @@ impl<'k> Emitter<'k> {
             decorated: HashSet::new(),
             locals: Vec::new(),
             buffers: Vec::new(),
-            zero_offset: Vec::new(),
-            covers_domain: Vec::new(),
+            layout_facts: Vec::new(),
+            fact_bools: HashMap::new(),
             push: None,
             loops: Vec::new(),
             label: 0,
@@ -548,8 +546,7 @@ impl<'k> Emitter<'k> {
         for (i, p) in self.k.params.iter().enumerate() {
             let ParamKind::Buffer { elem, writable, .. } = p.kind else {
                 self.buffers.push(None);
-                self.zero_offset.push(None);
-                self.covers_domain.push(None);
+                self.layout_facts.push(None);
                 continue;
             };
             let ParamSlot::Buffer { binding, .. } = self.layout.params[i] else {
@@ -562,22 +559,20 @@ impl<'k> Emitter<'k> {
             let elem_ty = self.storage_elem_ty(elem);
             let elem_ptr = self.ptr(elem_ty, StorageClass::StorageBuffer);
             self.buffers.push(Some(BufferVar { var, elem_ptr }));
-            // Views of whole buffers (nearly every launch) get a pipeline specialized with a
-            // constant offset of 0: drivers then fold the offset away and see plain `base[i]`
-            // address arithmetic, as in hand-written shaders (lavapipe ran vector add ~10 %
-            // slower with the offset read from the push constants).
-            let zero = self.bool_spec_constant(
-                crate::ZERO_OFFSET_SPEC_ID_BASE + binding,
-                &format!("{}_offset_is_zero", p.name),
+            // What the runtime knows of each launch's views (offset 0, row-major strides,
+            // extents equal to the domain's) reaches the kernel as a specialization constant:
+            // the driver then folds the general address arithmetic down to what a
+            // hand-written shader has, and shares one value where GLSL would name one
+            // (lavapipe ran vector add ~10 % and the simple matmul ~7 % slower without).
+            let u = self.scalar_ty(Scalar::U32);
+            let facts = self.b.spec_constant_bit32(u, 0);
+            self.b.decorate(
+                facts,
+                spirv::Decoration::SpecId,
+                [Operand::LiteralBit32(crate::LAYOUT_SPEC_ID_BASE + binding)],
             );
-            self.zero_offset.push(Some(zero));
-            let covers = self.oob.is_some().then(|| {
-                self.bool_spec_constant(
-                    crate::COVERS_DOMAIN_SPEC_ID_BASE + binding,
-                    &format!("{}_covers_domain", p.name),
-                )
-            });
-            self.covers_domain.push(covers);
+            self.b.name(facts, format!("{}_layout", p.name));
+            self.layout_facts.push(Some(facts));
         }
         if let Some(binding) = self.oob.as_ref().map(|o| o.binding) {
             let var = self.storage_buffer(
@@ -592,16 +587,33 @@ impl<'k> Emitter<'k> {
         }
     }
 
-    /// A boolean specialization constant, false unless the pipeline sets it.
-    fn bool_spec_constant(&mut self, spec_id: u32, name: &str) -> Word {
-        let b = self.scalar_ty(Scalar::Bool);
-        let id = self.b.spec_constant_false(b);
-        self.b.decorate(
-            id,
-            spirv::Decoration::SpecId,
-            [Operand::LiteralBit32(spec_id)],
-        );
-        self.b.name(id, name);
+    /// Whether buffer `p`'s layout facts have `bit` set: a boolean specialization constant
+    /// (`(facts & bit) != 0`), folded by the driver when the pipeline is specialized.
+    fn layout_fact(&mut self, p: ParamId, bit: u32) -> Word {
+        if let Some(&id) = self.fact_bools.get(&(p, bit)) {
+            return id;
+        }
+        let facts = self.layout_facts[p].expect("buffer params have layout facts");
+        let (u, b) = (self.scalar_ty(Scalar::U32), self.scalar_ty(Scalar::Bool));
+        let (mask, zero) = (self.const_u32(bit), self.const_u32(0));
+        let masked = self.spec_constant_op(u, Op::BitwiseAnd, &[facts, mask]);
+        let set = self.spec_constant_op(b, Op::INotEqual, &[masked, zero]);
+        self.fact_bools.insert((p, bit), set);
+        set
+    }
+
+    /// `OpSpecConstantOp`: `op` on specialization constants, evaluated when the pipeline is
+    /// specialized.
+    fn spec_constant_op(&mut self, ty: Word, op: Op, operands: &[Word]) -> Word {
+        let id = self.b.spec_constant_op(ty, op);
+        let inst = self
+            .b
+            .module_mut()
+            .types_global_values
+            .last_mut()
+            .expect("just appended");
+        inst.operands
+            .extend(operands.iter().map(|&w| Operand::IdRef(w)));
         id
     }
 
@@ -1934,14 +1946,25 @@ impl<'k> Emitter<'k> {
         )
     }
 
-    /// Buffer `p`'s extent, one `u32` per dimension, from the push-constant block.
+    /// Buffer `p`'s extent, one `u32` per dimension, from the push-constant block: the
+    /// domain's own member where the layout facts say the two are equal, so that both are one
+    /// value to the driver.
     fn buffer_extent(&mut self, p: ParamId) -> Vec<Word> {
         let first_member = self.buffer_first_member(p);
         let ParamKind::Buffer { rank, .. } = self.k.params[p].kind else {
             unreachable!("buffer param")
         };
+        let u = self.scalar_ty(Scalar::U32);
         (0..rank)
-            .map(|d| self.push_member(first_member + d))
+            .map(|d| {
+                let own = self.push_member(first_member + d);
+                if rank != self.k.rank {
+                    return own;
+                }
+                let equal = self.layout_fact(p, crate::layout_fact::EQUALS_DOMAIN_DIM0 << d);
+                let domain = self.push_member(d);
+                self.op(Op::Select, u, &[equal, domain, own])
+            })
             .collect()
     }
 
@@ -1959,7 +1982,7 @@ impl<'k> Emitter<'k> {
         {
             let mut fits = self.op(Op::ULessThan, b, &[i, e]);
             if check == Check::Covered {
-                let covers = self.covers_domain[p].expect("checked kernels declare it");
+                let covers = self.layout_fact(p, crate::layout_fact::COVERS_DOMAIN);
                 fits = self.op(Op::LogicalOr, b, &[covers, fits]);
             }
             all = Some(match all {
@@ -2147,8 +2170,20 @@ impl<'k> Emitter<'k> {
         let rank = index.len() as u32;
         let u = self.scalar_ty(Scalar::U32);
         let mut linear = index[rank as usize - 1];
+        let extent = if rank > 1 {
+            self.buffer_extent(p)
+        } else {
+            Vec::new()
+        };
         for (d, &component) in index.iter().enumerate().take(rank as usize - 1) {
-            let stride = self.push_member(first_member + rank + 1 + d as u32);
+            // Row-major strides follow from the extent when the facts say the view is dense.
+            let pushed = self.push_member(first_member + rank + 1 + d as u32);
+            let mut dense = extent[rank as usize - 1];
+            for &e in extent[d + 1..rank as usize - 1].iter().rev() {
+                dense = self.op(Op::IMul, u, &[e, dense]);
+            }
+            let is_dense = self.layout_fact(p, crate::layout_fact::DENSE);
+            let stride = self.op(Op::Select, u, &[is_dense, dense, pushed]);
             let scaled = self.op(Op::IMul, u, &[component, stride]);
             linear = self.op(Op::IAdd, u, &[scaled, linear]);
         }
@@ -2164,7 +2199,7 @@ impl<'k> Emitter<'k> {
             _ => unreachable!("buffer param"),
         };
         let pushed = self.push_member(self.buffer_first_member(p) + rank);
-        let zero_offset = self.zero_offset[p].expect("buffer params have one");
+        let zero_offset = self.layout_fact(p, crate::layout_fact::ZERO_OFFSET);
         let u = self.scalar_ty(Scalar::U32);
         let zero = self.const_u32(0);
         self.op(Op::Select, u, &[zero_offset, zero, pushed])
