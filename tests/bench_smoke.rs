@@ -32,3 +32,48 @@ fn every_workload_agrees_at_tiny_size() {
     assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
     let _ = std::fs::remove_file(png);
 }
+
+/// The counting mode of `--instructions` (what each callgrind child runs): one side of one
+/// pair, a fixed number of times; every pair of the section is still named, in order.
+#[test]
+fn counting_children_run_one_side_of_one_pair() {
+    for side in [
+        bench::instructions::Side::Amp,
+        bench::instructions::Side::Glsl,
+    ] {
+        let cfg = bench::Config {
+            only: Some("vector".into()),
+            count: Some(bench::instructions::CountRun {
+                pair: 1,
+                side,
+                reps: 2,
+            }),
+            ..bench::Config::tiny()
+        };
+        let report = bench::run(&cfg).expect("the counting run works");
+        let names: Vec<&str> = report.rows.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["vector add", "saxpy (z = a*x + y)"]);
+        assert!(report.checks.is_empty() && report.bounds.is_empty());
+    }
+    let args: Vec<String> = [
+        "--count-pair",
+        "3",
+        "--count-side",
+        "glsl",
+        "--count-reps",
+        "5",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let run = bench::instructions::CountRun::from_args(&args)
+        .expect("valid flags")
+        .expect("counting");
+    assert_eq!(
+        (run.pair, run.side, run.reps),
+        (3, bench::instructions::Side::Glsl, 5)
+    );
+    assert!(bench::instructions::CountRun::from_args(&[])
+        .unwrap()
+        .is_none());
+}
