@@ -149,20 +149,23 @@ fn unproven_indices_keep_their_clamps() {
     assert_eq!(clamps(&words), 6);
 }
 
+/// The simple matrix product: the loop bound is `a`'s extent, the other indices come from
+/// the thread's index.
+const SIMPLE_MM: &str =
+    "fn mm(idx: Index<2>, a: &Array<f32, 2>, b: &Array<f32, 2>, c: &mut Array<f32, 2>) {
+    let row = idx[0];
+    let col = idx[1];
+    let mut sum = 0.0;
+    for k in 0..a.extent()[1] {
+        sum += a[[row, k]] * b[[k, col]];
+    }
+    c[idx] = sum;
+}";
+
 #[test]
 fn loop_bound_by_extent_drops_that_dimension_of_the_check() {
-    let simple =
-        "fn mm(idx: Index<2>, a: &Array<f32, 2>, b: &Array<f32, 2>, c: &mut Array<f32, 2>) {
-        let row = idx[0];
-        let col = idx[1];
-        let mut sum = 0.0;
-        for k in 0..a.extent()[1] {
-            sum += a[[row, k]] * b[[k, col]];
-        }
-        c[idx] = sum;
-    }";
-    let checked = compile(simple);
-    let unchecked = compile_with(simple, true);
+    let checked = compile(SIMPLE_MM);
+    let unchecked = compile_with(SIMPLE_MM, true);
     // Unchecked: the domain guard and the loop test. Checked adds a's row, b's row and
     // column, and c's two dimensions (`k < a.extent()[1]` needs no compare), and the three
     // of a failure report's rank padding at thread exit.
@@ -214,17 +217,7 @@ fn spec_ids(words: &[u32]) -> Vec<u32> {
 
 #[test]
 fn thread_index_components_are_covered_by_the_layout_specialization() {
-    let simple =
-        "fn mm(idx: Index<2>, a: &Array<f32, 2>, b: &Array<f32, 2>, c: &mut Array<f32, 2>) {
-        let row = idx[0];
-        let col = idx[1];
-        let mut sum = 0.0;
-        for k in 0..a.extent()[1] {
-            sum += a[[row, k]] * b[[k, col]];
-        }
-        c[idx] = sum;
-    }";
-    let checked = compile(simple);
+    let checked = compile(SIMPLE_MM);
     // a's row, b's column and both of c's dimensions come from the thread's index: their
     // compares are or-ed with "the buffer covers the domain"; b's row (`k`) is compared alone.
     let ors = instructions(&checked)
@@ -236,7 +229,7 @@ fn thread_index_components_are_covered_by_the_layout_specialization() {
     let base = amp_spirv::LAYOUT_SPEC_ID_BASE;
     assert_eq!(spec_ids(&checked), [base, base + 1, base + 2]);
     assert_eq!(
-        spec_ids(&compile_with(simple, true)),
+        spec_ids(&compile_with(SIMPLE_MM, true)),
         [base, base + 1, base + 2]
     );
 }
