@@ -223,6 +223,34 @@ fn allocations_larger_than_the_device_allows_are_errors() -> Result<(), Error> {
 }
 
 /// Runs `test` of this binary in a child process with `env` set; it must pass.
+#[kernel(amp)]
+fn nothing(_idx: Index<1>) {}
+
+/// Thread ids are `u32`s: a domain of `u32::MAX` elements runs where the device's grid holds
+/// it in 2^32 threads (a GPU with a large x limit) and is refused with `ExtentTooLarge` where
+/// folding onto y would make ids wrap (lavapipe's 65535 workgroups along x), never run with
+/// wrapped, repeated ids.
+#[test]
+fn grids_whose_thread_ids_would_wrap_are_refused() -> Result<(), Error> {
+    let acc = Accelerator::default()?;
+    let domain = Extent::new([u32::MAX as usize]);
+    let result = parallel_for_each(domain, nothing());
+    if acc.limits().max_workgroup_count[0] < (1 << 26) {
+        match result {
+            Err(Error::ExtentTooLarge { what, value, limit }) => {
+                assert!(what.contains("launch grid"), "{what}");
+                assert!(value > limit && limit == 1 << 32, "{value} {limit}");
+            }
+            other => panic!("expected ExtentTooLarge, got {other:?}"),
+        }
+    } else {
+        result?;
+    }
+    // A grid folded onto y (more workgroups than lavapipe's x limit) runs.
+    parallel_for_each(Extent::new([1 << 23]), nothing())?;
+    Ok(())
+}
+
 fn run_child(test: &str, env: &[(&str, &str)]) {
     let exe = std::env::current_exe().expect("test binary path");
     let mut cmd = Command::new(exe);
