@@ -1408,102 +1408,93 @@ fn bounds_cost(ctx: &mut Ctx<'_>) -> Result<Vec<BoundsCost>, BoxError> {
 
 fn reductions(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
     let n = ctx.cfg.n();
-    let acc = ctx.acc.clone();
-    let tiles = n / RT;
-    let groups = fold(&acc, tiles);
-    let pc = push(&[tiles as u32]);
-    let size = |t: &str| format!("{} {t}", count(n));
-    let bytes = Work::Bytes(4.0 * n as f64);
-    let tree_loop = ("for (uint s = 1u; s < 256u; s *= 2u)", "l % (2u * s) == 0u");
-    let seq_loop = ("for (uint s = 128u; s > 0u; s >>= 1u)", "l < s");
-    let glsl = |ty: &str, (lp, cond): (&str, &str)| {
-        format!(
-            "{GLSL_T256}{}",
-            G_REDUCE
-                .replace("T ", &format!("{ty} "))
-                .replace("LOOP", lp)
-                .replace("COND", cond)
-        )
-    };
-
     // i32: wrapping sums of scrambled values.
     let xs: Vec<i32> = (0..n as u32)
         .map(|i| (i.wrapping_mul(2_654_435_761) >> 4) as i32)
         .collect();
-    let a = Array::from_slice([n], &xs)?;
-    let mut s_amp = Array::<i32, 1>::new([tiles])?;
-    let mut s_glsl = Array::<i32, 1>::new([tiles])?;
-    let finish = |s: &Array<i32, 1>| -> Result<i32, BoxError> {
-        Ok(s.to_vec()?.iter().fold(0i32, |x, &y| x.wrapping_add(y)))
-    };
-    let mut cpu = 0i32;
-    let t_cpu = ctx.time(|| {
-        cpu = xs.par_iter().copied().reduce(|| 0, i32::wrapping_add);
-        Ok(())
-    })?;
-    for (label, lp, tree) in [("tree", tree_loop, true), ("sequential", seq_loop, false)] {
-        let k = raw(&acc, &format!("reduce_{label}_i32"), &glsl("int", lp), 2, 4)?;
-        let (mut r_amp, mut r_glsl) = (0, 0);
-        let (t_amp, t_glsl) = ctx.time_pair(
-            || {
-                let e = Extent::new([n]).tile::<RT>();
-                if tree {
-                    parallel_for_each(e, reduce_tree_i32(&a, &mut s_amp))?;
-                } else {
-                    parallel_for_each(e, reduce_seq_i32(&a, &mut s_amp))?;
-                }
-                r_amp = finish(&s_amp)?;
-                Ok(())
-            },
-            || {
-                k.dispatch(
-                    groups,
-                    vec![KernelArg::read(&a), KernelArg::write(&mut s_glsl)],
-                    &pc,
-                )?;
-                r_glsl = finish(&s_glsl)?;
-                Ok(())
-            },
-        )?;
-        let name = format!("reduce i32, {label} (+ CPU pass over tile sums)");
-        ctx.rows.push(workload_row(
-            &name,
-            size("i32"),
-            bytes,
-            [t_amp, t_glsl, t_cpu],
-        ));
-        ctx.checks.push(check(&name, &[r_amp], &[r_glsl], &[cpu]));
-    }
-
+    reduction_rows(
+        ctx,
+        ("i32", "int"),
+        &xs,
+        |v| v.par_iter().copied().reduce(|| 0, i32::wrapping_add),
+        |v| v.iter().fold(0, |x, &y| x.wrapping_add(y)),
+        |tree, a, sums| match tree {
+            true => parallel_for_each(Extent::new([n]).tile::<RT>(), reduce_tree_i32(a, sums)),
+            false => parallel_for_each(Extent::new([n]).tile::<RT>(), reduce_seq_i32(a, sums)),
+        },
+    )?;
     // f32: values -1, 0, 1 repeating, so every partial sum is a small integer (exact).
     let xs: Vec<f32> = (0..n).map(|i| (i % 3) as f32 - 1.0).collect();
-    let a = Array::from_slice([n], &xs)?;
-    let mut s_amp = Array::<f32, 1>::new([tiles])?;
-    let mut s_glsl = Array::<f32, 1>::new([tiles])?;
-    let finish = |s: &Array<f32, 1>| -> Result<f32, BoxError> { Ok(s.to_vec()?.iter().sum()) };
-    let mut cpu = 0.0f32;
+    reduction_rows(
+        ctx,
+        ("f32", "float"),
+        &xs,
+        |v| v.par_iter().sum(),
+        |v| v.iter().sum(),
+        |tree, a, sums| match tree {
+            true => parallel_for_each(Extent::new([n]).tile::<RT>(), reduce_tree_f32(a, sums)),
+            false => parallel_for_each(Extent::new([n]).tile::<RT>(), reduce_seq_f32(a, sums)),
+        },
+    )
+}
+
+/// The tree and the sequential reduction rows of one element type (`ty`: its Rust and GLSL
+/// names): `launch(tree, a, sums)` runs the amp kernel, `finish` adds up the tile sums on
+/// the CPU (both sides pay it), `cpu_total` is the CPU column.
+fn reduction_rows<T>(
+    ctx: &mut Ctx<'_>,
+    (ty, glsl_ty): (&str, &str),
+    xs: &[T],
+    cpu_total: impl Fn(&[T]) -> T,
+    finish: impl Fn(&[T]) -> T,
+    launch: impl Fn(bool, &Array<T, 1>, &mut Array<T, 1>) -> Result<(), amp::Error>,
+) -> Result<(), BoxError>
+where
+    T: amp::DeviceScalar + Default + PartialEq + std::fmt::Debug,
+{
+    let n = xs.len();
+    let acc = ctx.acc.clone();
+    let tiles = n / RT;
+    let groups = fold(&acc, tiles);
+    let pc = push(&[tiles as u32]);
+    let size = format!("{} {ty}", count(n));
+    let bytes = Work::Bytes(4.0 * n as f64);
+    let a = Array::from_slice([n], xs)?;
+    let mut s_amp = Array::<T, 1>::new([tiles])?;
+    let mut s_glsl = Array::<T, 1>::new([tiles])?;
+    let total = |s: &Array<T, 1>| -> Result<T, BoxError> { Ok(finish(&s.to_vec()?)) };
+    let mut cpu = T::default();
     let t_cpu = ctx.time(|| {
-        cpu = xs.par_iter().sum();
+        cpu = cpu_total(xs);
         Ok(())
     })?;
-    for (label, lp, tree) in [("tree", tree_loop, true), ("sequential", seq_loop, false)] {
-        let k = raw(
-            &acc,
-            &format!("reduce_{label}_f32"),
-            &glsl("float", lp),
-            2,
-            4,
-        )?;
-        let (mut r_amp, mut r_glsl) = (0.0, 0.0);
+    let loops = [
+        (
+            "tree",
+            "for (uint s = 1u; s < 256u; s *= 2u)",
+            "l % (2u * s) == 0u",
+        ),
+        (
+            "sequential",
+            "for (uint s = 128u; s > 0u; s >>= 1u)",
+            "l < s",
+        ),
+    ];
+    for (label, lp, cond) in loops {
+        let source = format!(
+            "{GLSL_T256}{}",
+            G_REDUCE
+                .replace("T ", &format!("{glsl_ty} "))
+                .replace("LOOP", lp)
+                .replace("COND", cond)
+        );
+        let k = raw(&acc, &format!("reduce_{label}_{ty}"), &source, 2, 4)?;
+        let tree = label == "tree";
+        let (mut r_amp, mut r_glsl) = (T::default(), T::default());
         let (t_amp, t_glsl) = ctx.time_pair(
             || {
-                let e = Extent::new([n]).tile::<RT>();
-                if tree {
-                    parallel_for_each(e, reduce_tree_f32(&a, &mut s_amp))?;
-                } else {
-                    parallel_for_each(e, reduce_seq_f32(&a, &mut s_amp))?;
-                }
-                r_amp = finish(&s_amp)?;
+                launch(tree, &a, &mut s_amp)?;
+                r_amp = total(&s_amp)?;
                 Ok(())
             },
             || {
@@ -1512,14 +1503,14 @@ fn reductions(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
                     vec![KernelArg::read(&a), KernelArg::write(&mut s_glsl)],
                     &pc,
                 )?;
-                r_glsl = finish(&s_glsl)?;
+                r_glsl = total(&s_glsl)?;
                 Ok(())
             },
         )?;
-        let name = format!("reduce f32, {label} (+ CPU pass over tile sums)");
+        let name = format!("reduce {ty}, {label} (+ CPU pass over tile sums)");
         ctx.rows.push(workload_row(
             &name,
-            size("f32"),
+            size.clone(),
             bytes,
             [t_amp, t_glsl, t_cpu],
         ));
