@@ -108,8 +108,9 @@ impl<const N: usize> Layout<N> {
         }
     }
 
-    /// The position of `idx` in the shared data, or `None` when it is out of bounds.
-    pub(crate) fn element(&self, idx: &[usize; N]) -> Option<usize> {
+    /// The one-element layout of `idx` in the shared data, or `None` when it is out of
+    /// bounds.
+    pub(crate) fn element(&self, idx: &[usize; N]) -> Option<Layout<1>> {
         let dims = self.extent.as_array();
         let mut at = self.offset;
         for ((&i, &d), &stride) in idx.iter().zip(&dims).zip(&self.strides) {
@@ -118,7 +119,11 @@ impl<const N: usize> Layout<N> {
             }
             at += i * stride;
         }
-        Some(at)
+        Some(Layout {
+            extent: Extent::new([1]),
+            offset: at,
+            strides: [1],
+        })
     }
 
     /// Whether the elements are one gap-free run (row-major).
@@ -845,14 +850,7 @@ impl<'a, T: DeviceScalar, const N: usize> ArrayView<'a, T, N> {
     /// when it is out of bounds.
     pub fn try_get(&self, idx: impl Into<Index<N>>) -> Result<Option<T>, Error> {
         match self.layout.element(&idx.into().as_array()) {
-            Some(p) => {
-                let one = Layout::<1> {
-                    extent: Extent::new([1]),
-                    offset: p,
-                    strides: [1],
-                };
-                Ok(self.shared.gather::<T, 1>(&one)?.first().copied())
-            }
+            Some(one) => Ok(self.shared.gather::<T, 1>(&one)?.first().copied()),
             None => Ok(None),
         }
     }
@@ -873,11 +871,7 @@ impl<T: DeviceScalar, const N: usize> std::ops::Index<[usize; N]> for ArrayView<
     /// elements are not aligned in host memory.
     fn index(&self, idx: [usize; N]) -> &T {
         let one = match self.layout.element(&idx) {
-            Some(p) => Layout::<1> {
-                extent: Extent::new([1]),
-                offset: p,
-                strides: [1],
-            },
+            Some(one) => one,
             None => panic!(
                 "index {} out of bounds for extent {}",
                 Index::new(idx),
@@ -939,14 +933,7 @@ impl<'a, T: DeviceScalar, const N: usize> ArrayViewMut<'a, T, N> {
     /// The element at `idx` (synchronized first), or `Ok(None)` when it is out of bounds.
     pub fn get(&self, idx: impl Into<Index<N>>) -> Result<Option<T>, Error> {
         match self.layout.element(&idx.into().as_array()) {
-            Some(p) => {
-                let one = Layout::<1> {
-                    extent: Extent::new([1]),
-                    offset: p,
-                    strides: [1],
-                };
-                Ok(self.shared.gather::<T, 1>(&one)?.first().copied())
-            }
+            Some(one) => Ok(self.shared.gather::<T, 1>(&one)?.first().copied()),
             None => Ok(None),
         }
     }
@@ -1053,14 +1040,7 @@ impl<'a, T: DeviceScalar, const N: usize> ArrayViewMut<'a, T, N> {
     pub fn set(&mut self, idx: impl Into<Index<N>>, value: T) -> Result<(), Error> {
         let idx = idx.into();
         match self.layout.element(&idx.as_array()) {
-            Some(p) => {
-                let one = Layout::<1> {
-                    extent: Extent::new([1]),
-                    offset: p,
-                    strides: [1],
-                };
-                self.shared.scatter(&one, &[value])
-            }
+            Some(one) => self.shared.scatter(&one, &[value]),
             None => Err(Error::SectionOutOfBounds {
                 what: "the index",
                 requested: idx.to_string(),
