@@ -162,11 +162,7 @@ pub fn request_device_definition(
     attr: TokenStream2,
     func: &syn::ItemFn,
 ) -> TokenStream2 {
-    let mut mac = path.clone();
-    let last = mac.segments.last_mut().expect("non-empty");
-    last.ident = definition_macro(&last.ident);
-    let span = syn::spanned::Spanned::span(path);
-    quote_spanned!(span=> #mac! { device (#attr) #func })
+    through_definition_macro(path, quote::quote!(device (#attr) #func))
 }
 
 /// The first struct a device function names (in its signature, its annotations, its struct
@@ -202,11 +198,17 @@ pub fn request_definition(
     attr: TokenStream2,
     func: &syn::ItemFn,
 ) -> TokenStream2 {
+    through_definition_macro(path, quote::quote!((#attr) #func))
+}
+
+/// `Path::__amp_device_struct_Name! { input }`: the definition macro of the struct at `path`,
+/// called with `input`.
+fn through_definition_macro(path: &syn::Path, input: TokenStream2) -> TokenStream2 {
     let mut mac = path.clone();
     let last = mac.segments.last_mut().expect("non-empty");
     last.ident = definition_macro(&last.ident);
     let span = syn::spanned::Spanned::span(path);
-    quote_spanned!(span=> #mac! { (#attr) #func })
+    quote_spanned!(span=> #mac! { #input })
 }
 
 /// The element type tokens of buffer parameter `name` as the user wrote them.

@@ -358,34 +358,28 @@ impl Buffer {
             return None;
         }
         // The buffer: from the data rounded down to the buffer alignment, to its end.
-        let mut external = vk::ExternalMemoryBufferCreateInfo::default().handle_types(handle);
-        let probe = vk::BufferCreateInfo::default()
-            .size(len as u64)
-            .usage(
-                vk::BufferUsageFlags::STORAGE_BUFFER
-                    | vk::BufferUsageFlags::TRANSFER_SRC
-                    | vk::BufferUsageFlags::TRANSFER_DST,
-            )
-            .sharing_mode(vk::SharingMode::EXCLUSIVE)
-            .push_next(&mut external);
-        let raw = d.create_buffer(&probe, None).ok()?;
+        let create = |size: u64| {
+            let mut external = vk::ExternalMemoryBufferCreateInfo::default().handle_types(handle);
+            let info = vk::BufferCreateInfo::default()
+                .size(size)
+                .usage(
+                    vk::BufferUsageFlags::STORAGE_BUFFER
+                        | vk::BufferUsageFlags::TRANSFER_SRC
+                        | vk::BufferUsageFlags::TRANSFER_DST,
+                )
+                .sharing_mode(vk::SharingMode::EXCLUSIVE)
+                .push_next(&mut external);
+            // SAFETY: a valid create info on this device.
+            unsafe { d.create_buffer(&info, None) }.ok()
+        };
+        let raw = create(len as u64)?;
         let requirements = d.get_buffer_memory_requirements(raw);
         d.destroy_buffer(raw, None);
         let buffer_align = requirements.alignment.max(1) as usize;
         let bind_start = addr - (addr - page_start) % buffer_align;
         let base = addr - bind_start;
         let size = (base + len) as u64;
-        let mut external = vk::ExternalMemoryBufferCreateInfo::default().handle_types(handle);
-        let info = vk::BufferCreateInfo::default()
-            .size(size)
-            .usage(
-                vk::BufferUsageFlags::STORAGE_BUFFER
-                    | vk::BufferUsageFlags::TRANSFER_SRC
-                    | vk::BufferUsageFlags::TRANSFER_DST,
-            )
-            .sharing_mode(vk::SharingMode::EXCLUSIVE)
-            .push_next(&mut external);
-        let raw = d.create_buffer(&info, None).ok()?;
+        let raw = create(size)?;
         let requirements = d.get_buffer_memory_requirements(raw);
         let bits = requirements.memory_type_bits & host_props.memory_type_bits;
         let Some(type_index) = (0..32u32).find(|i| bits & (1 << i) != 0) else {
