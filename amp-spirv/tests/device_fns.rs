@@ -3,40 +3,9 @@
 //! calls with early returns) produce modules `spirv-val` accepts, and the rules (recursion, the
 //! standalone check of a device function, the analyses seeing through calls) hold.
 
+mod common;
 use amp_spirv::{DeviceFnSource, Options};
-use std::path::PathBuf;
-use std::process::Command;
-
-fn spirv_val() -> PathBuf {
-    let installed = PathBuf::from("/usr/bin/spirv-val");
-    if installed.is_file() {
-        return installed;
-    }
-    match Command::new("spirv-val").arg("--version").output() {
-        Ok(out) if out.status.success() => PathBuf::from("spirv-val"),
-        _ => panic!("spirv-val (SPIRV-Tools) was not found: run scripts/setup.sh"),
-    }
-}
-
-fn assert_valid(words: &[u32]) {
-    let mut file = tempfile::Builder::new()
-        .suffix(".spv")
-        .tempfile()
-        .expect("a temporary file");
-    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    std::io::Write::write_all(&mut file, &bytes).expect("writing the module");
-    let out = Command::new(spirv_val())
-        .args(["--target-env", "vulkan1.1"])
-        .arg(file.path())
-        .output()
-        .expect("running spirv-val");
-    assert!(
-        out.status.success(),
-        "spirv-val: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
+use common::assert_valid;
 
 /// Device functions at the kernel's module.
 fn helpers(sources: &[&str]) -> Options {

@@ -31,7 +31,8 @@ use proptest::test_runner::{Config, RngSeed, TestCaseError, TestRunner};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::path::{Path, PathBuf};
+mod common;
+use common::spirv_val;
 use std::process::Command;
 
 // ----- types of the generator -----
@@ -1794,21 +1795,6 @@ fn runner(cases: u32, seed: u64) -> TestRunner {
 }
 
 // ----- validation in one batch -----
-
-fn spirv_val() -> PathBuf {
-    for p in ["/usr/bin/spirv-val", "/usr/local/bin/spirv-val"] {
-        if Path::new(p).is_file() {
-            return PathBuf::from(p);
-        }
-    }
-    match Command::new("spirv-val").arg("--version").output() {
-        Ok(out) if out.status.success() => PathBuf::from("spirv-val"),
-        _ => panic!(
-            "spirv-val (SPIRV-Tools) was not found: it is required to check the generated SPIR-V. \
-             Run scripts/setup.sh (or install the `spirv-tools` package) and test again."
-        ),
-    }
-}
 
 /// Validates every module (duplicates once), one `spirv-val` per file, on every core; returns
 /// the failures as `(source, validator output)`.

@@ -3,7 +3,7 @@
 //! cannot prove keep their clamp or check. Every module still passes `spirv-val` (see
 //! `validate.rs` for the validator; here the modules are also checked with it).
 
-use std::process::Command;
+mod common;
 
 const OP_EXT_INST: u32 = 12;
 const OP_ULESS_THAN: u32 = 176;
@@ -52,28 +52,8 @@ fn compile_with(source: &str, unchecked: bool) -> Vec<u32> {
     let words = amp_spirv::compile_with(&func, &options)
         .unwrap_or_else(|d| panic!("{d:?}"))
         .spirv;
-    validate(&words);
+    common::assert_valid(&words);
     words
-}
-
-fn validate(words: &[u32]) {
-    let file = tempfile::Builder::new()
-        .suffix(".spv")
-        .tempfile()
-        .expect("a temporary file");
-    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    std::fs::write(file.path(), bytes).expect("writing the module");
-    let out = Command::new("spirv-val")
-        .args(["--target-env", "vulkan1.1"])
-        .arg(file.path())
-        .output()
-        .expect("spirv-val is installed (scripts/setup.sh)");
-    assert!(
-        out.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 const TILED_MATMUL: &str = "

@@ -6,50 +6,8 @@
 //! `spirv-val` is required: run `scripts/setup.sh` to install it. These tests fail, never skip,
 //! when it is missing.
 
-use std::path::PathBuf;
-use std::process::Command;
-
-/// The `spirv-val` binary, or a failure that says how to install it.
-fn spirv_val() -> PathBuf {
-    let candidates = [
-        PathBuf::from("/usr/bin/spirv-val"),
-        PathBuf::from("/usr/local/bin/spirv-val"),
-    ];
-    if let Some(found) = candidates.iter().find(|p| p.is_file()) {
-        return found.clone();
-    }
-    match Command::new("spirv-val").arg("--version").output() {
-        Ok(out) if out.status.success() => PathBuf::from("spirv-val"),
-        _ => panic!(
-            "spirv-val (SPIRV-Tools) was not found: it is required to check the generated SPIR-V. \
-             Run scripts/setup.sh (or install the `spirv-tools` package) and test again."
-        ),
-    }
-}
-
-/// Runs `spirv-val --target-env vulkan1.1` on a module; `Err` holds the validator's output.
-fn spirv_val_words(words: &[u32]) -> Result<(), String> {
-    let mut file = tempfile::Builder::new()
-        .suffix(".spv")
-        .tempfile()
-        .expect("a temporary file");
-    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    std::io::Write::write_all(&mut file, &bytes).expect("writing the module");
-    let out = Command::new(spirv_val())
-        .args(["--target-env", "vulkan1.1"])
-        .arg(file.path())
-        .output()
-        .expect("running spirv-val");
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ))
-    }
-}
+mod common;
+use common::spirv_val_words;
 
 /// Compiles a valid kernel and validates its module.
 fn validate(src: &str) -> amp_spirv::CompiledKernel {
