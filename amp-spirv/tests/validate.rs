@@ -1277,3 +1277,16 @@ fn odd_inputs_never_panic() {
         }
     }
 }
+
+/// An operator with an operand that leaves (`return`) still runs it: the module returns there
+/// (found by the fuzz test: the comparison used to be dropped, and `&&` then panicked).
+#[test]
+fn operators_with_a_returning_operand_compile() {
+    for src in [
+        "fn k(idx: Index<1>, x0: i32) { let b = (x0 > 0) && ((return) != 0); }",
+        "fn k(idx: Index<1>, x0: i32) { let b = false && ([return; 2][0] != 0); }",
+        "fn k(idx: Index<1>, x0: i32, out: ArrayViewMut<i32, 1>) { let v = x0 + (return); out[idx] = v; }",
+    ] {
+        validate(src);
+    }
+}

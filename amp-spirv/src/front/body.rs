@@ -1129,9 +1129,21 @@ impl<'a> BodyChecker<'a> {
             .iter()
             .any(|e| self.infer.shallow(&e.ty) == Ty::Never)
         {
-            // An operand whose type is unknown (an error, or a device function's call left
-            // unchecked in its standalone check): so is the result's.
-            return Self::error_expr(span);
+            if is_error_expr(&l) || is_error_expr(&r) {
+                // An operand with an error: so is the result.
+                return Self::error_expr(span);
+            }
+            // An operand that leaves (`return`, `break`) or whose type is unknown (a device
+            // function's call left unchecked in its standalone check): the operands still run,
+            // in order, and the result has no value.
+            return Expr {
+                kind: ExprKind::Block(Block {
+                    stmts: vec![Stmt::Expr(l), Stmt::Expr(r)],
+                    tail: None,
+                }),
+                ty: Ty::Never,
+                span,
+            };
         }
         if self.has_vector_operand(&l, &r) {
             return self.vector_binary(op, l, r, b.op.span(), span);
