@@ -11,8 +11,14 @@
 //! `syn`, not items, so they cannot be found this way; the kernels those macros generate are still
 //! compiled by `#[kernel(amp)]` when their crate builds, just not validated here.
 //!
-//! `spirv-val` is required: run `scripts/setup.sh` to install it. The test fails, never skips,
-//! when it is missing.
+//! The same walk writes each module's disassembly (`spirv-dis`) into one snapshot per source
+//! file, `tests/snapshots/spirv/<path>.spvasm`, checked in and compared here: a change to the
+//! compiler that moves one instruction of one kernel fails this test until the snapshots are
+//! regenerated on purpose with `AMP_BLESS=1 cargo test --test spirv_val_all` and the diff is
+//! reviewed.
+//!
+//! `spirv-val` and `spirv-dis` are required: run `scripts/setup.sh` to install them. The test
+//! fails, never skips, when they are missing.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -57,39 +63,37 @@ fn member_dirs(root: &Path) -> Vec<PathBuf> {
     dirs
 }
 
-fn spirv_val() -> PathBuf {
+/// A SPIRV-Tools program (`spirv-val`, `spirv-dis`), found in the usual places or on `PATH`.
+fn spirv_tool(name: &str) -> PathBuf {
     let candidates = [
-        PathBuf::from("/usr/bin/spirv-val"),
-        PathBuf::from("/usr/local/bin/spirv-val"),
+        PathBuf::from("/usr/bin").join(name),
+        PathBuf::from("/usr/local/bin").join(name),
     ];
     if let Some(found) = candidates.iter().find(|p| p.is_file()) {
         return found.clone();
     }
-    match Command::new("spirv-val").arg("--version").output() {
-        Ok(out) if out.status.success() => PathBuf::from("spirv-val"),
+    match Command::new(name).arg("--version").output() {
+        Ok(out) if out.status.success() => PathBuf::from(name),
         _ => panic!(
-            "spirv-val (SPIRV-Tools) was not found: it is required to check every kernel's SPIR-V. \
+            "{name} (SPIRV-Tools) was not found: it is required to check every kernel's SPIR-V. \
              Run scripts/setup.sh (or install the `spirv-tools` package) and test again."
         ),
     }
 }
 
-/// Runs `spirv-val --target-env vulkan1.1` on `words`; `Err` holds its output.
-fn validate(words: &[u32], tag: &str) -> Result<(), String> {
+/// Runs `tool args.. <module>` on `words`; `Ok` holds its standard output, `Err` all of it.
+fn run_on_module(tool: &str, args: &[&str], words: &[u32], tag: &str) -> Result<String, String> {
     let path = std::env::temp_dir().join(format!(
         "amp-spirv-val-all-{}-{tag}.spv",
         std::process::id()
     ));
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     std::fs::write(&path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    let out = Command::new(spirv_val())
-        .args(["--target-env", "vulkan1.1"])
-        .arg(&path)
-        .output();
+    let out = Command::new(spirv_tool(tool)).args(args).arg(&path).output();
     let _ = std::fs::remove_file(&path);
-    let out = out.map_err(|e| format!("cannot run spirv-val: {e}"))?;
+    let out = out.map_err(|e| format!("cannot run {tool}: {e}"))?;
     if out.status.success() {
-        Ok(())
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     } else {
         Err(format!(
             "{}{}",
@@ -97,6 +101,75 @@ fn validate(words: &[u32], tag: &str) -> Result<(), String> {
             String::from_utf8_lossy(&out.stderr)
         ))
     }
+}
+
+/// Runs `spirv-val --target-env vulkan1.1` on `words`; `Err` holds its output.
+fn validate(words: &[u32], tag: &str) -> Result<(), String> {
+    run_on_module("spirv-val", &["--target-env", "vulkan1.1"], words, tag).map(drop)
+}
+
+/// The module's disassembly, as `spirv-dis` writes it (friendly names, no colour).
+fn disassemble(words: &[u32], tag: &str) -> String {
+    run_on_module("spirv-dis", &["--no-color"], words, tag)
+        .unwrap_or_else(|e| panic!("spirv-dis failed on {tag}:\n{e}"))
+}
+
+/// Where the snapshot of the kernels of `shown` (a path relative to the root) is kept.
+fn snapshot_path(root: &Path, shown: &str) -> PathBuf {
+    let name = shown.replace(['/', '\\'], "__");
+    root.join("tests/snapshots/spirv").join(format!("{name}.spvasm"))
+}
+
+/// Compares (or, with `AMP_BLESS=1`, writes) the snapshots; returns the mismatches.
+fn check_snapshots(root: &Path, snapshots: &[(String, String)]) -> Vec<String> {
+    let bless = std::env::var_os("AMP_BLESS").is_some_and(|v| v == "1");
+    let dir = root.join("tests/snapshots/spirv");
+    let mut problems = Vec::new();
+    let mut expected_files = std::collections::BTreeSet::new();
+    for (shown, text) in snapshots {
+        let path = snapshot_path(root, shown);
+        expected_files.insert(path.clone());
+        let old = std::fs::read_to_string(&path).ok();
+        if old.as_deref() == Some(text.as_str()) {
+            continue;
+        }
+        if bless {
+            std::fs::create_dir_all(&dir).expect("creating tests/snapshots/spirv");
+            std::fs::write(&path, text).expect("writing a snapshot");
+            continue;
+        }
+        match old {
+            None => problems.push(format!("{shown}: no snapshot at {}", path.display())),
+            Some(old) => {
+                let first = old
+                    .lines()
+                    .zip(text.lines())
+                    .position(|(a, b)| a != b)
+                    .unwrap_or(old.lines().count().min(text.lines().count()));
+                problems.push(format!(
+                    "{shown}: the generated SPIR-V differs from {} from line {}:\n  was: {}\n  now: {}",
+                    path.display(),
+                    first + 1,
+                    old.lines().nth(first).unwrap_or("<end>"),
+                    text.lines().nth(first).unwrap_or("<end>"),
+                ));
+            }
+        }
+    }
+    // A snapshot whose source file lost its kernels is stale.
+    if let Ok(entries) = std::fs::read_dir(&dir) {
+        for entry in entries.filter_map(|e| e.ok()) {
+            let path = entry.path();
+            if !expected_files.contains(&path) {
+                if bless {
+                    std::fs::remove_file(&path).expect("removing a stale snapshot");
+                } else {
+                    problems.push(format!("stale snapshot {}", path.display()));
+                }
+            }
+        }
+    }
+    problems
 }
 
 #[test]
@@ -116,6 +189,7 @@ fn every_kernel_in_the_repository_validates() {
 
     let mut found = 0;
     let mut failures = Vec::new();
+    let mut snapshots = Vec::new();
     for file in &files {
         let shown = file
             .strip_prefix(&root)
@@ -140,6 +214,7 @@ fn every_kernel_in_the_repository_validates() {
                 "{shown} mentions #[kernel(amp)] but no kernel was found in it"
             );
         }
+        let mut snapshot = String::new();
         for func in kernels {
             found += 1;
             let name = func.sig.ident.to_string();
@@ -160,9 +235,15 @@ fn every_kernel_in_the_repository_validates() {
                                 "{shown}: spirv-val rejects `{name}` (unchecked: {unchecked}):\n{msg}"
                             ));
                         }
+                        let checks = if unchecked { "unchecked" } else { "checked" };
+                        snapshot.push_str(&format!("; ===== kernel `{name}` ({checks}) =====\n"));
+                        snapshot.push_str(&disassemble(&kernel.spirv, &tag));
                     }
                 }
             }
+        }
+        if !snapshot.is_empty() {
+            snapshots.push((shown, snapshot));
         }
     }
     // The examples alone have five kernels: finding fewer means the search is broken, and the
@@ -178,5 +259,13 @@ fn every_kernel_in_the_repository_validates() {
         failures.len(),
         failures.join("\n\n")
     );
-    eprintln!("{found} kernels in {} files validated", files.len());
+    let mismatches = check_snapshots(&root, &snapshots);
+    assert!(
+        mismatches.is_empty(),
+        "{} SPIR-V snapshots differ (after a deliberate change to the generated code, rerun with \
+         AMP_BLESS=1 and review the diff of tests/snapshots/spirv):\n\n{}",
+        mismatches.len(),
+        mismatches.join("\n\n")
+    );
+    eprintln!("{found} kernels in {} files validated and matched their snapshots", files.len());
 }
