@@ -1,0 +1,323 @@
+//! The kernel ABI of amp-rs: the contract between the compiler (`amp-spirv`, run by the
+//! `#[kernel(amp)]` macro at build time) and the runtime (`amp-runtime`), defined once.
+//!
+//! Both sides depend on this crate and on nothing else of each other: the compiler lays out
+//! bindings, push constants, specialization constants and the out-of-bounds report as written
+//! here, and the runtime fills them the same way. The macro emits one [`KernelInfo`] static per
+//! kernel and a launcher function that returns a `KernelCall`. Nothing here is meant to be
+//! written by hand; the runtime re-exports it (hidden) so that generated code can name it
+//! through `amp::__private`.
+//!
+//! ```
+//! use amp_abi::{ElemType, ParamKind, ScalarType};
+//! // A rank-2 `ArrayView<f32, 2>` bound at binding 0, its layout after the domain's extent.
+//! let view = ParamKind::Buffer {
+//!     binding: 0,
+//!     elem: ElemType::Scalar(ScalarType::F32),
+//!     rank: 2,
+//!     writable: false,
+//!     extent_offset: 8,
+//! };
+//! assert_eq!(amp_abi::buffer_layout_bytes(2), 16); // extent, offset, one stride
+//! assert!(matches!(view, ParamKind::Buffer { rank: 2, .. }));
+//! ```
+//!
+//! # The contract between the compiler and the runtime
+//! - Descriptor set 0 holds one storage buffer per buffer parameter (`ArrayView`, `ArrayViewMut`,
+//!   `Array`), bound at [`ParamKind::Buffer::binding`] (declaration order, from 0). Each buffer is
+//!   a runtime array of its element type, densely packed, row-major; a short-vector element (`Float3`) is its
+//!   components packed without padding ([`ElemType::size`] bytes, 12 for a `Float3`); a struct
+//!   element is its `#[repr(C)]` layout (short-vector fields packed the same way).
+//! - One push-constant block of [`KernelInfo::push_constant_size`] bytes. Bytes
+//!   `[0, 4 * rank)` hold the launch domain's extent as `u32`s; each buffer parameter's layout
+//!   starts at its `extent_offset`: its extent (`rank` `u32`s), the element offset of the view's
+//!   first element in the buffer (one `u32`), and the element strides of all dimensions but the
+//!   last (`rank - 1` `u32`s; the last stride is 1), so sections and projections of a buffer
+//!   are passed without copying; each scalar parameter lives at its `offset`
+//!   (`bool` as a `u32` 0 or 1, `f64` on an 8-byte boundary), and each by-value short vector
+//!   or struct ([`ParamKind::Value`]) is its host `#[repr(C)]` bytes at its `offset`, aligned
+//!   as the host type (on the device, one push-constant member per scalar, at its C offset).
+//!   Scalars and values follow the buffers' layouts, in declaration order.
+//! - Bounds checks (every `#[kernel(amp)]` kernel with buffers, unless it says
+//!   `#[kernel(amp, unchecked)]`): each view or array access compares every index component,
+//!   as a `u32` (so a negative `i32` cast to `usize` fails too), with the buffer's extent from
+//!   the push constants. In bounds, the access happens; out of bounds, it does not: a read
+//!   yields zero of the element type (`0` / `0.0`), a write is dropped, an atomic does nothing
+//!   and returns 0 (a compare-exchange sees the element as 0). A failing access is noted in
+//!   the thread's private pending report; when the thread ends, a pending report goes to the
+//!   out-of-bounds report, a storage buffer of [`OOB_REPORT_WORDS`] `u32`s at binding
+//!   [`KernelInfo::oob_report_binding`] (the one after the buffer parameters):
+//!   `[flag, param, rank, index[3], extent[3]]`, where `param` indexes [`KernelInfo::params`]
+//!   and unused dimensions are 0. The thread whose atomic compare-exchange moves `flag` from 0
+//!   to 1 writes the rest; later threads change nothing. (One atomic per failing thread, at its
+//!   end, rather than behind every access: the rarely taken branch stays cheap.) The runtime
+//!   binds a zeroed report to every launch and, once the launch has finished, turns a set
+//!   flag into `Error::IndexOutOfBounds`. `tile_static` arrays and
+//!   local arrays are not buffers: their indices are clamped to the last element instead.
+//! - Simple (untiled) kernels run with [`KernelInfo::workgroup_size`] threads per workgroup. The
+//!   runtime dispatches `ceil(total / workgroup_size[0])` workgroups, folded onto `x` and `y` when
+//!   they exceed the device's per-dimension limit (`y = ceil(groups / max_x)` rows of
+//!   `ceil(groups / y)`, and never more than 2^32 threads in all, so the ids below cannot
+//!   wrap); the kernel computes its linear id as
+//!   `GlobalInvocationId.x + GlobalInvocationId.y * NumWorkgroups.x * workgroup_size[0]`, skips
+//!   ids past the domain's element count, and unflattens the rest row-major into its `Index<N>`.
+//! - Tiled kernels (`tile_rank` > 0) run one workgroup per tile. The workgroup size is given by
+//!   specialization constants 0 (x), 1 (y), 2 (z), which the runtime sets from the tile shape:
+//!   x is the last tile dimension (the fastest-varying), y the one before, z the first of three.
+//!   The runtime dispatches `extent[d] / tile[d]` workgroups along the same axes; for rank 1 a
+//!   count above the device's x limit is folded onto y the same way (`tile = WorkgroupId.x +
+//!   WorkgroupId.y * NumWorkgroups.x`; whole workgroups with `tile * tile[0] >= extent[0]`
+//!   return at once, so barriers stay uniform).
+//! - Specialization constants 3, 4, ... carry the values of [`KernelInfo::spec_constants`],
+//!   4 bytes each (`bool` as a `u32`) or 8 for `f64`, supplied by each call (simple kernels
+//!   through `KernelCall::with_spec`, tiled ones through `TiledKernelCall::new`) as
+//!   little-endian words, one per 4-byte value and two per `f64` (low word first). Simple
+//!   kernels get no entries for ids 0, 1, 2: their workgroup size is their `LocalSize`.
+//! - Each buffer parameter at binding `b` has a `u32` specialization constant with `SpecId`
+//!   [`LAYOUT_SPEC_ID_BASE`]` + b`: its layout facts for this launch, a set of
+//!   [`layout_fact`] bits (`ZERO_OFFSET`: the view starts at element 0; `DENSE`: its strides
+//!   are row-major over its own extent; `COVERS_DOMAIN`: same rank as the domain and at
+//!   least as large in every dimension; `EQUALS_DOMAIN_DIM0 << d`: dimension `d` equals the
+//!   domain's). Kernels use 0 for the offset, strides from the extent, the domain's extent
+//!   member for equal dimensions, and skip checks of index components derived from the
+//!   thread's own index (`idx[d]`, `t.global[d]`) in covering views; the driver folds what
+//!   the facts decide. It defaults to 0 (nothing known); the runtime sets it at every launch,
+//!   so a kernel has one pipeline per combination of facts it is launched with.
+//! - The runtime builds one pipeline per kernel, device and specialization (workgroup size and
+//!   constant values), so a const-generic kernel launched with two tile shapes gets two.
+//! - Before a tiled launch the runtime checks that each extent dimension is a multiple of the
+//!   tile's (`Error::NotDivisible`), that the tile fits `maxComputeWorkGroupInvocations` and
+//!   `maxComputeWorkGroupSize` (`Error::TileTooLarge`), and that the call's `tile_static` bytes
+//!   fit `maxComputeSharedMemorySize` (`Error::TileStaticTooLarge`).
+
+#![no_std]
+#![deny(missing_docs)]
+
+/// `SpecId`s of the specialization constants every module may declare.
+pub mod spec_id {
+    /// The workgroup size x, y, z of a tiled kernel (x is the last tile dimension).
+    pub const WORKGROUP_SIZE: [u32; 3] = [0, 1, 2];
+    /// The first constant read from outside the kernel's body ([`KernelInfo::spec_constants`]
+    /// are `FIRST_OUTER_CONST`, `FIRST_OUTER_CONST + 1`, ...).
+    ///
+    /// [`KernelInfo::spec_constants`]: crate::KernelInfo::spec_constants
+    pub const FIRST_OUTER_CONST: u32 = 3;
+}
+
+/// `SpecId` of the `u32` specialization constant holding the layout facts of the buffer bound
+/// at binding `b`: `LAYOUT_SPEC_ID_BASE + b`. Its bits are [`layout_fact`]s; it defaults to 0
+/// (nothing known: offset, strides and extents come from the push constants) and the runtime
+/// sets it for every launch.
+pub const LAYOUT_SPEC_ID_BASE: u32 = 0x1_0000;
+
+/// The bits of a buffer's layout facts ([`LAYOUT_SPEC_ID_BASE`]).
+pub mod layout_fact {
+    /// The view starts at its buffer's first element (element offset 0).
+    pub const ZERO_OFFSET: u32 = 1;
+    /// The view's strides are row-major over its own extent (a whole array or view).
+    pub const DENSE: u32 = 1 << 1;
+    /// The view has the launch domain's rank and an extent at least the domain's in every
+    /// dimension: index components derived from the thread's own index need no check.
+    pub const COVERS_DOMAIN: u32 = 1 << 2;
+    /// Dimension 0 of the view's extent equals the domain's (same rank); `<< d` for
+    /// dimension `d`.
+    pub const EQUALS_DOMAIN_DIM0: u32 = 1 << 3;
+}
+
+/// The largest push-constant block every Vulkan device supports (`maxPushConstantsSize` is at
+/// least this): the compiler refuses kernels whose launch parameters need more.
+pub const MAX_PUSH_CONSTANT_BYTES: u32 = 128;
+
+/// Bytes of one buffer parameter's layout in the push-constant block: its extent (`rank`
+/// `u32`s), the element offset of its first element (one `u32`) and the strides of all
+/// dimensions but the last (`rank - 1` `u32`s).
+pub const fn buffer_layout_bytes(rank: u32) -> u32 {
+    4 * (2 * rank)
+}
+
+/// The scalar types a kernel parameter or buffer element can have on the device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScalarType {
+    /// `bool`: only as a scalar parameter, passed as a `u32` 0 or 1.
+    Bool,
+    /// `i32`.
+    I32,
+    /// `u32`.
+    U32,
+    /// `f32`.
+    F32,
+    /// `f64`: needs the device feature `shaderFloat64`.
+    F64,
+}
+
+impl ScalarType {
+    /// Size in bytes on the device (and in the push-constant block).
+    pub const fn size(self) -> u32 {
+        match self {
+            ScalarType::F64 => 8,
+            _ => 4,
+        }
+    }
+
+    /// The Rust spelling of the type, for error messages.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ScalarType::Bool => "bool",
+            ScalarType::I32 => "i32",
+            ScalarType::U32 => "u32",
+            ScalarType::F32 => "f32",
+            ScalarType::F64 => "f64",
+        }
+    }
+}
+
+/// The element type of a view or array on the device: a scalar, or a short vector of one
+/// (`Float3`, `int_2`, ...), packed as the host's `#[repr(C)]` type (a `Float3` is 12 bytes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ElemType {
+    /// `i32`, `u32`, `f32` or `f64`.
+    Scalar(ScalarType),
+    /// A short vector: its component type and its 2 to 4 components.
+    Vector(ScalarType, u32),
+    /// A `#[derive(DeviceStruct)]` struct, laid out as its `#[repr(C)]` host type.
+    Struct {
+        /// The struct's name.
+        name: &'static str,
+        /// Its size in bytes.
+        size: u32,
+    },
+}
+
+impl ElemType {
+    /// Size in bytes of one element (its stride in the buffer).
+    pub const fn size(self) -> u32 {
+        match self {
+            ElemType::Scalar(s) => s.size(),
+            ElemType::Vector(s, n) => s.size() * n,
+            ElemType::Struct { size, .. } => size,
+        }
+    }
+}
+
+impl From<ScalarType> for ElemType {
+    fn from(s: ScalarType) -> Self {
+        ElemType::Scalar(s)
+    }
+}
+
+impl core::fmt::Display for ElemType {
+    /// The Rust spelling: `f32`, `Float3`, `Int2`, `UInt4`, `Double2`.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            ElemType::Scalar(s) => f.write_str(s.name()),
+            ElemType::Vector(s, n) => {
+                let base = match s {
+                    ScalarType::I32 => "Int",
+                    ScalarType::U32 => "UInt",
+                    ScalarType::F32 => "Float",
+                    ScalarType::F64 => "Double",
+                    ScalarType::Bool => "Bool",
+                };
+                write!(f, "{base}{n}")
+            }
+            ElemType::Struct { name, .. } => f.write_str(name),
+        }
+    }
+}
+
+/// How one kernel parameter (after the index) reaches the device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamKind {
+    /// A view or array, bound as a storage buffer.
+    Buffer {
+        /// Binding number in descriptor set 0.
+        binding: u32,
+        /// Element type.
+        elem: ElemType,
+        /// Rank of the view or array.
+        rank: u32,
+        /// Whether the kernel may write it (`ArrayViewMut`, `&mut Array`).
+        writable: bool,
+        /// Byte offset of its layout in the push-constant block: extent (`rank` `u32`s), element
+        /// offset (one `u32`), strides of all but the last dimension (`rank - 1` `u32`s).
+        extent_offset: u32,
+    },
+    /// A scalar passed by value in the push-constant block.
+    Scalar {
+        /// Its type.
+        ty: ScalarType,
+        /// Byte offset in the push-constant block.
+        offset: u32,
+    },
+    /// A short vector or `#[derive(DeviceStruct)]` struct passed by value in the push-constant
+    /// block: its host `#[repr(C)]` bytes ([`ElemType::size`] of them, padding included) copied
+    /// as they are, at `offset` (a multiple of the type's alignment).
+    Value {
+        /// Its type.
+        elem: ElemType,
+        /// Byte offset in the push-constant block.
+        offset: u32,
+    },
+}
+
+/// One kernel parameter after the index parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParamInfo {
+    /// The parameter's name in the kernel's source.
+    pub name: &'static str,
+    /// How it is passed.
+    pub kind: ParamKind,
+}
+
+/// Everything the runtime needs to know about one compiled kernel.
+#[derive(Debug)]
+pub struct KernelInfo {
+    /// The kernel function's name.
+    pub name: &'static str,
+    /// The SPIR-V module (SPIR-V 1.3, Vulkan 1.1), validated at build time.
+    pub spirv: &'static [u32],
+    /// Name of the compute entry point in [`spirv`](Self::spirv).
+    pub entry_point: &'static str,
+    /// Rank of the launch domain (the `N` of the kernel's `Index<N>`).
+    pub rank: u32,
+    /// Parameters after the index, in declaration order.
+    pub params: &'static [ParamInfo],
+    /// Size in bytes of the push-constant block (a multiple of 4; 0 when there is none).
+    pub push_constant_size: u32,
+    /// Threads per workgroup, as declared by the module's `LocalSize`. Ignored for tiled
+    /// kernels, whose workgroup size is the tile (specialization constants 0, 1, 2).
+    pub workgroup_size: [u32; 3],
+    /// Whether the module declares the `Float64` capability.
+    pub uses_float64: bool,
+    /// A hash of the module, stable across builds; the pipeline cache's key.
+    pub hash: u64,
+    /// Rank of the tile for tiled kernels (1 to 3); 0 for simple kernels.
+    pub tile_rank: u32,
+    /// Types of the specialization constants with `SpecId` 3, 4, ... in order (constants the
+    /// kernel reads from outside its body: `const` items, const-generic parameters). Their values
+    /// come with each call. `SpecId` 0, 1, 2 are the workgroup size x, y, z of tiled kernels.
+    pub spec_constants: &'static [ScalarType],
+    /// The compiler's report: shape, memory, bindings and their access, capabilities, and the
+    /// analyses' findings (empty for hand-written modules).
+    pub report: &'static str,
+    /// For a bounds-checked kernel, the binding in set 0 of its out-of-bounds report buffer
+    /// ([`OOB_REPORT_WORDS`] `u32`s; see the module documentation); `None` for `unchecked`
+    /// kernels, kernels without buffers, and hand-written modules.
+    pub oob_report_binding: Option<u32>,
+}
+
+/// Size in `u32`s of a checked kernel's out-of-bounds report: `[flag, param, rank, index[3],
+/// extent[3]]`.
+pub const OOB_REPORT_WORDS: u32 = 9;
+
+impl KernelInfo {
+    /// The SPIR-V words of this kernel.
+    pub fn spirv(&self) -> &'static [u32] {
+        self.spirv
+    }
+
+    /// The compile report (`AMP_REPORT=1` prints it during the build).
+    pub fn report(&self) -> &'static str {
+        self.report
+    }
+}
