@@ -241,13 +241,16 @@ fn scalar_tokens(s: Scalar) -> TokenStream2 {
     quote!(::core::primitive::#ident)
 }
 
+/// The runtime's `ScalarType` of `s`, as the kernel ABI maps it.
 fn scalar_type_tokens(s: Scalar) -> TokenStream2 {
-    let variant = match s {
-        Scalar::Bool => quote!(Bool),
-        Scalar::I32 => quote!(I32),
-        Scalar::U32 | Scalar::Usize => quote!(U32),
-        Scalar::F32 => quote!(F32),
-        Scalar::F64 => quote!(F64),
+    use amp_spirv::abi::ScalarType;
+    // Exhaustive over the ABI's variants: a new one fails to compile here.
+    let variant = match s.abi() {
+        ScalarType::Bool => quote!(Bool),
+        ScalarType::I32 => quote!(I32),
+        ScalarType::U32 => quote!(U32),
+        ScalarType::F32 => quote!(F32),
+        ScalarType::F64 => quote!(F64),
     };
     quote!(::amp::__private::ScalarType::#variant)
 }

@@ -243,28 +243,10 @@ pub fn check_device_fn_with(
     check_device_fn(func)
 }
 
-/// `SpecId` of the `u32` specialization constant holding the layout facts of the view bound
-/// at binding `b`: `LAYOUT_SPEC_ID_BASE + b`. Its bits are [`layout_fact`]s; it defaults to 0
-/// (nothing known: offset, strides and extents come from the push constants) and the runtime
-/// sets it for every launch. Kept equal to `amp_runtime::LAYOUT_SPEC_ID_BASE`.
-pub const LAYOUT_SPEC_ID_BASE: u32 = 0x1_0000;
-
-/// The bits of a buffer's layout facts ([`LAYOUT_SPEC_ID_BASE`]).
-pub mod layout_fact {
-    /// The view starts at its buffer's first element (element offset 0).
-    pub const ZERO_OFFSET: u32 = 1;
-    /// The view's strides are row-major over its own extent (a whole array or view).
-    pub const DENSE: u32 = 1 << 1;
-    /// The view has the launch domain's rank and an extent at least the domain's in every
-    /// dimension: index components derived from the thread's own index need no check.
-    pub const COVERS_DOMAIN: u32 = 1 << 2;
-    /// Dimension 0 of the view's extent equals the domain's (same rank); `<< d` for
-    /// dimension `d`.
-    pub const EQUALS_DOMAIN_DIM0: u32 = 1 << 3;
-}
-
-/// The largest push-constant block every Vulkan device supports.
-pub const MAX_PUSH_CONSTANT_BYTES: u32 = 128;
+/// The kernel ABI shared with the runtime: layout facts and their `SpecId`s, the push-constant
+/// limit, the out-of-bounds report's size, the runtime's descriptions of parameters.
+pub use amp_abi as abi;
+pub use amp_abi::{layout_fact, LAYOUT_SPEC_ID_BASE, MAX_PUSH_CONSTANT_BYTES};
 
 /// Compiles a `#[kernel(amp)]` function to SPIR-V, or returns every error found in it.
 pub fn compile(func: &syn::ItemFn) -> Result<CompiledKernel, Diagnostics> {

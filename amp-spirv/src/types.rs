@@ -68,6 +68,18 @@ impl Scalar {
             _ => 32,
         }
     }
+
+    /// How the runtime sees a value of this type ([`amp_abi::ScalarType`]): `usize` travels
+    /// as a `u32`, `bool` as a `u32` 0 or 1.
+    pub fn abi(self) -> amp_abi::ScalarType {
+        match self {
+            Scalar::Bool => amp_abi::ScalarType::Bool,
+            Scalar::I32 => amp_abi::ScalarType::I32,
+            Scalar::U32 | Scalar::Usize => amp_abi::ScalarType::U32,
+            Scalar::F32 => amp_abi::ScalarType::F32,
+            Scalar::F64 => amp_abi::ScalarType::F64,
+        }
+    }
 }
 
 /// The length of an array type: a literal, or a constant from outside the kernel (a `const`
