@@ -8,8 +8,9 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Counts the background transfers (`copy_async`) that use a buffer, so host access and
-/// launches wait for them even when their future was leaked.
+/// A count of work in flight that waiters block on: the background transfers (`copy_async`)
+/// that use a buffer, so host access and launches wait for them even when their future was
+/// leaked, and a device's or view's abandoned submissions.
 #[derive(Default)]
 pub(crate) struct Busy {
     count: Mutex<u32>,
