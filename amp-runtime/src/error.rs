@@ -2,7 +2,7 @@
 
 use ash::vk;
 
-use crate::extent::dims_list;
+use crate::dims::dims_list;
 
 /// Everything that can go wrong between a kernel call and its results.
 ///

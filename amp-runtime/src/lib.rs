@@ -31,45 +31,39 @@
 //! kernels can be launched from several host threads at once.
 #![deny(missing_docs)]
 
-mod accelerator;
-mod array;
-mod atomic_float;
-mod bounds;
-mod buffer_access;
-mod copy;
-mod counts;
+mod data;
+mod device;
+mod dims;
 mod error;
+mod exec;
 mod extent;
-mod instance;
 mod kernel;
-mod launch;
 mod memory;
-mod pipeline;
-mod queue;
 mod scalar;
 pub mod short_vector;
-mod tiled;
-mod view;
+mod sync;
 
-pub use accelerator::{Accelerator, DeviceType, Limits};
-pub use array::{AccessType, Array};
+pub use data::{
+    copy, copy_async, transfer_stats, AccessType, Array, ArrayView, ArrayViewMut, CompletionFuture,
+    CopyDestination, CopySource, TransferStats,
+};
 #[doc(hidden)]
-pub use buffer_access::{DeviceBuffer, DeviceBufferMut};
-pub use copy::{copy, copy_async, CompletionFuture, CopyDestination, CopySource};
-pub use counts::{live_object_counts, ObjectCounts};
+pub use data::{DeviceBuffer, DeviceBufferMut};
+pub use device::{
+    live_object_counts, validation_enabled, validation_message_count, Accelerator, AcceleratorView,
+    DeviceType, LaunchTarget, Limits, ObjectCounts,
+};
 pub use error::Error;
+pub use exec::{
+    parallel_for_each, parallel_for_each_on, ComputeDomain, KernelArg, KernelCall, RawKernel,
+    TileBarrier, TiledExtent, TiledIndex, TiledKernelCall, MAX_TILE_THREADS,
+};
 pub use extent::{Extent, Index};
-pub use instance::{validation_enabled, validation_message_count};
 #[doc(hidden)]
 pub use kernel::{
     layout_fact, KernelInfo, ParamInfo, ParamKind, LAYOUT_SPEC_ID_BASE, OOB_REPORT_WORDS,
 };
 pub use kernel::{ElemType, ScalarType};
-pub use launch::{
-    parallel_for_each, parallel_for_each_on, ComputeDomain, KernelArg, KernelCall, RawKernel,
-    TiledKernelCall,
-};
-pub use queue::{AcceleratorView, LaunchTarget};
 #[doc(hidden)]
 pub use scalar::sealed::Sealed as DeviceStructSeal;
 pub use scalar::{DeviceScalar, ScalarArg};
@@ -78,8 +72,6 @@ pub use short_vector::{
     uint_4, Double2, Double3, Double4, Float2, Float3, Float4, Int2, Int3, Int4, UInt2, UInt3,
     UInt4,
 };
-pub use tiled::{TileBarrier, TiledExtent, TiledIndex, MAX_TILE_THREADS};
-pub use view::{transfer_stats, ArrayView, ArrayViewMut, TransferStats};
 
 /// Compile-time proof that the types C++ AMP lets several threads share are `Send + Sync`.
 const _: () = {

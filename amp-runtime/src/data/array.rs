@@ -7,11 +7,15 @@ use std::sync::Arc;
 use ash::vk;
 use gpu_allocator::MemoryLocation;
 
-use crate::buffer_access::{BufferAccess, DeviceBuffer, DeviceBufferMut};
+use super::access::{BufferAccess, DeviceBuffer, DeviceBufferMut};
+use super::layout::Layout;
+use super::shared::Shared;
+use super::view::{ArrayView, ArrayViewMut};
+use crate::device::Accelerator;
 use crate::kernel::ElemType;
 use crate::memory::{force_staging, Buffer};
-use crate::view::{Layout, Shared};
-use crate::{Accelerator, ArrayView, ArrayViewMut, DeviceScalar, Error, Extent, Index};
+use crate::scalar::DeviceScalar;
+use crate::{Error, Extent, Index};
 
 /// How the host may access an [`Array`]'s memory (C++ AMP's `access_type`, used as its
 /// `cpu_access_type`).
@@ -93,7 +97,7 @@ impl Accelerator {
     /// Whether kernels on this device can use host slices in place
     /// (`VK_EXT_external_memory_host`), so views of host data are zero-copy.
     pub fn supports_host_memory_import(&self) -> bool {
-        self.shared.memory.host_import_alignment.is_some()
+        self.device().memory().host_import_alignment.is_some()
             && self.supports_cpu_shared_memory()
             && !force_staging()
     }
@@ -125,7 +129,7 @@ impl<T: DeviceScalar, const N: usize> Array<T, N> {
         let len = extent.validate()?;
         let bytes = (len as u64).saturating_mul(std::mem::size_of::<T>() as u64);
         let access = access.resolve(acc);
-        let buffer = Buffer::storage_in(&acc.shared, bytes, access.location())?;
+        let buffer = Buffer::storage_in(acc.device(), bytes, access.location())?;
         Ok(Array {
             buffer: Arc::new(buffer),
             extent,

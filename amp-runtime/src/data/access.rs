@@ -1,9 +1,11 @@
-//! What a launch needs from a view or array passed to a kernel.
+//! What a launch needs from a view or array passed to a kernel: the sealed [`BufferAccess`]
+//! trait (the interface between the `data` and `exec` layers).
 
 use ash::vk;
 
+use crate::device::Accelerator;
 use crate::kernel::ElemType;
-use crate::{Accelerator, Error};
+use crate::Error;
 
 mod sealed {
     use super::*;

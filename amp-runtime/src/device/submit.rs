@@ -1,39 +1,35 @@
-//! Queues: [`AcceleratorView`] (C++ AMP's `accelerator_view`), the [`LaunchTarget`] trait and
-//! the command-submission path every transfer and launch goes through.
-//!
-//! Each view owns its command pool, command buffer, fence and descriptor pool (a
-//! [`Submitter`]); the device's Vulkan queue is shared by all of them and guarded by a mutex
-//! around `vkQueueSubmit` only, so views on one accelerator record, submit and wait
-//! independently.
+//! The command-submission path every transfer and launch goes through: a [`Submitter`] (one
+//! per accelerator view: command pool and buffer, fence, descriptor pool), recording between
+//! two global barriers, submission to the device's one queue, waiting with a timeout, and
+//! abandoning work whose wait timed out.
 
-use std::fmt;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, LazyLock, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use ash::vk;
 
-use crate::accelerator::{lock, DeviceShared};
-use crate::counts::{LIVE_DESCRIPTOR_POOLS, LIVE_SUBMITTERS};
-use crate::memory::Busy;
-use crate::pipeline::{LaunchKey, RecordedLaunch};
-use crate::{Accelerator, Error};
+use super::counts::{LIVE_DESCRIPTOR_POOLS, LIVE_SUBMITTERS};
+use super::recorded::{LaunchKey, RecordedLaunch};
+use super::Device;
+use crate::sync::{lock, Busy};
+use crate::Error;
 
 /// Command recording state of one view: a command pool with one command buffer, its fence and
 /// a descriptor pool for the launch's one descriptor set. Guarded by a mutex; a submission holds
 /// it from recording until its fence signals.
 pub(crate) struct Submitter {
     pool: vk::CommandPool,
-    pub(crate) cmd: vk::CommandBuffer,
+    cmd: vk::CommandBuffer,
     fence: vk::Fence,
-    pub(crate) descriptor_pool: vk::DescriptorPool,
+    descriptor_pool: vk::DescriptorPool,
     descriptor_capacity: u32,
     /// Command buffers submitted so far.
-    submitted: u64,
+    pub(super) submitted: u64,
     /// How long a submission may take before its wait gives up with [`Error::Timeout`].
-    timeout: Duration,
-    /// Counts this view's abandoned submissions still running (see [`abandoned_work`]).
-    abandoned: Arc<Busy>,
+    pub(super) timeout: Duration,
+    /// Counts this view's abandoned submissions still running (see
+    /// [`Device::wait_for_abandoned_work`]).
+    pub(super) abandoned: Arc<Busy>,
     /// The launch the command buffer holds, when it holds exactly one launch (see
     /// [`LaunchKey`]); `None` after any other recording.
     recorded: Option<RecordedLaunch>,
@@ -64,25 +60,8 @@ fn timeout_nanos(timeout: Duration) -> u64 {
 }
 
 /// `timeout` in milliseconds for [`Error::Timeout`].
-fn timeout_millis(timeout: Duration) -> u64 {
+pub(super) fn timeout_millis(timeout: Duration) -> u64 {
     u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX)
-}
-
-/// Counts the submissions, over all devices, whose wait timed out and that still run.
-///
-/// Vulkan cannot cancel submitted work, so a submission whose wait gave up keeps its command
-/// buffer, fence and descriptor pool (its old [`Submitter`], handed to a thread that waits
-/// for it and then destroys them) and keeps the buffers it uses: every host access to buffer
-/// memory and every buffer's drop waits here first. Coarse (all buffers, not just the ones
-/// the work uses) but simple, and only ever slow after a timeout.
-fn abandoned_work() -> &'static Arc<Busy> {
-    static ABANDONED: LazyLock<Arc<Busy>> = LazyLock::new(Arc::default);
-    &ABANDONED
-}
-
-/// Blocks until no abandoned submission (see [`abandoned_work`]) is running.
-pub(crate) fn wait_for_abandoned_work() {
-    abandoned_work().wait_idle();
 }
 
 const INITIAL_DESCRIPTOR_CAPACITY: u32 = 16;
@@ -137,6 +116,17 @@ impl Submitter {
         }
     }
 
+    /// The command buffer being recorded (valid inside a `submit` closure).
+    pub(crate) fn cmd(&self) -> vk::CommandBuffer {
+        self.cmd
+    }
+
+    /// The descriptor pool for the launch's one descriptor set (see
+    /// [`Device::reset_descriptor_pool`]).
+    pub(crate) fn descriptor_pool(&self) -> vk::DescriptorPool {
+        self.descriptor_pool
+    }
+
     /// Destroys the Vulkan objects.
     ///
     /// # Safety
@@ -168,7 +158,7 @@ fn create_descriptor_pool(d: &ash::Device, capacity: u32) -> Result<vk::Descript
     Ok(pool)
 }
 
-impl DeviceShared {
+impl Device {
     /// Records commands with `record` on the device's default view, submits them and waits.
     /// Transfers between host and device memory go through here.
     pub(crate) fn submit<R>(
@@ -276,8 +266,8 @@ impl DeviceShared {
 
     /// Gives up waiting for `s`'s submission, which is still pending: a thread takes over
     /// `s`'s objects, waits for the submission (without a limit) and destroys them, while `s`
-    /// continues with fresh ones. Until that thread is done, [`abandoned_work`] and the
-    /// view's own counter are busy, so host access to buffers and [`AcceleratorView::wait`]
+    /// continues with fresh ones. Until that thread is done, the device's and the view's
+    /// counters of abandoned work are busy, so host access to buffers and [`AcceleratorView::wait`]
     /// wait for it.
     fn abandon(&self, s: &mut Submitter) {
         let d = self.device.clone();
@@ -291,9 +281,9 @@ impl DeviceShared {
         s.submitted = old.submitted;
         s.timeout = old.timeout;
         s.abandoned = old.abandoned.clone();
-        let guards = (abandoned_work().begin(), old.abandoned.begin());
+        let guards = (self.abandoned.begin(), old.abandoned.begin());
         let finish = move || {
-            // SAFETY: the fence belongs to the device, which outlives this (`DeviceShared::drop`
+            // SAFETY: the fence belongs to the device, which outlives this (`Device::drop`
             // waits for abandoned work first); once it signaled (or the device is lost) the
             // submitter's objects are no longer in use.
             unsafe {
@@ -388,202 +378,6 @@ unsafe fn record_barrier(d: &ash::Device, cmd: vk::CommandBuffer, which: Barrier
             &[],
         )
     };
-}
-
-/// A queue on an accelerator (C++ AMP's `accelerator_view`): launches submitted to one view
-/// run in submission order.
-///
-/// Get one with [`Accelerator::default_view`] (the view [`parallel_for_each`] and all
-/// host-device copies use) or [`Accelerator::create_view`] (a new, independent queue), and
-/// launch on it with [`parallel_for_each_on`]. Cheap to clone: clones are the same view.
-///
-/// Every view owns its command buffer, fence and descriptor pool, so threads launching on
-/// different views of one accelerator record and wait independently (on a device with a single
-/// Vulkan queue, such as lavapipe, they share it for the submission itself). Launches on one
-/// view from several threads are serialized.
-///
-/// **Launches are synchronous**: [`parallel_for_each_on`] returns after the device finished the
-/// work (so views written by a launch can be read right away). [`wait`](Self::wait) therefore
-/// only has to wait for launches that other threads are running on the same view, and
-/// [`flush`](Self::flush) has nothing buffered to submit; both exist so code written against
-/// C++ AMP's `accelerator_view` keeps its shape.
-///
-/// ```no_run
-/// use amp_runtime::Accelerator;
-/// let acc = Accelerator::default()?;
-/// let view = acc.create_view()?;
-/// // parallel_for_each_on(&view, out.extent(), kernel(&a, &mut out))?;
-/// view.wait()?;
-/// # Ok::<(), amp_runtime::Error>(())
-/// ```
-///
-/// [`parallel_for_each`]: crate::parallel_for_each
-/// [`parallel_for_each_on`]: crate::parallel_for_each_on
-#[derive(Clone)]
-pub struct AcceleratorView {
-    acc: Accelerator,
-    /// `None` for the default view, whose submitter the device owns.
-    own: Option<Arc<ViewShared>>,
-}
-
-/// The state of a view made by [`Accelerator::create_view`].
-struct ViewShared {
-    device: Arc<DeviceShared>,
-    submitter: Mutex<Submitter>,
-    id: u64,
-}
-
-impl Drop for ViewShared {
-    fn drop(&mut self) {
-        // SAFETY: every submission was waited for before its lock was released, and nothing
-        // else can use the submitter once the last handle is gone.
-        unsafe { lock(&self.submitter).destroy(&self.device.device) };
-    }
-}
-
-/// Ids of created views; 0 is every accelerator's default view.
-static NEXT_VIEW_ID: AtomicU64 = AtomicU64::new(1);
-
-impl AcceleratorView {
-    pub(crate) fn default_of(acc: &Accelerator) -> AcceleratorView {
-        AcceleratorView {
-            acc: acc.clone(),
-            own: None,
-        }
-    }
-
-    pub(crate) fn create(acc: &Accelerator) -> Result<AcceleratorView, Error> {
-        let device = acc.shared.clone();
-        let submitter = Submitter::new(&device.device, device.queue_family)?;
-        Ok(AcceleratorView {
-            acc: acc.clone(),
-            own: Some(Arc::new(ViewShared {
-                device,
-                submitter: Mutex::new(submitter),
-                id: NEXT_VIEW_ID.fetch_add(1, Ordering::Relaxed),
-            })),
-        })
-    }
-
-    /// The accelerator this view submits to.
-    pub fn accelerator(&self) -> &Accelerator {
-        &self.acc
-    }
-
-    /// Whether this is its accelerator's default view.
-    pub fn is_default(&self) -> bool {
-        self.own.is_none()
-    }
-
-    /// The number of command buffers this view has submitted (launches, and for the default
-    /// view also host-device copies). Every one of them has finished once [`wait`](Self::wait)
-    /// returns.
-    pub fn submission_count(&self) -> u64 {
-        lock(self.submitter()).submitted
-    }
-
-    /// Blocks until all work submitted to this view has finished, including launches other
-    /// threads are running on it right now and launches whose own wait timed out (C++ AMP's
-    /// `accelerator_view::wait`).
-    ///
-    /// Errors: [`Error::Timeout`] if that work is still running after this view's
-    /// [`timeout`](Self::timeout).
-    pub fn wait(&self) -> Result<(), Error> {
-        // A submission holds the lock until its fence signals or its wait times out: taking
-        // the lock waits for the one in flight. Timed-out ones are counted in `abandoned`.
-        let (abandoned, timeout) = {
-            let s = lock(self.submitter());
-            (s.abandoned.clone(), s.timeout)
-        };
-        if abandoned.wait_idle_for(timeout) {
-            Ok(())
-        } else {
-            Err(Error::Timeout {
-                timeout_ms: timeout_millis(timeout),
-            })
-        }
-    }
-
-    /// How long a launch (or, on the default view, a transfer) on this view may run before
-    /// its wait returns [`Error::Timeout`]: `AMP_LAUNCH_TIMEOUT_MS` milliseconds when the
-    /// view was created (`0` for no limit; 60 s when unset), unless changed with
-    /// [`set_timeout`](Self::set_timeout).
-    pub fn timeout(&self) -> Duration {
-        lock(self.submitter()).timeout
-    }
-
-    /// Sets [`timeout`](Self::timeout) for this view and its clones (`Duration::MAX`: no
-    /// limit).
-    ///
-    /// A timeout does not stop the work (Vulkan cannot cancel it): the launch returns
-    /// [`Error::Timeout`] while the device goes on, and host access to any buffer (reading a
-    /// view or array, dropping it) waits until it finished, so the launch's results appear
-    /// then. It turns a hang inside a launch into an error the program can report.
-    ///
-    /// ```no_run
-    /// # let acc = amp_runtime::Accelerator::default()?;
-    /// let view = acc.create_view()?;
-    /// view.set_timeout(std::time::Duration::from_secs(5));
-    /// # Ok::<(), amp_runtime::Error>(())
-    /// ```
-    pub fn set_timeout(&self, timeout: Duration) {
-        lock(self.submitter()).timeout = timeout;
-    }
-
-    /// Submits work recorded but not yet submitted (C++ AMP's `accelerator_view::flush`).
-    ///
-    /// Launches are submitted as they are made, so there is never anything left to submit;
-    /// returns `Ok(())`.
-    pub fn flush(&self) -> Result<(), Error> {
-        Ok(())
-    }
-
-    pub(crate) fn submitter(&self) -> &Mutex<Submitter> {
-        match &self.own {
-            Some(v) => &v.submitter,
-            None => &self.acc.shared.submitter,
-        }
-    }
-
-    fn id(&self) -> u64 {
-        self.own.as_ref().map_or(0, |v| v.id)
-    }
-}
-
-impl PartialEq for AcceleratorView {
-    fn eq(&self, other: &Self) -> bool {
-        self.acc == other.acc && self.id() == other.id()
-    }
-}
-
-impl Eq for AcceleratorView {}
-
-impl fmt::Debug for AcceleratorView {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("AcceleratorView")
-            .field("accelerator", &self.acc.name())
-            .field("id", &self.id())
-            .finish()
-    }
-}
-
-/// Where [`parallel_for_each_on`](crate::parallel_for_each_on) runs a launch: an
-/// [`Accelerator`] (its default view) or an [`AcceleratorView`].
-pub trait LaunchTarget {
-    /// The view the launch is submitted to.
-    fn accelerator_view(&self) -> AcceleratorView;
-}
-
-impl LaunchTarget for Accelerator {
-    fn accelerator_view(&self) -> AcceleratorView {
-        self.default_view()
-    }
-}
-
-impl LaunchTarget for AcceleratorView {
-    fn accelerator_view(&self) -> AcceleratorView {
-        self.clone()
-    }
 }
 
 #[cfg(test)]

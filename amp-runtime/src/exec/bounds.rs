@@ -6,8 +6,9 @@ use std::sync::{Arc, Mutex};
 
 use ash::vk;
 
-use crate::accelerator::{lock, DeviceShared};
+use crate::device::{Device, DeviceState};
 use crate::kernel::{KernelInfo, OOB_REPORT_WORDS};
+use crate::sync::lock;
 use crate::Error;
 
 /// Bytes of one report.
@@ -16,8 +17,8 @@ const REPORT_BYTES: u64 = 4 * OOB_REPORT_WORDS as u64;
 /// The memory of one out-of-bounds report: a buffer in its own small host-visible memory
 /// object, mapped for its whole life.
 ///
-/// Raw Vulkan memory rather than an allocator [`Buffer`](crate::memory::Buffer): the pool of
-/// reports lives in the device, and a `Buffer` would hold the device alive from there.
+/// Raw Vulkan memory rather than an allocator `Buffer`: the pool of reports lives in the
+/// device, and a `Buffer` would hold the device alive from there.
 struct ReportMemory {
     buffer: vk::Buffer,
     memory: vk::DeviceMemory,
@@ -31,8 +32,8 @@ struct ReportMemory {
 unsafe impl Send for ReportMemory {}
 
 impl ReportMemory {
-    fn create(device: &DeviceShared) -> Result<ReportMemory, Error> {
-        let d = &device.device;
+    fn create(device: &Device) -> Result<ReportMemory, Error> {
+        let d = device.vk();
         let info = vk::BufferCreateInfo::default()
             .size(REPORT_BYTES)
             .usage(vk::BufferUsageFlags::STORAGE_BUFFER)
@@ -48,7 +49,7 @@ impl ReportMemory {
             };
             let requirements = d.get_buffer_memory_requirements(buffer);
             let (type_index, coherent) = device
-                .memory
+                .memory()
                 .host_visible_type(requirements.memory_type_bits)
                 .ok_or_else(|| {
                     destroy_buffer(Error::Allocation(
@@ -143,8 +144,17 @@ pub(crate) struct ReportPool {
     free: Mutex<Vec<ReportMemory>>,
 }
 
+impl DeviceState for ReportPool {
+    unsafe fn destroy(&self, device: &Device) {
+        for report in lock(&self.free).drain(..) {
+            // SAFETY: per the function's contract.
+            unsafe { report.destroy(device.vk()) };
+        }
+    }
+}
+
 impl ReportPool {
-    fn take(&self, device: &DeviceShared) -> Result<ReportMemory, Error> {
+    fn take(&self, device: &Device) -> Result<ReportMemory, Error> {
         let reused = lock(&self.free).pop();
         match reused {
             Some(report) => Ok(report),
@@ -155,17 +165,6 @@ impl ReportPool {
     fn give_back(&self, report: ReportMemory) {
         lock(&self.free).push(report);
     }
-
-    /// Destroys the pooled reports.
-    ///
-    /// # Safety
-    /// No device work may be pending (every launch gives its report back after waiting).
-    pub(crate) unsafe fn destroy(&self, d: &ash::Device) {
-        for report in lock(&self.free).drain(..) {
-            // SAFETY: per the function's contract.
-            unsafe { report.destroy(d) };
-        }
-    }
 }
 
 /// The cleared out-of-bounds report of one launch of a checked kernel, taken from the device's
@@ -175,7 +174,8 @@ impl ReportPool {
 /// different views or threads) never share one.
 pub(crate) struct OobReport {
     binding: u32,
-    device: Arc<DeviceShared>,
+    device: Arc<Device>,
+    pool: Arc<ReportPool>,
     /// `None` only during drop.
     memory: Option<ReportMemory>,
 }
@@ -184,19 +184,21 @@ impl OobReport {
     /// The cleared report for a launch of `info`, or `None` when the kernel is not
     /// bounds-checked.
     pub(crate) fn for_launch(
-        device: &Arc<DeviceShared>,
+        device: &Arc<Device>,
         info: &KernelInfo,
     ) -> Result<Option<OobReport>, Error> {
         let Some(binding) = info.oob_report_binding else {
             return Ok(None);
         };
-        let memory = device.oob_reports.take(device)?;
+        let pool = device.state::<ReportPool>();
+        let memory = pool.take(device)?;
         let report = OobReport {
             binding,
             device: device.clone(),
+            pool,
             memory: Some(memory),
         };
-        report.memory()?.zero(&device.device)?;
+        report.memory()?.zero(device.vk())?;
         Ok(Some(report))
     }
 
@@ -224,7 +226,7 @@ impl OobReport {
 
     /// After the launch has finished: `Err(IndexOutOfBounds)` when an access failed.
     pub(crate) fn check(&self, info: &KernelInfo) -> Result<(), Error> {
-        let words = self.memory()?.read(&self.device.device)?;
+        let words = self.memory()?.read(self.device.vk())?;
         match decode(&words, info) {
             None => Ok(()),
             Some(error) => Err(error),
@@ -236,15 +238,15 @@ impl OobReport {
     /// For a launch whose wait timed out: the report goes back to the pool only once the
     /// abandoned work is done (a thread waits for it), not while the kernel may still write it.
     pub(crate) fn give_back_after_abandoned_work(mut self) {
-        let (device, memory) = (self.device.clone(), self.memory.take());
+        let (device, pool, memory) = (self.device.clone(), self.pool.clone(), self.memory.take());
         // If no thread starts, the closure and the memory in it are dropped unrun: the report
         // stays out of the pool for good (its handles leak) rather than being reused early.
         let _ = std::thread::Builder::new()
             .name("amp-oob-report".into())
             .spawn(move || {
-                crate::queue::wait_for_abandoned_work();
+                device.wait_for_abandoned_work();
                 if let Some(memory) = memory {
-                    device.oob_reports.give_back(memory);
+                    pool.give_back(memory);
                 }
             });
     }
@@ -253,7 +255,7 @@ impl OobReport {
 impl Drop for OobReport {
     fn drop(&mut self) {
         if let Some(memory) = self.memory.take() {
-            self.device.oob_reports.give_back(memory);
+            self.pool.give_back(memory);
         }
     }
 }

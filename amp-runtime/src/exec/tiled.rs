@@ -3,8 +3,8 @@
 
 use std::fmt;
 
-use crate::extent::write_dims;
-use crate::{Extent, Index};
+use crate::dims::write_dims;
+use crate::extent::{Extent, Index};
 
 /// The most threads one tile may have on any device the runtime checks at compile time
 /// (`T0 * T1 * T2`); the device's own limit (`maxComputeWorkGroupInvocations`, at least 128,

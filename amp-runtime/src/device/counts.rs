@@ -1,4 +1,5 @@
-//! Live-object counters for leak checks: [`live_object_counts`].
+//! Process-wide counters of live Vulkan objects, for leak checks ([`ObjectCounts`], read by
+//! [`live_object_counts`](super::live_object_counts)).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -18,7 +19,7 @@ impl Counted {
         self.0.fetch_sub(1, Ordering::Relaxed);
     }
 
-    fn get(&self) -> usize {
+    pub(super) fn get(&self) -> usize {
         self.0.load(Ordering::Relaxed)
     }
 }
@@ -51,30 +52,4 @@ pub struct ObjectCounts {
     pub command_pools: usize,
     /// Descriptor pools.
     pub descriptor_pools: usize,
-}
-
-/// The runtime's live Vulkan objects, for leak checks (see [`ObjectCounts`]).
-///
-/// ```no_run
-/// let before = amp_runtime::live_object_counts();
-/// // ... launches with fresh views ...
-/// assert_eq!(amp_runtime::live_object_counts(), before);
-/// ```
-pub fn live_object_counts() -> ObjectCounts {
-    let mut counts = ObjectCounts {
-        pipelines: LIVE_PIPELINES.get(),
-        command_pools: LIVE_SUBMITTERS.get(),
-        descriptor_pools: LIVE_DESCRIPTOR_POOLS.get(),
-        ..ObjectCounts::default()
-    };
-    for device in crate::accelerator::open_devices() {
-        counts.devices += 1;
-        if let Some(alloc) = crate::accelerator::lock(&device.allocator).as_ref() {
-            let report = alloc.generate_report();
-            counts.allocations += report.allocations.len();
-            counts.memory_blocks += report.blocks.len();
-            counts.memory_bytes += report.total_capacity_bytes;
-        }
-    }
-    counts
 }

@@ -1,0 +1,269 @@
+//! Opening a device: the physical devices Vulkan lists, and the logical device, queue,
+//! allocator and default submitter made for one of them.
+
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, Mutex};
+
+use ash::vk;
+use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
+
+use super::atomic_float::AtomicFloat32;
+use super::instance::InstanceShared;
+use super::memory_info::MemoryInfo;
+use super::properties::{DeviceType, Limits};
+use super::submit::Submitter;
+use super::Device;
+use crate::Error;
+
+/// A physical device with a compute queue and Vulkan 1.1.
+pub(super) struct PhysicalInfo {
+    pub(super) handle: vk::PhysicalDevice,
+    /// Position in `vkEnumeratePhysicalDevices` (before filtering).
+    pub(super) index: usize,
+    pub(super) name: String,
+    pub(super) device_type: DeviceType,
+}
+
+impl PhysicalInfo {
+    /// See [`Accelerator::device_path`].
+    pub(super) fn path(&self) -> String {
+        format!("vulkan:{}:{}", self.index, self.name)
+    }
+}
+
+/// Every Vulkan 1.1 physical device with a compute queue, in enumeration order.
+pub(super) fn physical_devices(inst: &InstanceShared) -> Result<Vec<PhysicalInfo>, Error> {
+    // SAFETY: plain queries on a live instance.
+    unsafe {
+        let handles = inst
+            .instance
+            .enumerate_physical_devices()
+            .map_err(Error::vk("vkEnumeratePhysicalDevices"))?;
+        let mut out = Vec::new();
+        for (index, handle) in handles.into_iter().enumerate() {
+            let props = inst.instance.get_physical_device_properties(handle);
+            if props.api_version < vk::API_VERSION_1_1 {
+                continue;
+            }
+            let families = inst
+                .instance
+                .get_physical_device_queue_family_properties(handle);
+            if !families
+                .iter()
+                .any(|f| f.queue_flags.contains(vk::QueueFlags::COMPUTE))
+            {
+                continue;
+            }
+            let name = props
+                .device_name_as_c_str()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|_| "unnamed device".to_owned());
+            out.push(PhysicalInfo {
+                handle,
+                index,
+                name,
+                device_type: DeviceType::from_vk(props.device_type),
+            });
+        }
+        Ok(out)
+    }
+}
+
+/// Opens the logical device of `phys`.
+pub(super) fn create_device(
+    inst: &Arc<InstanceShared>,
+    phys: &PhysicalInfo,
+) -> Result<Device, Error> {
+    let instance = &inst.instance;
+    // SAFETY: queries and object creation on a live instance; everything created here is
+    // destroyed on the error paths or owned by the returned DeviceShared.
+    unsafe {
+        let props = instance.get_physical_device_properties(phys.handle);
+        let l = props.limits;
+        let families = instance.get_physical_device_queue_family_properties(phys.handle);
+        // Prefer a compute family without graphics (dedicated compute), else any compute one.
+        let family = families
+            .iter()
+            .position(|f| {
+                f.queue_flags.contains(vk::QueueFlags::COMPUTE)
+                    && !f.queue_flags.contains(vk::QueueFlags::GRAPHICS)
+            })
+            .or_else(|| {
+                families
+                    .iter()
+                    .position(|f| f.queue_flags.contains(vk::QueueFlags::COMPUTE))
+            })
+            .ok_or(Error::NoDevice)? as u32;
+        let supported = instance.get_physical_device_features(phys.handle);
+        let features = vk::PhysicalDeviceFeatures::default()
+            .shader_float64(supported.shader_float64 == vk::TRUE)
+            .shader_int64(supported.shader_int64 == vk::TRUE)
+            // Out-of-bounds accesses by a kernel (a domain larger than its buffers) are
+            // discarded instead of touching other memory.
+            .robust_buffer_access(supported.robust_buffer_access == vk::TRUE);
+        let float_controls = c"VK_KHR_shader_float_controls";
+        let device_extensions = instance
+            .enumerate_device_extension_properties(phys.handle)
+            .map_err(Error::vk("vkEnumerateDeviceExtensionProperties"))?;
+        let has_extension = |name: &std::ffi::CStr| {
+            device_extensions
+                .iter()
+                .any(|e| e.extension_name_as_c_str() == Ok(name))
+        };
+        let has_float_controls = has_extension(float_controls);
+        let host_import = MemoryInfo::HOST_IMPORT_EXTENSION;
+        let memory = MemoryInfo::query(instance, phys.handle, has_extension(host_import));
+        let mut preserve_float_specials = [false; 2];
+        if has_float_controls {
+            let mut fc = vk::PhysicalDeviceFloatControlsProperties::default();
+            let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut fc);
+            instance.get_physical_device_properties2(phys.handle, &mut props2);
+            preserve_float_specials = [
+                fc.shader_signed_zero_inf_nan_preserve_float32 == vk::TRUE,
+                fc.shader_signed_zero_inf_nan_preserve_float64 == vk::TRUE,
+            ];
+        }
+        let mut extensions = if has_float_controls {
+            vec![float_controls.as_ptr()]
+        } else {
+            Vec::new()
+        };
+        if memory.host_import_alignment.is_some() {
+            extensions.push(host_import.as_ptr());
+        }
+        let atomic_float_extension = AtomicFloat32::EXTENSION;
+        let atomic_float32 =
+            AtomicFloat32::query(instance, phys.handle, has_extension(atomic_float_extension));
+        let mut enabled_atomic_float = atomic_float32.enable();
+        if atomic_float32.any() {
+            extensions.push(atomic_float_extension.as_ptr());
+        }
+        let priorities = [1.0f32];
+        let queues = [vk::DeviceQueueCreateInfo::default()
+            .queue_family_index(family)
+            .queue_priorities(&priorities)];
+        let mut info = vk::DeviceCreateInfo::default()
+            .queue_create_infos(&queues)
+            .enabled_extension_names(&extensions)
+            .enabled_features(&features);
+        if atomic_float32.any() {
+            info = info.push_next(&mut enabled_atomic_float);
+        }
+        let device = instance
+            .create_device(phys.handle, &info, None)
+            .map_err(Error::vk("vkCreateDevice"))?;
+        let queue = device.get_device_queue(family, 0);
+
+        let destroy = |device: &ash::Device| device.destroy_device(None);
+        let allocator = match Allocator::new(&AllocatorCreateDesc {
+            instance: instance.clone(),
+            device: device.clone(),
+            physical_device: phys.handle,
+            debug_settings: Default::default(),
+            buffer_device_address: false,
+            allocation_sizes: gpu_allocator::AllocationSizes::new(64 << 20, 64 << 20),
+        }) {
+            Ok(a) => a,
+            Err(e) => {
+                destroy(&device);
+                return Err(e.into());
+            }
+        };
+        let submitter = match Submitter::new(&device, family) {
+            Ok(s) => s,
+            Err(e) => {
+                drop(allocator);
+                destroy(&device);
+                return Err(e);
+            }
+        };
+        let summary = memory_summary(instance, phys.handle);
+        Ok(Device {
+            instance: inst.clone(),
+            device,
+            queue: Mutex::new(queue),
+            queue_family: family,
+            name: phys.name.clone(),
+            device_type: phys.device_type,
+            description: describe(phys, &props),
+            device_path: phys.path(),
+            dedicated_memory: summary.device_local_bytes,
+            cpu_shared_memory: summary.cpu_shared,
+            limits: Limits {
+                max_workgroup_count: l.max_compute_work_group_count,
+                max_workgroup_size: l.max_compute_work_group_size,
+                max_threads_per_workgroup: l.max_compute_work_group_invocations,
+                max_shared_memory_bytes: l.max_compute_shared_memory_size,
+                max_push_constants_size: l.max_push_constants_size,
+                max_storage_buffer_range: l.max_storage_buffer_range,
+                max_memory_allocation_size: max_memory_allocation_size(instance, phys.handle),
+            },
+            float64: supported.shader_float64 == vk::TRUE,
+            preserve_float_specials,
+            atomic_float32,
+            allocator: Mutex::new(Some(allocator)),
+            memory,
+            submitter: Mutex::new(submitter),
+            abandoned: Arc::default(),
+            buffers_destroyed: AtomicU64::new(0),
+            next_pipeline_id: AtomicU64::new(1),
+            next_view_id: AtomicU64::new(1),
+            states: Default::default(),
+        })
+    }
+}
+
+/// What [`Accelerator::dedicated_memory`] and [`Accelerator::supports_cpu_shared_memory`]
+/// report.
+struct MemorySummary {
+    device_local_bytes: u64,
+    cpu_shared: bool,
+}
+
+fn memory_summary(instance: &ash::Instance, phys: vk::PhysicalDevice) -> MemorySummary {
+    // SAFETY: a plain query on a live instance.
+    let props = unsafe { instance.get_physical_device_memory_properties(phys) };
+    let heaps = &props.memory_heaps[..props.memory_heap_count as usize];
+    let types = &props.memory_types[..props.memory_type_count as usize];
+    let shared = vk::MemoryPropertyFlags::DEVICE_LOCAL
+        | vk::MemoryPropertyFlags::HOST_VISIBLE
+        | vk::MemoryPropertyFlags::HOST_COHERENT;
+    MemorySummary {
+        device_local_bytes: heaps
+            .iter()
+            .filter(|h| h.flags.contains(vk::MemoryHeapFlags::DEVICE_LOCAL))
+            .map(|h| h.size)
+            .sum(),
+        cpu_shared: types.iter().any(|t| t.property_flags.contains(shared)),
+    }
+}
+
+/// `maxMemoryAllocationSize` (Vulkan 1.1, `VkPhysicalDeviceMaintenance3Properties`).
+fn max_memory_allocation_size(instance: &ash::Instance, phys: vk::PhysicalDevice) -> u64 {
+    let mut m3 = vk::PhysicalDeviceMaintenance3Properties::default();
+    let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut m3);
+    // SAFETY: a plain query on a live instance of a Vulkan 1.1 device.
+    unsafe { instance.get_physical_device_properties2(phys, &mut props2) };
+    m3.max_memory_allocation_size
+}
+
+/// `llvmpipe (LLVM 15.0.6, 256 bits) (CPU device, Vulkan 1.3.238, vendor 0x10005, device 0x0000)`.
+fn describe(phys: &PhysicalInfo, props: &vk::PhysicalDeviceProperties) -> String {
+    let api = props.api_version;
+    let kind = match phys.device_type {
+        DeviceType::DiscreteGpu => "discrete GPU",
+        DeviceType::IntegratedGpu => "integrated GPU",
+        DeviceType::VirtualGpu => "virtual GPU",
+        DeviceType::Cpu => "CPU device",
+        DeviceType::Other => "other device",
+    };
+    format!(
+        "{} ({kind}, Vulkan {}.{}.{}, vendor {:#06x}, device {:#06x})",
+        phys.name,
+        vk::api_version_major(api),
+        vk::api_version_minor(api),
+        vk::api_version_patch(api),
+        props.vendor_id,
+        props.device_id,
+    )
+}

@@ -1,0 +1,74 @@
+//! What a device is and can do: [`DeviceType`] and the compute [`Limits`].
+
+use ash::vk;
+
+/// The kind of a device, in the order [`Accelerator::default`](crate::Accelerator::default) prefers them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DeviceType {
+    /// A discrete GPU.
+    DiscreteGpu,
+    /// A GPU integrated with the CPU.
+    IntegratedGpu,
+    /// A virtual GPU (in a virtual machine).
+    VirtualGpu,
+    /// A software implementation on the CPU, such as Mesa's lavapipe.
+    Cpu,
+    /// Anything else.
+    Other,
+}
+
+impl DeviceType {
+    pub(super) fn from_vk(t: vk::PhysicalDeviceType) -> Self {
+        match t {
+            vk::PhysicalDeviceType::DISCRETE_GPU => DeviceType::DiscreteGpu,
+            vk::PhysicalDeviceType::INTEGRATED_GPU => DeviceType::IntegratedGpu,
+            vk::PhysicalDeviceType::VIRTUAL_GPU => DeviceType::VirtualGpu,
+            vk::PhysicalDeviceType::CPU => DeviceType::Cpu,
+            _ => DeviceType::Other,
+        }
+    }
+
+    pub(super) fn preference(self) -> u32 {
+        match self {
+            DeviceType::DiscreteGpu => 0,
+            DeviceType::IntegratedGpu => 1,
+            DeviceType::VirtualGpu => 2,
+            DeviceType::Cpu => 3,
+            DeviceType::Other => 4,
+        }
+    }
+}
+
+/// The compute limits of an accelerator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Limits {
+    /// Most workgroups per dispatch, per dimension (`maxComputeWorkGroupCount`).
+    pub max_workgroup_count: [u32; 3],
+    /// Most threads per workgroup, per dimension (`maxComputeWorkGroupSize`).
+    pub max_workgroup_size: [u32; 3],
+    /// Most threads in one workgroup (`maxComputeWorkGroupInvocations`).
+    pub max_threads_per_workgroup: u32,
+    /// Most bytes of workgroup-shared (`tile_static`) memory (`maxComputeSharedMemorySize`).
+    pub max_shared_memory_bytes: u32,
+    /// Most bytes of push constants (`maxPushConstantsSize`).
+    pub max_push_constants_size: u32,
+    /// Largest storage buffer a kernel can bind, in bytes (`maxStorageBufferRange`).
+    pub max_storage_buffer_range: u32,
+    /// Largest single memory allocation, in bytes (`maxMemoryAllocationSize`).
+    pub max_memory_allocation_size: u64,
+}
+
+impl Limits {
+    /// Most threads in one tile (C++ AMP's tile size limit): the same as
+    /// [`max_threads_per_workgroup`](Self::max_threads_per_workgroup).
+    pub fn max_tile_threads(&self) -> u32 {
+        self.max_threads_per_workgroup
+    }
+
+    /// Most bytes of `tile_static` memory one tile can use: the same as
+    /// [`max_shared_memory_bytes`](Self::max_shared_memory_bytes).
+    pub fn max_tile_static_bytes(&self) -> u32 {
+        self.max_shared_memory_bytes
+    }
+}

@@ -1,0 +1,180 @@
+//! The workgroup grid of a launch: simple kernels' threads folded onto x and y, tiled
+//! kernels' one workgroup per tile (with the tile checked against the device's limits).
+
+use super::call::Tiling;
+use super::pipeline::Specialization;
+use crate::device::Limits;
+use crate::dims::dims_list;
+use crate::kernel::KernelInfo;
+use crate::Error;
+
+/// The grid of a simple kernel: `ceil(total / workgroup)` groups, folded onto x and y.
+pub(super) fn simple_grid(
+    info: &KernelInfo,
+    total: u64,
+    limits: &Limits,
+) -> Result<[u32; 3], Error> {
+    let invalid = |reason: String| Error::InvalidKernel {
+        kernel: info.name.to_owned(),
+        reason,
+    };
+    let wg = u64::from(info.workgroup_size[0]);
+    if wg == 0 || info.workgroup_size.contains(&0) {
+        return Err(invalid("workgroup size has a zero dimension".into()));
+    }
+    if info.workgroup_size[1] != 1 || info.workgroup_size[2] != 1 {
+        return Err(invalid(format!(
+            "workgroup size {:?}: simple kernels must have one-dimensional workgroups",
+            info.workgroup_size
+        )));
+    }
+    fold_onto_xy(total.div_ceil(wg), wg, limits.max_workgroup_count)
+}
+
+/// The grid of a tiled kernel: one workgroup per tile; x is the last dimension. Checks the
+/// tile against the device's workgroup and shared-memory limits and the domain's divisibility,
+/// and adds the workgroup size (specialization constants 0, 1, 2) to `specialization`.
+pub(super) fn tiled_grid(
+    info: &KernelInfo,
+    domain: &[usize],
+    tiling: &Tiling,
+    limits: &Limits,
+    specialization: &mut Specialization,
+) -> Result<[u32; 3], Error> {
+    let Tiling {
+        tile,
+        tile_static_bytes,
+    } = *tiling;
+    let max = limits.max_workgroup_count;
+    let tile_str = || dims_list(tile);
+    // Workgroup size per axis x, y, z (1 where the tile has no such dimension).
+    let mut size = [1u64; 3];
+    for (axis, &t) in tile.iter().rev().enumerate() {
+        size[axis] = t as u64;
+    }
+    let too_large = |limit: &'static str, needed: u64, max: u32| Error::TileTooLarge {
+        kernel: info.name.to_owned(),
+        tile: tile_str(),
+        limit,
+        needed,
+        max,
+    };
+    let threads: u64 = size.iter().product();
+    if threads > u64::from(limits.max_threads_per_workgroup) {
+        return Err(too_large(
+            "maxComputeWorkGroupInvocations",
+            threads,
+            limits.max_threads_per_workgroup,
+        ));
+    }
+    const AXES: [&str; 3] = [
+        "maxComputeWorkGroupSize[0] (x, the last tile dimension)",
+        "maxComputeWorkGroupSize[1] (y)",
+        "maxComputeWorkGroupSize[2] (z, the first of three tile dimensions)",
+    ];
+    for axis in 0..3 {
+        if size[axis] > u64::from(limits.max_workgroup_size[axis]) {
+            return Err(too_large(
+                AXES[axis],
+                size[axis],
+                limits.max_workgroup_size[axis],
+            ));
+        }
+    }
+    if tile_static_bytes > limits.max_shared_memory_bytes {
+        return Err(Error::TileStaticTooLarge {
+            kernel: info.name.to_owned(),
+            tile: tile_str(),
+            needed: tile_static_bytes,
+            limit: limits.max_shared_memory_bytes,
+        });
+    }
+    if domain.iter().zip(tile.iter()).any(|(&d, &t)| d % t != 0) {
+        return Err(Error::NotDivisible {
+            kernel: info.name.to_owned(),
+            extent: dims_list(domain),
+            tile: tile_str(),
+        });
+    }
+    for (axis, &s) in size.iter().enumerate() {
+        specialization.push(axis as u32, &[s as u32]);
+    }
+    // Tiles per axis x, y, z.
+    let mut count = [1u64; 3];
+    for (axis, (&d, &t)) in domain.iter().zip(tile.iter()).rev().enumerate() {
+        count[axis] = (d / t) as u64;
+    }
+    if domain.len() == 1 {
+        return fold_onto_xy(count[0], size[0], max);
+    }
+    for axis in 0..3 {
+        if count[axis] > u64::from(max[axis]) {
+            return Err(Error::TooManyWorkgroups {
+                groups: count[axis],
+                limit: u64::from(max[axis]),
+            });
+        }
+    }
+    Ok(count.map(|c| c as u32))
+}
+
+/// The grid for `groups` workgroups of `threads` threads each along x, folded onto y when they
+/// exceed the device's x limit. Balanced: `y = ceil(groups / max_x)` rows of `x = ceil(groups
+/// / y)` groups, so fewer than `y` surplus workgroups are dispatched (they leave at once).
+/// Kernels compute `(group.x + group.y * groups.x) * threads` in a `u32`, so a grid whose
+/// threads would pass `u32::MAX + 1` is refused rather than let that wrap.
+fn fold_onto_xy(groups: u64, threads: u64, max: [u32; 3]) -> Result<[u32; 3], Error> {
+    let (max_x, max_y) = (u64::from(max[0]).max(1), u64::from(max[1]));
+    let y = groups.div_ceil(max_x).max(1);
+    if y > max_y {
+        return Err(Error::TooManyWorkgroups {
+            groups,
+            limit: max_x * max_y,
+        });
+    }
+    let x = groups.div_ceil(y).max(1);
+    let dispatched = x * y * threads;
+    let limit = u64::from(u32::MAX) + 1;
+    if dispatched > limit {
+        return Err(Error::ExtentTooLarge {
+            what:
+                "the launch grid's thread count (the domain rounded up to whole rows of workgroups)",
+            value: dispatched,
+            limit,
+        });
+    }
+    Ok([x as u32, y as u32, 1])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LIMITS: [u32; 3] = [65535, 65535, 65535];
+    #[test]
+    fn small_grids_stay_on_x() {
+        assert_eq!(fold_onto_xy(10, 64, LIMITS).unwrap(), [10, 1, 1]);
+        assert_eq!(fold_onto_xy(65535, 64, LIMITS).unwrap(), [65535, 1, 1]);
+    }
+
+    #[test]
+    fn large_grids_fold_into_balanced_rows() {
+        // 16M threads of 64: 262144 groups as 5 rows of 52429 (one spare group, not 65531).
+        assert_eq!(fold_onto_xy(262_144, 64, LIMITS).unwrap(), [52_429, 5, 1]);
+        let [x, y, _] = fold_onto_xy(65_536, 256, LIMITS).unwrap();
+        assert_eq!((x, y), (32_768, 2));
+    }
+
+    #[test]
+    fn grids_past_the_limits_are_refused() {
+        assert!(matches!(
+            fold_onto_xy(65_535 * 65_535 + 1, 1, LIMITS),
+            Err(Error::TooManyWorkgroups { .. })
+        ));
+        // 2^26 - 1 groups of 64 threads fit a u32, but 1025 rows of 65473 groups do not.
+        assert!(matches!(
+            fold_onto_xy((1 << 26) - 1, 64, LIMITS),
+            Err(Error::ExtentTooLarge { .. })
+        ));
+    }
+}

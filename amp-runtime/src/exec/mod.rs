@@ -1,0 +1,22 @@
+//! The execution layer: kernel calls and their domains ([`KernelCall`], [`TiledKernelCall`],
+//! [`ComputeDomain`], the tiled model in `tiled`), argument encoding, the launch grid,
+//! pipelines and the per-device pipeline cache, the out-of-bounds report of checked kernels,
+//! [`parallel_for_each`] and [`RawKernel`].
+//!
+//! The top layer: builds on `data`, `memory` and `device`; nothing in the crate builds on it.
+
+mod args;
+mod bounds;
+mod cache;
+mod call;
+mod float_controls;
+mod grid;
+mod launch;
+mod pipeline;
+mod raw;
+mod tiled;
+
+pub use call::{ComputeDomain, KernelArg, KernelCall, TiledKernelCall};
+pub use launch::{parallel_for_each, parallel_for_each_on};
+pub use raw::RawKernel;
+pub use tiled::{TileBarrier, TiledExtent, TiledIndex, MAX_TILE_THREADS};

@@ -1,0 +1,302 @@
+//! Compute pipelines: building one from SPIR-V ([`Pipeline::create`]), its
+//! [`Specialization`], and recording and running one dispatch of it.
+
+use std::ffi::CString;
+use std::sync::Mutex;
+
+use ash::vk;
+
+use super::float_controls::float_controls_for;
+use crate::device::{Device, LaunchKey, Submitter, LIVE_PIPELINES};
+use crate::Error;
+
+/// The specialization of a pipeline: map entries and their data (host byte order).
+#[derive(Default)]
+pub(crate) struct Specialization {
+    pub(crate) entries: Vec<vk::SpecializationMapEntry>,
+    pub(crate) data: Vec<u8>,
+}
+
+impl Specialization {
+    /// Adds constant `id` with the value `words` (1 or 2 words, low word first).
+    pub(super) fn push(&mut self, id: u32, words: &[u32]) {
+        let offset = self.data.len() as u32;
+        match *words {
+            [w] => self.data.extend_from_slice(&w.to_ne_bytes()),
+            [lo, hi] => self
+                .data
+                .extend_from_slice(&(u64::from(lo) | (u64::from(hi) << 32)).to_ne_bytes()),
+            _ => unreachable!("a specialization constant is 1 or 2 words"),
+        }
+        self.entries.push(vk::SpecializationMapEntry {
+            constant_id: id,
+            offset,
+            size: 4 * words.len(),
+        });
+    }
+}
+
+const SPIRV_MAGIC: u32 = 0x0723_0203;
+
+/// A compute pipeline and the objects it was built from. Destroyed explicitly by its owner
+/// (the device for cached pipelines, a [`RawKernel`](crate::RawKernel) for its own).
+pub(crate) struct Pipeline {
+    module: vk::ShaderModule,
+    set_layout: vk::DescriptorSetLayout,
+    layout: vk::PipelineLayout,
+    pipeline: vk::Pipeline,
+    /// Unique among the process's pipelines (see [`LaunchKey`]).
+    id: u64,
+    /// Number of storage-buffer bindings in set 0.
+    pub(crate) bindings: u32,
+    /// Bytes of push constants.
+    pub(crate) push_constant_size: u32,
+}
+
+impl Pipeline {
+    /// Builds a pipeline for `spirv` with storage buffers at `bindings` in set 0, a
+    /// push-constant block of `push_constant_size` bytes and the specialization `spec`.
+    pub(crate) fn create(
+        device: &Device,
+        kernel: &str,
+        spirv: &[u32],
+        entry_point: &str,
+        bindings: &[u32],
+        push_constant_size: u32,
+        spec: Option<&Specialization>,
+    ) -> Result<Pipeline, Error> {
+        let invalid = |reason: String| Error::InvalidKernel {
+            kernel: kernel.to_owned(),
+            reason,
+        };
+        if spirv.len() < 5 || spirv[0] != SPIRV_MAGIC {
+            return Err(invalid(
+                "the module is not SPIR-V (bad magic number)".into(),
+            ));
+        }
+        if push_constant_size % 4 != 0 {
+            return Err(invalid(format!(
+                "push-constant size {push_constant_size} is not a multiple of 4"
+            )));
+        }
+        let limit = device.limits().max_push_constants_size;
+        if push_constant_size > limit {
+            return Err(Error::PushConstantsTooLarge {
+                kernel: kernel.to_owned(),
+                size: push_constant_size,
+                limit,
+            });
+        }
+        if let Some(feature) = device.atomic_float32().first_missing(spirv) {
+            return Err(Error::MissingCapability {
+                kernel: kernel.to_owned(),
+                capability: feature.name(),
+                device: device.name().to_owned(),
+            });
+        }
+        let entry = CString::new(entry_point)
+            .map_err(|_| invalid("entry point contains a NUL byte".into()))?;
+        let d = device.vk();
+        let mut p = Pipeline {
+            module: vk::ShaderModule::null(),
+            set_layout: vk::DescriptorSetLayout::null(),
+            layout: vk::PipelineLayout::null(),
+            pipeline: vk::Pipeline::null(),
+            id: device.new_pipeline_id(),
+            bindings: bindings.len() as u32,
+            push_constant_size,
+        };
+        // SAFETY: object creation on a live device; on error the partially built pipeline is
+        // destroyed (destroying null handles is a no-op).
+        let result = unsafe {
+            (|| -> Result<(), Error> {
+                let spirv = float_controls_for(spirv, device.preserve_float_specials());
+                p.module = d
+                    .create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&spirv), None)
+                    .map_err(Error::vk("vkCreateShaderModule"))?;
+                let layout_bindings: Vec<_> = bindings
+                    .iter()
+                    .map(|&b| {
+                        vk::DescriptorSetLayoutBinding::default()
+                            .binding(b)
+                            .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                            .descriptor_count(1)
+                            .stage_flags(vk::ShaderStageFlags::COMPUTE)
+                    })
+                    .collect();
+                p.set_layout = d
+                    .create_descriptor_set_layout(
+                        &vk::DescriptorSetLayoutCreateInfo::default().bindings(&layout_bindings),
+                        None,
+                    )
+                    .map_err(Error::vk("vkCreateDescriptorSetLayout"))?;
+                let ranges = [vk::PushConstantRange {
+                    stage_flags: vk::ShaderStageFlags::COMPUTE,
+                    offset: 0,
+                    size: push_constant_size,
+                }];
+                let set_layouts = [p.set_layout];
+                let mut info = vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts);
+                if push_constant_size > 0 {
+                    info = info.push_constant_ranges(&ranges);
+                }
+                p.layout = d
+                    .create_pipeline_layout(&info, None)
+                    .map_err(Error::vk("vkCreatePipelineLayout"))?;
+                let spec_info = spec.filter(|s| !s.entries.is_empty()).map(|s| {
+                    vk::SpecializationInfo::default()
+                        .map_entries(&s.entries)
+                        .data(&s.data)
+                });
+                let mut stage = vk::PipelineShaderStageCreateInfo::default()
+                    .stage(vk::ShaderStageFlags::COMPUTE)
+                    .module(p.module)
+                    .name(&entry);
+                if let Some(info) = &spec_info {
+                    stage = stage.specialization_info(info);
+                }
+                let create = vk::ComputePipelineCreateInfo::default()
+                    .stage(stage)
+                    .layout(p.layout);
+                p.pipeline = d
+                    .create_compute_pipelines(vk::PipelineCache::null(), &[create], None)
+                    .map_err(|(_, r)| Error::vk("vkCreateComputePipelines")(r))?[0];
+                Ok(())
+            })()
+        };
+        match result {
+            Ok(()) => {
+                LIVE_PIPELINES.created();
+                Ok(p)
+            }
+            Err(e) => {
+                // SAFETY: nothing uses the partial pipeline.
+                unsafe { p.destroy(d) };
+                Err(e)
+            }
+        }
+    }
+
+    /// Destroys the Vulkan objects.
+    ///
+    /// # Safety
+    /// No pending command buffer may use the pipeline; it must not be used afterwards.
+    pub(crate) unsafe fn destroy(&self, d: &ash::Device) {
+        if self.pipeline != vk::Pipeline::null() {
+            LIVE_PIPELINES.destroyed();
+        }
+        // SAFETY: per the function's contract.
+        unsafe {
+            d.destroy_pipeline(self.pipeline, None);
+            d.destroy_pipeline_layout(self.layout, None);
+            d.destroy_descriptor_set_layout(self.set_layout, None);
+            d.destroy_shader_module(self.module, None);
+        }
+    }
+
+    /// Runs one dispatch of this pipeline with `submitter` (an accelerator view's) and waits
+    /// for it: records it, or submits the command buffer again when it already holds exactly
+    /// this launch (see [`LaunchKey`]).
+    ///
+    /// `buffers` pairs binding numbers with buffer ranges (buffers the caller keeps alive);
+    /// `push` is the push-constant block.
+    pub(crate) fn run(
+        &self,
+        device: &Device,
+        submitter: &Mutex<Submitter>,
+        buffers: &[(u32, vk::DescriptorBufferInfo)],
+        push: &[u8],
+        groups: [u32; 3],
+    ) -> Result<(), Error> {
+        let key = LaunchKey {
+            pipeline: self.id,
+            // Read after the buffers were prepared: a buffer destroyed before any of them was
+            // created is counted (see `Device::note_buffer_destroyed`).
+            buffers_destroyed: device.buffers_destroyed(),
+            groups,
+            bindings: buffers,
+            push,
+        };
+        device.submit_launch_on(submitter, &key, |d, s: &mut Submitter| {
+            // SAFETY: every handle is live; the command buffer is recording and the descriptor
+            // pool's previous set is no longer in use.
+            unsafe { self.record(device, d, s, buffers, push, groups) }
+        })
+    }
+
+    /// Records the dispatch: descriptor set, pipeline, push constants, grid.
+    ///
+    /// # Safety
+    /// `s.cmd` is recording; the descriptor pool's sets are not in use by pending work.
+    unsafe fn record(
+        &self,
+        device: &Device,
+        d: &ash::Device,
+        s: &mut Submitter,
+        buffers: &[(u32, vk::DescriptorBufferInfo)],
+        push: &[u8],
+        groups: [u32; 3],
+    ) -> Result<(), Error> {
+        // SAFETY: per the function's contract.
+        unsafe {
+            if !buffers.is_empty() {
+                self.bind_buffers(device, d, s, buffers)?;
+            }
+            d.cmd_bind_pipeline(s.cmd(), vk::PipelineBindPoint::COMPUTE, self.pipeline);
+            if !push.is_empty() {
+                d.cmd_push_constants(s.cmd(), self.layout, vk::ShaderStageFlags::COMPUTE, 0, push);
+            }
+            d.cmd_dispatch(s.cmd(), groups[0], groups[1], groups[2]);
+        }
+        Ok(())
+    }
+
+    /// Allocates the launch's descriptor set from the submitter's pool, writes `buffers` into
+    /// it and binds it.
+    ///
+    /// # Safety
+    /// As for [`Self::record`].
+    unsafe fn bind_buffers(
+        &self,
+        device: &Device,
+        d: &ash::Device,
+        s: &mut Submitter,
+        buffers: &[(u32, vk::DescriptorBufferInfo)],
+    ) -> Result<(), Error> {
+        let infos: Vec<[vk::DescriptorBufferInfo; 1]> =
+            buffers.iter().map(|&(_, info)| [info]).collect();
+        // SAFETY: per the function's contract.
+        unsafe {
+            device.reset_descriptor_pool(s, buffers.len() as u32)?;
+            let layouts = [self.set_layout];
+            let set = d
+                .allocate_descriptor_sets(
+                    &vk::DescriptorSetAllocateInfo::default()
+                        .descriptor_pool(s.descriptor_pool())
+                        .set_layouts(&layouts),
+                )
+                .map_err(Error::vk("vkAllocateDescriptorSets"))?[0];
+            let writes: Vec<_> = buffers
+                .iter()
+                .zip(&infos)
+                .map(|(&(binding, _), info)| {
+                    vk::WriteDescriptorSet::default()
+                        .dst_set(set)
+                        .dst_binding(binding)
+                        .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                        .buffer_info(info)
+                })
+                .collect();
+            d.update_descriptor_sets(&writes, &[]);
+            d.cmd_bind_descriptor_sets(
+                s.cmd(),
+                vk::PipelineBindPoint::COMPUTE,
+                self.layout,
+                0,
+                &[set],
+                &[],
+            );
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,125 @@
+//! The per-device pool of staging buffers, so transfers through them neither allocate nor
+//! page-fault on first touch.
+
+use std::sync::{Arc, Mutex};
+
+use ash::vk;
+use gpu_allocator::vulkan::Allocation;
+use gpu_allocator::MemoryLocation;
+
+use super::{Buffer, Memory};
+use crate::device::{Device, DeviceState};
+use crate::sync::lock;
+use crate::Error;
+
+/// Staging buffers of one device kept for reuse: at most [`StagingPool::KEEP`] per direction,
+/// up to [`StagingPool::MAX_BYTES`] each. A taken buffer returns to the pool when dropped.
+///
+/// The pool keeps a buffer's parts, not the [`Buffer`] (which would hold the device alive
+/// from the device's own state).
+#[derive(Default)]
+pub(super) struct StagingPool {
+    free: Mutex<Vec<(MemoryLocation, Parked)>>,
+}
+
+/// A pooled staging buffer's Vulkan buffer and memory.
+struct Parked {
+    raw: vk::Buffer,
+    allocation: Allocation,
+    size: u64,
+}
+
+impl DeviceState for StagingPool {
+    unsafe fn destroy(&self, device: &Device) {
+        let parked: Vec<_> = lock(&self.free).drain(..).collect();
+        for (_, p) in parked {
+            // SAFETY: per the function's contract, nothing uses the buffer.
+            unsafe { device.vk().destroy_buffer(p.raw, None) };
+            if let Some(alloc) = device.allocator().as_mut() {
+                let _ = alloc.free(p.allocation);
+            }
+        }
+    }
+}
+
+impl StagingPool {
+    const KEEP: usize = 2;
+    const MAX_BYTES: u64 = 256 << 20;
+
+    /// A mapped staging buffer of at least `size` bytes on `device` in `location`.
+    pub(super) fn take(
+        device: &Arc<Device>,
+        size: u64,
+        location: MemoryLocation,
+    ) -> Result<Pooled, Error> {
+        // A staging buffer given back by a transfer whose wait timed out may still be in use.
+        device.wait_for_abandoned_work();
+        let pool = device.state::<StagingPool>();
+        let parked = {
+            let mut free = lock(&pool.free);
+            free.iter()
+                .position(|(l, p)| *l == location && p.size >= size)
+                .map(|i| free.swap_remove(i).1)
+        };
+        let buffer = match parked {
+            Some(p) => Buffer {
+                device: device.clone(),
+                raw: p.raw,
+                memory: Memory::Allocated(p.allocation),
+                size: p.size,
+                direct: true,
+                busy: Arc::default(),
+            },
+            None => Buffer::staging(device, size.next_power_of_two(), location)?,
+        };
+        Ok(Pooled {
+            location,
+            buffer: Some(buffer),
+            pool,
+        })
+    }
+}
+
+/// A staging buffer on loan from the pool.
+pub(super) struct Pooled {
+    location: MemoryLocation,
+    /// `None` only during drop.
+    buffer: Option<Buffer>,
+    pool: Arc<StagingPool>,
+}
+
+impl std::ops::Deref for Pooled {
+    type Target = Buffer;
+    fn deref(&self) -> &Buffer {
+        self.buffer.as_ref().expect("present until drop")
+    }
+}
+
+impl Drop for Pooled {
+    fn drop(&mut self) {
+        let Some(mut buffer) = self.buffer.take() else {
+            return;
+        };
+        if buffer.size > StagingPool::MAX_BYTES {
+            return;
+        }
+        let mut free = lock(&self.pool.free);
+        if free.iter().filter(|(l, _)| *l == self.location).count() >= StagingPool::KEEP {
+            return;
+        }
+        let Memory::Allocated(allocation) = std::mem::replace(&mut buffer.memory, Memory::None)
+        else {
+            return;
+        };
+        // A null handle tells `Buffer::drop` that the parts live on here.
+        let raw = std::mem::replace(&mut buffer.raw, vk::Buffer::null());
+        free.push((
+            self.location,
+            Parked {
+                raw,
+                allocation,
+                size: buffer.size,
+            },
+        ));
+    }
+}

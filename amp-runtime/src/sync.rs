@@ -1,0 +1,55 @@
+//! Synchronization helpers every layer uses: [`lock`] (a mutex lock that ignores poisoning)
+//! and [`Busy`] (a count of work in flight that waiters block on).
+
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+
+/// Locks a mutex, ignoring poisoning (the state it guards stays consistent across panics).
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A count of work in flight that waiters block on: the background transfers (`copy_async`)
+/// that use a buffer, so host access and launches wait for them even when their future was
+/// leaked, and a device's or view's abandoned submissions.
+#[derive(Default)]
+pub(crate) struct Busy {
+    count: Mutex<u32>,
+    idle: Condvar,
+}
+
+impl Busy {
+    /// Marks one more transfer in flight; the guard ends it when dropped.
+    pub(crate) fn begin(self: &Arc<Self>) -> BusyGuard {
+        *lock(&self.count) += 1;
+        BusyGuard(self.clone())
+    }
+
+    /// Blocks until no transfer uses the buffer.
+    pub(crate) fn wait_idle(&self) {
+        let mut n = lock(&self.count);
+        while *n > 0 {
+            n = self.idle.wait(n).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// [`wait_idle`](Self::wait_idle) for at most `timeout`; whether it became idle.
+    pub(crate) fn wait_idle_for(&self, timeout: std::time::Duration) -> bool {
+        let n = lock(&self.count);
+        let (n, _) = self
+            .idle
+            .wait_timeout_while(n, timeout, |n| *n > 0)
+            .unwrap_or_else(|e| e.into_inner());
+        *n == 0
+    }
+}
+
+/// One transfer in flight on a buffer (see [`Busy`]).
+pub(crate) struct BusyGuard(Arc<Busy>);
+
+impl Drop for BusyGuard {
+    fn drop(&mut self) {
+        let mut n = lock(&self.0.count);
+        *n = n.saturating_sub(1);
+        self.0.idle.notify_all();
+    }
+}
