@@ -333,6 +333,51 @@ fn no_crate_has_a_module_cycle() {
     );
 }
 
+/// Bottom-up: `amp-runtime`'s top-level modules by layer (the "Runtime layers" section of
+/// docs/design.md). A module uses only modules of its own layer or the layers below.
+const RUNTIME_LAYERS: &[&[&str]] = &[
+    &[
+        "dims",
+        "error",
+        "extent",
+        "kernel",
+        "scalar",
+        "short_vector",
+        "sync",
+    ],
+    &["device"],
+    &["memory"],
+    &["data"],
+    &["exec"],
+];
+
+#[test]
+fn runtime_modules_use_only_their_layer_and_the_ones_below() {
+    let krate = read_crate(&root().join("amp-runtime/src"));
+    let layer_of = |name: &str| RUNTIME_LAYERS.iter().position(|l| l.contains(&name));
+    let mut violations = Vec::new();
+    for module in krate.modules.keys().filter(|m| m.len() == 1) {
+        if layer_of(&module[0]).is_none() {
+            violations.push(format!("`{}` is in no layer", module[0]));
+        }
+    }
+    for (parent, from, to) in krate.sibling_edges() {
+        if !parent.is_empty() {
+            continue;
+        }
+        if let (Some(a), Some(b)) = (layer_of(&from), layer_of(&to)) {
+            if b > a {
+                violations.push(format!("`{from}` (layer {a}) uses `{to}` (layer {b})"));
+            }
+        }
+    }
+    assert!(
+        violations.is_empty(),
+        "layer violations in amp-runtime:\n{}",
+        violations.join("\n")
+    );
+}
+
 #[test]
 fn no_source_file_is_too_long() {
     let mut too_long = Vec::new();
