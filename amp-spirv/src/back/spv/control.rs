@@ -1,0 +1,318 @@
+//! Statements and structured control flow: blocks, `if`, short-circuit `&&` / `||`, and loops.
+
+use super::{has_storage, Emitter};
+use crate::ir::*;
+use crate::types::Scalar;
+use rspirv::spirv::{self, Op, Word};
+
+/// The blocks a `break` and a `continue` of the innermost loop branch to.
+pub(super) struct LoopTargets {
+    pub(super) merge: Word,
+    pub(super) cont: Word,
+}
+
+impl Emitter<'_> {
+    pub(super) fn block(&mut self, block: &Block) -> Option<Word> {
+        for s in &block.stmts {
+            if self.terminated() {
+                return None;
+            }
+            match s {
+                // `tile_static` memory is undefined until written (C++ AMP's semantics).
+                Stmt::Let(id, None) if self.k.locals[*id].storage == Storage::TileStatic => {}
+                Stmt::Let(id, init) => {
+                    let value = match init {
+                        Some(e) => self.expr(e),
+                        None => {
+                            let ty = &self.k.locals[*id].ty;
+                            if !has_storage(ty) {
+                                None
+                            } else {
+                                let t = self.ty(ty);
+                                Some(self.b.constant_null(t))
+                            }
+                        }
+                    };
+                    if let (Some(v), Some(var)) = (value, self.locals[*id]) {
+                        if !self.terminated() {
+                            self.store(var, v);
+                        }
+                    }
+                }
+                Stmt::Expr(e) => {
+                    self.expr(e);
+                }
+            }
+        }
+        if self.terminated() {
+            return None;
+        }
+        block.tail.as_ref().and_then(|t| self.expr(t))
+    }
+
+    pub(super) fn logic(&mut self, op: LogicOp, a: &Expr, b: &Expr) -> Option<Word> {
+        let l = self.expr(a)?;
+        let from = self.label;
+        let (rhs, merge) = (self.b.id(), self.b.id());
+        self.b
+            .selection_merge(merge, spirv::SelectionControl::NONE)
+            .expect("open");
+        match op {
+            LogicOp::And => self.b.branch_conditional(l, rhs, merge, []),
+            LogicOp::Or => self.b.branch_conditional(l, merge, rhs, []),
+        }
+        .expect("open");
+        self.begin(rhs);
+        let r = self.expr(b);
+        let mut incoming = vec![(
+            self.const_scalar(Scalar::Bool, Lit::Bool(op == LogicOp::Or)),
+            from,
+        )];
+        if let Some(r) = r {
+            if !self.terminated() {
+                incoming.push((r, self.label));
+                self.branch(merge);
+            }
+        }
+        self.begin(merge);
+        let bt = self.scalar_ty(Scalar::Bool);
+        Some(self.b.phi(bt, None, incoming).expect("open"))
+    }
+
+    pub(super) fn if_expr(
+        &mut self,
+        e: &Expr,
+        cond: &Expr,
+        then: &Block,
+        els: Option<&Expr>,
+    ) -> Option<Word> {
+        let c = self.expr(cond)?;
+        let result = if !has_storage(&e.ty) {
+            None
+        } else {
+            let t = self.ty(&e.ty);
+            Some(self.function_var(t, None))
+        };
+        let merge = self.b.id();
+        let then_label = self.b.id();
+        let else_label = if els.is_some() { self.b.id() } else { merge };
+        self.b
+            .selection_merge(merge, spirv::SelectionControl::NONE)
+            .expect("open");
+        self.b
+            .branch_conditional(c, then_label, else_label, [])
+            .expect("open");
+        let mut reaches_merge = els.is_none();
+
+        self.begin(then_label);
+        let v = self.block(then);
+        if !self.terminated() {
+            if let (Some(var), Some(v)) = (result, v) {
+                self.store(var, v);
+            }
+            self.branch(merge);
+            reaches_merge = true;
+        }
+        if let Some(els) = els {
+            self.begin(else_label);
+            let v = self.expr(els);
+            if !self.terminated() {
+                if let (Some(var), Some(v)) = (result, v) {
+                    self.store(var, v);
+                }
+                self.branch(merge);
+                reaches_merge = true;
+            }
+        }
+        self.begin(merge);
+        if !reaches_merge {
+            self.b.unreachable().expect("open");
+            return None;
+        }
+        let var = result?;
+        let t = self.ty(&e.ty);
+        Some(self.load(t, var))
+    }
+
+    /// Opens a loop: branches into a new header, declares the merge and continue blocks, and
+    /// leaves the builder in the block right after the header.
+    fn loop_header(&mut self) -> (Word, LoopTargets) {
+        let (header, merge, cont, first) = (self.b.id(), self.b.id(), self.b.id(), self.b.id());
+        self.branch(header);
+        self.begin(header);
+        self.b
+            .loop_merge(merge, cont, spirv::LoopControl::NONE, [])
+            .expect("open");
+        self.branch(first);
+        self.begin(first);
+        (header, LoopTargets { merge, cont })
+    }
+
+    fn loop_body(&mut self, targets: &LoopTargets, body: &Block) {
+        self.loops.push(LoopTargets {
+            merge: targets.merge,
+            cont: targets.cont,
+        });
+        self.block(body);
+        self.loops.pop();
+        if !self.terminated() {
+            self.branch(targets.cont);
+        }
+    }
+
+    /// Branches to the body when `cond` holds, else leaves the loop; returns false when the
+    /// condition itself left the loop.
+    fn loop_test(&mut self, cond: Word, merge: Word) -> Word {
+        let body = self.b.id();
+        self.b
+            .branch_conditional(cond, body, merge, [])
+            .expect("open");
+        body
+    }
+
+    pub(super) fn while_loop(&mut self, cond: Option<&Expr>, body: &Block) {
+        let (header, targets) = self.loop_header();
+        if let Some(cond) = cond {
+            match self.expr(cond) {
+                Some(c) => {
+                    let body_label = self.loop_test(c, targets.merge);
+                    self.begin(body_label);
+                }
+                None => {
+                    // The condition left the loop (e.g. `while (return) {}`): the body is dead and
+                    // is not emitted (a dead block branching to the continue target would not be
+                    // inside the loop construct); close the loop with its continue and merge blocks.
+                    self.begin(targets.cont);
+                    self.branch(header);
+                    self.begin(targets.merge);
+                    return;
+                }
+            }
+        }
+        self.loop_body(&targets, body);
+        self.begin(targets.cont);
+        self.branch(header);
+        self.begin(targets.merge);
+        let reaches_merge = cond.is_some() || self.loop_has_break(body);
+        if !reaches_merge {
+            self.b.unreachable().expect("open");
+        }
+    }
+
+    fn loop_has_break(&self, body: &Block) -> bool {
+        fn block(b: &Block) -> bool {
+            b.stmts.iter().any(|s| match s {
+                Stmt::Let(_, Some(e)) | Stmt::Expr(e) => expr(e),
+                Stmt::Let(_, None) => false,
+            }) || b.tail.as_deref().is_some_and(expr)
+        }
+        fn expr(e: &Expr) -> bool {
+            match &e.kind {
+                ExprKind::Break => true,
+                // A break inside a nested loop leaves that loop, not this one.
+                ExprKind::While(c, _) => expr(c),
+                ExprKind::Loop(_) => false,
+                ExprKind::For(r) => {
+                    expr(&r.start) || expr(&r.end) || r.step.as_deref().is_some_and(expr)
+                }
+                ExprKind::If(c, t, e) => expr(c) || block(t) || e.as_deref().is_some_and(expr),
+                ExprKind::Block(b) => block(b),
+                ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::ArrayRepeat(a, _) => expr(a),
+                ExprKind::Binary(_, a, b) | ExprKind::Logic(_, a, b) | ExprKind::Element(a, b) => {
+                    expr(a) || expr(b)
+                }
+                ExprKind::BufferLoad(_, l) | ExprKind::ArrayList(l) | ExprKind::Builtin(_, l) => {
+                    l.iter().any(expr)
+                }
+                ExprKind::Assign(p, v) | ExprKind::CompoundAssign(_, p, v) => {
+                    expr(v)
+                        || match p {
+                            Place::Local(_, l) | Place::Buffer(_, l) => l.iter().any(expr),
+                        }
+                }
+                _ => false,
+            }
+        }
+        block(body)
+    }
+
+    pub(super) fn for_loop(&mut self, r: &RangeLoop) {
+        let Some(s) = self.k.locals[r.counter].ty.scalar() else {
+            return;
+        };
+        let Some(start) = self.expr(&r.start) else {
+            return;
+        };
+        let Some(end) = self.expr(&r.end) else { return };
+        let t = self.scalar_ty(s);
+        let bt = self.scalar_ty(Scalar::Bool);
+        let step = match &r.step {
+            Some(step) => {
+                let Some(v) = self.expr(step) else { return };
+                Some(self.cast(v, Scalar::Usize, s))
+            }
+            None if r.inclusive => Some(self.const_scalar(s, Lit::Int(1))),
+            None => None,
+        };
+        let counter = self.locals[r.counter].expect("counters are scalars");
+        let done = self.locals[r.done].expect("flags are scalars");
+        self.store(counter, start);
+        if let Some(step) = step {
+            // `step_by(0)` panics in Rust; on the device the loop runs zero times.
+            let zero = self.const_scalar(s, Lit::Int(0));
+            let no_step = self.op(Op::IEqual, bt, &[step, zero]);
+            self.store(done, no_step);
+        }
+
+        let (header, targets) = self.loop_header();
+        let i = self.load(t, counter);
+        let less = match (r.inclusive, s.is_signed_int()) {
+            (false, true) => Op::SLessThan,
+            (false, false) => Op::ULessThan,
+            (true, true) => Op::SLessThanEqual,
+            (true, false) => Op::ULessThanEqual,
+        };
+        let mut go = self.op(less, bt, &[i, end]);
+        if step.is_some() {
+            let d = self.load(bt, done);
+            let not_done = self.op(Op::LogicalNot, bt, &[d]);
+            go = self.op(Op::LogicalAnd, bt, &[go, not_done]);
+        }
+        let body_label = self.loop_test(go, targets.merge);
+        self.begin(body_label);
+        if let Some(var) = self.locals[r.var] {
+            let i = self.load(t, counter);
+            self.store(var, i);
+        }
+        self.loop_body(&targets, &r.body);
+
+        self.begin(targets.cont);
+        let i = self.load(t, counter);
+        match step {
+            None => {
+                let one = self.const_scalar(s, Lit::Int(1));
+                let next = self.op(Op::IAdd, t, &[i, one]);
+                self.store(counter, next);
+            }
+            Some(step) => {
+                // The next value is in range iff step < end - i (exclusive) or step <= end - i
+                // (inclusive); comparing the distance avoids overflowing past the type's end.
+                let remaining = self.op(Op::ISub, t, &[end, i]);
+                let finished = self.op(
+                    if r.inclusive {
+                        Op::UGreaterThan
+                    } else {
+                        Op::UGreaterThanEqual
+                    },
+                    bt,
+                    &[step, remaining],
+                );
+                self.store(done, finished);
+                let next = self.op(Op::IAdd, t, &[i, step]);
+                self.store(counter, next);
+            }
+        }
+        self.branch(header);
+        self.begin(targets.merge);
+    }
+}
