@@ -1,6 +1,7 @@
 //! Bounds checks on buffer accesses, and the out-of-bounds report: each thread keeps its first
 //! failing access in a pending report and sends it to the report buffer as it ends.
 
+use super::control::IfLabels;
 use super::Emitter;
 use crate::ir::*;
 use crate::range::Sym;
@@ -117,20 +118,20 @@ impl Emitter<'_> {
         self.record_out_of_bounds(param, &index, inside);
         let skipped_end = self.label;
         let (accessed, merge) = (self.b.id(), self.b.id());
-        self.b
-            .selection_merge(merge, spirv::SelectionControl::NONE)
-            .expect("open");
+        let labels = IfLabels {
+            merge,
+            then: Some(accessed),
+            otherwise: None,
+        };
+        let mut access = Some(access);
         // Branch weights: the in-bounds path is the likely one.
-        self.b
-            .branch_conditional(inside, accessed, merge, [255, 1])
-            .expect("open");
-        self.begin(accessed);
-        let ptr = self.buffer_element_ptr(param, &index);
-        let value = access(self, ptr);
-        let accessed_end = self.label;
-        self.branch(merge);
-        self.begin(merge);
-        let (value, t) = (value?, result?);
+        let arm = self
+            .structured_if(inside, labels, &[255, 1], |e, _| {
+                let ptr = e.buffer_element_ptr(param, &index);
+                access.take().expect("one arm")(e, ptr)
+            })
+            .only_arm();
+        let (value, accessed_end, t) = (arm.value?, arm.end?, result?);
         let zero = self.b.constant_null(t);
         Some(
             self.b
@@ -216,20 +217,16 @@ impl Emitter<'_> {
             let flag = self.load(u, pending[0]);
             let failed = self.op(Op::INotEqual, b, &[flag, zero]);
             let (send, done) = (self.b.id(), self.b.id());
-            self.b
-                .selection_merge(done, spirv::SelectionControl::NONE)
-                .expect("open");
-            self.b
-                .branch_conditional(failed, send, done, [1, 255])
-                .expect("open");
-            self.begin(send);
-            let args = self.pending_report_details(flag);
-            let void = self.b.type_void();
-            self.b
-                .function_call(void, None, record, args)
-                .expect("open");
-            self.branch(done);
-            self.begin(done);
+            let labels = IfLabels {
+                merge: done,
+                then: Some(send),
+                otherwise: None,
+            };
+            self.structured_if(failed, labels, &[1, 255], |e, _| {
+                let args = e.pending_report_details(flag);
+                let void = e.b.type_void();
+                e.b.function_call(void, None, record, args).expect("open");
+            });
         }
         self.b.ret().expect("open");
     }
@@ -302,20 +299,18 @@ impl Emitter<'_> {
         let b = self.scalar_ty(Scalar::Bool);
         let first = self.op(Op::IEqual, b, &[old, zero]);
         let (write, done) = (self.b.id(), self.b.id());
-        self.b
-            .selection_merge(done, spirv::SelectionControl::NONE)
-            .expect("open");
-        self.b
-            .branch_conditional(first, write, done, [])
-            .expect("open");
-        self.begin(write);
-        for (k, &value) in details.iter().enumerate() {
-            let slot = self.const_u32(k as u32 + 1);
-            let ptr = self.access(ptr_u, var, &[zero, slot]);
-            self.store(ptr, value);
-        }
-        self.branch(done);
-        self.begin(done);
+        let labels = IfLabels {
+            merge: done,
+            then: Some(write),
+            otherwise: None,
+        };
+        self.structured_if(first, labels, &[], |e, _| {
+            for (k, &value) in details.iter().enumerate() {
+                let slot = e.const_u32(k as u32 + 1);
+                let ptr = e.access(ptr_u, var, &[zero, slot]);
+                e.store(ptr, value);
+            }
+        });
         self.b.ret().expect("open");
         self.b.end_function().expect("the function is open");
     }

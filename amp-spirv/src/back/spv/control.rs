@@ -5,6 +5,44 @@ use crate::ir::*;
 use crate::types::Scalar;
 use rspirv::spirv::{self, Op, Word};
 
+/// The labels of a structured `if`, allocated by the caller (their order is the ids' order in
+/// the module): the merge block, and the block entered when the condition holds or does not
+/// (`None`: that way goes straight to the merge block).
+pub(super) struct IfLabels {
+    pub(super) merge: Word,
+    pub(super) then: Option<Word>,
+    pub(super) otherwise: Option<Word>,
+}
+
+/// What one arm of a structured `if` produced, and the label of its last block when it falls
+/// through to the merge block (`None`: it terminated: a return, a break, ...).
+pub(super) struct IfArm<R> {
+    pub(super) value: R,
+    pub(super) end: Option<Word>,
+}
+
+/// The arms of a structured `if`, after it: the builder is in the merge block.
+pub(super) struct IfEnd<R> {
+    pub(super) then: Option<IfArm<R>>,
+    pub(super) otherwise: Option<IfArm<R>>,
+}
+
+impl<R> IfEnd<R> {
+    /// Whether control reaches the merge block: an absent arm goes there directly.
+    pub(super) fn reaches_merge(&self) -> bool {
+        [&self.then, &self.otherwise]
+            .into_iter()
+            .any(|arm| !matches!(arm, Some(IfArm { end: None, .. })))
+    }
+
+    /// The one arm of an `if` without `else` (either way round).
+    pub(super) fn only_arm(self) -> IfArm<R> {
+        self.then
+            .or(self.otherwise)
+            .expect("a structured if has an arm")
+    }
+}
+
 /// The blocks a `break` and a `continue` of the innermost loop branch to.
 pub(super) struct LoopTargets {
     pub(super) merge: Word,
@@ -12,6 +50,49 @@ pub(super) struct LoopTargets {
 }
 
 impl Emitter<'_> {
+    /// A structured `if` on `cond`: `OpSelectionMerge` and `OpBranchConditional` (with
+    /// `weights`, true then false, or none), then each arm in turn (`then` first), filled by
+    /// `arm(self, holds)` and branching to the merge block unless it terminated; leaves the
+    /// builder in the merge block.
+    pub(super) fn structured_if<R>(
+        &mut self,
+        cond: Word,
+        labels: IfLabels,
+        weights: &[u32],
+        mut arm: impl FnMut(&mut Self, bool) -> R,
+    ) -> IfEnd<R> {
+        let IfLabels {
+            merge,
+            then,
+            otherwise,
+        } = labels;
+        self.b
+            .selection_merge(merge, spirv::SelectionControl::NONE)
+            .expect("open");
+        self.b
+            .branch_conditional(
+                cond,
+                then.unwrap_or(merge),
+                otherwise.unwrap_or(merge),
+                weights.iter().copied(),
+            )
+            .expect("open");
+        let mut fill = |e: &mut Self, label: Option<Word>, holds: bool| {
+            let label = label?;
+            e.begin(label);
+            let value = arm(e, holds);
+            let end = (!e.terminated()).then_some(e.label);
+            if end.is_some() {
+                e.branch(merge);
+            }
+            Some(IfArm { value, end })
+        };
+        let then = fill(self, then, true);
+        let otherwise = fill(self, otherwise, false);
+        self.begin(merge);
+        IfEnd { then, otherwise }
+    }
+
     pub(super) fn block(&mut self, block: &Block) -> Option<Word> {
         for s in &block.stmts {
             if self.terminated() {
@@ -54,27 +135,31 @@ impl Emitter<'_> {
         let l = self.expr(a)?;
         let from = self.label;
         let (rhs, merge) = (self.b.id(), self.b.id());
-        self.b
-            .selection_merge(merge, spirv::SelectionControl::NONE)
-            .expect("open");
-        match op {
-            LogicOp::And => self.b.branch_conditional(l, rhs, merge, []),
-            LogicOp::Or => self.b.branch_conditional(l, merge, rhs, []),
+        // `&&` evaluates its right operand when the left holds, `||` when it does not.
+        let labels = match op {
+            LogicOp::And => IfLabels {
+                merge,
+                then: Some(rhs),
+                otherwise: None,
+            },
+            LogicOp::Or => IfLabels {
+                merge,
+                then: None,
+                otherwise: Some(rhs),
+            },
+        };
+        let arm = self
+            .structured_if(l, labels, &[], |e, _| {
+                let r = e.expr(b);
+                let short = e.const_scalar(Scalar::Bool, Lit::Bool(op == LogicOp::Or));
+                (r, short)
+            })
+            .only_arm();
+        let (r, short) = arm.value;
+        let mut incoming = vec![(short, from)];
+        if let (Some(r), Some(end)) = (r, arm.end) {
+            incoming.push((r, end));
         }
-        .expect("open");
-        self.begin(rhs);
-        let r = self.expr(b);
-        let mut incoming = vec![(
-            self.const_scalar(Scalar::Bool, Lit::Bool(op == LogicOp::Or)),
-            from,
-        )];
-        if let Some(r) = r {
-            if !self.terminated() {
-                incoming.push((r, self.label));
-                self.branch(merge);
-            }
-        }
-        self.begin(merge);
         let bt = self.scalar_ty(Scalar::Bool);
         Some(self.b.phi(bt, None, incoming).expect("open"))
     }
@@ -96,36 +181,24 @@ impl Emitter<'_> {
         let merge = self.b.id();
         let then_label = self.b.id();
         let else_label = if els.is_some() { self.b.id() } else { merge };
-        self.b
-            .selection_merge(merge, spirv::SelectionControl::NONE)
-            .expect("open");
-        self.b
-            .branch_conditional(c, then_label, else_label, [])
-            .expect("open");
-        let mut reaches_merge = els.is_none();
-
-        self.begin(then_label);
-        let v = self.block(then);
-        if !self.terminated() {
-            if let (Some(var), Some(v)) = (result, v) {
-                self.store(var, v);
-            }
-            self.branch(merge);
-            reaches_merge = true;
-        }
-        if let Some(els) = els {
-            self.begin(else_label);
-            let v = self.expr(els);
-            if !self.terminated() {
+        let labels = IfLabels {
+            merge,
+            then: Some(then_label),
+            otherwise: els.is_some().then_some(else_label),
+        };
+        let arms = self.structured_if(c, labels, &[], |e, holds| {
+            let v = match (holds, els) {
+                (true, _) => e.block(then),
+                (false, Some(els)) => e.expr(els),
+                (false, None) => unreachable!("no else arm without an else"),
+            };
+            if !e.terminated() {
                 if let (Some(var), Some(v)) = (result, v) {
-                    self.store(var, v);
+                    e.store(var, v);
                 }
-                self.branch(merge);
-                reaches_merge = true;
             }
-        }
-        self.begin(merge);
-        if !reaches_merge {
+        });
+        if !arms.reaches_merge() {
             self.b.unreachable().expect("open");
             return None;
         }

@@ -1,6 +1,7 @@
 //! The entry point: `main` with its locals, the prologue that turns the invocation ids into
 //! the kernel's index (and leaves threads outside the domain), the body, and the epilogue.
 
+use super::control::IfLabels;
 use super::{has_storage, Emitter, SIMPLE_WORKGROUP_SIZE};
 use crate::ir::*;
 use crate::types::Scalar;
@@ -77,6 +78,19 @@ impl Emitter<'_> {
         }
     }
 
+    /// Ends the threads for which `inside` is false (outside the launch domain) with an
+    /// `OpReturn`; the others go on in the merge block. The return skips the out-of-bounds
+    /// report: nothing was accessed yet.
+    fn leave_unless(&mut self, inside: Word) {
+        let (cont, out) = (self.b.id(), self.b.id());
+        let labels = IfLabels {
+            merge: cont,
+            then: None,
+            otherwise: Some(out),
+        };
+        self.structured_if(inside, labels, &[], |e, _| e.b.ret().expect("open"));
+    }
+
     /// The tiled index: `local` from the invocation id, `tile` from the workgroup id (folded
     /// onto y for rank 1), `global = tile * size + local`, `tile_origin = tile * size`.
     fn tiled_prologue(&mut self, lid_var: Word, wid_var: Word, nwg_var: Word) {
@@ -120,16 +134,7 @@ impl Emitter<'_> {
             let bool_ty = self.scalar_ty(Scalar::Bool);
             let origin = self.op(Op::IMul, u, &[tile[0], size[0]]);
             let inside = self.op(Op::ULessThan, bool_ty, &[origin, extent]);
-            let (cont, out) = (self.b.id(), self.b.id());
-            self.b
-                .selection_merge(cont, spirv::SelectionControl::NONE)
-                .expect("open");
-            self.b
-                .branch_conditional(inside, cont, out, [])
-                .expect("open");
-            self.begin(out);
-            self.b.ret().expect("open");
-            self.begin(cont);
+            self.leave_unless(inside);
         }
         let origin: Vec<Word> = (0..rank)
             .map(|d| self.op(Op::IMul, u, &[tile[d], size[d]]))
@@ -179,16 +184,7 @@ impl Emitter<'_> {
         }
         let bool_ty = self.scalar_ty(Scalar::Bool);
         let inside = self.op(Op::ULessThan, bool_ty, &[linear, total]);
-        let (cont, out) = (self.b.id(), self.b.id());
-        self.b
-            .selection_merge(cont, spirv::SelectionControl::NONE)
-            .expect("open");
-        self.b
-            .branch_conditional(inside, cont, out, [])
-            .expect("open");
-        self.begin(out);
-        self.b.ret().expect("open");
-        self.begin(cont);
+        self.leave_unless(inside);
 
         // Row-major unflattening: the last dimension varies fastest.
         let idx_var = self.locals[self.k.index_local].expect("the index is not zero-sized");
