@@ -181,7 +181,7 @@ pub enum Lit {
 }
 
 /// Unary operators.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum UnOp {
     /// `-x`.
     Neg,
@@ -190,7 +190,7 @@ pub enum UnOp {
 }
 
 /// Binary operators (not the short-circuit ones).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BinOp {
     /// `+`.
     Add,
