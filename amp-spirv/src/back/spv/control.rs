@@ -43,6 +43,31 @@ impl<R> IfEnd<R> {
     }
 }
 
+/// Looks for a `break` that leaves the loop whose body it walks.
+struct BreakFinder(bool);
+
+impl Visitor<'_> for BreakFinder {
+    fn visit_expr(&mut self, e: &Expr) {
+        match &e.kind {
+            ExprKind::Break => self.0 = true,
+            // A break inside a nested loop leaves that loop, not this one.
+            ExprKind::While(c, _) => self.visit_expr(c),
+            ExprKind::Loop(_) => {}
+            ExprKind::For(r) => {
+                self.visit_expr(&r.start);
+                self.visit_expr(&r.end);
+                if let Some(step) = &r.step {
+                    self.visit_expr(step);
+                }
+            }
+            // Not looked into, as before the walker existed: a `break` in these operands
+            // would leave the merge block marked unreachable.
+            ExprKind::Math(..) | ExprKind::Atomic(_) => {}
+            _ => walk_expr(self, e),
+        }
+    }
+}
+
 /// The blocks a `break` and a `continue` of the innermost loop branch to.
 pub(super) struct LoopTargets {
     pub(super) merge: Word,
@@ -273,40 +298,9 @@ impl Emitter<'_> {
     }
 
     fn loop_has_break(&self, body: &Block) -> bool {
-        fn block(b: &Block) -> bool {
-            b.stmts.iter().any(|s| match s {
-                Stmt::Let(_, Some(e)) | Stmt::Expr(e) => expr(e),
-                Stmt::Let(_, None) => false,
-            }) || b.tail.as_deref().is_some_and(expr)
-        }
-        fn expr(e: &Expr) -> bool {
-            match &e.kind {
-                ExprKind::Break => true,
-                // A break inside a nested loop leaves that loop, not this one.
-                ExprKind::While(c, _) => expr(c),
-                ExprKind::Loop(_) => false,
-                ExprKind::For(r) => {
-                    expr(&r.start) || expr(&r.end) || r.step.as_deref().is_some_and(expr)
-                }
-                ExprKind::If(c, t, e) => expr(c) || block(t) || e.as_deref().is_some_and(expr),
-                ExprKind::Block(b) => block(b),
-                ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::ArrayRepeat(a, _) => expr(a),
-                ExprKind::Binary(_, a, b) | ExprKind::Logic(_, a, b) | ExprKind::Element(a, b) => {
-                    expr(a) || expr(b)
-                }
-                ExprKind::BufferLoad(_, l) | ExprKind::ArrayList(l) | ExprKind::Builtin(_, l) => {
-                    l.iter().any(expr)
-                }
-                ExprKind::Assign(p, v) | ExprKind::CompoundAssign(_, p, v) => {
-                    expr(v)
-                        || match p {
-                            Place::Local(_, l) | Place::Buffer(_, l) => l.iter().any(expr),
-                        }
-                }
-                _ => false,
-            }
-        }
-        block(body)
+        let mut finder = BreakFinder(false);
+        finder.visit_block(body);
+        finder.0
     }
 
     pub(super) fn for_loop(&mut self, r: &RangeLoop) {
