@@ -18,7 +18,8 @@
 use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::ir::*;
 use crate::types::{Len, Ty};
-use std::collections::{BTreeSet, HashMap, HashSet};
+use proc_macro2::LineColumn;
+use std::collections::{HashMap, HashSet};
 
 /// The kinds of warning, each of which a kernel can silence with
 /// `#[kernel(amp, allow(<name>))]`.
@@ -113,10 +114,52 @@ struct LoopState {
     skipped: Option<Divergence>,
 }
 
+/// The structure of an index expression, to compare indices: two expressions with equal keys
+/// have equal values in a thread. An immutable local stands for its initializer's key.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum IndexKey {
+    /// An integer literal.
+    Int(u128),
+    /// A `bool` literal.
+    Bool(bool),
+    /// A float literal, by the bits of its `f64` and `f32` values.
+    Float(u64, u32),
+    /// A local (not aliased to a known value).
+    Local(LocalId),
+    /// A by-value parameter.
+    Param(ParamId),
+    /// An outer constant.
+    Const(usize),
+    /// `base[index]`.
+    Element(Box<IndexKey>, Box<IndexKey>),
+    /// A binary operator.
+    Binary(BinOp, Box<IndexKey>, Box<IndexKey>),
+    /// A unary operator.
+    Unary(UnOp, Box<IndexKey>),
+    /// A cast to the type.
+    Cast(Box<IndexKey>, Ty),
+    /// A buffer's extent.
+    Extent(ParamId),
+    /// Anything else, known only by where it starts in the source.
+    Opaque(LineColumn),
+    /// The slot of an atomic on `tile_static` memory: equal to no index.
+    Atomic,
+}
+
+impl IndexKey {
+    /// `local[d]`.
+    fn component(local: LocalId, d: u32) -> IndexKey {
+        IndexKey::Element(
+            Box::new(IndexKey::Local(local)),
+            Box::new(IndexKey::Int(u128::from(d))),
+        )
+    }
+}
+
 /// A write or read of a buffer, for the dependence checks.
 struct Access {
     param: ParamId,
-    key: String,
+    key: Vec<IndexKey>,
     span: Span,
     unique: bool,
     /// For reads: the buffer was written earlier and a barrier fencing global memory came
@@ -134,7 +177,7 @@ struct Walker<'k> {
     /// Per local: derived from the fastest-varying component of `t.local`.
     fast: Vec<bool>,
     /// Per immutable local: the key of its value, for recognising `let row = idx[0];`.
-    alias: HashMap<LocalId, String>,
+    alias: HashMap<LocalId, IndexKey>,
     changed: bool,
     report: bool,
     ctrl: Option<Divergence>,
@@ -142,15 +185,16 @@ struct Walker<'k> {
     loops: Vec<LoopState>,
     /// `tile_static` locals written since the last barrier, with the keys of the indices.
     /// (whether each index is per-thread: a slot every thread writes alike is shared).
-    dirty_tile: HashMap<LocalId, BTreeSet<(String, bool)>>,
+    dirty_tile: HashMap<LocalId, HashSet<(Vec<IndexKey>, bool)>>,
     /// Buffers written since the last barrier.
     dirty_buffers: HashSet<ParamId>,
     /// Components of `t.local` fixed to a constant by the enclosing conditions.
     pins: Vec<u32>,
     errors: Diagnostics,
-    error_spans: HashSet<String>,
+    /// Where the reported barriers start (an inlined device function repeats its spans).
+    error_spans: HashSet<LineColumn>,
     warnings: Vec<Warning>,
-    warning_spans: HashSet<(Lint, String)>,
+    warning_spans: HashSet<(Lint, LineColumn)>,
     writes: Vec<Access>,
     reads: Vec<Access>,
 }
@@ -248,8 +292,7 @@ impl<'k> Walker<'k> {
         if !self.report {
             return;
         }
-        let at = format!("{:?}", span.start.start());
-        if self.warning_spans.insert((lint, at)) {
+        if self.warning_spans.insert((lint, span.start.start())) {
             self.warnings.push(Warning {
                 lint,
                 span,
@@ -268,32 +311,27 @@ impl<'k> Walker<'k> {
         self.k.rank - 1
     }
 
-    /// A canonical text of an index expression, to compare indices.
-    fn key(&self, e: &Expr) -> String {
+    /// The key of an index expression, to compare indices.
+    fn key(&self, e: &Expr) -> IndexKey {
+        let key = |e| Box::new(self.key(e));
         match &e.kind {
-            ExprKind::Lit(Lit::Int(v)) => v.to_string(),
-            ExprKind::Lit(l) => format!("{l:?}"),
-            ExprKind::Local(id) => self
-                .alias
-                .get(id)
-                .cloned()
-                .unwrap_or_else(|| format!("L{id}")),
-            ExprKind::ScalarParam(p) => format!("P{p}"),
-            ExprKind::OuterConst(c) => format!("C{c}"),
-            ExprKind::Element(b, i) => format!("{}[{}]", self.key(b), self.key(i)),
-            ExprKind::Binary(op, a, b) => format!("({} {op:?} {})", self.key(a), self.key(b)),
-            ExprKind::Unary(op, a) => format!("({op:?} {})", self.key(a)),
-            ExprKind::Cast(a) => format!("({} as {})", self.key(a), e.ty),
-            ExprKind::BufferExtent(p) => format!("E{p}"),
-            _ => format!("?{:?}", e.span.start.start()),
+            ExprKind::Lit(Lit::Int(v)) => IndexKey::Int(*v),
+            ExprKind::Lit(Lit::Bool(v)) => IndexKey::Bool(*v),
+            ExprKind::Lit(Lit::Float(v, v32)) => IndexKey::Float(v.to_bits(), v32.to_bits()),
+            ExprKind::Local(id) => self.alias.get(id).cloned().unwrap_or(IndexKey::Local(*id)),
+            ExprKind::ScalarParam(p) => IndexKey::Param(*p),
+            ExprKind::OuterConst(c) => IndexKey::Const(*c),
+            ExprKind::Element(b, i) => IndexKey::Element(key(b), key(i)),
+            ExprKind::Binary(op, a, b) => IndexKey::Binary(*op, key(a), key(b)),
+            ExprKind::Unary(op, a) => IndexKey::Unary(*op, key(a)),
+            ExprKind::Cast(a) => IndexKey::Cast(key(a), e.ty.clone()),
+            ExprKind::BufferExtent(p) => IndexKey::Extent(*p),
+            _ => IndexKey::Opaque(e.span.start.start()),
         }
     }
 
-    fn keys(&self, list: &[Expr]) -> String {
-        list.iter()
-            .map(|e| self.key(e))
-            .collect::<Vec<_>>()
-            .join(", ")
+    fn keys(&self, list: &[Expr]) -> Vec<IndexKey> {
+        list.iter().map(|e| self.key(e)).collect()
     }
 
     /// Whether an expression reads the fastest-varying component of `t.local` (directly or
@@ -330,16 +368,15 @@ impl<'k> Walker<'k> {
             ExprKind::Element(b, i) => match (&b.kind, &i.kind) {
                 // `idx[k]`, or `g[k]` after `let g = t.global;`.
                 (ExprKind::Local(id), ExprKind::Lit(Lit::Int(k)))
-                    if *id == own
-                        || self.alias.get(id).is_some_and(|a| *a == format!("L{own}")) =>
+                    if *id == own || self.alias.get(id) == Some(&IndexKey::Local(own)) =>
                 {
                     Some(*k as u32)
                 }
                 _ => None,
             },
             ExprKind::Local(id) => {
-                let key = self.alias.get(id)?.clone();
-                (0..self.k.rank).find(|d| key == format!("L{own}[{d}]"))
+                let key = self.alias.get(id)?;
+                (0..self.k.rank).find(|&d| *key == IndexKey::component(own, d))
             }
             ExprKind::Binary(BinOp::Add | BinOp::Sub, a, b) => {
                 if let Some(d) = self.own_component(a) {
@@ -398,7 +435,7 @@ impl<'k> Walker<'k> {
             && idx
                 .iter()
                 .enumerate()
-                .all(|(d, e)| self.key(e) == format!("L{}[{d}]", t.tile))
+                .all(|(d, e)| self.key(e) == IndexKey::component(t.tile, d as u32))
             && (0..rank).all(|d| self.pins.contains(&d))
     }
 
@@ -417,7 +454,8 @@ impl<'k> Walker<'k> {
                     }
                     // `t.local[k]`, or a local bound to it.
                     let key = self.key(x);
-                    if let Some(k) = (0..self.k.rank).find(|k| key == format!("L{}[{k}]", t.local))
+                    if let Some(k) =
+                        (0..self.k.rank).find(|&k| key == IndexKey::component(t.local, k))
                     {
                         out.push(k);
                     }
@@ -612,7 +650,7 @@ impl<'k> Walker<'k> {
                         self.dirty_tile
                             .entry(*id)
                             .or_default()
-                            .insert(("atomic".into(), false));
+                            .insert((vec![IndexKey::Atomic], false));
                     }
                 }
                 if let Some(Place::Local(id, _)) = &a.expected {
@@ -641,8 +679,7 @@ impl<'k> Walker<'k> {
         if !self.report {
             return;
         }
-        let at = format!("{:?}", span.start.start());
-        if !self.error_spans.insert(at) {
+        if !self.error_spans.insert(span.start.start()) {
             return;
         }
         let line = d.span.start().line;
@@ -759,11 +796,7 @@ impl<'k> Walker<'k> {
         }
         match &base.kind {
             ExprKind::Local(id) if self.is_tile_static(*id) => {
-                let key = indices
-                    .iter()
-                    .map(|i| self.key(i))
-                    .collect::<Vec<_>>()
-                    .join(", ");
+                let key: Vec<IndexKey> = indices.iter().map(|i| self.key(i)).collect();
                 self.bank_check(*id, &indices, e.span);
                 let dirty = self.dirty_tile.get(id).cloned();
                 if let Some(writes) = &dirty {

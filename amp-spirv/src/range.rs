@@ -20,8 +20,8 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::ir::{
-    Atomic, BinOp, Block, Builtin, Expr, ExprKind, Kernel, Lit, LocalId, ParamId, Place, Stmt,
-    TileDim,
+    walk_expr, walk_place, walk_stmt, Atomic, BinOp, Builtin, Expr, ExprIds, ExprKind, Kernel, Lit,
+    LocalId, ParamId, Place, Stmt, TileDim, Visitor,
 };
 use crate::types::{Len, Scalar, Ty};
 
@@ -47,9 +47,18 @@ enum Fact {
     Below(Sym),
 }
 
-/// The facts of one kernel (see the module documentation).
+/// The facts of one kernel (see the module documentation), for as long as it is borrowed.
+#[derive(Debug)]
+pub struct Ranges<'k> {
+    /// The fact of each expression, by [`ExprId`](crate::ir::ExprId).
+    facts: Vec<Option<Fact>>,
+    ids: ExprIds<'k>,
+}
+
+/// The facts of locals and of `t.local` and the thread's index, from which every expression's
+/// fact follows.
 #[derive(Debug, Default)]
-pub struct Ranges {
+struct LocalFacts {
     locals: HashMap<LocalId, Fact>,
     /// `t.local` of a tiled kernel, and the bound of each of its components.
     tile_local: Option<(LocalId, Vec<Option<Sym>>)>,
@@ -57,11 +66,12 @@ pub struct Ranges {
     index_local: Option<LocalId>,
 }
 
-impl Ranges {
+impl<'k> Ranges<'k> {
     /// Collects the facts of `k`.
-    pub fn of(k: &Kernel) -> Ranges {
-        let mut assigned = HashSet::new();
-        assigned_in_block(&k.body, &mut assigned);
+    pub fn of(k: &'k Kernel) -> Ranges<'k> {
+        let mut assigned = AssignedLocals::default();
+        assigned.visit_block(&k.body);
+        let assigned = assigned.0;
         let tile_local = k.tiled.as_ref().and_then(|t| {
             if assigned.contains(&t.local) {
                 return None;
@@ -70,7 +80,7 @@ impl Ranges {
             Some((t.local, bounds))
         });
         let index_local = (!assigned.contains(&k.index_local)).then_some(k.index_local);
-        let mut ranges = Ranges {
+        let mut local_facts = LocalFacts {
             locals: HashMap::new(),
             tile_local,
             index_local,
@@ -78,10 +88,19 @@ impl Ranges {
         let mut walk = Walk {
             k,
             assigned: &assigned,
-            ranges: &mut ranges,
+            ranges: &mut local_facts,
         };
-        walk.block(&k.body);
-        ranges
+        walk.visit_block(&k.body);
+        // Every local's fact is known now, so each expression's follows once and for all.
+        let ids = ExprIds::of(k);
+        let mut facts = vec![None; ids.len()];
+        let mut table = FactTable {
+            local_facts: &local_facts,
+            ids: &ids,
+            facts: &mut facts,
+        };
+        table.visit_block(&k.body);
+        Ranges { facts, ids }
     }
 
     /// Whether `index` is always below `len` (so indexing an array of that length with it
@@ -92,6 +111,11 @@ impl Ranges {
             Len::Const(k, _) => Sym::Const(*k),
         };
         self.below(index, bound)
+    }
+
+    /// What is known of `e`'s value, an expression of the kernel.
+    fn fact(&self, e: &Expr) -> Option<Fact> {
+        self.facts[self.ids.id(e).index()]
     }
 
     /// Whether `index` is always below `bound`.
@@ -113,7 +137,9 @@ impl Ranges {
             _ => None,
         }
     }
+}
 
+impl LocalFacts {
     /// What is known of `e`'s value (unsigned integer expressions only).
     fn fact(&self, e: &Expr) -> Option<Fact> {
         if !is_unsigned(&e.ty) {
@@ -243,39 +269,32 @@ fn tile_dim(k: &Kernel, d: &TileDim) -> Option<Sym> {
 struct Walk<'a> {
     k: &'a Kernel,
     assigned: &'a HashSet<LocalId>,
-    ranges: &'a mut Ranges,
+    ranges: &'a mut LocalFacts,
 }
 
 impl Walk<'_> {
     fn trusted(&self, id: LocalId) -> bool {
         !self.assigned.contains(&id) && is_unsigned(&self.k.locals[id].ty)
     }
+}
 
-    fn block(&mut self, b: &Block) {
-        for s in &b.stmts {
-            match s {
-                Stmt::Let(id, Some(init)) => {
-                    self.expr(init);
-                    if self.trusted(*id) {
-                        if let Some(f) = self.ranges.fact(init) {
-                            self.ranges.locals.insert(*id, f);
-                        }
-                    }
+impl<'a> Visitor<'a> for Walk<'_> {
+    fn visit_stmt(&mut self, s: &'a Stmt) {
+        walk_stmt(self, s);
+        if let Stmt::Let(id, Some(init)) = s {
+            if self.trusted(*id) {
+                if let Some(f) = self.ranges.fact(init) {
+                    self.ranges.locals.insert(*id, f);
                 }
-                Stmt::Let(_, None) => {}
-                Stmt::Expr(e) => self.expr(e),
             }
-        }
-        if let Some(t) = &b.tail {
-            self.expr(t);
         }
     }
 
-    fn expr(&mut self, e: &Expr) {
+    fn visit_expr(&mut self, e: &'a Expr) {
         match &e.kind {
             ExprKind::For(r) => {
-                self.expr(&r.start);
-                self.expr(&r.end);
+                self.visit_expr(&r.start);
+                self.visit_expr(&r.end);
                 if self.trusted(r.var) {
                     let bound = match self.ranges.fact(&r.end) {
                         // `i < n`, or `i <= n` for `a..=n`.
@@ -291,115 +310,75 @@ impl Walk<'_> {
                         self.ranges.locals.insert(r.var, b);
                     }
                 }
-                self.block(&r.body);
+                self.visit_block(&r.body);
             }
-            ExprKind::If(c, then, els) => {
-                self.expr(c);
-                self.block(then);
-                if let Some(e) = els {
-                    self.expr(e);
-                }
+            ExprKind::If(..) | ExprKind::Block(_) | ExprKind::Loop(_) | ExprKind::While(..) => {
+                walk_expr(self, e)
             }
-            ExprKind::Block(b) | ExprKind::Loop(b) => self.block(b),
-            ExprKind::While(c, b) => {
-                self.expr(c);
-                self.block(b);
-            }
+            // Only the `let`s of blocks reached through statements and control flow are
+            // tracked (a `let` in a block inside an operand, or in a `step_by`, is not): its
+            // local's uses keep their clamps.
             _ => {}
         }
     }
 }
 
-/// Collects every local that is assigned (or used as an atomic's target or compare-exchange
-/// expected value) anywhere in `b`.
-fn assigned_in_block(b: &Block, out: &mut HashSet<LocalId>) {
-    for s in &b.stmts {
-        match s {
-            Stmt::Let(_, Some(e)) | Stmt::Expr(e) => assigned_in_expr(e, out),
-            Stmt::Let(_, None) => {}
-        }
-    }
-    if let Some(t) = &b.tail {
-        assigned_in_expr(t, out);
+/// Fills the side table of expression facts.
+struct FactTable<'t, 'k> {
+    local_facts: &'t LocalFacts,
+    ids: &'t ExprIds<'k>,
+    facts: &'t mut [Option<Fact>],
+}
+
+impl<'a> Visitor<'a> for FactTable<'_, '_> {
+    fn visit_expr(&mut self, e: &'a Expr) {
+        self.facts[self.ids.id(e).index()] = self.local_facts.fact(e);
+        walk_expr(self, e);
     }
 }
 
-fn assigned_in_expr(e: &Expr, out: &mut HashSet<LocalId>) {
-    let place = |p: &Place, out: &mut HashSet<LocalId>| {
+/// Every local that is assigned (or used as an atomic's target or compare-exchange expected
+/// value) anywhere in the body.
+#[derive(Default)]
+struct AssignedLocals(HashSet<LocalId>);
+
+impl AssignedLocals {
+    fn place(&mut self, p: &Place) {
         if let Place::Local(id, _) = p {
-            out.insert(*id);
+            self.0.insert(*id);
         }
-    };
-    match &e.kind {
-        ExprKind::Assign(p, v) | ExprKind::CompoundAssign(_, p, v) => {
-            place(p, out);
-            place_indices(p, out);
-            assigned_in_expr(v, out);
-        }
-        ExprKind::Atomic(a) => {
-            let Atomic {
-                target,
-                value,
-                expected,
-                ..
-            } = &**a;
-            place(target, out);
-            place_indices(target, out);
-            if let Some(x) = expected {
-                place(x, out);
-            }
-            if let Some(v) = value {
-                assigned_in_expr(v, out);
-            }
-        }
-        ExprKind::For(r) => {
-            // The hidden counter and flag are assigned by the loop itself.
-            out.insert(r.counter);
-            out.insert(r.done);
-            assigned_in_expr(&r.start, out);
-            assigned_in_expr(&r.end, out);
-            if let Some(s) = &r.step {
-                assigned_in_expr(s, out);
-            }
-            assigned_in_block(&r.body, out);
-        }
-        ExprKind::If(c, then, els) => {
-            assigned_in_expr(c, out);
-            assigned_in_block(then, out);
-            if let Some(e) = els {
-                assigned_in_expr(e, out);
-            }
-        }
-        ExprKind::Block(b) | ExprKind::Loop(b) => assigned_in_block(b, out),
-        ExprKind::While(c, b) => {
-            assigned_in_expr(c, out);
-            assigned_in_block(b, out);
-        }
-        ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::ArrayRepeat(a, _) => {
-            assigned_in_expr(a, out)
-        }
-        ExprKind::Binary(_, a, b) | ExprKind::Logic(_, a, b) | ExprKind::Element(a, b) => {
-            assigned_in_expr(a, out);
-            assigned_in_expr(b, out);
-        }
-        ExprKind::BufferLoad(_, l)
-        | ExprKind::ArrayList(l)
-        | ExprKind::Builtin(_, l)
-        | ExprKind::Math(_, l) => l.iter().for_each(|x| assigned_in_expr(x, out)),
-        ExprKind::Lit(_)
-        | ExprKind::Local(_)
-        | ExprKind::ScalarParam(_)
-        | ExprKind::BufferExtent(_)
-        | ExprKind::OuterConst(_)
-        | ExprKind::Barrier(_)
-        | ExprKind::MemoryFence(_)
-        | ExprKind::Break
-        | ExprKind::Continue
-        | ExprKind::Return => {}
     }
 }
 
-fn place_indices(p: &Place, out: &mut HashSet<LocalId>) {
-    let (Place::Local(_, idx) | Place::Buffer(_, idx)) = p;
-    idx.iter().for_each(|x| assigned_in_expr(x, out));
+impl<'a> Visitor<'a> for AssignedLocals {
+    fn visit_expr(&mut self, e: &'a Expr) {
+        match &e.kind {
+            ExprKind::Assign(p, _) | ExprKind::CompoundAssign(_, p, _) => self.place(p),
+            ExprKind::Atomic(a) => {
+                let Atomic {
+                    target,
+                    value,
+                    expected,
+                    ..
+                } = &**a;
+                self.place(target);
+                if let Some(x) = expected {
+                    self.place(x);
+                }
+                // The expected place's indices are not walked: only the local matters there.
+                walk_place(self, target);
+                if let Some(v) = value {
+                    self.visit_expr(v);
+                }
+                return;
+            }
+            ExprKind::For(r) => {
+                // The hidden counter and flag are assigned by the loop itself.
+                self.0.insert(r.counter);
+                self.0.insert(r.done);
+            }
+            _ => {}
+        }
+        walk_expr(self, e);
+    }
 }

@@ -1,6 +1,13 @@
 //! The typed kernel IR: what the front end produces after name resolution and type inference,
 //! and what the back end lowers to SPIR-V. Every expression carries its (fully inferred) type.
 
+mod visit;
+
+pub use visit::{
+    walk_block, walk_block_mut, walk_expr, walk_expr_mut, walk_place, walk_place_mut, walk_stmt,
+    walk_stmt_mut, ExprId, ExprIds, Visitor, VisitorMut,
+};
+
 use crate::diag::Span;
 use crate::types::{Elem, Scalar, Ty};
 
@@ -174,7 +181,7 @@ pub enum Lit {
 }
 
 /// Unary operators.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum UnOp {
     /// `-x`.
     Neg,
@@ -183,7 +190,7 @@ pub enum UnOp {
 }
 
 /// Binary operators (not the short-circuit ones).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BinOp {
     /// `+`.
     Add,

@@ -1,0 +1,98 @@
+//! Buffer element addresses: a view's extent, offset and strides from the push-constant block,
+//! folded by the layout facts where the runtime specializes them away.
+
+use super::Emitter;
+use crate::back::ParamSlot;
+use crate::ir::*;
+use crate::types::Scalar;
+use rspirv::spirv::{Op, Word};
+
+impl Emitter<'_> {
+    /// Buffer `p`'s extent, one `u32` per dimension, from the push-constant block: the
+    /// domain's own member where the layout facts say the two are equal, so that both are one
+    /// value to the driver.
+    pub(super) fn buffer_extent(&mut self, p: ParamId) -> Vec<Word> {
+        let first_member = self.buffer_first_member(p);
+        let ParamKind::Buffer { rank, .. } = self.k.params[p].kind else {
+            unreachable!("buffer param")
+        };
+        let u = self.scalar_ty(Scalar::U32);
+        (0..rank)
+            .map(|d| {
+                let own = self.push_member(first_member + d);
+                if rank != self.k.rank {
+                    return own;
+                }
+                let equal = self.layout_fact(p, crate::layout_fact::EQUALS_DOMAIN_DIM0 << d);
+                let domain = self.push_member(d);
+                self.op(Op::Select, u, &[equal, domain, own])
+            })
+            .collect()
+    }
+
+    fn buffer_first_member(&self, p: ParamId) -> u32 {
+        match self.layout.params[p] {
+            ParamSlot::Buffer { first_member, .. } => first_member,
+            ParamSlot::Scalar { .. } | ParamSlot::Value { .. } => unreachable!("buffer slot"),
+        }
+    }
+
+    /// Pointer to a buffer element: the view's offset plus each index times its stride (the
+    /// last dimension's stride is 1), all from the push-constant block.
+    pub(super) fn buffer_element_ptr(&mut self, p: ParamId, index: &[Word]) -> Word {
+        let (linear, _) = self.buffer_linear(p, index);
+        self.buffer_ptr_at(p, linear)
+    }
+
+    /// The element number of `index` in buffer `p` (the view's offset plus each component times
+    /// its stride), and the view's offset alone.
+    pub(super) fn buffer_linear(&mut self, p: ParamId, index: &[Word]) -> (Word, Word) {
+        let first_member = self.buffer_first_member(p);
+        let rank = index.len() as u32;
+        let u = self.scalar_ty(Scalar::U32);
+        let mut linear = index[rank as usize - 1];
+        let extent = if rank > 1 {
+            self.buffer_extent(p)
+        } else {
+            Vec::new()
+        };
+        for (d, &component) in index.iter().enumerate().take(rank as usize - 1) {
+            // Row-major strides follow from the extent when the facts say the view is dense.
+            let pushed = self.push_member(first_member + rank + 1 + d as u32);
+            let mut dense = extent[rank as usize - 1];
+            for &e in extent[d + 1..rank as usize - 1].iter().rev() {
+                dense = self.op(Op::IMul, u, &[e, dense]);
+            }
+            let is_dense = self.layout_fact(p, crate::layout_fact::DENSE);
+            let stride = self.op(Op::Select, u, &[is_dense, dense, pushed]);
+            let scaled = self.op(Op::IMul, u, &[component, stride]);
+            linear = self.op(Op::IAdd, u, &[scaled, linear]);
+        }
+        let offset = self.buffer_offset(p);
+        (self.op(Op::IAdd, u, &[linear, offset]), offset)
+    }
+
+    /// The element offset of buffer `p`'s view: 0 when the pipeline is specialized for a view
+    /// that starts at the buffer's first element, else read from the push constants.
+    fn buffer_offset(&mut self, p: ParamId) -> Word {
+        let rank = match self.k.params[p].kind {
+            ParamKind::Buffer { rank, .. } => rank,
+            _ => unreachable!("buffer param"),
+        };
+        let pushed = self.push_member(self.buffer_first_member(p) + rank);
+        let zero_offset = self.layout_fact(p, crate::layout_fact::ZERO_OFFSET);
+        let u = self.scalar_ty(Scalar::U32);
+        let zero = self.const_u32(0);
+        self.op(Op::Select, u, &[zero_offset, zero, pushed])
+    }
+
+    /// Pointer to element number `linear` of buffer `p`.
+    pub(super) fn buffer_ptr_at(&mut self, p: ParamId, linear: Word) -> Word {
+        let zero = self.const_u32(0);
+        let buffer = self.buffers[p]
+            .as_ref()
+            .expect("buffer params have variables");
+        let (var, elem_ptr) = (buffer.var, buffer.elem_ptr);
+        self.access(elem_ptr, var, &[zero, linear])
+    }
+}

@@ -1,0 +1,385 @@
+//! Statements and structured control flow: blocks, `if`, short-circuit `&&` / `||`, and loops.
+
+use super::{has_storage, Emitter};
+use crate::ir::*;
+use crate::types::Scalar;
+use rspirv::spirv::{self, Op, Word};
+
+/// The labels of a structured `if`, allocated by the caller (their order is the ids' order in
+/// the module): the merge block, and the block entered when the condition holds or does not
+/// (`None`: that way goes straight to the merge block).
+pub(super) struct IfLabels {
+    pub(super) merge: Word,
+    pub(super) then: Option<Word>,
+    pub(super) otherwise: Option<Word>,
+}
+
+/// What one arm of a structured `if` produced, and the label of its last block when it falls
+/// through to the merge block (`None`: it terminated: a return, a break, ...).
+pub(super) struct IfArm<R> {
+    pub(super) value: R,
+    pub(super) end: Option<Word>,
+}
+
+/// The arms of a structured `if`, after it: the builder is in the merge block.
+pub(super) struct IfEnd<R> {
+    pub(super) then: Option<IfArm<R>>,
+    pub(super) otherwise: Option<IfArm<R>>,
+}
+
+impl<R> IfEnd<R> {
+    /// Whether control reaches the merge block: an absent arm goes there directly.
+    pub(super) fn reaches_merge(&self) -> bool {
+        [&self.then, &self.otherwise]
+            .into_iter()
+            .any(|arm| !matches!(arm, Some(IfArm { end: None, .. })))
+    }
+
+    /// The one arm of an `if` without `else` (either way round).
+    pub(super) fn only_arm(self) -> IfArm<R> {
+        self.then
+            .or(self.otherwise)
+            .expect("a structured if has an arm")
+    }
+}
+
+/// Looks for a `break` that leaves the loop whose body it walks.
+struct BreakFinder(bool);
+
+impl Visitor<'_> for BreakFinder {
+    fn visit_expr(&mut self, e: &Expr) {
+        match &e.kind {
+            ExprKind::Break => self.0 = true,
+            // A break inside a nested loop leaves that loop, not this one.
+            ExprKind::While(c, _) => self.visit_expr(c),
+            ExprKind::Loop(_) => {}
+            ExprKind::For(r) => {
+                self.visit_expr(&r.start);
+                self.visit_expr(&r.end);
+                if let Some(step) = &r.step {
+                    self.visit_expr(step);
+                }
+            }
+            // Not looked into, as before the walker existed: a `break` in these operands
+            // would leave the merge block marked unreachable.
+            ExprKind::Math(..) | ExprKind::Atomic(_) => {}
+            _ => walk_expr(self, e),
+        }
+    }
+}
+
+/// The blocks a `break` and a `continue` of the innermost loop branch to.
+pub(super) struct LoopTargets {
+    pub(super) merge: Word,
+    pub(super) cont: Word,
+}
+
+impl Emitter<'_> {
+    /// A structured `if` on `cond`: `OpSelectionMerge` and `OpBranchConditional` (with
+    /// `weights`, true then false, or none), then each arm in turn (`then` first), filled by
+    /// `arm(self, holds)` and branching to the merge block unless it terminated; leaves the
+    /// builder in the merge block.
+    pub(super) fn structured_if<R>(
+        &mut self,
+        cond: Word,
+        labels: IfLabels,
+        weights: &[u32],
+        mut arm: impl FnMut(&mut Self, bool) -> R,
+    ) -> IfEnd<R> {
+        let IfLabels {
+            merge,
+            then,
+            otherwise,
+        } = labels;
+        self.b
+            .selection_merge(merge, spirv::SelectionControl::NONE)
+            .expect("open");
+        self.b
+            .branch_conditional(
+                cond,
+                then.unwrap_or(merge),
+                otherwise.unwrap_or(merge),
+                weights.iter().copied(),
+            )
+            .expect("open");
+        let mut fill = |e: &mut Self, label: Option<Word>, holds: bool| {
+            let label = label?;
+            e.begin(label);
+            let value = arm(e, holds);
+            let end = (!e.terminated()).then_some(e.label);
+            if end.is_some() {
+                e.branch(merge);
+            }
+            Some(IfArm { value, end })
+        };
+        let then = fill(self, then, true);
+        let otherwise = fill(self, otherwise, false);
+        self.begin(merge);
+        IfEnd { then, otherwise }
+    }
+
+    pub(super) fn block(&mut self, block: &Block) -> Option<Word> {
+        for s in &block.stmts {
+            if self.terminated() {
+                return None;
+            }
+            match s {
+                // `tile_static` memory is undefined until written (C++ AMP's semantics).
+                Stmt::Let(id, None) if self.k.locals[*id].storage == Storage::TileStatic => {}
+                Stmt::Let(id, init) => {
+                    let value = match init {
+                        Some(e) => self.expr(e),
+                        None => {
+                            let ty = &self.k.locals[*id].ty;
+                            if !has_storage(ty) {
+                                None
+                            } else {
+                                let t = self.ty(ty);
+                                Some(self.b.constant_null(t))
+                            }
+                        }
+                    };
+                    if let (Some(v), Some(var)) = (value, self.locals[*id]) {
+                        if !self.terminated() {
+                            self.store(var, v);
+                        }
+                    }
+                }
+                Stmt::Expr(e) => {
+                    self.expr(e);
+                }
+            }
+        }
+        if self.terminated() {
+            return None;
+        }
+        block.tail.as_ref().and_then(|t| self.expr(t))
+    }
+
+    pub(super) fn logic(&mut self, op: LogicOp, a: &Expr, b: &Expr) -> Option<Word> {
+        let l = self.expr(a)?;
+        let from = self.label;
+        let (rhs, merge) = (self.b.id(), self.b.id());
+        // `&&` evaluates its right operand when the left holds, `||` when it does not.
+        let labels = match op {
+            LogicOp::And => IfLabels {
+                merge,
+                then: Some(rhs),
+                otherwise: None,
+            },
+            LogicOp::Or => IfLabels {
+                merge,
+                then: None,
+                otherwise: Some(rhs),
+            },
+        };
+        let arm = self
+            .structured_if(l, labels, &[], |e, _| {
+                let r = e.expr(b);
+                let short = e.const_scalar(Scalar::Bool, Lit::Bool(op == LogicOp::Or));
+                (r, short)
+            })
+            .only_arm();
+        let (r, short) = arm.value;
+        let mut incoming = vec![(short, from)];
+        if let (Some(r), Some(end)) = (r, arm.end) {
+            incoming.push((r, end));
+        }
+        let bt = self.scalar_ty(Scalar::Bool);
+        Some(self.b.phi(bt, None, incoming).expect("open"))
+    }
+
+    pub(super) fn if_expr(
+        &mut self,
+        e: &Expr,
+        cond: &Expr,
+        then: &Block,
+        els: Option<&Expr>,
+    ) -> Option<Word> {
+        let c = self.expr(cond)?;
+        let result = if !has_storage(&e.ty) {
+            None
+        } else {
+            let t = self.ty(&e.ty);
+            Some(self.function_var(t, None))
+        };
+        let merge = self.b.id();
+        let then_label = self.b.id();
+        let else_label = if els.is_some() { self.b.id() } else { merge };
+        let labels = IfLabels {
+            merge,
+            then: Some(then_label),
+            otherwise: els.is_some().then_some(else_label),
+        };
+        let arms = self.structured_if(c, labels, &[], |e, holds| {
+            let v = match (holds, els) {
+                (true, _) => e.block(then),
+                (false, Some(els)) => e.expr(els),
+                (false, None) => unreachable!("no else arm without an else"),
+            };
+            if !e.terminated() {
+                if let (Some(var), Some(v)) = (result, v) {
+                    e.store(var, v);
+                }
+            }
+        });
+        if !arms.reaches_merge() {
+            self.b.unreachable().expect("open");
+            return None;
+        }
+        let var = result?;
+        let t = self.ty(&e.ty);
+        Some(self.load(t, var))
+    }
+
+    /// Opens a loop: branches into a new header, declares the merge and continue blocks, and
+    /// leaves the builder in the block right after the header.
+    fn loop_header(&mut self) -> (Word, LoopTargets) {
+        let (header, merge, cont, first) = (self.b.id(), self.b.id(), self.b.id(), self.b.id());
+        self.branch(header);
+        self.begin(header);
+        self.b
+            .loop_merge(merge, cont, spirv::LoopControl::NONE, [])
+            .expect("open");
+        self.branch(first);
+        self.begin(first);
+        (header, LoopTargets { merge, cont })
+    }
+
+    fn loop_body(&mut self, targets: &LoopTargets, body: &Block) {
+        self.loops.push(LoopTargets {
+            merge: targets.merge,
+            cont: targets.cont,
+        });
+        self.block(body);
+        self.loops.pop();
+        if !self.terminated() {
+            self.branch(targets.cont);
+        }
+    }
+
+    /// Branches to the body when `cond` holds, else leaves the loop; returns false when the
+    /// condition itself left the loop.
+    fn loop_test(&mut self, cond: Word, merge: Word) -> Word {
+        let body = self.b.id();
+        self.b
+            .branch_conditional(cond, body, merge, [])
+            .expect("open");
+        body
+    }
+
+    pub(super) fn while_loop(&mut self, cond: Option<&Expr>, body: &Block) {
+        let (header, targets) = self.loop_header();
+        if let Some(cond) = cond {
+            match self.expr(cond) {
+                Some(c) => {
+                    let body_label = self.loop_test(c, targets.merge);
+                    self.begin(body_label);
+                }
+                None => {
+                    // The condition left the loop (e.g. `while (return) {}`): the body is dead and
+                    // is not emitted (a dead block branching to the continue target would not be
+                    // inside the loop construct); close the loop with its continue and merge blocks.
+                    self.begin(targets.cont);
+                    self.branch(header);
+                    self.begin(targets.merge);
+                    return;
+                }
+            }
+        }
+        self.loop_body(&targets, body);
+        self.begin(targets.cont);
+        self.branch(header);
+        self.begin(targets.merge);
+        let reaches_merge = cond.is_some() || self.loop_has_break(body);
+        if !reaches_merge {
+            self.b.unreachable().expect("open");
+        }
+    }
+
+    fn loop_has_break(&self, body: &Block) -> bool {
+        let mut finder = BreakFinder(false);
+        finder.visit_block(body);
+        finder.0
+    }
+
+    pub(super) fn for_loop(&mut self, r: &RangeLoop) {
+        let Some(s) = self.k.locals[r.counter].ty.scalar() else {
+            return;
+        };
+        let Some(start) = self.expr(&r.start) else {
+            return;
+        };
+        let Some(end) = self.expr(&r.end) else { return };
+        let t = self.scalar_ty(s);
+        let bt = self.scalar_ty(Scalar::Bool);
+        let step = match &r.step {
+            Some(step) => {
+                let Some(v) = self.expr(step) else { return };
+                Some(self.cast(v, Scalar::Usize, s))
+            }
+            None if r.inclusive => Some(self.const_scalar(s, Lit::Int(1))),
+            None => None,
+        };
+        let counter = self.locals[r.counter].expect("counters are scalars");
+        let done = self.locals[r.done].expect("flags are scalars");
+        self.store(counter, start);
+        if let Some(step) = step {
+            // `step_by(0)` panics in Rust; on the device the loop runs zero times.
+            let zero = self.const_scalar(s, Lit::Int(0));
+            let no_step = self.op(Op::IEqual, bt, &[step, zero]);
+            self.store(done, no_step);
+        }
+
+        let (header, targets) = self.loop_header();
+        let i = self.load(t, counter);
+        let less = match (r.inclusive, s.is_signed_int()) {
+            (false, true) => Op::SLessThan,
+            (false, false) => Op::ULessThan,
+            (true, true) => Op::SLessThanEqual,
+            (true, false) => Op::ULessThanEqual,
+        };
+        let mut go = self.op(less, bt, &[i, end]);
+        if step.is_some() {
+            let d = self.load(bt, done);
+            let not_done = self.op(Op::LogicalNot, bt, &[d]);
+            go = self.op(Op::LogicalAnd, bt, &[go, not_done]);
+        }
+        let body_label = self.loop_test(go, targets.merge);
+        self.begin(body_label);
+        if let Some(var) = self.locals[r.var] {
+            let i = self.load(t, counter);
+            self.store(var, i);
+        }
+        self.loop_body(&targets, &r.body);
+
+        self.begin(targets.cont);
+        let i = self.load(t, counter);
+        match step {
+            None => {
+                let one = self.const_scalar(s, Lit::Int(1));
+                let next = self.op(Op::IAdd, t, &[i, one]);
+                self.store(counter, next);
+            }
+            Some(step) => {
+                // The next value is in range iff step < end - i (exclusive) or step <= end - i
+                // (inclusive); comparing the distance avoids overflowing past the type's end.
+                let remaining = self.op(Op::ISub, t, &[end, i]);
+                let finished = self.op(
+                    if r.inclusive {
+                        Op::UGreaterThan
+                    } else {
+                        Op::UGreaterThanEqual
+                    },
+                    bt,
+                    &[step, remaining],
+                );
+                self.store(done, finished);
+                let next = self.op(Op::IAdd, t, &[i, step]);
+                self.store(counter, next);
+            }
+        }
+        self.branch(header);
+        self.begin(targets.merge);
+    }
+}

@@ -1,0 +1,697 @@
+//! Expressions: values, operators, casts, atomics and barriers, and the elements of locals and
+//! values.
+
+use super::bounds::Target;
+use super::{glsl, has_storage, struct_field_ty, Emitter};
+use crate::back::ParamSlot;
+use crate::ir::*;
+use crate::types::{Len, Scalar, Ty};
+use rspirv::spirv::{self, Op, StorageClass, Word};
+
+/// How a binary operator's operands are treated: it picks the SPIR-V instruction.
+#[derive(Clone, Copy)]
+enum OperandKind {
+    Float,
+    Signed,
+    Unsigned,
+    Bool,
+}
+
+/// The memory scope and semantics of a fence: `tile_static` memory is the tile's (`Workgroup`),
+/// views and arrays are device memory (`Uniform` memory class, `Device` scope).
+fn fence_scope(fence: Fence) -> (spirv::Scope, spirv::MemorySemantics) {
+    use spirv::MemorySemantics as M;
+    match fence {
+        Fence::TileStatic => (
+            spirv::Scope::Workgroup,
+            M::ACQUIRE_RELEASE | M::WORKGROUP_MEMORY,
+        ),
+        Fence::Global => (spirv::Scope::Device, M::ACQUIRE_RELEASE | M::UNIFORM_MEMORY),
+        Fence::All => (
+            spirv::Scope::Device,
+            M::ACQUIRE_RELEASE | M::UNIFORM_MEMORY | M::WORKGROUP_MEMORY,
+        ),
+    }
+}
+
+impl Emitter<'_> {
+    /// Emits an expression; `None` for `()` values and when control left the block.
+    pub(super) fn expr(&mut self, e: &Expr) -> Option<Word> {
+        if self.terminated() {
+            return None;
+        }
+        match &e.kind {
+            ExprKind::Lit(l) => {
+                let s = e.ty.scalar()?;
+                Some(self.const_scalar(s, *l))
+            }
+            ExprKind::Local(id) => {
+                let var = self.locals[*id]?;
+                let t = self.ty(&e.ty);
+                Some(self.load(t, var))
+            }
+            ExprKind::ScalarParam(id) => {
+                let member = match self.layout.params[*id] {
+                    ParamSlot::Scalar { member } => member,
+                    ParamSlot::Value { first_member, .. } => {
+                        return Some(self.push_value(&e.ty, &mut (first_member..)));
+                    }
+                    ParamSlot::Buffer { .. } => unreachable!("value params have value slots"),
+                };
+                let raw = self.push_member(member);
+                if e.ty == Ty::BOOL {
+                    let (b, u) = (self.scalar_ty(Scalar::Bool), self.scalar_ty(Scalar::U32));
+                    let zero = self.constant(u, 0, false);
+                    Some(self.op(Op::INotEqual, b, &[raw, zero]))
+                } else {
+                    Some(raw)
+                }
+            }
+            ExprKind::Unary(op, a) => {
+                let v = self.expr(a)?;
+                let t = self.ty(&e.ty);
+                let s = e.ty.component()?;
+                let opcode = match (op, s) {
+                    (UnOp::Neg, s) if s.is_float() => Op::FNegate,
+                    (UnOp::Neg, _) => Op::SNegate,
+                    (UnOp::Not, Scalar::Bool) => Op::LogicalNot,
+                    (UnOp::Not, _) => Op::Not,
+                };
+                let id = self.op(opcode, t, &[v]);
+                if opcode == Op::FNegate {
+                    self.exact(id);
+                }
+                Some(id)
+            }
+            ExprKind::Binary(op, a, b) => {
+                let l = self.expr(a)?;
+                let r = self.expr(b)?;
+                let operand = a.ty.component()?;
+                Some(self.binary(*op, operand, &b.ty, l, r, &e.ty))
+            }
+            ExprKind::Logic(op, a, b) => self.logic(*op, a, b),
+            ExprKind::Cast(a) => {
+                let v = self.expr(a)?;
+                let (from, to) = (a.ty.scalar()?, e.ty.scalar()?);
+                Some(self.cast(v, from, to))
+            }
+            ExprKind::Element(base, index) => self.element(e, base, index),
+            ExprKind::BufferLoad(p, idx) => {
+                let target = self.buffer_target(*p, idx)?;
+                match target {
+                    Target::Checked {
+                        param,
+                        index,
+                        checks,
+                    } if e.ty.scalar().is_some() => {
+                        let s = e.ty.scalar()?;
+                        Some(self.checked_load(param, &index, &checks, s))
+                    }
+                    target => {
+                        let ty = e.ty.clone();
+                        let zero = self.ty(&ty);
+                        self.access_target(target, Some(zero), |e, ptr| {
+                            Some(e.load_buffer_elem(&ty, ptr))
+                        })
+                    }
+                }
+            }
+            ExprKind::BufferExtent(p) => {
+                let parts = self.buffer_extent(*p);
+                let t = self.ty(&e.ty);
+                Some(self.b.composite_construct(t, None, parts).expect("open"))
+            }
+            ExprKind::ArrayList(list) => {
+                let mut parts = Vec::with_capacity(list.len());
+                for item in list {
+                    parts.push(self.expr(item)?);
+                }
+                let t = self.ty(&e.ty);
+                Some(self.b.composite_construct(t, None, parts).expect("open"))
+            }
+            ExprKind::ArrayRepeat(item, n) => {
+                let v = self.expr(item)?;
+                let t = self.ty(&e.ty);
+                Some(
+                    self.b
+                        .composite_construct(t, None, vec![v; *n as usize])
+                        .expect("open"),
+                )
+            }
+            ExprKind::Builtin(f, args) => {
+                let mut vals = Vec::new();
+                for a in args {
+                    vals.push(self.expr(a)?);
+                }
+                let s = e.ty.component()?;
+                let t = self.ty(&e.ty);
+                if let Some(id) = self.geometric(*f, t, &vals) {
+                    return Some(id);
+                }
+                let inst = match (f, s) {
+                    (Builtin::Min, s) if s.is_float() => glsl::NMIN,
+                    (Builtin::Min, Scalar::I32) => glsl::SMIN,
+                    (Builtin::Min, _) => glsl::UMIN,
+                    (Builtin::Max, s) if s.is_float() => glsl::NMAX,
+                    (Builtin::Max, Scalar::I32) => glsl::SMAX,
+                    (Builtin::Max, _) => glsl::UMAX,
+                    (Builtin::Abs, s) if s.is_float() => glsl::FABS,
+                    (Builtin::Abs, _) => glsl::SABS,
+                    (Builtin::Dot | Builtin::Length | Builtin::Normalize | Builtin::Cross, _) => {
+                        unreachable!("geometric() lowered them")
+                    }
+                };
+                Some(self.ext(inst, t, &vals))
+            }
+            ExprKind::Math(f, args) => {
+                let mut vals = Vec::new();
+                for a in args {
+                    vals.push(self.expr(a)?);
+                }
+                let s = args[0].ty.scalar()?;
+                Some(self.math(*f, s, &vals))
+            }
+            ExprKind::If(cond, then, els) => self.if_expr(e, cond, then, els.as_deref()),
+            ExprKind::Block(b) => self.block(b),
+            ExprKind::While(cond, body) => {
+                self.while_loop(Some(cond), body);
+                None
+            }
+            ExprKind::Loop(body) => {
+                self.while_loop(None, body);
+                None
+            }
+            ExprKind::For(r) => {
+                self.for_loop(r);
+                None
+            }
+            ExprKind::OuterConst(k) => Some(self.spec[*k]),
+            ExprKind::Atomic(a) => self.atomic(a),
+            ExprKind::Barrier(fence) => {
+                self.barrier(*fence);
+                None
+            }
+            ExprKind::MemoryFence(fence) => {
+                self.memory_fence(*fence);
+                None
+            }
+            ExprKind::Break => {
+                let target = self
+                    .loops
+                    .last()
+                    .expect("checked: break inside a loop")
+                    .merge;
+                self.branch(target);
+                None
+            }
+            ExprKind::Continue => {
+                let target = self
+                    .loops
+                    .last()
+                    .expect("checked: continue inside a loop")
+                    .cont;
+                self.branch(target);
+                None
+            }
+            ExprKind::Return => {
+                self.return_from_main();
+                None
+            }
+            ExprKind::Assign(place, value) => {
+                let v = self.expr(value)?;
+                let target = self.target(place)?;
+                let place_ty = self.place_ty(place);
+                let buffer = matches!(place, Place::Buffer(..));
+                self.access_target(target, None, |e, ptr| {
+                    if buffer {
+                        e.store_buffer_elem(&place_ty, ptr, v);
+                    } else {
+                        e.store(ptr, v);
+                    }
+                    None
+                })
+            }
+            ExprKind::CompoundAssign(op, place, value) => {
+                // Rust evaluates the right operand first for primitive compound assignment.
+                let r = self.expr(value)?;
+                let target = self.target(place)?;
+                let ty = self.place_ty(place);
+                let t = self.ty(&ty);
+                let s = ty.component()?;
+                let rhs_ty = &value.ty;
+                let buffer = matches!(place, Place::Buffer(..));
+                self.access_target(target, None, |e, ptr| {
+                    let cur = if buffer {
+                        e.load_buffer_elem(&ty, ptr)
+                    } else {
+                        e.load(t, ptr)
+                    };
+                    let v = e.binary(*op, s, rhs_ty, cur, r, &ty);
+                    if buffer {
+                        e.store_buffer_elem(&ty, ptr, v);
+                    } else {
+                        e.store(ptr, v);
+                    }
+                    None
+                })
+            }
+        }
+    }
+
+    pub(super) fn binary(
+        &mut self,
+        op: BinOp,
+        operand: Scalar,
+        rhs_ty: &Ty,
+        l: Word,
+        r: Word,
+        result: &Ty,
+    ) -> Word {
+        let t = self.ty(result);
+        let float = operand.is_float();
+        let signed = operand.is_signed_int();
+        let boolean = operand == Scalar::Bool;
+        use OperandKind::{Bool, Float, Signed, Unsigned};
+        let kind = if float {
+            Float
+        } else if signed {
+            Signed
+        } else if boolean {
+            Bool
+        } else {
+            Unsigned
+        };
+        let opcode = match (op, kind) {
+            (BinOp::Add, Float) => Op::FAdd,
+            (BinOp::Add, _) => Op::IAdd,
+            (BinOp::Sub, Float) => Op::FSub,
+            (BinOp::Sub, _) => Op::ISub,
+            (BinOp::Mul, Float) => Op::FMul,
+            (BinOp::Mul, _) => Op::IMul,
+            (BinOp::Div, Float) => Op::FDiv,
+            (BinOp::Div, Signed) => Op::SDiv,
+            (BinOp::Div, _) => Op::UDiv,
+            (BinOp::Rem, Float) => Op::FRem,
+            (BinOp::Rem, Signed) => Op::SRem,
+            (BinOp::Rem, _) => Op::UMod,
+            (BinOp::BitAnd, Bool) => Op::LogicalAnd,
+            (BinOp::BitAnd, _) => Op::BitwiseAnd,
+            (BinOp::BitOr, Bool) => Op::LogicalOr,
+            (BinOp::BitOr, _) => Op::BitwiseOr,
+            (BinOp::BitXor, Bool) => Op::LogicalNotEqual,
+            (BinOp::BitXor, _) => Op::BitwiseXor,
+            (BinOp::Eq, Float) => Op::FOrdEqual,
+            (BinOp::Eq, Bool) => Op::LogicalEqual,
+            (BinOp::Eq, _) => Op::IEqual,
+            // NaN != NaN is true in Rust.
+            (BinOp::Ne, Float) => Op::FUnordNotEqual,
+            (BinOp::Ne, Bool) => Op::LogicalNotEqual,
+            (BinOp::Ne, _) => Op::INotEqual,
+            (BinOp::Lt, Float) => Op::FOrdLessThan,
+            (BinOp::Lt, Signed) => Op::SLessThan,
+            (BinOp::Lt, _) => Op::ULessThan,
+            (BinOp::Le, Float) => Op::FOrdLessThanEqual,
+            (BinOp::Le, Signed) => Op::SLessThanEqual,
+            (BinOp::Le, _) => Op::ULessThanEqual,
+            (BinOp::Gt, Float) => Op::FOrdGreaterThan,
+            (BinOp::Gt, Signed) => Op::SGreaterThan,
+            (BinOp::Gt, _) => Op::UGreaterThan,
+            (BinOp::Ge, Float) => Op::FOrdGreaterThanEqual,
+            (BinOp::Ge, Signed) => Op::SGreaterThanEqual,
+            (BinOp::Ge, _) => Op::UGreaterThanEqual,
+            (BinOp::Shl | BinOp::Shr, _) => {
+                // Rust's release-mode shifts use the amount modulo the width; SPIR-V leaves
+                // larger amounts undefined, so mask explicitly.
+                let lt = self.scalar_ty(operand);
+                let r = match rhs_ty.scalar() {
+                    Some(rs) if self.scalar_ty(rs) != lt => self.op(Op::Bitcast, lt, &[r]),
+                    _ => r,
+                };
+                let mask = self.constant(lt, 31, false);
+                let amount = self.op(Op::BitwiseAnd, lt, &[r, mask]);
+                let opcode = match (op, signed) {
+                    (BinOp::Shl, _) => Op::ShiftLeftLogical,
+                    (_, true) => Op::ShiftRightArithmetic,
+                    _ => Op::ShiftRightLogical,
+                };
+                return self.op(opcode, t, &[l, amount]);
+            }
+        };
+        if let (Ty::Vector(_, n), BinOp::Div | BinOp::Rem, Signed | Unsigned) = (result, op, kind) {
+            return self.componentwise(op, operand, *n, l, r);
+        }
+        // A constant divisor other than 0 (and -1 for `i32`) needs no guard.
+        let safe_divisor = self
+            .constant_bits
+            .get(&r)
+            .is_some_and(|&d| d != 0 && !(matches!(kind, Signed) && d == u32::MAX as u64));
+        if matches!(op, BinOp::Div | BinOp::Rem)
+            && matches!(kind, Signed | Unsigned)
+            && !safe_divisor
+        {
+            return self.integer_division(op, kind, t, l, r);
+        }
+        let id = self.op(opcode, t, &[l, r]);
+        if float && !op.is_comparison() {
+            self.exact(id);
+        }
+        id
+    }
+
+    /// Integer `/` and `%` with every case defined (SPIR-V leaves division by zero and
+    /// `i32::MIN / -1` undefined, and a GPU cannot panic as Rust does): `x / 0` is all ones (`-1`,
+    /// `u32::MAX`), `x % 0` is `x` (RISC-V's choice), and `i32::MIN / -1` wraps to `i32::MIN`
+    /// with remainder 0 (Rust's `wrapping_div` / `wrapping_rem`).
+    fn integer_division(
+        &mut self,
+        op: BinOp,
+        kind: OperandKind,
+        t: Word,
+        l: Word,
+        r: Word,
+    ) -> Word {
+        let b = self.scalar_ty(Scalar::Bool);
+        let zero = self.constant(t, 0, false);
+        let one = self.constant(t, 1, false);
+        let by_zero = self.op(Op::IEqual, b, &[r, zero]);
+        let mut unsafe_divisor = by_zero;
+        if matches!(kind, OperandKind::Signed) {
+            let min = self.constant(t, 1 << 31, false);
+            let minus_one = self.constant(t, u32::MAX as u64, false);
+            let is_min = self.op(Op::IEqual, b, &[l, min]);
+            let is_minus_one = self.op(Op::IEqual, b, &[r, minus_one]);
+            let overflow = self.op(Op::LogicalAnd, b, &[is_min, is_minus_one]);
+            unsafe_divisor = self.op(Op::LogicalOr, b, &[by_zero, overflow]);
+        }
+        // Divide by 1 where the real divisor is undefined; fix the result up below.
+        let divisor = self.op(Op::Select, t, &[unsafe_divisor, one, r]);
+        let signed = matches!(kind, OperandKind::Signed);
+        let (opcode, when_zero) = match (op, signed) {
+            (BinOp::Div, true) => (Op::SDiv, self.constant(t, u32::MAX as u64, false)),
+            (BinOp::Div, false) => (Op::UDiv, self.constant(t, u32::MAX as u64, false)),
+            (_, true) => (Op::SRem, l),
+            (_, false) => (Op::UMod, l),
+        };
+        // `MIN / 1` is MIN and `MIN % 1` is 0: the wrapping results, as they should be.
+        let q = self.op(opcode, t, &[l, divisor]);
+        self.op(Op::Select, t, &[by_zero, when_zero, q])
+    }
+
+    pub(super) fn cast(&mut self, v: Word, from: Scalar, to: Scalar) -> Word {
+        let (ft, tt) = (self.scalar_ty(from), self.scalar_ty(to));
+        if ft == tt {
+            return v;
+        }
+        match (from, to) {
+            (Scalar::Bool, _) => {
+                let one = self.const_scalar(to, Lit::Int(1));
+                let zero = self.const_scalar(to, Lit::Int(0));
+                self.op(Op::Select, tt, &[v, one, zero])
+            }
+            (f, t) if f.is_int() && t.is_int() => self.op(Op::Bitcast, tt, &[v]),
+            (f, t) if f.is_int() && t.is_float() => self.op(
+                if f.is_signed_int() {
+                    Op::ConvertSToF
+                } else {
+                    Op::ConvertUToF
+                },
+                tt,
+                &[v],
+            ),
+            (f, t) if f.is_float() && t.is_float() => self.op(Op::FConvert, tt, &[v]),
+            _ => self.saturating_float_to_int(v, from, to),
+        }
+    }
+
+    /// Rust's `as` from float to integer: truncate, saturate at the bounds, NaN to 0. SPIR-V
+    /// leaves out-of-range conversions undefined, so the bounds are checked explicitly.
+    fn saturating_float_to_int(&mut self, v: Word, from: Scalar, to: Scalar) -> Word {
+        let tt = self.scalar_ty(to);
+        let b = self.scalar_ty(Scalar::Bool);
+        let signed = to.is_signed_int();
+        let (lo, hi_excl, min, max): (f64, f64, u128, u128) = if signed {
+            (-2147483648.0, 2147483648.0, 1 << 31, i32::MAX as u128)
+        } else {
+            (0.0, 4294967296.0, 0, u32::MAX as u128)
+        };
+        let converted = self.op(
+            if signed {
+                Op::ConvertFToS
+            } else {
+                Op::ConvertFToU
+            },
+            tt,
+            &[v],
+        );
+        let lo_c = self.const_scalar(from, Lit::Float(lo, lo as f32));
+        let hi_c = self.const_scalar(from, Lit::Float(hi_excl, hi_excl as f32));
+        let below = self.op(Op::FOrdLessThan, b, &[v, lo_c]);
+        let above = self.op(Op::FOrdGreaterThanEqual, b, &[v, hi_c]);
+        let nan = self.op(Op::IsNan, b, &[v]);
+        let (min_c, max_c, zero) = (
+            self.const_scalar(to, Lit::Int(min)),
+            self.const_scalar(to, Lit::Int(max)),
+            self.const_scalar(to, Lit::Int(0)),
+        );
+        let r = self.op(Op::Select, tt, &[above, max_c, converted]);
+        let r = self.op(Op::Select, tt, &[below, min_c, r]);
+        self.op(Op::Select, tt, &[nan, zero, r])
+    }
+
+    /// An atomic operation, relaxed, at the scope of the memory it touches: the device for views
+    /// and arrays, the tile for `tile_static` memory.
+    ///
+    /// In a checked kernel an atomic on an out-of-bounds element does nothing and returns 0,
+    /// as if the element were a constant 0 (a compare-exchange then succeeds iff `expected` is
+    /// 0 and stores 0 into `expected` otherwise, so compare-exchange loops still end).
+    fn atomic(&mut self, a: &Atomic) -> Option<Word> {
+        let value = match &a.value {
+            Some(v) => Some(self.expr(v)?),
+            None => None,
+        };
+        let target = self.target(&a.target)?;
+        let s = self.place_ty(&a.target).scalar()?;
+        let t = self.scalar_ty(s);
+        let scope = match &a.target {
+            Place::Buffer(..) => spirv::Scope::Device,
+            Place::Local(..) => spirv::Scope::Workgroup,
+        };
+        let scope = self.const_u32(scope as u32);
+        let relaxed = self.const_u32(0);
+        let signed = s.is_signed_int();
+        let binary = |op| (op, true);
+        let (opcode, with_value) = match a.op {
+            // The front end allows only add and exchange on `f32`.
+            AtomicOp::Add if s == Scalar::F32 => {
+                self.uses_atomic_float_add = true;
+                binary(Op::AtomicFAddEXT)
+            }
+            AtomicOp::Add => binary(Op::AtomicIAdd),
+            AtomicOp::Sub => binary(Op::AtomicISub),
+            AtomicOp::Min => binary(if signed {
+                Op::AtomicSMin
+            } else {
+                Op::AtomicUMin
+            }),
+            AtomicOp::Max => binary(if signed {
+                Op::AtomicSMax
+            } else {
+                Op::AtomicUMax
+            }),
+            AtomicOp::And => binary(Op::AtomicAnd),
+            AtomicOp::Or => binary(Op::AtomicOr),
+            AtomicOp::Xor => binary(Op::AtomicXor),
+            AtomicOp::Exchange => binary(Op::AtomicExchange),
+            AtomicOp::Inc => (Op::AtomicIIncrement, false),
+            AtomicOp::Dec => (Op::AtomicIDecrement, false),
+            AtomicOp::CompareExchange => {
+                let expected_ptr = match a.expected.as_ref()? {
+                    Place::Local(id, idx) => self.local_ptr(*id, idx)?,
+                    Place::Buffer(..) => return None, // rejected by the front end
+                };
+                let expected = self.load(t, expected_ptr);
+                let new = value?;
+                let result_ty = self.scalar_ty(s);
+                let old = self.access_target(target, Some(result_ty), |e, ptr| {
+                    Some(e.op(
+                        Op::AtomicCompareExchange,
+                        t,
+                        &[ptr, scope, relaxed, relaxed, new, expected],
+                    ))
+                })?;
+                // C++ AMP: on failure `expected` receives the current value; on success it
+                // already holds it.
+                self.store(expected_ptr, old);
+                let b = self.scalar_ty(Scalar::Bool);
+                return Some(self.op(Op::IEqual, b, &[old, expected]));
+            }
+        };
+        let operands = match (with_value, value) {
+            (true, Some(v)) => vec![scope, relaxed, v],
+            (true, None) => return None,
+            (false, _) => vec![scope, relaxed],
+        };
+        let result_ty = self.scalar_ty(s);
+        self.access_target(target, Some(result_ty), |e, ptr| {
+            let mut all = vec![ptr];
+            all.extend(operands);
+            Some(e.op(opcode, t, &all))
+        })
+    }
+
+    /// `OpControlBarrier` for `t.barrier.wait*()`: every thread of the tile waits, and the
+    /// fenced memory's writes before the barrier are visible to the tile after it.
+    fn barrier(&mut self, fence: Fence) {
+        let (memory_scope, semantics) = fence_scope(fence);
+        let exec = self.const_u32(spirv::Scope::Workgroup as u32);
+        let mem = self.const_u32(memory_scope as u32);
+        let sem = self.const_u32(semantics.bits());
+        self.b.control_barrier(exec, mem, sem).expect("open");
+    }
+
+    /// `OpMemoryBarrier` for `*_memory_fence(t.barrier)`: orders this thread's accesses.
+    fn memory_fence(&mut self, fence: Fence) {
+        let (memory_scope, semantics) = fence_scope(fence);
+        let mem = self.const_u32(memory_scope as u32);
+        let sem = self.const_u32(semantics.bits());
+        self.b.memory_barrier(mem, sem).expect("open");
+    }
+
+    /// A pointer to the local-array element `e`, when `e` is `local[i][j]...`.
+    fn local_chain<'e>(e: &'e Expr, indices: &mut Vec<&'e Expr>) -> Option<LocalId> {
+        match &e.kind {
+            ExprKind::Local(id) => Some(*id),
+            ExprKind::Element(base, index) => {
+                let id = Self::local_chain(base, indices)?;
+                indices.push(index);
+                Some(id)
+            }
+            _ => None,
+        }
+    }
+
+    /// Evaluates an array index, clamped into bounds: an out-of-bounds index on a local array
+    /// would be undefined behaviour on the device, so it reads or writes the last element.
+    /// Indices the range analysis proves in range need no clamp.
+    fn array_index(&mut self, index: &Expr, len: &Len) -> Option<Word> {
+        if let (ExprKind::Lit(Lit::Int(v)), Len::Lit(_)) = (&index.kind, len) {
+            return Some(self.const_u32(*v as u32));
+        }
+        let i = self.expr(index)?;
+        if self.ranges.below_len(index, len) {
+            return Some(i);
+        }
+        let u = self.scalar_ty(Scalar::U32);
+        let last = match len {
+            Len::Lit(n) => self.const_u32(n - 1),
+            Len::Const(..) => {
+                let n = self.len(len);
+                let one = self.const_u32(1);
+                self.op(Op::ISub, u, &[n, one])
+            }
+        };
+        Some(self.ext(glsl::UMIN, u, &[i, last]))
+    }
+
+    fn element_ptr(
+        &mut self,
+        var: Word,
+        class: StorageClass,
+        mut ty: Ty,
+        indices: &[&Expr],
+    ) -> Option<(Word, Ty)> {
+        let mut ids = Vec::new();
+        for index in indices {
+            let (elem, len) = match ty {
+                Ty::Array(elem, len) => (*elem, len),
+                // A vector component (`v.x`) or a struct field: always a literal index.
+                Ty::Vector(s, n) => (Ty::Scalar(s), Len::Lit(n)),
+                Ty::Struct(id) => {
+                    let n = crate::structs::get(id).fields.len() as u32;
+                    (struct_field_ty(id, index), Len::Lit(n))
+                }
+                _ => unreachable!("checked: indexing an array"),
+            };
+            ids.push(self.array_index(index, &len)?);
+            ty = elem;
+        }
+        if ids.is_empty() {
+            return Some((var, ty));
+        }
+        let t = self.ty(&ty);
+        let p = self.ptr(t, class);
+        Some((self.access(p, var, &ids), ty))
+    }
+
+    fn element(&mut self, e: &Expr, base: &Expr, index: &Expr) -> Option<Word> {
+        if !has_storage(&e.ty) {
+            // An element of an array of `()` (or of `!`): nothing to load, only effects to run.
+            self.expr(base);
+            self.expr(index);
+            return None;
+        }
+        let mut indices = Vec::new();
+        let t = self.ty(&e.ty);
+        if let Some(id) = Self::local_chain(e, &mut indices) {
+            let var = self.locals[id]?;
+            let ty = self.k.locals[id].ty.clone();
+            let class = self.local_class(id);
+            let (ptr, _) = self.element_ptr(var, class, ty, &indices)?;
+            return Some(self.load(t, ptr));
+        }
+        let value = self.expr(base)?;
+        let len = match &base.ty {
+            Ty::Array(_, len) => len.clone(),
+            Ty::Vector(_, n) => Len::Lit(*n),
+            Ty::Struct(id) => Len::Lit(crate::structs::get(*id).fields.len() as u32),
+            _ => unreachable!("checked: indexing an array"),
+        };
+        let len = &len;
+        if let ExprKind::Lit(Lit::Int(k)) = index.kind {
+            return Some(
+                self.b
+                    .composite_extract(t, None, value, [k as u32])
+                    .expect("open"),
+            );
+        }
+        // Dynamic index into a value: spill it to a variable and index that.
+        let bt = self.ty(&base.ty);
+        let tmp = self.function_var(bt, None);
+        self.store(tmp, value);
+        let i = self.array_index(index, len)?;
+        let p = self.ptr(t, StorageClass::Function);
+        let ptr = self.access(p, tmp, &[i]);
+        Some(self.load(t, ptr))
+    }
+
+    fn place_ty(&self, place: &Place) -> Ty {
+        match place {
+            Place::Local(id, idx) => {
+                let mut ty = self.k.locals[*id].ty.clone();
+                for i in idx {
+                    ty = match ty {
+                        Ty::Array(e, _) => *e,
+                        Ty::Vector(s, _) => Ty::Scalar(s),
+                        Ty::Struct(id) => struct_field_ty(id, i),
+                        other => other,
+                    };
+                }
+                ty
+            }
+            Place::Buffer(p, _) => match self.k.params[*p].kind {
+                ParamKind::Buffer { elem, .. } => elem.ty(),
+                ParamKind::Scalar(s) => Ty::Scalar(s),
+                ParamKind::Value(elem) => elem.ty(),
+            },
+        }
+    }
+
+    /// A pointer to a local (or `tile_static`) variable or one of its elements.
+    pub(super) fn local_ptr(&mut self, id: LocalId, idx: &[Expr]) -> Option<Word> {
+        let var = self.locals[id]?;
+        let ty = self.k.locals[id].ty.clone();
+        let class = self.local_class(id);
+        let refs: Vec<&Expr> = idx.iter().collect();
+        Some(self.element_ptr(var, class, ty, &refs)?.0)
+    }
+}

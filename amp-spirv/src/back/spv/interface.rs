@@ -1,0 +1,295 @@
+//! The module's interface: specialization constants, storage buffers and their layout facts,
+//! the push-constant block, built-in inputs, `tile_static` variables, and the capabilities and
+//! execution modes that follow from what the kernel uses.
+
+use super::{BufferVar, Emitter};
+use crate::back::ParamSlot;
+use crate::ir::*;
+use crate::types::{Elem, Scalar, Ty};
+use rspirv::dr::{self, InsertPoint, Operand};
+use rspirv::spirv::{self, Op, StorageClass, Word};
+
+impl Emitter<'_> {
+    /// Declares the specialization constants: outer constants at `SpecId` 3.., and for tiled
+    /// kernels the workgroup size at 0, 1, 2 (x is the last tile dimension), which the runtime
+    /// sets from the launch's tile shape.
+    pub(super) fn declare_spec_constants(&mut self) {
+        for (k, c) in self.k.consts.iter().enumerate() {
+            let t = self.scalar_ty(c.ty);
+            let id = match c.ty {
+                Scalar::Bool => self.b.spec_constant_false(t),
+                Scalar::F64 => self.b.spec_constant_bit64(t, 0),
+                Scalar::F32 => self.b.spec_constant_bit32(t, 0),
+                // Array lengths must default to at least 1.
+                _ => self.b.spec_constant_bit32(t, 1),
+            };
+            self.b.decorate(
+                id,
+                spirv::Decoration::SpecId,
+                [Operand::LiteralBit32(3 + k as u32)],
+            );
+            self.b.name(id, c.ident.to_string());
+            self.spec.push(id);
+        }
+        let Some(tiled) = &self.k.tiled else { return };
+        let rank = tiled.dims.len();
+        let u = self.scalar_ty(Scalar::U32);
+        for axis in 0..3 {
+            let default = match rank.checked_sub(axis + 1).map(|d| &tiled.dims[d]) {
+                Some(TileDim::Lit(n)) => *n,
+                _ => 1,
+            };
+            let id = self.b.spec_constant_bit32(u, default);
+            self.b.decorate(
+                id,
+                spirv::Decoration::SpecId,
+                [Operand::LiteralBit32(axis as u32)],
+            );
+            self.tile_size[axis] = id;
+        }
+        let v3 = self.b.type_vector(u, 3);
+        let size = self.b.spec_constant_composite(v3, self.tile_size);
+        self.b.decorate(
+            size,
+            spirv::Decoration::BuiltIn,
+            [Operand::BuiltIn(spirv::BuiltIn::WorkgroupSize)],
+        );
+    }
+
+    /// `OpAtomicFAddEXT` needs `SPV_EXT_shader_atomic_float_add`; the runtime finds the
+    /// capability in the module and checks the device's `VK_EXT_shader_atomic_float` features
+    /// before it builds the pipeline.
+    pub(super) fn declare_atomic_float_add(&mut self) {
+        if self.uses_atomic_float_add {
+            self.b.extension("SPV_EXT_shader_atomic_float_add");
+            self.b.capability(spirv::Capability::AtomicFloat32AddEXT);
+        }
+    }
+
+    /// Rust's float semantics keep NaN, infinities and the sign of zero through every operation;
+    /// Vulkan lets drivers fold `x * 0.0` to `0.0` and `x - x` to `0.0` unless the module asks for
+    /// `SignedZeroInfNanPreserve` (the runtime drops the request on devices without it).
+    pub(super) fn preserve_float_specials(&mut self) {
+        let widths: Vec<u32> = [(self.uses_float32, 32), (self.uses_float64, 64)]
+            .into_iter()
+            .filter_map(|(used, w)| used.then_some(w))
+            .collect();
+        if widths.is_empty() {
+            return;
+        }
+        self.b.extension("SPV_KHR_float_controls");
+        self.b
+            .capability(spirv::Capability::SignedZeroInfNanPreserve);
+        for w in widths {
+            self.b.execution_mode(
+                self.main,
+                spirv::ExecutionMode::SignedZeroInfNanPreserve,
+                [w],
+            );
+        }
+    }
+
+    pub(super) fn declare_buffers(&mut self) {
+        for (i, p) in self.k.params.iter().enumerate() {
+            let ParamKind::Buffer { elem, writable, .. } = p.kind else {
+                self.buffers.push(None);
+                self.layout_facts.push(None);
+                continue;
+            };
+            let ParamSlot::Buffer { binding, .. } = self.layout.params[i] else {
+                unreachable!("layout follows params")
+            };
+            let var = self.storage_buffer(elem, binding, &p.name);
+            if !writable {
+                self.b.decorate(var, spirv::Decoration::NonWritable, []);
+            }
+            let elem_ty = self.storage_elem_ty(elem);
+            let elem_ptr = self.ptr(elem_ty, StorageClass::StorageBuffer);
+            self.buffers.push(Some(BufferVar { var, elem_ptr }));
+            // What the runtime knows of each launch's views (offset 0, row-major strides,
+            // extents equal to the domain's) reaches the kernel as a specialization constant:
+            // the driver then folds the general address arithmetic down to what a
+            // hand-written shader has, and shares one value where GLSL would name one
+            // (lavapipe ran vector add ~10 % and the simple matmul ~7 % slower without).
+            let u = self.scalar_ty(Scalar::U32);
+            let facts = self.b.spec_constant_bit32(u, 0);
+            self.b.decorate(
+                facts,
+                spirv::Decoration::SpecId,
+                [Operand::LiteralBit32(crate::LAYOUT_SPEC_ID_BASE + binding)],
+            );
+            self.b.name(facts, format!("{}_layout", p.name));
+            self.layout_facts.push(Some(facts));
+        }
+        if let Some(binding) = self.oob.as_ref().map(|o| o.binding) {
+            let var = self.storage_buffer(
+                Elem::Scalar(Scalar::U32),
+                binding,
+                "amp_out_of_bounds_report",
+            );
+            let record = self.b.id();
+            let oob = self.oob.as_mut().expect("checked above");
+            oob.var = var;
+            oob.record = record;
+        }
+    }
+
+    /// Whether buffer `p`'s layout facts have `bit` set: a boolean specialization constant
+    /// (`(facts & bit) != 0`), folded by the driver when the pipeline is specialized.
+    pub(super) fn layout_fact(&mut self, p: ParamId, bit: u32) -> Word {
+        if let Some(&id) = self.fact_bools.get(&(p, bit)) {
+            return id;
+        }
+        let facts = self.layout_facts[p].expect("buffer params have layout facts");
+        let (u, b) = (self.scalar_ty(Scalar::U32), self.scalar_ty(Scalar::Bool));
+        let (mask, zero) = (self.const_u32(bit), self.const_u32(0));
+        let masked = self.spec_constant_op(u, Op::BitwiseAnd, &[facts, mask]);
+        let set = self.spec_constant_op(b, Op::INotEqual, &[masked, zero]);
+        self.fact_bools.insert((p, bit), set);
+        set
+    }
+
+    /// `OpSpecConstantOp`: `op` on specialization constants, evaluated when the pipeline is
+    /// specialized.
+    fn spec_constant_op(&mut self, ty: Word, op: Op, operands: &[Word]) -> Word {
+        let id = self.b.spec_constant_op(ty, op);
+        let inst = self
+            .b
+            .module_mut()
+            .types_global_values
+            .last_mut()
+            .expect("just appended");
+        inst.operands
+            .extend(operands.iter().map(|&w| Operand::IdRef(w)));
+        id
+    }
+
+    /// A storage buffer in set 0 at `binding`: a block holding a runtime array of `elem`.
+    fn storage_buffer(&mut self, elem: Elem, binding: u32, name: &str) -> Word {
+        let elem_ty = self.storage_elem_ty(elem);
+        let rta = self.b.type_runtime_array(elem_ty);
+        let block = self.b.type_struct([rta]);
+        if self.decorated.insert(rta) {
+            self.b.decorate(
+                rta,
+                spirv::Decoration::ArrayStride,
+                [Operand::LiteralBit32(Self::storage_elem_bytes(elem))],
+            );
+        }
+        if self.decorated.insert(block) {
+            self.b.decorate(block, spirv::Decoration::Block, []);
+            self.b.member_decorate(
+                block,
+                0,
+                spirv::Decoration::Offset,
+                [Operand::LiteralBit32(0)],
+            );
+        }
+        let ptr = self.ptr(block, StorageClass::StorageBuffer);
+        let var = self
+            .b
+            .variable(ptr, None, StorageClass::StorageBuffer, None);
+        self.b.decorate(
+            var,
+            spirv::Decoration::DescriptorSet,
+            [Operand::LiteralBit32(0)],
+        );
+        self.b.decorate(
+            var,
+            spirv::Decoration::Binding,
+            [Operand::LiteralBit32(binding)],
+        );
+        self.b.name(var, name);
+        var
+    }
+
+    pub(super) fn declare_push_constants(&mut self) {
+        if self.layout.members.is_empty() {
+            return;
+        }
+        let members: Vec<Word> = self
+            .layout
+            .members
+            .clone()
+            .iter()
+            .map(|m| self.scalar_ty(m.ty))
+            .collect();
+        let block = self.b.type_struct(members);
+        self.b.decorate(block, spirv::Decoration::Block, []);
+        for (i, m) in self.layout.members.iter().enumerate() {
+            self.b.member_decorate(
+                block,
+                i as u32,
+                spirv::Decoration::Offset,
+                [Operand::LiteralBit32(m.offset)],
+            );
+        }
+        let ptr = self.ptr(block, StorageClass::PushConstant);
+        let var = self.b.variable(ptr, None, StorageClass::PushConstant, None);
+        self.b.name(var, "launch");
+        self.push = Some(var);
+    }
+
+    /// Loads push-constant member `member`.
+    pub(super) fn push_member(&mut self, member: u32) -> Word {
+        let m = self.layout.members[member as usize];
+        let ty = self.scalar_ty(m.ty);
+        let ptr_ty = self.ptr(ty, StorageClass::PushConstant);
+        let idx = self.const_u32(member);
+        let push = self.push.expect("members exist, so the block was declared");
+        let ptr = self.access(ptr_ty, push, &[idx]);
+        self.load(ty, ptr)
+    }
+
+    /// Rebuilds a by-value vector or struct parameter from its scalar push-constant members,
+    /// taken from `members` in [`leaves`](crate::back::layout::leaves) order.
+    pub(super) fn push_value(&mut self, ty: &Ty, members: &mut std::ops::RangeFrom<u32>) -> Word {
+        let parts: Vec<Word> = match ty {
+            Ty::Scalar(_) => {
+                let member = members.next().expect("one member per scalar");
+                return self.push_member(member);
+            }
+            Ty::Vector(s, n) => (0..*n)
+                .map(|_| self.push_value(&Ty::Scalar(*s), members))
+                .collect(),
+            Ty::Struct(id) => crate::structs::get(*id)
+                .fields
+                .iter()
+                .map(|f| self.push_value(&f.ty, members))
+                .collect(),
+            other => {
+                unreachable!("by-value parameters are scalars, vectors or structs, not {other}")
+            }
+        };
+        let t = self.ty(ty);
+        self.b.composite_construct(t, None, parts).expect("open")
+    }
+
+    pub(super) fn builtin_input(&mut self, builtin: spirv::BuiltIn, name: &str) -> Word {
+        let u = self.scalar_ty(Scalar::U32);
+        let v3 = self.b.type_vector(u, 3);
+        let ptr = self.ptr(v3, StorageClass::Input);
+        let var = self.b.variable(ptr, None, StorageClass::Input, None);
+        self.b
+            .decorate(var, spirv::Decoration::BuiltIn, [Operand::BuiltIn(builtin)]);
+        self.b.name(var, name);
+        var
+    }
+
+    /// A `tile_static` variable: `Workgroup` storage, shared by the tile, never initialised.
+    pub(super) fn workgroup_var(&mut self, ty: &Ty, name: &str) -> Word {
+        let t = self.ty(ty);
+        let ptr = self.ptr(t, StorageClass::Workgroup);
+        // Module-level variables live among the types and constants, outside the function.
+        let inst = dr::Instruction::new(
+            Op::Variable,
+            Some(ptr),
+            Some(self.b.id()),
+            vec![Operand::StorageClass(StorageClass::Workgroup)],
+        );
+        let id = inst.result_id.expect("set above");
+        self.b.insert_types_global_values(InsertPoint::End, inst);
+        self.b.name(id, name);
+        id
+    }
+}

@@ -1,0 +1,191 @@
+//! The functions of both widths that `GLSL.std.450` lacks or leaves undefined at the edges
+//! (`ldexp`, `frexp`, `modf`, `nextafter`, `mul_add`), written on the float's bits.
+
+use super::inst;
+use crate::back::spv::{glsl, Emitter};
+use crate::math::MathFn;
+use crate::types::Scalar;
+use rspirv::spirv::{Op, Word};
+
+impl Emitter<'_> {
+    /// `x * 2^k` as C's `ldexp`: overflow to infinity, underflow through the denormals to 0.
+    /// `k` is clamped to the range where the result can differ, then applied in three exact
+    /// power-of-two factors (each within the normal exponents, which `GLSL.std.450`'s `Ldexp`
+    /// does not promise for large `k`).
+    fn ldexp(&mut self, s: Scalar, x: Word, k: Word) -> Word {
+        let limit = if s == Scalar::F64 { 2200 } else { 300 };
+        let (lo, hi) = (self.int(-limit), self.int(limit));
+        let i = self.scalar_ty(Scalar::I32);
+        let k = self.ext(glsl::SMAX, i, &[k, lo]);
+        let k = self.ext(glsl::SMIN, i, &[k, hi]);
+        let three = self.int(3);
+        let third = self.iop(Op::SDiv, Scalar::I32, k, three);
+        let two_thirds = self.iop(Op::IAdd, Scalar::I32, third, third);
+        let rest = self.iop(Op::ISub, Scalar::I32, k, two_thirds);
+        let f = self.pow2(s, third);
+        let g = self.pow2(s, rest);
+        let y = self.fop(Op::FMul, s, x, f);
+        let y = self.fop(Op::FMul, s, y, f);
+        self.fop(Op::FMul, s, y, g)
+    }
+
+    /// `frexp(x)`: mantissa in [0.5, 1) and exponent; `(x, 0)` for zero, infinities and NaN.
+    /// Read from the bits (Mesa's `Frexp` gets denormals wrong): denormals are first scaled
+    /// into the normal range by an exact `2^64`.
+    pub(super) fn frexp(&mut self, s: Scalar, x: Word) -> (Word, Word) {
+        let wide = s == Scalar::F64;
+        let min_normal = if wide {
+            f64::MIN_POSITIVE
+        } else {
+            f32::MIN_POSITIVE as f64
+        };
+        let ax = self.glsl1(s, inst::FABS, x);
+        let min = self.float_const(s, min_normal);
+        let denormal = self.cmp(Op::FOrdLessThan, ax, min);
+        let scale = self.float_const(s, 18_446_744_073_709_551_616.0);
+        let big = self.fop(Op::FMul, s, x, scale);
+        let y = self.select(s, denormal, big, x);
+        let (shift, field, bias): (u32, u32, i32) = if wide {
+            (20, 0x7ff, 1022)
+        } else {
+            (23, 0xff, 126)
+        };
+        let high = if wide {
+            self.words(y).1
+        } else {
+            let u = self.scalar_ty(Scalar::U32);
+            self.op(Op::Bitcast, u, &[y])
+        };
+        let shift_c = self.uint(shift);
+        let shifted = self.iop(Op::ShiftRightLogical, Scalar::U32, high, shift_c);
+        let field_c = self.uint(field);
+        let biased = self.iop(Op::BitwiseAnd, Scalar::U32, shifted, field_c);
+        let i = self.scalar_ty(Scalar::I32);
+        let biased = self.op(Op::Bitcast, i, &[biased]);
+        let bias_c = self.int(bias);
+        let e = self.iop(Op::ISub, Scalar::I32, biased, bias_c);
+        let e64 = self.int(64);
+        let e_adj = self.iop(Op::ISub, Scalar::I32, e, e64);
+        let e = self.select(Scalar::I32, denormal, e_adj, e);
+        // Keep sign and fraction, set the exponent field to that of 0.5.
+        let keep = self.uint(!(field << shift));
+        let half_exp = self.uint((bias << shift) as u32);
+        let kept = self.iop(Op::BitwiseAnd, Scalar::U32, high, keep);
+        let new_high = self.iop(Op::BitwiseOr, Scalar::U32, kept, half_exp);
+        let m = if wide {
+            let lo = self.words(y).0;
+            self.f64_of_words(lo, new_high)
+        } else {
+            let t = self.scalar_ty(s);
+            self.op(Op::Bitcast, t, &[new_high])
+        };
+        let zero = self.float_const(s, 0.0);
+        let is_zero = self.cmp(Op::FOrdEqual, x, zero);
+        let nan = self.test(Op::IsNan, x);
+        let inf = self.test(Op::IsInf, x);
+        let special = self.or(is_zero, nan);
+        let special = self.or(special, inf);
+        let m = self.select(s, special, x, m);
+        let zero_i = self.int(0);
+        let e = self.select(Scalar::I32, special, zero_i, e);
+        (m, e)
+    }
+
+    /// C's `modf`: `(x - trunc(x), trunc(x))`, the fraction carrying the sign of `x` (`±0` for
+    /// integers and infinities).
+    fn modf(&mut self, s: Scalar, x: Word) -> (Word, Word) {
+        let whole = self.glsl1(s, inst::TRUNC, x);
+        let diff = self.fop(Op::FSub, s, x, whole);
+        let inf = self.test(Op::IsInf, x);
+        let zero = self.float_const(s, 0.0);
+        let frac = self.select(s, inf, zero, diff);
+        (self.copysign_bits(s, frac, x), whole)
+    }
+
+    /// C's `nextafter`: one step of the bit pattern towards `y`.
+    fn nextafter(&mut self, s: Scalar, x: Word, y: Word) -> Word {
+        let zero = self.float_const(s, 0.0);
+        // Away from zero (the magnitude's bits grow) when x < y for positive x, x > y for negative.
+        let up = self.cmp(Op::FOrdLessThan, x, y);
+        let positive = self.cmp(Op::FOrdGreaterThan, x, zero);
+        let grow = self.cmp(Op::LogicalEqual, up, positive);
+        let stepped = if s == Scalar::F64 {
+            let (lo, hi) = self.words(x);
+            let one = self.uint(1);
+            let zero_u = self.uint(0);
+            let lo_up = self.iop(Op::IAdd, Scalar::U32, lo, one);
+            let carry_into = self.cmp(Op::IEqual, lo_up, zero_u);
+            let hi_up1 = self.iop(Op::IAdd, Scalar::U32, hi, one);
+            let hi_up = self.select(Scalar::U32, carry_into, hi_up1, hi);
+            let lo_down = self.iop(Op::ISub, Scalar::U32, lo, one);
+            let borrow = self.cmp(Op::IEqual, lo, zero_u);
+            let hi_down1 = self.iop(Op::ISub, Scalar::U32, hi, one);
+            let hi_down = self.select(Scalar::U32, borrow, hi_down1, hi);
+            let new_lo = self.select(Scalar::U32, grow, lo_up, lo_down);
+            let new_hi = self.select(Scalar::U32, grow, hi_up, hi_down);
+            self.f64_of_words(new_lo, new_hi)
+        } else {
+            let u = self.scalar_ty(Scalar::U32);
+            let t = self.scalar_ty(s);
+            let bits = self.op(Op::Bitcast, u, &[x]);
+            let one = self.uint(1);
+            let inc = self.iop(Op::IAdd, Scalar::U32, bits, one);
+            let dec = self.iop(Op::ISub, Scalar::U32, bits, one);
+            let r = self.select(Scalar::U32, grow, inc, dec);
+            self.op(Op::Bitcast, t, &[r])
+        };
+        // From ±0 the step is the smallest denormal with the sign of y.
+        let tiny = if s == Scalar::F64 {
+            let (one, zero_u) = (self.uint(1), self.uint(0));
+            self.f64_of_words(one, zero_u)
+        } else {
+            let u1 = self.uint(1);
+            let t = self.scalar_ty(s);
+            self.op(Op::Bitcast, t, &[u1])
+        };
+        let tiny = self.copysign_bits(s, tiny, y);
+        let at_zero = self.cmp(Op::FOrdEqual, x, zero);
+        let r = self.select(s, at_zero, tiny, stepped);
+        let equal = self.cmp(Op::FOrdEqual, x, y);
+        let r = self.select(s, equal, y, r);
+        let nx = self.test(Op::IsNan, x);
+        let ny = self.test(Op::IsNan, y);
+        let nan = self.or(nx, ny);
+        let sum = self.fop(Op::FAdd, s, x, y);
+        self.select(s, nan, sum, r)
+    }
+
+    /// `a * b + c` rounded once, as Rust's `mul_add`: Vulkan's `Fma` may round the product
+    /// (lavapipe's does), so the product's rounding error `e` (Dekker) and the sum's `t`
+    /// (Knuth) are added back: `s + (t + e)`. The result is the exact one except when that
+    /// last sum itself rounds a tie differently (rare; none in tests/math.rs).
+    fn fused_multiply_add(&mut self, s: Scalar, a: Word, b: Word, c: Word) -> Word {
+        let (p, e) = self.two_prod_of(s, a, b);
+        let sum = self.fop(Op::FAdd, s, p, c);
+        let bb = self.fop(Op::FSub, s, sum, p);
+        let ab = self.fop(Op::FSub, s, sum, bb);
+        let da = self.fop(Op::FSub, s, p, ab);
+        let db = self.fop(Op::FSub, s, c, bb);
+        let t = self.fop(Op::FAdd, s, da, db);
+        let tail = self.fop(Op::FAdd, s, t, e);
+        let r = self.fop(Op::FAdd, s, sum, tail);
+        // Infinite intermediates (a product or a split beyond the range) make the tails NaN;
+        // the plain sum is the answer there (and NaN where it should be).
+        let nan = self.test(Op::IsNan, r);
+        self.select(s, nan, sum, r)
+    }
+
+    /// The functions written out here for either width; `None` for the others.
+    pub(super) fn math_any_width(&mut self, f: MathFn, s: Scalar, a: &[Word]) -> Option<Word> {
+        Some(match f {
+            MathFn::Ldexp => self.ldexp(s, a[0], a[1]),
+            MathFn::FrexpMantissa => self.frexp(s, a[0]).0,
+            MathFn::FrexpExponent => self.frexp(s, a[0]).1,
+            MathFn::ModfFrac => self.modf(s, a[0]).0,
+            MathFn::ModfInt => self.modf(s, a[0]).1,
+            MathFn::Nextafter => self.nextafter(s, a[0], a[1]),
+            MathFn::Fma => self.fused_multiply_add(s, a[0], a[1], a[2]),
+            _ => return None,
+        })
+    }
+}

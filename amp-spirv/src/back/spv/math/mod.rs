@@ -1,0 +1,279 @@
+//! Math functions: the `GLSL.std.450` instructions where they match Rust's semantics, and
+//! the functions written out in SPIR-V instructions where they do not: the `f64` library
+//! (`GLSL.std.450`'s transcendental instructions take 16- and 32-bit floats only) and the
+//! functions of both widths that `GLSL.std.450` lacks or leaves undefined at the edges.
+//!
+//! The `f64` functions follow fdlibm (Sun's freely distributable libm, which Rust's `libm` and
+//! most C libraries descend from): argument reduction with constants split into a high part
+//! whose products are exact and a low part, then a minimax polynomial. Every operation is
+//! `NoContraction` so the driver keeps the error-compensating sequences as written. The errors
+//! measured against Rust's std are in docs/math.md.
+
+mod any_width;
+mod exp_log64;
+mod float;
+mod hyperbolic64;
+mod trig64;
+
+use super::{glsl, Emitter};
+use crate::ir::Lit;
+use crate::math::MathFn;
+use crate::types::Scalar;
+use exp_log64::{LOG10E, LOG2E};
+use rspirv::spirv::{Op, Word};
+
+/// `GLSL.std.450` instruction numbers used here.
+mod inst {
+    pub const TRUNC: u32 = 3;
+    pub const FABS: u32 = 4;
+    pub const FLOOR: u32 = 8;
+    pub const SQRT: u32 = 31;
+    pub const FMA: u32 = 50;
+}
+
+impl Emitter<'_> {
+    /// A math function on `s` (`f32` or `f64`) arguments.
+    pub(super) fn math(&mut self, f: MathFn, s: Scalar, a: &[Word]) -> Word {
+        use MathFn::*;
+        let t = self.scalar_ty(s);
+        let b = self.scalar_ty(Scalar::Bool);
+        let c = |e: &mut Self, v: f64| e.const_scalar(s, Lit::Float(v, v as f32));
+        let glsl_op = |f: MathFn| -> Option<u32> {
+            Some(match f {
+                Sin => 13,
+                Cos => 14,
+                Tan => 15,
+                Asin => 16,
+                Acos => 17,
+                Atan => 18,
+                Sinh => 19,
+                Cosh => 20,
+                Tanh => 21,
+                Asinh => 22,
+                Acosh => 23,
+                Atanh => 24,
+                Atan2 => 25,
+                Exp => 27,
+                Log => 28,
+                Exp2 => 29,
+                Log2 => 30,
+                Sqrt => 31,
+                Rsqrt => 32,
+                Floor => 8,
+                Ceil => 9,
+                Trunc => 3,
+                _ => return None,
+            })
+        };
+        if let Some(v) = self.math_any_width(f, s, a) {
+            return v;
+        }
+        if s == Scalar::F64 {
+            if let Some(v) = self.math_f64(f, a) {
+                return v;
+            }
+        }
+        if let Some(inst) = glsl_op(f) {
+            return self.ext(inst, t, a);
+        }
+        let x = a[0];
+        match f {
+            Exp10 => {
+                let k = c(self, std::f64::consts::LOG2_10);
+                let y = self.op(Op::FMul, t, &[x, k]);
+                self.ext(29, t, &[y])
+            }
+            Expm1 => {
+                let e = self.ext(27, t, &[x]);
+                let one = c(self, 1.0);
+                self.op(Op::FSub, t, &[e, one])
+            }
+            Log10 => {
+                let l = self.ext(30, t, &[x]);
+                let k = c(self, std::f64::consts::LOG10_2);
+                self.op(Op::FMul, t, &[l, k])
+            }
+            Log1p => {
+                let one = c(self, 1.0);
+                let y = self.op(Op::FAdd, t, &[x, one]);
+                self.ext(28, t, &[y])
+            }
+            Pow => self.pow(s, x, a[1]),
+            // Rust and C round halfway cases away from zero; GLSL's Round leaves them to the
+            // implementation.
+            Round => {
+                let tr = self.ext(3, t, &[x]);
+                let diff = self.op(Op::FSub, t, &[x, tr]);
+                let ad = self.ext(4, t, &[diff]);
+                let half = c(self, 0.5);
+                let up = self.op(Op::FOrdGreaterThanEqual, b, &[ad, half]);
+                let sign = self.ext(6, t, &[x]);
+                // Select rather than add 0.0: `trunc(-0.25) + 0.0` would lose the sign of -0.0.
+                let stepped = self.op(Op::FAdd, t, &[tr, sign]);
+                self.op(Op::Select, t, &[up, stepped, tr])
+            }
+            // Rust's `fract` keeps the sign of `x` (GLSL's Fract is `x - floor(x)`).
+            Fract => {
+                let tr = self.ext(3, t, &[x]);
+                self.op(Op::FSub, t, &[x, tr])
+            }
+            Fmod => self.op(Op::FRem, t, &[x, a[1]]),
+            Hypot => {
+                let xx = self.op(Op::FMul, t, &[x, x]);
+                let yy = self.op(Op::FMul, t, &[a[1], a[1]]);
+                let sum = self.op(Op::FAdd, t, &[xx, yy]);
+                self.ext(31, t, &[sum])
+            }
+            Cbrt => {
+                let ax = self.ext(4, t, &[x]);
+                let third = c(self, 1.0 / 3.0);
+                let r = self.ext(26, t, &[ax, third]);
+                self.copysign(s, r, x)
+            }
+            Copysign => self.copysign(s, x, a[1]),
+            Fdim => {
+                let d = self.op(Op::FSub, t, &[x, a[1]]);
+                let zero = c(self, 0.0);
+                let gt = self.op(Op::FOrdGreaterThan, b, &[x, a[1]]);
+                let nan = self.op(Op::IsNan, b, &[d]);
+                let r = self.op(Op::Select, t, &[gt, d, zero]);
+                self.op(Op::Select, t, &[nan, d, r])
+            }
+            Rcp => {
+                let one = c(self, 1.0);
+                self.op(Op::FDiv, t, &[one, x])
+            }
+            IsNan => self.op(Op::IsNan, b, &[x]),
+            IsInf => self.op(Op::IsInf, b, &[x]),
+            IsFinite => {
+                let n = self.op(Op::IsNan, b, &[x]);
+                let i = self.op(Op::IsInf, b, &[x]);
+                let either = self.op(Op::LogicalOr, b, &[n, i]);
+                self.op(Op::LogicalNot, b, &[either])
+            }
+            // Rust: 1.0 for +0.0 and positives, -1.0 for -0.0 and negatives, NaN for NaN.
+            Signum => {
+                let one = c(self, 1.0);
+                let r = self.copysign(s, one, x);
+                let nan = self.op(Op::IsNan, b, &[x]);
+                self.op(Op::Select, t, &[nan, x, r])
+            }
+            ToDegrees => {
+                let k = c(self, 180.0 / std::f64::consts::PI);
+                self.op(Op::FMul, t, &[x, k])
+            }
+            ToRadians => {
+                let k = c(self, std::f64::consts::PI / 180.0);
+                self.op(Op::FMul, t, &[x, k])
+            }
+            // Rust's `clamp` keeps a NaN `x`.
+            Clamp => {
+                let lo = self.ext(glsl::NMAX, t, &[x, a[1]]);
+                let r = self.ext(glsl::NMIN, t, &[lo, a[2]]);
+                let nan = self.op(Op::IsNan, b, &[x]);
+                self.op(Op::Select, t, &[nan, x, r])
+            }
+            _ => unreachable!("handled by GLSL.std.450 above"),
+        }
+    }
+
+    /// The `f64` versions of the functions `GLSL.std.450` has for 32-bit floats only; `None`
+    /// for the functions whose generic lowering works for `f64`.
+    fn math_f64(&mut self, f: MathFn, a: &[Word]) -> Option<Word> {
+        use MathFn::*;
+        let x = a[0];
+        Some(match f {
+            Exp => self.exp64(x),
+            Exp2 => self.exp2_64(x),
+            Exp10 => self.exp10_64(x),
+            Expm1 => self.expm1_64(x),
+            Log => self.ln64(x),
+            Log2 => self.log_scaled64(x, LOG2E),
+            Log10 => self.log_scaled64(x, LOG10E),
+            Log1p => self.ln1p64(x),
+            Sin => self.sin_cos64(x).0,
+            Cos => self.sin_cos64(x).1,
+            Tan => self.tan64(x),
+            Atan => self.atan64(x),
+            Atan2 => self.atan2_64(x, a[1]),
+            Asin => self.asin_acos64(x, true),
+            Acos => self.asin_acos64(x, false),
+            Sinh => self.sinh64(x),
+            Cosh => self.cosh64(x),
+            Tanh => self.tanh64(x),
+            Asinh => self.asinh64(x),
+            Acosh => self.acosh64(x),
+            Atanh => self.atanh64(x),
+            Cbrt => self.cbrt64(x),
+            _ => return None,
+        })
+    }
+
+    /// `|x|` with the sign of `y`, through the sign bit (f32) or a comparison (f64, which has no
+    /// 64-bit integer to hold its bits without the `Int64` capability).
+    fn copysign(&mut self, s: Scalar, x: Word, y: Word) -> Word {
+        let t = self.scalar_ty(s);
+        if s == Scalar::F32 {
+            let u = self.scalar_ty(Scalar::U32);
+            let xb = self.op(Op::Bitcast, u, &[x]);
+            let yb = self.op(Op::Bitcast, u, &[y]);
+            let magnitude = self.constant(u, 0x7fff_ffff, false);
+            let sign = self.constant(u, 0x8000_0000, false);
+            let xm = self.op(Op::BitwiseAnd, u, &[xb, magnitude]);
+            let ys = self.op(Op::BitwiseAnd, u, &[yb, sign]);
+            let r = self.op(Op::BitwiseOr, u, &[xm, ys]);
+            return self.op(Op::Bitcast, t, &[r]);
+        }
+        let b = self.scalar_ty(Scalar::Bool);
+        let ax = self.ext(4, t, &[x]);
+        let neg = self.op(Op::FNegate, t, &[ax]);
+        let zero = self.const_scalar(s, Lit::Float(0.0, 0.0));
+        let one = self.const_scalar(s, Lit::Float(1.0, 1.0));
+        // A negative y, or -0.0 (1 / -0.0 is -inf).
+        let below = self.op(Op::FOrdLessThan, b, &[y, zero]);
+        let inv = self.op(Op::FDiv, t, &[one, y]);
+        let neg_zero = self.op(Op::FOrdLessThan, b, &[inv, zero]);
+        let negative = self.op(Op::LogicalOr, b, &[below, neg_zero]);
+        self.op(Op::Select, t, &[negative, neg, ax])
+    }
+
+    /// Rust's `powf` (and C's `pow`) on every input: GLSL's Pow is undefined for `x < 0` and for
+    /// `x == 0, y <= 0`, so those cases are computed here (negative `x` with an integer `y`
+    /// takes the sign of the odd power; otherwise NaN; `pow(x, 0)` is 1 even for NaN).
+    fn pow(&mut self, s: Scalar, x: Word, y: Word) -> Word {
+        let t = self.scalar_ty(s);
+        let b = self.scalar_ty(Scalar::Bool);
+        let k = |e: &mut Self, v: f64| e.const_scalar(s, Lit::Float(v, v as f32));
+        let (zero, one, two) = (k(self, 0.0), k(self, 1.0), k(self, 2.0));
+        let inf = k(self, f64::INFINITY);
+        let nan = k(self, f64::NAN);
+        let ax = self.ext(4, t, &[x]);
+        let p = if s == Scalar::F64 {
+            self.pow_abs64(ax, y)
+        } else {
+            self.ext(26, t, &[ax, y])
+        };
+        // |x| == 0: 0 for y > 0, +inf for y < 0.
+        let x_zero = self.op(Op::FOrdEqual, b, &[ax, zero]);
+        let y_neg = self.op(Op::FOrdLessThan, b, &[y, zero]);
+        let at_zero = self.op(Op::Select, t, &[y_neg, inf, zero]);
+        let p = self.op(Op::Select, t, &[x_zero, at_zero, p]);
+        // x < 0: an integer y keeps the magnitude, negated for odd y; otherwise NaN.
+        let y_trunc = self.ext(3, t, &[y]);
+        let y_int = self.op(Op::FOrdEqual, b, &[y_trunc, y]);
+        let half = self.op(Op::FRem, t, &[y, two]);
+        let odd_rem = self.op(Op::FUnordNotEqual, b, &[half, zero]);
+        let odd = self.op(Op::LogicalAnd, b, &[odd_rem, y_int]);
+        let negp = self.op(Op::FNegate, t, &[p]);
+        let signed = self.op(Op::Select, t, &[odd, negp, p]);
+        // (-inf)^y is +inf or +0 for a y that is not an odd integer (C's pow, Rust's powf).
+        let neg_inf = k(self, f64::NEG_INFINITY);
+        let x_neg_inf = self.op(Op::FOrdEqual, b, &[x, neg_inf]);
+        let signed_or_inf = self.op(Op::LogicalOr, b, &[y_int, x_neg_inf]);
+        let for_neg = self.op(Op::Select, t, &[signed_or_inf, signed, nan]);
+        let x_neg = self.op(Op::FOrdLessThan, b, &[x, zero]);
+        let r = self.op(Op::Select, t, &[x_neg, for_neg, p]);
+        let y_zero = self.op(Op::FOrdEqual, b, &[y, zero]);
+        self.op(Op::Select, t, &[y_zero, one, r])
+    }
+}

@@ -1,0 +1,364 @@
+//! The SPIR-V back end: lowers the typed IR to a SPIR-V 1.3 compute module with `rspirv`.
+//!
+//! Locals live in `Function`-storage variables (drivers promote them to registers), control
+//! flow is structured (`OpSelectionMerge` / `OpLoopMerge`), and the module follows the kernel ABI
+//! written down in `amp-runtime`'s `kernel.rs`.
+//!
+//! One `Emitter` walks the kernel; its methods are spread over the files below by job, and
+//! this file keeps its state and the instruction, type and constant helpers everything uses.
+
+mod bounds;
+mod buffer;
+mod control;
+mod entry;
+mod expr;
+mod interface;
+mod math;
+mod vector;
+
+use super::{oob_report_binding, BoundsChecks, Layout};
+use crate::ir::*;
+use crate::range::Ranges;
+use crate::types::{Len, Scalar, Ty};
+use bounds::{OobReport, PENDING_REPORT_WORDS};
+use control::LoopTargets;
+use rspirv::binary::Assemble;
+use rspirv::dr::{self, Builder, InsertPoint, Operand};
+use rspirv::spirv::{self, Op, StorageClass, Word};
+use std::collections::{HashMap, HashSet};
+
+/// Threads per workgroup of simple (untiled) kernels.
+pub const SIMPLE_WORKGROUP_SIZE: u32 = 64;
+
+/// `GLSL.std.450` instruction numbers used here.
+mod glsl {
+    pub const FABS: u32 = 4;
+    pub const SABS: u32 = 5;
+    pub const UMIN: u32 = 38;
+    pub const SMIN: u32 = 39;
+    pub const UMAX: u32 = 41;
+    pub const SMAX: u32 = 42;
+    pub const NMIN: u32 = 79;
+    pub const NMAX: u32 = 80;
+}
+
+/// The result of lowering a kernel.
+pub struct Module {
+    /// The SPIR-V words.
+    pub words: Vec<u32>,
+    /// Whether the module declares `Float64`.
+    pub uses_float64: bool,
+    /// Threads per workgroup.
+    pub workgroup_size: [u32; 3],
+}
+
+/// Lowers a type-checked kernel.
+pub fn emit(kernel: &Kernel, layout: &Layout, checks: BoundsChecks) -> Module {
+    let mut e = Emitter::new(kernel, layout);
+    e.oob = oob_report_binding(kernel, checks).map(|binding| OobReport {
+        binding,
+        var: 0,
+        record: 0,
+        pending: [0; PENDING_REPORT_WORDS as usize],
+    });
+    e.kernel();
+    let uses_float64 = e.uses_float64;
+    if uses_float64 {
+        e.b.capability(spirv::Capability::Float64);
+    }
+    e.preserve_float_specials();
+    e.declare_atomic_float_add();
+    Module {
+        words: e.b.module().assemble(),
+        uses_float64,
+        workgroup_size: [SIMPLE_WORKGROUP_SIZE, 1, 1],
+    }
+}
+
+/// Whether values of `ty` occupy storage: `()`, `!` and arrays of them (`[(); 4]`, or the
+/// `[!; 2]` of `[return; 2]`) have no SPIR-V type to live in.
+fn has_storage(ty: &Ty) -> bool {
+    match ty {
+        Ty::Array(elem, _) => has_storage(elem),
+        other => !other.is_zero_sized(),
+    }
+}
+
+/// The type of the field of struct `id` that the literal `index` selects.
+fn struct_field_ty(id: u32, index: &Expr) -> Ty {
+    let ExprKind::Lit(Lit::Int(k)) = index.kind else {
+        unreachable!("struct fields are selected by literal indices")
+    };
+    crate::structs::get(id).fields[k as usize].ty.clone()
+}
+
+struct BufferVar {
+    var: Word,
+    elem_ptr: Word,
+}
+
+struct Emitter<'k> {
+    b: Builder,
+    k: &'k Kernel,
+    layout: &'k Layout,
+    glsl: Word,
+    types: HashMap<Ty, Word>,
+    /// Buffer element types with an explicit layout (short vectors, structs), by kernel type.
+    storage_types: HashMap<Ty, Word>,
+    pointers: HashMap<(Word, StorageClass), Word>,
+    constants: HashMap<(Word, u64), Word>,
+    /// The bits of each scalar constant, by id.
+    constant_bits: HashMap<Word, u64>,
+    decorated: HashSet<Word>,
+    locals: Vec<Option<Word>>,
+    buffers: Vec<Option<BufferVar>>,
+    /// Per buffer parameter, its layout facts: a `u32` specialization constant (`SpecId`
+    /// [`crate::LAYOUT_SPEC_ID_BASE`] + binding) whose bits ([`crate::layout_fact`]) the
+    /// runtime sets per launch.
+    layout_facts: Vec<Option<Word>>,
+    /// One fact of one buffer as a boolean specialization constant, by (param, bit).
+    fact_bools: HashMap<(ParamId, u32), Word>,
+    push: Option<Word>,
+    loops: Vec<LoopTargets>,
+    label: Word,
+    main: Word,
+    /// Specialization constants of the outer constants (`SpecId` 3, 4, ...).
+    spec: Vec<Word>,
+    /// The workgroup-size specialization constants x, y, z of a tiled kernel.
+    tile_size: [Word; 3],
+    uses_float32: bool,
+    uses_float64: bool,
+    /// Whether an `atomic_fetch_add` on an `f32` element was emitted (`OpAtomicFAddEXT`).
+    uses_atomic_float_add: bool,
+    /// Set when buffer accesses are bounds-checked.
+    oob: Option<OobReport>,
+    /// Index ranges the range analysis proved: clamps and checks they make redundant are left
+    /// out.
+    ranges: Ranges<'k>,
+}
+
+impl<'k> Emitter<'k> {
+    fn new(k: &'k Kernel, layout: &'k Layout) -> Self {
+        let mut b = Builder::new();
+        b.set_version(1, 3);
+        b.capability(spirv::Capability::Shader);
+        let glsl = b.ext_inst_import("GLSL.std.450");
+        b.memory_model(spirv::AddressingModel::Logical, spirv::MemoryModel::GLSL450);
+        Emitter {
+            b,
+            k,
+            layout,
+            glsl,
+            types: HashMap::new(),
+            storage_types: HashMap::new(),
+            pointers: HashMap::new(),
+            constants: HashMap::new(),
+            constant_bits: HashMap::new(),
+            decorated: HashSet::new(),
+            locals: Vec::new(),
+            buffers: Vec::new(),
+            layout_facts: Vec::new(),
+            fact_bools: HashMap::new(),
+            push: None,
+            loops: Vec::new(),
+            label: 0,
+            main: 0,
+            spec: Vec::new(),
+            tile_size: [0; 3],
+            uses_float32: false,
+            uses_float64: false,
+            uses_atomic_float_add: false,
+            oob: None,
+            ranges: Ranges::of(k),
+        }
+    }
+
+    fn ty(&mut self, ty: &Ty) -> Word {
+        if let Some(&id) = self.types.get(ty) {
+            return id;
+        }
+        let id = match ty {
+            Ty::Scalar(s) => match s {
+                Scalar::Bool => self.b.type_bool(),
+                Scalar::I32 => self.b.type_int(32, 1),
+                Scalar::U32 | Scalar::Usize => self.b.type_int(32, 0),
+                Scalar::F32 => {
+                    self.uses_float32 = true;
+                    self.b.type_float(32, None)
+                }
+                Scalar::F64 => {
+                    self.uses_float64 = true;
+                    self.b.type_float(64, None)
+                }
+            },
+            Ty::Array(elem, n) => {
+                let e = self.ty(elem);
+                let len = self.len(n);
+                self.b.type_array(e, len)
+            }
+            Ty::Vector(s, n) => {
+                let e = self.scalar_ty(*s);
+                self.b.type_vector(e, *n)
+            }
+            Ty::Struct(id) => self.struct_ty(*id),
+            Ty::Unit | Ty::Never | Ty::Var(_) => self.b.type_void(),
+        };
+        self.types.insert(ty.clone(), id);
+        id
+    }
+
+    /// The id of an array length: a constant, or an outer constant's specialization constant.
+    fn len(&mut self, len: &Len) -> Word {
+        match len {
+            Len::Lit(n) => self.const_u32(*n),
+            Len::Const(k, _) => self.spec[*k as usize],
+        }
+    }
+
+    fn scalar_ty(&mut self, s: Scalar) -> Word {
+        self.ty(&Ty::Scalar(s))
+    }
+
+    fn ptr(&mut self, pointee: Word, class: StorageClass) -> Word {
+        *self
+            .pointers
+            .entry((pointee, class))
+            .or_insert_with(|| self.b.type_pointer(None, class, pointee))
+    }
+
+    fn constant(&mut self, ty: Word, bits: u64, wide: bool) -> Word {
+        if let Some(&id) = self.constants.get(&(ty, bits)) {
+            return id;
+        }
+        let id = if wide {
+            self.b.constant_bit64(ty, bits)
+        } else {
+            self.b.constant_bit32(ty, bits as u32)
+        };
+        self.constants.insert((ty, bits), id);
+        self.constant_bits.insert(id, bits);
+        id
+    }
+
+    fn const_u32(&mut self, v: u32) -> Word {
+        let t = self.scalar_ty(Scalar::U32);
+        self.constant(t, v as u64, false)
+    }
+
+    fn const_scalar(&mut self, s: Scalar, lit: Lit) -> Word {
+        let t = self.scalar_ty(s);
+        match (s, lit) {
+            (Scalar::Bool, Lit::Bool(v)) => {
+                let key = (t, v as u64);
+                if let Some(&id) = self.constants.get(&key) {
+                    return id;
+                }
+                let id = if v {
+                    self.b.constant_true(t)
+                } else {
+                    self.b.constant_false(t)
+                };
+                self.constants.insert(key, id);
+                id
+            }
+            (Scalar::F32, Lit::Float(_, v)) => self.constant(t, v.to_bits() as u64, false),
+            (Scalar::F64, Lit::Float(v, _)) => self.constant(t, v.to_bits(), true),
+            (Scalar::F32, Lit::Int(v)) => self.constant(t, (v as f32).to_bits() as u64, false),
+            (Scalar::F64, Lit::Int(v)) => self.constant(t, (v as f64).to_bits(), true),
+            (_, Lit::Int(v)) => self.constant(t, v as u32 as u64, false),
+            (_, Lit::Float(v, _)) => self.constant(t, v as i64 as u32 as u64, false),
+            (_, Lit::Bool(v)) => self.constant(t, v as u64, false),
+        }
+    }
+
+    /// Marks a float operation `NoContraction`: Rust rounds every operation on its own (no fused
+    /// multiply-add unless the kernel asks for it), and drivers treat such operations as exact,
+    /// so they do not rewrite `x * 0.0` to `0.0` either.
+    fn exact(&mut self, id: Word) {
+        self.b.decorate(id, spirv::Decoration::NoContraction, []);
+    }
+
+    fn op(&mut self, op: Op, ty: Word, operands: &[Word]) -> Word {
+        let id = self.b.id();
+        let inst = dr::Instruction::new(
+            op,
+            Some(ty),
+            Some(id),
+            operands.iter().map(|&w| Operand::IdRef(w)).collect(),
+        );
+        self.b
+            .insert_into_block(InsertPoint::End, inst)
+            .expect("a block is open while emitting values");
+        id
+    }
+
+    fn ext(&mut self, inst: u32, ty: Word, args: &[Word]) -> Word {
+        let glsl = self.glsl;
+        self.b
+            .ext_inst(
+                ty,
+                None,
+                glsl,
+                inst,
+                args.iter().map(|&w| Operand::IdRef(w)),
+            )
+            .expect("a block is open")
+    }
+
+    fn load(&mut self, ty: Word, ptr: Word) -> Word {
+        self.b
+            .load(ty, None, ptr, None, [])
+            .expect("a block is open")
+    }
+
+    fn store(&mut self, ptr: Word, value: Word) {
+        self.b.store(ptr, value, None, []).expect("a block is open");
+    }
+
+    fn access(&mut self, ptr_ty: Word, base: Word, indices: &[Word]) -> Word {
+        self.b
+            .access_chain(ptr_ty, None, base, indices.iter().copied())
+            .expect("a block is open")
+    }
+
+    fn terminated(&self) -> bool {
+        self.b.selected_block().is_none()
+    }
+
+    fn begin(&mut self, label: Word) {
+        self.b
+            .begin_block(Some(label))
+            .expect("the previous block was terminated");
+        self.label = label;
+    }
+
+    fn branch(&mut self, target: Word) {
+        self.b.branch(target).expect("a block is open");
+    }
+
+    /// A `Function` variable, declared at the top of the entry block as SPIR-V requires.
+    fn function_var(&mut self, ty: Word, name: Option<&str>) -> Word {
+        let ptr = self.ptr(ty, StorageClass::Function);
+        let id = self.b.id();
+        let current = self.b.selected_block();
+        self.b
+            .select_block(Some(0))
+            .expect("the entry block exists");
+        let inst = dr::Instruction::new(
+            Op::Variable,
+            Some(ptr),
+            Some(id),
+            vec![Operand::StorageClass(StorageClass::Function)],
+        );
+        self.b
+            .insert_into_block(InsertPoint::Begin, inst)
+            .expect("entry block selected");
+        self.b
+            .select_block(current)
+            .expect("restoring the selected block");
+        if let Some(n) = name {
+            self.b.name(id, n);
+        }
+        id
+    }
+}
