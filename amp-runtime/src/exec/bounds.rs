@@ -12,7 +12,8 @@ use crate::sync::lock;
 use crate::Error;
 
 /// Bytes of one report.
-const REPORT_BYTES: u64 = 4 * OOB_REPORT_WORDS as u64;
+const REPORT_WORDS: usize = OOB_REPORT_WORDS as usize;
+const REPORT_BYTES: u64 = 4 * REPORT_WORDS as u64;
 
 /// The memory of one out-of-bounds report: a buffer in its own small host-visible memory
 /// object, mapped for its whole life.
@@ -99,7 +100,7 @@ impl ReportMemory {
     fn zero(&self, d: &ash::Device) -> Result<(), Error> {
         // SAFETY: the mapping holds at least `OOB_REPORT_WORDS` words and nothing else uses it.
         unsafe {
-            std::ptr::write_bytes(self.words.as_ptr(), 0, OOB_REPORT_WORDS);
+            std::ptr::write_bytes(self.words.as_ptr(), 0, REPORT_WORDS);
             if !self.coherent {
                 d.flush_mapped_memory_ranges(&[self.range()])
                     .map_err(Error::vk("vkFlushMappedMemoryRanges"))?;
@@ -110,8 +111,8 @@ impl ReportMemory {
 
     /// The report's words after the launch finished (the submission's fence was waited for
     /// and its final barrier made the device's writes available to the host).
-    fn read(&self, d: &ash::Device) -> Result<[u32; OOB_REPORT_WORDS], Error> {
-        let mut words = [0u32; OOB_REPORT_WORDS];
+    fn read(&self, d: &ash::Device) -> Result<[u32; REPORT_WORDS], Error> {
+        let mut words = [0u32; REPORT_WORDS];
         // SAFETY: as in `zero`.
         unsafe {
             if !self.coherent {

@@ -5,7 +5,7 @@ use super::call::Tiling;
 use super::pipeline::Specialization;
 use crate::device::Limits;
 use crate::dims::dims_list;
-use crate::kernel::KernelInfo;
+use crate::kernel::{spec_id, KernelInfo};
 use crate::Error;
 
 /// The grid of a simple kernel: `ceil(total / workgroup)` groups, folded onto x and y.
@@ -96,8 +96,8 @@ pub(super) fn tiled_grid(
             tile: tile_str(),
         });
     }
-    for (axis, &s) in size.iter().enumerate() {
-        specialization.push(axis as u32, &[s as u32]);
+    for (&id, &s) in spec_id::WORKGROUP_SIZE.iter().zip(size.iter()) {
+        specialization.push(id, &[s as u32]);
     }
     // Tiles per axis x, y, z.
     let mut count = [1u64; 3];

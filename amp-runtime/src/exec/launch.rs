@@ -13,7 +13,7 @@ use super::pipeline::{Pipeline, Specialization};
 use crate::device::{Accelerator, AcceleratorView, Device, LaunchTarget};
 use crate::dims::dims_list;
 use crate::extent::validate_dims;
-use crate::kernel::{KernelInfo, ParamKind};
+use crate::kernel::{spec_id, KernelInfo, ParamKind};
 use crate::Error;
 
 /// The accelerator the arrays among `args` live on, if any.
@@ -195,7 +195,7 @@ fn push_spec_constants(info: &KernelInfo, spec: &[u32], specialization: &mut Spe
     let mut words = spec;
     for (i, ty) in info.spec_constants.iter().enumerate() {
         let (value, rest) = words.split_at(ty.size() as usize / 4);
-        specialization.push(3 + i as u32, value);
+        specialization.push(spec_id::FIRST_OUTER_CONST + i as u32, value);
         words = rest;
     }
 }

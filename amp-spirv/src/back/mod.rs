@@ -31,7 +31,7 @@ pub enum BoundsChecks {
 /// Size in `u32` words of the out-of-bounds report buffer of a checked kernel: `[flag,
 /// param, rank, index[3], extent[3]]`. The first failing access sets `flag` from 0 to 1 with a
 /// compare-exchange and writes the rest; unused index and extent entries are 0.
-pub const OOB_REPORT_WORDS: u32 = 9;
+pub use amp_abi::OOB_REPORT_WORDS;
 
 /// The binding of the out-of-bounds report buffer when `kernel` is compiled with bounds checks:
 /// right after its buffer parameters; `None` when it has no buffers (nothing to check).

@@ -26,7 +26,9 @@ impl Emitter<'_> {
             self.b.decorate(
                 id,
                 spirv::Decoration::SpecId,
-                [Operand::LiteralBit32(3 + k as u32)],
+                [Operand::LiteralBit32(
+                    amp_abi::spec_id::FIRST_OUTER_CONST + k as u32,
+                )],
             );
             self.b.name(id, c.ident.to_string());
             self.spec.push(id);
@@ -43,7 +45,9 @@ impl Emitter<'_> {
             self.b.decorate(
                 id,
                 spirv::Decoration::SpecId,
-                [Operand::LiteralBit32(axis as u32)],
+                [Operand::LiteralBit32(
+                    amp_abi::spec_id::WORKGROUP_SIZE[axis],
+                )],
             );
             self.tile_size[axis] = id;
         }
