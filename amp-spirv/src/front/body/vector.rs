@@ -7,6 +7,7 @@
 //! operand of a vector operator is splatted first, so both operands of a vector operator always
 //! have the same type.
 
+use super::expr::{op_symbol, unsupported_expr};
 use super::*;
 
 /// The component letters, C++ AMP's two sets: `x y z w` and `r g b a`.
