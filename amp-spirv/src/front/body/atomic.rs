@@ -20,8 +20,12 @@ impl BodyChecker<'_> {
                 _ => format!("`{name}(&mut v[i], value)`"),
             };
             self.err(
-                Diagnostic::error(span, format!("`{name}` takes {arity} argument(s)"))
-                    .with_help(format!("write {form}")),
+                Diagnostic::error(
+                    Rule::Atomics,
+                    span,
+                    format!("`{name}` takes {arity} argument(s)"),
+                )
+                .with_help(format!("write {form}")),
             );
             return Self::error_expr(span);
         }
@@ -35,6 +39,7 @@ impl BodyChecker<'_> {
         if !shared {
             self.err(
                 Diagnostic::error(
+                    Rule::Atomics,
                     c.args[0].span(),
                     format!("`{name}` works on elements of views, arrays and `tile_static` memory"),
                 )
@@ -49,6 +54,7 @@ impl BodyChecker<'_> {
                 if let Some((Place::Local(id, _), ety)) = &expected {
                     if self.locals[*id].storage == Storage::TileStatic {
                         self.err(Diagnostic::error(
+                            Rule::Atomics,
                             c.args[1].span(),
                             "the expected value of a compare-exchange must be a local variable",
                         ));
@@ -57,6 +63,7 @@ impl BodyChecker<'_> {
                 } else if expected.is_some() {
                     self.err(
                         Diagnostic::error(
+                            Rule::Atomics,
                             c.args[1].span(),
                             "the expected value of a compare-exchange must be a local variable",
                         )
@@ -101,6 +108,7 @@ impl BodyChecker<'_> {
             Ty::Scalar(Scalar::F32) if matches!(op, AtomicOp::Add | AtomicOp::Exchange) => {}
             Ty::Scalar(Scalar::F32) => self.err(
                 Diagnostic::error(
+                    Rule::F32Atomics,
                     target.span(),
                     format!("`{name}` works on `i32` and `u32` elements, not `f32`"),
                 )
@@ -113,6 +121,7 @@ impl BodyChecker<'_> {
                 let t = self.infer.describe(&elem);
                 self.err(
                     Diagnostic::error(
+                        Rule::Atomics,
                         target.span(),
                         format!("atomics work on `i32`, `u32` and `f32` elements, not `{t}`"),
                     )
@@ -131,6 +140,7 @@ impl BodyChecker<'_> {
             _ => {
                 self.err(
                     Diagnostic::error(
+                        Rule::Atomics,
                         e.span(),
                         format!("`{name}` takes a mutable reference to the element"),
                     )

@@ -16,6 +16,7 @@ impl BodyChecker<'_> {
     ) -> Expr {
         if args.len() != f.arity() {
             self.err(Diagnostic::error(
+                Rule::BuiltinFunctions,
                 span,
                 format!(
                     "`{name}` takes {} argument(s) counting the receiver, found {}",
@@ -40,6 +41,7 @@ impl BodyChecker<'_> {
                 let t = self.infer.describe(&ty);
                 self.err(
                     Diagnostic::error(
+                        Rule::BuiltinFunctions,
                         span,
                         format!("`{name}` works on `f32` and `f64`, not `{t}`"),
                     )
@@ -88,6 +90,7 @@ impl BodyChecker<'_> {
     pub(super) fn pair_outside_let(&mut self, call: &str, name: &str, span: Span) -> Expr {
         self.err(
             Diagnostic::error(
+                Rule::BuiltinFunctions,
                 span,
                 format!("`{name}` returns two values, and kernels have no tuple values"),
             )
@@ -105,6 +108,7 @@ impl BodyChecker<'_> {
         };
         if args.len() != arity {
             self.err(Diagnostic::error(
+                Rule::BuiltinFunctions,
                 span,
                 format!("`{name}` takes {arity} argument(s), found {}", args.len()),
             ));
@@ -136,8 +140,12 @@ impl BodyChecker<'_> {
                 "`min`, `max` and `abs` work on numbers"
             };
             self.err(
-                Diagnostic::error(span, format!("`{name}` is not defined for `{t}`"))
-                    .with_help(help),
+                Diagnostic::error(
+                    Rule::BuiltinFunctions,
+                    span,
+                    format!("`{name}` is not defined for `{t}`"),
+                )
+                .with_help(help),
             );
             return Self::error_expr(span);
         }

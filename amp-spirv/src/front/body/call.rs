@@ -16,7 +16,7 @@ impl BodyChecker<'_> {
                 && matches!(&f.member, syn::Member::Named(n) if n == "barrier")
             {
                 self.err(
-                    Diagnostic::error(m.span(), "barriers exist only in tiled kernels: the threads of a simple kernel do not run in tiles")
+                    Diagnostic::error(Rule::TilesOnly, m.span(), "barriers exist only in tiled kernels: the threads of a simple kernel do not run in tiles")
                         .with_help("make the first parameter a `TiledIndex<..>` (for example `t: TiledIndex<64>`), launch over `extent.tile::<..>()`, and call `t.barrier.wait()`"),
                 );
                 return Self::error_expr(m.span());
@@ -26,6 +26,7 @@ impl BodyChecker<'_> {
         let method = m.method.to_string();
         if m.turbofish.is_some() {
             self.err(Diagnostic::error(
+                Rule::BuiltinFunctions,
                 span,
                 "turbofish method calls are not supported in kernels",
             ));
@@ -34,7 +35,11 @@ impl BodyChecker<'_> {
         if method == "extent" {
             if let Some(param) = self.is_buffer(&m.receiver) {
                 if !m.args.is_empty() {
-                    self.err(Diagnostic::error(span, "`extent()` takes no arguments"));
+                    self.err(Diagnostic::error(
+                        Rule::BuiltinFunctions,
+                        span,
+                        "`extent()` takes no arguments",
+                    ));
                 }
                 let (_, rank, _) = self.buffer_info(param);
                 return Expr {
@@ -61,6 +66,7 @@ impl BodyChecker<'_> {
             "abs" => Builtin::Abs,
             "step_by" => {
                 self.err(Diagnostic::error(
+                    Rule::RangesOnlyInFor,
                     span,
                     "`step_by` is supported only as the range of a `for` loop",
                 ));
@@ -69,6 +75,7 @@ impl BodyChecker<'_> {
             _ if self.is_vector_receiver(&m.receiver) => {
                 self.err(
                     Diagnostic::error(
+                        Rule::VectorComponents,
                         m.method.span(),
                         format!("method `{method}` is not supported in kernels"),
                     )
@@ -79,6 +86,7 @@ impl BodyChecker<'_> {
             _ => {
                 self.err(
                     Diagnostic::error(
+                        Rule::BuiltinFunctions,
                         m.method.span(),
                         format!("method `{method}` is not supported in kernels"),
                     )
@@ -151,6 +159,7 @@ impl BodyChecker<'_> {
             }
             syn::Expr::Closure(_) | syn::Expr::Paren(_) => {
                 self.err(Diagnostic::error(
+                    Rule::NoClosures,
                     c.func.span(),
                     "closures and function values are not allowed in kernels",
                 ));
@@ -158,6 +167,7 @@ impl BodyChecker<'_> {
             }
             _ => {
                 self.err(Diagnostic::error(
+                    Rule::NoClosures,
                     c.func.span(),
                     "only named functions can be called in kernels",
                 ));
@@ -176,9 +186,14 @@ impl BodyChecker<'_> {
         if let Some(fence) = fence {
             if c.args.len() != 1 || !self.is_barrier(&c.args[0]) {
                 self.err(
-                    Diagnostic::error(span, format!("`{name}` takes the tile barrier")).with_help(
-                        format!("write `{name}(t.barrier)` with the kernel's tiled index `t`"),
-                    ),
+                    Diagnostic::error(
+                        Rule::BarrierCalls,
+                        span,
+                        format!("`{name}` takes the tile barrier"),
+                    )
+                    .with_help(format!(
+                        "write `{name}(t.barrier)` with the kernel's tiled index `t`"
+                    )),
                 );
                 return Self::error_expr(span);
             }

@@ -8,8 +8,12 @@ impl BodyChecker<'_> {
         let span = i.span();
         if let syn::Expr::Let(l) = &*i.cond {
             self.err(
-                Diagnostic::error(l.span(), "`if let` is not supported in kernels")
-                    .with_help("use a plain `if`"),
+                Diagnostic::error(
+                    Rule::NoMatch,
+                    l.span(),
+                    "`if let` is not supported in kernels",
+                )
+                .with_help("use a plain `if`"),
             );
             return Self::error_expr(span);
         }
@@ -23,6 +27,7 @@ impl BodyChecker<'_> {
                     let t = self.infer.describe(&then_ty);
                     self.err(
                         Diagnostic::error(
+                            Rule::BranchAndConditionTypes,
                             i.then_branch.span(),
                             format!("`if` without `else` cannot produce a value (this is `{t}`)"),
                         )
@@ -42,6 +47,7 @@ impl BodyChecker<'_> {
                         let (a, b) = (self.infer.describe(&then_ty), self.infer.describe(&els.ty));
                         self.err(
                             Diagnostic::error(
+                                Rule::BranchAndConditionTypes,
                                 span,
                                 format!("`if` and `else` have different types: `{a}` and `{b}`"),
                             )
@@ -108,6 +114,7 @@ impl BodyChecker<'_> {
             syn::Pat::Wild(_) => ("_".to_string(), false),
             other => {
                 self.err(Diagnostic::error(
+                    Rule::ForRanges,
                     other.span(),
                     "a `for` loop variable must be a plain name",
                 ));
@@ -121,8 +128,12 @@ impl BodyChecker<'_> {
                 self.expect_ty(&Ty::USIZE, &s, "in this `step_by`");
                 if let ExprKind::Lit(Lit::Int(0)) = s.kind {
                     self.err(
-                        Diagnostic::error(s.span, "`step_by(0)` would loop forever")
-                            .with_help("use a step of at least 1"),
+                        Diagnostic::error(
+                            Rule::ForRanges,
+                            s.span,
+                            "`step_by(0)` would loop forever",
+                        )
+                        .with_help("use a step of at least 1"),
                     );
                 }
                 (strip(&m.receiver), Some(Box::new(s)))
@@ -132,6 +143,7 @@ impl BodyChecker<'_> {
         let syn::Expr::Range(range) = range_expr else {
             self.err(
                 Diagnostic::error(
+                    Rule::ForRanges,
                     f.expr.span(),
                     "`for` loops in kernels iterate over integer ranges only",
                 )
@@ -143,6 +155,7 @@ impl BodyChecker<'_> {
         };
         let (Some(start), Some(end)) = (&range.start, &range.end) else {
             self.err(Diagnostic::error(
+                Rule::ForRanges,
                 range.span(),
                 "a `for` range needs a start and an end",
             ));
@@ -155,6 +168,7 @@ impl BodyChecker<'_> {
             let t = self.infer.describe(&ty);
             self.err(
                 Diagnostic::error(
+                    Rule::ForRanges,
                     range.span(),
                     format!("cannot iterate over a range of `{t}`"),
                 )
@@ -192,8 +206,12 @@ impl BodyChecker<'_> {
         if let Some(t) = &block.tail {
             if self.infer.unify(&t.ty, &Ty::Unit).is_none() {
                 self.err(
-                    Diagnostic::error(t.span, "a loop body cannot produce a value")
-                        .with_help("add `;`"),
+                    Diagnostic::error(
+                        Rule::NoValuesOut,
+                        t.span,
+                        "a loop body cannot produce a value",
+                    )
+                    .with_help("add `;`"),
                 );
             }
         }
@@ -207,10 +225,12 @@ impl BodyChecker<'_> {
         }
         if let Some(v) = &b.expr {
             self.err(
-                Diagnostic::error(v.span(), "`break` with a value is not supported in kernels")
-                    .with_help(
-                        "assign the value to a variable declared before the loop, then `break`",
-                    ),
+                Diagnostic::error(
+                    Rule::LoopExits,
+                    v.span(),
+                    "`break` with a value is not supported in kernels",
+                )
+                .with_help("assign the value to a variable declared before the loop, then `break`"),
             );
         }
         match self.loops.last_mut() {
@@ -249,8 +269,12 @@ impl BodyChecker<'_> {
         }
         if let Some(v) = &r.expr {
             self.err(
-                Diagnostic::error(v.span(), "a kernel cannot return a value")
-                    .with_help("write the value into an `ArrayViewMut` and use a plain `return;`"),
+                Diagnostic::error(
+                    Rule::NoValuesOut,
+                    v.span(),
+                    "a kernel cannot return a value",
+                )
+                .with_help("write the value into an `ArrayViewMut` and use a plain `return;`"),
             );
         }
         Expr {
@@ -263,10 +287,15 @@ impl BodyChecker<'_> {
     /// The error for a `break` or `continue` with no loop to leave.
     fn outside_loop(&self, span: Span, keyword: &str) -> Diagnostic {
         if self.while_conditions > 0 {
-            Diagnostic::error(span, format!("`{keyword}` is not allowed in the condition of a `while` loop"))
+            Diagnostic::error(Rule::LoopExits, span, format!("`{keyword}` is not allowed in the condition of a `while` loop"))
                 .with_help("compute the condition into a variable first, or use `loop` with `if ... { break; }`")
         } else {
-            Diagnostic::error(span, format!("`{keyword}` outside of a loop")).with_help(format!(
+            Diagnostic::error(
+                Rule::LoopExits,
+                span,
+                format!("`{keyword}` outside of a loop"),
+            )
+            .with_help(format!(
                 "`{keyword}` can only be used inside `loop`, `while` or `for`"
             ))
         }
@@ -274,8 +303,12 @@ impl BodyChecker<'_> {
 
     pub(super) fn unsupported_label(&mut self, span: Span) -> Expr {
         self.err(
-            Diagnostic::error(span, "loop labels are not supported in kernels")
-                .with_help("use a `bool` flag to leave the outer loop"),
+            Diagnostic::error(
+                Rule::LoopExits,
+                span,
+                "loop labels are not supported in kernels",
+            )
+            .with_help("use a `bool` flag to leave the outer loop"),
         );
         Self::error_expr(span)
     }

@@ -52,6 +52,7 @@ impl BodyChecker<'_> {
                     }
                     _ => {
                         self.err(Diagnostic::error(
+                            Rule::ArrayLengths,
                             r.len.span(),
                             "array lengths must be integer literals from 1 to 16384",
                         ));
@@ -68,7 +69,7 @@ impl BodyChecker<'_> {
             syn::Expr::Field(f) if self.is_rejected(&f.base) => Self::error_expr(span),
             syn::Expr::Field(f) if self.is_simple_index(&f.base) => {
                 self.err(
-                    Diagnostic::error(span, "an `Index` has no fields: `global`, `local`, `tile` and `barrier` belong to tiled kernels")
+                    Diagnostic::error(Rule::TilesOnly, span, "an `Index` has no fields: `global`, `local`, `tile` and `barrier` belong to tiled kernels")
                         .with_help("make the first parameter a `TiledIndex<..>` and launch over `extent.tile::<..>()`; read components with `idx[0]`"),
                 );
                 Self::error_expr(span)
@@ -99,7 +100,11 @@ impl BodyChecker<'_> {
                 let value = match i.base10_parse::<u128>() {
                     Ok(v) => v,
                     Err(_) => {
-                        self.err(Diagnostic::error(span, "integer literal too large"));
+                        self.err(Diagnostic::error(
+                            Rule::LiteralTypes,
+                            span,
+                            "integer literal too large",
+                        ));
                         return Self::error_expr(span);
                     }
                 };
@@ -126,7 +131,7 @@ impl BodyChecker<'_> {
             syn::Lit::Float(f) => match f.base10_parse::<f64>() {
                 Ok(v) if v.is_infinite() => {
                     self.err(
-                        Diagnostic::error(span, "float literal out of range")
+                        Diagnostic::error(Rule::LiteralTypes, span, "float literal out of range")
                             .with_help("the value is beyond `f64::MAX`; use `f64::INFINITY` or `f32::INFINITY`"),
                     );
                     return Self::error_expr(span);
@@ -140,13 +145,18 @@ impl BodyChecker<'_> {
                     )
                 }
                 Err(_) => {
-                    self.err(Diagnostic::error(span, "invalid float literal"));
+                    self.err(Diagnostic::error(
+                        Rule::LiteralTypes,
+                        span,
+                        "invalid float literal",
+                    ));
                     return Self::error_expr(span);
                 }
             },
             _ => {
                 self.err(
                     Diagnostic::error(
+                        Rule::LiteralTypes,
                         span,
                         "only numeric and `bool` literals are supported in kernels",
                     )
@@ -203,7 +213,7 @@ impl BodyChecker<'_> {
                     },
                     ParamKind::Buffer { .. } => {
                         self.err(
-                            Diagnostic::error(span, format!("`{name}` is a view or array: it can only be indexed or asked for its extent"))
+                            Diagnostic::error(Rule::Names, span, format!("`{name}` is a view or array: it can only be indexed or asked for its extent"))
                                 .with_help(format!("read an element with `{name}[idx]` or `{name}[[i, j]]`")),
                         );
                         Self::error_expr(span)
@@ -211,7 +221,7 @@ impl BodyChecker<'_> {
                 },
                 None if self.tiled.as_ref().is_some_and(|(t, _)| *t == name) => {
                     self.err(
-                        Diagnostic::error(span, format!("`{name}` is a tiled index: use its fields"))
+                        Diagnostic::error(Rule::TiledIndexFields, span, format!("`{name}` is a tiled index: use its fields"))
                             .with_help(format!("read `{name}.global`, `{name}.local`, `{name}.tile`, `{name}.tile_origin` or `{name}.tile_extent`, or wait at `{name}.barrier.wait()`")),
                     );
                     Self::error_expr(span)
@@ -225,7 +235,7 @@ impl BodyChecker<'_> {
                     }
                 }
                 None => {
-                    self.err(Diagnostic::error(span, format!("cannot find `{name}` in this kernel")).with_help(
+                    self.err(Diagnostic::error(Rule::Names, span, format!("cannot find `{name}` in this kernel")).with_help(
                         "kernels can use their parameters, their own locals, and constants from outside named in Rust's constant style (`TS`, `BLOCK_SIZE`)",
                     ));
                     Self::error_expr(span)
@@ -259,7 +269,7 @@ impl BodyChecker<'_> {
                 }
             }
         }
-        self.err(Diagnostic::error(span, format!("`{}` is not supported in kernels", segs.join("::"))).with_help(
+        self.err(Diagnostic::error(Rule::Names, span, format!("`{}` is not supported in kernels", segs.join("::"))).with_help(
             "kernels can name their parameters, their locals, and constants such as `i32::MAX` or `f32::INFINITY`",
         ));
         Self::error_expr(span)
@@ -282,8 +292,12 @@ impl BodyChecker<'_> {
                 if !ok {
                     let ty = self.infer.describe(&operand.ty);
                     self.err(
-                        Diagnostic::error(span, format!("cannot negate a value of type `{ty}`"))
-                            .with_help(
+                        Diagnostic::error(
+                            Rule::OperandTypes,
+                            span,
+                            format!("cannot negate a value of type `{ty}`"),
+                        )
+                        .with_help(
                             "negation works on i32, f32 and f64; cast unsigned values to i32 first",
                         ),
                     );
@@ -295,6 +309,7 @@ impl BodyChecker<'_> {
                 if !matches!(class, Class::Int | Class::Bool | Class::Never) {
                     let ty = self.infer.describe(&operand.ty);
                     self.err(Diagnostic::error(
+                        Rule::OperandTypes,
                         span,
                         format!("cannot apply `!` to a value of type `{ty}`"),
                     ));
@@ -303,13 +318,14 @@ impl BodyChecker<'_> {
             }
             syn::UnOp::Deref(_) => {
                 self.err(
-                    Diagnostic::error(span, "dereferencing is not allowed in kernels: there are no references or pointers on the device")
+                    Diagnostic::error(Rule::NoReferences, span, "dereferencing is not allowed in kernels: there are no references or pointers on the device")
                         .with_help("use the value directly"),
                 );
                 return Self::error_expr(span);
             }
             _ => {
                 self.err(Diagnostic::error(
+                    Rule::OtherExpressions,
                     span,
                     "this operator is not supported in kernels",
                 ));
@@ -371,6 +387,7 @@ impl BodyChecker<'_> {
             S::ShrAssign(_) => (BinOp::Shr, true),
             _ => {
                 self.err(Diagnostic::error(
+                    Rule::OtherExpressions,
                     span,
                     "this operator is not supported in kernels",
                 ));
@@ -452,6 +469,7 @@ impl BodyChecker<'_> {
                     let ty = self.infer.describe(&side.ty);
                     self.err(
                         Diagnostic::error(
+                            Rule::OperandTypes,
                             side.span,
                             format!("cannot shift with a value of type `{ty}`"),
                         )
@@ -478,6 +496,7 @@ impl BodyChecker<'_> {
                 };
                 self.err(
                     Diagnostic::error(
+                        Rule::OperandTypes,
                         span,
                         format!("mismatched types: cannot apply `{symbol}` to `{lt}` and `{rt}`"),
                     )
@@ -504,6 +523,7 @@ impl BodyChecker<'_> {
         if !ok {
             let t = self.infer.describe(&ty);
             self.err(Diagnostic::error(
+                Rule::OperandTypes,
                 span,
                 format!("cannot apply `{symbol}` to values of type `{t}`"),
             ));
@@ -542,8 +562,12 @@ impl BodyChecker<'_> {
             Ok(Ty::Scalar(s)) => s,
             Ok(other) => {
                 self.err(
-                    Diagnostic::error(c.ty.span(), format!("cannot cast to `{other}`"))
-                        .with_help("`as` converts between scalar types"),
+                    Diagnostic::error(
+                        Rule::Casts,
+                        c.ty.span(),
+                        format!("cannot cast to `{other}`"),
+                    )
+                    .with_help("`as` converts between scalar types"),
                 );
                 return Self::error_expr(span);
             }
@@ -562,12 +586,16 @@ impl BodyChecker<'_> {
         if !ok {
             let t = self.infer.describe(&value.ty);
             self.err(
-                Diagnostic::error(span, format!("cannot cast `{t}` as `{}`", target.name()))
-                    .with_help(if target == Scalar::Bool {
-                        "compare instead: `x != 0`"
-                    } else {
-                        "`as` converts between numeric types, and from bool to integers"
-                    }),
+                Diagnostic::error(
+                    Rule::Casts,
+                    span,
+                    format!("cannot cast `{t}` as `{}`", target.name()),
+                )
+                .with_help(if target == Scalar::Bool {
+                    "compare instead: `x != 0`"
+                } else {
+                    "`as` converts between numeric types, and from bool to integers"
+                }),
             );
         }
         Expr {
@@ -581,6 +609,7 @@ impl BodyChecker<'_> {
         let span = a.span();
         if a.elems.is_empty() {
             self.err(Diagnostic::error(
+                Rule::ArrayLengths,
                 span,
                 "empty arrays are not supported in kernels",
             ));
@@ -647,6 +676,7 @@ fn scalar_constant(s: Scalar, name: &str) -> Option<Lit> {
 
 fn unsupported_suffix(span: Span, suffix: &str) -> Diagnostic {
     Diagnostic::error(
+        Rule::LiteralTypes,
         span,
         format!("literals of type `{suffix}` are not supported in kernels"),
     )
@@ -669,6 +699,7 @@ pub(super) fn macro_error(mac: &syn::Macro) -> Diagnostic {
         _ => "write the code the macro would produce by hand",
     };
     Diagnostic::error(
+        Rule::NoMacros,
         mac.path.span(),
         format!("macros are not allowed in amp kernels (`{name}!` cannot run on the device)"),
     )
@@ -684,60 +715,77 @@ pub(super) fn unsupported_expr(e: &syn::Expr) -> Diagnostic {
         syn::Expr::Await(a) => a.await_token.span(),
         _ => e.span(),
     };
-    let (what, help) = match e {
+    let (rule, what, help) = match e {
         syn::Expr::Closure(_) => (
+            Rule::NoClosures,
             "closures are not allowed in kernels",
             "write the computation inline",
         ),
         syn::Expr::Reference(_) => (
+            Rule::NoReferences,
             "references are not allowed in kernels",
             "use the value directly; only views and arrays are passed by reference",
         ),
         syn::Expr::RawAddr(_) => (
+            Rule::NoReferences,
             "raw pointers are not allowed in kernels",
             "index an `ArrayView` instead",
         ),
         syn::Expr::Unsafe(_) => (
+            Rule::NoUnsafeAsyncTry,
             "`unsafe` is not allowed in kernels",
             "amp kernels are checked code; remove the `unsafe` block",
         ),
         syn::Expr::Async(_) | syn::Expr::Await(_) => (
+            Rule::NoUnsafeAsyncTry,
             "`async` and `.await` are not allowed in kernels",
             "a kernel runs to completion on the device",
         ),
         syn::Expr::Try(_) | syn::Expr::TryBlock(_) => (
+            Rule::NoUnsafeAsyncTry,
             "the `?` operator is not allowed in kernels",
             "there is no `Result` on the device; report failures through an output view",
         ),
         syn::Expr::Tuple(_) => (
+            Rule::NoCompoundValues,
             "tuples are not supported in kernels",
             "use separate variables, or `let (a, b) = (x, y);`",
         ),
         syn::Expr::Field(_) => (
+            Rule::NoCompoundValues,
             "field access is not supported in kernels",
             "kernels work with scalars, arrays, indices and views",
         ),
         syn::Expr::Range(_) => (
+            Rule::RangesOnlyInFor,
             "ranges are only allowed as the iterator of a `for` loop",
             "write `for i in a..b { ... }`",
         ),
         syn::Expr::Struct(_) => (
+            Rule::NoCompoundValues,
             "struct expressions are not supported in kernels",
             "use scalars and arrays",
         ),
         syn::Expr::Match(_) => (
+            Rule::NoMatch,
             "`match` is not supported in kernels",
             "use `if` / `else if`",
         ),
         syn::Expr::Let(_) => (
+            Rule::NoMatch,
             "`let` expressions are not supported in kernels",
             "use a plain `if`",
         ),
-        syn::Expr::Yield(_) => ("`yield` is not allowed in kernels", "remove it"),
+        syn::Expr::Yield(_) => (
+            Rule::OtherExpressions,
+            "`yield` is not allowed in kernels",
+            "remove it",
+        ),
         _ => (
+            Rule::OtherExpressions,
             "this expression is not supported in kernels",
             "see the kernel language reference in docs/kernel-language.md",
         ),
     };
-    Diagnostic::error(span, what).with_help(help)
+    Diagnostic::error(rule, span, what).with_help(help)
 }

@@ -35,8 +35,12 @@ impl Finisher<'_> {
                 _ => "indices and `usize` values are 32-bit on the device",
             };
             self.diags.push(
-                Diagnostic::error(e.span, format!("literal out of range for `{}`", s.name()))
-                    .with_help(help),
+                Diagnostic::error(
+                    Rule::LiteralTypes,
+                    e.span,
+                    format!("literal out of range for `{}`", s.name()),
+                )
+                .with_help(help),
             );
         }
     }
@@ -69,6 +73,7 @@ impl Finisher<'_> {
                 if let Some(s) = e.ty.scalar().filter(|s| s.is_int() && !s.is_signed_int()) {
                     self.diags.push(
                         Diagnostic::error(
+                            Rule::OperandTypes,
                             e.span,
                             format!("cannot negate a value of type `{}`", s.name()),
                         )
@@ -92,8 +97,12 @@ impl Finisher<'_> {
             {
                 let t = e.ty.scalar().map_or("", |s| s.name());
                 self.diags.push(
-                    Diagnostic::error(e.span, format!("`abs` is not defined for `{t}`"))
-                        .with_help("unsigned values are never negative; remove `abs`"),
+                    Diagnostic::error(
+                        Rule::BuiltinFunctions,
+                        e.span,
+                        format!("`abs` is not defined for `{t}`"),
+                    )
+                    .with_help("unsigned values are never negative; remove `abs`"),
                 );
                 list.iter_mut().for_each(|e| self.expr(e));
             }

@@ -14,7 +14,7 @@ use super::infer::{Class, Infer};
 use super::signature::{literal_len, literal_usize, value_type};
 use crate::diag::Span;
 use crate::diag::Spanned;
-use crate::diag::{Diagnostic, Diagnostics};
+use crate::diag::{Diagnostic, Diagnostics, Rule};
 use crate::ir::*;
 use crate::math::{self, MathFn};
 use crate::types::{vector_from_name, Elem, Len, Scalar, Ty};
@@ -134,6 +134,7 @@ impl<'a> BodyChecker<'a> {
         let (_, ty) = self.outer_const(ident);
         if self.infer.unify(&ty, &Ty::USIZE).is_none() {
             self.err(Diagnostic::error(
+                Rule::TileShape,
                 ident.span(),
                 format!("`{ident}` is used as a tile size, so it must be a `usize`"),
             ));
@@ -160,6 +161,7 @@ impl<'a> BodyChecker<'a> {
                 let ty = self.infer.describe(&tail.ty);
                 self.err(
                     Diagnostic::error(
+                        Rule::NoValuesOut,
                         tail.span,
                         format!("a kernel cannot return a value (this is `{ty}`)"),
                     )
@@ -277,6 +279,7 @@ impl<'a> BodyChecker<'a> {
                     let (index, ty) = self.outer_const(ident);
                     if self.infer.unify(&ty, &Ty::USIZE).is_none() {
                         return Err(Diagnostic::error(
+                            Rule::ArrayLengths,
                             len.span(),
                             format!(
                                 "`{ident}` is used as an array length, so it must be a `usize`"
@@ -287,7 +290,7 @@ impl<'a> BodyChecker<'a> {
                 }
             }
         }
-        Err(Diagnostic::error(len.span(), "array lengths must be integer literals or constants")
+        Err(Diagnostic::error(Rule::ArrayLengths, len.span(), "array lengths must be integer literals or constants")
             .with_help("write a literal (`[f32; 16]`) or name a `const` item or const-generic parameter (`[f32; TS]`)"))
     }
 
@@ -307,6 +310,7 @@ impl<'a> BodyChecker<'a> {
                 let (want, got) = (self.infer.describe(expected), self.infer.describe(&e.ty));
                 self.err(
                     Diagnostic::error(
+                        Rule::MismatchedTypes,
                         e.span,
                         format!("mismatched types {context}: expected `{want}`, found `{got}`"),
                     )
@@ -332,6 +336,7 @@ impl<'a> BodyChecker<'a> {
         if self.infer.unify(want, got).is_none() {
             let (a, b) = (self.infer.describe(want), self.infer.describe(got));
             self.err(Diagnostic::error(
+                Rule::MismatchedTypes,
                 span,
                 format!("mismatched types: expected `{a}`, found `{b}`"),
             ));

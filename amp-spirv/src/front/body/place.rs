@@ -51,11 +51,15 @@ impl BodyChecker<'_> {
             let name = self.params[param].name.clone();
             if !writable {
                 self.err(
-                    Diagnostic::error(span, format!("cannot write to `{name}`: it is read-only"))
-                        .with_help(format!(
-                            "declare it as `ArrayViewMut<{}, _>` (or `&mut Array`) to write to it",
-                            elem.name()
-                        )),
+                    Diagnostic::error(
+                        Rule::Assignments,
+                        span,
+                        format!("cannot write to `{name}`: it is read-only"),
+                    )
+                    .with_help(format!(
+                        "declare it as `ArrayViewMut<{}, _>` (or `&mut Array`) to write to it",
+                        elem.name()
+                    )),
                 );
                 return None;
             }
@@ -66,14 +70,18 @@ impl BodyChecker<'_> {
                 }
                 [] => {
                     self.err(
-                        Diagnostic::error(span, format!("cannot assign to the whole of `{name}`"))
-                            .with_help(format!("assign one element: `{name}[idx] = ...`")),
+                        Diagnostic::error(
+                            Rule::Assignments,
+                            span,
+                            format!("cannot assign to the whole of `{name}`"),
+                        )
+                        .with_help(format!("assign one element: `{name}[idx] = ...`")),
                     );
                     None
                 }
                 _ => {
                     self.err(
-                        Diagnostic::error(span, "too many indices")
+                        Diagnostic::error(Rule::Assignments, span, "too many indices")
                             .with_help("index a rank-2 view with `v[[i, j]]`"),
                     );
                     None
@@ -82,14 +90,19 @@ impl BodyChecker<'_> {
         }
         let syn::Expr::Path(p) = root else {
             self.err(
-                Diagnostic::error(span, "cannot assign to this expression").with_help(
-                    "assign to a local variable, a local array element or a view element",
-                ),
+                Diagnostic::error(Rule::Assignments, span, "cannot assign to this expression")
+                    .with_help(
+                        "assign to a local variable, a local array element or a view element",
+                    ),
             );
             return None;
         };
         let Some(ident) = p.path.get_ident() else {
-            self.err(Diagnostic::error(span, "cannot assign to this expression"));
+            self.err(Diagnostic::error(
+                Rule::Assignments,
+                span,
+                "cannot assign to this expression",
+            ));
             return None;
         };
         let name = ident.to_string();
@@ -97,15 +110,20 @@ impl BodyChecker<'_> {
             Some(Binding::Local(id)) => id,
             Some(Binding::Param(_)) => {
                 self.err(
-                    Diagnostic::error(span, format!("cannot assign to kernel parameter `{name}`"))
-                        .with_help(format!(
-                            "copy it into a local first: `let mut {name} = {name};`"
-                        )),
+                    Diagnostic::error(
+                        Rule::Assignments,
+                        span,
+                        format!("cannot assign to kernel parameter `{name}`"),
+                    )
+                    .with_help(format!(
+                        "copy it into a local first: `let mut {name} = {name};`"
+                    )),
                 );
                 return None;
             }
             None => {
                 self.err(Diagnostic::error(
+                    Rule::Names,
                     p.span(),
                     format!("cannot find `{name}` in this kernel"),
                 ));
@@ -115,6 +133,7 @@ impl BodyChecker<'_> {
         if !self.locals[id].mutable {
             self.err(
                 Diagnostic::error(
+                    Rule::Assignments,
                     span,
                     format!("cannot assign to `{name}`: it is not declared `mut`"),
                 )
@@ -135,6 +154,7 @@ impl BodyChecker<'_> {
                 other => {
                     let t = self.infer.describe(&other);
                     self.err(Diagnostic::error(
+                        Rule::LocalArrayIndexing,
                         index.span(),
                         format!("cannot index a value of type `{t}`"),
                     ));
@@ -179,6 +199,7 @@ impl BodyChecker<'_> {
             other => {
                 let t = self.infer.describe(&other);
                 self.err(Diagnostic::error(
+                    Rule::LocalArrayIndexing,
                     i.expr.span(),
                     format!("cannot index a value of type `{t}`"),
                 ));
@@ -195,6 +216,7 @@ impl BodyChecker<'_> {
             if list.elems.len() as u32 != rank {
                 self.err(
                     Diagnostic::error(
+                        Rule::ViewIndexing,
                         index.span(),
                         format!(
                             "`{name}` has rank {rank} but is indexed with {} components",
@@ -240,6 +262,7 @@ impl BodyChecker<'_> {
                 _ => {
                     self.err(
                         Diagnostic::error(
+                            Rule::ViewIndexing,
                             i.span,
                             "index a view with a named index or with `[i, j]`",
                         )
@@ -251,6 +274,7 @@ impl BodyChecker<'_> {
             Ty::Array(_, n) => {
                 self.err(
                     Diagnostic::error(
+                        Rule::ViewIndexing,
                         i.span,
                         format!("`{name}` has rank {rank} but the index has rank {n}"),
                     )
@@ -267,6 +291,7 @@ impl BodyChecker<'_> {
                 let t = self.infer.describe(&other);
                 self.err(
                     Diagnostic::error(
+                        Rule::ViewIndexing,
                         i.span,
                         format!("cannot index rank-{rank} `{name}` with a `{t}`"),
                     )
@@ -284,6 +309,7 @@ impl BodyChecker<'_> {
         if let ExprKind::Lit(Lit::Int(v)) = i.kind {
             if v >= len as u128 {
                 self.err(Diagnostic::error(
+                    Rule::LocalArrayIndexing,
                     i.span,
                     format!("index out of bounds: the length is {len} but the index is {v}"),
                 ));

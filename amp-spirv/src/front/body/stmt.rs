@@ -26,8 +26,12 @@ impl BodyChecker<'_> {
                     if semi.is_none() && self.infer.unify(&e.ty, &Ty::Unit).is_none() {
                         let ty = self.infer.describe(&e.ty);
                         self.err(
-                            Diagnostic::error(e.span, format!("expected `()`, found `{ty}`"))
-                                .with_help("add `;`"),
+                            Diagnostic::error(
+                                Rule::UnitValues,
+                                e.span,
+                                format!("expected `()`, found `{ty}`"),
+                            )
+                            .with_help("add `;`"),
                         );
                     }
                     stmts.push(Stmt::Expr(e));
@@ -73,17 +77,17 @@ impl BodyChecker<'_> {
                 stmts.push(Stmt::Let(id, Some(init)));
             }
             syn::Item::Static(s) => self.err(
-                Diagnostic::error(s.span(), "`static` items are not allowed in kernels: there is no global mutable state on the device")
+                Diagnostic::error(Rule::NoItems, s.span(), "`static` items are not allowed in kernels: there is no global mutable state on the device")
                     .with_help("use `const` for constants, or an `ArrayViewMut` for shared data"),
             ),
             syn::Item::Fn(f) => self.err(
-                Diagnostic::error(f.sig.ident.span(), "nested functions are not allowed in kernels")
+                Diagnostic::error(Rule::NoItems, f.sig.ident.span(), "nested functions are not allowed in kernels")
                     .with_help("write the computation inline"),
             ),
             syn::Item::Macro(m) => self.err(macro_error(&m.mac)),
-            syn::Item::Use(u) => self.err(Diagnostic::error(u.span(), "`use` is not allowed inside kernels").with_help("move it outside the function")),
+            syn::Item::Use(u) => self.err(Diagnostic::error(Rule::NoItems, u.span(), "`use` is not allowed inside kernels").with_help("move it outside the function")),
             other => self.err(
-                Diagnostic::error(other.span(), "items (`struct`, `impl`, `trait`, `enum`, `mod`...) are not allowed inside kernels")
+                Diagnostic::error(Rule::NoItems, other.span(), "items (`struct`, `impl`, `trait`, `enum`, `mod`...) are not allowed inside kernels")
                     .with_help("define them outside the kernel; kernels support local variables and arrays"),
             ),
         }
@@ -96,8 +100,12 @@ impl BodyChecker<'_> {
         if let Some(init) = &l.init {
             if let Some((_, diverge)) = &init.diverge {
                 self.err(
-                    Diagnostic::error(diverge.span(), "`let ... else` is not supported in kernels")
-                        .with_help("use `if`"),
+                    Diagnostic::error(
+                        Rule::LetPatterns,
+                        diverge.span(),
+                        "`let ... else` is not supported in kernels",
+                    )
+                    .with_help("use `if`"),
                 );
             }
         }
@@ -116,6 +124,7 @@ impl BodyChecker<'_> {
                 }
                 _ => self.err(
                     Diagnostic::error(
+                        Rule::LetPatterns,
                         l.pat.span(),
                         "tuple patterns are only supported as `let (a, b) = (x, y);`",
                     )
@@ -142,6 +151,7 @@ impl BodyChecker<'_> {
         let span = call.span();
         if args.len() != 1 {
             self.err(Diagnostic::error(
+                Rule::BuiltinFunctions,
                 span,
                 format!(
                     "`{name}` takes 1 argument counting the receiver, found {}",
@@ -169,7 +179,7 @@ impl BodyChecker<'_> {
     fn tile_static_let(&mut self, l: &syn::Local, attr: &syn::Attribute, stmts: &mut Vec<Stmt>) {
         if self.tiled.is_none() {
             self.err(
-                Diagnostic::error(attr.span(), "`#[tile_static]` is only allowed in tiled kernels")
+                Diagnostic::error(Rule::TilesOnly, attr.span(), "`#[tile_static]` is only allowed in tiled kernels")
                     .with_help("make the kernel's first parameter a `TiledIndex<..>` and launch it over `extent.tile::<..>()`"),
             );
             // Declared anyway (thread-private), so its uses report nothing more.
@@ -182,19 +192,24 @@ impl BodyChecker<'_> {
         }
         if let Some(init) = &l.init {
             self.err(
-                Diagnostic::error(init.expr.span(), "a `tile_static` variable cannot have an initializer: its contents are undefined until a thread writes them")
+                Diagnostic::error(Rule::TileStaticDeclarations, init.expr.span(), "a `tile_static` variable cannot have an initializer: its contents are undefined until a thread writes them")
                     .with_help("declare it without a value, let the threads of the tile write it, then call `t.barrier.wait()`"),
             );
         }
         let syn::Pat::Type(pt) = &l.pat else {
             self.err(
-                Diagnostic::error(l.pat.span(), "a `tile_static` variable needs a type")
-                    .with_help("write for example `#[tile_static] let mut cache: [f32; 256];`"),
+                Diagnostic::error(
+                    Rule::TileStaticDeclarations,
+                    l.pat.span(),
+                    "a `tile_static` variable needs a type",
+                )
+                .with_help("write for example `#[tile_static] let mut cache: [f32; 256];`"),
             );
             return;
         };
         let syn::Pat::Ident(p) = &*pt.pat else {
             self.err(Diagnostic::error(
+                Rule::TileStaticDeclarations,
                 pt.pat.span(),
                 "a `tile_static` variable must be a plain name",
             ));
@@ -233,7 +248,12 @@ impl BodyChecker<'_> {
             (None, Some(i)) => {
                 if self.infer.shallow(&i.ty) == Ty::Unit {
                     self.err(
-                        Diagnostic::error(i.span, "cannot bind `()` to a variable").with_help(
+                        Diagnostic::error(
+                            Rule::UnitValues,
+                            i.span,
+                            "cannot bind `()` to a variable",
+                        )
+                        .with_help(
                             "the expression has no value: write it as a statement, without `let`",
                         ),
                     );
@@ -243,6 +263,7 @@ impl BodyChecker<'_> {
             (None, None) => {
                 self.err(
                     Diagnostic::error(
+                        Rule::LetPatterns,
                         pat.span(),
                         "a variable declared without a value needs a type",
                     )
@@ -262,11 +283,11 @@ impl BodyChecker<'_> {
                 }
             }
             syn::Pat::Ident(p) if p.by_ref.is_some() => self.err(
-                Diagnostic::error(p.span(), "`ref` bindings are not allowed in kernels: there are no references on the device")
+                Diagnostic::error(Rule::LetPatterns, p.span(), "`ref` bindings are not allowed in kernels: there are no references on the device")
                     .with_help("remove `ref`"),
             ),
             other => self.err(
-                Diagnostic::error(other.span(), "this pattern is not supported in kernels")
+                Diagnostic::error(Rule::LetPatterns, other.span(), "this pattern is not supported in kernels")
                     .with_help("bind a plain name: `let x = ...;` or `let mut x = ...;`"),
             ),
         }

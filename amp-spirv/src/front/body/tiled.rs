@@ -37,14 +37,14 @@ impl BodyChecker<'_> {
             "tile_extent" => locals.tile_extent,
             "barrier" => {
                 self.err(
-                    Diagnostic::error(span, "the tile barrier can only be waited at")
+                    Diagnostic::error(Rule::BarrierCalls, span, "the tile barrier can only be waited at")
                         .with_help("call `.wait()`, `.wait_with_global_memory_fence()`, `.wait_with_tile_static_memory_fence()` or `.wait_with_all_memory_fence()` on it"),
                 );
                 return Self::error_expr(span);
             }
             _ => {
                 self.err(
-                    Diagnostic::error(f.member.span(), format!("a tiled index has no field `{field}`"))
+                    Diagnostic::error(Rule::TiledIndexFields, f.member.span(), format!("a tiled index has no field `{field}`"))
                         .with_help("its fields are `global`, `local`, `tile`, `tile_origin`, `tile_extent` and `barrier`"),
                 );
                 return Self::error_expr(span);
@@ -71,7 +71,7 @@ impl BodyChecker<'_> {
             "wait_with_tile_static_memory_fence" => Fence::TileStatic,
             other => {
                 self.err(
-                    Diagnostic::error(m.method.span(), format!("a tile barrier has no method `{other}`"))
+                    Diagnostic::error(Rule::BarrierCalls, m.method.span(), format!("a tile barrier has no method `{other}`"))
                         .with_help("call `wait()`, `wait_with_global_memory_fence()`, `wait_with_tile_static_memory_fence()` or `wait_with_all_memory_fence()`"),
                 );
                 return Self::error_expr(span);
@@ -79,6 +79,7 @@ impl BodyChecker<'_> {
         };
         if !m.args.is_empty() {
             self.err(Diagnostic::error(
+                Rule::BarrierCalls,
                 m.args.span(),
                 "barrier methods take no arguments",
             ));
