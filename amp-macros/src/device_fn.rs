@@ -8,7 +8,7 @@
 //! added as a hidden `__device([path] fn ..)` argument; one round per function, transitively.
 //! When every callee's source is there, the kernel compiles with the calls inlined.
 
-use amp_spirv::{DeviceFnSource, Diagnostic};
+use amp_spirv::{DeviceFnSource, Diagnostic, Rule};
 use proc_macro2::{Span, TokenStream as TokenStream2};
 use quote::{format_ident, quote};
 
@@ -101,7 +101,7 @@ fn host_too(attr: TokenStream2) -> Result<bool, Diagnostic> {
                 .into_iter()
                 .next()
                 .map_or_else(Span::call_site, |t| t.span());
-            Err(Diagnostic::error(span, "expected `#[amp::device]`, `#[amp::device(cpu, amp)]` or `#[amp::device(amp)]`")
+            Err(Diagnostic::error(Rule::DeviceFnMarked, span, "expected `#[amp::device]`, `#[amp::device(cpu, amp)]` or `#[amp::device(amp)]`")
                 .with_help("`#[amp::device]` functions run on the host and in kernels; `#[amp::device(amp)]` ones only in kernels"))
         }
     }
@@ -157,6 +157,7 @@ pub fn fetch_missing(
         .map_or_else(Span::call_site, |s| s.ident.span());
     if known.len() >= MAX_DEVICE_FNS {
         let d = Diagnostic::error(
+            Rule::DeviceFnCalls,
             at,
             format!("this kernel calls more than {MAX_DEVICE_FNS} device functions"),
         )

@@ -8,8 +8,8 @@ mod callback;
 mod device_fn;
 
 use amp_spirv::{
-    CompiledKernel, Container, Diagnostic, Elem, Len, Lint, Options, ParamKind, Scalar, TileDim,
-    Warning,
+    CompiledKernel, Container, Diagnostic, Elem, Len, Lint, Options, ParamKind, Rule, Scalar,
+    TileDim, Warning,
 };
 use proc_macro::TokenStream;
 use proc_macro2::{Delimiter, Group, Literal, Span, TokenStream as TokenStream2};
@@ -113,8 +113,10 @@ pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// proc macro underlines more than one token.
 /// `amp`, optionally followed by `unchecked` and `allow(lint, ...)`, in any order.
 fn parse_options(attr: TokenStream2) -> Result<Options, Diagnostic> {
-    let usage = |span: Span| {
+    // The first argument names the restriction; later ones are options.
+    let usage = |rule: Rule, span: Span| {
         Diagnostic::error(
+            rule,
             span,
             "expected `#[kernel(amp)]`, optionally with `unchecked` and `allow(...)`: `#[kernel(amp, unchecked, allow(...))]`",
         )
@@ -129,12 +131,18 @@ fn parse_options(attr: TokenStream2) -> Result<Options, Diagnostic> {
         .into_iter()
         .next()
         .map_or_else(Span::call_site, |t| t.span());
-    let metas = syn::parse::Parser::parse2(parser, attr).map_err(|e| usage(e.span()))?;
+    let metas = syn::parse::Parser::parse2(parser, attr)
+        .map_err(|e| usage(Rule::AttributeIsAmp, e.span()))?;
     let mut metas = metas.into_iter();
     match metas.next() {
         Some(syn::Meta::Path(p)) if p.is_ident("amp") => {}
-        Some(other) => return Err(usage(syn::spanned::Spanned::span(&other))),
-        None => return Err(usage(first_span)),
+        Some(other) => {
+            return Err(usage(
+                Rule::AttributeIsAmp,
+                syn::spanned::Spanned::span(&other),
+            ))
+        }
+        None => return Err(usage(Rule::AttributeIsAmp, first_span)),
     }
     let mut options = Options::default();
     for meta in metas {
@@ -142,6 +150,7 @@ fn parse_options(attr: TokenStream2) -> Result<Options, Diagnostic> {
             if path.is_ident("unchecked") {
                 if options.unchecked {
                     return Err(Diagnostic::error(
+                        Rule::UncheckedOnce,
                         syn::spanned::Spanned::span(path),
                         "`unchecked` is given twice",
                     )
@@ -152,34 +161,45 @@ fn parse_options(attr: TokenStream2) -> Result<Options, Diagnostic> {
             }
         }
         let syn::Meta::List(list) = &meta else {
-            return Err(usage(syn::spanned::Spanned::span(&meta)));
+            return Err(usage(
+                Rule::AttributeOptions,
+                syn::spanned::Spanned::span(&meta),
+            ));
         };
         if list.path.is_ident("__device") {
             let source = device_fn::parse_device_arg(list).map_err(|e| {
-                Diagnostic::error(e.span(), format!("malformed device function argument: {e}"))
+                Diagnostic::error(
+                    Rule::DeviceFnCalls,
+                    e.span(),
+                    format!("malformed device function argument: {e}"),
+                )
             })?;
             options.device_fns.push(source);
             continue;
         }
         if list.path.is_ident(callback::DEFINITIONS_ARG) {
-            let defs =
-                callback::parse_definitions(list.tokens.clone()).map_err(|e| usage(e.span()))?;
+            let defs = callback::parse_definitions(list.tokens.clone())
+                .map_err(|e| usage(Rule::AttributeOptions, e.span()))?;
             options.structs.extend(defs);
             continue;
         }
         if !list.path.is_ident("allow") {
-            return Err(usage(syn::spanned::Spanned::span(&list.path)));
+            return Err(usage(
+                Rule::AttributeOptions,
+                syn::spanned::Spanned::span(&list.path),
+            ));
         }
         let names = list
             .parse_args_with(
                 syn::punctuated::Punctuated::<syn::Ident, syn::Token![,]>::parse_terminated,
             )
-            .map_err(|e| usage(e.span()))?;
+            .map_err(|e| usage(Rule::AttributeOptions, e.span()))?;
         for name in names {
             match Lint::from_name(&name.to_string()) {
                 Some(lint) => options.allow.push(lint),
                 None => {
                     return Err(Diagnostic::error(
+                        Rule::AllowKnownLint,
                         name.span(),
                         format!("unknown amp warning `{name}`"),
                     )

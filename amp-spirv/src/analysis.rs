@@ -15,7 +15,7 @@
 //! of memory at a varying index or before a barrier made other threads' writes visible; literals,
 //! constants, scalar arguments, extents, `t.tile`, `t.tile_origin` and `t.tile_extent` are uniform.
 
-use crate::diag::{Diagnostic, Diagnostics, Span};
+use crate::diag::{Diagnostic, Diagnostics, Rule, Span};
 use crate::ir::*;
 use crate::types::{Len, Ty};
 use proc_macro2::LineColumn;
@@ -690,6 +690,7 @@ impl<'k> Walker<'k> {
         };
         self.errors.push(
             Diagnostic::error(
+                Rule::BarrierUniformity,
                 span,
                 format!(
                     "this barrier is not reached by every thread of the tile: it comes under {}{where_}",

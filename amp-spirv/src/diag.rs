@@ -3,6 +3,10 @@
 
 use std::fmt;
 
+mod rule;
+
+pub use rule::Rule;
+
 /// The source range a diagnostic is about: its first and last token. (Stable Rust cannot join
 /// two spans into one, so both ends are kept and the macro spans the error across them.)
 #[derive(Clone, Copy, Debug)]
@@ -56,6 +60,8 @@ impl<T: quote::ToTokens + ?Sized> Spanned for T {
 /// One compile error in a kernel.
 #[derive(Clone, Debug)]
 pub struct Diagnostic {
+    /// The rule the error reports (its section of `docs/restrictions.md`).
+    pub rule: Rule,
     /// The tokens the error is about.
     pub span: Span,
     /// What is wrong, naming the rule.
@@ -65,9 +71,10 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    /// An error at `span`.
-    pub fn error(span: impl Into<Span>, message: impl Into<String>) -> Self {
+    /// An error against `rule` at `span`.
+    pub fn error(rule: Rule, span: impl Into<Span>, message: impl Into<String>) -> Self {
         Diagnostic {
+            rule,
             span: span.into(),
             message: message.into(),
             help: None,
@@ -103,9 +110,9 @@ impl Diagnostics {
         self.list.push(diagnostic);
     }
 
-    /// Records an error at `span` with a message.
-    pub fn error(&mut self, span: impl Into<Span>, message: impl Into<String>) {
-        self.push(Diagnostic::error(span, message));
+    /// Records an error against `rule` at `span` with a message.
+    pub fn error(&mut self, rule: Rule, span: impl Into<Span>, message: impl Into<String>) {
+        self.push(Diagnostic::error(rule, span, message));
     }
 
     /// Whether no error was recorded.

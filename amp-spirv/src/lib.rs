@@ -28,7 +28,7 @@ pub mod structs;
 pub mod types;
 
 pub use analysis::{Lint, Warning};
-pub use diag::{Diagnostic, Diagnostics};
+pub use diag::{Diagnostic, Diagnostics, Rule};
 pub use front::check_device_fn;
 pub use ir::{Container, OuterConst, ParamKind, TileDim};
 pub use types::{Elem, Len, Scalar};
@@ -266,6 +266,7 @@ pub fn compile_with(func: &syn::ItemFn, options: &Options) -> Result<CompiledKer
         let mut diags = Diagnostics::default();
         diags.push(
             Diagnostic::error(
+                Rule::PushConstantLimit,
                 diag::Span::of(&func.sig.inputs),
                 format!(
                     "this kernel's launch parameters need {} bytes, more than the {MAX_PUSH_CONSTANT_BYTES} bytes of push constants every device has",
@@ -332,7 +333,7 @@ pub fn compile_str(source: &str) -> Result<CompiledKernel, Diagnostics> {
         Ok(func) => compile(&func),
         Err(e) => {
             let mut d = Diagnostics::default();
-            d.error(e.span(), e.to_string());
+            d.error(Rule::KernelIsAFunction, e.span(), e.to_string());
             Err(d)
         }
     }

@@ -11,7 +11,7 @@
 //! array of its scalars on the device), so the C layout *is* the device layout; the kernel
 //! macro asserts `size_of` and every `offset_of` against it at compile time.
 
-use crate::diag::{Diagnostic, Diagnostics, Span, Spanned};
+use crate::diag::{Diagnostic, Diagnostics, Rule, Span, Spanned};
 
 use crate::types::{vector_from_name, Scalar, Ty};
 use std::cell::RefCell;
@@ -137,6 +137,7 @@ pub fn enter(defs: &[syn::ItemStruct]) -> Result<Scope, Diagnostics> {
             for def in pending {
                 diags.push(
                     Diagnostic::error(
+                        Rule::StructDerive,
                         def.ident.span(),
                         format!("`{}` contains itself or a type no definition arrived for", def.ident),
                     )
@@ -241,6 +242,7 @@ pub fn check_definition(def: &syn::ItemStruct) -> Vec<Diagnostic> {
     if !repr_c {
         errors.push(
             Diagnostic::error(
+                Rule::StructDefinition,
                 name.span(),
                 format!("device struct `{name}` needs `#[repr(C)]`"),
             )
@@ -251,13 +253,18 @@ pub fn check_definition(def: &syn::ItemStruct) -> Vec<Diagnostic> {
     }
     if !def.generics.params.is_empty() {
         errors.push(
-            Diagnostic::error(def.generics.span(), "device structs cannot be generic")
-                .with_help("write one struct per field type: the device layout is fixed"),
+            Diagnostic::error(
+                Rule::StructDefinition,
+                def.generics.span(),
+                "device structs cannot be generic",
+            )
+            .with_help("write one struct per field type: the device layout is fixed"),
         );
     }
     if !matches!(def.fields, syn::Fields::Named(_)) {
         errors.push(
             Diagnostic::error(
+                Rule::StructDefinition,
                 name.span(),
                 format!("device struct `{name}` needs named fields"),
             )
@@ -281,6 +288,7 @@ fn check_field_type(ty: &syn::Type) -> Option<Diagnostic> {
             .replace(' ', "");
         return Some(
             Diagnostic::error(
+                Rule::StructFields,
                 Span::of(ty),
                 format!("field type `{text}` is not supported on the device"),
             )
@@ -302,6 +310,7 @@ fn check_field_type(ty: &syn::Type) -> Option<Diagnostic> {
     };
     Some(
         Diagnostic::error(
+            Rule::StructFields,
             Span::of(ty),
             format!("field type `{name}` is not supported on the device"),
         )

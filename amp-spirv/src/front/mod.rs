@@ -4,7 +4,7 @@ mod body;
 mod infer;
 mod signature;
 
-use crate::diag::{Diagnostic, Diagnostics, Span};
+use crate::diag::{Diagnostic, Diagnostics, Rule, Span};
 use crate::ir::{Kernel, Local, Storage, TileDim, Tiled};
 use crate::types::{Len, Ty};
 
@@ -51,6 +51,7 @@ pub fn lower_with(
         if bytes > MAX_TILE_STATIC_BYTES {
             diags.push(
                 Diagnostic::error(
+                    Rule::TileStaticLimit,
                     Span::from(func.sig.ident.span()),
                     format!("this kernel's `tile_static` variables need {bytes} bytes, more than the {MAX_TILE_STATIC_BYTES} bytes a tile has"),
                 )

@@ -2,7 +2,7 @@
 //! language accepts.
 
 use crate::diag::Spanned;
-use crate::diag::{Diagnostic, Diagnostics, Span};
+use crate::diag::{Diagnostic, Diagnostics, Rule, Span};
 use crate::ir::{Container, Param, ParamKind, TileDim};
 use crate::types::{vector_from_name, Elem, Len, Scalar, Ty};
 
@@ -34,7 +34,12 @@ pub fn check_signature(func: &syn::ItemFn, diags: &mut Diagnostics) -> Signature
     if let syn::ReturnType::Type(_, ty) = &sig.output {
         if !matches!(&**ty, syn::Type::Tuple(t) if t.elems.is_empty()) {
             diags.push(
-                Diagnostic::error(ty.span(), "a kernel cannot return a value").with_help(
+                Diagnostic::error(
+                    Rule::NoReturnType,
+                    ty.span(),
+                    "a kernel cannot return a value",
+                )
+                .with_help(
                     "write results into an `ArrayViewMut` parameter and remove the return type",
                 ),
             );
@@ -69,6 +74,7 @@ pub fn check_signature(func: &syn::ItemFn, diags: &mut Diagnostics) -> Signature
         },
         None => diags.push(
             Diagnostic::error(
+                Rule::IndexFirst,
                 sig.ident.span(),
                 "a kernel's first parameter must be its index",
             )
@@ -85,6 +91,7 @@ pub fn check_signature(func: &syn::ItemFn, diags: &mut Diagnostics) -> Signature
                     let name = &p.name;
                     diags.push(
                         Diagnostic::error(
+                            Rule::ParamNames,
                             p.span,
                             format!("parameter `{name}` is declared more than once"),
                         )
@@ -106,12 +113,14 @@ pub fn check_signature(func: &syn::ItemFn, diags: &mut Diagnostics) -> Signature
 fn check_qualifiers(sig: &syn::Signature, diags: &mut Diagnostics) {
     if let Some(t) = &sig.asyncness {
         diags.push(
-            Diagnostic::error(t.span(), "a kernel cannot be `async`").with_help("remove `async`"),
+            Diagnostic::error(Rule::PlainFn, t.span(), "a kernel cannot be `async`")
+                .with_help("remove `async`"),
         );
     }
     if let Some(t) = &sig.unsafety {
         diags.push(
             Diagnostic::error(
+                Rule::PlainFn,
                 t.span(),
                 "a kernel cannot be `unsafe`: amp kernels are checked code",
             )
@@ -120,18 +129,26 @@ fn check_qualifiers(sig: &syn::Signature, diags: &mut Diagnostics) {
     }
     if let Some(t) = &sig.constness {
         diags.push(
-            Diagnostic::error(t.span(), "a kernel cannot be `const fn`")
+            Diagnostic::error(Rule::PlainFn, t.span(), "a kernel cannot be `const fn`")
                 .with_help("remove `const`"),
         );
     }
     if let Some(abi) = &sig.abi {
         diags.push(
-            Diagnostic::error(abi.span(), "a kernel cannot have an `extern` ABI")
-                .with_help("remove it"),
+            Diagnostic::error(
+                Rule::PlainFn,
+                abi.span(),
+                "a kernel cannot have an `extern` ABI",
+            )
+            .with_help("remove it"),
         );
     }
     if let Some(v) = &sig.variadic {
-        diags.push(Diagnostic::error(v.span(), "a kernel cannot be variadic"));
+        diags.push(Diagnostic::error(
+            Rule::PlainFn,
+            v.span(),
+            "a kernel cannot be variadic",
+        ));
     }
 }
 
@@ -147,18 +164,19 @@ fn check_generics(
                     out.push((c.ident.clone(), s))
                 }
                 _ => diags.push(
-                    Diagnostic::error(c.ty.span(), "const-generic parameters of kernels must be `usize`, `u32`, `i32` or `bool`")
+                    Diagnostic::error(Rule::Generics, c.ty.span(), "const-generic parameters of kernels must be `usize`, `u32`, `i32` or `bool`")
                         .with_help("write for example `<const TS: usize>`"),
                 ),
             },
             _ => diags.push(
-                Diagnostic::error(p.span(), "generic type and lifetime parameters are not supported on kernels")
+                Diagnostic::error(Rule::Generics, p.span(), "generic type and lifetime parameters are not supported on kernels")
                     .with_help("use concrete types such as `ArrayView<f32, 1>`; const generics (`<const TS: usize>`) are supported"),
             ),
         }
     }
     if let Some(w) = &generics.where_clause {
         diags.push(Diagnostic::error(
+            Rule::Generics,
             w.span(),
             "`where` clauses are not supported on kernels",
         ));
@@ -170,18 +188,22 @@ fn param_name(input: &syn::FnArg) -> Result<(String, &syn::Type), Diagnostic> {
     let pat_ty = match input {
         syn::FnArg::Typed(t) => t,
         syn::FnArg::Receiver(r) => {
-            return Err(Diagnostic::error(r.span(), "a kernel cannot take `self`")
-                .with_help("kernels are free functions"))
+            return Err(
+                Diagnostic::error(Rule::PlainFn, r.span(), "a kernel cannot take `self`")
+                    .with_help("kernels are free functions"),
+            )
         }
     };
     match &*pat_ty.pat {
         syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
             Ok((p.ident.to_string(), &pat_ty.ty))
         }
-        other => Err(
-            Diagnostic::error(other.span(), "kernel parameters must be plain names")
-                .with_help("write `name: Type`"),
-        ),
+        other => Err(Diagnostic::error(
+            Rule::ParamNames,
+            other.span(),
+            "kernel parameters must be plain names",
+        )
+        .with_help("write `name: Type`")),
     }
 }
 
@@ -198,6 +220,7 @@ fn index_param(input: &syn::FnArg) -> Result<(String, IndexKind), Diagnostic> {
     let span = ty.span();
     let not_index = || {
         Diagnostic::error(
+            Rule::IndexFirst,
             span,
             "a kernel's first parameter must be its index, of type `Index<N>` or `TiledIndex<T0, ..>`",
         )
@@ -221,8 +244,10 @@ fn index_param(input: &syn::FnArg) -> Result<(String, IndexKind), Diagnostic> {
 /// const-generic parameter.
 fn tile_dims(args: &[&syn::GenericArgument], span: Span) -> Result<Vec<TileDim>, Diagnostic> {
     if args.is_empty() || args.len() > 3 {
-        return Err(Diagnostic::error(span, "a tile has 1, 2 or 3 dimensions")
-            .with_help("write for example `TiledIndex<16, 16>`"));
+        return Err(
+            Diagnostic::error(Rule::TileShape, span, "a tile has 1, 2 or 3 dimensions")
+                .with_help("write for example `TiledIndex<16, 16>`"),
+        );
     }
     let mut dims = Vec::new();
     for arg in args {
@@ -254,7 +279,7 @@ fn tile_dims(args: &[&syn::GenericArgument], span: Span) -> Result<Vec<TileDim>,
         .product();
     if let Some(threads) = literal {
         if threads > MAX_TILE_THREADS {
-            return Err(Diagnostic::error(span, format!("a tile of {threads} threads is too large: tiles have at most {MAX_TILE_THREADS} threads"))
+            return Err(Diagnostic::error(Rule::TileShape, span, format!("a tile of {threads} threads is too large: tiles have at most {MAX_TILE_THREADS} threads"))
                 .with_help("use smaller tile dimensions, for example `TiledIndex<16, 16>`"));
         }
     }
@@ -263,14 +288,15 @@ fn tile_dims(args: &[&syn::GenericArgument], span: Span) -> Result<Vec<TileDim>,
 
 fn literal_tile_dim(n: u64, span: Span) -> Result<TileDim, Diagnostic> {
     match n {
-        0 => Err(Diagnostic::error(span, "a tile dimension must be at least 1")),
-        n if n > MAX_TILE_THREADS => Err(Diagnostic::error(span, format!("a tile dimension of {n} is too large: tiles have at most {MAX_TILE_THREADS} threads"))),
+        0 => Err(Diagnostic::error(Rule::TileShape, span, "a tile dimension must be at least 1")),
+        n if n > MAX_TILE_THREADS => Err(Diagnostic::error(Rule::TileShape, span, format!("a tile dimension of {n} is too large: tiles have at most {MAX_TILE_THREADS} threads"))),
         n => Ok(TileDim::Lit(n as u32)),
     }
 }
 
 fn tile_dim_error(span: Span) -> Diagnostic {
     Diagnostic::error(
+        Rule::TileShape,
         span,
         "a tile dimension must be an integer literal, a `const` item or a const-generic parameter",
     )
@@ -318,6 +344,7 @@ fn buffer_or_scalar_param(input: &syn::FnArg) -> Result<Param, Diagnostic> {
             }
             Some((ident, _)) if ident == "Array" => {
                 return Err(Diagnostic::error(
+                    Rule::ParamTypes,
                     ty.span(),
                     "an `Array` parameter must be taken by reference",
                 )
@@ -325,6 +352,7 @@ fn buffer_or_scalar_param(input: &syn::FnArg) -> Result<Param, Diagnostic> {
             }
             Some((ident, _)) if ident == "Index" || ident == "TiledIndex" => {
                 return Err(Diagnostic::error(
+                    Rule::OneIndex,
                     ty.span(),
                     "a kernel has exactly one index parameter, and it comes first",
                 ))
@@ -333,6 +361,7 @@ fn buffer_or_scalar_param(input: &syn::FnArg) -> Result<Param, Diagnostic> {
                 Ty::Scalar(s) if s != Scalar::Usize => ParamKind::Scalar(s),
                 Ty::Scalar(_) => {
                     return Err(Diagnostic::error(
+                        Rule::ParamTypes,
                         ty.span(),
                         "`usize` kernel parameters are not supported",
                     )
@@ -345,6 +374,7 @@ fn buffer_or_scalar_param(input: &syn::FnArg) -> Result<Param, Diagnostic> {
                 Ty::Struct(id) => ParamKind::Value(Elem::Struct(id)),
                 other => {
                     return Err(Diagnostic::error(
+                        Rule::ParamTypes,
                         ty.span(),
                         format!("kernel parameters of type `{other}` are not supported"),
                     )
@@ -357,7 +387,7 @@ fn buffer_or_scalar_param(input: &syn::FnArg) -> Result<Param, Diagnostic> {
 }
 
 fn reference_error(span: Span) -> Diagnostic {
-    Diagnostic::error(span, "references are not allowed in kernel parameters, except `&Array<T, N>` and `&mut Array<T, N>`")
+    Diagnostic::error(Rule::ParamTypes, span, "references are not allowed in kernel parameters, except `&Array<T, N>` and `&mut Array<T, N>`")
         .with_help("take views by value (`a: ArrayView<f32, 1>`) and scalars by value (`x: f32`)")
 }
 
@@ -367,6 +397,7 @@ pub(super) fn elem_and_rank(
 ) -> Result<(Elem, u32), Diagnostic> {
     let usage = || {
         Diagnostic::error(
+            Rule::ViewTypes,
             span,
             "expected an element type and a rank, as in `ArrayView<f32, 2>`",
         )
@@ -383,6 +414,7 @@ pub(super) fn elem_and_rank(
             Ty::Struct(id) => Elem::Struct(id),
             other => {
                 return Err(Diagnostic::error(
+                    Rule::ViewTypes,
                     t.span(),
                     format!("`{other}` is not supported as an element type of views and arrays"),
                 )
@@ -401,12 +433,14 @@ fn rank_arg(arg: Option<&syn::GenericArgument>, span: Span) -> Result<u32, Diagn
         // `Index<N>` with a bare name parses as a type argument.
         Some(syn::GenericArgument::Type(t)) => {
             return Err(Diagnostic::error(
+                Rule::IndexRank,
                 t.span(),
                 "the rank must be an integer literal: 1, 2 or 3",
             ))
         }
         _ => {
             return Err(Diagnostic::error(
+                Rule::IndexRank,
                 span,
                 "missing rank: write for example `Index<1>`",
             ))
@@ -415,10 +449,12 @@ fn rank_arg(arg: Option<&syn::GenericArgument>, span: Span) -> Result<u32, Diagn
     match literal_usize(expr) {
         Some(r @ 1..=3) => Ok(r as u32),
         Some(_) => Err(Diagnostic::error(
+            Rule::IndexRank,
             expr.span(),
             "ranks 1, 2 and 3 are supported",
         )),
         None => Err(Diagnostic::error(
+            Rule::IndexRank,
             expr.span(),
             "the rank must be an integer literal: 1, 2 or 3",
         )),
@@ -463,16 +499,19 @@ pub(super) fn last_segment(ty: &syn::Type) -> Option<(String, Vec<&syn::GenericA
 pub fn literal_len(len: &syn::Expr) -> Result<Len, Diagnostic> {
     match literal_usize(len) {
         Some(0) => Err(Diagnostic::error(
+            Rule::ArrayLengths,
             len.span(),
             "zero-length arrays are not supported in kernels",
         )),
         Some(n) if n <= 1 << 14 => Ok(Len::Lit(n as u32)),
         Some(_) => Err(Diagnostic::error(
+            Rule::ArrayLengths,
             len.span(),
             "local arrays are limited to 16384 elements per dimension",
         )
         .with_help("large data belongs in an `ArrayView` or an `Array`")),
         None => Err(Diagnostic::error(
+            Rule::ArrayLengths,
             len.span(),
             "array lengths must be integer literals or constants",
         )),
@@ -517,33 +556,40 @@ pub fn value_type(
             Err(unsupported_type(ty))
         }
         syn::Type::Reference(r) => Err(Diagnostic::error(
+            Rule::NoPointers,
             r.span(),
             "references are not allowed in kernels",
         )
         .with_help("use the value itself; views and arrays are the only data passed by reference")),
         syn::Type::Ptr(p) => Err(Diagnostic::error(
+            Rule::NoPointers,
             p.span(),
             "raw pointers are not allowed in kernels",
         )
         .with_help("index an `ArrayView` or `ArrayViewMut` instead")),
         syn::Type::Slice(s) => Err(Diagnostic::error(
+            Rule::NoPointers,
             s.span(),
             "slices are not allowed in kernels",
         )
         .with_help("use a fixed-size array `[T; N]` or an `ArrayView`")),
         syn::Type::BareFn(f) => Err(Diagnostic::error(
+            Rule::NoPointers,
             f.span(),
             "function pointers are not allowed in kernels",
         )),
         syn::Type::TraitObject(t) => Err(Diagnostic::error(
+            Rule::NoPointers,
             t.span(),
             "trait objects are not allowed in kernels",
         )),
         syn::Type::ImplTrait(t) => Err(Diagnostic::error(
+            Rule::NoPointers,
             t.span(),
             "`impl Trait` is not allowed in kernels",
         )),
         syn::Type::Tuple(t) => Err(Diagnostic::error(
+            Rule::NoTupleTypes,
             t.span(),
             "tuples are not supported as kernel types",
         )
@@ -557,15 +603,16 @@ fn unsupported_type(ty: &syn::Type) -> Diagnostic {
         .to_string()
         .replace(' ', "");
     let first = text.split(['<', ':']).next().unwrap_or("").to_string();
-    let help = match first.as_str() {
-        "i8" | "i16" | "i64" | "i128" | "isize" => "use `i32`",
-        "u8" | "u16" | "u64" | "u128" => "use `u32`",
-        "char" | "str" | "String" => "text cannot be processed on the device; encode characters as `u32`",
-        "Vec" | "Box" | "Rc" | "Arc" => "heap memory does not exist on the device; use a fixed-size array `[T; N]` or an `ArrayView`",
-        "Option" | "Result" => "use a `bool` flag next to the value",
-        _ => "kernels support i32, u32, f32, f64, bool, usize, short vectors (`Float3`, `int_2`, ...), fixed-size arrays of them, Index<N>, Extent<N> and `#[derive(DeviceStruct)]` structs",
+    let (rule, help) = match first.as_str() {
+        "i8" | "i16" | "i64" | "i128" | "isize" => (Rule::ScalarTypes, "use `i32`"),
+        "u8" | "u16" | "u64" | "u128" => (Rule::ScalarTypes, "use `u32`"),
+        "char" | "str" | "String" => (Rule::NoText, "text cannot be processed on the device; encode characters as `u32`"),
+        "Vec" | "Box" | "Rc" | "Arc" => (Rule::NoHeap, "heap memory does not exist on the device; use a fixed-size array `[T; N]` or an `ArrayView`"),
+        "Option" | "Result" => (Rule::NoOptionResult, "use a `bool` flag next to the value"),
+        _ => (Rule::ScalarTypes, "kernels support i32, u32, f32, f64, bool, usize, short vectors (`Float3`, `int_2`, ...), fixed-size arrays of them, Index<N>, Extent<N> and `#[derive(DeviceStruct)]` structs"),
     };
     Diagnostic::error(
+        rule,
         ty.span(),
         format!("type `{text}` is not supported in amp kernels"),
     )

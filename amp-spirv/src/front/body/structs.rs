@@ -21,6 +21,7 @@ impl BodyChecker<'_> {
         let names: Vec<String> = def.fields.iter().map(|f| format!("`{}`", f.name)).collect();
         self.err(
             Diagnostic::error(
+                Rule::StructExpressions,
                 member.span(),
                 format!("no field `{name}` on type `{}`", def.name),
             )
@@ -51,6 +52,7 @@ impl BodyChecker<'_> {
         if let Some(rest) = &s.rest {
             self.err(
                 Diagnostic::error(
+                    Rule::StructExpressions,
                     rest.span(),
                     "`..` in struct expressions is not supported in kernels",
                 )
@@ -66,6 +68,7 @@ impl BodyChecker<'_> {
             let slot = &mut values[k as usize];
             if slot.is_some() {
                 self.err(Diagnostic::error(
+                    Rule::StructExpressions,
                     fv.member.span(),
                     format!("field `{}` is given twice", def.fields[k as usize].name),
                 ));
@@ -89,6 +92,7 @@ impl BodyChecker<'_> {
             let all: Vec<&str> = def.fields.iter().map(|f| f.name.as_str()).collect();
             self.err(
                 Diagnostic::error(
+                    Rule::StructExpressions,
                     span,
                     format!("missing field(s) {} in `{name}`", missing.join(", ")),
                 )

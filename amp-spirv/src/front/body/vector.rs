@@ -7,6 +7,7 @@
 //! operand of a vector operator is splatted first, so both operands of a vector operator always
 //! have the same type.
 
+use super::expr::{op_symbol, unsupported_expr};
 use super::*;
 
 /// The component letters, C++ AMP's two sets: `x y z w` and `r g b a`.
@@ -114,8 +115,12 @@ impl BodyChecker<'_> {
             "splat" => 1,
             _ => {
                 self.err(
-                    Diagnostic::error(span, format!("`{ty}::{ctor}` is not supported in kernels"))
-                        .with_help(format!(
+                    Diagnostic::error(
+                        Rule::VectorConstruction,
+                        span,
+                        format!("`{ty}::{ctor}` is not supported in kernels"),
+                    )
+                    .with_help(format!(
                         "build a `{ty}` with `{ty}::new(..)` ({n} components) or `{ty}::splat(v)`"
                     )),
                 );
@@ -125,6 +130,7 @@ impl BodyChecker<'_> {
         if args.len() != want {
             self.err(
                 Diagnostic::error(
+                    Rule::VectorConstruction,
                     span,
                     format!(
                         "`{ty}::{ctor}` takes {want} argument(s) of type `{}`, found {}",
@@ -160,6 +166,7 @@ impl BodyChecker<'_> {
             let base = self.expr(&m.receiver);
             if !m.args.is_empty() {
                 self.err(Diagnostic::error(
+                    Rule::VectorComponents,
                     span,
                     format!("`.{method}()` takes no arguments"),
                 ));
@@ -184,8 +191,12 @@ impl BodyChecker<'_> {
             if self.infer.shallow(&base.ty) != Ty::Never {
                 let t = self.infer.describe(&base.ty);
                 self.err(
-                    Diagnostic::error(span, format!("swizzle `.{method}()` on a `{t}`"))
-                        .with_help("swizzles work on short vectors (`Float3`, `int_2`, ...)"),
+                    Diagnostic::error(
+                        Rule::VectorComponents,
+                        span,
+                        format!("swizzle `.{method}()` on a `{t}`"),
+                    )
+                    .with_help("swizzles work on short vectors (`Float3`, `int_2`, ...)"),
                 );
             }
             return Self::error_expr(span);
@@ -197,6 +208,7 @@ impl BodyChecker<'_> {
             let t = Ty::Vector(s, n);
             self.err(
                 Diagnostic::error(
+                    Rule::VectorComponents,
                     span,
                     format!("`{t}` has no component `{}`", letter.unwrap_or('?')),
                 )
@@ -261,6 +273,7 @@ impl BodyChecker<'_> {
             };
             self.err(
                 Diagnostic::error(
+                    Rule::VectorGeometry,
                     span,
                     format!("`{name}` takes {arity} vector(s), found {}", args.len()),
                 )
@@ -289,8 +302,12 @@ impl BodyChecker<'_> {
                 "the geometric functions take float vectors (`Float2..4`, `Double2..4`); convert integer components with `as`"
             };
             self.err(
-                Diagnostic::error(span, format!("`{name}` is not defined for `{t}`"))
-                    .with_help(help),
+                Diagnostic::error(
+                    Rule::VectorGeometry,
+                    span,
+                    format!("`{name}` is not defined for `{t}`"),
+                )
+                .with_help(help),
             );
             return Self::error_expr(span);
         }
@@ -354,6 +371,7 @@ impl BodyChecker<'_> {
         if k.is_none() {
             self.err(
                 Diagnostic::error(
+                    Rule::VectorComponents,
                     member.span(),
                     format!("a {n}-component vector has no field `{name}`"),
                 )
@@ -506,6 +524,7 @@ impl BodyChecker<'_> {
             };
             self.err(
                 Diagnostic::error(
+                    Rule::VectorOperands,
                     op_span,
                     format!("cannot apply `{symbol}` to `{lt}` and `{rt}`"),
                 )
@@ -517,7 +536,7 @@ impl BodyChecker<'_> {
             (Some(a), Some(b)) if a == b => (a, None),
             (Some(a), Some(_)) => {
                 self.err(
-                    Diagnostic::error(op_span, format!("mismatched types: cannot apply `{symbol}` to `{lt}` and `{rt}`"))
+                    Diagnostic::error(Rule::VectorOperands, op_span, format!("mismatched types: cannot apply `{symbol}` to `{lt}` and `{rt}`"))
                         .with_help(format!(
                             "both vectors need the same type and length; take components or a swizzle (`.xy()`), or build one with `{}::new(..)`",
                             Ty::Vector(a.0, a.1)
@@ -537,7 +556,7 @@ impl BodyChecker<'_> {
                 let (v, x) = if left_is_scalar { (r, l) } else { (l, r) };
                 if self.infer.unify(&Ty::Scalar(s), &x.ty).is_none() {
                     self.err(
-                        Diagnostic::error(op_span, format!("mismatched types: cannot apply `{symbol}` to `{lt}` and `{rt}`"))
+                        Diagnostic::error(Rule::VectorOperands, op_span, format!("mismatched types: cannot apply `{symbol}` to `{lt}` and `{rt}`"))
                             .with_help(format!("a `{ty}` combines with a `{}` scalar (applied to every component); convert with `as`", s.name())),
                     );
                     return Self::error_expr(span);
@@ -552,6 +571,7 @@ impl BodyChecker<'_> {
         };
         if s == Scalar::Bool {
             self.err(Diagnostic::error(
+                Rule::VectorOperands,
                 op_span,
                 format!("cannot apply `{symbol}` to `{ty}`"),
             ));

@@ -187,6 +187,7 @@ pub(crate) fn device_signature(func: &syn::ItemFn) -> Result<DeviceSig, Diagnost
     if !func.sig.generics.params.is_empty() || func.sig.generics.where_clause.is_some() {
         diags.push(
             Diagnostic::error(
+                Rule::DeviceFnSignature,
                 func.sig.generics.span(),
                 "device functions cannot be generic",
             )
@@ -224,13 +225,18 @@ fn check_qualifiers(sig: &syn::Signature, diags: &mut Diagnostics) {
     for (span, word) in qualifiers {
         if let Some(span) = span {
             diags.push(
-                Diagnostic::error(span, format!("a device function cannot be `{word}`"))
-                    .with_help(format!("remove `{word}`")),
+                Diagnostic::error(
+                    Rule::DeviceFnSignature,
+                    span,
+                    format!("a device function cannot be `{word}`"),
+                )
+                .with_help(format!("remove `{word}`")),
             );
         }
     }
     if let Some(v) = &sig.variadic {
         diags.push(Diagnostic::error(
+            Rule::DeviceFnSignature,
             v.span(),
             "a device function cannot be variadic",
         ));
@@ -240,13 +246,16 @@ fn check_qualifiers(sig: &syn::Signature, diags: &mut Diagnostics) {
 fn device_param(input: &syn::FnArg) -> Result<DeviceParam, Diagnostic> {
     let span = input.span();
     let syn::FnArg::Typed(pt) = input else {
-        return Err(
-            Diagnostic::error(span, "a device function cannot take `self`")
-                .with_help("device functions are free functions"),
-        );
+        return Err(Diagnostic::error(
+            Rule::DeviceFnSignature,
+            span,
+            "a device function cannot take `self`",
+        )
+        .with_help("device functions are free functions"));
     };
     let syn::Pat::Ident(p) = &*pt.pat else {
         return Err(Diagnostic::error(
+            Rule::DeviceFnSignature,
             pt.pat.span(),
             "device function parameters must be plain names",
         )
@@ -254,6 +263,7 @@ fn device_param(input: &syn::FnArg) -> Result<DeviceParam, Diagnostic> {
     };
     if p.by_ref.is_some() || p.subpat.is_some() {
         return Err(Diagnostic::error(
+            Rule::DeviceFnSignature,
             pt.pat.span(),
             "device function parameters must be plain names",
         ));
@@ -286,17 +296,18 @@ fn buffer_type(ty: &syn::Type) -> Result<Option<DeviceParamKind>, Diagnostic> {
         ("Array", Some(mutable)) => mutable,
         ("Array", None) => {
             return Err(Diagnostic::error(
+                Rule::DeviceFnSignature,
                 ty.span(),
                 "an `Array` parameter must be taken by reference",
             )
             .with_help("write `&Array<T, N>` to read it or `&mut Array<T, N>` to write it"))
         }
         ("ArrayViewMut", Some(false)) => {
-            return Err(Diagnostic::error(ty.span(), "take a writable view as `&mut ArrayViewMut<T, N>` or by value")
+            return Err(Diagnostic::error(Rule::DeviceFnSignature, ty.span(), "take a writable view as `&mut ArrayViewMut<T, N>` or by value")
                 .with_help("or take `ArrayView<T, N>` to only read it"))
         }
         ("TiledIndex", _) => {
-            return Err(Diagnostic::error(ty.span(), "a device function cannot take a `TiledIndex`: barriers and `tile_static` memory belong to the kernel")
+            return Err(Diagnostic::error(Rule::DeviceFnSignature, ty.span(), "a device function cannot take a `TiledIndex`: barriers and `tile_static` memory belong to the kernel")
                 .with_help("pass the index values it needs, such as `t.local` or `t.global`"))
         }
         _ => return Ok(None),
@@ -400,6 +411,7 @@ impl<'a> BodyChecker<'a> {
         if let Some(cycle) = self.recursion(&key) {
             self.err(
                 Diagnostic::error(
+                    Rule::NoRecursion,
                     span,
                     format!("recursion is not allowed in kernels: {cycle}"),
                 )
@@ -428,6 +440,7 @@ impl<'a> BodyChecker<'a> {
             Err(_) => {
                 self.err(
                     Diagnostic::error(
+                        Rule::DeviceFnBody,
                         path.span(),
                         format!(
                             "`{}` cannot be called: it breaks the kernel language's rules",
@@ -443,6 +456,7 @@ impl<'a> BodyChecker<'a> {
             let n = sig.params.len();
             self.err(
                 Diagnostic::error(
+                    Rule::DeviceFnCalls,
                     span,
                     format!(
                         "`{}` takes {n} argument{} but {} {} given",
@@ -495,6 +509,7 @@ impl<'a> BodyChecker<'a> {
             .replace(' ', "");
         self.err(
             Diagnostic::error(
+                Rule::DeviceFnMarked,
                 c.func.span(),
                 format!("calling `{name}` is not supported in kernels: it is not a device function"),
             )
@@ -544,7 +559,7 @@ impl<'a> BodyChecker<'a> {
         let pname = &param.name;
         let Some(id) = self.is_buffer(inner) else {
             self.err(
-                Diagnostic::error(arg.span(), format!("`{callee}` takes a view as `{pname}`: pass a view or array by its name"))
+                Diagnostic::error(Rule::DeviceFnCalls, arg.span(), format!("`{callee}` takes a view as `{pname}`: pass a view or array by its name"))
                     .with_help("views and arrays cannot be computed or stored in locals; pass a parameter of the kernel (or of the calling device function)"),
             );
             return None;
@@ -554,6 +569,7 @@ impl<'a> BodyChecker<'a> {
         if (have_elem, have_rank) != (elem, rank) {
             self.err(
                 Diagnostic::error(
+                    Rule::DeviceFnCalls,
                     arg.span(),
                     format!(
                         "mismatched views in this argument of `{callee}`: `{pname}` has elements `{}` and rank {rank}, `{arg_name}` has elements `{}` and rank {have_rank}",
@@ -568,6 +584,7 @@ impl<'a> BodyChecker<'a> {
         if writable && !have_writable {
             self.err(
                 Diagnostic::error(
+                    Rule::DeviceFnCalls,
                     arg.span(),
                     format!("`{callee}` writes to `{pname}`, but `{arg_name}` is read-only"),
                 )

@@ -1,0 +1,195 @@
+//! The kernel language's functions on values: math functions (as methods, `f32::` paths and
+//! C++ AMP's `fast_math`/`precise_math`) and `min`, `max`, `abs`.
+
+use super::*;
+
+impl BodyChecker<'_> {
+    /// A math function: float arguments of one type (and the `i32` exponent of `ldexp`).
+    /// `precise` (`precise_math::`) computes the `f32` transcendental functions in `f64`.
+    pub(super) fn math(
+        &mut self,
+        f: MathFn,
+        name: &str,
+        args: Vec<Expr>,
+        span: Span,
+        precise: bool,
+    ) -> Expr {
+        if args.len() != f.arity() {
+            self.err(Diagnostic::error(
+                Rule::BuiltinFunctions,
+                span,
+                format!(
+                    "`{name}` takes {} argument(s) counting the receiver, found {}",
+                    f.arity(),
+                    args.len()
+                ),
+            ));
+            return Self::error_expr(span);
+        }
+        let mut ty = args[0].ty.clone();
+        for (i, a) in args.iter().enumerate().skip(1) {
+            if f.i32_argument() == Some(i) {
+                let context = format!("the exponent of `{name}`");
+                self.expect_ty(&Ty::Scalar(Scalar::I32), a, &context);
+            } else {
+                ty = self.expect_ty(&ty, a, &format!("in this call to `{name}`"));
+            }
+        }
+        match self.infer.class(&ty) {
+            Class::Float | Class::Never => {}
+            _ => {
+                let t = self.infer.describe(&ty);
+                self.err(
+                    Diagnostic::error(
+                        Rule::BuiltinFunctions,
+                        span,
+                        format!("`{name}` works on `f32` and `f64`, not `{t}`"),
+                    )
+                    .with_help("convert with `as f32`, or write a float literal (`2.0`)"),
+                );
+                return Self::error_expr(span);
+            }
+        }
+        let f32_args = self.infer.shallow(&ty) == Ty::Scalar(Scalar::F32);
+        let result = if f.returns_bool() {
+            Ty::BOOL
+        } else if f.returns_i32() {
+            Ty::Scalar(Scalar::I32)
+        } else {
+            ty
+        };
+        if precise && f32_args && f.promoted_when_precise() {
+            return Self::in_f64(f, args, result, span);
+        }
+        Expr {
+            kind: ExprKind::Math(f, args),
+            ty: result,
+            span,
+        }
+    }
+
+    /// `f(args)` computed in `f64` and rounded to `f32` (`precise_math::` on `f32`).
+    fn in_f64(f: MathFn, args: Vec<Expr>, result: Ty, span: Span) -> Expr {
+        let f64_ty = Ty::Scalar(Scalar::F64);
+        let cast = |e: Expr, ty: Ty| Expr {
+            kind: ExprKind::Cast(Box::new(e)),
+            ty,
+            span,
+        };
+        let wide: Vec<Expr> = args.into_iter().map(|a| cast(a, f64_ty.clone())).collect();
+        let value = Expr {
+            kind: ExprKind::Math(f, wide),
+            ty: f64_ty,
+            span,
+        };
+        cast(value, result)
+    }
+
+    /// `frexp`, `modf`, `sincos` or `sin_cos` where a single value is expected; `call` is the
+    /// call as written (`precise_math::frexp(x)`, `x.sin_cos()`).
+    pub(super) fn pair_outside_let(&mut self, call: &str, name: &str, span: Span) -> Expr {
+        self.err(
+            Diagnostic::error(
+                Rule::BuiltinFunctions,
+                span,
+                format!("`{name}` returns two values, and kernels have no tuple values"),
+            )
+            .with_help(format!("bind both at once: `let (a, b) = {call};`")),
+        );
+        Self::error_expr(span)
+    }
+
+    pub(super) fn builtin(&mut self, builtin: Builtin, args: Vec<Expr>, span: Span) -> Expr {
+        let (name, arity) = match builtin {
+            Builtin::Min => ("min", 2),
+            Builtin::Max => ("max", 2),
+            Builtin::Abs => ("abs", 1),
+            _ => unreachable!("the geometric functions are checked in front::body::vector"),
+        };
+        if args.len() != arity {
+            self.err(Diagnostic::error(
+                Rule::BuiltinFunctions,
+                span,
+                format!("`{name}` takes {arity} argument(s), found {}", args.len()),
+            ));
+            return Self::error_expr(span);
+        }
+        let mut ty = args[0].ty.clone();
+        for a in &args[1..] {
+            ty = self.expect_ty(&ty, a, &format!("in this call to `{name}`"));
+        }
+        let class = self.component_class(&ty);
+        let ok = match builtin {
+            Builtin::Abs => {
+                class == Class::Float
+                    || class == Class::Never
+                    || (class == Class::Int
+                        && self
+                            .infer
+                            .shallow(&ty)
+                            .component()
+                            .map_or(true, |s| s.is_signed_int()))
+            }
+            _ => matches!(class, Class::Int | Class::Float | Class::Never),
+        };
+        if !ok {
+            let t = self.infer.describe(&ty);
+            let help = if builtin == Builtin::Abs && class == Class::Int {
+                "unsigned values are never negative; remove `abs`"
+            } else {
+                "`min`, `max` and `abs` work on numbers"
+            };
+            self.err(
+                Diagnostic::error(
+                    Rule::BuiltinFunctions,
+                    span,
+                    format!("`{name}` is not defined for `{t}`"),
+                )
+                .with_help(help),
+            );
+            return Self::error_expr(span);
+        }
+        Expr {
+            kind: ExprKind::Builtin(builtin, args),
+            ty,
+            span,
+        }
+    }
+}
+
+/// A call of a two-valued math function (`precise_math::frexp(x)`, `x.sin_cos()`): its two
+/// functions, its name, its arguments (the receiver first), and whether it is `precise_math`.
+pub(super) fn pair_call(e: &syn::Expr) -> Option<([MathFn; 2], String, Vec<&syn::Expr>, bool)> {
+    match strip(e) {
+        syn::Expr::MethodCall(m) if m.turbofish.is_none() => {
+            let name = m.method.to_string();
+            let fns = math::pair_function(&name, true)?;
+            let args = std::iter::once(&*m.receiver).chain(m.args.iter()).collect();
+            Some((fns, name, args, false))
+        }
+        syn::Expr::Call(c) => {
+            let syn::Expr::Path(p) = strip(&c.func) else {
+                return None;
+            };
+            let segs: Vec<String> = p
+                .path
+                .segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .collect();
+            let (last, prefix) = segs.split_last()?;
+            let module = prefix.last()?;
+            if module != "fast_math" && module != "precise_math" || prefix.len() > 2 {
+                return None;
+            }
+            let fns = math::pair_function(last, false)?;
+            Some((
+                fns,
+                last.clone(),
+                c.args.iter().collect(),
+                module == "precise_math",
+            ))
+        }
+        _ => None,
+    }
+}

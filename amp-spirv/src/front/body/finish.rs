@@ -1,0 +1,158 @@
+//! The last pass over a checked body: settles every type and checks literals against them.
+
+use super::*;
+
+/// Settles every type in the IR and checks literals against their final types.
+pub(super) struct Finisher<'a> {
+    pub(super) infer: &'a Infer,
+    pub(super) diags: &'a mut Diagnostics,
+}
+
+impl Finisher<'_> {
+    /// Checks a literal against its settled type, as rustc's `overflowing_literals` does.
+    fn literal(&mut self, e: &Expr, negated: bool) {
+        let Ty::Scalar(s) = e.ty else { return };
+        let out_of_range = match e.kind {
+            ExprKind::Lit(Lit::Int(v)) => {
+                let max: u128 = match s {
+                    Scalar::I32 if negated => 1 << 31,
+                    Scalar::I32 => i32::MAX as u128,
+                    Scalar::U32 | Scalar::Usize => u32::MAX as u128,
+                    _ => u128::MAX,
+                };
+                v > max
+            }
+            // Rust accepts any literal that rounds to a finite `f32`.
+            ExprKind::Lit(Lit::Float(v, v32)) => {
+                s == Scalar::F32 && v.is_finite() && v32.is_infinite()
+            }
+            _ => false,
+        };
+        if out_of_range {
+            let help = match s {
+                Scalar::F32 => "the value is beyond `f32::MAX`; use `f32::INFINITY` or an `f64`",
+                Scalar::I32 => "the value does not fit in `i32`; use a `u32` or a smaller value",
+                _ => "indices and `usize` values are 32-bit on the device",
+            };
+            self.diags.push(
+                Diagnostic::error(
+                    Rule::LiteralTypes,
+                    e.span,
+                    format!("literal out of range for `{}`", s.name()),
+                )
+                .with_help(help),
+            );
+        }
+    }
+
+    pub(super) fn block(&mut self, b: &mut Block) {
+        for s in &mut b.stmts {
+            match s {
+                Stmt::Let(_, Some(e)) | Stmt::Expr(e) => self.expr(e),
+                Stmt::Let(_, None) => {}
+            }
+        }
+        if let Some(t) = &mut b.tail {
+            self.expr(t);
+        }
+    }
+
+    fn place(&mut self, p: &mut Place) {
+        match p {
+            Place::Local(_, idx) | Place::Buffer(_, idx) => {
+                idx.iter_mut().for_each(|e| self.expr(e))
+            }
+        }
+    }
+
+    fn expr(&mut self, e: &mut Expr) {
+        e.ty = self.infer.finish(&e.ty);
+        match &mut e.kind {
+            ExprKind::Lit(_) => self.literal(e, false),
+            ExprKind::Unary(UnOp::Neg, a) => {
+                if let Some(s) = e.ty.scalar().filter(|s| s.is_int() && !s.is_signed_int()) {
+                    self.diags.push(
+                        Diagnostic::error(
+                            Rule::OperandTypes,
+                            e.span,
+                            format!("cannot negate a value of type `{}`", s.name()),
+                        )
+                        .with_help(
+                            "negation works on i32, f32 and f64; cast unsigned values to i32 first",
+                        ),
+                    );
+                }
+                if matches!(a.kind, ExprKind::Lit(_)) {
+                    // `-2147483648` is `i32::MIN`: the literal may exceed `i32::MAX` by one.
+                    a.ty = self.infer.finish(&a.ty);
+                    self.literal(a, true);
+                } else {
+                    self.expr(a);
+                }
+            }
+            ExprKind::Builtin(Builtin::Abs, list)
+                if e.ty
+                    .scalar()
+                    .is_some_and(|s| s.is_int() && !s.is_signed_int()) =>
+            {
+                let t = e.ty.scalar().map_or("", |s| s.name());
+                self.diags.push(
+                    Diagnostic::error(
+                        Rule::BuiltinFunctions,
+                        e.span,
+                        format!("`abs` is not defined for `{t}`"),
+                    )
+                    .with_help("unsigned values are never negative; remove `abs`"),
+                );
+                list.iter_mut().for_each(|e| self.expr(e));
+            }
+            ExprKind::Local(_) | ExprKind::ScalarParam(_) | ExprKind::BufferExtent(_) => {}
+            ExprKind::Break | ExprKind::Continue | ExprKind::Return => {}
+            ExprKind::OuterConst(_) | ExprKind::Barrier(_) | ExprKind::MemoryFence(_) => {}
+            ExprKind::Atomic(a) => {
+                self.place(&mut a.target);
+                if let Some(v) = &mut a.value {
+                    self.expr(v);
+                }
+                if let Some(p) = &mut a.expected {
+                    self.place(p);
+                }
+            }
+            ExprKind::Unary(UnOp::Not, a) | ExprKind::Cast(a) | ExprKind::ArrayRepeat(a, _) => {
+                self.expr(a)
+            }
+            ExprKind::Binary(_, a, b) | ExprKind::Logic(_, a, b) | ExprKind::Element(a, b) => {
+                self.expr(a);
+                self.expr(b);
+            }
+            ExprKind::BufferLoad(_, list)
+            | ExprKind::ArrayList(list)
+            | ExprKind::Builtin(_, list)
+            | ExprKind::Math(_, list) => list.iter_mut().for_each(|e| self.expr(e)),
+            ExprKind::If(c, t, e) => {
+                self.expr(c);
+                self.block(t);
+                if let Some(e) = e {
+                    self.expr(e);
+                }
+            }
+            ExprKind::Block(b) | ExprKind::Loop(b) => self.block(b),
+            ExprKind::While(c, b) => {
+                self.expr(c);
+                self.block(b);
+            }
+            ExprKind::For(r) => {
+                self.expr(&mut r.start);
+                self.expr(&mut r.end);
+                if let Some(s) = &mut r.step {
+                    self.expr(s);
+                }
+                self.block(&mut r.body);
+            }
+            ExprKind::Assign(p, v) | ExprKind::CompoundAssign(_, p, v) => {
+                self.place(p);
+                self.expr(v);
+            }
+        }
+    }
+}

@@ -1,0 +1,357 @@
+//! The body checker: resolves names, infers and checks types, enforces the kernel subset, and
+//! builds the typed IR. It records every error and keeps going, so one build shows them all.
+//!
+//! The checker is one [`BodyChecker`] whose methods are split by the syntax they check, as
+//! naga splits its front ends: this module holds the checker's state, its scopes and
+//! declarations and the helpers every part uses; [`stmt`] checks blocks and statements,
+//! [`expr`] expressions and operators, [`place`] assignment targets and indexing, [`control`]
+//! `if` and loops, [`tiled`] the tiled index and its barrier, [`call`] calls and methods of the
+//! kernel language, [`builtin`] math and `min`/`max`/`abs`, [`atomic`] the atomics,
+//! [`device_fn`] calls of device functions (inlined), [`vector`] short vectors and [`structs`]
+//! user structs; [`finish`] settles the types once the body is checked.
+
+use super::infer::{Class, Infer};
+use super::signature::{literal_len, literal_usize, value_type};
+use crate::diag::Span;
+use crate::diag::Spanned;
+use crate::diag::{Diagnostic, Diagnostics, Rule};
+use crate::ir::*;
+use crate::math::{self, MathFn};
+use crate::types::{vector_from_name, Elem, Len, Scalar, Ty};
+
+mod atomic;
+mod builtin;
+mod call;
+mod control;
+mod device_fn;
+mod expr;
+mod finish;
+mod place;
+mod stmt;
+mod structs;
+mod tiled;
+mod vector;
+
+use finish::Finisher;
+
+pub use device_fn::{callee_path, check_device_fn, device_calls, is_device_fn_path};
+
+#[derive(Clone, Copy)]
+enum Binding {
+    Local(LocalId),
+    Param(ParamId),
+}
+
+struct LoopFrame {
+    has_break: bool,
+}
+
+/// Checks a body against its signature and builds the IR's locals and block.
+pub struct BodyChecker<'a> {
+    diags: &'a mut Diagnostics,
+    params: &'a [Param],
+    locals: Vec<Local>,
+    scopes: Vec<Vec<(String, Binding)>>,
+    infer: Infer,
+    loops: Vec<LoopFrame>,
+    /// How many `while` conditions are being checked (the enclosing loops are hidden there).
+    while_conditions: u32,
+    /// Constants from outside the body, with their (inferred) types.
+    consts: Vec<(OuterConst, Ty)>,
+    /// The tiled index's name and the locals behind its fields, in a tiled kernel.
+    tiled: Option<(String, TiledLocals)>,
+    /// The simple index's name, in a simple kernel.
+    simple_index: Option<String>,
+    /// The device functions the body may call, and those being inlined.
+    device: device_fn::DeviceState<'a>,
+}
+
+/// The hidden locals behind `t.global`, `t.local`, `t.tile`, `t.tile_origin`, `t.tile_extent`.
+#[derive(Clone, Copy)]
+pub struct TiledLocals {
+    /// `t.global`.
+    pub global: LocalId,
+    /// `t.local`.
+    pub local: LocalId,
+    /// `t.tile`.
+    pub tile: LocalId,
+    /// `t.tile_origin`.
+    pub tile_origin: LocalId,
+    /// `t.tile_extent`.
+    pub tile_extent: LocalId,
+}
+
+impl<'a> BodyChecker<'a> {
+    /// A checker for a kernel with these parameters.
+    pub fn new(diags: &'a mut Diagnostics, params: &'a [Param]) -> Self {
+        let mut scopes = vec![Vec::new()];
+        for (i, p) in params.iter().enumerate() {
+            scopes[0].push((p.name.clone(), Binding::Param(i)));
+        }
+        BodyChecker {
+            diags,
+            params,
+            locals: Vec::new(),
+            scopes,
+            infer: Infer::default(),
+            loops: Vec::new(),
+            while_conditions: 0,
+            consts: Vec::new(),
+            tiled: None,
+            simple_index: None,
+            device: device_fn::DeviceState::default(),
+        }
+    }
+
+    /// Declares the kernel's const-generic parameters, so the body can read them.
+    pub fn declare_const_generics(&mut self, generics: &[(proc_macro2::Ident, Scalar)]) {
+        for (ident, ty) in generics {
+            let c = OuterConst {
+                ident: ident.clone(),
+                ty: *ty,
+                generic: true,
+            };
+            self.consts.push((c, Ty::Scalar(*ty)));
+        }
+    }
+
+    /// Declares a tiled index named `name` of the given rank: its fields become hidden locals.
+    pub fn declare_tiled_index(&mut self, name: &str, rank: u32) -> TiledLocals {
+        let ty = Ty::array(Ty::USIZE, rank);
+        let locals = TiledLocals {
+            global: self.hidden_immutable("#global", ty.clone()),
+            local: self.hidden_immutable("#local", ty.clone()),
+            tile: self.hidden_immutable("#tile", ty.clone()),
+            tile_origin: self.hidden_immutable("#tile_origin", ty.clone()),
+            tile_extent: self.hidden_immutable("#tile_extent", ty),
+        };
+        self.tiled = Some((name.to_string(), locals));
+        locals
+    }
+
+    /// Registers a tile dimension's name as an outer constant of type `usize`.
+    pub fn tile_dim_const(&mut self, ident: &proc_macro2::Ident) {
+        let (_, ty) = self.outer_const(ident);
+        if self.infer.unify(&ty, &Ty::USIZE).is_none() {
+            self.err(Diagnostic::error(
+                Rule::TileShape,
+                ident.span(),
+                format!("`{ident}` is used as a tile size, so it must be a `usize`"),
+            ));
+        }
+    }
+
+    /// Declares the index parameter as an immutable local of type `[usize; rank]`.
+    pub fn declare_index(&mut self, name: &str, rank: u32) -> LocalId {
+        self.simple_index = Some(name.to_string());
+        self.declare(name, Ty::array(Ty::USIZE, rank), false)
+    }
+
+    /// Declares a parameter whose type was rejected, typed `!` so that its uses in the body
+    /// neither report it as unknown nor cascade into type errors.
+    pub fn declare_rejected(&mut self, name: &str) {
+        self.declare(name, Ty::Never, true);
+    }
+
+    /// Checks the function body; returns the locals and the block with every type settled.
+    pub fn check_body(mut self, body: &syn::Block) -> (Vec<Local>, Block, Vec<OuterConst>) {
+        let mut block = self.block(body);
+        if let Some(tail) = &block.tail {
+            if self.infer.unify(&tail.ty, &Ty::Unit).is_none() {
+                let ty = self.infer.describe(&tail.ty);
+                self.err(
+                    Diagnostic::error(
+                        Rule::NoValuesOut,
+                        tail.span,
+                        format!("a kernel cannot return a value (this is `{ty}`)"),
+                    )
+                    .with_help(
+                        "end the expression with `;`, or write the value into an `ArrayViewMut`",
+                    ),
+                );
+            }
+        }
+        let mut finisher = Finisher {
+            infer: &self.infer,
+            diags: self.diags,
+        };
+        finisher.block(&mut block);
+        let locals = self
+            .locals
+            .iter()
+            .map(|l| Local {
+                name: l.name.clone(),
+                ty: self.infer.finish(&l.ty),
+                mutable: l.mutable,
+                storage: l.storage,
+            })
+            .collect();
+        let consts = self
+            .consts
+            .iter()
+            .map(|(c, ty)| OuterConst {
+                ty: self.infer.finish(ty).scalar().unwrap_or(Scalar::Usize),
+                ..c.clone()
+            })
+            .collect();
+        (locals, block, consts)
+    }
+
+    fn err(&mut self, d: Diagnostic) {
+        self.diags.push(d);
+    }
+
+    fn error_expr(span: Span) -> Expr {
+        // `!` unifies with everything, so one error does not cascade into more.
+        Expr {
+            kind: ExprKind::Lit(Lit::Bool(false)),
+            ty: Ty::Never,
+            span,
+        }
+    }
+
+    fn declare(&mut self, name: &str, ty: Ty, mutable: bool) -> LocalId {
+        self.locals.push(Local {
+            name: name.to_string(),
+            ty,
+            mutable,
+            storage: Storage::Function,
+        });
+        let id = self.locals.len() - 1;
+        self.scopes
+            .last_mut()
+            .expect("a scope is always open")
+            .push((name.to_string(), Binding::Local(id)));
+        id
+    }
+
+    fn hidden(&mut self, name: &str, ty: Ty) -> LocalId {
+        self.locals.push(Local {
+            name: name.to_string(),
+            ty,
+            mutable: true,
+            storage: Storage::Function,
+        });
+        self.locals.len() - 1
+    }
+
+    fn hidden_immutable(&mut self, name: &str, ty: Ty) -> LocalId {
+        let id = self.hidden(name, ty);
+        self.locals[id].mutable = false;
+        id
+    }
+
+    /// The outer constant named `ident` (registered at its first use) and its type.
+    fn outer_const(&mut self, ident: &proc_macro2::Ident) -> (usize, Ty) {
+        if let Some(i) = self.consts.iter().position(|(c, _)| c.ident == *ident) {
+            return (i, self.consts[i].1.clone());
+        }
+        let ty = self.infer.new_any();
+        let c = OuterConst {
+            ident: ident.clone(),
+            ty: Scalar::Usize,
+            generic: false,
+        };
+        self.consts.push((c, ty.clone()));
+        (self.consts.len() - 1, ty)
+    }
+
+    /// Whether a name not bound in the kernel refers to a constant of the surroundings: a
+    /// const-generic parameter, or a name in Rust's constant style (`TS`, `BLOCK_2`). Other
+    /// unknown names are reported as unknown rather than guessed at.
+    fn is_outer_const_name(&self, ident: &proc_macro2::Ident) -> bool {
+        let name = ident.to_string();
+        self.consts.iter().any(|(c, _)| c.ident == name)
+            || (name.chars().any(|c| c.is_ascii_uppercase())
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_'))
+    }
+
+    /// An array length: a literal, or an outer constant (a specialization constant).
+    fn array_len(&mut self, len: &syn::Expr) -> Result<Len, Diagnostic> {
+        if literal_usize(len).is_some() {
+            return literal_len(len);
+        }
+        if let syn::Expr::Path(p) = strip(len) {
+            if let Some(ident) = p.path.get_ident() {
+                if self.lookup(&ident.to_string()).is_none() && self.is_outer_const_name(ident) {
+                    let (index, ty) = self.outer_const(ident);
+                    if self.infer.unify(&ty, &Ty::USIZE).is_none() {
+                        return Err(Diagnostic::error(
+                            Rule::ArrayLengths,
+                            len.span(),
+                            format!(
+                                "`{ident}` is used as an array length, so it must be a `usize`"
+                            ),
+                        ));
+                    }
+                    return Ok(Len::Const(index as u32, ident.to_string()));
+                }
+            }
+        }
+        Err(Diagnostic::error(Rule::ArrayLengths, len.span(), "array lengths must be integer literals or constants")
+            .with_help("write a literal (`[f32; 16]`) or name a `const` item or const-generic parameter (`[f32; TS]`)"))
+    }
+
+    fn lookup(&self, name: &str) -> Option<Binding> {
+        self.scopes
+            .iter()
+            .rev()
+            .flat_map(|s| s.iter().rev())
+            .find(|(n, _)| n == name)
+            .map(|(_, b)| *b)
+    }
+
+    fn expect_ty(&mut self, expected: &Ty, e: &Expr, context: &str) -> Ty {
+        match self.infer.unify(expected, &e.ty) {
+            Some(t) => t,
+            None => {
+                let (want, got) = (self.infer.describe(expected), self.infer.describe(&e.ty));
+                self.err(
+                    Diagnostic::error(
+                        Rule::MismatchedTypes,
+                        e.span,
+                        format!("mismatched types {context}: expected `{want}`, found `{got}`"),
+                    )
+                    .with_help("kernels do no implicit conversions; convert with `as`"),
+                );
+                expected.clone()
+            }
+        }
+    }
+
+    /// Whether `e` names a parameter or local whose type was rejected (typed `!`).
+    fn is_rejected(&self, e: &syn::Expr) -> bool {
+        match strip(e) {
+            syn::Expr::Path(p) => p.path.get_ident().is_some_and(|i| {
+                matches!(self.lookup(&i.to_string()), Some(Binding::Local(id)) if self.locals[id].ty == Ty::Never)
+            }),
+            syn::Expr::Field(f) => self.is_rejected(&f.base),
+            _ => false,
+        }
+    }
+
+    fn unify_or_report(&mut self, want: &Ty, got: &Ty, span: Span) {
+        if self.infer.unify(want, got).is_none() {
+            let (a, b) = (self.infer.describe(want), self.infer.describe(got));
+            self.err(Diagnostic::error(
+                Rule::MismatchedTypes,
+                span,
+                format!("mismatched types: expected `{a}`, found `{b}`"),
+            ));
+        }
+    }
+}
+
+fn strip(e: &syn::Expr) -> &syn::Expr {
+    match e {
+        syn::Expr::Paren(p) => strip(&p.expr),
+        syn::Expr::Group(g) => strip(&g.expr),
+        _ => e,
+    }
+}
+
+fn is_error_expr(e: &Expr) -> bool {
+    matches!(e.kind, ExprKind::Lit(Lit::Bool(false))) && e.ty == Ty::Never
+}

@@ -1,0 +1,295 @@
+//! Blocks and statements: `let` (with its patterns, pairs and `#[tile_static]`), `const` and the
+//! items kernels refuse, and expression statements.
+
+use super::builtin::pair_call;
+use super::expr::macro_error;
+use super::*;
+
+impl BodyChecker<'_> {
+    pub(super) fn block(&mut self, b: &syn::Block) -> Block {
+        self.scopes.push(Vec::new());
+        let mut stmts = Vec::new();
+        let mut tail = None;
+        let n = b.stmts.len();
+        for (i, s) in b.stmts.iter().enumerate() {
+            match s {
+                // An empty statement (the second `;` of `x = 1;;`).
+                syn::Stmt::Expr(syn::Expr::Verbatim(t), Some(_)) if t.is_empty() => {}
+                syn::Stmt::Expr(e, None) if i + 1 == n => {
+                    let returns = self.device_returns();
+                    let e = self.expr(e);
+                    tail = self.device_tail(returns, e, &mut stmts);
+                }
+                syn::Stmt::Expr(e, semi) => {
+                    let returns = self.device_returns();
+                    let e = self.expr(e);
+                    if semi.is_none() && self.infer.unify(&e.ty, &Ty::Unit).is_none() {
+                        let ty = self.infer.describe(&e.ty);
+                        self.err(
+                            Diagnostic::error(
+                                Rule::UnitValues,
+                                e.span,
+                                format!("expected `()`, found `{ty}`"),
+                            )
+                            .with_help("add `;`"),
+                        );
+                    }
+                    stmts.push(Stmt::Expr(e));
+                    self.after_device_stmt(returns, &mut stmts);
+                }
+                syn::Stmt::Local(l) => self.let_stmt(l, &mut stmts),
+                syn::Stmt::Item(item) => self.item(item, &mut stmts),
+                syn::Stmt::Macro(m) => self.err(macro_error(&m.mac)),
+            }
+        }
+        self.scopes.pop();
+        Block { stmts, tail }
+    }
+
+    pub(super) fn block_ty(&self, b: &Block) -> Ty {
+        if let Some(t) = &b.tail {
+            return t.ty.clone();
+        }
+        let diverges = b.stmts.iter().any(|s| match s {
+            Stmt::Expr(e) => self.infer.shallow(&e.ty) == Ty::Never && !is_error_expr(e),
+            Stmt::Let(..) => false,
+        });
+        if diverges {
+            Ty::Never
+        } else {
+            Ty::Unit
+        }
+    }
+
+    fn item(&mut self, item: &syn::Item, stmts: &mut Vec<Stmt>) {
+        match item {
+            syn::Item::Const(c) => {
+                let ty = match value_type(&c.ty, &mut |e| self.array_len(e)) {
+                    Ok(t) => t,
+                    Err(d) => {
+                        self.err(d);
+                        Ty::Never
+                    }
+                };
+                let init = self.expr(&c.expr);
+                let ty = self.expect_ty(&ty, &init, "in this constant");
+                let id = self.declare(&c.ident.to_string(), ty, false);
+                stmts.push(Stmt::Let(id, Some(init)));
+            }
+            syn::Item::Static(s) => self.err(
+                Diagnostic::error(Rule::NoItems, s.span(), "`static` items are not allowed in kernels: there is no global mutable state on the device")
+                    .with_help("use `const` for constants, or an `ArrayViewMut` for shared data"),
+            ),
+            syn::Item::Fn(f) => self.err(
+                Diagnostic::error(Rule::NoItems, f.sig.ident.span(), "nested functions are not allowed in kernels")
+                    .with_help("write the computation inline"),
+            ),
+            syn::Item::Macro(m) => self.err(macro_error(&m.mac)),
+            syn::Item::Use(u) => self.err(Diagnostic::error(Rule::NoItems, u.span(), "`use` is not allowed inside kernels").with_help("move it outside the function")),
+            other => self.err(
+                Diagnostic::error(Rule::NoItems, other.span(), "items (`struct`, `impl`, `trait`, `enum`, `mod`...) are not allowed inside kernels")
+                    .with_help("define them outside the kernel; kernels support local variables and arrays"),
+            ),
+        }
+    }
+
+    fn let_stmt(&mut self, l: &syn::Local, stmts: &mut Vec<Stmt>) {
+        if let Some(attr) = l.attrs.iter().find(|a| a.path().is_ident("tile_static")) {
+            return self.tile_static_let(l, attr, stmts);
+        }
+        if let Some(init) = &l.init {
+            if let Some((_, diverge)) = &init.diverge {
+                self.err(
+                    Diagnostic::error(
+                        Rule::LetPatterns,
+                        diverge.span(),
+                        "`let ... else` is not supported in kernels",
+                    )
+                    .with_help("use `if`"),
+                );
+            }
+        }
+        let init_expr = l.init.as_ref().map(|i| &*i.expr);
+        // `let (a, b) = (x, y);` destructures element-wise.
+        if let syn::Pat::Tuple(pt) = &l.pat {
+            match init_expr.map(strip) {
+                Some(syn::Expr::Tuple(t)) if t.elems.len() == pt.elems.len() => {
+                    let inits: Vec<Expr> = t.elems.iter().map(|e| self.expr(e)).collect();
+                    for (pat, init) in pt.elems.iter().zip(inits) {
+                        self.bind(pat, None, Some(init), stmts);
+                    }
+                }
+                Some(call) if pt.elems.len() == 2 && pair_call(call).is_some() => {
+                    self.let_pair(pt, call, stmts)
+                }
+                _ => self.err(
+                    Diagnostic::error(
+                        Rule::LetPatterns,
+                        l.pat.span(),
+                        "tuple patterns are only supported as `let (a, b) = (x, y);`",
+                    )
+                    .with_help("declare the variables separately"),
+                ),
+            }
+            return;
+        }
+        let (pat, ty) = match &l.pat {
+            syn::Pat::Type(pt) => (&*pt.pat, Some(&*pt.ty)),
+            p => (p, None),
+        };
+        let init = init_expr.map(|e| self.expr(e));
+        self.bind(pat, ty, init, stmts);
+    }
+
+    /// `let (m, e) = precise_math::frexp(x);` (also `modf`, `sincos`, `x.sin_cos()`): the
+    /// argument is evaluated once into a hidden local, then each name is bound to one of the
+    /// pair's functions of it.
+    fn let_pair(&mut self, pt: &syn::PatTuple, call: &syn::Expr, stmts: &mut Vec<Stmt>) {
+        let Some((fns, name, args, precise)) = pair_call(call) else {
+            return;
+        };
+        let span = call.span();
+        if args.len() != 1 {
+            self.err(Diagnostic::error(
+                Rule::BuiltinFunctions,
+                span,
+                format!(
+                    "`{name}` takes 1 argument counting the receiver, found {}",
+                    args.len()
+                ),
+            ));
+            return;
+        }
+        let arg = self.expr(args[0]);
+        let ty = arg.ty.clone();
+        let tmp = self.hidden_immutable(&format!("{name}_argument"), ty.clone());
+        stmts.push(Stmt::Let(tmp, Some(arg)));
+        for (pat, f) in pt.elems.iter().zip(fns) {
+            let value = Expr {
+                kind: ExprKind::Local(tmp),
+                ty: ty.clone(),
+                span,
+            };
+            let init = self.math(f, &name, vec![value], span, precise);
+            self.bind(pat, None, Some(init), stmts);
+        }
+    }
+
+    /// `#[tile_static] let mut name: T;`: memory shared by the threads of a tile.
+    fn tile_static_let(&mut self, l: &syn::Local, attr: &syn::Attribute, stmts: &mut Vec<Stmt>) {
+        if self.tiled.is_none() {
+            self.err(
+                Diagnostic::error(Rule::TilesOnly, attr.span(), "`#[tile_static]` is only allowed in tiled kernels")
+                    .with_help("make the kernel's first parameter a `TiledIndex<..>` and launch it over `extent.tile::<..>()`"),
+            );
+            // Declared anyway (thread-private), so its uses report nothing more.
+            if let syn::Pat::Type(pt) = &l.pat {
+                if let syn::Pat::Ident(p) = &*pt.pat {
+                    self.declare(&p.ident.to_string(), Ty::Never, true);
+                }
+            }
+            return;
+        }
+        if let Some(init) = &l.init {
+            self.err(
+                Diagnostic::error(Rule::TileStaticDeclarations, init.expr.span(), "a `tile_static` variable cannot have an initializer: its contents are undefined until a thread writes them")
+                    .with_help("declare it without a value, let the threads of the tile write it, then call `t.barrier.wait()`"),
+            );
+        }
+        let syn::Pat::Type(pt) = &l.pat else {
+            self.err(
+                Diagnostic::error(
+                    Rule::TileStaticDeclarations,
+                    l.pat.span(),
+                    "a `tile_static` variable needs a type",
+                )
+                .with_help("write for example `#[tile_static] let mut cache: [f32; 256];`"),
+            );
+            return;
+        };
+        let syn::Pat::Ident(p) = &*pt.pat else {
+            self.err(Diagnostic::error(
+                Rule::TileStaticDeclarations,
+                pt.pat.span(),
+                "a `tile_static` variable must be a plain name",
+            ));
+            return;
+        };
+        let ty = match value_type(&pt.ty, &mut |e| self.array_len(e)) {
+            Ok(t) => t,
+            Err(d) => {
+                self.err(d);
+                Ty::Never
+            }
+        };
+        let id = self.declare(&p.ident.to_string(), ty, p.mutability.is_some());
+        self.locals[id].storage = Storage::TileStatic;
+        stmts.push(Stmt::Let(id, None));
+    }
+
+    fn bind(
+        &mut self,
+        pat: &syn::Pat,
+        ty: Option<&syn::Type>,
+        init: Option<Expr>,
+        stmts: &mut Vec<Stmt>,
+    ) {
+        let declared = match ty.map(|t| value_type(t, &mut |e| self.array_len(e))) {
+            Some(Ok(t)) => Some(t),
+            Some(Err(d)) => {
+                self.err(d);
+                Some(Ty::Never)
+            }
+            None => None,
+        };
+        let ty = match (&declared, &init) {
+            (Some(d), Some(i)) => self.expect_ty(d, i, "in this `let`"),
+            (Some(d), None) => d.clone(),
+            (None, Some(i)) => {
+                if self.infer.shallow(&i.ty) == Ty::Unit {
+                    self.err(
+                        Diagnostic::error(
+                            Rule::UnitValues,
+                            i.span,
+                            "cannot bind `()` to a variable",
+                        )
+                        .with_help(
+                            "the expression has no value: write it as a statement, without `let`",
+                        ),
+                    );
+                }
+                i.ty.clone()
+            }
+            (None, None) => {
+                self.err(
+                    Diagnostic::error(
+                        Rule::LetPatterns,
+                        pat.span(),
+                        "a variable declared without a value needs a type",
+                    )
+                    .with_help("write `let x: f32;` or give it an initial value"),
+                );
+                Ty::Never
+            }
+        };
+        match pat {
+            syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
+                let id = self.declare(&p.ident.to_string(), ty, p.mutability.is_some());
+                stmts.push(Stmt::Let(id, init));
+            }
+            syn::Pat::Wild(_) => {
+                if let Some(i) = init {
+                    stmts.push(Stmt::Expr(i));
+                }
+            }
+            syn::Pat::Ident(p) if p.by_ref.is_some() => self.err(
+                Diagnostic::error(Rule::LetPatterns, p.span(), "`ref` bindings are not allowed in kernels: there are no references on the device")
+                    .with_help("remove `ref`"),
+            ),
+            other => self.err(
+                Diagnostic::error(Rule::LetPatterns, other.span(), "this pattern is not supported in kernels")
+                    .with_help("bind a plain name: `let x = ...;` or `let mut x = ...;`"),
+            ),
+        }
+    }
+}
