@@ -263,9 +263,14 @@ fn scalar_tokens(s: Scalar) -> TokenStream2 {
 
 /// The runtime's `ScalarType` of `s`, as the kernel ABI maps it.
 fn scalar_type_tokens(s: Scalar) -> TokenStream2 {
+    abi_scalar_tokens(s.abi())
+}
+
+/// Tokens naming an ABI `ScalarType` value.
+fn abi_scalar_tokens(s: amp_spirv::abi::ScalarType) -> TokenStream2 {
     use amp_spirv::abi::ScalarType;
     // Exhaustive over the ABI's variants: a new one fails to compile here.
-    let variant = match s.abi() {
+    let variant = match s {
         ScalarType::Bool => quote!(Bool),
         ScalarType::I32 => quote!(I32),
         ScalarType::U32 => quote!(U32),
@@ -277,8 +282,8 @@ fn scalar_type_tokens(s: Scalar) -> TokenStream2 {
 
 /// The host type of a view or array element: a primitive, one of `amp`'s short vectors, or
 /// a struct as the kernel's signature names it.
-fn elem_tokens(func: &syn::ItemFn, param: &str, elem: Elem) -> TokenStream2 {
-    match elem {
+fn elem_tokens(func: &syn::ItemFn, param: &str, elem: &Elem) -> TokenStream2 {
+    match *elem {
         Elem::Scalar(s) => scalar_tokens(s),
         Elem::Vector(s, n) => {
             let ident = format_ident!("{}", amp_spirv::types::vector_name(s, n));
@@ -291,17 +296,19 @@ fn elem_tokens(func: &syn::ItemFn, param: &str, elem: Elem) -> TokenStream2 {
 }
 
 /// The runtime's `ElemType` of a view or array element of host type `host`.
-fn elem_type_tokens(elem: Elem, host: &TokenStream2) -> TokenStream2 {
-    match elem {
-        Elem::Scalar(s) => {
-            let s = scalar_type_tokens(s);
+fn elem_type_tokens(elem: &Elem, host: &TokenStream2) -> TokenStream2 {
+    use amp_spirv::abi::ElemType;
+    match elem.abi() {
+        Some(ElemType::Scalar(s)) => {
+            let s = abi_scalar_tokens(s);
             quote!(::amp::ElemType::Scalar(#s))
         }
-        Elem::Vector(s, n) => {
-            let s = scalar_type_tokens(s);
+        Some(ElemType::Vector(s, n)) => {
+            let s = abi_scalar_tokens(s);
             quote!(::amp::ElemType::Vector(#s, #n))
         }
-        Elem::Struct(_) => quote!(<#host as ::amp::DeviceScalar>::ELEM),
+        // A struct's layout is its host type's, which only the host type knows.
+        Some(ElemType::Struct { .. }) | None => quote!(<#host as ::amp::DeviceScalar>::ELEM),
     }
 }
 
@@ -319,9 +326,9 @@ fn launcher(func: &syn::ItemFn, kernel: &CompiledKernel) -> TokenStream2 {
         let ident = format_ident!("{}", p.name);
         let pname = &p.name;
         let offset = p.offset;
-        match p.kind {
-            ParamKind::Buffer {
-                elem,
+        match &p.kind {
+            &ParamKind::Buffer {
+                ref elem,
                 rank,
                 writable,
                 container,
@@ -367,7 +374,7 @@ fn launcher(func: &syn::ItemFn, kernel: &CompiledKernel) -> TokenStream2 {
                     }
                 });
             }
-            ParamKind::Scalar(s) => {
+            &ParamKind::Scalar(s) => {
                 let t = scalar_tokens(s);
                 inputs.push(quote!(#ident: #t));
                 args.push(quote!(::amp::__private::KernelArg::scalar(#ident)));

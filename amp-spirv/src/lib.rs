@@ -29,9 +29,10 @@ pub mod types;
 
 pub use analysis::{Lint, Warning};
 pub use diag::{Diagnostic, Diagnostics, Rule};
-pub use front::check_device_fn;
 pub use ir::{Container, OuterConst, ParamKind, TileDim};
+pub use structs::StructTable;
 pub use types::{Elem, Len, Scalar};
+pub use types::{Field, StructDef};
 
 /// One parameter of a compiled kernel, after the index.
 #[derive(Clone, Debug)]
@@ -84,7 +85,7 @@ pub struct CompiledKernel {
     /// The compile report: shape, memory, bindings, capabilities, findings.
     pub report: String,
     /// The layouts of the structs the kernel was given, for the launcher's layout assertions.
-    pub structs: Vec<structs::StructDef>,
+    pub structs: Vec<StructDef>,
 }
 
 /// Options of a compilation (the arguments of `#[kernel(amp, ...)]`).
@@ -233,14 +234,21 @@ fn tile_static_size(ty: &types::Ty) -> TileStaticSize {
     TileStaticSize { elem_bytes, dims }
 }
 
+/// Checks one `#[amp::device]` function on its own, as it is defined: its signature and its
+/// body under the kernel language's rules. Calls to other device functions are checked where a
+/// kernel uses them (only then are their bodies known); direct recursion is reported here.
+pub fn check_device_fn(func: &syn::ItemFn) -> Result<(), Diagnostics> {
+    check_device_fn_with(func, &[])
+}
+
 /// [`check_device_fn`] with the definitions of the `#[derive(DeviceStruct)]` structs the
 /// function names (the device attribute fetches them as the kernel attribute does).
 pub fn check_device_fn_with(
     func: &syn::ItemFn,
     structs: &[syn::ItemStruct],
 ) -> Result<(), Diagnostics> {
-    let _structs = structs::enter(structs)?;
-    check_device_fn(func)
+    let structs = StructTable::build(structs)?;
+    front::check_device_fn(func, &structs)
 }
 
 /// The kernel ABI shared with the runtime: layout facts and their `SpecId`s, the push-constant
@@ -255,8 +263,8 @@ pub fn compile(func: &syn::ItemFn) -> Result<CompiledKernel, Diagnostics> {
 
 /// [`compile`] with options.
 pub fn compile_with(func: &syn::ItemFn, options: &Options) -> Result<CompiledKernel, Diagnostics> {
-    let _structs = structs::enter(&options.structs)?;
-    let kernel = front::lower_with(func, &options.device_fns)?;
+    let structs = StructTable::build(&options.structs)?;
+    let kernel = front::lower(func, &options.device_fns, structs)?;
     let findings = analysis::analyse(&kernel);
     if !findings.errors.is_empty() {
         return Err(findings.errors);
@@ -285,7 +293,7 @@ pub fn compile_with(func: &syn::ItemFn, options: &Options) -> Result<CompiledKer
         .enumerate()
         .map(|(i, p)| CompiledParam {
             name: p.name.clone(),
-            kind: p.kind,
+            kind: p.kind.clone(),
             binding: match layout.params[i] {
                 back::ParamSlot::Buffer { binding, .. } => Some(binding),
                 back::ParamSlot::Scalar { .. } | back::ParamSlot::Value { .. } => None,
@@ -321,7 +329,7 @@ pub fn compile_with(func: &syn::ItemFn, options: &Options) -> Result<CompiledKer
         oob_report_binding: back::oob_report_binding(&kernel, checks),
         warnings,
         report: String::new(),
-        structs: structs::registered(),
+        structs: kernel.structs.iter().cloned().collect(),
     };
     compiled.report = report::render(&kernel, &compiled, &findings.access);
     Ok(compiled)

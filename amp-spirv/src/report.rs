@@ -66,7 +66,7 @@ pub fn render(kernel: &Kernel, compiled: &CompiledKernel, access: &[(bool, bool)
         let _ = writeln!(out, "  tile_static: {bytes} ({})", statics.join(", "));
     }
     for (i, p) in compiled.params.iter().enumerate() {
-        match (p.kind, p.binding) {
+        match (p.kind.clone(), p.binding) {
             (
                 ParamKind::Buffer {
                     elem,

@@ -2,9 +2,10 @@
 //! other such structs, as view and array elements and as kernel values.
 //!
 //! A proc macro cannot see items outside the function it decorates, so the definitions arrive
-//! with the compilation ([`Options::structs`](crate::Options::structs)); while a kernel
-//! compiles they are registered here, per thread, and a [`Ty::Struct`] is an index into that
-//! registry.
+//! with the compilation ([`Options::structs`](crate::Options::structs)). Each compilation lays
+//! them out into its own [`StructTable`], which the front end consults to resolve a struct's
+//! name and the kernel keeps; a [`Ty::Struct`] carries its definition, so later passes need no
+//! table.
 //!
 //! Layout: `#[repr(C)]`, with short vectors packed (a `Float3` field is 12 bytes, 4-aligned).
 //! Every member's std430 alignment then equals its C alignment (a vector is declared as an
@@ -13,177 +14,116 @@
 
 use crate::diag::{Diagnostic, Diagnostics, Rule, Span, Spanned};
 
-use crate::types::{vector_from_name, Scalar, Ty};
-use std::cell::RefCell;
+use crate::types::{vector_from_name, Field, Scalar, StructDef, Ty};
+use std::sync::Arc;
 
-/// A registered struct.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct StructDef {
-    /// Its name as written in its definition.
-    pub name: String,
-    /// Its fields in declaration order.
-    pub fields: Vec<Field>,
-    /// Size in bytes (a multiple of `align`).
-    pub size: u32,
-    /// Alignment in bytes.
-    pub align: u32,
+/// The device structs of one compilation, laid out, in the order they were given.
+///
+/// ```
+/// let point: syn::ItemStruct = syn::parse_quote! {
+///     #[repr(C)]
+///     struct Point { x: f32, y: f32, tag: u32 }
+/// };
+/// let table = amp_spirv::StructTable::build(&[point]).expect("a valid struct");
+/// assert_eq!(table.by_name("Point").map(|p| p.size), Some(12));
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct StructTable {
+    defs: Vec<Arc<StructDef>>,
 }
 
-/// One field of a [`StructDef`].
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Field {
-    /// Its name.
-    pub name: String,
-    /// Its type: a scalar (not `bool` or `usize`), a short vector or a struct.
-    pub ty: Ty,
-    /// Byte offset in the struct.
-    pub offset: u32,
-}
-
-thread_local! {
-    static REGISTRY: RefCell<Vec<StructDef>> = const { RefCell::new(Vec::new()) };
-}
-
-/// The struct with id `id` of the kernel being compiled (outside a compilation, an empty
-/// placeholder named by its id, so that printing a type never panics).
-pub fn get(id: u32) -> StructDef {
-    REGISTRY.with(|r| {
-        r.borrow()
-            .get(id as usize)
-            .cloned()
-            .unwrap_or_else(|| StructDef {
-                name: format!("struct#{id}"),
-                fields: Vec::new(),
-                size: 0,
-                align: 1,
-            })
-    })
-}
-
-/// Every struct of the kernel being compiled, by id.
-pub fn registered() -> Vec<StructDef> {
-    REGISTRY.with(|r| r.borrow().clone())
-}
-
-/// The id of the registered struct named `name`.
-pub fn by_name(name: &str) -> Option<u32> {
-    REGISTRY.with(|r| {
-        r.borrow()
-            .iter()
-            .position(|s| s.name == name)
-            .map(|i| i as u32)
-    })
-}
-
-/// Size and alignment in bytes of a value of `ty` in a buffer (scalars, packed vectors,
-/// structs).
-pub fn size_align(ty: &Ty) -> (u32, u32) {
-    match ty {
-        Ty::Struct(id) => {
-            let s = get(*id);
-            (s.size, s.align)
-        }
-        Ty::Vector(s, _) => (
-            ty.packed_bytes().expect("vector"),
-            Ty::Scalar(*s).packed_bytes().expect("scalar"),
-        ),
-        other => {
-            let n = other.packed_bytes().unwrap_or(4);
-            (n, n)
-        }
-    }
-}
-
-/// The registry for one compilation; dropping it clears the registry.
-pub struct Scope(());
-
-impl Drop for Scope {
-    fn drop(&mut self) {
-        REGISTRY.with(|r| r.borrow_mut().clear());
-    }
-}
-
-/// Registers the struct definitions a kernel's compilation received. A struct may name the
-/// others, in any order; each is laid out once all its field types are known.
-pub fn enter(defs: &[syn::ItemStruct]) -> Result<Scope, Diagnostics> {
-    REGISTRY.with(|r| r.borrow_mut().clear());
-    let scope = Scope(());
-    let mut diags = Diagnostics::default();
-    for def in defs {
-        for d in check_definition(def) {
-            diags.push(d);
-        }
-    }
-    if !diags.is_empty() {
-        return Err(diags);
-    }
-    let mut pending: Vec<&syn::ItemStruct> = Vec::new();
-    for def in defs {
-        let name = def.ident.to_string();
-        if by_name(&name).is_none() && !pending.iter().any(|p| p.ident == name) {
-            pending.push(def);
-        }
-    }
-    while !pending.is_empty() {
-        let before = pending.len();
-        pending.retain(|def| match lay_out(def) {
-            Some(s) => {
-                REGISTRY.with(|r| r.borrow_mut().push(s));
-                false
+impl StructTable {
+    /// Checks and lays out the struct definitions a compilation received. A struct may name
+    /// the others, in any order; each is laid out once all its field types are known.
+    pub fn build(defs: &[syn::ItemStruct]) -> Result<StructTable, Diagnostics> {
+        let mut table = StructTable::default();
+        let mut diags = Diagnostics::default();
+        for def in defs {
+            for d in check_definition(def) {
+                diags.push(d);
             }
-            None => true,
-        });
-        if pending.len() == before {
-            for def in pending {
-                diags.push(
-                    Diagnostic::error(
-                        Rule::StructDerive,
-                        def.ident.span(),
-                        format!("`{}` contains itself or a type no definition arrived for", def.ident),
-                    )
-                    .with_help("device structs nest other `#[derive(DeviceStruct)]` structs, without cycles"),
-                );
-            }
+        }
+        if !diags.is_empty() {
             return Err(diags);
         }
+        let mut pending: Vec<&syn::ItemStruct> = Vec::new();
+        for def in defs {
+            let name = def.ident.to_string();
+            if table.by_name(&name).is_none() && !pending.iter().any(|p| p.ident == name) {
+                pending.push(def);
+            }
+        }
+        while !pending.is_empty() {
+            let before = pending.len();
+            pending.retain(|def| match table.lay_out(def) {
+                Some(s) => {
+                    table.defs.push(Arc::new(s));
+                    false
+                }
+                None => true,
+            });
+            if pending.len() == before {
+                for def in pending {
+                    diags.push(
+                        Diagnostic::error(
+                            Rule::StructDerive,
+                            def.ident.span(),
+                            format!("`{}` contains itself or a type no definition arrived for", def.ident),
+                        )
+                        .with_help("device structs nest other `#[derive(DeviceStruct)]` structs, without cycles"),
+                    );
+                }
+                return Err(diags);
+            }
+        }
+        Ok(table)
     }
-    Ok(scope)
-}
 
-/// The C layout of `def`, or `None` while a field's struct type is not registered yet.
-fn lay_out(def: &syn::ItemStruct) -> Option<StructDef> {
-    let mut fields = Vec::new();
-    let (mut offset, mut align) = (0u32, 1u32);
-    for f in &def.fields {
-        let ty = field_type(&f.ty)?;
-        let (size, a) = size_align(&ty);
-        offset = offset.div_ceil(a) * a;
-        fields.push(Field {
-            name: f.ident.as_ref().map_or(String::new(), |i| i.to_string()),
-            ty,
-            offset,
-        });
-        offset += size;
-        align = align.max(a);
+    /// The struct named `name`.
+    pub fn by_name(&self, name: &str) -> Option<&Arc<StructDef>> {
+        self.defs.iter().find(|s| s.name == name)
     }
-    Some(StructDef {
-        name: def.ident.to_string(),
-        fields,
-        size: offset.div_ceil(align) * align,
-        align,
-    })
-}
 
-/// The type of a field, when it is known.
-fn field_type(ty: &syn::Type) -> Option<Ty> {
-    let name = last_ident(ty)?;
-    if let Some(s) = Scalar::from_name(&name) {
-        return Some(Ty::Scalar(s));
+    /// Every struct, in the order they were laid out.
+    pub fn iter(&self) -> impl Iterator<Item = &StructDef> {
+        self.defs.iter().map(|d| &**d)
     }
-    if let Some((s, n)) = vector_from_name(&name) {
-        return Some(Ty::Vector(s, n));
+
+    /// The C layout of `def`, or `None` while a field's struct type is not in the table yet.
+    fn lay_out(&self, def: &syn::ItemStruct) -> Option<StructDef> {
+        let mut fields = Vec::new();
+        let (mut offset, mut align) = (0u32, 1u32);
+        for f in &def.fields {
+            let ty = self.field_type(&f.ty)?;
+            let (size, a) = ty.size_align();
+            offset = offset.div_ceil(a) * a;
+            fields.push(Field {
+                name: f.ident.as_ref().map_or(String::new(), |i| i.to_string()),
+                ty,
+                offset,
+            });
+            offset += size;
+            align = align.max(a);
+        }
+        Some(StructDef {
+            name: def.ident.to_string(),
+            fields,
+            size: offset.div_ceil(align) * align,
+            align,
+        })
     }
-    by_name(&name).map(Ty::Struct)
+
+    /// The type of a field, when it is known.
+    fn field_type(&self, ty: &syn::Type) -> Option<Ty> {
+        let name = last_ident(ty)?;
+        if let Some(s) = Scalar::from_name(&name) {
+            return Some(Ty::Scalar(s));
+        }
+        if let Some((s, n)) = vector_from_name(&name) {
+            return Some(Ty::Vector(s, n));
+        }
+        self.by_name(&name).cloned().map(Ty::Struct)
+    }
 }
 
 fn last_ident(ty: &syn::Type) -> Option<String> {

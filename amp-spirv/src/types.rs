@@ -1,6 +1,7 @@
 //! Types of kernel values, as the front end sees them.
 
 use std::fmt;
+use std::sync::Arc;
 
 /// A scalar type of the kernel language.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -127,8 +128,34 @@ pub enum Ty {
     Var(u32),
     /// A short vector (`Float3`, `int_2`, ...): 2 to 4 components of one scalar type.
     Vector(Scalar, u32),
-    /// A user struct: its id in the compilation's [registry](crate::structs).
-    Struct(u32),
+    /// A user struct, with its definition: a type says everything about itself, so nothing
+    /// needs a table to lay it out or name it.
+    Struct(Arc<StructDef>),
+}
+
+/// A `#[derive(DeviceStruct)]` struct as the device sees it: `#[repr(C)]`, with short vectors
+/// packed (see [`crate::structs`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct StructDef {
+    /// Its name as written in its definition.
+    pub name: String,
+    /// Its fields in declaration order.
+    pub fields: Vec<Field>,
+    /// Size in bytes (a multiple of `align`).
+    pub size: u32,
+    /// Alignment in bytes.
+    pub align: u32,
+}
+
+/// One field of a [`StructDef`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Field {
+    /// Its name.
+    pub name: String,
+    /// Its type: a scalar (not `bool` or `usize`), a short vector or a struct.
+    pub ty: Ty,
+    /// Byte offset in the struct.
+    pub offset: u32,
 }
 
 impl Ty {
@@ -160,8 +187,24 @@ impl Ty {
         match self {
             Ty::Scalar(s) => Some(scalar_bytes(*s)),
             Ty::Vector(s, n) => Some(scalar_bytes(*s) * n),
-            Ty::Struct(id) => Some(crate::structs::get(*id).size),
+            Ty::Struct(def) => Some(def.size),
             _ => None,
+        }
+    }
+
+    /// Size and alignment in bytes of a value of this type in a buffer (scalars, packed
+    /// vectors, structs).
+    pub fn size_align(&self) -> (u32, u32) {
+        match self {
+            Ty::Struct(def) => (def.size, def.align),
+            Ty::Vector(s, _) => (
+                self.packed_bytes().expect("vector"),
+                Ty::Scalar(*s).packed_bytes().expect("scalar"),
+            ),
+            other => {
+                let n = other.packed_bytes().unwrap_or(4);
+                (n, n)
+            }
         }
     }
 
@@ -185,35 +228,45 @@ impl fmt::Display for Ty {
             Ty::Never => f.write_str("!"),
             Ty::Var(_) => f.write_str("{number}"),
             Ty::Vector(s, n) => f.write_str(&crate::types::vector_name(*s, *n)),
-            Ty::Struct(id) => f.write_str(&crate::structs::get(*id).name),
+            Ty::Struct(def) => f.write_str(&def.name),
         }
     }
 }
 
 /// The element type of a view or array parameter.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Elem {
     /// `i32`, `u32`, `f32` or `f64`.
     Scalar(Scalar),
     /// A short vector of one of those, 2 to 4 components, packed as in C (a `Float3` is 12
     /// bytes).
     Vector(Scalar, u32),
-    /// A user struct (its id in the compilation's [registry](crate::structs)).
-    Struct(u32),
+    /// A user struct, with its definition.
+    Struct(Arc<StructDef>),
 }
 
 impl Elem {
     /// The type of one element in the kernel.
-    pub fn ty(self) -> Ty {
+    pub fn ty(&self) -> Ty {
         match self {
-            Elem::Scalar(s) => Ty::Scalar(s),
-            Elem::Vector(s, n) => Ty::Vector(s, n),
-            Elem::Struct(id) => Ty::Struct(id),
+            Elem::Scalar(s) => Ty::Scalar(*s),
+            Elem::Vector(s, n) => Ty::Vector(*s, *n),
+            Elem::Struct(def) => Ty::Struct(def.clone()),
+        }
+    }
+
+    /// How the runtime describes this element type ([`amp_abi::ElemType`]); `None` for a
+    /// struct, which the runtime knows by its host type's `DeviceScalar::ELEM`.
+    pub fn abi(&self) -> Option<amp_abi::ElemType> {
+        match self {
+            Elem::Scalar(s) => Some(amp_abi::ElemType::Scalar(s.abi())),
+            Elem::Vector(s, n) => Some(amp_abi::ElemType::Vector(s.abi(), *n)),
+            Elem::Struct(_) => None,
         }
     }
 
     /// The Rust spelling (`f32`, `Float3`).
-    pub fn name(self) -> String {
+    pub fn name(&self) -> String {
         self.ty().to_string()
     }
 }

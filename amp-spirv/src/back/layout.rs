@@ -52,8 +52,8 @@ pub fn leaves(ty: &Ty, base: u32, out: &mut Vec<(Scalar, u32)>) {
             let size = Ty::Scalar(*s).packed_bytes().unwrap_or(4);
             out.extend((0..*n).map(|k| (*s, base + k * size)));
         }
-        Ty::Struct(id) => {
-            for f in crate::structs::get(*id).fields {
+        Ty::Struct(def) => {
+            for f in &def.fields {
                 leaves(&f.ty, base + f.offset, out);
             }
         }
@@ -113,15 +113,15 @@ impl Layout {
         // Scalars and composite values in declaration order, each at its natural alignment
         // (a composite at its host type's), so a composite's bytes are its host bytes.
         for (i, p) in kernel.params.iter().enumerate() {
-            match p.kind {
-                ParamKind::Scalar(s) => {
+            match &p.kind {
+                &ParamKind::Scalar(s) => {
                     params[i] = ParamSlot::Scalar {
                         member: push(s, &mut offset, &mut members),
                     };
                 }
                 ParamKind::Value(elem) => {
                     let ty = elem.ty();
-                    let (size, align) = crate::structs::size_align(&ty);
+                    let (size, align) = ty.size_align();
                     let base = offset.div_ceil(align) * align;
                     let mut scalars = Vec::new();
                     leaves(&ty, base, &mut scalars);

@@ -6,6 +6,7 @@ mod signature;
 
 use crate::diag::{Diagnostic, Diagnostics, Rule, Span};
 use crate::ir::{Kernel, Local, Storage, TileDim, Tiled};
+use crate::structs::StructTable;
 use crate::types::{Len, Ty};
 
 pub use body::{callee_path, check_device_fn, device_calls, is_device_fn_path};
@@ -15,19 +16,16 @@ pub use signature::{literal_len, value_type, MAX_TILE_THREADS};
 /// the spec's minimum; C++ AMP and the devices we target give 32 KiB).
 pub const MAX_TILE_STATIC_BYTES: u64 = 32 * 1024;
 
-/// Checks a kernel function and builds its IR; every problem found is in the error.
-pub fn lower(func: &syn::ItemFn) -> Result<Kernel, Diagnostics> {
-    lower_with(func, &[])
-}
-
-/// [`lower`] for a kernel that calls these device functions (inlined at their calls).
-pub fn lower_with(
+/// Checks a kernel function and builds its IR; every problem found is in the error. The kernel
+/// calls `device_fns` (inlined at their calls) and may name `structs`, which it keeps.
+pub fn lower(
     func: &syn::ItemFn,
     device_fns: &[crate::DeviceFnSource],
+    structs: StructTable,
 ) -> Result<Kernel, Diagnostics> {
     let mut diags = Diagnostics::default();
-    let sig = signature::check_signature(func, &mut diags);
-    let mut checker = body::BodyChecker::new(&mut diags, &sig.params);
+    let sig = signature::check_signature(func, &structs, &mut diags);
+    let mut checker = body::BodyChecker::new(&mut diags, &sig.params, &structs);
     checker.set_device_fns(device_fns);
     checker.declare_const_generics(&sig.const_generics);
     let index_name = sig.index_name.as_deref().unwrap_or("#index");
@@ -78,6 +76,7 @@ pub fn lower_with(
         params: sig.params,
         locals,
         body,
+        structs,
     })
 }
 

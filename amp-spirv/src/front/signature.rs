@@ -4,6 +4,7 @@
 use crate::diag::Spanned;
 use crate::diag::{Diagnostic, Diagnostics, Rule, Span};
 use crate::ir::{Container, Param, ParamKind, TileDim};
+use crate::structs::StructTable;
 use crate::types::{vector_from_name, Elem, Len, Scalar, Ty};
 
 /// The checked signature of a kernel.
@@ -26,11 +27,15 @@ pub struct Signature {
 /// limit the runtime checks against the actual device).
 pub const MAX_TILE_THREADS: u64 = 1024;
 
-/// Checks the signature, recording every problem.
-pub fn check_signature(func: &syn::ItemFn, diags: &mut Diagnostics) -> Signature {
+/// Checks the signature (whose types may name `structs`), recording every problem.
+pub fn check_signature(
+    func: &syn::ItemFn,
+    structs: &StructTable,
+    diags: &mut Diagnostics,
+) -> Signature {
     let sig = &func.sig;
     check_qualifiers(sig, diags);
-    let const_generics = check_generics(&sig.generics, diags);
+    let const_generics = check_generics(&sig.generics, structs, diags);
     if let syn::ReturnType::Type(_, ty) = &sig.output {
         if !matches!(&**ty, syn::Type::Tuple(t) if t.elems.is_empty()) {
             diags.push(
@@ -82,7 +87,7 @@ pub fn check_signature(func: &syn::ItemFn, diags: &mut Diagnostics) -> Signature
         ),
     }
     for input in inputs {
-        match buffer_or_scalar_param(input) {
+        match buffer_or_scalar_param(input, structs) {
             Ok(p) => {
                 // rustc would reject the launcher with the same parameters (E0415); say it here.
                 if out.index_name.as_deref() == Some(p.name.as_str())
@@ -154,12 +159,13 @@ fn check_qualifiers(sig: &syn::Signature, diags: &mut Diagnostics) {
 
 fn check_generics(
     generics: &syn::Generics,
+    structs: &StructTable,
     diags: &mut Diagnostics,
 ) -> Vec<(proc_macro2::Ident, Scalar)> {
     let mut out = Vec::new();
     for p in &generics.params {
         match p {
-            syn::GenericParam::Const(c) => match value_type(&c.ty, &mut literal_len) {
+            syn::GenericParam::Const(c) => match value_type(&c.ty, structs, &mut literal_len) {
                 Ok(Ty::Scalar(s)) if s != Scalar::F32 && s != Scalar::F64 => {
                     out.push((c.ident.clone(), s))
                 }
@@ -315,7 +321,7 @@ fn strip_braces(e: &syn::Expr) -> &syn::Expr {
     }
 }
 
-fn buffer_or_scalar_param(input: &syn::FnArg) -> Result<Param, Diagnostic> {
+fn buffer_or_scalar_param(input: &syn::FnArg, structs: &StructTable) -> Result<Param, Diagnostic> {
     let span = input.span();
     let (name, ty) = param_name(input)?;
     let kind = match ty {
@@ -324,7 +330,7 @@ fn buffer_or_scalar_param(input: &syn::FnArg) -> Result<Param, Diagnostic> {
             if ident != "Array" {
                 return Err(reference_error(r.span()));
             }
-            let (elem, rank) = elem_and_rank(&args, r.elem.span())?;
+            let (elem, rank) = elem_and_rank(&args, structs, r.elem.span())?;
             ParamKind::Buffer {
                 elem,
                 rank,
@@ -334,7 +340,7 @@ fn buffer_or_scalar_param(input: &syn::FnArg) -> Result<Param, Diagnostic> {
         }
         _ => match last_segment(ty) {
             Some((ident, args)) if ident == "ArrayView" || ident == "ArrayViewMut" => {
-                let (elem, rank) = elem_and_rank(&args, ty.span())?;
+                let (elem, rank) = elem_and_rank(&args, structs, ty.span())?;
                 ParamKind::Buffer {
                     elem,
                     rank,
@@ -357,7 +363,7 @@ fn buffer_or_scalar_param(input: &syn::FnArg) -> Result<Param, Diagnostic> {
                     "a kernel has exactly one index parameter, and it comes first",
                 ))
             }
-            _ => match value_type(ty, &mut literal_len)? {
+            _ => match value_type(ty, structs, &mut literal_len)? {
                 Ty::Scalar(s) if s != Scalar::Usize => ParamKind::Scalar(s),
                 Ty::Scalar(_) => {
                     return Err(Diagnostic::error(
@@ -393,6 +399,7 @@ fn reference_error(span: Span) -> Diagnostic {
 
 pub(super) fn elem_and_rank(
     args: &[&syn::GenericArgument],
+    structs: &StructTable,
     span: Span,
 ) -> Result<(Elem, u32), Diagnostic> {
     let usage = || {
@@ -406,7 +413,7 @@ pub(super) fn elem_and_rank(
         return Err(usage());
     }
     let elem = match args[0] {
-        syn::GenericArgument::Type(t) => match value_type(t, &mut literal_len)? {
+        syn::GenericArgument::Type(t) => match value_type(t, structs, &mut literal_len)? {
             Ty::Scalar(s) if matches!(s, Scalar::I32 | Scalar::U32 | Scalar::F32 | Scalar::F64) => {
                 Elem::Scalar(s)
             }
@@ -522,15 +529,16 @@ pub fn literal_len(len: &syn::Expr) -> Result<Len, Diagnostic> {
 /// `lens` resolves array lengths.
 pub fn value_type(
     ty: &syn::Type,
+    structs: &StructTable,
     lens: &mut dyn FnMut(&syn::Expr) -> Result<Len, Diagnostic>,
 ) -> Result<Ty, Diagnostic> {
     match ty {
         syn::Type::Array(a) => {
-            let elem = value_type(&a.elem, lens)?;
+            let elem = value_type(&a.elem, structs, lens)?;
             Ok(Ty::Array(Box::new(elem), lens(&a.len)?))
         }
-        syn::Type::Group(g) => value_type(&g.elem, lens),
-        syn::Type::Paren(p) => value_type(&p.elem, lens),
+        syn::Type::Group(g) => value_type(&g.elem, structs, lens),
+        syn::Type::Paren(p) => value_type(&p.elem, structs, lens),
         syn::Type::Tuple(t) if t.elems.is_empty() => Ok(Ty::Unit),
         syn::Type::Path(p) if p.qself.is_none() => {
             let (ident, args) = last_segment(ty).ok_or_else(|| unsupported_type(ty))?;
@@ -544,9 +552,9 @@ pub fn value_type(
                     return Ok(Ty::Vector(s, n));
                 }
             }
-            if let Some(id) = crate::structs::by_name(&ident) {
+            if let Some(def) = structs.by_name(&ident) {
                 if args.is_empty() {
-                    return Ok(Ty::Struct(id));
+                    return Ok(Ty::Struct(def.clone()));
                 }
             }
             if ident == "Index" || ident == "Extent" {

@@ -37,6 +37,9 @@ pub struct Kernel {
     pub locals: Vec<Local>,
     /// The body.
     pub body: Block,
+    /// The device structs the kernel was compiled with (its types carry their own
+    /// definitions; this is the table its names were resolved in, reported to the macro).
+    pub structs: crate::structs::StructTable,
 }
 
 /// A tile dimension: a literal or the name of an outer constant.
@@ -95,7 +98,7 @@ pub enum Container {
 }
 
 /// How a parameter is passed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ParamKind {
     /// A storage buffer.
     Buffer {

@@ -606,9 +606,9 @@ impl Emitter<'_> {
                 Ty::Array(elem, len) => (*elem, len),
                 // A vector component (`v.x`) or a struct field: always a literal index.
                 Ty::Vector(s, n) => (Ty::Scalar(s), Len::Lit(n)),
-                Ty::Struct(id) => {
-                    let n = crate::structs::get(id).fields.len() as u32;
-                    (struct_field_ty(id, index), Len::Lit(n))
+                Ty::Struct(def) => {
+                    let n = def.fields.len() as u32;
+                    (struct_field_ty(&def, index), Len::Lit(n))
                 }
                 _ => unreachable!("checked: indexing an array"),
             };
@@ -643,7 +643,7 @@ impl Emitter<'_> {
         let len = match &base.ty {
             Ty::Array(_, len) => len.clone(),
             Ty::Vector(_, n) => Len::Lit(*n),
-            Ty::Struct(id) => Len::Lit(crate::structs::get(*id).fields.len() as u32),
+            Ty::Struct(def) => Len::Lit(def.fields.len() as u32),
             _ => unreachable!("checked: indexing an array"),
         };
         let len = &len;
@@ -672,15 +672,15 @@ impl Emitter<'_> {
                     ty = match ty {
                         Ty::Array(e, _) => *e,
                         Ty::Vector(s, _) => Ty::Scalar(s),
-                        Ty::Struct(id) => struct_field_ty(id, i),
+                        Ty::Struct(def) => struct_field_ty(&def, i),
                         other => other,
                     };
                 }
                 ty
             }
-            Place::Buffer(p, _) => match self.k.params[*p].kind {
+            Place::Buffer(p, _) => match &self.k.params[*p].kind {
                 ParamKind::Buffer { elem, .. } => elem.ty(),
-                ParamKind::Scalar(s) => Ty::Scalar(s),
+                &ParamKind::Scalar(s) => Ty::Scalar(s),
                 ParamKind::Value(elem) => elem.ty(),
             },
         }

@@ -95,7 +95,7 @@ impl Emitter<'_> {
 
     pub(super) fn declare_buffers(&mut self) {
         for (i, p) in self.k.params.iter().enumerate() {
-            let ParamKind::Buffer { elem, writable, .. } = p.kind else {
+            let ParamKind::Buffer { elem, writable, .. } = p.kind.clone() else {
                 self.buffers.push(None);
                 self.layout_facts.push(None);
                 continue;
@@ -103,11 +103,11 @@ impl Emitter<'_> {
             let ParamSlot::Buffer { binding, .. } = self.layout.params[i] else {
                 unreachable!("layout follows params")
             };
-            let var = self.storage_buffer(elem, binding, &p.name);
+            let var = self.storage_buffer(&elem, binding, &p.name);
             if !writable {
                 self.b.decorate(var, spirv::Decoration::NonWritable, []);
             }
-            let elem_ty = self.storage_elem_ty(elem);
+            let elem_ty = self.storage_elem_ty(&elem);
             let elem_ptr = self.ptr(elem_ty, StorageClass::StorageBuffer);
             self.buffers.push(Some(BufferVar { var, elem_ptr }));
             // What the runtime knows of each launch's views (offset 0, row-major strides,
@@ -127,7 +127,7 @@ impl Emitter<'_> {
         }
         if let Some(binding) = self.oob.as_ref().map(|o| o.binding) {
             let var = self.storage_buffer(
-                Elem::Scalar(Scalar::U32),
+                &Elem::Scalar(Scalar::U32),
                 binding,
                 "amp_out_of_bounds_report",
             );
@@ -169,7 +169,7 @@ impl Emitter<'_> {
     }
 
     /// A storage buffer in set 0 at `binding`: a block holding a runtime array of `elem`.
-    fn storage_buffer(&mut self, elem: Elem, binding: u32, name: &str) -> Word {
+    fn storage_buffer(&mut self, elem: &Elem, binding: u32, name: &str) -> Word {
         let elem_ty = self.storage_elem_ty(elem);
         let rta = self.b.type_runtime_array(elem_ty);
         let block = self.b.type_struct([rta]);
@@ -256,7 +256,7 @@ impl Emitter<'_> {
             Ty::Vector(s, n) => (0..*n)
                 .map(|_| self.push_value(&Ty::Scalar(*s), members))
                 .collect(),
-            Ty::Struct(id) => crate::structs::get(*id)
+            Ty::Struct(def) => def
                 .fields
                 .iter()
                 .map(|f| self.push_value(&f.ty, members))

@@ -19,7 +19,7 @@ mod vector;
 use super::{oob_report_binding, BoundsChecks, Layout};
 use crate::ir::*;
 use crate::range::Ranges;
-use crate::types::{Len, Scalar, Ty};
+use crate::types::{Len, Scalar, StructDef, Ty};
 use bounds::{OobReport, PENDING_REPORT_WORDS};
 use control::LoopTargets;
 use rspirv::binary::Assemble;
@@ -84,12 +84,12 @@ fn has_storage(ty: &Ty) -> bool {
     }
 }
 
-/// The type of the field of struct `id` that the literal `index` selects.
-fn struct_field_ty(id: u32, index: &Expr) -> Ty {
+/// The type of the field of struct `def` that the literal `index` selects.
+fn struct_field_ty(def: &StructDef, index: &Expr) -> Ty {
     let ExprKind::Lit(Lit::Int(k)) = index.kind else {
         unreachable!("struct fields are selected by literal indices")
     };
-    crate::structs::get(id).fields[k as usize].ty.clone()
+    def.fields[k as usize].ty.clone()
 }
 
 struct BufferVar {
@@ -200,7 +200,7 @@ impl<'k> Emitter<'k> {
                 let e = self.scalar_ty(*s);
                 self.b.type_vector(e, *n)
             }
-            Ty::Struct(id) => self.struct_ty(*id),
+            Ty::Struct(def) => self.struct_ty(def),
             Ty::Unit | Ty::Never | Ty::Var(_) => self.b.type_void(),
         };
         self.types.insert(ty.clone(), id);

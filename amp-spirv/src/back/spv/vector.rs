@@ -20,7 +20,7 @@ mod geometric {
 
 impl Emitter<'_> {
     /// The type of one buffer element as laid out in memory.
-    pub(super) fn storage_elem_ty(&mut self, elem: Elem) -> Word {
+    pub(super) fn storage_elem_ty(&mut self, elem: &Elem) -> Word {
         self.storage_ty(&elem.ty())
     }
 
@@ -48,8 +48,7 @@ impl Emitter<'_> {
                     [Operand::LiteralBit32(stride)],
                 );
             }
-            Ty::Struct(sid) => {
-                let def = crate::structs::get(*sid);
+            Ty::Struct(def) => {
                 let members: Vec<Word> =
                     def.fields.iter().map(|f| self.storage_ty(&f.ty)).collect();
                 self.b.type_struct_id(Some(id), members);
@@ -69,15 +68,14 @@ impl Emitter<'_> {
     }
 
     /// The kernel type of a struct: its fields' kernel types, no explicit layout.
-    pub(super) fn struct_ty(&mut self, id: u32) -> Word {
-        let def = crate::structs::get(id);
+    pub(super) fn struct_ty(&mut self, def: &StructDef) -> Word {
         let members: Vec<Word> = def.fields.iter().map(|f| self.ty(&f.ty)).collect();
         let fresh = self.b.id();
         self.b.type_struct_id(Some(fresh), members)
     }
 
     /// The byte size of one buffer element (the runtime array's `ArrayStride`).
-    pub(super) fn storage_elem_bytes(elem: Elem) -> u32 {
+    pub(super) fn storage_elem_bytes(elem: &Elem) -> u32 {
         elem.ty()
             .packed_bytes()
             .expect("buffer elements have a size")
@@ -100,11 +98,7 @@ impl Emitter<'_> {
     fn members(ty: &Ty) -> Vec<Ty> {
         match ty {
             Ty::Vector(s, n) => vec![Ty::Scalar(*s); *n as usize],
-            Ty::Struct(id) => crate::structs::get(*id)
-                .fields
-                .into_iter()
-                .map(|f| f.ty)
-                .collect(),
+            Ty::Struct(def) => def.fields.iter().map(|f| f.ty.clone()).collect(),
             _ => Vec::new(),
         }
     }

@@ -181,7 +181,10 @@ fn has_return(block: &syn::Block) -> bool {
 
 /// Checks a device function's signature: plain parameter names of value, view or array types,
 /// and a value return type.
-pub(crate) fn device_signature(func: &syn::ItemFn) -> Result<DeviceSig, Diagnostics> {
+pub(crate) fn device_signature(
+    func: &syn::ItemFn,
+    structs: &StructTable,
+) -> Result<DeviceSig, Diagnostics> {
     let mut diags = Diagnostics::default();
     check_qualifiers(&func.sig, &mut diags);
     if !func.sig.generics.params.is_empty() || func.sig.generics.where_clause.is_some() {
@@ -196,17 +199,19 @@ pub(crate) fn device_signature(func: &syn::ItemFn) -> Result<DeviceSig, Diagnost
     }
     let mut params = Vec::new();
     for input in &func.sig.inputs {
-        match device_param(input) {
+        match device_param(input, structs) {
             Ok(p) => params.push(p),
             Err(d) => diags.push(d),
         }
     }
     let ret = match &func.sig.output {
         syn::ReturnType::Default => Ty::Unit,
-        syn::ReturnType::Type(_, ty) => value_type(ty, &mut literal_len).unwrap_or_else(|d| {
-            diags.push(d);
-            Ty::Never
-        }),
+        syn::ReturnType::Type(_, ty) => {
+            value_type(ty, structs, &mut literal_len).unwrap_or_else(|d| {
+                diags.push(d);
+                Ty::Never
+            })
+        }
     };
     if diags.is_empty() {
         Ok(DeviceSig { params, ret })
@@ -243,7 +248,7 @@ fn check_qualifiers(sig: &syn::Signature, diags: &mut Diagnostics) {
     }
 }
 
-fn device_param(input: &syn::FnArg) -> Result<DeviceParam, Diagnostic> {
+fn device_param(input: &syn::FnArg, structs: &StructTable) -> Result<DeviceParam, Diagnostic> {
     let span = input.span();
     let syn::FnArg::Typed(pt) = input else {
         return Err(Diagnostic::error(
@@ -268,9 +273,9 @@ fn device_param(input: &syn::FnArg) -> Result<DeviceParam, Diagnostic> {
             "device function parameters must be plain names",
         ));
     }
-    let kind = match buffer_type(&pt.ty)? {
+    let kind = match buffer_type(&pt.ty, structs)? {
         Some(buffer) => buffer,
-        None => DeviceParamKind::Value(value_type(&pt.ty, &mut literal_len)?),
+        None => DeviceParamKind::Value(value_type(&pt.ty, structs, &mut literal_len)?),
     };
     Ok(DeviceParam {
         name: p.ident.to_string(),
@@ -282,7 +287,10 @@ fn device_param(input: &syn::FnArg) -> Result<DeviceParam, Diagnostic> {
 
 /// `ArrayView<T, N>`, `ArrayViewMut<T, N>`, `&Array<T, N>`, `&mut Array<T, N>`, and the views
 /// by reference (`&ArrayView<T, N>`, `&mut ArrayViewMut<T, N>`), as host code passes them.
-fn buffer_type(ty: &syn::Type) -> Result<Option<DeviceParamKind>, Diagnostic> {
+fn buffer_type(
+    ty: &syn::Type,
+    structs: &StructTable,
+) -> Result<Option<DeviceParamKind>, Diagnostic> {
     let (inner, reference) = match ty {
         syn::Type::Reference(r) => (&*r.elem, Some(r.mutability.is_some())),
         other => (other, None),
@@ -312,7 +320,7 @@ fn buffer_type(ty: &syn::Type) -> Result<Option<DeviceParamKind>, Diagnostic> {
         }
         _ => return Ok(None),
     };
-    let (elem, rank) = crate::front::signature::elem_and_rank(&args, inner.span())?;
+    let (elem, rank) = crate::front::signature::elem_and_rank(&args, structs, inner.span())?;
     Ok(Some(DeviceParamKind::Buffer {
         elem,
         rank,
@@ -340,14 +348,14 @@ fn describe_signature(func: &syn::ItemFn) -> String {
 /// Checks one `#[amp::device]` function on its own, as it is defined: its signature and its
 /// body under the kernel language's rules. Calls to other device functions are checked where a
 /// kernel uses them (only then are their bodies known); direct recursion is reported here.
-pub fn check_device_fn(func: &syn::ItemFn) -> Result<(), Diagnostics> {
-    let sig = device_signature(func)?;
+pub fn check_device_fn(func: &syn::ItemFn, structs: &StructTable) -> Result<(), Diagnostics> {
+    let sig = device_signature(func, structs)?;
     let mut diags = Diagnostics::default();
     // The view and array parameters play the kernel's buffer parameters.
     let buffers: Vec<Param> = sig
         .params
         .iter()
-        .filter_map(|p| match p.kind {
+        .filter_map(|p| match p.kind.clone() {
             DeviceParamKind::Buffer {
                 elem,
                 rank,
@@ -365,7 +373,7 @@ pub fn check_device_fn(func: &syn::ItemFn) -> Result<(), Diagnostics> {
             DeviceParamKind::Value(_) => None,
         })
         .collect();
-    let mut checker = BodyChecker::new(&mut diags, &buffers);
+    let mut checker = BodyChecker::new(&mut diags, &buffers, structs);
     let name = func.sig.ident.to_string();
     checker.device.standalone = Some(name.clone());
     let values: Vec<(DeviceParam, Option<Expr>)> = sig
@@ -434,7 +442,9 @@ impl<'a> BodyChecker<'a> {
         };
         // Its own errors are reported at its definition (by `#[amp::device]`): one error here
         // says why the call cannot be compiled, without repeating them.
-        let sig = match check_device_fn(&source.func).and_then(|()| device_signature(&source.func))
+        let structs = self.structs;
+        let sig = match check_device_fn(&source.func, structs)
+            .and_then(|()| device_signature(&source.func, structs))
         {
             Ok(sig) => sig,
             Err(_) => {
@@ -548,7 +558,7 @@ impl<'a> BodyChecker<'a> {
             elem,
             rank,
             writable,
-        } = param.kind
+        } = param.kind.clone()
         else {
             return None;
         };
@@ -566,7 +576,7 @@ impl<'a> BodyChecker<'a> {
         };
         let (have_elem, have_rank, have_writable) = self.buffer_info(id);
         let arg_name = self.params[id].name.clone();
-        if (have_elem, have_rank) != (elem, rank) {
+        if (&have_elem, have_rank) != (&elem, rank) {
             self.err(
                 Diagnostic::error(
                     Rule::DeviceFnCalls,

@@ -199,7 +199,7 @@ impl BodyChecker<'_> {
                     ty: self.locals[id].ty.clone(),
                     span,
                 },
-                Some(Binding::Param(id)) => match self.params[id].kind {
+                Some(Binding::Param(id)) => match self.params[id].kind.clone() {
                     ParamKind::Scalar(s) => Expr {
                         kind: ExprKind::ScalarParam(id),
                         ty: Ty::Scalar(s),
@@ -558,7 +558,7 @@ impl BodyChecker<'_> {
     pub(super) fn cast(&mut self, c: &syn::ExprCast) -> Expr {
         let span = c.span();
         let value = self.expr(&c.expr);
-        let target = match value_type(&c.ty, &mut |e| self.array_len(e)) {
+        let target = match value_type(&c.ty, self.structs, &mut |e| self.array_len(e)) {
             Ok(Ty::Scalar(s)) => s,
             Ok(other) => {
                 self.err(

@@ -17,6 +17,7 @@ use crate::diag::Spanned;
 use crate::diag::{Diagnostic, Diagnostics, Rule};
 use crate::ir::*;
 use crate::math::{self, MathFn};
+use crate::structs::StructTable;
 use crate::types::{vector_from_name, Elem, Len, Scalar, Ty};
 
 mod atomic;
@@ -50,6 +51,8 @@ struct LoopFrame {
 pub struct BodyChecker<'a> {
     diags: &'a mut Diagnostics,
     params: &'a [Param],
+    /// The device structs the body may name.
+    structs: &'a StructTable,
     locals: Vec<Local>,
     scopes: Vec<Vec<(String, Binding)>>,
     infer: Infer,
@@ -82,8 +85,8 @@ pub struct TiledLocals {
 }
 
 impl<'a> BodyChecker<'a> {
-    /// A checker for a kernel with these parameters.
-    pub fn new(diags: &'a mut Diagnostics, params: &'a [Param]) -> Self {
+    /// A checker for a kernel with these parameters, whose body may name these structs.
+    pub fn new(diags: &'a mut Diagnostics, params: &'a [Param], structs: &'a StructTable) -> Self {
         let mut scopes = vec![Vec::new()];
         for (i, p) in params.iter().enumerate() {
             scopes[0].push((p.name.clone(), Binding::Param(i)));
@@ -91,6 +94,7 @@ impl<'a> BodyChecker<'a> {
         BodyChecker {
             diags,
             params,
+            structs,
             locals: Vec::new(),
             scopes,
             infer: Infer::default(),

@@ -22,7 +22,7 @@ impl BodyChecker<'_> {
     }
 
     pub(super) fn buffer_info(&self, id: ParamId) -> (Elem, u32, bool) {
-        match self.params[id].kind {
+        match self.params[id].kind.clone() {
             ParamKind::Buffer {
                 elem,
                 rank,

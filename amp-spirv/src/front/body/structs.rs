@@ -5,12 +5,16 @@
 //! typed [`Ty::Struct`]; a field is an [`ExprKind::Element`] with a literal index.
 
 use super::*;
-use crate::structs;
+use crate::types::StructDef;
+use std::sync::Arc;
 
 impl BodyChecker<'_> {
-    /// The index and type of field `member` of struct `id`, reporting an unknown one.
-    pub(super) fn struct_field(&mut self, id: u32, member: &syn::Member) -> Option<(u32, Ty)> {
-        let def = structs::get(id);
+    /// The index and type of field `member` of struct `def`, reporting an unknown one.
+    pub(super) fn struct_field(
+        &mut self,
+        def: &StructDef,
+        member: &syn::Member,
+    ) -> Option<(u32, Ty)> {
         let name = match member {
             syn::Member::Named(n) => n.to_string(),
             syn::Member::Unnamed(i) => i.index.to_string(),
@@ -40,15 +44,18 @@ impl BodyChecker<'_> {
             && s.path
                 .segments
                 .last()
-                .is_some_and(|seg| structs::by_name(&seg.ident.to_string()).is_some())
+                .is_some_and(|seg| self.structs.by_name(&seg.ident.to_string()).is_some())
     }
 
     /// `Particle { pos: p, mass }`: every field exactly once, no `..base`.
     pub(super) fn struct_literal(&mut self, s: &syn::ExprStruct) -> Expr {
         let span = s.span();
         let name = s.path.segments.last().expect("checked").ident.to_string();
-        let id = structs::by_name(&name).expect("checked by is_device_struct");
-        let def = structs::get(id);
+        let def: Arc<StructDef> = self
+            .structs
+            .by_name(&name)
+            .expect("checked by is_device_struct")
+            .clone();
         if let Some(rest) = &s.rest {
             self.err(
                 Diagnostic::error(
@@ -62,7 +69,7 @@ impl BodyChecker<'_> {
         let mut values: Vec<Option<Expr>> = vec![None; def.fields.len()];
         for fv in &s.fields {
             let value = self.expr(&fv.expr);
-            let Some((k, ty)) = self.struct_field(id, &fv.member) else {
+            let Some((k, ty)) = self.struct_field(&def, &fv.member) else {
                 continue;
             };
             let slot = &mut values[k as usize];
@@ -105,7 +112,7 @@ impl BodyChecker<'_> {
         }
         Expr {
             kind: ExprKind::ArrayList(values.into_iter().map(|v| v.expect("checked")).collect()),
-            ty: Ty::Struct(id),
+            ty: Ty::Struct(def),
             span,
         }
     }

@@ -352,7 +352,7 @@ impl BodyChecker<'_> {
             Ty::Vector(s, n) => self
                 .component_member(member, *n)
                 .map(|k| (k, Ty::Scalar(*s))),
-            Ty::Struct(id) => self.struct_field(*id, member),
+            Ty::Struct(def) => self.struct_field(def, member),
             _ => None,
         }
     }
