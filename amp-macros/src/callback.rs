@@ -30,7 +30,7 @@ pub fn derive_device_struct(input: TokenStream2) -> TokenStream2 {
             return syn::Error::new(e.span(), msg).to_compile_error();
         }
     };
-    let errors = amp_spirv::structs::check_definition(&def);
+    let errors = amp_spirv::check_struct_definition(&def);
     if !errors.is_empty() {
         return errors.iter().map(crate::error_tokens).collect();
     }
@@ -129,7 +129,7 @@ fn struct_candidate(ty: &syn::Type) -> Option<&syn::Path> {
         "Vec" | "Box" | "Rc" | "Arc" | "Option" | "Result" | "String" | "Index" | "Extent"
     );
     let builtin =
-        Scalar::from_name(&name).is_some() || amp_spirv::types::vector_from_name(&name).is_some();
+        Scalar::from_name(&name).is_some() || amp_spirv::vector_from_name(&name).is_some();
     (capitalised && !std_type && !builtin && seg.arguments.is_empty()).then_some(&p.path)
 }
 

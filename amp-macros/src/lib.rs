@@ -286,7 +286,7 @@ fn elem_tokens(func: &syn::ItemFn, param: &str, elem: &Elem) -> TokenStream2 {
     match *elem {
         Elem::Scalar(s) => scalar_tokens(s),
         Elem::Vector(s, n) => {
-            let ident = format_ident!("{}", amp_spirv::types::vector_name(s, n));
+            let ident = format_ident!("{}", amp_spirv::vector_name(s, n));
             quote!(::amp::#ident)
         }
         Elem::Struct(_) => {
@@ -543,7 +543,7 @@ fn launch_checks(kernel: &CompiledKernel) -> Vec<TokenStream2> {
                 })
                 .collect::<Vec<_>>()
                 .join(", ");
-            let max = amp_spirv::front::MAX_TILE_THREADS as usize;
+            let max = amp_spirv::MAX_TILE_THREADS as usize;
             let zero = format!("kernel `{name}`: a dimension of TiledIndex<{shape}> is 0; tile dimensions must be at least 1");
             let big = format!(
                 "kernel `{name}`: TiledIndex<{shape}> has more than {max} threads per tile"
@@ -562,7 +562,7 @@ fn launch_checks(kernel: &CompiledKernel) -> Vec<TokenStream2> {
     });
     if let Some(ident) = named {
         let bytes = tile_static_bytes(kernel);
-        let max = amp_spirv::front::MAX_TILE_STATIC_BYTES as usize;
+        let max = amp_spirv::MAX_TILE_STATIC_BYTES as usize;
         let msg = format!(
             "kernel `{name}`: its tile_static variables need more than {max} bytes (32 KiB)"
         );

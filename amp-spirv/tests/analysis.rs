@@ -1,4 +1,4 @@
-//! The analyses of `amp_spirv::analysis` through the library API (`compile_str`, `compile_with`):
+//! The analyses (barrier uniformity, races, bank conflicts) through the library API (`compile_str`, `compile_with`):
 //!
 //! - each warning (`tile_static_race`, `write_conflict`, `flow_dependence`, `bank_conflict`):
 //!   a kernel that triggers it, checked for the lint, the message and the line it points at, and

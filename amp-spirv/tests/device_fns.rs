@@ -71,7 +71,7 @@ fn missing_device_fns_are_found_transitively() {
 fn callee_paths_are_relative_to_the_callers_module() {
     let path = |module: &[&str], call: &str| {
         let module: Vec<String> = module.iter().map(|s| s.to_string()).collect();
-        amp_spirv::front::callee_path(&module, &syn::parse_str(call).unwrap())
+        amp_spirv::callee_path(&module, &syn::parse_str(call).unwrap())
     };
     assert_eq!(path(&["a", "b"], "super::f"), ["a", "f"]);
     assert_eq!(path(&["a"], "self::g::f"), ["a", "g", "f"]);

@@ -103,7 +103,7 @@ fn rules_reported_by_ui_cases(ui: &Path) -> BTreeSet<Rule> {
         };
         for def in &options.structs {
             rules.extend(
-                amp_spirv::structs::check_definition(def)
+                amp_spirv::check_struct_definition(def)
                     .iter()
                     .map(|d| d.rule),
             );

@@ -12,7 +12,7 @@ mod layout;
 pub mod spv;
 
 pub use layout::{Layout, ParamSlot};
-pub use spv::{emit, Module, SIMPLE_WORKGROUP_SIZE};
+pub use spv::emit;
 
 use crate::ir::{Kernel, ParamKind};
 

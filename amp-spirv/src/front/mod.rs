@@ -9,8 +9,8 @@ use crate::ir::{Kernel, Local, Storage, TileDim, Tiled};
 use crate::structs::StructTable;
 use crate::types::{Len, Ty};
 
-pub use body::{callee_path, check_device_fn, device_calls, is_device_fn_path};
-pub use signature::{literal_len, value_type, MAX_TILE_THREADS};
+pub use body::{callee_path, check_device_fn, device_calls};
+pub use signature::MAX_TILE_THREADS;
 
 /// The `tile_static` memory every Vulkan device has (`maxComputeSharedMemorySize` >= 16 KiB is
 /// the spec's minimum; C++ AMP and the devices we target give 32 KiB).

@@ -35,7 +35,7 @@ mod vector;
 
 use finish::Finisher;
 
-pub use device_fn::{callee_path, check_device_fn, device_calls, is_device_fn_path};
+pub use device_fn::{callee_path, check_device_fn, device_calls};
 
 #[derive(Clone, Copy)]
 enum Binding {

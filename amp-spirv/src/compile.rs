@@ -1,0 +1,283 @@
+//! The compiler's driver: a kernel's source and options in, a [`CompiledKernel`] (SPIR-V words
+//! and what the runtime needs to launch them) or every diagnostic out. It runs the passes in
+//! order: the structs are laid out, the front end lowers and checks, the analyses look for
+//! non-uniform barriers and races, the launch parameters are laid out, the back end emits.
+
+use crate::analysis::{self, Lint, Warning};
+use crate::diag::{self, Diagnostic, Diagnostics, Rule};
+use crate::ir::{self, OuterConst, ParamKind, TileDim};
+use crate::structs::StructTable;
+use crate::types::{self, Len, StructDef};
+use crate::{back, front, report, MAX_PUSH_CONSTANT_BYTES};
+
+/// One parameter of a compiled kernel, after the index.
+#[derive(Clone, Debug)]
+pub struct CompiledParam {
+    /// Its name.
+    pub name: String,
+    /// How it is passed.
+    pub kind: ParamKind,
+    /// Binding in descriptor set 0, for buffers.
+    pub binding: Option<u32>,
+    /// Byte offset in the push-constant block: of the value for scalars, of the extent for
+    /// buffers.
+    pub offset: u32,
+}
+
+/// A kernel compiled to SPIR-V, with what the runtime needs to launch it.
+#[derive(Clone, Debug)]
+pub struct CompiledKernel {
+    /// The function's name.
+    pub name: String,
+    /// The SPIR-V 1.3 module.
+    pub spirv: Vec<u32>,
+    /// Name of the entry point.
+    pub entry_point: &'static str,
+    /// Rank of the launch domain.
+    pub rank: u32,
+    /// Parameters after the index.
+    pub params: Vec<CompiledParam>,
+    /// Size of the push-constant block in bytes.
+    pub push_constant_size: u32,
+    /// Threads per workgroup.
+    pub workgroup_size: [u32; 3],
+    /// Whether the module needs `shaderFloat64`.
+    pub uses_float64: bool,
+    /// FNV-1a hash of the module, stable across builds.
+    pub hash: u64,
+    /// The tile shape (`T0` first) of a tiled kernel.
+    pub tile: Option<Vec<TileDim>>,
+    /// Constants read from outside the body: specialization constants 3, 4, ... in order.
+    pub consts: Vec<OuterConst>,
+    /// The `tile_static` variables' sizes, for the launcher's limit check when a size is a
+    /// constant the compiler cannot see.
+    pub tile_static: Vec<TileStaticSize>,
+    /// The binding (in set 0) of the out-of-bounds report buffer of a bounds-checked kernel
+    /// ([`back::OOB_REPORT_WORDS`] `u32`s, zeroed before the launch); `None` when the kernel is
+    /// `unchecked` or has no buffer parameters.
+    pub oob_report_binding: Option<u32>,
+    /// Races, dependences and bank conflicts found (those the options did not allow).
+    pub warnings: Vec<Warning>,
+    /// The compile report: shape, memory, bindings, capabilities, findings.
+    pub report: String,
+    /// The layouts of the structs the kernel was given, for the launcher's layout assertions.
+    pub structs: Vec<StructDef>,
+}
+
+/// Options of a compilation (the arguments of `#[kernel(amp, ...)]`).
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Warnings not to report.
+    pub allow: Vec<Lint>,
+    /// The `#[amp::device]` functions the kernel calls, directly or through each other.
+    pub device_fns: Vec<DeviceFnSource>,
+    /// Definitions of the `#[derive(DeviceStruct)]` structs the kernel uses (the kernel macro
+    /// fetches them from the structs' derives).
+    pub structs: Vec<syn::ItemStruct>,
+    /// Skip the bounds checks of view and array accesses (`#[kernel(amp, unchecked)]`):
+    /// faster, but an out-of-bounds access is then left to the device's `robustBufferAccess`
+    /// and reported nowhere.
+    pub unchecked: bool,
+}
+
+impl Options {
+    /// Whether buffer accesses are bounds-checked under these options.
+    pub fn bounds_checks(&self) -> back::BoundsChecks {
+        if self.unchecked {
+            back::BoundsChecks::Off
+        } else {
+            back::BoundsChecks::On
+        }
+    }
+}
+
+/// A `#[amp::device]` function's source, under the path the kernel calls it by.
+///
+/// ```
+/// let square = amp_spirv::DeviceFnSource::new(&["util"], syn::parse_quote! {
+///     fn square(x: f32) -> f32 { x * x }
+/// });
+/// let options = amp_spirv::Options { device_fns: vec![square], ..Default::default() };
+/// let kernel: syn::ItemFn = syn::parse_quote! {
+///     fn squares(idx: Index<1>, v: ArrayViewMut<f32, 1>) { v[idx] = util::square(v[idx]); }
+/// };
+/// assert!(amp_spirv::compile_with(&kernel, &options).is_ok());
+/// ```
+#[derive(Clone, Debug)]
+pub struct DeviceFnSource {
+    /// The path from the kernel's module, the function's name last (`["util", "square"]`).
+    pub path: Vec<String>,
+    /// The function.
+    pub func: syn::ItemFn,
+}
+
+impl DeviceFnSource {
+    /// `func`, defined in `module` (a path from the kernel's module).
+    pub fn new(module: &[&str], func: syn::ItemFn) -> DeviceFnSource {
+        let mut path: Vec<String> = module.iter().map(|s| s.to_string()).collect();
+        path.push(func.sig.ident.to_string());
+        DeviceFnSource { path, func }
+    }
+}
+
+/// The first device function the kernel (or a device function it calls) calls that is not in
+/// `known`: its path from the kernel's module, and the call's path (for spans). The
+/// `#[kernel(amp)]` macro fetches each one's source this way before compiling.
+pub fn missing_device_fn(
+    kernel: &syn::ItemFn,
+    known: &[DeviceFnSource],
+) -> Option<(Vec<String>, syn::Path)> {
+    let bodies = std::iter::once((Vec::new(), &kernel.block)).chain(
+        known
+            .iter()
+            .map(|f| (f.path[..f.path.len() - 1].to_vec(), &f.func.block)),
+    );
+    for (module, block) in bodies {
+        for call in front::device_calls(block) {
+            let key = front::callee_path(&module, &call);
+            if !known.iter().any(|f| f.path == key) {
+                return Some((key, call));
+            }
+        }
+    }
+    None
+}
+
+/// The size of one `tile_static` variable: `elem_bytes` times the product of `dims`.
+#[derive(Clone, Debug)]
+pub struct TileStaticSize {
+    /// Bytes of one scalar element.
+    pub elem_bytes: u32,
+    /// Array lengths, outermost first (empty for a scalar).
+    pub dims: Vec<Len>,
+}
+
+fn tile_static_size(ty: &types::Ty) -> TileStaticSize {
+    let mut dims = Vec::new();
+    let mut t = ty;
+    while let types::Ty::Array(elem, len) = t {
+        dims.push(len.clone());
+        t = elem;
+    }
+    let elem_bytes = t.packed_bytes().unwrap_or(4);
+    TileStaticSize { elem_bytes, dims }
+}
+
+/// Checks one `#[amp::device]` function on its own, as it is defined: its signature and its
+/// body under the kernel language's rules. Calls to other device functions are checked where a
+/// kernel uses them (only then are their bodies known); direct recursion is reported here.
+pub fn check_device_fn(func: &syn::ItemFn) -> Result<(), Diagnostics> {
+    check_device_fn_with(func, &[])
+}
+
+/// [`check_device_fn`] with the definitions of the `#[derive(DeviceStruct)]` structs the
+/// function names (the device attribute fetches them as the kernel attribute does).
+pub fn check_device_fn_with(
+    func: &syn::ItemFn,
+    structs: &[syn::ItemStruct],
+) -> Result<(), Diagnostics> {
+    let structs = StructTable::build(structs)?;
+    front::check_device_fn(func, &structs)
+}
+
+/// Compiles a `#[kernel(amp)]` function to SPIR-V, or returns every error found in it.
+pub fn compile(func: &syn::ItemFn) -> Result<CompiledKernel, Diagnostics> {
+    compile_with(func, &Options::default())
+}
+
+/// [`compile`] with options.
+pub fn compile_with(func: &syn::ItemFn, options: &Options) -> Result<CompiledKernel, Diagnostics> {
+    let structs = StructTable::build(&options.structs)?;
+    let kernel = front::lower(func, &options.device_fns, structs)?;
+    let findings = analysis::analyse(&kernel);
+    if !findings.errors.is_empty() {
+        return Err(findings.errors);
+    }
+    let layout = back::Layout::of(&kernel);
+    if layout.size > MAX_PUSH_CONSTANT_BYTES {
+        let mut diags = Diagnostics::default();
+        diags.push(
+            Diagnostic::error(
+                Rule::PushConstantLimit,
+                diag::Span::of(&func.sig.inputs),
+                format!(
+                    "this kernel's launch parameters need {} bytes, more than the {MAX_PUSH_CONSTANT_BYTES} bytes of push constants every device has",
+                    layout.size
+                ),
+            )
+            .with_help("pass fewer views or scalars, for example by packing scalars into a small `ArrayView`"),
+        );
+        return Err(diags);
+    }
+    let checks = options.bounds_checks();
+    let module = back::emit(&kernel, &layout, checks);
+    let params = kernel
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| CompiledParam {
+            name: p.name.clone(),
+            kind: p.kind.clone(),
+            binding: match layout.params[i] {
+                back::ParamSlot::Buffer { binding, .. } => Some(binding),
+                back::ParamSlot::Scalar { .. } | back::ParamSlot::Value { .. } => None,
+            },
+            offset: layout.param_offset(i),
+        })
+        .collect();
+    let hash = fnv1a(&module.words);
+    let tile_static = kernel
+        .locals
+        .iter()
+        .filter(|l| l.storage == ir::Storage::TileStatic)
+        .map(|l| tile_static_size(&l.ty))
+        .collect();
+    let warnings: Vec<Warning> = findings
+        .warnings
+        .into_iter()
+        .filter(|w| !options.allow.contains(&w.lint))
+        .collect();
+    let mut compiled = CompiledKernel {
+        name: kernel.name.clone(),
+        spirv: module.words,
+        entry_point: "main",
+        rank: kernel.rank,
+        params,
+        push_constant_size: layout.size,
+        workgroup_size: module.workgroup_size,
+        uses_float64: module.uses_float64,
+        hash,
+        tile: kernel.tiled.as_ref().map(|t| t.dims.clone()),
+        consts: kernel.consts.clone(),
+        tile_static,
+        oob_report_binding: back::oob_report_binding(&kernel, checks),
+        warnings,
+        report: String::new(),
+        structs: kernel.structs.iter().cloned().collect(),
+    };
+    compiled.report = report::render(&kernel, &compiled, &findings.access);
+    Ok(compiled)
+}
+
+/// Parses `source` as one function and compiles it (for tests and tools).
+pub fn compile_str(source: &str) -> Result<CompiledKernel, Diagnostics> {
+    match syn::parse_str::<syn::ItemFn>(source) {
+        Ok(func) => compile(&func),
+        Err(e) => {
+            let mut d = Diagnostics::default();
+            d.error(Rule::KernelIsAFunction, e.span(), e.to_string());
+            Err(d)
+        }
+    }
+}
+
+fn fnv1a(words: &[u32]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for w in words {
+        for b in w.to_le_bytes() {
+            h ^= b as u64;
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    h
+}
