@@ -335,26 +335,26 @@ impl<'k> Walker<'k> {
     }
 
     /// Whether an expression reads the fastest-varying component of `t.local` (directly or
-    /// through locals computed from it).
+    /// through locals computed from it). Only arithmetic, casts, math and element reads are
+    /// looked through: the index of a load or the arms of an `if` are other values.
     fn mentions_fast(&self, e: &Expr) -> bool {
         let Some(t) = &self.k.tiled else { return false };
-        match &e.kind {
-            ExprKind::Element(b, i) => {
-                if let (ExprKind::Local(id), ExprKind::Lit(Lit::Int(k))) = (&b.kind, &i.kind) {
-                    if *id == t.local && *k == self.fast_component() as u128 {
-                        return true;
-                    }
-                }
-                self.mentions_fast(b) || self.mentions_fast(i)
-            }
-            ExprKind::Local(id) => self.fast[*id],
-            ExprKind::Unary(_, a) | ExprKind::Cast(a) => self.mentions_fast(a),
-            ExprKind::Binary(_, a, b) => self.mentions_fast(a) || self.mentions_fast(b),
-            ExprKind::Builtin(_, l) | ExprKind::Math(_, l) => {
-                l.iter().any(|x| self.mentions_fast(x))
-            }
+        let fast = self.fast_component() as u128;
+        let is_fast_component = |base: &Expr, index: &Expr| match (&base.kind, &index.kind) {
+            (ExprKind::Local(id), ExprKind::Lit(Lit::Int(k))) => *id == t.local && *k == fast,
             _ => false,
-        }
+        };
+        any_expr(e, |e| match &e.kind {
+            ExprKind::Element(b, i) if is_fast_component(b, i) => Probe::Hit,
+            ExprKind::Local(id) if self.fast[*id] => Probe::Hit,
+            ExprKind::Element(..)
+            | ExprKind::Unary(..)
+            | ExprKind::Cast(_)
+            | ExprKind::Binary(..)
+            | ExprKind::Builtin(..)
+            | ExprKind::Math(..) => Probe::Descend,
+            _ => Probe::Prune,
+        })
     }
 
     /// The dimension `d` when `e` is the thread's own index component `d`, possibly shifted by
@@ -395,21 +395,25 @@ impl<'k> Walker<'k> {
     }
 
     /// Whether an expression (without side effects) may differ between threads, from what the
-    /// walk knows so far; used by the index checks (the walk itself tracks memory, too).
+    /// walk knows so far; used by the index checks (the walk itself tracks memory, too). Any
+    /// expression other than a pure computation on locals and uniform values counts as varying.
     fn may_vary(&self, e: &Expr) -> bool {
-        match &e.kind {
+        any_expr(e, |e| match &e.kind {
+            ExprKind::Local(id) if self.varying[*id] => Probe::Hit,
             ExprKind::Lit(_)
             | ExprKind::OuterConst(_)
             | ExprKind::ScalarParam(_)
-            | ExprKind::BufferExtent(_) => false,
-            ExprKind::Local(id) => self.varying[*id],
-            ExprKind::Unary(_, a) | ExprKind::Cast(a) => self.may_vary(a),
-            ExprKind::Binary(_, a, b) | ExprKind::Logic(_, a, b) | ExprKind::Element(a, b) => {
-                self.may_vary(a) || self.may_vary(b)
-            }
-            ExprKind::Builtin(_, l) | ExprKind::Math(_, l) => l.iter().any(|x| self.may_vary(x)),
-            _ => true,
-        }
+            | ExprKind::BufferExtent(_)
+            | ExprKind::Local(_)
+            | ExprKind::Unary(..)
+            | ExprKind::Cast(_)
+            | ExprKind::Binary(..)
+            | ExprKind::Logic(..)
+            | ExprKind::Element(..)
+            | ExprKind::Builtin(..)
+            | ExprKind::Math(..) => Probe::Descend,
+            _ => Probe::Hit,
+        })
     }
 
     /// Whether the write indices are one own index component each, every dimension once: a
@@ -494,6 +498,13 @@ impl<'k> Walker<'k> {
     }
 
     /// Walks an expression; returns whether its value may differ between threads.
+    ///
+    /// Written out by hand rather than as a [`Visitor`]: every expression yields a result that
+    /// its parent combines its own way (a block's is its tail's alone, an atomic's is always
+    /// varying, a loop's never), and the walk orders and repeats operands differently from
+    /// [`walk_expr`] (an element's indices before its base, a loop's body twice, the state
+    /// saved and merged around each arm of an `if`, an atomic's `expected` place not at all).
+    /// As a visitor it would override nearly every kind and pass its result through a field.
     fn expr(&mut self, e: &Expr) -> bool {
         match &e.kind {
             ExprKind::Lit(_)
