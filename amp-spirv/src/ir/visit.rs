@@ -129,6 +129,43 @@ pub fn walk_expr<'a, V: Visitor<'a>>(v: &mut V, expr: &'a Expr) {
     }
 }
 
+/// What the test of [`any_expr`] says of one expression.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Probe {
+    /// This is an expression sought: the search ends with `true`.
+    Hit,
+    /// Not this one; search its operands (and their blocks) too.
+    Descend,
+    /// Neither this one nor anything inside it.
+    Prune,
+}
+
+/// Whether `expr` or an expression inside it passes `test`, searching in the order of
+/// [`walk_expr`] and stopping at the first [`Probe::Hit`]. The test sees each expression before
+/// its operands and decides whether they are searched at all, so that a query can stop at the
+/// expression kinds it does not look through.
+pub fn any_expr<'a>(expr: &'a Expr, test: impl FnMut(&'a Expr) -> Probe) -> bool {
+    struct Search<F> {
+        test: F,
+        hit: bool,
+    }
+    impl<'a, F: FnMut(&'a Expr) -> Probe> Visitor<'a> for Search<F> {
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            if self.hit {
+                return;
+            }
+            match (self.test)(expr) {
+                Probe::Hit => self.hit = true,
+                Probe::Descend => walk_expr(self, expr),
+                Probe::Prune => {}
+            }
+        }
+    }
+    let mut search = Search { test, hit: false };
+    search.visit_expr(expr);
+    search.hit
+}
+
 /// A pass that may rewrite the IR in place. Every method defaults to visiting the node's
 /// children, in the same order as [`Visitor`].
 pub trait VisitorMut: Sized {

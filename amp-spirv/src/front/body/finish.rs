@@ -2,7 +2,8 @@
 
 use super::*;
 
-/// Settles every type in the IR and checks literals against their final types.
+/// Settles every type in the IR and checks literals against their final types: a
+/// [`VisitorMut`] whose fix-up of each expression comes before its operands'.
 pub(super) struct Finisher<'a> {
     pub(super) infer: &'a Infer,
     pub(super) diags: &'a mut Diagnostics,
@@ -44,28 +45,10 @@ impl Finisher<'_> {
             );
         }
     }
+}
 
-    pub(super) fn block(&mut self, b: &mut Block) {
-        for s in &mut b.stmts {
-            match s {
-                Stmt::Let(_, Some(e)) | Stmt::Expr(e) => self.expr(e),
-                Stmt::Let(_, None) => {}
-            }
-        }
-        if let Some(t) = &mut b.tail {
-            self.expr(t);
-        }
-    }
-
-    fn place(&mut self, p: &mut Place) {
-        match p {
-            Place::Local(_, idx) | Place::Buffer(_, idx) => {
-                idx.iter_mut().for_each(|e| self.expr(e))
-            }
-        }
-    }
-
-    fn expr(&mut self, e: &mut Expr) {
+impl VisitorMut for Finisher<'_> {
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
         e.ty = self.infer.finish(&e.ty);
         match &mut e.kind {
             ExprKind::Lit(_) => self.literal(e, false),
@@ -87,10 +70,10 @@ impl Finisher<'_> {
                     a.ty = self.infer.finish(&a.ty);
                     self.literal(a, true);
                 } else {
-                    self.expr(a);
+                    self.visit_expr_mut(a);
                 }
             }
-            ExprKind::Builtin(Builtin::Abs, list)
+            ExprKind::Builtin(Builtin::Abs, _)
                 if e.ty
                     .scalar()
                     .is_some_and(|s| s.is_int() && !s.is_signed_int()) =>
@@ -104,55 +87,24 @@ impl Finisher<'_> {
                     )
                     .with_help("unsigned values are never negative; remove `abs`"),
                 );
-                list.iter_mut().for_each(|e| self.expr(e));
+                walk_expr_mut(self, e);
             }
-            ExprKind::Local(_) | ExprKind::ScalarParam(_) | ExprKind::BufferExtent(_) => {}
-            ExprKind::Break | ExprKind::Continue | ExprKind::Return => {}
-            ExprKind::OuterConst(_) | ExprKind::Barrier(_) | ExprKind::MemoryFence(_) => {}
-            ExprKind::Atomic(a) => {
-                self.place(&mut a.target);
-                if let Some(v) = &mut a.value {
-                    self.expr(v);
+            // In source order rather than evaluation order, so that the errors come out in the
+            // order they are written: the place before the value, an atomic's target first.
+            ExprKind::Assign(place, value) | ExprKind::CompoundAssign(_, place, value) => {
+                self.visit_place_mut(place);
+                self.visit_expr_mut(value);
+            }
+            ExprKind::Atomic(atomic) => {
+                self.visit_place_mut(&mut atomic.target);
+                if let Some(value) = &mut atomic.value {
+                    self.visit_expr_mut(value);
                 }
-                if let Some(p) = &mut a.expected {
-                    self.place(p);
-                }
-            }
-            ExprKind::Unary(UnOp::Not, a) | ExprKind::Cast(a) | ExprKind::ArrayRepeat(a, _) => {
-                self.expr(a)
-            }
-            ExprKind::Binary(_, a, b) | ExprKind::Logic(_, a, b) | ExprKind::Element(a, b) => {
-                self.expr(a);
-                self.expr(b);
-            }
-            ExprKind::BufferLoad(_, list)
-            | ExprKind::ArrayList(list)
-            | ExprKind::Builtin(_, list)
-            | ExprKind::Math(_, list) => list.iter_mut().for_each(|e| self.expr(e)),
-            ExprKind::If(c, t, e) => {
-                self.expr(c);
-                self.block(t);
-                if let Some(e) = e {
-                    self.expr(e);
+                if let Some(expected) = &mut atomic.expected {
+                    self.visit_place_mut(expected);
                 }
             }
-            ExprKind::Block(b) | ExprKind::Loop(b) => self.block(b),
-            ExprKind::While(c, b) => {
-                self.expr(c);
-                self.block(b);
-            }
-            ExprKind::For(r) => {
-                self.expr(&mut r.start);
-                self.expr(&mut r.end);
-                if let Some(s) = &mut r.step {
-                    self.expr(s);
-                }
-                self.block(&mut r.body);
-            }
-            ExprKind::Assign(p, v) | ExprKind::CompoundAssign(_, p, v) => {
-                self.place(p);
-                self.expr(v);
-            }
+            _ => walk_expr_mut(self, e),
         }
     }
 }

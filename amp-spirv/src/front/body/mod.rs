@@ -179,7 +179,7 @@ impl<'a> BodyChecker<'a> {
             infer: &self.infer,
             diags: self.diags,
         };
-        finisher.block(&mut block);
+        finisher.visit_block_mut(&mut block);
         let locals = self
             .locals
             .iter()

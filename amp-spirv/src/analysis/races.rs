@@ -1,0 +1,73 @@
+//! Races and dependences through buffers: write conflicts and flow dependences, judged from the
+//! accesses the walk collected. (Races on `tile_static` memory are found during the walk.)
+
+use super::index::IndexKey;
+use super::{Lint, Walker};
+use crate::diag::Span;
+use crate::ir::*;
+
+/// A write or read of a buffer, for the dependence checks.
+pub(super) struct Access {
+    /// The buffer.
+    pub(super) param: ParamId,
+    /// The keys of its indices.
+    pub(super) key: Vec<IndexKey>,
+    /// The access in the source.
+    pub(super) span: Span,
+    /// Whether the index is proven to be a different element for every thread (judged for
+    /// writes only).
+    pub(super) unique: bool,
+    /// For reads: the buffer was written earlier and a barrier fencing global memory came
+    /// since, so the threads of a tile see each other's writes (communication through global
+    /// memory within a tile).
+    pub(super) after_barrier: bool,
+    /// An atomic operation: never a conflict or a dependence.
+    pub(super) atomic: bool,
+}
+
+impl Walker<'_> {
+    /// Whether `p` was written earlier in this walk and a barrier fencing global memory came
+    /// since.
+    pub(super) fn written_before(&self, p: ParamId) -> bool {
+        self.writes.iter().any(|w| w.param == p) && !self.dirty_buffers.contains(&p)
+    }
+
+    /// Write conflicts and flow dependences, from the accesses of the last walk.
+    pub(super) fn dependences(&mut self) {
+        let writes = std::mem::take(&mut self.writes);
+        let reads = std::mem::take(&mut self.reads);
+        for w in &writes {
+            let name = self.k.params[w.param].name.clone();
+            if !w.unique {
+                self.warn(
+                    Lint::WriteConflict,
+                    w.span,
+                    format!("`{name}` is written at an index that is not proven unique per thread: several threads may write the same element, and the last one wins (an output dependence)"),
+                    "write each thread's result to its own element (index with the thread's index), or combine the values with an atomic or a tile reduction".into(),
+                );
+            }
+        }
+        for r in &reads {
+            if r.after_barrier {
+                continue;
+            }
+            if r.atomic {
+                continue;
+            }
+            let own_write = writes
+                .iter()
+                .find(|w| w.param == r.param && w.unique && !w.atomic);
+            if let Some(w) = own_write {
+                if w.key != r.key {
+                    let name = self.k.params[r.param].name.clone();
+                    self.warn(
+                        Lint::FlowDependence,
+                        r.span,
+                        format!("`{name}` is read here at another thread's element while every thread writes its own: the value read depends on the order the threads run (a flow or anti dependence)"),
+                        "read from one view and write to another (double buffering), or split the work into two kernels".into(),
+                    );
+                }
+            }
+        }
+    }
+}
