@@ -26,7 +26,6 @@ mod front;
 mod ir;
 mod math;
 mod range;
-mod report;
 mod source;
 mod structs;
 mod types;
@@ -35,10 +34,10 @@ pub use analysis::{Lint, Warning};
 pub use back::OOB_REPORT_WORDS;
 pub use compile::{
     check_device_fn, check_device_fn_with, compile, compile_str, compile_with, missing_device_fn,
-    CompiledKernel, CompiledParam, DeviceFnSource, Options, TileStaticSize,
+    CompiledKernel, CompiledParam, Options, TileStaticSize,
 };
 pub use diag::{Diagnostic, Diagnostics, Rule, Span};
-pub use front::{callee_path, MAX_TILE_STATIC_BYTES, MAX_TILE_THREADS};
+pub use front::{callee_path, DeviceFnSource, MAX_TILE_STATIC_BYTES, MAX_TILE_THREADS};
 pub use ir::{Container, OuterConst, ParamKind, TileDim};
 pub use source::{
     device_fns_in_file, device_structs_in_file, is_device_attr, is_kernel_attr, kernels_in_file,

@@ -2,7 +2,7 @@
 //! that compile a file's kernels without the macros (the repository's own SPIR-V checks, a
 //! future command-line compiler), and recognising the attributes that mark them.
 
-use crate::compile::DeviceFnSource;
+use crate::front::DeviceFnSource;
 
 /// The `#[amp::device]` functions of a parsed source file with their paths from the file's
 /// top (functions in function bodies count as top level), for tools that compile the kernels
@@ -93,7 +93,7 @@ pub fn kernels_in_file(file: &syn::File) -> Vec<syn::ItemFn> {
 }
 
 /// The `#[derive(DeviceStruct)]` structs of a file, top level and in inline modules: the
-/// definitions its kernels can be compiled with ([`Options::structs`]) outside the macro.
+/// definitions its kernels can be compiled with ([`Options::structs`](crate::Options::structs)) outside the macro.
 pub fn device_structs_in_file(file: &syn::File) -> Vec<syn::ItemStruct> {
     fn derives_device_struct(s: &syn::ItemStruct) -> bool {
         s.attrs.iter().any(|a| {

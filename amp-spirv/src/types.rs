@@ -134,7 +134,7 @@ pub enum Ty {
 }
 
 /// A `#[derive(DeviceStruct)]` struct as the device sees it: `#[repr(C)]`, with short vectors
-/// packed (see [`crate::structs`]).
+/// packed (a [`StructTable`](crate::StructTable) lays them out).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct StructDef {
     /// Its name as written in its definition.

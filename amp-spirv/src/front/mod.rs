@@ -20,7 +20,7 @@ pub const MAX_TILE_STATIC_BYTES: u64 = 32 * 1024;
 /// calls `device_fns` (inlined at their calls) and may name `structs`, which it keeps.
 pub fn lower(
     func: &syn::ItemFn,
-    device_fns: &[crate::DeviceFnSource],
+    device_fns: &[DeviceFnSource],
     structs: StructTable,
 ) -> Result<Kernel, Diagnostics> {
     let mut diags = Diagnostics::default();
@@ -96,4 +96,33 @@ fn literal_tile_static_bytes(locals: &[Local]) -> Option<u64> {
         .filter(|l| l.storage == Storage::TileStatic)
         .map(|l| literal_bytes(&l.ty))
         .sum()
+}
+
+/// A `#[amp::device]` function's source, under the path the kernel calls it by.
+///
+/// ```
+/// let square = amp_spirv::DeviceFnSource::new(&["util"], syn::parse_quote! {
+///     fn square(x: f32) -> f32 { x * x }
+/// });
+/// let options = amp_spirv::Options { device_fns: vec![square], ..Default::default() };
+/// let kernel: syn::ItemFn = syn::parse_quote! {
+///     fn squares(idx: Index<1>, v: ArrayViewMut<f32, 1>) { v[idx] = util::square(v[idx]); }
+/// };
+/// assert!(amp_spirv::compile_with(&kernel, &options).is_ok());
+/// ```
+#[derive(Clone, Debug)]
+pub struct DeviceFnSource {
+    /// The path from the kernel's module, the function's name last (`["util", "square"]`).
+    pub path: Vec<String>,
+    /// The function.
+    pub func: syn::ItemFn,
+}
+
+impl DeviceFnSource {
+    /// `func`, defined in `module` (a path from the kernel's module).
+    pub fn new(module: &[&str], func: syn::ItemFn) -> DeviceFnSource {
+        let mut path: Vec<String> = module.iter().map(|s| s.to_string()).collect();
+        path.push(func.sig.ident.to_string());
+        DeviceFnSource { path, func }
+    }
 }

@@ -4,8 +4,7 @@
 mod visit;
 
 pub use visit::{
-    any_expr, walk_block, walk_block_mut, walk_expr, walk_expr_mut, walk_place, walk_place_mut,
-    walk_stmt, walk_stmt_mut, ExprId, ExprIds, Probe, Visitor, VisitorMut,
+    any_expr, walk_expr, walk_expr_mut, walk_place, walk_stmt, ExprIds, Probe, Visitor, VisitorMut,
 };
 
 use crate::diag::Span;

@@ -341,9 +341,4 @@ impl<'k> ExprIds<'k> {
     pub fn len(&self) -> usize {
         self.ids.len()
     }
-
-    /// Whether the kernel has no expressions.
-    pub fn is_empty(&self) -> bool {
-        self.ids.is_empty()
-    }
 }

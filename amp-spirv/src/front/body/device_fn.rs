@@ -14,7 +14,7 @@
 //! kernel's [`DeviceFnSource`]s are stored under.
 
 use super::*;
-use crate::DeviceFnSource;
+use crate::front::DeviceFnSource;
 
 /// The device-function state of a body checker.
 #[derive(Default)]

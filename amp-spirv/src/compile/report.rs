@@ -1,8 +1,9 @@
 //! The compile report of a kernel, in the spirit of OpenACC's `-Minfo=accel`: how it will run,
 //! what memory it uses, how each binding is accessed, and what the analyses found.
 
+use super::CompiledKernel;
 use crate::ir::{Kernel, ParamKind, Storage, TileDim};
-use crate::{CompiledKernel, Len};
+use crate::types::Len;
 use std::fmt::Write;
 
 /// Renders the report of a compiled kernel.

@@ -5,10 +5,13 @@
 
 use crate::analysis::{self, Lint, Warning};
 use crate::diag::{self, Diagnostic, Diagnostics, Rule};
+use crate::front::DeviceFnSource;
 use crate::ir::{self, OuterConst, ParamKind, TileDim};
 use crate::structs::StructTable;
 use crate::types::{self, Len, StructDef};
-use crate::{back, front, report, MAX_PUSH_CONSTANT_BYTES};
+use crate::{back, front, MAX_PUSH_CONSTANT_BYTES};
+
+mod report;
 
 /// One parameter of a compiled kernel, after the index.
 #[derive(Clone, Debug)]
@@ -88,35 +91,6 @@ impl Options {
         } else {
             back::BoundsChecks::On
         }
-    }
-}
-
-/// A `#[amp::device]` function's source, under the path the kernel calls it by.
-///
-/// ```
-/// let square = amp_spirv::DeviceFnSource::new(&["util"], syn::parse_quote! {
-///     fn square(x: f32) -> f32 { x * x }
-/// });
-/// let options = amp_spirv::Options { device_fns: vec![square], ..Default::default() };
-/// let kernel: syn::ItemFn = syn::parse_quote! {
-///     fn squares(idx: Index<1>, v: ArrayViewMut<f32, 1>) { v[idx] = util::square(v[idx]); }
-/// };
-/// assert!(amp_spirv::compile_with(&kernel, &options).is_ok());
-/// ```
-#[derive(Clone, Debug)]
-pub struct DeviceFnSource {
-    /// The path from the kernel's module, the function's name last (`["util", "square"]`).
-    pub path: Vec<String>,
-    /// The function.
-    pub func: syn::ItemFn,
-}
-
-impl DeviceFnSource {
-    /// `func`, defined in `module` (a path from the kernel's module).
-    pub fn new(module: &[&str], func: syn::ItemFn) -> DeviceFnSource {
-        let mut path: Vec<String> = module.iter().map(|s| s.to_string()).collect();
-        path.push(func.sig.ident.to_string());
-        DeviceFnSource { path, func }
     }
 }
 
