@@ -89,7 +89,10 @@ fn run_on_module(tool: &str, args: &[&str], words: &[u32], tag: &str) -> Result<
     ));
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     std::fs::write(&path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    let out = Command::new(spirv_tool(tool)).args(args).arg(&path).output();
+    let out = Command::new(spirv_tool(tool))
+        .args(args)
+        .arg(&path)
+        .output();
     let _ = std::fs::remove_file(&path);
     let out = out.map_err(|e| format!("cannot run {tool}: {e}"))?;
     if out.status.success() {
@@ -117,7 +120,8 @@ fn disassemble(words: &[u32], tag: &str) -> String {
 /// Where the snapshot of the kernels of `shown` (a path relative to the root) is kept.
 fn snapshot_path(root: &Path, shown: &str) -> PathBuf {
     let name = shown.replace(['/', '\\'], "__");
-    root.join("tests/snapshots/spirv").join(format!("{name}.spvasm"))
+    root.join("tests/snapshots/spirv")
+        .join(format!("{name}.spvasm"))
 }
 
 /// Compares (or, with `AMP_BLESS=1`, writes) the snapshots; returns the mismatches.
@@ -267,5 +271,8 @@ fn every_kernel_in_the_repository_validates() {
         mismatches.len(),
         mismatches.join("\n\n")
     );
-    eprintln!("{found} kernels in {} files validated and matched their snapshots", files.len());
+    eprintln!(
+        "{found} kernels in {} files validated and matched their snapshots",
+        files.len()
+    );
 }
