@@ -2,7 +2,7 @@
 //! CPU pixel for pixel, written as a PNG.
 //!
 //! ```text
-//! cargo run --release --example mandelbrot [out.png] [width] [height]
+//! cargo run --release --example mandelbrot --features png [out.png] [width] [height]
 //! ```
 //! (default `target/mandelbrot.png`, 1024 x 768).
 use amp::prelude::*;

@@ -4,7 +4,7 @@
 //! in a tiled kernel, and a device-only helper that writes to a view. Every result is checked
 //! against the same helpers called on the host.
 
-mod common;
+use crate::common;
 use common::assert_validation_clean;
 
 use amp::prelude::*;

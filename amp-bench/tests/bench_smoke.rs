@@ -1,8 +1,8 @@
-//! The benchmark (`examples/bench.rs`) at its tiny size: every workload runs once through the
+//! The benchmark (`amp-bench/src/main.rs`) at its tiny size: every workload runs once through the
 //! amp kernel, the hand-written GLSL (compiled by `glslangValidator`) and the CPU, and the three
 //! results must agree. Timings are not checked.
 
-#[path = "../examples/bench.rs"]
+#[path = "../src/main.rs"]
 mod bench;
 
 #[test]

@@ -3,7 +3,7 @@
 //! device, with layouts that match the host's `#[repr(C)]` (explicit padding, nested structs,
 //! short-vector fields packed).
 
-mod common;
+use crate::common;
 use amp::prelude::*;
 use common::assert_validation_clean;
 

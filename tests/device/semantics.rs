@@ -1,8 +1,8 @@
 //! Numeric semantics on the device against Rust's release-mode behaviour, one test per case of
 //! docs/semantics.md. Integer division and remainder by zero and `i32::MIN / -1` are in
-//! tests/numeric.rs.
+//! tests/device/numeric.rs.
 
-mod common;
+use crate::common;
 use amp::prelude::*;
 use common::assert_validation_clean;
 

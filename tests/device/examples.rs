@@ -4,22 +4,22 @@
 //! The examples are included with `#[path]` modules rather than `include!`: they start with
 //! inner doc comments (`//!`), which `include!` inside a `mod { }` block rejects (E0753).
 
-mod common;
+use crate::common;
 use common::assert_validation_clean;
 
-#[path = "../examples/array_times10.rs"]
+#[path = "../../examples/array_times10.rs"]
 mod array_times10;
-#[path = "../examples/histogram.rs"]
+#[path = "../../examples/histogram.rs"]
 mod histogram;
-#[path = "../examples/index.rs"]
+#[path = "../../examples/index.rs"]
 mod index;
-#[path = "../examples/mandelbrot.rs"]
+#[path = "../../examples/mandelbrot.rs"]
 mod mandelbrot;
-#[path = "../examples/matmul.rs"]
+#[path = "../../examples/matmul.rs"]
 mod matmul;
-#[path = "../examples/nbody.rs"]
+#[path = "../../examples/nbody.rs"]
 mod nbody;
-#[path = "../examples/vector_add.rs"]
+#[path = "../../examples/vector_add.rs"]
 mod vector_add;
 
 #[test]

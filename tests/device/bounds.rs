@@ -2,7 +2,7 @@
 //! writes, skip atomics, and make the launch return `Error::IndexOutOfBounds` naming the
 //! kernel, the view, the index and the extent. `#[kernel(amp, unchecked)]` turns the checks off.
 
-mod common;
+use crate::common;
 use amp::prelude::*;
 use common::assert_validation_clean;
 

@@ -7,16 +7,16 @@
 //!
 //! Tiles and matrices stay small: a software device (lavapipe) runs barriers slowly.
 
-mod common;
+use crate::common;
 use common::assert_validation_clean;
 
 use amp::prelude::*;
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 
-#[path = "../examples/tile_average.rs"]
+#[path = "../../examples/tile_average.rs"]
 mod tile_average;
-#[path = "../examples/tile_sum.rs"]
+#[path = "../../examples/tile_sum.rs"]
 mod tile_sum;
 
 // ---------------------------------------------------------------------------------------------

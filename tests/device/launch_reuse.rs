@@ -3,7 +3,7 @@
 //! and any change (data, buffers, scalars, grid, kernel, a copy in between, a buffer destroyed
 //! and another created in its place) must be seen.
 
-mod common;
+use crate::common;
 use amp::prelude::*;
 use common::assert_validation_clean;
 

@@ -2,7 +2,7 @@
 //! rank-2 domains of odd shapes, f32 and i32 element types, a rank-3 domain, and a rank-1
 //! domain too large for one row of workgroups.
 
-mod common;
+use crate::common;
 use amp::prelude::*;
 use common::assert_validation_clean;
 

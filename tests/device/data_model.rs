@@ -4,7 +4,7 @@
 //! access to arrays (`AccessType`). Every value is checked against what the kernel or copy
 //! must produce.
 
-mod common;
+use crate::common;
 use amp::prelude::*;
 use common::assert_validation_clean;
 

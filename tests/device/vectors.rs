@@ -3,7 +3,7 @@
 //! the geometric functions, packed layouts (a `Float3` view has a 12-byte stride) and `f64`
 //! vectors.
 
-mod common;
+use crate::common;
 use amp::prelude::*;
 use common::assert_validation_clean;
 

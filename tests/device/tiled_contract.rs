@@ -2,7 +2,7 @@
 //! multiplication (16 x 16 tiles staged through shared memory, two barriers per step), launched
 //! over `c.extent().tile::<TS, TS>()` and checked against the CPU bit for bit.
 
-mod common;
+use crate::common;
 use amp::prelude::*;
 use common::assert_validation_clean;
 

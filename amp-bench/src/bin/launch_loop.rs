@@ -1,11 +1,11 @@
 //! Profiling aid for launch overhead: empty-kernel launches interleaved with round trips of
-//! the benchmark's raw `ash` floor loop (`examples/bench_support/raw_vulkan.rs`), so machine
+//! the benchmark's raw `ash` floor loop (`amp-bench/src/bench_support/raw_vulkan.rs`), so machine
 //! load hits both alike. Prints medians, the median of the pairwise ratios, and the minima.
 //!
-//! `cargo run --release --example launch_loop -- N` times `N` of each (needs
+//! `cargo run --release -p amp-bench --bin launch_loop -- N` times `N` of each (needs
 //! `glslangValidator` for the raw loop's shader); `... -- N amp` runs only `N` amp launches,
 //! e.g. under `valgrind --tool=callgrind` (deterministic instruction counts).
-#[path = "bench_support/raw_vulkan.rs"]
+#[path = "../bench_support/raw_vulkan.rs"]
 mod raw_vulkan;
 
 use amp::prelude::*;

@@ -5,7 +5,7 @@
 //! past the section's extent, but inside the parent's buffer, does clobber a neighbour. That
 //! is why checks are on by default.
 
-mod common;
+use crate::common;
 use amp::prelude::*;
 use common::assert_validation_clean;
 

@@ -1,6 +1,6 @@
 //! Atomics (C++ AMP chapter 6) on views, arrays and `tile_static` memory, on the device.
 
-mod common;
+use crate::common;
 use amp::prelude::*;
 use common::assert_validation_clean;
 
