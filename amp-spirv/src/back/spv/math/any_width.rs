@@ -158,7 +158,7 @@ impl Emitter<'_> {
     /// `a * b + c` rounded once, as Rust's `mul_add`: Vulkan's `Fma` may round the product
     /// (lavapipe's does), so the product's rounding error `e` (Dekker) and the sum's `t`
     /// (Knuth) are added back: `s + (t + e)`. The result is the exact one except when that
-    /// last sum itself rounds a tie differently (rare; none in tests/math.rs).
+    /// last sum itself rounds a tie differently (rare; none in tests/device/math.rs).
     fn fused_multiply_add(&mut self, s: Scalar, a: Word, b: Word, c: Word) -> Word {
         let (p, e) = self.two_prod_of(s, a, b);
         let sum = self.fop(Op::FAdd, s, p, c);
