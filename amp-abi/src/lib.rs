@@ -18,7 +18,7 @@
 //!     writable: false,
 //!     extent_offset: 8,
 //! };
-//! assert_eq!(amp_abi::buffer_layout_bytes(2), 16); // extent, offset, one stride
+//! assert_eq!(amp_abi::buffer_layout::words(2), 4); // extent (2), offset, one stride
 //! assert!(matches!(view, ParamKind::Buffer { rank: 2, .. }));
 //! ```
 //!
@@ -128,11 +128,25 @@ pub mod layout_fact {
 /// least this): the compiler refuses kernels whose launch parameters need more.
 pub const MAX_PUSH_CONSTANT_BYTES: u32 = 128;
 
-/// Bytes of one buffer parameter's layout in the push-constant block: its extent (`rank`
-/// `u32`s), the element offset of its first element (one `u32`) and the strides of all
-/// dimensions but the last (`rank - 1` `u32`s).
-pub const fn buffer_layout_bytes(rank: u32) -> u32 {
-    4 * (2 * rank)
+/// One buffer parameter's layout in the push-constant block, in `u32` words from its
+/// [`ParamKind::Buffer::extent_offset`]: its extent (`rank` words), the element offset of its
+/// first element (one word) and the strides of all dimensions but the last (`rank - 1` words;
+/// the last stride is 1).
+pub mod buffer_layout {
+    /// Words of the whole layout.
+    pub const fn words(rank: u32) -> u32 {
+        2 * rank
+    }
+
+    /// Word of the element offset.
+    pub const fn offset_word(rank: u32) -> u32 {
+        rank
+    }
+
+    /// Word of the first stride (dimension 0's).
+    pub const fn strides_word(rank: u32) -> u32 {
+        rank + 1
+    }
 }
 
 /// The scalar types a kernel parameter or buffer element can have on the device.

@@ -4,6 +4,6 @@
 //! module re-exports it (hidden) so that generated code can name it through `amp::__private`.
 
 pub use amp_abi::{
-    layout_fact, spec_id, ElemType, KernelInfo, ParamInfo, ParamKind, ScalarType,
+    buffer_layout, layout_fact, spec_id, ElemType, KernelInfo, ParamInfo, ParamKind, ScalarType,
     LAYOUT_SPEC_ID_BASE, OOB_REPORT_WORDS,
 };

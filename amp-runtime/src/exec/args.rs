@@ -3,7 +3,7 @@
 
 use super::call::{Arg, KernelArg};
 use super::pipeline::Specialization;
-use crate::kernel::{KernelInfo, ParamKind, LAYOUT_SPEC_ID_BASE};
+use crate::kernel::{buffer_layout, KernelInfo, ParamKind, LAYOUT_SPEC_ID_BASE};
 use crate::Error;
 
 /// Push-constant blocks up to this size live on the stack during a launch.
@@ -80,13 +80,13 @@ pub(super) fn encode_args(
                         param.name
                     )));
                 }
-                // extent, element offset, strides of all but the last dimension
                 let dims = buf.dims();
                 let strides = buf.strides();
-                let offset_at = extent_offset + 4 * rank;
+                let offset_at = extent_offset + 4 * buffer_layout::offset_word(rank);
+                let strides_at = extent_offset + 4 * buffer_layout::strides_word(rank);
                 put(push, extent_offset, dim_words(dims), info, param.name)?;
                 put(push, offset_at, [buf.offset() as u32], info, param.name)?;
-                put(push, offset_at + 4, dim_words(&strides), info, param.name)?;
+                put(push, strides_at, dim_words(&strides), info, param.name)?;
                 // What this launch's view looks like, for the pipeline's specialization.
                 specialization.push(
                     LAYOUT_SPEC_ID_BASE + binding,

@@ -96,8 +96,7 @@ impl Layout {
         for p in &kernel.params {
             if let ParamKind::Buffer { rank, .. } = p.kind {
                 let first_member = members.len() as u32;
-                // extent, offset, strides of all but the last dimension
-                for _ in 0..2 * rank {
+                for _ in 0..amp_abi::buffer_layout::words(rank) {
                     push(Scalar::U32, &mut offset, &mut members);
                 }
                 params.push(ParamSlot::Buffer {

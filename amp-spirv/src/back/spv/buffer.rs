@@ -58,7 +58,8 @@ impl Emitter<'_> {
         };
         for (d, &component) in index.iter().enumerate().take(rank as usize - 1) {
             // Row-major strides follow from the extent when the facts say the view is dense.
-            let pushed = self.push_member(first_member + rank + 1 + d as u32);
+            let pushed = self
+                .push_member(first_member + amp_abi::buffer_layout::strides_word(rank) + d as u32);
             let mut dense = extent[rank as usize - 1];
             for &e in extent[d + 1..rank as usize - 1].iter().rev() {
                 dense = self.op(Op::IMul, u, &[e, dense]);
@@ -79,7 +80,8 @@ impl Emitter<'_> {
             ParamKind::Buffer { rank, .. } => rank,
             _ => unreachable!("buffer param"),
         };
-        let pushed = self.push_member(self.buffer_first_member(p) + rank);
+        let pushed = self
+            .push_member(self.buffer_first_member(p) + amp_abi::buffer_layout::offset_word(rank));
         let zero_offset = self.layout_fact(p, crate::layout_fact::ZERO_OFFSET);
         let u = self.scalar_ty(Scalar::U32);
         let zero = self.const_u32(0);
