@@ -4,42 +4,66 @@
 
 use crate::front::DeviceFnSource;
 
+/// Calls `visit` with every item of `items` and the path of the module it is in (from the
+/// file's top): items of inline modules too, and, where `into_fn_bodies`, items declared in
+/// function bodies (which count as being in their function's module).
+fn for_each_item<'a>(
+    items: &[&'a syn::Item],
+    into_fn_bodies: bool,
+    module: &mut Vec<String>,
+    visit: &mut dyn FnMut(&[String], &'a syn::Item),
+) {
+    for &item in items {
+        visit(module, item);
+        match item {
+            syn::Item::Fn(f) if into_fn_bodies => {
+                let nested: Vec<&syn::Item> = f
+                    .block
+                    .stmts
+                    .iter()
+                    .filter_map(|s| match s {
+                        syn::Stmt::Item(i) => Some(i),
+                        _ => None,
+                    })
+                    .collect();
+                for_each_item(&nested, into_fn_bodies, module, visit);
+            }
+            syn::Item::Mod(m) => {
+                if let Some((_, content)) = &m.content {
+                    let content: Vec<&syn::Item> = content.iter().collect();
+                    module.push(m.ident.to_string());
+                    for_each_item(&content, into_fn_bodies, module, visit);
+                    module.pop();
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The top-level items of `file`, as [`for_each_item`] takes them.
+fn top_level(file: &syn::File) -> Vec<&syn::Item> {
+    file.items.iter().collect()
+}
+
 /// The `#[amp::device]` functions of a parsed source file with their paths from the file's
 /// top (functions in function bodies count as top level), for tools that compile the kernels
 /// of a file without the macros.
 pub fn device_fns_in_file(file: &syn::File) -> Vec<DeviceFnSource> {
-    fn walk(items: &[syn::Item], module: &mut Vec<String>, out: &mut Vec<DeviceFnSource>) {
-        for item in items {
-            match item {
-                syn::Item::Fn(f) => {
-                    if f.attrs.iter().any(is_device_attr) {
-                        let m: Vec<&str> = module.iter().map(String::as_str).collect();
-                        out.push(DeviceFnSource::new(&m, f.clone()));
-                    }
-                    let nested: Vec<syn::Item> = f
-                        .block
-                        .stmts
-                        .iter()
-                        .filter_map(|s| match s {
-                            syn::Stmt::Item(i) => Some(i.clone()),
-                            _ => None,
-                        })
-                        .collect();
-                    walk(&nested, module, out);
-                }
-                syn::Item::Mod(m) => {
-                    if let Some((_, items)) = &m.content {
-                        module.push(m.ident.to_string());
-                        walk(items, module, out);
-                        module.pop();
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
     let mut out = Vec::new();
-    walk(&file.items, &mut Vec::new(), &mut out);
+    for_each_item(
+        &top_level(file),
+        true,
+        &mut Vec::new(),
+        &mut |module, item| {
+            if let syn::Item::Fn(f) = item {
+                if f.attrs.iter().any(is_device_attr) {
+                    let m: Vec<&str> = module.iter().map(String::as_str).collect();
+                    out.push(DeviceFnSource::new(&m, f.clone()));
+                }
+            }
+        },
+    );
     out
 }
 
@@ -62,38 +86,20 @@ pub fn is_kernel_attr(attr: &syn::Attribute) -> bool {
 /// The `#[kernel(amp)]` functions of a parsed source file, also those in inline modules and
 /// inside function bodies (as tests often write them).
 pub fn kernels_in_file(file: &syn::File) -> Vec<syn::ItemFn> {
-    fn walk(items: &[syn::Item], out: &mut Vec<syn::ItemFn>) {
-        for item in items {
-            match item {
-                syn::Item::Fn(f) if f.attrs.iter().any(is_kernel_attr) => out.push(f.clone()),
-                syn::Item::Fn(f) => {
-                    let nested: Vec<syn::Item> = f
-                        .block
-                        .stmts
-                        .iter()
-                        .filter_map(|s| match s {
-                            syn::Stmt::Item(i) => Some(i.clone()),
-                            _ => None,
-                        })
-                        .collect();
-                    walk(&nested, out);
-                }
-                syn::Item::Mod(m) => {
-                    if let Some((_, items)) = &m.content {
-                        walk(items, out);
-                    }
-                }
-                _ => {}
+    let mut out = Vec::new();
+    for_each_item(&top_level(file), true, &mut Vec::new(), &mut |_, item| {
+        if let syn::Item::Fn(f) = item {
+            if f.attrs.iter().any(is_kernel_attr) {
+                out.push(f.clone());
             }
         }
-    }
-    let mut out = Vec::new();
-    walk(&file.items, &mut out);
+    });
     out
 }
 
 /// The `#[derive(DeviceStruct)]` structs of a file, top level and in inline modules: the
-/// definitions its kernels can be compiled with ([`Options::structs`](crate::Options::structs)) outside the macro.
+/// definitions its kernels can be compiled with
+/// ([`Options::structs`](crate::Options::structs)) outside the macro.
 pub fn device_structs_in_file(file: &syn::File) -> Vec<syn::ItemStruct> {
     fn derives_device_struct(s: &syn::ItemStruct) -> bool {
         s.attrs.iter().any(|a| {
@@ -108,20 +114,13 @@ pub fn device_structs_in_file(file: &syn::File) -> Vec<syn::ItemStruct> {
                 })
         })
     }
-    fn walk(items: &[syn::Item], out: &mut Vec<syn::ItemStruct>) {
-        for item in items {
-            match item {
-                syn::Item::Struct(s) if derives_device_struct(s) => out.push(s.clone()),
-                syn::Item::Mod(m) => {
-                    if let Some((_, items)) = &m.content {
-                        walk(items, out);
-                    }
-                }
-                _ => {}
+    let mut out = Vec::new();
+    for_each_item(&top_level(file), false, &mut Vec::new(), &mut |_, item| {
+        if let syn::Item::Struct(s) = item {
+            if derives_device_struct(s) {
+                out.push(s.clone());
             }
         }
-    }
-    let mut out = Vec::new();
-    walk(&file.items, &mut out);
+    });
     out
 }
