@@ -182,7 +182,7 @@ impl AcceleratorView {
     pub(crate) fn submitter(&self) -> &Mutex<Submitter> {
         match &self.own {
             Some(v) => &v.submitter,
-            None => &self.acc.device().submitter,
+            None => self.acc.device().default_submitter(),
         }
     }
 

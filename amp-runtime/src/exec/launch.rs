@@ -109,7 +109,7 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
     push_spec_constants(info, &spec, &mut specialization);
     let pipeline = cached(device, info, &specialization)?;
 
-    let (bindings, oob_report) = bind(acc, device, info, &args, &pipeline)?;
+    let (bindings, oob_report) = bind(acc, info, &args, &pipeline)?;
     let ran = pipeline.run(device, view.submitter(), &bindings, push, groups);
     finish(ran, acc, info, &args, oob_report)
 }
@@ -207,7 +207,6 @@ type Bindings = Vec<(u32, vk::DescriptorBufferInfo)>;
 /// out-of-bounds report of a checked kernel (returned too, to be read after the launch).
 fn bind(
     acc: &Accelerator,
-    device: &std::sync::Arc<Device>,
     info: &KernelInfo,
     args: &[KernelArg<'_>],
     pipeline: &Pipeline,
@@ -218,7 +217,7 @@ fn bind(
             bindings.push((binding, buf.prepare(acc)?));
         }
     }
-    let oob_report = OobReport::for_launch(device, info)?;
+    let oob_report = OobReport::for_launch(acc.device(), info)?;
     bindings.extend(oob_report.as_ref().map(OobReport::binding));
     Ok((bindings, oob_report))
 }

@@ -45,7 +45,7 @@ pub(crate) struct Pipeline {
     set_layout: vk::DescriptorSetLayout,
     layout: vk::PipelineLayout,
     pipeline: vk::Pipeline,
-    /// Unique among the process's pipelines (see [`LaunchKey`]).
+    /// Unique among this device's pipelines (see [`LaunchKey`]).
     id: u64,
     /// Number of storage-buffer bindings in set 0.
     pub(crate) bindings: u32,

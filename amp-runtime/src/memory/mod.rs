@@ -41,11 +41,35 @@ pub struct Buffer {
     busy: Arc<Busy>,
 }
 
+/// A mapped buffer's Vulkan handle and allocation, kept apart from a [`Buffer`] (which holds
+/// its device alive) by a pool on that device: see [`Buffer::park`].
+pub(super) struct Parked {
+    raw: vk::Buffer,
+    allocation: Allocation,
+    size: u64,
+}
+
+impl Parked {
+    /// Size in bytes.
+    pub(super) fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// Frees the handle and the allocation.
+    ///
+    /// # Safety
+    /// No device work may use the buffer.
+    pub(super) unsafe fn destroy(self, device: &Device) {
+        // SAFETY: per the function's contract.
+        unsafe { device.vk().destroy_buffer(self.raw, None) };
+        if let Some(alloc) = device.allocator().as_mut() {
+            let _ = alloc.free(self.allocation);
+        }
+    }
+}
+
 impl Drop for Buffer {
     fn drop(&mut self) {
-        if self.raw == vk::Buffer::null() {
-            return; // parked in the staging pool (see `staging.rs`)
-        }
         self.wait_unused();
         // Before the handle is freed for reuse: recorded launches that bind it are stale now.
         self.device.note_buffer_destroyed();
@@ -65,6 +89,45 @@ impl Drop for Buffer {
 }
 
 impl Buffer {
+    /// The buffer's handle and allocation, handed over instead of freed, for a pool that
+    /// reuses them; `Err` gives back a buffer that has no allocation of its own (imported).
+    /// Its device work must be over, as for a drop.
+    pub(super) fn park(self) -> Result<Parked, Buffer> {
+        if !matches!(self.memory, Memory::Allocated(_)) {
+            return Err(self);
+        }
+        let mut buffer = std::mem::ManuallyDrop::new(self);
+        let Memory::Allocated(allocation) = std::mem::replace(&mut buffer.memory, Memory::None)
+        else {
+            unreachable!("checked above")
+        };
+        let parked = Parked {
+            raw: buffer.raw,
+            allocation,
+            size: buffer.size,
+        };
+        // The Arcs are the only fields left owning anything; the handle lives on in `parked`.
+        // SAFETY: `buffer` is never used again, and its drop does not run.
+        unsafe {
+            std::ptr::drop_in_place(&mut buffer.device);
+            std::ptr::drop_in_place(&mut buffer.busy);
+        }
+        Ok(parked)
+    }
+
+    /// A buffer on `device` from parts [`park`](Self::park) kept (mapped, as every staging
+    /// allocation is).
+    pub(super) fn unpark(device: &Arc<Device>, parked: Parked) -> Buffer {
+        Buffer {
+            device: device.clone(),
+            raw: parked.raw,
+            memory: Memory::Allocated(parked.allocation),
+            size: parked.size,
+            direct: true,
+            busy: Arc::default(),
+        }
+    }
+
     /// The Vulkan handle.
     pub(crate) fn raw(&self) -> vk::Buffer {
         self.raw

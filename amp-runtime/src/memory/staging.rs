@@ -3,11 +3,9 @@
 
 use std::sync::{Arc, Mutex};
 
-use ash::vk;
-use gpu_allocator::vulkan::Allocation;
 use gpu_allocator::MemoryLocation;
 
-use super::{Buffer, Memory};
+use super::{Buffer, Parked};
 use crate::device::{Device, DeviceState};
 use crate::sync::lock;
 use crate::Error;
@@ -22,22 +20,12 @@ pub(super) struct StagingPool {
     free: Mutex<Vec<(MemoryLocation, Parked)>>,
 }
 
-/// A pooled staging buffer's Vulkan buffer and memory.
-struct Parked {
-    raw: vk::Buffer,
-    allocation: Allocation,
-    size: u64,
-}
-
 impl DeviceState for StagingPool {
     unsafe fn destroy(&self, device: &Device) {
         let parked: Vec<_> = lock(&self.free).drain(..).collect();
         for (_, p) in parked {
             // SAFETY: per the function's contract, nothing uses the buffer.
-            unsafe { device.vk().destroy_buffer(p.raw, None) };
-            if let Some(alloc) = device.allocator().as_mut() {
-                let _ = alloc.free(p.allocation);
-            }
+            unsafe { p.destroy(device) };
         }
     }
 }
@@ -58,18 +46,11 @@ impl StagingPool {
         let parked = {
             let mut free = lock(&pool.free);
             free.iter()
-                .position(|(l, p)| *l == location && p.size >= size)
+                .position(|(l, p)| *l == location && p.size() >= size)
                 .map(|i| free.swap_remove(i).1)
         };
         let buffer = match parked {
-            Some(p) => Buffer {
-                device: device.clone(),
-                raw: p.raw,
-                memory: Memory::Allocated(p.allocation),
-                size: p.size,
-                direct: true,
-                busy: Arc::default(),
-            },
+            Some(p) => Buffer::unpark(device, p),
             None => Buffer::staging(device, size.next_power_of_two(), location)?,
         };
         Ok(Pooled {
@@ -97,7 +78,7 @@ impl std::ops::Deref for Pooled {
 
 impl Drop for Pooled {
     fn drop(&mut self) {
-        let Some(mut buffer) = self.buffer.take() else {
+        let Some(buffer) = self.buffer.take() else {
             return;
         };
         if buffer.size > StagingPool::MAX_BYTES {
@@ -107,19 +88,8 @@ impl Drop for Pooled {
         if free.iter().filter(|(l, _)| *l == self.location).count() >= StagingPool::KEEP {
             return;
         }
-        let Memory::Allocated(allocation) = std::mem::replace(&mut buffer.memory, Memory::None)
-        else {
-            return;
-        };
-        // A null handle tells `Buffer::drop` that the parts live on here.
-        let raw = std::mem::replace(&mut buffer.raw, vk::Buffer::null());
-        free.push((
-            self.location,
-            Parked {
-                raw,
-                allocation,
-                size: buffer.size,
-            },
-        ));
+        if let Ok(parked) = buffer.park() {
+            free.push((self.location, parked));
+        }
     }
 }
