@@ -205,13 +205,7 @@ fn every_kernel_in_the_repository_validates() {
         let parsed =
             syn::parse_file(&source).unwrap_or_else(|e| panic!("cannot parse {shown}: {e}"));
         let kernels = amp_spirv::kernels_in_file(&parsed);
-        // The file's `#[amp::device]` functions and device structs, which the kernel macro
-        // would fetch from their attributes and derives.
-        let options = amp_spirv::Options {
-            device_fns: amp_spirv::device_fns_in_file(&parsed),
-            structs: amp_spirv::device_structs_in_file(&parsed),
-            ..Default::default()
-        };
+        let options = amp_spirv::Options::from_file(&parsed);
         if shown.starts_with("examples") && source.contains("#[kernel(amp)]") {
             assert!(
                 !kernels.is_empty(),

@@ -589,3 +589,41 @@ fn tile_static_bytes(kernel: &CompiledKernel) -> TokenStream2 {
     });
     quote!(0usize #(+ #terms)*)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The rule of the error `#[kernel(attr)]` gets.
+    fn rule_of(attr: TokenStream2) -> Rule {
+        match parse_options(attr) {
+            Ok(_) => panic!("the attribute was accepted"),
+            Err(d) => d.rule,
+        }
+    }
+
+    /// The attribute errors of the ui cases (`rule_attr_*.rs`) carry the rules their sections
+    /// of docs/restrictions.md name; the messages alone cannot tell them apart.
+    #[test]
+    fn attribute_errors_carry_their_rule() {
+        assert_eq!(rule_of(quote!(cuda)), Rule::AttributeIsAmp);
+        assert_eq!(rule_of(quote!()), Rule::AttributeIsAmp);
+        assert_eq!(
+            rule_of(quote!(amp, deny(write_conflict))),
+            Rule::AttributeOptions
+        );
+        assert_eq!(
+            rule_of(quote!(amp, allow = "write_conflict")),
+            Rule::AttributeOptions
+        );
+        assert_eq!(
+            rule_of(quote!(amp, unchecked, unchecked)),
+            Rule::UncheckedOnce
+        );
+        assert_eq!(
+            rule_of(quote!(amp, allow(bank_conflicts))),
+            Rule::AllowKnownLint
+        );
+        assert!(parse_options(quote!(amp, unchecked, allow(write_conflict))).is_ok());
+    }
+}

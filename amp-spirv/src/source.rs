@@ -2,7 +2,21 @@
 //! that compile a file's kernels without the macros (the repository's own SPIR-V checks, a
 //! future command-line compiler), and recognising the attributes that mark them.
 
+use crate::compile::Options;
 use crate::front::DeviceFnSource;
+
+impl Options {
+    /// The options a file's kernels compile with outside the macros: the file's
+    /// `#[amp::device]` functions and `#[derive(DeviceStruct)]` structs, which the kernel macro
+    /// would fetch from their attributes and derives.
+    pub fn from_file(file: &syn::File) -> Options {
+        Options {
+            device_fns: device_fns_in_file(file),
+            structs: device_structs_in_file(file),
+            ..Options::default()
+        }
+    }
+}
 
 /// Calls `visit` with every item of `items` and the path of the module it is in (from the
 /// file's top): items of inline modules too, and, where `into_fn_bodies`, items declared in

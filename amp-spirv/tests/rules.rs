@@ -1,15 +1,16 @@
 //! The rules of the kernel language against their documentation and their compile-fail cases:
-//! every [`Rule`] has its section in `docs/restrictions.md`, and at least one case in
-//! `tests/ui/` reports it.
+//! every [`Rule`] has its section in `docs/restrictions.md`, the section names its cases in
+//! `tests/ui/` (a `- ui:` line), and one of those cases reports that rule.
 //!
 //! The ui cases are compiled here with the library API, as `tests/spirv_val_all.rs` compiles
 //! the passing kernels: each kernel of a case with the case's device functions and structs, each
 //! device function and each struct definition on its own. A few rules are reported by the
 //! attribute macros or by rustc rather than by this crate; [`REPORTED_ELSEWHERE`] names their
-//! cases, whose checked-in `.stderr` must hold the message.
+//! cases, whose checked-in `.stderr` must hold the message (amp-macros' own unit tests check
+//! which rule its attribute errors carry).
 
 use amp_spirv::Rule;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 fn repo_root() -> PathBuf {
@@ -51,12 +52,6 @@ const REPORTED_ELSEWHERE: &[(Rule, &str, &str)] = &[
         "struct_without_derive.rs",
         "cannot find macro `__amp_device_struct_Plain`",
     ),
-    // A vector or struct parameter is accepted; its cost shows in the push-constant limit.
-    (
-        Rule::VectorParams,
-        "struct_param_too_large.rs",
-        "more than the 128 bytes of push constants",
-    ),
 ];
 
 #[test]
@@ -81,70 +76,93 @@ fn rule_ids_are_distinct() {
     assert_eq!(ids.len(), Rule::ALL.len());
 }
 
-/// The rules of the diagnostics the cases in `tests/ui/` produce through the library.
-fn rules_reported_by_ui_cases(ui: &Path) -> BTreeSet<Rule> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(ui)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", ui.display()))
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
-        .collect();
-    files.sort();
-    assert!(!files.is_empty(), "no ui cases in {}", ui.display());
-    let mut rules = BTreeSet::new();
-    for file in &files {
-        let source = std::fs::read_to_string(file).expect("a readable ui case");
-        let Ok(parsed) = syn::parse_file(&source) else {
+/// The `tests/ui/` cases each rule's section of docs/restrictions.md names on its `- ui:` line
+/// (which may wrap onto indented lines), by rule id.
+fn documented_cases(doc: &str) -> BTreeMap<String, Vec<String>> {
+    let mut cases: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut section: Option<String> = None;
+    let mut in_ui_line = false;
+    for line in doc.lines() {
+        if let Some(rest) = line.strip_prefix("#### `") {
+            section = rest.split('`').next().map(str::to_string);
+            in_ui_line = false;
             continue;
-        };
-        let options = amp_spirv::Options {
-            device_fns: amp_spirv::device_fns_in_file(&parsed),
-            structs: amp_spirv::device_structs_in_file(&parsed),
-            ..Default::default()
-        };
-        for def in &options.structs {
-            rules.extend(
-                amp_spirv::check_struct_definition(def)
-                    .iter()
-                    .map(|d| d.rule),
-            );
         }
-        for device_fn in &options.device_fns {
-            if let Err(diags) = amp_spirv::check_device_fn(&device_fn.func) {
-                rules.extend(diags.iter().map(|d| d.rule));
-            }
+        in_ui_line = line.starts_with("- ui:") || (in_ui_line && line.starts_with("  "));
+        if let (true, Some(id)) = (in_ui_line, &section) {
+            let names = line
+                .split('`')
+                .skip(1)
+                .step_by(2)
+                .filter(|n| n.ends_with(".rs"))
+                .map(str::to_string);
+            cases.entry(id.clone()).or_default().extend(names);
         }
-        for kernel in amp_spirv::kernels_in_file(&parsed) {
-            if let Err(diags) = amp_spirv::compile_with(&kernel, &options) {
-                rules.extend(diags.iter().map(|d| d.rule));
-            }
+    }
+    cases
+}
+
+/// The rules of the diagnostics the ui case `file` produces through the library.
+fn rules_reported_by(file: &Path) -> BTreeSet<Rule> {
+    let source = std::fs::read_to_string(file)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", file.display()));
+    let mut rules = BTreeSet::new();
+    let Ok(parsed) = syn::parse_file(&source) else {
+        return rules;
+    };
+    let options = amp_spirv::Options::from_file(&parsed);
+    for def in &options.structs {
+        rules.extend(
+            amp_spirv::check_struct_definition(def)
+                .iter()
+                .map(|d| d.rule),
+        );
+    }
+    for device_fn in &options.device_fns {
+        if let Err(diags) = amp_spirv::check_device_fn_with(&device_fn.func, &options.structs) {
+            rules.extend(diags.iter().map(|d| d.rule));
+        }
+    }
+    for kernel in amp_spirv::kernels_in_file(&parsed) {
+        if let Err(diags) = amp_spirv::compile_with(&kernel, &options) {
+            rules.extend(diags.iter().map(|d| d.rule));
         }
     }
     rules
 }
 
 #[test]
-fn every_rule_has_a_ui_case() {
+fn every_rule_is_reported_by_a_case_its_section_names() {
+    let doc = std::fs::read_to_string(repo_root().join("docs/restrictions.md"))
+        .expect("docs/restrictions.md");
+    let documented = documented_cases(&doc);
     let ui = repo_root().join("tests/ui");
-    let mut covered = rules_reported_by_ui_cases(&ui);
-    for &(rule, case, message) in REPORTED_ELSEWHERE {
-        let stderr = ui.join(case).with_extension("stderr");
-        let text = std::fs::read_to_string(&stderr)
-            .unwrap_or_else(|e| panic!("`{}`: cannot read {}: {e}", rule.id(), stderr.display()));
-        assert!(
-            text.contains(message),
-            "`{}`: {} does not contain {message:?}",
-            rule.id(),
-            stderr.display()
-        );
-        covered.insert(rule);
+    let mut problems = Vec::new();
+    for &rule in Rule::ALL {
+        let id = rule.id();
+        let cases = documented.get(id).map(Vec::as_slice).unwrap_or_default();
+        if cases.is_empty() {
+            problems.push(format!(
+                "`{id}`: its section has no `- ui:` line naming a case"
+            ));
+            continue;
+        }
+        if let Some(&(_, case, message)) = REPORTED_ELSEWHERE.iter().find(|(r, ..)| *r == rule) {
+            let stderr = ui.join(case).with_extension("stderr");
+            let text = std::fs::read_to_string(&stderr).unwrap_or_default();
+            if !cases.iter().any(|c| c == case) {
+                problems.push(format!("`{id}`: its section does not name {case}"));
+            } else if !text.contains(message) {
+                problems.push(format!("`{id}`: {} lacks {message:?}", stderr.display()));
+            }
+            continue;
+        }
+        if !cases
+            .iter()
+            .any(|c| rules_reported_by(&ui.join(c)).contains(&rule))
+        {
+            problems.push(format!("`{id}`: none of {cases:?} reports it"));
+        }
     }
-    let missing: Vec<&str> = Rule::ALL
-        .iter()
-        .filter(|r| !covered.contains(r))
-        .map(|r| r.id())
-        .collect();
-    assert!(
-        missing.is_empty(),
-        "no case in tests/ui/ reports these rules: {missing:?}"
-    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

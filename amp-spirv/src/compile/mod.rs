@@ -162,7 +162,7 @@ pub fn compile(func: &syn::ItemFn) -> Result<CompiledKernel, Diagnostics> {
 /// [`compile`] with options.
 pub fn compile_with(func: &syn::ItemFn, options: &Options) -> Result<CompiledKernel, Diagnostics> {
     let structs = StructTable::build(&options.structs)?;
-    let kernel = front::lower(func, &options.device_fns, structs)?;
+    let kernel = front::lower(func, &options.device_fns, &structs)?;
     let findings = analysis::analyse(&kernel);
     if !findings.errors.is_empty() {
         return Err(findings.errors);
@@ -227,7 +227,7 @@ pub fn compile_with(func: &syn::ItemFn, options: &Options) -> Result<CompiledKer
         oob_report_binding: back::oob_report_binding(&kernel, checks),
         warnings,
         report: String::new(),
-        structs: kernel.structs.iter().cloned().collect(),
+        structs: structs.iter().cloned().collect(),
     };
     compiled.report = report::render(&kernel, &compiled, &findings.access);
     Ok(compiled)

@@ -165,8 +165,6 @@ rules! {
     VectorOperands = "vector-operands",
     /// `vector-geometry`: `dot`, `cross`, `length`, `normalize` on float vectors.
     VectorGeometry = "vector-geometry",
-    /// `vector-params`: vectors and structs by value count toward the push constants.
-    VectorParams = "vector-params",
 
     // 13. Device structs.
     /// `struct-derive`: a kernel knows the structs that `#[derive(DeviceStruct)]`.

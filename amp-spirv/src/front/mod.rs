@@ -17,15 +17,15 @@ pub use signature::MAX_TILE_THREADS;
 pub const MAX_TILE_STATIC_BYTES: u64 = 32 * 1024;
 
 /// Checks a kernel function and builds its IR; every problem found is in the error. The kernel
-/// calls `device_fns` (inlined at their calls) and may name `structs`, which it keeps.
+/// calls `device_fns` (inlined at their calls) and may name `structs`.
 pub fn lower(
     func: &syn::ItemFn,
     device_fns: &[DeviceFnSource],
-    structs: StructTable,
+    structs: &StructTable,
 ) -> Result<Kernel, Diagnostics> {
     let mut diags = Diagnostics::default();
-    let sig = signature::check_signature(func, &structs, &mut diags);
-    let mut checker = body::BodyChecker::new(&mut diags, &sig.params, &structs);
+    let sig = signature::check_signature(func, structs, &mut diags);
+    let mut checker = body::BodyChecker::new(&mut diags, &sig.params, structs);
     checker.set_device_fns(device_fns);
     checker.declare_const_generics(&sig.const_generics);
     let index_name = sig.index_name.as_deref().unwrap_or("#index");
@@ -76,7 +76,6 @@ pub fn lower(
         params: sig.params,
         locals,
         body,
-        structs,
     })
 }
 

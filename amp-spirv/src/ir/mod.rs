@@ -36,9 +36,6 @@ pub struct Kernel {
     pub locals: Vec<Local>,
     /// The body.
     pub body: Block,
-    /// The device structs the kernel was compiled with (its types carry their own
-    /// definitions; this is the table its names were resolved in, reported to the macro).
-    pub structs: crate::structs::StructTable,
 }
 
 /// A tile dimension: a literal or the name of an outer constant.
