@@ -20,8 +20,8 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::ir::{
-    walk_expr, walk_place, walk_stmt, Atomic, BinOp, Builtin, Expr, ExprIds, ExprKind, Kernel, Lit,
-    LocalId, ParamId, Place, Stmt, TileDim, Visitor,
+    walk_expr, walk_place, walk_stmt, Atomic, BinOp, Builtin, Expr, ExprKind, Kernel, Lit, LocalId,
+    ParamId, Place, Stmt, TileDim, Visitor,
 };
 use crate::types::{Len, Scalar, Ty};
 
@@ -47,12 +47,10 @@ enum Fact {
     Below(Sym),
 }
 
-/// The facts of one kernel (see the module documentation), for as long as it is borrowed.
+/// The facts of one kernel (see the module documentation).
 #[derive(Debug)]
-pub struct Ranges<'k> {
-    /// The fact of each expression, by [`ExprId`](crate::ir::ExprId).
-    facts: Vec<Option<Fact>>,
-    ids: ExprIds<'k>,
+pub struct Ranges {
+    facts: LocalFacts,
 }
 
 /// The facts of locals and of `t.local` and the thread's index, from which every expression's
@@ -66,9 +64,9 @@ struct LocalFacts {
     index_local: Option<LocalId>,
 }
 
-impl<'k> Ranges<'k> {
+impl Ranges {
     /// Collects the facts of `k`.
-    pub fn of(k: &'k Kernel) -> Ranges<'k> {
+    pub fn of(k: &Kernel) -> Ranges {
         let mut assigned = AssignedLocals::default();
         assigned.visit_block(&k.body);
         let assigned = assigned.0;
@@ -91,16 +89,7 @@ impl<'k> Ranges<'k> {
             ranges: &mut local_facts,
         };
         walk.visit_block(&k.body);
-        // Every local's fact is known now, so each expression's follows once and for all.
-        let ids = ExprIds::of(k);
-        let mut facts = vec![None; ids.len()];
-        let mut table = FactTable {
-            local_facts: &local_facts,
-            ids: &ids,
-            facts: &mut facts,
-        };
-        table.visit_block(&k.body);
-        Ranges { facts, ids }
+        Ranges { facts: local_facts }
     }
 
     /// Whether `index` is always below `len` (so indexing an array of that length with it
@@ -113,9 +102,9 @@ impl<'k> Ranges<'k> {
         self.below(index, bound)
     }
 
-    /// What is known of `e`'s value, an expression of the kernel.
+    /// What is known of `e`'s value: it follows from the facts of the locals it reads.
     fn fact(&self, e: &Expr) -> Option<Fact> {
-        self.facts[self.ids.id(e).index()]
+        self.facts.fact(e)
     }
 
     /// Whether `index` is always below `bound`.
@@ -320,20 +309,6 @@ impl<'a> Visitor<'a> for Walk<'_> {
             // local's uses keep their clamps.
             _ => {}
         }
-    }
-}
-
-/// Fills the side table of expression facts.
-struct FactTable<'t, 'k> {
-    local_facts: &'t LocalFacts,
-    ids: &'t ExprIds<'k>,
-    facts: &'t mut [Option<Fact>],
-}
-
-impl<'a> Visitor<'a> for FactTable<'_, '_> {
-    fn visit_expr(&mut self, e: &'a Expr) {
-        self.facts[self.ids.id(e).index()] = self.local_facts.fact(e);
-        walk_expr(self, e);
     }
 }
 

@@ -134,7 +134,7 @@ struct Emitter<'k> {
     oob: Option<OobReport>,
     /// Index ranges the range analysis proved: clamps and checks they make redundant are left
     /// out.
-    ranges: Ranges<'k>,
+    ranges: Ranges,
 }
 
 impl<'k> Emitter<'k> {
