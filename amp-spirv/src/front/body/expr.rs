@@ -558,7 +558,7 @@ impl BodyChecker<'_> {
     pub(super) fn cast(&mut self, c: &syn::ExprCast) -> Expr {
         let span = c.span();
         let value = self.expr(&c.expr);
-        let target = match value_type(&c.ty, self.structs, &mut |e| self.array_len(e)) {
+        let target = match self.value_type(&c.ty) {
             Ok(Ty::Scalar(s)) => s,
             Ok(other) => {
                 self.err(

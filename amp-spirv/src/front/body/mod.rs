@@ -272,6 +272,12 @@ impl<'a> BodyChecker<'a> {
                     .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_'))
     }
 
+    /// The type `ty` names in the body: a value type, array lengths resolved as the body's.
+    fn value_type(&mut self, ty: &syn::Type) -> Result<Ty, Diagnostic> {
+        let structs = self.structs;
+        value_type(ty, structs, &mut |e| self.array_len(e))
+    }
+
     /// An array length: a literal, or an outer constant (a specialization constant).
     fn array_len(&mut self, len: &syn::Expr) -> Result<Len, Diagnostic> {
         if literal_usize(len).is_some() {

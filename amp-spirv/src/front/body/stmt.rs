@@ -64,7 +64,7 @@ impl BodyChecker<'_> {
     fn item(&mut self, item: &syn::Item, stmts: &mut Vec<Stmt>) {
         match item {
             syn::Item::Const(c) => {
-                let ty = match value_type(&c.ty, self.structs, &mut |e| self.array_len(e)) {
+                let ty = match self.value_type(&c.ty) {
                     Ok(t) => t,
                     Err(d) => {
                         self.err(d);
@@ -215,7 +215,7 @@ impl BodyChecker<'_> {
             ));
             return;
         };
-        let ty = match value_type(&pt.ty, self.structs, &mut |e| self.array_len(e)) {
+        let ty = match self.value_type(&pt.ty) {
             Ok(t) => t,
             Err(d) => {
                 self.err(d);
@@ -234,7 +234,7 @@ impl BodyChecker<'_> {
         init: Option<Expr>,
         stmts: &mut Vec<Stmt>,
     ) {
-        let declared = match ty.map(|t| value_type(t, self.structs, &mut |e| self.array_len(e))) {
+        let declared = match ty.map(|t| self.value_type(t)) {
             Some(Ok(t)) => Some(t),
             Some(Err(d)) => {
                 self.err(d);
