@@ -1290,3 +1290,40 @@ fn operators_with_a_returning_operand_compile() {
         validate(src);
     }
 }
+
+/// `let y: T;` without `mut`: assigned once on every path, as Rust allows (docs/kernel-language.md).
+#[test]
+fn variables_declared_without_a_value_are_assigned_once_per_path() {
+    validate(
+        "fn k(idx: Index<1>, a: ArrayView<f32, 1>, out: ArrayViewMut<f32, 1>) {
+            let y: f32;
+            if a[idx] > 0.0 { y = 1.0; } else if a[idx] < 0.0 { y = 2.0; } else { y = 3.0; }
+            let z: i32;
+            if a[idx] > 1.0 { out[idx] = y; return; }
+            z = 4;
+            let w: f32;
+            for i in 0..4 { let v: f32; v = i as f32; out[idx] += v; }
+            w = { let u: f32; u = y + z as f32; u };
+            out[idx] = w;
+        }",
+    );
+    assert_errors(
+        "fn k(idx: Index<1>) { let y: f32; y = 1.0; y = 2.0; }",
+        &["cannot assign twice to immutable variable `y` ++ let mut y"],
+    );
+    assert_errors(
+        "fn k(idx: Index<1>, a: ArrayView<f32, 1>) { let y: f32; if a[idx] > 0.0 { y = 1.0; } y = 2.0; }",
+        &["cannot assign twice to immutable variable `y`"],
+    );
+    assert_errors(
+        "fn k(idx: Index<1>) { let y: f32; for i in 0..2 { y = 1.0; } }",
+        &["cannot assign twice to immutable variable `y`: this assignment is in a loop"],
+    );
+    assert_errors(
+        "fn k(idx: Index<1>) { let y: f32; y += 1.0; let a: [f32; 2]; a[0] = 1.0; }",
+        &[
+            "cannot modify `y`: it is not declared `mut`",
+            "cannot modify `a`: it is not declared `mut`",
+        ],
+    );
+}

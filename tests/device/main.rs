@@ -21,6 +21,7 @@ mod bounds;
 mod data_model;
 mod device_fns;
 mod elementwise;
+mod exact;
 mod examples;
 mod guard;
 mod launch_reuse;

@@ -340,6 +340,12 @@ impl Emitter<'_> {
         if let (Ty::Vector(_, n), BinOp::Div | BinOp::Rem, Signed | Unsigned) = (result, op, kind) {
             return self.componentwise(op, operand, *n, l, r);
         }
+        if let (BinOp::Rem, Float) = (op, kind) {
+            return match result {
+                Ty::Vector(_, n) => self.componentwise(op, operand, *n, l, r),
+                _ => self.float_rem(operand, l, r),
+            };
+        }
         // A constant divisor other than 0 (and -1 for `i32`) needs no guard.
         let safe_divisor = self
             .constant_bits

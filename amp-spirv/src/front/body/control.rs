@@ -19,8 +19,10 @@ impl BodyChecker<'_> {
         }
         let cond = self.expr(&i.cond);
         self.expect_ty(&Ty::BOOL, &cond, "in this `if` condition");
+        let before = self.deferred.save();
         let then = self.block(&i.then_branch);
         let then_ty = self.block_ty(&then);
+        let after_then = self.deferred.restart(before);
         let (els, ty) = match &i.else_branch {
             None => {
                 if self.infer.unify(&then_ty, &Ty::Unit).is_none() {
@@ -61,6 +63,7 @@ impl BodyChecker<'_> {
                 (Some(Box::new(els)), ty)
             }
         };
+        self.deferred.join(after_then);
         Expr {
             kind: ExprKind::If(Box::new(cond), then, els),
             ty,
@@ -77,11 +80,15 @@ impl BodyChecker<'_> {
         // enclosing loop: hide the enclosing loops while checking it.
         let outer = std::mem::take(&mut self.loops);
         self.while_conditions += 1;
+        let before = self.deferred.save();
+        self.deferred.enter_loop();
         let cond = self.expr(&w.cond);
+        self.deferred.leave_loop();
         self.while_conditions -= 1;
         self.loops = outer;
         self.expect_ty(&Ty::BOOL, &cond, "in this `while` condition");
         let body = self.loop_body(&w.body);
+        self.deferred.restart(before);
         Expr {
             kind: ExprKind::While(Box::new(cond), body.0),
             ty: Ty::Unit,
@@ -201,7 +208,13 @@ impl BodyChecker<'_> {
 
     fn loop_body(&mut self, body: &syn::Block) -> (Block, bool) {
         self.loops.push(LoopFrame { has_break: false });
+        // Nothing a loop assigns reaches the code after it: a deferred local from outside
+        // cannot be assigned in it, and the body's own go out of scope.
+        let before = self.deferred.save();
+        self.deferred.enter_loop();
         let block = self.block(body);
+        self.deferred.leave_loop();
+        self.deferred.restart(before);
         let frame = self.loops.pop().expect("pushed above");
         if let Some(t) = &block.tail {
             if self.infer.unify(&t.ty, &Ty::Unit).is_none() {
@@ -239,6 +252,7 @@ impl BodyChecker<'_> {
             Some(frame) => frame.has_break |= b.expr.is_none(),
             None => self.err(self.outside_loop(span, "break")),
         }
+        self.deferred.diverge();
         Expr {
             kind: ExprKind::Break,
             ty: Ty::Never,
@@ -254,6 +268,7 @@ impl BodyChecker<'_> {
         if self.loops.is_empty() {
             self.err(self.outside_loop(span, "continue"));
         }
+        self.deferred.diverge();
         Expr {
             kind: ExprKind::Continue,
             ty: Ty::Never,
@@ -265,6 +280,7 @@ impl BodyChecker<'_> {
     /// callee.
     pub(super) fn return_expr(&mut self, r: &syn::ExprReturn, span: Span) -> Expr {
         if let Some(inlined) = self.device_return(r) {
+            self.deferred.diverge();
             return inlined;
         }
         if let Some(v) = &r.expr {
@@ -277,6 +293,7 @@ impl BodyChecker<'_> {
                 .with_help("write the value into an `ArrayViewMut` and use a plain `return;`"),
             );
         }
+        self.deferred.diverge();
         Expr {
             kind: ExprKind::Return,
             ty: Ty::Never,

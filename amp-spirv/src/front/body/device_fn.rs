@@ -670,7 +670,10 @@ impl<'a> BodyChecker<'a> {
             returned,
             returns: 0,
         });
+        // The callee cannot assign the caller's locals; its `return`s end its paths only.
+        let before = self.deferred.save();
         let body = self.block(&func.block);
+        self.deferred.restart(before);
         self.device.frames.pop();
         let name = func.sig.ident.to_string();
         let body_ty = self.block_ty(&body);

@@ -540,7 +540,7 @@ impl BodyChecker<'_> {
         if let syn::Expr::Field(_) = strip(&a.left) {
             return self.member_assign(&a.left, None, &a.right, span);
         }
-        let place = self.place(&a.left);
+        let place = self.place_of(&a.left, true);
         let value = self.expr(&a.right);
         match place {
             Some((place, ty)) => {

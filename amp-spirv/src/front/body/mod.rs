@@ -5,7 +5,7 @@
 //! naga splits its front ends: this module holds the checker's state, its scopes and
 //! declarations and the helpers every part uses; [`stmt`] checks blocks and statements,
 //! [`expr`] expressions and operators, [`place`] assignment targets and indexing, [`control`]
-//! `if` and loops, [`tiled`] the tiled index and its barrier, [`call`] calls and methods of the
+//! `if` and loops, [`deferred`] variables declared without a value, [`tiled`] the tiled index and its barrier, [`call`] calls and methods of the
 //! kernel language, [`builtin`] math and `min`/`max`/`abs`, [`atomic`] the atomics,
 //! [`device_fn`] calls of device functions (inlined), [`vector`] short vectors and [`structs`]
 //! user structs; [`finish`] settles the types once the body is checked.
@@ -24,6 +24,7 @@ mod atomic;
 mod builtin;
 mod call;
 mod control;
+mod deferred;
 mod device_fn;
 mod expr;
 mod finish;
@@ -67,6 +68,8 @@ pub struct BodyChecker<'a> {
     simple_index: Option<String>,
     /// The device functions the body may call, and those being inlined.
     device: device_fn::DeviceState<'a>,
+    /// Immutable locals declared without a value, and which the path may have assigned.
+    deferred: deferred::DeferredInit,
 }
 
 /// The hidden locals behind `t.global`, `t.local`, `t.tile`, `t.tile_origin`, `t.tile_extent`.
@@ -104,6 +107,7 @@ impl<'a> BodyChecker<'a> {
             tiled: None,
             simple_index: None,
             device: device_fn::DeviceState::default(),
+            deferred: deferred::DeferredInit::default(),
         }
     }
 

@@ -35,8 +35,14 @@ impl BodyChecker<'_> {
         }
     }
 
-    /// Resolves the left side of an assignment.
+    /// Resolves a place that is modified (compound assignment, a member, an atomic).
     pub(super) fn place(&mut self, e: &syn::Expr) -> Option<(Place, Ty)> {
+        self.place_of(e, false)
+    }
+
+    /// Resolves the left side of an assignment; `assigned` when it is the left side of `=`
+    /// (which may give a variable declared without a value its value).
+    pub(super) fn place_of(&mut self, e: &syn::Expr, assigned: bool) -> Option<(Place, Ty)> {
         let span = e.span();
         // Peel `x[i][j]` into the root and its indices.
         let mut indices = Vec::new();
@@ -130,16 +136,7 @@ impl BodyChecker<'_> {
                 return None;
             }
         };
-        if !self.locals[id].mutable {
-            self.err(
-                Diagnostic::error(
-                    Rule::Assignments,
-                    span,
-                    format!("cannot assign to `{name}`: it is not declared `mut`"),
-                )
-                .with_help(format!("declare it with `let mut {name}`")),
-            );
-        }
+        self.check_local_write(id, &name, assigned && indices.is_empty(), span);
         let mut ty = self.locals[id].ty.clone();
         let mut idx = Vec::new();
         for index in indices {

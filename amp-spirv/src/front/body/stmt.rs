@@ -274,7 +274,12 @@ impl BodyChecker<'_> {
         };
         match pat {
             syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
-                let id = self.declare(&p.ident.to_string(), ty, p.mutability.is_some());
+                let name = p.ident.to_string();
+                let id = if init.is_none() && p.mutability.is_none() {
+                    self.declare_deferred(&name, ty)
+                } else {
+                    self.declare(&name, ty, p.mutability.is_some())
+                };
                 stmts.push(Stmt::Let(id, init));
             }
             syn::Pat::Wild(_) => {

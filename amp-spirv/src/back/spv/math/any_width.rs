@@ -12,7 +12,7 @@ impl Emitter<'_> {
     /// `k` is clamped to the range where the result can differ, then applied in three exact
     /// power-of-two factors (each within the normal exponents, which `GLSL.std.450`'s `Ldexp`
     /// does not promise for large `k`).
-    fn ldexp(&mut self, s: Scalar, x: Word, k: Word) -> Word {
+    pub(super) fn ldexp(&mut self, s: Scalar, x: Word, k: Word) -> Word {
         let limit = if s == Scalar::F64 { 2200 } else { 300 };
         let (lo, hi) = (self.int(-limit), self.int(limit));
         let i = self.scalar_ty(Scalar::I32);
@@ -94,7 +94,7 @@ impl Emitter<'_> {
     /// C's `modf`: `(x - trunc(x), trunc(x))`, the fraction carrying the sign of `x` (`±0` for
     /// integers and infinities).
     fn modf(&mut self, s: Scalar, x: Word) -> (Word, Word) {
-        let whole = self.glsl1(s, inst::TRUNC, x);
+        let whole = self.trunc(s, x);
         let diff = self.fop(Op::FSub, s, x, whole);
         let inf = self.test(Op::IsInf, x);
         let zero = self.float_const(s, 0.0);

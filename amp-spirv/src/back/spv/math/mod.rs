@@ -10,6 +10,7 @@
 //! measured against Rust's std are in docs/math.md.
 
 mod any_width;
+mod exact;
 mod exp_log64;
 mod float;
 mod hyperbolic64;
@@ -73,6 +74,9 @@ impl Emitter<'_> {
                 return v;
             }
         }
+        if f == Trunc {
+            return self.trunc(s, a[0]);
+        }
         if let Some(inst) = glsl_op(f) {
             return self.ext(inst, t, a);
         }
@@ -102,7 +106,7 @@ impl Emitter<'_> {
             // Rust and C round halfway cases away from zero; GLSL's Round leaves them to the
             // implementation.
             Round => {
-                let tr = self.ext(3, t, &[x]);
+                let tr = self.trunc(s, x);
                 let diff = self.op(Op::FSub, t, &[x, tr]);
                 let ad = self.ext(4, t, &[diff]);
                 let half = c(self, 0.5);
@@ -114,10 +118,10 @@ impl Emitter<'_> {
             }
             // Rust's `fract` keeps the sign of `x` (GLSL's Fract is `x - floor(x)`).
             Fract => {
-                let tr = self.ext(3, t, &[x]);
+                let tr = self.trunc(s, x);
                 self.op(Op::FSub, t, &[x, tr])
             }
-            Fmod => self.op(Op::FRem, t, &[x, a[1]]),
+            Fmod => self.float_rem(s, x, a[1]),
             Hypot => {
                 let xx = self.op(Op::FMul, t, &[x, x]);
                 let yy = self.op(Op::FMul, t, &[a[1], a[1]]);
@@ -259,7 +263,7 @@ impl Emitter<'_> {
         let at_zero = self.op(Op::Select, t, &[y_neg, inf, zero]);
         let p = self.op(Op::Select, t, &[x_zero, at_zero, p]);
         // x < 0: an integer y keeps the magnitude, negated for odd y; otherwise NaN.
-        let y_trunc = self.ext(3, t, &[y]);
+        let y_trunc = self.trunc(s, y);
         let y_int = self.op(Op::FOrdEqual, b, &[y_trunc, y]);
         let half = self.op(Op::FRem, t, &[y, two]);
         let odd_rem = self.op(Op::FUnordNotEqual, b, &[half, zero]);

@@ -1,0 +1,315 @@
+//! Exactly Rust: the cases random differential testing found where the device disagreed with
+//! Rust's std (issue 17), each against Rust on edge values and random bit patterns, compared
+//! bit for bit (NaN equals NaN). docs/semantics.md has a row per case.
+
+use crate::common;
+use amp::prelude::*;
+use common::assert_validation_clean;
+
+/// A deterministic stream of random bits (xorshift64*), so a failure replays.
+struct Bits(u64);
+
+impl Bits {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    /// Mostly random bit patterns (denormals, infinities and NaNs included), some of them
+    /// with the exponent of a moderate number so that pairs of them are near each other.
+    fn f64(&mut self) -> f64 {
+        let r = self.next();
+        if r % 3 == 0 {
+            f64::from_bits(r & 0x800f_ffff_ffff_ffff | (1000 + (r >> 52) % 80) << 52)
+        } else {
+            f64::from_bits(r)
+        }
+    }
+
+    fn f32(&mut self) -> f32 {
+        let r = self.next() as u32;
+        if r % 3 == 0 {
+            f32::from_bits(r & 0x807f_ffff | (100 + (r >> 23) % 60) << 23)
+        } else {
+            f32::from_bits(r)
+        }
+    }
+}
+
+const F64_EDGES: [f64; 24] = [
+    0.0,
+    -0.0,
+    0.5,
+    -0.5,
+    0.49999999999999994,
+    1.5,
+    -2.5,
+    1_000_000_000.5,
+    4_294_967_295.5,
+    -4_294_967_296.5,
+    2_147_483_648.5,
+    4_503_599_627_370_495.5,
+    4_503_599_627_370_496.0,
+    9_007_199_254_740_993.0,
+    1e300,
+    -1e-300,
+    f64::MIN_POSITIVE,
+    5e-324,
+    f64::MAX,
+    f64::MIN,
+    f64::INFINITY,
+    f64::NEG_INFINITY,
+    f64::NAN,
+    0.1,
+];
+
+const F32_EDGES: [f32; 20] = [
+    0.0,
+    -0.0,
+    0.5,
+    -0.5,
+    1.0,
+    0.3,
+    100.0,
+    2.5,
+    7.5e9,
+    1e35,
+    1e-35,
+    -1e-8,
+    16_777_217.0,
+    f32::MIN_POSITIVE,
+    1e-45,
+    f32::MAX,
+    f32::MIN,
+    f32::INFINITY,
+    f32::NEG_INFINITY,
+    f32::NAN,
+];
+
+fn same64(a: f64, b: f64) -> bool {
+    a.to_bits() == b.to_bits() || a.is_nan() && b.is_nan()
+}
+
+fn same32(a: f32, b: f32) -> bool {
+    a.to_bits() == b.to_bits() || a.is_nan() && b.is_nan()
+}
+
+// Each thread writes its own consecutive elements (idx * k + j), which the lint cannot prove.
+#[kernel(amp, allow(write_conflict))]
+fn rounding64(idx: Index<1>, x: ArrayView<f64, 1>, out: ArrayViewMut<f64, 1>) {
+    let v = x[idx];
+    let i = idx[0] * 3;
+    out[i] = v.trunc();
+    out[i + 1] = v.round();
+    out[i + 2] = v.fract();
+}
+
+/// Finding 1: `f64` `trunc`, `round` and `fract` for values above 2^31 and for the sign of
+/// `trunc(-0.5)` (lavapipe's `Trunc` on doubles got both wrong).
+#[test]
+fn f64_trunc_round_and_fract_are_exact() -> Result<(), amp::Error> {
+    let mut bits = Bits(17);
+    let mut x: Vec<f64> = F64_EDGES.to_vec();
+    x.extend((0..4072).map(|_| bits.f64()));
+    let n = x.len();
+    let mut out = vec![0.0f64; 3 * n];
+    {
+        let xv = ArrayView::new([n], &x)?;
+        let mut ov = ArrayViewMut::new([3 * n], &mut out)?;
+        parallel_for_each(xv.extent(), rounding64(&xv, &mut ov))?;
+    }
+    let mut wrong = Vec::new();
+    for (i, &v) in x.iter().enumerate() {
+        for (k, (name, want)) in [
+            ("trunc", v.trunc()),
+            ("round", v.round()),
+            ("fract", v.fract()),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let got = out[3 * i + k];
+            if !same64(got, want) {
+                wrong.push(format!("{v:e}.{name}(): {got:e}, Rust {want:e}"));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} wrong:\n{}",
+        wrong.len(),
+        wrong[..wrong.len().min(20)].join("\n")
+    );
+    assert_validation_clean();
+    Ok(())
+}
+
+#[kernel(amp)]
+fn remainder32(
+    idx: Index<1>,
+    x: ArrayView<f32, 1>,
+    y: ArrayView<f32, 1>,
+    out: ArrayViewMut<f32, 1>,
+) {
+    out[idx] = x[idx] % y[idx];
+}
+
+#[kernel(amp)]
+fn remainder64(
+    idx: Index<1>,
+    x: ArrayView<f64, 1>,
+    y: ArrayView<f64, 1>,
+    out: ArrayViewMut<f64, 1>,
+) {
+    out[idx] = x[idx] % y[idx];
+}
+
+// A vector's `%` is its components'.
+#[kernel(amp)]
+fn remainder_vector(idx: Index<1>, x: ArrayView<Float2, 1>, out: ArrayViewMut<Float2, 1>) {
+    out[idx] = x[idx] % Float2::new(0.3, -7.0);
+}
+
+/// Finding 3: float `%` is Rust's remainder (C's `fmod`) exactly, sign included, also where
+/// `x / y` is huge (`OpFRem` rounds its quotient there).
+#[test]
+fn float_remainder_is_exact() -> Result<(), amp::Error> {
+    let mut bits = Bits(29);
+    let (mut x, mut y): (Vec<f32>, Vec<f32>) = F32_EDGES
+        .iter()
+        .flat_map(|&a| F32_EDGES.iter().map(move |&b| (a, b)))
+        .unzip();
+    for _ in 0..4096 {
+        x.push(bits.f32());
+        y.push(bits.f32());
+    }
+    let n = x.len();
+    let mut out = vec![0.0f32; n];
+    {
+        let (xv, yv) = (ArrayView::new([n], &x)?, ArrayView::new([n], &y)?);
+        let mut ov = ArrayViewMut::new([n], &mut out)?;
+        parallel_for_each(xv.extent(), remainder32(&xv, &yv, &mut ov))?;
+    }
+    let wrong: Vec<String> = (0..n)
+        .filter(|&i| !same32(out[i], x[i] % y[i]))
+        .map(|i| {
+            format!(
+                "{:e} % {:e}: {:e}, Rust {:e}",
+                x[i],
+                y[i],
+                out[i],
+                x[i] % y[i]
+            )
+        })
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "f32: {} wrong:\n{}",
+        wrong.len(),
+        wrong[..wrong.len().min(20)].join("\n")
+    );
+
+    let (mut x, mut y): (Vec<f64>, Vec<f64>) = F64_EDGES
+        .iter()
+        .flat_map(|&a| F64_EDGES.iter().map(move |&b| (a, b)))
+        .unzip();
+    for _ in 0..4096 {
+        x.push(bits.f64());
+        y.push(bits.f64());
+    }
+    let n = x.len();
+    let mut out = vec![0.0f64; n];
+    {
+        let (xv, yv) = (ArrayView::new([n], &x)?, ArrayView::new([n], &y)?);
+        let mut ov = ArrayViewMut::new([n], &mut out)?;
+        parallel_for_each(xv.extent(), remainder64(&xv, &yv, &mut ov))?;
+    }
+    let wrong: Vec<String> = (0..n)
+        .filter(|&i| !same64(out[i], x[i] % y[i]))
+        .map(|i| {
+            format!(
+                "{:e} % {:e}: {:e}, Rust {:e}",
+                x[i],
+                y[i],
+                out[i],
+                x[i] % y[i]
+            )
+        })
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "f64: {} wrong:\n{}",
+        wrong.len(),
+        wrong[..wrong.len().min(20)].join("\n")
+    );
+
+    let v: Vec<Float2> = (0..64)
+        .map(|i| Float2::new(i as f32 * 1.7, -(i as f32) * 100.3))
+        .collect();
+    let mut out = vec![Float2::default(); 64];
+    {
+        let vv = ArrayView::new([64], &v)?;
+        let mut ov = ArrayViewMut::new([64], &mut out)?;
+        parallel_for_each(vv.extent(), remainder_vector(&vv, &mut ov))?;
+    }
+    for (a, r) in v.iter().zip(&out) {
+        assert!(
+            same32(r.x, a.x % 0.3) && same32(r.y, a.y % -7.0),
+            "{a:?} % (0.3, -7): {r:?}"
+        );
+    }
+    assert_validation_clean();
+    Ok(())
+}
+
+/// A device function with a variable declared without a value and assigned once per branch
+/// (finding 5): valid Rust, so it runs on the host and on the device alike.
+#[amp::device]
+fn piecewise(x: f32) -> f32 {
+    let y: f32;
+    if x < 0.0 {
+        y = -x;
+    } else if x < 1.0 {
+        y = x * x;
+    } else {
+        y = 1.0;
+    }
+    let z: f32;
+    z = y + 0.5;
+    z
+}
+
+#[kernel(amp)]
+fn deferred(idx: Index<1>, x: ArrayView<f32, 1>, out: ArrayViewMut<f32, 1>) {
+    let w: f32;
+    if idx[0] % 2 == 0 {
+        w = piecewise(x[idx]);
+    } else {
+        w = -piecewise(x[idx]);
+    }
+    out[idx] = w;
+}
+
+/// Finding 5: `let y: f32;` assigned once in each branch compiles and computes what Rust does.
+#[test]
+fn variables_assigned_once_per_branch() -> Result<(), amp::Error> {
+    let x: Vec<f32> = (0..256).map(|i| (i as f32 - 100.0) / 64.0).collect();
+    let mut out = vec![0.0f32; 256];
+    {
+        let xv = ArrayView::new([256], &x)?;
+        let mut ov = ArrayViewMut::new([256], &mut out)?;
+        parallel_for_each(xv.extent(), deferred(&xv, &mut ov))?;
+    }
+    for (i, (&a, &r)) in x.iter().zip(&out).enumerate() {
+        let want = if i % 2 == 0 {
+            piecewise(a)
+        } else {
+            -piecewise(a)
+        };
+        assert_eq!(r.to_bits(), want.to_bits(), "x = {a}");
+    }
+    assert_validation_clean();
+    Ok(())
+}
