@@ -313,3 +313,140 @@ fn variables_assigned_once_per_branch() -> Result<(), amp::Error> {
     assert_validation_clean();
     Ok(())
 }
+
+#[kernel(amp)]
+fn fused32(
+    idx: Index<1>,
+    a: ArrayView<f32, 1>,
+    b: ArrayView<f32, 1>,
+    c: ArrayView<f32, 1>,
+    out: ArrayViewMut<f32, 1>,
+) {
+    out[idx] = a[idx].mul_add(b[idx], c[idx]);
+}
+
+#[kernel(amp)]
+fn fused64(
+    idx: Index<1>,
+    a: ArrayView<f64, 1>,
+    b: ArrayView<f64, 1>,
+    c: ArrayView<f64, 1>,
+    out: ArrayViewMut<f64, 1>,
+) {
+    out[idx] = a[idx].mul_add(b[idx], c[idx]);
+}
+
+/// Triples of edge values and random ones, a third of them with `c` near `-a * b` (where the
+/// product's rounding error is the whole result) or near the subnormal range.
+fn triples<T: Copy>(
+    edges: &[T],
+    n: usize,
+    mut random: impl FnMut() -> T,
+    near: impl Fn(T, T, T) -> T,
+) -> (Vec<T>, Vec<T>, Vec<T>) {
+    let (mut a, mut b, mut c) = (Vec::new(), Vec::new(), Vec::new());
+    for &x in edges {
+        for &y in edges {
+            a.push(x);
+            b.push(y);
+            c.push(edges[(a.len() * 7) % edges.len()]);
+        }
+    }
+    for i in 0..n {
+        let (x, y, z) = (random(), random(), random());
+        a.push(x);
+        b.push(y);
+        c.push(if i % 3 == 0 { near(x, y, z) } else { z });
+    }
+    (a, b, c)
+}
+
+/// Finding 2: `mul_add` rounds once for every input: operands above `f32::MAX / 4097` (where
+/// the old splitting step overflowed), cancellation, results in the subnormal range, zeros'
+/// signs, infinities and NaN.
+#[test]
+fn mul_add_rounds_once() -> Result<(), amp::Error> {
+    let mut bits = Bits(43);
+    let (mut a, mut b, mut c) = triples(
+        &F32_EDGES,
+        6000,
+        || bits.f32(),
+        |x, y, z| -(x * y) * (1.0 + (z.to_bits() % 64) as f32 * f32::EPSILON),
+    );
+    a.push(1e35);
+    b.push(1e-35);
+    c.push(1e-8);
+    let n = a.len();
+    let mut out = vec![0.0f32; n];
+    {
+        let (av, bv, cv) = (
+            ArrayView::new([n], &a)?,
+            ArrayView::new([n], &b)?,
+            ArrayView::new([n], &c)?,
+        );
+        let mut ov = ArrayViewMut::new([n], &mut out)?;
+        parallel_for_each(av.extent(), fused32(&av, &bv, &cv, &mut ov))?;
+    }
+    let wrong: Vec<String> = (0..n)
+        .filter(|&i| !same32(out[i], a[i].mul_add(b[i], c[i])))
+        .map(|i| {
+            format!(
+                "({:e}).mul_add({:e}, {:e}): {:e}, Rust {:e}",
+                a[i],
+                b[i],
+                c[i],
+                out[i],
+                a[i].mul_add(b[i], c[i])
+            )
+        })
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "f32: {} of {n} wrong:\n{}",
+        wrong.len(),
+        wrong[..wrong.len().min(20)].join("\n")
+    );
+    // The case of the issue: 1.0 before, as Rust 1.0000001 now.
+    let i = (0..n).find(|&i| (a[i], b[i], c[i]) == (1e35, 1e-35, 1e-8));
+    assert_eq!(out[i.expect("the issue's case is a triple")], 1.000_000_1);
+
+    let mut bits = Bits(47);
+    let (a, b, c) = triples(
+        &F64_EDGES,
+        6000,
+        || bits.f64(),
+        |x, y, z| -(x * y) * (1.0 + (z.to_bits() % 64) as f64 * f64::EPSILON),
+    );
+    let n = a.len();
+    let mut out = vec![0.0f64; n];
+    {
+        let (av, bv, cv) = (
+            ArrayView::new([n], &a)?,
+            ArrayView::new([n], &b)?,
+            ArrayView::new([n], &c)?,
+        );
+        let mut ov = ArrayViewMut::new([n], &mut out)?;
+        parallel_for_each(av.extent(), fused64(&av, &bv, &cv, &mut ov))?;
+    }
+    let wrong: Vec<String> = (0..n)
+        .filter(|&i| !same64(out[i], a[i].mul_add(b[i], c[i])))
+        .map(|i| {
+            format!(
+                "({:e}).mul_add({:e}, {:e}): {:e}, Rust {:e}",
+                a[i],
+                b[i],
+                c[i],
+                out[i],
+                a[i].mul_add(b[i], c[i])
+            )
+        })
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "f64: {} of {n} wrong:\n{}",
+        wrong.len(),
+        wrong[..wrong.len().min(20)].join("\n")
+    );
+    assert_validation_clean();
+    Ok(())
+}
