@@ -450,3 +450,103 @@ fn mul_add_rounds_once() -> Result<(), amp::Error> {
     assert_validation_clean();
     Ok(())
 }
+
+/// An outer constant (a specialization constant, which the driver folds).
+const NO_SCALE: f32 = 0.0;
+
+/// Case `j` of the arithmetic operations with a zero operand (a device function: it runs on the
+/// host too, which gives the expected values).
+#[amp::device]
+fn with_zero(g: f32, n: i32, j: i32) -> f32 {
+    let k = n - n;
+    let z = (n & 0) as f32;
+    let mut acc = g;
+    acc *= (n - n) as f32;
+    let cases = [
+        g * 0.0,
+        0.0 * g,
+        g * -0.0,
+        g + 0.0,
+        0.0 + g,
+        g + -0.0,
+        g - 0.0,
+        g - -0.0,
+        0.0 - g,
+        -0.0 - g,
+        0.0 / g,
+        -0.0 / g,
+        g / 0.0,
+        g / -0.0,
+        g * (k as f32),
+        g * z,
+        z * g,
+        g + z,
+        z - g,
+        z / g,
+        g / z,
+        g * ((n != n) as i32 as f32),
+        acc,
+        g * 2.0,
+        g * (1.0 - 1.0),
+        g * NO_SCALE,
+        g * (0.0f32).sin(),
+        g * (2.0f32).min(0.0),
+        (Float2::splat(g) * 0.0).y,
+        (Float2::new(1.0 - 1.0, 1.0) * g).x,
+        -0.0 * g * -1.0,
+        g + (-1.0 + 1.0),
+    ];
+    cases[j as usize]
+}
+
+const WITH_ZEROS: usize = 32;
+
+#[kernel(amp)]
+fn zeros(idx: Index<2>, g: ArrayView<f32, 1>, n: ArrayView<i32, 1>, out: ArrayViewMut<f32, 2>) {
+    out[idx] = with_zero(g[idx[0]], n[idx[0]], idx[1] as i32);
+}
+
+/// Finding 4: lavapipe (Mesa 22.3) folds `x * 0.0`, `x + 0.0`, `0.0 - x`, `0.0 / x` and
+/// `x / 0.0` where it knows the zero, as if zeros had no sign and NaN and infinities did not
+/// exist, despite `NoContraction` and `SignedZeroInfNanPreserve`. The kernel's operations with a
+/// literal zero select the exact result, and those with an operand the driver may fold to a
+/// zero (constants, outer constants, `(n - n) as f32`) are guarded by a select on that zero.
+#[test]
+fn arithmetic_with_zeros_keeps_signs_nan_and_infinities() -> Result<(), amp::Error> {
+    let gs = [
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        -3.0,
+        3.0,
+        0.0,
+        -0.0,
+        1e-40,
+    ];
+    let g: Vec<f32> = gs.iter().flat_map(|&x| [x, x]).collect();
+    let n: Vec<i32> = (0..g.len() as i32).map(|i| i * 7 - 20).collect();
+    let len = g.len();
+    let mut out = vec![0.0f32; len * WITH_ZEROS];
+    {
+        let (gv, nv) = (ArrayView::new([len], &g)?, ArrayView::new([len], &n)?);
+        let mut ov = ArrayViewMut::new([len, WITH_ZEROS], &mut out)?;
+        parallel_for_each(ov.extent(), zeros(&gv, &nv, &mut ov))?;
+    }
+    let mut wrong = Vec::new();
+    for i in 0..len {
+        for j in 0..WITH_ZEROS {
+            let (got, want) = (out[i * WITH_ZEROS + j], with_zero(g[i], n[i], j as i32));
+            if !same32(got, want) {
+                wrong.push(format!("g = {:e}, case {j}: {got:e}, Rust {want:e}", g[i]));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} wrong:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+    assert_validation_clean();
+    Ok(())
+}

@@ -1,6 +1,6 @@
 //! Statements and structured control flow: blocks, `if`, short-circuit `&&` / `||`, and loops.
 
-use super::{has_storage, Emitter};
+use super::{has_storage, Emitter, Foldable};
 use crate::ir::*;
 use crate::types::Scalar;
 use rspirv::spirv::{self, Op, Word};
@@ -127,6 +127,12 @@ impl Emitter<'_> {
                 // `tile_static` memory is undefined until written (C++ AMP's semantics).
                 Stmt::Let(id, None) if self.k.locals[*id].storage == Storage::TileStatic => {}
                 Stmt::Let(id, init) => {
+                    if let Some(e) = init {
+                        let kind = self.foldable(e);
+                        if !self.k.locals[*id].mutable && kind != Foldable::No {
+                            self.foldable_locals.insert(*id, kind);
+                        }
+                    }
                     let value = match init {
                         Some(e) => self.expr(e),
                         None => {

@@ -2,7 +2,7 @@
 //! values.
 
 use super::bounds::Target;
-use super::{glsl, has_storage, struct_field_ty, Emitter};
+use super::{glsl, has_storage, struct_field_ty, Emitter, Foldable};
 use crate::back::ParamSlot;
 use crate::ir::*;
 use crate::types::{Len, Scalar, Ty};
@@ -77,6 +77,18 @@ impl Emitter<'_> {
                     (UnOp::Not, Scalar::Bool) => Op::LogicalNot,
                     (UnOp::Not, _) => Op::Not,
                 };
+                // A negated float constant is the constant with its sign flipped, so that a
+                // `-0.0` is a constant zero to `arith_with_zero` as `0.0` is.
+                if let (Op::FNegate, Ty::Scalar(_), Some(&bits)) =
+                    (opcode, &e.ty, self.constant_bits.get(&v))
+                {
+                    let sign = if s == Scalar::F64 {
+                        1u64 << 63
+                    } else {
+                        1 << 31
+                    };
+                    return Some(self.constant(t, bits ^ sign, s == Scalar::F64));
+                }
                 let id = self.op(opcode, t, &[v]);
                 if opcode == Op::FNegate {
                     self.exact(id);
@@ -87,6 +99,19 @@ impl Emitter<'_> {
                 let l = self.expr(a)?;
                 let r = self.expr(b)?;
                 let operand = a.ty.component()?;
+                let arithmetic = matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div);
+                if arithmetic && operand.is_float() {
+                    let kinds = (self.foldable(a), self.foldable(b));
+                    if let Ty::Vector(_, n) = e.ty {
+                        if kinds != (Foldable::No, Foldable::No) {
+                            let sides = [(l, &a.ty, kinds.0), (r, &b.ty, kinds.1)];
+                            return Some(self.vector_arith(*op, operand, n, sides));
+                        }
+                    }
+                    if let Some(v) = self.float_arith(*op, operand, l, r, kinds) {
+                        return Some(v);
+                    }
+                }
                 Some(self.binary(*op, operand, &b.ty, l, r, &e.ty))
             }
             ExprKind::Logic(op, a, b) => self.logic(*op, a, b),
@@ -240,13 +265,23 @@ impl Emitter<'_> {
                 let s = ty.component()?;
                 let rhs_ty = &value.ty;
                 let buffer = matches!(place, Place::Buffer(..));
+                let guard_zero = s.is_float()
+                    && matches!(ty, Ty::Scalar(_))
+                    && matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div)
+                    && self.foldable(value) != Foldable::No;
+                let value_kind = self.foldable(value);
                 self.access_target(target, None, |e, ptr| {
                     let cur = if buffer {
                         e.load_buffer_elem(&ty, ptr)
                     } else {
                         e.load(t, ptr)
                     };
-                    let v = e.binary(*op, s, rhs_ty, cur, r, &ty);
+                    let guarded = if guard_zero {
+                        e.arith_guarding_zero(*op, s, cur, r, false, value_kind)
+                    } else {
+                        None
+                    };
+                    let v = guarded.unwrap_or_else(|| e.binary(*op, s, rhs_ty, cur, r, &ty));
                     if buffer {
                         e.store_buffer_elem(&ty, ptr, v);
                     } else {
@@ -339,6 +374,13 @@ impl Emitter<'_> {
         };
         if let (Ty::Vector(_, n), BinOp::Div | BinOp::Rem, Signed | Unsigned) = (result, op, kind) {
             return self.componentwise(op, operand, *n, l, r);
+        }
+        if let (BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div, Float, Ty::Scalar(_)) =
+            (op, kind, result)
+        {
+            if let Some(v) = self.arith_with_zero(op, operand, l, r) {
+                return v;
+            }
         }
         if let (BinOp::Rem, Float) = (op, kind) {
             return match result {
@@ -699,5 +741,91 @@ impl Emitter<'_> {
         let class = self.local_class(id);
         let refs: Vec<&Expr> = idx.iter().collect();
         Some(self.element_ptr(var, class, ty, &refs)?.0)
+    }
+}
+
+impl Emitter<'_> {
+    /// What the driver can know about the value of `e` (through immutable locals too).
+    pub(super) fn foldable(&self, e: &Expr) -> Foldable {
+        let all_constant = |es: &[Expr]| es.iter().all(|x| self.foldable(x) != Foldable::No);
+        match &e.kind {
+            ExprKind::Cast(inner) if inner.ty.scalar().is_some_and(|s| !s.is_float()) => {
+                Foldable::FromInteger
+            }
+            ExprKind::Lit(_) | ExprKind::OuterConst(_) => Foldable::Constant,
+            ExprKind::Local(id) => self
+                .foldable_locals
+                .get(id)
+                .copied()
+                .unwrap_or(Foldable::No),
+            ExprKind::Unary(_, a) | ExprKind::Cast(a) => match self.foldable(a) {
+                Foldable::No => Foldable::No,
+                _ => Foldable::Constant,
+            },
+            ExprKind::Binary(_, a, b)
+                if self.foldable(a) != Foldable::No && self.foldable(b) != Foldable::No =>
+            {
+                Foldable::Constant
+            }
+            ExprKind::ArrayRepeat(a, _) if self.foldable(a) != Foldable::No => Foldable::Constant,
+            ExprKind::Math(_, args) | ExprKind::Builtin(_, args) | ExprKind::ArrayList(args)
+                if all_constant(args) =>
+            {
+                Foldable::Constant
+            }
+            _ => Foldable::No,
+        }
+    }
+}
+
+impl Emitter<'_> {
+    /// A scalar float `+ - * /` where an operand may be a zero the driver folds wrongly
+    /// (`None` when neither can be: the plain instruction is right).
+    fn float_arith(
+        &mut self,
+        op: BinOp,
+        s: Scalar,
+        l: Word,
+        r: Word,
+        kinds: (Foldable, Foldable),
+    ) -> Option<Word> {
+        if let Some(v) = self.arith_with_zero(op, s, l, r) {
+            return Some(v);
+        }
+        for (left, kind) in [(true, kinds.0), (false, kinds.1)] {
+            if kind != Foldable::No {
+                if let Some(v) = self.arith_guarding_zero(op, s, l, r, left, kind) {
+                    return Some(v);
+                }
+            }
+        }
+        None
+    }
+
+    /// A vector float `+ - * /` with an operand the driver may know, component by component
+    /// through [`float_arith`](Self::float_arith); a scalar operand applies to every component.
+    fn vector_arith(
+        &mut self,
+        op: BinOp,
+        s: Scalar,
+        n: u32,
+        sides: [(Word, &Ty, Foldable); 2],
+    ) -> Word {
+        let st = self.scalar_ty(s);
+        let parts: Vec<Word> = (0..n)
+            .map(|k| {
+                let [l, r] = sides.map(|(v, ty, _)| match ty {
+                    Ty::Vector(..) => self.b.composite_extract(st, None, v, [k]).expect("open"),
+                    _ => v,
+                });
+                let kinds = (sides[0].2, sides[1].2);
+                self.float_arith(op, s, l, r, kinds).unwrap_or_else(|| {
+                    let scalar = Ty::Scalar(s);
+                    self.binary(op, s, &scalar, l, r, &scalar)
+                })
+            })
+            .collect();
+        let t = self.ty(&Ty::Vector(s, n));
+        self.b.composite_construct(t, None, parts).expect("open")
     }
 }

@@ -22,6 +22,7 @@ use crate::range::Ranges;
 use crate::types::{Len, Scalar, StructDef, Ty};
 use bounds::{OobReport, PENDING_REPORT_WORDS};
 use control::LoopTargets;
+use math::Foldable;
 use rspirv::binary::Assemble;
 use rspirv::dr::{self, Builder, InsertPoint, Operand};
 use rspirv::spirv::{self, Op, StorageClass, Word};
@@ -110,6 +111,8 @@ struct Emitter<'k> {
     /// The bits of each scalar constant, by id.
     constant_bits: HashMap<Word, u64>,
     decorated: HashSet<Word>,
+    /// The immutable locals whose value the driver may know (see [`Foldable`]).
+    foldable_locals: HashMap<LocalId, Foldable>,
     locals: Vec<Option<Word>>,
     buffers: Vec<Option<BufferVar>>,
     /// Per buffer parameter, its layout facts: a `u32` specialization constant (`SpecId`
@@ -155,6 +158,7 @@ impl<'k> Emitter<'k> {
             constants: HashMap::new(),
             constant_bits: HashMap::new(),
             decorated: HashSet::new(),
+            foldable_locals: HashMap::new(),
             locals: Vec::new(),
             buffers: Vec::new(),
             layout_facts: Vec::new(),

@@ -136,3 +136,196 @@ impl Emitter<'_> {
         self.select(s, nan_result, nan, r)
     }
 }
+
+/// Which constant zero an operand is, if it is one.
+#[derive(Clone, Copy, PartialEq)]
+enum Zero {
+    Positive,
+    Negative,
+}
+
+impl Emitter<'_> {
+    fn zero_constant(&self, s: Scalar, id: Word) -> Option<Zero> {
+        let sign = if s == Scalar::F64 {
+            1u64 << 63
+        } else {
+            1 << 31
+        };
+        match self.constant_bits.get(&id) {
+            Some(0) => Some(Zero::Positive),
+            Some(&b) if b == sign => Some(Zero::Negative),
+            _ => None,
+        }
+    }
+
+    /// `+`, `-`, `*` or `/` of a scalar float and a constant zero, without the arithmetic
+    /// instruction: Mesa's llvmpipe (lavapipe, seen on 22.3) folds such an operation as if zeros
+    /// had no sign and NaN and infinities did not exist (`x * 0.0` is `0.0` even for an infinite
+    /// `x`, `x + 0.0` is `x` even for `-0.0`, and `x / 0.0` is not stored at all), whatever the
+    /// module's `NoContraction` and `SignedZeroInfNanPreserve` say. The result is selected from
+    /// constants and `x` instead, which no driver can fold wrongly. `None` when neither operand
+    /// is a constant zero (or the zero is the one that folds correctly).
+    pub(in crate::back::spv) fn arith_with_zero(
+        &mut self,
+        op: crate::ir::BinOp,
+        s: Scalar,
+        l: Word,
+        r: Word,
+    ) -> Option<Word> {
+        let (lz, rz) = (self.zero_constant(s, l), self.zero_constant(s, r));
+        self.arith_with_zeros(op, s, l, r, lz, rz)
+    }
+
+    /// `op` on `l` and `r` where `l` is the zero `lz` or `r` the zero `rz` (see
+    /// [`arith_with_zero`](Self::arith_with_zero)).
+    fn arith_with_zeros(
+        &mut self,
+        op: crate::ir::BinOp,
+        s: Scalar,
+        l: Word,
+        r: Word,
+        lz: Option<Zero>,
+        rz: Option<Zero>,
+    ) -> Option<Word> {
+        use crate::ir::BinOp;
+        let zero = self.float_const(s, 0.0);
+        // `x + 0.0` is `x` except that `-0.0 + 0.0` is `+0.0`.
+        let plus_zero = |e: &mut Self, x: Word| {
+            let is_zero = e.cmp(Op::FOrdEqual, x, zero);
+            e.select(s, is_zero, zero, x)
+        };
+        Some(match (op, lz, rz) {
+            (BinOp::Mul, _, Some(z)) => self.times_zero(s, l, z),
+            (BinOp::Mul, Some(z), None) => self.times_zero(s, r, z),
+            (BinOp::Add, _, Some(Zero::Positive)) => plus_zero(self, l),
+            (BinOp::Add, Some(Zero::Positive), _) => plus_zero(self, r),
+            (BinOp::Add, _, Some(Zero::Negative)) => l,
+            (BinOp::Add, Some(Zero::Negative), _) => r,
+            (BinOp::Sub, _, Some(Zero::Positive)) => l,
+            (BinOp::Sub, _, Some(Zero::Negative)) => plus_zero(self, l),
+            (BinOp::Sub, Some(z), None) => {
+                let negated = self.neg(s, r);
+                match z {
+                    Zero::Negative => negated,
+                    Zero::Positive => {
+                        // `0.0 - x` is `-x` except that `0.0 - 0.0` is `+0.0`.
+                        let is_zero = self.cmp(Op::FOrdEqual, r, zero);
+                        self.select(s, is_zero, zero, negated)
+                    }
+                }
+            }
+            (BinOp::Div, Some(z), None) => {
+                // `±0 / x`: NaN for a zero or NaN `x`, else a zero signed by both signs.
+                let sign = self.product_sign(s, r, z);
+                let signed_zero = self.signed(s, sign, 0.0);
+                let is_zero = self.cmp(Op::FOrdEqual, r, zero);
+                let nan = self.test(Op::IsNan, r);
+                let undefined = self.or(is_zero, nan);
+                let nan_c = self.float_const(s, f64::NAN);
+                self.select(s, undefined, nan_c, signed_zero)
+            }
+            (BinOp::Div, _, Some(z)) => {
+                // `x / ±0`: NaN for a zero or NaN `x`, else an infinity signed by both signs.
+                let sign = self.product_sign(s, l, z);
+                let inf = self.signed(s, sign, f64::INFINITY);
+                let is_zero = self.cmp(Op::FOrdEqual, l, zero);
+                let nan = self.test(Op::IsNan, l);
+                let undefined = self.or(is_zero, nan);
+                let nan_c = self.float_const(s, f64::NAN);
+                self.select(s, undefined, nan_c, inf)
+            }
+            _ => return None,
+        })
+    }
+
+    /// `x * ±0`: a zero signed by both signs for a finite `x`, NaN otherwise.
+    fn times_zero(&mut self, s: Scalar, x: Word, z: Zero) -> Word {
+        let sign = self.product_sign(s, x, z);
+        let signed_zero = self.signed(s, sign, 0.0);
+        let nan = self.test(Op::IsNan, x);
+        let inf = self.test(Op::IsInf, x);
+        let not_finite = self.or(nan, inf);
+        let nan_c = self.float_const(s, f64::NAN);
+        self.select(s, not_finite, nan_c, signed_zero)
+    }
+
+    /// Whether the product of `x` and the zero `z` is negative: the signs differ.
+    fn product_sign(&mut self, s: Scalar, x: Word, z: Zero) -> Word {
+        let negative = self.sign_bit(s, x);
+        match z {
+            Zero::Positive => negative,
+            Zero::Negative => self.test(Op::LogicalNot, negative),
+        }
+    }
+
+    /// `-magnitude` where `negative` holds, else `magnitude`, from constants.
+    fn signed(&mut self, s: Scalar, negative: Word, magnitude: f64) -> Word {
+        let plus = self.float_const(s, magnitude);
+        let minus = self.float_const(s, -magnitude);
+        self.select(s, negative, minus, plus)
+    }
+}
+
+impl Emitter<'_> {
+    /// `op` on `l` and `r`, one of which (`zero_left` says which) the driver may find to be a
+    /// constant zero after its own folding (see [`Foldable`]) and then fold `op` wrongly (see
+    /// [`arith_with_zero`](Self::arith_with_zero)). Where that operand is zero the exact result
+    /// is selected, so the fold cannot matter; where the driver knows the operand, it folds the
+    /// test and the select away, so the guard costs nothing there.
+    pub(in crate::back::spv) fn arith_guarding_zero(
+        &mut self,
+        op: crate::ir::BinOp,
+        s: Scalar,
+        l: Word,
+        r: Word,
+        zero_left: bool,
+        kind: Foldable,
+    ) -> Option<Word> {
+        let operand = if zero_left { l } else { r };
+        if self.constant_bits.contains_key(&operand) {
+            // A literal: `arith_with_zero` saw whether it is a zero.
+            return None;
+        }
+        let zeros = |z: Zero| {
+            if zero_left {
+                (Some(z), None)
+            } else {
+                (None, Some(z))
+            }
+        };
+        let (lz, rz) = zeros(Zero::Positive);
+        let mut exact = self.arith_with_zeros(op, s, l, r, lz, rz)?;
+        if kind == Foldable::Constant {
+            // A constant may be `-0.0`; an integer converted to a float never is.
+            let (lz, rz) = zeros(Zero::Negative);
+            let negative_zero = self.arith_with_zeros(op, s, l, r, lz, rz)?;
+            let negative = self.sign_bit(s, operand);
+            exact = self.select(s, negative, negative_zero, exact);
+        }
+        let t = self.scalar_ty(s);
+        let opcode = match op {
+            crate::ir::BinOp::Add => Op::FAdd,
+            crate::ir::BinOp::Sub => Op::FSub,
+            crate::ir::BinOp::Mul => Op::FMul,
+            _ => Op::FDiv,
+        };
+        let plain = self.op(opcode, t, &[l, r]);
+        self.exact(plain);
+        let zero = self.float_const(s, 0.0);
+        let is_zero = self.cmp(Op::FOrdEqual, operand, zero);
+        Some(self.select(s, is_zero, exact, plain))
+    }
+}
+
+/// How the driver may come to know a float operand's value at compile time, and so fold an
+/// operation with it (as Mesa's llvmpipe does, wrongly, with a zero).
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub(in crate::back::spv) enum Foldable {
+    /// Through nothing the driver can fold.
+    No,
+    /// An integer (or `bool`) converted to a float: never `-0.0`, but a zero where the driver
+    /// folds the integer (`(n - n) as f32`).
+    FromInteger,
+    /// Literals, outer constants (specialization constants) and operations on them only.
+    Constant,
+}

@@ -11,6 +11,7 @@
 
 mod any_width;
 mod exact;
+pub(super) use exact::Foldable;
 mod exp_log64;
 mod float;
 mod hyperbolic64;
