@@ -266,6 +266,8 @@ fn float_remainder_is_exact() -> Result<(), amp::Error> {
 
 /// A device function with a variable declared without a value and assigned once per branch
 /// (finding 5): valid Rust, so it runs on the host and on the device alike.
+// The late initialization is the point of the test.
+#[allow(clippy::needless_late_init)]
 #[amp::device]
 fn piecewise(x: f32) -> f32 {
     let y: f32;
@@ -456,6 +458,8 @@ const NO_SCALE: f32 = 0.0;
 
 /// Case `j` of the arithmetic operations with a zero operand (a device function: it runs on the
 /// host too, which gives the expected values).
+// Operations that are zero or trivial on purpose: they are what the driver folds.
+#[allow(clippy::eq_op, clippy::erasing_op, clippy::neg_multiply)]
 #[amp::device]
 fn with_zero(g: f32, n: i32, j: i32) -> f32 {
     let k = n - n;
