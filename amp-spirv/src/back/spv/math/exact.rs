@@ -188,6 +188,9 @@ impl Emitter<'_> {
         rz: Option<Zero>,
     ) -> Option<Word> {
         use crate::ir::BinOp;
+        if lz.is_none() && rz.is_none() {
+            return None;
+        }
         let zero = self.float_const(s, 0.0);
         // `x + 0.0` is `x` except that `-0.0 + 0.0` is `+0.0`.
         let plus_zero = |e: &mut Self, x: Word| {
