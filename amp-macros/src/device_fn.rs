@@ -150,7 +150,10 @@ pub fn fetch_missing(
     func: &syn::ItemFn,
     known: &[DeviceFnSource],
 ) -> Option<TokenStream2> {
-    let (key, call) = amp_spirv::missing_device_fn(func, known)?;
+    let unmarked = crate::source_file::unmarked_fns(func);
+    let (key, call) = amp_spirv::missing_device_fns(func, known)
+        .into_iter()
+        .find(|(key, _)| !unmarked.as_ref().is_some_and(|u| u.contains(key)))?;
     let at = call
         .segments
         .last()

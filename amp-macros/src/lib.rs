@@ -6,6 +6,7 @@
 
 mod callback;
 mod device_fn;
+mod source_file;
 
 use amp_spirv::{
     CompiledKernel, Container, Diagnostic, Elem, Len, Lint, Options, ParamKind, Rule, Scalar,

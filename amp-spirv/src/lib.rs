@@ -34,13 +34,14 @@ pub use analysis::{Lint, Warning};
 pub use back::OOB_REPORT_WORDS;
 pub use compile::{
     check_device_fn, check_device_fn_with, compile, compile_str, compile_with, missing_device_fn,
-    CompiledKernel, CompiledParam, Options, TileStaticSize,
+    missing_device_fns, CompiledKernel, CompiledParam, Options, TileStaticSize,
 };
 pub use diag::{Diagnostic, Diagnostics, Rule, Span};
 pub use front::{callee_path, DeviceFnSource, MAX_TILE_STATIC_BYTES, MAX_TILE_THREADS};
 pub use ir::{Container, OuterConst, ParamKind, TileDim};
 pub use source::{
     device_fns_in_file, device_structs_in_file, is_device_attr, is_kernel_attr, kernels_in_file,
+    module_of_fn, unmarked_fns_in_file,
 };
 pub use structs::{check_definition as check_struct_definition, struct_field_paths, StructTable};
 pub use types::{vector_from_name, vector_name, Elem, Field, Len, Scalar, StructDef};

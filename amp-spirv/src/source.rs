@@ -138,3 +138,51 @@ pub fn device_structs_in_file(file: &syn::File) -> Vec<syn::ItemStruct> {
     });
     out
 }
+
+/// The paths from the file's top of its functions that are neither `#[amp::device]` functions
+/// nor kernels (functions in function bodies count as in their function's module): what a
+/// kernel cannot call.
+pub fn unmarked_fns_in_file(file: &syn::File) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    for_each_item(
+        &top_level(file),
+        true,
+        &mut Vec::new(),
+        &mut |module, item| {
+            if let syn::Item::Fn(f) = item {
+                if !f
+                    .attrs
+                    .iter()
+                    .any(|a| is_device_attr(a) || is_kernel_attr(a))
+                {
+                    let mut path = module.to_vec();
+                    path.push(f.sig.ident.to_string());
+                    out.push(path);
+                }
+            }
+        },
+    );
+    out
+}
+
+/// The module path from the file's top of the one kernel named `name`; `None` when the file
+/// has no such kernel or more than one.
+pub fn module_of_fn(file: &syn::File, name: &str) -> Option<Vec<String>> {
+    let mut found = Vec::new();
+    for_each_item(
+        &top_level(file),
+        true,
+        &mut Vec::new(),
+        &mut |module, item| {
+            if let syn::Item::Fn(f) = item {
+                if f.sig.ident == name && f.attrs.iter().any(is_kernel_attr) {
+                    found.push(module.to_vec());
+                }
+            }
+        },
+    );
+    match found.len() {
+        1 => found.pop(),
+        _ => None,
+    }
+}

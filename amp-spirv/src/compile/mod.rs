@@ -101,20 +101,35 @@ pub fn missing_device_fn(
     kernel: &syn::ItemFn,
     known: &[DeviceFnSource],
 ) -> Option<(Vec<String>, syn::Path)> {
+    missing_device_fns(kernel, known).into_iter().next()
+}
+
+/// Every device function the kernel (or a device function it calls) calls that is not in
+/// `known`, once each, in the order of the calls. A call of a closure the calling body binds
+/// is not one: the body checker reports the closure.
+pub fn missing_device_fns(
+    kernel: &syn::ItemFn,
+    known: &[DeviceFnSource],
+) -> Vec<(Vec<String>, syn::Path)> {
     let bodies = std::iter::once((Vec::new(), &kernel.block)).chain(
         known
             .iter()
             .map(|f| (f.path[..f.path.len() - 1].to_vec(), &f.func.block)),
     );
+    let mut out: Vec<(Vec<String>, syn::Path)> = Vec::new();
     for (module, block) in bodies {
+        let closures = front::closure_names(block);
         for call in front::device_calls(block) {
+            if call.segments.len() == 1 && closures.contains(&call.segments[0].ident.to_string()) {
+                continue;
+            }
             let key = front::callee_path(&module, &call);
-            if !known.iter().any(|f| f.path == key) {
-                return Some((key, call));
+            if !known.iter().any(|f| f.path == key) && !out.iter().any(|(k, _)| *k == key) {
+                out.push((key, call));
             }
         }
     }
-    None
+    out
 }
 
 /// The size of one `tile_static` variable: `elem_bytes` times the product of `dims`.

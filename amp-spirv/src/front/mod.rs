@@ -9,7 +9,7 @@ use crate::ir::{Kernel, Local, Storage, TileDim, Tiled};
 use crate::structs::StructTable;
 use crate::types::{Len, Ty};
 
-pub use body::{callee_path, check_device_fn, device_calls};
+pub use body::{callee_path, check_device_fn, closure_names, device_calls};
 pub use signature::MAX_TILE_THREADS;
 
 /// The `tile_static` memory every Vulkan device has (`maxComputeSharedMemorySize` >= 16 KiB is

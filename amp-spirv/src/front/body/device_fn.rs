@@ -128,6 +128,29 @@ pub fn device_calls(block: &syn::Block) -> Vec<syn::Path> {
     calls.0
 }
 
+/// The names a body binds to closures (`let sq = |x: f32| x * x;`): a call of one calls the
+/// closure, not a device function (and the body checker reports the closure).
+pub fn closure_names(block: &syn::Block) -> std::collections::HashSet<String> {
+    struct Names(std::collections::HashSet<String>);
+    impl<'ast> syn::visit::Visit<'ast> for Names {
+        fn visit_local(&mut self, l: &'ast syn::Local) {
+            let pat = match &l.pat {
+                syn::Pat::Type(t) => &*t.pat,
+                p => p,
+            };
+            if let (syn::Pat::Ident(p), Some(init)) = (pat, &l.init) {
+                if matches!(strip(&init.expr), syn::Expr::Closure(_)) {
+                    self.0.insert(p.ident.to_string());
+                }
+            }
+            syn::visit::visit_local(self, l);
+        }
+    }
+    let mut names = Names(std::collections::HashSet::new());
+    syn::visit::Visit::visit_block(&mut names, block);
+    names.0
+}
+
 fn starts_upper(name: &str) -> bool {
     name.chars().next().is_some_and(|c| c.is_ascii_uppercase())
 }
@@ -429,6 +452,24 @@ impl<'a> BodyChecker<'a> {
             );
             return Self::error_expr(span);
         }
+        if let Some(ident) = path.get_ident() {
+            if let Some(Binding::Local(_)) = self.lookup(&ident.to_string()) {
+                self.err(
+                    Diagnostic::error(
+                        Rule::NoClosures,
+                        path.span(),
+                        format!("`{ident}` is a variable, not a function: closures and function values cannot be called in kernels"),
+                    )
+                    .with_help(format!(
+                        "write `{ident}` as a device function: `#[amp::device] fn {ident}(..) -> .. {{ .. }}` outside the kernel"
+                    )),
+                );
+                for a in &c.args {
+                    self.expr(a);
+                }
+                return Self::error_expr(span);
+            }
+        }
         let fns = self.device.fns;
         let Some(source) = fns.iter().find(|f| f.path == key) else {
             if self.device.standalone.is_some() {
@@ -523,9 +564,9 @@ impl<'a> BodyChecker<'a> {
                 c.func.span(),
                 format!("calling `{name}` is not supported in kernels: it is not a device function"),
             )
-            .with_help(
-                "kernels can call `min`, `max` and `abs`, the math functions, and functions marked `#[amp::device]`",
-            ),
+            .with_help(format!(
+                "mark `{name}` with `#[amp::device]` (or `#[amp::device(amp)]` for device-only code) to call it from kernels; kernels can also call `min`, `max`, `abs` and the math functions"
+            )),
         );
         Self::error_expr(c.span())
     }

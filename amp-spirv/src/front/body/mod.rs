@@ -36,7 +36,7 @@ mod vector;
 
 use finish::Finisher;
 
-pub use device_fn::{callee_path, check_device_fn, device_calls};
+pub use device_fn::{callee_path, check_device_fn, closure_names, device_calls};
 
 #[derive(Clone, Copy)]
 enum Binding {
