@@ -87,7 +87,9 @@ pub fn run(
         }
         assert_eq!(y, want, "launch {i} computed a wrong result");
         let done = i + 1;
-        if done == warm_up || (done > warm_up && (done - warm_up) % every == 0) || done == launches
+        if done == warm_up
+            || (done > warm_up && (done - warm_up).is_multiple_of(every))
+            || done == launches
         {
             let s = sample(done);
             on_sample(&s);

@@ -632,7 +632,7 @@ impl Config {
 
     /// Whether the section `name` runs.
     fn runs(&self, name: &str) -> bool {
-        self.only.as_deref().map_or(true, |o| name.contains(o))
+        self.only.as_deref().is_none_or(|o| name.contains(o))
     }
 
     /// Elements of the 1-D workloads.

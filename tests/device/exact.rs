@@ -21,7 +21,7 @@ impl Bits {
     /// with the exponent of a moderate number so that pairs of them are near each other.
     fn f64(&mut self) -> f64 {
         let r = self.next();
-        if r % 3 == 0 {
+        if r.is_multiple_of(3) {
             f64::from_bits(r & 0x800f_ffff_ffff_ffff | (1000 + (r >> 52) % 80) << 52)
         } else {
             f64::from_bits(r)
@@ -30,7 +30,7 @@ impl Bits {
 
     fn f32(&mut self) -> f32 {
         let r = self.next() as u32;
-        if r % 3 == 0 {
+        if r.is_multiple_of(3) {
             f32::from_bits(r & 0x807f_ffff | (100 + (r >> 23) % 60) << 23)
         } else {
             f32::from_bits(r)

@@ -117,7 +117,7 @@ pub fn count_all(only: Option<&str>, write: bool) -> Result<(), BoxError> {
     let mut rows = Vec::new();
     for section in SECTIONS
         .iter()
-        .filter(|s| only.map_or(true, |o| s.contains(o)))
+        .filter(|s| only.is_none_or(|o| s.contains(o)))
     {
         // The pairs of this section, named by a child that runs none of them.
         let listing = child(&exe, section, usize::MAX, Side::Amp, 0, false)?;

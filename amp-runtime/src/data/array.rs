@@ -199,7 +199,7 @@ impl<T: DeviceScalar, const N: usize> Array<T, N> {
                      set); use to_vec / copy_from_slice"
                     .into(),
             })?;
-        if p as usize % std::mem::align_of::<T>() != 0 {
+        if !(p as usize).is_multiple_of(std::mem::align_of::<T>()) {
             return Err(Error::NotHostAccessible {
                 what: "the array",
                 reason: "its mapping is not aligned for the element type; use to_vec".into(),

@@ -193,13 +193,13 @@ pub(super) fn reinterpret<T: DeviceScalar, U: DeviceScalar, const N: usize>(
         reason,
     };
     let bytes = layout.extent.size() * from;
-    if bytes % to != 0 {
+    if !bytes.is_multiple_of(to) {
         return Err(err(format!(
             "the view has {bytes} bytes, not a multiple of {to}"
         )));
     }
     let start = layout.offset * from;
-    if start % to != 0 {
+    if !start.is_multiple_of(to) {
         return Err(err(format!(
             "the view starts at byte {start} of its data, not a multiple of {to}"
         )));

@@ -335,7 +335,7 @@ impl Shared {
                 self.sync_host(&mut lock(&self.state))?;
                 // SAFETY: the layout lies in the shared data.
                 let p = unsafe { ptr.add(layout.offset * std::mem::size_of::<T>()) };
-                if p as usize % std::mem::align_of::<T>() != 0 {
+                if !(p as usize).is_multiple_of(std::mem::align_of::<T>()) {
                     return Err(Error::NotHostAccessible {
                         what: "this view",
                         reason: "its elements are not aligned for their type in host memory \

@@ -74,7 +74,7 @@ impl Pipeline {
                 "the module is not SPIR-V (bad magic number)".into(),
             ));
         }
-        if push_constant_size % 4 != 0 {
+        if !push_constant_size.is_multiple_of(4) {
             return Err(invalid(format!(
                 "push-constant size {push_constant_size} is not a multiple of 4"
             )));

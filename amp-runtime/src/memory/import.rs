@@ -34,7 +34,7 @@ impl Buffer {
         if force_staging()
             || len == 0
             || check_storage_size(device, len as u64).is_err()
-            || addr as u64 % device.memory().storage_offset_alignment != 0
+            || !(addr as u64).is_multiple_of(device.memory().storage_offset_alignment)
         {
             return None;
         }

@@ -128,7 +128,7 @@ impl BodyChecker<'_> {
                             .infer
                             .shallow(&ty)
                             .component()
-                            .map_or(true, |s| s.is_signed_int()))
+                            .is_none_or(|s| s.is_signed_int()))
             }
             _ => matches!(class, Class::Int | Class::Float | Class::Never),
         };

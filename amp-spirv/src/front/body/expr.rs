@@ -288,7 +288,7 @@ impl BodyChecker<'_> {
                             .infer
                             .shallow(&operand.ty)
                             .component()
-                            .map_or(true, |s| s.is_signed_int()));
+                            .is_none_or(|s| s.is_signed_int()));
                 if !ok {
                     let ty = self.infer.describe(&operand.ty);
                     self.err(
