@@ -405,7 +405,7 @@ fn array_host_access_follows_its_access_type() -> Result<(), amp::Error> {
     ));
     let auto = Array::<f32, 1>::new_on(&acc, [4])?;
     assert_eq!(auto.access_type(), acc.default_cpu_access_type());
-    if std::env::var_os("AMP_FORCE_STAGING").map_or(true, |v| v != "1") {
+    if std::env::var_os("AMP_FORCE_STAGING").is_none_or(|v| v != "1") {
         // lavapipe (and integrated GPUs) share memory with the host.
         if acc.device_type() == amp::DeviceType::Cpu {
             assert!(acc.supports_cpu_shared_memory());
