@@ -11,7 +11,7 @@ use super::atomic_float::AtomicFloat32;
 use super::instance::InstanceShared;
 use super::memory_info::MemoryInfo;
 use super::properties::{DeviceType, Limits};
-use super::submit::Submitter;
+use super::batch::Queue;
 use super::Device;
 use crate::Error;
 
@@ -169,14 +169,6 @@ pub(super) fn create_device(
                 return Err(e.into());
             }
         };
-        let submitter = match Submitter::new(&device, family) {
-            Ok(s) => s,
-            Err(e) => {
-                drop(allocator);
-                destroy(&device);
-                return Err(e);
-            }
-        };
         let summary = memory_summary(instance, phys.handle);
         Ok(Device {
             instance: inst.clone(),
@@ -203,10 +195,7 @@ pub(super) fn create_device(
             atomic_float32,
             allocator: Mutex::new(Some(allocator)),
             memory,
-            submitter: Mutex::new(submitter),
-            abandoned: Arc::default(),
-            buffers_destroyed: AtomicU64::new(0),
-            next_pipeline_id: AtomicU64::new(1),
+            default_queue: Queue::new(family),
             next_view_id: AtomicU64::new(1),
             states: Default::default(),
         })

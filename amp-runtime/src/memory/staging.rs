@@ -40,8 +40,6 @@ impl StagingPool {
         size: u64,
         location: MemoryLocation,
     ) -> Result<Pooled, Error> {
-        // A staging buffer given back by a transfer whose wait timed out may still be in use.
-        device.wait_for_abandoned_work();
         let pool = device.state::<StagingPool>();
         let parked = {
             let mut free = lock(&pool.free);
