@@ -16,6 +16,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod asynchrony;
 mod atomics;
 mod bounds;
 mod data_model;

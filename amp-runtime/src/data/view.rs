@@ -12,7 +12,6 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-
 use super::access::{BufferAccess, DeviceBuffer, DeviceBufferMut, Prepared};
 use super::future::CompletionFuture;
 use super::layout::{check_extent, reinterpret, Layout};

@@ -57,6 +57,9 @@ pub(crate) struct Check {
     pub(crate) cell: Arc<Reported>,
     /// The launch's buffers, whose next host access reports the error.
     pub(crate) sinks: Vec<Arc<Pending>>,
+    /// Whether the view's next `wait` reports the error too (not for a launch that waits for
+    /// its work and reports the error itself).
+    pub(crate) to_view: bool,
 }
 
 /// What a batch holds until it finished: the resources its commands use, checks to run, and
@@ -108,7 +111,11 @@ impl Pending {
     pub(crate) fn add(&self, ticket: &Ticket) {
         let mut st = lock(&self.0);
         st.tickets.retain(|t| t.queue.strong_count() > 0);
-        match st.tickets.iter_mut().find(|t| t.queue.ptr_eq(&ticket.queue)) {
+        match st
+            .tickets
+            .iter_mut()
+            .find(|t| t.queue.ptr_eq(&ticket.queue))
+        {
             Some(t) => t.serial = t.serial.max(ticket.serial),
             None => st.tickets.push(ticket.clone()),
         }
@@ -282,7 +289,12 @@ impl Queue {
 
     /// Waits until the batch `serial` (and every earlier one) finished, at most this view's
     /// timeout per batch unless `forever`.
-    pub(crate) fn wait_for(&self, device: &Device, serial: u64, forever: bool) -> Result<(), Error> {
+    pub(crate) fn wait_for(
+        &self,
+        device: &Device,
+        serial: u64,
+        forever: bool,
+    ) -> Result<(), Error> {
         let mut garbage = Vec::new();
         let r = self.state().wait_for(device, serial, forever, &mut garbage);
         drop(garbage);
@@ -482,7 +494,12 @@ impl QueueState {
         for check in work.checks.drain(..) {
             if let Some(e) = (check.run)() {
                 *lock(&check.cell.0) = Some(e);
-                self.fail_batch(&check.sinks, &check.cell);
+                if check.to_view {
+                    self.errors.push_back(check.cell.clone());
+                }
+                for sink in &check.sinks {
+                    sink.fail(&check.cell);
+                }
             }
         }
         if failed.is_none() && self.free.len() < KEEP_FREE {

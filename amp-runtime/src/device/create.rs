@@ -8,10 +8,10 @@ use ash::vk;
 use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
 
 use super::atomic_float::AtomicFloat32;
+use super::batch::Queue;
 use super::instance::InstanceShared;
 use super::memory_info::MemoryInfo;
 use super::properties::{DeviceType, Limits};
-use super::batch::Queue;
 use super::Device;
 use crate::Error;
 

@@ -20,12 +20,12 @@ mod submit;
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-
 use ash::vk;
 use gpu_allocator::vulkan::Allocator;
 
 pub use accelerator::{live_object_counts, Accelerator};
 pub(crate) use atomic_float::AtomicFloat32;
+pub(crate) use batch::{sync_launches, Check, Pending, Queue, Reported, Work};
 pub use counts::ObjectCounts;
 pub(crate) use counts::LIVE_PIPELINES;
 use instance::InstanceShared;
@@ -34,7 +34,6 @@ pub(crate) use memory_info::MemoryInfo;
 pub use properties::{DeviceType, Limits};
 pub use queue::{AcceleratorView, LaunchTarget};
 pub(crate) use state::DeviceState;
-pub(crate) use batch::{sync_launches, Check, Pending, Queue, Reported, Work};
 pub(crate) use submit::Recording;
 
 use crate::sync::lock;

@@ -96,11 +96,7 @@ impl AcceleratorView {
         let id = device.next_view_id.fetch_add(1, Ordering::Relaxed);
         Ok(AcceleratorView {
             acc: acc.clone(),
-            own: Some(Arc::new(ViewShared {
-                device,
-                queue,
-                id,
-            })),
+            own: Some(Arc::new(ViewShared { device, queue, id })),
         })
     }
 

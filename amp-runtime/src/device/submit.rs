@@ -133,8 +133,11 @@ impl Slot {
                 self.descriptor_pool = pool;
                 self.descriptor_capacity = capacity;
             } else {
-                d.reset_descriptor_pool(self.descriptor_pool, vk::DescriptorPoolResetFlags::empty())
-                    .map_err(Error::vk("vkResetDescriptorPool"))?;
+                d.reset_descriptor_pool(
+                    self.descriptor_pool,
+                    vk::DescriptorPoolResetFlags::empty(),
+                )
+                .map_err(Error::vk("vkResetDescriptorPool"))?;
             }
             self.sets_used = 0;
             self.descriptors_used = 0;

@@ -127,9 +127,16 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
 
     let (bindings, prepared, oob_report) = bind(acc, info, &args, &pipeline)?;
     let report = oob_report.map(|r| (r, info));
-    enqueue(view, &pipeline, &bindings, prepared, report, push, groups, || {
-        mark_written(&args, acc)
-    })
+    enqueue(
+        view,
+        &pipeline,
+        &bindings,
+        prepared,
+        report,
+        push,
+        groups,
+        || mark_written(&args, acc),
+    )
 }
 
 /// Checks the domain (usable, the kernel's rank) and the model (a tiled kernel over a tiled
@@ -265,7 +272,10 @@ pub(super) fn enqueue(
         p.buffer.wait_for_other_views(queue)?;
     }
     let must_wait = sync_launches() || prepared.iter().any(|p| p.in_place);
-    let sinks: Vec<_> = prepared.iter().map(|p| p.buffer.pending().clone()).collect();
+    let sinks: Vec<_> = prepared
+        .iter()
+        .map(|p| p.buffer.pending().clone())
+        .collect();
     let cell = Arc::new(Reported::default());
     let mut work = Work {
         keep: Vec::with_capacity(prepared.len() + 1),
@@ -273,10 +283,12 @@ pub(super) fn enqueue(
         sinks: sinks.clone(),
     };
     if let Some((report, info)) = report {
+        // A launch that waits reports its error itself, and only there.
         work.checks.push(Check {
             run: Box::new(move || report.check(info).err()),
             cell: cell.clone(),
-            sinks,
+            sinks: if must_wait { Vec::new() } else { sinks },
+            to_view: !must_wait,
         });
     }
     let buffers: Vec<_> = prepared.into_iter().map(|p| p.buffer).collect();

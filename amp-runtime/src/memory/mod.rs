@@ -168,6 +168,12 @@ impl Buffer {
         self.pending.wait(&self.device, None, false, true)
     }
 
+    /// As [`wait_idle`](Self::wait_idle) for device work only (not background transfers:
+    /// the transfers themselves use this).
+    pub(crate) fn wait_device_work(&self) -> Result<(), Error> {
+        self.pending.wait(&self.device, None, false, true)
+    }
+
     /// As [`wait_idle`](Self::wait_idle), without a limit and leaving errors to be reported
     /// by others (for drops).
     pub(crate) fn settle(&self) {

@@ -147,8 +147,9 @@ impl Buffer {
         dst_at: u64,
         size: u64,
     ) -> Result<(), Error> {
-        self.wait_idle()?;
-        dst.wait_idle()?;
+        // Not `wait_idle`: the background transfers that call this count themselves busy.
+        self.wait_device_work()?;
+        dst.wait_device_work()?;
         let (src_raw, dst_raw) = (self.raw, dst.raw);
         self.device
             .submit(&[&self.pending, &dst.pending], Vec::new(), |r| {
