@@ -49,6 +49,16 @@ fn out_of_bounds_read_gives_zero_and_an_error() -> Result<(), amp::Error> {
     Ok(())
 }
 
+/// The launches of these tests report their device errors at once: each runs on a fresh view
+/// that is then waited for (a launch over arrays or copied host data, e.g. with
+/// `AMP_FORCE_STAGING=1`, is asynchronous and its error comes with `wait`).
+fn parallel_for_each<D: amp::ComputeDomain>(
+    domain: D,
+    call: D::Call<'_>,
+) -> Result<(), amp::Error> {
+    on_own_view(|v| parallel_for_each_on(v, domain, call))
+}
+
 /// Runs `launch` on a fresh view of the default accelerator, then waits for the view: the
 /// launch's error whether it waited for its work (host memory used in place) or not (arrays,
 /// copied views), and no other test's.
