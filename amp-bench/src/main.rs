@@ -1852,9 +1852,9 @@ fn launch_overhead(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
 /// between consecutive ones (`raw_vulkan::RawChain`).
 fn launch_chain(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
     let (launches, n) = if ctx.cfg.tiny {
-        (20, 256)
+        (20, 64)
     } else {
-        (1000, 4096)
+        (1000, 64)
     };
     let floor = raw_vulkan::RawChain::new(ctx.acc.name(), &compile_glsl("chain", G_CHAIN)?, n)?;
     let mut a = Array::<u32, 1>::new_on(&ctx.acc, [n])?;
