@@ -1851,11 +1851,7 @@ fn launch_overhead(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
 /// and the floor, the same dispatches recorded by hand into one command buffer with a barrier
 /// between consecutive ones (`raw_vulkan::RawChain`).
 fn launch_chain(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
-    let (launches, n) = if ctx.cfg.tiny {
-        (20, 64)
-    } else {
-        (1000, 64)
-    };
+    let (launches, n) = if ctx.cfg.tiny { (20, 64) } else { (1000, 64) };
     let floor = raw_vulkan::RawChain::new(ctx.acc.name(), &compile_glsl("chain", G_CHAIN)?, n)?;
     let mut a = Array::<u32, 1>::new_on(&ctx.acc, [n])?;
     let mut b = Array::<u32, 1>::new_on(&ctx.acc, [n])?;

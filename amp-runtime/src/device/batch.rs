@@ -67,18 +67,10 @@ pub(crate) struct Check {
 #[derive(Default)]
 pub(crate) struct Work {
     /// Kept alive until the batch finished (buffers, reports, staging buffers).
-    pub(crate) keep: Vec<Box<dyn Any + Send + Sync>>,
+    pub(crate) keep: Vec<Arc<dyn Any + Send + Sync>>,
     pub(crate) checks: Vec<Check>,
     /// The buffers the batch uses.
     pub(crate) sinks: Vec<Arc<Pending>>,
-}
-
-impl Work {
-    fn append(&mut self, other: Work) {
-        self.keep.extend(other.keep);
-        self.checks.extend(other.checks);
-        self.sinks.extend(other.sinks);
-    }
 }
 
 /// One batch of one view's queue: finished once the view retired every batch up to it.
@@ -131,7 +123,14 @@ impl Pending {
         forever: bool,
         take_error: bool,
     ) -> Result<(), Error> {
-        let tickets = lock(&self.0).tickets.clone();
+        let tickets = {
+            let st = lock(&self.0);
+            let own = |t: &Ticket| except.is_some_and(|q| Weak::as_ptr(&t.queue) == Arc::as_ptr(q));
+            if st.tickets.iter().all(own) && (!take_error || st.errors.is_empty()) {
+                return Ok(());
+            }
+            st.tickets.clone()
+        };
         let mut done = Vec::new();
         for t in &tickets {
             let Some(queue) = t.queue.upgrade() else {
@@ -231,7 +230,7 @@ impl Queue {
     }
 
     /// Records one item into the open batch with `record` (after a barrier ordering it after
-    /// everything before it); `work` stays alive until the batch finished. A launch with
+    /// everything before it); `work` then adds what the batch must keep until it finished. A launch with
     /// `descriptors` buffers gets a batch whose descriptor pool has room for it. Returns the
     /// ticket of the batch.
     ///
@@ -241,8 +240,8 @@ impl Queue {
         self: &Arc<Self>,
         device: &Device,
         descriptors: u32,
-        work: Work,
         record: impl FnOnce(&mut Recording<'_>) -> Result<R, Error>,
+        work: impl FnOnce(&mut Work),
     ) -> Result<(R, Ticket), Error> {
         let mut garbage = Vec::new();
         let out = {
@@ -263,7 +262,7 @@ impl Queue {
                 slot: &mut batch.slot,
             })?;
             batch.items += 1;
-            batch.work.append(work);
+            work(&mut batch.work);
             let ticket = Ticket {
                 queue: Arc::downgrade(self),
                 serial: batch.serial,

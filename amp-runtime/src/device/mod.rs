@@ -146,15 +146,15 @@ impl Device {
     pub(crate) fn submit(
         &self,
         touched: &[&Arc<Pending>],
-        keep: Vec<Box<dyn std::any::Any + Send + Sync>>,
+        keep: Option<Arc<dyn std::any::Any + Send + Sync>>,
         record: impl FnOnce(&mut Recording<'_>) -> Result<(), Error>,
     ) -> Result<(), Error> {
-        let work = Work {
-            keep,
-            checks: Vec::new(),
-            sinks: touched.iter().map(|p| Arc::clone(p)).collect(),
-        };
-        let ((), ticket) = self.default_queue.record(self, 0, work, record)?;
+        let ((), ticket) = self
+            .default_queue
+            .record(self, 0, record, |work: &mut Work| {
+                work.keep.extend(keep);
+                work.sinks.extend(touched.iter().map(|p| Arc::clone(p)));
+            })?;
         for p in touched {
             p.add(&ticket);
         }

@@ -55,7 +55,22 @@ pub(super) struct Slot {
     descriptor_capacity: u32,
     sets_used: u32,
     descriptors_used: u32,
+    /// Descriptor sets written in this batch, for launches that bind the same buffers again
+    /// (the most recent [`SET_CACHE`]).
+    written: Vec<WrittenSet>,
+    /// The pipeline last bound in this batch.
+    bound_pipeline: vk::Pipeline,
 }
+
+/// A descriptor set of a batch and what was written to it.
+struct WrittenSet {
+    layout: vk::DescriptorSetLayout,
+    buffers: Vec<(u32, vk::Buffer, vk::DeviceSize, vk::DeviceSize)>,
+    set: vk::DescriptorSet,
+}
+
+/// Descriptor sets a batch remembers for reuse.
+const SET_CACHE: usize = 8;
 
 impl Slot {
     /// A slot for queue family `family` of `d`.
@@ -100,6 +115,8 @@ impl Slot {
                 descriptor_capacity: INITIAL_DESCRIPTORS,
                 sets_used: 0,
                 descriptors_used: 0,
+                written: Vec::new(),
+                bound_pipeline: vk::Pipeline::null(),
             })
         }
     }
@@ -141,6 +158,8 @@ impl Slot {
             }
             self.sets_used = 0;
             self.descriptors_used = 0;
+            self.written.clear();
+            self.bound_pipeline = vk::Pipeline::null();
             d.reset_fences(&[self.fence])
                 .map_err(Error::vk("vkResetFences"))?;
             d.begin_command_buffer(
@@ -236,6 +255,55 @@ impl Recording<'_> {
         self.slot.sets_used += 1;
         self.slot.descriptors_used += descriptors;
         Ok(set)
+    }
+
+    /// A descriptor set of this batch already written with `buffers` for `layout`, if any.
+    pub(crate) fn written_set(
+        &self,
+        layout: vk::DescriptorSetLayout,
+        buffers: &[(u32, vk::DescriptorBufferInfo)],
+    ) -> Option<vk::DescriptorSet> {
+        let same = |w: &WrittenSet| {
+            w.layout == layout
+                && w.buffers.len() == buffers.len()
+                && w.buffers
+                    .iter()
+                    .zip(buffers)
+                    .all(|(a, (b, info))| *a == (*b, info.buffer, info.offset, info.range))
+        };
+        self.slot
+            .written
+            .iter()
+            .rev()
+            .find(|w| same(w))
+            .map(|w| w.set)
+    }
+
+    /// Remembers that `set` holds `buffers` (see [`written_set`](Self::written_set)).
+    pub(crate) fn remember_set(
+        &mut self,
+        layout: vk::DescriptorSetLayout,
+        buffers: &[(u32, vk::DescriptorBufferInfo)],
+        set: vk::DescriptorSet,
+    ) {
+        if self.slot.written.len() >= SET_CACHE {
+            self.slot.written.remove(0);
+        }
+        self.slot.written.push(WrittenSet {
+            layout,
+            buffers: buffers
+                .iter()
+                .map(|(b, i)| (*b, i.buffer, i.offset, i.range))
+                .collect(),
+            set,
+        });
+    }
+
+    /// Whether `pipeline` is the one last bound in this batch; notes it as bound.
+    pub(crate) fn bind_pipeline_once(&mut self, pipeline: vk::Pipeline) -> bool {
+        let bound = self.slot.bound_pipeline == pipeline;
+        self.slot.bound_pipeline = pipeline;
+        bound
     }
 }
 

@@ -14,7 +14,7 @@ use super::grid::{simple_grid, tiled_grid};
 use super::pipeline::{Pipeline, Specialization};
 use crate::data::Prepared;
 use crate::device::{
-    sync_launches, Accelerator, AcceleratorView, Check, Device, LaunchTarget, Reported, Work,
+    sync_launches, Accelerator, AcceleratorView, Check, Device, LaunchTarget, Reported,
 };
 use crate::dims::dims_list;
 use crate::extent::validate_dims;
@@ -272,33 +272,36 @@ pub(super) fn enqueue(
         p.buffer.wait_for_other_views(queue)?;
     }
     let must_wait = sync_launches() || prepared.iter().any(|p| p.in_place);
-    let sinks: Vec<_> = prepared
-        .iter()
-        .map(|p| p.buffer.pending().clone())
-        .collect();
-    let cell = Arc::new(Reported::default());
-    let mut work = Work {
-        keep: Vec::with_capacity(prepared.len() + 1),
-        checks: Vec::new(),
-        sinks: sinks.clone(),
-    };
-    if let Some((report, info)) = report {
-        // A launch that waits reports its error itself, and only there.
-        work.checks.push(Check {
-            run: Box::new(move || report.check(info).err()),
-            cell: cell.clone(),
-            sinks: if must_wait { Vec::new() } else { sinks },
-            to_view: !must_wait,
-        });
-    }
+    // The launch's own error, when the kernel is checked.
+    let cell = report.as_ref().map(|_| Arc::new(Reported::default()));
     let buffers: Vec<_> = prepared.into_iter().map(|p| p.buffer).collect();
-    for b in &buffers {
-        work.keep.push(Box::new(b.clone()));
-    }
     let descriptors = bindings.len() as u32;
-    let ((), ticket) = queue.record(device, descriptors, work, |rec| {
-        pipeline.record(rec, bindings, push, groups)
-    })?;
+    let ((), ticket) = queue.record(
+        device,
+        descriptors,
+        |rec| pipeline.record(rec, bindings, push, groups),
+        |work| {
+            let first = work.sinks.len();
+            for b in &buffers {
+                work.keep.push(b.clone());
+                work.sinks.push(b.pending().clone());
+            }
+            if let (Some((report, info)), Some(cell)) = (report, &cell) {
+                // A launch that waits reports its error itself, and only there.
+                let sinks = if must_wait {
+                    Vec::new()
+                } else {
+                    work.sinks[first..].to_vec()
+                };
+                work.checks.push(Check {
+                    run: Box::new(move || report.check(info).err()),
+                    cell: cell.clone(),
+                    sinks,
+                    to_view: !must_wait,
+                });
+            }
+        },
+    )?;
     for b in &buffers {
         b.pending().add(&ticket);
     }
@@ -306,7 +309,7 @@ pub(super) fn enqueue(
     mark();
     if must_wait {
         queue.wait_for(device, ticket.serial(), false)?;
-        if let Some(e) = cell.take() {
+        if let Some(e) = cell.and_then(|c| c.take()) {
             return Err(e);
         }
     }

@@ -204,10 +204,13 @@ impl Pipeline {
         if !buffers.is_empty() {
             self.bind_buffers(rec, buffers)?;
         }
+        let bound = rec.bind_pipeline_once(self.pipeline);
         let (d, cmd) = (rec.vk(), rec.cmd());
         // SAFETY: every handle is live and the command buffer is recording.
         unsafe {
-            d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, self.pipeline);
+            if !bound {
+                d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, self.pipeline);
+            }
             if !push.is_empty() {
                 d.cmd_push_constants(cmd, self.layout, vk::ShaderStageFlags::COMPUTE, 0, push);
             }
@@ -223,25 +226,34 @@ impl Pipeline {
         rec: &mut Recording<'_>,
         buffers: &[(u32, vk::DescriptorBufferInfo)],
     ) -> Result<(), Error> {
-        let infos: Vec<[vk::DescriptorBufferInfo; 1]> =
-            buffers.iter().map(|&(_, info)| [info]).collect();
-        let set = rec.allocate_set(self.set_layout, buffers.len() as u32)?;
-        let writes: Vec<_> = buffers
-            .iter()
-            .zip(&infos)
-            .map(|(&(binding, _), info)| {
-                vk::WriteDescriptorSet::default()
-                    .dst_set(set)
-                    .dst_binding(binding)
-                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                    .buffer_info(info)
-            })
-            .collect();
+        // A set of this batch written with the same buffers (a chain of launches alternating
+        // between a few arrays) is bound again rather than written anew.
+        let set = match rec.written_set(self.set_layout, buffers) {
+            Some(set) => set,
+            None => {
+                let set = rec.allocate_set(self.set_layout, buffers.len() as u32)?;
+                let infos: Vec<[vk::DescriptorBufferInfo; 1]> =
+                    buffers.iter().map(|&(_, info)| [info]).collect();
+                let writes: Vec<_> = buffers
+                    .iter()
+                    .zip(&infos)
+                    .map(|(&(binding, _), info)| {
+                        vk::WriteDescriptorSet::default()
+                            .dst_set(set)
+                            .dst_binding(binding)
+                            .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                            .buffer_info(info)
+                    })
+                    .collect();
+                // SAFETY: the set is new and not in use; the buffers are live.
+                unsafe { rec.vk().update_descriptor_sets(&writes, &[]) };
+                rec.remember_set(self.set_layout, buffers, set);
+                set
+            }
+        };
         let (d, cmd) = (rec.vk(), rec.cmd());
-        // SAFETY: the set is new and not in use; the buffers are live; the command buffer is
-        // recording.
+        // SAFETY: the buffers are live (the batch holds them); the command buffer is recording.
         unsafe {
-            d.update_descriptor_sets(&writes, &[]);
             d.cmd_bind_descriptor_sets(
                 cmd,
                 vk::PipelineBindPoint::COMPUTE,

@@ -40,13 +40,12 @@ impl Buffer {
         // SAFETY: the staging buffer is mapped, at least `len` bytes long and not in use.
         unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), p, len) };
         let (src, dst) = (staging.raw, self.raw);
-        self.device
-            .submit(&[&self.pending], vec![Box::new(staging)], |r| {
-                let region = vk::BufferCopy::default().dst_offset(at).size(len as u64);
-                // SAFETY: both buffers are live and large enough.
-                unsafe { r.vk().cmd_copy_buffer(r.cmd(), src, dst, &[region]) };
-                Ok(())
-            })
+        self.device.submit(&[&self.pending], Some(staging), |r| {
+            let region = vk::BufferCopy::default().dst_offset(at).size(len as u64);
+            // SAFETY: both buffers are live and large enough.
+            unsafe { r.vk().cmd_copy_buffer(r.cmd(), src, dst, &[region]) };
+            Ok(())
+        })
     }
 
     /// Copies `data` to the start of the buffer.
@@ -82,7 +81,7 @@ impl Buffer {
             .ok_or_else(|| Error::Allocation("staging memory is not host-visible".into()))?;
         let (src, dst) = (self.raw, staging.raw);
         self.device
-            .submit(&[&self.pending], vec![Box::new(staging.clone())], |r| {
+            .submit(&[&self.pending], Some(staging.clone()), |r| {
                 let region = vk::BufferCopy::default().src_offset(at).size(len as u64);
                 // SAFETY: both buffers are live and large enough.
                 unsafe { r.vk().cmd_copy_buffer(r.cmd(), src, dst, &[region]) };
@@ -102,7 +101,7 @@ impl Buffer {
         }
         self.wait_idle()?;
         let dst = self.raw;
-        self.device.submit(&[&self.pending], Vec::new(), |r| {
+        self.device.submit(&[&self.pending], None, |r| {
             // SAFETY: live buffer with TRANSFER_DST usage.
             unsafe { r.vk().cmd_fill_buffer(r.cmd(), dst, 0, vk::WHOLE_SIZE, 0) };
             Ok(())
@@ -152,7 +151,7 @@ impl Buffer {
         dst.wait_device_work()?;
         let (src_raw, dst_raw) = (self.raw, dst.raw);
         self.device
-            .submit(&[&self.pending, &dst.pending], Vec::new(), |r| {
+            .submit(&[&self.pending, &dst.pending], None, |r| {
                 let region = vk::BufferCopy::default()
                     .src_offset(src_at)
                     .dst_offset(dst_at)
