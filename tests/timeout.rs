@@ -1,9 +1,9 @@
-//! Launch timeouts: a launch that runs longer than its view's timeout returns
-//! `Error::Timeout` instead of blocking; the work keeps running, reading its output waits for
-//! it and sees its real results, and the view keeps working afterwards.
+//! Launch timeouts: a wait for work that runs longer than its view's timeout (a launch of host
+//! data in place, the view's `wait`, reading an array) returns `Error::Timeout` instead of
+//! blocking; the work keeps running, a later wait sees its real results, dropping its buffers
+//! is safe, and the view keeps working afterwards.
 //!
-//! Its own test binary: after a timeout, host access to every buffer in the process waits
-//! for the abandoned work, which would slow unrelated tests down.
+//! Its own test binary: the long kernels would slow unrelated tests down.
 
 mod common;
 use common::assert_validation_clean;

@@ -1,5 +1,5 @@
 //! Opening a device: the physical devices Vulkan lists, and the logical device, queue,
-//! allocator and default submitter made for one of them.
+//! allocator and default view queue made for one of them.
 
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};

@@ -64,7 +64,7 @@ impl Accelerator {
 #[derive(Clone)]
 pub struct AcceleratorView {
     acc: Accelerator,
-    /// `None` for the default view, whose submitter the device owns.
+    /// `None` for the default view, whose queue the device owns.
     own: Option<Arc<ViewShared>>,
 }
 
