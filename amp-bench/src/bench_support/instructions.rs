@@ -91,7 +91,7 @@ impl CountRun {
                 Side::Glsl => glsl()?,
             }
             // Launches are asynchronous: each counted run ends with its work done.
-            crate::settle()?;
+            amp::Accelerator::default()?.default_view().wait()?;
             {}
         }
         Ok(())

@@ -95,11 +95,11 @@ impl Drop for Buffer {
 
 impl Buffer {
     /// The buffer's handle and allocation, handed over instead of freed, for a pool that
-    /// reuses them; `Err` gives back a buffer that has no allocation of its own (imported).
-    /// Its device work must be over, as for a drop.
-    pub(super) fn park(self) -> Result<Parked, Buffer> {
+    /// reuses them; `None` (the buffer dropped) for a buffer that has no allocation of its own
+    /// (imported). Its device work must be over, as for a drop.
+    pub(super) fn park(self) -> Option<Parked> {
         if !matches!(self.memory, Memory::Allocated(_)) {
-            return Err(self);
+            return None;
         }
         let mut buffer = std::mem::ManuallyDrop::new(self);
         let Memory::Allocated(allocation) = std::mem::replace(&mut buffer.memory, Memory::None)
@@ -118,7 +118,7 @@ impl Buffer {
             std::ptr::drop_in_place(&mut buffer.busy);
             std::ptr::drop_in_place(&mut buffer.pending);
         }
-        Ok(parked)
+        Some(parked)
     }
 
     /// A buffer on `device` from parts [`park`](Self::park) kept (mapped, as every staging

@@ -86,7 +86,7 @@ impl Drop for Pooled {
         if free.iter().filter(|(l, _)| *l == self.location).count() >= StagingPool::KEEP {
             return;
         }
-        if let Ok(parked) = buffer.park() {
+        if let Some(parked) = buffer.park() {
             free.push((self.location, parked));
         }
     }
