@@ -42,11 +42,6 @@ const TS: usize = 16;
 #[kernel(amp)]
 fn empty(_idx: Index<1>) {}
 
-#[kernel(amp, unchecked)]
-fn chain_step(idx: Index<1>, a: &Array<u32, 1>, b: &mut Array<u32, 1>) {
-    b[idx] = a[idx] + 1;
-}
-
 #[kernel(amp)]
 fn touch(idx: Index<1>, a: ArrayView<u32, 1>, out: &mut Array<u32, 1>) {
     out[idx] = a[idx];
@@ -352,12 +347,12 @@ uint tile_id() { return gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x
 
 const G_CHAIN: &str = "#version 450
 layout(local_size_x = 64) in;
-layout(std430, binding = 0) readonly buffer A { uint a[]; };
-layout(std430, binding = 1) writeonly buffer B { uint b[]; };
+layout(std430, binding = 0) readonly buffer A { float a[]; };
+layout(std430, binding = 1) writeonly buffer B { float b[]; };
 layout(push_constant) uniform P { uint n; } pc;
 void main() {
     uint i = gl_GlobalInvocationID.x;
-    if (i < pc.n) b[i] = a[i] + 1u;
+    if (i < pc.n) b[i] = a[i] + 1.0;
 }
 ";
 
@@ -1844,8 +1839,8 @@ fn launch_overhead(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
     Ok(())
 }
 
-/// A chain of dependent launches of a small kernel over two `Array`s (ping-pong: each launch
-/// reads what the previous one wrote) followed by one read, three ways: asynchronous
+/// A chain of dependent launches of a small kernel (`vadd` with an array of ones) over two
+/// `Array`s (ping-pong: each launch reads what the previous one wrote) followed by one read, three ways: asynchronous
 /// launches (batched by the runtime), the same launches each followed by a wait (the
 /// synchronous launches of earlier versions: one submission and one fence wait per launch),
 /// and the floor, the same dispatches recorded by hand into one command buffer with a barrier
@@ -1853,26 +1848,28 @@ fn launch_overhead(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
 fn launch_chain(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
     let (launches, n) = if ctx.cfg.tiny { (20, 64) } else { (1000, 64) };
     let floor = raw_vulkan::RawChain::new(ctx.acc.name(), &compile_glsl("chain", G_CHAIN)?, n)?;
-    let mut a = Array::<u32, 1>::new_on(&ctx.acc, [n])?;
-    let mut b = Array::<u32, 1>::new_on(&ctx.acc, [n])?;
+    // The vector add with an array of ones: `b = a + 1` (the floor reads no ones).
+    let ones = Array::from_slice_on(&ctx.acc, [n], &vec![1.0f32; n])?;
+    let mut a = Array::<f32, 1>::new_on(&ctx.acc, [n])?;
+    let mut b = Array::<f32, 1>::new_on(&ctx.acc, [n])?;
     let view = ctx.acc.default_view();
     let mut chain = |wait_each: bool| -> Result<Vec<u32>, BoxError> {
-        a.copy_from_slice(&vec![0; n])?;
+        a.copy_from_slice(&vec![0.0; n])?;
         for i in 0..launches {
             if i % 2 == 0 {
-                parallel_for_each(a.extent(), chain_step(&a, &mut b))?;
+                parallel_for_each(a.extent(), vadd(&a, &ones, &mut b))?;
             } else {
-                parallel_for_each(a.extent(), chain_step(&b, &mut a))?;
+                parallel_for_each(a.extent(), vadd(&b, &ones, &mut a))?;
             }
             if wait_each {
                 view.wait()?;
             }
         }
-        // One read (of the buffer the launch before last wrote, as the floor reads buffer 0).
-        Ok(a.to_vec()?)
+        // One read (of `a`, as the floor reads its buffer 0), compared as bits.
+        Ok(a.to_vec()?.into_iter().map(f32::to_bits).collect())
     };
     // Even launches write `b`, odd ones `a`: after an even number of launches `a` holds it.
-    let want = vec![launches as u32; n];
+    let want = vec![(launches as f32).to_bits(); n];
     let (mut got_async, mut got_sync, mut got_floor) = (Vec::new(), Vec::new(), Vec::new());
     let (t_async, t_floor) = ctx.time_pair(
         || {

@@ -221,7 +221,7 @@ impl Drop for RawChain {
 impl RawChain {
     /// Sets up the chain on the physical device named `device_name` for the compute shader
     /// `spirv` (entry point `main`, 64 threads per workgroup, buffers at bindings 0 and 1, a
-    /// `uint` push constant: the element count) over two buffers of `n` `u32`s.
+    /// `uint` push constant: the element count) over two buffers of `n` 4-byte elements.
     pub fn new(device_name: &str, spirv: &[u32], n: usize) -> Result<RawChain, BoxError> {
         // SAFETY: loading the system's Vulkan loader; every call below uses live handles
         // created just before it. Errors leak the objects made so far (a benchmark aborts).
@@ -399,7 +399,8 @@ impl RawChain {
 
     /// Records `launches` dispatches into one command buffer (even ones read buffer 0 and
     /// write buffer 1, odd ones the reverse), with a compute-to-compute memory barrier before
-    /// each and a compute-to-host one at the end, submits it and waits; returns buffer 0.
+    /// each and a compute-to-host one at the end, submits it and waits; returns buffer 0 (as
+    /// bits).
     pub fn run(&self, launches: usize) -> Result<Vec<u32>, BoxError> {
         let d = &self.device;
         let groups = self.n.div_ceil(64);
