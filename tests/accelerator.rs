@@ -248,7 +248,8 @@ fn launches_on_one_view_run_in_order() -> Result<(), Error> {
     // sum over k = 1..=10 of i * k = 55 i
     let want: Vec<i32> = (0..n as i32).map(|i| 55 * i).collect();
     assert_eq!(acc_sum.to_vec()?, want);
-    assert_eq!(view.submission_count(), 11);
+    // Batched: the eleven launches take at most eleven submissions (usually one to three).
+    assert!((1..=11).contains(&view.submission_count()));
     assert_validation_clean();
     Ok(())
 }
@@ -326,6 +327,8 @@ fn eight_threads_on_their_own_and_shared_views() -> Result<(), Error> {
                     }
                     own.wait()?;
                     assert_eq!(own.submission_count(), launches as u64 / 2);
+                    // (Each launch of host data waits for its batch; on a shared view, one
+                    // batch may hold another thread's launch too.)
                     Ok(())
                 })
             })
@@ -336,8 +339,10 @@ fn eight_threads_on_their_own_and_shared_views() -> Result<(), Error> {
     })?;
     for view in &shared {
         view.wait()?;
-        // Four threads used each shared view for half of their launches.
-        assert_eq!(view.submission_count(), 4 * launches as u64 / 2);
+        // Four threads used each shared view for half of their launches: one submission per
+        // launch at most (a batch may carry launches of two threads).
+        let count = view.submission_count();
+        assert!((1..=4 * launches as u64 / 2).contains(&count), "{count}");
     }
     assert_validation_clean();
     Ok(())

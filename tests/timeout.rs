@@ -1,9 +1,9 @@
-//! Launch timeouts: a launch that runs longer than its view's timeout returns
-//! `Error::Timeout` instead of blocking; the work keeps running, reading its output waits for
-//! it and sees its real results, and the view keeps working afterwards.
+//! Launch timeouts: a wait for work that runs longer than its view's timeout (a launch of host
+//! data in place, the view's `wait`, reading an array) returns `Error::Timeout` instead of
+//! blocking; the work keeps running, a later wait sees its real results, dropping its buffers
+//! is safe, and the view keeps working afterwards.
 //!
-//! Its own test binary: after a timeout, host access to every buffer in the process waits
-//! for the abandoned work, which would slow unrelated tests down.
+//! Its own test binary: the long kernels would slow unrelated tests down.
 
 mod common;
 use common::assert_validation_clean;
@@ -105,12 +105,23 @@ fn a_launch_past_its_timeout_returns_timeout_and_its_results_arrive() -> Result<
     assert_eq!(out, expected(THREADS, 10));
     assert_eq!(view.submission_count(), 2);
 
-    // Arrays too: the timed-out launch's output is there once `to_vec` returns.
+    // Arrays: the launch is asynchronous, so it returns at once; waiting for it (the view's
+    // `wait`, or reading the array) times out while it runs, and later waits wait again.
     view.set_timeout(Duration::from_millis(1));
     let mut array = Array::new_on(&acc, [THREADS])?;
-    let result = parallel_for_each_on(&view, array.extent(), spin(&mut array.view_mut(), STEPS));
-    assert!(matches!(result, Err(Error::Timeout { .. })), "{result:?}");
+    parallel_for_each_on(&view, array.extent(), spin(&mut array.view_mut(), STEPS))?;
+    assert!(matches!(view.wait(), Err(Error::Timeout { timeout_ms: 1 })));
+    assert!(matches!(array.to_vec(), Err(Error::Timeout { .. })));
+    view.set_timeout(Duration::from_secs(60));
     assert_eq!(array.to_vec()?, expected(THREADS, STEPS));
+    view.wait()?;
+
+    // Dropping an array whose launch timed out is safe: the batch holds its memory.
+    view.set_timeout(Duration::from_millis(1));
+    let mut array = Array::new_on(&acc, [THREADS])?;
+    parallel_for_each_on(&view, array.extent(), spin(&mut array.view_mut(), STEPS))?;
+    assert!(matches!(view.wait(), Err(Error::Timeout { .. })));
+    drop(array);
     view.set_timeout(Duration::from_secs(60));
     view.wait()?;
     assert_validation_clean();

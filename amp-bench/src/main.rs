@@ -345,6 +345,17 @@ layout(push_constant) uniform P { uint tiles; } pc;
 uint tile_id() { return gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x; }
 ";
 
+const G_CHAIN: &str = "#version 450
+layout(local_size_x = 64) in;
+layout(std430, binding = 0) readonly buffer A { float a[]; };
+layout(std430, binding = 1) writeonly buffer B { float b[]; };
+layout(push_constant) uniform P { uint n; } pc;
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    if (i < pc.n) b[i] = a[i] + 1.0;
+}
+";
+
 const G_EMPTY: &str = "#version 450
 layout(local_size_x = 64) in;
 void main() {}
@@ -805,9 +816,20 @@ fn median(v: &mut [f64]) -> f64 {
     }
 }
 
+/// Waits for the launches on the default accelerator's default view: launches are
+/// asynchronous, so every timed run ends here (a run that read its results waits for
+/// nothing more).
+pub fn settle() -> Result<(), BoxError> {
+    Ok(Accelerator::default()?.default_view().wait()?)
+}
+
 /// One warm-up run, then the median of up to `cfg.reps` timed runs (at least 3, fewer beyond
 /// about 2 s of work). The tiny configuration times the single warm-up run.
 fn measure(cfg: &Config, mut f: impl FnMut() -> Result<(), BoxError>) -> Result<f64, BoxError> {
+    let mut f = move || -> Result<(), BoxError> {
+        f()?;
+        settle()
+    };
     let t0 = Instant::now();
     f()?;
     let first = t0.elapsed().as_secs_f64();
@@ -834,6 +856,7 @@ fn measure_pair(
     let timed = |f: &mut dyn FnMut() -> Result<(), BoxError>| -> Result<f64, BoxError> {
         let t = Instant::now();
         f()?;
+        settle()?;
         Ok(t.elapsed().as_secs_f64())
     };
     let (w1, w2) = (timed(&mut first)?, timed(&mut second)?);
@@ -959,7 +982,7 @@ pub fn run(cfg: &Config) -> Result<Report, BoxError> {
         pairs: std::cell::Cell::new(0),
     };
     type Section = fn(&mut Ctx<'_>) -> Result<(), BoxError>;
-    let sections: [(&str, Section); 9] = [
+    let sections: [(&str, Section); 10] = [
         ("vector", vector),
         ("matmul", |ctx| {
             for n in ctx.cfg.matmul_sizes() {
@@ -972,6 +995,7 @@ pub fn run(cfg: &Config) -> Result<Report, BoxError> {
         ("histogram", histogram_workload),
         ("scan", scan),
         ("launch", launch_overhead),
+        ("chain", launch_chain),
         ("transfers", transfers),
         ("build", build_cost),
     ];
@@ -1762,21 +1786,33 @@ fn launch_overhead(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         // Instruction counting: the same two comparisons, as pairs.
         let raw_loop = || floor.round_trip();
         ctx.time_pair(
-            || Ok(parallel_for_each(Extent::new([1]), empty())?),
+            || {
+                parallel_for_each(Extent::new([1]), empty())?;
+                settle()
+            },
             raw_loop,
         )?;
-        ctx.time_pair(|| Ok(k.dispatch([1, 1, 1], Vec::new(), &[])?), raw_loop)?;
+        ctx.time_pair(
+            || {
+                k.dispatch([1, 1, 1], Vec::new(), &[])?;
+                settle()
+            },
+            raw_loop,
+        )?;
         (ta, tg, tr) = (vec![1.0], vec![1.0], vec![1.0]);
     }
     for _ in 0..reps {
         let t = Instant::now();
         floor.round_trip()?;
         tr.push(t.elapsed().as_secs_f64());
+        // A round trip: the launch and the wait for it.
         let t = Instant::now();
         parallel_for_each(Extent::new([1]), empty())?;
+        settle()?;
         ta.push(t.elapsed().as_secs_f64());
         let t = Instant::now();
         k.dispatch([1, 1, 1], Vec::new(), &[])?;
+        settle()?;
         tg.push(t.elapsed().as_secs_f64());
     }
     let cell = |v: &mut Vec<f64>| Cell::Time {
@@ -1798,6 +1834,91 @@ fn launch_overhead(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         size: "1 thread".into(),
         amp: cell(&mut tg),
         glsl: cell(&mut tr),
+        cpu: Cell::None,
+    });
+    Ok(())
+}
+
+/// A chain of dependent launches of a small kernel (`vadd` with an array of ones) over two
+/// `Array`s (ping-pong: each launch reads what the previous one wrote) followed by one read, three ways: asynchronous
+/// launches (batched by the runtime), the same launches each followed by a wait (the
+/// synchronous launches of earlier versions: one submission and one fence wait per launch),
+/// and the floor, the same dispatches recorded by hand into one command buffer with a barrier
+/// between consecutive ones (`raw_vulkan::RawChain`).
+fn launch_chain(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
+    let (launches, n) = if ctx.cfg.tiny { (20, 64) } else { (1000, 64) };
+    let floor = raw_vulkan::RawChain::new(ctx.acc.name(), &compile_glsl("chain", G_CHAIN)?, n)?;
+    // The vector add with an array of ones: `b = a + 1` (the floor reads no ones).
+    let ones = Array::from_slice_on(&ctx.acc, [n], &vec![1.0f32; n])?;
+    let mut a = Array::<f32, 1>::new_on(&ctx.acc, [n])?;
+    let mut b = Array::<f32, 1>::new_on(&ctx.acc, [n])?;
+    let view = ctx.acc.default_view();
+    let mut chain = |wait_each: bool| -> Result<Vec<u32>, BoxError> {
+        a.copy_from_slice(&vec![0.0; n])?;
+        for i in 0..launches {
+            if i % 2 == 0 {
+                parallel_for_each(a.extent(), vadd(&a, &ones, &mut b))?;
+            } else {
+                parallel_for_each(a.extent(), vadd(&b, &ones, &mut a))?;
+            }
+            if wait_each {
+                view.wait()?;
+            }
+        }
+        // One read (of `a`, as the floor reads its buffer 0), compared as bits.
+        Ok(a.to_vec()?.into_iter().map(f32::to_bits).collect())
+    };
+    // Even launches write `b`, odd ones `a`: after an even number of launches `a` holds it.
+    let want = vec![(launches as f32).to_bits(); n];
+    let (mut got_async, mut got_sync, mut got_floor) = (Vec::new(), Vec::new(), Vec::new());
+    let (t_async, t_floor) = ctx.time_pair(
+        || {
+            got_async = chain(false)?;
+            Ok(())
+        },
+        || {
+            floor.reset();
+            got_floor = floor.run(launches)?;
+            Ok(())
+        },
+    )?;
+    let t_sync = ctx.time(|| {
+        got_sync = chain(true)?;
+        Ok(())
+    })?;
+    ctx.checks
+        .push(check("launch chain", &got_async, &got_floor, &want));
+    ctx.checks.push(check(
+        "launch chain, synchronous",
+        &got_sync,
+        &got_floor,
+        &want,
+    ));
+    let name = format!("chain of {launches} dependent launches over 2 `Array`s + 1 read");
+    ctx.rows.push(Row {
+        name: format!("{name} (glslang column: the dispatches recorded by hand in raw `ash`)"),
+        size: format!("{n} elements"),
+        amp: Cell::Time {
+            secs: t_async,
+            rate: Some(format!("{:.1} µs/launch", t_async * 1e6 / launches as f64)),
+        },
+        glsl: Cell::Time {
+            secs: t_floor,
+            rate: Some(format!("{:.1} µs/launch", t_floor * 1e6 / launches as f64)),
+        },
+        cpu: Cell::None,
+    });
+    ctx.rows.push(Row {
+        name: format!("{name}, each launch waited for (synchronous) vs the same floor"),
+        size: format!("{n} elements"),
+        amp: Cell::Time {
+            secs: t_sync,
+            rate: Some(format!("{:.1} µs/launch", t_sync * 1e6 / launches as f64)),
+        },
+        glsl: Cell::Time {
+            secs: t_floor,
+            rate: Some(format!("{:.1} µs/launch", t_floor * 1e6 / launches as f64)),
+        },
         cpu: Cell::None,
     });
     Ok(())

@@ -8,7 +8,7 @@ use crate::dims::dims_list;
 ///
 /// Every fallible runtime function returns `Result<_, Error>`; the runtime never panics on
 /// a path a user can reach.
-#[derive(Debug, thiserror::Error)]
+#[derive(Clone, Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// The Vulkan loader (`libvulkan.so.1`, `vulkan-1.dll`, ...) could not be loaded.
@@ -245,7 +245,7 @@ pub enum Error {
     /// or array, dropping it) waits for it, and a launch's results appear once it is done.
     ///
     /// [`AcceleratorView::set_timeout`]: crate::AcceleratorView::set_timeout
-    #[error("device work did not finish within {timeout_ms} ms (AMP_LAUNCH_TIMEOUT_MS or AcceleratorView::set_timeout); it is still running, and host access to its data waits for it")]
+    #[error("device work did not finish within {timeout_ms} ms (AMP_LAUNCH_TIMEOUT_MS or AcceleratorView::set_timeout); it is still running; the next wait or host access of its data waits for it again")]
     Timeout {
         /// The timeout in milliseconds.
         timeout_ms: u64,

@@ -10,7 +10,7 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 /// A count of work in flight that waiters block on: the background transfers (`copy_async`)
 /// that use a buffer, so host access and launches wait for them even when their future was
-/// leaked, and a device's or view's abandoned submissions.
+/// leaked.
 #[derive(Default)]
 pub(crate) struct Busy {
     count: Mutex<u32>,
@@ -30,16 +30,6 @@ impl Busy {
         while *n > 0 {
             n = self.idle.wait(n).unwrap_or_else(|e| e.into_inner());
         }
-    }
-
-    /// [`wait_idle`](Self::wait_idle) for at most `timeout`; whether it became idle.
-    pub(crate) fn wait_idle_for(&self, timeout: std::time::Duration) -> bool {
-        let n = lock(&self.count);
-        let (n, _) = self
-            .idle
-            .wait_timeout_while(n, timeout, |n| *n > 0)
-            .unwrap_or_else(|e| e.into_inner());
-        *n == 0
     }
 }
 

@@ -49,6 +49,27 @@ fn out_of_bounds_read_gives_zero_and_an_error() -> Result<(), amp::Error> {
     Ok(())
 }
 
+/// The launches of these tests report their device errors at once: each runs on a fresh view
+/// that is then waited for (a launch over arrays or copied host data, e.g. with
+/// `AMP_FORCE_STAGING=1`, is asynchronous and its error comes with `wait`).
+fn parallel_for_each<D: amp::ComputeDomain>(
+    domain: D,
+    call: D::Call<'_>,
+) -> Result<(), amp::Error> {
+    on_own_view(|v| parallel_for_each_on(v, domain, call))
+}
+
+/// Runs `launch` on a fresh view of the default accelerator, then waits for the view: the
+/// launch's error whether it waited for its work (host memory used in place) or not (arrays,
+/// copied views), and no other test's.
+pub(crate) fn on_own_view(
+    launch: impl FnOnce(&AcceleratorView) -> Result<(), amp::Error>,
+) -> Result<(), amp::Error> {
+    let view = Accelerator::default()?.create_view()?;
+    launch(&view)?;
+    view.wait()
+}
+
 /// `Result::to_string` for the error case, so the message can be checked before the error is
 /// taken apart.
 trait CloneDisplay {
@@ -378,7 +399,9 @@ fn checked_writes_never_leave_their_view() -> Result<(), amp::Error> {
     // its end, the second keeps its guard values.
     let mut target = Array::from_slice([4], &[0u32; 4])?;
     let neighbour = Array::from_slice([64], &[0xdead_u32; 64])?;
-    let result = parallel_for_each(Extent::new([64]), fill_array(&mut target));
+    // A launch over arrays is asynchronous: the error comes with the view's `wait`.
+    let result =
+        on_own_view(|v| parallel_for_each_on(v, Extent::new([64]), fill_array(&mut target)));
     let (_, param, _, extent) = out_of_bounds(result);
     assert_eq!((param.as_str(), extent), ("out", vec![4]));
     assert!(neighbour.to_vec()?.iter().all(|&v| v == 0xdead));

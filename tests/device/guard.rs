@@ -5,6 +5,7 @@
 //! past the section's extent, but inside the parent's buffer, does clobber a neighbour. That
 //! is why checks are on by default.
 
+use crate::bounds::on_own_view;
 use crate::common;
 use amp::prelude::*;
 use common::assert_validation_clean;
@@ -61,11 +62,14 @@ fn assert_guarded_1d(data: &[u32], inside: impl Fn(usize) -> u32) {
 /// extent, and a write at `idx + 1` over the section's own extent.
 fn check_1d_section(parent: &mut ArrayViewMut<'_, u32, 1>) -> Result<(), amp::Error> {
     let mut section = parent.section_mut([START], [SECTION])?;
-    let result = parallel_for_each(Extent::new([2 * SECTION]), stamp_1d(&mut section));
+    let result = on_own_view(|v| {
+        parallel_for_each_on(v, Extent::new([2 * SECTION]), stamp_1d(&mut section))
+    });
     let (param, index, extent) = out_of_bounds(result);
     assert_eq!((param.as_str(), extent), ("out", vec![SECTION]));
     assert!((SECTION..2 * SECTION).contains(&index[0]), "{index:?}");
-    let result = parallel_for_each(section.extent(), stamp_1d_next(&mut section));
+    let result =
+        on_own_view(|v| parallel_for_each_on(v, section.extent(), stamp_1d_next(&mut section)));
     let (_, index, _) = out_of_bounds(result);
     assert_eq!(index, [SECTION]);
     Ok(())
@@ -149,11 +153,12 @@ fn assert_matrix(
 fn check_2d_section(parent: &mut ArrayViewMut<'_, u32, 2>) -> Result<(), amp::Error> {
     let mut section = parent.section_mut(ORIGIN, SHAPE)?;
     let larger = Extent::new([SHAPE[0] + 2, SHAPE[1] + 2]);
-    let result = parallel_for_each(larger, stamp_2d(&mut section));
+    let result = on_own_view(|v| parallel_for_each_on(v, larger, stamp_2d(&mut section)));
     let (param, index, extent) = out_of_bounds(result);
     assert_eq!((param.as_str(), extent), ("out", SHAPE.to_vec()));
     assert!(index[0] >= SHAPE[0] || index[1] >= SHAPE[1], "{index:?}");
-    let result = parallel_for_each(section.extent(), stamp_2d_right(&mut section));
+    let result =
+        on_own_view(|v| parallel_for_each_on(v, section.extent(), stamp_2d_right(&mut section)));
     let (_, index, _) = out_of_bounds(result);
     assert!(index[0] < SHAPE[0] && index[1] == SHAPE[1], "{index:?}");
     Ok(())

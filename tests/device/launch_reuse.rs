@@ -1,7 +1,7 @@
-//! Launch recording reuse: a view whose last submission was exactly this launch submits its
-//! command buffer again instead of recording it. These launches must still do all their work,
-//! and any change (data, buffers, scalars, grid, kernel, a copy in between, a buffer destroyed
-//! and another created in its place) must be seen.
+//! Repeated and near-identical launches (batched: descriptor sets written with the same buffers
+//! are reused within a batch): these launches must still do all their work, and any change
+//! (data, buffers, scalars, grid, kernel, a copy in between, a buffer destroyed and another
+//! created in its place) must be seen.
 
 use crate::common;
 use amp::prelude::*;

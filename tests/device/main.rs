@@ -10,12 +10,13 @@
 //! Tests that need a process of their own stay separate binaries in `tests/`: `accelerator` and
 //! `robustness` (they re-run their own binary for a test that needs the default device chosen
 //! differently, by exact test name), `leaks` (the process's live Vulkan objects and resident
-//! memory must stay flat), `timeout` (abandoned work slows host access to every buffer of the
-//! process), `ui` and `pass` (trybuild) and `spirv_val_all` (no device).
+//! memory must stay flat), `timeout` (its long kernels would slow the others down), `ui` and
+//! `pass` (trybuild) and `spirv_val_all` (no device).
 
 #[path = "../common/mod.rs"]
 mod common;
 
+mod asynchrony;
 mod atomics;
 mod bounds;
 mod data_model;

@@ -90,6 +90,9 @@ impl CountRun {
                 Side::Amp => amp()?,
                 Side::Glsl => glsl()?,
             }
+            // Launches are asynchronous: each counted run ends with its work done.
+            amp::Accelerator::default()?.default_view().wait()?;
+            {}
         }
         Ok(())
     }

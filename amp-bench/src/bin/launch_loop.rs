@@ -6,6 +6,7 @@
 //! `glslangValidator` for the raw loop's shader); `... -- N amp` runs only `N` amp launches,
 //! e.g. under `valgrind --tool=callgrind` (deterministic instruction counts).
 #[path = "../bench_support/raw_vulkan.rs"]
+#[allow(dead_code)]
 mod raw_vulkan;
 
 use amp::prelude::*;
@@ -46,11 +47,15 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let args: Vec<String> = std::env::args().collect();
     let n: usize = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(2000);
     let amp_only = args.get(2).is_some_and(|a| a == "amp");
+    // Launches are asynchronous: each is waited for, so every sample is a round trip.
+    let view = amp::Accelerator::default()?.default_view();
     parallel_for_each(Extent::new([1]), empty())?;
+    view.wait()?;
     if amp_only {
         let t = Instant::now();
         for _ in 0..n {
             parallel_for_each(Extent::new([1]), empty())?;
+            view.wait()?;
         }
         println!(
             "{:.1} us per launch",
@@ -72,6 +77,7 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         tr.push(t.elapsed().as_secs_f64());
         let t = Instant::now();
         parallel_for_each(Extent::new([1]), empty())?;
+        view.wait()?;
         ta.push(t.elapsed().as_secs_f64());
     }
     let mut ratios: Vec<f64> = ta.iter().zip(&tr).map(|(a, r)| a / r).collect();

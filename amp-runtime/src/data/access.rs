@@ -1,14 +1,28 @@
 //! What a launch needs from a view or array passed to a kernel: the sealed [`BufferAccess`]
 //! trait (the interface between the `data` and `exec` layers).
 
+use std::sync::Arc;
+
 use ash::vk;
 
 use crate::device::Accelerator;
 use crate::kernel::ElemType;
+use crate::memory::Buffer;
 use crate::Error;
 
 mod sealed {
     use super::*;
+
+    /// A buffer argument made ready for a launch by [`BufferAccess::prepare`].
+    pub struct Prepared {
+        /// The range to bind.
+        pub(crate) info: vk::DescriptorBufferInfo,
+        /// The buffer, kept alive by the launch's batch.
+        pub(crate) buffer: Arc<Buffer>,
+        /// The buffer is borrowed host memory used in place (imported): the launch must finish
+        /// before the borrow can end.
+        pub(crate) in_place: bool,
+    }
 
     /// The runtime's view of a kernel buffer argument.
     pub trait BufferAccess {
@@ -33,16 +47,16 @@ mod sealed {
         }
         /// The accelerator the data is bound to, if any (an [`Array`](crate::Array)).
         fn home(&self) -> Option<Accelerator>;
-        /// Makes the device copy on `acc` current and returns the range to bind: the whole
-        /// buffer, or exactly the host slice when the buffer is imported host memory (which
-        /// starts before the slice). The buffer stays valid while `self` is borrowed.
-        fn prepare(&self, acc: &Accelerator) -> Result<vk::DescriptorBufferInfo, Error>;
+        /// Makes the device copy on `acc` current and returns it with the range to bind: the
+        /// whole buffer, or exactly the host slice when the buffer is imported host memory
+        /// (which starts before the slice).
+        fn prepare(&self, acc: &Accelerator) -> Result<Prepared, Error>;
         /// Records that a launch on `acc` wrote the buffer the latest `prepare` returned.
         fn mark_written(&self, acc: &Accelerator);
     }
 }
 
-pub(crate) use sealed::BufferAccess;
+pub(crate) use sealed::{BufferAccess, Prepared};
 
 /// Something a kernel can read as a buffer: [`ArrayView`](crate::ArrayView),
 /// [`ArrayViewMut`](crate::ArrayViewMut) or [`Array`](crate::Array). Sealed.

@@ -4,10 +4,9 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-use ash::vk;
 use gpu_allocator::MemoryLocation;
 
-use super::access::{BufferAccess, DeviceBuffer, DeviceBufferMut};
+use super::access::{BufferAccess, DeviceBuffer, DeviceBufferMut, Prepared};
 use super::layout::Layout;
 use super::shared::Shared;
 use super::view::{ArrayView, ArrayViewMut};
@@ -166,7 +165,8 @@ impl<T: DeviceScalar, const N: usize> Array<T, N> {
     pub fn as_slice(&self) -> Result<&[T], Error> {
         let p = self.host_memory(self.access.host_can_read(), "read")?;
         // SAFETY: the mapping covers `len` elements, is aligned (allocations are at least
-        // 16-byte aligned) and current (every launch is waited for); `&self` excludes writers.
+        // 16-byte aligned) and current (`host_memory` waited for the device work using it);
+        // `&self` excludes writers, so no launch can write it while the slice lives.
         Ok(unsafe { std::slice::from_raw_parts(p.cast::<T>(), self.len) })
     }
 
@@ -192,7 +192,7 @@ impl<T: DeviceScalar, const N: usize> Array<T, N> {
         }
         let p = self
             .buffer
-            .host_ptr()
+            .host_ptr()?
             .ok_or_else(|| Error::NotHostAccessible {
                 what: "the array",
                 reason: "its memory is not host-visible on this device (or AMP_FORCE_STAGING=1 is \
@@ -377,15 +377,18 @@ impl<T: DeviceScalar, const N: usize> BufferAccess for Array<T, N> {
     fn home(&self) -> Option<Accelerator> {
         Some(self.acc.clone())
     }
-    fn prepare(&self, acc: &Accelerator) -> Result<vk::DescriptorBufferInfo, Error> {
+    fn prepare(&self, acc: &Accelerator) -> Result<Prepared, Error> {
         if *acc != self.acc {
             return Err(Error::AcceleratorMismatch {
                 array: self.acc.name().to_owned(),
                 launch: acc.name().to_owned(),
             });
         }
-        self.buffer.busy().wait_idle();
-        Ok(self.buffer.whole())
+        Ok(Prepared {
+            info: self.buffer.whole(),
+            buffer: self.buffer.clone(),
+            in_place: false,
+        })
     }
     fn mark_written(&self, _acc: &Accelerator) {}
 }

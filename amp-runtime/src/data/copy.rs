@@ -261,7 +261,7 @@ where
         }
     }
     if let (Some(data), Some((d, _))) = (src.host_slice(), dst.array_buffer()) {
-        if d.host_ptr().is_none() {
+        if !d.is_direct() {
             let staging = Arc::new(Buffer::staging(
                 d.device(),
                 bytes,

@@ -119,7 +119,7 @@ pub(crate) struct Staged {
 /// Starts making `len` bytes at byte `at` of `buffer` host-readable: nothing to do when the
 /// buffer is mapped; else a device copy into a staging buffer, run by the future's worker.
 pub(crate) fn stage_download(buffer: Arc<Buffer>, at: u64, len: u64) -> Result<Staged, Error> {
-    if buffer.host_ptr().is_some() {
+    if buffer.is_direct() {
         return Ok(Staged {
             work: None,
             staging: buffer,

@@ -13,7 +13,7 @@ mod layout;
 mod shared;
 mod view;
 
-pub(crate) use access::BufferAccess;
+pub(crate) use access::{BufferAccess, Prepared};
 pub use access::{DeviceBuffer, DeviceBufferMut};
 pub use array::{AccessType, Array};
 pub use copy::{copy, copy_async, CopyDestination, CopySource};

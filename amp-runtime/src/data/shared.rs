@@ -4,8 +4,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use ash::vk;
-
+use super::access::Prepared;
 use super::future::{stage_download, CompletionFuture};
 use super::layout::Layout;
 use crate::device::{Accelerator, Device};
@@ -170,7 +169,7 @@ impl Shared {
     /// Makes a copy of the data current on `acc` and returns the range of it to bind: exactly
     /// the data's bytes (an imported buffer starts before them), so a kernel sees element 0
     /// of the data at element 0 of its buffer.
-    pub(super) fn prepare(&self, acc: &Accelerator) -> Result<vk::DescriptorBufferInfo, Error> {
+    pub(super) fn prepare(&self, acc: &Accelerator) -> Result<Prepared, Error> {
         let (ptr, len) = match &self.source {
             Source::Array { buffer, acc: home } => {
                 if acc != home {
@@ -179,8 +178,11 @@ impl Shared {
                         launch: acc.name().to_owned(),
                     });
                 }
-                buffer.busy().wait_idle();
-                return Ok(buffer.whole());
+                return Ok(Prepared {
+                    info: buffer.whole(),
+                    buffer: buffer.clone(),
+                    in_place: false,
+                });
             }
             Source::Host { ptr, len } => (*ptr, *len),
         };
@@ -215,10 +217,14 @@ impl Shared {
         st.discard = false;
         st.last = Some(i);
         let copy = &st.copies[i];
-        Ok(vk::DescriptorBufferInfo {
-            buffer: copy.buffer.raw(),
-            offset: copy.base as u64,
-            range: len as u64,
+        Ok(Prepared {
+            info: ash::vk::DescriptorBufferInfo {
+                buffer: copy.buffer.raw(),
+                offset: copy.base as u64,
+                range: len as u64,
+            },
+            buffer: copy.buffer.clone(),
+            in_place: copy.imported,
         })
     }
 
@@ -395,8 +401,14 @@ impl Shared {
 impl Drop for Shared {
     fn drop(&mut self) {
         // The last view of a family copies device results back (C++ AMP's destructor
-        // semantics); errors cannot be reported here (call `synchronize` to see them).
+        // semantics); errors cannot be reported here (call `synchronize` to see them; the
+        // view's `wait` still reports a device error). The device work on the family's
+        // copies ends first, however long it takes: an imported copy is the borrowed host
+        // memory, which must not be used once the borrow ends.
         let st = self.state.get_mut().unwrap_or_else(|e| e.into_inner());
+        for c in &st.copies {
+            c.buffer.settle();
+        }
         let mut st = std::mem::replace(
             st,
             Coherence {
@@ -418,8 +430,9 @@ fn on_device(b: &Buffer, device: &Arc<Device>) -> bool {
 /// import it (zero-copy), else a new device buffer.
 fn new_copy(device: &Arc<Device>, ptr: *mut u8, len: usize) -> Result<DeviceCopy, Error> {
     if device.memory().shared_memory() {
-        // SAFETY: the family borrows the bytes for as long as any of its views lives, and
-        // the copies are dropped with the family; launches wait for their work.
+        // SAFETY: the family borrows the bytes for as long as any of its views lives; launches
+        // that use the import wait for their work, and the family's drop waits for any that
+        // timed out (the batch's handle of the buffer is gone once it finished).
         if let Some((buffer, base)) = unsafe { Buffer::import_host(device, ptr, len) } {
             count(|s| s.imports += 1);
             return Ok(DeviceCopy {

@@ -12,9 +12,7 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-use ash::vk;
-
-use super::access::{BufferAccess, DeviceBuffer, DeviceBufferMut};
+use super::access::{BufferAccess, DeviceBuffer, DeviceBufferMut, Prepared};
 use super::future::CompletionFuture;
 use super::layout::{check_extent, reinterpret, Layout};
 use super::shared::Shared;
@@ -505,7 +503,7 @@ macro_rules! buffer_access {
             fn home(&self) -> Option<Accelerator> {
                 self.shared.home()
             }
-            fn prepare(&self, acc: &Accelerator) -> Result<vk::DescriptorBufferInfo, Error> {
+            fn prepare(&self, acc: &Accelerator) -> Result<Prepared, Error> {
                 self.shared.prepare(acc)
             }
             fn mark_written(&self, _acc: &Accelerator) {

@@ -1,5 +1,5 @@
 //! Opening a device: the physical devices Vulkan lists, and the logical device, queue,
-//! allocator and default submitter made for one of them.
+//! allocator and default view queue made for one of them.
 
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
@@ -8,10 +8,10 @@ use ash::vk;
 use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
 
 use super::atomic_float::AtomicFloat32;
+use super::batch::Queue;
 use super::instance::InstanceShared;
 use super::memory_info::MemoryInfo;
 use super::properties::{DeviceType, Limits};
-use super::submit::Submitter;
 use super::Device;
 use crate::Error;
 
@@ -169,14 +169,6 @@ pub(super) fn create_device(
                 return Err(e.into());
             }
         };
-        let submitter = match Submitter::new(&device, family) {
-            Ok(s) => s,
-            Err(e) => {
-                drop(allocator);
-                destroy(&device);
-                return Err(e);
-            }
-        };
         let summary = memory_summary(instance, phys.handle);
         Ok(Device {
             instance: inst.clone(),
@@ -203,10 +195,7 @@ pub(super) fn create_device(
             atomic_float32,
             allocator: Mutex::new(Some(allocator)),
             memory,
-            submitter: Mutex::new(submitter),
-            abandoned: Arc::default(),
-            buffers_destroyed: AtomicU64::new(0),
-            next_pipeline_id: AtomicU64::new(1),
+            default_queue: Queue::new(family),
             next_view_id: AtomicU64::new(1),
             states: Default::default(),
         })

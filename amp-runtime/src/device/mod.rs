@@ -1,23 +1,23 @@
 //! The device layer: the process-wide Vulkan instance, the logical devices ([`Device`], one
 //! per physical device, shared by [`Accelerator`] handles), their queues
-//! ([`AcceleratorView`], [`Submitter`]), limits and features, live-object counts, and the
+//! ([`AcceleratorView`] and its [`Queue`] of batches), limits and features, live-object counts, and the
 //! per-device state of the layers above ([`DeviceState`]).
 //!
 //! Uses only the bottom layer (`error`, `sync`, ...); `memory`, `data` and `exec` build on it.
 
 mod accelerator;
 mod atomic_float;
+mod batch;
 mod counts;
 mod create;
 mod instance;
 mod memory_info;
 mod properties;
 mod queue;
-mod recorded;
 mod state;
 mod submit;
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use ash::vk;
@@ -25,6 +25,7 @@ use gpu_allocator::vulkan::Allocator;
 
 pub use accelerator::{live_object_counts, Accelerator};
 pub(crate) use atomic_float::AtomicFloat32;
+pub(crate) use batch::{sync_launches, Check, Pending, Queue, Reported, Work};
 pub use counts::ObjectCounts;
 pub(crate) use counts::LIVE_PIPELINES;
 use instance::InstanceShared;
@@ -32,11 +33,11 @@ pub use instance::{validation_enabled, validation_message_count};
 pub(crate) use memory_info::MemoryInfo;
 pub use properties::{DeviceType, Limits};
 pub use queue::{AcceleratorView, LaunchTarget};
-pub(crate) use recorded::LaunchKey;
 pub(crate) use state::DeviceState;
-pub(crate) use submit::Submitter;
+pub(crate) use submit::Recording;
 
-use crate::sync::{lock, Busy};
+use crate::sync::lock;
+use crate::Error;
 
 /// One logical device, shared by all [`Accelerator`] handles to it. Lives until the process
 /// ends (the registry in `accelerator.rs` keeps it).
@@ -61,15 +62,8 @@ pub(crate) struct Device {
     allocator: Mutex<Option<Allocator>>,
     /// Memory types and host-memory import.
     memory: MemoryInfo,
-    /// The default view's submitter (also used for every host-device copy).
-    submitter: Mutex<Submitter>,
-    /// Counts this device's submissions whose wait timed out and that still run (see
-    /// [`wait_for_abandoned_work`](Self::wait_for_abandoned_work)).
-    abandoned: Arc<Busy>,
-    /// Buffers of this device destroyed so far (see [`LaunchKey`]).
-    buffers_destroyed: AtomicU64,
-    /// The id of the next pipeline created on this device (see [`LaunchKey`]).
-    next_pipeline_id: AtomicU64,
+    /// The default view's queue (also used for every host-device copy).
+    default_queue: Arc<Queue>,
     /// The id of the next view created with `create_view`; 0 is the default view.
     next_view_id: AtomicU64,
     /// The upper layers' per-device state.
@@ -78,14 +72,12 @@ pub(crate) struct Device {
 
 impl Drop for Device {
     fn drop(&mut self) {
-        // Threads finishing timed-out submissions use the device until they are done.
-        self.wait_for_abandoned_work();
-        // SAFETY: no buffers or raw kernels remain (they hold Arcs to this), and every
-        // submission was waited for.
+        // SAFETY: no buffers or raw kernels remain (they hold Arcs to this, and so does the
+        // work of every batch in flight); the queue waits for its batches.
         unsafe {
+            self.default_queue.destroy(self);
             let _ = self.device.device_wait_idle();
             self.states.destroy_all(self);
-            lock(&self.submitter).destroy(&self.device);
             // The allocator frees its memory blocks through the device: drop it first.
             drop(lock(&self.allocator).take());
             self.device.destroy_device(None);
@@ -142,39 +134,30 @@ impl Device {
         })
     }
 
-    /// The default view's submitter, which every host-device copy also uses.
-    pub(crate) fn default_submitter(&self) -> &Mutex<Submitter> {
-        &self.submitter
+    /// The default view's queue, which every host-device copy also uses.
+    pub(crate) fn default_queue(&self) -> &Arc<Queue> {
+        &self.default_queue
     }
 
-    /// Blocks until no abandoned submission of this device is running.
-    ///
-    /// Vulkan cannot cancel submitted work, so a submission whose wait timed out keeps its
-    /// command buffer, fence and descriptor pool (its old [`Submitter`], handed to a thread
-    /// that waits for it and then destroys them) and keeps the buffers it uses: every host
-    /// access to buffer memory and every buffer's drop waits here first. Coarse (all buffers
-    /// of the device, not just the ones the work uses) but simple, and only ever slow after a
-    /// timeout.
-    pub(crate) fn wait_for_abandoned_work(&self) {
-        self.abandoned.wait_idle();
-    }
-
-    /// Notes that a buffer of this device is about to be destroyed (called before its handle
-    /// is freed): recorded launches that bind it are stale from now on.
-    pub(crate) fn note_buffer_destroyed(&self) {
-        self.buffers_destroyed.fetch_add(1, Ordering::SeqCst);
-    }
-
-    /// Buffers of this device destroyed so far: part of every [`LaunchKey`], so a recorded
-    /// launch is never submitted again once a buffer has been destroyed (its handle, bound in
-    /// the recording, may since name a new buffer).
-    pub(crate) fn buffers_destroyed(&self) -> u64 {
-        self.buffers_destroyed.load(Ordering::SeqCst)
-    }
-
-    /// A new pipeline id: a recorded launch names its pipeline by id, since a destroyed
-    /// pipeline's handle may come back for a new one.
-    pub(crate) fn new_pipeline_id(&self) -> u64 {
-        self.next_pipeline_id.fetch_add(1, Ordering::Relaxed)
+    /// Records a transfer with `record` on the default view, after the work recorded there
+    /// before it, and waits for it (at most the view's timeout). `touched` are the buffers
+    /// it uses (their host access waits for it should this wait time out) and `keep` what
+    /// must live until it finished.
+    pub(crate) fn submit(
+        &self,
+        touched: &[&Arc<Pending>],
+        keep: Option<Arc<dyn std::any::Any + Send + Sync>>,
+        record: impl FnOnce(&mut Recording<'_>) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let ((), ticket) = self
+            .default_queue
+            .record(self, 0, record, |work: &mut Work| {
+                work.keep.extend(keep);
+                work.sinks.extend(touched.iter().map(|p| Arc::clone(p)));
+            })?;
+        for p in touched {
+            p.add(&ticket);
+        }
+        self.default_queue.wait_for(self, ticket.serial(), false)
     }
 }

@@ -1,19 +1,17 @@
 //! Queues: [`AcceleratorView`] (C++ AMP's `accelerator_view`) and the [`LaunchTarget`] trait.
 //!
-//! Each view owns its command pool, command buffer, fence and descriptor pool (a
-//! [`Submitter`]); the device's Vulkan queue is shared by all of them and guarded by a mutex
-//! around `vkQueueSubmit` only, so views on one accelerator record, submit and wait
-//! independently.
+//! Each view owns its [`Queue`] of batches (command buffers, fences and descriptor pools);
+//! the device's Vulkan queue is shared by all of them and guarded by a mutex around
+//! `vkQueueSubmit` only, so views on one accelerator record, submit and wait independently.
 
 use std::fmt;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::accelerator::Accelerator;
-use super::submit::{timeout_millis, Submitter};
+use super::batch::Queue;
 use super::Device;
-use crate::sync::lock;
 use crate::Error;
 
 impl Accelerator {
@@ -40,16 +38,17 @@ impl Accelerator {
 /// host-device copies use) or [`Accelerator::create_view`] (a new, independent queue), and
 /// launch on it with [`parallel_for_each_on`]. Cheap to clone: clones are the same view.
 ///
-/// Every view owns its command buffer, fence and descriptor pool, so threads launching on
+/// Every view owns its command buffers, fences and descriptor pools, so threads launching on
 /// different views of one accelerator record and wait independently (on a device with a single
 /// Vulkan queue, such as lavapipe, they share it for the submission itself). Launches on one
 /// view from several threads are serialized.
 ///
-/// **Launches are synchronous**: [`parallel_for_each_on`] returns after the device finished the
-/// work (so views written by a launch can be read right away). [`wait`](Self::wait) therefore
-/// only has to wait for launches that other threads are running on the same view, and
-/// [`flush`](Self::flush) has nothing buffered to submit; both exist so code written against
-/// C++ AMP's `accelerator_view` keeps its shape.
+/// **Launches are asynchronous**: [`parallel_for_each_on`] records the launch into the view's
+/// open batch (one command buffer) and returns; the batch is submitted by [`flush`](Self::flush),
+/// [`wait`](Self::wait), host access to a buffer it uses, or when it is full or older than
+/// 2 ms at the next launch. Reading an array or view waits for the work that uses it.
+/// Launches that use host memory in place (imported slices) wait before returning. See
+/// `docs/data-model.md`, "Queues and asynchrony".
 ///
 /// ```no_run
 /// use amp_runtime::Accelerator;
@@ -65,22 +64,21 @@ impl Accelerator {
 #[derive(Clone)]
 pub struct AcceleratorView {
     acc: Accelerator,
-    /// `None` for the default view, whose submitter the device owns.
+    /// `None` for the default view, whose queue the device owns.
     own: Option<Arc<ViewShared>>,
 }
 
 /// The state of a view made by [`Accelerator::create_view`].
 struct ViewShared {
     device: Arc<Device>,
-    submitter: Mutex<Submitter>,
+    queue: Arc<Queue>,
     id: u64,
 }
 
 impl Drop for ViewShared {
     fn drop(&mut self) {
-        // SAFETY: every submission was waited for before its lock was released, and nothing
-        // else can use the submitter once the last handle is gone.
-        unsafe { lock(&self.submitter).destroy(&self.device.device) };
+        // SAFETY: the last handle is gone; `destroy` submits and waits for the view's work.
+        unsafe { self.queue.destroy(&self.device) };
     }
 }
 
@@ -94,15 +92,11 @@ impl AcceleratorView {
 
     fn create(acc: &Accelerator) -> Result<AcceleratorView, Error> {
         let device = acc.device().clone();
-        let submitter = Submitter::new(&device.device, device.queue_family)?;
+        let queue = Queue::new(device.queue_family);
         let id = device.next_view_id.fetch_add(1, Ordering::Relaxed);
         Ok(AcceleratorView {
             acc: acc.clone(),
-            own: Some(Arc::new(ViewShared {
-                device,
-                submitter: Mutex::new(submitter),
-                id,
-            })),
+            own: Some(Arc::new(ViewShared { device, queue, id })),
         })
     }
 
@@ -116,50 +110,46 @@ impl AcceleratorView {
         self.own.is_none()
     }
 
-    /// The number of command buffers this view has submitted (launches, and for the default
-    /// view also host-device copies). Every one of them has finished once [`wait`](Self::wait)
-    /// returns.
+    /// The number of command buffers this view has submitted (batches of launches, and for
+    /// the default view also host-device copies). Every one of them has finished once
+    /// [`wait`](Self::wait) returns.
     pub fn submission_count(&self) -> u64 {
-        lock(self.submitter()).submitted
+        self.queue().submitted()
     }
 
-    /// Blocks until all work submitted to this view has finished, including launches other
-    /// threads are running on it right now and launches whose own wait timed out (C++ AMP's
-    /// `accelerator_view::wait`).
+    /// Submits the work recorded on this view and blocks until all of it has finished (C++
+    /// AMP's `accelerator_view::wait`), including launches other threads made on it.
     ///
-    /// Errors: [`Error::Timeout`] if that work is still running after this view's
-    /// [`timeout`](Self::timeout).
+    /// Errors: [`Error::Timeout`] if a batch is still running after this view's
+    /// [`timeout`](Self::timeout) (it keeps running; a later `wait` waits for it again);
+    /// otherwise the first device error of this view's finished launches not reported yet
+    /// ([`Error::IndexOutOfBounds`] from a checked kernel, [`Error::DeviceLost`]), each
+    /// reported once (by whichever of this `wait`, the launch itself or a host access of its
+    /// buffers comes first).
     pub fn wait(&self) -> Result<(), Error> {
-        // A submission holds the lock until its fence signals or its wait times out: taking
-        // the lock waits for the one in flight. Timed-out ones are counted in `abandoned`.
-        let (abandoned, timeout) = {
-            let s = lock(self.submitter());
-            (s.abandoned.clone(), s.timeout)
-        };
-        if abandoned.wait_idle_for(timeout) {
-            Ok(())
-        } else {
-            Err(Error::Timeout {
-                timeout_ms: timeout_millis(timeout),
-            })
+        let device = self.acc.device();
+        self.queue().wait_all(device, false)?;
+        match self.queue().take_error() {
+            Some(e) => Err(e),
+            None => Ok(()),
         }
     }
 
-    /// How long a launch (or, on the default view, a transfer) on this view may run before
-    /// its wait returns [`Error::Timeout`]: `AMP_LAUNCH_TIMEOUT_MS` milliseconds when the
-    /// view was created (`0` for no limit; 60 s when unset), unless changed with
-    /// [`set_timeout`](Self::set_timeout).
+    /// How long a wait for this view's work (by [`wait`](Self::wait), a launch that waits,
+    /// or host access to a buffer it uses) may take before it returns [`Error::Timeout`]:
+    /// `AMP_LAUNCH_TIMEOUT_MS` milliseconds when the view was created (`0` for no limit;
+    /// 60 s when unset), unless changed with [`set_timeout`](Self::set_timeout).
     pub fn timeout(&self) -> Duration {
-        lock(self.submitter()).timeout
+        self.queue().timeout()
     }
 
     /// Sets [`timeout`](Self::timeout) for this view and its clones (`Duration::MAX`: no
     /// limit).
     ///
-    /// A timeout does not stop the work (Vulkan cannot cancel it): the launch returns
-    /// [`Error::Timeout`] while the device goes on, and host access to any buffer (reading a
-    /// view or array, dropping it) waits until it finished, so the launch's results appear
-    /// then. It turns a hang inside a launch into an error the program can report.
+    /// A timeout does not stop the work (Vulkan cannot cancel it): the wait returns
+    /// [`Error::Timeout`] while the device goes on, and the next wait (or host access to
+    /// its buffers) waits for it again; dropping a buffer or view is always safe. It turns a
+    /// hang into an error the program can report.
     ///
     /// ```no_run
     /// # let acc = amp_runtime::Accelerator::default()?;
@@ -168,21 +158,22 @@ impl AcceleratorView {
     /// # Ok::<(), amp_runtime::Error>(())
     /// ```
     pub fn set_timeout(&self, timeout: Duration) {
-        lock(self.submitter()).timeout = timeout;
+        self.queue().set_timeout(timeout);
     }
 
-    /// Submits work recorded but not yet submitted (C++ AMP's `accelerator_view::flush`).
+    /// Submits the work recorded on this view and not yet submitted, without waiting for it
+    /// (C++ AMP's `accelerator_view::flush`).
     ///
-    /// Launches are submitted as they are made, so there is never anything left to submit;
-    /// returns `Ok(())`.
+    /// Errors: [`Error::Vulkan`] or [`Error::DeviceLost`] if the submission fails (its
+    /// launches then report the error too).
     pub fn flush(&self) -> Result<(), Error> {
-        Ok(())
+        self.queue().flush(self.acc.device())
     }
 
-    pub(crate) fn submitter(&self) -> &Mutex<Submitter> {
+    pub(crate) fn queue(&self) -> &Arc<Queue> {
         match &self.own {
-            Some(v) => &v.submitter,
-            None => self.acc.device().default_submitter(),
+            Some(v) => &v.queue,
+            None => self.acc.device().default_queue(),
         }
     }
 

@@ -1,39 +1,14 @@
-//! The command-submission path every transfer and launch goes through: a [`Submitter`] (one
-//! per accelerator view: command pool and buffer, fence, descriptor pool), recording between
-//! two global barriers, submission to the device's one queue, waiting with a timeout, and
-//! abandoning work whose wait timed out.
+//! The command objects one batch of work is recorded into ([`Slot`]: command pool and buffer,
+//! fence, descriptor pool), the [`Recording`] handed to whoever records into it, the barriers
+//! between and around recorded work, and the timeout settings.
 
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use ash::vk;
 
 use super::counts::{LIVE_DESCRIPTOR_POOLS, LIVE_SUBMITTERS};
-use super::recorded::{LaunchKey, RecordedLaunch};
-use super::Device;
-use crate::sync::{lock, Busy};
 use crate::Error;
-
-/// Command recording state of one view: a command pool with one command buffer, its fence and
-/// a descriptor pool for the launch's one descriptor set. Guarded by a mutex; a submission holds
-/// it from recording until its fence signals.
-pub(crate) struct Submitter {
-    pool: vk::CommandPool,
-    cmd: vk::CommandBuffer,
-    fence: vk::Fence,
-    descriptor_pool: vk::DescriptorPool,
-    descriptor_capacity: u32,
-    /// Command buffers submitted so far.
-    pub(super) submitted: u64,
-    /// How long a submission may take before its wait gives up with [`Error::Timeout`].
-    pub(super) timeout: Duration,
-    /// Counts this view's abandoned submissions still running (see
-    /// [`Device::wait_for_abandoned_work`]).
-    pub(super) abandoned: Arc<Busy>,
-    /// The launch the command buffer holds, when it holds exactly one launch (see
-    /// [`LaunchKey`]); `None` after any other recording.
-    recorded: Option<RecordedLaunch>,
-}
 
 /// The timeout when `AMP_LAUNCH_TIMEOUT_MS` is not set.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -55,7 +30,7 @@ fn parse_timeout(value: Option<&str>) -> Duration {
 }
 
 /// `timeout` in nanoseconds for `vkWaitForFences` (`u64::MAX` waits forever).
-fn timeout_nanos(timeout: Duration) -> u64 {
+pub(super) fn timeout_nanos(timeout: Duration) -> u64 {
     u64::try_from(timeout.as_nanos()).unwrap_or(u64::MAX)
 }
 
@@ -64,11 +39,42 @@ pub(super) fn timeout_millis(timeout: Duration) -> u64 {
     u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX)
 }
 
-const INITIAL_DESCRIPTOR_CAPACITY: u32 = 16;
+/// Descriptor sets one batch holds at most: also the most launches a batch records.
+pub(super) const SETS_PER_BATCH: u32 = 256;
+/// Storage-buffer descriptors of a new slot's descriptor pool.
+const INITIAL_DESCRIPTORS: u32 = 4 * SETS_PER_BATCH;
 
-impl Submitter {
-    /// A submitter for queue family `family` of `d`.
-    pub(crate) fn new(d: &ash::Device, family: u32) -> Result<Submitter, Error> {
+/// The command objects of one batch: a command pool with one command buffer, its fence, and
+/// a descriptor pool for the batch's descriptor sets. A view reuses its slots once their
+/// batch finished.
+pub(super) struct Slot {
+    pool: vk::CommandPool,
+    cmd: vk::CommandBuffer,
+    pub(super) fence: vk::Fence,
+    descriptor_pool: vk::DescriptorPool,
+    descriptor_capacity: u32,
+    sets_used: u32,
+    descriptors_used: u32,
+    /// Descriptor sets written in this batch, for launches that bind the same buffers again
+    /// (the most recent [`SET_CACHE`]).
+    written: Vec<WrittenSet>,
+    /// The pipeline last bound in this batch.
+    bound_pipeline: vk::Pipeline,
+}
+
+/// A descriptor set of a batch and what was written to it.
+struct WrittenSet {
+    layout: vk::DescriptorSetLayout,
+    buffers: Vec<(u32, vk::Buffer, vk::DeviceSize, vk::DeviceSize)>,
+    set: vk::DescriptorSet,
+}
+
+/// Descriptor sets a batch remembers for reuse.
+const SET_CACHE: usize = 8;
+
+impl Slot {
+    /// A slot for queue family `family` of `d`.
+    pub(super) fn new(d: &ash::Device, family: u32) -> Result<Slot, Error> {
         // SAFETY: object creation on a live device; partial results are destroyed on error.
         unsafe {
             let pool = d
@@ -96,42 +102,94 @@ impl Submitter {
                 .create_fence(&vk::FenceCreateInfo::default(), None)
                 .map_err(Error::vk("vkCreateFence"))
                 .map_err(cleanup_pool)?;
-            let descriptor_pool =
-                create_descriptor_pool(d, INITIAL_DESCRIPTOR_CAPACITY).map_err(|e| {
-                    d.destroy_fence(fence, None);
-                    cleanup_pool(e)
-                })?;
+            let descriptor_pool = create_descriptor_pool(d, INITIAL_DESCRIPTORS).map_err(|e| {
+                d.destroy_fence(fence, None);
+                cleanup_pool(e)
+            })?;
             LIVE_SUBMITTERS.created();
-            Ok(Submitter {
+            Ok(Slot {
                 pool,
                 cmd,
                 fence,
                 descriptor_pool,
-                descriptor_capacity: INITIAL_DESCRIPTOR_CAPACITY,
-                submitted: 0,
-                timeout: default_timeout(),
-                abandoned: Arc::default(),
-                recorded: None,
+                descriptor_capacity: INITIAL_DESCRIPTORS,
+                sets_used: 0,
+                descriptors_used: 0,
+                written: Vec::new(),
+                bound_pipeline: vk::Pipeline::null(),
             })
         }
     }
 
-    /// The command buffer being recorded (valid inside a `submit` closure).
-    pub(crate) fn cmd(&self) -> vk::CommandBuffer {
+    /// The command buffer.
+    pub(super) fn cmd(&self) -> vk::CommandBuffer {
         self.cmd
     }
 
-    /// The descriptor pool for the launch's one descriptor set (see
-    /// [`Device::reset_descriptor_pool`]).
-    pub(crate) fn descriptor_pool(&self) -> vk::DescriptorPool {
-        self.descriptor_pool
+    /// Whether one more launch with `descriptors` buffers fits the descriptor pool.
+    pub(super) fn fits(&self, descriptors: u32) -> bool {
+        self.sets_used < SETS_PER_BATCH
+            && self.descriptors_used + descriptors <= self.descriptor_capacity
+    }
+
+    /// Starts recording a new batch: resets the command and descriptor pools (growing the
+    /// latter to hold a launch with `descriptors` buffers) and the fence.
+    ///
+    /// # Safety
+    /// The slot's previous batch has finished (or never was submitted).
+    pub(super) unsafe fn begin(&mut self, d: &ash::Device, descriptors: u32) -> Result<(), Error> {
+        // SAFETY: per the function's contract, nothing uses the slot's objects.
+        unsafe {
+            d.reset_command_pool(self.pool, vk::CommandPoolResetFlags::empty())
+                .map_err(Error::vk("vkResetCommandPool"))?;
+            if descriptors > self.descriptor_capacity {
+                let capacity = descriptors.next_power_of_two();
+                let pool = create_descriptor_pool(d, capacity)?;
+                d.destroy_descriptor_pool(self.descriptor_pool, None);
+                LIVE_DESCRIPTOR_POOLS.destroyed();
+                self.descriptor_pool = pool;
+                self.descriptor_capacity = capacity;
+            } else {
+                d.reset_descriptor_pool(
+                    self.descriptor_pool,
+                    vk::DescriptorPoolResetFlags::empty(),
+                )
+                .map_err(Error::vk("vkResetDescriptorPool"))?;
+            }
+            self.sets_used = 0;
+            self.descriptors_used = 0;
+            self.written.clear();
+            self.bound_pipeline = vk::Pipeline::null();
+            d.reset_fences(&[self.fence])
+                .map_err(Error::vk("vkResetFences"))?;
+            d.begin_command_buffer(
+                self.cmd,
+                &vk::CommandBufferBeginInfo::default()
+                    .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT),
+            )
+            .map_err(Error::vk("vkBeginCommandBuffer"))?;
+        }
+        Ok(())
+    }
+
+    /// Ends recording: the final barrier that makes the batch's writes visible to the host.
+    ///
+    /// # Safety
+    /// The command buffer is recording.
+    pub(super) unsafe fn end(&self, d: &ash::Device) -> Result<(), Error> {
+        // SAFETY: per the function's contract.
+        unsafe {
+            record_barrier(d, self.cmd, Barrier::AfterWork);
+            d.end_command_buffer(self.cmd)
+                .map_err(Error::vk("vkEndCommandBuffer"))
+        }
     }
 
     /// Destroys the Vulkan objects.
     ///
     /// # Safety
-    /// No submission of this submitter may be pending; it must not be used afterwards.
-    pub(crate) unsafe fn destroy(&self, d: &ash::Device) {
+    /// No batch of this slot may be pending; it must not be used afterwards.
+    pub(super) unsafe fn destroy(&self, d: &ash::Device) {
         // SAFETY: per the function's contract.
         unsafe {
             d.destroy_descriptor_pool(self.descriptor_pool, None);
@@ -149,7 +207,7 @@ fn create_descriptor_pool(d: &ash::Device, capacity: u32) -> Result<vk::Descript
         descriptor_count: capacity,
     }];
     let info = vk::DescriptorPoolCreateInfo::default()
-        .max_sets(1)
+        .max_sets(SETS_PER_BATCH)
         .pool_sizes(&sizes);
     // SAFETY: valid create info.
     let pool = unsafe { d.create_descriptor_pool(&info, None) }
@@ -158,196 +216,111 @@ fn create_descriptor_pool(d: &ash::Device, capacity: u32) -> Result<vk::Descript
     Ok(pool)
 }
 
-impl Device {
-    /// Records commands with `record` on the device's default view, submits them and waits.
-    /// Transfers between host and device memory go through here.
-    pub(crate) fn submit<R>(
-        &self,
-        record: impl FnOnce(&ash::Device, &mut Submitter) -> Result<R, Error>,
-    ) -> Result<R, Error> {
-        self.submit_on(&self.submitter, record)
+/// One item (a launch or a transfer) being recorded into a view's open batch: its command
+/// buffer, and descriptor sets from the batch's pool. A barrier before the item orders it
+/// after everything recorded or submitted before it on the device's queue.
+pub(crate) struct Recording<'a> {
+    pub(super) d: &'a ash::Device,
+    pub(super) slot: &'a mut Slot,
+}
+
+impl Recording<'_> {
+    /// The Vulkan device functions.
+    pub(crate) fn vk(&self) -> &ash::Device {
+        self.d
     }
 
-    /// Records commands with `record` into `submitter`'s command buffer, submits them to the
-    /// device's queue and waits for them.
-    ///
-    /// A global barrier before the commands orders them after every earlier transfer or
-    /// compute work on the queue (whichever view submitted it: all views share one queue); one
-    /// after them makes their writes visible to the host.
-    pub(crate) fn submit_on<R>(
-        &self,
-        submitter: &Mutex<Submitter>,
-        record: impl FnOnce(&ash::Device, &mut Submitter) -> Result<R, Error>,
-    ) -> Result<R, Error> {
-        let mut s = lock(submitter);
-        let out = self.record_commands(&mut s, record)?;
-        self.submit_and_wait(&mut s)?;
-        Ok(out)
+    /// The command buffer being recorded.
+    pub(crate) fn cmd(&self) -> vk::CommandBuffer {
+        self.slot.cmd
     }
 
-    /// [`submit_on`](Self::submit_on) for one launch described by `key`: when the command
-    /// buffer still holds that very launch (the previous submission of this submitter was it),
-    /// it is submitted again without recording anything; otherwise `record` records it.
-    pub(crate) fn submit_launch_on(
-        &self,
-        submitter: &Mutex<Submitter>,
-        key: &LaunchKey<'_>,
-        record: impl FnOnce(&ash::Device, &mut Submitter) -> Result<(), Error>,
-    ) -> Result<(), Error> {
-        let mut s = lock(submitter);
-        let holds_launch = s.recorded.as_ref().is_some_and(|r| key.matches(r));
-        if !holds_launch {
-            self.record_commands(&mut s, record)?;
-            s.recorded = Some(key.to_recorded());
+    /// A descriptor set of `layout` with `descriptors` storage buffers, valid until the batch
+    /// finished (the queue checked that it fits, see [`Slot::fits`]).
+    pub(crate) fn allocate_set(
+        &mut self,
+        layout: vk::DescriptorSetLayout,
+        descriptors: u32,
+    ) -> Result<vk::DescriptorSet, Error> {
+        let layouts = [layout];
+        // SAFETY: the pool belongs to this device and is only used by this slot's batch.
+        let set = unsafe {
+            self.d.allocate_descriptor_sets(
+                &vk::DescriptorSetAllocateInfo::default()
+                    .descriptor_pool(self.slot.descriptor_pool)
+                    .set_layouts(&layouts),
+            )
         }
-        self.submit_and_wait(&mut s)
+        .map_err(Error::vk("vkAllocateDescriptorSets"))?[0];
+        self.slot.sets_used += 1;
+        self.slot.descriptors_used += descriptors;
+        Ok(set)
     }
 
-    /// Records the submitter's command buffer afresh: a barrier, `record`'s commands, and a
-    /// barrier (see [`submit_on`](Self::submit_on)).
-    fn record_commands<R>(
+    /// A descriptor set of this batch already written with `buffers` for `layout`, if any.
+    pub(crate) fn written_set(
         &self,
-        s: &mut Submitter,
-        record: impl FnOnce(&ash::Device, &mut Submitter) -> Result<R, Error>,
-    ) -> Result<R, Error> {
-        s.recorded = None;
-        let d = &self.device;
-        // SAFETY: the command buffer belongs to this device and is not in use (every
-        // submission is waited for while the lock is held; one whose wait failed was handed
-        // to a watcher thread with its whole submitter, see `abandon`). Not one-time-submit:
-        // a launch may submit it again.
-        unsafe {
-            d.reset_command_pool(s.pool, vk::CommandPoolResetFlags::empty())
-                .map_err(Error::vk("vkResetCommandPool"))?;
-            d.begin_command_buffer(s.cmd, &vk::CommandBufferBeginInfo::default())
-                .map_err(Error::vk("vkBeginCommandBuffer"))?;
-            record_barrier(d, s.cmd, Barrier::BeforeWork);
-        }
-        let out = record(d, s);
-        // SAFETY: as above.
-        unsafe {
-            record_barrier(d, s.cmd, Barrier::AfterWork);
-            d.end_command_buffer(s.cmd)
-                .map_err(Error::vk("vkEndCommandBuffer"))?;
-        }
-        out
-    }
-
-    /// Submits the recorded command buffer to the device's queue and waits for it, at most the
-    /// submitter's timeout (then the work is abandoned to a watcher thread, see `abandon`).
-    fn submit_and_wait(&self, s: &mut Submitter) -> Result<(), Error> {
-        let d = &self.device;
-        // SAFETY: the command buffer is recorded and not pending; the fence is not in use.
-        unsafe {
-            d.reset_fences(&[s.fence])
-                .map_err(Error::vk("vkResetFences"))?;
-            let cmds = [s.cmd];
-            let submit = vk::SubmitInfo::default().command_buffers(&cmds);
-            {
-                // vkQueueSubmit needs the queue externally synchronized; the wait below does not.
-                let queue = lock(&self.queue);
-                d.queue_submit(*queue, &[submit], s.fence)
-                    .map_err(Error::vk("vkQueueSubmit"))?;
-            }
-            s.submitted += 1;
-            match d.wait_for_fences(&[s.fence], true, timeout_nanos(s.timeout)) {
-                Ok(()) => Ok(()),
-                Err(result) => {
-                    let timeout_ms = timeout_millis(s.timeout);
-                    self.abandon(s);
-                    Err(match result {
-                        vk::Result::TIMEOUT => Error::Timeout { timeout_ms },
-                        other => Error::vk("vkWaitForFences")(other),
-                    })
-                }
-            }
-        }
-    }
-
-    /// Gives up waiting for `s`'s submission, which is still pending: a thread takes over
-    /// `s`'s objects, waits for the submission (without a limit) and destroys them, while `s`
-    /// continues with fresh ones. Until that thread is done, the device's and the view's
-    /// counters of abandoned work are busy, so host access to buffers and [`AcceleratorView::wait`]
-    /// wait for it.
-    fn abandon(&self, s: &mut Submitter) {
-        let d = self.device.clone();
-        let Ok(fresh) = Submitter::new(&d, self.queue_family) else {
-            // No objects for a fresh start: wait here after all.
-            // SAFETY: the fence belongs to this device and was submitted.
-            let _ = unsafe { d.wait_for_fences(&[s.fence], true, u64::MAX) };
-            return;
+        layout: vk::DescriptorSetLayout,
+        buffers: &[(u32, vk::DescriptorBufferInfo)],
+    ) -> Option<vk::DescriptorSet> {
+        let same = |w: &WrittenSet| {
+            w.layout == layout
+                && w.buffers.len() == buffers.len()
+                && w.buffers
+                    .iter()
+                    .zip(buffers)
+                    .all(|(a, (b, info))| *a == (*b, info.buffer, info.offset, info.range))
         };
-        let old = std::mem::replace(s, fresh);
-        s.submitted = old.submitted;
-        s.timeout = old.timeout;
-        s.abandoned = old.abandoned.clone();
-        let guards = (self.abandoned.begin(), old.abandoned.begin());
-        let finish = move || {
-            // SAFETY: the fence belongs to the device, which outlives this (`Device::drop`
-            // waits for abandoned work first); once it signaled (or the device is lost) the
-            // submitter's objects are no longer in use.
-            unsafe {
-                let _ = d.wait_for_fences(&[old.fence], true, u64::MAX);
-                old.destroy(&d);
-            }
-            drop(guards);
-        };
-        // Shared so that the work can still be done here if no thread can be started.
-        let work = Arc::new(Mutex::new(Some(finish)));
-        let for_thread = work.clone();
-        let spawned = std::thread::Builder::new()
-            .name("amp-abandoned-work".into())
-            .spawn(move || run_once(&for_thread));
-        if spawned.is_err() {
-            run_once(&work);
-        }
+        self.slot
+            .written
+            .iter()
+            .rev()
+            .find(|w| same(w))
+            .map(|w| w.set)
     }
 
-    /// Makes sure the descriptor pool can hold one set with `buffers` storage buffers, and
-    /// resets it. Only called while recording (the submitter lock is held).
-    pub(crate) fn reset_descriptor_pool(
-        &self,
-        s: &mut Submitter,
-        buffers: u32,
-    ) -> Result<(), Error> {
-        let d = &self.device;
-        // SAFETY: the pool's sets are only used by the command buffer, which is not pending.
-        unsafe {
-            if buffers > s.descriptor_capacity {
-                let capacity = buffers.next_power_of_two();
-                let pool = create_descriptor_pool(d, capacity)?;
-                d.destroy_descriptor_pool(s.descriptor_pool, None);
-                LIVE_DESCRIPTOR_POOLS.destroyed();
-                s.descriptor_pool = pool;
-                s.descriptor_capacity = capacity;
-            } else {
-                d.reset_descriptor_pool(s.descriptor_pool, vk::DescriptorPoolResetFlags::empty())
-                    .map_err(Error::vk("vkResetDescriptorPool"))?;
-            }
+    /// Remembers that `set` holds `buffers` (see [`written_set`](Self::written_set)).
+    pub(crate) fn remember_set(
+        &mut self,
+        layout: vk::DescriptorSetLayout,
+        buffers: &[(u32, vk::DescriptorBufferInfo)],
+        set: vk::DescriptorSet,
+    ) {
+        if self.slot.written.len() >= SET_CACHE {
+            self.slot.written.remove(0);
         }
-        Ok(())
+        self.slot.written.push(WrittenSet {
+            layout,
+            buffers: buffers
+                .iter()
+                .map(|(b, i)| (*b, i.buffer, i.offset, i.range))
+                .collect(),
+            set,
+        });
+    }
+
+    /// Whether `pipeline` is the one last bound in this batch; notes it as bound.
+    pub(crate) fn bind_pipeline_once(&mut self, pipeline: vk::Pipeline) -> bool {
+        let bound = self.slot.bound_pipeline == pipeline;
+        self.slot.bound_pipeline = pipeline;
+        bound
     }
 }
 
-/// Runs the closure in `slot` unless it already ran.
-fn run_once(slot: &Mutex<Option<impl FnOnce()>>) {
-    let work = lock(slot).take();
-    if let Some(work) = work {
-        work();
-    }
-}
-
-enum Barrier {
+pub(super) enum Barrier {
+    /// Before every recorded item.
     BeforeWork,
+    /// At the end of a batch.
     AfterWork,
 }
 
-/// Records the global memory barrier that starts (orders the commands after all earlier
-/// transfer and compute writes) or ends (makes their writes visible to the host) a submission.
+/// Records the global memory barrier that starts an item (orders it after all earlier
+/// transfer and compute writes on the queue, and earlier reads before its writes) or ends a
+/// batch (makes its writes visible to the host).
 ///
 /// # Safety
 /// `cmd` is a command buffer of `d` in the recording state.
-unsafe fn record_barrier(d: &ash::Device, cmd: vk::CommandBuffer, which: Barrier) {
+pub(super) unsafe fn record_barrier(d: &ash::Device, cmd: vk::CommandBuffer, which: Barrier) {
     let stages = vk::PipelineStageFlags::COMPUTE_SHADER | vk::PipelineStageFlags::TRANSFER;
     let written = vk::AccessFlags::SHADER_WRITE | vk::AccessFlags::TRANSFER_WRITE;
     let (dst_stage, dst_access) = match which {

@@ -235,24 +235,6 @@ impl OobReport {
     }
 }
 
-impl OobReport {
-    /// For a launch whose wait timed out: the report goes back to the pool only once the
-    /// abandoned work is done (a thread waits for it), not while the kernel may still write it.
-    pub(crate) fn give_back_after_abandoned_work(mut self) {
-        let (device, pool, memory) = (self.device.clone(), self.pool.clone(), self.memory.take());
-        // If no thread starts, the closure and the memory in it are dropped unrun: the report
-        // stays out of the pool for good (its handles leak) rather than being reused early.
-        let _ = std::thread::Builder::new()
-            .name("amp-oob-report".into())
-            .spawn(move || {
-                device.wait_for_abandoned_work();
-                if let Some(memory) = memory {
-                    pool.give_back(memory);
-                }
-            });
-    }
-}
-
 impl Drop for OobReport {
     fn drop(&mut self) {
         if let Some(memory) = self.memory.take() {

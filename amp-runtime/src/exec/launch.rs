@@ -1,6 +1,8 @@
 //! Launches: [`parallel_for_each`] and [`parallel_for_each_on`], run as named steps: shape
-//! checks, argument encoding, the grid, specialization, binding, and finishing (marking
-//! written views, reading the out-of-bounds report).
+//! checks, argument encoding, the grid, specialization, binding, and enqueueing (recording
+//! into the view's batch, marking written views, waiting where the launch must).
+
+use std::sync::Arc;
 
 use ash::vk;
 
@@ -10,7 +12,10 @@ use super::cache::cached;
 use super::call::{mark_written, Arg, ComputeDomain, KernelArg, Plan, Tiling};
 use super::grid::{simple_grid, tiled_grid};
 use super::pipeline::{Pipeline, Specialization};
-use crate::device::{Accelerator, AcceleratorView, Device, LaunchTarget};
+use crate::data::Prepared;
+use crate::device::{
+    sync_launches, Accelerator, AcceleratorView, Check, Device, LaunchTarget, Reported,
+};
 use crate::dims::dims_list;
 use crate::extent::validate_dims;
 use crate::kernel::{spec_id, KernelInfo, ParamKind};
@@ -40,7 +45,18 @@ fn home(args: &[KernelArg<'_>]) -> Result<Option<Accelerator>, Error> {
 
 /// Runs `call` once for every index of `domain` (C++ AMP's `parallel_for_each`), on the
 /// default view of the accelerator the call's [`Array`](crate::Array)s live on, or else of the
-/// default accelerator, and waits for it to finish.
+/// default accelerator.
+///
+/// The launch is recorded and the call returns without waiting for the device (see
+/// [`AcceleratorView`]): reading an array or view the kernel uses waits for it, and so does
+/// [`AcceleratorView::wait`]. A launch that uses host memory in place (a view of a host slice
+/// the device imported, see `docs/data-model.md`) waits for its work before returning, so the
+/// device never outlives the slice's borrow.
+///
+/// Errors known at launch (argument mismatches, [`Error::NotDivisible`], device limits) are
+/// returned here; errors the device reports later ([`Error::IndexOutOfBounds`] of a checked
+/// kernel, a lost device) by the launch when it waits, else by the next
+/// [`AcceleratorView::wait`] of its view and the next host access of its buffers, once.
 ///
 /// `domain` is an [`Extent<N>`](crate::Extent) for a simple kernel or a [`TiledExtent`](crate::TiledExtent) (from
 /// [`Extent::tile`](crate::Extent::tile)) for a tiled one; see [`ComputeDomain`]. A tiled launch needs every
@@ -67,7 +83,7 @@ pub fn parallel_for_each<D: ComputeDomain>(domain: D, call: D::Call<'_>) -> Resu
 /// [`AcceleratorView`]. Arrays in the call must live on its accelerator.
 ///
 /// Launches on one view run in the order they are made. Like [`parallel_for_each`] it returns
-/// once the device has finished the launch (see [`AcceleratorView`]).
+/// without waiting for the device, unless the launch uses host memory in place.
 ///
 /// ```text
 /// parallel_for_each_on(&acc, out.extent(), kernel(&a, &mut out))?;
@@ -82,7 +98,7 @@ pub fn parallel_for_each_on<T: LaunchTarget + ?Sized, D: ComputeDomain>(
     launch(&target.accelerator_view(), domain.plan(call))
 }
 
-/// Runs `plan` on `view` and waits for it.
+/// Runs `plan` on `view`.
 fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
     let acc = view.accelerator();
     let device = acc.device();
@@ -109,9 +125,18 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
     push_spec_constants(info, &spec, &mut specialization);
     let pipeline = cached(device, info, &specialization)?;
 
-    let (bindings, oob_report) = bind(acc, info, &args, &pipeline)?;
-    let ran = pipeline.run(device, view.submitter(), &bindings, push, groups);
-    finish(ran, acc, info, &args, oob_report)
+    let (bindings, prepared, oob_report) = bind(acc, info, &args, &pipeline)?;
+    let report = oob_report.map(|r| (r, info));
+    enqueue(
+        view,
+        &pipeline,
+        &bindings,
+        prepared,
+        report,
+        push,
+        groups,
+        || mark_written(&args, acc),
+    )
 }
 
 /// Checks the domain (usable, the kernel's rank) and the model (a tiled kernel over a tiled
@@ -201,7 +226,7 @@ fn push_spec_constants(info: &KernelInfo, spec: &[u32], specialization: &mut Spe
 }
 
 /// Binding numbers with the buffer ranges bound there.
-type Bindings = Vec<(u32, vk::DescriptorBufferInfo)>;
+pub(super) type Bindings = Vec<(u32, vk::DescriptorBufferInfo)>;
 
 /// The launch's descriptor bindings: each buffer argument made current on `acc`, then the
 /// out-of-bounds report of a checked kernel (returned too, to be read after the launch).
@@ -210,41 +235,83 @@ fn bind(
     info: &KernelInfo,
     args: &[KernelArg<'_>],
     pipeline: &Pipeline,
-) -> Result<(Bindings, Option<OobReport>), Error> {
+) -> Result<(Bindings, Vec<Prepared>, Option<OobReport>), Error> {
     let mut bindings = Vec::with_capacity(pipeline.bindings as usize);
+    let mut prepared = Vec::with_capacity(pipeline.bindings as usize);
     for (param, arg) in info.params.iter().zip(args) {
         if let (ParamKind::Buffer { binding, .. }, Arg::Buffer { buf, .. }) = (param.kind, &arg.0) {
-            bindings.push((binding, buf.prepare(acc)?));
+            let p = buf.prepare(acc)?;
+            bindings.push((binding, p.info));
+            prepared.push(p);
         }
     }
     let oob_report = OobReport::for_launch(acc.device(), info)?;
     bindings.extend(oob_report.as_ref().map(OobReport::binding));
-    Ok((bindings, oob_report))
+    Ok((bindings, prepared, oob_report))
 }
 
-/// After the dispatch: marks the written views and turns a failed access into
-/// [`Error::IndexOutOfBounds`]. A launch whose wait timed out is still running: its writes
-/// will land, so the views are marked written (reading them waits for it), and its report
-/// goes back to the pool only once it is done.
-fn finish(
-    ran: Result<(), Error>,
-    acc: &Accelerator,
-    info: &KernelInfo,
-    args: &[KernelArg<'_>],
-    oob_report: Option<OobReport>,
+/// Records one dispatch of `pipeline` into `view`'s open batch, after the work of other
+/// views that uses its buffers (waited for on the host); the batch keeps the buffers (and the
+/// out-of-bounds report, read when the batch finished) alive. `mark` runs once the dispatch
+/// is recorded (marking the written views). Waits for the batch when a buffer is host memory
+/// used in place or `AMP_SYNC_LAUNCHES=1`, and then returns the launch's device error.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn enqueue(
+    view: &AcceleratorView,
+    pipeline: &Pipeline,
+    bindings: &[(u32, vk::DescriptorBufferInfo)],
+    prepared: Vec<Prepared>,
+    report: Option<(OobReport, &'static KernelInfo)>,
+    push: &[u8],
+    groups: [u32; 3],
+    mark: impl FnOnce(),
 ) -> Result<(), Error> {
-    if let Err(Error::Timeout { .. }) = ran {
-        mark_written(args, acc);
-        if let Some(report) = oob_report {
-            report.give_back_after_abandoned_work();
+    let device = view.accelerator().device();
+    let queue = view.queue();
+    for p in &prepared {
+        p.buffer.wait_for_other_views(queue)?;
+    }
+    let must_wait = sync_launches() || prepared.iter().any(|p| p.in_place);
+    // The launch's own error, when the kernel is checked.
+    let cell = report.as_ref().map(|_| Arc::new(Reported::default()));
+    let buffers: Vec<_> = prepared.into_iter().map(|p| p.buffer).collect();
+    let descriptors = bindings.len() as u32;
+    let ((), ticket) = queue.record(
+        device,
+        descriptors,
+        |rec| pipeline.record(rec, bindings, push, groups),
+        |work| {
+            let first = work.sinks.len();
+            for b in &buffers {
+                work.keep.push(b.clone());
+                work.sinks.push(b.pending().clone());
+            }
+            if let (Some((report, info)), Some(cell)) = (report, &cell) {
+                // A launch that waits reports its error itself, and only there.
+                let sinks = if must_wait {
+                    Vec::new()
+                } else {
+                    work.sinks[first..].to_vec()
+                };
+                work.checks.push(Check {
+                    run: Box::new(move || report.check(info).err()),
+                    cell: cell.clone(),
+                    sinks,
+                    to_view: !must_wait,
+                });
+            }
+        },
+    )?;
+    for b in &buffers {
+        b.pending().add(&ticket);
+    }
+    drop(buffers);
+    mark();
+    if must_wait {
+        queue.wait_for(device, ticket.serial(), false)?;
+        if let Some(e) = cell.and_then(|c| c.take()) {
+            return Err(e);
         }
-        return ran;
     }
-    ran?;
-    mark_written(args, acc);
-    // The in-bounds writes happened (the views are marked above); now the failed accesses.
-    match oob_report {
-        Some(report) => report.check(info),
-        None => Ok(()),
-    }
+    Ok(())
 }

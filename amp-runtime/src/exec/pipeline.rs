@@ -2,12 +2,11 @@
 //! [`Specialization`], and recording and running one dispatch of it.
 
 use std::ffi::CString;
-use std::sync::Mutex;
 
 use ash::vk;
 
 use super::float_controls::float_controls_for;
-use crate::device::{Device, LaunchKey, Submitter, LIVE_PIPELINES};
+use crate::device::{Device, Recording, LIVE_PIPELINES};
 use crate::Error;
 
 /// The specialization of a pipeline: map entries and their data (host byte order).
@@ -45,8 +44,6 @@ pub(crate) struct Pipeline {
     set_layout: vk::DescriptorSetLayout,
     layout: vk::PipelineLayout,
     pipeline: vk::Pipeline,
-    /// Unique among this device's pipelines (see [`LaunchKey`]).
-    id: u64,
     /// Number of storage-buffer bindings in set 0.
     pub(crate) bindings: u32,
     /// Bytes of push constants.
@@ -102,7 +99,6 @@ impl Pipeline {
             set_layout: vk::DescriptorSetLayout::null(),
             layout: vk::PipelineLayout::null(),
             pipeline: vk::Pipeline::null(),
-            id: device.new_pipeline_id(),
             bindings: bindings.len() as u32,
             push_constant_size,
         };
@@ -194,102 +190,72 @@ impl Pipeline {
         }
     }
 
-    /// Runs one dispatch of this pipeline with `submitter` (an accelerator view's) and waits
-    /// for it: records it, or submits the command buffer again when it already holds exactly
-    /// this launch (see [`LaunchKey`]).
+    /// Records one dispatch: descriptor set, pipeline, push constants, grid.
     ///
-    /// `buffers` pairs binding numbers with buffer ranges (buffers the caller keeps alive);
+    /// `buffers` pairs binding numbers with buffer ranges (buffers the batch keeps alive);
     /// `push` is the push-constant block.
-    pub(crate) fn run(
+    pub(crate) fn record(
         &self,
-        device: &Device,
-        submitter: &Mutex<Submitter>,
+        rec: &mut Recording<'_>,
         buffers: &[(u32, vk::DescriptorBufferInfo)],
         push: &[u8],
         groups: [u32; 3],
     ) -> Result<(), Error> {
-        let key = LaunchKey {
-            pipeline: self.id,
-            // Read after the buffers were prepared: a buffer destroyed before any of them was
-            // created is counted (see `Device::note_buffer_destroyed`).
-            buffers_destroyed: device.buffers_destroyed(),
-            groups,
-            bindings: buffers,
-            push,
-        };
-        device.submit_launch_on(submitter, &key, |d, s: &mut Submitter| {
-            // SAFETY: every handle is live; the command buffer is recording and the descriptor
-            // pool's previous set is no longer in use.
-            unsafe { self.record(device, d, s, buffers, push, groups) }
-        })
-    }
-
-    /// Records the dispatch: descriptor set, pipeline, push constants, grid.
-    ///
-    /// # Safety
-    /// `s.cmd` is recording; the descriptor pool's sets are not in use by pending work.
-    unsafe fn record(
-        &self,
-        device: &Device,
-        d: &ash::Device,
-        s: &mut Submitter,
-        buffers: &[(u32, vk::DescriptorBufferInfo)],
-        push: &[u8],
-        groups: [u32; 3],
-    ) -> Result<(), Error> {
-        // SAFETY: per the function's contract.
+        if !buffers.is_empty() {
+            self.bind_buffers(rec, buffers)?;
+        }
+        let bound = rec.bind_pipeline_once(self.pipeline);
+        let (d, cmd) = (rec.vk(), rec.cmd());
+        // SAFETY: every handle is live and the command buffer is recording.
         unsafe {
-            if !buffers.is_empty() {
-                self.bind_buffers(device, d, s, buffers)?;
+            if !bound {
+                d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, self.pipeline);
             }
-            d.cmd_bind_pipeline(s.cmd(), vk::PipelineBindPoint::COMPUTE, self.pipeline);
             if !push.is_empty() {
-                d.cmd_push_constants(s.cmd(), self.layout, vk::ShaderStageFlags::COMPUTE, 0, push);
+                d.cmd_push_constants(cmd, self.layout, vk::ShaderStageFlags::COMPUTE, 0, push);
             }
-            d.cmd_dispatch(s.cmd(), groups[0], groups[1], groups[2]);
+            d.cmd_dispatch(cmd, groups[0], groups[1], groups[2]);
         }
         Ok(())
     }
 
-    /// Allocates the launch's descriptor set from the submitter's pool, writes `buffers` into
-    /// it and binds it.
-    ///
-    /// # Safety
-    /// As for [`Self::record`].
-    unsafe fn bind_buffers(
+    /// Allocates the launch's descriptor set from the batch's pool, writes `buffers` into it
+    /// and binds it.
+    fn bind_buffers(
         &self,
-        device: &Device,
-        d: &ash::Device,
-        s: &mut Submitter,
+        rec: &mut Recording<'_>,
         buffers: &[(u32, vk::DescriptorBufferInfo)],
     ) -> Result<(), Error> {
-        let infos: Vec<[vk::DescriptorBufferInfo; 1]> =
-            buffers.iter().map(|&(_, info)| [info]).collect();
-        // SAFETY: per the function's contract.
+        // A set of this batch written with the same buffers (a chain of launches alternating
+        // between a few arrays) is bound again rather than written anew.
+        let set = match rec.written_set(self.set_layout, buffers) {
+            Some(set) => set,
+            None => {
+                let set = rec.allocate_set(self.set_layout, buffers.len() as u32)?;
+                let infos: Vec<[vk::DescriptorBufferInfo; 1]> =
+                    buffers.iter().map(|&(_, info)| [info]).collect();
+                let writes: Vec<_> = buffers
+                    .iter()
+                    .zip(&infos)
+                    .map(|(&(binding, _), info)| {
+                        vk::WriteDescriptorSet::default()
+                            .dst_set(set)
+                            .dst_binding(binding)
+                            .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                            .buffer_info(info)
+                    })
+                    .collect();
+                // SAFETY: the set is new and not in use; the buffers are live.
+                unsafe { rec.vk().update_descriptor_sets(&writes, &[]) };
+                rec.remember_set(self.set_layout, buffers, set);
+                set
+            }
+        };
+        let (d, cmd) = (rec.vk(), rec.cmd());
+        // SAFETY: the buffers are live (the batch holds them); the command buffer is recording.
         unsafe {
-            device.reset_descriptor_pool(s, buffers.len() as u32)?;
-            let layouts = [self.set_layout];
-            let set = d
-                .allocate_descriptor_sets(
-                    &vk::DescriptorSetAllocateInfo::default()
-                        .descriptor_pool(s.descriptor_pool())
-                        .set_layouts(&layouts),
-                )
-                .map_err(Error::vk("vkAllocateDescriptorSets"))?[0];
-            let writes: Vec<_> = buffers
-                .iter()
-                .zip(&infos)
-                .map(|(&(binding, _), info)| {
-                    vk::WriteDescriptorSet::default()
-                        .dst_set(set)
-                        .dst_binding(binding)
-                        .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                        .buffer_info(info)
-                })
-                .collect();
-            d.update_descriptor_sets(&writes, &[]);
             d.cmd_bind_descriptor_sets(
-                s.cmd(),
+                cmd,
                 vk::PipelineBindPoint::COMPUTE,
                 self.layout,
                 0,

@@ -1,6 +1,7 @@
 //! [`RawKernel`]: hand-written SPIR-V launched with an explicit workgroup grid.
 
 use super::call::{mark_written, Arg, KernelArg};
+use super::launch::enqueue;
 use super::pipeline::Pipeline;
 use crate::device::Accelerator;
 use crate::Error;
@@ -95,9 +96,14 @@ impl RawKernel {
             )));
         }
         let mut bindings = Vec::with_capacity(buffers.len());
+        let mut prepared = Vec::with_capacity(buffers.len());
         for (i, arg) in buffers.iter().enumerate() {
             match &arg.0 {
-                Arg::Buffer { buf, .. } => bindings.push((i as u32, buf.prepare(&self.acc)?)),
+                Arg::Buffer { buf, .. } => {
+                    let p = buf.prepare(&self.acc)?;
+                    bindings.push((i as u32, p.info));
+                    prepared.push(p);
+                }
                 Arg::Scalar { .. } | Arg::Value { .. } => {
                     return Err(mismatch(format!(
                         "argument {i} is a scalar or value; pass those in the push constants"
@@ -105,22 +111,28 @@ impl RawKernel {
                 }
             }
         }
-        let device = self.acc.device();
-        self.pipeline.run(
-            device,
-            device.default_submitter(),
+        enqueue(
+            &self.acc.default_view(),
+            &self.pipeline,
             &bindings,
+            prepared,
+            None,
             push_constants,
             groups,
-        )?;
-        mark_written(&buffers, &self.acc);
-        Ok(())
+            || mark_written(&buffers, &self.acc),
+        )
     }
 }
 
 impl Drop for RawKernel {
     fn drop(&mut self) {
-        // SAFETY: every dispatch was waited for; the pipeline is not used again.
+        // Dispatches may be in flight on the default view: they end first.
+        let _ = self
+            .acc
+            .device()
+            .default_queue()
+            .wait_all(self.acc.device(), true);
+        // SAFETY: every dispatch finished; the pipeline is not used again.
         unsafe { self.pipeline.destroy(self.acc.device().vk()) };
     }
 }

@@ -85,6 +85,7 @@ impl Buffer {
             size,
             direct,
             busy: Arc::default(),
+            pending: Arc::default(),
         };
         // SAFETY: the memory comes from the allocator with the buffer's requirements.
         unsafe { d.bind_buffer_memory(raw, memory, offset) }

@@ -103,6 +103,7 @@ impl Buffer {
             size,
             direct: false,
             busy: Arc::default(),
+            pending: Arc::default(),
         };
         d.bind_buffer_memory(raw, memory, (bind_start - page_start) as u64)
             .ok()?;

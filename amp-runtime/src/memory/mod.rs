@@ -16,8 +16,9 @@ use gpu_allocator::vulkan::Allocation;
 
 pub(crate) use alloc::force_staging;
 
-use crate::device::Device;
+use crate::device::{Device, Pending, Queue};
 use crate::sync::Busy;
+use crate::Error;
 
 /// Where a buffer's memory comes from.
 enum Memory {
@@ -39,6 +40,8 @@ pub struct Buffer {
     /// The memory is mapped and coherent: the host copies through the mapping.
     direct: bool,
     busy: Arc<Busy>,
+    /// The batches that use the buffer and their unreported errors.
+    pending: Arc<Pending>,
 }
 
 /// A mapped buffer's Vulkan handle and allocation, kept apart from a [`Buffer`] (which holds
@@ -70,10 +73,12 @@ impl Parked {
 
 impl Drop for Buffer {
     fn drop(&mut self) {
-        self.wait_unused();
-        // Before the handle is freed for reuse: recorded launches that bind it are stale now.
-        self.device.note_buffer_destroyed();
-        // SAFETY: every submission that used the buffer was waited for.
+        // Batches that use the buffer hold it (an `Arc`), so they have finished by now; only
+        // a transfer whose wait timed out can still run (it holds its staging buffer, not
+        // this one).
+        self.busy.wait_idle();
+        let _ = self.pending.wait(&self.device, None, true, false);
+        // SAFETY: no device work uses the buffer any more.
         unsafe { self.device.vk().destroy_buffer(self.raw, None) };
         match std::mem::replace(&mut self.memory, Memory::None) {
             Memory::Allocated(a) => {
@@ -90,11 +95,11 @@ impl Drop for Buffer {
 
 impl Buffer {
     /// The buffer's handle and allocation, handed over instead of freed, for a pool that
-    /// reuses them; `Err` gives back a buffer that has no allocation of its own (imported).
-    /// Its device work must be over, as for a drop.
-    pub(super) fn park(self) -> Result<Parked, Buffer> {
+    /// reuses them; `None` (the buffer dropped) for a buffer that has no allocation of its own
+    /// (imported). Its device work must be over, as for a drop.
+    pub(super) fn park(self) -> Option<Parked> {
         if !matches!(self.memory, Memory::Allocated(_)) {
-            return Err(self);
+            return None;
         }
         let mut buffer = std::mem::ManuallyDrop::new(self);
         let Memory::Allocated(allocation) = std::mem::replace(&mut buffer.memory, Memory::None)
@@ -111,8 +116,9 @@ impl Buffer {
         unsafe {
             std::ptr::drop_in_place(&mut buffer.device);
             std::ptr::drop_in_place(&mut buffer.busy);
+            std::ptr::drop_in_place(&mut buffer.pending);
         }
-        Ok(parked)
+        Some(parked)
     }
 
     /// A buffer on `device` from parts [`park`](Self::park) kept (mapped, as every staging
@@ -125,6 +131,7 @@ impl Buffer {
             size: parked.size,
             direct: true,
             busy: Arc::default(),
+            pending: Arc::default(),
         }
     }
 
@@ -152,12 +159,38 @@ impl Buffer {
         self.size
     }
 
-    /// Blocks until no background transfer and no abandoned device work (a submission whose
-    /// wait timed out, see [`Device::wait_for_abandoned_work`]) may use the buffer: before the
-    /// host touches its memory or frees it.
-    pub(super) fn wait_unused(&self) {
+    /// Blocks until no background transfer and no device work uses the buffer (submitting
+    /// the work recorded but not yet submitted), before the host touches its memory: at most
+    /// the timeout of each view whose work uses it. Returns the first unreported device
+    /// error of that work (an out-of-bounds access of a kernel, a lost device).
+    pub(crate) fn wait_idle(&self) -> Result<(), Error> {
         self.busy.wait_idle();
-        self.device.wait_for_abandoned_work();
+        self.pending.wait(&self.device, None, false, true)
+    }
+
+    /// As [`wait_idle`](Self::wait_idle) for device work only (not background transfers:
+    /// the transfers themselves use this).
+    pub(crate) fn wait_device_work(&self) -> Result<(), Error> {
+        self.pending.wait(&self.device, None, false, true)
+    }
+
+    /// As [`wait_idle`](Self::wait_idle), without a limit and leaving errors to be reported
+    /// by others (for drops).
+    pub(crate) fn settle(&self) {
+        self.busy.wait_idle();
+        let _ = self.pending.wait(&self.device, None, true, false);
+    }
+
+    /// Before a launch on `queue` uses the buffer: waits for the work of other views that
+    /// uses it (work on `queue` itself is ordered by the queue), leaving errors unreported.
+    pub(crate) fn wait_for_other_views(&self, queue: &Arc<Queue>) -> Result<(), Error> {
+        self.busy.wait_idle();
+        self.pending.wait(&self.device, Some(queue), false, false)
+    }
+
+    /// The batches that use the buffer.
+    pub(crate) fn pending(&self) -> &Arc<Pending> {
+        &self.pending
     }
 
     /// The background-transfer counter of this buffer.
@@ -174,12 +207,18 @@ impl Buffer {
 
     /// The host address of the buffer's memory when the host may read and write it directly
     /// (mapped and coherent, and not forced to staging copies).
-    pub(crate) fn host_ptr(&self) -> Option<*mut u8> {
+    /// Waits for the device work that uses the buffer first (see [`wait_idle`](Self::wait_idle)).
+    pub(crate) fn host_ptr(&self) -> Result<Option<*mut u8>, Error> {
         if self.direct {
-            self.wait_unused();
-            self.mapped()
+            self.wait_idle()?;
+            Ok(self.mapped())
         } else {
-            None
+            Ok(None)
         }
+    }
+
+    /// Whether the host reads and writes the memory directly (see [`host_ptr`](Self::host_ptr)).
+    pub(crate) fn is_direct(&self) -> bool {
+        self.direct && self.mapped().is_some()
     }
 }

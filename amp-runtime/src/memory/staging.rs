@@ -40,8 +40,6 @@ impl StagingPool {
         size: u64,
         location: MemoryLocation,
     ) -> Result<Pooled, Error> {
-        // A staging buffer given back by a transfer whose wait timed out may still be in use.
-        device.wait_for_abandoned_work();
         let pool = device.state::<StagingPool>();
         let parked = {
             let mut free = lock(&pool.free);
@@ -88,7 +86,7 @@ impl Drop for Pooled {
         if free.iter().filter(|(l, _)| *l == self.location).count() >= StagingPool::KEEP {
             return;
         }
-        if let Ok(parked) = buffer.park() {
+        if let Some(parked) = buffer.park() {
             free.push((self.location, parked));
         }
     }

@@ -2,6 +2,8 @@
 //! sees the memory, else through a staging buffer and `vkCmdCopyBuffer` on the device's
 //! default view.
 
+use std::sync::Arc;
+
 use ash::vk;
 use gpu_allocator::MemoryLocation;
 
@@ -15,29 +17,33 @@ impl Buffer {
     /// Takes `&self`: callers hold the borrow (of the array or view) that excludes other
     /// access to these bytes.
     pub(crate) fn write_at(&self, at: u64, data: &[u8]) -> Result<(), Error> {
-        self.wait_unused();
+        self.wait_idle()?;
         let len = data.len().min(self.size.saturating_sub(at) as usize);
         if len == 0 {
             return Ok(());
         }
-        if let Some(p) = self.host_ptr() {
+        if let Some(p) = self.host_ptr()? {
             // SAFETY: the mapping covers `size` bytes; no device work uses the buffer now
             // (every submission is waited for, and the caller's borrow excludes other host
             // access). Host writes are made visible to the device by the next queue submission.
             unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), p.add(at as usize), len) };
             return Ok(());
         }
-        let staging = StagingPool::take(&self.device, len as u64, MemoryLocation::CpuToGpu)?;
+        let staging = Arc::new(StagingPool::take(
+            &self.device,
+            len as u64,
+            MemoryLocation::CpuToGpu,
+        )?);
         let p = staging
             .mapped()
             .ok_or_else(|| Error::Allocation("staging memory is not host-visible".into()))?;
         // SAFETY: the staging buffer is mapped, at least `len` bytes long and not in use.
         unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), p, len) };
         let (src, dst) = (staging.raw, self.raw);
-        self.device.submit(|d, s| {
+        self.device.submit(&[&self.pending], Some(staging), |r| {
             let region = vk::BufferCopy::default().dst_offset(at).size(len as u64);
             // SAFETY: both buffers are live and large enough.
-            unsafe { d.cmd_copy_buffer(s.cmd(), src, dst, &[region]) };
+            unsafe { r.vk().cmd_copy_buffer(r.cmd(), src, dst, &[region]) };
             Ok(())
         })
     }
@@ -54,28 +60,33 @@ impl Buffer {
 
     /// Copies the bytes from byte `at` into `out`.
     pub(crate) fn read_at(&self, at: u64, out: &mut [u8]) -> Result<(), Error> {
-        self.wait_unused();
+        self.wait_idle()?;
         let len = out.len().min(self.size.saturating_sub(at) as usize);
         if len == 0 {
             return Ok(());
         }
-        if let Some(p) = self.host_ptr() {
+        if let Some(p) = self.host_ptr()? {
             // SAFETY: the mapping covers `size` bytes; device writes were made visible to
             // the host by the barrier and fence wait ending every submission.
             unsafe { std::ptr::copy_nonoverlapping(p.add(at as usize), out.as_mut_ptr(), len) };
             return Ok(());
         }
-        let staging = StagingPool::take(&self.device, len as u64, MemoryLocation::GpuToCpu)?;
+        let staging = Arc::new(StagingPool::take(
+            &self.device,
+            len as u64,
+            MemoryLocation::GpuToCpu,
+        )?);
         let p = staging
             .mapped()
             .ok_or_else(|| Error::Allocation("staging memory is not host-visible".into()))?;
         let (src, dst) = (self.raw, staging.raw);
-        self.device.submit(|d, s| {
-            let region = vk::BufferCopy::default().src_offset(at).size(len as u64);
-            // SAFETY: both buffers are live and large enough.
-            unsafe { d.cmd_copy_buffer(s.cmd(), src, dst, &[region]) };
-            Ok(())
-        })?;
+        self.device
+            .submit(&[&self.pending], Some(staging.clone()), |r| {
+                let region = vk::BufferCopy::default().src_offset(at).size(len as u64);
+                // SAFETY: both buffers are live and large enough.
+                unsafe { r.vk().cmd_copy_buffer(r.cmd(), src, dst, &[region]) };
+                Ok(())
+            })?;
         // SAFETY: the copy finished and was made visible to the host.
         unsafe { std::ptr::copy_nonoverlapping(p, out.as_mut_ptr(), len) };
         Ok(())
@@ -83,15 +94,16 @@ impl Buffer {
 
     /// Fills the buffer with zero bytes.
     pub(crate) fn zero(&self) -> Result<(), Error> {
-        if let Some(p) = self.host_ptr() {
+        if let Some(p) = self.host_ptr()? {
             // SAFETY: as in `write_at`.
             unsafe { std::ptr::write_bytes(p, 0, self.size as usize) };
             return Ok(());
         }
+        self.wait_idle()?;
         let dst = self.raw;
-        self.device.submit(|d, s| {
+        self.device.submit(&[&self.pending], None, |r| {
             // SAFETY: live buffer with TRANSFER_DST usage.
-            unsafe { d.cmd_fill_buffer(s.cmd(), dst, 0, vk::WHOLE_SIZE, 0) };
+            unsafe { r.vk().cmd_fill_buffer(r.cmd(), dst, 0, vk::WHOLE_SIZE, 0) };
             Ok(())
         })
     }
@@ -110,7 +122,7 @@ impl Buffer {
                 "buffer copy of {size} bytes out of range (internal error)"
             )));
         }
-        if let (Some(s), Some(d)) = (self.host_ptr(), dst.host_ptr()) {
+        if let (Some(s), Some(d)) = (self.host_ptr()?, dst.host_ptr()?) {
             // SAFETY: both ranges lie in their mappings; no device work uses either buffer;
             // `ptr::copy` allows the ranges to overlap (the same buffer).
             unsafe {
@@ -134,15 +146,19 @@ impl Buffer {
         dst_at: u64,
         size: u64,
     ) -> Result<(), Error> {
+        // Not `wait_idle`: the background transfers that call this count themselves busy.
+        self.wait_device_work()?;
+        dst.wait_device_work()?;
         let (src_raw, dst_raw) = (self.raw, dst.raw);
-        self.device.submit(|d, s| {
-            let region = vk::BufferCopy::default()
-                .src_offset(src_at)
-                .dst_offset(dst_at)
-                .size(size);
-            // SAFETY: both buffers are live and the ranges lie in them.
-            unsafe { d.cmd_copy_buffer(s.cmd(), src_raw, dst_raw, &[region]) };
-            Ok(())
-        })
+        self.device
+            .submit(&[&self.pending, &dst.pending], None, |r| {
+                let region = vk::BufferCopy::default()
+                    .src_offset(src_at)
+                    .dst_offset(dst_at)
+                    .size(size);
+                // SAFETY: both buffers are live and the ranges lie in them.
+                unsafe { r.vk().cmd_copy_buffer(r.cmd(), src_raw, dst_raw, &[region]) };
+                Ok(())
+            })
     }
 }

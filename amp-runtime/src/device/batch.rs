@@ -1,0 +1,521 @@
+//! Deferred submission: each accelerator view's [`Queue`] records launches and transfers into
+//! an open batch (one command buffer) that is submitted at sync points, when it is full or
+//! old, and retired once its fence signaled. A batch keeps the resources it uses alive
+//! ([`Work`]); a [`Ticket`] names it, and every buffer's [`Pending`] holds the tickets of the
+//! batches that use it, plus the device errors (out-of-bounds reports, a lost device) of those
+//! batches that were not reported yet.
+
+use std::any::Any;
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
+use std::time::{Duration, Instant};
+
+use ash::vk;
+
+use super::submit::{
+    default_timeout, record_barrier, timeout_millis, timeout_nanos, Barrier, Recording, Slot,
+};
+use super::Device;
+use crate::sync::lock;
+use crate::Error;
+
+/// A batch is submitted once it holds this many items (or its descriptor pool is full).
+const MAX_ITEMS: u32 = super::submit::SETS_PER_BATCH;
+/// A batch is submitted by the first item recorded after it is this old.
+const MAX_AGE: Duration = Duration::from_millis(2);
+/// At most this many batches of one view are in flight; submitting another waits for the
+/// oldest first.
+const MAX_IN_FLIGHT: usize = 8;
+/// Finished slots a view keeps for reuse.
+const KEEP_FREE: usize = 4;
+
+/// Whether `AMP_SYNC_LAUNCHES=1` asks every launch to wait for its work before returning
+/// (the synchronous launches of earlier versions; for measurements and debugging).
+pub(crate) fn sync_launches() -> bool {
+    static SYNC: OnceLock<bool> = OnceLock::new();
+    *SYNC.get_or_init(|| std::env::var("AMP_SYNC_LAUNCHES").is_ok_and(|v| v == "1"))
+}
+
+/// A device error of one launch, reported once: the launch (if it waits), its view's next
+/// [`wait`](crate::AcceleratorView::wait) and the next host access of its buffers all hold
+/// it, and whichever asks first takes it.
+#[derive(Default)]
+pub(crate) struct Reported(Mutex<Option<Error>>);
+
+impl Reported {
+    /// The error, unless it was taken already.
+    pub(crate) fn take(&self) -> Option<Error> {
+        lock(&self.0).take()
+    }
+}
+
+/// A check run when a batch finished (reading a launch's out-of-bounds report).
+pub(crate) struct Check {
+    /// The launch's error, if any.
+    pub(crate) run: Box<dyn FnOnce() -> Option<Error> + Send>,
+    /// Where the error goes (the launch holds a clone).
+    pub(crate) cell: Arc<Reported>,
+    /// The launch's buffers, whose next host access reports the error.
+    pub(crate) sinks: Vec<Arc<Pending>>,
+    /// Whether the view's next `wait` reports the error too (not for a launch that waits for
+    /// its work and reports the error itself).
+    pub(crate) to_view: bool,
+}
+
+/// What a batch holds until it finished: the resources its commands use, checks to run, and
+/// the buffers whose [`Pending`] learns of its errors.
+#[derive(Default)]
+pub(crate) struct Work {
+    /// Kept alive until the batch finished (buffers, reports, staging buffers).
+    pub(crate) keep: Vec<Arc<dyn Any + Send + Sync>>,
+    pub(crate) checks: Vec<Check>,
+    /// The buffers the batch uses.
+    pub(crate) sinks: Vec<Arc<Pending>>,
+}
+
+/// One batch of one view's queue: finished once the view retired every batch up to it.
+#[derive(Clone)]
+pub(crate) struct Ticket {
+    queue: Weak<Queue>,
+    serial: u64,
+}
+
+impl Ticket {
+    /// The batch's number on its view.
+    pub(crate) fn serial(&self) -> u64 {
+        self.serial
+    }
+}
+
+/// The tickets of the batches that use one buffer and their unreported errors.
+#[derive(Default)]
+pub(crate) struct Pending(Mutex<PendingState>);
+
+#[derive(Default)]
+struct PendingState {
+    /// At most one per view: a view's later batch finishes after its earlier ones.
+    tickets: Vec<Ticket>,
+    errors: Vec<Arc<Reported>>,
+}
+
+impl Pending {
+    /// Notes that the batch `ticket` uses the buffer.
+    pub(crate) fn add(&self, ticket: &Ticket) {
+        let mut st = lock(&self.0);
+        st.tickets.retain(|t| t.queue.strong_count() > 0);
+        match st
+            .tickets
+            .iter_mut()
+            .find(|t| t.queue.ptr_eq(&ticket.queue))
+        {
+            Some(t) => t.serial = t.serial.max(ticket.serial),
+            None => st.tickets.push(ticket.clone()),
+        }
+    }
+
+    /// Waits for the batches using the buffer, except those of `except` (whose later work is
+    /// ordered after them anyway), each at most its view's timeout (`forever`: no limit).
+    /// With `take_error`, then returns the first unreported device error of those batches.
+    pub(crate) fn wait(
+        &self,
+        device: &Device,
+        except: Option<&Arc<Queue>>,
+        forever: bool,
+        take_error: bool,
+    ) -> Result<(), Error> {
+        let tickets = {
+            let st = lock(&self.0);
+            let own = |t: &Ticket| except.is_some_and(|q| Weak::as_ptr(&t.queue) == Arc::as_ptr(q));
+            if st.tickets.iter().all(own) && (!take_error || st.errors.is_empty()) {
+                return Ok(());
+            }
+            st.tickets.clone()
+        };
+        let mut done = Vec::new();
+        for t in &tickets {
+            let Some(queue) = t.queue.upgrade() else {
+                continue;
+            };
+            if except.is_some_and(|q| Arc::ptr_eq(q, &queue)) {
+                continue;
+            }
+            queue.wait_for(device, t.serial, forever)?;
+            done.push(t);
+        }
+        let mut st = lock(&self.0);
+        st.tickets.retain(|t| {
+            t.queue.strong_count() > 0
+                && !done
+                    .iter()
+                    .any(|d| d.queue.ptr_eq(&t.queue) && d.serial >= t.serial)
+        });
+        if take_error {
+            while !st.errors.is_empty() {
+                if let Some(e) = st.errors.remove(0).take() {
+                    return Err(e);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn fail(&self, cell: &Arc<Reported>) {
+        lock(&self.0).errors.push(cell.clone());
+    }
+}
+
+/// One view's queue of batches. The device's Vulkan queue is shared by all views; this is
+/// the order and bookkeeping of one view's work on it.
+pub(crate) struct Queue {
+    state: Mutex<QueueState>,
+}
+
+struct QueueState {
+    family: u32,
+    timeout: Duration,
+    /// Command buffers submitted so far.
+    submitted: u64,
+    /// The serial the next batch opened gets.
+    next_serial: u64,
+    /// The batch being recorded.
+    open: Option<Batch>,
+    /// Submitted batches, oldest first.
+    in_flight: VecDeque<Batch>,
+    free: Vec<Slot>,
+    /// Device errors of this view's launches not reported yet.
+    errors: VecDeque<Arc<Reported>>,
+}
+
+struct Batch {
+    serial: u64,
+    slot: Slot,
+    items: u32,
+    opened: Instant,
+    work: Work,
+}
+
+impl Queue {
+    /// An empty queue for queue family `family` (command objects are made on first use).
+    pub(crate) fn new(family: u32) -> Arc<Queue> {
+        Arc::new(Queue {
+            state: Mutex::new(QueueState {
+                family,
+                timeout: default_timeout(),
+                submitted: 0,
+                next_serial: 1,
+                open: None,
+                in_flight: VecDeque::new(),
+                free: Vec::new(),
+                errors: VecDeque::new(),
+            }),
+        })
+    }
+
+    fn state(&self) -> MutexGuard<'_, QueueState> {
+        lock(&self.state)
+    }
+
+    /// How long a wait for this view's work may take.
+    pub(crate) fn timeout(&self) -> Duration {
+        self.state().timeout
+    }
+
+    pub(crate) fn set_timeout(&self, timeout: Duration) {
+        self.state().timeout = timeout;
+    }
+
+    /// Command buffers submitted so far.
+    pub(crate) fn submitted(&self) -> u64 {
+        self.state().submitted
+    }
+
+    /// Records one item into the open batch with `record` (after a barrier ordering it after
+    /// everything before it); `work` then adds what the batch must keep until it finished. A launch with
+    /// `descriptors` buffers gets a batch whose descriptor pool has room for it. Returns the
+    /// ticket of the batch.
+    ///
+    /// Submits the batch when it is full or old. Errors only when nothing was recorded; a
+    /// failed submission afterwards is kept as this view's error (see [`Self::take_error`]).
+    pub(crate) fn record<R>(
+        self: &Arc<Self>,
+        device: &Device,
+        descriptors: u32,
+        record: impl FnOnce(&mut Recording<'_>) -> Result<R, Error>,
+        work: impl FnOnce(&mut Work),
+    ) -> Result<(R, Ticket), Error> {
+        let mut garbage = Vec::new();
+        let out = {
+            let mut st = self.state();
+            st.poll(device, &mut garbage);
+            if st.open.as_ref().is_some_and(|b| !b.slot.fits(descriptors)) {
+                st.submit(device, &mut garbage)?;
+            }
+            if st.open.is_none() {
+                st.open(device, descriptors)?;
+            }
+            let d = device.vk();
+            let batch = st.open.as_mut().expect("opened above");
+            // SAFETY: the slot's command buffer is recording.
+            unsafe { record_barrier(d, batch.slot.cmd(), Barrier::BeforeWork) };
+            let out = record(&mut Recording {
+                d,
+                slot: &mut batch.slot,
+            })?;
+            batch.items += 1;
+            work(&mut batch.work);
+            let ticket = Ticket {
+                queue: Arc::downgrade(self),
+                serial: batch.serial,
+            };
+            if batch.items >= MAX_ITEMS || batch.opened.elapsed() >= MAX_AGE {
+                if let Err(e) = st.submit(device, &mut garbage) {
+                    st.errors.push_back(Arc::new(Reported(Mutex::new(Some(e)))));
+                }
+            }
+            (out, ticket)
+        };
+        drop(garbage);
+        Ok(out)
+    }
+
+    /// Submits the open batch, if any (C++ AMP's `accelerator_view::flush`).
+    pub(crate) fn flush(&self, device: &Device) -> Result<(), Error> {
+        let mut garbage = Vec::new();
+        let r = self.state().submit(device, &mut garbage);
+        drop(garbage);
+        r
+    }
+
+    /// Waits until the batch `serial` (and every earlier one) finished, at most this view's
+    /// timeout per batch unless `forever`.
+    pub(crate) fn wait_for(
+        &self,
+        device: &Device,
+        serial: u64,
+        forever: bool,
+    ) -> Result<(), Error> {
+        let mut garbage = Vec::new();
+        let r = self.state().wait_for(device, serial, forever, &mut garbage);
+        drop(garbage);
+        r
+    }
+
+    /// Waits for all work recorded so far.
+    pub(crate) fn wait_all(&self, device: &Device, forever: bool) -> Result<(), Error> {
+        let mut garbage = Vec::new();
+        let r = {
+            let mut st = self.state();
+            let last = st.next_serial - 1;
+            st.wait_for(device, last, forever, &mut garbage)
+        };
+        drop(garbage);
+        r
+    }
+
+    /// The first device error of this view's finished work not reported yet.
+    pub(crate) fn take_error(&self) -> Option<Error> {
+        let mut st = self.state();
+        while let Some(cell) = st.errors.pop_front() {
+            if let Some(e) = cell.take() {
+                return Some(e);
+            }
+        }
+        None
+    }
+
+    /// Submits and waits for all work without a limit, then destroys the command objects.
+    ///
+    /// # Safety
+    /// The queue is not used afterwards.
+    pub(crate) unsafe fn destroy(&self, device: &Device) {
+        let _ = self.wait_all(device, true);
+        let mut st = self.state();
+        let d = device.vk();
+        let mut garbage = Vec::new();
+        // Only a batch whose wait failed (a lost device) can be left.
+        while let Some(batch) = st.in_flight.pop_front() {
+            // SAFETY: the fence belongs to this device.
+            let _ = unsafe { d.wait_for_fences(&[batch.slot.fence], true, u64::MAX) };
+            st.retire(batch, None, device, &mut garbage);
+        }
+        for slot in st.free.drain(..) {
+            // SAFETY: per the function's contract; every batch finished.
+            unsafe { slot.destroy(d) };
+        }
+        if let Some(batch) = st.open.take() {
+            // SAFETY: never submitted.
+            unsafe { batch.slot.destroy(d) };
+        }
+        drop(st);
+        drop(garbage);
+    }
+}
+
+impl QueueState {
+    /// Opens a new batch in a free (or new) slot, with room for a launch with `descriptors`
+    /// buffers.
+    fn open(&mut self, device: &Device, descriptors: u32) -> Result<(), Error> {
+        let d = device.vk();
+        let mut slot = match self.free.pop() {
+            Some(s) => s,
+            None => Slot::new(d, self.family)?,
+        };
+        // SAFETY: free slots' batches have finished.
+        if let Err(e) = unsafe { slot.begin(d, descriptors) } {
+            self.free.push(slot);
+            return Err(e);
+        }
+        self.open = Some(Batch {
+            serial: self.next_serial,
+            slot,
+            items: 0,
+            opened: Instant::now(),
+            work: Work::default(),
+        });
+        self.next_serial += 1;
+        Ok(())
+    }
+
+    /// Retires the finished batches at the front (without waiting).
+    fn poll(&mut self, device: &Device, garbage: &mut Vec<Work>) {
+        let d = device.vk();
+        while let Some(front) = self.in_flight.front() {
+            // SAFETY: the fence belongs to this device.
+            match unsafe { d.get_fence_status(front.slot.fence) } {
+                Ok(true) => {
+                    let batch = self.in_flight.pop_front().expect("checked");
+                    self.retire(batch, None, device, garbage);
+                }
+                Ok(false) => break,
+                Err(e) => {
+                    let batch = self.in_flight.pop_front().expect("checked");
+                    self.retire(batch, Some(e), device, garbage);
+                }
+            }
+        }
+    }
+
+    /// Submits the open batch, if any, first waiting for the oldest batch in flight when
+    /// there are [`MAX_IN_FLIGHT`].
+    fn submit(&mut self, device: &Device, garbage: &mut Vec<Work>) -> Result<(), Error> {
+        let Some(batch) = self.open.take() else {
+            return Ok(());
+        };
+        let d = device.vk();
+        if self.in_flight.len() >= MAX_IN_FLIGHT {
+            let oldest = self.in_flight[0].serial;
+            // A timeout leaves it in flight: the queue grows rather than fails.
+            let _ = self.wait_for(device, oldest, false, garbage);
+        }
+        // SAFETY: the command buffer is recording; after `end` it is submitted once.
+        let submitted = unsafe {
+            batch.slot.end(d).and_then(|()| {
+                let cmds = [batch.slot.cmd()];
+                let submit = vk::SubmitInfo::default().command_buffers(&cmds);
+                // vkQueueSubmit needs the queue externally synchronized.
+                let queue = lock(&device.queue);
+                d.queue_submit(*queue, &[submit], batch.slot.fence)
+                    .map_err(Error::vk("vkQueueSubmit"))
+            })
+        };
+        match submitted {
+            Ok(()) => {
+                self.submitted += 1;
+                self.in_flight.push_back(batch);
+                Ok(())
+            }
+            Err(e) => {
+                // Nothing of it will run: its resources go, its launches report the error.
+                let cell = Arc::new(Reported(Mutex::new(Some(e.clone()))));
+                self.fail_batch(&batch.work.sinks, &cell);
+                let Batch { slot, work, .. } = batch;
+                // SAFETY: never submitted.
+                unsafe { slot.destroy(d) };
+                garbage.push(work);
+                Err(e)
+            }
+        }
+    }
+
+    /// Waits for batch `serial` and every earlier one, retiring them.
+    fn wait_for(
+        &mut self,
+        device: &Device,
+        serial: u64,
+        forever: bool,
+        garbage: &mut Vec<Work>,
+    ) -> Result<(), Error> {
+        if self.open.as_ref().is_some_and(|b| b.serial <= serial) {
+            self.submit(device, garbage)?;
+        }
+        let d = device.vk();
+        let limit = if forever { Duration::MAX } else { self.timeout };
+        while let Some(front) = self.in_flight.front() {
+            if front.serial > serial {
+                break;
+            }
+            // SAFETY: the fence belongs to this device and was submitted.
+            match unsafe { d.wait_for_fences(&[front.slot.fence], true, timeout_nanos(limit)) } {
+                Ok(()) => {
+                    let batch = self.in_flight.pop_front().expect("checked");
+                    self.retire(batch, None, device, garbage);
+                }
+                Err(vk::Result::TIMEOUT) => {
+                    return Err(Error::Timeout {
+                        timeout_ms: timeout_millis(limit),
+                    })
+                }
+                Err(e) => {
+                    let batch = self.in_flight.pop_front().expect("checked");
+                    self.retire(batch, Some(e), device, garbage);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Ends a finished batch (or one whose wait failed with `failed`): runs its checks,
+    /// hands their errors to the view and the buffers, and frees its slot for reuse.
+    fn retire(
+        &mut self,
+        batch: Batch,
+        failed: Option<vk::Result>,
+        device: &Device,
+        garbage: &mut Vec<Work>,
+    ) {
+        let Batch { slot, mut work, .. } = batch;
+        if let Some(result) = failed {
+            let cell = Arc::new(Reported(Mutex::new(Some(Error::vk("vkWaitForFences")(
+                result,
+            )))));
+            self.fail_batch(&work.sinks, &cell);
+        }
+        for check in work.checks.drain(..) {
+            if let Some(e) = (check.run)() {
+                *lock(&check.cell.0) = Some(e);
+                if check.to_view {
+                    self.errors.push_back(check.cell.clone());
+                }
+                for sink in &check.sinks {
+                    sink.fail(&check.cell);
+                }
+            }
+        }
+        if failed.is_none() && self.free.len() < KEEP_FREE {
+            self.free.push(slot);
+        } else if failed.is_none() {
+            // SAFETY: the batch finished.
+            unsafe { slot.destroy(device.vk()) };
+        }
+        // A slot whose fence failed may still be in use: it is leaked rather than reused.
+        garbage.push(work);
+    }
+
+    /// Hands the error in `cell` to the view and to the buffers `sinks`.
+    fn fail_batch(&mut self, sinks: &[Arc<Pending>], cell: &Arc<Reported>) {
+        self.errors.push_back(cell.clone());
+        for sink in sinks {
+            sink.fail(cell);
+        }
+    }
+}
