@@ -1075,7 +1075,7 @@ fn diagnostics_for_names_and_calls() {
     );
     assert_errors(
         "fn k(idx: Index<1>) { let x = foo(1.0); }",
-        &["calling `foo` is not supported ++ `min`, `max` and `abs`"],
+        &["calling `foo` is not supported ++ mark `foo` with `#[amp::device]` ++ `min`, `max`, `abs`"],
     );
     assert_errors(
         "fn k(idx: Index<1>) { let x = std::mem::swap(1, 2); }",
