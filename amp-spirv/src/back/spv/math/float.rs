@@ -170,6 +170,24 @@ impl Emitter<'_> {
         self.cmp(Op::INotEqual, bit, zero)
     }
 
+    /// Whether `x` is `+0.0` or `-0.0`, tested on its bits: llvmpipe compiles with
+    /// no-signed-zeros assumptions, under which a float comparison `x == 0.0` lets LLVM replace
+    /// `x` by `+0.0` where the test holds; an integer test gives it no such licence.
+    pub(in crate::back::spv) fn is_zero_bits(&mut self, s: Scalar, x: Word) -> Word {
+        let magnitude = self.uint(0x7fff_ffff);
+        let bits = if s == Scalar::F64 {
+            let (lo, hi) = self.words(x);
+            let hi = self.iop(Op::BitwiseAnd, Scalar::U32, hi, magnitude);
+            self.iop(Op::BitwiseOr, Scalar::U32, lo, hi)
+        } else {
+            let u = self.scalar_ty(Scalar::U32);
+            let b = self.op(Op::Bitcast, u, &[x]);
+            self.iop(Op::BitwiseAnd, Scalar::U32, b, magnitude)
+        };
+        let zero = self.uint(0);
+        self.cmp(Op::IEqual, bits, zero)
+    }
+
     /// `|x|` with the sign bit of `y`.
     pub(super) fn copysign_bits(&mut self, s: Scalar, x: Word, y: Word) -> Word {
         let ax = self.glsl1(s, inst::FABS, x);

@@ -78,6 +78,9 @@ impl Emitter<'_> {
         if f == Trunc {
             return self.trunc(s, a[0]);
         }
+        if f == Atan2 {
+            return self.atan2_32(a[0], a[1]);
+        }
         if let Some(inst) = glsl_op(f) {
             return self.ext(inst, t, a);
         }
@@ -123,17 +126,49 @@ impl Emitter<'_> {
                 self.op(Op::FSub, t, &[x, tr])
             }
             Fmod => self.float_rem(s, x, a[1]),
+            // `m sqrt(1 + (n/m)^2)` with `m` the larger magnitude: `sqrt(x^2 + y^2)` overflows
+            // beyond ~1.8e19 (f32) and loses everything below ~1e-19 (issue 17's tester found
+            // `hypot(-2.2e4, 1.2e-38)` and `hypot(x, 1e-40)` wrong). An infinity wins over a NaN,
+            // as in C and Rust.
             Hypot => {
-                let xx = self.op(Op::FMul, t, &[x, x]);
-                let yy = self.op(Op::FMul, t, &[a[1], a[1]]);
-                let sum = self.op(Op::FAdd, t, &[xx, yy]);
-                self.ext(31, t, &[sum])
+                let y = a[1];
+                let ax = self.ext(4, t, &[x]);
+                let ay = self.ext(4, t, &[y]);
+                let m = self.ext(glsl::NMAX, t, &[ax, ay]);
+                let n = self.ext(glsl::NMIN, t, &[ax, ay]);
+                let r = self.fop(Op::FDiv, s, n, m);
+                let rr = self.fop(Op::FMul, s, r, r);
+                let one = c(self, 1.0);
+                let sum = self.fop(Op::FAdd, s, one, rr);
+                let root = self.ext(31, t, &[sum]);
+                let h = self.fop(Op::FMul, s, m, root);
+                let zero = c(self, 0.0);
+                let m_zero = self.op(Op::FOrdEqual, b, &[m, zero]);
+                let h = self.op(Op::Select, t, &[m_zero, zero, h]);
+                let nan = self.float_const(s, f64::NAN);
+                let x_nan = self.op(Op::IsNan, b, &[x]);
+                let y_nan = self.op(Op::IsNan, b, &[y]);
+                let any_nan = self.op(Op::LogicalOr, b, &[x_nan, y_nan]);
+                let h = self.op(Op::Select, t, &[any_nan, nan, h]);
+                let inf = self.float_const(s, f64::INFINITY);
+                let x_inf = self.op(Op::IsInf, b, &[x]);
+                let y_inf = self.op(Op::IsInf, b, &[y]);
+                let any_inf = self.op(Op::LogicalOr, b, &[x_inf, y_inf]);
+                self.op(Op::Select, t, &[any_inf, inf, h])
             }
+            // Zeros, infinities and NaN are their own cube roots (GLSL's Pow gave 0 for a NaN).
             Cbrt => {
                 let ax = self.ext(4, t, &[x]);
                 let third = c(self, 1.0 / 3.0);
                 let r = self.ext(26, t, &[ax, third]);
-                self.copysign(s, r, x)
+                let r = self.copysign(s, r, x);
+                let zero = c(self, 0.0);
+                let x_zero = self.op(Op::FOrdEqual, b, &[x, zero]);
+                let x_nan = self.op(Op::IsNan, b, &[x]);
+                let x_inf = self.op(Op::IsInf, b, &[x]);
+                let itself = self.op(Op::LogicalOr, b, &[x_nan, x_inf]);
+                let itself = self.op(Op::LogicalOr, b, &[itself, x_zero]);
+                self.op(Op::Select, t, &[itself, x, r])
             }
             Copysign => self.copysign(s, x, a[1]),
             Fdim => {
@@ -163,20 +198,28 @@ impl Emitter<'_> {
                 let nan = self.op(Op::IsNan, b, &[x]);
                 self.op(Op::Select, t, &[nan, x, r])
             }
-            ToDegrees => {
-                let k = c(self, 180.0 / std::f64::consts::PI);
-                self.op(Op::FMul, t, &[x, k])
+            // A zero is returned as it is: where the driver knows `x` is a zero (an expression
+            // of constants), llvmpipe folds `x * k` to `+0.0` even for `-0.0` (issue 17, the
+            // class of finding 4), and `±0 * k` is `x` anyway.
+            ToDegrees | ToRadians => {
+                let k = if f == ToDegrees {
+                    180.0 / std::f64::consts::PI
+                } else {
+                    std::f64::consts::PI / 180.0
+                };
+                let k = c(self, k);
+                let product = self.op(Op::FMul, t, &[x, k]);
+                self.exact(product);
+                let is_zero = self.is_zero_bits(s, x);
+                self.op(Op::Select, t, &[is_zero, x, product])
             }
-            ToRadians => {
-                let k = c(self, std::f64::consts::PI / 180.0);
-                self.op(Op::FMul, t, &[x, k])
-            }
-            // Rust's `clamp` keeps a NaN `x`.
+            // Rust's `clamp`: `lo` below it, `hi` above it, `x` itself otherwise (a NaN, and a
+            // `-0.0` against a `0.0` bound, whose sign GLSL's min and max leave open).
             Clamp => {
-                let lo = self.ext(glsl::NMAX, t, &[x, a[1]]);
-                let r = self.ext(glsl::NMIN, t, &[lo, a[2]]);
-                let nan = self.op(Op::IsNan, b, &[x]);
-                self.op(Op::Select, t, &[nan, x, r])
+                let below = self.op(Op::FOrdLessThan, b, &[x, a[1]]);
+                let r = self.op(Op::Select, t, &[below, a[1], x]);
+                let above = self.op(Op::FOrdGreaterThan, b, &[r, a[2]]);
+                self.op(Op::Select, t, &[above, a[2], r])
             }
             _ => unreachable!("handled by GLSL.std.450 above"),
         }
@@ -278,7 +321,54 @@ impl Emitter<'_> {
         let for_neg = self.op(Op::Select, t, &[signed_or_inf, signed, nan]);
         let x_neg = self.op(Op::FOrdLessThan, b, &[x, zero]);
         let r = self.op(Op::Select, t, &[x_neg, for_neg, p]);
+        // A NaN operand gives NaN (GLSL's Pow may give anything; lavapipe gave 0), except that
+        // `1^y` is 1 for every `y` and `(-1)^±inf` is 1, as in C and Rust.
+        let x_nan = self.op(Op::IsNan, b, &[x]);
+        let y_nan = self.op(Op::IsNan, b, &[y]);
+        let any_nan = self.op(Op::LogicalOr, b, &[x_nan, y_nan]);
+        let r = self.op(Op::Select, t, &[any_nan, nan, r]);
+        let ax_one = self.op(Op::FOrdEqual, b, &[ax, one]);
+        let y_inf = self.op(Op::IsInf, b, &[y]);
+        let minus_one_inf = self.op(Op::LogicalAnd, b, &[ax_one, y_inf]);
+        let x_one = self.op(Op::FOrdEqual, b, &[x, one]);
+        let is_one = self.op(Op::LogicalOr, b, &[x_one, minus_one_inf]);
         let y_zero = self.op(Op::FOrdEqual, b, &[y, zero]);
-        self.op(Op::Select, t, &[y_zero, one, r])
+        let is_one = self.op(Op::LogicalOr, b, &[is_one, y_zero]);
+        self.op(Op::Select, t, &[is_one, one, r])
+    }
+
+    /// `atan2(y, x)` on `f32` with C's and Rust's zeros, infinities and NaNs: GLSL's Atan2 is
+    /// undefined where both are zero (lavapipe gave `3π/4` for `atan2(+0, -0)`, Rust `π`), so
+    /// it gets `atan(|y| / |x|)` by quadrant as the `f64` version does.
+    fn atan2_32(&mut self, y: Word, x: Word) -> Word {
+        let s = Scalar::F32;
+        let ay = self.glsl1(s, inst::FABS, y);
+        let ax = self.glsl1(s, inst::FABS, x);
+        let iy = self.test(Op::IsInf, y);
+        let ix = self.test(Op::IsInf, x);
+        let both = self.cmp(Op::LogicalAnd, iy, ix);
+        let one = self.float_const(s, 1.0);
+        let ay = self.select(s, both, one, ay);
+        let ax = self.select(s, both, one, ax);
+        let q = self.fop(Op::FDiv, s, ay, ax);
+        let z = self.glsl1(s, 18, q);
+        // atan(inf) as π/2 exactly: Vulkan bounds Atan only on finite arguments.
+        let q_inf = self.test(Op::IsInf, q);
+        let half_pi = self.float_const(s, std::f64::consts::FRAC_PI_2);
+        let z = self.select(s, q_inf, half_pi, z);
+        let zero = self.float_const(s, 0.0);
+        let y_zero = self.cmp(Op::FOrdEqual, ay, zero);
+        let z = self.select(s, y_zero, zero, z);
+        // x negative (-0.0 included): π - z.
+        let pi = self.float_const(s, std::f64::consts::PI);
+        let flipped = self.fop(Op::FSub, s, pi, z);
+        let x_neg = self.sign_bit(s, x);
+        let r = self.select(s, x_neg, flipped, z);
+        let r = self.copysign_bits(s, r, y);
+        let nx = self.test(Op::IsNan, x);
+        let ny = self.test(Op::IsNan, y);
+        let nan = self.or(nx, ny);
+        let sum = self.fop(Op::FAdd, s, x, y);
+        self.select(s, nan, sum, r)
     }
 }

@@ -1,0 +1,100 @@
+//! Opaque constants: the same functions with every literal multiplied by a one the driver
+//! cannot see (a kernel argument), so that no value is known when the driver compiles the
+//! kernel. A function that disagrees with Rust as written but agrees in this form disagrees only
+//! through the driver's compile-time folding (llvmpipe's zeros, docs/semantics.md, "lavapipe
+//! and zeros"): the tester tells those apart from mistakes of the compiler this way.
+
+use crate::gen::{Helper, Program, TestFn};
+use syn::visit_mut::VisitMut;
+
+/// The extra parameters every function gets, one `1` per type.
+pub const PARAMS: &str = "o_f32: f32, o_f64: f64, o_i32: i32, o_u32: u32";
+const ARGS: [&str; 4] = ["o_f32", "o_f64", "o_i32", "o_u32"];
+
+struct Opaque<'a> {
+    functions: &'a [String],
+}
+
+fn one_of(ty: &str) -> Option<&'static str> {
+    Some(match ty {
+        "f32" => "o_f32",
+        "f64" => "o_f64",
+        "i32" => "o_i32",
+        "u32" => "o_u32",
+        _ => return None,
+    })
+}
+
+impl VisitMut for Opaque<'_> {
+    fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+        syn::visit_mut::visit_expr_mut(self, e);
+        let one = match e {
+            syn::Expr::Lit(l) => match &l.lit {
+                syn::Lit::Float(f) => one_of(f.suffix()),
+                syn::Lit::Int(i) => one_of(i.suffix()),
+                _ => None,
+            },
+            // `f32::NAN`, `i32::MAX`, ...
+            syn::Expr::Path(p) if p.path.segments.len() == 2 => {
+                one_of(&p.path.segments[0].ident.to_string())
+            }
+            syn::Expr::Call(c) => {
+                if let syn::Expr::Path(p) = &*c.func {
+                    if p.path
+                        .get_ident()
+                        .is_some_and(|i| self.functions.iter().any(|f| i == f))
+                    {
+                        for a in ARGS {
+                            c.args.push(syn::parse_str(a).unwrap());
+                        }
+                    }
+                }
+                None
+            }
+            _ => None,
+        };
+        if let Some(one) = one {
+            let one: syn::Expr = syn::parse_str(one).unwrap();
+            *e = syn::parse_quote!((#e * #one));
+        }
+    }
+}
+
+fn transform(source: &str, functions: &[String]) -> String {
+    let mut f: syn::ItemFn = syn::parse_str(source).expect("a generated function");
+    Opaque { functions }.visit_block_mut(&mut f.block);
+    for p in PARAMS.split(", ") {
+        f.sig.inputs.push(syn::parse_str(p).unwrap());
+    }
+    format!("#[amp::device]\n{}\n", quote::ToTokens::to_token_stream(&f))
+}
+
+/// `program` with opaque constants.
+pub fn program(program: &Program) -> Program {
+    let functions: Vec<String> = program.helpers.iter().map(|h| h.name.clone()).collect();
+    Program {
+        helpers: program
+            .helpers
+            .iter()
+            .map(|h| {
+                Helper::new(
+                    h.name.clone(),
+                    h.params.clone(),
+                    h.ret,
+                    transform(&h.source, &functions),
+                )
+            })
+            .collect(),
+        tests: program
+            .tests
+            .iter()
+            .map(|t| TestFn {
+                name: t.name.clone(),
+                params: t.params.clone(),
+                ret: t.ret,
+                source: transform(&t.source, &functions),
+                check: t.check,
+            })
+            .collect(),
+    }
+}
