@@ -554,3 +554,125 @@ fn arithmetic_with_zeros_keeps_signs_nan_and_infinities() -> Result<(), amp::Err
     assert_validation_clean();
     Ok(())
 }
+
+// ----- found by the differential tester (tests/diff) -----
+
+#[kernel(amp, allow(write_conflict))]
+fn specials32(
+    idx: Index<1>,
+    x: ArrayView<f32, 1>,
+    y: ArrayView<f32, 1>,
+    out: ArrayViewMut<f32, 1>,
+) {
+    let (a, b) = (x[idx], y[idx]);
+    let i = idx[0] * 5;
+    out[i] = a.atan2(b);
+    out[i + 1] = a.powf(b);
+    out[i + 2] = a.hypot(b);
+    out[i + 3] = a.cbrt();
+    out[i + 4] = a.clamp(0.0, 1.0);
+}
+
+#[kernel(amp, allow(write_conflict))]
+fn specials64(
+    idx: Index<1>,
+    x: ArrayView<f64, 1>,
+    y: ArrayView<f64, 1>,
+    out: ArrayViewMut<f64, 1>,
+) {
+    let (a, b) = (x[idx], y[idx]);
+    let i = idx[0] * 3;
+    out[i] = a.powf(b);
+    out[i + 1] = a.hypot(b);
+    out[i + 2] = a.clamp(0.0, 1.0);
+}
+
+/// Special values of `atan2`, `powf`, `hypot`, `cbrt` and `clamp` as Rust computes them: signed
+/// zeros and infinities of `atan2` exactly, NaN through `powf` and `cbrt` (lavapipe's `Pow`
+/// gave 0), `1^NaN == 1`, `hypot` without under- or overflow, `(-0.0).clamp(0.0, 1.0) == -0.0`.
+#[test]
+fn special_values_follow_rust() -> Result<(), amp::Error> {
+    let edges = [
+        0.0f64,
+        -0.0,
+        1.0,
+        -1.0,
+        2.5,
+        -3.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        1e-40,
+        1.2e-38,
+        -2.2e4,
+        1e30,
+    ];
+    let pairs: Vec<(f64, f64)> = edges
+        .iter()
+        .flat_map(|&a| edges.iter().map(move |&b| (a, b)))
+        .collect();
+    let n = pairs.len();
+    let x32: Vec<f32> = pairs.iter().map(|p| p.0 as f32).collect();
+    let y32: Vec<f32> = pairs.iter().map(|p| p.1 as f32).collect();
+    let (x64, y64): (Vec<f64>, Vec<f64>) = pairs.iter().copied().unzip();
+    let mut out32 = vec![0.0f32; 5 * n];
+    let mut out64 = vec![0.0f64; 3 * n];
+    {
+        let (xv, yv) = (ArrayView::new([n], &x32)?, ArrayView::new([n], &y32)?);
+        let mut ov = ArrayViewMut::new([5 * n], &mut out32)?;
+        parallel_for_each(xv.extent(), specials32(&xv, &yv, &mut ov))?;
+        let (xv, yv) = (ArrayView::new([n], &x64)?, ArrayView::new([n], &y64)?);
+        let mut ov = ArrayViewMut::new([3 * n], &mut out64)?;
+        parallel_for_each(xv.extent(), specials64(&xv, &yv, &mut ov))?;
+    }
+    let ulps32 = |a: f32, b: f32| (a.to_bits() as i64 - b.to_bits() as i64).unsigned_abs();
+    let mut wrong = Vec::new();
+    for (i, (&a, &b)) in x32.iter().zip(&y32).enumerate() {
+        let want = [
+            a.atan2(b),
+            a.powf(b),
+            a.hypot(b),
+            a.cbrt(),
+            a.clamp(0.0, 1.0),
+        ];
+        for (k, name) in ["atan2", "powf", "hypot", "cbrt", "clamp"]
+            .iter()
+            .enumerate()
+        {
+            let got = out32[5 * i + k];
+            // Exact where the result is special (zero, infinite, NaN, a bound); within the
+            // documented bounds of docs/math.md elsewhere.
+            let special = !want[k].is_normal() || k == 4;
+            let ok = same32(got, want[k])
+                || (!special && got.is_finite() && ulps32(got, want[k]) <= 2048);
+            if !ok {
+                wrong.push(format!(
+                    "f32 {a:e}.{name}({b:e}): {got:e}, Rust {:e}",
+                    want[k]
+                ));
+            }
+        }
+    }
+    for (i, (&a, &b)) in x64.iter().zip(&y64).enumerate() {
+        let want = [a.powf(b), a.hypot(b), a.clamp(0.0, 1.0)];
+        for (k, name) in ["powf", "hypot", "clamp"].iter().enumerate() {
+            let got = out64[3 * i + k];
+            let special = !want[k].is_normal() || k == 2;
+            let close = (got.to_bits() as i64).abs_diff(want[k].to_bits() as i64) <= 4;
+            if !(same64(got, want[k]) || !special && close) {
+                wrong.push(format!(
+                    "f64 {a:e}.{name}({b:e}): {got:e}, Rust {:e}",
+                    want[k]
+                ));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} wrong:\n{}",
+        wrong.len(),
+        wrong[..wrong.len().min(30)].join("\n")
+    );
+    assert_validation_clean();
+    Ok(())
+}

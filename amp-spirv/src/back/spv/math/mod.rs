@@ -160,7 +160,17 @@ impl Emitter<'_> {
             Cbrt => {
                 let ax = self.ext(4, t, &[x]);
                 let third = c(self, 1.0 / 3.0);
-                let r = self.ext(26, t, &[ax, third]);
+                // A denormal is scaled by 2^24 (exactly) and its root by 2^-8: lavapipe's Pow
+                // flushes denormals.
+                let min_normal = c(self, f32::MIN_POSITIVE as f64);
+                let tiny = self.op(Op::FOrdLessThan, b, &[ax, min_normal]);
+                let up = c(self, 16_777_216.0);
+                let scaled = self.fop(Op::FMul, s, ax, up);
+                let base = self.op(Op::Select, t, &[tiny, scaled, ax]);
+                let r = self.ext(26, t, &[base, third]);
+                let down = c(self, 1.0 / 256.0);
+                let unscaled = self.fop(Op::FMul, s, r, down);
+                let r = self.op(Op::Select, t, &[tiny, unscaled, r]);
                 let r = self.copysign(s, r, x);
                 let zero = c(self, 0.0);
                 let x_zero = self.op(Op::FOrdEqual, b, &[x, zero]);
@@ -299,27 +309,44 @@ impl Emitter<'_> {
         let p = if s == Scalar::F64 {
             self.pow_abs64(ax, y)
         } else {
-            self.ext(26, t, &[ax, y])
+            // A denormal |x| is scaled by 2^24 first (exactly): lavapipe's Pow flushes it.
+            let min_normal = k(self, f32::MIN_POSITIVE as f64);
+            let tiny = self.op(Op::FOrdLessThan, b, &[ax, min_normal]);
+            let up = k(self, 16_777_216.0);
+            let scaled = self.fop(Op::FMul, s, ax, up);
+            let base = self.op(Op::Select, t, &[tiny, scaled, ax]);
+            let p = self.ext(26, t, &[base, y]);
+            let minus_24 = k(self, -24.0);
+            let e = self.fop(Op::FMul, s, y, minus_24);
+            let correction = self.ext(29, t, &[e]);
+            let corrected = self.fop(Op::FMul, s, p, correction);
+            self.op(Op::Select, t, &[tiny, corrected, p])
         };
+        let y_inf = self.op(Op::IsInf, b, &[y]);
+        // An odd integer y (finite) gives the sign of x to the result.
+        let y_trunc = self.trunc(s, y);
+        let y_int = self.op(Op::FOrdEqual, b, &[y_trunc, y]);
+        let y_fin = self.op(Op::LogicalNot, b, &[y_inf]);
+        let y_int_fin = self.op(Op::LogicalAnd, b, &[y_int, y_fin]);
+        let half = self.op(Op::FRem, t, &[y, two]);
+        let odd_rem = self.op(Op::FUnordNotEqual, b, &[half, zero]);
+        let odd = self.op(Op::LogicalAnd, b, &[odd_rem, y_int_fin]);
         // |x| == 0: 0 for y > 0, +inf for y < 0.
         let x_zero = self.op(Op::FOrdEqual, b, &[ax, zero]);
         let y_neg = self.op(Op::FOrdLessThan, b, &[y, zero]);
         let at_zero = self.op(Op::Select, t, &[y_neg, inf, zero]);
         let p = self.op(Op::Select, t, &[x_zero, at_zero, p]);
-        // x < 0: an integer y keeps the magnitude, negated for odd y; otherwise NaN.
-        let y_trunc = self.trunc(s, y);
-        let y_int = self.op(Op::FOrdEqual, b, &[y_trunc, y]);
-        let half = self.op(Op::FRem, t, &[y, two]);
-        let odd_rem = self.op(Op::FUnordNotEqual, b, &[half, zero]);
-        let odd = self.op(Op::LogicalAnd, b, &[odd_rem, y_int]);
+        // x negative (-0.0 and -inf included): an odd integer y negates |x|^y; an even integer
+        // or infinite y keeps it, as do -0.0 and -inf for every y; otherwise NaN.
         let negp = self.op(Op::FNegate, t, &[p]);
         let signed = self.op(Op::Select, t, &[odd, negp, p]);
-        // (-inf)^y is +inf or +0 for a y that is not an odd integer (C's pow, Rust's powf).
         let neg_inf = k(self, f64::NEG_INFINITY);
         let x_neg_inf = self.op(Op::FOrdEqual, b, &[x, neg_inf]);
-        let signed_or_inf = self.op(Op::LogicalOr, b, &[y_int, x_neg_inf]);
-        let for_neg = self.op(Op::Select, t, &[signed_or_inf, signed, nan]);
-        let x_neg = self.op(Op::FOrdLessThan, b, &[x, zero]);
+        let defined = self.op(Op::LogicalOr, b, &[y_int, y_inf]);
+        let defined = self.op(Op::LogicalOr, b, &[defined, x_neg_inf]);
+        let defined = self.op(Op::LogicalOr, b, &[defined, x_zero]);
+        let for_neg = self.op(Op::Select, t, &[defined, signed, nan]);
+        let x_neg = self.sign_bit(s, x);
         let r = self.op(Op::Select, t, &[x_neg, for_neg, p]);
         // A NaN operand gives NaN (GLSL's Pow may give anything; lavapipe gave 0), except that
         // `1^y` is 1 for every `y` and `(-1)^±inf` is 1, as in C and Rust.
@@ -328,7 +355,6 @@ impl Emitter<'_> {
         let any_nan = self.op(Op::LogicalOr, b, &[x_nan, y_nan]);
         let r = self.op(Op::Select, t, &[any_nan, nan, r]);
         let ax_one = self.op(Op::FOrdEqual, b, &[ax, one]);
-        let y_inf = self.op(Op::IsInf, b, &[y]);
         let minus_one_inf = self.op(Op::LogicalAnd, b, &[ax_one, y_inf]);
         let x_one = self.op(Op::FOrdEqual, b, &[x, one]);
         let is_one = self.op(Op::LogicalOr, b, &[x_one, minus_one_inf]);
@@ -352,6 +378,11 @@ impl Emitter<'_> {
         let ax = self.select(s, both, one, ax);
         let q = self.fop(Op::FDiv, s, ay, ax);
         let z = self.glsl1(s, 18, q);
+        // atan(q) rounds to q below 2^-12 (the q^3/3 term is under half an ulp); lavapipe's
+        // Atan loses the last bits of denormals there.
+        let small = self.float_const(s, 1.0 / 4096.0);
+        let q_small = self.cmp(Op::FOrdLessThan, q, small);
+        let z = self.select(s, q_small, q, z);
         // atan(inf) as π/2 exactly: Vulkan bounds Atan only on finite arguments.
         let q_inf = self.test(Op::IsInf, q);
         let half_pi = self.float_const(s, std::f64::consts::FRAC_PI_2);
