@@ -104,6 +104,15 @@ pub fn inputs(rng: &mut Rng, ty: Ty, rows: usize) -> Vec<u64> {
     out
 }
 
+/// The inputs of every test function of `program`: per function, per parameter, `ROWS` values.
+pub fn inputs_of(rng: &mut Rng, program: &Program) -> Vec<Vec<Vec<u64>>> {
+    program
+        .tests
+        .iter()
+        .map(|t| t.params.iter().map(|&p| inputs(rng, p, ROWS)).collect())
+        .collect()
+}
+
 /// The host program of a round: the functions (without `#[amp::device]`, which is not Rust
 /// outside this crate) and a `main` that reads the inputs and writes one `[flag, u64 bits]`
 /// per row, flag 0 where the function panicked.

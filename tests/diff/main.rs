@@ -62,16 +62,7 @@ fn device_functions_compute_what_rust_computes() {
         let n = PER_ROUND.min(total - round * PER_ROUND);
         let mut rng = Rng::new(seed ^ (round as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
         let program = gen::program(&mut rng, &format!("r{round}"), n);
-        let inputs: Vec<Vec<Vec<u64>>> = program
-            .tests
-            .iter()
-            .map(|t| {
-                t.params
-                    .iter()
-                    .map(|&p| host::inputs(&mut rng, p, ROWS))
-                    .collect()
-            })
-            .collect();
+        let inputs = host::inputs_of(&mut rng, &program);
         let started = Instant::now();
         // rustc compiles the oracle while the device runs.
         let oracle = std::thread::scope(|s| {
@@ -236,16 +227,7 @@ fn replay() {
     }
     let seed = std::env::var("AMP_DIFF_SEED").map_or(1, |s| s.parse().unwrap());
     let mut rng = Rng::new(seed);
-    let inputs: Vec<Vec<Vec<u64>>> = program
-        .tests
-        .iter()
-        .map(|t| {
-            t.params
-                .iter()
-                .map(|&p| host::inputs(&mut rng, p, ROWS))
-                .collect()
-        })
-        .collect();
+    let inputs = host::inputs_of(&mut rng, &program);
     let work = host::work_dir(seed);
     let acc = amp::Accelerator::default().expect("a Vulkan device");
     let host_results = host::run(&work, 0, &program, &inputs).expect("the host program");
