@@ -581,10 +581,11 @@ fn specials64(
     out: ArrayViewMut<f64, 1>,
 ) {
     let (a, b) = (x[idx], y[idx]);
-    let i = idx[0] * 3;
+    let i = idx[0] * 4;
     out[i] = a.powf(b);
     out[i + 1] = a.hypot(b);
     out[i + 2] = a.clamp(0.0, 1.0);
+    out[i + 3] = a.cbrt();
 }
 
 /// Special values of `atan2`, `powf`, `hypot`, `cbrt` and `clamp` as Rust computes them: signed
@@ -614,15 +615,21 @@ fn special_values_follow_rust() -> Result<(), amp::Error> {
     let n = pairs.len();
     let x32: Vec<f32> = pairs.iter().map(|p| p.0 as f32).collect();
     let y32: Vec<f32> = pairs.iter().map(|p| p.1 as f32).collect();
-    let (x64, y64): (Vec<f64>, Vec<f64>) = pairs.iter().copied().unzip();
+    let (mut x64, mut y64): (Vec<f64>, Vec<f64>) = pairs.iter().copied().unzip();
+    // f64 denormals and the ends of the range (cbrt's Newton step, issue 17's tester).
+    for v in [5e-324, -1e-310, 2.2e-308, f64::MAX, -1e300] {
+        x64.push(v);
+        y64.push(0.5);
+    }
     let mut out32 = vec![0.0f32; 5 * n];
-    let mut out64 = vec![0.0f64; 3 * n];
+    let n64 = x64.len();
+    let mut out64 = vec![0.0f64; 4 * n64];
     {
         let (xv, yv) = (ArrayView::new([n], &x32)?, ArrayView::new([n], &y32)?);
         let mut ov = ArrayViewMut::new([5 * n], &mut out32)?;
         parallel_for_each(xv.extent(), specials32(&xv, &yv, &mut ov))?;
-        let (xv, yv) = (ArrayView::new([n], &x64)?, ArrayView::new([n], &y64)?);
-        let mut ov = ArrayViewMut::new([3 * n], &mut out64)?;
+        let (xv, yv) = (ArrayView::new([n64], &x64)?, ArrayView::new([n64], &y64)?);
+        let mut ov = ArrayViewMut::new([4 * n64], &mut out64)?;
         parallel_for_each(xv.extent(), specials64(&xv, &yv, &mut ov))?;
     }
     let ulps32 = |a: f32, b: f32| (a.to_bits() as i64 - b.to_bits() as i64).unsigned_abs();
@@ -654,9 +661,9 @@ fn special_values_follow_rust() -> Result<(), amp::Error> {
         }
     }
     for (i, (&a, &b)) in x64.iter().zip(&y64).enumerate() {
-        let want = [a.powf(b), a.hypot(b), a.clamp(0.0, 1.0)];
-        for (k, name) in ["powf", "hypot", "clamp"].iter().enumerate() {
-            let got = out64[3 * i + k];
+        let want = [a.powf(b), a.hypot(b), a.clamp(0.0, 1.0), a.cbrt()];
+        for (k, name) in ["powf", "hypot", "clamp", "cbrt"].iter().enumerate() {
+            let got = out64[4 * i + k];
             let special = !want[k].is_normal() || k == 2;
             let close = (got.to_bits() as i64).abs_diff(want[k].to_bits() as i64) <= 4;
             if !(same64(got, want[k]) || !special && close) {

@@ -240,10 +240,10 @@ fn launch(
         });
         if opaque {
             args.extend([
-                KernelArg::scalar(1.0f32),
-                KernelArg::scalar(1.0f64),
-                KernelArg::scalar(1i32),
-                KernelArg::scalar(1u32),
+                KernelArg::scalar(0.0f32),
+                KernelArg::scalar(0.0f64),
+                KernelArg::scalar(0i32),
+                KernelArg::scalar(0u32),
             ]);
         }
         let call = KernelCall::<1>::new(info, args);

@@ -445,7 +445,8 @@ impl<'a> Gen<'a> {
             9 if nested && self.loops < 2 => self.loop_break(depth),
             10 => self.array_decl(),
             11 => self.array_store(),
-            12 => self.deferred_let(),
+            12 if self.rng.chance(0.5) => self.deferred_let(),
+            12 => self.shadow_or_const(),
             13 => self.tuple_let(),
             14 if self.rng.chance(0.3) => {
                 let c = self.expr(Ty::Bool, 2);
@@ -501,6 +502,12 @@ impl<'a> Gen<'a> {
         self.line(&format!("if {c} {{"));
         let n = 1 + self.rng.below(3);
         self.block(n, depth + 1);
+        if self.rng.chance(0.25) {
+            let c = self.expr(Ty::Bool, 2);
+            self.line(&format!("}} else if {c} {{"));
+            let n = 1 + self.rng.below(2);
+            self.block(n, depth + 1);
+        }
         if self.rng.chance(0.5) {
             self.line("} else {");
             let n = 1 + self.rng.below(3);
@@ -635,6 +642,37 @@ impl<'a> Gen<'a> {
             "if {c} {{ {name} = {a}; }} else {{ {name} = {b}; }}"
         ));
         self.declare(name, ty, false);
+    }
+
+    /// `let x: T = x op e;` shadowing a variable, or a `const` item in the body.
+    fn shadow_or_const(&mut self) {
+        // Only variables of the innermost scope: the shadowed one goes out of sight with it.
+        let vars: Vec<(String, Ty)> = self
+            .scopes
+            .last()
+            .unwrap()
+            .0
+            .iter()
+            // `const` items (named `K..`) cannot be shadowed by a `let`.
+            .filter(|v| v.ty != Ty::Bool && !v.param && !v.name.starts_with('K'))
+            .map(|v| (v.name.clone(), v.ty))
+            .collect();
+        if !vars.is_empty() && self.rng.chance(0.6) {
+            let (name, ty) = vars[self.rng.below(vars.len())].clone();
+            let e = self.expr(ty, 2);
+            let op = self.rng.pick(&["+", "-", "*"]);
+            self.line(&format!("let {name}: {} = ({name} {op} {e});", ty.name()));
+            // The shadowing variable is immutable.
+            self.scopes.last_mut().unwrap().0.retain(|v| v.name != name);
+            self.declare(name, ty, false);
+        } else {
+            let ty = self.rng.pick(&Ty::PARAMS);
+            let name = format!("K{}", self.next_name + 1);
+            self.next_name += 1;
+            let value = self.literal(ty);
+            self.line(&format!("const {name}: {} = {value};", ty.name()));
+            self.declare(name, ty, false);
+        }
     }
 
     fn tuple_let(&mut self) {
@@ -780,7 +818,11 @@ impl<'a> Gen<'a> {
             5 => {
                 let m = self.rng.pick(&["min", "max"]);
                 let (a, b) = (self.expr(ty, depth), self.expr(ty, depth));
-                format!("({a}).{m}({b})")
+                match self.rng.below(3) {
+                    0 => format!("std::cmp::{m}({a}, {b})"),
+                    1 => format!("{}::{m}({a}, {b})", ty.name()),
+                    _ => format!("({a}).{m}({b})"),
+                }
             }
             6 if ty == Ty::I32 => format!("({}).abs()", self.expr(ty, depth)),
             _ => self.leaf(ty),
@@ -815,7 +857,12 @@ impl<'a> Gen<'a> {
                     "to_degrees",
                     "to_radians",
                 ]);
-                format!("({a}).{m}()")
+                if self.rng.chance(0.3) {
+                    // Through the type: `f32::sqrt(x)`.
+                    format!("{}::{m}({a})", ty.name())
+                } else {
+                    format!("({a}).{m}()")
+                }
             }
             9 => {
                 let (b, c) = (self.expr(ty, depth), self.expr(ty, depth));

@@ -231,30 +231,17 @@ fn replay() {
     let work = host::work_dir(seed);
     let acc = amp::Accelerator::default().expect("a Vulkan device");
     let host_results = host::run(&work, 0, &program, &inputs).expect("the host program");
-    let device_results = device::run(&acc, &program, &inputs, false, None);
+    let plain = device::run(&acc, &program, &inputs, false, None);
+    let opaque = device::run(&acc, &opaque::program(&program), &inputs, true, None);
     for (i, t) in program.tests.iter().enumerate() {
-        eprintln!("{}:", t.name);
-        let values = device_results[i].as_ref().expect("the device");
-        for row in 0..ROWS {
-            let Some(h) = host_results[i][row] else {
-                continue;
+        for (form, results) in [("as written", &plain), ("opaque constants", &opaque)] {
+            let verdict = match &results[i] {
+                Err(e) => format!("device error: {e}"),
+                Ok(values) => compare(t, values, &host_results[i], &inputs[i])
+                    .2
+                    .unwrap_or_else(|| "agrees with Rust".into()),
             };
-            let args: Vec<String> = t
-                .params
-                .iter()
-                .enumerate()
-                .map(|(p, &ty)| show(ty, inputs[i][p][row]))
-                .collect();
-            if agrees(t, values[row], h) {
-                continue;
-            }
-            eprintln!(
-                "!! {}({}): device {}, host {}",
-                t.name,
-                args.join(", "),
-                show(t.ret, values[row]),
-                show(t.ret, h)
-            );
+            eprintln!("{} ({form}): {verdict}", t.name);
         }
     }
 }

@@ -1,13 +1,14 @@
-//! Opaque constants: the same functions with every literal multiplied by a one the driver
-//! cannot see (a kernel argument), so that no value is known when the driver compiles the
-//! kernel. A function that disagrees with Rust as written but agrees in this form disagrees only
+//! Opaque constants: the same functions with every literal plus a zero the driver cannot see
+//! (a kernel argument), so that no value is known when the driver compiles the kernel. A float
+//! literal `0.0` becomes that zero itself (`0.0 + z` could fold back to a known zero), `-0.0` its
+//! negation; a product with a run-time `1` would not do, as `0 * one` folds to a known zero. A function that disagrees with Rust as written but agrees in this form disagrees only
 //! through the driver's compile-time folding (llvmpipe's zeros, docs/semantics.md, "lavapipe
 //! and zeros"): the tester tells those apart from mistakes of the compiler this way.
 
 use crate::gen::{Helper, Program, TestFn};
 use syn::visit_mut::VisitMut;
 
-/// The extra parameters every function gets, one `1` per type.
+/// The extra parameters every function gets, one zero per type.
 pub const PARAMS: &str = "o_f32: f32, o_f64: f64, o_i32: i32, o_u32: u32";
 const ARGS: [&str; 4] = ["o_f32", "o_f64", "o_i32", "o_u32"];
 
@@ -26,16 +27,39 @@ fn one_of(ty: &str) -> Option<&'static str> {
 }
 
 impl VisitMut for Opaque<'_> {
+    // A `const` item stays constant (Rust requires it).
+    fn visit_item_const_mut(&mut self, _: &mut syn::ItemConst) {}
+
     fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
-        syn::visit_mut::visit_expr_mut(self, e);
+        // A call's callee (`f32::sqrt`) is a path, not a constant: only the arguments change.
+        if let syn::Expr::Call(c) = e {
+            for a in c.args.iter_mut() {
+                self.visit_expr_mut(a);
+            }
+        } else {
+            syn::visit_mut::visit_expr_mut(self, e);
+        }
         let one = match e {
             syn::Expr::Lit(l) => match &l.lit {
+                syn::Lit::Float(f) if f.base10_parse::<f64>().is_ok_and(|v| v == 0.0) => {
+                    if let Some(zero) = one_of(f.suffix()) {
+                        *e = syn::parse_str(zero).unwrap();
+                    }
+                    return;
+                }
                 syn::Lit::Float(f) => one_of(f.suffix()),
                 syn::Lit::Int(i) => one_of(i.suffix()),
                 _ => None,
             },
             // `f32::NAN`, `i32::MAX`, ...
-            syn::Expr::Path(p) if p.path.segments.len() == 2 => {
+            syn::Expr::Path(p)
+                if p.path.segments.len() == 2
+                    && p.path.segments[1]
+                        .ident
+                        .to_string()
+                        .chars()
+                        .all(|c| c.is_ascii_uppercase() || c == '_') =>
+            {
                 one_of(&p.path.segments[0].ident.to_string())
             }
             syn::Expr::Call(c) => {
@@ -55,7 +79,7 @@ impl VisitMut for Opaque<'_> {
         };
         if let Some(one) = one {
             let one: syn::Expr = syn::parse_str(one).unwrap();
-            *e = syn::parse_quote!((#e * #one));
+            *e = syn::parse_quote!((#e + #one));
         }
     }
 }

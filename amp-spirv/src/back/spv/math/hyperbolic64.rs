@@ -154,6 +154,21 @@ impl Emitter<'_> {
     /// sign of `x`; zeros, infinities and NaN pass through.
     pub(super) fn cbrt64(&mut self, x: Word) -> Word {
         let ax = self.glsl1(Scalar::F64, inst::FABS, x);
+        // Far from 1, |x| is scaled by 2^±162 (exactly) and the root by 2^∓54, so that the
+        // Newton step's cube neither underflows into denormals (the differential tester found
+        // `cbrt(5e-324)` 66 ULP off) nor overflows.
+        let (tiny_bound, huge_bound) = (self.d(2f64.powi(-900)), self.d(2f64.powi(900)));
+        let tiny = self.cmp(Op::FOrdLessThan, ax, tiny_bound);
+        let huge = self.cmp(Op::FOrdGreaterThan, ax, huge_bound);
+        let (up, down) = (self.d(2f64.powi(162)), self.d(2f64.powi(-162)));
+        let in_scale = self.select(Scalar::F64, huge, down, up);
+        let scaled = self.or(tiny, huge);
+        let one = self.d(1.0);
+        let in_scale = self.select(Scalar::F64, scaled, in_scale, one);
+        let (root_up, root_down) = (self.d(2f64.powi(54)), self.d(2f64.powi(-54)));
+        let out_scale = self.select(Scalar::F64, huge, root_up, root_down);
+        let out_scale = self.select(Scalar::F64, scaled, out_scale, one);
+        let ax = self.mul(ax, in_scale);
         let l = self.ln64(ax);
         let third = self.d(1.0 / 3.0);
         let lt = self.mul(l, third);
@@ -165,6 +180,7 @@ impl Emitter<'_> {
         let d = self.mul(three, yy);
         let step = self.div(yyy, d);
         let y = self.sub(y, step);
+        let y = self.mul(y, out_scale);
         let r = self.copysign_bits(Scalar::F64, y, x);
         let zero = self.d(0.0);
         let is_zero = self.cmp(Op::FOrdEqual, x, zero);
