@@ -4,7 +4,9 @@
 //!
 //! `cargo run --release -p amp-bench --bin launch_loop -- N` times `N` of each (needs
 //! `glslangValidator` for the raw loop's shader); `... -- N amp` runs only `N` amp launches,
-//! e.g. under `valgrind --tool=callgrind` (deterministic instruction counts).
+//! e.g. under `valgrind --tool=callgrind` (deterministic instruction counts); `... -- N chain`
+//! runs `N` dependent asynchronous launches over two arrays and one read (the batched path;
+//! with `LP_NUM_THREADS=0` the driver's share is smallest).
 #[path = "../bench_support/raw_vulkan.rs"]
 #[allow(dead_code)]
 mod raw_vulkan;
@@ -14,6 +16,11 @@ use std::time::Instant;
 
 #[kernel(amp)]
 fn empty(_idx: Index<1>) {}
+
+#[kernel(amp, unchecked)]
+fn plus_one(idx: Index<1>, a: &Array<f32, 1>, b: &mut Array<f32, 1>) {
+    b[idx] = a[idx] + 1.0;
+}
 
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
@@ -47,6 +54,29 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let args: Vec<String> = std::env::args().collect();
     let n: usize = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(2000);
     let amp_only = args.get(2).is_some_and(|a| a == "amp");
+    if args.get(2).is_some_and(|a| a == "chain") {
+        // `N` dependent asynchronous launches ping-ponging between two arrays, then one read:
+        // the per-launch cost of the batched path (run under callgrind with LP_NUM_THREADS=0).
+        let mut a = Array::<f32, 1>::from_slice([64], &[0.0; 64])?;
+        let mut b = Array::<f32, 1>::new([64])?;
+        parallel_for_each(a.extent(), plus_one(&a, &mut b))?;
+        b.to_vec()?;
+        let t = Instant::now();
+        for i in 0..n {
+            if i % 2 == 0 {
+                parallel_for_each(a.extent(), plus_one(&a, &mut b))?;
+            } else {
+                parallel_for_each(b.extent(), plus_one(&b, &mut a))?;
+            }
+        }
+        let last = if n % 2 == 1 { b.to_vec()? } else { a.to_vec()? };
+        println!(
+            "{:.2} us per launch, last value {}",
+            t.elapsed().as_secs_f64() * 1e6 / n as f64,
+            last[0]
+        );
+        return Ok(());
+    }
     // Launches are asynchronous: each is waited for, so every sample is a round trip.
     let view = amp::Accelerator::default()?.default_view();
     parallel_for_each(Extent::new([1]), empty())?;
