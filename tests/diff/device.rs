@@ -262,6 +262,18 @@ fn launch(
 
 /// Every test function of `program` on a device of its own (the pipelines of one round are
 /// freed with it), the same device as `acc`.
+/// Compiles and runs test function `t` of `program` on `acc` over `input`.
+pub fn run_one(
+    acc: &Accelerator,
+    program: &Program,
+    t: &TestFn,
+    input: &[Vec<u64>],
+    opaque: bool,
+) -> Result<Vec<u64>, String> {
+    let k = compile(program, t, opaque)?;
+    launch(acc, info(k), t, input, opaque)
+}
+
 /// With `opaque`, `program` is the opaque form (`opaque.rs`) and only the tests whose index is
 /// in `only` run (the others give `Err`).
 pub fn run(
@@ -281,8 +293,7 @@ pub fn run(
             if only.is_some_and(|o| !o.contains(&i)) {
                 return Err("not run".into());
             }
-            let k = compile(program, t, opaque)?;
-            launch(&fresh, info(k), t, input, opaque)
+            run_one(&fresh, program, t, input, opaque)
         })
         .collect()
 }

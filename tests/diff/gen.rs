@@ -154,14 +154,18 @@ impl Program {
 /// Generates `tests` test functions (and a few helpers for them to call), named with `prefix`.
 pub fn program(rng: &mut Rng, prefix: &str, tests: usize) -> Program {
     let mut helpers: Vec<Helper> = Vec::new();
-    for i in 0..(tests / 8).clamp(2, 12) {
+    let count = (tests / 8).clamp(2, 12);
+    for i in 0..count {
         let name = format!("{prefix}h{i}");
         let params = (0..1 + rng.below(3))
             .map(|_| rng.pick(&Ty::PARAMS))
             .collect::<Vec<_>>();
         let ret = rng.pick(&Ty::PARAMS);
+        // Calls are inlined, so nesting multiplies code: the first half of the helpers call
+        // nothing, the second half only the first half, tests any helper (at most two levels).
+        let callable = &helpers[..helpers.len().min(count / 2)];
         let source = {
-            let mut g = Gen::new(rng, &helpers, ret, 4);
+            let mut g = Gen::new(rng, callable, ret, 4);
             g.function(&name, &params, None)
         };
         helpers.push(Helper {
@@ -310,6 +314,8 @@ struct Array {
 struct Gen<'a> {
     rng: &'a mut Rng,
     helpers: &'a [Helper],
+    /// Helper calls this function may still make (each is inlined on the device).
+    calls_left: u32,
     ret: Ty,
     scopes: Vec<(Vec<Var>, Vec<Array>)>,
     next_name: usize,
@@ -325,6 +331,7 @@ impl<'a> Gen<'a> {
         Gen {
             rng,
             helpers,
+            calls_left: 3,
             ret,
             scopes: Vec::new(),
             next_name: 0,
@@ -728,7 +735,8 @@ impl<'a> Gen<'a> {
                 let (a, b) = (self.expr(ty, depth), self.expr(ty, depth));
                 Some(format!("(if {c} {{ {a} }} else {{ {b} }})"))
             }
-            2 => {
+            2 if self.calls_left > 0 => {
+                self.calls_left -= 1;
                 let callable: Vec<usize> = (0..self.helpers.len())
                     .filter(|&i| self.helpers[i].ret == ty)
                     .collect();

@@ -24,6 +24,7 @@
 //!
 //! A long run: `AMP_DIFF_FUNCTIONS=10000 cargo test --release --test diff -- --nocapture`.
 
+mod child;
 #[path = "../common/mod.rs"]
 mod common;
 mod device;
@@ -54,20 +55,25 @@ fn device_functions_compute_what_rust_computes() {
     };
     eprintln!("differential tester: {total} functions, AMP_DIFF_SEED={seed}");
     let work = host::work_dir(seed);
-    let acc = amp::Accelerator::default().expect("a Vulkan device");
     let mut stats = Stats::default();
     let mut failures = Vec::new();
     let rounds = total.div_ceil(PER_ROUND);
+    let device_side = |round, n, opaque, only: Option<&[usize]>| {
+        let results =
+            child::run(&work, seed, round, n, opaque, only).unwrap_or_else(|e| panic!("{e}"));
+        results
+            .into_iter()
+            .map(|r| r.unwrap_or_else(|| Err("not run".into())))
+            .collect::<Vec<_>>()
+    };
     for round in 0..rounds {
         let n = PER_ROUND.min(total - round * PER_ROUND);
-        let mut rng = Rng::new(seed ^ (round as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
-        let program = gen::program(&mut rng, &format!("r{round}"), n);
-        let inputs = host::inputs_of(&mut rng, &program);
+        let (program, inputs) = child::round(seed, round, n);
         let started = Instant::now();
-        // rustc compiles the oracle while the device runs.
+        // rustc compiles the oracle while the device runs (in a child process, see child.rs).
         let oracle = std::thread::scope(|s| {
             let host = s.spawn(|| host::run(&work, round, &program, &inputs));
-            let device = device::run(&acc, &program, &inputs, false, None);
+            let device = device_side(round, n, false, None);
             (host.join().expect("the host side does not panic"), device)
         });
         let (host_results, device_results) = oracle;
@@ -79,6 +85,10 @@ fn device_functions_compute_what_rust_computes() {
         for (i, t) in program.tests.iter().enumerate() {
             stats.functions += 1;
             match &device_results[i] {
+                Err(e) if e.starts_with("hung") => {
+                    stats.hung += 1;
+                    eprintln!("{}", report(seed, round, &program, t, e));
+                }
                 Err(e) => failures.push(report(seed, round, &program, t, e)),
                 Ok(values) => {
                     let (compared, skipped, mismatch) =
@@ -95,8 +105,7 @@ fn device_functions_compute_what_rust_computes() {
         // difference came from the driver's compile-time folding only.
         if !mismatched.is_empty() {
             let only: Vec<usize> = mismatched.iter().map(|m| m.0).collect();
-            let opaque_program = opaque::program(&program);
-            let opaque_results = device::run(&acc, &opaque_program, &inputs, true, Some(&only));
+            let opaque_results = device_side(round, n, true, Some(&only));
             for (i, m) in mismatched {
                 let t = &program.tests[i];
                 match &opaque_results[i] {
@@ -117,6 +126,12 @@ fn device_functions_compute_what_rust_computes() {
                         );
                         failures.push(report(seed, round, &program, t, &what));
                     }
+                    Err(e) if e.starts_with("hung") => {
+                        // Inconclusive: counted and shown, not a failure (see child.rs).
+                        stats.hung += 1;
+                        let what = format!("{m}\nwith opaque constants: {e}");
+                        eprintln!("{}", report(seed, round, &program, t, &what));
+                    }
                     Err(e) => {
                         let what = format!("{m}\nwith opaque constants: {e}");
                         failures.push(report(seed, round, &program, t, &what));
@@ -134,11 +149,12 @@ fn device_functions_compute_what_rust_computes() {
     }
     eprintln!(
         "differential tester: {} functions, {} inputs compared, {} skipped (host panicked), \
-         {} differ only through the driver's folding, {} failures",
+         {} differ only through the driver's folding, {} hung in the driver, {} failures",
         stats.functions,
         stats.compared,
         stats.skipped,
         stats.driver_folding,
+        stats.hung,
         failures.len()
     );
     if !failures.is_empty() {
@@ -153,6 +169,12 @@ fn device_functions_compute_what_rust_computes() {
         let _ = std::fs::remove_dir_all(&work);
     }
     common::assert_validation_clean();
+}
+
+/// The device side of a round, run by `child::run` in a process of its own.
+#[test]
+fn device_side_child() {
+    child::child_main();
 }
 
 /// Generated functions must compile for the device, in every form the generator has: a quick
@@ -253,6 +275,7 @@ fn quote_type(t: &syn::Type) -> String {
 #[derive(Default)]
 struct Stats {
     driver_folding: usize,
+    hung: usize,
     functions: usize,
     compared: usize,
     skipped: usize,
