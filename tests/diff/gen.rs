@@ -570,11 +570,7 @@ impl<'a> Gen<'a> {
         self.indent += 1;
         self.line(&format!("{w} += 1u32;"));
         self.indent -= 1;
-        self.loops += 1;
-        let n = 1 + self.rng.below(3);
-        self.block(n, depth + 1);
-        self.loops -= 1;
-        self.line("}");
+        self.loop_body(depth);
     }
 
     fn loop_break(&mut self, depth: u32) {
@@ -586,6 +582,11 @@ impl<'a> Gen<'a> {
         self.line(&format!("{w} += 1u32;"));
         self.line(&format!("if {w} > {bound}u32 {{ break; }}"));
         self.indent -= 1;
+        self.loop_body(depth);
+    }
+
+    /// A loop's body, as a block one level deeper, and its closing brace.
+    fn loop_body(&mut self, depth: u32) {
         self.loops += 1;
         let n = 1 + self.rng.below(3);
         self.block(n, depth + 1);

@@ -160,13 +160,8 @@ impl Emitter<'_> {
             Cbrt => {
                 let ax = self.ext(4, t, &[x]);
                 let third = c(self, 1.0 / 3.0);
-                // A denormal is scaled by 2^24 (exactly) and its root by 2^-8: lavapipe's Pow
-                // flushes denormals.
-                let min_normal = c(self, f32::MIN_POSITIVE as f64);
-                let tiny = self.op(Op::FOrdLessThan, b, &[ax, min_normal]);
-                let up = c(self, 16_777_216.0);
-                let scaled = self.fop(Op::FMul, s, ax, up);
-                let base = self.op(Op::Select, t, &[tiny, scaled, ax]);
+                // The root of a scaled denormal is scaled back by 2^-8.
+                let (tiny, base) = self.denormal_scaled(s, ax);
                 let r = self.ext(26, t, &[base, third]);
                 let down = c(self, 1.0 / 256.0);
                 let unscaled = self.fop(Op::FMul, s, r, down);
@@ -309,12 +304,7 @@ impl Emitter<'_> {
         let p = if s == Scalar::F64 {
             self.pow_abs64(ax, y)
         } else {
-            // A denormal |x| is scaled by 2^24 first (exactly): lavapipe's Pow flushes it.
-            let min_normal = k(self, f32::MIN_POSITIVE as f64);
-            let tiny = self.op(Op::FOrdLessThan, b, &[ax, min_normal]);
-            let up = k(self, 16_777_216.0);
-            let scaled = self.fop(Op::FMul, s, ax, up);
-            let base = self.op(Op::Select, t, &[tiny, scaled, ax]);
+            let (tiny, base) = self.denormal_scaled(s, ax);
             let p = self.ext(26, t, &[base, y]);
             let minus_24 = k(self, -24.0);
             let e = self.fop(Op::FMul, s, y, minus_24);
@@ -361,6 +351,19 @@ impl Emitter<'_> {
         let y_zero = self.op(Op::FOrdEqual, b, &[y, zero]);
         let is_one = self.op(Op::LogicalOr, b, &[is_one, y_zero]);
         self.op(Op::Select, t, &[is_one, one, r])
+    }
+
+    /// For GLSL's `Pow` on an `f32` magnitude `ax`: whether it is a denormal, and `ax` scaled
+    /// by 2^24 (exactly) if it is, as lavapipe's `Pow` flushes denormals.
+    fn denormal_scaled(&mut self, s: Scalar, ax: Word) -> (Word, Word) {
+        let t = self.scalar_ty(s);
+        let b = self.scalar_ty(Scalar::Bool);
+        let min_normal = self.float_const(s, f32::MIN_POSITIVE as f64);
+        let tiny = self.op(Op::FOrdLessThan, b, &[ax, min_normal]);
+        let up = self.float_const(s, 16_777_216.0);
+        let scaled = self.fop(Op::FMul, s, ax, up);
+        let base = self.op(Op::Select, t, &[tiny, scaled, ax]);
+        (tiny, base)
     }
 
     /// `atan2(y, x)` on `f32` with C's and Rust's zeros, infinities and NaNs: GLSL's Atan2 is
