@@ -60,24 +60,32 @@ fn top_level(file: &syn::File) -> Vec<&syn::Item> {
     file.items.iter().collect()
 }
 
-/// The `#[amp::device]` functions of a parsed source file with their paths from the file's
-/// top (functions in function bodies count as top level), for tools that compile the kernels
-/// of a file without the macros.
-pub fn device_fns_in_file(file: &syn::File) -> Vec<DeviceFnSource> {
-    let mut out = Vec::new();
+/// Calls `visit` with every function of `file` (in inline modules and function bodies too) and
+/// the path of its module from the file's top.
+fn for_each_fn<'a>(file: &'a syn::File, visit: &mut dyn FnMut(&[String], &'a syn::ItemFn)) {
     for_each_item(
         &top_level(file),
         true,
         &mut Vec::new(),
         &mut |module, item| {
             if let syn::Item::Fn(f) = item {
-                if f.attrs.iter().any(is_device_attr) {
-                    let m: Vec<&str> = module.iter().map(String::as_str).collect();
-                    out.push(DeviceFnSource::new(&m, f.clone()));
-                }
+                visit(module, f);
             }
         },
     );
+}
+
+/// The `#[amp::device]` functions of a parsed source file with their paths from the file's
+/// top (functions in function bodies count as top level), for tools that compile the kernels
+/// of a file without the macros.
+pub fn device_fns_in_file(file: &syn::File) -> Vec<DeviceFnSource> {
+    let mut out = Vec::new();
+    for_each_fn(file, &mut |module, f| {
+        if f.attrs.iter().any(is_device_attr) {
+            let m: Vec<&str> = module.iter().map(String::as_str).collect();
+            out.push(DeviceFnSource::new(&m, f.clone()));
+        }
+    });
     out
 }
 
@@ -101,11 +109,9 @@ pub fn is_kernel_attr(attr: &syn::Attribute) -> bool {
 /// inside function bodies (as tests often write them).
 pub fn kernels_in_file(file: &syn::File) -> Vec<syn::ItemFn> {
     let mut out = Vec::new();
-    for_each_item(&top_level(file), true, &mut Vec::new(), &mut |_, item| {
-        if let syn::Item::Fn(f) = item {
-            if f.attrs.iter().any(is_kernel_attr) {
-                out.push(f.clone());
-            }
+    for_each_fn(file, &mut |_, f| {
+        if f.attrs.iter().any(is_kernel_attr) {
+            out.push(f.clone());
         }
     });
     out
@@ -144,24 +150,17 @@ pub fn device_structs_in_file(file: &syn::File) -> Vec<syn::ItemStruct> {
 /// kernel cannot call.
 pub fn unmarked_fns_in_file(file: &syn::File) -> Vec<Vec<String>> {
     let mut out = Vec::new();
-    for_each_item(
-        &top_level(file),
-        true,
-        &mut Vec::new(),
-        &mut |module, item| {
-            if let syn::Item::Fn(f) = item {
-                if !f
-                    .attrs
-                    .iter()
-                    .any(|a| is_device_attr(a) || is_kernel_attr(a))
-                {
-                    let mut path = module.to_vec();
-                    path.push(f.sig.ident.to_string());
-                    out.push(path);
-                }
-            }
-        },
-    );
+    for_each_fn(file, &mut |module, f| {
+        if !f
+            .attrs
+            .iter()
+            .any(|a| is_device_attr(a) || is_kernel_attr(a))
+        {
+            let mut path = module.to_vec();
+            path.push(f.sig.ident.to_string());
+            out.push(path);
+        }
+    });
     out
 }
 
@@ -169,18 +168,11 @@ pub fn unmarked_fns_in_file(file: &syn::File) -> Vec<Vec<String>> {
 /// has no such kernel or more than one.
 pub fn module_of_fn(file: &syn::File, name: &str) -> Option<Vec<String>> {
     let mut found = Vec::new();
-    for_each_item(
-        &top_level(file),
-        true,
-        &mut Vec::new(),
-        &mut |module, item| {
-            if let syn::Item::Fn(f) = item {
-                if f.sig.ident == name && f.attrs.iter().any(is_kernel_attr) {
-                    found.push(module.to_vec());
-                }
-            }
-        },
-    );
+    for_each_fn(file, &mut |module, f| {
+        if f.sig.ident == name && f.attrs.iter().any(is_kernel_attr) {
+            found.push(module.to_vec());
+        }
+    });
     match found.len() {
         1 => found.pop(),
         _ => None,

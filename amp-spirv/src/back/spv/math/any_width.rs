@@ -267,12 +267,7 @@ impl Emitter<'_> {
     /// neighbour towards the exact sum (whose last bit is 1).
     fn round_odd_sum(&mut self, s: Scalar, a: Word, b: Word) -> Word {
         let (sum, err) = self.two_sum(s, a, b);
-        let low = if s == Scalar::F64 {
-            self.words(sum).0
-        } else {
-            let u = self.scalar_ty(Scalar::U32);
-            self.op(Op::Bitcast, u, &[sum])
-        };
+        let low = self.low_word(s, sum);
         let one = self.uint(1);
         let last = self.iop(Op::BitwiseAnd, Scalar::U32, low, one);
         let zero_u = self.uint(0);

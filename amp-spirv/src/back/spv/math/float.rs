@@ -156,14 +156,34 @@ impl Emitter<'_> {
         self.op(Op::Bitcast, t, &[v])
     }
 
-    /// Whether the sign bit is set (true for `-0.0`).
-    pub(super) fn sign_bit(&mut self, s: Scalar, x: Word) -> Word {
-        let high = if s == Scalar::F64 {
+    /// The bits of an `f32` as a `u32`.
+    fn bits32(&mut self, x: Word) -> Word {
+        let u = self.scalar_ty(Scalar::U32);
+        self.op(Op::Bitcast, u, &[x])
+    }
+
+    /// The 32-bit word of `x` that holds its sign (the high word of an `f64`).
+    fn high_word(&mut self, s: Scalar, x: Word) -> Word {
+        if s == Scalar::F64 {
             self.words(x).1
         } else {
-            let u = self.scalar_ty(Scalar::U32);
-            self.op(Op::Bitcast, u, &[x])
-        };
+            self.bits32(x)
+        }
+    }
+
+    /// The 32-bit word of `x` that holds the last bit of its significand (the low word of an
+    /// `f64`).
+    pub(super) fn low_word(&mut self, s: Scalar, x: Word) -> Word {
+        if s == Scalar::F64 {
+            self.words(x).0
+        } else {
+            self.bits32(x)
+        }
+    }
+
+    /// Whether the sign bit is set (true for `-0.0`).
+    pub(super) fn sign_bit(&mut self, s: Scalar, x: Word) -> Word {
+        let high = self.high_word(s, x);
         let sign = self.uint(0x8000_0000);
         let bit = self.iop(Op::BitwiseAnd, Scalar::U32, high, sign);
         let zero = self.uint(0);
@@ -180,8 +200,7 @@ impl Emitter<'_> {
             let hi = self.iop(Op::BitwiseAnd, Scalar::U32, hi, magnitude);
             self.iop(Op::BitwiseOr, Scalar::U32, lo, hi)
         } else {
-            let u = self.scalar_ty(Scalar::U32);
-            let b = self.op(Op::Bitcast, u, &[x]);
+            let b = self.bits32(x);
             self.iop(Op::BitwiseAnd, Scalar::U32, b, magnitude)
         };
         let zero = self.uint(0);
