@@ -96,6 +96,31 @@ fn same32(a: f32, b: f32) -> bool {
     a.to_bits() == b.to_bits() || a.is_nan() && b.is_nan()
 }
 
+/// Fails, showing up to 30 of them, unless `wrong` is empty.
+#[track_caller]
+fn assert_none_wrong(what: &str, wrong: &[String]) {
+    assert!(
+        wrong.is_empty(),
+        "{what}: {} wrong:\n{}",
+        wrong.len(),
+        wrong[..wrong.len().min(30)].join("\n")
+    );
+}
+
+/// The entries where the device's `got[i]` is not Rust's `want(i)` by `same`, each described
+/// as `call(i): got, Rust want`.
+fn mismatches<T: Copy + std::fmt::LowerExp>(
+    got: &[T],
+    want: impl Fn(usize) -> T,
+    same: fn(T, T) -> bool,
+    call: impl Fn(usize) -> String,
+) -> Vec<String> {
+    (0..got.len())
+        .filter(|&i| !same(got[i], want(i)))
+        .map(|i| format!("{}: {:e}, Rust {:e}", call(i), got[i], want(i)))
+        .collect()
+}
+
 // Each thread writes its own consecutive elements (idx * k + j), which the lint cannot prove.
 #[kernel(amp, allow(write_conflict))]
 fn rounding64(idx: Index<1>, x: ArrayView<f64, 1>, out: ArrayViewMut<f64, 1>) {
@@ -136,12 +161,7 @@ fn f64_trunc_round_and_fract_are_exact() -> Result<(), amp::Error> {
             }
         }
     }
-    assert!(
-        wrong.is_empty(),
-        "{} wrong:\n{}",
-        wrong.len(),
-        wrong[..wrong.len().min(20)].join("\n")
-    );
+    assert_none_wrong("results", &wrong);
     assert_validation_clean();
     Ok(())
 }
@@ -192,24 +212,13 @@ fn float_remainder_is_exact() -> Result<(), amp::Error> {
         let mut ov = ArrayViewMut::new([n], &mut out)?;
         parallel_for_each(xv.extent(), remainder32(&xv, &yv, &mut ov))?;
     }
-    let wrong: Vec<String> = (0..n)
-        .filter(|&i| !same32(out[i], x[i] % y[i]))
-        .map(|i| {
-            format!(
-                "{:e} % {:e}: {:e}, Rust {:e}",
-                x[i],
-                y[i],
-                out[i],
-                x[i] % y[i]
-            )
-        })
-        .collect();
-    assert!(
-        wrong.is_empty(),
-        "f32: {} wrong:\n{}",
-        wrong.len(),
-        wrong[..wrong.len().min(20)].join("\n")
+    let wrong = mismatches(
+        &out,
+        |i| x[i] % y[i],
+        same32,
+        |i| format!("{:e} % {:e}", x[i], y[i]),
     );
+    assert_none_wrong("f32", &wrong);
 
     let (mut x, mut y): (Vec<f64>, Vec<f64>) = F64_EDGES
         .iter()
@@ -226,24 +235,13 @@ fn float_remainder_is_exact() -> Result<(), amp::Error> {
         let mut ov = ArrayViewMut::new([n], &mut out)?;
         parallel_for_each(xv.extent(), remainder64(&xv, &yv, &mut ov))?;
     }
-    let wrong: Vec<String> = (0..n)
-        .filter(|&i| !same64(out[i], x[i] % y[i]))
-        .map(|i| {
-            format!(
-                "{:e} % {:e}: {:e}, Rust {:e}",
-                x[i],
-                y[i],
-                out[i],
-                x[i] % y[i]
-            )
-        })
-        .collect();
-    assert!(
-        wrong.is_empty(),
-        "f64: {} wrong:\n{}",
-        wrong.len(),
-        wrong[..wrong.len().min(20)].join("\n")
+    let wrong = mismatches(
+        &out,
+        |i| x[i] % y[i],
+        same64,
+        |i| format!("{:e} % {:e}", x[i], y[i]),
     );
+    assert_none_wrong("f64", &wrong);
 
     let v: Vec<Float2> = (0..64)
         .map(|i| Float2::new(i as f32 * 1.7, -(i as f32) * 100.3))
@@ -389,25 +387,13 @@ fn mul_add_rounds_once() -> Result<(), amp::Error> {
         let mut ov = ArrayViewMut::new([n], &mut out)?;
         parallel_for_each(av.extent(), fused32(&av, &bv, &cv, &mut ov))?;
     }
-    let wrong: Vec<String> = (0..n)
-        .filter(|&i| !same32(out[i], a[i].mul_add(b[i], c[i])))
-        .map(|i| {
-            format!(
-                "({:e}).mul_add({:e}, {:e}): {:e}, Rust {:e}",
-                a[i],
-                b[i],
-                c[i],
-                out[i],
-                a[i].mul_add(b[i], c[i])
-            )
-        })
-        .collect();
-    assert!(
-        wrong.is_empty(),
-        "f32: {} of {n} wrong:\n{}",
-        wrong.len(),
-        wrong[..wrong.len().min(20)].join("\n")
+    let wrong = mismatches(
+        &out,
+        |i| a[i].mul_add(b[i], c[i]),
+        same32,
+        |i| format!("({:e}).mul_add({:e}, {:e})", a[i], b[i], c[i]),
     );
+    assert_none_wrong("f32", &wrong);
     // The case of the issue: 1.0 before, as Rust 1.0000001 now.
     let i = (0..n).find(|&i| (a[i], b[i], c[i]) == (1e35, 1e-35, 1e-8));
     assert_eq!(out[i.expect("the issue's case is a triple")], 1.000_000_1);
@@ -430,25 +416,13 @@ fn mul_add_rounds_once() -> Result<(), amp::Error> {
         let mut ov = ArrayViewMut::new([n], &mut out)?;
         parallel_for_each(av.extent(), fused64(&av, &bv, &cv, &mut ov))?;
     }
-    let wrong: Vec<String> = (0..n)
-        .filter(|&i| !same64(out[i], a[i].mul_add(b[i], c[i])))
-        .map(|i| {
-            format!(
-                "({:e}).mul_add({:e}, {:e}): {:e}, Rust {:e}",
-                a[i],
-                b[i],
-                c[i],
-                out[i],
-                a[i].mul_add(b[i], c[i])
-            )
-        })
-        .collect();
-    assert!(
-        wrong.is_empty(),
-        "f64: {} of {n} wrong:\n{}",
-        wrong.len(),
-        wrong[..wrong.len().min(20)].join("\n")
+    let wrong = mismatches(
+        &out,
+        |i| a[i].mul_add(b[i], c[i]),
+        same64,
+        |i| format!("({:e}).mul_add({:e}, {:e})", a[i], b[i], c[i]),
     );
+    assert_none_wrong("f64", &wrong);
     assert_validation_clean();
     Ok(())
 }
@@ -545,12 +519,7 @@ fn arithmetic_with_zeros_keeps_signs_nan_and_infinities() -> Result<(), amp::Err
             }
         }
     }
-    assert!(
-        wrong.is_empty(),
-        "{} wrong:\n{}",
-        wrong.len(),
-        wrong.join("\n")
-    );
+    assert_none_wrong("results", &wrong);
     assert_validation_clean();
     Ok(())
 }
@@ -674,12 +643,7 @@ fn special_values_follow_rust() -> Result<(), amp::Error> {
             }
         }
     }
-    assert!(
-        wrong.is_empty(),
-        "{} wrong:\n{}",
-        wrong.len(),
-        wrong[..wrong.len().min(30)].join("\n")
-    );
+    assert_none_wrong("results", &wrong);
     assert_validation_clean();
     Ok(())
 }
