@@ -265,11 +265,11 @@ impl Emitter<'_> {
                 let s = ty.component()?;
                 let rhs_ty = &value.ty;
                 let buffer = matches!(place, Place::Buffer(..));
+                let value_kind = self.foldable(value);
                 let guard_zero = s.is_float()
                     && matches!(ty, Ty::Scalar(_))
                     && matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div)
-                    && self.foldable(value) != Foldable::No;
-                let value_kind = self.foldable(value);
+                    && value_kind != Foldable::No;
                 self.access_target(target, None, |e, ptr| {
                     let cur = if buffer {
                         e.load_buffer_elem(&ty, ptr)
