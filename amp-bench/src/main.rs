@@ -1474,7 +1474,7 @@ fn reduction_rows<T>(
     launch: impl Fn(bool, &Array<T, 1>, &mut Array<T, 1>) -> Result<(), amp::Error>,
 ) -> Result<(), BoxError>
 where
-    T: amp::DeviceScalar + Default + PartialEq + std::fmt::Debug,
+    T: amp::DeviceElement + Default + PartialEq + std::fmt::Debug,
 {
     let n = xs.len();
     let acc = ctx.acc.clone();

@@ -49,7 +49,7 @@ pub fn derive_device_struct(input: TokenStream2) -> TokenStream2 {
     quote! {
         impl ::amp::DeviceStructSeal for #name {}
 
-        impl ::amp::DeviceScalar for #name {
+        impl ::amp::DeviceElement for #name {
             const TYPE: ::amp::ScalarType = ::amp::ScalarType::U32;
             const ELEM: ::amp::ElemType = ::amp::ElemType::Struct {
                 name: #name_str,

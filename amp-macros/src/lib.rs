@@ -309,7 +309,7 @@ fn elem_type_tokens(elem: &Elem, host: &TokenStream2) -> TokenStream2 {
             quote!(::amp::ElemType::Vector(#s, #n))
         }
         // A struct's layout is its host type's, which only the host type knows.
-        Some(ElemType::Struct { .. }) | None => quote!(<#host as ::amp::DeviceScalar>::ELEM),
+        Some(ElemType::Struct { .. }) | None => quote!(<#host as ::amp::DeviceElement>::ELEM),
     }
 }
 

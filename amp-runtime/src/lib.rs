@@ -66,7 +66,7 @@ pub use kernel::{
 pub use kernel::{ElemType, ScalarType};
 #[doc(hidden)]
 pub use scalar::sealed::Sealed as DeviceStructSeal;
-pub use scalar::{DeviceScalar, ScalarArg};
+pub use scalar::{DeviceElement, ScalarArg};
 pub use short_vector::{
     double_2, double_3, double_4, float_2, float_3, float_4, int_2, int_3, int_4, uint_2, uint_3,
     uint_4, Double2, Double3, Double4, Float2, Float3, Float4, Int2, Int3, Int4, UInt2, UInt3,

@@ -2,7 +2,7 @@
 
 use crate::kernel::{ElemType, ScalarType};
 
-/// The seal of [`DeviceScalar`]: only the crate's types and `#[derive(DeviceStruct)]` structs
+/// The seal of [`DeviceElement`]: only the crate's types and `#[derive(DeviceStruct)]` structs
 /// implement it.
 #[doc(hidden)]
 pub mod sealed {
@@ -21,7 +21,7 @@ pub mod sealed {
 ///
 /// Sealed: the device side only knows these types. `f64` kernels need a device with
 /// `shaderFloat64` (see [`Accelerator::supports_double_precision`](crate::Accelerator::supports_double_precision)).
-pub trait DeviceScalar:
+pub trait DeviceElement:
     sealed::Sealed + bytemuck::Pod + Send + Sync + std::fmt::Debug + 'static
 {
     /// The device-side scalar type (of the components, for a short vector; `U32` for a struct,
@@ -31,16 +31,16 @@ pub trait DeviceScalar:
     const ELEM: ElemType = ElemType::Scalar(Self::TYPE);
 }
 
-impl DeviceScalar for i32 {
+impl DeviceElement for i32 {
     const TYPE: ScalarType = ScalarType::I32;
 }
-impl DeviceScalar for u32 {
+impl DeviceElement for u32 {
     const TYPE: ScalarType = ScalarType::U32;
 }
-impl DeviceScalar for f32 {
+impl DeviceElement for f32 {
     const TYPE: ScalarType = ScalarType::F32;
 }
-impl DeviceScalar for f64 {
+impl DeviceElement for f64 {
     const TYPE: ScalarType = ScalarType::F64;
 }
 

@@ -17,7 +17,7 @@
 //! ```
 
 use crate::kernel::{ElemType, ScalarType};
-use crate::scalar::{sealed::Sealed, DeviceScalar};
+use crate::scalar::{sealed::Sealed, DeviceElement};
 use std::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Rem, Sub, SubAssign};
 
 /// Defines one short vector type: the struct, its constructors, element-wise operators with
@@ -80,7 +80,7 @@ macro_rules! short_vector {
 
         impl Sealed for $name {}
 
-        impl DeviceScalar for $name {
+        impl DeviceElement for $name {
             const TYPE: ScalarType = ScalarType::$st;
             const ELEM: ElemType = ElemType::Vector(ScalarType::$st, $n);
         }

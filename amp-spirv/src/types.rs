@@ -256,7 +256,7 @@ impl Elem {
     }
 
     /// How the runtime describes this element type ([`amp_abi::ElemType`]); `None` for a
-    /// struct, which the runtime knows by its host type's `DeviceScalar::ELEM`.
+    /// struct, which the runtime knows by its host type's `DeviceElement::ELEM`.
     pub fn abi(&self) -> Option<amp_abi::ElemType> {
         match self {
             Elem::Scalar(s) => Some(amp_abi::ElemType::Scalar(s.abi())),

@@ -16,7 +16,7 @@ use std::cmp::Ordering;
 use std::fmt::Debug;
 
 use amp::prelude::*;
-use amp::{DeviceScalar, KernelCall};
+use amp::{DeviceElement, KernelCall};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 
@@ -79,7 +79,7 @@ fn launch(domain: Extent<1>, call: KernelCall<'_, 1>) -> Result<bool, TestCaseEr
 
 /// Runs a kernel `(a, b) -> out` over two equally long vectors; `None` when the device lacks
 /// `shaderFloat64` for an f64 kernel.
-fn device2<A: DeviceScalar, B: DeviceScalar, R: DeviceScalar + Default>(
+fn device2<A: DeviceElement, B: DeviceElement, R: DeviceElement + Default>(
     a: &[A],
     b: &[B],
     kernel: impl for<'k, 'v> Fn(
@@ -104,7 +104,7 @@ fn device2<A: DeviceScalar, B: DeviceScalar, R: DeviceScalar + Default>(
 }
 
 /// Runs a kernel `a -> out`.
-fn device1<A: DeviceScalar, R: DeviceScalar + Default>(
+fn device1<A: DeviceElement, R: DeviceElement + Default>(
     a: &[A],
     kernel: impl for<'k, 'v> Fn(
         &'k ArrayView<'v, A, 1>,

@@ -13,7 +13,7 @@ use super::view::{ArrayView, ArrayViewMut};
 use crate::device::Accelerator;
 use crate::kernel::ElemType;
 use crate::memory::{force_staging, Buffer};
-use crate::scalar::DeviceScalar;
+use crate::scalar::DeviceElement;
 use crate::{Error, Extent, Index};
 
 /// How the host may access an [`Array`]'s memory (C++ AMP's `access_type`, used as its
@@ -114,7 +114,7 @@ impl Accelerator {
 /// assert_eq!(b.to_vec()?, vec![1, 2, 3, 4]);
 /// # Ok::<(), amp_runtime::Error>(())
 /// ```
-pub struct Array<T: DeviceScalar, const N: usize> {
+pub struct Array<T: DeviceElement, const N: usize> {
     buffer: Arc<Buffer>,
     extent: Extent<N>,
     len: usize,
@@ -123,7 +123,7 @@ pub struct Array<T: DeviceScalar, const N: usize> {
     _elem: PhantomData<T>,
 }
 
-impl<T: DeviceScalar, const N: usize> Array<T, N> {
+impl<T: DeviceElement, const N: usize> Array<T, N> {
     fn alloc(acc: &Accelerator, extent: Extent<N>, access: AccessType) -> Result<Self, Error> {
         let len = extent.validate()?;
         let bytes = (len as u64).saturating_mul(std::mem::size_of::<T>() as u64);
@@ -357,7 +357,7 @@ impl<T: DeviceScalar, const N: usize> Array<T, N> {
     }
 }
 
-impl<T: DeviceScalar, const N: usize> fmt::Debug for Array<T, N> {
+impl<T: DeviceElement, const N: usize> fmt::Debug for Array<T, N> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Array")
             .field("extent", &self.extent)
@@ -367,7 +367,7 @@ impl<T: DeviceScalar, const N: usize> fmt::Debug for Array<T, N> {
     }
 }
 
-impl<T: DeviceScalar, const N: usize> BufferAccess for Array<T, N> {
+impl<T: DeviceElement, const N: usize> BufferAccess for Array<T, N> {
     fn elem(&self) -> ElemType {
         T::ELEM
     }
@@ -393,5 +393,5 @@ impl<T: DeviceScalar, const N: usize> BufferAccess for Array<T, N> {
     fn mark_written(&self, _acc: &Accelerator) {}
 }
 
-impl<T: DeviceScalar, const N: usize> DeviceBuffer for Array<T, N> {}
-impl<T: DeviceScalar, const N: usize> DeviceBufferMut for Array<T, N> {}
+impl<T: DeviceElement, const N: usize> DeviceBuffer for Array<T, N> {}
+impl<T: DeviceElement, const N: usize> DeviceBufferMut for Array<T, N> {}

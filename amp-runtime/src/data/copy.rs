@@ -13,14 +13,14 @@ use super::view::{ArrayView, ArrayViewMut, ViewParts};
 use crate::device::Accelerator;
 use crate::dims::dims_list;
 use crate::memory::Buffer;
-use crate::scalar::DeviceScalar;
+use crate::scalar::DeviceElement;
 use crate::Error;
 
 mod sealed {
     use super::*;
 
     /// What `copy` needs from a source.
-    pub trait Source<T: DeviceScalar> {
+    pub trait Source<T: DeviceElement> {
         /// The shape (a slice's is `[len]`) and whether it is an array or view (whose
         /// shape must match exactly, not just its element count).
         fn shape(&self) -> (Vec<usize>, bool);
@@ -37,7 +37,7 @@ mod sealed {
     }
 
     /// What `copy` needs from a destination.
-    pub trait Destination<T: DeviceScalar> {
+    pub trait Destination<T: DeviceElement> {
         /// As [`Source::shape`].
         fn shape(&self) -> (Vec<usize>, bool);
         /// Overwrites the elements with `data` (row-major, the right length).
@@ -55,13 +55,13 @@ mod sealed {
 
 /// A source of [`copy`]: an [`Array`], an [`ArrayView`], an [`ArrayViewMut`] or a host
 /// slice `[T]`. Sealed.
-pub trait CopySource<T: DeviceScalar>: sealed::Source<T> {}
+pub trait CopySource<T: DeviceElement>: sealed::Source<T> {}
 
 /// A destination of [`copy`]: an [`Array`], an [`ArrayViewMut`] or a host slice `[T]`.
 /// Sealed.
-pub trait CopyDestination<T: DeviceScalar>: sealed::Destination<T> {}
+pub trait CopyDestination<T: DeviceElement>: sealed::Destination<T> {}
 
-impl<T: DeviceScalar> sealed::Source<T> for [T] {
+impl<T: DeviceElement> sealed::Source<T> for [T] {
     fn shape(&self) -> (Vec<usize>, bool) {
         (vec![self.len()], false)
     }
@@ -72,9 +72,9 @@ impl<T: DeviceScalar> sealed::Source<T> for [T] {
         Some(self)
     }
 }
-impl<T: DeviceScalar> CopySource<T> for [T] {}
+impl<T: DeviceElement> CopySource<T> for [T] {}
 
-impl<T: DeviceScalar> sealed::Destination<T> for [T] {
+impl<T: DeviceElement> sealed::Destination<T> for [T] {
     fn shape(&self) -> (Vec<usize>, bool) {
         (vec![self.len()], false)
     }
@@ -86,9 +86,9 @@ impl<T: DeviceScalar> sealed::Destination<T> for [T] {
         Some(self)
     }
 }
-impl<T: DeviceScalar> CopyDestination<T> for [T] {}
+impl<T: DeviceElement> CopyDestination<T> for [T] {}
 
-impl<T: DeviceScalar, const N: usize> sealed::Source<T> for Array<T, N> {
+impl<T: DeviceElement, const N: usize> sealed::Source<T> for Array<T, N> {
     fn shape(&self) -> (Vec<usize>, bool) {
         (self.extent().as_slice().to_vec(), true)
     }
@@ -99,9 +99,9 @@ impl<T: DeviceScalar, const N: usize> sealed::Source<T> for Array<T, N> {
         Some((self.buffer(), self.accelerator()))
     }
 }
-impl<T: DeviceScalar, const N: usize> CopySource<T> for Array<T, N> {}
+impl<T: DeviceElement, const N: usize> CopySource<T> for Array<T, N> {}
 
-impl<T: DeviceScalar, const N: usize> sealed::Destination<T> for Array<T, N> {
+impl<T: DeviceElement, const N: usize> sealed::Destination<T> for Array<T, N> {
     fn shape(&self) -> (Vec<usize>, bool) {
         (self.extent().as_slice().to_vec(), true)
     }
@@ -112,18 +112,18 @@ impl<T: DeviceScalar, const N: usize> sealed::Destination<T> for Array<T, N> {
         Some((self.buffer(), self.accelerator()))
     }
 }
-impl<T: DeviceScalar, const N: usize> CopyDestination<T> for Array<T, N> {}
+impl<T: DeviceElement, const N: usize> CopyDestination<T> for Array<T, N> {}
 
-fn view_shape<T: DeviceScalar, const N: usize>(v: &impl ViewParts<T, N>) -> (Vec<usize>, bool) {
+fn view_shape<T: DeviceElement, const N: usize>(v: &impl ViewParts<T, N>) -> (Vec<usize>, bool) {
     (v.parts().1.extent.as_slice().to_vec(), true)
 }
 
-fn view_read<T: DeviceScalar, const N: usize>(v: &impl ViewParts<T, N>) -> Result<Vec<T>, Error> {
+fn view_read<T: DeviceElement, const N: usize>(v: &impl ViewParts<T, N>) -> Result<Vec<T>, Error> {
     let (shared, layout): (&Arc<Shared>, &Layout<N>) = v.parts();
     shared.gather(layout)
 }
 
-impl<T: DeviceScalar, const N: usize> sealed::Source<T> for ArrayView<'_, T, N> {
+impl<T: DeviceElement, const N: usize> sealed::Source<T> for ArrayView<'_, T, N> {
     fn shape(&self) -> (Vec<usize>, bool) {
         view_shape(self)
     }
@@ -131,9 +131,9 @@ impl<T: DeviceScalar, const N: usize> sealed::Source<T> for ArrayView<'_, T, N> 
         view_read(self)
     }
 }
-impl<T: DeviceScalar, const N: usize> CopySource<T> for ArrayView<'_, T, N> {}
+impl<T: DeviceElement, const N: usize> CopySource<T> for ArrayView<'_, T, N> {}
 
-impl<T: DeviceScalar, const N: usize> sealed::Source<T> for ArrayViewMut<'_, T, N> {
+impl<T: DeviceElement, const N: usize> sealed::Source<T> for ArrayViewMut<'_, T, N> {
     fn shape(&self) -> (Vec<usize>, bool) {
         view_shape(self)
     }
@@ -141,9 +141,9 @@ impl<T: DeviceScalar, const N: usize> sealed::Source<T> for ArrayViewMut<'_, T, 
         view_read(self)
     }
 }
-impl<T: DeviceScalar, const N: usize> CopySource<T> for ArrayViewMut<'_, T, N> {}
+impl<T: DeviceElement, const N: usize> CopySource<T> for ArrayViewMut<'_, T, N> {}
 
-impl<T: DeviceScalar, const N: usize> sealed::Destination<T> for ArrayViewMut<'_, T, N> {
+impl<T: DeviceElement, const N: usize> sealed::Destination<T> for ArrayViewMut<'_, T, N> {
     fn shape(&self) -> (Vec<usize>, bool) {
         view_shape(self)
     }
@@ -152,7 +152,7 @@ impl<T: DeviceScalar, const N: usize> sealed::Destination<T> for ArrayViewMut<'_
         shared.scatter(layout, data)
     }
 }
-impl<T: DeviceScalar, const N: usize> CopyDestination<T> for ArrayViewMut<'_, T, N> {}
+impl<T: DeviceElement, const N: usize> CopyDestination<T> for ArrayViewMut<'_, T, N> {}
 
 /// Checks that `src` and `dst` have the same shape (arrays and views) or element count
 /// (when a host slice is involved).
@@ -197,7 +197,7 @@ fn check_shapes(src: (Vec<usize>, bool), dst: (Vec<usize>, bool)) -> Result<usiz
 /// ```
 pub fn copy<T, S, D>(src: &S, dst: &mut D) -> Result<(), Error>
 where
-    T: DeviceScalar,
+    T: DeviceElement,
     S: CopySource<T> + ?Sized,
     D: CopyDestination<T> + ?Sized,
 {
@@ -232,7 +232,7 @@ where
 /// Errors: as for [`copy`] (shape errors are reported at once, transfer errors by `wait`).
 pub fn copy_async<'a, T, S, D>(src: &'a S, dst: &'a mut D) -> Result<CompletionFuture<'a>, Error>
 where
-    T: DeviceScalar,
+    T: DeviceElement,
     S: CopySource<T> + ?Sized + Sync,
     D: CopyDestination<T> + ?Sized + Send,
 {

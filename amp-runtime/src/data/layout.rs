@@ -2,7 +2,7 @@
 //! arithmetic of sections, projections, reshapes and reinterpretations.
 
 use crate::dims::dims_list;
-use crate::scalar::DeviceScalar;
+use crate::scalar::DeviceElement;
 use crate::{Error, Extent};
 
 /// Checks that `extent` is usable and has exactly `len` elements.
@@ -182,7 +182,7 @@ fn row_major_strides<const N: usize>(extent: &Extent<N>) -> [usize; N] {
 }
 
 /// The layout of `layout`'s bytes as elements of `U`.
-pub(super) fn reinterpret<T: DeviceScalar, U: DeviceScalar, const N: usize>(
+pub(super) fn reinterpret<T: DeviceElement, U: DeviceElement, const N: usize>(
     layout: &Layout<N>,
 ) -> Result<Layout<1>, Error> {
     layout.require_contiguous("reinterpret_as")?;

@@ -9,7 +9,7 @@ use super::future::{stage_download, CompletionFuture};
 use super::layout::Layout;
 use crate::device::{Accelerator, Device};
 use crate::memory::Buffer;
-use crate::scalar::DeviceScalar;
+use crate::scalar::DeviceElement;
 use crate::sync::lock;
 use crate::Error;
 
@@ -103,7 +103,7 @@ pub(crate) struct Shared {
     pub(super) state: Mutex<Coherence>,
 }
 
-// SAFETY: the host pointer comes from a `&[T]` or `&mut [T]` of a `DeviceScalar` (plain data,
+// SAFETY: the host pointer comes from a `&[T]` or `&mut [T]` of a `DeviceElement` (plain data,
 // `Send + Sync`); the views that hold the `Shared` carry that borrow's lifetime and follow its
 // rules (only `ArrayViewMut` writes host data, and only through `&mut self` or the lock).
 unsafe impl Send for Shared {}
@@ -265,7 +265,7 @@ impl Shared {
     }
 
     /// Reads the elements of `layout` (row-major) into a new `Vec`.
-    pub(crate) fn gather<T: DeviceScalar, const N: usize>(
+    pub(crate) fn gather<T: DeviceElement, const N: usize>(
         &self,
         layout: &Layout<N>,
     ) -> Result<Vec<T>, Error> {
@@ -294,7 +294,7 @@ impl Shared {
     }
 
     /// Writes `data` (row-major) into the elements of `layout`; device copies become stale.
-    pub(crate) fn scatter<T: DeviceScalar, const N: usize>(
+    pub(crate) fn scatter<T: DeviceElement, const N: usize>(
         &self,
         layout: &Layout<N>,
         data: &[T],
@@ -330,7 +330,7 @@ impl Shared {
 
     /// The host bytes of a contiguous `layout` (synchronized first), if the data is host
     /// memory.
-    pub(super) fn host_run<T: DeviceScalar, const N: usize>(
+    pub(super) fn host_run<T: DeviceElement, const N: usize>(
         &self,
         layout: &Layout<N>,
         operation: &'static str,

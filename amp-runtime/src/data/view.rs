@@ -19,7 +19,7 @@ use super::shared::Shared;
 use crate::device::Accelerator;
 use crate::dims::dims_list;
 use crate::kernel::ElemType;
-use crate::scalar::DeviceScalar;
+use crate::scalar::DeviceElement;
 use crate::sync::lock;
 use crate::{Error, Extent, Index};
 
@@ -48,7 +48,7 @@ use crate::{Error, Extent, Index};
 /// assert_eq!(v.project(1)?.to_vec()?, [4.0, 5.0, 6.0]); // C++ AMP's v[1]
 /// # Ok::<(), amp_runtime::Error>(())
 /// ```
-pub struct ArrayView<'a, T: DeviceScalar, const N: usize> {
+pub struct ArrayView<'a, T: DeviceElement, const N: usize> {
     shared: Arc<Shared>,
     layout: Layout<N>,
     _data: PhantomData<&'a [T]>,
@@ -78,7 +78,7 @@ pub struct ArrayView<'a, T: DeviceScalar, const N: usize> {
 /// v.synchronize()?;
 /// # Ok::<(), amp_runtime::Error>(())
 /// ```
-pub struct ArrayViewMut<'a, T: DeviceScalar, const N: usize> {
+pub struct ArrayViewMut<'a, T: DeviceElement, const N: usize> {
     shared: Arc<Shared>,
     layout: Layout<N>,
     _data: PhantomData<&'a mut [T]>,
@@ -155,7 +155,7 @@ macro_rules! read_methods {
         ///
         /// Errors: [`Error::NotContiguous`] for a section with gaps; [`Error::Reinterpret`]
         /// when the view's byte size or byte offset is not a multiple of `U`'s size.
-        pub fn reinterpret_as<U: DeviceScalar>(&self) -> Result<ArrayView<$l, U, 1>, Error> {
+        pub fn reinterpret_as<U: DeviceElement>(&self) -> Result<ArrayView<$l, U, 1>, Error> {
             let layout = reinterpret::<T, U, N>(&self.layout)?;
             Ok(ArrayView {
                 shared: self.shared.clone(),
@@ -174,7 +174,7 @@ macro_rules! read_methods {
     };
 }
 
-impl<'a, T: DeviceScalar, const N: usize> ArrayView<'a, T, N> {
+impl<'a, T: DeviceElement, const N: usize> ArrayView<'a, T, N> {
     /// A view of `data` with the given extent.
     ///
     /// Errors: [`Error::ZeroExtent`] for an empty extent, [`Error::ExtentMismatch`] when the
@@ -230,7 +230,7 @@ impl<'a, T: DeviceScalar, const N: usize> ArrayView<'a, T, N> {
     }
 }
 
-impl<T: DeviceScalar, const N: usize> std::ops::Index<[usize; N]> for ArrayView<'_, T, N> {
+impl<T: DeviceElement, const N: usize> std::ops::Index<[usize; N]> for ArrayView<'_, T, N> {
     type Output = T;
     /// The element at `idx` of a view of host data.
     ///
@@ -254,7 +254,7 @@ impl<T: DeviceScalar, const N: usize> std::ops::Index<[usize; N]> for ArrayView<
     }
 }
 
-impl<T: DeviceScalar, const N: usize> std::ops::Index<Index<N>> for ArrayView<'_, T, N> {
+impl<T: DeviceElement, const N: usize> std::ops::Index<Index<N>> for ArrayView<'_, T, N> {
     type Output = T;
     /// As indexing with `[usize; N]`.
     fn index(&self, idx: Index<N>) -> &T {
@@ -262,7 +262,7 @@ impl<T: DeviceScalar, const N: usize> std::ops::Index<Index<N>> for ArrayView<'_
     }
 }
 
-impl<T: DeviceScalar, const N: usize> Clone for ArrayView<'_, T, N> {
+impl<T: DeviceElement, const N: usize> Clone for ArrayView<'_, T, N> {
     fn clone(&self) -> Self {
         ArrayView {
             shared: self.shared.clone(),
@@ -272,7 +272,7 @@ impl<T: DeviceScalar, const N: usize> Clone for ArrayView<'_, T, N> {
     }
 }
 
-impl<'a, T: DeviceScalar, const N: usize> ArrayViewMut<'a, T, N> {
+impl<'a, T: DeviceElement, const N: usize> ArrayViewMut<'a, T, N> {
     /// A writable view of `data` with the given extent.
     ///
     /// Errors as for [`ArrayView::new`].
@@ -338,7 +338,7 @@ impl<'a, T: DeviceScalar, const N: usize> ArrayViewMut<'a, T, N> {
     }
 
     /// [`reinterpret_as`](Self::reinterpret_as), writable.
-    pub fn reinterpret_as_mut<U: DeviceScalar>(&mut self) -> Result<ArrayViewMut<'_, U, 1>, Error> {
+    pub fn reinterpret_as_mut<U: DeviceElement>(&mut self) -> Result<ArrayViewMut<'_, U, 1>, Error> {
         let layout = reinterpret::<T, U, N>(&self.layout)?;
         Ok(ArrayViewMut {
             shared: self.shared.clone(),
@@ -434,7 +434,7 @@ impl<'a, T: DeviceScalar, const N: usize> ArrayViewMut<'a, T, N> {
 /// are methods.
 macro_rules! projections {
     ($($n:literal => $m:literal),*) => {$(
-        impl<'a, T: DeviceScalar> ArrayView<'a, T, $n> {
+        impl<'a, T: DeviceElement> ArrayView<'a, T, $n> {
             /// Row `i` of dimension 0 as a view of rank one less (C++ AMP's `view[i]`).
             /// Shares the data. Errors: [`Error::SectionOutOfBounds`] when `i` is out of
             /// bounds.
@@ -444,7 +444,7 @@ macro_rules! projections {
             }
         }
 
-        impl<'a, T: DeviceScalar> ArrayViewMut<'a, T, $n> {
+        impl<'a, T: DeviceElement> ArrayViewMut<'a, T, $n> {
             /// Row `i` of dimension 0 as a read-only view of rank one less (C++ AMP's
             /// `view[i]`). Errors: [`Error::SectionOutOfBounds`] when `i` is out of bounds.
             pub fn project(&self, i: usize) -> Result<ArrayView<'_, T, $m>, Error> {
@@ -464,7 +464,7 @@ macro_rules! projections {
 
 projections!(2 => 1, 3 => 2, 4 => 3);
 
-impl<T: DeviceScalar, const N: usize> fmt::Debug for ArrayView<'_, T, N> {
+impl<T: DeviceElement, const N: usize> fmt::Debug for ArrayView<'_, T, N> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ArrayView")
             .field("extent", &self.layout.extent)
@@ -474,7 +474,7 @@ impl<T: DeviceScalar, const N: usize> fmt::Debug for ArrayView<'_, T, N> {
     }
 }
 
-impl<T: DeviceScalar, const N: usize> fmt::Debug for ArrayViewMut<'_, T, N> {
+impl<T: DeviceElement, const N: usize> fmt::Debug for ArrayViewMut<'_, T, N> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ArrayViewMut")
             .field("extent", &self.layout.extent)
@@ -487,7 +487,7 @@ impl<T: DeviceScalar, const N: usize> fmt::Debug for ArrayViewMut<'_, T, N> {
 /// The buffer-argument plumbing both view types share.
 macro_rules! buffer_access {
     ($ty:ident) => {
-        impl<T: DeviceScalar, const N: usize> BufferAccess for $ty<'_, T, N> {
+        impl<T: DeviceElement, const N: usize> BufferAccess for $ty<'_, T, N> {
             fn elem(&self) -> ElemType {
                 T::ELEM
             }
@@ -511,27 +511,27 @@ macro_rules! buffer_access {
             }
         }
 
-        impl<T: DeviceScalar, const N: usize> DeviceBuffer for $ty<'_, T, N> {}
+        impl<T: DeviceElement, const N: usize> DeviceBuffer for $ty<'_, T, N> {}
     };
 }
 
 buffer_access!(ArrayView);
 buffer_access!(ArrayViewMut);
 
-impl<T: DeviceScalar, const N: usize> DeviceBufferMut for ArrayViewMut<'_, T, N> {}
+impl<T: DeviceElement, const N: usize> DeviceBufferMut for ArrayViewMut<'_, T, N> {}
 
 /// Crate access to a view's parts (for `copy`).
-pub(crate) trait ViewParts<T: DeviceScalar, const N: usize> {
+pub(crate) trait ViewParts<T: DeviceElement, const N: usize> {
     fn parts(&self) -> (&Arc<Shared>, &Layout<N>);
 }
 
-impl<T: DeviceScalar, const N: usize> ViewParts<T, N> for ArrayView<'_, T, N> {
+impl<T: DeviceElement, const N: usize> ViewParts<T, N> for ArrayView<'_, T, N> {
     fn parts(&self) -> (&Arc<Shared>, &Layout<N>) {
         (&self.shared, &self.layout)
     }
 }
 
-impl<T: DeviceScalar, const N: usize> ViewParts<T, N> for ArrayViewMut<'_, T, N> {
+impl<T: DeviceElement, const N: usize> ViewParts<T, N> for ArrayViewMut<'_, T, N> {
     fn parts(&self) -> (&Arc<Shared>, &Layout<N>) {
         (&self.shared, &self.layout)
     }

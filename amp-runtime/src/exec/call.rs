@@ -8,7 +8,7 @@ use crate::data::{BufferAccess, DeviceBuffer, DeviceBufferMut};
 use crate::device::Accelerator;
 use crate::extent::Extent;
 use crate::kernel::{ElemType, KernelInfo, ScalarType};
-use crate::scalar::{DeviceScalar, ScalarArg};
+use crate::scalar::{DeviceElement, ScalarArg};
 
 /// A kernel argument (see [`KernelArg`]).
 pub(super) enum Arg<'a> {
@@ -62,7 +62,7 @@ impl<'a> KernelArg<'a> {
 
     /// A short vector ([`Float3`](crate::Float3), ...) or `#[derive(DeviceStruct)]` struct
     /// passed by value: its `#[repr(C)]` bytes go to the push constants as they are.
-    pub fn value<T: DeviceScalar>(value: T) -> Self {
+    pub fn value<T: DeviceElement>(value: T) -> Self {
         KernelArg(Arg::Value {
             elem: T::ELEM,
             bytes: bytemuck::bytes_of(&value).to_vec(),
