@@ -44,8 +44,8 @@ pub mod prelude {
     pub use amp_runtime::short_vector::*;
     pub use amp_runtime::{
         copy, copy_async, parallel_for_each, parallel_for_each_on, Accelerator, AcceleratorView,
-        AccessType, Array, ArrayView, ArrayViewMut, CompletionFuture, Error, Extent, Index,
-        TiledExtent, TiledIndex,
+        AccessType, Array, ArrayView, ArrayViewMut, CompletionFuture, DeviceFloat, DeviceInt,
+        DeviceScalar, Error, Extent, Index, TiledExtent, TiledIndex,
     };
 }
 
@@ -53,7 +53,7 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use amp_runtime::{
-        DeviceStructSeal, KernelArg, KernelCall, KernelInfo, ParamInfo, ParamKind, ScalarType,
-        TiledKernelCall,
+        is_scalar, DeviceStructSeal, KernelArg, KernelCall, KernelInfo, ParamInfo, ParamKind,
+        ScalarType, TiledKernelCall,
     };
 }

@@ -351,6 +351,7 @@ const RUNTIME_LAYERS: &[&[&str]] = &[
         "error",
         "extent",
         "kernel",
+        "numeric",
         "scalar",
         "short_vector",
         "sync",

@@ -186,9 +186,16 @@ pub fn missing_device_fn_struct(
     }
     let mut named = Named(Vec::new());
     syn::visit::Visit::visit_item_fn(&mut named, func);
+    // A type parameter (`x: T`) is no struct.
+    let is_type_param = |path: &syn::Path| {
+        func.sig.generics.params.iter().any(|g| match g {
+            syn::GenericParam::Type(t) => path.is_ident(&t.ident),
+            _ => false,
+        })
+    };
     named.0.into_iter().find(|path| {
         let name = &path.segments.last().expect("non-empty").ident;
-        !known.iter().any(|k| k.ident == *name)
+        !known.iter().any(|k| k.ident == *name) && !is_type_param(path)
     })
 }
 

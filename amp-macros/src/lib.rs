@@ -60,17 +60,20 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
             return fetch.into();
         }
     }
-    match amp_spirv::compile_with(&func, &options) {
-        Ok(kernel) if errors.is_empty() => {
-            dump_spirv(&kernel);
-            if std::env::var_os("AMP_REPORT").is_some_and(|v| v != "0") {
-                eprint!("{}", kernel.report);
+    match compile_instances(&func, &options) {
+        Ok(instances) if errors.is_empty() => {
+            let report = std::env::var_os("AMP_REPORT").is_some_and(|v| v != "0");
+            for i in &instances {
+                dump_spirv(&i.kernel, &i.bindings);
+                if report {
+                    eprint!("{}", i.kernel.report);
+                }
             }
-            let mut out = launcher(&func, &kernel);
+            let mut out = launcher(&func, &instances);
             out.extend(callback::layout_assertions(
                 &func,
                 &options.structs,
-                &kernel,
+                &instances[0].kernel,
             ));
             out.into()
         }
@@ -81,6 +84,48 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
             }
             errors.into()
         }
+    }
+}
+
+/// Compiles every instance of the kernel (one, unless it has type parameters); all errors of
+/// all instances otherwise, each once, naming the instances it is limited to.
+fn compile_instances(
+    func: &syn::ItemFn,
+    options: &Options,
+) -> Result<Vec<Instance>, amp_spirv::Diagnostics> {
+    let instances = match amp_spirv::instantiate(func) {
+        Ok(i) => i,
+        Err(mut diags) => {
+            // Still report the rest of the kernel's errors in this build; the signature's own
+            // check would repeat the generics ones.
+            if let Err(more) = amp_spirv::compile_with(func, options) {
+                for d in more {
+                    if d.rule != Rule::Generics {
+                        diags.push(d);
+                    }
+                }
+            }
+            return Err(diags);
+        }
+    };
+    let mut compiled = Vec::new();
+    let mut results = Vec::new();
+    for i in &instances {
+        match amp_spirv::compile_with(&i.func, options) {
+            Ok(kernel) => {
+                compiled.push(Instance {
+                    bindings: i.bindings.clone(),
+                    kernel,
+                });
+                results.push((i.label(), amp_spirv::Diagnostics::default()));
+            }
+            Err(d) => results.push((i.label(), d)),
+        }
+    }
+    if compiled.len() == instances.len() {
+        Ok(compiled)
+    } else {
+        Err(amp_spirv::merge_instance_errors(results))
     }
 }
 
@@ -245,16 +290,22 @@ fn error_tokens(d: &Diagnostic) -> TokenStream2 {
     quote!(#path #body)
 }
 
-/// Writes the module to `$AMP_DUMP_SPIRV/<name>.spv` when that variable is set.
-fn dump_spirv(kernel: &CompiledKernel) {
+/// Writes the module to `$AMP_DUMP_SPIRV/<name>.spv` (`<name>-f32.spv` and so on for the
+/// instances of a generic kernel) when that variable is set.
+fn dump_spirv(kernel: &CompiledKernel, bindings: &[(syn::Ident, Scalar)]) {
     let Some(dir) = std::env::var_os("AMP_DUMP_SPIRV") else {
         return;
     };
     let dir = std::path::PathBuf::from(dir);
     let bytes: Vec<u8> = kernel.spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
     // Best effort: a failed dump must not fail the user's build.
-    let _ = std::fs::create_dir_all(&dir)
-        .and_then(|_| std::fs::write(dir.join(format!("{}.spv", kernel.name)), bytes));
+    let _ = std::fs::create_dir_all(&dir).and_then(|_| {
+        let suffix: String = bindings
+            .iter()
+            .map(|(_, s)| format!("-{}", s.name()))
+            .collect();
+        std::fs::write(dir.join(format!("{}{suffix}.spv", kernel.name)), bytes)
+    });
 }
 
 fn scalar_tokens(s: Scalar) -> TokenStream2 {
@@ -313,20 +364,48 @@ fn elem_type_tokens(elem: &Elem, host: &TokenStream2) -> TokenStream2 {
     }
 }
 
-fn launcher(func: &syn::ItemFn, kernel: &CompiledKernel) -> TokenStream2 {
+/// One compiled instance of a kernel: the scalars its type parameters stand for (none for a
+/// kernel without type parameters) and its module.
+struct Instance {
+    bindings: Vec<(syn::Ident, Scalar)>,
+    kernel: CompiledKernel,
+}
+
+/// The element type a parameter's written type names when it is one of the kernel's type
+/// parameters (`x: ArrayView<T, 1>` or `a: T`): the launcher takes that parameter generically.
+fn written_type_param(
+    func: &syn::ItemFn,
+    param: &str,
+    type_params: &[syn::Ident],
+) -> Option<TokenStream2> {
+    let is_param = |ty: &TokenStream2| {
+        let written = ty.to_string();
+        type_params.iter().any(|t| t == written.as_str())
+    };
+    callback::written_elem_type(func, param)
+        .or_else(|| callback::written_param_type(func, param))
+        .filter(is_param)
+}
+
+fn launcher(func: &syn::ItemFn, instances: &[Instance]) -> TokenStream2 {
+    // Instances share their shape (parameters, rank, tile), which the signature fixes.
+    let kernel = &instances[0].kernel;
+    let type_params: Vec<syn::Ident> = instances[0]
+        .bindings
+        .iter()
+        .map(|(i, _)| i.clone())
+        .collect();
     let name = &func.sig.ident;
     let vis = &func.vis;
     let attrs = func.attrs.iter().filter(|a| !amp_spirv::is_kernel_attr(a));
     let rank = Literal::usize_unsuffixed(kernel.rank as usize);
-    let rank_u32 = kernel.rank;
 
     let mut inputs = Vec::new();
     let mut args = Vec::new();
-    let mut infos = Vec::new();
     for p in &kernel.params {
         let ident = format_ident!("{}", p.name);
         let pname = &p.name;
-        let offset = p.offset;
+        let generic = written_type_param(func, pname, &type_params);
         match &p.kind {
             &ParamKind::Buffer {
                 ref elem,
@@ -334,7 +413,7 @@ fn launcher(func: &syn::ItemFn, kernel: &CompiledKernel) -> TokenStream2 {
                 writable,
                 container,
             } => {
-                let t = elem_tokens(func, pname, elem);
+                let t = generic.unwrap_or_else(|| elem_tokens(func, pname, elem));
                 let r = Literal::usize_unsuffixed(rank as usize);
                 let ty = match (container, writable) {
                     (Container::View, false) => quote!(&'k ::amp::ArrayView<'_, #t, #r>),
@@ -348,16 +427,6 @@ fn launcher(func: &syn::ItemFn, kernel: &CompiledKernel) -> TokenStream2 {
                 } else {
                     quote!(::amp::__private::KernelArg::read(#ident))
                 });
-                let binding = p.binding.expect("buffers have bindings");
-                let elem = elem_type_tokens(elem, &t);
-                infos.push(quote! {
-                    ::amp::__private::ParamInfo {
-                        name: #pname,
-                        kind: ::amp::__private::ParamKind::Buffer {
-                            binding: #binding, elem: #elem, rank: #rank, writable: #writable, extent_offset: #offset,
-                        },
-                    }
-                });
             }
             ParamKind::Value(elem) => {
                 let t = match elem {
@@ -367,45 +436,39 @@ fn launcher(func: &syn::ItemFn, kernel: &CompiledKernel) -> TokenStream2 {
                 };
                 inputs.push(quote!(#ident: #t));
                 args.push(quote!(::amp::__private::KernelArg::value::<#t>(#ident)));
-                let elem = elem_type_tokens(elem, &t);
-                infos.push(quote! {
-                    ::amp::__private::ParamInfo {
-                        name: #pname,
-                        kind: ::amp::__private::ParamKind::Value { elem: #elem, offset: #offset },
-                    }
-                });
             }
             &ParamKind::Scalar(s) => {
-                let t = scalar_tokens(s);
+                let t = generic.unwrap_or_else(|| scalar_tokens(s));
                 inputs.push(quote!(#ident: #t));
                 args.push(quote!(::amp::__private::KernelArg::scalar(#ident)));
-                let ty = scalar_type_tokens(s);
-                infos.push(quote! {
-                    ::amp::__private::ParamInfo {
-                        name: #pname,
-                        kind: ::amp::__private::ParamKind::Scalar { ty: #ty, offset: #offset },
-                    }
-                });
             }
         }
     }
-    let words = &kernel.spirv;
-    let len = words.len();
-    let kname = name.to_string();
-    let push = kernel.push_constant_size;
-    let [wx, wy, wz] = kernel.workgroup_size;
-    let f64_used = kernel.uses_float64;
-    let hash = kernel.hash;
-    let entry = kernel.entry_point;
-    let tile_rank = kernel.tile.as_ref().map_or(0, |t| t.len() as u32);
-    let oob_report_binding = match kernel.oob_report_binding {
-        Some(b) => quote!(::core::option::Option::Some(#b)),
-        None => quote!(::core::option::Option::None),
+    let statics: Vec<TokenStream2> = instances
+        .iter()
+        .enumerate()
+        .map(|(i, inst)| instance_statics(func, &inst.kernel, i))
+        .collect();
+    // The instance is chosen by the type arguments, a constant once monomorphized.
+    let choose = {
+        let arms = instances.iter().enumerate().map(|(i, inst)| {
+            let info = format_ident!("INFO_{i}");
+            let bytes = tile_static_bytes(&inst.kernel);
+            let conds = inst.bindings.iter().map(|(t, s)| {
+                let ty = scalar_type_tokens(*s);
+                quote!(::amp::__private::is_scalar::<#t>(#ty))
+            });
+            quote!(if true #(&& #conds)* { (&#info, (#bytes) as u32) } else)
+        });
+        quote!(#(#arms)* { ::core::unreachable!() })
     };
-    let spec_types = kernel.consts.iter().map(|c| scalar_type_tokens(c.ty));
     let generics = func.sig.generics.params.iter();
+    let where_clause = &func.sig.generics.where_clause;
     let spec_words = kernel.consts.iter().map(spec_words);
-    let checks = launch_checks(kernel);
+    let checks: Vec<TokenStream2> = instances
+        .iter()
+        .flat_map(|i| launch_checks(&i.kernel))
+        .collect();
     // Item-level constants are evaluated by `cargo check` too; a generic kernel's constants are
     // only known per instantiation, so its checks run where the launcher is monomorphized.
     let (item_checks, inline_checks) = if func.sig.generics.params.is_empty() {
@@ -430,18 +493,17 @@ fn launcher(func: &syn::ItemFn, kernel: &CompiledKernel) -> TokenStream2 {
         .iter()
         .enumerate()
         .map(|(i, w)| warning_tokens(i, w));
-    let report = &kernel.report;
     let call = match &kernel.tile {
         None => {
             let ret = quote!(::amp::__private::KernelCall<'k, #rank>);
             let build = if kernel.consts.is_empty() {
                 quote!(::amp::__private::KernelCall::new(
-                    &INFO,
+                    info,
                     ::std::vec![#(#args),*]
                 ))
             } else {
                 quote!(
-                    ::amp::__private::KernelCall::new(&INFO, ::std::vec![#(#args),*])
+                    ::amp::__private::KernelCall::new(info, ::std::vec![#(#args),*])
                         .with_spec(spec)
                 )
             };
@@ -450,10 +512,14 @@ fn launcher(func: &syn::ItemFn, kernel: &CompiledKernel) -> TokenStream2 {
         Some(dims) => {
             let dim = |d: usize| dims.get(d).map_or(quote!(0), tile_dim_tokens);
             let (t0, t1, t2) = (dim(0), dim(1), dim(2));
-            let bytes = tile_static_bytes(kernel);
             (
                 quote!(::amp::__private::TiledKernelCall<'k, #t0, #t1, #t2>),
-                quote!(::amp::__private::TiledKernelCall::new(&INFO, ::std::vec![#(#args),*], spec, (#bytes) as u32)),
+                quote!(::amp::__private::TiledKernelCall::new(
+                    info,
+                    ::std::vec![#(#args),*],
+                    spec,
+                    tile_static_bytes
+                )),
             )
         }
     };
@@ -467,30 +533,105 @@ fn launcher(func: &syn::ItemFn, kernel: &CompiledKernel) -> TokenStream2 {
             clippy::eq_op,
             clippy::identity_op
         )]
-        #vis fn #name<'k #(, #generics)*>(#(#inputs),*) -> #ret {
-            static SPIRV: [u32; #len] = [#(#words),*];
-            static INFO: ::amp::__private::KernelInfo = ::amp::__private::KernelInfo {
-                name: #kname,
-                spirv: &SPIRV,
-                entry_point: #entry,
-                rank: #rank_u32,
-                params: &[#(#infos),*],
-                push_constant_size: #push,
-                workgroup_size: [#wx, #wy, #wz],
-                uses_float64: #f64_used,
-                hash: #hash,
-                tile_rank: #tile_rank,
-                spec_constants: &[#(#spec_types),*],
-                report: #report,
-                oob_report_binding: #oob_report_binding,
-            };
+        #vis fn #name<'k #(, #generics)*>(#(#inputs),*) -> #ret #where_clause {
+            #(#statics)*
             #(#inline_checks)*
             #(#warnings)*
+            #[allow(unused_variables)]
+            let (info, tile_static_bytes): (&'static ::amp::__private::KernelInfo, u32) = #choose;
             #[allow(unused_mut, unused_variables)]
             let mut spec: ::std::vec::Vec<u32> = ::std::vec::Vec::new();
             #(#spec_words)*
             #build
         }
+    }
+}
+
+/// The `SPIRV_<i>` and `INFO_<i>` statics of instance `i` of a kernel.
+fn instance_statics(func: &syn::ItemFn, kernel: &CompiledKernel, i: usize) -> TokenStream2 {
+    let mut infos = Vec::new();
+    for p in &kernel.params {
+        let pname = &p.name;
+        let offset = p.offset;
+        match &p.kind {
+            &ParamKind::Buffer {
+                ref elem,
+                rank,
+                writable,
+                ..
+            } => {
+                let binding = p.binding.expect("buffers have bindings");
+                let host = elem_tokens(func, pname, elem);
+                let elem = elem_type_tokens(elem, &host);
+                infos.push(quote! {
+                    ::amp::__private::ParamInfo {
+                        name: #pname,
+                        kind: ::amp::__private::ParamKind::Buffer {
+                            binding: #binding, elem: #elem, rank: #rank, writable: #writable, extent_offset: #offset,
+                        },
+                    }
+                });
+            }
+            ParamKind::Value(elem) => {
+                let host = match elem {
+                    Elem::Struct(_) => callback::written_param_type(func, pname)
+                        .expect("value params name their type"),
+                    _ => elem_tokens(func, pname, elem),
+                };
+                let elem = elem_type_tokens(elem, &host);
+                infos.push(quote! {
+                    ::amp::__private::ParamInfo {
+                        name: #pname,
+                        kind: ::amp::__private::ParamKind::Value { elem: #elem, offset: #offset },
+                    }
+                });
+            }
+            &ParamKind::Scalar(s) => {
+                let ty = scalar_type_tokens(s);
+                infos.push(quote! {
+                    ::amp::__private::ParamInfo {
+                        name: #pname,
+                        kind: ::amp::__private::ParamKind::Scalar { ty: #ty, offset: #offset },
+                    }
+                });
+            }
+        }
+    }
+    let spirv = format_ident!("SPIRV_{i}");
+    let info = format_ident!("INFO_{i}");
+    let words = &kernel.spirv;
+    let len = words.len();
+    let kname = &kernel.name;
+    let rank_u32 = kernel.rank;
+    let push = kernel.push_constant_size;
+    let [wx, wy, wz] = kernel.workgroup_size;
+    let f64_used = kernel.uses_float64;
+    let hash = kernel.hash;
+    let entry = kernel.entry_point;
+    let tile_rank = kernel.tile.as_ref().map_or(0, |t| t.len() as u32);
+    let oob_report_binding = match kernel.oob_report_binding {
+        Some(b) => quote!(::core::option::Option::Some(#b)),
+        None => quote!(::core::option::Option::None),
+    };
+    let spec_types = kernel.consts.iter().map(|c| scalar_type_tokens(c.ty));
+    let report = &kernel.report;
+    quote! {
+        static #spirv: [u32; #len] = [#(#words),*];
+        static #info: ::amp::__private::KernelInfo = ::amp::__private::KernelInfo {
+            name: #kname,
+            spirv: &#spirv,
+            entry_point: #entry,
+            rank: #rank_u32,
+            params: &[#(#infos),*],
+            push_constant_size: #push,
+            workgroup_size: [#wx, #wy, #wz],
+            uses_float64: #f64_used,
+            hash: #hash,
+            tile_rank: #tile_rank,
+            spec_constants: &[#(#spec_types),*],
+            report: #report,
+            oob_report_binding: #oob_report_binding,
+        };
     }
 }
 

@@ -39,6 +39,7 @@ mod exec;
 mod extent;
 mod kernel;
 mod memory;
+mod numeric;
 mod scalar;
 pub mod short_vector;
 mod sync;
@@ -64,6 +65,9 @@ pub use kernel::{
     layout_fact, KernelInfo, ParamInfo, ParamKind, LAYOUT_SPEC_ID_BASE, OOB_REPORT_WORDS,
 };
 pub use kernel::{ElemType, ScalarType};
+#[doc(hidden)]
+pub use numeric::is_scalar;
+pub use numeric::{DeviceFloat, DeviceInt, DeviceScalar};
 #[doc(hidden)]
 pub use scalar::sealed::Sealed as DeviceStructSeal;
 pub use scalar::{DeviceElement, ScalarArg};

@@ -37,7 +37,10 @@ pub use compile::{
     missing_device_fns, CompiledKernel, CompiledParam, Options, TileStaticSize,
 };
 pub use diag::{Diagnostic, Diagnostics, Rule, Span};
-pub use front::{callee_path, DeviceFnSource, MAX_TILE_STATIC_BYTES, MAX_TILE_THREADS};
+pub use front::{
+    callee_path, instantiate, merge_instance_errors, substitute, type_params, DeviceFnSource,
+    Instance, ScalarBound, TypeParam, MAX_INSTANCES, MAX_TILE_STATIC_BYTES, MAX_TILE_THREADS,
+};
 pub use ir::{Container, OuterConst, ParamKind, TileDim};
 pub use source::{
     device_fns_in_file, device_structs_in_file, is_device_attr, is_kernel_attr, kernels_in_file,

@@ -24,6 +24,7 @@ mod device_fns;
 mod elementwise;
 mod exact;
 mod examples;
+mod generics;
 mod guard;
 mod launch_reuse;
 mod math;

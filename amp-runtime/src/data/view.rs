@@ -262,6 +262,15 @@ impl<T: DeviceElement, const N: usize> std::ops::Index<Index<N>> for ArrayView<'
     }
 }
 
+impl<T: DeviceElement> std::ops::Index<usize> for ArrayView<'_, T, 1> {
+    type Output = T;
+    /// As indexing with `[i]`: rank-1 views take a plain index, as in kernels (so device
+    /// functions that write `v[i]` also run on the host).
+    fn index(&self, i: usize) -> &T {
+        &self[[i]]
+    }
+}
+
 impl<T: DeviceElement, const N: usize> Clone for ArrayView<'_, T, N> {
     fn clone(&self) -> Self {
         ArrayView {
@@ -338,7 +347,9 @@ impl<'a, T: DeviceElement, const N: usize> ArrayViewMut<'a, T, N> {
     }
 
     /// [`reinterpret_as`](Self::reinterpret_as), writable.
-    pub fn reinterpret_as_mut<U: DeviceElement>(&mut self) -> Result<ArrayViewMut<'_, U, 1>, Error> {
+    pub fn reinterpret_as_mut<U: DeviceElement>(
+        &mut self,
+    ) -> Result<ArrayViewMut<'_, U, 1>, Error> {
         let layout = reinterpret::<T, U, N>(&self.layout)?;
         Ok(ArrayViewMut {
             shared: self.shared.clone(),

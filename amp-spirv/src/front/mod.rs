@@ -1,6 +1,7 @@
 //! The front end: syn's AST of a `#[kernel(amp)]` function to the typed IR.
 
 mod body;
+mod generic;
 mod infer;
 mod signature;
 
@@ -10,6 +11,10 @@ use crate::structs::StructTable;
 use crate::types::{Len, Ty};
 
 pub use body::{callee_path, check_device_fn, closure_names, device_calls};
+pub use generic::{
+    instantiate, merge_instance_errors, substitute, type_params, Instance, ScalarBound, TypeParam,
+    MAX_INSTANCES,
+};
 pub use signature::MAX_TILE_THREADS;
 
 /// The `tile_static` memory every Vulkan device has (`maxComputeSharedMemorySize` >= 16 KiB is

@@ -100,13 +100,15 @@ pub fn callee_path(module: &[String], call: &syn::Path) -> Vec<String> {
 }
 
 /// Whether a call path can name a device function: lower-case module and function names, no
-/// generic arguments, and not one of the kernel language's own functions (math, `min`, atomics,
-/// fences), which always win.
+/// generic arguments but a turbofish on the function (`square::<f32>`), and not one of the
+/// kernel language's own functions (math, `min`, atomics, fences), which always win.
 pub fn is_device_fn_path(path: &syn::Path) -> bool {
-    let plain = path
-        .segments
-        .iter()
-        .all(|s| s.arguments.is_empty() && !starts_upper(&s.ident.to_string()));
+    let last = path.segments.len() - 1;
+    let plain = path.segments.iter().enumerate().all(|(i, s)| {
+        let args_ok = s.arguments.is_empty()
+            || (i == last && matches!(s.arguments, syn::PathArguments::AngleBracketed(_)));
+        args_ok && !starts_upper(&s.ident.to_string())
+    });
     plain && !is_kernel_function(path)
 }
 
@@ -210,14 +212,16 @@ pub(crate) fn device_signature(
 ) -> Result<DeviceSig, Diagnostics> {
     let mut diags = Diagnostics::default();
     check_qualifiers(&func.sig, &mut diags);
+    // Type parameters were replaced by their scalars before (see `generic`); what is left
+    // (const generics) has no meaning in a device function.
     if !func.sig.generics.params.is_empty() || func.sig.generics.where_clause.is_some() {
         diags.push(
             Diagnostic::error(
                 Rule::DeviceFnSignature,
                 func.sig.generics.span(),
-                "device functions cannot be generic",
+                "device functions can only be generic over types bounded by `DeviceScalar`, `DeviceInt` or `DeviceFloat`",
             )
-            .with_help("write one device function per element type"),
+            .with_help("write `fn name<T: DeviceFloat>(x: T) -> T`; use a parameter instead of a const generic"),
         );
     }
     let mut params = Vec::new();
@@ -372,6 +376,29 @@ fn describe_signature(func: &syn::ItemFn) -> String {
 /// body under the kernel language's rules. Calls to other device functions are checked where a
 /// kernel uses them (only then are their bodies known); direct recursion is reported here.
 pub fn check_device_fn(func: &syn::ItemFn, structs: &StructTable) -> Result<(), Diagnostics> {
+    if func
+        .sig
+        .generics
+        .params
+        .iter()
+        .any(|p| !matches!(p, syn::GenericParam::Const(_)))
+    {
+        // Generic: every instance is checked, and an error only some have names them.
+        let results = crate::front::generic::instantiate(func)?
+            .into_iter()
+            .map(|i| {
+                let diags = check_concrete_device_fn(&i.func, structs).err();
+                (i.label(), diags.unwrap_or_default())
+            })
+            .collect();
+        let diags = crate::front::generic::merge_instance_errors(results);
+        return if diags.is_empty() { Ok(()) } else { Err(diags) };
+    }
+    check_concrete_device_fn(func, structs)
+}
+
+/// [`check_device_fn`] for a function without type parameters.
+fn check_concrete_device_fn(func: &syn::ItemFn, structs: &StructTable) -> Result<(), Diagnostics> {
     let sig = device_signature(func, structs)?;
     let mut diags = Diagnostics::default();
     // The view and array parameters play the kernel's buffer parameters.
@@ -484,9 +511,24 @@ impl<'a> BodyChecker<'a> {
         // Its own errors are reported at its definition (by `#[amp::device]`): one error here
         // says why the call cannot be compiled, without repeating them.
         let structs = self.structs;
-        let sig = match check_device_fn(&source.func, structs)
-            .and_then(|()| device_signature(&source.func, structs))
-        {
+        let checked = check_device_fn(&source.func, structs);
+        // A generic callee's arguments are checked first: their types choose the instance.
+        let mut evaluated: Vec<Option<Expr>> = c.args.iter().map(|_| None).collect();
+        let instance;
+        let func = if checked.is_ok() && is_generic(&source.func) {
+            if c.args.len() != source.func.sig.inputs.len() {
+                return self.argument_count(c, &source.func, &key);
+            }
+            let Some(bindings) = self.generic_bindings(c, path, &source.func, &mut evaluated)
+            else {
+                return Self::error_expr(span);
+            };
+            instance = crate::front::generic::substitute(&source.func, &bindings);
+            &instance
+        } else {
+            &source.func
+        };
+        let sig = match checked.and_then(|()| device_signature(func, structs)) {
             Ok(sig) => sig,
             Err(_) => {
                 self.err(
@@ -504,34 +546,16 @@ impl<'a> BodyChecker<'a> {
             }
         };
         if c.args.len() != sig.params.len() {
-            let n = sig.params.len();
-            self.err(
-                Diagnostic::error(
-                    Rule::DeviceFnCalls,
-                    span,
-                    format!(
-                        "`{}` takes {n} argument{} but {} {} given",
-                        key.join("::"),
-                        if n == 1 { "" } else { "s" },
-                        c.args.len(),
-                        if c.args.len() == 1 { "was" } else { "were" },
-                    ),
-                )
-                .with_help(format!(
-                    "its signature is `{}`",
-                    describe_signature(&source.func)
-                )),
-            );
-            return Self::error_expr(span);
+            return self.argument_count(c, &source.func, &key);
         }
         let callee = source.func.sig.ident.to_string();
         let mut values = Vec::new();
         let mut buffers = Vec::new();
         let mut rejected = false;
-        for (arg, param) in c.args.iter().zip(&sig.params) {
+        for ((arg, param), evaluated) in c.args.iter().zip(&sig.params).zip(evaluated) {
             match &param.kind {
                 DeviceParamKind::Value(ty) => {
-                    let value = self.expr(arg);
+                    let value = evaluated.unwrap_or_else(|| self.expr(arg));
                     self.expect_ty(ty, &value, &format!("in this argument of `{callee}`"));
                     values.push((param.clone(), Some(value)));
                 }
@@ -547,9 +571,30 @@ impl<'a> BodyChecker<'a> {
         }
         let module = key[..key.len() - 1].to_vec();
         let body = self.with_callee_scope(buffers, |checker| {
-            checker.inline_body(&source.func, &sig, key, module, values)
+            checker.inline_body(func, &sig, key, module, values)
         });
         Expr { span, ..body }
+    }
+
+    /// The error for a call with the wrong number of arguments.
+    fn argument_count(&mut self, c: &syn::ExprCall, callee: &syn::ItemFn, key: &[String]) -> Expr {
+        let span = c.span();
+        let n = callee.sig.inputs.len();
+        self.err(
+            Diagnostic::error(
+                Rule::DeviceFnCalls,
+                span,
+                format!(
+                    "`{}` takes {n} argument{} but {} {} given",
+                    key.join("::"),
+                    if n == 1 { "" } else { "s" },
+                    c.args.len(),
+                    if c.args.len() == 1 { "was" } else { "were" },
+                ),
+            )
+            .with_help(format!("its signature is `{}`", describe_signature(callee))),
+        );
+        Self::error_expr(span)
     }
 
     /// The error for a call of a function that is neither the kernel language's nor a known

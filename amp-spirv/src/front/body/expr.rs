@@ -652,6 +652,11 @@ pub(super) fn op_symbol(op: BinOp) -> &'static str {
 
 fn scalar_constant(s: Scalar, name: &str) -> Option<Lit> {
     Some(match (s, name) {
+        // `ZERO` and `ONE` are the `DeviceScalar` trait's, which generic code names as `T::ZERO`.
+        (Scalar::I32 | Scalar::U32 | Scalar::Usize, "ZERO") => Lit::Int(0),
+        (Scalar::I32 | Scalar::U32 | Scalar::Usize, "ONE") => Lit::Int(1),
+        (Scalar::F32 | Scalar::F64, "ZERO") => Lit::Float(0.0, 0.0),
+        (Scalar::F32 | Scalar::F64, "ONE") => Lit::Float(1.0, 1.0),
         (Scalar::I32, "MAX") => Lit::Int(i32::MAX as u128),
         // i32::MIN's magnitude: path() negates it, as in `-2147483648`.
         (Scalar::I32, "MIN") => Lit::Int(1 << 31),

@@ -28,6 +28,7 @@ mod deferred;
 mod device_fn;
 mod expr;
 mod finish;
+mod generic_call;
 mod place;
 mod stmt;
 mod structs;
@@ -35,6 +36,7 @@ mod tiled;
 mod vector;
 
 use finish::Finisher;
+use generic_call::is_generic;
 
 pub use device_fn::{callee_path, check_device_fn, closure_names, device_calls};
 
