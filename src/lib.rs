@@ -35,6 +35,11 @@
 //! - Devices: [`Accelerator`] and its queues, [`AcceleratorView`]; `AMP_DEVICE=<name>` picks
 //!   one, `AMP_VALIDATION=1` turns on the Khronos validation layer.
 
+// The kernels of `algorithms` are compiled by the same macros as users' kernels, whose
+// generated code names this crate `::amp`.
+extern crate self as amp;
+
+pub mod algorithms;
 pub use amp_macros::{device, kernel, DeviceStruct};
 pub use amp_runtime::*;
 

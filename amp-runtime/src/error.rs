@@ -151,6 +151,26 @@ pub enum Error {
         /// The slice's length.
         actual: usize,
     },
+    /// Two inputs of an algorithm (`amp::algorithms`) that must have the same length do not.
+    #[error("{operation}: {first_name} has {first} elements but {second_name} has {second}")]
+    MismatchedLengths {
+        /// The algorithm (`inclusive_scan`, `sort_by_key`, ...).
+        operation: &'static str,
+        /// What the first input is (`input`, `keys`).
+        first_name: &'static str,
+        /// Its length.
+        first: usize,
+        /// What the second input is (`output`, `values`).
+        second_name: &'static str,
+        /// Its length.
+        second: usize,
+    },
+    /// An algorithm that has no answer for no elements (`min`, `max`) got none.
+    #[error("{operation} of an empty input has no answer")]
+    EmptyInput {
+        /// The algorithm.
+        operation: &'static str,
+    },
     /// A Vulkan call failed.
     #[error("{call} failed: {result}")]
     Vulkan {

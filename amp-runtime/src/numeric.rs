@@ -63,6 +63,13 @@ pub trait DeviceScalar:
     const MIN: Self;
     /// The largest value (for floats, the largest finite one).
     const MAX: Self;
+    /// The value [`min`](Self::min) always passes over (`MAX`; NaN for floats), which starts
+    /// a minimum of no elements.
+    #[doc(hidden)]
+    const MIN_IDENTITY: Self;
+    /// The value [`max`](Self::max) always passes over (`MIN`; NaN for floats).
+    #[doc(hidden)]
+    const MAX_IDENTITY: Self;
 
     /// The smaller of two values (floats: as `f32::min`, a NaN loses).
     ///
@@ -167,6 +174,8 @@ macro_rules! scalar {
             const ONE: Self = $one;
             const MIN: Self = $t::MIN;
             const MAX: Self = $t::MAX;
+            const MIN_IDENTITY: Self = scalar!(@identity $abs $t::MAX);
+            const MAX_IDENTITY: Self = scalar!(@identity $abs $t::MIN);
             fn min(&self, other: Self) -> Self {
                 scalar!(@min $abs *self, other)
             }
@@ -178,6 +187,8 @@ macro_rules! scalar {
             }
         }
     };
+    (@identity float $x:expr) => { Self::NAN };
+    (@identity $other:ident $x:expr) => { $x };
     (@abs wrapping $x:ident) => { $x.wrapping_abs() };
     (@abs none $x:ident) => { $x };
     (@abs float $x:ident) => { $x.abs() };

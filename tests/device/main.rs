@@ -16,6 +16,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod algorithms;
 mod asynchrony;
 mod atomics;
 mod bounds;

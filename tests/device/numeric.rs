@@ -97,3 +97,49 @@ fn integer_division_is_defined_everywhere() -> Result<(), amp::Error> {
     assert_eq!(amp::validation_message_count(), 0);
     Ok(())
 }
+
+#[kernel(amp)]
+fn float_bits(
+    idx: Index<1>,
+    x: ArrayView<f32, 1>,
+    bits: ArrayViewMut<u32, 1>,
+    back: ArrayViewMut<f32, 1>,
+) {
+    let b = x[idx].to_bits();
+    bits[idx] = b;
+    back[idx] = f32::from_bits(f32::to_bits(x[idx]) ^ 0x8000_0000);
+}
+
+/// `to_bits`/`from_bits` move the bits as they are: NaN payloads, signed zeros and denormals.
+#[test]
+fn float_bits_are_exact() {
+    let x = [
+        0.0f32,
+        -0.0,
+        1.5,
+        -2.25,
+        f32::MIN_POSITIVE / 8.0,
+        f32::INFINITY,
+        f32::from_bits(0x7fc0_1234),
+        f32::from_bits(0xffc0_0001),
+    ];
+    let mut bits = vec![0u32; x.len()];
+    let mut back = vec![0f32; x.len()];
+    {
+        let xv = ArrayView::new([x.len()], &x[..]).unwrap();
+        let mut bv = ArrayViewMut::new([x.len()], &mut bits).unwrap();
+        let mut fv = ArrayViewMut::new([x.len()], &mut back).unwrap();
+        parallel_for_each(xv.extent(), float_bits(&xv, &mut bv, &mut fv)).unwrap();
+        bv.synchronize().unwrap();
+        fv.synchronize().unwrap();
+    }
+    for i in 0..x.len() {
+        assert_eq!(bits[i], x[i].to_bits(), "element {i}");
+        assert_eq!(
+            back[i].to_bits(),
+            x[i].to_bits() ^ 0x8000_0000,
+            "element {i}"
+        );
+    }
+    crate::common::assert_validation_clean();
+}

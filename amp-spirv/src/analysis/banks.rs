@@ -27,6 +27,7 @@ impl Walker<'_> {
             ExprKind::Element(..)
             | ExprKind::Unary(..)
             | ExprKind::Cast(_)
+            | ExprKind::Bitcast(_)
             | ExprKind::Binary(..)
             | ExprKind::Builtin(..)
             | ExprKind::Math(..) => Probe::Descend,

@@ -122,6 +122,7 @@ impl Walker<'_> {
             | ExprKind::Local(_)
             | ExprKind::Unary(..)
             | ExprKind::Cast(_)
+            | ExprKind::Bitcast(_)
             | ExprKind::Binary(..)
             | ExprKind::Logic(..)
             | ExprKind::Element(..)

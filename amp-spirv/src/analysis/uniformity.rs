@@ -84,7 +84,10 @@ impl Walker<'_> {
             // A `tile_static` scalar is shared memory, like an array element.
             ExprKind::Local(id) if self.is_tile_static(*id) => self.element(e),
             ExprKind::Local(id) => self.varying[*id],
-            ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::ArrayRepeat(a, _) => self.expr(a),
+            ExprKind::Unary(_, a)
+            | ExprKind::Cast(a)
+            | ExprKind::Bitcast(a)
+            | ExprKind::ArrayRepeat(a, _) => self.expr(a),
             ExprKind::Binary(_, a, b) => {
                 let x = self.expr(a);
                 self.expr(b) || x

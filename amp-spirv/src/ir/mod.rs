@@ -388,6 +388,8 @@ pub enum ExprKind {
     Logic(LogicOp, Box<Expr>, Box<Expr>),
     /// `x as T` (T is the expression's type).
     Cast(Box<Expr>),
+    /// The same bits as another 32-bit scalar type: `f32::to_bits(x)`, `f32::from_bits(u)`.
+    Bitcast(Box<Expr>),
     /// `base[index]` where base is an array value (locals, `Index<N>`, `Extent<N>`).
     Element(Box<Expr>, Box<Expr>),
     /// Read a buffer element, one `usize` index per dimension.

@@ -95,7 +95,10 @@ macro_rules! walk_functions {
         /// before its body.
         pub fn $walk_expr<$($lt,)? V: $bound>(v: &mut V, expr: &$($lt)? $($mutability)? Expr) {
             match &$($mutability)? expr.kind {
-                ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::ArrayRepeat(a, _) => {
+                ExprKind::Unary(_, a)
+                | ExprKind::Cast(a)
+                | ExprKind::Bitcast(a)
+                | ExprKind::ArrayRepeat(a, _) => {
                     v.$visit_expr(a)
                 }
                 ExprKind::Binary(_, a, b) | ExprKind::Logic(_, a, b) | ExprKind::Element(a, b) => {

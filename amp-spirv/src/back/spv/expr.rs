@@ -120,6 +120,11 @@ impl Emitter<'_> {
                 let (from, to) = (a.ty.scalar()?, e.ty.scalar()?);
                 Some(self.cast(v, from, to))
             }
+            ExprKind::Bitcast(a) => {
+                let v = self.expr(a)?;
+                let ty = self.ty(&e.ty);
+                Some(self.b.bitcast(ty, None, v).expect("bitcast"))
+            }
             ExprKind::Element(base, index) => self.element(e, base, index),
             ExprKind::BufferLoad(p, idx) => {
                 let target = self.buffer_target(*p, idx)?;

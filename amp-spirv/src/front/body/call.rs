@@ -60,6 +60,10 @@ impl BodyChecker<'_> {
         if math::pair_function(&method, true).is_some() {
             return self.pair_outside_let(&format!("x.{method}()"), &method, span);
         }
+        if method == "to_bits" && m.args.is_empty() {
+            let value = self.expr(&m.receiver);
+            return self.float_to_bits(value, span);
+        }
         let builtin = match method.as_str() {
             "min" => Builtin::Min,
             "max" => Builtin::Max,
@@ -138,6 +142,21 @@ impl BodyChecker<'_> {
                         return self.builtin(b, args, span);
                     }
                 }
+                if let ([t], "to_bits" | "from_bits", [arg]) = (
+                    prefix,
+                    last.as_str(),
+                    &c.args.iter().collect::<Vec<_>>()[..],
+                ) {
+                    if let Some(s) = Scalar::from_name(t).filter(|s| s.is_float()) {
+                        let value = self.expr(arg);
+                        return if last == "to_bits" {
+                            let value = self.expect_scalar(s, value);
+                            self.float_to_bits(value, span)
+                        } else {
+                            self.float_from_bits(s, value, span)
+                        };
+                    }
+                }
                 // `f32::sqrt(x)`: a float method called through its type.
                 if let ([t], Some(f)) = (prefix, MathFn::from_method(&last)) {
                     if Scalar::from_name(t).is_some_and(|s| s.is_float()) {
@@ -211,5 +230,70 @@ impl BodyChecker<'_> {
         };
         let args = c.args.iter().map(|a| self.expr(a)).collect();
         self.builtin(builtin, args, span)
+    }
+
+    /// `x.to_bits()` of an `f32`: its bits as a `u32` (`f64` has no 64-bit integer to go to).
+    fn float_to_bits(&mut self, value: Expr, span: Span) -> Expr {
+        match (self.infer.shallow(&value.ty), self.infer.class(&value.ty)) {
+            (_, Class::Never) => Self::error_expr(span),
+            (Ty::Scalar(Scalar::F64), _) => self.bits_of_f64(span),
+            (_, Class::Float) => {
+                self.expect_ty(&Ty::Scalar(Scalar::F32), &value, "in this `to_bits`");
+                Expr {
+                    kind: ExprKind::Bitcast(Box::new(value)),
+                    ty: Ty::Scalar(Scalar::U32),
+                    span,
+                }
+            }
+            _ => {
+                let found = self.infer.describe(&value.ty);
+                self.err(
+                    Diagnostic::error(
+                        Rule::BuiltinFunctions,
+                        span,
+                        format!("`to_bits` is a method of `f32`, not of `{found}`"),
+                    )
+                    .with_help("integers are their own bits: cast with `as u32`"),
+                );
+                Self::error_expr(span)
+            }
+        }
+    }
+
+    /// `f32::from_bits(u)`: the `f32` with the bits of a `u32`.
+    fn float_from_bits(&mut self, s: Scalar, value: Expr, span: Span) -> Expr {
+        if s == Scalar::F64 {
+            return self.bits_of_f64(span);
+        }
+        self.expect_ty(
+            &Ty::Scalar(Scalar::U32),
+            &value,
+            "in this argument of `f32::from_bits`",
+        );
+        Expr {
+            kind: ExprKind::Bitcast(Box::new(value)),
+            ty: Ty::Scalar(Scalar::F32),
+            span,
+        }
+    }
+
+    fn bits_of_f64(&mut self, span: Span) -> Expr {
+        self.err(
+            Diagnostic::error(
+                Rule::BuiltinFunctions,
+                span,
+                "the bits of an `f64` are a `u64`, which kernels do not have",
+            )
+            .with_help(
+                "`f32::to_bits` and `f32::from_bits` are supported; compare `f64` values directly",
+            ),
+        );
+        Self::error_expr(span)
+    }
+
+    /// `value`, checked to be of scalar type `s`.
+    fn expect_scalar(&mut self, s: Scalar, value: Expr) -> Expr {
+        self.expect_ty(&Ty::Scalar(s), &value, "in this argument");
+        value
     }
 }

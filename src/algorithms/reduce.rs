@@ -1,0 +1,131 @@
+//! `sum`, `min` and `max`: each tile combines a block of 2,048 elements (coalesced loads, then
+//! a tree in `tile_static` memory) into one partial; the partials are reduced the same way
+//! until one is left.
+
+use super::{accelerator_of, launches, BLOCK, TILE};
+use crate::prelude::*;
+
+const OP_SUM: u32 = 0;
+const OP_MIN: u32 = 1;
+const OP_MAX: u32 = 2;
+
+/// `a + b`, `a.min(b)` or `a.max(b)`: the choice is uniform, a scalar argument.
+#[amp::device]
+fn combine<T: DeviceScalar>(a: T, b: T, op: u32) -> T {
+    if op == 0 {
+        a + b
+    } else if op == 1 {
+        a.min(b)
+    } else {
+        a.max(b)
+    }
+}
+
+/// One partial per block: `partials[b]` combines `input[b * 2048 ..][.. 2048]`. (Thread 0
+/// of each tile writes its block's partial, which the analysis cannot see through
+/// `first_block`.)
+#[kernel(amp, allow(write_conflict))]
+pub(super) fn reduce_blocks<T: DeviceScalar>(
+    t: TiledIndex<256>,
+    input: ArrayView<T, 1>,
+    partials: ArrayViewMut<T, 1>,
+    op: u32,
+    identity: T,
+    first_block: u32,
+) {
+    #[tile_static]
+    let mut part: [T; 256];
+    let n = input.extent()[0];
+    let l = t.local[0];
+    let b = t.tile[0] + first_block as usize;
+    let start = b * 2048;
+    let mut acc = identity;
+    for k in 0..8 {
+        let i = start + k * 256 + l;
+        if i < n {
+            acc = combine(acc, input[i], op);
+        }
+    }
+    part[l] = acc;
+    t.barrier.wait();
+    let mut stride = 128;
+    while stride > 0 {
+        if l < stride {
+            part[l] = combine(part[l], part[l + stride], op);
+        }
+        t.barrier.wait();
+        stride /= 2;
+    }
+    if l == 0 {
+        partials[b] = part[0];
+    }
+}
+
+/// Launches `reduce_blocks` over every block of `input` into `partials` (one per block).
+pub(super) fn reduce_into<T: DeviceScalar>(
+    input: &ArrayView<'_, T, 1>,
+    partials: &mut Array<T, 1>,
+    op: u32,
+    identity: T,
+) -> Result<(), Error> {
+    let blocks = partials.len();
+    for (first, tiles) in launches(blocks) {
+        let domain = Extent::new([tiles * TILE]).tile::<TILE>();
+        let mut out = partials.view_mut();
+        parallel_for_each(domain, reduce_blocks(input, &mut out, op, identity, first))?;
+    }
+    Ok(())
+}
+
+fn reduce<T: DeviceScalar>(
+    input: &ArrayView<'_, T, 1>,
+    op: u32,
+    identity: T,
+    operation: &'static str,
+) -> Result<T, Error> {
+    let n = input.extent()[0];
+    if n == 0 {
+        return Err(Error::EmptyInput { operation });
+    }
+    let acc = accelerator_of(input)?;
+    let mut partials = Array::<T, 1>::new_on(&acc, [n.div_ceil(BLOCK)])?;
+    reduce_into(input, &mut partials, op, identity)?;
+    while partials.len() > 1 {
+        let mut next = Array::<T, 1>::new_on(&acc, [partials.len().div_ceil(BLOCK)])?;
+        reduce_into(&partials.view(), &mut next, op, identity)?;
+        partials = next;
+    }
+    let total = partials.to_vec()?;
+    Ok(total[0])
+}
+
+/// The sum of the elements (integers wrap; floats are added in a tree, so the rounding may
+/// differ from a sequential loop's). An empty view sums to zero.
+///
+/// ```no_run
+/// # use amp::prelude::*;
+/// # fn main() -> Result<(), amp::Error> {
+/// let data = [1, 2, 3, 4];
+/// assert_eq!(amp::algorithms::sum(&ArrayView::new([4], &data)?)?, 10);
+/// # Ok(()) }
+/// ```
+pub fn sum<T: DeviceScalar>(input: &ArrayView<'_, T, 1>) -> Result<T, Error> {
+    if input.extent()[0] == 0 {
+        return Ok(T::ZERO);
+    }
+    reduce(input, OP_SUM, T::ZERO, "sum")
+}
+
+/// The smallest element (floats: NaNs are passed over as by `f32::min`; only NaNs give NaN).
+///
+/// Errors: [`Error::EmptyInput`] for no elements, and the launch errors.
+pub fn min<T: DeviceScalar>(input: &ArrayView<'_, T, 1>) -> Result<T, Error> {
+    reduce(input, OP_MIN, T::MIN_IDENTITY, "min")
+}
+
+/// The largest element (floats: NaNs are passed over as by `f32::max`; only NaNs give NaN).
+///
+/// Errors: [`Error::EmptyInput`] for no elements, and the launch errors.
+pub fn max<T: DeviceScalar>(input: &ArrayView<'_, T, 1>) -> Result<T, Error> {
+    reduce(input, OP_MAX, T::MAX_IDENTITY, "max")
+}

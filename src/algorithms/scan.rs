@@ -1,0 +1,180 @@
+//! Prefix sums by reduce-then-scan: the sums of the blocks of 2,048 elements (the reduction's
+//! kernel), an exclusive scan of those (the same algorithm, recursively), then each tile scans
+//! its block in `tile_static` memory from its block's offset.
+//!
+//! A single-pass scan with decoupled look-back reads the input once instead of twice, but it
+//! makes a tile wait for an earlier one, which needs forward progress between workgroups:
+//! Vulkan does not promise it (lavapipe runs a dispatch's workgroups in any order on a few
+//! threads), so a tile could wait forever. See docs/algorithms.md.
+
+use super::reduce::reduce_into;
+use super::{accelerator_of, launches, BLOCK, TILE};
+use crate::prelude::*;
+
+/// Scans block `first_block + tile` of `input` into `output`, starting from `offsets[block]`;
+/// exclusive when `exclusive` is 1.
+// Every element is written once, by the thread that loaded it (the analysis cannot see that
+// through `first_block`).
+#[kernel(amp, allow(bank_conflict, write_conflict))]
+fn scan_blocks<T: DeviceScalar>(
+    t: TiledIndex<256>,
+    input: ArrayView<T, 1>,
+    offsets: ArrayView<T, 1>,
+    output: ArrayViewMut<T, 1>,
+    exclusive: u32,
+    first_block: u32,
+) {
+    #[tile_static]
+    let mut block: [T; 2048];
+    #[tile_static]
+    let mut totals: [T; 256];
+    #[tile_static]
+    let mut groups: [T; 16];
+    let n = input.extent()[0];
+    let l = t.local[0];
+    let b = t.tile[0] + first_block as usize;
+    let start = b * 2048;
+    // Coalesced loads; then each thread owns the 8 consecutive elements from `l * 8`.
+    for k in 0..8 {
+        let i = start + k * 256 + l;
+        block[k * 256 + l] = if i < n { input[i] } else { T::ZERO };
+    }
+    t.barrier.wait();
+    let mut run = T::ZERO;
+    for k in 0..8 {
+        run += block[l * 8 + k];
+        block[l * 8 + k] = run;
+    }
+    totals[l] = run;
+    t.barrier.wait();
+    // The threads' totals: 16 groups of 16 scanned serially, then the 16 group sums.
+    if l < 16 {
+        let mut s = T::ZERO;
+        for k in 0..16 {
+            s += totals[l * 16 + k];
+            totals[l * 16 + k] = s;
+        }
+        groups[l] = s;
+    }
+    t.barrier.wait();
+    if l == 0 {
+        let mut s = T::ZERO;
+        for k in 0..16 {
+            let g = groups[k];
+            groups[k] = s;
+            s += g;
+        }
+    }
+    t.barrier.wait();
+    let mut prefix = offsets[b] + groups[l / 16];
+    if l % 16 != 0 {
+        prefix += totals[l - 1];
+    }
+    let mut before = T::ZERO;
+    for k in 0..8 {
+        let inclusive = block[l * 8 + k];
+        block[l * 8 + k] = if exclusive == 1 {
+            prefix + before
+        } else {
+            prefix + inclusive
+        };
+        before = inclusive;
+    }
+    t.barrier.wait();
+    for k in 0..8 {
+        let i = start + k * 256 + l;
+        if i < n {
+            output[i] = block[k * 256 + l];
+        }
+    }
+}
+
+/// Scans `input` into `output` (same length, at least 1) on `acc`.
+fn scan_into<T: DeviceScalar>(
+    acc: &Accelerator,
+    input: &ArrayView<'_, T, 1>,
+    output: &mut ArrayViewMut<'_, T, 1>,
+    exclusive: bool,
+) -> Result<(), Error> {
+    let n = input.extent()[0];
+    let blocks = n.div_ceil(BLOCK);
+    let offsets = if blocks == 1 {
+        Array::from_slice_on(acc, [1], &[T::ZERO])?
+    } else {
+        let mut sums = Array::<T, 1>::new_on(acc, [blocks])?;
+        reduce_into(input, &mut sums, 0, T::ZERO)?;
+        let mut offsets = Array::<T, 1>::new_on(acc, [blocks])?;
+        scan_into(acc, &sums.view(), &mut offsets.view_mut(), true)?;
+        offsets
+    };
+    for (first, tiles) in launches(blocks) {
+        let domain = Extent::new([tiles * TILE]).tile::<TILE>();
+        parallel_for_each(
+            domain,
+            scan_blocks(input, &offsets.view(), output, exclusive as u32, first),
+        )?;
+    }
+    Ok(())
+}
+
+fn scan<T: DeviceScalar>(
+    input: &ArrayView<'_, T, 1>,
+    output: &mut ArrayViewMut<'_, T, 1>,
+    exclusive: bool,
+    operation: &'static str,
+) -> Result<(), Error> {
+    let (n, m) = (input.extent()[0], output.extent()[0]);
+    if n != m {
+        return Err(Error::MismatchedLengths {
+            operation,
+            first_name: "input",
+            first: n,
+            second_name: "output",
+            second: m,
+        });
+    }
+    if n == 0 {
+        return Ok(());
+    }
+    let acc = accelerator_of(input)?;
+    scan_into(&acc, input, output, exclusive)
+}
+
+/// `output[i] = input[0] + ... + input[i]`.
+///
+/// Errors: [`Error::MismatchedLengths`] when the lengths differ, and the launch errors.
+///
+/// ```no_run
+/// # use amp::prelude::*;
+/// # fn main() -> Result<(), amp::Error> {
+/// let data = [1, 2, 3, 4];
+/// let mut out = [0; 4];
+/// amp::algorithms::inclusive_scan(&ArrayView::new([4], &data)?, &mut ArrayViewMut::new([4], &mut out)?)?;
+/// assert_eq!(out, [1, 3, 6, 10]);
+/// # Ok(()) }
+/// ```
+pub fn inclusive_scan<T: DeviceScalar>(
+    input: &ArrayView<'_, T, 1>,
+    output: &mut ArrayViewMut<'_, T, 1>,
+) -> Result<(), Error> {
+    scan(input, output, false, "inclusive_scan")
+}
+
+/// `output[i] = input[0] + ... + input[i - 1]` (`output[0]` is zero).
+///
+/// Errors: [`Error::MismatchedLengths`] when the lengths differ, and the launch errors.
+pub fn exclusive_scan<T: DeviceScalar>(
+    input: &ArrayView<'_, T, 1>,
+    output: &mut ArrayViewMut<'_, T, 1>,
+) -> Result<(), Error> {
+    scan(input, output, true, "exclusive_scan")
+}
+
+/// The exclusive scan of `input` into `output` on `acc`, for the sort's digit counts.
+pub(super) fn exclusive_scan_on(
+    acc: &Accelerator,
+    input: &ArrayView<'_, u32, 1>,
+    output: &mut ArrayViewMut<'_, u32, 1>,
+) -> Result<(), Error> {
+    scan_into(acc, input, output, true)
+}

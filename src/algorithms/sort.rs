@@ -1,0 +1,470 @@
+//! LSD radix sorts of 32-bit keys (`i32`, `u32`, `f32`) with 4-bit digits, and of `f64` keys as
+//! two 32-bit halves; `sort_by_key` is stable.
+//!
+//! Keys are first mapped to `u32`s whose unsigned order is the order wanted (signed integers
+//! flip their sign bit; floats flip every bit when negative and the sign bit otherwise, which
+//! orders `-inf < .. < -0.0 < +0.0 < .. < +inf`, and NaNs are mapped above `+inf`). Each pass
+//! then sorts stably by one digit:
+//! 1. `radix_counts`: each tile counts the digits of its block of 2,048 keys in `tile_static`
+//!    memory and writes them digit-major (`counts[digit * blocks + block]`);
+//! 2. an exclusive scan of the counts gives every (digit, block) its first output position;
+//! 3. `radix_scatter`: each thread takes 8 consecutive keys of the block, the tile scans the
+//!    threads' digit counts, and every key goes to its digit's next position: the order within
+//!    a digit is the input order, so each pass is stable and the passes compose.
+//!
+//! Onesweep (one pass over the keys per digit with a chained scan) needs forward progress
+//! between workgroups, which Vulkan does not promise: see docs/algorithms.md.
+
+use super::scan::exclusive_scan_on;
+use super::{launches, BLOCK, TILE};
+use crate::prelude::*;
+use crate::{DeviceElement, ScalarType};
+
+/// How the keys' bits become `u32`s in the order wanted (`KIND_*`).
+const KIND_U32: u32 = 0;
+const KIND_I32: u32 = 1;
+const KIND_F32: u32 = 2;
+
+/// The order-preserving `u32` of a key's bits.
+#[amp::device(amp)]
+fn to_sort_key(bits: u32, kind: u32) -> u32 {
+    if kind == 0 {
+        bits
+    } else if kind == 1 {
+        bits ^ 0x8000_0000
+    } else if (bits & 0x7fff_ffff) > 0x7f80_0000 {
+        // NaN: above +inf, sign cleared so that every NaN sorts last.
+        (bits & 0x7fff_ffff) | 0x8000_0000
+    } else if (bits & 0x8000_0000) != 0 {
+        !bits
+    } else {
+        bits | 0x8000_0000
+    }
+}
+
+/// The inverse of `to_sort_key` (a NaN comes back with its sign bit cleared).
+#[amp::device(amp)]
+fn from_sort_key(key: u32, kind: u32) -> u32 {
+    if kind == 0 {
+        key
+    } else if kind == 1 {
+        key ^ 0x8000_0000
+    } else if (key & 0x8000_0000) != 0 {
+        key & 0x7fff_ffff
+    } else {
+        !key
+    }
+}
+
+#[kernel(amp)]
+fn encode_keys(idx: Index<1>, bits: ArrayView<u32, 1>, keys: ArrayViewMut<u32, 1>, kind: u32) {
+    keys[idx] = to_sort_key(bits[idx], kind);
+}
+
+#[kernel(amp)]
+fn decode_keys(idx: Index<1>, keys: ArrayView<u32, 1>, bits: ArrayViewMut<u32, 1>, kind: u32) {
+    bits[idx] = from_sort_key(keys[idx], kind);
+}
+
+/// `f64` keys from their words (`words[2i]` low, `words[2i + 1]` high): NaNs above `+inf`.
+#[kernel(amp)]
+fn encode_keys_f64(
+    idx: Index<1>,
+    words: ArrayView<u32, 1>,
+    low: ArrayViewMut<u32, 1>,
+    high: ArrayViewMut<u32, 1>,
+) {
+    let i = idx[0];
+    let lo = words[2 * i];
+    let hi = words[2 * i + 1];
+    let magnitude = hi & 0x7fff_ffff;
+    if magnitude > 0x7ff0_0000 || (magnitude == 0x7ff0_0000 && lo != 0) {
+        low[idx] = lo;
+        high[idx] = magnitude | 0x8000_0000;
+    } else if (hi & 0x8000_0000) != 0 {
+        low[idx] = !lo;
+        high[idx] = !hi;
+    } else {
+        low[idx] = lo;
+        high[idx] = hi | 0x8000_0000;
+    }
+}
+
+/// `counts[digit * blocks + block]`: how many keys of each block have each digit.
+// Each (digit, block) entry is written by one thread of one tile, which the analysis cannot
+// see through `first_block`.
+#[kernel(amp, allow(write_conflict))]
+fn radix_counts(
+    t: TiledIndex<256>,
+    keys: ArrayView<u32, 1>,
+    counts: ArrayViewMut<u32, 1>,
+    shift: u32,
+    first_block: u32,
+) {
+    #[tile_static]
+    let mut hist: [u32; 16];
+    let n = keys.extent()[0];
+    let blocks = counts.extent()[0] / 16;
+    let l = t.local[0];
+    if l < 16 {
+        hist[l] = 0;
+    }
+    t.barrier.wait();
+    let b = t.tile[0] + first_block as usize;
+    let start = b * 2048;
+    for k in 0..8 {
+        let i = start + k * 256 + l;
+        if i < n {
+            let digit = ((keys[i] >> shift) & 15) as usize;
+            atomic_fetch_add(&mut hist[digit], 1);
+        }
+    }
+    t.barrier.wait();
+    if l < 16 {
+        counts[l * blocks + b] = hist[l];
+    }
+}
+
+/// Moves each key of the block (and its index, when `with_index` is 1; the position itself
+/// when it is 2) to its digit's next position: `offsets` is the exclusive scan of the counts.
+#[kernel(amp, allow(write_conflict, bank_conflict))]
+fn radix_scatter(
+    t: TiledIndex<256>,
+    keys_in: ArrayView<u32, 1>,
+    index_in: ArrayView<u32, 1>,
+    offsets: ArrayView<u32, 1>,
+    keys_out: ArrayViewMut<u32, 1>,
+    index_out: ArrayViewMut<u32, 1>,
+    shift: u32,
+    with_index: u32,
+    first_block: u32,
+) {
+    // Digit-major: entry `digit * 256 + thread` is that thread's count of that digit.
+    #[tile_static]
+    let mut counts: [u32; 4096];
+    #[tile_static]
+    let mut totals: [u32; 256];
+    let n = keys_in.extent()[0];
+    let blocks = offsets.extent()[0] / 16;
+    let l = t.local[0];
+    let b = t.tile[0] + first_block as usize;
+    let start = b * 2048 + l * 8;
+    let mut mine = [0u32; 16];
+    for k in 0..8 {
+        let i = start + k;
+        if i < n {
+            let digit = ((keys_in[i] >> shift) & 15) as usize;
+            mine[digit] += 1;
+        }
+    }
+    for d in 0..16 {
+        counts[d * 256 + l] = mine[d];
+    }
+    t.barrier.wait();
+    // Exclusive scan within each digit's 256 entries: 16 per thread, then the 16 threads of
+    // the digit (thread `l` covers entries `l * 16 ..`, all of digit `l / 16`).
+    let mut run = 0u32;
+    for k in 0..16 {
+        let v = counts[l * 16 + k];
+        counts[l * 16 + k] = run;
+        run += v;
+    }
+    totals[l] = run;
+    t.barrier.wait();
+    if l < 16 {
+        let mut s = 0u32;
+        for k in 0..16 {
+            let v = totals[l * 16 + k];
+            totals[l * 16 + k] = s;
+            s += v;
+        }
+    }
+    t.barrier.wait();
+    let mut next = [0u32; 16];
+    for d in 0..16 {
+        let e = d * 256 + l;
+        next[d] = offsets[d * blocks + b] + counts[e] + totals[e / 16];
+    }
+    for k in 0..8 {
+        let i = start + k;
+        if i < n {
+            let key = keys_in[i];
+            let digit = ((key >> shift) & 15) as usize;
+            let p = next[digit] as usize;
+            next[digit] += 1;
+            keys_out[p] = key;
+            if with_index == 1 {
+                index_out[p] = index_in[i];
+            } else if with_index == 2 {
+                index_out[p] = i as u32;
+            }
+        }
+    }
+}
+
+#[kernel(amp)]
+fn gather<V: DeviceScalar>(
+    idx: Index<1>,
+    order: ArrayView<u32, 1>,
+    src: ArrayView<V, 1>,
+    dst: ArrayViewMut<V, 1>,
+) {
+    dst[idx] = src[order[idx] as usize];
+}
+
+#[kernel(amp)]
+fn gather_u32(
+    idx: Index<1>,
+    order: ArrayView<u32, 1>,
+    src: ArrayView<u32, 1>,
+    dst: ArrayViewMut<u32, 1>,
+) {
+    dst[idx] = src[order[idx] as usize];
+}
+
+/// Keys (and, with `index`, a payload of indices) being sorted: two buffers each, swapped
+/// after every pass, so the sorted keys end in `keys[0]`.
+struct Passes {
+    acc: Accelerator,
+    blocks: usize,
+    keys: [Array<u32, 1>; 2],
+    /// The payload, or two one-element stand-ins when there is none (the kernel never touches
+    /// them then, but every parameter needs a buffer).
+    index: [Array<u32, 1>; 2],
+    with_index: bool,
+    counts: Array<u32, 1>,
+    offsets: Array<u32, 1>,
+}
+
+impl Passes {
+    fn new(acc: &Accelerator, keys: Array<u32, 1>, with_index: bool) -> Result<Self, Error> {
+        let n = keys.len();
+        let blocks = n.div_ceil(BLOCK);
+        let payload = if with_index { n } else { 1 };
+        Ok(Passes {
+            acc: acc.clone(),
+            blocks,
+            keys: [keys, Array::new_on(acc, [n])?],
+            index: [
+                Array::new_on(acc, [payload])?,
+                Array::new_on(acc, [payload])?,
+            ],
+            with_index,
+            counts: Array::new_on(acc, [16 * blocks])?,
+            offsets: Array::new_on(acc, [16 * blocks])?,
+        })
+    }
+
+    /// Sorts stably by the 8 digits of the current keys. `fresh_index`: the payload starts as
+    /// the positions; otherwise it is carried as it is.
+    fn run(&mut self, fresh_index: bool) -> Result<(), Error> {
+        for pass in 0..8u32 {
+            let shift = pass * 4;
+            for (first, tiles) in launches(self.blocks) {
+                let domain = Extent::new([tiles * TILE]).tile::<TILE>();
+                parallel_for_each(
+                    domain,
+                    radix_counts(
+                        &self.keys[0].view(),
+                        &mut self.counts.view_mut(),
+                        shift,
+                        first,
+                    ),
+                )?;
+            }
+            exclusive_scan_on(&self.acc, &self.counts.view(), &mut self.offsets.view_mut())?;
+            let with_index = match (self.with_index, fresh_index && pass == 0) {
+                (false, _) => 0,
+                (true, true) => 2,
+                (true, false) => 1,
+            };
+            let [keys_in, keys_out] = &mut self.keys;
+            let [index_in, index_out] = &mut self.index;
+            for (first, tiles) in launches(self.blocks) {
+                let domain = Extent::new([tiles * TILE]).tile::<TILE>();
+                parallel_for_each(
+                    domain,
+                    radix_scatter(
+                        &keys_in.view(),
+                        &index_in.view(),
+                        &self.offsets.view(),
+                        &mut keys_out.view_mut(),
+                        &mut index_out.view_mut(),
+                        shift,
+                        with_index,
+                        first,
+                    ),
+                )?;
+            }
+            self.keys.swap(0, 1);
+            self.index.swap(0, 1);
+        }
+        Ok(())
+    }
+}
+
+/// How `T`'s bits map to sort keys; `None` for `f64` (two words).
+fn kind_of<T: DeviceScalar>() -> Option<u32> {
+    match <T as DeviceElement>::TYPE {
+        ScalarType::U32 => Some(KIND_U32),
+        ScalarType::I32 => Some(KIND_I32),
+        ScalarType::F32 => Some(KIND_F32),
+        _ => None,
+    }
+}
+
+fn accelerator(view: Option<Accelerator>) -> Result<Accelerator, Error> {
+    match view {
+        Some(acc) => Ok(acc),
+        None => Accelerator::default(),
+    }
+}
+
+/// The permutation that sorts `keys` stably: `order[i]` is the input position of the `i`-th
+/// smallest key.
+fn sorted_order<K: DeviceScalar>(
+    acc: &Accelerator,
+    keys: &ArrayView<'_, K, 1>,
+) -> Result<Array<u32, 1>, Error> {
+    let n = keys.extent()[0];
+    let everything = Extent::new([n]);
+    let words = keys.reinterpret_as::<u32>()?;
+    match kind_of::<K>() {
+        Some(kind) => {
+            let mut encoded = Array::<u32, 1>::new_on(acc, [n])?;
+            parallel_for_each(
+                everything,
+                encode_keys(&words, &mut encoded.view_mut(), kind),
+            )?;
+            let mut passes = Passes::new(acc, encoded, true)?;
+            passes.run(true)?;
+            let [order, _] = passes.index;
+            Ok(order)
+        }
+        None => {
+            // f64: by the low words, then stably by the high words (carrying the order).
+            let mut low = Array::<u32, 1>::new_on(acc, [n])?;
+            let mut high = Array::<u32, 1>::new_on(acc, [n])?;
+            parallel_for_each(
+                everything,
+                encode_keys_f64(&words, &mut low.view_mut(), &mut high.view_mut()),
+            )?;
+            let mut passes = Passes::new(acc, low, true)?;
+            passes.run(true)?;
+            let mut high_in_order = Array::<u32, 1>::new_on(acc, [n])?;
+            parallel_for_each(
+                everything,
+                gather_u32(
+                    &passes.index[0].view(),
+                    &high.view(),
+                    &mut high_in_order.view_mut(),
+                ),
+            )?;
+            passes.keys[0] = high_in_order;
+            passes.run(false)?;
+            let [order, _] = passes.index;
+            Ok(order)
+        }
+    }
+}
+
+/// Writes `values[order[i]]` to `values[i]` for every `i`.
+fn permute<V: DeviceScalar>(
+    acc: &Accelerator,
+    order: &Array<u32, 1>,
+    values: &mut ArrayViewMut<'_, V, 1>,
+) -> Result<(), Error> {
+    let n = values.extent()[0];
+    let original = Array::<V, 1>::from_slice_on(acc, [n], &values.to_vec()?)?;
+    parallel_for_each(
+        Extent::new([n]),
+        gather(&order.view(), &original.view(), values),
+    )?;
+    values.synchronize()
+}
+
+/// Sorts the elements in ascending order: integers by value, floats in IEEE total order for
+/// `-0.0 < +0.0` and the infinities, with NaNs last (an `f32` NaN comes out with its sign bit
+/// cleared). Not stable, as the order of equal values cannot be seen.
+///
+/// A radix sort: 8 passes of 4-bit digits over 32-bit keys, 16 for `f64`; see
+/// docs/algorithms.md.
+///
+/// ```no_run
+/// # use amp::prelude::*;
+/// # fn main() -> Result<(), amp::Error> {
+/// let mut data = [3.5f32, -0.0, f32::NAN, -1.0, 0.0, f32::NEG_INFINITY];
+/// amp::algorithms::sort(&mut ArrayViewMut::new([6], &mut data)?)?;
+/// assert_eq!(&data[..5], &[f32::NEG_INFINITY, -1.0, -0.0, 0.0, 3.5]);
+/// assert!(data[5].is_nan());
+/// # Ok(()) }
+/// ```
+pub fn sort<T: DeviceScalar>(data: &mut ArrayViewMut<'_, T, 1>) -> Result<(), Error> {
+    let n = data.extent()[0];
+    if n <= 1 {
+        return Ok(());
+    }
+    let acc = accelerator(data.accelerator())?;
+    let Some(kind) = kind_of::<T>() else {
+        let order = sorted_order(&acc, &data.view_as::<1>([n])?)?;
+        return permute(&acc, &order, data);
+    };
+    let everything = Extent::new([n]);
+    let mut encoded = Array::<u32, 1>::new_on(&acc, [n])?;
+    parallel_for_each(
+        everything,
+        encode_keys(
+            &data.reinterpret_as::<u32>()?,
+            &mut encoded.view_mut(),
+            kind,
+        ),
+    )?;
+    let mut passes = Passes::new(&acc, encoded, false)?;
+    passes.run(false)?;
+    let mut bits = data.reinterpret_as_mut::<u32>()?;
+    parallel_for_each(
+        everything,
+        decode_keys(&passes.keys[0].view(), &mut bits, kind),
+    )?;
+    bits.synchronize()
+}
+
+/// Sorts `keys` ascending as [`sort`] does and applies the same permutation to `values`:
+/// stable, so equal keys keep their values' order.
+///
+/// Errors: [`Error::MismatchedLengths`] when the lengths differ, and the launch errors.
+///
+/// ```no_run
+/// # use amp::prelude::*;
+/// # fn main() -> Result<(), amp::Error> {
+/// let mut keys = [2u32, 1, 2, 0];
+/// let mut values = [10.0f32, 11.0, 12.0, 13.0];
+/// amp::algorithms::sort_by_key(
+///     &mut ArrayViewMut::new([4], &mut keys)?,
+///     &mut ArrayViewMut::new([4], &mut values)?,
+/// )?;
+/// assert_eq!((keys, values), ([0, 1, 2, 2], [13.0, 11.0, 10.0, 12.0]));
+/// # Ok(()) }
+/// ```
+pub fn sort_by_key<K: DeviceScalar, V: DeviceScalar>(
+    keys: &mut ArrayViewMut<'_, K, 1>,
+    values: &mut ArrayViewMut<'_, V, 1>,
+) -> Result<(), Error> {
+    let (n, m) = (keys.extent()[0], values.extent()[0]);
+    if n != m {
+        return Err(Error::MismatchedLengths {
+            operation: "sort_by_key",
+            first_name: "keys",
+            first: n,
+            second_name: "values",
+            second: m,
+        });
+    }
+    if n <= 1 {
+        return Ok(());
+    }
+    let acc = accelerator(keys.accelerator())?;
+    let order = sorted_order(&acc, &keys.view_as::<1>([n])?)?;
+    permute(&acc, &order, keys)?;
+    permute(&acc, &order, values)
+}

@@ -1,0 +1,301 @@
+//! `amp::algorithms` on the device against the same operations on the host, for lengths around
+//! the block size (2,048) and past one level of recursion, for every scalar type: sums (integers
+//! wrap), minima and maxima (NaNs passed over), inclusive and exclusive scans, sorts in total
+//! order with NaNs last, and a stable `sort_by_key`.
+
+use crate::common;
+use common::assert_validation_clean;
+
+use amp::algorithms;
+use amp::prelude::*;
+
+/// A small deterministic generator (xorshift).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 16) as u32
+    }
+}
+
+const LENGTHS: [usize; 7] = [1, 7, 255, 2048, 2049, 6 * 2048 + 5, 300_000];
+
+#[test]
+fn sums_minima_and_maxima_match_the_host() {
+    let mut rng = Rng(7);
+    for n in LENGTHS {
+        let ints: Vec<i32> = (0..n).map(|_| rng.next() as i32).collect();
+        let v = ArrayView::new([n], &ints).unwrap();
+        let wrapping = ints.iter().fold(0i32, |a, &b| a.wrapping_add(b));
+        assert_eq!(algorithms::sum(&v).unwrap(), wrapping, "i32 sum of {n}");
+        assert_eq!(algorithms::min(&v).unwrap(), *ints.iter().min().unwrap());
+        assert_eq!(algorithms::max(&v).unwrap(), *ints.iter().max().unwrap());
+
+        let uints: Vec<u32> = (0..n).map(|_| rng.next() % 1000).collect();
+        let array = Array::from_slice([n], &uints).unwrap();
+        assert_eq!(
+            algorithms::sum(&array.view()).unwrap(),
+            uints.iter().sum::<u32>()
+        );
+        assert_eq!(
+            algorithms::max(&array.view()).unwrap(),
+            *uints.iter().max().unwrap()
+        );
+
+        // Halves of small integers: every partial sum is exact in f32, in any order.
+        let floats: Vec<f32> = (0..n)
+            .map(|_| (rng.next() % 64) as f32 * 0.5 - 16.0)
+            .collect();
+        let v = ArrayView::new([n], &floats).unwrap();
+        assert_eq!(
+            algorithms::sum(&v).unwrap(),
+            floats.iter().sum::<f32>(),
+            "f32 sum of {n}"
+        );
+        assert_eq!(
+            algorithms::min(&v).unwrap(),
+            floats.iter().copied().fold(f32::NAN, f32::min)
+        );
+    }
+    if Accelerator::default().unwrap().supports_double_precision() {
+        let doubles: Vec<f64> = (0..10_000).map(|i| (i % 97) as f64 * 0.25).collect();
+        let v = ArrayView::new([doubles.len()], &doubles).unwrap();
+        assert_eq!(algorithms::sum(&v).unwrap(), doubles.iter().sum::<f64>());
+        assert_eq!(algorithms::max(&v).unwrap(), 96.0 * 0.25);
+    }
+    assert_validation_clean();
+}
+
+#[test]
+fn nans_are_passed_over_by_min_and_max() {
+    let data = [f32::NAN, 3.0, -2.0, f32::NAN, 5.0];
+    let v = ArrayView::new([5], &data).unwrap();
+    assert_eq!(algorithms::min(&v).unwrap(), -2.0);
+    assert_eq!(algorithms::max(&v).unwrap(), 5.0);
+    let nans = [f32::NAN; 3];
+    assert!(algorithms::min(&ArrayView::new([3], &nans).unwrap())
+        .unwrap()
+        .is_nan());
+    assert_validation_clean();
+}
+
+#[test]
+fn scans_match_the_host() {
+    let mut rng = Rng(11);
+    for n in LENGTHS {
+        let ints: Vec<i32> = (0..n).map(|_| (rng.next() % 200) as i32 - 100).collect();
+        let mut inclusive = vec![0i32; n];
+        let mut exclusive = vec![0i32; n];
+        {
+            let v = ArrayView::new([n], &ints).unwrap();
+            algorithms::inclusive_scan(&v, &mut ArrayViewMut::new([n], &mut inclusive).unwrap())
+                .unwrap();
+            algorithms::exclusive_scan(&v, &mut ArrayViewMut::new([n], &mut exclusive).unwrap())
+                .unwrap();
+        }
+        let mut run = 0;
+        for i in 0..n {
+            assert_eq!(exclusive[i], run, "exclusive scan of {n} at {i}");
+            run += ints[i];
+            assert_eq!(inclusive[i], run, "inclusive scan of {n} at {i}");
+        }
+        // Floats that add exactly; into an array on the device.
+        let floats: Vec<f32> = (0..n).map(|_| (rng.next() % 8) as f32).collect();
+        let input = Array::from_slice([n], &floats).unwrap();
+        let mut out = Array::<f32, 1>::new([n]).unwrap();
+        algorithms::inclusive_scan(&input.view(), &mut out.view_mut()).unwrap();
+        let want: Vec<f32> = floats
+            .iter()
+            .scan(0.0, |s, &x| {
+                *s += x;
+                Some(*s)
+            })
+            .collect();
+        assert_eq!(out.to_vec().unwrap(), want, "f32 scan of {n}");
+    }
+    assert_validation_clean();
+}
+
+#[test]
+fn a_scan_past_two_levels_of_blocks() {
+    // More than 2048 blocks: the block sums are themselves scanned in blocks.
+    let n = 2048 * 2048 + 3;
+    let data: Vec<u32> = (0..n as u32).map(|i| i % 3).collect();
+    let mut out = vec![0u32; n];
+    algorithms::exclusive_scan(
+        &ArrayView::new([n], &data).unwrap(),
+        &mut ArrayViewMut::new([n], &mut out).unwrap(),
+    )
+    .unwrap();
+    let mut run = 0u32;
+    for i in 0..n {
+        assert_eq!(out[i], run, "at {i}");
+        run += data[i];
+    }
+    assert_validation_clean();
+}
+
+/// The order `sort` promises: total order, NaNs last.
+fn host_order(a: &f32, b: &f32) -> std::cmp::Ordering {
+    match (a.is_nan(), b.is_nan()) {
+        (true, true) => std::cmp::Ordering::Equal,
+        (true, false) => std::cmp::Ordering::Greater,
+        (false, true) => std::cmp::Ordering::Less,
+        _ => a.total_cmp(b),
+    }
+}
+
+#[test]
+fn sorts_match_the_host() {
+    let mut rng = Rng(3);
+    for n in LENGTHS {
+        let mut uints: Vec<u32> = (0..n).map(|_| rng.next()).collect();
+        let mut want = uints.clone();
+        want.sort_unstable();
+        algorithms::sort(&mut ArrayViewMut::new([n], &mut uints).unwrap()).unwrap();
+        assert_eq!(uints, want, "u32 sort of {n}");
+
+        let ints: Vec<i32> = (0..n).map(|_| rng.next() as i32).collect();
+        let mut array = Array::from_slice([n], &ints).unwrap();
+        algorithms::sort(&mut array.view_mut()).unwrap();
+        let mut want = ints.clone();
+        want.sort_unstable();
+        assert_eq!(array.to_vec().unwrap(), want, "i32 sort of {n}");
+    }
+    let specials = [
+        0.0f32,
+        -0.0,
+        1.0,
+        -1.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        f32::MIN_POSITIVE,
+        -f32::MIN_POSITIVE,
+        1e-40,
+        -1e-40,
+        f32::MAX,
+        f32::MIN,
+        -f32::NAN,
+        2.5,
+        -2.5,
+    ];
+    let mut floats: Vec<f32> = (0..5000)
+        .map(|i| specials[i % specials.len()] * (1 + i / 1000) as f32)
+        .collect();
+    let mut want = floats.clone();
+    want.sort_by(host_order);
+    algorithms::sort(&mut ArrayViewMut::new([floats.len()], &mut floats).unwrap()).unwrap();
+    let non_nan = want.iter().filter(|x| !x.is_nan()).count();
+    assert_eq!(
+        floats[..non_nan]
+            .iter()
+            .map(|x| x.to_bits())
+            .collect::<Vec<_>>(),
+        want[..non_nan]
+            .iter()
+            .map(|x| x.to_bits())
+            .collect::<Vec<_>>()
+    );
+    assert!(floats[non_nan..].iter().all(|x| x.is_nan()));
+    if Accelerator::default().unwrap().supports_double_precision() {
+        let mut doubles: Vec<f64> = (0..20_000)
+            .map(|i| match i % 9 {
+                0 => f64::NAN,
+                1 => -0.0,
+                2 => 0.0,
+                3 => f64::NEG_INFINITY,
+                _ => (rng.next() as f64 - 2e9) * 1e-3,
+            })
+            .collect();
+        let mut want = doubles.clone();
+        want.sort_by(|a, b| match (a.is_nan(), b.is_nan()) {
+            (true, true) => std::cmp::Ordering::Equal,
+            (true, false) => std::cmp::Ordering::Greater,
+            (false, true) => std::cmp::Ordering::Less,
+            _ => a.total_cmp(b),
+        });
+        algorithms::sort(&mut ArrayViewMut::new([doubles.len()], &mut doubles).unwrap()).unwrap();
+        let bits = |v: &[f64]| {
+            v.iter()
+                .map(|x| if x.is_nan() { u64::MAX } else { x.to_bits() })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(bits(&doubles), bits(&want));
+    }
+    assert_validation_clean();
+}
+
+#[test]
+fn sort_by_key_is_stable() {
+    let mut rng = Rng(5);
+    for n in [2, 300, 2049, 70_000] {
+        let mut keys: Vec<i32> = (0..n).map(|_| (rng.next() % 50) as i32 - 25).collect();
+        let mut values: Vec<u32> = (0..n as u32).collect();
+        let mut want: Vec<(i32, u32)> = keys.iter().copied().zip(values.iter().copied()).collect();
+        want.sort_by_key(|&(k, _)| k);
+        algorithms::sort_by_key(
+            &mut ArrayViewMut::new([n], &mut keys).unwrap(),
+            &mut ArrayViewMut::new([n], &mut values).unwrap(),
+        )
+        .unwrap();
+        let got: Vec<(i32, u32)> = keys.into_iter().zip(values).collect();
+        assert_eq!(got, want, "sort_by_key of {n}");
+    }
+    // Float keys, f32 values.
+    let mut keys = [2.5f32, -1.0, 2.5, -0.0, 0.0];
+    let mut values = [0.0f32, 1.0, 2.0, 3.0, 4.0];
+    algorithms::sort_by_key(
+        &mut ArrayViewMut::new([5], &mut keys).unwrap(),
+        &mut ArrayViewMut::new([5], &mut values).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(values, [1.0, 3.0, 4.0, 0.0, 2.0]);
+    assert_validation_clean();
+}
+
+#[test]
+fn mismatched_lengths_are_errors() {
+    let input = [1, 2, 3];
+    let mut out = [0; 2];
+    let err = algorithms::inclusive_scan(
+        &ArrayView::new([3], &input).unwrap(),
+        &mut ArrayViewMut::new([2], &mut out).unwrap(),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::MismatchedLengths {
+                first: 3,
+                second: 2,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "inclusive_scan: input has 3 elements but output has 2"
+    );
+    let mut keys = [1u32, 0];
+    let mut values = [1.0f32];
+    let err = algorithms::sort_by_key(
+        &mut ArrayViewMut::new([2], &mut keys).unwrap(),
+        &mut ArrayViewMut::new([1], &mut values).unwrap(),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::MismatchedLengths {
+                operation: "sort_by_key",
+                ..
+            }
+        ),
+        "{err}"
+    );
+}
