@@ -13,6 +13,8 @@
 //! Other flags: `--no-write` (print only), `--reps N` (most timed runs per row, default 7).
 //! Each row is the median of the timed runs after one warm-up run. `MESA_SHADER_CACHE_DISABLE=true`
 //! makes the first-launch row a cold compile on lavapipe.
+#[path = "bench_support/algorithms.rs"]
+mod algorithms_bench;
 #[path = "bench_support/chart.rs"]
 pub mod chart;
 #[path = "bench_support/instructions.rs"]
@@ -982,7 +984,7 @@ pub fn run(cfg: &Config) -> Result<Report, BoxError> {
         pairs: std::cell::Cell::new(0),
     };
     type Section = fn(&mut Ctx<'_>) -> Result<(), BoxError>;
-    let sections: [(&str, Section); 10] = [
+    let sections: [(&str, Section); 11] = [
         ("vector", vector),
         ("matmul", |ctx| {
             for n in ctx.cfg.matmul_sizes() {
@@ -994,6 +996,7 @@ pub fn run(cfg: &Config) -> Result<Report, BoxError> {
         ("transpose", transpose),
         ("histogram", histogram_workload),
         ("scan", scan),
+        ("algorithms", algorithms_bench::algorithms_rows),
         ("launch", launch_overhead),
         ("chain", launch_chain),
         ("transfers", transfers),

@@ -1,0 +1,178 @@
+//! The `amp::algorithms` rows: sum, scan and sort of 16M elements through the library, with
+//! rayon's equivalents in the CPU column (`par_iter().sum()`, a two-pass chunked scan,
+//! `par_sort_unstable`). The library's kernels have no hand-written GLSL twin here; the
+//! bandwidth of sum and scan is compared with the vector-add row's in docs/performance.md.
+
+use super::{check, count, timed, BoxError, Cell, Ctx, Row, Work};
+use amp::algorithms;
+use amp::prelude::*;
+use rayon::prelude::*;
+
+fn row(name: &str, size: String, work: Work, amp: f64, cpu: f64) -> Row {
+    Row {
+        name: name.into(),
+        size,
+        amp: timed(amp, work),
+        glsl: Cell::None,
+        cpu: timed(cpu, work),
+    }
+}
+
+pub fn algorithms_rows(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
+    let n = ctx.cfg.n();
+    let size = |ty: &str| format!("{} {ty}", count(n));
+
+    let ints: Vec<i32> = (0..n).map(|i| (i * 7 % 1000) as i32 - 500).collect();
+    let a = Array::from_slice([n], &ints)?;
+    let mut got = 0;
+    let t_amp = ctx.time(|| {
+        got = algorithms::sum(&a.view())?;
+        Ok(())
+    })?;
+    let mut want = 0;
+    let t_cpu = ctx.time(|| {
+        want = ints.par_iter().copied().reduce(|| 0, i32::wrapping_add);
+        Ok(())
+    })?;
+    ctx.rows.push(row(
+        "amp::algorithms::sum",
+        size("i32"),
+        Work::Bytes(4.0 * n as f64),
+        t_amp,
+        t_cpu,
+    ));
+    ctx.checks
+        .push(check("algorithms::sum i32", &[got], &[got], &[want]));
+
+    let floats: Vec<f32> = (0..n).map(|i| (i % 8) as f32).collect();
+    let f = Array::from_slice([n], &floats)?;
+    let mut got = 0.0;
+    let t_amp = ctx.time(|| {
+        got = algorithms::sum(&f.view())?;
+        Ok(())
+    })?;
+    let mut want = 0.0;
+    let t_cpu = ctx.time(|| {
+        want = floats.par_iter().sum::<f32>();
+        Ok(())
+    })?;
+    ctx.rows.push(row(
+        "amp::algorithms::sum",
+        size("f32"),
+        Work::Bytes(4.0 * n as f64),
+        t_amp,
+        t_cpu,
+    ));
+    // Small integers: every order of additions is exact below 2^24 per partial... the total
+    // (about 3.5 n) is not, so the check compares within rounding.
+    let close = ((got - want) / want).abs() < 1e-6;
+    ctx.checks.push(check(
+        "algorithms::sum f32 (relative 1e-6)",
+        &[close],
+        &[close],
+        &[true],
+    ));
+
+    let xs: Vec<u32> = (0..n).map(|i| (i * 7 % 5) as u32).collect();
+    let input = Array::from_slice([n], &xs)?;
+    let mut out = Array::<u32, 1>::new([n])?;
+    let t_amp = ctx.time(|| {
+        algorithms::exclusive_scan(&input.view(), &mut out.view_mut())?;
+        Ok(())
+    })?;
+    let mut cpu = vec![0u32; n];
+    let t_cpu = ctx.time(|| {
+        const CHUNK: usize = 1 << 16;
+        let totals: Vec<u32> = xs
+            .par_chunks(CHUNK)
+            .map(|c| c.iter().fold(0u32, |s, &x| s.wrapping_add(x)))
+            .collect();
+        let mut offsets = Vec::with_capacity(totals.len());
+        let mut run = 0u32;
+        for t in totals {
+            offsets.push(run);
+            run = run.wrapping_add(t);
+        }
+        cpu.par_chunks_mut(CHUNK)
+            .zip(xs.par_chunks(CHUNK))
+            .zip(offsets)
+            .for_each(|((o, i), mut s)| {
+                for (o, &x) in o.iter_mut().zip(i) {
+                    *o = s;
+                    s = s.wrapping_add(x);
+                }
+            });
+        Ok(())
+    })?;
+    ctx.rows.push(row(
+        "amp::algorithms::exclusive_scan",
+        size("u32"),
+        Work::Bytes(8.0 * n as f64),
+        t_amp,
+        t_cpu,
+    ));
+    let got = out.to_vec()?;
+    ctx.checks
+        .push(check("algorithms::exclusive_scan", &got, &got, &cpu));
+
+    // Sorts: each run sorts a fresh copy (a device-to-device copy, timed with it).
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let keys: Vec<u32> = (0..n)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 16) as u32
+        })
+        .collect();
+    let source = Array::from_slice([n], &keys)?;
+    let mut work = Array::<u32, 1>::new([n])?;
+    let t_amp = ctx.time(|| {
+        amp::copy(&source, &mut work)?;
+        algorithms::sort(&mut work.view_mut())?;
+        Ok(())
+    })?;
+    let mut cpu = keys.clone();
+    let t_cpu = ctx.time(|| {
+        cpu.copy_from_slice(&keys);
+        cpu.par_sort_unstable();
+        Ok(())
+    })?;
+    ctx.rows.push(row(
+        "amp::algorithms::sort (radix, 8 passes)",
+        size("u32"),
+        Work::Bytes(4.0 * n as f64),
+        t_amp,
+        t_cpu,
+    ));
+    let got = work.to_vec()?;
+    ctx.checks
+        .push(check("algorithms::sort u32", &got, &got, &cpu));
+
+    let fkeys: Vec<f32> = keys.iter().map(|&k| (k as f32 - 2e9) * 1e-3).collect();
+    let source = Array::from_slice([n], &fkeys)?;
+    let mut work = Array::<f32, 1>::new([n])?;
+    let t_amp = ctx.time(|| {
+        amp::copy(&source, &mut work)?;
+        algorithms::sort(&mut work.view_mut())?;
+        Ok(())
+    })?;
+    let mut cpu = fkeys.clone();
+    let t_cpu = ctx.time(|| {
+        cpu.copy_from_slice(&fkeys);
+        cpu.par_sort_unstable_by(f32::total_cmp);
+        Ok(())
+    })?;
+    ctx.rows.push(row(
+        "amp::algorithms::sort (radix, 8 passes)",
+        size("f32"),
+        Work::Bytes(4.0 * n as f64),
+        t_amp,
+        t_cpu,
+    ));
+    let got: Vec<u32> = work.to_vec()?.iter().map(|x| x.to_bits()).collect();
+    let cpu: Vec<u32> = cpu.iter().map(|x| x.to_bits()).collect();
+    ctx.checks
+        .push(check("algorithms::sort f32", &got, &got, &cpu));
+    Ok(())
+}
