@@ -2,10 +2,10 @@
 //! a tree in `tile_static` memory) into one partial; the partials are reduced the same way
 //! until one is left.
 
-use super::{accelerator_of, launches, BLOCK, TILE};
+use super::{accelerator_of, launches, TILE};
 use crate::prelude::*;
 
-const OP_SUM: u32 = 0;
+pub(super) const OP_SUM: u32 = 0;
 const OP_MIN: u32 = 1;
 const OP_MAX: u32 = 2;
 
@@ -21,15 +21,15 @@ fn combine<T: DeviceScalar>(a: T, b: T, op: u32) -> T {
     }
 }
 
-/// One partial per block: `partials[b]` combines `input[b * 2048 ..][.. 2048]`. (Thread 0
-/// of each tile writes its block's partial, which the analysis cannot see through
-/// `first_block`.)
+/// One partial per block of `256 * ITEMS` elements: `partials[b]` combines
+/// `input[b * 256 * ITEMS ..][.. 256 * ITEMS]`. `OP` and `ITEMS` are specialization constants,
+/// so the driver folds the choice of operation and can unroll the loads. (Thread 0 of each
+/// tile writes its block's partial, which the analysis cannot see through `first_block`.)
 #[kernel(amp, allow(write_conflict))]
-pub(super) fn reduce_blocks<T: DeviceScalar>(
+pub(super) fn reduce_blocks<T: DeviceScalar, const OP: u32, const ITEMS: usize>(
     t: TiledIndex<256>,
     input: ArrayView<T, 1>,
     partials: ArrayViewMut<T, 1>,
-    op: u32,
     identity: T,
     first_block: u32,
 ) {
@@ -38,12 +38,12 @@ pub(super) fn reduce_blocks<T: DeviceScalar>(
     let n = input.extent()[0];
     let l = t.local[0];
     let b = t.tile[0] + first_block as usize;
-    let start = b * 2048;
+    let start = b * 256 * ITEMS;
     let mut acc = identity;
-    for k in 0..8 {
+    for k in 0..ITEMS {
         let i = start + k * 256 + l;
         if i < n {
-            acc = combine(acc, input[i], op);
+            acc = combine(acc, input[i], OP);
         }
     }
     part[l] = acc;
@@ -51,7 +51,7 @@ pub(super) fn reduce_blocks<T: DeviceScalar>(
     let mut stride = 128;
     while stride > 0 {
         if l < stride {
-            part[l] = combine(part[l], part[l + stride], op);
+            part[l] = combine(part[l], part[l + stride], OP);
         }
         t.barrier.wait();
         stride /= 2;
@@ -61,25 +61,31 @@ pub(super) fn reduce_blocks<T: DeviceScalar>(
     }
 }
 
-/// Launches `reduce_blocks` over every block of `input` into `partials` (one per block).
-pub(super) fn reduce_into<T: DeviceScalar>(
+/// Elements per thread of a reduction (more than a scan's: fewer barriers per element, which
+/// are what a CPU driver pays most for).
+const REDUCE_ITEMS: usize = 64;
+
+/// Launches `reduce_blocks` over every block of `ITEMS * 256` elements of `input` into
+/// `partials` (one per block).
+pub(super) fn reduce_into<T: DeviceScalar, const OP: u32, const ITEMS: usize>(
     input: &ArrayView<'_, T, 1>,
     partials: &mut Array<T, 1>,
-    op: u32,
     identity: T,
 ) -> Result<(), Error> {
     let blocks = partials.len();
     for (first, tiles) in launches(blocks) {
         let domain = Extent::new([tiles * TILE]).tile::<TILE>();
         let mut out = partials.view_mut();
-        parallel_for_each(domain, reduce_blocks(input, &mut out, op, identity, first))?;
+        parallel_for_each(
+            domain,
+            reduce_blocks::<T, OP, ITEMS>(input, &mut out, identity, first),
+        )?;
     }
     Ok(())
 }
 
-fn reduce<T: DeviceScalar>(
+fn reduce<T: DeviceScalar, const OP: u32>(
     input: &ArrayView<'_, T, 1>,
-    op: u32,
     identity: T,
     operation: &'static str,
 ) -> Result<T, Error> {
@@ -88,11 +94,12 @@ fn reduce<T: DeviceScalar>(
         return Err(Error::EmptyInput { operation });
     }
     let acc = accelerator_of(input)?;
-    let mut partials = Array::<T, 1>::new_on(&acc, [n.div_ceil(BLOCK)])?;
-    reduce_into(input, &mut partials, op, identity)?;
+    let block = TILE * REDUCE_ITEMS;
+    let mut partials = Array::<T, 1>::new_on(&acc, [n.div_ceil(block)])?;
+    reduce_into::<T, OP, REDUCE_ITEMS>(input, &mut partials, identity)?;
     while partials.len() > 1 {
-        let mut next = Array::<T, 1>::new_on(&acc, [partials.len().div_ceil(BLOCK)])?;
-        reduce_into(&partials.view(), &mut next, op, identity)?;
+        let mut next = Array::<T, 1>::new_on(&acc, [partials.len().div_ceil(block)])?;
+        reduce_into::<T, OP, REDUCE_ITEMS>(&partials.view(), &mut next, identity)?;
         partials = next;
     }
     let total = partials.to_vec()?;
@@ -113,19 +120,19 @@ pub fn sum<T: DeviceScalar>(input: &ArrayView<'_, T, 1>) -> Result<T, Error> {
     if input.extent()[0] == 0 {
         return Ok(T::ZERO);
     }
-    reduce(input, OP_SUM, T::ZERO, "sum")
+    reduce::<T, OP_SUM>(input, T::ZERO, "sum")
 }
 
 /// The smallest element (floats: NaNs are passed over as by `f32::min`; only NaNs give NaN).
 ///
 /// Errors: [`Error::EmptyInput`] for no elements, and the launch errors.
 pub fn min<T: DeviceScalar>(input: &ArrayView<'_, T, 1>) -> Result<T, Error> {
-    reduce(input, OP_MIN, T::MIN_IDENTITY, "min")
+    reduce::<T, OP_MIN>(input, T::MIN_IDENTITY, "min")
 }
 
 /// The largest element (floats: NaNs are passed over as by `f32::max`; only NaNs give NaN).
 ///
 /// Errors: [`Error::EmptyInput`] for no elements, and the launch errors.
 pub fn max<T: DeviceScalar>(input: &ArrayView<'_, T, 1>) -> Result<T, Error> {
-    reduce(input, OP_MAX, T::MAX_IDENTITY, "max")
+    reduce::<T, OP_MAX>(input, T::MAX_IDENTITY, "max")
 }

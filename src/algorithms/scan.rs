@@ -7,8 +7,8 @@
 //! Vulkan does not promise it (lavapipe runs a dispatch's workgroups in any order on a few
 //! threads), so a tile could wait forever. See docs/algorithms.md.
 
-use super::reduce::reduce_into;
-use super::{accelerator_of, launches, BLOCK, TILE};
+use super::reduce::{reduce_into, OP_SUM};
+use super::{accelerator_of, launches, BLOCK, ITEMS, TILE};
 use crate::prelude::*;
 
 /// Scans block `first_block + tile` of `input` into `output`, starting from `offsets[block]`;
@@ -102,7 +102,7 @@ fn scan_into<T: DeviceScalar>(
         Array::from_slice_on(acc, [1], &[T::ZERO])?
     } else {
         let mut sums = Array::<T, 1>::new_on(acc, [blocks])?;
-        reduce_into(input, &mut sums, 0, T::ZERO)?;
+        reduce_into::<T, OP_SUM, ITEMS>(input, &mut sums, T::ZERO)?;
         let mut offsets = Array::<T, 1>::new_on(acc, [blocks])?;
         scan_into(acc, &sums.view(), &mut offsets.view_mut(), true)?;
         offsets
