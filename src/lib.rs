@@ -53,7 +53,7 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use amp_runtime::{
-        DeviceStructSeal, KernelArg, KernelCall, KernelInfo, ParamInfo, ParamKind, ScalarType,
-        TiledKernelCall,
+        assert_device_field, DeviceStructSeal, KernelArg, KernelCall, KernelInfo, ParamInfo,
+        ParamKind, ScalarType, TiledKernelCall,
     };
 }

@@ -46,10 +46,38 @@ pub fn derive_device_struct(input: TokenStream2) -> TokenStream2 {
         })
         .collect();
     let fields = &fields;
+    // Each field must be a device element (a type the kernel knows by name could still be a
+    // user's look-alike), checked at the field's type.
+    let field_checks = def.fields.iter().map(|f| {
+        let ty = &f.ty;
+        quote_spanned!(syn::spanned::Spanned::span(ty)=> ::amp::__private::assert_device_field::<#ty>();)
+    });
+    let field_sizes = def.fields.iter().map(|f| {
+        let ty = &f.ty;
+        quote!(::core::mem::size_of::<#ty>())
+    });
+    let padding_msg = format!(
+        "device struct `{name_str}` has padding: its fields' sizes do not add up to its size; \
+         help: write the padding out as a field (`_pad: u32`) so that every byte the device \
+         reads is defined, or reorder the fields from the largest alignment down"
+    );
+    let checks = quote_spanned! {name.span()=>
+        const _: () = {
+            #(#field_checks)*
+            ::core::assert!(
+                ::core::mem::size_of::<#name>() == 0 #(+ #field_sizes)*,
+                #padding_msg
+            );
+        };
+    };
     quote! {
+        #checks
+
         impl ::amp::DeviceStructSeal for #name {}
 
-        impl ::amp::DeviceElement for #name {
+        // SAFETY: `#[repr(C)]` (checked by the derive), every field a `DeviceElement` (no
+        // padding, any bit pattern) and no padding between or after them (the `const` above).
+        unsafe impl ::amp::DeviceElement for #name {
             const TYPE: ::amp::ScalarType = ::amp::ScalarType::U32;
             const ELEM: ::amp::ElemType = ::amp::ElemType::Struct {
                 name: #name_str,

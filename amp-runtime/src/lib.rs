@@ -65,6 +65,8 @@ pub use kernel::{
 };
 pub use kernel::{ElemType, ScalarType};
 #[doc(hidden)]
+pub use scalar::assert_device_field;
+#[doc(hidden)]
 pub use scalar::sealed::Sealed as DeviceStructSeal;
 pub use scalar::{DeviceElement, ScalarArg};
 pub use short_vector::{
