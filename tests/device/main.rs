@@ -25,6 +25,7 @@ mod elementwise;
 mod exact;
 mod examples;
 mod guard;
+mod index_arith;
 mod launch_reuse;
 mod math;
 mod matmul;

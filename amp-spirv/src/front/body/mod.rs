@@ -28,6 +28,7 @@ mod deferred;
 mod device_fn;
 mod expr;
 mod finish;
+mod index_arith;
 mod place;
 mod stmt;
 mod structs;
