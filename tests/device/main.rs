@@ -30,6 +30,7 @@ mod launch_reuse;
 mod math;
 mod matmul;
 mod numeric;
+mod ping_pong;
 mod semantics;
 mod structs;
 mod tiled;
