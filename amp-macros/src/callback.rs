@@ -70,6 +70,21 @@ pub fn derive_device_struct(input: TokenStream2) -> TokenStream2 {
             );
         };
     };
+    let export = callback_export(
+        &mac,
+        &def,
+        quote! {
+            (device ($($attr:tt)*) $($item:tt)*) => {
+                // `#[amp::device]` has no arguments: the device attribute accepts `(, ..)`.
+                #[::amp::device($($attr)*, __device_structs(#[repr(C)] struct #name { #(#fields),* }))]
+                $($item)*
+            };
+            (($($attr:tt)*) $($item:tt)*) => {
+                #[::amp::kernel($($attr)*, __device_structs(#[repr(C)] struct #name { #(#fields),* }))]
+                $($item)*
+            };
+        },
+    );
     quote! {
         #checks
 
@@ -85,24 +100,53 @@ pub fn derive_device_struct(input: TokenStream2) -> TokenStream2 {
             };
         }
 
-        #[doc(hidden)]
-        #[allow(unused_macros)]
-        macro_rules! #mac {
-            (device ($($attr:tt)*) $($item:tt)*) => {
-                // `#[amp::device]` has no arguments: the device attribute accepts `(, ..)`.
-                #[::amp::device($($attr)*, __device_structs(#[repr(C)] struct #name { #(#fields),* }))]
-                $($item)*
-            };
-            (($($attr:tt)*) $($item:tt)*) => {
-                #[::amp::kernel($($attr)*, __device_structs(#[repr(C)] struct #name { #(#fields),* }))]
-                $($item)*
-            };
-        }
+        #export
+    }
+}
 
+/// The callback macro `name` with the rules `rules`, placed next to `item` so that the item's
+/// path reaches it, from this crate and from crates that depend on it, by path or through `use`.
+///
+/// A `macro_rules!` macro leaves its crate only through `#[macro_export]`, which puts it at the
+/// crate root: so it is exported under a name unique in the crate (`<name>_<hash>`) and
+/// re-exported here as `name` by a `pub use` of that one-segment name. (rustc rejects, inside the
+/// defining crate, a path of more than one segment to a macro-expanded exported macro; the
+/// one-segment `use` is not such a path, and other crates may use any path.) Every item's
+/// callback is exported, private ones included: a public device function's source calls its
+/// module's private helpers by path, and a dependent crate's kernel fetches those too. One
+/// declared inside a function body is a "non-local definition", allowed: it is exported all the
+/// same, and only reached by the re-export.
+pub fn callback_export(
+    name: &syn::Ident,
+    item: &impl quote::ToTokens,
+    rules: TokenStream2,
+) -> TokenStream2 {
+    let unique = unique_export_name(name, item);
+    quote! {
+        #[doc(hidden)]
+        #[macro_export]
+        #[allow(non_local_definitions)]
+        macro_rules! #unique { #rules }
         #[doc(hidden)]
         #[allow(unused_imports)]
-        pub(crate) use #mac;
+        pub use #unique as #name;
     }
+}
+
+/// A name for an exported (`#[macro_export]`) callback macro that is unique in its crate, where
+/// every exported macro lives: `base` with a hash of the item's tokens and of where it is, so
+/// that same-named device functions or structs of different modules do not collide.
+pub fn unique_export_name(base: &syn::Ident, item: &impl quote::ToTokens) -> syn::Ident {
+    let text = format!(
+        "{} {:?}",
+        item.to_token_stream(),
+        syn::spanned::Spanned::span(item)
+    );
+    // FNV-1a: stable across builds and toolchains, unlike `DefaultHasher`.
+    let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    format_ident!("{}_{:016x}", base, hash, span = base.span())
 }
 
 /// Parses the struct definitions of a `__device_structs(..)` argument.
