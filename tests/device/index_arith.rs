@@ -161,3 +161,35 @@ fn tiled_index_fields_combine() -> Result<(), amp::Error> {
     assert_validation_clean();
     Ok(())
 }
+
+/// Index arithmetic straight in a view's brackets: a write one row and one column down, reads
+/// at `idx + 1` (both components) and at `2 * idx - idx`.
+#[kernel(amp)]
+fn shifted(idx: Index<2>, a: ArrayView<i32, 2>, out: ArrayViewMut<i32, 2>) {
+    out[idx + Index::new([1, 1])] = a[idx] + 10 * a[idx + 1] + 100 * a[2 * idx - idx];
+}
+
+#[test]
+fn index_sums_index_views_directly() -> Result<(), amp::Error> {
+    let (h, w) = (6, 5);
+    let a: Vec<i32> = (0..h * w).map(|i| (i as i32 * 13) % 23 - 11).collect();
+    let mut out = vec![-1; h * w];
+    {
+        let av = ArrayView::new([h, w], &a)?;
+        let mut ov = ArrayViewMut::new([h, w], &mut out)?;
+        parallel_for_each(Extent::new([h - 1, w - 1]), shifted(&av, &mut ov))?;
+    }
+    for r in 0..h {
+        for c in 0..w {
+            let want = if r == 0 || c == 0 {
+                -1
+            } else {
+                let (i, j) = (r - 1, c - 1);
+                101 * a[i * w + j] + 10 * a[r * w + c]
+            };
+            assert_eq!(out[r * w + c], want, "cell [{r}, {c}]");
+        }
+    }
+    assert_validation_clean();
+    Ok(())
+}

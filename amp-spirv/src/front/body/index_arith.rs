@@ -5,8 +5,10 @@
 //! the operators of `[usize; N]` values with N = 1 to 3.
 //!
 //! Lowered to per-component scalar operations: the operands are evaluated once, in order, into
-//! hidden locals (unless they are already locals or literals), and the result is an array list
-//! of the components' results (`&&` of the components' `==` for equality, `||` of `!=`).
+//! hidden locals (unless they are plain: literals, locals, `Index::new` lists and sums of them),
+//! and the result is an array list of the components' results (`&&` of the components' `==` for
+//! equality, `||` of `!=`). An array list of plain components indexes a view directly
+//! (`a[idx + Index::new([0, 1])]`).
 
 use super::expr::op_symbol;
 use super::*;
@@ -188,12 +190,16 @@ impl BodyChecker<'_> {
         let mut stmts = Vec::new();
         // A local on the left is read after the right operand ran, so it is copied first unless
         // the right operand cannot change it.
-        let right_is_plain = matches!(r.kind, ExprKind::Local(_) | ExprKind::Lit(_));
+        let right_is_plain = plain(&r, true);
         let lv = self.once(l, right_is_plain, &mut stmts);
         let rv = self.once(r, true, &mut stmts);
         let component = |e: &Expr, is_index: bool, d: u32| {
             if !is_index {
                 return e.clone();
+            }
+            if let ExprKind::ArrayList(parts) = &e.kind {
+                // `Index::new([i, j])`: its own components, not elements of a new array.
+                return parts[d as usize].clone();
             }
             Expr {
                 kind: ExprKind::Element(
@@ -263,12 +269,7 @@ impl BodyChecker<'_> {
     /// literal (and a local, when `keep_local`) as it is, anything else stored in a hidden local
     /// by a `let` added to `stmts`.
     fn once(&mut self, e: Expr, keep_local: bool, stmts: &mut Vec<Stmt>) -> Expr {
-        let plain = match e.kind {
-            ExprKind::Lit(_) => true,
-            ExprKind::Local(_) => keep_local,
-            _ => false,
-        };
-        if plain {
+        if plain(&e, keep_local) {
             return e;
         }
         let id = self.hidden("#index_operand", e.ty.clone());
@@ -279,5 +280,20 @@ impl BodyChecker<'_> {
             ty,
             span,
         }
+    }
+}
+
+/// Whether `e` can be read once per component instead of once in all: it has no side effects
+/// and reads locals only where `keep_local` (nothing evaluated after it can change them).
+/// Literals, locals, `Index::new([i, 1])` of such components, and an earlier index operation's
+/// components (elements of locals, operators on them).
+fn plain(e: &Expr, keep_local: bool) -> bool {
+    match &e.kind {
+        ExprKind::Lit(_) => true,
+        ExprKind::Local(_) => keep_local,
+        ExprKind::ArrayList(parts) => parts.iter().all(|p| plain(p, keep_local)),
+        ExprKind::Element(base, k) => plain(base, keep_local) && plain(k, keep_local),
+        ExprKind::Binary(_, a, b) => plain(a, keep_local) && plain(b, keep_local),
+        _ => false,
     }
 }
