@@ -58,7 +58,7 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use amp_runtime::{
-        is_scalar, DeviceStructSeal, KernelArg, KernelCall, KernelInfo, ParamInfo, ParamKind,
-        ScalarType, TiledKernelCall,
+        assert_device_field, is_scalar, DeviceStructSeal, KernelArg, KernelCall, KernelInfo,
+        ParamInfo, ParamKind, ScalarType, TiledKernelCall,
     };
 }

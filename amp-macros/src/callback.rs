@@ -46,20 +46,34 @@ pub fn derive_device_struct(input: TokenStream2) -> TokenStream2 {
         })
         .collect();
     let fields = &fields;
-    quote! {
-        impl ::amp::DeviceStructSeal for #name {}
-
-        impl ::amp::DeviceElement for #name {
-            const TYPE: ::amp::ScalarType = ::amp::ScalarType::U32;
-            const ELEM: ::amp::ElemType = ::amp::ElemType::Struct {
-                name: #name_str,
-                size: ::core::mem::size_of::<#name>() as u32,
-            };
-        }
-
-        #[doc(hidden)]
-        #[allow(unused_macros)]
-        macro_rules! #mac {
+    // Each field must be a device element (a type the kernel knows by name could still be a
+    // user's look-alike), checked at the field's type.
+    let field_checks = def.fields.iter().map(|f| {
+        let ty = &f.ty;
+        quote_spanned!(syn::spanned::Spanned::span(ty)=> ::amp::__private::assert_device_field::<#ty>();)
+    });
+    let field_sizes = def.fields.iter().map(|f| {
+        let ty = &f.ty;
+        quote!(::core::mem::size_of::<#ty>())
+    });
+    let padding_msg = format!(
+        "device struct `{name_str}` has padding: its fields' sizes do not add up to its size; \
+         help: write the padding out as a field (`_pad: u32`) so that every byte the device \
+         reads is defined, or reorder the fields from the largest alignment down"
+    );
+    let checks = quote_spanned! {name.span()=>
+        const _: () = {
+            #(#field_checks)*
+            ::core::assert!(
+                ::core::mem::size_of::<#name>() == 0 #(+ #field_sizes)*,
+                #padding_msg
+            );
+        };
+    };
+    let export = callback_export(
+        &mac,
+        &def,
+        quote! {
             (device ($($attr:tt)*) $($item:tt)*) => {
                 // `#[amp::device]` has no arguments: the device attribute accepts `(, ..)`.
                 #[::amp::device($($attr)*, __device_structs(#[repr(C)] struct #name { #(#fields),* }))]
@@ -69,12 +83,70 @@ pub fn derive_device_struct(input: TokenStream2) -> TokenStream2 {
                 #[::amp::kernel($($attr)*, __device_structs(#[repr(C)] struct #name { #(#fields),* }))]
                 $($item)*
             };
+        },
+    );
+    quote! {
+        #checks
+
+        impl ::amp::DeviceStructSeal for #name {}
+
+        // SAFETY: `#[repr(C)]` (checked by the derive), every field a `DeviceElement` (no
+        // padding, any bit pattern) and no padding between or after them (the `const` above).
+        unsafe impl ::amp::DeviceElement for #name {
+            const TYPE: ::amp::ScalarType = ::amp::ScalarType::U32;
+            const ELEM: ::amp::ElemType = ::amp::ElemType::Struct {
+                name: #name_str,
+                size: ::core::mem::size_of::<#name>() as u32,
+            };
         }
 
+        #export
+    }
+}
+
+/// The callback macro `name` with the rules `rules`, placed next to `item` so that the item's
+/// path reaches it, from this crate and from crates that depend on it, by path or through `use`.
+///
+/// A `macro_rules!` macro leaves its crate only through `#[macro_export]`, which puts it at the
+/// crate root: so it is exported under a name unique in the crate (`<name>_<hash>`) and
+/// re-exported here as `name` by a `pub use` of that one-segment name. (rustc rejects, inside the
+/// defining crate, a path of more than one segment to a macro-expanded exported macro; the
+/// one-segment `use` is not such a path, and other crates may use any path.) Every item's
+/// callback is exported, private ones included: a public device function's source calls its
+/// module's private helpers by path, and a dependent crate's kernel fetches those too. One
+/// declared inside a function body is a "non-local definition", allowed: it is exported all the
+/// same, and only reached by the re-export.
+pub fn callback_export(
+    name: &syn::Ident,
+    item: &impl quote::ToTokens,
+    rules: TokenStream2,
+) -> TokenStream2 {
+    let unique = unique_export_name(name, item);
+    quote! {
+        #[doc(hidden)]
+        #[macro_export]
+        #[allow(non_local_definitions)]
+        macro_rules! #unique { #rules }
         #[doc(hidden)]
         #[allow(unused_imports)]
-        pub(crate) use #mac;
+        pub use #unique as #name;
     }
+}
+
+/// A name for an exported (`#[macro_export]`) callback macro that is unique in its crate, where
+/// every exported macro lives: `base` with a hash of the item's tokens and of where it is, so
+/// that same-named device functions or structs of different modules do not collide.
+pub fn unique_export_name(base: &syn::Ident, item: &impl quote::ToTokens) -> syn::Ident {
+    let text = format!(
+        "{} {:?}",
+        item.to_token_stream(),
+        syn::spanned::Spanned::span(item)
+    );
+    // FNV-1a: stable across builds and toolchains, unlike `DefaultHasher`.
+    let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    format_ident!("{}_{:016x}", base, hash, span = base.span())
 }
 
 /// Parses the struct definitions of a `__device_structs(..)` argument.

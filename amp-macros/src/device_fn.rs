@@ -109,25 +109,21 @@ fn host_too(attr: TokenStream2) -> Result<bool, Diagnostic> {
 }
 
 /// The `__amp_device_<name>!` callback: given a path, the kernel attribute's arguments and the
-/// kernel, it re-invokes the attribute with this function's source added.
+/// kernel, it re-invokes the attribute with this function's source added. It sits next to the
+/// function, so the function's path reaches it, from dependent crates too (see
+/// [`crate::callback::callback_export`]).
 fn callback_macro(func: &syn::ItemFn) -> TokenStream2 {
     let name = format_ident!("__amp_device_{}", func.sig.ident);
     let mut source = func.clone();
     source.attrs.retain(|a| !a.path().is_ident("doc"));
     source.vis = syn::Visibility::Inherited;
-    quote! {
-        #[doc(hidden)]
-        #[allow(unused_macros)]
-        macro_rules! #name {
-            ([$($path:tt)*] [$($attr:tt)*] $($kernel:tt)*) => {
-                #[::amp::kernel($($attr)*, __device([$($path)*] #source))]
-                $($kernel)*
-            };
-        }
-        #[doc(hidden)]
-        #[allow(unused_imports)]
-        pub(crate) use #name;
-    }
+    let rules = quote! {
+        ([$($path:tt)*] [$($attr:tt)*] $($kernel:tt)*) => {
+            #[::amp::kernel($($attr)*, __device([$($path)*] #source))]
+            $($kernel)*
+        };
+    };
+    crate::callback::callback_export(&name, func, rules)
 }
 
 /// Parses a `__device([path] fn ..)` argument of the kernel attribute.

@@ -10,11 +10,15 @@ use crate::Error;
 /// Dimension 0 is the slowest-varying one (row-major).
 ///
 /// ```
-/// use amp_runtime::Extent;
+/// use amp_runtime::{Extent, Index};
 /// let e = Extent::new([2, 3]);
 /// assert_eq!(e.size(), 6);
 /// assert_eq!(e[1], 3);
 /// assert_eq!(e.to_string(), "[2, 3]");
+/// // C++ AMP's arithmetic: with an index (per component), with a `usize`; `==` and `!=`.
+/// assert_eq!(e + Index::new([1, 1]), Extent::new([3, 4]));
+/// assert_eq!(e * 2, Extent::new([4, 6]));
+/// assert!(e != Extent::new([3, 2]));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Extent<const N: usize> {
@@ -91,6 +95,26 @@ impl<const N: usize> fmt::Display for Extent<N> {
 /// assert_eq!(v[Index::new([1, 0])], 4);
 /// assert_eq!(v[[0, 2]], 3);
 /// ```
+///
+/// C++ AMP's index arithmetic, per component, here and in kernels: `+` and `-` with an index
+/// of the same rank, `+ - * / %` with a `usize` on either side, compound assignment, `==` and
+/// `!=`:
+///
+/// ```
+/// use amp_runtime::Index;
+/// let i = Index::new([2, 5]);
+/// assert_eq!(i + Index::new([1, 0]), Index::new([3, 5]));
+/// assert_eq!(i - 1, Index::new([1, 4]));
+/// assert_eq!(10 - i, Index::new([8, 5]));
+/// assert_eq!(i * 3 % 4, Index::new([2, 3]));
+/// let mut j = i;
+/// j /= 2;
+/// assert!(j == Index::new([1, 2]) && j != i);
+/// ```
+///
+/// C++ AMP's `index` has no ordering, and kernels have none (`idx < other` is a compile error
+/// there: compare components). On the host `Index` is `Ord` by row-major position
+/// (lexicographic: `[0, 9] < [1, 0]`), the order of `BTreeMap` keys and sorting.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Index<const N: usize> {
     coords: [usize; N],
@@ -137,6 +161,68 @@ impl<const N: usize> fmt::Display for Index<N> {
         write_dims(f, &self.coords)
     }
 }
+
+/// C++ AMP's index and extent arithmetic, per component: `a + b` and `a - b` with an index of
+/// the same rank (`extent + index` is an extent), and `+ - * / %` with a `usize` on either
+/// side; each also as compound assignment. Components are `usize`, so they overflow as `usize`
+/// does (a panic in debug builds; kernels wrap, as release builds do).
+macro_rules! component_ops {
+    ($ty:ident, $field:ident) => {
+        component_ops!(@with $ty, $field, Index, Add, add, AddAssign, add_assign, +);
+        component_ops!(@with $ty, $field, Index, Sub, sub, SubAssign, sub_assign, -);
+        component_ops!(@scalar $ty, $field, Add, add, AddAssign, add_assign, +);
+        component_ops!(@scalar $ty, $field, Sub, sub, SubAssign, sub_assign, -);
+        component_ops!(@scalar $ty, $field, Mul, mul, MulAssign, mul_assign, *);
+        component_ops!(@scalar $ty, $field, Div, div, DivAssign, div_assign, /);
+        component_ops!(@scalar $ty, $field, Rem, rem, RemAssign, rem_assign, %);
+    };
+    (@with $ty:ident, $field:ident, $rhs:ident, $tr:ident, $f:ident, $tra:ident, $fa:ident, $op:tt) => {
+        impl<const N: usize> std::ops::$tr<$rhs<N>> for $ty<N> {
+            type Output = $ty<N>;
+            fn $f(mut self, rhs: $rhs<N>) -> $ty<N> {
+                std::ops::$tra::$fa(&mut self, rhs);
+                self
+            }
+        }
+        impl<const N: usize> std::ops::$tra<$rhs<N>> for $ty<N> {
+            fn $fa(&mut self, rhs: $rhs<N>) {
+                for (a, b) in self.$field.iter_mut().zip(rhs.as_array()) {
+                    *a = *a $op b;
+                }
+            }
+        }
+    };
+    (@scalar $ty:ident, $field:ident, $tr:ident, $f:ident, $tra:ident, $fa:ident, $op:tt) => {
+        impl<const N: usize> std::ops::$tr<usize> for $ty<N> {
+            type Output = $ty<N>;
+            fn $f(mut self, rhs: usize) -> $ty<N> {
+                std::ops::$tra::$fa(&mut self, rhs);
+                self
+            }
+        }
+        impl<const N: usize> std::ops::$tr<$ty<N>> for usize {
+            type Output = $ty<N>;
+            // The scalar is the left operand (`10 - i`), which matters for `-`, `/` and `%`.
+            #[allow(clippy::assign_op_pattern)]
+            fn $f(self, mut rhs: $ty<N>) -> $ty<N> {
+                for c in rhs.$field.iter_mut() {
+                    *c = self $op *c;
+                }
+                rhs
+            }
+        }
+        impl<const N: usize> std::ops::$tra<usize> for $ty<N> {
+            fn $fa(&mut self, rhs: usize) {
+                for c in self.$field.iter_mut() {
+                    *c = *c $op rhs;
+                }
+            }
+        }
+    };
+}
+
+component_ops!(Index, coords);
+component_ops!(Extent, dims);
 
 /// Checks that an extent's dimensions are usable on a device: non-empty, every dimension and the
 /// element count fit a `u32`. Returns the element count.

@@ -68,6 +68,7 @@ pub use kernel::{ElemType, ScalarType};
 #[doc(hidden)]
 pub use numeric::is_scalar;
 pub use numeric::{DeviceFloat, DeviceInt, DeviceScalar};
+pub use scalar::assert_device_field;
 #[doc(hidden)]
 pub use scalar::sealed::Sealed as DeviceStructSeal;
 pub use scalar::{DeviceElement, ScalarArg};

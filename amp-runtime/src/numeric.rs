@@ -42,6 +42,11 @@ pub trait DeviceScalar:
     + ScalarArg
     + Copy
     + Default
+    + std::fmt::Debug
+    + std::fmt::Display
+    + Send
+    + Sync
+    + 'static
     + PartialEq
     + PartialOrd
     + Add<Output = Self>

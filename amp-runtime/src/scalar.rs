@@ -21,9 +21,25 @@ pub mod sealed {
 ///
 /// Sealed: the device side only knows these types. `f64` kernels need a device with
 /// `shaderFloat64` (see [`Accelerator::supports_double_precision`](crate::Accelerator::supports_double_precision)).
-pub trait DeviceElement:
-    sealed::Sealed + bytemuck::Pod + Send + Sync + std::fmt::Debug + 'static
-{
+///
+/// The runtime moves elements as bytes, so the trait requires neither `bytemuck::Pod` nor
+/// `Debug` of a struct: `#[derive(Clone, Copy, DeviceStruct)]` is enough (a struct may still
+/// derive them for its own use).
+///
+/// # Safety
+///
+/// An implementor has no padding bytes and every bit pattern of its size is a valid value (as
+/// `bytemuck::Pod`). The crate implements it for its types, and `#[derive(DeviceStruct)]` for a
+/// `#[repr(C)]` struct whose fields are all `DeviceElement`s, after a compile-time check that
+/// the fields' sizes add up to the struct's (no padding). Do not implement it by hand.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a device element type",
+    label = "not a device element type",
+    note = "view and array elements and device-struct fields are `i32`, `u32`, `f32`, `f64`, \
+            short vectors (`Float3`, ...) and `#[repr(C)]` structs with `#[derive(Clone, Copy, \
+            DeviceStruct)]`"
+)]
+pub unsafe trait DeviceElement: sealed::Sealed + Copy + Send + Sync + 'static {
     /// The device-side scalar type (of the components, for a short vector; `U32` for a struct,
     /// which [`ELEM`](Self::ELEM) describes).
     const TYPE: ScalarType;
@@ -31,17 +47,47 @@ pub trait DeviceElement:
     const ELEM: ElemType = ElemType::Scalar(Self::TYPE);
 }
 
-impl DeviceElement for i32 {
+// SAFETY: no padding, every bit pattern is a value.
+unsafe impl DeviceElement for i32 {
     const TYPE: ScalarType = ScalarType::I32;
 }
-impl DeviceElement for u32 {
+// SAFETY: as for `i32`.
+unsafe impl DeviceElement for u32 {
     const TYPE: ScalarType = ScalarType::U32;
 }
-impl DeviceElement for f32 {
+// SAFETY: as for `i32`.
+unsafe impl DeviceElement for f32 {
     const TYPE: ScalarType = ScalarType::F32;
 }
-impl DeviceElement for f64 {
+// SAFETY: as for `i32`.
+unsafe impl DeviceElement for f64 {
     const TYPE: ScalarType = ScalarType::F64;
+}
+
+/// Compiles only for a `DeviceElement` `T`: `#[derive(DeviceStruct)]` calls it with each field's
+/// type, in a `const`, before it implements [`DeviceElement`] for the struct.
+#[doc(hidden)]
+pub const fn assert_device_field<T: DeviceElement>() {}
+
+/// The bytes of `data`.
+pub(crate) fn as_bytes<T: DeviceElement>(data: &[T]) -> &[u8] {
+    // SAFETY: a `DeviceElement` has no padding, so every byte of the slice is initialised; `u8`
+    // has alignment 1 and the length is the slice's size in bytes.
+    unsafe { std::slice::from_raw_parts(data.as_ptr().cast::<u8>(), std::mem::size_of_val(data)) }
+}
+
+/// The bytes of `data`, writable.
+pub(crate) fn as_bytes_mut<T: DeviceElement>(data: &mut [T]) -> &mut [u8] {
+    let len = std::mem::size_of_val(data);
+    // SAFETY: as in `as_bytes`; and every bit pattern is a valid `T`, so any bytes written
+    // leave valid elements.
+    unsafe { std::slice::from_raw_parts_mut(data.as_mut_ptr().cast::<u8>(), len) }
+}
+
+/// The element whose bytes are all zero.
+pub(crate) fn zeroed<T: DeviceElement>() -> T {
+    // SAFETY: every bit pattern, all zeros included, is a valid `T`.
+    unsafe { std::mem::zeroed() }
 }
 
 /// A type a kernel can take by value: `i32`, `u32`, `f32`, `f64` or `bool` (passed as a `u32`

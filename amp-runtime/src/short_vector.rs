@@ -80,7 +80,8 @@ macro_rules! short_vector {
 
         impl Sealed for $name {}
 
-        impl DeviceElement for $name {
+        // SAFETY: `#[repr(C)]` components of one scalar type, no padding (`bytemuck::Pod`).
+        unsafe impl DeviceElement for $name {
             const TYPE: ScalarType = ScalarType::$st;
             const ELEM: ElemType = ElemType::Vector(ScalarType::$st, $n);
         }

@@ -1101,7 +1101,7 @@ fn truncate_to_nothing_is_zero_extent() -> Result<(), amp::Error> {
 }
 
 // A `tile_static` array over the device's limit cannot be written with literal (or named)
-// sizes: it is a compile error (tests/ui/tile_static_too_large.rs); no run-time case exists.
+// sizes: it is a compile error (tests/ui/tiled_tile_static_too_large.rs); no run-time case exists.
 
 // ---------------------------------------------------------------------------------------------
 // Outer constants in a simple kernel

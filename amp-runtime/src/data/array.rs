@@ -286,7 +286,7 @@ impl<T: DeviceElement, const N: usize> Array<T, N> {
             }
         }
         let a = Self::alloc(acc, extent, AccessType::Auto)?;
-        a.buffer.write(bytemuck::cast_slice(data))?;
+        a.buffer.write(crate::scalar::as_bytes(data))?;
         Ok(a)
     }
 
@@ -312,7 +312,7 @@ impl<T: DeviceElement, const N: usize> Array<T, N> {
 
     /// Copies the contents to a new `Vec` (row-major).
     pub fn to_vec(&self) -> Result<Vec<T>, Error> {
-        let mut v = vec![T::zeroed(); self.len];
+        let mut v = vec![crate::scalar::zeroed::<T>(); self.len];
         self.copy_to_slice(&mut v)?;
         Ok(v)
     }
@@ -325,7 +325,7 @@ impl<T: DeviceElement, const N: usize> Array<T, N> {
                 actual: out.len(),
             });
         }
-        self.buffer.read(bytemuck::cast_slice_mut(out))
+        self.buffer.read(crate::scalar::as_bytes_mut(out))
     }
 
     /// Overwrites the contents with `data`, whose length must equal the element count.
@@ -336,7 +336,7 @@ impl<T: DeviceElement, const N: usize> Array<T, N> {
                 actual: data.len(),
             });
         }
-        self.buffer.write(bytemuck::cast_slice(data))
+        self.buffer.write(crate::scalar::as_bytes(data))
     }
 
     /// A deep copy on the same accelerator with the same access type (copied device to

@@ -210,7 +210,7 @@ where
     }
     if let Some(out) = dst.host_slice() {
         if let Some((s, _)) = src.array_buffer() {
-            return s.read(bytemuck::cast_slice_mut(out));
+            return s.read(crate::scalar::as_bytes_mut(out));
         }
     }
     if let Some(data) = src.host_slice() {
@@ -256,7 +256,7 @@ where
             let staged = stage_download(s.clone(), 0, bytes)?;
             return Ok(staged.then(move |buffer, at| {
                 let out = dst.host_slice().expect("checked above");
-                buffer.read_at(at, bytemuck::cast_slice_mut(out))
+                buffer.read_at(at, crate::scalar::as_bytes_mut(out))
             }));
         }
     }
@@ -267,7 +267,7 @@ where
                 bytes,
                 MemoryLocation::CpuToGpu,
             )?);
-            staging.write(bytemuck::cast_slice(data))?;
+            staging.write(crate::scalar::as_bytes(data))?;
             let d = d.clone();
             let guard = d.busy().begin();
             return CompletionFuture::spawn(

@@ -281,10 +281,10 @@ impl Shared {
                     .collect())
             }
             Source::Array { buffer, .. } => {
-                let mut out = vec![T::zeroed(); layout.extent.size()];
+                let mut out = vec![crate::scalar::zeroed::<T>(); layout.extent.size()];
                 let mut at = 0;
                 for (start, n) in layout.runs() {
-                    let dst = bytemuck::cast_slice_mut(&mut out[at..at + n]);
+                    let dst = crate::scalar::as_bytes_mut(&mut out[at..at + n]);
                     buffer.read_at((start * size) as u64, dst)?;
                     at += n;
                 }
@@ -319,7 +319,7 @@ impl Shared {
                 for (start, n) in layout.runs() {
                     buffer.write_at(
                         (start * size) as u64,
-                        bytemuck::cast_slice(&data[at..at + n]),
+                        crate::scalar::as_bytes(&data[at..at + n]),
                     )?;
                     at += n;
                 }

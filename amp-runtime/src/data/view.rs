@@ -183,7 +183,7 @@ impl<'a, T: DeviceElement, const N: usize> ArrayView<'a, T, N> {
     pub fn new(extent: impl Into<Extent<N>>, data: &'a [T]) -> Result<Self, Error> {
         let extent = extent.into();
         check_extent(&extent, data.len())?;
-        let bytes: &[u8] = bytemuck::cast_slice(data);
+        let bytes: &[u8] = crate::scalar::as_bytes(data);
         Ok(ArrayView {
             shared: Shared::host(bytes.as_ptr().cast_mut(), bytes.len()),
             layout: Layout::dense(extent),
@@ -288,7 +288,7 @@ impl<'a, T: DeviceElement, const N: usize> ArrayViewMut<'a, T, N> {
     pub fn new(extent: impl Into<Extent<N>>, data: &'a mut [T]) -> Result<Self, Error> {
         let extent = extent.into();
         check_extent(&extent, data.len())?;
-        let bytes: &mut [u8] = bytemuck::cast_slice_mut(data);
+        let bytes: &mut [u8] = crate::scalar::as_bytes_mut(data);
         Ok(ArrayViewMut {
             shared: Shared::host(bytes.as_mut_ptr(), bytes.len()),
             layout: Layout::dense(extent),

@@ -65,7 +65,7 @@ impl<'a> KernelArg<'a> {
     pub fn value<T: DeviceElement>(value: T) -> Self {
         KernelArg(Arg::Value {
             elem: T::ELEM,
-            bytes: bytemuck::bytes_of(&value).to_vec(),
+            bytes: crate::scalar::as_bytes(std::slice::from_ref(&value)).to_vec(),
         })
     }
 }

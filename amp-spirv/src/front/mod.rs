@@ -5,8 +5,8 @@ mod generic;
 mod infer;
 mod signature;
 
-use crate::diag::{Diagnostic, Diagnostics, Rule, Span};
-use crate::ir::{Kernel, Local, Storage, TileDim, Tiled};
+use crate::diag::Diagnostics;
+use crate::ir::{Kernel, TileDim, Tiled};
 use crate::structs::StructTable;
 use crate::types::{Len, Ty};
 
@@ -50,18 +50,6 @@ pub fn lower(
         checker.declare_rejected(name);
     }
     let (locals, body, consts) = checker.check_body(&func.block);
-    if let Some(bytes) = literal_tile_static_bytes(&locals) {
-        if bytes > MAX_TILE_STATIC_BYTES {
-            diags.push(
-                Diagnostic::error(
-                    Rule::TileStaticLimit,
-                    Span::from(func.sig.ident.span()),
-                    format!("this kernel's `tile_static` variables need {bytes} bytes, more than the {MAX_TILE_STATIC_BYTES} bytes a tile has"),
-                )
-                .with_help("use smaller tiles or fewer `tile_static` arrays"),
-            );
-        }
-    }
     if !diags.is_empty() {
         return Err(diags);
     }
@@ -91,15 +79,6 @@ pub fn literal_bytes(ty: &Ty) -> Option<u64> {
         Ty::Array(elem, Len::Lit(n)) => Some(literal_bytes(elem)? * *n as u64),
         _ => None,
     }
-}
-
-/// Total `tile_static` bytes, when every size is a literal.
-fn literal_tile_static_bytes(locals: &[Local]) -> Option<u64> {
-    locals
-        .iter()
-        .filter(|l| l.storage == Storage::TileStatic)
-        .map(|l| literal_bytes(&l.ty))
-        .sum()
 }
 
 /// A `#[amp::device]` function's source, under the path the kernel calls it by.

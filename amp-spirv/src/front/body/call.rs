@@ -114,6 +114,9 @@ impl BodyChecker<'_> {
                     .iter()
                     .map(|s| s.ident.to_string())
                     .collect();
+                if let Some(e) = self.index_call(c, &segs) {
+                    return e;
+                }
                 if let Some(e) = self.vector_call(c, &segs) {
                     return e;
                 }

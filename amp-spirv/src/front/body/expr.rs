@@ -411,6 +411,20 @@ impl BodyChecker<'_> {
                         None => Self::error_expr(span),
                     }
                 }
+                Some((Place::Local(id, path), ty)) if path.is_empty() && self.is_index_ty(&ty) => {
+                    // `p += Index::new([1, 0])`, `p *= 2` on an index local: `p = p op value`.
+                    let lhs = Expr {
+                        kind: ExprKind::Local(id),
+                        ty,
+                        span: b.left.span(),
+                    };
+                    let value = self.index_binary(op, lhs, value, b.op.span(), span);
+                    Expr {
+                        kind: ExprKind::Assign(Place::Local(id, path), Box::new(value)),
+                        ty: Ty::Unit,
+                        span,
+                    }
+                }
                 Some((place, ty)) => {
                     let lhs = Expr {
                         kind: ExprKind::Lit(Lit::Bool(false)),
@@ -450,6 +464,9 @@ impl BodyChecker<'_> {
         }
         if self.has_vector_operand(&l, &r) {
             return self.vector_binary(op, l, r, b.op.span(), span);
+        }
+        if self.has_index_operand(&l, &r) {
+            return self.index_binary(op, l, r, b.op.span(), span);
         }
         let ty = self.check_operands(op, &l, &r, b.op.span());
         Expr {

@@ -12,6 +12,7 @@
 
 use super::infer::{Class, Infer};
 use super::signature::{literal_len, literal_usize, value_type};
+use super::MAX_TILE_STATIC_BYTES;
 use crate::diag::Span;
 use crate::diag::Spanned;
 use crate::diag::{Diagnostic, Diagnostics, Rule};
@@ -29,6 +30,7 @@ mod device_fn;
 mod expr;
 mod finish;
 mod generic_call;
+mod index_arith;
 mod place;
 mod stmt;
 mod structs;
@@ -72,6 +74,8 @@ pub struct BodyChecker<'a> {
     device: device_fn::DeviceState<'a>,
     /// Immutable locals declared without a value, and which the path may have assigned.
     deferred: deferred::DeferredInit,
+    /// Bytes of the `tile_static` variables of literal sizes declared so far.
+    tile_static_bytes: u64,
 }
 
 /// The hidden locals behind `t.global`, `t.local`, `t.tile`, `t.tile_origin`, `t.tile_extent`.
@@ -110,6 +114,7 @@ impl<'a> BodyChecker<'a> {
             simple_index: None,
             device: device_fn::DeviceState::default(),
             deferred: deferred::DeferredInit::default(),
+            tile_static_bytes: 0,
         }
     }
 

@@ -256,6 +256,8 @@ impl BodyChecker<'_> {
                         })
                         .collect(),
                 ),
+                // `idx + Index::new([0, 1])`, `idx - 1`: one expression per component.
+                ExprKind::ArrayList(parts) => Some(parts),
                 _ => {
                     self.err(
                         Diagnostic::error(

@@ -222,6 +222,7 @@ impl BodyChecker<'_> {
                 Ty::Never
             }
         };
+        self.count_tile_static(&ty, &p.ident, l);
         let id = self.declare(&p.ident.to_string(), ty, p.mutability.is_some());
         self.locals[id].storage = Storage::TileStatic;
         stmts.push(Stmt::Let(id, None));
@@ -295,6 +296,37 @@ impl BodyChecker<'_> {
                 Diagnostic::error(Rule::LetPatterns, other.span(), "this pattern is not supported in kernels")
                     .with_help("bind a plain name: `let x = ...;` or `let mut x = ...;`"),
             ),
+        }
+    }
+}
+
+impl BodyChecker<'_> {
+    /// Adds a `tile_static` variable of type `ty` with a literal size to the kernel's total;
+    /// the declaration that takes the total past [`MAX_TILE_STATIC_BYTES`] is an error, at the
+    /// declaration. (Sizes from constants are checked by the launcher's `const` assertions.)
+    fn count_tile_static(&mut self, ty: &Ty, name: &syn::Ident, decl: &syn::Local) {
+        let Some(bytes) = super::super::literal_bytes(ty) else {
+            return;
+        };
+        let before = self.tile_static_bytes;
+        self.tile_static_bytes = before.saturating_add(bytes);
+        let total = self.tile_static_bytes;
+        if before <= MAX_TILE_STATIC_BYTES && total > MAX_TILE_STATIC_BYTES {
+            let what = if before == 0 {
+                format!("`{name}` needs {bytes} bytes of `tile_static` memory")
+            } else {
+                format!(
+                    "`{name}` ({bytes} bytes) brings this kernel's `tile_static` memory to {total} bytes"
+                )
+            };
+            self.err(
+                Diagnostic::error(
+                    Rule::TileStaticLimit,
+                    decl.span(),
+                    format!("{what}, more than the {MAX_TILE_STATIC_BYTES} bytes a tile has"),
+                )
+                .with_help("use smaller tiles or fewer `tile_static` arrays"),
+            );
         }
     }
 }

@@ -1,0 +1,57 @@
+//! A kernel library: `#[amp::device]` functions, a `#[derive(DeviceStruct)]` struct and a
+//! kernel, for the kernels of crates that depend on it (see `tests/dependent.rs`).
+
+use amp::prelude::*;
+
+/// Device structs.
+pub mod shapes {
+    use amp::prelude::*;
+
+    /// A weighted segment in the plane: 20 bytes, no padding.
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, PartialEq, DeviceStruct)]
+    pub struct Segment {
+        /// Start point.
+        pub from: Float2,
+        /// End point.
+        pub to: Float2,
+        /// Weight.
+        pub weight: f32,
+    }
+}
+
+/// Device functions: public ones, and a private helper they call.
+pub mod interp {
+    use super::shapes::{__amp_device_struct_Segment, Segment};
+    use amp::prelude::*;
+
+    /// `t` clamped to `[0, 1]`; private, called by [`lerp`].
+    #[amp::device]
+    fn clamp01(t: f32) -> f32 {
+        t.clamp(0.0, 1.0)
+    }
+
+    /// Linear interpolation from `a` to `b`, with `t` clamped to `[0, 1]`.
+    #[amp::device]
+    pub fn lerp(a: f32, b: f32, t: f32) -> f32 {
+        a + (b - a) * clamp01(t)
+    }
+
+    /// The point at `t` along `s`, scaled by its weight.
+    #[amp::device]
+    pub fn point_at(s: Segment, t: f32) -> Float2 {
+        Float2::new(lerp(s.from.x, s.to.x, t), lerp(s.from.y, s.to.y, t)) * s.weight
+    }
+
+    /// `a * x + b`: calls nothing, so it also works when brought into scope with `use`.
+    #[amp::device]
+    pub fn affine(a: f32, x: f32, b: f32) -> f32 {
+        a * x + b
+    }
+}
+
+/// Multiplies every element by `k`: a kernel whose launcher dependent crates call.
+#[kernel(amp)]
+pub fn scale(idx: Index<1>, v: ArrayViewMut<f32, 1>, k: f32) {
+    v[idx] *= k;
+}

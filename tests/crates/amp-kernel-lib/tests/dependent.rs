@@ -1,0 +1,100 @@
+//! A crate that depends on the kernel library `amp_kernel_lib`: its kernels call the library's
+//! device functions by path (`amp_kernel_lib::interp::point_at`, which calls the library's
+//! `lerp`, which calls its private `clamp01`) and through `use` (a function together with its
+//! hidden callback), take the library's device struct as an element type by path and through
+//! `use`, and it launches the library's own kernel.
+
+use amp::prelude::*;
+use amp_kernel_lib::interp::{__amp_device_affine, affine};
+use amp_kernel_lib::shapes::{__amp_device_struct_Segment, Segment};
+
+#[kernel(amp)]
+fn points_by_path(
+    idx: Index<1>,
+    segs: ArrayView<amp_kernel_lib::shapes::Segment, 1>,
+    t: ArrayView<f32, 1>,
+    out: ArrayViewMut<Float2, 1>,
+) {
+    out[idx] = amp_kernel_lib::interp::point_at(segs[idx], t[idx]);
+}
+
+#[kernel(amp)]
+fn weights_through_use(idx: Index<1>, segs: ArrayView<Segment, 1>, out: ArrayViewMut<f32, 1>) {
+    out[idx] = affine(
+        segs[idx].weight,
+        3.0,
+        amp_kernel_lib::interp::lerp(1.0, 2.0, 0.5),
+    );
+}
+
+fn segments(n: usize) -> Vec<Segment> {
+    (0..n)
+        .map(|i| {
+            let f = i as f32;
+            Segment {
+                from: Float2::new(f, -f),
+                to: Float2::new(2.0 * f + 1.0, 0.5 * f),
+                weight: 0.25 * (i % 5) as f32 + 0.5,
+            }
+        })
+        .collect()
+}
+
+fn assert_validation_clean() {
+    if std::env::var_os("AMP_VALIDATION").is_some_and(|v| v == "1") {
+        assert!(amp::validation_enabled());
+    }
+    assert_eq!(amp::validation_message_count(), 0);
+}
+
+#[test]
+fn library_device_functions_and_structs_by_path() -> Result<(), amp::Error> {
+    let n = 41;
+    let segs = segments(n);
+    // Some `t` outside [0, 1], which the library's private `clamp01` clamps.
+    let t: Vec<f32> = (0..n).map(|i| (i as f32 - 5.0) / 30.0).collect();
+    let mut out = vec![Float2::default(); n];
+    {
+        let sv = ArrayView::new([n], &segs)?;
+        let tv = ArrayView::new([n], &t)?;
+        let mut ov = ArrayViewMut::new([n], &mut out)?;
+        parallel_for_each(ov.extent(), points_by_path(&sv, &tv, &mut ov))?;
+    }
+    for i in 0..n {
+        // The library's functions run on the host too.
+        let want = amp_kernel_lib::interp::point_at(segs[i], t[i]);
+        assert_eq!(out[i], want, "segment {i}");
+    }
+    assert_eq!(out[0], segs[0].from * segs[0].weight);
+    assert_validation_clean();
+    Ok(())
+}
+
+#[test]
+fn library_items_through_use() -> Result<(), amp::Error> {
+    let n = 23;
+    let segs = segments(n);
+    let mut out = vec![0.0f32; n];
+    {
+        let sv = ArrayView::new([n], &segs)?;
+        let mut ov = ArrayViewMut::new([n], &mut out)?;
+        parallel_for_each(ov.extent(), weights_through_use(&sv, &mut ov))?;
+    }
+    for (i, s) in segs.iter().enumerate() {
+        assert_eq!(out[i], affine(s.weight, 3.0, 1.5), "segment {i}");
+    }
+    assert_validation_clean();
+    Ok(())
+}
+
+#[test]
+fn library_kernel_launches() -> Result<(), amp::Error> {
+    let mut data: Vec<f32> = (0..50).map(|i| i as f32).collect();
+    {
+        let mut v = ArrayViewMut::new([50], &mut data)?;
+        parallel_for_each(v.extent(), amp_kernel_lib::scale(&mut v, 1.5))?;
+    }
+    assert_eq!(data, (0..50).map(|i| i as f32 * 1.5).collect::<Vec<_>>());
+    assert_validation_clean();
+    Ok(())
+}
