@@ -55,3 +55,20 @@ pub mod interp {
 pub fn scale(idx: Index<1>, v: ArrayViewMut<f32, 1>, k: f32) {
     v[idx] *= k;
 }
+
+/// Generic device functions and kernels: every instance is compiled where it is used.
+pub mod generic {
+    use amp::prelude::*;
+
+    /// `x` clamped to `[lo, hi]`, for every `DeviceScalar`.
+    #[amp::device]
+    pub fn clamp_to<T: DeviceScalar>(x: T, lo: T, hi: T) -> T {
+        x.max(lo).min(hi)
+    }
+
+    /// `y = a * x + y` over `f32` or `f64`.
+    #[kernel(amp)]
+    pub fn axpy<T: DeviceFloat>(idx: Index<1>, a: T, x: ArrayView<T, 1>, y: ArrayViewMut<T, 1>) {
+        y[idx] = a * x[idx] + y[idx];
+    }
+}

@@ -98,3 +98,34 @@ fn library_kernel_launches() -> Result<(), amp::Error> {
     assert_validation_clean();
     Ok(())
 }
+
+#[kernel(amp)]
+fn clamped<T: DeviceScalar>(idx: Index<1>, v: ArrayViewMut<T, 1>, lo: T, hi: T) {
+    v[idx] = amp_kernel_lib::generic::clamp_to(v[idx], lo, hi);
+}
+
+#[test]
+fn library_generic_functions_and_kernels() -> Result<(), amp::Error> {
+    let mut ints: Vec<i32> = (-10..10).collect();
+    {
+        let mut v = ArrayViewMut::new([20], &mut ints)?;
+        parallel_for_each(v.extent(), clamped(&mut v, -3, 4))?;
+    }
+    assert_eq!(
+        ints,
+        (-10..10).map(|x: i32| x.clamp(-3, 4)).collect::<Vec<_>>()
+    );
+    let x: Vec<f32> = (0..64).map(|i| i as f32).collect();
+    let mut y = vec![1.0f32; 64];
+    {
+        let xv = ArrayView::new([64], &x)?;
+        let mut yv = ArrayViewMut::new([64], &mut y)?;
+        parallel_for_each(
+            yv.extent(),
+            amp_kernel_lib::generic::axpy(0.5f32, &xv, &mut yv),
+        )?;
+    }
+    assert_eq!(y, x.iter().map(|v| 0.5 * v + 1.0).collect::<Vec<_>>());
+    assert_validation_clean();
+    Ok(())
+}
