@@ -25,7 +25,7 @@ fn combine<T: DeviceScalar>(a: T, b: T, op: u32) -> T {
 /// `input[b * 256 * ITEMS ..][.. 256 * ITEMS]`. `OP` and `ITEMS` are specialization constants,
 /// so the driver folds the choice of operation and can unroll the loads. (Thread 0 of each
 /// tile writes its block's partial, which the analysis cannot see through `first_block`.)
-#[kernel(amp, allow(write_conflict))]
+#[kernel(amp, unchecked, allow(write_conflict))]
 pub(super) fn reduce_blocks<T: DeviceScalar, const OP: u32, const ITEMS: usize>(
     t: TiledIndex<256>,
     input: ArrayView<T, 1>,

@@ -8,15 +8,17 @@
 //! threads), so a tile could wait forever. See docs/algorithms.md.
 
 use super::reduce::{reduce_into, OP_SUM};
-use super::{accelerator_of, launches, BLOCK, ITEMS, TILE};
+use super::{accelerator_of, launches, TILE};
 use crate::prelude::*;
 
-/// Scans block `first_block + tile` of `input` into `output`, starting from `offsets[block]`;
-/// exclusive when `exclusive` is 1.
-// Every element is written once, by the thread that loaded it (the analysis cannot see that
+/// Scans block `first_block + tile` (`256 * ITEMS` elements) of `input` into `output`,
+/// starting from `offsets[block]`; exclusive when `exclusive` is 1. Each thread scans its
+/// `ITEMS` consecutive elements in two passes over memory (its total, then its outputs), so
+/// the tile only shares the threads' totals: three barriers per block.
+// Every element is written once, by the thread that owns it (the analysis cannot see that
 // through `first_block`).
-#[kernel(amp, allow(bank_conflict, write_conflict))]
-fn scan_blocks<T: DeviceScalar>(
+#[kernel(amp, unchecked, allow(write_conflict))]
+fn scan_blocks<T: DeviceScalar, const ITEMS: usize>(
     t: TiledIndex<256>,
     input: ArrayView<T, 1>,
     offsets: ArrayView<T, 1>,
@@ -25,27 +27,19 @@ fn scan_blocks<T: DeviceScalar>(
     first_block: u32,
 ) {
     #[tile_static]
-    let mut block: [T; 2048];
-    #[tile_static]
     let mut totals: [T; 256];
     #[tile_static]
     let mut groups: [T; 16];
     let n = input.extent()[0];
     let l = t.local[0];
     let b = t.tile[0] + first_block as usize;
-    let start = b * 2048;
-    // Coalesced loads; then each thread owns the 8 consecutive elements from `l * 8`.
-    for k in 0..8 {
-        let i = start + k * 256 + l;
-        block[k * 256 + l] = if i < n { input[i] } else { T::ZERO };
+    let start = (b * 256 + l) * ITEMS;
+    let end = if start + ITEMS < n { start + ITEMS } else { n };
+    let mut total = T::ZERO;
+    for i in start..end {
+        total += input[i];
     }
-    t.barrier.wait();
-    let mut run = T::ZERO;
-    for k in 0..8 {
-        run += block[l * 8 + k];
-        block[l * 8 + k] = run;
-    }
-    totals[l] = run;
+    totals[l] = total;
     t.barrier.wait();
     // The threads' totals: 16 groups of 16 scanned serially, then the 16 group sums.
     if l < 16 {
@@ -66,28 +60,26 @@ fn scan_blocks<T: DeviceScalar>(
         }
     }
     t.barrier.wait();
-    let mut prefix = offsets[b] + groups[l / 16];
+    let mut run = offsets[b] + groups[l / 16];
     if l % 16 != 0 {
-        prefix += totals[l - 1];
+        run += totals[l - 1];
     }
-    let mut before = T::ZERO;
-    for k in 0..8 {
-        let inclusive = block[l * 8 + k];
-        block[l * 8 + k] = if exclusive == 1 {
-            prefix + before
+    for i in start..end {
+        let x = input[i];
+        if exclusive == 1 {
+            output[i] = run;
+            run += x;
         } else {
-            prefix + inclusive
-        };
-        before = inclusive;
-    }
-    t.barrier.wait();
-    for k in 0..8 {
-        let i = start + k * 256 + l;
-        if i < n {
-            output[i] = block[k * 256 + l];
+            run += x;
+            output[i] = run;
         }
     }
 }
+
+/// Elements per thread of a scan.
+const SCAN_ITEMS: usize = 32;
+/// Elements per block of a scan.
+const SCAN_BLOCK: usize = TILE * SCAN_ITEMS;
 
 /// Scans `input` into `output` (same length, at least 1) on `acc`.
 fn scan_into<T: DeviceScalar>(
@@ -97,12 +89,12 @@ fn scan_into<T: DeviceScalar>(
     exclusive: bool,
 ) -> Result<(), Error> {
     let n = input.extent()[0];
-    let blocks = n.div_ceil(BLOCK);
+    let blocks = n.div_ceil(SCAN_BLOCK);
     let offsets = if blocks == 1 {
         Array::from_slice_on(acc, [1], &[T::ZERO])?
     } else {
         let mut sums = Array::<T, 1>::new_on(acc, [blocks])?;
-        reduce_into::<T, OP_SUM, ITEMS>(input, &mut sums, T::ZERO)?;
+        reduce_into::<T, OP_SUM, SCAN_ITEMS>(input, &mut sums, T::ZERO)?;
         let mut offsets = Array::<T, 1>::new_on(acc, [blocks])?;
         scan_into(acc, &sums.view(), &mut offsets.view_mut(), true)?;
         offsets
@@ -111,7 +103,7 @@ fn scan_into<T: DeviceScalar>(
         let domain = Extent::new([tiles * TILE]).tile::<TILE>();
         parallel_for_each(
             domain,
-            scan_blocks(input, &offsets.view(), output, exclusive as u32, first),
+            scan_blocks::<T, SCAN_ITEMS>(input, &offsets.view(), output, exclusive as u32, first),
         )?;
     }
     Ok(())
@@ -137,7 +129,8 @@ fn scan<T: DeviceScalar>(
         return Ok(());
     }
     let acc = accelerator_of(input)?;
-    scan_into(&acc, input, output, exclusive)
+    scan_into(&acc, input, output, exclusive)?;
+    output.synchronize()
 }
 
 /// `output[i] = input[0] + ... + input[i]`.

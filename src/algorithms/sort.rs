@@ -125,10 +125,10 @@ fn radix_counts(
     }
 }
 
-/// Moves each key of the block (and its index, when `with_index` is 1; the position itself
+/// Moves each key of the block (and its index, when `WITH_INDEX` is 1; the position itself
 /// when it is 2) to its digit's next position: `offsets` is the exclusive scan of the counts.
 #[kernel(amp, allow(write_conflict, bank_conflict))]
-fn radix_scatter(
+fn radix_scatter<const WITH_INDEX: u32>(
     t: TiledIndex<256>,
     keys_in: ArrayView<u32, 1>,
     index_in: ArrayView<u32, 1>,
@@ -136,7 +136,6 @@ fn radix_scatter(
     keys_out: ArrayViewMut<u32, 1>,
     index_out: ArrayViewMut<u32, 1>,
     shift: u32,
-    with_index: u32,
     first_block: u32,
 ) {
     // Digit-major: entry `digit * 256 + thread` is that thread's count of that digit.
@@ -149,16 +148,17 @@ fn radix_scatter(
     let l = t.local[0];
     let b = t.tile[0] + first_block as usize;
     let start = b * 2048 + l * 8;
-    let mut mine = [0u32; 16];
+    // Each thread counts into its own column of `counts` (no atomics: no other thread
+    // touches it), then the tile scans each digit's row.
+    for d in 0..16 {
+        counts[d * 256 + l] = 0;
+    }
     for k in 0..8 {
         let i = start + k;
         if i < n {
             let digit = ((keys_in[i] >> shift) & 15) as usize;
-            mine[digit] += 1;
+            counts[digit * 256 + l] += 1;
         }
-    }
-    for d in 0..16 {
-        counts[d * 256 + l] = mine[d];
     }
     t.barrier.wait();
     // Exclusive scan within each digit's 256 entries: 16 per thread, then the 16 threads of
@@ -180,22 +180,21 @@ fn radix_scatter(
         }
     }
     t.barrier.wait();
-    let mut next = [0u32; 16];
-    for d in 0..16 {
-        let e = d * 256 + l;
-        next[d] = offsets[d * blocks + b] + counts[e] + totals[e / 16];
-    }
+    // A key's position: its (digit, block)'s first slot, plus the keys of that digit in the
+    // block before this thread's, plus this thread's earlier keys of that digit (the column
+    // entry counts up as they are placed).
     for k in 0..8 {
         let i = start + k;
         if i < n {
             let key = keys_in[i];
             let digit = ((key >> shift) & 15) as usize;
-            let p = next[digit] as usize;
-            next[digit] += 1;
+            let e = digit * 256 + l;
+            let p = (offsets[digit * blocks + b] + counts[e] + totals[e / 16]) as usize;
+            counts[e] += 1;
             keys_out[p] = key;
-            if with_index == 1 {
+            if WITH_INDEX == 1 {
                 index_out[p] = index_in[i];
-            } else if with_index == 2 {
+            } else if WITH_INDEX == 2 {
                 index_out[p] = i as u32;
             }
         }
@@ -282,19 +281,30 @@ impl Passes {
             let [index_in, index_out] = &mut self.index;
             for (first, tiles) in launches(self.blocks) {
                 let domain = Extent::new([tiles * TILE]).tile::<TILE>();
-                parallel_for_each(
-                    domain,
-                    radix_scatter(
-                        &keys_in.view(),
-                        &index_in.view(),
-                        &self.offsets.view(),
-                        &mut keys_out.view_mut(),
-                        &mut index_out.view_mut(),
-                        shift,
-                        with_index,
-                        first,
-                    ),
-                )?;
+                let (keys_in, index_in) = (&keys_in.view(), &index_in.view());
+                let offsets = &self.offsets.view();
+                let (keys_out, index_out) = (&mut keys_out.view_mut(), &mut index_out.view_mut());
+                // The payload mode is a specialization constant: no branch per key.
+                match with_index {
+                    0 => parallel_for_each(
+                        domain,
+                        radix_scatter::<0>(
+                            keys_in, index_in, offsets, keys_out, index_out, shift, first,
+                        ),
+                    )?,
+                    1 => parallel_for_each(
+                        domain,
+                        radix_scatter::<1>(
+                            keys_in, index_in, offsets, keys_out, index_out, shift, first,
+                        ),
+                    )?,
+                    _ => parallel_for_each(
+                        domain,
+                        radix_scatter::<2>(
+                            keys_in, index_in, offsets, keys_out, index_out, shift, first,
+                        ),
+                    )?,
+                }
             }
             self.keys.swap(0, 1);
             self.index.swap(0, 1);

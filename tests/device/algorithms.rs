@@ -1,5 +1,5 @@
 //! `amp::algorithms` on the device against the same operations on the host, for lengths around
-//! the block size (2,048) and past one level of recursion, for every scalar type: sums (integers
+//! the block sizes (2,048 and 8,192) and past one level of recursion, for every scalar type: sums (integers
 //! wrap), minima and maxima (NaNs passed over), inclusive and exclusive scans, sorts in total
 //! order with NaNs last, and a stable `sort_by_key`.
 
@@ -120,8 +120,9 @@ fn scans_match_the_host() {
 }
 
 #[test]
-fn a_scan_past_two_levels_of_blocks() {
-    // More than 2048 blocks: the block sums are themselves scanned in blocks.
+fn a_scan_of_four_million() {
+    // 513 blocks of 8,192: the block sums are scanned by the same algorithm before the
+    // blocks are (one level of recursion; a second needs more than 64M elements).
     let n = 2048 * 2048 + 3;
     let data: Vec<u32> = (0..n as u32).map(|i| i % 3).collect();
     let mut out = vec![0u32; n];
