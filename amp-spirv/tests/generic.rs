@@ -160,3 +160,41 @@ fn a_generic_device_function_is_checked_for_every_member() {
     assert!(!err.contains("i32"), "{err}");
     amp_spirv::check_device_fn(&parse(SQUARE)).expect("square is fine for all");
 }
+
+#[test]
+fn what_the_traits_offer_compiles_for_every_member() {
+    let options = with_fns(&[
+        "fn inner<T: DeviceScalar>(x: T) -> T { x.abs() }",
+        "fn outer<T: DeviceScalar>(x: T, y: T) -> T { inner(x) + inner::<T>(y) + T::max(x, y) + T::min(x, y) }",
+    ]);
+    let kernel = "fn k<T: DeviceScalar>(idx: Index<1>, v: ArrayViewMut<T, 1>) {
+        let mut local: [T; 4] = [T::ZERO; 4];
+        local[1] = T::MAX;
+        local[2] = T::MIN;
+        local[3] = outer(v[idx], T::ONE);
+        let mut acc = T::ZERO;
+        for i in 0..4 { acc += local[i] / (T::ONE + T::ONE) % T::MAX; }
+        acc -= v[idx] * (idx[0] as T);
+        acc *= T::ONE;
+        if acc < T::ZERO || acc == T::ONE || acc >= T::MAX { acc = acc.max(T::ONE).min(T::MAX); }
+        v[idx] = acc;
+    }";
+    let modules = compile_all(kernel, &options).expect("compiles for i32, u32, f32 and f64");
+    assert_eq!(modules.len(), 4);
+    for (_, words) in &modules {
+        assert_valid(words);
+    }
+    let floats = "fn f<T: DeviceFloat>(idx: Index<1>, v: ArrayViewMut<T, 1>) {
+        let x = v[idx];
+        v[idx] = -x.sqrt().exp().ln().powf(T::ONE).sin().mul_add(x, T::EPSILON) + T::INFINITY.min(x.hypot(x));
+    }";
+    for (_, words) in compile_all(floats, &Options::default()).expect("float methods") {
+        assert_valid(&words);
+    }
+    let ints = "fn f<T: DeviceInt>(idx: Index<1>, v: ArrayViewMut<T, 1>) {
+        v[idx] = (v[idx] << 2u32) >> 1u32 & !v[idx] | T::ONE ^ T::MAX;
+    }";
+    for (_, words) in compile_all(ints, &Options::default()).expect("int operators") {
+        assert_valid(&words);
+    }
+}

@@ -291,7 +291,16 @@ pub fn substitute(func: &syn::ItemFn, bindings: &[(proc_macro2::Ident, Scalar)])
     let mut replace = Replace(&map);
     replace.visit_signature_mut(&mut func.sig);
     replace.visit_block_mut(&mut func.block);
+    func.attrs.push(syn::parse_quote!(#[amp_generic_instance]));
     func
+}
+
+/// Whether `func` is an instance made by [`substitute`]: its body is checked with what the
+/// scalar traits promise every member (`x.abs()` of a `u32` is `x`, as `DeviceScalar::abs`).
+pub fn is_instance(func: &syn::ItemFn) -> bool {
+    func.attrs
+        .iter()
+        .any(|a| a.path().is_ident("amp_generic_instance"))
 }
 
 struct Replace<'a>(&'a HashMap<String, Scalar>);

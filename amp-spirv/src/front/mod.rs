@@ -49,6 +49,9 @@ pub fn lower(
     for name in &sig.rejected {
         checker.declare_rejected(name);
     }
+    if generic::is_instance(func) {
+        checker.set_generic_instance();
+    }
     let (locals, body, consts) = checker.check_body(&func.block);
     if !diags.is_empty() {
         return Err(diags);

@@ -119,6 +119,16 @@ impl BodyChecker<'_> {
             ty = self.expect_ty(&ty, a, &format!("in this call to `{name}`"));
         }
         let class = self.component_class(&ty);
+        let unsigned = class == Class::Int
+            && self
+                .infer
+                .shallow(&ty)
+                .component()
+                .is_some_and(|s| !s.is_signed_int());
+        if builtin == Builtin::Abs && unsigned && self.generic_instances > 0 {
+            // `DeviceScalar::abs` of a `u32` is the value itself.
+            return args.into_iter().next().expect("one argument");
+        }
         let ok = match builtin {
             Builtin::Abs => {
                 class == Class::Float

@@ -737,6 +737,8 @@ impl<'a> BodyChecker<'a> {
         values: Vec<(DeviceParam, Option<Expr>)>,
     ) -> Expr {
         let span = Span::of(&func.block);
+        let instance = crate::front::generic::is_instance(func);
+        self.generic_instances += instance as u32;
         let mut stmts = Vec::new();
         for (param, value) in values {
             if let DeviceParamKind::Value(ty) = &param.kind {
@@ -759,6 +761,7 @@ impl<'a> BodyChecker<'a> {
         // The callee cannot assign the caller's locals; its `return`s end its paths only.
         let before = self.deferred.save();
         let body = self.block(&func.block);
+        self.generic_instances -= instance as u32;
         self.deferred.restart(before);
         self.device.frames.pop();
         let name = func.sig.ident.to_string();

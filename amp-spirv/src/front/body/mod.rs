@@ -61,6 +61,9 @@ pub struct BodyChecker<'a> {
     locals: Vec<Local>,
     scopes: Vec<Vec<(String, Binding)>>,
     infer: Infer,
+    /// How many of the functions being checked are instances of generic ones (see
+    /// `front::generic`): there, what the scalar traits offer every member is accepted.
+    generic_instances: u32,
     loops: Vec<LoopFrame>,
     /// How many `while` conditions are being checked (the enclosing loops are hidden there).
     while_conditions: u32,
@@ -107,6 +110,7 @@ impl<'a> BodyChecker<'a> {
             locals: Vec::new(),
             scopes,
             infer: Infer::default(),
+            generic_instances: 0,
             loops: Vec::new(),
             while_conditions: 0,
             consts: Vec::new(),
@@ -169,6 +173,11 @@ impl<'a> BodyChecker<'a> {
     }
 
     /// Checks the function body; returns the locals and the block with every type settled.
+    /// Checks the body as an instance of a generic kernel (see `front::generic`).
+    pub fn set_generic_instance(&mut self) {
+        self.generic_instances = 1;
+    }
+
     pub fn check_body(mut self, body: &syn::Block) -> (Vec<Local>, Block, Vec<OuterConst>) {
         let mut block = self.block(body);
         if let Some(tail) = &block.tail {
