@@ -50,7 +50,8 @@ pub mod prelude {
     pub use amp_runtime::{
         copy, copy_async, parallel_for_each, parallel_for_each_on, Accelerator, AcceleratorView,
         AccessType, Array, ArrayView, ArrayViewMut, CompletionFuture, DeviceFloat, DeviceInt,
-        DeviceScalar, Error, Extent, Index, TiledExtent, TiledIndex,
+        DeviceScalar, Error, Extent, Index, Norm, Norm2, Norm3, Norm4, TiledExtent, TiledIndex,
+        Unorm, Unorm2, Unorm3, Unorm4,
     };
 }
 

@@ -351,6 +351,7 @@ const RUNTIME_LAYERS: &[&[&str]] = &[
         "error",
         "extent",
         "kernel",
+        "normalized",
         "numeric",
         "scalar",
         "short_vector",

@@ -39,6 +39,7 @@ mod exec;
 mod extent;
 mod kernel;
 mod memory;
+mod normalized;
 mod numeric;
 mod scalar;
 pub mod short_vector;
@@ -65,6 +66,10 @@ pub use kernel::{
     layout_fact, KernelInfo, ParamInfo, ParamKind, LAYOUT_SPEC_ID_BASE, OOB_REPORT_WORDS,
 };
 pub use kernel::{ElemType, ScalarType};
+pub use normalized::{
+    norm, norm_2, norm_3, norm_4, unorm, unorm_2, unorm_3, unorm_4, Norm, Norm2, Norm3, Norm4,
+    Unorm, Unorm2, Unorm3, Unorm4,
+};
 #[doc(hidden)]
 pub use numeric::is_scalar;
 pub use numeric::{DeviceFloat, DeviceInt, DeviceScalar};
