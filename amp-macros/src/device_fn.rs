@@ -17,15 +17,21 @@ const MAX_DEVICE_FNS: usize = 48;
 
 /// The expansion of `#[amp::device]` / `#[amp::device(amp)]` on `item`.
 pub fn device(attr: TokenStream2, item: TokenStream2) -> TokenStream2 {
-    let func = match syn::parse2::<syn::ItemFn>(item) {
+    let (attr, mut imported) = crate::imports::take_arg(attr);
+    let mut func = match syn::parse2::<syn::ItemFn>(item) {
         Ok(f) => f,
         Err(e) => {
             let msg = format!("#[amp::device] applies to free functions: {e}");
             return syn::Error::new(e.span(), msg).to_compile_error();
         }
     };
-    let mut out = TokenStream2::new();
-    let original_attr = attr.clone();
+    // What it imports with `use`, named by path (in the first round: later ones carry struct
+    // definitions), so that its source works where kernels inline it.
+    if !crate::imports::has_arg(&attr, crate::callback::DEFINITIONS_ARG) {
+        imported.extend(crate::source_file::resolve_imports(&mut func));
+    }
+    let mut out = crate::imports::markers(&imported);
+    let original_attr = crate::imports::with_arg(attr.clone(), &imported);
     let (attr, structs) = match split_definitions(attr) {
         Ok(split) => split,
         Err(e) => return e.to_compile_error(),

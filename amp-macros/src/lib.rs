@@ -6,6 +6,7 @@
 
 mod callback;
 mod device_fn;
+mod imports;
 mod source_file;
 
 use amp_spirv::{
@@ -35,15 +36,23 @@ pub fn device_struct(input: TokenStream) -> TokenStream {
 /// module as `<dir>/<kernel>.spv`.
 #[proc_macro_attribute]
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let attr = TokenStream2::from(attr);
-    let original_attr = attr.clone();
-    let func = match syn::parse::<syn::ItemFn>(item) {
+    let (attr, mut imported) = imports::take_arg(TokenStream2::from(attr));
+    let mut func = match syn::parse::<syn::ItemFn>(item) {
         Ok(f) => f,
         Err(e) => {
             let msg = format!("#[kernel(amp)] applies to free functions: {e}");
             return syn::Error::new(e.span(), msg).to_compile_error().into();
         }
     };
+    // What the kernel imports with `use`, named by path: in the first round only (later ones
+    // carry device function or struct sources, and the rewritten kernel).
+    let first_round =
+        !imports::has_arg(&attr, "__device") && !imports::has_arg(&attr, callback::DEFINITIONS_ARG);
+    if first_round {
+        imported.extend(source_file::resolve_imports(&mut func));
+    }
+    // The arguments the callbacks re-invoke the attribute with.
+    let original_attr = imports::with_arg(attr.clone(), &imported);
     let mut errors = TokenStream2::new();
     let options = match parse_options(attr.clone()) {
         Ok(o) => o,
@@ -56,7 +65,7 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
         if let Some(path) = callback::missing_struct(&func, &options.structs) {
             return callback::request_definition(&path, original_attr, &func).into();
         }
-        if let Some(fetch) = device_fn::fetch_missing(&attr, &func, &options.device_fns) {
+        if let Some(fetch) = device_fn::fetch_missing(&original_attr, &func, &options.device_fns) {
             return fetch.into();
         }
     }
@@ -70,6 +79,7 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
                 }
             }
             let mut out = launcher(&func, &instances);
+            out.extend(imports::markers(&imported));
             out.extend(callback::layout_assertions(
                 &func,
                 &options.structs,

@@ -22,3 +22,25 @@ pub fn unmarked_fns(kernel: &syn::ItemFn) -> Option<HashSet<Vec<String>>> {
         .collect();
     Some(relative)
 }
+
+/// Rewrites `func` (a kernel or device function of the file the compiler is expanding) to name
+/// what it imports with `use` by path; returns the names rewritten. Nothing changes where the
+/// file cannot be read or the function cannot be found in it (macro-generated code).
+pub fn resolve_imports(func: &mut syn::ItemFn) -> Vec<syn::Ident> {
+    if !proc_macro::is_available() {
+        return Vec::new();
+    }
+    let Some(path) = proc_macro::Span::call_site().local_file() else {
+        return Vec::new();
+    };
+    let Some(file) = std::fs::read_to_string(path)
+        .ok()
+        .and_then(|text| syn::parse_file(&text).ok())
+    else {
+        return Vec::new();
+    };
+    match amp_spirv::imports_of_fn(&file, func) {
+        Some(imports) => amp_spirv::resolve_imports(func, &imports),
+        None => Vec::new(),
+    }
+}

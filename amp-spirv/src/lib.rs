@@ -23,6 +23,7 @@ mod back;
 mod compile;
 mod diag;
 mod front;
+mod imports;
 mod ir;
 mod math;
 mod range;
@@ -41,6 +42,7 @@ pub use front::{
     callee_path, instantiate, merge_instance_errors, substitute, type_params, DeviceFnSource,
     Instance, ScalarBound, TypeParam, MAX_INSTANCES, MAX_TILE_STATIC_BYTES, MAX_TILE_THREADS,
 };
+pub use imports::{imports_of_fn, resolve_imports, Imports};
 pub use ir::{Container, OuterConst, ParamKind, TileDim};
 pub use source::{
     device_fns_in_file, device_structs_in_file, is_device_attr, is_kernel_attr, kernels_in_file,

@@ -77,16 +77,27 @@ fn for_each_fn<'a>(file: &'a syn::File, visit: &mut dyn FnMut(&[String], &'a syn
 
 /// The `#[amp::device]` functions of a parsed source file with their paths from the file's
 /// top (functions in function bodies count as top level), for tools that compile the kernels
-/// of a file without the macros.
+/// of a file without the macros; what they import through `use` is named by path, as in the
+/// source the device macro hands kernels.
 pub fn device_fns_in_file(file: &syn::File) -> Vec<DeviceFnSource> {
     let mut out = Vec::new();
     for_each_fn(file, &mut |module, f| {
         if f.attrs.iter().any(is_device_attr) {
             let m: Vec<&str> = module.iter().map(String::as_str).collect();
-            out.push(DeviceFnSource::new(&m, f.clone()));
+            out.push(DeviceFnSource::new(&m, with_imports(file, f)));
         }
     });
     out
+}
+
+/// `f` with what it imports named by path, as the macros rewrite it (see
+/// [`resolve_imports`](crate::resolve_imports)).
+fn with_imports(file: &syn::File, f: &syn::ItemFn) -> syn::ItemFn {
+    let mut f = f.clone();
+    if let Some(imports) = crate::imports_of_fn(file, &f) {
+        crate::resolve_imports(&mut f, &imports);
+    }
+    f
 }
 
 /// Whether `attr` is `#[amp::device]` (or `#[device]`).
@@ -106,12 +117,13 @@ pub fn is_kernel_attr(attr: &syn::Attribute) -> bool {
 }
 
 /// The `#[kernel(amp)]` functions of a parsed source file, also those in inline modules and
-/// inside function bodies (as tests often write them).
+/// inside function bodies (as tests often write them), with what they import through `use`
+/// named by path, as the kernel macro compiles them.
 pub fn kernels_in_file(file: &syn::File) -> Vec<syn::ItemFn> {
     let mut out = Vec::new();
     for_each_fn(file, &mut |_, f| {
         if f.attrs.iter().any(is_kernel_attr) {
-            out.push(f.clone());
+            out.push(with_imports(file, f));
         }
     });
     out

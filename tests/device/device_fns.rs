@@ -1,13 +1,17 @@
 //! Device functions (`#[amp::device]`) end to end: kernels that call helpers in the same
 //! module, in another module, helpers that call helpers (also across modules, with `super::`),
 //! helpers taking views, arrays and indices, helpers with early returns inside loops, a helper
-//! in a tiled kernel, and a device-only helper that writes to a view. Every result is checked
+//! in a tiled kernel, a device-only helper that writes to a view, and helpers and a struct of
+//! other modules brought in with plain `use` items. Every result is checked
 //! against the same helpers called on the host.
 
 use crate::common;
 use common::assert_validation_clean;
 
 use amp::prelude::*;
+// Device functions and a device struct of other modules through plain `use` items.
+use self::imported::helpers::{offset as shift, Weighted};
+use self::util::deep::twice_square;
 
 // ----- helpers in this module -----
 
@@ -116,7 +120,46 @@ mod util {
     }
 }
 
+/// Items the kernel `through_use` imports with `use`.
+mod imported {
+    pub mod helpers {
+        // A device function that itself calls one through `use`, from its own module.
+        use super::super::square;
+        use amp::prelude::*;
+
+        #[repr(C)]
+        #[derive(Clone, Copy, Debug, PartialEq, DeviceStruct)]
+        pub struct Weighted {
+            pub value: f32,
+            pub weight: f32,
+        }
+
+        #[amp::device]
+        pub fn offset(x: f32) -> f32 {
+            square(x) + 1.0
+        }
+    }
+}
+
 // ----- kernels -----
+
+/// Calls `twice_square` (which calls `super::square_i` from its module) and `shift` (`offset`
+/// renamed, which calls `square` through its own `use`), takes `Weighted`: all through `use`,
+/// with nothing hidden imported.
+#[kernel(amp)]
+fn through_use(
+    idx: Index<1>,
+    a: ArrayView<i32, 1>,
+    w: ArrayView<Weighted, 1>,
+    out: ArrayViewMut<f32, 1>,
+) {
+    let v: Weighted = w[idx];
+    let scaled = Weighted {
+        value: v.value,
+        weight: v.weight * 0.5,
+    };
+    out[idx] = twice_square(a[idx]) as f32 + shift(scaled.value) * scaled.weight;
+}
 
 #[kernel(amp)]
 fn squares(idx: Index<1>, a: ArrayView<f32, 1>, out: ArrayViewMut<f32, 1>) {
@@ -216,6 +259,37 @@ fn helper_in_another_module() -> Result<(), amp::Error> {
         yv.synchronize()?;
     }
     assert_eq!(y, expected);
+    assert_validation_clean();
+    Ok(())
+}
+
+#[test]
+fn helpers_of_other_modules_through_use() -> Result<(), amp::Error> {
+    let a: Vec<i32> = (-16..16).collect();
+    let w: Vec<imported::helpers::Weighted> = (0..32)
+        .map(|i| imported::helpers::Weighted {
+            value: i as f32 * 0.25 - 2.0,
+            weight: (i % 3) as f32 + 1.0,
+        })
+        .collect();
+    let mut out = vec![0.0f32; a.len()];
+    {
+        let av = ArrayView::new([a.len()], &a)?;
+        let wv = ArrayView::new([w.len()], &w)?;
+        let mut ov = ArrayViewMut::new([a.len()], &mut out)?;
+        parallel_for_each(ov.extent(), through_use(&av, &wv, &mut ov))?;
+        ov.synchronize()?;
+    }
+    let expected: Vec<f32> = a
+        .iter()
+        .zip(&w)
+        .map(|(&x, v)| {
+            util::deep::twice_square(x) as f32
+                + imported::helpers::offset(v.value) * (v.weight * 0.5)
+        })
+        .collect();
+    assert_eq!(out, expected);
+    assert_eq!(expected[1], 2.0 * 225.0 + (1.75f32 * 1.75 + 1.0) * 1.0);
     assert_validation_clean();
     Ok(())
 }

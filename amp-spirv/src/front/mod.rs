@@ -10,7 +10,7 @@ use crate::ir::{Kernel, TileDim, Tiled};
 use crate::structs::StructTable;
 use crate::types::{Len, Ty};
 
-pub use body::{callee_path, check_device_fn, closure_names, device_calls};
+pub use body::{callee_path, check_device_fn, closure_names, device_calls, is_device_fn_path};
 pub use generic::{
     instantiate, merge_instance_errors, substitute, type_params, Instance, ScalarBound, TypeParam,
     MAX_INSTANCES,

@@ -40,7 +40,7 @@ mod vector;
 use finish::Finisher;
 use generic_call::is_generic;
 
-pub use device_fn::{callee_path, check_device_fn, closure_names, device_calls};
+pub use device_fn::{callee_path, check_device_fn, closure_names, device_calls, is_device_fn_path};
 
 #[derive(Clone, Copy)]
 enum Binding {

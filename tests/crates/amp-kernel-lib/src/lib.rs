@@ -22,7 +22,7 @@ pub mod shapes {
 
 /// Device functions: public ones, and a private helper they call.
 pub mod interp {
-    use super::shapes::{__amp_device_struct_Segment, Segment};
+    use super::shapes::Segment;
     use amp::prelude::*;
 
     /// `t` clamped to `[0, 1]`; private, called by [`lerp`].
@@ -43,7 +43,7 @@ pub mod interp {
         Float2::new(lerp(s.from.x, s.to.x, t), lerp(s.from.y, s.to.y, t)) * s.weight
     }
 
-    /// `a * x + b`: calls nothing, so it also works when brought into scope with `use`.
+    /// `a * x + b`.
     #[amp::device]
     pub fn affine(a: f32, x: f32, b: f32) -> f32 {
         a * x + b

@@ -1,12 +1,12 @@
 //! A crate that depends on the kernel library `amp_kernel_lib`: its kernels call the library's
 //! device functions by path (`amp_kernel_lib::interp::point_at`, which calls the library's
-//! `lerp`, which calls its private `clamp01`) and through `use` (a function together with its
-//! hidden callback), take the library's device struct as an element type by path and through
-//! `use`, and it launches the library's own kernel.
+//! `lerp`, which calls its private `clamp01`) and through plain `use` items (nothing hidden
+//! imported), take the library's device struct as an element type by path and through `use`,
+//! and it launches the library's own kernel.
 
 use amp::prelude::*;
-use amp_kernel_lib::interp::{__amp_device_affine, affine};
-use amp_kernel_lib::shapes::{__amp_device_struct_Segment, Segment};
+use amp_kernel_lib::interp::{affine, point_at};
+use amp_kernel_lib::shapes::Segment;
 
 #[kernel(amp)]
 fn points_by_path(
@@ -25,6 +25,25 @@ fn weights_through_use(idx: Index<1>, segs: ArrayView<Segment, 1>, out: ArrayVie
         3.0,
         amp_kernel_lib::interp::lerp(1.0, 2.0, 0.5),
     );
+}
+
+/// Everything through `use`: `point_at` (whose source calls the library's `lerp`, which calls
+/// its private `clamp01`, by paths from the library's module), `Segment` in the signature, in a
+/// type annotation and in a struct expression.
+#[kernel(amp)]
+fn points_through_use(
+    idx: Index<1>,
+    segs: ArrayView<Segment, 1>,
+    t: ArrayView<f32, 1>,
+    out: ArrayViewMut<Float2, 1>,
+) {
+    let s: Segment = segs[idx];
+    let doubled = Segment {
+        from: s.from,
+        to: s.to,
+        weight: s.weight * 2.0,
+    };
+    out[idx] = point_at(doubled, t[idx]);
 }
 
 fn segments(n: usize) -> Vec<Segment> {
@@ -82,6 +101,29 @@ fn library_items_through_use() -> Result<(), amp::Error> {
     }
     for (i, s) in segs.iter().enumerate() {
         assert_eq!(out[i], affine(s.weight, 3.0, 1.5), "segment {i}");
+    }
+    assert_validation_clean();
+    Ok(())
+}
+
+#[test]
+fn library_device_functions_and_structs_through_plain_use() -> Result<(), amp::Error> {
+    let n = 37;
+    let segs = segments(n);
+    let t: Vec<f32> = (0..n).map(|i| (i as f32 - 4.0) / 25.0).collect();
+    let mut out = vec![Float2::default(); n];
+    {
+        let sv = ArrayView::new([n], &segs)?;
+        let tv = ArrayView::new([n], &t)?;
+        let mut ov = ArrayViewMut::new([n], &mut out)?;
+        parallel_for_each(ov.extent(), points_through_use(&sv, &tv, &mut ov))?;
+    }
+    for i in 0..n {
+        let doubled = Segment {
+            weight: segs[i].weight * 2.0,
+            ..segs[i]
+        };
+        assert_eq!(out[i], point_at(doubled, t[i]), "segment {i}");
     }
     assert_validation_clean();
     Ok(())
