@@ -291,7 +291,9 @@ pub fn substitute(func: &syn::ItemFn, bindings: &[(proc_macro2::Ident, Scalar)])
     let mut replace = Replace(&map);
     replace.visit_signature_mut(&mut func.sig);
     replace.visit_block_mut(&mut func.block);
-    func.attrs.push(syn::parse_quote!(#[amp_generic_instance]));
+    if !bindings.is_empty() {
+        func.attrs.push(syn::parse_quote!(#[amp_generic_instance]));
+    }
     func
 }
 
