@@ -1728,28 +1728,7 @@ fn scan(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
     )?;
     let mut cpu = vec![0u32; n];
     let t_cpu = ctx.time(|| {
-        // Two passes over chunks: chunk totals in parallel, a scan of the totals, then each
-        // chunk's exclusive scan from its offset in parallel.
-        const CHUNK: usize = 1 << 16;
-        let totals: Vec<u32> = xs
-            .par_chunks(CHUNK)
-            .map(|c| c.iter().fold(0u32, |s, &x| s.wrapping_add(x)))
-            .collect();
-        let mut offsets = Vec::with_capacity(totals.len());
-        let mut acc = 0u32;
-        for t in totals {
-            offsets.push(acc);
-            acc = acc.wrapping_add(t);
-        }
-        cpu.par_chunks_mut(CHUNK)
-            .zip(xs.par_chunks(CHUNK))
-            .zip(offsets)
-            .for_each(|((out, inp), mut s)| {
-                for (o, &x) in out.iter_mut().zip(inp) {
-                    *o = s;
-                    s = s.wrapping_add(x);
-                }
-            });
+        cpu_exclusive_scan(&xs, &mut cpu);
         Ok(())
     })?;
     ctx.rows.push(workload_row(
@@ -1765,6 +1744,31 @@ fn scan(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         &cpu,
     ));
     Ok(())
+}
+
+/// The CPU column's exclusive scan: chunk totals in parallel, a scan of the totals, then each
+/// chunk's exclusive scan from its offset in parallel.
+fn cpu_exclusive_scan(xs: &[u32], out: &mut [u32]) {
+    const CHUNK: usize = 1 << 16;
+    let totals: Vec<u32> = xs
+        .par_chunks(CHUNK)
+        .map(|c| c.iter().fold(0u32, |s, &x| s.wrapping_add(x)))
+        .collect();
+    let mut offsets = Vec::with_capacity(totals.len());
+    let mut acc = 0u32;
+    for t in totals {
+        offsets.push(acc);
+        acc = acc.wrapping_add(t);
+    }
+    out.par_chunks_mut(CHUNK)
+        .zip(xs.par_chunks(CHUNK))
+        .zip(offsets)
+        .for_each(|((out, inp), mut s)| {
+            for (o, &x) in out.iter_mut().zip(inp) {
+                *o = s;
+                s = s.wrapping_add(x);
+            }
+        });
 }
 
 /// Round trip of an empty kernel over one thread: amp's launch against `RawKernel`'s.

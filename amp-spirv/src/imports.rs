@@ -153,16 +153,7 @@ fn scopes<'a>(
                 if marked && f.sig.ident == func.sig.ident {
                     found.push((f, uses.clone()));
                 }
-                let nested: Vec<&syn::Item> = f
-                    .block
-                    .stmts
-                    .iter()
-                    .filter_map(|s| match s {
-                        syn::Stmt::Item(i) => Some(i),
-                        _ => None,
-                    })
-                    .collect();
-                scopes(&nested, &uses, func, found);
+                scopes(&items_in_body(f), &uses, func, found);
             }
             syn::Item::Mod(m) => {
                 if let Some((_, content)) = &m.content {
@@ -298,6 +289,18 @@ impl VisitMut for Rewriter<'_> {
 
     // Macros are the body checker's to report; their tokens are left alone.
     fn visit_macro_mut(&mut self, _: &mut syn::Macro) {}
+}
+
+/// The items declared in a function's body (nested functions, modules, `use`s).
+pub(crate) fn items_in_body(f: &syn::ItemFn) -> Vec<&syn::Item> {
+    f.block
+        .stmts
+        .iter()
+        .filter_map(|s| match s {
+            syn::Stmt::Item(i) => Some(i),
+            _ => None,
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -31,16 +31,12 @@ fn for_each_item<'a>(
         visit(module, item);
         match item {
             syn::Item::Fn(f) if into_fn_bodies => {
-                let nested: Vec<&syn::Item> = f
-                    .block
-                    .stmts
-                    .iter()
-                    .filter_map(|s| match s {
-                        syn::Stmt::Item(i) => Some(i),
-                        _ => None,
-                    })
-                    .collect();
-                for_each_item(&nested, into_fn_bodies, module, visit);
+                for_each_item(
+                    &crate::imports::items_in_body(f),
+                    into_fn_bodies,
+                    module,
+                    visit,
+                );
             }
             syn::Item::Mod(m) => {
                 if let Some((_, content)) = &m.content {

@@ -3,7 +3,7 @@
 //! `par_sort_unstable`). The library's kernels have no hand-written GLSL twin here; the
 //! bandwidth of sum and scan is compared with the vector-add row's in docs/performance.md.
 
-use super::{check, count, timed, BoxError, Cell, Ctx, Row, Work};
+use super::{check, count, cpu_exclusive_scan, timed, BoxError, Cell, Ctx, Row, Work};
 use amp::algorithms;
 use amp::prelude::*;
 use rayon::prelude::*;
@@ -82,26 +82,7 @@ pub fn algorithms_rows(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
     })?;
     let mut cpu = vec![0u32; n];
     let t_cpu = ctx.time(|| {
-        const CHUNK: usize = 1 << 16;
-        let totals: Vec<u32> = xs
-            .par_chunks(CHUNK)
-            .map(|c| c.iter().fold(0u32, |s, &x| s.wrapping_add(x)))
-            .collect();
-        let mut offsets = Vec::with_capacity(totals.len());
-        let mut run = 0u32;
-        for t in totals {
-            offsets.push(run);
-            run = run.wrapping_add(t);
-        }
-        cpu.par_chunks_mut(CHUNK)
-            .zip(xs.par_chunks(CHUNK))
-            .zip(offsets)
-            .for_each(|((o, i), mut s)| {
-                for (o, &x) in o.iter_mut().zip(i) {
-                    *o = s;
-                    s = s.wrapping_add(x);
-                }
-            });
+        cpu_exclusive_scan(&xs, &mut cpu);
         Ok(())
     })?;
     ctx.rows.push(row(
@@ -125,54 +106,50 @@ pub fn algorithms_rows(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
             (state >> 16) as u32
         })
         .collect();
-    let source = Array::from_slice([n], &keys)?;
-    let mut work = Array::<u32, 1>::new([n])?;
-    let t_amp = ctx.time(|| {
-        amp::copy(&source, &mut work)?;
-        algorithms::sort(&mut work.view_mut())?;
-        Ok(())
-    })?;
-    let mut cpu = keys.clone();
-    let t_cpu = ctx.time(|| {
-        cpu.copy_from_slice(&keys);
-        cpu.par_sort_unstable();
-        Ok(())
-    })?;
-    ctx.rows.push(row(
-        "amp::algorithms::sort (radix, 8 passes)",
-        size("u32"),
-        Work::Bytes(4.0 * n as f64),
-        t_amp,
-        t_cpu,
-    ));
-    let got = work.to_vec()?;
-    ctx.checks
-        .push(check("algorithms::sort u32", &got, &got, &cpu));
-
+    sort_row(ctx, &keys, "u32", |v| v.par_sort_unstable(), |x| *x)?;
     let fkeys: Vec<f32> = keys.iter().map(|&k| (k as f32 - 2e9) * 1e-3).collect();
-    let source = Array::from_slice([n], &fkeys)?;
-    let mut work = Array::<f32, 1>::new([n])?;
+    sort_row(
+        ctx,
+        &fkeys,
+        "f32",
+        |v| v.par_sort_unstable_by(f32::total_cmp),
+        |x| x.to_bits(),
+    )?;
+    Ok(())
+}
+
+/// The row of `amp::algorithms::sort` on `keys` beside `cpu_sort`, compared by `bits`.
+fn sort_row<T: DeviceScalar>(
+    ctx: &mut Ctx<'_>,
+    keys: &[T],
+    ty: &str,
+    cpu_sort: impl Fn(&mut [T]),
+    bits: impl Fn(&T) -> u32,
+) -> Result<(), BoxError> {
+    let n = keys.len();
+    let source = Array::from_slice([n], keys)?;
+    let mut work = Array::<T, 1>::new([n])?;
     let t_amp = ctx.time(|| {
         amp::copy(&source, &mut work)?;
         algorithms::sort(&mut work.view_mut())?;
         Ok(())
     })?;
-    let mut cpu = fkeys.clone();
+    let mut cpu = keys.to_vec();
     let t_cpu = ctx.time(|| {
-        cpu.copy_from_slice(&fkeys);
-        cpu.par_sort_unstable_by(f32::total_cmp);
+        cpu.copy_from_slice(keys);
+        cpu_sort(&mut cpu);
         Ok(())
     })?;
     ctx.rows.push(row(
         "amp::algorithms::sort (radix, 8 passes)",
-        size("f32"),
+        format!("{} {ty}", count(n)),
         Work::Bytes(4.0 * n as f64),
         t_amp,
         t_cpu,
     ));
-    let got: Vec<u32> = work.to_vec()?.iter().map(|x| x.to_bits()).collect();
-    let cpu: Vec<u32> = cpu.iter().map(|x| x.to_bits()).collect();
+    let got: Vec<u32> = work.to_vec()?.iter().map(&bits).collect();
+    let cpu: Vec<u32> = cpu.iter().map(&bits).collect();
     ctx.checks
-        .push(check("algorithms::sort f32", &got, &got, &cpu));
+        .push(check(&format!("algorithms::sort {ty}"), &got, &got, &cpu));
     Ok(())
 }

@@ -49,6 +49,15 @@ impl ScalarBound {
         }
     }
 
+    /// The members' names, for messages: `f32, f64`.
+    pub fn member_names(self) -> String {
+        self.members()
+            .iter()
+            .map(|s| s.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
     fn from_path(path: &syn::Path) -> Option<ScalarBound> {
         match path.segments.last()?.ident.to_string().as_str() {
             "DeviceScalar" => Some(ScalarBound::Scalar),
@@ -431,12 +440,7 @@ pub fn turbofish(
                 .with_help(format!(
                     "`{}` is one of: {}",
                     p.bound.name(),
-                    p.bound
-                        .members()
-                        .iter()
-                        .map(|s| s.name())
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    p.bound.member_names()
                 ))))
             }
         }

@@ -120,7 +120,7 @@ impl BodyChecker<'_> {
                         .with_help(format!(
                             "`{}` is one of: {}",
                             p.bound.name(),
-                            members(p)
+                            p.bound.member_names()
                         )),
                     );
                 }
@@ -136,7 +136,7 @@ impl BodyChecker<'_> {
                             "name it: `{name}::<{}>(..)` (`{}` is one of: {})",
                             p.bound.members()[0].name(),
                             p.bound.name(),
-                            members(p)
+                            p.bound.member_names()
                         )),
                     );
                 }
@@ -144,13 +144,4 @@ impl BodyChecker<'_> {
         }
         ok.then_some(out)
     }
-}
-
-fn members(p: &TypeParam) -> String {
-    p.bound
-        .members()
-        .iter()
-        .map(|s| s.name())
-        .collect::<Vec<_>>()
-        .join(", ")
 }
