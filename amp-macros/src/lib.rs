@@ -475,9 +475,28 @@ fn launcher(func: &syn::ItemFn, instances: &[Instance]) -> TokenStream2 {
     let generics = func.sig.generics.params.iter();
     let where_clause = &func.sig.generics.where_clause;
     let spec_words = kernel.consts.iter().map(spec_words);
+    // Each instance's checks hold only where that instance is the one launched: a condition on
+    // the type arguments, constant in the `const` block, so an f64 instance too large for
+    // `tile_static` does not refuse the f32 launch beside it.
     let checks: Vec<TokenStream2> = instances
         .iter()
-        .flat_map(|i| launch_checks(&i.kernel))
+        .flat_map(|i| {
+            let conds: Vec<TokenStream2> = i
+                .bindings
+                .iter()
+                .map(|(t, s)| {
+                    let ty = scalar_type_tokens(*s);
+                    quote!(::amp::__private::is_scalar::<#t>(#ty))
+                })
+                .collect();
+            launch_checks(&i.kernel).into_iter().map(move |c| {
+                if conds.is_empty() {
+                    c
+                } else {
+                    quote!(if true #(&& #conds)* { #c })
+                }
+            })
+        })
         .collect();
     // Item-level constants are evaluated by `cargo check` too; a generic kernel's constants are
     // only known per instantiation, so its checks run where the launcher is monomorphized.

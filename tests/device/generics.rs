@@ -189,3 +189,33 @@ fn the_scalar_traits_behave_as_documented_on_the_host() {
     assert_eq!(three.min(five), 3);
     assert_eq!(<f64 as DeviceFloat>::sqrt(4.0), 2.0);
 }
+
+/// `N` elements of `T` in `tile_static` memory: 24 KiB for f32 at `N = 6144`, which fits the
+/// 32 KiB, while the f64 instance (48 KiB) would not; only the launched instance is checked.
+#[kernel(amp)]
+fn big_tile<T: DeviceScalar, const N: usize>(t: TiledIndex<256>, out: ArrayViewMut<T, 1>) {
+    #[tile_static]
+    let mut cache: [T; N];
+    let l = t.local[0];
+    for k in 0..N / 256 {
+        cache[k * 256 + l] = T::ONE;
+    }
+    t.barrier.wait();
+    let mut s = T::ZERO;
+    for k in 0..N / 256 {
+        s += cache[k * 256 + (l + 1) % 256];
+    }
+    out[t.global] = s;
+}
+
+#[test]
+fn only_the_launched_instance_is_checked_against_tile_static_limits() {
+    let mut out = vec![0.0f32; 256];
+    {
+        let mut v = ArrayViewMut::new([256], &mut out).unwrap();
+        parallel_for_each(v.extent().tile::<256>(), big_tile::<f32, 6144>(&mut v)).unwrap();
+        v.synchronize().unwrap();
+    }
+    assert!(out.iter().all(|&x| x == 24.0), "{:?}", &out[..4]);
+    assert_validation_clean();
+}
