@@ -42,31 +42,21 @@ pub use sort::{sort, sort_by_key};
 
 #[cfg(doc)]
 use crate::Array;
-use crate::{Accelerator, ArrayView, DeviceElement, Error};
+use crate::{Accelerator, Error, Extent, TiledExtent};
 
 /// Threads per tile of every algorithm kernel.
 const TILE: usize = 256;
-/// Elements per thread of a block.
-const ITEMS: usize = 8;
-/// Elements per block: what one tile processes.
-const BLOCK: usize = TILE * ITEMS;
-/// The most tiles one launch has (Vulkan guarantees 65535 workgroups per dimension); larger
-/// inputs take several launches, each starting at a later block.
-const MAX_TILES_PER_LAUNCH: usize = 65535;
+/// A rank-1 tiled domain of `blocks` tiles (the runtime folds more than a grid row holds onto
+/// a second dimension, so any count works).
+fn tiles(blocks: usize) -> TiledExtent<TILE, 0, 0> {
+    Extent::new([blocks * TILE]).tile::<TILE>()
+}
 
 /// The accelerator a view's data lives on, or the default one for host data.
-fn accelerator_of<T: DeviceElement, const N: usize>(
-    view: &ArrayView<'_, T, N>,
-) -> Result<Accelerator, Error> {
-    match view.accelerator() {
+/// (`view.accelerator()` of an `ArrayView` or `ArrayViewMut`.)
+fn accelerator_of(view: Option<Accelerator>) -> Result<Accelerator, Error> {
+    match view {
         Some(acc) => Ok(acc),
         None => Accelerator::default(),
     }
-}
-
-/// The number of blocks of `n` elements, and the launches (first block, tiles) that cover them.
-fn launches(blocks: usize) -> impl Iterator<Item = (u32, usize)> {
-    (0..blocks)
-        .step_by(MAX_TILES_PER_LAUNCH)
-        .map(move |first| (first as u32, (blocks - first).min(MAX_TILES_PER_LAUNCH)))
 }

@@ -2,7 +2,7 @@
 //! a tree in `tile_static` memory) into one partial; the partials are reduced the same way
 //! until one is left.
 
-use super::{accelerator_of, launches, TILE};
+use super::{accelerator_of, tiles, TILE};
 use crate::prelude::*;
 
 pub(super) const OP_SUM: u32 = 0;
@@ -12,9 +12,9 @@ const OP_MAX: u32 = 2;
 /// `a + b`, `a.min(b)` or `a.max(b)`: the choice is uniform, a scalar argument.
 #[amp::device]
 fn combine<T: DeviceScalar>(a: T, b: T, op: u32) -> T {
-    if op == 0 {
+    if op == OP_SUM {
         a + b
-    } else if op == 1 {
+    } else if op == OP_MIN {
         a.min(b)
     } else {
         a.max(b)
@@ -23,21 +23,20 @@ fn combine<T: DeviceScalar>(a: T, b: T, op: u32) -> T {
 
 /// One partial per block of `256 * ITEMS` elements: `partials[b]` combines
 /// `input[b * 256 * ITEMS ..][.. 256 * ITEMS]`. `OP` and `ITEMS` are specialization constants,
-/// so the driver folds the choice of operation and can unroll the loads. (Thread 0 of each
-/// tile writes its block's partial, which the analysis cannot see through `first_block`.)
+/// so the driver folds the choice of operation and can unroll the loads. Thread 0 of each tile
+/// writes its block's partial (`partials[t.tile]`, which the analysis does not prove unique).
 #[kernel(amp, unchecked, allow(write_conflict))]
 pub(super) fn reduce_blocks<T: DeviceScalar, const OP: u32, const ITEMS: usize>(
     t: TiledIndex<256>,
     input: ArrayView<T, 1>,
     partials: ArrayViewMut<T, 1>,
     identity: T,
-    first_block: u32,
 ) {
     #[tile_static]
     let mut part: [T; 256];
     let n = input.extent()[0];
     let l = t.local[0];
-    let b = t.tile[0] + first_block as usize;
+    let b = t.tile[0];
     let start = b * 256 * ITEMS;
     let mut acc = identity;
     for k in 0..ITEMS {
@@ -72,16 +71,10 @@ pub(super) fn reduce_into<T: DeviceScalar, const OP: u32, const ITEMS: usize>(
     partials: &mut Array<T, 1>,
     identity: T,
 ) -> Result<(), Error> {
-    let blocks = partials.len();
-    for (first, tiles) in launches(blocks) {
-        let domain = Extent::new([tiles * TILE]).tile::<TILE>();
-        let mut out = partials.view_mut();
-        parallel_for_each(
-            domain,
-            reduce_blocks::<T, OP, ITEMS>(input, &mut out, identity, first),
-        )?;
-    }
-    Ok(())
+    parallel_for_each(
+        tiles(partials.len()),
+        reduce_blocks::<T, OP, ITEMS>(input, &mut partials.view_mut(), identity),
+    )
 }
 
 fn reduce<T: DeviceScalar, const OP: u32>(
@@ -93,7 +86,7 @@ fn reduce<T: DeviceScalar, const OP: u32>(
     if n == 0 {
         return Err(Error::EmptyInput { operation });
     }
-    let acc = accelerator_of(input)?;
+    let acc = accelerator_of(input.accelerator())?;
     let block = TILE * REDUCE_ITEMS;
     let mut partials = Array::<T, 1>::new_on(&acc, [n.div_ceil(block)])?;
     reduce_into::<T, OP, REDUCE_ITEMS>(input, &mut partials, identity)?;

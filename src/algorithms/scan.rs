@@ -8,15 +8,15 @@
 //! threads), so a tile could wait forever. See docs/algorithms.md.
 
 use super::reduce::{reduce_into, OP_SUM};
-use super::{accelerator_of, launches, TILE};
+use super::{accelerator_of, tiles, TILE};
 use crate::prelude::*;
 
-/// Scans block `first_block + tile` (`256 * ITEMS` elements) of `input` into `output`,
+/// Scans block `t.tile` (`256 * ITEMS` elements) of `input` into `output`,
 /// starting from `offsets[block]`; exclusive when `exclusive` is 1. Each thread scans its
 /// `ITEMS` consecutive elements in two passes over memory (its total, then its outputs), so
 /// the tile only shares the threads' totals: three barriers per block.
-// Every element is written once, by the thread that owns it (the analysis cannot see that
-// through `first_block`).
+// Every element is written once, by the thread that owns it (the analysis does not prove it
+// for the thread's run of `ITEMS` elements).
 #[kernel(amp, unchecked, allow(write_conflict))]
 fn scan_blocks<T: DeviceScalar, const ITEMS: usize>(
     t: TiledIndex<256>,
@@ -24,7 +24,6 @@ fn scan_blocks<T: DeviceScalar, const ITEMS: usize>(
     offsets: ArrayView<T, 1>,
     output: ArrayViewMut<T, 1>,
     exclusive: u32,
-    first_block: u32,
 ) {
     #[tile_static]
     let mut totals: [T; 256];
@@ -32,7 +31,7 @@ fn scan_blocks<T: DeviceScalar, const ITEMS: usize>(
     let mut groups: [T; 16];
     let n = input.extent()[0];
     let l = t.local[0];
-    let b = t.tile[0] + first_block as usize;
+    let b = t.tile[0];
     let start = (b * 256 + l) * ITEMS;
     let end = if start + ITEMS < n { start + ITEMS } else { n };
     let mut total = T::ZERO;
@@ -99,14 +98,10 @@ fn scan_into<T: DeviceScalar>(
         scan_into(acc, &sums.view(), &mut offsets.view_mut(), true)?;
         offsets
     };
-    for (first, tiles) in launches(blocks) {
-        let domain = Extent::new([tiles * TILE]).tile::<TILE>();
-        parallel_for_each(
-            domain,
-            scan_blocks::<T, SCAN_ITEMS>(input, &offsets.view(), output, exclusive as u32, first),
-        )?;
-    }
-    Ok(())
+    parallel_for_each(
+        tiles(blocks),
+        scan_blocks::<T, SCAN_ITEMS>(input, &offsets.view(), output, exclusive as u32),
+    )
 }
 
 fn scan<T: DeviceScalar>(
@@ -128,7 +123,7 @@ fn scan<T: DeviceScalar>(
     if n == 0 {
         return Ok(());
     }
-    let acc = accelerator_of(input)?;
+    let acc = accelerator_of(input.accelerator())?;
     scan_into(&acc, input, output, exclusive)?;
     output.synchronize()
 }

@@ -16,9 +16,12 @@
 //! between workgroups, which Vulkan does not promise: see docs/algorithms.md.
 
 use super::scan::exclusive_scan_on;
-use super::{launches, BLOCK, TILE};
+use super::{accelerator_of, tiles, TILE};
 use crate::prelude::*;
 use crate::{DeviceElement, ScalarType};
+
+/// Keys per tile of the counting and scattering kernels (8 per thread).
+const SORT_BLOCK: usize = TILE * 8;
 
 /// How the keys' bits become `u32`s in the order wanted (`KIND_*`).
 const KIND_U32: u32 = 0;
@@ -28,9 +31,9 @@ const KIND_F32: u32 = 2;
 /// The order-preserving `u32` of a key's bits.
 #[amp::device(amp)]
 fn to_sort_key(bits: u32, kind: u32) -> u32 {
-    if kind == 0 {
+    if kind == KIND_U32 {
         bits
-    } else if kind == 1 {
+    } else if kind == KIND_I32 {
         bits ^ 0x8000_0000
     } else if (bits & 0x7fff_ffff) > 0x7f80_0000 {
         // NaN: above +inf, sign cleared so that every NaN sorts last.
@@ -45,9 +48,9 @@ fn to_sort_key(bits: u32, kind: u32) -> u32 {
 /// The inverse of `to_sort_key` (a NaN comes back with its sign bit cleared).
 #[amp::device(amp)]
 fn from_sort_key(key: u32, kind: u32) -> u32 {
-    if kind == 0 {
+    if kind == KIND_U32 {
         key
-    } else if kind == 1 {
+    } else if kind == KIND_I32 {
         key ^ 0x8000_0000
     } else if (key & 0x8000_0000) != 0 {
         key & 0x7fff_ffff
@@ -91,15 +94,14 @@ fn encode_keys_f64(
 }
 
 /// `counts[digit * blocks + block]`: how many keys of each block have each digit.
-// Each (digit, block) entry is written by one thread of one tile, which the analysis cannot
-// see through `first_block`.
+// Each (digit, block) entry is written by one thread of one tile, which the analysis does not
+// prove.
 #[kernel(amp, allow(write_conflict))]
 fn radix_counts(
     t: TiledIndex<256>,
     keys: ArrayView<u32, 1>,
     counts: ArrayViewMut<u32, 1>,
     shift: u32,
-    first_block: u32,
 ) {
     #[tile_static]
     let mut hist: [u32; 16];
@@ -110,7 +112,7 @@ fn radix_counts(
         hist[l] = 0;
     }
     t.barrier.wait();
-    let b = t.tile[0] + first_block as usize;
+    let b = t.tile[0];
     let start = b * 2048;
     for k in 0..8 {
         let i = start + k * 256 + l;
@@ -136,7 +138,6 @@ fn radix_scatter<const WITH_INDEX: u32>(
     keys_out: ArrayViewMut<u32, 1>,
     index_out: ArrayViewMut<u32, 1>,
     shift: u32,
-    first_block: u32,
 ) {
     // Digit-major: entry `digit * 256 + thread` is that thread's count of that digit.
     #[tile_static]
@@ -146,7 +147,7 @@ fn radix_scatter<const WITH_INDEX: u32>(
     let n = keys_in.extent()[0];
     let blocks = offsets.extent()[0] / 16;
     let l = t.local[0];
-    let b = t.tile[0] + first_block as usize;
+    let b = t.tile[0];
     let start = b * 2048 + l * 8;
     // Each thread counts into its own column of `counts` (no atomics: no other thread
     // touches it), then the tile scans each digit's row.
@@ -211,16 +212,6 @@ fn gather<V: DeviceScalar>(
     dst[idx] = src[order[idx] as usize];
 }
 
-#[kernel(amp)]
-fn gather_u32(
-    idx: Index<1>,
-    order: ArrayView<u32, 1>,
-    src: ArrayView<u32, 1>,
-    dst: ArrayViewMut<u32, 1>,
-) {
-    dst[idx] = src[order[idx] as usize];
-}
-
 /// Keys (and, with `index`, a payload of indices) being sorted: two buffers each, swapped
 /// after every pass, so the sorted keys end in `keys[0]`.
 struct Passes {
@@ -238,7 +229,7 @@ struct Passes {
 impl Passes {
     fn new(acc: &Accelerator, keys: Array<u32, 1>, with_index: bool) -> Result<Self, Error> {
         let n = keys.len();
-        let blocks = n.div_ceil(BLOCK);
+        let blocks = n.div_ceil(SORT_BLOCK);
         let payload = if with_index { n } else { 1 };
         Ok(Passes {
             acc: acc.clone(),
@@ -259,18 +250,10 @@ impl Passes {
     fn run(&mut self, fresh_index: bool) -> Result<(), Error> {
         for pass in 0..8u32 {
             let shift = pass * 4;
-            for (first, tiles) in launches(self.blocks) {
-                let domain = Extent::new([tiles * TILE]).tile::<TILE>();
-                parallel_for_each(
-                    domain,
-                    radix_counts(
-                        &self.keys[0].view(),
-                        &mut self.counts.view_mut(),
-                        shift,
-                        first,
-                    ),
-                )?;
-            }
+            parallel_for_each(
+                tiles(self.blocks),
+                radix_counts(&self.keys[0].view(), &mut self.counts.view_mut(), shift),
+            )?;
             exclusive_scan_on(&self.acc, &self.counts.view(), &mut self.offsets.view_mut())?;
             let with_index = match (self.with_index, fresh_index && pass == 0) {
                 (false, _) => 0,
@@ -279,32 +262,24 @@ impl Passes {
             };
             let [keys_in, keys_out] = &mut self.keys;
             let [index_in, index_out] = &mut self.index;
-            for (first, tiles) in launches(self.blocks) {
-                let domain = Extent::new([tiles * TILE]).tile::<TILE>();
-                let (keys_in, index_in) = (&keys_in.view(), &index_in.view());
-                let offsets = &self.offsets.view();
-                let (keys_out, index_out) = (&mut keys_out.view_mut(), &mut index_out.view_mut());
-                // The payload mode is a specialization constant: no branch per key.
-                match with_index {
-                    0 => parallel_for_each(
-                        domain,
-                        radix_scatter::<0>(
-                            keys_in, index_in, offsets, keys_out, index_out, shift, first,
-                        ),
-                    )?,
-                    1 => parallel_for_each(
-                        domain,
-                        radix_scatter::<1>(
-                            keys_in, index_in, offsets, keys_out, index_out, shift, first,
-                        ),
-                    )?,
-                    _ => parallel_for_each(
-                        domain,
-                        radix_scatter::<2>(
-                            keys_in, index_in, offsets, keys_out, index_out, shift, first,
-                        ),
-                    )?,
-                }
+            let domain = tiles(self.blocks);
+            let (keys_in, index_in) = (&keys_in.view(), &index_in.view());
+            let offsets = &self.offsets.view();
+            let (keys_out, index_out) = (&mut keys_out.view_mut(), &mut index_out.view_mut());
+            // The payload mode is a specialization constant: no branch per key.
+            match with_index {
+                0 => parallel_for_each(
+                    domain,
+                    radix_scatter::<0>(keys_in, index_in, offsets, keys_out, index_out, shift),
+                )?,
+                1 => parallel_for_each(
+                    domain,
+                    radix_scatter::<1>(keys_in, index_in, offsets, keys_out, index_out, shift),
+                )?,
+                _ => parallel_for_each(
+                    domain,
+                    radix_scatter::<2>(keys_in, index_in, offsets, keys_out, index_out, shift),
+                )?,
             }
             self.keys.swap(0, 1);
             self.index.swap(0, 1);
@@ -320,13 +295,6 @@ fn kind_of<T: DeviceScalar>() -> Option<u32> {
         ScalarType::I32 => Some(KIND_I32),
         ScalarType::F32 => Some(KIND_F32),
         _ => None,
-    }
-}
-
-fn accelerator(view: Option<Accelerator>) -> Result<Accelerator, Error> {
-    match view {
-        Some(acc) => Ok(acc),
-        None => Accelerator::default(),
     }
 }
 
@@ -364,7 +332,7 @@ fn sorted_order<K: DeviceScalar>(
             let mut high_in_order = Array::<u32, 1>::new_on(acc, [n])?;
             parallel_for_each(
                 everything,
-                gather_u32(
+                gather::<u32>(
                     &passes.index[0].view(),
                     &high.view(),
                     &mut high_in_order.view_mut(),
@@ -414,7 +382,7 @@ pub fn sort<T: DeviceScalar>(data: &mut ArrayViewMut<'_, T, 1>) -> Result<(), Er
     if n <= 1 {
         return Ok(());
     }
-    let acc = accelerator(data.accelerator())?;
+    let acc = accelerator_of(data.accelerator())?;
     let Some(kind) = kind_of::<T>() else {
         let order = sorted_order(&acc, &data.view_as::<1>([n])?)?;
         return permute(&acc, &order, data);
@@ -473,7 +441,7 @@ pub fn sort_by_key<K: DeviceScalar, V: DeviceScalar>(
     if n <= 1 {
         return Ok(());
     }
-    let acc = accelerator(keys.accelerator())?;
+    let acc = accelerator_of(keys.accelerator())?;
     let order = sorted_order(&acc, &keys.view_as::<1>([n])?)?;
     permute(&acc, &order, keys)?;
     permute(&acc, &order, values)
