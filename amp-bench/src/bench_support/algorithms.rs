@@ -23,48 +23,16 @@ pub fn algorithms_rows(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
     let size = |ty: &str| format!("{} {ty}", count(n));
 
     let ints: Vec<i32> = (0..n).map(|i| (i * 7 % 1000) as i32 - 500).collect();
-    let a = Array::from_slice([n], &ints)?;
-    let mut got = 0;
-    let t_amp = ctx.time(|| {
-        got = algorithms::sum(&a.view())?;
-        Ok(())
+    let (got, want) = sum_row(ctx, &ints, "i32", |v| {
+        v.par_iter().copied().reduce(|| 0, i32::wrapping_add)
     })?;
-    let mut want = 0;
-    let t_cpu = ctx.time(|| {
-        want = ints.par_iter().copied().reduce(|| 0, i32::wrapping_add);
-        Ok(())
-    })?;
-    ctx.rows.push(row(
-        "amp::algorithms::sum",
-        size("i32"),
-        Work::Bytes(4.0 * n as f64),
-        t_amp,
-        t_cpu,
-    ));
     ctx.checks
         .push(check("algorithms::sum i32", &[got], &[got], &[want]));
 
     let floats: Vec<f32> = (0..n).map(|i| (i % 8) as f32).collect();
-    let f = Array::from_slice([n], &floats)?;
-    let mut got = 0.0;
-    let t_amp = ctx.time(|| {
-        got = algorithms::sum(&f.view())?;
-        Ok(())
-    })?;
-    let mut want = 0.0;
-    let t_cpu = ctx.time(|| {
-        want = floats.par_iter().sum::<f32>();
-        Ok(())
-    })?;
-    ctx.rows.push(row(
-        "amp::algorithms::sum",
-        size("f32"),
-        Work::Bytes(4.0 * n as f64),
-        t_amp,
-        t_cpu,
-    ));
-    // Small integers: every order of additions is exact below 2^24 per partial... the total
-    // (about 3.5 n) is not, so the check compares within rounding.
+    let (got, want) = sum_row(ctx, &floats, "f32", |v| v.par_iter().sum::<f32>())?;
+    // The total (about 3.5 n) is past f32's exact integers, and the two sums add in different
+    // orders: they agree within rounding.
     let close = ((got - want) / want).abs() < 1e-6;
     ctx.checks.push(check(
         "algorithms::sum f32 (relative 1e-6)",
@@ -152,4 +120,33 @@ fn sort_row<T: DeviceScalar>(
     ctx.checks
         .push(check(&format!("algorithms::sort {ty}"), &got, &got, &cpu));
     Ok(())
+}
+
+/// The row of `amp::algorithms::sum` over `data` beside `cpu_sum`; both results.
+fn sum_row<T: DeviceScalar>(
+    ctx: &mut Ctx<'_>,
+    data: &[T],
+    ty: &str,
+    cpu_sum: impl Fn(&[T]) -> T,
+) -> Result<(T, T), BoxError> {
+    let n = data.len();
+    let array = Array::from_slice([n], data)?;
+    let mut got = T::ZERO;
+    let t_amp = ctx.time(|| {
+        got = algorithms::sum(&array.view())?;
+        Ok(())
+    })?;
+    let mut want = T::ZERO;
+    let t_cpu = ctx.time(|| {
+        want = cpu_sum(data);
+        Ok(())
+    })?;
+    ctx.rows.push(row(
+        "amp::algorithms::sum",
+        format!("{} {ty}", count(n)),
+        Work::Bytes(4.0 * n as f64),
+        t_amp,
+        t_cpu,
+    ));
+    Ok((got, want))
 }
