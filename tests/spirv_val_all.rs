@@ -29,76 +29,33 @@ const FOLDERS: [&str; 4] = ["examples", "tests", "benches", "src"];
 
 /// Adds to `options` the device functions and structs of the workspace's library crates
 /// (`tests/crates/<name>/src/lib.rs`) that `file`, in another crate, names: the functions by
-/// their paths from the crate (`amp_kernel_lib::interp::lerp`), and under their own names those
-/// the file imports with `use` (as the kernel macro finds them through their callbacks).
-fn add_library_items(
-    root: &Path,
-    file: &Path,
-    parsed: &syn::File,
-    options: &mut amp_spirv::Options,
-) {
+/// their paths from the crate (`amp_kernel_lib::interp::lerp`), which is also what calls through
+/// `use` become (`kernels_in_file` rewrites them as the kernel macro does).
+fn add_library_items(root: &Path, file: &Path, source: &str, options: &mut amp_spirv::Options) {
     let Ok(entries) = std::fs::read_dir(root.join("tests/crates")) else {
         return;
     };
-    let imported = imported_paths(parsed);
     for entry in entries.flatten() {
         let lib = entry.path().join("src/lib.rs");
         if !lib.exists() || file == lib {
             continue;
         }
         let krate = entry.file_name().to_string_lossy().replace('-', "_");
-        if !imported.iter().any(|p| p.first() == Some(&krate))
-            && !std::fs::read_to_string(file).is_ok_and(|s| s.contains(&format!("{krate}::")))
-        {
+        if !source.contains(&format!("{krate}::")) {
             continue;
         }
-        let source = std::fs::read_to_string(&lib).expect("reading a library crate");
+        let lib_source = std::fs::read_to_string(&lib).expect("reading a library crate");
         let lib_options =
-            amp_spirv::Options::from_file(&syn::parse_file(&source).expect("parsing"));
+            amp_spirv::Options::from_file(&syn::parse_file(&lib_source).expect("parsing"));
         for f in lib_options.device_fns {
             let mut path = vec![krate.clone()];
             path.extend(f.path.iter().cloned());
-            if imported.contains(&path) {
-                let name = f.path.last().expect("a name").clone();
-                options.device_fns.push(amp_spirv::DeviceFnSource {
-                    path: vec![name],
-                    func: f.func.clone(),
-                });
-            }
             options
                 .device_fns
                 .push(amp_spirv::DeviceFnSource { path, func: f.func });
         }
         options.structs.extend(lib_options.structs);
     }
-}
-
-/// The full paths the `use` items at the top of `file` import (`a::b::{c, d}` gives `a::b::c`
-/// and `a::b::d`).
-fn imported_paths(file: &syn::File) -> Vec<Vec<String>> {
-    fn walk(tree: &syn::UseTree, prefix: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
-        match tree {
-            syn::UseTree::Path(p) => {
-                prefix.push(p.ident.to_string());
-                walk(&p.tree, prefix, out);
-                prefix.pop();
-            }
-            syn::UseTree::Name(n) => {
-                let mut path = prefix.clone();
-                path.push(n.ident.to_string());
-                out.push(path);
-            }
-            syn::UseTree::Group(g) => g.items.iter().for_each(|t| walk(t, prefix, out)),
-            syn::UseTree::Rename(_) | syn::UseTree::Glob(_) => {}
-        }
-    }
-    let mut out = Vec::new();
-    for item in &file.items {
-        if let syn::Item::Use(u) = item {
-            walk(&u.tree, &mut Vec::new(), &mut out);
-        }
-    }
-    out
 }
 
 fn repo_root() -> PathBuf {
@@ -281,7 +238,7 @@ fn every_kernel_in_the_repository_validates() {
             syn::parse_file(&source).unwrap_or_else(|e| panic!("cannot parse {shown}: {e}"));
         let kernels = amp_spirv::kernels_in_file(&parsed);
         let mut options = amp_spirv::Options::from_file(&parsed);
-        add_library_items(&root, file, &parsed, &mut options);
+        add_library_items(&root, file, &source, &mut options);
         if shown.starts_with("examples") && source.contains("#[kernel(amp)]") {
             assert!(
                 !kernels.is_empty(),
