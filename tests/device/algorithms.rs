@@ -60,10 +60,10 @@ fn sums_minima_and_maxima_match_the_host() {
             floats.iter().copied().fold(f32::NAN, f32::min)
         );
     }
-    if Accelerator::default().unwrap().supports_double_precision() {
-        let doubles: Vec<f64> = (0..10_000).map(|i| (i % 97) as f64 * 0.25).collect();
-        let v = ArrayView::new([doubles.len()], &doubles).unwrap();
-        assert_eq!(algorithms::sum(&v).unwrap(), doubles.iter().sum::<f64>());
+    let doubles: Vec<f64> = (0..10_000).map(|i| (i % 97) as f64 * 0.25).collect();
+    let v = ArrayView::new([doubles.len()], &doubles).unwrap();
+    if let Some(total) = common::f64_result(algorithms::sum(&v)) {
+        assert_eq!(total, doubles.iter().sum::<f64>());
         assert_eq!(algorithms::max(&v).unwrap(), 96.0 * 0.25);
     }
     assert_validation_clean();
@@ -202,7 +202,7 @@ fn sorts_match_the_host() {
             .collect::<Vec<_>>()
     );
     assert!(floats[non_nan..].iter().all(|x| x.is_nan()));
-    if Accelerator::default().unwrap().supports_double_precision() {
+    {
         let mut doubles: Vec<f64> = (0..20_000)
             .map(|i| match i % 9 {
                 0 => f64::NAN,
@@ -219,13 +219,17 @@ fn sorts_match_the_host() {
             (false, true) => std::cmp::Ordering::Less,
             _ => a.total_cmp(b),
         });
-        algorithms::sort(&mut ArrayViewMut::new([doubles.len()], &mut doubles).unwrap()).unwrap();
+        let sorted = common::f64_result(algorithms::sort(
+            &mut ArrayViewMut::new([doubles.len()], &mut doubles).unwrap(),
+        ));
         let bits = |v: &[f64]| {
             v.iter()
                 .map(|x| if x.is_nan() { u64::MAX } else { x.to_bits() })
                 .collect::<Vec<_>>()
         };
-        assert_eq!(bits(&doubles), bits(&want));
+        if sorted.is_some() {
+            assert_eq!(bits(&doubles), bits(&want));
+        }
     }
     assert_validation_clean();
 }

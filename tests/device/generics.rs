@@ -30,10 +30,9 @@ fn axpy_runs_for_f32_and_f64() {
     for (i, v) in y.iter().enumerate() {
         assert_eq!(*v, 2.0 * (i as f32 * 0.5) + i as f32);
     }
-    if Accelerator::default().unwrap().supports_double_precision() {
-        let x: Vec<f64> = (0..1000).map(|i| i as f64 / 3.0).collect();
-        let mut y = vec![1.0f64; 1000];
-        run_axpy(0.25f64, &x, &mut y).unwrap();
+    let x: Vec<f64> = (0..1000).map(|i| i as f64 / 3.0).collect();
+    let mut y = vec![1.0f64; 1000];
+    if common::f64_result(run_axpy(0.25f64, &x, &mut y)).is_some() {
         for (i, v) in y.iter().enumerate() {
             assert_eq!(*v, 0.25 * (i as f64 / 3.0) + 1.0);
         }
