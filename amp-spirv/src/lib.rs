@@ -39,8 +39,8 @@ pub use compile::{
 };
 pub use diag::{Diagnostic, Diagnostics, Rule, Span};
 pub use front::{
-    callee_path, instantiate, merge_instance_errors, substitute, type_params, DeviceFnSource,
-    Instance, ScalarBound, TypeParam, MAX_INSTANCES, MAX_TILE_STATIC_BYTES, MAX_TILE_THREADS,
+    callee_path, instantiate, merge_instance_errors, DeviceFnSource, Instance,
+    MAX_TILE_STATIC_BYTES, MAX_TILE_THREADS,
 };
 pub use imports::{imports_of_fn, resolve_imports, Imports};
 pub use ir::{Container, OuterConst, ParamKind, TileDim};
