@@ -118,25 +118,27 @@ fn compile_instances(
             return Err(diags);
         }
     };
-    let mut compiled = Vec::new();
-    let mut results = Vec::new();
-    for i in &instances {
-        match amp_spirv::compile_with(&i.func, options) {
-            Ok(kernel) => {
-                compiled.push(Instance {
-                    bindings: i.bindings.clone(),
-                    kernel,
-                });
-                results.push((i.label(), amp_spirv::Diagnostics::default()));
-            }
-            Err(d) => results.push((i.label(), d)),
-        }
+    let results: Vec<_> = instances
+        .into_iter()
+        .map(|i| (amp_spirv::compile_with(&i.func, options), i))
+        .collect();
+    if results.iter().all(|(r, _)| r.is_ok()) {
+        return Ok(results
+            .into_iter()
+            .filter_map(|(r, i)| {
+                Some(Instance {
+                    bindings: i.bindings,
+                    kernel: r.ok()?,
+                })
+            })
+            .collect());
     }
-    if compiled.len() == instances.len() {
-        Ok(compiled)
-    } else {
-        Err(amp_spirv::merge_instance_errors(results))
-    }
+    Err(amp_spirv::merge_instance_errors(
+        results
+            .into_iter()
+            .map(|(r, i)| (i.label(), r.err().unwrap_or_default()))
+            .collect(),
+    ))
 }
 
 /// Marks a function for use in kernels (C++ AMP's `restrict(cpu, amp)`).
