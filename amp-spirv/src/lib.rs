@@ -43,7 +43,7 @@ pub use front::{
     MAX_TILE_STATIC_BYTES, MAX_TILE_THREADS,
 };
 pub use imports::{imports_of_fn, resolve_imports, Imports};
-pub use ir::{Container, OuterConst, ParamKind, TileDim};
+pub use ir::{Container, OuterConst, ParamKind, TextureAccess, TileDim};
 pub use source::{
     device_fns_in_file, device_structs_in_file, is_device_attr, is_kernel_attr, kernels_in_file,
     module_of_fn, unmarked_fns_in_file,

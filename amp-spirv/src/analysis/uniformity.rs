@@ -129,6 +129,7 @@ impl Walker<'_> {
                 });
                 v || self.dirty_buffers.contains(p)
             }
+            ExprKind::Texture(op, p, operands) => self.texture(*op, *p, operands, e.span),
             ExprKind::If(c, then, els) => self.if_expr(c, then, els.as_deref()),
             ExprKind::Block(b) => self.block(b),
             ExprKind::While(c, body) => {
@@ -434,6 +435,46 @@ impl Walker<'_> {
                     atomic: false,
                 });
                 v || self.dirty_buffers.contains(p)
+            }
+        }
+    }
+
+    /// A texture operation: a texel read is a buffer read, a store a buffer write (so the race
+    /// and write-conflict lints cover textures), a sample varies with its coordinate.
+    fn texture(&mut self, op: TextureOp, p: ParamId, operands: &[Expr], span: Span) -> bool {
+        let mut v = false;
+        for x in operands {
+            v |= self.expr(x);
+        }
+        match op {
+            TextureOp::Extent => false,
+            TextureOp::Sample(_) => v,
+            TextureOp::Load => {
+                let key = self.keys(operands);
+                self.reads.push(Access {
+                    param: p,
+                    key,
+                    span,
+                    unique: false,
+                    after_barrier: self.written_before(p),
+                    atomic: false,
+                });
+                v || self.dirty_buffers.contains(&p)
+            }
+            TextureOp::Store => {
+                let idx = &operands[..operands.len() - 1];
+                let unique = self.unique_per_thread(idx) || self.unique_per_tile(idx);
+                let key = self.keys(idx);
+                self.writes.push(Access {
+                    param: p,
+                    key,
+                    span,
+                    unique,
+                    after_barrier: false,
+                    atomic: false,
+                });
+                self.dirty_buffers.insert(p);
+                false
             }
         }
     }

@@ -28,6 +28,21 @@ pub enum ParamSlot {
         /// Byte offset of the extent.
         extent_offset: u32,
     },
+    /// A texture at `binding` (after every buffer's): its extent (`rank` `u32`s) in the
+    /// members from `first_member` on, at byte `extent_offset`.
+    Texture {
+        /// Binding in descriptor set 0.
+        binding: u32,
+        /// Index of the first extent member.
+        first_member: u32,
+        /// Byte offset of the extent.
+        extent_offset: u32,
+    },
+    /// A sampler at `binding` (after every buffer's).
+    Sampler {
+        /// Binding in descriptor set 0.
+        binding: u32,
+    },
     /// A scalar in push-constant member `member`.
     Scalar {
         /// Member index.
@@ -109,6 +124,28 @@ impl Layout {
                 params.push(ParamSlot::Scalar { member: 0 });
             }
         }
+        // Textures and samplers take the bindings after the buffers', in parameter order.
+        for (i, p) in kernel.params.iter().enumerate() {
+            match p.kind {
+                ParamKind::Texture { rank, .. } => {
+                    let first_member = members.len() as u32;
+                    for _ in 0..rank {
+                        push(Scalar::U32, &mut offset, &mut members);
+                    }
+                    params[i] = ParamSlot::Texture {
+                        binding,
+                        first_member,
+                        extent_offset: members[first_member as usize].offset,
+                    };
+                    binding += 1;
+                }
+                ParamKind::Sampler => {
+                    params[i] = ParamSlot::Sampler { binding };
+                    binding += 1;
+                }
+                _ => {}
+            }
+        }
         // Scalars and composite values in declaration order, each at its natural alignment
         // (a composite at its host type's), so a composite's bytes are its host bytes.
         for (i, p) in kernel.params.iter().enumerate() {
@@ -132,7 +169,7 @@ impl Layout {
                         offset: base,
                     };
                 }
-                ParamKind::Buffer { .. } => {}
+                ParamKind::Buffer { .. } | ParamKind::Texture { .. } | ParamKind::Sampler => {}
             }
         }
         let size = offset.div_ceil(4) * 4;
@@ -146,7 +183,10 @@ impl Layout {
     /// Byte offset of scalar parameter `i`, or of buffer parameter `i`'s extent.
     pub fn param_offset(&self, i: usize) -> u32 {
         match self.params[i] {
-            ParamSlot::Buffer { extent_offset, .. } => extent_offset,
+            ParamSlot::Buffer { extent_offset, .. } | ParamSlot::Texture { extent_offset, .. } => {
+                extent_offset
+            }
+            ParamSlot::Sampler { .. } => 0,
             ParamSlot::Scalar { member } => self.members[member as usize].offset,
             ParamSlot::Value { offset, .. } => offset,
         }

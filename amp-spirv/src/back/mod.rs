@@ -34,12 +34,13 @@ pub enum BoundsChecks {
 pub use amp_abi::OOB_REPORT_WORDS;
 
 /// The binding of the out-of-bounds report buffer when `kernel` is compiled with bounds checks:
-/// right after its buffer parameters; `None` when it has no buffers (nothing to check).
+/// right after its buffer, texture and sampler parameters; `None` when it has no buffers or
+/// textures (nothing to check).
 pub fn oob_report_binding(kernel: &Kernel, checks: BoundsChecks) -> Option<u32> {
-    let buffers = kernel
+    let bound = kernel.params.iter().filter(|p| p.kind.is_bound()).count() as u32;
+    let checked = kernel
         .params
         .iter()
-        .filter(|p| matches!(p.kind, ParamKind::Buffer { .. }))
-        .count() as u32;
-    (checks == BoundsChecks::On && buffers > 0).then_some(buffers)
+        .any(|p| matches!(p.kind, ParamKind::Buffer { .. } | ParamKind::Texture { .. }));
+    (checks == BoundsChecks::On && checked).then_some(bound)
 }

@@ -208,7 +208,9 @@ pub fn compile_with(func: &syn::ItemFn, options: &Options) -> Result<CompiledKer
             name: p.name.clone(),
             kind: p.kind.clone(),
             binding: match layout.params[i] {
-                back::ParamSlot::Buffer { binding, .. } => Some(binding),
+                back::ParamSlot::Buffer { binding, .. }
+                | back::ParamSlot::Texture { binding, .. }
+                | back::ParamSlot::Sampler { binding } => Some(binding),
                 back::ParamSlot::Scalar { .. } | back::ParamSlot::Value { .. } => None,
             },
             offset: layout.param_offset(i),

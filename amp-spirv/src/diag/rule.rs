@@ -59,6 +59,9 @@ rules! {
     ParamTypes = "param-types",
     /// `view-types`: view elements are 32-bit integers, `f32` and `f64`; ranks 1 to 3.
     ViewTypes = "view-types",
+    /// `textures`: texture views hold i32, u32, f32, Norm or Unorm texels (or 2- and 4-vectors
+    /// of them), ranks 1 to 3; read views are read and sampled, write-only views are written.
+    Textures = "textures",
     /// `push-constant-limit`: the launch parameters fit in 128 bytes of push constants.
     PushConstantLimit = "push-constant-limit",
 

@@ -3,7 +3,7 @@
 
 use crate::diag::Spanned;
 use crate::diag::{Diagnostic, Diagnostics, Rule, Span};
-use crate::ir::{Container, Param, ParamKind, TileDim};
+use crate::ir::{Container, Param, ParamKind, TextureAccess, TileDim};
 use crate::structs::StructTable;
 use crate::types::{vector_from_name, Elem, Len, Scalar, Ty};
 
@@ -348,6 +348,23 @@ fn buffer_or_scalar_param(input: &syn::FnArg, structs: &StructTable) -> Result<P
                     container: Container::View,
                 }
             }
+            Some((ident, args)) if ident == "TextureView" || ident == "WriteonlyTextureView" => {
+                let args: Vec<_> = args
+                    .into_iter()
+                    .filter(|a| !matches!(a, syn::GenericArgument::Lifetime(_)))
+                    .collect();
+                let (texel, rank) = texel_and_rank(&args, structs, ty.span())?;
+                ParamKind::Texture {
+                    texel,
+                    rank,
+                    access: if ident == "TextureView" {
+                        TextureAccess::Read
+                    } else {
+                        TextureAccess::Write
+                    },
+                }
+            }
+            Some((ident, args)) if ident == "Sampler" && args.is_empty() => ParamKind::Sampler,
             Some((ident, _)) if ident == "Array" => {
                 return Err(Diagnostic::error(
                     Rule::ParamTypes,
@@ -432,6 +449,45 @@ pub(super) fn elem_and_rank(
     };
     let rank = rank_arg(Some(args[1]), span)?;
     Ok((elem, rank))
+}
+
+/// The texel type and rank of `TextureView<T, N>` / `WriteonlyTextureView<T, N>`: `T` is
+/// `i32`, `u32`, `f32`, `Norm` or `Unorm`, or a 2- or 4-component vector of one (formats with
+/// three components are rarely images on Vulkan devices).
+fn texel_and_rank(
+    args: &[&syn::GenericArgument],
+    structs: &StructTable,
+    span: Span,
+) -> Result<(Elem, u32), Diagnostic> {
+    if args.len() != 2 {
+        return Err(Diagnostic::error(
+            Rule::Textures,
+            span,
+            "expected a texel type and a rank, as in `TextureView<Unorm4, 2>`",
+        ));
+    }
+    let syn::GenericArgument::Type(t) = args[0] else {
+        return Err(Diagnostic::error(
+            Rule::Textures,
+            span,
+            "expected a texel type and a rank, as in `TextureView<Unorm4, 2>`",
+        ));
+    };
+    let texel_scalar = |s: Scalar| !matches!(s, Scalar::Bool | Scalar::Usize | Scalar::F64);
+    let texel = match value_type(t, structs, &mut literal_len)? {
+        Ty::Scalar(s) if texel_scalar(s) => Elem::Scalar(s),
+        Ty::Vector(s, n) if texel_scalar(s) && n != 3 => Elem::Vector(s, n),
+        other => {
+            return Err(Diagnostic::error(
+                Rule::Textures,
+                t.span(),
+                format!("`{other}` is not supported as a texel type"),
+            )
+            .with_help("texels are i32, u32, f32, Norm or Unorm, or 2- or 4-component vectors of them (`Float4`, `Unorm4`); store three components in a 4-component texel"))
+        }
+    };
+    let rank = rank_arg(Some(args[1]), span)?;
+    Ok((texel, rank))
 }
 
 fn rank_arg(arg: Option<&syn::GenericArgument>, span: Span) -> Result<u32, Diagnostic> {

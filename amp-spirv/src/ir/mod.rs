@@ -112,6 +112,50 @@ pub enum ParamKind {
     /// A short vector or `#[derive(DeviceStruct)]` struct by value: its scalars in the
     /// push-constant block at their `#[repr(C)]` offsets.
     Value(Elem),
+    /// A texture view: `TextureView<T, N>` (read and sampled) or `WriteonlyTextureView<T, N>`.
+    Texture {
+        /// The texel type: a scalar or a 2- or 4-component vector.
+        texel: Elem,
+        /// Rank, 1 to 3.
+        rank: u32,
+        /// Read (a sampled image) or write (a storage image).
+        access: TextureAccess,
+    },
+    /// A `Sampler` by value: a sampler descriptor.
+    Sampler,
+}
+
+/// How a kernel uses a texture parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TextureAccess {
+    /// `TextureView<T, N>`: texel reads and sampling.
+    Read,
+    /// `WriteonlyTextureView<T, N>`: texel writes.
+    Write,
+}
+
+impl ParamKind {
+    /// Whether the parameter takes a descriptor binding (buffers, textures, samplers).
+    pub fn is_bound(&self) -> bool {
+        matches!(
+            self,
+            ParamKind::Buffer { .. } | ParamKind::Texture { .. } | ParamKind::Sampler
+        )
+    }
+}
+
+/// An operation on a texture parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TextureOp {
+    /// `tex[idx]`: operands are the index components (`usize`).
+    Load,
+    /// `tex.extent()`: no operands; a `[usize; rank]`.
+    Extent,
+    /// `tex.sample(&sampler, coord)` with the sampler parameter: the operand is the
+    /// normalized coordinate (`f32` for rank 1, a `Float2`/`Float3` otherwise).
+    Sample(ParamId),
+    /// `tex.set(idx, value)`: operands are the index components, then the value.
+    Store,
 }
 
 /// A kernel parameter after the index.
@@ -396,6 +440,8 @@ pub enum ExprKind {
     BufferLoad(ParamId, Vec<Expr>),
     /// `view.extent()`: a `[usize; rank]`.
     BufferExtent(ParamId),
+    /// An operation on texture parameter `.1` with its operands.
+    Texture(TextureOp, ParamId, Vec<Expr>),
     /// `[a, b, c]`.
     ArrayList(Vec<Expr>),
     /// `[x; n]`.

@@ -106,6 +106,7 @@ macro_rules! walk_functions {
                     v.$visit_expr(b);
                 }
                 ExprKind::BufferLoad(_, list)
+                | ExprKind::Texture(_, _, list)
                 | ExprKind::ArrayList(list)
                 | ExprKind::Builtin(_, list)
                 | ExprKind::Math(_, list) => {

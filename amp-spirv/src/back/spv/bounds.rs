@@ -143,7 +143,13 @@ impl Emitter<'_> {
     /// Whether every component of `index` is below `extent`: one unsigned compare per
     /// dimension not proven in range (or-ed with "the buffer covers the domain" where that
     /// suffices), and-ed together (at least one is not proven).
-    fn in_bounds(&mut self, p: ParamId, index: &[Word], extent: &[Word], checks: &[Check]) -> Word {
+    pub(super) fn in_bounds(
+        &mut self,
+        p: ParamId,
+        index: &[Word],
+        extent: &[Word],
+        checks: &[Check],
+    ) -> Word {
         let b = self.scalar_ty(Scalar::Bool);
         let mut all: Option<Word> = None;
         for ((&i, &e), &check) in index
@@ -171,7 +177,7 @@ impl Emitter<'_> {
     /// recording would cost every access anyway. The rank and the extent follow from the
     /// parameter when the report is sent ([`Self::return_from_main`]), where the atomic that
     /// publishes it runs once per thread.
-    fn record_out_of_bounds(&mut self, p: ParamId, index: &[Word], inside: Word) {
+    pub(super) fn record_out_of_bounds(&mut self, p: ParamId, index: &[Word], inside: Word) {
         let pending = self
             .oob
             .as_ref()
@@ -243,14 +249,21 @@ impl Emitter<'_> {
         let param = self.op(Op::ISub, u, &[tag, one]);
         let (mut rank, mut extent) = (zero, [zero; 3]);
         for (q, p) in self.k.params.iter().enumerate() {
-            let ParamKind::Buffer { rank: r, .. } = p.kind else {
-                continue;
+            let (r, texture) = match p.kind {
+                ParamKind::Buffer { rank, .. } => (rank, false),
+                ParamKind::Texture { rank, .. } => (rank, true),
+                _ => continue,
             };
             let q_id = self.const_u32(q as u32);
             let is_q = self.op(Op::IEqual, b, &[param, q_id]);
             let r_id = self.const_u32(r);
             rank = self.op(Op::Select, u, &[is_q, r_id, rank]);
-            for (d, e) in self.buffer_extent(q).into_iter().enumerate().take(3) {
+            let extent_q = if texture {
+                self.texture_extent(q)
+            } else {
+                self.buffer_extent(q)
+            };
+            for (d, e) in extent_q.into_iter().enumerate().take(3) {
                 extent[d] = self.op(Op::Select, u, &[is_q, e, extent[d]]);
             }
         }

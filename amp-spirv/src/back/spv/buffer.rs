@@ -33,7 +33,7 @@ impl Emitter<'_> {
     fn buffer_first_member(&self, p: ParamId) -> u32 {
         match self.layout.params[p] {
             ParamSlot::Buffer { first_member, .. } => first_member,
-            ParamSlot::Scalar { .. } | ParamSlot::Value { .. } => unreachable!("buffer slot"),
+            _ => unreachable!("buffer slot"),
         }
     }
 

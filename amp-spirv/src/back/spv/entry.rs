@@ -11,6 +11,7 @@ impl Emitter<'_> {
     pub(super) fn kernel(&mut self) {
         self.declare_spec_constants();
         self.declare_buffers();
+        self.declare_textures();
         self.declare_push_constants();
         let tiled = self.k.tiled.is_some();
         let interface: Vec<Word> = if tiled {

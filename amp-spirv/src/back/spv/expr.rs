@@ -56,7 +56,7 @@ impl Emitter<'_> {
                     ParamSlot::Value { first_member, .. } => {
                         return Some(self.push_value(&e.ty, &mut (first_member..)));
                     }
-                    ParamSlot::Buffer { .. } => unreachable!("value params have value slots"),
+                    _ => unreachable!("value params have value slots"),
                 };
                 let raw = self.push_member(member);
                 if e.ty == Ty::BOOL {
@@ -146,6 +146,7 @@ impl Emitter<'_> {
                     }
                 }
             }
+            ExprKind::Texture(op, p, operands) => self.texture_op(*op, *p, operands, &e.ty),
             ExprKind::BufferExtent(p) => {
                 let parts = self.buffer_extent(*p);
                 let t = self.ty(&e.ty);
@@ -735,6 +736,9 @@ impl Emitter<'_> {
                 ParamKind::Buffer { elem, .. } => elem.ty(),
                 &ParamKind::Scalar(s) => Ty::Scalar(s),
                 ParamKind::Value(elem) => elem.ty(),
+                ParamKind::Texture { .. } | ParamKind::Sampler => {
+                    unreachable!("textures are not places")
+                }
             },
         }
     }

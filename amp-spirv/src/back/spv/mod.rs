@@ -14,6 +14,7 @@ mod entry;
 mod expr;
 mod interface;
 mod math;
+mod texture;
 mod vector;
 
 use super::{oob_report_binding, BoundsChecks, Layout};
@@ -115,6 +116,8 @@ struct Emitter<'k> {
     foldable_locals: HashMap<LocalId, Foldable>,
     locals: Vec<Option<Word>>,
     buffers: Vec<Option<BufferVar>>,
+    /// Per parameter, its image or sampler variable (textures and samplers only).
+    images: Vec<Option<texture::ImageVar>>,
     /// Per buffer parameter, its layout facts: a `u32` specialization constant (`SpecId`
     /// [`crate::LAYOUT_SPEC_ID_BASE`] + binding) whose bits ([`crate::layout_fact`]) the
     /// runtime sets per launch.
@@ -161,6 +164,7 @@ impl<'k> Emitter<'k> {
             foldable_locals: HashMap::new(),
             locals: Vec::new(),
             buffers: Vec::new(),
+            images: Vec::new(),
             layout_facts: Vec::new(),
             fact_bools: HashMap::new(),
             push: None,

@@ -32,6 +32,9 @@ impl BodyChecker<'_> {
             ));
             return Self::error_expr(span);
         }
+        if let Some(param) = self.is_texture(&m.receiver) {
+            return self.texture_method(param, m, &method);
+        }
         if method == "extent" {
             if let Some(param) = self.is_buffer(&m.receiver) {
                 if !m.args.is_empty() {

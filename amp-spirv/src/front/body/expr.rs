@@ -211,6 +211,13 @@ impl BodyChecker<'_> {
                         ty: elem.ty(),
                         span,
                     },
+                    ParamKind::Texture { .. } | ParamKind::Sampler => {
+                        self.err(
+                            Diagnostic::error(Rule::Textures, span, format!("`{name}` is a texture view or sampler: it can only be read, sampled, written or asked for its extent"))
+                                .with_help(format!("read a texel with `{name}[idx]`, sample with `{name}.sample(&sampler, coord)`, write with `{name}.set(idx, value)`; a sampler is passed to `sample` as `&{name}`")),
+                        );
+                        Self::error_expr(span)
+                    }
                     ParamKind::Buffer { .. } => {
                         self.err(
                             Diagnostic::error(Rule::Names, span, format!("`{name}` is a view or array: it can only be indexed or asked for its extent"))

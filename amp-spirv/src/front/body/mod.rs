@@ -34,6 +34,7 @@ mod index_arith;
 mod place;
 mod stmt;
 mod structs;
+mod texture;
 mod tiled;
 mod vector;
 

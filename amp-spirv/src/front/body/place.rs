@@ -29,9 +29,7 @@ impl BodyChecker<'_> {
                 writable,
                 ..
             } => (elem, rank, writable && !self.read_only_in_callee(id)),
-            ParamKind::Scalar(_) | ParamKind::Value(_) => {
-                unreachable!("is_buffer() checked the kind")
-            }
+            _ => unreachable!("is_buffer() checked the kind"),
         }
     }
 
@@ -52,6 +50,10 @@ impl BodyChecker<'_> {
             root = strip(&i.expr);
         }
         indices.reverse();
+        if let Some(param) = self.is_texture(root) {
+            self.texture_assignment(param, span);
+            return None;
+        }
         if let Some(param) = self.is_buffer(root) {
             let (elem, _, writable) = self.buffer_info(param);
             let name = self.params[param].name.clone();
@@ -165,6 +167,9 @@ impl BodyChecker<'_> {
 
     pub(super) fn index(&mut self, i: &syn::ExprIndex) -> Expr {
         let span = i.span();
+        if let Some(param) = self.is_texture(&i.expr) {
+            return self.texture_load(param, &i.index, span);
+        }
         if let Some(param) = self.is_buffer(&i.expr) {
             let (elem, _, _) = self.buffer_info(param);
             return match self.buffer_indices(param, &i.index) {
@@ -206,8 +211,15 @@ impl BodyChecker<'_> {
     }
 
     /// The per-dimension indices of a buffer access `v[index]`.
-    fn buffer_indices(&mut self, param: ParamId, index: &syn::Expr) -> Option<Vec<Expr>> {
-        let (_, rank, _) = self.buffer_info(param);
+    pub(super) fn buffer_indices(
+        &mut self,
+        param: ParamId,
+        index: &syn::Expr,
+    ) -> Option<Vec<Expr>> {
+        let rank = match self.params[param].kind {
+            ParamKind::Buffer { rank, .. } | ParamKind::Texture { rank, .. } => rank,
+            _ => unreachable!("buffer or texture param"),
+        };
         let name = self.params[param].name.clone();
         if let syn::Expr::Array(list) = strip(index) {
             if list.elems.len() as u32 != rank {

@@ -1,0 +1,340 @@
+//! Textures and samplers: sampled images for `TextureView` (texel fetches and sampling),
+//! storage images without a declared format for `WriteonlyTextureView` (the texture's bits per
+//! scalar are the runtime's choice, so the module names none), and sampler descriptors.
+//! A texture's extent travels in the push-constant block like a buffer's, so checked texel
+//! accesses compare against it without `ImageQuery`.
+
+use super::bounds::Check;
+use super::control::IfLabels;
+use super::Emitter;
+use crate::back::ParamSlot;
+use crate::ir::*;
+use crate::types::{Elem, Scalar, Ty};
+use rspirv::dr::Operand;
+use rspirv::spirv::{self, Op, StorageClass, Word};
+
+/// A texture or sampler parameter's variable and the types that go with it.
+#[derive(Clone, Copy)]
+pub(super) struct ImageVar {
+    var: Word,
+    /// The image type (`OpTypeImage`), or the sampler type for a sampler.
+    ty: Word,
+}
+
+impl Emitter<'_> {
+    /// The scalar type an image of texels `texel` is sampled as: `f32` for float and normalized
+    /// texels, `i32` or `u32` for integer ones.
+    fn texel_component(texel: &Elem) -> Scalar {
+        match texel.ty().component() {
+            Some(s @ (Scalar::I32 | Scalar::U32)) => s,
+            _ => Scalar::F32,
+        }
+    }
+
+    /// Declares the texture and sampler parameters' variables (`UniformConstant`, set 0, at
+    /// their layout's bindings).
+    pub(super) fn declare_textures(&mut self) {
+        for (i, p) in self.k.params.iter().enumerate() {
+            let binding = match self.layout.params[i] {
+                ParamSlot::Texture { binding, .. } | ParamSlot::Sampler { binding } => binding,
+                _ => {
+                    self.images.push(None);
+                    continue;
+                }
+            };
+            let ty = match &p.kind {
+                ParamKind::Texture {
+                    texel,
+                    rank,
+                    access,
+                } => {
+                    let sampled = Self::texel_component(texel);
+                    let sampled = self.scalar_ty(sampled);
+                    let (dim, read) = match (rank, access) {
+                        (1, TextureAccess::Read) => (spirv::Dim::Dim1D, true),
+                        (1, TextureAccess::Write) => (spirv::Dim::Dim1D, false),
+                        (2, a) => (spirv::Dim::Dim2D, *a == TextureAccess::Read),
+                        (_, a) => (spirv::Dim::Dim3D, *a == TextureAccess::Read),
+                    };
+                    if dim == spirv::Dim::Dim1D {
+                        self.b.capability(if read {
+                            spirv::Capability::Sampled1D
+                        } else {
+                            spirv::Capability::Image1D
+                        });
+                    }
+                    if !read {
+                        self.b
+                            .capability(spirv::Capability::StorageImageWriteWithoutFormat);
+                    }
+                    self.b.type_image(
+                        sampled,
+                        dim,
+                        0,
+                        0,
+                        0,
+                        if read { 1 } else { 2 },
+                        spirv::ImageFormat::Unknown,
+                        None,
+                    )
+                }
+                ParamKind::Sampler => self.b.type_sampler(),
+                _ => unreachable!("texture and sampler params have their slots"),
+            };
+            let ptr = self.ptr(ty, StorageClass::UniformConstant);
+            let var = self
+                .b
+                .variable(ptr, None, StorageClass::UniformConstant, None);
+            self.b.decorate(
+                var,
+                spirv::Decoration::DescriptorSet,
+                [Operand::LiteralBit32(0)],
+            );
+            self.b.decorate(
+                var,
+                spirv::Decoration::Binding,
+                [Operand::LiteralBit32(binding)],
+            );
+            if matches!(
+                p.kind,
+                ParamKind::Texture {
+                    access: TextureAccess::Write,
+                    ..
+                }
+            ) {
+                self.b.decorate(var, spirv::Decoration::NonReadable, []);
+            }
+            self.b.name(var, p.name.clone());
+            self.images.push(Some(ImageVar { var, ty }));
+        }
+    }
+
+    /// Texture `p`'s extent, one `u32` per dimension, from the push-constant block.
+    pub(super) fn texture_extent(&mut self, p: ParamId) -> Vec<Word> {
+        let ParamSlot::Texture { first_member, .. } = self.layout.params[p] else {
+            unreachable!("texture param")
+        };
+        let ParamKind::Texture { rank, .. } = self.k.params[p].kind else {
+            unreachable!("texture param")
+        };
+        (0..rank)
+            .map(|d| self.push_member(first_member + d))
+            .collect()
+    }
+
+    fn image_var(&self, p: ParamId) -> ImageVar {
+        self.images[p].expect("texture params have image variables")
+    }
+
+    fn texel_info(&self, p: ParamId) -> (Elem, u32) {
+        let ParamKind::Texture { texel, rank, .. } = &self.k.params[p].kind else {
+            unreachable!("texture param")
+        };
+        (texel.clone(), *rank)
+    }
+
+    /// A coordinate operand from `u32` components: the scalar for rank 1, a vector otherwise.
+    fn texel_coord(&mut self, index: &[Word]) -> Word {
+        if index.len() == 1 {
+            return index[0];
+        }
+        let t = self.ty(&Ty::Vector(Scalar::U32, index.len() as u32));
+        self.b
+            .composite_construct(t, None, index.iter().copied())
+            .expect("a block is open")
+    }
+
+    /// The texel of type `texel` in the first components of `v4`, a 4-component vector of
+    /// the image's sampled type.
+    fn texel_from_vec4(&mut self, texel: &Elem, v4: Word) -> Word {
+        let ty = texel.ty();
+        let t = self.ty(&ty);
+        match ty {
+            Ty::Vector(_, 4) => v4,
+            Ty::Vector(_, n) => self
+                .b
+                .vector_shuffle(t, None, v4, v4, 0..n)
+                .expect("a block is open"),
+            _ => self
+                .b
+                .composite_extract(t, None, v4, [0])
+                .expect("a block is open"),
+        }
+    }
+
+    /// `value`, a texel, widened to the 4-component vector an image write takes (the image's
+    /// format keeps the components it has).
+    fn texel_to_vec4(&mut self, texel: &Elem, value: Word) -> Word {
+        let s = Self::texel_component(texel);
+        let v4 = self.ty(&Ty::Vector(s, 4));
+        let st = self.scalar_ty(s);
+        let zero = self.constant(st, 0, false);
+        match texel.ty() {
+            Ty::Vector(_, 4) => value,
+            Ty::Vector(_, n) => {
+                let parts: Vec<Word> = (0..n)
+                    .map(|k| {
+                        let st = self.scalar_ty(s);
+                        self.b
+                            .composite_extract(st, None, value, [k])
+                            .expect("a block is open")
+                    })
+                    .chain((n..4).map(|_| zero))
+                    .collect();
+                self.b
+                    .composite_construct(v4, None, parts)
+                    .expect("a block is open")
+            }
+            _ => self
+                .b
+                .composite_construct(v4, None, [value, zero, zero, zero])
+                .expect("a block is open"),
+        }
+    }
+
+    /// Whether every component of `index` is below texture `p`'s extent; `None` in an
+    /// unchecked kernel.
+    fn texture_in_bounds(&mut self, p: ParamId, index: &[Word]) -> Option<Word> {
+        self.oob.as_ref()?;
+        let extent = self.texture_extent(p);
+        let checks = vec![Check::Compared; index.len()];
+        let inside = self.in_bounds(p, index, &extent, &checks);
+        self.record_out_of_bounds(p, index, inside);
+        Some(inside)
+    }
+
+    /// Lowers a texture operation.
+    pub(super) fn texture_op(
+        &mut self,
+        op: TextureOp,
+        p: ParamId,
+        operands: &[Expr],
+        ty: &Ty,
+    ) -> Option<Word> {
+        match op {
+            TextureOp::Extent => {
+                let extent = self.texture_extent(p);
+                let t = self.ty(ty);
+                Some(
+                    self.b
+                        .composite_construct(t, None, extent)
+                        .expect("a block is open"),
+                )
+            }
+            TextureOp::Load => {
+                let mut index = Vec::with_capacity(operands.len());
+                for i in operands {
+                    index.push(self.expr(i)?);
+                }
+                let (texel, _) = self.texel_info(p);
+                let inside = self.texture_in_bounds(p, &index);
+                // An index outside reads texel 0 (always there) and yields zero.
+                let safe: Vec<Word> = match inside {
+                    Some(inside) => {
+                        let (u, zero) = (self.scalar_ty(Scalar::U32), self.const_u32(0));
+                        index
+                            .iter()
+                            .map(|&i| self.op(Op::Select, u, &[inside, i, zero]))
+                            .collect()
+                    }
+                    None => index,
+                };
+                let coord = self.texel_coord(&safe);
+                let img = self.image_var(p);
+                let image = self.load(img.ty, img.var);
+                let s = Self::texel_component(&texel);
+                let v4 = self.ty(&Ty::Vector(s, 4));
+                let lod = self.const_u32(0);
+                let fetched = self
+                    .b
+                    .image_fetch(
+                        v4,
+                        None,
+                        image,
+                        coord,
+                        Some(spirv::ImageOperands::LOD),
+                        [Operand::IdRef(lod)],
+                    )
+                    .expect("a block is open");
+                let value = self.texel_from_vec4(&texel, fetched);
+                Some(match inside {
+                    Some(inside) => {
+                        let t = self.ty(ty);
+                        let zero = self.b.constant_null(t);
+                        // SPIR-V 1.3 selects vectors with a vector of conditions.
+                        let cond = match ty {
+                            Ty::Vector(_, n) => {
+                                let bv = self.ty(&Ty::Vector(Scalar::Bool, *n));
+                                self.b
+                                    .composite_construct(bv, None, vec![inside; *n as usize])
+                                    .expect("a block is open")
+                            }
+                            _ => inside,
+                        };
+                        self.op(Op::Select, t, &[cond, value, zero])
+                    }
+                    None => value,
+                })
+            }
+            TextureOp::Sample(sampler) => {
+                let coord = self.expr(&operands[0])?;
+                let (texel, _) = self.texel_info(p);
+                let img = self.image_var(p);
+                let smp = self.image_var(sampler);
+                let image = self.load(img.ty, img.var);
+                let sampler = self.load(smp.ty, smp.var);
+                let sampled_ty = self.b.type_sampled_image(img.ty);
+                let combined = self.op(Op::SampledImage, sampled_ty, &[image, sampler]);
+                let v4 = self.ty(&Ty::Vector(Scalar::F32, 4));
+                let f = self.scalar_ty(Scalar::F32);
+                let lod = self.constant(f, 0, false);
+                let sampled = self
+                    .b
+                    .image_sample_explicit_lod(
+                        v4,
+                        None,
+                        combined,
+                        coord,
+                        spirv::ImageOperands::LOD,
+                        [Operand::IdRef(lod)],
+                    )
+                    .expect("a block is open");
+                Some(self.texel_from_vec4(&texel, sampled))
+            }
+            TextureOp::Store => {
+                let (idx, value) = operands.split_at(operands.len() - 1);
+                let value = self.expr(&value[0])?;
+                let mut index = Vec::with_capacity(idx.len());
+                for i in idx {
+                    index.push(self.expr(i)?);
+                }
+                let (texel, _) = self.texel_info(p);
+                let texel4 = self.texel_to_vec4(&texel, value);
+                match self.texture_in_bounds(p, &index) {
+                    None => self.image_write(p, &index, texel4),
+                    Some(inside) => {
+                        let (write, merge) = (self.b.id(), self.b.id());
+                        let labels = IfLabels {
+                            merge,
+                            then: Some(write),
+                            otherwise: None,
+                        };
+                        self.structured_if(inside, labels, &[255, 1], |e, _| {
+                            e.image_write(p, &index, texel4);
+                        });
+                    }
+                }
+                None
+            }
+        }
+    }
+
+    fn image_write(&mut self, p: ParamId, index: &[Word], texel4: Word) {
+        let coord = self.texel_coord(index);
+        let img = self.image_var(p);
+        let image = self.load(img.ty, img.var);
+        self.b
+            .image_write(image, coord, texel4, None, [])
+            .expect("a block is open");
+    }
+}

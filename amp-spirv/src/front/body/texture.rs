@@ -1,0 +1,198 @@
+//! Texture views and samplers in kernel bodies: `tex[idx]`, `tex.extent()`,
+//! `tex.sample(&sampler, coord)` on a `TextureView`, `tex.set(idx, value)` on a
+//! `WriteonlyTextureView`.
+
+use super::*;
+
+impl BodyChecker<'_> {
+    /// The texture parameter `e` names, if it names one.
+    pub(super) fn is_texture(&self, e: &syn::Expr) -> Option<ParamId> {
+        self.param_named(e)
+            .filter(|&id| matches!(self.params[id].kind, ParamKind::Texture { .. }))
+    }
+
+    /// The sampler parameter `e` (`&s` or `s`) names, if it names one.
+    fn is_sampler(&self, e: &syn::Expr) -> Option<ParamId> {
+        let e = match strip(e) {
+            syn::Expr::Reference(r) => &*r.expr,
+            other => other,
+        };
+        self.param_named(e)
+            .filter(|&id| matches!(self.params[id].kind, ParamKind::Sampler))
+    }
+
+    fn param_named(&self, e: &syn::Expr) -> Option<ParamId> {
+        match strip(e) {
+            syn::Expr::Path(p) if p.qself.is_none() => {
+                match self.lookup(&p.path.get_ident()?.to_string())? {
+                    Binding::Param(id) => Some(id),
+                    Binding::Local(_) => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    fn texture_info(&self, id: ParamId) -> (Elem, u32, TextureAccess) {
+        match &self.params[id].kind {
+            ParamKind::Texture {
+                texel,
+                rank,
+                access,
+            } => (texel.clone(), *rank, *access),
+            _ => unreachable!("is_texture() checked the kind"),
+        }
+    }
+
+    /// `tex = ..` or `tex[idx] = ..`: textures are written with `set`.
+    pub(super) fn texture_assignment(&mut self, id: ParamId, span: Span) {
+        let name = self.params[id].name.clone();
+        let (_, _, access) = self.texture_info(id);
+        let help = match access {
+            TextureAccess::Write => format!("write a texel with `{name}.set(idx, value)`"),
+            TextureAccess::Read => format!(
+                "`{name}` is a read-only `TextureView`: pass `texture.writeonly_view()` as a `WriteonlyTextureView` to write, and write with `.set(idx, value)`"
+            ),
+        };
+        self.err(
+            Diagnostic::error(
+                Rule::Textures,
+                span,
+                format!("cannot assign to texture `{name}`"),
+            )
+            .with_help(help),
+        );
+    }
+
+    /// `tex[idx]`.
+    pub(super) fn texture_load(&mut self, id: ParamId, index: &syn::Expr, span: Span) -> Expr {
+        let (texel, _, access) = self.texture_info(id);
+        if access == TextureAccess::Write {
+            let name = self.params[id].name.clone();
+            self.err(
+                Diagnostic::error(
+                    Rule::Textures,
+                    span,
+                    format!("cannot read `{name}`: it is a `WriteonlyTextureView`"),
+                )
+                .with_help("pass `texture.view()` as a `TextureView` to read texels"),
+            );
+            return Self::error_expr(span);
+        }
+        match self.buffer_indices(id, index) {
+            Some(idx) => Expr {
+                kind: ExprKind::Texture(TextureOp::Load, id, idx),
+                ty: texel.ty(),
+                span,
+            },
+            None => Self::error_expr(span),
+        }
+    }
+
+    /// `tex.extent()`, `tex.sample(&sampler, coord)`, `tex.set(idx, value)`.
+    pub(super) fn texture_method(
+        &mut self,
+        id: ParamId,
+        m: &syn::ExprMethodCall,
+        method: &str,
+    ) -> Expr {
+        let span = m.span();
+        let (texel, rank, access) = self.texture_info(id);
+        let name = self.params[id].name.clone();
+        let args: Vec<&syn::Expr> = m.args.iter().collect();
+        let arity = |this: &mut Self, n: usize, usage: &str| {
+            if args.len() == n {
+                return true;
+            }
+            this.err(Diagnostic::error(
+                Rule::Textures,
+                span,
+                format!("`{method}` takes {n} arguments: `{name}.{usage}`"),
+            ));
+            false
+        };
+        match method {
+            "extent" => {
+                if !arity(self, 0, "extent()") {
+                    return Self::error_expr(span);
+                }
+                Expr {
+                    kind: ExprKind::Texture(TextureOp::Extent, id, Vec::new()),
+                    ty: Ty::array(Ty::USIZE, rank),
+                    span,
+                }
+            }
+            "sample" if access == TextureAccess::Read => {
+                if !arity(self, 2, "sample(&sampler, coord)") {
+                    return Self::error_expr(span);
+                }
+                let Some(sampler) = self.is_sampler(args[0]) else {
+                    self.err(
+                        Diagnostic::error(
+                            Rule::Textures,
+                            args[0].span(),
+                            "the first argument of `sample` is a `Sampler` parameter of the kernel",
+                        )
+                        .with_help(
+                            "add a parameter `s: Sampler` and write `tex.sample(&s, coord)`",
+                        ),
+                    );
+                    return Self::error_expr(span);
+                };
+                if texel.ty().component().is_some_and(Scalar::is_int) {
+                    self.err(
+                        Diagnostic::error(
+                            Rule::Textures,
+                            span,
+                            format!("cannot sample `{name}`: its texels are integers ({})", texel.name()),
+                        )
+                        .with_help("sample float, Norm or Unorm textures; read integer texels with `tex[idx]`"),
+                    );
+                    return Self::error_expr(span);
+                }
+                let coord = self.expr(args[1]);
+                let want = match rank {
+                    1 => Ty::Scalar(Scalar::F32),
+                    n => Ty::Vector(Scalar::F32, n),
+                };
+                self.expect_ty(&want, &coord, "in this texture coordinate");
+                Expr {
+                    kind: ExprKind::Texture(TextureOp::Sample(sampler), id, vec![coord]),
+                    ty: texel.ty(),
+                    span,
+                }
+            }
+            "set" if access == TextureAccess::Write => {
+                if !arity(self, 2, "set(idx, value)") {
+                    return Self::error_expr(span);
+                }
+                let Some(mut operands) = self.buffer_indices(id, args[0]) else {
+                    return Self::error_expr(span);
+                };
+                let value = self.expr(args[1]);
+                self.expect_ty(&texel.ty(), &value, "in this texel");
+                operands.push(value);
+                Expr {
+                    kind: ExprKind::Texture(TextureOp::Store, id, operands),
+                    ty: Ty::Unit,
+                    span,
+                }
+            }
+            _ => {
+                let help = match access {
+                    TextureAccess::Read => format!("a `TextureView` supports `{name}[idx]`, `{name}.sample(&sampler, coord)` and `{name}.extent()`; to write, pass a `WriteonlyTextureView`"),
+                    TextureAccess::Write => format!("a `WriteonlyTextureView` supports `{name}.set(idx, value)` and `{name}.extent()`; to read or sample, pass a `TextureView`"),
+                };
+                self.err(
+                    Diagnostic::error(
+                        Rule::Textures,
+                        m.method.span(),
+                        format!("method `{method}` is not supported on texture `{name}`"),
+                    )
+                    .with_help(help),
+                );
+                Self::error_expr(span)
+            }
+        }
+    }
+}
