@@ -359,7 +359,7 @@ const RUNTIME_LAYERS: &[&[&str]] = &[
     ],
     &["device"],
     &["memory"],
-    &["data"],
+    &["data", "texture"],
     &["exec"],
 ];
 

@@ -272,6 +272,47 @@ pub enum ParamKind {
         /// Byte offset in the push-constant block.
         offset: u32,
     },
+    /// A texture view, bound after every buffer: a sampled image (read) or a storage image
+    /// without a declared format (write). Its extent (`rank` `u32`s) is in the push-constant
+    /// block at `extent_offset`.
+    Texture {
+        /// Binding number in descriptor set 0.
+        binding: u32,
+        /// Texel type.
+        texel: ElemType,
+        /// Rank of the texture.
+        rank: u32,
+        /// Read or write.
+        access: TextureAccess,
+        /// Byte offset of its extent in the push-constant block.
+        extent_offset: u32,
+    },
+    /// A sampler, bound after every buffer.
+    Sampler {
+        /// Binding number in descriptor set 0.
+        binding: u32,
+    },
+}
+
+impl ParamKind {
+    /// The parameter's binding in descriptor set 0, if it has one.
+    pub const fn binding(&self) -> Option<u32> {
+        match *self {
+            ParamKind::Buffer { binding, .. }
+            | ParamKind::Texture { binding, .. }
+            | ParamKind::Sampler { binding } => Some(binding),
+            ParamKind::Scalar { .. } | ParamKind::Value { .. } => None,
+        }
+    }
+}
+
+/// How a kernel uses a texture parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TextureAccess {
+    /// `TextureView<T, N>`: texel reads and sampling, bound as a sampled image.
+    Read,
+    /// `WriteonlyTextureView<T, N>`: texel writes, bound as a storage image.
+    Write,
 }
 
 /// One kernel parameter after the index parameter.

@@ -198,7 +198,16 @@ fn struct_candidate(ty: &syn::Type) -> Option<&syn::Path> {
     let capitalised = name.chars().next().is_some_and(|c| c.is_ascii_uppercase());
     let std_type = matches!(
         name.as_str(),
-        "Vec" | "Box" | "Rc" | "Arc" | "Option" | "Result" | "String" | "Index" | "Extent"
+        "Vec"
+            | "Box"
+            | "Rc"
+            | "Arc"
+            | "Option"
+            | "Result"
+            | "String"
+            | "Index"
+            | "Extent"
+            | "Sampler"
     );
     let builtin =
         Scalar::from_name(&name).is_some() || amp_spirv::vector_from_name(&name).is_some();

@@ -11,7 +11,7 @@ mod source_file;
 
 use amp_spirv::{
     CompiledKernel, Container, Diagnostic, Elem, Len, Lint, Options, ParamKind, Rule, Scalar,
-    TileDim, Warning,
+    TextureAccess, TileDim, Warning,
 };
 use proc_macro::TokenStream;
 use proc_macro2::{Delimiter, Group, Literal, Span, TokenStream as TokenStream2};
@@ -454,6 +454,28 @@ fn launcher(func: &syn::ItemFn, instances: &[Instance]) -> TokenStream2 {
                 inputs.push(quote!(#ident: #t));
                 args.push(quote!(::amp::__private::KernelArg::scalar(#ident)));
             }
+            ParamKind::Texture {
+                texel,
+                rank,
+                access,
+            } => {
+                let t = elem_tokens(func, pname, texel);
+                let r = Literal::usize_unsuffixed(*rank as usize);
+                match access {
+                    TextureAccess::Read => {
+                        inputs.push(quote!(#ident: &'k ::amp::TextureView<#t, #r>));
+                        args.push(quote!(::amp::__private::KernelArg::texture(#ident)));
+                    }
+                    TextureAccess::Write => {
+                        inputs.push(quote!(#ident: &'k ::amp::WriteonlyTextureView<#t, #r>));
+                        args.push(quote!(::amp::__private::KernelArg::writeonly_texture(#ident)));
+                    }
+                }
+            }
+            ParamKind::Sampler => {
+                inputs.push(quote!(#ident: ::amp::Sampler));
+                args.push(quote!(::amp::__private::KernelArg::sampler(#ident)));
+            }
         }
     }
     let statics: Vec<TokenStream2> = instances
@@ -623,6 +645,36 @@ fn instance_statics(func: &syn::ItemFn, kernel: &CompiledKernel, i: usize) -> To
                     ::amp::__private::ParamInfo {
                         name: #pname,
                         kind: ::amp::__private::ParamKind::Scalar { ty: #ty, offset: #offset },
+                    }
+                });
+            }
+            ParamKind::Texture {
+                texel,
+                rank,
+                access,
+            } => {
+                let binding = p.binding.expect("textures have bindings");
+                let host = elem_tokens(func, pname, texel);
+                let texel = elem_type_tokens(texel, &host);
+                let access = match access {
+                    TextureAccess::Read => quote!(::amp::__private::TextureAccess::Read),
+                    TextureAccess::Write => quote!(::amp::__private::TextureAccess::Write),
+                };
+                infos.push(quote! {
+                    ::amp::__private::ParamInfo {
+                        name: #pname,
+                        kind: ::amp::__private::ParamKind::Texture {
+                            binding: #binding, texel: #texel, rank: #rank, access: #access, extent_offset: #offset,
+                        },
+                    }
+                });
+            }
+            ParamKind::Sampler => {
+                let binding = p.binding.expect("samplers have bindings");
+                infos.push(quote! {
+                    ::amp::__private::ParamInfo {
+                        name: #pname,
+                        kind: ::amp::__private::ParamKind::Sampler { binding: #binding },
                     }
                 });
             }

@@ -237,6 +237,27 @@ pub enum Error {
         /// The destination's extent.
         dst: String,
     },
+    /// A texture format the device cannot use the way amp-rs needs (for example a texel type
+    /// with 16 bits per scalar that the driver lacks, or linear sampling of a format without
+    /// linear filtering).
+    #[error("the texture format {format} is not supported by {device}: {reason}")]
+    UnsupportedFormat {
+        /// The format (`R8G8B8A8_UNORM`, ...) and the texel type it stores.
+        format: String,
+        /// The device's name.
+        device: String,
+        /// What is missing, and what to use instead.
+        reason: String,
+    },
+    /// An image file could not be read or written (`Texture::from_image_file`,
+    /// `Texture::write_image_file`).
+    #[error("image file {path}: {reason}")]
+    ImageFile {
+        /// The file's path.
+        path: String,
+        /// What went wrong.
+        reason: String,
+    },
     /// A background transfer's worker thread panicked (a bug in amp-rs).
     #[error("an asynchronous transfer failed: {0}")]
     AsyncTransfer(String),

@@ -5,5 +5,5 @@
 
 pub use amp_abi::{
     buffer_layout, layout_fact, spec_id, ElemType, KernelInfo, ParamInfo, ParamKind, ScalarType,
-    LAYOUT_SPEC_ID_BASE, OOB_REPORT_WORDS,
+    TextureAccess, LAYOUT_SPEC_ID_BASE, OOB_REPORT_WORDS,
 };

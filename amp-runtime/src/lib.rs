@@ -44,6 +44,7 @@ mod numeric;
 mod scalar;
 pub mod short_vector;
 mod sync;
+mod texture;
 
 pub use data::{
     copy, copy_async, transfer_stats, AccessType, Array, ArrayView, ArrayViewMut, CompletionFuture,
@@ -63,7 +64,8 @@ pub use exec::{
 pub use extent::{Extent, Index};
 #[doc(hidden)]
 pub use kernel::{
-    layout_fact, KernelInfo, ParamInfo, ParamKind, LAYOUT_SPEC_ID_BASE, OOB_REPORT_WORDS,
+    layout_fact, KernelInfo, ParamInfo, ParamKind, TextureAccess, LAYOUT_SPEC_ID_BASE,
+    OOB_REPORT_WORDS,
 };
 pub use kernel::{ElemType, ScalarType};
 pub use normalized::{
@@ -82,6 +84,10 @@ pub use short_vector::{
     uint_4, Double2, Double3, Double4, Float2, Float3, Float4, Int2, Int3, Int4, UInt2, UInt3,
     UInt4,
 };
+pub use texture::{
+    AddressMode, Filter, ImageTexel, Sampler, Texel, TexelKind, Texture, TextureView,
+    WriteonlyTextureView,
+};
 
 /// Compile-time proof that the types C++ AMP lets several threads share are `Send + Sync`.
 const _: () = {
@@ -95,4 +101,8 @@ const _: () = {
     assert_send_sync::<RawKernel>();
     assert_send_sync::<Error>();
     assert_send_sync::<Limits>();
+    assert_send_sync::<Texture<Float4, 2>>();
+    assert_send_sync::<TextureView<Float4, 2>>();
+    assert_send_sync::<WriteonlyTextureView<Float4, 2>>();
+    assert_send_sync::<Sampler>();
 };

@@ -35,6 +35,7 @@ mod numeric;
 mod ping_pong;
 mod semantics;
 mod structs;
+mod textures;
 mod tiled;
 mod tiled_contract;
 mod vector_add_contract;

@@ -100,7 +100,12 @@ pub(super) fn create_device(
             .shader_int64(supported.shader_int64 == vk::TRUE)
             // Out-of-bounds accesses by a kernel (a domain larger than its buffers) are
             // discarded instead of touching other memory.
-            .robust_buffer_access(supported.robust_buffer_access == vk::TRUE);
+            .robust_buffer_access(supported.robust_buffer_access == vk::TRUE)
+            // Write-only texture views are storage images without a declared format (the
+            // texture's bits per scalar are chosen at run time).
+            .shader_storage_image_write_without_format(
+                supported.shader_storage_image_write_without_format == vk::TRUE,
+            );
         let float_controls = c"VK_KHR_shader_float_controls";
         let device_extensions = instance
             .enumerate_device_extension_properties(phys.handle)
@@ -189,8 +194,16 @@ pub(super) fn create_device(
                 max_push_constants_size: l.max_push_constants_size,
                 max_storage_buffer_range: l.max_storage_buffer_range,
                 max_memory_allocation_size: max_memory_allocation_size(instance, phys.handle),
+                max_image_dimension: [
+                    l.max_image_dimension1_d,
+                    l.max_image_dimension2_d,
+                    l.max_image_dimension3_d,
+                ],
             },
             float64: supported.shader_float64 == vk::TRUE,
+            physical: phys.handle,
+            storage_image_write_without_format: supported.shader_storage_image_write_without_format
+                == vk::TRUE,
             preserve_float_specials,
             atomic_float32,
             allocator: Mutex::new(Some(allocator)),

@@ -55,6 +55,10 @@ pub(crate) struct Device {
     cpu_shared_memory: bool,
     limits: Limits,
     float64: bool,
+    /// The physical device (for format queries).
+    physical: vk::PhysicalDevice,
+    /// `shaderStorageImageWriteWithoutFormat`, which write-only texture views need.
+    storage_image_write_without_format: bool,
     /// Whether kernels may ask to keep NaN, infinities and signed zeros (`[f32, f64]`).
     preserve_float_specials: [bool; 2],
     /// The `f32` atomics kernels may use (`VK_EXT_shader_atomic_float`).
@@ -104,6 +108,22 @@ impl Device {
     /// Whether kernels using `f64` can run (`shaderFloat64`).
     pub(crate) fn supports_float64(&self) -> bool {
         self.float64
+    }
+
+    /// The features of `format` with optimal tiling.
+    pub(crate) fn format_features(&self, format: vk::Format) -> vk::FormatFeatureFlags {
+        // SAFETY: a plain query on a live instance.
+        unsafe {
+            self.instance
+                .instance
+                .get_physical_device_format_properties(self.physical, format)
+        }
+        .optimal_tiling_features
+    }
+
+    /// Whether kernels may write storage images without a declared format.
+    pub(crate) fn storage_image_write_without_format(&self) -> bool {
+        self.storage_image_write_without_format
     }
 
     /// Whether kernels may ask to keep NaN, infinities and signed zeros (`[f32, f64]`).

@@ -57,6 +57,8 @@ pub struct Limits {
     pub max_storage_buffer_range: u32,
     /// Largest single memory allocation, in bytes (`maxMemoryAllocationSize`).
     pub max_memory_allocation_size: u64,
+    /// Largest texture dimension for ranks 1, 2 and 3 (`maxImageDimension1D`, `2D`, `3D`).
+    pub max_image_dimension: [u32; 3],
 }
 
 impl Limits {

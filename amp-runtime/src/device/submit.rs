@@ -202,10 +202,17 @@ impl Slot {
 }
 
 fn create_descriptor_pool(d: &ash::Device, capacity: u32) -> Result<vk::DescriptorPool, Error> {
-    let sizes = [vk::DescriptorPoolSize {
-        ty: vk::DescriptorType::STORAGE_BUFFER,
+    // A batch's descriptors are counted together: each type gets the whole capacity.
+    let sizes = [
+        vk::DescriptorType::STORAGE_BUFFER,
+        vk::DescriptorType::SAMPLED_IMAGE,
+        vk::DescriptorType::STORAGE_IMAGE,
+        vk::DescriptorType::SAMPLER,
+    ]
+    .map(|ty| vk::DescriptorPoolSize {
+        ty,
         descriptor_count: capacity,
-    }];
+    });
     let info = vk::DescriptorPoolCreateInfo::default()
         .max_sets(SETS_PER_BATCH)
         .pool_sizes(&sizes);

@@ -3,7 +3,7 @@
 
 use super::call::{Arg, KernelArg};
 use super::pipeline::Specialization;
-use crate::kernel::{buffer_layout, KernelInfo, ParamKind, LAYOUT_SPEC_ID_BASE};
+use crate::kernel::{buffer_layout, KernelInfo, ParamKind, TextureAccess, LAYOUT_SPEC_ID_BASE};
 use crate::Error;
 
 /// Push-constant blocks up to this size live on the stack during a launch.
@@ -126,25 +126,56 @@ pub(super) fn encode_args(
                     .map(|w| u32::from_ne_bytes([w[0], w[1], w[2], w[3]]));
                 put(push, offset, words, info, param.name)?;
             }
-            (ParamKind::Buffer { .. } | ParamKind::Value { .. }, Arg::Scalar { .. }) => {
-                return Err(mismatch(format!(
-                    "parameter `{}` is a {} but a scalar was passed",
+            (
+                ParamKind::Texture {
+                    texel,
+                    rank,
+                    access,
+                    extent_offset,
+                    ..
+                },
+                Arg::Texture {
+                    target,
+                    texel: t,
+                    access: a,
+                },
+            ) => {
+                if texel != *t {
+                    return Err(mismatch(format!(
+                        "parameter `{}` has texel type {texel} but the argument has {t}",
+                        param.name
+                    )));
+                }
+                if target.dims.len() != rank as usize {
+                    return Err(mismatch(format!(
+                        "parameter `{}` has rank {rank} but the texture has rank {}",
+                        param.name,
+                        target.dims.len()
+                    )));
+                }
+                if access != *a {
+                    return Err(mismatch(format!(
+                        "parameter `{}` is a {} but a {} was passed",
+                        param.name,
+                        texture_name(access),
+                        texture_name(*a)
+                    )));
+                }
+                put(
+                    push,
+                    extent_offset,
+                    dim_words(&target.dims),
+                    info,
                     param.name,
-                    kind_name(param.kind)
-                )))
+                )?;
             }
-            (ParamKind::Scalar { .. } | ParamKind::Value { .. }, Arg::Buffer { .. }) => {
+            (ParamKind::Sampler { .. }, Arg::Sampler(_)) => {}
+            (kind, arg) => {
                 return Err(mismatch(format!(
-                    "parameter `{}` is a {} but a buffer was passed",
+                    "parameter `{}` is a {} but a {} was passed",
                     param.name,
-                    kind_name(param.kind)
-                )))
-            }
-            (ParamKind::Buffer { .. } | ParamKind::Scalar { .. }, Arg::Value { elem, .. }) => {
-                return Err(mismatch(format!(
-                    "parameter `{}` is a {} but a {elem} value was passed",
-                    param.name,
-                    kind_name(param.kind)
+                    kind_name(kind),
+                    arg_name(arg)
                 )))
             }
         }
@@ -187,6 +218,26 @@ fn kind_name(kind: ParamKind) -> &'static str {
         ParamKind::Buffer { .. } => "buffer",
         ParamKind::Scalar { .. } => "scalar",
         ParamKind::Value { .. } => "by-value vector or struct",
+        ParamKind::Texture { access, .. } => texture_name(access),
+        ParamKind::Sampler { .. } => "Sampler",
+    }
+}
+
+fn texture_name(access: TextureAccess) -> &'static str {
+    match access {
+        TextureAccess::Read => "TextureView",
+        TextureAccess::Write => "WriteonlyTextureView",
+    }
+}
+
+/// What an argument is, for argument-mismatch messages.
+fn arg_name(arg: &Arg<'_>) -> String {
+    match arg {
+        Arg::Buffer { .. } => "buffer".into(),
+        Arg::Scalar { ty, .. } => format!("{} scalar", ty.name()),
+        Arg::Value { elem, .. } => format!("{elem} value"),
+        Arg::Texture { access, .. } => texture_name(*access).into(),
+        Arg::Sampler(_) => "Sampler".into(),
     }
 }
 

@@ -7,7 +7,9 @@ use std::sync::{Arc, Mutex};
 
 use super::pipeline::{Pipeline, Specialization};
 use crate::device::{Device, DeviceState};
-use crate::kernel::{KernelInfo, ParamKind};
+use ash::vk;
+
+use crate::kernel::{KernelInfo, ParamKind, TextureAccess};
 use crate::sync::lock;
 use crate::Error;
 
@@ -115,14 +117,29 @@ pub(crate) fn cached(
     if let Some(p) = cache.get(info, &spec.data) {
         return Ok(p.clone());
     }
-    let bindings: Vec<u32> = info
+    let bindings: Vec<(u32, vk::DescriptorType)> = info
         .params
         .iter()
         .filter_map(|p| match p.kind {
-            ParamKind::Buffer { binding, .. } => Some(binding),
+            ParamKind::Buffer { binding, .. } => {
+                Some((binding, vk::DescriptorType::STORAGE_BUFFER))
+            }
+            ParamKind::Texture {
+                binding, access, ..
+            } => Some((
+                binding,
+                match access {
+                    TextureAccess::Read => vk::DescriptorType::SAMPLED_IMAGE,
+                    TextureAccess::Write => vk::DescriptorType::STORAGE_IMAGE,
+                },
+            )),
+            ParamKind::Sampler { binding } => Some((binding, vk::DescriptorType::SAMPLER)),
             ParamKind::Scalar { .. } | ParamKind::Value { .. } => None,
         })
-        .chain(info.oob_report_binding)
+        .chain(
+            info.oob_report_binding
+                .map(|b| (b, vk::DescriptorType::STORAGE_BUFFER)),
+        )
         .collect();
     let p = Arc::new(Pipeline::create(
         device,

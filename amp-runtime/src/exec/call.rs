@@ -7,8 +7,9 @@ use super::tiled::TiledExtent;
 use crate::data::{BufferAccess, DeviceBuffer, DeviceBufferMut};
 use crate::device::Accelerator;
 use crate::extent::Extent;
-use crate::kernel::{ElemType, KernelInfo, ScalarType};
+use crate::kernel::{ElemType, KernelInfo, ScalarType, TextureAccess};
 use crate::scalar::{DeviceElement, ScalarArg};
+use crate::texture::{Sampler, Texel, TextureTarget, TextureView, WriteonlyTextureView};
 
 /// A kernel argument (see [`KernelArg`]).
 pub(super) enum Arg<'a> {
@@ -25,6 +26,14 @@ pub(super) enum Arg<'a> {
         elem: ElemType,
         bytes: Vec<u8>,
     },
+    /// A texture view.
+    Texture {
+        target: TextureTarget,
+        texel: ElemType,
+        access: TextureAccess,
+    },
+    /// A sampler.
+    Sampler(Sampler),
 }
 
 /// One argument of a kernel call: a buffer (read or written) or a scalar.
@@ -70,6 +79,31 @@ impl<'a> KernelArg<'a> {
     }
 }
 
+impl<'a> KernelArg<'a> {
+    /// A texture view the kernel reads and samples (`&texture.view()`).
+    pub fn texture<T: Texel, const N: usize>(view: &TextureView<T, N>) -> Self {
+        KernelArg(Arg::Texture {
+            target: view.target.clone(),
+            texel: T::TEXEL,
+            access: TextureAccess::Read,
+        })
+    }
+
+    /// A texture view the kernel writes (`&texture.writeonly_view()`).
+    pub fn writeonly_texture<T: Texel, const N: usize>(view: &WriteonlyTextureView<T, N>) -> Self {
+        KernelArg(Arg::Texture {
+            target: view.target.clone(),
+            texel: T::TEXEL,
+            access: TextureAccess::Write,
+        })
+    }
+
+    /// A sampler, by value.
+    pub fn sampler(sampler: Sampler) -> Self {
+        KernelArg(Arg::Sampler(sampler))
+    }
+}
+
 impl std::fmt::Debug for KernelArg<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.0 {
@@ -89,6 +123,17 @@ impl std::fmt::Debug for KernelArg<'_> {
                 .field("elem", elem)
                 .field("bytes", bytes)
                 .finish(),
+            Arg::Texture {
+                target,
+                texel,
+                access,
+            } => f
+                .debug_struct("Texture")
+                .field("texel", texel)
+                .field("extent", &target.dims)
+                .field("access", access)
+                .finish(),
+            Arg::Sampler(s) => s.fmt(f),
         }
     }
 }

@@ -11,22 +11,28 @@ use super::bounds::OobReport;
 use super::cache::cached;
 use super::call::{mark_written, Arg, ComputeDomain, KernelArg, Plan, Tiling};
 use super::grid::{simple_grid, tiled_grid};
-use super::pipeline::{Pipeline, Specialization};
+use super::pipeline::{ImageDescriptor, Pipeline, Specialization};
 use crate::data::Prepared;
 use crate::device::{
     sync_launches, Accelerator, AcceleratorView, Check, Device, LaunchTarget, Reported,
 };
 use crate::dims::dims_list;
 use crate::extent::validate_dims;
-use crate::kernel::{spec_id, KernelInfo, ParamKind};
+use crate::kernel::{spec_id, ElemType, KernelInfo, ParamKind, ScalarType, TextureAccess};
+use crate::texture::{Filter, Image};
 use crate::Error;
 
 /// The accelerator the arrays among `args` live on, if any.
 fn home(args: &[KernelArg<'_>]) -> Result<Option<Accelerator>, Error> {
     let mut home: Option<Accelerator> = None;
     for arg in args {
-        if let Arg::Buffer { buf, .. } = &arg.0 {
-            if let Some(acc) = buf.home() {
+        let acc = match &arg.0 {
+            Arg::Buffer { buf, .. } => buf.home(),
+            Arg::Texture { target, .. } => Some(target.acc.clone()),
+            _ => None,
+        };
+        {
+            if let Some(acc) = acc {
                 match &home {
                     Some(h) if *h != acc => {
                         return Err(Error::AcceleratorMismatch {
@@ -126,12 +132,15 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
     let pipeline = cached(device, info, &specialization)?;
 
     let (bindings, prepared, oob_report) = bind(acc, info, &args, &pipeline)?;
+    let (images, image_owners) = bind_images(acc, info, &args)?;
     let report = oob_report.map(|r| (r, info));
     enqueue(
         view,
         &pipeline,
         &bindings,
         prepared,
+        &images,
+        image_owners,
         report,
         push,
         groups,
@@ -250,6 +259,96 @@ fn bind(
     Ok((bindings, prepared, oob_report))
 }
 
+/// The launch's texture and sampler bindings, and the images the batch must keep: checks
+/// that each texture lives on `acc`, can be used as the kernel uses it, and is not both read
+/// and written.
+fn bind_images(
+    acc: &Accelerator,
+    info: &KernelInfo,
+    args: &[KernelArg<'_>],
+) -> Result<(Vec<(u32, ImageDescriptor)>, Vec<Arc<Image>>), Error> {
+    let mut images = Vec::new();
+    let mut owners: Vec<(Arc<Image>, TextureAccess)> = Vec::new();
+    let device = acc.device();
+    let linear_sampler = args
+        .iter()
+        .any(|a| matches!(&a.0, Arg::Sampler(s) if s.filter() == Filter::Linear));
+    for (param, arg) in info.params.iter().zip(args) {
+        match (param.kind, &arg.0) {
+            (
+                ParamKind::Texture { binding, .. },
+                Arg::Texture {
+                    target,
+                    access,
+                    texel,
+                },
+            ) => {
+                if target.acc != *acc {
+                    return Err(Error::AcceleratorMismatch {
+                        array: target.acc.name().to_owned(),
+                        launch: acc.name().to_owned(),
+                    });
+                }
+                let unsupported = |reason: &str| Error::UnsupportedFormat {
+                    format: target.format.clone(),
+                    device: device.name().to_owned(),
+                    reason: format!("parameter `{}`: {reason}", param.name),
+                };
+                let image = &target.image;
+                let descriptor = match access {
+                    TextureAccess::Read => {
+                        let filtered = !matches!(
+                            texel,
+                            ElemType::Scalar(ScalarType::I32 | ScalarType::U32)
+                                | ElemType::Vector(ScalarType::I32 | ScalarType::U32, _)
+                        );
+                        if linear_sampler && filtered && !image.linear {
+                            return Err(unsupported(
+                                "the format has no linear filtering (SAMPLED_IMAGE_FILTER_LINEAR); sample it with `Filter::Nearest` or use 8 bits per scalar",
+                            ));
+                        }
+                        ImageDescriptor::Sampled(image.view())
+                    }
+                    TextureAccess::Write => {
+                        if !image.storage {
+                            return Err(unsupported(
+                                "kernels cannot write the format (no STORAGE_IMAGE feature); write another bit width",
+                            ));
+                        }
+                        if !device.storage_image_write_without_format() {
+                            return Err(Error::MissingCapability {
+                                kernel: info.name.to_owned(),
+                                capability: "shaderStorageImageWriteWithoutFormat",
+                                device: device.name().to_owned(),
+                            });
+                        }
+                        ImageDescriptor::Storage(image.view())
+                    }
+                };
+                if owners
+                    .iter()
+                    .any(|(o, a)| Arc::ptr_eq(o, image) && a != access)
+                {
+                    return Err(Error::ArgumentMismatch {
+                        kernel: info.name.to_owned(),
+                        reason: format!(
+                            "parameter `{}`: the texture is both read and written in this launch (a `TextureView` and a `WriteonlyTextureView` of one texture); write into a second texture",
+                            param.name
+                        ),
+                    });
+                }
+                owners.push((image.clone(), *access));
+                images.push((binding, descriptor));
+            }
+            (ParamKind::Sampler { binding }, Arg::Sampler(s)) => {
+                images.push((binding, ImageDescriptor::Sampler(s.vk(device)?)));
+            }
+            _ => {}
+        }
+    }
+    Ok((images, owners.into_iter().map(|(o, _)| o).collect()))
+}
+
 /// Records one dispatch of `pipeline` into `view`'s open batch, after the work of other
 /// views that uses its buffers (waited for on the host); the batch keeps the buffers (and the
 /// out-of-bounds report, read when the batch finished) alive. `mark` runs once the dispatch
@@ -261,6 +360,8 @@ pub(super) fn enqueue(
     pipeline: &Pipeline,
     bindings: &[(u32, vk::DescriptorBufferInfo)],
     prepared: Vec<Prepared>,
+    images: &[(u32, ImageDescriptor)],
+    image_owners: Vec<Arc<Image>>,
     report: Option<(OobReport, &'static KernelInfo)>,
     push: &[u8],
     groups: [u32; 3],
@@ -271,16 +372,23 @@ pub(super) fn enqueue(
     for p in &prepared {
         p.buffer.wait_for_other_views(queue)?;
     }
+    for image in &image_owners {
+        image.pending().wait(device, Some(queue), false, false)?;
+    }
     let must_wait = sync_launches() || prepared.iter().any(|p| p.in_place);
     // The launch's own error, when the kernel is checked.
     let cell = report.as_ref().map(|_| Arc::new(Reported::default()));
     let buffers: Vec<_> = prepared.into_iter().map(|p| p.buffer).collect();
-    let descriptors = bindings.len() as u32;
+    let descriptors = (bindings.len() + images.len()) as u32;
     let ((), ticket) = queue.record(
         device,
         descriptors,
-        |rec| pipeline.record(rec, bindings, push, groups),
+        |rec| pipeline.record(rec, bindings, images, push, groups),
         |work| {
+            for image in &image_owners {
+                work.keep.push(image.clone());
+                work.sinks.push(image.pending().clone());
+            }
             let first = work.sinks.len();
             for b in &buffers {
                 work.keep.push(b.clone());
@@ -304,6 +412,9 @@ pub(super) fn enqueue(
     )?;
     for b in &buffers {
         b.pending().add(&ticket);
+    }
+    for image in &image_owners {
+        image.pending().add(&ticket);
     }
     drop(buffers);
     mark();

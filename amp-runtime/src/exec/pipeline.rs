@@ -37,6 +37,27 @@ impl Specialization {
 
 const SPIRV_MAGIC: u32 = 0x0723_0203;
 
+/// An image or sampler bound at launch.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum ImageDescriptor {
+    /// A texture view kernels read and sample.
+    Sampled(vk::ImageView),
+    /// A texture view kernels write.
+    Storage(vk::ImageView),
+    /// A sampler.
+    Sampler(vk::Sampler),
+}
+
+impl ImageDescriptor {
+    fn descriptor_type(&self) -> vk::DescriptorType {
+        match self {
+            ImageDescriptor::Sampled(_) => vk::DescriptorType::SAMPLED_IMAGE,
+            ImageDescriptor::Storage(_) => vk::DescriptorType::STORAGE_IMAGE,
+            ImageDescriptor::Sampler(_) => vk::DescriptorType::SAMPLER,
+        }
+    }
+}
+
 /// A compute pipeline and the objects it was built from. Destroyed explicitly by its owner
 /// (the device for cached pipelines, a [`RawKernel`](crate::RawKernel) for its own).
 pub(crate) struct Pipeline {
@@ -44,21 +65,21 @@ pub(crate) struct Pipeline {
     set_layout: vk::DescriptorSetLayout,
     layout: vk::PipelineLayout,
     pipeline: vk::Pipeline,
-    /// Number of storage-buffer bindings in set 0.
+    /// Number of bindings in set 0.
     pub(crate) bindings: u32,
     /// Bytes of push constants.
     pub(crate) push_constant_size: u32,
 }
 
 impl Pipeline {
-    /// Builds a pipeline for `spirv` with storage buffers at `bindings` in set 0, a
+    /// Builds a pipeline for `spirv` with `bindings` (number and descriptor type) in set 0, a
     /// push-constant block of `push_constant_size` bytes and the specialization `spec`.
     pub(crate) fn create(
         device: &Device,
         kernel: &str,
         spirv: &[u32],
         entry_point: &str,
-        bindings: &[u32],
+        bindings: &[(u32, vk::DescriptorType)],
         push_constant_size: u32,
         spec: Option<&Specialization>,
     ) -> Result<Pipeline, Error> {
@@ -112,10 +133,10 @@ impl Pipeline {
                     .map_err(Error::vk("vkCreateShaderModule"))?;
                 let layout_bindings: Vec<_> = bindings
                     .iter()
-                    .map(|&b| {
+                    .map(|&(b, ty)| {
                         vk::DescriptorSetLayoutBinding::default()
                             .binding(b)
-                            .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                            .descriptor_type(ty)
                             .descriptor_count(1)
                             .stage_flags(vk::ShaderStageFlags::COMPUTE)
                     })
@@ -192,16 +213,19 @@ impl Pipeline {
 
     /// Records one dispatch: descriptor set, pipeline, push constants, grid.
     ///
-    /// `buffers` pairs binding numbers with buffer ranges (buffers the batch keeps alive);
-    /// `push` is the push-constant block.
+    /// `buffers` pairs binding numbers with buffer ranges and `images` with image views and
+    /// samplers (all of which the batch keeps alive); `push` is the push-constant block.
     pub(crate) fn record(
         &self,
         rec: &mut Recording<'_>,
         buffers: &[(u32, vk::DescriptorBufferInfo)],
+        images: &[(u32, ImageDescriptor)],
         push: &[u8],
         groups: [u32; 3],
     ) -> Result<(), Error> {
-        if !buffers.is_empty() {
+        if !images.is_empty() {
+            self.bind_with_images(rec, buffers, images)?;
+        } else if !buffers.is_empty() {
             self.bind_buffers(rec, buffers)?;
         }
         let bound = rec.bind_pipeline_once(self.pipeline);
@@ -215,6 +239,65 @@ impl Pipeline {
                 d.cmd_push_constants(cmd, self.layout, vk::ShaderStageFlags::COMPUTE, 0, push);
             }
             d.cmd_dispatch(cmd, groups[0], groups[1], groups[2]);
+        }
+        Ok(())
+    }
+
+    /// Allocates a descriptor set, writes `buffers` and `images` into it and binds it (sets
+    /// with images are not reused: their launches are few and their keys larger).
+    fn bind_with_images(
+        &self,
+        rec: &mut Recording<'_>,
+        buffers: &[(u32, vk::DescriptorBufferInfo)],
+        images: &[(u32, ImageDescriptor)],
+    ) -> Result<(), Error> {
+        let set = rec.allocate_set(self.set_layout, (buffers.len() + images.len()) as u32)?;
+        let buffer_infos: Vec<[vk::DescriptorBufferInfo; 1]> =
+            buffers.iter().map(|&(_, info)| [info]).collect();
+        let image_infos: Vec<[vk::DescriptorImageInfo; 1]> = images
+            .iter()
+            .map(|(_, d)| {
+                [match *d {
+                    ImageDescriptor::Sampled(view) | ImageDescriptor::Storage(view) => {
+                        vk::DescriptorImageInfo::default()
+                            .image_view(view)
+                            .image_layout(vk::ImageLayout::GENERAL)
+                    }
+                    ImageDescriptor::Sampler(s) => vk::DescriptorImageInfo::default().sampler(s),
+                }]
+            })
+            .collect();
+        let mut writes: Vec<_> = buffers
+            .iter()
+            .zip(&buffer_infos)
+            .map(|(&(binding, _), info)| {
+                vk::WriteDescriptorSet::default()
+                    .dst_set(set)
+                    .dst_binding(binding)
+                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                    .buffer_info(info)
+            })
+            .collect();
+        writes.extend(images.iter().zip(&image_infos).map(|((binding, d), info)| {
+            vk::WriteDescriptorSet::default()
+                .dst_set(set)
+                .dst_binding(*binding)
+                .descriptor_type(d.descriptor_type())
+                .image_info(info)
+        }));
+        let (d, cmd) = (rec.vk(), rec.cmd());
+        // SAFETY: the set is new and not in use; the buffers, images and samplers are live
+        // (the batch holds them); the command buffer is recording.
+        unsafe {
+            d.update_descriptor_sets(&writes, &[]);
+            d.cmd_bind_descriptor_sets(
+                cmd,
+                vk::PipelineBindPoint::COMPUTE,
+                self.layout,
+                0,
+                &[set],
+                &[],
+            );
         }
         Ok(())
     }

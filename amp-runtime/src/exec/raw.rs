@@ -34,7 +34,9 @@ impl RawKernel {
         bindings: u32,
         push_constant_size: u32,
     ) -> Result<Self, Error> {
-        let binding_numbers: Vec<u32> = (0..bindings).collect();
+        let binding_numbers: Vec<(u32, ash::vk::DescriptorType)> = (0..bindings)
+            .map(|b| (b, ash::vk::DescriptorType::STORAGE_BUFFER))
+            .collect();
         let pipeline = Pipeline::create(
             acc.device(),
             entry_point,
@@ -109,6 +111,9 @@ impl RawKernel {
                         "argument {i} is a scalar or value; pass those in the push constants"
                     )))
                 }
+                Arg::Texture { .. } | Arg::Sampler(_) => return Err(mismatch(format!(
+                    "argument {i} is a texture or sampler; raw kernels bind storage buffers only"
+                ))),
             }
         }
         enqueue(
@@ -116,6 +121,8 @@ impl RawKernel {
             &self.pipeline,
             &bindings,
             prepared,
+            &[],
+            Vec::new(),
             None,
             push_constants,
             groups,

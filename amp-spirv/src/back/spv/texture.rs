@@ -133,14 +133,15 @@ impl Emitter<'_> {
         (texel.clone(), *rank)
     }
 
-    /// A coordinate operand from `u32` components: the scalar for rank 1, a vector otherwise.
+    /// A coordinate operand from an index's `u32` components: the scalar for rank 1, else a
+    /// vector with the last component first (index `[y, x]` is texel `(x, y)`, as in C++ AMP).
     fn texel_coord(&mut self, index: &[Word]) -> Word {
         if index.len() == 1 {
             return index[0];
         }
         let t = self.ty(&Ty::Vector(Scalar::U32, index.len() as u32));
         self.b
-            .composite_construct(t, None, index.iter().copied())
+            .composite_construct(t, None, index.iter().rev().copied())
             .expect("a block is open")
     }
 
