@@ -58,8 +58,8 @@ pub use device::{
 };
 pub use error::Error;
 pub use exec::{
-    parallel_for_each, parallel_for_each_on, ComputeDomain, KernelArg, KernelCall, RawKernel,
-    TileBarrier, TiledExtent, TiledIndex, TiledKernelCall, MAX_TILE_THREADS,
+    parallel_for_each, parallel_for_each_on, ComputeDomain, KernelArg, KernelCall, RawBinding,
+    RawKernel, TileBarrier, TiledExtent, TiledIndex, TiledKernelCall, MAX_TILE_THREADS,
 };
 pub use extent::{Extent, Index};
 #[doc(hidden)]

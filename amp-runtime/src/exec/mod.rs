@@ -18,5 +18,5 @@ mod tiled;
 
 pub use call::{ComputeDomain, KernelArg, KernelCall, TiledKernelCall};
 pub use launch::{parallel_for_each, parallel_for_each_on};
-pub use raw::RawKernel;
+pub use raw::{RawBinding, RawKernel};
 pub use tiled::{TileBarrier, TiledExtent, TiledIndex, MAX_TILE_THREADS};

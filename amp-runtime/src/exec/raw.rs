@@ -2,8 +2,9 @@
 
 use super::call::{mark_written, Arg, KernelArg};
 use super::launch::enqueue;
-use super::pipeline::Pipeline;
+use super::pipeline::{ImageDescriptor, Pipeline};
 use crate::device::Accelerator;
+use crate::kernel::TextureAccess;
 use crate::Error;
 
 /// A compute shader given as raw SPIR-V, launched with an explicit workgroup grid.
@@ -22,6 +23,32 @@ pub struct RawKernel {
     acc: Accelerator,
     pipeline: Pipeline,
     name: String,
+    bindings: Vec<RawBinding>,
+}
+
+/// What a [`RawKernel`] binds at one binding of set 0 ([`RawKernel::with_bindings`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RawBinding {
+    /// A storage buffer: an array or view ([`KernelArg::read`], [`KernelArg::write`]).
+    StorageBuffer,
+    /// A sampled image: a texture view ([`KernelArg::texture`]).
+    SampledImage,
+    /// A storage image: a write-only texture view ([`KernelArg::writeonly_texture`]).
+    StorageImage,
+    /// A sampler ([`KernelArg::sampler`]).
+    Sampler,
+}
+
+impl RawBinding {
+    fn descriptor_type(self) -> ash::vk::DescriptorType {
+        use ash::vk::DescriptorType as D;
+        match self {
+            RawBinding::StorageBuffer => D::STORAGE_BUFFER,
+            RawBinding::SampledImage => D::SAMPLED_IMAGE,
+            RawBinding::StorageImage => D::STORAGE_IMAGE,
+            RawBinding::Sampler => D::SAMPLER,
+        }
+    }
 }
 
 impl RawKernel {
@@ -34,8 +61,23 @@ impl RawKernel {
         bindings: u32,
         push_constant_size: u32,
     ) -> Result<Self, Error> {
-        let binding_numbers: Vec<(u32, ash::vk::DescriptorType)> = (0..bindings)
-            .map(|b| (b, ash::vk::DescriptorType::STORAGE_BUFFER))
+        let all = vec![RawBinding::StorageBuffer; bindings as usize];
+        Self::with_bindings(acc, spirv, entry_point, &all, push_constant_size)
+    }
+
+    /// As [`new`](Self::new), with `bindings[i]` at binding `i`: storage buffers, texture
+    /// views and samplers (for hand-written shaders that sample).
+    pub fn with_bindings(
+        acc: &Accelerator,
+        spirv: &[u32],
+        entry_point: &str,
+        bindings: &[RawBinding],
+        push_constant_size: u32,
+    ) -> Result<Self, Error> {
+        let binding_numbers: Vec<(u32, ash::vk::DescriptorType)> = bindings
+            .iter()
+            .enumerate()
+            .map(|(b, kind)| (b as u32, kind.descriptor_type()))
             .collect();
         let pipeline = Pipeline::create(
             acc.device(),
@@ -50,6 +92,7 @@ impl RawKernel {
             acc: acc.clone(),
             pipeline,
             name: entry_point.to_owned(),
+            bindings: bindings.to_vec(),
         })
     }
 
@@ -85,7 +128,7 @@ impl RawKernel {
         }
         if buffers.len() != self.pipeline.bindings as usize {
             return Err(mismatch(format!(
-                "expected {} buffers, got {}",
+                "expected {} bindings, got {}",
                 self.pipeline.bindings,
                 buffers.len()
             )));
@@ -99,21 +142,48 @@ impl RawKernel {
         }
         let mut bindings = Vec::with_capacity(buffers.len());
         let mut prepared = Vec::with_capacity(buffers.len());
-        for (i, arg) in buffers.iter().enumerate() {
-            match &arg.0 {
-                Arg::Buffer { buf, .. } => {
+        let mut images = Vec::new();
+        let mut image_owners = Vec::new();
+        for (i, (arg, &kind)) in buffers.iter().zip(&self.bindings).enumerate() {
+            let b = i as u32;
+            match (&arg.0, kind) {
+                (Arg::Buffer { buf, .. }, RawBinding::StorageBuffer) => {
                     let p = buf.prepare(&self.acc)?;
-                    bindings.push((i as u32, p.info));
+                    bindings.push((b, p.info));
                     prepared.push(p);
                 }
-                Arg::Scalar { .. } | Arg::Value { .. } => {
+                (
+                    Arg::Texture { target, access, .. },
+                    RawBinding::SampledImage | RawBinding::StorageImage,
+                ) => {
+                    let want = match kind {
+                        RawBinding::SampledImage => TextureAccess::Read,
+                        _ => TextureAccess::Write,
+                    };
+                    if *access != want {
+                        return Err(mismatch(format!(
+                            "binding {i} is a {kind:?} but the texture view is not"
+                        )));
+                    }
+                    let view = target.image.view();
+                    images.push((
+                        b,
+                        match want {
+                            TextureAccess::Read => ImageDescriptor::Sampled(view),
+                            TextureAccess::Write => ImageDescriptor::Storage(view),
+                        },
+                    ));
+                    image_owners.push(target.image.clone());
+                }
+                (Arg::Sampler(s), RawBinding::Sampler) => {
+                    images.push((b, ImageDescriptor::Sampler(s.vk(self.acc.device())?)));
+                }
+                (_, kind) => {
                     return Err(mismatch(format!(
-                        "argument {i} is a scalar or value; pass those in the push constants"
+                        "binding {i} is a {kind:?} but the argument is {:?}",
+                        arg
                     )))
                 }
-                Arg::Texture { .. } | Arg::Sampler(_) => return Err(mismatch(format!(
-                    "argument {i} is a texture or sampler; raw kernels bind storage buffers only"
-                ))),
             }
         }
         enqueue(
@@ -121,8 +191,8 @@ impl RawKernel {
             &self.pipeline,
             &bindings,
             prepared,
-            &[],
-            Vec::new(),
+            &images,
+            image_owners,
             None,
             push_constants,
             groups,
