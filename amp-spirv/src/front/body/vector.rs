@@ -550,6 +550,23 @@ impl BodyChecker<'_> {
         };
         let (s, n) = vector;
         let ty = Ty::Vector(s, n);
+        if s.is_normalized() && (op == BinOp::Rem || scalar_side.is_some()) {
+            // The host's normalized vectors have `+ - * /` with their own type only.
+            let help = if op == BinOp::Rem {
+                format!("`{ty}` has `+`, `-`, `*` and `/` with another `{ty}`, component by component and clamped")
+            } else {
+                format!("a `{ty}` combines only with another `{ty}`; make one of the scalar with `{ty}::splat(x)`")
+            };
+            self.err(
+                Diagnostic::error(
+                    Rule::VectorOperands,
+                    op_span,
+                    format!("cannot apply `{symbol}` to `{lt}` and `{rt}`"),
+                )
+                .with_help(help),
+            );
+            return Self::error_expr(span);
+        }
         let (l, r) = match scalar_side {
             None => (l, r),
             Some(left_is_scalar) => {
