@@ -267,7 +267,10 @@ mod tests {
         v += Norm3::splat(Norm::new(0.75));
         assert_eq!(v.to_f32_array(), [1.0, 0.25, 1.0]);
         assert_eq!(std::mem::size_of::<Unorm4>(), 16);
-        assert_eq!((-Norm2::from_f32_array([0.5, -1.0])).to_f32_array(), [-0.5, 1.0]);
+        assert_eq!(
+            (-Norm2::from_f32_array([0.5, -1.0])).to_f32_array(),
+            [-0.5, 1.0]
+        );
     }
 
     #[test]
@@ -276,6 +279,9 @@ mod tests {
         assert_eq!(Norm2::ELEM, ElemType::Vector(ScalarType::Norm, 2));
         assert_eq!(Unorm4::ELEM.to_string(), "Unorm4");
         assert_eq!(Norm::ELEM.to_string(), "Norm");
-        assert_eq!(ScalarArg::to_bits(Unorm::new(0.5)), u64::from(0.5f32.to_bits()));
+        assert_eq!(
+            ScalarArg::to_bits(Unorm::new(0.5)),
+            u64::from(0.5f32.to_bits())
+        );
     }
 }

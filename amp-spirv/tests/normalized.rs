@@ -75,7 +75,7 @@ valid! {
             d.x += c.w;
             d /= c;
             o[idx] = d;
-            o[idx].y = c.r;
+            o[idx].y = c.x;
         }"#;
     norm_vectors_and_arrays: r#"
         fn k(idx: Index<1>, a: &Array<Norm2, 1>, b: &mut Array<Norm3, 1>, v: Norm3) {
@@ -118,11 +118,29 @@ fn normalized_buffers_and_params_have_their_abi_types() {
         }",
     );
     let kinds: Vec<ParamKind> = k.params.iter().map(|p| p.kind.clone()).collect();
-    assert!(matches!(kinds[0], ParamKind::Buffer { elem: Elem::Vector(Scalar::Unorm, 4), .. }));
-    assert!(matches!(kinds[1], ParamKind::Buffer { elem: Elem::Scalar(Scalar::Norm), .. }));
+    assert!(matches!(
+        kinds[0],
+        ParamKind::Buffer {
+            elem: Elem::Vector(Scalar::Unorm, 4),
+            ..
+        }
+    ));
+    assert!(matches!(
+        kinds[1],
+        ParamKind::Buffer {
+            elem: Elem::Scalar(Scalar::Norm),
+            ..
+        }
+    ));
     assert!(matches!(kinds[2], ParamKind::Scalar(Scalar::Unorm)));
-    assert!(matches!(kinds[3], ParamKind::Value(Elem::Vector(Scalar::Norm, 2))));
-    assert_eq!(Elem::Vector(Scalar::Unorm, 4).abi(), Some(ElemType::Vector(ScalarType::Unorm, 4)));
+    assert!(matches!(
+        kinds[3],
+        ParamKind::Value(Elem::Vector(Scalar::Norm, 2))
+    ));
+    assert_eq!(
+        Elem::Vector(Scalar::Unorm, 4).abi(),
+        Some(ElemType::Vector(ScalarType::Unorm, 4))
+    );
     assert_eq!(ElemType::Vector(ScalarType::Unorm, 4).to_string(), "Unorm4");
 }
 
@@ -146,12 +164,18 @@ fn casts_to_and_from_normalized_types_name_the_conversion() {
 #[test]
 fn normalized_operands_mix_only_with_their_own_type() {
     let e = errors("fn k(idx: Index<1>, a: ArrayView<Unorm, 1>, o: ArrayViewMut<Unorm, 1>) { o[idx] = a[idx] + 0.5; }");
-    assert!(e.contains("cannot apply `+` to `Unorm` and `{float}`"), "{e}");
+    assert!(
+        e.contains("cannot apply `+` to `Unorm` and `{float}`"),
+        "{e}"
+    );
     assert!(e.contains("Unorm::new(x)"), "{e}");
     let e = errors("fn k(idx: Index<1>, a: ArrayView<Unorm, 1>, b: ArrayView<Norm, 1>, o: ArrayViewMut<Unorm, 1>) { o[idx] = a[idx] * b[idx]; }");
     assert!(e.contains("cannot apply `*` to `Unorm` and `Norm`"), "{e}");
     let e = errors("fn k(idx: Index<1>, a: ArrayView<Unorm, 1>, o: ArrayViewMut<Unorm, 1>) { o[idx] = a[idx] % a[idx]; }");
-    assert!(e.contains("cannot apply `%` to values of type `Unorm`"), "{e}");
+    assert!(
+        e.contains("cannot apply `%` to values of type `Unorm`"),
+        "{e}"
+    );
     let e = errors("fn k(idx: Index<1>, a: ArrayView<Unorm, 1>, o: ArrayViewMut<Unorm, 1>) { o[idx] = -a[idx]; }");
     assert!(e.contains("cannot negate a value of type `Unorm`"), "{e}");
     let e = errors("fn k(idx: Index<1>, a: ArrayView<Unorm4, 1>, o: ArrayViewMut<Unorm4, 1>) { o[idx] = a[idx] * Unorm::ONE; }");
@@ -159,7 +183,16 @@ fn normalized_operands_mix_only_with_their_own_type() {
     let e = errors("fn k(idx: Index<1>, a: ArrayView<Unorm, 1>, o: ArrayViewMut<Unorm, 1>) { o[idx] = a[idx].sqrt(); }");
     assert!(e.contains("Unorm"), "{e}");
     let e = errors("fn k(idx: Index<1>, a: ArrayView<f32, 1>, o: ArrayViewMut<f32, 1>) { o[idx] = a[idx].get(); }");
-    assert!(e.contains("`.get()` is a method of `Norm` and `Unorm`"), "{e}");
+    assert!(
+        e.contains("`.get()` is a method of `Norm` and `Unorm`"),
+        "{e}"
+    );
+    let e = errors("fn k(idx: Index<1>, a: ArrayView<Unorm4, 1>, o: ArrayViewMut<Unorm4, 1>) { o[idx] = a[idx].wzyx(); }");
+    assert!(e.contains("`Unorm4` has no swizzles"), "{e}");
+    let e = errors("fn k(idx: Index<1>, a: ArrayView<Unorm4, 1>, o: ArrayViewMut<Unorm, 1>) { o[idx] = a[idx].r; }");
+    assert!(e.contains("has no field `r`"), "{e}");
+    let e = errors("fn k(idx: Index<1>, a: ArrayView<Unorm4, 1>, o: ArrayViewMut<Unorm, 1>) { o[idx] = a[idx].x.min(a[idx].y); }");
+    assert!(e.contains("Unorm"), "{e}");
     let e = errors("fn k(idx: Index<1>, o: ArrayViewMut<Unorm4, 1>) { o[idx] = Unorm4::new(0.1, 0.2, 0.3, 0.4); }");
     assert!(e.contains("expected `Unorm`"), "{e}");
 }

@@ -148,10 +148,7 @@ fn scalar_operations_clamp_like_the_host() -> Result<(), amp::Error> {
         let mut uv = ArrayViewMut::new([m, UNORM_OPS], &mut u)?;
         let mut nv = ArrayViewMut::new([m, NORM_OPS], &mut n)?;
         let mut cv = ArrayViewMut::new([m], &mut cmp)?;
-        parallel_for_each(
-            av.extent(),
-            scalar_ops(&av, &bv, &mut uv, &mut nv, &mut cv),
-        )?;
+        parallel_for_each(av.extent(), scalar_ops(&av, &bv, &mut uv, &mut nv, &mut cv))?;
     }
     for (i, &(x, y)) in pairs.iter().enumerate() {
         let want_u = unorm_ops(x, y);
@@ -177,12 +174,37 @@ fn scalar_operations_clamp_like_the_host() -> Result<(), amp::Error> {
         assert_eq!(cmp[i], comparisons(x, y), "comparisons of ({x:?}, {y:?})");
     }
     // The edge cases the host defines, seen on the device.
-    let at = |x: f32, y: f32| pairs.iter().position(|&p| p.0.to_bits() == x.to_bits() && p.1.to_bits() == y.to_bits()).expect("a pair");
-    assert_eq!(bits_u(u[at(f32::NAN, 0.5) * UNORM_OPS]), 0, "Unorm::new(NaN) is 0");
-    assert_eq!(bits_n(n[at(f32::NAN, 0.5) * NORM_OPS]), 0, "Norm::new(NaN) is 0, not -1");
-    assert_eq!(bits_u(u[at(-0.0, 0.5) * UNORM_OPS]), (-0.0f32).to_bits(), "Unorm::new(-0.0) keeps its sign");
-    assert_eq!(u[at(0.0, 0.0) * UNORM_OPS + 5], Unorm::ZERO, "0 / 0 is NaN, so 0");
-    assert_eq!(n[at(-0.5, 0.0) * NORM_OPS + 10], Norm::MIN, "-0.5 / 0 is -inf, so -1");
+    let at = |x: f32, y: f32| {
+        pairs
+            .iter()
+            .position(|&p| p.0.to_bits() == x.to_bits() && p.1.to_bits() == y.to_bits())
+            .expect("a pair")
+    };
+    assert_eq!(
+        bits_u(u[at(f32::NAN, 0.5) * UNORM_OPS]),
+        0,
+        "Unorm::new(NaN) is 0"
+    );
+    assert_eq!(
+        bits_n(n[at(f32::NAN, 0.5) * NORM_OPS]),
+        0,
+        "Norm::new(NaN) is 0, not -1"
+    );
+    assert_eq!(
+        bits_u(u[at(-0.0, 0.5) * UNORM_OPS]),
+        (-0.0f32).to_bits(),
+        "Unorm::new(-0.0) keeps its sign"
+    );
+    assert_eq!(
+        u[at(0.0, 0.0) * UNORM_OPS + 5],
+        Unorm::ZERO,
+        "0 / 0 is NaN, so 0"
+    );
+    assert_eq!(
+        n[at(-0.5, 0.0) * NORM_OPS + 10],
+        Norm::MIN,
+        "-0.5 / 0 is -inf, so -1"
+    );
     assert_validation_clean();
     Ok(())
 }
@@ -226,7 +248,11 @@ fn colours(h: usize, w: usize) -> Vec<Unorm4> {
                 (f * 0.37).fract() * 1.2 - 0.1,
                 (f * 0.11).fract(),
                 ((f * 0.71).sin() + 0.2).abs(),
-                if i % 7 == 0 { f32::NAN } else { 1.0 - (f * 0.05).fract() },
+                if i % 7 == 0 {
+                    f32::NAN
+                } else {
+                    1.0 - (f * 0.05).fract()
+                },
             ])
         })
         .collect()
@@ -279,7 +305,11 @@ fn norm_vectors(
     local[0] = -p.x;
     local[1] = p.y * p.x;
     local[2] = Norm::from(t[idx].colour.x);
-    let f = [f32::from(local[0]) * 4.0, local[1].get(), f32::from(local[2]) - 2.0];
+    let f = [
+        f32::from(local[0]) * 4.0,
+        local[1].get(),
+        f32::from(local[2]) - 2.0,
+    ];
     b[idx] = -Norm3::from_f32_array(f) + v * Norm3::new(p.x, p.y, Norm::ONE);
     b[idx] -= v;
     let mut x = t[idx];
@@ -317,7 +347,11 @@ fn norm_vectors_arrays_and_struct_fields() -> Result<(), amp::Error> {
         let p = a[i];
         let x0 = texels[i];
         let local = [-p.x, p.y * p.x, Norm::from(x0.colour.x)];
-        let f = [f32::from(local[0]) * 4.0, local[1].get(), f32::from(local[2]) - 2.0];
+        let f = [
+            f32::from(local[0]) * 4.0,
+            local[1].get(),
+            f32::from(local[2]) - 2.0,
+        ];
         let mut want = -Norm3::from_f32_array(f) + v * Norm3::new(p.x, p.y, Norm::ONE);
         want -= v;
         assert_eq!(

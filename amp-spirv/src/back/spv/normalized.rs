@@ -65,8 +65,7 @@ impl Emitter<'_> {
             None => c,
             Some(n) => {
                 let t = self.ty(&Ty::Vector(Scalar::F32, n));
-                self.b
-                    .constant_composite(t, vec![c; n as usize])
+                self.b.constant_composite(t, vec![c; n as usize])
             }
         }
     }

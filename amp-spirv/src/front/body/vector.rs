@@ -216,6 +216,20 @@ impl BodyChecker<'_> {
             );
             return Self::error_expr(span);
         }
+        if s.is_normalized() {
+            let t = Ty::Vector(s, n);
+            self.err(
+                Diagnostic::error(
+                    Rule::VectorComponents,
+                    span,
+                    format!("`{t}` has no swizzles"),
+                )
+                .with_help(format!(
+                    "as on the host, build the vector from its fields: `{t}::new(v.z, v.y, ..)`"
+                )),
+            );
+            return Self::error_expr(span);
+        }
         // Evaluate the base once: a local is read in place, anything else goes to a temporary.
         let (setup, local) = match base.kind {
             ExprKind::Local(id) => (None, id),
@@ -350,7 +364,7 @@ impl BodyChecker<'_> {
     pub(super) fn member(&mut self, ty: &Ty, member: &syn::Member) -> Option<(u32, Ty)> {
         match ty {
             Ty::Vector(s, n) => self
-                .component_member(member, *n)
+                .component_member(member, *n, s.is_normalized())
                 .map(|k| (k, Ty::Scalar(*s))),
             Ty::Struct(def) => self.struct_field(def, member),
             _ => None,
@@ -358,14 +372,17 @@ impl BodyChecker<'_> {
     }
 
     /// The component a member names (`x` -> 0), reporting a wrong one.
-    fn component_member(&mut self, member: &syn::Member, n: u32) -> Option<u32> {
+    /// The normalized vectors (`Unorm4`) have the host's fields `x y z w` only.
+    fn component_member(&mut self, member: &syn::Member, n: u32, xyzw_only: bool) -> Option<u32> {
         let name = match member {
             syn::Member::Named(id) => id.to_string(),
             syn::Member::Unnamed(i) => i.index.to_string(),
         };
         let mut chars = name.chars();
         let k = match (chars.next(), chars.next()) {
-            (Some(c), None) => component_index(c).filter(|&k| k < n),
+            (Some(c), None) if !xyzw_only || "xyzw".contains(c) => {
+                component_index(c).filter(|&k| k < n)
+            }
             _ => None,
         };
         if k.is_none() {
