@@ -87,6 +87,28 @@ valid! {
             b[idx] = -Norm3::from_f32_array(f) + v * Norm3::new(p.x, p.y, Norm::ONE);
             b[idx] -= v;
         }"#;
+    tile_static_normalized_arrays: r#"
+        fn k(t: TiledIndex<16>, a: ArrayView<Unorm, 1>, o: ArrayViewMut<Unorm, 1>) {
+            #[tile_static]
+            let mut shared: [Unorm; 16];
+            shared[t.local[0]] = a[t.global];
+            t.barrier.wait();
+            o[t.global] = shared[15 - t.local[0]] * shared[t.local[0]];
+        }"#;
+    kernel_language_example: r#"
+        fn fade(idx: Index<2>, img: ArrayView<Unorm4, 2>, out: ArrayViewMut<Unorm4, 2>, k: Unorm) {
+            let c = img[idx];
+            let mut d = c * Unorm4::splat(k) + Unorm4::from_f32_array([0.1, 0.1, 0.1, 0.0]);
+            d.w = c.w;
+            out[idx] = d;
+            let grey = c.to_f32_array();
+            out[idx].x = Unorm::new(0.3 * grey[0] + 0.59 * grey[1] + 0.11 * grey[2]);
+        }"#;
+    textures_example: r#"
+        fn to_grey(idx: Index<2>, img: ArrayView<Unorm4, 2>, grey: ArrayViewMut<Unorm, 2>) {
+            let p = img[idx].to_f32_array();
+            grey[idx] = Unorm::new(0.299 * p[0] + 0.587 * p[1] + 0.114 * p[2]);
+        }"#;
 }
 
 #[test]
