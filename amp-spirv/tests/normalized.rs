@@ -218,3 +218,14 @@ fn normalized_operands_mix_only_with_their_own_type() {
     let e = errors("fn k(idx: Index<1>, o: ArrayViewMut<Unorm4, 1>) { o[idx] = Unorm4::new(0.1, 0.2, 0.3, 0.4); }");
     assert!(e.contains("expected `Unorm`"), "{e}");
 }
+
+#[test]
+fn a_module_named_norm_still_holds_device_functions() {
+    // `norm::half(x)` is a device function of a module `norm`; `unorm::new(x)` is the type's.
+    let kernel: syn::ItemFn = syn::parse_str(
+        "fn k(idx: Index<1>, out: ArrayViewMut<Unorm, 1>) { out[idx] = unorm::new(norm::half(1.0)); }",
+    )
+    .expect("a function");
+    let (path, _) = amp_spirv::missing_device_fn(&kernel, &[]).expect("one is missing");
+    assert_eq!(path, ["norm", "half"]);
+}
