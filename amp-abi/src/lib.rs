@@ -162,6 +162,10 @@ pub enum ScalarType {
     F32,
     /// `f64`: needs the device feature `shaderFloat64`.
     F64,
+    /// `Norm` (C++ AMP's `norm`): an `f32` in `[-1, 1]` on the device.
+    Norm,
+    /// `Unorm` (C++ AMP's `unorm`): an `f32` in `[0, 1]` on the device.
+    Unorm,
 }
 
 impl ScalarType {
@@ -181,6 +185,8 @@ impl ScalarType {
             ScalarType::U32 => "u32",
             ScalarType::F32 => "f32",
             ScalarType::F64 => "f64",
+            ScalarType::Norm => "Norm",
+            ScalarType::Unorm => "Unorm",
         }
     }
 }
@@ -189,7 +195,7 @@ impl ScalarType {
 /// (`Float3`, `int_2`, ...), packed as the host's `#[repr(C)]` type (a `Float3` is 12 bytes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ElemType {
-    /// `i32`, `u32`, `f32` or `f64`.
+    /// `i32`, `u32`, `f32`, `f64`, `Norm` or `Unorm`.
     Scalar(ScalarType),
     /// A short vector: its component type and its 2 to 4 components.
     Vector(ScalarType, u32),
@@ -220,7 +226,7 @@ impl From<ScalarType> for ElemType {
 }
 
 impl core::fmt::Display for ElemType {
-    /// The Rust spelling: `f32`, `Float3`, `Int2`, `UInt4`, `Double2`.
+    /// The Rust spelling: `f32`, `Float3`, `Int2`, `UInt4`, `Double2`, `Unorm4`.
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
             ElemType::Scalar(s) => f.write_str(s.name()),
@@ -231,6 +237,8 @@ impl core::fmt::Display for ElemType {
                     ScalarType::F32 => "Float",
                     ScalarType::F64 => "Double",
                     ScalarType::Bool => "Bool",
+                    ScalarType::Norm => "Norm",
+                    ScalarType::Unorm => "Unorm",
                 };
                 write!(f, "{base}{n}")
             }

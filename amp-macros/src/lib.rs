@@ -322,6 +322,10 @@ fn dump_spirv(kernel: &CompiledKernel, bindings: &[(syn::Ident, Scalar)]) {
 
 fn scalar_tokens(s: Scalar) -> TokenStream2 {
     let ident = format_ident!("{}", s.name());
+    if s.is_normalized() {
+        // `Norm`, `Unorm`: the runtime's types, re-exported by `amp`.
+        return quote!(::amp::#ident);
+    }
     quote!(::core::primitive::#ident)
 }
 
@@ -340,6 +344,8 @@ fn abi_scalar_tokens(s: amp_spirv::abi::ScalarType) -> TokenStream2 {
         ScalarType::U32 => quote!(U32),
         ScalarType::F32 => quote!(F32),
         ScalarType::F64 => quote!(F64),
+        ScalarType::Norm => quote!(Norm),
+        ScalarType::Unorm => quote!(Unorm),
     };
     quote!(::amp::__private::ScalarType::#variant)
 }
@@ -743,6 +749,9 @@ fn spec_words(c: &amp_spirv::OuterConst) -> TokenStream2 {
         Scalar::U32 => quote!(spec.push(#value);),
         Scalar::Bool => quote!(spec.push(#value as u32);),
         Scalar::F32 => quote!(spec.push(#value.to_bits());),
+        // Never an outer constant's type (inference keeps constants off them); the value's
+        // bits as an `f32` if one ever is.
+        Scalar::Norm | Scalar::Unorm => quote!(spec.push(#value.get().to_bits());),
         Scalar::F64 => quote! {
             let bits = #value.to_bits();
             spec.push(bits as u32);

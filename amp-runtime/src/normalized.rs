@@ -14,6 +14,8 @@
 //!
 //! A NaN converts to zero, as a float-to-normalized conversion of a texture store does.
 
+use crate::kernel::{ElemType, ScalarType};
+use crate::scalar::{sealed::Sealed, DeviceElement, ScalarArg};
 use std::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
 
 /// Defines a clamped scalar: `$lo..=1.0`.
@@ -48,6 +50,23 @@ macro_rules! clamped_scalar {
             /// The value as an `f32`.
             pub const fn get(self) -> f32 {
                 self.0
+            }
+        }
+
+        impl Sealed for $name {}
+
+        // SAFETY: `#[repr(transparent)]` over an `f32`: no padding, and every bit pattern is
+        // a valid value as far as memory safety goes. The range is an invariant of the API
+        // (kernels clamp exactly as the host does), not of safety.
+        unsafe impl DeviceElement for $name {
+            const TYPE: ScalarType = ScalarType::$name;
+        }
+
+        /// Passed to a kernel by value as its `f32`.
+        impl ScalarArg for $name {
+            const TYPE: ScalarType = ScalarType::$name;
+            fn to_bits(self) -> u64 {
+                u64::from(self.0.to_bits())
             }
         }
 
@@ -157,6 +176,15 @@ macro_rules! clamped_vector {
             }
         }
 
+        impl Sealed for $name {}
+
+        // SAFETY: `#[repr(C)]` components of one `#[repr(transparent)]` `f32` type, so no
+        // padding, and every bit pattern is a value (see the scalar's impl).
+        unsafe impl DeviceElement for $name {
+            const TYPE: ScalarType = ScalarType::$s;
+            const ELEM: ElemType = ElemType::Vector(ScalarType::$s, $n);
+        }
+
         clamped_vector!(@op $name, Add, add, AddAssign, add_assign, +, [$($f),+]);
         clamped_vector!(@op $name, Sub, sub, SubAssign, sub_assign, -, [$($f),+]);
         clamped_vector!(@op $name, Mul, mul, MulAssign, mul_assign, *, [$($f),+]);
@@ -177,6 +205,20 @@ macro_rules! clamped_vector {
         }
     };
 }
+
+/// Negates every component of a `Norm` vector (as [`Norm`]'s `-`: no clamping needed).
+macro_rules! negate_vector {
+    ($($name:ident [$($f:ident),+]),+) => {$(
+        impl Neg for $name {
+            type Output = $name;
+            fn neg(self) -> $name {
+                $name { $($f: -self.$f),+ }
+            }
+        }
+    )+};
+}
+
+negate_vector!(Norm2 [x, y], Norm3 [x, y, z], Norm4 [x, y, z, w]);
 
 clamped_vector!(
     /// Two [`Norm`]s (C++ AMP's `norm_2`).
@@ -225,5 +267,21 @@ mod tests {
         v += Norm3::splat(Norm::new(0.75));
         assert_eq!(v.to_f32_array(), [1.0, 0.25, 1.0]);
         assert_eq!(std::mem::size_of::<Unorm4>(), 16);
+        assert_eq!(
+            (-Norm2::from_f32_array([0.5, -1.0])).to_f32_array(),
+            [-0.5, 1.0]
+        );
+    }
+
+    #[test]
+    fn device_types() {
+        assert_eq!(Unorm::ELEM, ElemType::Scalar(ScalarType::Unorm));
+        assert_eq!(Norm2::ELEM, ElemType::Vector(ScalarType::Norm, 2));
+        assert_eq!(Unorm4::ELEM.to_string(), "Unorm4");
+        assert_eq!(Norm::ELEM.to_string(), "Norm");
+        assert_eq!(
+            ScalarArg::to_bits(Unorm::new(0.5)),
+            u64::from(0.5f32.to_bits())
+        );
     }
 }

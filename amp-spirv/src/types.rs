@@ -18,6 +18,11 @@ pub enum Scalar {
     F64,
     /// `usize`: index components and extents, 32-bit unsigned on the device.
     Usize,
+    /// `Norm` (C++ AMP's `norm`): an `f32` held in `[-1, 1]`, clamped after every conversion
+    /// and arithmetic operation. Not a float type: no math functions or casts.
+    Norm,
+    /// `Unorm` (C++ AMP's `unorm`): an `f32` held in `[0, 1]`, as [`Scalar::Norm`].
+    Unorm,
 }
 
 impl Scalar {
@@ -30,6 +35,8 @@ impl Scalar {
             "f32" => Scalar::F32,
             "f64" => Scalar::F64,
             "usize" => Scalar::Usize,
+            "Norm" | "norm" => Scalar::Norm,
+            "Unorm" | "unorm" => Scalar::Unorm,
             _ => return None,
         })
     }
@@ -43,6 +50,32 @@ impl Scalar {
             Scalar::F32 => "f32",
             Scalar::F64 => "f64",
             Scalar::Usize => "usize",
+            Scalar::Norm => "Norm",
+            Scalar::Unorm => "Unorm",
+        }
+    }
+
+    /// Whether the type is `Norm` or `Unorm`: an `f32` on the device, clamped into its range.
+    pub fn is_normalized(self) -> bool {
+        matches!(self, Scalar::Norm | Scalar::Unorm)
+    }
+
+    /// The smallest value of a normalized type (`-1` or `0`); `None` for other types.
+    pub fn normalized_min(self) -> Option<f32> {
+        match self {
+            Scalar::Norm => Some(-1.0),
+            Scalar::Unorm => Some(0.0),
+            _ => None,
+        }
+    }
+
+    /// The type SPIR-V holds a value of this type in: `f32` for the normalized types, the type
+    /// itself otherwise.
+    pub fn device(self) -> Scalar {
+        if self.is_normalized() {
+            Scalar::F32
+        } else {
+            self
         }
     }
 
@@ -79,6 +112,8 @@ impl Scalar {
             Scalar::U32 | Scalar::Usize => amp_abi::ScalarType::U32,
             Scalar::F32 => amp_abi::ScalarType::F32,
             Scalar::F64 => amp_abi::ScalarType::F64,
+            Scalar::Norm => amp_abi::ScalarType::Norm,
+            Scalar::Unorm => amp_abi::ScalarType::Unorm,
         }
     }
 }
@@ -213,6 +248,22 @@ impl Ty {
         Ty::Array(Box::new(elem), Len::Lit(n))
     }
 
+    /// The type as SPIR-V holds it: the normalized scalars (in scalars, vectors and arrays)
+    /// become `f32`; everything else is itself (a struct's fields are mapped one by one).
+    pub fn device(&self) -> Ty {
+        match self {
+            Ty::Scalar(s) => Ty::Scalar(s.device()),
+            Ty::Vector(s, n) => Ty::Vector(s.device(), *n),
+            Ty::Array(e, n) => Ty::Array(Box::new(e.device()), n.clone()),
+            other => other.clone(),
+        }
+    }
+
+    /// Whether this is a normalized scalar or a vector of them (`Unorm`, `Norm4`).
+    pub fn is_normalized(&self) -> bool {
+        matches!(self, Ty::Scalar(s) | Ty::Vector(s, _) if s.is_normalized())
+    }
+
     /// Whether values of this type take no storage (`()` and `!`).
     pub fn is_zero_sized(&self) -> bool {
         matches!(self, Ty::Unit | Ty::Never)
@@ -279,12 +330,14 @@ pub fn vector_name(s: Scalar, n: u32) -> String {
         Scalar::F32 => "Float",
         Scalar::F64 => "Double",
         Scalar::Bool => "Bool",
+        Scalar::Norm => "Norm",
+        Scalar::Unorm => "Unorm",
     };
     format!("{base}{n}")
 }
 
 /// Parses a short vector type name: `Float3` or C++ AMP's `float_3` (also `Int2`/`int_2`,
-/// `UInt4`/`uint_4`, `Double2`/`double_2`).
+/// `UInt4`/`uint_4`, `Double2`/`double_2`, `Norm2`/`norm_2`, `Unorm4`/`unorm_4`).
 pub fn vector_from_name(name: &str) -> Option<(Scalar, u32)> {
     let (base, n) = match name.rsplit_once('_') {
         Some((base, n)) => (base, n),
@@ -296,6 +349,8 @@ pub fn vector_from_name(name: &str) -> Option<(Scalar, u32)> {
         "UInt" | "uint" => Scalar::U32,
         "Float" | "float" => Scalar::F32,
         "Double" | "double" => Scalar::F64,
+        "Norm" | "norm" => Scalar::Norm,
+        "Unorm" | "unorm" => Scalar::Unorm,
         _ => return None,
     };
     Some((s, n))

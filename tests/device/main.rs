@@ -31,6 +31,7 @@ mod index_arith;
 mod launch_reuse;
 mod math;
 mod matmul;
+mod normalized;
 mod numeric;
 mod ping_pong;
 mod semantics;

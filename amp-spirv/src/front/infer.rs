@@ -27,6 +27,8 @@ pub enum Class {
     Float,
     /// `bool`.
     Bool,
+    /// `Norm` or `Unorm`: `+ - * /` and comparisons with their own type only, no casts.
+    Normalized,
     /// `!`: fits anywhere (also used for expressions that already failed to check).
     Never,
     /// Arrays and `()`.
@@ -82,6 +84,7 @@ impl Infer {
             },
             Ty::Scalar(s) if s.is_int() => Class::Int,
             Ty::Scalar(s) if s.is_float() => Class::Float,
+            Ty::Scalar(s) if s.is_normalized() => Class::Normalized,
             Ty::Scalar(_) => Class::Bool,
             Ty::Never => Class::Never,
             _ => Class::Other,
@@ -138,7 +141,8 @@ impl Infer {
                 let fits = match self.vars[*v as usize] {
                     VarState::Int => s.is_int(),
                     VarState::Float => s.is_float(),
-                    VarState::Any => true,
+                    // An outer constant is an integer, a float or a `bool`.
+                    VarState::Any => !s.is_normalized(),
                     VarState::AnyInt => s.is_int(),
                     VarState::Bound(_) => unreachable!("shallow() follows bindings"),
                 };

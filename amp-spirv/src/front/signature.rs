@@ -431,7 +431,10 @@ pub(super) fn elem_and_rank(
     }
     let elem = match args[0] {
         syn::GenericArgument::Type(t) => match value_type(t, structs, &mut literal_len)? {
-            Ty::Scalar(s) if matches!(s, Scalar::I32 | Scalar::U32 | Scalar::F32 | Scalar::F64) => {
+            Ty::Scalar(s)
+                if matches!(s, Scalar::I32 | Scalar::U32 | Scalar::F32 | Scalar::F64)
+                    || s.is_normalized() =>
+            {
                 Elem::Scalar(s)
             }
             Ty::Vector(s, n) => Elem::Vector(s, n),
@@ -442,7 +445,7 @@ pub(super) fn elem_and_rank(
                     t.span(),
                     format!("`{other}` is not supported as an element type of views and arrays"),
                 )
-                .with_help("use i32, u32, f32, f64 or a short vector of them (`Float3`, `int_2`)"))
+                .with_help("use i32, u32, f32, f64, Norm, Unorm or a short vector of them (`Float3`, `int_2`, `Unorm4`)"))
             }
         },
         _ => return Err(usage()),

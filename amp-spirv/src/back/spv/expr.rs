@@ -71,7 +71,7 @@ impl Emitter<'_> {
                 let v = self.expr(a)?;
                 let t = self.ty(&e.ty);
                 let s = e.ty.component()?;
-                let opcode = match (op, s) {
+                let opcode = match (op, s.device()) {
                     (UnOp::Neg, s) if s.is_float() => Op::FNegate,
                     (UnOp::Neg, _) => Op::SNegate,
                     (UnOp::Not, Scalar::Bool) => Op::LogicalNot,
@@ -96,27 +96,16 @@ impl Emitter<'_> {
                 Some(id)
             }
             ExprKind::Binary(op, a, b) => {
-                let l = self.expr(a)?;
-                let r = self.expr(b)?;
-                let operand = a.ty.component()?;
-                let arithmetic = matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div);
-                if arithmetic && operand.is_float() {
-                    let kinds = (self.foldable(a), self.foldable(b));
-                    if let Ty::Vector(_, n) = e.ty {
-                        if kinds != (Foldable::No, Foldable::No) {
-                            let sides = [(l, &a.ty, kinds.0), (r, &b.ty, kinds.1)];
-                            return Some(self.vector_arith(*op, operand, n, sides));
-                        }
-                    }
-                    if let Some(v) = self.float_arith(*op, operand, l, r, kinds) {
-                        return Some(v);
-                    }
-                }
-                Some(self.binary(*op, operand, &b.ty, l, r, &e.ty))
+                // Normalized operands are `f32`s; the result is clamped back into range.
+                let v = self.binary_expr(*op, a, b, &e.ty)?;
+                Some(self.clamp_if_normalized(v, &e.ty))
             }
             ExprKind::Logic(op, a, b) => self.logic(*op, a, b),
             ExprKind::Cast(a) => {
                 let v = self.expr(a)?;
+                if a.ty.is_normalized() || e.ty.is_normalized() {
+                    return Some(self.normalized_cast(v, &a.ty, &e.ty));
+                }
                 let (from, to) = (a.ty.scalar()?, e.ty.scalar()?);
                 Some(self.cast(v, from, to))
             }
@@ -268,7 +257,8 @@ impl Emitter<'_> {
                 let target = self.target(place)?;
                 let ty = self.place_ty(place);
                 let t = self.ty(&ty);
-                let s = ty.component()?;
+                // A normalized place computes in `f32` and stores the clamped result.
+                let s = ty.component()?.device();
                 let rhs_ty = &value.ty;
                 let buffer = matches!(place, Place::Buffer(..));
                 let value_kind = self.foldable(value);
@@ -288,6 +278,7 @@ impl Emitter<'_> {
                         None
                     };
                     let v = guarded.unwrap_or_else(|| e.binary(*op, s, rhs_ty, cur, r, &ty));
+                    let v = e.clamp_if_normalized(v, &ty);
                     if buffer {
                         e.store_buffer_elem(&ty, ptr, v);
                     } else {
@@ -297,6 +288,27 @@ impl Emitter<'_> {
                 })
             }
         }
+    }
+
+    /// A binary operator's operands and result, without the clamp of normalized results.
+    fn binary_expr(&mut self, op: BinOp, a: &Expr, b: &Expr, result: &Ty) -> Option<Word> {
+        let l = self.expr(a)?;
+        let r = self.expr(b)?;
+        let operand = a.ty.component()?.device();
+        let arithmetic = matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div);
+        if arithmetic && operand.is_float() {
+            let kinds = (self.foldable(a), self.foldable(b));
+            if let Ty::Vector(_, n) = *result {
+                if kinds != (Foldable::No, Foldable::No) {
+                    let sides = [(l, &a.ty, kinds.0), (r, &b.ty, kinds.1)];
+                    return Some(self.vector_arith(op, operand, n, sides));
+                }
+            }
+            if let Some(v) = self.float_arith(op, operand, l, r, kinds) {
+                return Some(v);
+            }
+        }
+        Some(self.binary(op, operand, &b.ty, l, r, result))
     }
 
     pub(super) fn binary(
@@ -758,7 +770,7 @@ impl Emitter<'_> {
     pub(super) fn foldable(&self, e: &Expr) -> Foldable {
         let all_constant = |es: &[Expr]| es.iter().all(|x| self.foldable(x) != Foldable::No);
         match &e.kind {
-            ExprKind::Cast(inner) if inner.ty.scalar().is_some_and(|s| !s.is_float()) => {
+            ExprKind::Cast(inner) if inner.ty.scalar().is_some_and(|s| !s.device().is_float()) => {
                 Foldable::FromInteger
             }
             ExprKind::Lit(_) | ExprKind::OuterConst(_) => Foldable::Constant,

@@ -14,6 +14,7 @@ mod entry;
 mod expr;
 mod interface;
 mod math;
+mod normalized;
 mod texture;
 mod vector;
 
@@ -185,6 +186,14 @@ impl<'k> Emitter<'k> {
         if let Some(&id) = self.types.get(ty) {
             return id;
         }
+        let device = ty.device();
+        if device != *ty {
+            // `Norm`, `Unorm4`, `[Unorm; 4]`: the `f32` types themselves (SPIR-V allows one
+            // `OpTypeFloat 32`).
+            let id = self.ty(&device);
+            self.types.insert(ty.clone(), id);
+            return id;
+        }
         let id = match ty {
             Ty::Scalar(s) => match s {
                 Scalar::Bool => self.b.type_bool(),
@@ -198,6 +207,7 @@ impl<'k> Emitter<'k> {
                     self.uses_float64 = true;
                     self.b.type_float(64, None)
                 }
+                Scalar::Norm | Scalar::Unorm => unreachable!("device() maps them to f32"),
             },
             Ty::Array(elem, n) => {
                 let e = self.ty(elem);
@@ -254,6 +264,8 @@ impl<'k> Emitter<'k> {
     }
 
     fn const_scalar(&mut self, s: Scalar, lit: Lit) -> Word {
+        // A normalized constant (`Unorm::ONE`) is its `f32`.
+        let s = s.device();
         let t = self.scalar_ty(s);
         match (s, lit) {
             (Scalar::Bool, Lit::Bool(v)) => {

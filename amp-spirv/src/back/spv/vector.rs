@@ -33,6 +33,13 @@ impl Emitter<'_> {
         if let Some(&id) = self.storage_types.get(ty) {
             return id;
         }
+        let device = ty.device();
+        if device != *ty {
+            // A `Unorm4` is laid out as a `Float4`.
+            let id = self.storage_ty(&device);
+            self.storage_types.insert(ty.clone(), id);
+            return id;
+        }
         // Types of their own (not deduplicated with a local `[f32; 3]` or a local struct):
         // only these carry an explicit layout.
         let id = self.b.id();

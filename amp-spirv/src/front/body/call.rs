@@ -52,6 +52,9 @@ impl BodyChecker<'_> {
                 };
             }
         }
+        if let Some(e) = self.normalized_method(m, &method) {
+            return e;
+        }
         if let Some(e) = self.vector_method(m, &method) {
             return e;
         }
@@ -118,6 +121,9 @@ impl BodyChecker<'_> {
                     .map(|s| s.ident.to_string())
                     .collect();
                 if let Some(e) = self.index_call(c, &segs) {
+                    return e;
+                }
+                if let Some(e) = self.normalized_call(c, &segs) {
                     return e;
                 }
                 if let Some(e) = self.vector_call(c, &segs) {

@@ -181,8 +181,16 @@ fn is_kernel_function(path: &syn::Path) -> bool {
             ) || AtomicOp::from_name(last).is_some()
         }
         [m] => {
+            // `norm` and `unorm` are also plausible module names: as C++ AMP's names of the
+            // normalized types they prefix only the conversions.
+            let type_prefix = match Scalar::from_name(m) {
+                Some(s) if s.is_normalized() && !starts_upper(m) => {
+                    matches!(last.as_str(), "new" | "from")
+                }
+                other => other.is_some(),
+            };
             math_module(m)
-                || Scalar::from_name(m).is_some()
+                || type_prefix
                 || m == "cmp"
                 || crate::types::vector_from_name(m).is_some()
         }

@@ -288,8 +288,10 @@ impl BodyChecker<'_> {
         let class = self.component_class(&operand.ty);
         let op = match u.op {
             syn::UnOp::Neg(_) => {
+                let norm = self.infer.shallow(&operand.ty).component() == Some(Scalar::Norm);
                 let ok = class == Class::Float
                     || class == Class::Never
+                    || norm
                     || (class == Class::Int
                         && self
                             .infer
@@ -298,15 +300,18 @@ impl BodyChecker<'_> {
                             .is_none_or(|s| s.is_signed_int()));
                 if !ok {
                     let ty = self.infer.describe(&operand.ty);
+                    let help = if class == Class::Normalized {
+                        "a `Unorm` is in [0, 1] and has no negation; convert it to a `Norm` first: `-Norm::from(u)`"
+                    } else {
+                        "negation works on i32, f32, f64 and Norm; cast unsigned values to i32 first"
+                    };
                     self.err(
                         Diagnostic::error(
                             Rule::OperandTypes,
                             span,
                             format!("cannot negate a value of type `{ty}`"),
                         )
-                        .with_help(
-                            "negation works on i32, f32 and f64; cast unsigned values to i32 first",
-                        ),
+                        .with_help(help),
                     );
                     return Self::error_expr(span);
                 }
@@ -513,10 +518,16 @@ impl BodyChecker<'_> {
                         && matches!(self.infer.shallow(&lit.ty), Ty::Var(_))
                         && self.infer.class(&other.ty) == Class::Float
                 };
-                let help = if int_literal_with_float(l, r) || int_literal_with_float(r, l) {
-                    "kernels do no implicit conversions; write the integer literal as a float literal (`1.0`, not `1`)"
+                let normalized = [l, r]
+                    .into_iter()
+                    .find(|e| self.infer.class(&e.ty) == Class::Normalized)
+                    .map(|e| self.infer.describe(&e.ty));
+                let help = if let Some(n) = normalized {
+                    format!("a `{n}` combines only with another `{n}` (the result is clamped into its range) and `as` does not convert to or from it; make the other side a `{n}` with `{n}::new(x)`, or compute in `f32` with `f32::from(v)`")
+                } else if int_literal_with_float(l, r) || int_literal_with_float(r, l) {
+                    "kernels do no implicit conversions; write the integer literal as a float literal (`1.0`, not `1`)".to_string()
                 } else {
-                    "kernels do no implicit conversions; convert one side with `as`"
+                    "kernels do no implicit conversions; convert one side with `as`".to_string()
                 };
                 self.err(
                     Diagnostic::error(
@@ -537,20 +548,30 @@ impl BodyChecker<'_> {
         let ok = match op {
             BinOp::Eq | BinOp::Ne => matches!(
                 class,
-                Class::Int | Class::Float | Class::Bool | Class::Never
+                Class::Int | Class::Float | Class::Bool | Class::Normalized | Class::Never
             ),
             BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor => {
                 matches!(class, Class::Int | Class::Bool | Class::Never)
             }
-            _ => matches!(class, Class::Int | Class::Float | Class::Never),
+            // `Norm` and `Unorm` have the host's `+ - * /` and comparisons, not `%`.
+            BinOp::Rem => matches!(class, Class::Int | Class::Float | Class::Never),
+            _ => matches!(
+                class,
+                Class::Int | Class::Float | Class::Normalized | Class::Never
+            ),
         };
         if !ok {
             let t = self.infer.describe(&ty);
-            self.err(Diagnostic::error(
+            let d = Diagnostic::error(
                 Rule::OperandTypes,
                 span,
                 format!("cannot apply `{symbol}` to values of type `{t}`"),
-            ));
+            );
+            self.err(if class == Class::Normalized {
+                d.with_help(format!("`{t}` has `+`, `-`, `*`, `/` (clamped) and comparisons; compute anything else in `f32` with `f32::from(v)` and convert back with `{t}::new(x)`"))
+            } else {
+                d
+            });
         }
         if op.is_comparison() {
             Ty::BOOL
@@ -601,11 +622,15 @@ impl BodyChecker<'_> {
             }
         };
         let from = self.infer.class(&value.ty);
+        if from != Class::Never && (target.is_normalized() || from == Class::Normalized) {
+            self.normalized_cast_error(&value, target, span);
+            return Self::error_expr(span);
+        }
         let ok = match from {
             Class::Int | Class::Float => target != Scalar::Bool,
             Class::Bool => target.is_int(),
             Class::Never => true,
-            Class::Other => false,
+            Class::Other | Class::Normalized => false,
         };
         if !ok {
             let t = self.infer.describe(&value.ty);
@@ -699,6 +724,13 @@ fn scalar_constant(s: Scalar, name: &str) -> Option<Lit> {
             Lit::Float(f64::NEG_INFINITY, f64::NEG_INFINITY as f32)
         }
         (Scalar::F32 | Scalar::F64, "NAN") => Lit::Float(f64::NAN, f64::NAN as f32),
+        // `Norm::ZERO`, `Unorm::ONE`, `Norm::MIN` (-1), `Unorm::MIN` (0): the host's constants.
+        (Scalar::Norm | Scalar::Unorm, "ZERO") => Lit::Float(0.0, 0.0),
+        (Scalar::Norm | Scalar::Unorm, "ONE") => Lit::Float(1.0, 1.0),
+        (Scalar::Norm | Scalar::Unorm, "MIN") => {
+            let lo = s.normalized_min().expect("normalized");
+            Lit::Float(lo as f64, lo)
+        }
         _ => return None,
     })
 }

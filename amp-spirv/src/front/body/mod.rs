@@ -31,6 +31,7 @@ mod expr;
 mod finish;
 mod generic_call;
 mod index_arith;
+mod normalized;
 mod place;
 mod stmt;
 mod structs;

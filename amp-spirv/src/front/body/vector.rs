@@ -216,6 +216,20 @@ impl BodyChecker<'_> {
             );
             return Self::error_expr(span);
         }
+        if s.is_normalized() {
+            let t = Ty::Vector(s, n);
+            self.err(
+                Diagnostic::error(
+                    Rule::VectorComponents,
+                    span,
+                    format!("`{t}` has no swizzles"),
+                )
+                .with_help(format!(
+                    "as on the host, build the vector from its fields: `{t}::new(v.z, v.y, ..)`"
+                )),
+            );
+            return Self::error_expr(span);
+        }
         // Evaluate the base once: a local is read in place, anything else goes to a temporary.
         let (setup, local) = match base.kind {
             ExprKind::Local(id) => (None, id),
@@ -350,7 +364,7 @@ impl BodyChecker<'_> {
     pub(super) fn member(&mut self, ty: &Ty, member: &syn::Member) -> Option<(u32, Ty)> {
         match ty {
             Ty::Vector(s, n) => self
-                .component_member(member, *n)
+                .component_member(member, *n, s.is_normalized())
                 .map(|k| (k, Ty::Scalar(*s))),
             Ty::Struct(def) => self.struct_field(def, member),
             _ => None,
@@ -358,14 +372,17 @@ impl BodyChecker<'_> {
     }
 
     /// The component a member names (`x` -> 0), reporting a wrong one.
-    fn component_member(&mut self, member: &syn::Member, n: u32) -> Option<u32> {
+    /// The normalized vectors (`Unorm4`) have the host's fields `x y z w` only.
+    fn component_member(&mut self, member: &syn::Member, n: u32, xyzw_only: bool) -> Option<u32> {
         let name = match member {
             syn::Member::Named(id) => id.to_string(),
             syn::Member::Unnamed(i) => i.index.to_string(),
         };
         let mut chars = name.chars();
         let k = match (chars.next(), chars.next()) {
-            (Some(c), None) => component_index(c).filter(|&k| k < n),
+            (Some(c), None) if !xyzw_only || "xyzw".contains(c) => {
+                component_index(c).filter(|&k| k < n)
+            }
             _ => None,
         };
         if k.is_none() {
@@ -550,6 +567,23 @@ impl BodyChecker<'_> {
         };
         let (s, n) = vector;
         let ty = Ty::Vector(s, n);
+        if s.is_normalized() && (op == BinOp::Rem || scalar_side.is_some()) {
+            // The host's normalized vectors have `+ - * /` with their own type only.
+            let help = if op == BinOp::Rem {
+                format!("`{ty}` has `+`, `-`, `*` and `/` with another `{ty}`, component by component and clamped")
+            } else {
+                format!("a `{ty}` combines only with another `{ty}`; make one of the scalar with `{ty}::splat(x)`")
+            };
+            self.err(
+                Diagnostic::error(
+                    Rule::VectorOperands,
+                    op_span,
+                    format!("cannot apply `{symbol}` to `{lt}` and `{rt}`"),
+                )
+                .with_help(help),
+            );
+            return Self::error_expr(span);
+        }
         let (l, r) = match scalar_side {
             None => (l, r),
             Some(left_is_scalar) => {
