@@ -469,11 +469,11 @@ fn launcher(func: &syn::ItemFn, instances: &[Instance]) -> TokenStream2 {
                 let r = Literal::usize_unsuffixed(*rank as usize);
                 match access {
                     TextureAccess::Read => {
-                        inputs.push(quote!(#ident: &'k ::amp::TextureView<#t, #r>));
+                        inputs.push(quote!(#ident: &::amp::TextureView<#t, #r>));
                         args.push(quote!(::amp::__private::KernelArg::texture(#ident)));
                     }
                     TextureAccess::Write => {
-                        inputs.push(quote!(#ident: &'k ::amp::WriteonlyTextureView<#t, #r>));
+                        inputs.push(quote!(#ident: &::amp::WriteonlyTextureView<#t, #r>));
                         args.push(quote!(::amp::__private::KernelArg::writeonly_texture(#ident)));
                     }
                 }

@@ -20,7 +20,7 @@ fn errors(kernel: &str) -> Vec<(Rule, String)> {
 #[test]
 fn read_sample_and_write_validate() {
     let kernels = [
-        "fn blur(idx: Index<2>, src: TextureView<Float4, 2>, s: Sampler, dst: WriteonlyTextureView<Float4, 2>) {
+        "fn blur(idx: Index<2>, src: TextureView<Unorm4, 2>, s: Sampler, dst: WriteonlyTextureView<Unorm4, 2>) {
             let e = src.extent();
             let u = Float2::new((idx[1] as f32 + 0.5) / e[1] as f32, (idx[0] as f32 + 0.5) / e[0] as f32);
             let c = src.sample(&s, u);
@@ -33,6 +33,11 @@ fn read_sample_and_write_validate() {
         "fn ints(idx: Index<3>, src: TextureView<Int2, 3>, dst: WriteonlyTextureView<UInt4, 3>) {
             let v = src[idx];
             dst.set(idx, UInt4::new(v.x as u32, v.y as u32, 0, 1));
+        }",
+        "fn grey(idx: Index<2>, src: TextureView<Unorm4, 2>, dst: WriteonlyTextureView<Unorm, 2>, n: WriteonlyTextureView<Norm2, 2>) {
+            let c = src[idx];
+            dst.set(idx, Unorm::new(0.25 * f32::from(c.x) + 0.5 * f32::from(c.y)));
+            n.set(idx, Norm2::new(Norm::new(-0.5), Norm::from(c.z)));
         }",
         "fn sample1(idx: Index<1>, src: TextureView<Float2, 1>, s: Sampler, out: ArrayViewMut<Float2, 1>) {
             out[idx] = src.sample(&s, idx[0] as f32 / 16.0);

@@ -9,6 +9,10 @@ use common::assert_validation_clean;
 
 #[path = "../../examples/array_times10.rs"]
 mod array_times10;
+#[path = "../../examples/blur.rs"]
+mod blur;
+#[path = "../../examples/colour.rs"]
+mod colour;
 #[path = "../../examples/histogram.rs"]
 mod histogram;
 #[path = "../../examples/index.rs"]
@@ -153,6 +157,96 @@ fn nbody_example() -> Result<(), amp::Error> {
     let (e0, e1) = (nbody::energy(&start), nbody::energy(&device));
     let drift = ((e1 - e0) / e0).abs();
     assert!(drift < 1e-3, "relative energy drift {drift}");
+    assert_validation_clean();
+    Ok(())
+}
+
+/// The largest difference between two texel lists, per component.
+fn max_diff(a: &[[f32; 4]], b: &[[f32; 4]]) -> f32 {
+    assert_eq!(a.len(), b.len());
+    a.iter()
+        .zip(b)
+        .flat_map(|(x, y)| (0..4).map(move |c| (x[c] - y[c]).abs()))
+        .fold(0.0, f32::max)
+}
+
+#[test]
+fn blur_example_matches_the_cpu_within_one_step_of_8_bits() -> Result<(), Box<dyn std::error::Error>>
+{
+    use amp::prelude::*;
+    let (h, w) = (40, 56);
+    let card = blur::test_card(h, w);
+    let image = Texture::from_slice(Extent::new([h, w]), &card)?;
+    let out = blur::blur(&image, 2.0)?;
+    let got: Vec<[f32; 4]> = out
+        .to_vec()?
+        .into_iter()
+        .map(Unorm4::to_f32_array)
+        .collect();
+    let input: Vec<[f32; 4]> = image
+        .to_vec()?
+        .into_iter()
+        .map(Unorm4::to_f32_array)
+        .collect();
+    let want = blur::blur_cpu(&input, h, w, 2.0);
+    // Linear sampling at texel centres and the device's rounding to 8 bits: one step at most.
+    let d = max_diff(&got, &want);
+    assert!(d <= 1.0 / 255.0 + 1e-6, "max difference {d}");
+    // The blur did something: the checkerboard's edges are softer than in the input.
+    assert!(max_diff(&got, &input) > 0.1);
+    assert_validation_clean();
+    Ok(())
+}
+
+#[test]
+fn colour_example_matches_the_host_unorm_arithmetic_and_files_round_trip(
+) -> Result<(), Box<dyn std::error::Error>> {
+    use amp::prelude::*;
+    let (h, w) = (17, 23);
+    let px: Vec<Unorm4> = (0..h * w)
+        .map(|i| {
+            let k = i as f32;
+            Unorm4::from_f32_array([(k * 0.37) % 1.0, (k * 0.11) % 1.0, (k * 0.73) % 1.0, 1.0])
+        })
+        .collect();
+    let image = Texture::from_slice(Extent::new([h, w]), &px)?;
+    let stored = image.to_vec()?;
+    let (toned, grey) = colour::convert_image(&image)?;
+    let q = |x: f32| (x * 255.0).round() / 255.0;
+    let want_toned: Vec<[f32; 4]> = stored
+        .iter()
+        .map(|&c| colour::sepia(c).to_f32_array().map(q))
+        .collect();
+    let got_toned: Vec<[f32; 4]> = toned
+        .to_vec()?
+        .into_iter()
+        .map(Unorm4::to_f32_array)
+        .collect();
+    assert!(max_diff(&got_toned, &want_toned) <= 1.0 / 255.0 + 1e-6);
+    // Sepia saturates: the brightest inputs give full red.
+    assert!(got_toned.iter().any(|c| c[0] == 1.0));
+    let want_grey: Vec<[f32; 4]> = stored
+        .iter()
+        .map(|&c| [q(colour::luma(c).get()), 0.0, 0.0, 0.0])
+        .collect();
+    let got_grey: Vec<[f32; 4]> = grey
+        .to_vec()?
+        .into_iter()
+        .map(|g| [g.get(), 0.0, 0.0, 0.0])
+        .collect();
+    assert!(max_diff(&got_grey, &want_grey) <= 1.0 / 255.0 + 1e-6);
+
+    // PNG out and in again: 8-bit RGBA texels survive exactly.
+    let dir = std::env::temp_dir().join(format!("amp-colour-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let path = dir.join("sepia.png");
+    toned.write_image_file(&path)?;
+    let back = Texture::<Unorm4, 2>::from_image_file(&path)?;
+    assert_eq!(back.extent(), toned.extent());
+    assert_eq!(back.to_vec()?, toned.to_vec()?);
+    let err = Texture::<Unorm4, 2>::from_image_file(dir.join("missing.png")).expect_err("no file");
+    assert!(matches!(err, amp::Error::ImageFile { .. }), "{err}");
+    std::fs::remove_dir_all(&dir)?;
     assert_validation_clean();
     Ok(())
 }

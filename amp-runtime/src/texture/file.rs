@@ -6,6 +6,7 @@ use std::path::Path;
 use super::{Texel, Texture};
 use crate::device::Accelerator;
 use crate::extent::Extent;
+use crate::normalized::{Unorm, Unorm4};
 use crate::short_vector::Float4;
 use crate::Error;
 
@@ -39,6 +40,27 @@ impl ImageTexel for Float4 {
 
     fn to_rgba8(self) -> [u8; 4] {
         [to_u8(self.x), to_u8(self.y), to_u8(self.z), to_u8(self.w)]
+    }
+}
+
+impl ImageTexel for Unorm4 {
+    fn from_rgba8(p: [u8; 4]) -> Self {
+        Unorm4::from_f32_array(p.map(|c| f32::from(c) / 255.0))
+    }
+
+    fn to_rgba8(self) -> [u8; 4] {
+        self.to_f32_array().map(to_u8)
+    }
+}
+
+impl ImageTexel for Unorm {
+    fn from_rgba8(p: [u8; 4]) -> Self {
+        Unorm::new(luma(p))
+    }
+
+    fn to_rgba8(self) -> [u8; 4] {
+        let l = to_u8(self.get());
+        [l, l, l, 255]
     }
 }
 

@@ -4,6 +4,7 @@
 use ash::vk;
 
 use crate::kernel::{ElemType, ScalarType};
+use crate::normalized::{Norm, Norm2, Norm4, Unorm, Unorm2, Unorm4};
 use crate::short_vector::{Float2, Float4, Int2, Int4, UInt2, UInt4};
 
 /// How a texel's components are stored and read.
@@ -70,6 +71,12 @@ texels! {
     u32 => ElemType::Scalar(ScalarType::U32), 1, Uint;
     UInt2 => ElemType::Vector(ScalarType::U32, 2), 2, Uint;
     UInt4 => ElemType::Vector(ScalarType::U32, 4), 4, Uint;
+    Unorm => ElemType::Scalar(ScalarType::Unorm), 1, Unorm;
+    Unorm2 => ElemType::Vector(ScalarType::Unorm, 2), 2, Unorm;
+    Unorm4 => ElemType::Vector(ScalarType::Unorm, 4), 4, Unorm;
+    Norm => ElemType::Scalar(ScalarType::Norm), 1, Norm;
+    Norm2 => ElemType::Vector(ScalarType::Norm, 2), 2, Norm;
+    Norm4 => ElemType::Vector(ScalarType::Norm, 4), 4, Norm;
 }
 
 /// The format of texels of `kind` with `components` components of `bits` bits, if amp-rs
