@@ -21,6 +21,8 @@ pub mod chart;
 pub mod instructions;
 #[path = "bench_support/raw_vulkan.rs"]
 mod raw_vulkan;
+#[path = "bench_support/textures.rs"]
+mod textures_bench;
 
 use amp::prelude::*;
 use amp::{KernelArg, RawKernel};
@@ -984,7 +986,7 @@ pub fn run(cfg: &Config) -> Result<Report, BoxError> {
         pairs: std::cell::Cell::new(0),
     };
     type Section = fn(&mut Ctx<'_>) -> Result<(), BoxError>;
-    let sections: [(&str, Section); 11] = [
+    let sections: [(&str, Section); 12] = [
         ("vector", vector),
         ("matmul", |ctx| {
             for n in ctx.cfg.matmul_sizes() {
@@ -997,6 +999,7 @@ pub fn run(cfg: &Config) -> Result<Report, BoxError> {
         ("histogram", histogram_workload),
         ("scan", scan),
         ("algorithms", algorithms_bench::algorithms_rows),
+        ("textures", textures_bench::texture_rows),
         ("launch", launch_overhead),
         ("chain", launch_chain),
         ("transfers", transfers),

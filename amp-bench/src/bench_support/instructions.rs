@@ -16,13 +16,14 @@ use std::process::Command;
 use super::BoxError;
 
 /// The sections with amp/glslang pairs.
-pub const SECTIONS: [&str; 7] = [
+pub const SECTIONS: [&str; 8] = [
     "vector",
     "matmul",
     "reductions",
     "transpose",
     "histogram",
     "scan",
+    "textures",
     "launch",
 ];
 
