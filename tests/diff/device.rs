@@ -114,7 +114,11 @@ fn info(k: CompiledKernel) -> &'static KernelInfo {
                     ty: s.abi(),
                     offset: p.offset,
                 },
-                amp_spirv::ParamKind::Value(_) => unreachable!("no values by value"),
+                amp_spirv::ParamKind::Value(_)
+                | amp_spirv::ParamKind::Texture { .. }
+                | amp_spirv::ParamKind::Sampler => {
+                    unreachable!("generated kernels take buffers and scalars")
+                }
             };
             ParamInfo {
                 name: leak(p.name.clone()),

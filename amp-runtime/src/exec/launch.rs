@@ -259,6 +259,9 @@ fn bind(
     Ok((bindings, prepared, oob_report))
 }
 
+/// Binding numbers with the images and samplers bound there.
+type ImageBindings = Vec<(u32, ImageDescriptor)>;
+
 /// The launch's texture and sampler bindings, and the images the batch must keep: checks
 /// that each texture lives on `acc`, can be used as the kernel uses it, and is not both read
 /// and written.
@@ -266,7 +269,7 @@ fn bind_images(
     acc: &Accelerator,
     info: &KernelInfo,
     args: &[KernelArg<'_>],
-) -> Result<(Vec<(u32, ImageDescriptor)>, Vec<Arc<Image>>), Error> {
+) -> Result<(ImageBindings, Vec<Arc<Image>>), Error> {
     let mut images = Vec::new();
     let mut owners: Vec<(Arc<Image>, TextureAccess)> = Vec::new();
     let device = acc.device();
