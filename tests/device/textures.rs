@@ -300,3 +300,41 @@ fn rank_3_textures_in_16_bits() -> Result<(), amp::Error> {
     assert_validation_clean();
     Ok(())
 }
+
+#[kernel(amp)]
+fn gather_at(
+    idx: Index<1>,
+    src: TextureView<Int2, 2>,
+    s: Sampler,
+    uv: Float2,
+    out: ArrayViewMut<Int4, 1>,
+) {
+    if idx[0] == 0 {
+        out[idx] = src.gather_red(&s, uv);
+    } else {
+        out[idx] = src.gather_green(&s, uv);
+    }
+}
+
+#[test]
+fn gather_returns_the_four_texels_of_a_bilinear_footprint_in_vulkan_order() -> Result<(), amp::Error>
+{
+    let (h, w) = (3, 4);
+    let data: Vec<Int2> = (0..h * w)
+        .map(|i| Int2::new((10 * (i / w) + i % w) as i32, -(i as i32)))
+        .collect();
+    let src = Texture::<Int2, 2>::from_slice(Extent::new([h, w]), &data)?;
+    let mut out = vec![Int4::default(); 2];
+    let mut o = ArrayViewMut::new(Extent::new([2]), &mut out)?;
+    // The corner between texels x 1..2 and y 0..1.
+    let uv = Float2::new(2.0 / w as f32, 1.0 / h as f32);
+    let s = Sampler::new(Filter::Nearest, AddressMode::Clamp);
+    parallel_for_each(Extent::new([2]), gather_at(&src.view(), s, uv, &mut o))?;
+    o.synchronize()?;
+    drop(o);
+    // (x0, y1), (x1, y1), (x1, y0), (x0, y0).
+    assert_eq!(out[0], Int4::new(11, 12, 2, 1));
+    assert_eq!(out[1], Int4::new(-5, -6, -2, -1));
+    assert_validation_clean();
+    Ok(())
+}

@@ -145,7 +145,8 @@ fn side(ctx: &Ctx<'_>) -> usize {
     if ctx.cfg.tiny {
         128
     } else if ctx.cfg.count.is_some() {
-        512
+        // Under callgrind lavapipe samples slowly: a size each child runs in seconds.
+        192
     } else {
         2048
     }

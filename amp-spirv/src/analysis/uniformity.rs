@@ -448,7 +448,7 @@ impl Walker<'_> {
         }
         match op {
             TextureOp::Extent => false,
-            TextureOp::Sample(_) => v,
+            TextureOp::Sample(_) | TextureOp::Gather(..) => v,
             TextureOp::Load => {
                 let key = self.keys(operands);
                 self.reads.push(Access {

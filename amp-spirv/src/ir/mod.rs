@@ -156,6 +156,10 @@ pub enum TextureOp {
     Sample(ParamId),
     /// `tex.set(idx, value)`: operands are the index components, then the value.
     Store,
+    /// `tex.gather_red(&sampler, coord)` (component 0) .. `gather_alpha` (3) with the sampler
+    /// parameter: component `.1` of the four texels a linear sample of a rank-2 texture would
+    /// weigh, as a 4-vector; the operand is the coordinate.
+    Gather(ParamId, u32),
 }
 
 /// A kernel parameter after the index.

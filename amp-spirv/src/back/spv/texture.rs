@@ -302,6 +302,24 @@ impl Emitter<'_> {
                     .expect("a block is open");
                 Some(self.texel_from_vec4(&texel, sampled))
             }
+            TextureOp::Gather(sampler, component) => {
+                let coord = self.expr(&operands[0])?;
+                let img = self.image_var(p);
+                let smp = self.image_var(sampler);
+                let image = self.load(img.ty, img.var);
+                let sampler = self.load(smp.ty, smp.var);
+                let sampled_ty = self.b.type_sampled_image(img.ty);
+                let combined = self.op(Op::SampledImage, sampled_ty, &[image, sampler]);
+                let (texel, _) = self.texel_info(p);
+                let s = Self::texel_component(&texel);
+                let v4 = self.ty(&Ty::Vector(s, 4));
+                let component = self.const_u32(component);
+                Some(
+                    self.b
+                        .image_gather(v4, None, combined, coord, component, None, [])
+                        .expect("a block is open"),
+                )
+            }
             TextureOp::Store => {
                 let (idx, value) = operands.split_at(operands.len() - 1);
                 let value = self.expr(&value[0])?;

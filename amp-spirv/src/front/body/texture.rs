@@ -162,6 +162,58 @@ impl BodyChecker<'_> {
                     span,
                 }
             }
+            "gather_red" | "gather_green" | "gather_blue" | "gather_alpha"
+                if access == TextureAccess::Read =>
+            {
+                let usage = format!("{method}(&sampler, coord)");
+                if !arity(self, 2, &usage) {
+                    return Self::error_expr(span);
+                }
+                let component = match method {
+                    "gather_red" => 0,
+                    "gather_green" => 1,
+                    "gather_blue" => 2,
+                    _ => 3,
+                };
+                let scalar = texel.ty().component().unwrap_or(Scalar::F32);
+                let components = match texel.ty() {
+                    Ty::Vector(_, n) => n,
+                    _ => 1,
+                };
+                if rank != 2 || component >= components {
+                    self.err(
+                        Diagnostic::error(
+                            Rule::Textures,
+                            span,
+                            format!("cannot `{method}` `{name}`: gathers read rank-2 textures, and `{}` texels have {components} component(s)", texel.name()),
+                        )
+                        .with_help("gather from a `TextureView<T, 2>` whose texels have the component (`gather_red` for every texel type, `gather_alpha` for 4-component texels)"),
+                    );
+                    return Self::error_expr(span);
+                }
+                let Some(sampler) = self.is_sampler(args[0]) else {
+                    self.err(
+                        Diagnostic::error(
+                            Rule::Textures,
+                            args[0].span(),
+                            format!("the first argument of `{method}` is a `Sampler` parameter of the kernel"),
+                        )
+                        .with_help(format!("add a parameter `s: Sampler` and write `tex.{method}(&s, coord)`")),
+                    );
+                    return Self::error_expr(span);
+                };
+                let coord = self.expr(args[1]);
+                self.expect_ty(
+                    &Ty::Vector(Scalar::F32, 2),
+                    &coord,
+                    "in this texture coordinate",
+                );
+                Expr {
+                    kind: ExprKind::Texture(TextureOp::Gather(sampler, component), id, vec![coord]),
+                    ty: Ty::Vector(scalar, 4),
+                    span,
+                }
+            }
             "set" if access == TextureAccess::Write => {
                 if !arity(self, 2, "set(idx, value)") {
                     return Self::error_expr(span);
@@ -180,7 +232,7 @@ impl BodyChecker<'_> {
             }
             _ => {
                 let help = match access {
-                    TextureAccess::Read => format!("a `TextureView` supports `{name}[idx]`, `{name}.sample(&sampler, coord)` and `{name}.extent()`; to write, pass a `WriteonlyTextureView`"),
+                    TextureAccess::Read => format!("a `TextureView` supports `{name}[idx]`, `{name}.sample(&sampler, coord)`, `{name}.gather_red(&sampler, coord)` (and `_green`, `_blue`, `_alpha`) and `{name}.extent()`; to write, pass a `WriteonlyTextureView`"),
                     TextureAccess::Write => format!("a `WriteonlyTextureView` supports `{name}.set(idx, value)` and `{name}.extent()`; to read or sample, pass a `TextureView`"),
                 };
                 self.err(
