@@ -102,3 +102,24 @@ fn misuse_names_the_textures_rule() {
         );
     }
 }
+
+#[test]
+fn a_texture_written_at_a_shared_index_is_a_write_conflict() {
+    let k = compile(
+        "fn k(idx: Index<2>, w: WriteonlyTextureView<f32, 2>) {
+            w.set([0, idx[1]], 1.0);
+        }",
+    )
+    .expect("compiles");
+    assert_eq!(k.warnings.len(), 1, "{:?}", k.warnings);
+    assert_eq!(k.warnings[0].lint, amp_spirv::Lint::WriteConflict);
+    assert!(
+        k.warnings[0].message.contains("`w` is written"),
+        "{}",
+        k.warnings[0].message
+    );
+    let unique =
+        compile("fn k(idx: Index<2>, w: WriteonlyTextureView<f32, 2>) { w.set(idx, 1.0); }")
+            .expect("compiles");
+    assert!(unique.warnings.is_empty(), "{:?}", unique.warnings);
+}
