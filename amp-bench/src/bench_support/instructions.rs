@@ -210,7 +210,10 @@ fn child(
         // Both children compile each shader once; one lavapipe worker thread, so the
         // instruction stream does not depend on scheduling.
         .env("MESA_SHADER_CACHE_DISABLE", "true")
-        .env("LP_NUM_THREADS", "1");
+        .env("LP_NUM_THREADS", "1")
+        // Under callgrind lavapipe compiles and runs ~50x slower (the sampling shaders' first
+        // compile alone can pass a minute): no launch timeout.
+        .env("AMP_LAUNCH_TIMEOUT_MS", "0");
     let out = cmd.output()?;
     let text = format!(
         "{}{}",
