@@ -132,6 +132,9 @@ impl Emitter<'_> {
                         if !self.k.locals[*id].mutable && kind != Foldable::No {
                             self.foldable_locals.insert(*id, kind);
                         }
+                        if !self.k.locals[*id].mutable && self.opaque_value(e) {
+                            self.opaque_locals.insert(*id);
+                        }
                     }
                     let value = match init {
                         Some(e) => self.expr(e),

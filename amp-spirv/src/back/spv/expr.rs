@@ -766,10 +766,47 @@ impl Emitter<'_> {
 }
 
 impl Emitter<'_> {
+    /// Whether the integer `e` is a value only the launch knows: a component of the thread's
+    /// index, a scalar argument (push constants), a buffer element, or a view's or texture's
+    /// extent. Operations on such values are not (`idx[0] - idx[0]` folds to 0), nor are other
+    /// locals (the driver sees through them to their values).
+    fn opaque_integer(&self, e: &Expr) -> bool {
+        let opaque_local =
+            |id: LocalId| id == self.k.index_local || self.opaque_locals.contains(&id);
+        match &e.kind {
+            ExprKind::Element(base, _) => match base.kind {
+                ExprKind::Local(id) => opaque_local(id),
+                ExprKind::BufferExtent(_) | ExprKind::Texture(TextureOp::Extent, ..) => true,
+                _ => false,
+            },
+            ExprKind::Local(id) => opaque_local(*id),
+            ExprKind::ScalarParam(_) | ExprKind::BufferLoad(..) => true,
+            _ => false,
+        }
+    }
+
+    /// Whether an immutable local initialised with `e` holds only what the launch knows: an
+    /// extent, a copy of the thread's index, or an opaque integer.
+    pub(super) fn opaque_value(&self, e: &Expr) -> bool {
+        matches!(
+            e.kind,
+            ExprKind::BufferExtent(_) | ExprKind::Texture(TextureOp::Extent, ..)
+        ) || matches!(e.kind, ExprKind::Local(id) if id == self.k.index_local)
+            || (e.ty.scalar().is_some_and(|s| s.is_int()) && self.opaque_integer(e))
+    }
+
     /// What the driver can know about the value of `e` (through immutable locals too).
     pub(super) fn foldable(&self, e: &Expr) -> Foldable {
         let all_constant = |es: &[Expr]| es.iter().all(|x| self.foldable(x) != Foldable::No);
         match &e.kind {
+            // The thread's index, an argument, a loaded element or an extent: no driver can
+            // know it at compile time, so the float it converts to is never a known zero.
+            ExprKind::Cast(inner)
+                if inner.ty.scalar().is_some_and(|s| !s.device().is_float())
+                    && self.opaque_integer(inner) =>
+            {
+                Foldable::No
+            }
             ExprKind::Cast(inner) if inner.ty.scalar().is_some_and(|s| !s.device().is_float()) => {
                 Foldable::FromInteger
             }

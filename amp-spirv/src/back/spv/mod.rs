@@ -115,6 +115,8 @@ struct Emitter<'k> {
     decorated: HashSet<Word>,
     /// The immutable locals whose value the driver may know (see [`Foldable`]).
     foldable_locals: HashMap<LocalId, Foldable>,
+    /// The immutable locals holding values only the launch knows (see `opaque_integer`).
+    opaque_locals: HashSet<LocalId>,
     locals: Vec<Option<Word>>,
     buffers: Vec<Option<BufferVar>>,
     /// Per parameter, its image or sampler variable (textures and samplers only).
@@ -163,6 +165,7 @@ impl<'k> Emitter<'k> {
             constant_bits: HashMap::new(),
             decorated: HashSet::new(),
             foldable_locals: HashMap::new(),
+            opaque_locals: HashSet::new(),
             locals: Vec::new(),
             buffers: Vec::new(),
             images: Vec::new(),
