@@ -151,8 +151,10 @@ impl Emitter<'_> {
                 let ptr = match place {
                     Place::Local(..) => {
                         let p = self.local_place(place, span)?;
-                        let t = self.ty(&ty, span)?;
-                        format!("Some(&mut {p} as *mut {t})")
+                        let new = self.binary_op(*op, s, rhs, "(*ptr)", &tv, span)?;
+                        return Ok(format!(
+                            "{{ let {tv} = {v}; let ptr = &mut {p}; *ptr = {new}; }}"
+                        ));
                     }
                     Place::Buffer(p, idx) => {
                         let index = self.indices(idx)?;
@@ -193,8 +195,8 @@ impl Emitter<'_> {
             (Scalar::F64, Lit::Int(v)) => {
                 format!("f64::from_bits({:#018x})", (v as f64).to_bits())
             }
-            (Scalar::I32, Lit::Int(v)) => format!("({:#010x}u32 as i32)", v as u32),
-            (Scalar::I32, Lit::Float(v, _)) => format!("({:#010x}u32 as i32)", v as i64 as u32),
+            (Scalar::I32, Lit::Int(v)) => i32_lit(v as u32 as i32),
+            (Scalar::I32, Lit::Float(v, _)) => i32_lit(v as i64 as u32 as i32),
             (_, Lit::Int(v)) => format!("{}u32", v as u32),
             (_, Lit::Float(v, _)) => format!("{}u32", v as i64 as u32),
             (_, Lit::Bool(b)) => format!("{}u32", b as u32),
@@ -210,8 +212,17 @@ impl Emitter<'_> {
                 return Ok(v.to_string());
             }
         }
-        let i = self.expr(index)?;
-        Ok(format!("{}::ix(({i}) as u32, {n})", self.rt))
+        let i = self.as_u32(index)?;
+        Ok(format!("{}::ix({i}, {n})", self.rt))
+    }
+
+    /// An index value as a `u32` (a `usize` is one already; an `i32` keeps its bits).
+    fn as_u32(&mut self, e: &Expr) -> Res<String> {
+        let v = self.expr(e)?;
+        Ok(match e.ty {
+            Ty::Scalar(Scalar::Usize | Scalar::U32) => v,
+            _ => format!("(({v}) as u32)"),
+        })
     }
 
     /// A local (or an element of one) as a Rust place.
@@ -269,7 +280,7 @@ impl Emitter<'_> {
     fn indices(&mut self, idx: &[Expr]) -> Res<String> {
         let parts = idx
             .iter()
-            .map(|x| self.expr(x).map(|v| format!("(({v}) as u32)")))
+            .map(|x| self.as_u32(x))
             .collect::<Res<Vec<_>>>()?;
         Ok(format!("[{}]", parts.join(", ")))
     }
@@ -505,5 +516,14 @@ impl Emitter<'_> {
         Ok(format!(
             "{{ {bind}match {ptr} {{ Some(ptr) => {op}, None => {zero} }} }}"
         ))
+    }
+}
+
+/// An `i32` literal.
+fn i32_lit(v: i32) -> String {
+    match v {
+        i32::MIN => "i32::MIN".to_string(),
+        v if v < 0 => format!("({v}i32)"),
+        v => format!("{v}i32"),
     }
 }
