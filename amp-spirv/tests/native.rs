@@ -335,3 +335,41 @@ fn tiled_kernels_are_unsupported_not_a_panic() {
         other => panic!("expected Unsupported, got {other:?}"),
     }
 }
+
+#[test]
+fn precise_math_helpers_frexp_ldexp_nextafter() {
+    let k = "fn pm(idx: Index<1>, a: ArrayView<f32, 1>, m: ArrayViewMut<f32, 1>, e: ArrayViewMut<i32, 1>, \
+             l: ArrayViewMut<f32, 1>, n: ArrayViewMut<f32, 1>) { \
+             let x = a[idx]; let (mm, ee) = precise_math::frexp(x); m[idx] = mm; e[idx] = ee; \
+             l[idx] = precise_math::ldexp(x, -130); n[idx] = precise_math::nextafter(x, 2.0); }";
+    let main = r#"
+        let oob = rt::OobReport::new();
+        let mut a = vec![8.0f32, 1e-40, -0.0, 1.5, f32::INFINITY];
+        let (mut m, mut e, mut l, mut n) = (vec![0f32; 5], vec![0i32; 5], vec![0f32; 5], vec![0f32; 5]);
+        let (pa, pm_, pe, pl, pn) = (buf(&mut a, [5]), buf(&mut m, [5]), buf(&mut e, [5]), buf(&mut l, [5]), buf(&mut n, [5]));
+        for t in 0..5 { unsafe { pm([t], pa, pm_, pe, pl, pn, &oob) } }
+        for v in [&m, &l, &n] { println!("{:?}", v.iter().map(|x| x.to_bits()).collect::<Vec<_>>()); }
+        println!("{:?}", e);
+    "#;
+    let out = run(&[plain(k)], main);
+    let lines: Vec<&str> = out.lines().collect();
+    let bits = |v: [f32; 5]| format!("{:?}", v.map(f32::to_bits));
+    let tiny_m = (1e-40f32 as f64 * 2f64.powi(132)) as f32; // 1e-40 = m * 2^-132, m in [0.5, 1)
+    assert_eq!(lines[0], bits([0.5, tiny_m, -0.0, 0.75, f32::INFINITY]));
+    let ldexp = |x: f32| (x as f64 * 2f64.powi(-130)) as f32;
+    assert_eq!(
+        lines[1],
+        bits([8.0, 1e-40, -0.0, 1.5, f32::INFINITY].map(ldexp))
+    );
+    assert_eq!(
+        lines[2],
+        bits([
+            f32::from_bits(8.0f32.to_bits() - 1),
+            f32::from_bits(1e-40f32.to_bits() + 1),
+            f32::from_bits(1),
+            f32::from_bits(1.5f32.to_bits() + 1),
+            f32::MAX
+        ])
+    );
+    assert_eq!(lines[3], "[4, -132, 0, 1, 0]");
+}
