@@ -9,7 +9,7 @@ use std::process::Command;
 
 /// The kernel that runs `t` once per input: `out[idx] = t(p0[idx], ..)`.
 /// With `opaque`, the function takes the ones of `opaque.rs` too, as kernel arguments.
-fn kernel_source(t: &TestFn, opaque: bool) -> String {
+pub fn kernel_source(t: &TestFn, opaque: bool) -> String {
     let mut params: Vec<String> = t
         .params
         .iter()

@@ -116,7 +116,7 @@ pub fn inputs_of(rng: &mut Rng, program: &Program) -> Vec<Vec<Vec<u64>>> {
 /// The host program of a round: the functions (without `#[amp::device]`, which is not Rust
 /// outside this crate) and a `main` that reads the inputs and writes one `[flag, u64 bits]`
 /// per row, flag 0 where the function panicked.
-fn program_source(program: &Program) -> String {
+fn program_source(program: &Program, natives: &[Result<String, String>]) -> String {
     let mut s = String::from(
         "#![allow(warnings)]\n\
          #![allow(arithmetic_overflow, unconditional_panic, overflowing_literals)]\n\
@@ -128,6 +128,10 @@ fn program_source(program: &Program) -> String {
          fn put(out: &mut Vec<u8>, r: Option<u64>) { out.push(r.is_some() as u8); out.extend_from_slice(&r.unwrap_or(0).to_le_bytes()); }\n\n",
     );
     s.push_str(&program.source().replace("#[amp::device]\n", ""));
+    s.push_str(&crate::native::prelude());
+    for n in natives.iter().flatten() {
+        s.push_str(n);
+    }
     s.push_str(
         "\nfn main() {\n\
          \x20   std::panic::set_hook(Box::new(|_| {}));\n\
@@ -135,9 +139,10 @@ fn program_source(program: &Program) -> String {
          \x20   let bytes = std::fs::read(&args[1]).unwrap();\n\
          \x20   let w: Vec<u64> = bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();\n\
          \x20   let mut out: Vec<u8> = Vec::new();\n\
-         \x20   let mut at = 0usize;\n",
+         \x20   let mut at = 0usize;\n\
+         \x20   let mut nat: Vec<u8> = Vec::new();\n",
     );
-    for t in &program.tests {
+    for (t, native) in program.tests.iter().zip(natives) {
         let _ = writeln!(s, "    for r in 0..{ROWS} {{");
         let mut args = Vec::new();
         for (i, p) in t.params.iter().enumerate() {
@@ -151,14 +156,64 @@ fn program_source(program: &Program) -> String {
         }
         let _ = writeln!(
             s,
-            "        let res = std::panic::catch_unwind(|| {}({}));\n        put(&mut out, res.ok().map(Bits::to_u64));\n    }}\n    at += {};",
+            "        let res = std::panic::catch_unwind(|| {}({}));\n        put(&mut out, res.ok().map(Bits::to_u64));\n    }}",
             t.name,
             args.join(", "),
-            t.params.len() * ROWS
+        );
+        native_call(&mut s, t, native.is_ok());
+        let _ = writeln!(s, "    at += {};", t.params.len() * ROWS);
+    }
+    s.push_str("    std::fs::write(&args[2], out).unwrap();\n");
+    s.push_str("    std::fs::write(&args[3], nat).unwrap();\n}\n");
+    s
+}
+
+/// `main`'s code that runs `t`'s native kernel (when `generated`) over the rows: a status byte
+/// (1 ran, 0 panicked, 2 not generated, 3 reported an out-of-bounds access), then one `u64` of
+/// bits per row.
+fn native_call(s: &mut String, t: &crate::gen::TestFn, generated: bool) {
+    s.push_str("    {\n        let mut status = 2u8;\n");
+    let _ = writeln!(s, "        let mut vals = vec![0u64; {ROWS}];");
+    if generated {
+        s.push_str("        let res = std::panic::catch_unwind(|| {\n");
+        let mut bufs = Vec::new();
+        for (i, p) in t.params.iter().enumerate() {
+            let _ = writeln!(
+                s,
+                "            let mut c{i}: Vec<{ty}> = (0..{ROWS}).map(|r| <{ty} as Bits>::from_u64(w[at + {} + r])).collect();",
+                i * ROWS,
+                ty = p.name()
+            );
+            bufs.push(format!("native_buf(&mut c{i})"));
+        }
+        let _ = writeln!(
+            s,
+            "            let mut o: Vec<{ty}> = vec![<{ty} as Bits>::from_u64(0); {ROWS}];",
+            ty = t.ret.name()
+        );
+        bufs.push("native_buf(&mut o)".into());
+        let _ = writeln!(
+            s,
+            "            let oob = amp_native::OobReport::new();\n            let bufs = ({},);\n            for r in 0..{ROWS} {{ unsafe {{ {}([r as u32], {}&oob) }} }}\n            (oob.read()[0], o.into_iter().map(Bits::to_u64).collect::<Vec<u64>>())\n        }});",
+            bufs.join(", "),
+            crate::native::fn_name(t),
+            (0..bufs.len()).map(|k| format!("bufs.{k}, ")).collect::<String>()
+        );
+        s.push_str(
+            "        match res { Ok((flag, v)) => { status = if flag == 0 { 1 } else { 3 }; vals = v; } Err(_) => status = 0 }\n",
         );
     }
-    s.push_str("    std::fs::write(&args[2], out).unwrap();\n}\n");
-    s
+    s.push_str("        nat.push(status);\n        for v in vals { nat.extend_from_slice(&v.to_le_bytes()); }\n    }\n");
+}
+
+/// What a round's host program computed: per test function, per row, the oracle's bits or
+/// `None` where Rust panicked; and per test function the native kernel's bits or why there are
+/// none.
+pub struct HostResults {
+    /// The oracle.
+    pub oracle: Vec<Vec<Option<u64>>>,
+    /// The native back end.
+    pub native: Vec<Result<Vec<u64>, String>>,
 }
 
 /// Compiles and runs round `round`'s host program; per test function, per row, the result's
@@ -168,12 +223,14 @@ pub fn run(
     round: usize,
     program: &Program,
     inputs: &[Vec<Vec<u64>>],
-) -> Result<Vec<Vec<Option<u64>>>, String> {
+) -> Result<HostResults, String> {
+    let natives = crate::native::kernels(program);
     let src = dir.join(format!("host{round}.rs"));
     let exe = dir.join(format!("host{round}"));
     let input = dir.join(format!("input{round}.bin"));
     let output = dir.join(format!("output{round}.bin"));
-    std::fs::write(&src, program_source(program)).map_err(|e| e.to_string())?;
+    let native_output = dir.join(format!("native{round}.bin"));
+    std::fs::write(&src, program_source(program, &natives)).map_err(|e| e.to_string())?;
     let bytes: Vec<u8> = inputs
         .iter()
         .flatten()
@@ -206,6 +263,7 @@ pub fn run(
     let run = Command::new(&exe)
         .arg(&input)
         .arg(&output)
+        .arg(&native_output)
         .output()
         .map_err(|e| format!("running {}: {e}", exe.display()))?;
     if !run.status.success() {
@@ -219,9 +277,27 @@ pub fn run(
     let mut rows = bytes
         .chunks_exact(9)
         .map(|c| (c[0] == 1).then(|| u64::from_le_bytes(c[1..].try_into().unwrap())));
-    Ok(program
+    let oracle = program
         .tests
         .iter()
         .map(|_| (0..ROWS).map(|_| rows.next().expect("a row")).collect())
-        .collect())
+        .collect();
+    let bytes = std::fs::read(&native_output).map_err(|e| e.to_string())?;
+    let native = bytes
+        .chunks_exact(1 + 8 * ROWS)
+        .zip(natives)
+        .map(|(c, generated)| {
+            let values = c[1..]
+                .chunks_exact(8)
+                .map(|b| u64::from_le_bytes(b.try_into().unwrap()))
+                .collect();
+            match (c[0], generated) {
+                (_, Err(e)) => Err(e),
+                (1, Ok(_)) => Ok(values),
+                (0, Ok(_)) => Err("the native kernel panicked".to_string()),
+                (_, Ok(_)) => Err("the native kernel reported an out-of-bounds access".to_string()),
+            }
+        })
+        .collect();
+    Ok(HostResults { oracle, native })
 }

@@ -33,6 +33,7 @@ mod common;
 mod device;
 mod gen;
 mod host;
+mod native;
 mod opaque;
 
 use gen::{Check, Program, Rng, TestFn, Ty};
@@ -75,13 +76,29 @@ fn device_functions_compute_what_rust_computes() {
             (host.join().expect("the host side does not panic"), device)
         });
         let (host_results, device_results) = oracle;
-        let host_results = host_results.unwrap_or_else(|e| {
+        let host::HostResults {
+            oracle: host_results,
+            native: native_results,
+        } = host_results.unwrap_or_else(|e| {
             panic!("seed {seed}, round {round}: the host program failed:\n{e}")
         });
         // First pass: every function as written.
         let mut mismatched: Vec<(usize, String)> = Vec::new();
         for (i, t) in program.tests.iter().enumerate() {
             stats.functions += 1;
+            // The native back end against the oracle: no driver in between, so any difference
+            // is a failure.
+            match &native_results[i] {
+                Err(e) => failures.push(report(seed, round, &program, t, &format!("native: {e}"))),
+                Ok(values) => match compare(t, values, &host_results[i], &inputs[i]).2 {
+                    None => stats.native += 1,
+                    Some(m) => {
+                        let what = format!("the native back end disagrees with Rust: {m}")
+                            .replace(": device ", ": native ");
+                        failures.push(report(seed, round, &program, t, &what));
+                    }
+                },
+            }
             match &device_results[i] {
                 Err(e) if e.starts_with("hung") => {
                     stats.hung += 1;
@@ -147,12 +164,14 @@ fn device_functions_compute_what_rust_computes() {
     }
     eprintln!(
         "differential tester: {} functions, {} inputs compared, {} skipped (host panicked), \
-         {} differ only through the driver's folding, {} hung in the driver, {} failures",
+         {} differ only through the driver's folding, {} hung in the driver, \
+         {} agree natively (amp-spirv's native back end), {} failures",
         stats.functions,
         stats.compared,
         stats.skipped,
         stats.driver_folding,
         stats.hung,
+        stats.native,
         failures.len()
     );
     if !failures.is_empty() {
@@ -253,11 +272,18 @@ fn replay() {
     let inputs = host::inputs_of(&mut rng, &program);
     let work = host::work_dir(seed);
     let acc = amp::Accelerator::default().expect("a Vulkan device");
-    let host_results = host::run(&work, 0, &program, &inputs).expect("the host program");
+    let host::HostResults {
+        oracle: host_results,
+        native: native_results,
+    } = host::run(&work, 0, &program, &inputs).expect("the host program");
     let plain = device::run(&acc, &program, &inputs, false);
     let opaque = device::run(&acc, &opaque::program(&program), &inputs, true);
     for (i, t) in program.tests.iter().enumerate() {
-        for (form, results) in [("as written", &plain), ("opaque constants", &opaque)] {
+        for (form, results) in [
+            ("as written", &plain),
+            ("opaque constants", &opaque),
+            ("native back end", &native_results),
+        ] {
             let verdict = match &results[i] {
                 Err(e) => format!("device error: {e}"),
                 Ok(values) => compare(t, values, &host_results[i], &inputs[i])
@@ -275,6 +301,7 @@ fn quote_type(t: &syn::Type) -> String {
 
 #[derive(Default)]
 struct Stats {
+    native: usize,
     driver_folding: usize,
     hung: usize,
     functions: usize,

@@ -7,8 +7,10 @@
 //! at [`oob_report_binding`]). Those shared pieces live here; each back end has its own folder:
 //!
 //! - [`spv`]: SPIR-V 1.3 words for a Vulkan compute pipeline.
+//! - [`native`]: Rust source for one thread of the kernel, for a CPU executor.
 
 mod layout;
+pub mod native;
 pub mod spv;
 
 pub use layout::{Layout, ParamSlot};

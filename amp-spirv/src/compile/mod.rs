@@ -11,7 +11,10 @@ use crate::structs::StructTable;
 use crate::types::{self, Len, StructDef};
 use crate::{back, front, MAX_PUSH_CONSTANT_BYTES};
 
+mod native;
 mod report;
+
+pub use native::{compile_native, NativeError, NativeKernel, Unsupported, NATIVE_PRELUDE};
 
 /// One parameter of a compiled kernel, after the index.
 #[derive(Clone, Debug)]

@@ -1,0 +1,529 @@
+//! Expressions as Rust expressions: operators with the device's defined results, casts,
+//! elements of locals, buffer accesses with their bounds checks, atomics, built-ins and math.
+//! Every compound expression is parenthesized, so precedence never depends on the context.
+
+use super::{local, unsupported, Emitter, Res};
+use crate::back::BoundsChecks;
+use crate::diag::Span;
+use crate::ir::*;
+use crate::math::MathFn;
+use crate::types::{Elem, Len, Scalar, Ty};
+
+impl Emitter<'_> {
+    /// An expression; its Rust type is the IR type's ([`Emitter::ty`]).
+    pub(super) fn expr(&mut self, e: &Expr) -> Res<String> {
+        let span = e.span;
+        Ok(match &e.kind {
+            ExprKind::Lit(l) => self.lit(*l, &e.ty, span)?,
+            ExprKind::Local(id) => local(*id),
+            ExprKind::ScalarParam(p) => format!("p{p}"),
+            ExprKind::OuterConst(k) => format!("c{k}"),
+            ExprKind::Unary(op, a) => {
+                let s = self.scalar_of(&a.ty, span)?;
+                let v = self.expr(a)?;
+                match (op, s) {
+                    (UnOp::Neg, s) if s.is_float() => format!("(-{v})"),
+                    (UnOp::Neg, _) => format!("({v}.wrapping_neg())"),
+                    (UnOp::Not, _) => format!("(!{v})"),
+                }
+            }
+            ExprKind::Binary(op, a, b) => self.binary(*op, a, b, span)?,
+            ExprKind::Logic(op, a, b) => {
+                let (l, r) = (self.expr(a)?, self.expr(b)?);
+                let o = match op {
+                    LogicOp::And => "&&",
+                    LogicOp::Or => "||",
+                };
+                format!("({l} {o} {r})")
+            }
+            ExprKind::Cast(a) => {
+                let from = self.scalar_of(&a.ty, span)?;
+                let to = self.scalar_of(&e.ty, span)?;
+                let v = self.expr(a)?;
+                let t = self.scalar(to, span)?;
+                match (from, to) {
+                    (f, t) if f == t => v,
+                    (Scalar::Bool, _) => format!("(({v}) as u32 as {t})"),
+                    _ => format!("(({v}) as {t})"),
+                }
+            }
+            ExprKind::Bitcast(a) => {
+                let from = self.scalar_of(&a.ty, span)?;
+                let to = self.scalar_of(&e.ty, span)?;
+                let v = self.expr(a)?;
+                let bits = match from {
+                    Scalar::F32 => format!("({v}).to_bits()"),
+                    Scalar::I32 | Scalar::U32 | Scalar::Usize => format!("(({v}) as u32)"),
+                    _ => return unsupported(format!("a bitcast from `{}`", from.name()), span),
+                };
+                match to {
+                    Scalar::F32 => format!("f32::from_bits({bits})"),
+                    Scalar::I32 => format!("({bits} as i32)"),
+                    Scalar::U32 | Scalar::Usize => bits,
+                    _ => return unsupported(format!("a bitcast to `{}`", to.name()), span),
+                }
+            }
+            ExprKind::Element(base, index) => {
+                let len = match &base.ty {
+                    Ty::Array(_, len) => len.clone(),
+                    Ty::Vector(..) => return unsupported("short vector components", span),
+                    Ty::Struct(_) => return unsupported("struct fields", span),
+                    other => return unsupported(format!("indexing `{other}`"), span),
+                };
+                let b = self.expr(base)?;
+                let i = self.array_index(index, &len, span)?;
+                format!("({b}[{i}])")
+            }
+            ExprKind::BufferLoad(p, idx) => {
+                let index = self.indices(idx)?;
+                self.buffer_elem_ty(*p, span)?;
+                match self.checks {
+                    BoundsChecks::On => format!("p{p}.load({index}, {p}, oob)"),
+                    BoundsChecks::Off => format!("p{p}.load_unchecked({index})"),
+                }
+            }
+            ExprKind::BufferExtent(p) => format!("p{p}.extent"),
+            ExprKind::ArrayList(items) => {
+                let parts = items
+                    .iter()
+                    .map(|x| self.expr(x))
+                    .collect::<Res<Vec<_>>>()?;
+                format!("[{}]", parts.join(", "))
+            }
+            ExprKind::ArrayRepeat(item, n) => format!("[{}; {n}]", self.expr(item)?),
+            ExprKind::Builtin(f, args) => self.builtin(*f, args, &e.ty, span)?,
+            ExprKind::Math(f, args) => self.math(*f, args, span)?,
+            ExprKind::If(cond, then, els) => {
+                let c = self.expr(cond)?;
+                let t = self.block(then)?;
+                match els {
+                    None => format!("(if {c} {t})"),
+                    Some(x) => {
+                        let x = match &x.kind {
+                            ExprKind::Block(b) => self.block(b)?,
+                            _ => format!("{{ {} }}", self.expr(x)?),
+                        };
+                        format!("(if {c} {t} else {x})")
+                    }
+                }
+            }
+            ExprKind::Block(b) => self.block(b)?,
+            ExprKind::While(cond, body) => self.while_loop(Some(cond), body)?,
+            ExprKind::Loop(body) => self.while_loop(None, body)?,
+            ExprKind::For(r) => self.for_loop(r, span)?,
+            ExprKind::Break => self.break_(span)?,
+            ExprKind::Continue => self.continue_(span)?,
+            ExprKind::Return => "(return)".to_string(),
+            ExprKind::Assign(place, value) => {
+                // The value first, then the place (Rust's order for primitive assignments).
+                let v = self.expr(value)?;
+                let tv = self.temp();
+                match place {
+                    Place::Local(..) => {
+                        let p = self.local_place(place, span)?;
+                        format!("{{ let {tv} = {v}; {p} = {tv}; }}")
+                    }
+                    Place::Buffer(p, idx) => {
+                        self.buffer_elem_ty(*p, span)?;
+                        let index = self.indices(idx)?;
+                        match self.checks {
+                            BoundsChecks::On => {
+                                format!(
+                                    "{{ let {tv} = {v}; p{p}.store({index}, {tv}, {p}, oob); }}"
+                                )
+                            }
+                            BoundsChecks::Off => {
+                                format!(
+                                    "{{ let {tv} = {v}; p{p}.store_unchecked({index}, {tv}); }}"
+                                )
+                            }
+                        }
+                    }
+                }
+            }
+            ExprKind::CompoundAssign(op, place, value) => {
+                let v = self.expr(value)?;
+                let tv = self.temp();
+                let ty = self.place_ty(place, span)?;
+                let s = self.scalar_of(&ty, span)?;
+                let rhs = self.scalar_of(&value.ty, span)?;
+                let new = self.binary_op(*op, s, rhs, "(*ptr)", &tv, span)?;
+                let ptr = match place {
+                    Place::Local(..) => {
+                        let p = self.local_place(place, span)?;
+                        let new = self.binary_op(*op, s, rhs, "(*ptr)", &tv, span)?;
+                        return Ok(format!(
+                            "{{ let {tv} = {v}; let ptr = &mut {p}; *ptr = {new}; }}"
+                        ));
+                    }
+                    Place::Buffer(p, idx) => {
+                        let index = self.indices(idx)?;
+                        match self.checks {
+                            BoundsChecks::On => format!("p{p}.checked({index}, {p}, oob)"),
+                            BoundsChecks::Off => format!("Some(p{p}.at({index}))"),
+                        }
+                    }
+                };
+                format!("{{ let {tv} = {v}; if let Some(ptr) = {ptr} {{ *ptr = {new}; }} }}")
+            }
+            ExprKind::Atomic(a) => self.atomic(a, span)?,
+            ExprKind::Texture(..) => return unsupported("textures", span),
+            ExprKind::Barrier(_) => return unsupported("barriers", span),
+            ExprKind::MemoryFence(_) => return unsupported("memory fences", span),
+        })
+    }
+
+    /// The scalar type of a scalar value.
+    fn scalar_of(&self, t: &Ty, span: Span) -> Res<Scalar> {
+        match t {
+            Ty::Scalar(s) if s.is_normalized() => unsupported("`Norm` and `Unorm` values", span),
+            Ty::Scalar(s) => Ok(*s),
+            Ty::Vector(..) => unsupported("short vectors", span),
+            other => unsupported(format!("operators on `{other}`"), span),
+        }
+    }
+
+    fn lit(&self, l: Lit, ty: &Ty, span: Span) -> Res<String> {
+        let s = self.scalar_of(ty, span)?;
+        Ok(match (s, l) {
+            (_, Lit::Bool(b)) if s == Scalar::Bool => b.to_string(),
+            (Scalar::F32, Lit::Float(_, v)) => format!("f32::from_bits({:#010x})", v.to_bits()),
+            (Scalar::F64, Lit::Float(v, _)) => format!("f64::from_bits({:#018x})", v.to_bits()),
+            (Scalar::F32, Lit::Int(v)) => {
+                format!("f32::from_bits({:#010x})", (v as f32).to_bits())
+            }
+            (Scalar::F64, Lit::Int(v)) => {
+                format!("f64::from_bits({:#018x})", (v as f64).to_bits())
+            }
+            (Scalar::I32, Lit::Int(v)) => i32_lit(v as u32 as i32),
+            (Scalar::I32, Lit::Float(v, _)) => i32_lit(v as i64 as u32 as i32),
+            (_, Lit::Int(v)) => format!("{}u32", v as u32),
+            (_, Lit::Float(v, _)) => format!("{}u32", v as i64 as u32),
+            (_, Lit::Bool(b)) => format!("{}u32", b as u32),
+        })
+    }
+
+    /// A local array index, clamped into the array (the SPIR-V back end's rule: an index past
+    /// the end reads and writes the last element).
+    fn array_index(&mut self, index: &Expr, len: &Len, span: Span) -> Res<String> {
+        let n = self.len(len, span)?;
+        if let ExprKind::Lit(Lit::Int(v)) = index.kind {
+            if v < n as u128 {
+                return Ok(v.to_string());
+            }
+        }
+        let i = self.as_u32(index)?;
+        Ok(format!("{}::ix({i}, {n})", self.rt))
+    }
+
+    /// An index value as a `u32` (a `usize` is one already; an `i32` keeps its bits).
+    fn as_u32(&mut self, e: &Expr) -> Res<String> {
+        let v = self.expr(e)?;
+        Ok(match e.ty {
+            Ty::Scalar(Scalar::Usize | Scalar::U32) => v,
+            _ => format!("(({v}) as u32)"),
+        })
+    }
+
+    /// A local (or an element of one) as a Rust place.
+    fn local_place(&mut self, place: &Place, span: Span) -> Res<String> {
+        let Place::Local(id, idx) = place else {
+            return unsupported("a buffer element here", span);
+        };
+        let mut s = local(*id);
+        let mut ty = self.k.locals[*id].ty.clone();
+        for i in idx {
+            let (elem, len) = match ty {
+                Ty::Array(elem, len) => (*elem, len),
+                Ty::Vector(..) => return unsupported("short vector components", span),
+                Ty::Struct(_) => return unsupported("struct fields", span),
+                other => return unsupported(format!("indexing `{other}`"), span),
+            };
+            let ix = self.array_index(i, &len, span)?;
+            s = format!("{s}[{ix}]");
+            ty = elem;
+        }
+        Ok(s)
+    }
+
+    fn place_ty(&self, place: &Place, span: Span) -> Res<Ty> {
+        match place {
+            Place::Local(id, idx) => {
+                let mut ty = self.k.locals[*id].ty.clone();
+                for _ in idx {
+                    ty = match ty {
+                        Ty::Array(e, _) => *e,
+                        other => return unsupported(format!("indexing `{other}`"), span),
+                    };
+                }
+                Ok(ty)
+            }
+            Place::Buffer(p, _) => Ok(Ty::Scalar(self.buffer_elem_ty(*p, span)?)),
+        }
+    }
+
+    /// The scalar element type of buffer parameter `p`.
+    fn buffer_elem_ty(&self, p: ParamId, span: Span) -> Res<Scalar> {
+        match &self.k.params[p].kind {
+            ParamKind::Buffer {
+                elem: Elem::Scalar(s),
+                ..
+            } => Ok(*s),
+            ParamKind::Buffer { elem, .. } => {
+                unsupported(format!("buffers of `{}`", elem.name()), span)
+            }
+            _ => unsupported("this parameter as a buffer", span),
+        }
+    }
+
+    /// A buffer index as a `[u32; R]` (components evaluated in order).
+    fn indices(&mut self, idx: &[Expr]) -> Res<String> {
+        let parts = idx
+            .iter()
+            .map(|x| self.as_u32(x))
+            .collect::<Res<Vec<_>>>()?;
+        Ok(format!("[{}]", parts.join(", ")))
+    }
+
+    fn binary(&mut self, op: BinOp, a: &Expr, b: &Expr, span: Span) -> Res<String> {
+        let s = self.scalar_of(&a.ty, span)?;
+        let rs = self.scalar_of(&b.ty, span)?;
+        let (l, r) = (self.expr(a)?, self.expr(b)?);
+        self.binary_op(op, s, rs, &l, &r, span)
+    }
+
+    /// `l op r` with operands of type `s` (`rs` for the right one, which differs for shifts),
+    /// with the device's defined results.
+    fn binary_op(
+        &self,
+        op: BinOp,
+        s: Scalar,
+        rs: Scalar,
+        l: &str,
+        r: &str,
+        span: Span,
+    ) -> Res<String> {
+        let rt = self.rt;
+        let int = s.is_int();
+        let t = self.scalar(s, span)?;
+        Ok(match op {
+            BinOp::Add if int => format!("({l}.wrapping_add({r}))"),
+            BinOp::Sub if int => format!("({l}.wrapping_sub({r}))"),
+            BinOp::Mul if int => format!("({l}.wrapping_mul({r}))"),
+            BinOp::Div if int => format!("{rt}::div_{t}({l}, {r})"),
+            BinOp::Rem if int => format!("{rt}::rem_{t}({l}, {r})"),
+            BinOp::Shl | BinOp::Shr => {
+                let amount = match rs {
+                    Scalar::F32 | Scalar::F64 | Scalar::Bool => {
+                        return unsupported("a shift by a non-integer", span)
+                    }
+                    _ => format!("(({r}) as u32)"),
+                };
+                let f = if op == BinOp::Shl {
+                    "wrapping_shl"
+                } else {
+                    "wrapping_shr"
+                };
+                format!("({l}.{f}({amount}))")
+            }
+            _ => {
+                let o = match op {
+                    BinOp::Add => "+",
+                    BinOp::Sub => "-",
+                    BinOp::Mul => "*",
+                    BinOp::Div => "/",
+                    BinOp::Rem => "%",
+                    BinOp::BitAnd => "&",
+                    BinOp::BitOr => "|",
+                    BinOp::BitXor => "^",
+                    BinOp::Eq => "==",
+                    BinOp::Ne => "!=",
+                    BinOp::Lt => "<",
+                    BinOp::Le => "<=",
+                    BinOp::Gt => ">",
+                    BinOp::Ge => ">=",
+                    BinOp::Shl | BinOp::Shr => unreachable!("above"),
+                };
+                format!("({l} {o} {r})")
+            }
+        })
+    }
+
+    fn builtin(&mut self, f: Builtin, args: &[Expr], ty: &Ty, span: Span) -> Res<String> {
+        let s = self.scalar_of(ty, span)?;
+        let vals = args.iter().map(|a| self.expr(a)).collect::<Res<Vec<_>>>()?;
+        Ok(match (f, s) {
+            (Builtin::Min, _) => format!("({}.min({}))", vals[0], vals[1]),
+            (Builtin::Max, _) => format!("({}.max({}))", vals[0], vals[1]),
+            (Builtin::Abs, s) if s.is_float() => format!("({}.abs())", vals[0]),
+            (Builtin::Abs, Scalar::I32) => format!("({}.wrapping_abs())", vals[0]),
+            // GLSL's SAbs reads the bits as signed.
+            (Builtin::Abs, _) => format!("((({}) as i32).wrapping_abs() as u32)", vals[0]),
+            (Builtin::Dot | Builtin::Length | Builtin::Normalize | Builtin::Cross, _) => {
+                return unsupported("geometric functions of short vectors", span)
+            }
+        })
+    }
+
+    fn math(&mut self, f: MathFn, args: &[Expr], span: Span) -> Res<String> {
+        use MathFn::*;
+        let s = self.scalar_of(&args[0].ty, span)?;
+        if !s.is_float() {
+            return unsupported(format!("math on `{}`", s.name()), span);
+        }
+        let a = args.iter().map(|a| self.expr(a)).collect::<Res<Vec<_>>>()?;
+        let m = format!(
+            "{}::{}",
+            self.rt,
+            if s == Scalar::F32 { "m32" } else { "m64" }
+        );
+        let x = &a[0];
+        let method = |name: &str| format!("({x}.{name}({}))", a[1..].join(", "));
+        Ok(match f {
+            Sqrt => method("sqrt"),
+            Sin => method("sin"),
+            Cos => method("cos"),
+            Tan => method("tan"),
+            Asin => method("asin"),
+            Acos => method("acos"),
+            Atan => method("atan"),
+            Atan2 => method("atan2"),
+            Sinh => method("sinh"),
+            Cosh => method("cosh"),
+            Tanh => method("tanh"),
+            Asinh => method("asinh"),
+            Acosh => method("acosh"),
+            Atanh => method("atanh"),
+            Exp => method("exp"),
+            Exp2 => method("exp2"),
+            Expm1 => method("exp_m1"),
+            Log => method("ln"),
+            Log2 => method("log2"),
+            Log10 => method("log10"),
+            Log1p => method("ln_1p"),
+            Pow => method("powf"),
+            Floor => method("floor"),
+            Ceil => method("ceil"),
+            Round => method("round"),
+            Trunc => method("trunc"),
+            Fract => method("fract"),
+            Fma => method("mul_add"),
+            Hypot => method("hypot"),
+            Cbrt => method("cbrt"),
+            Copysign => method("copysign"),
+            IsNan => method("is_nan"),
+            IsInf => method("is_infinite"),
+            IsFinite => method("is_finite"),
+            Signum => method("signum"),
+            ToDegrees => method("to_degrees"),
+            ToRadians => method("to_radians"),
+            Fmod => format!("({x} % {})", a[1]),
+            Rsqrt => format!("{m}::rsqrt({x})"),
+            Rcp => format!("{m}::rcp({x})"),
+            Exp10 => format!("{m}::exp10({x})"),
+            Fdim => format!("{m}::fdim({x}, {})", a[1]),
+            Clamp => format!("{m}::clamp({x}, {}, {})", a[1], a[2]),
+            Ldexp => format!("{m}::ldexp({x}, {})", a[1]),
+            FrexpMantissa => format!("{m}::frexp_mantissa({x})"),
+            FrexpExponent => format!("{m}::frexp_exponent({x})"),
+            ModfFrac => format!("{m}::modf_frac({x})"),
+            ModfInt => format!("{m}::modf_int({x})"),
+            Nextafter => format!("{m}::nextafter({x}, {})", a[1]),
+        })
+    }
+
+    /// An atomic on a buffer element, relaxed; in a checked kernel an element outside its view
+    /// is a constant 0 (the operation does nothing and returns 0; a compare-exchange succeeds
+    /// iff `expected` is 0), as on the device.
+    fn atomic(&mut self, a: &Atomic, span: Span) -> Res<String> {
+        let value = match &a.value {
+            Some(v) => Some(self.expr(v)?),
+            None => None,
+        };
+        let Place::Buffer(p, idx) = &a.target else {
+            return unsupported("atomics on `tile_static` memory", span);
+        };
+        let s = self.buffer_elem_ty(*p, span)?;
+        let t = self.scalar(s, span)?;
+        let index = self.indices(idx)?;
+        let ptr = match self.checks {
+            BoundsChecks::On => format!("p{p}.checked({index}, {p}, oob)"),
+            BoundsChecks::Off => format!("Some(p{p}.at({index}))"),
+        };
+        let rt = self.rt;
+        let v = "tv";
+        let zero = format!("(0 as {t})");
+        let op = match (a.op, s) {
+            (AtomicOp::Add, Scalar::F32) => format!("{rt}::atomic_add_f32(ptr, {v})"),
+            (AtomicOp::Exchange, Scalar::F32) => {
+                format!("f32::from_bits({rt}::atom_f32(ptr).swap(({v}).to_bits(), {rt}::RELAXED))")
+            }
+            (AtomicOp::CompareExchange, _) => {
+                let Some(expected) = &a.expected else {
+                    return unsupported("compare-exchange without an expected value", span);
+                };
+                let e = self.local_place(expected, span)?;
+                let (atom, to, from) = if s == Scalar::F32 {
+                    ("atom_f32", ".to_bits()", "f32::from_bits")
+                } else {
+                    (
+                        if s == Scalar::I32 {
+                            "atom_i32"
+                        } else {
+                            "atom_u32"
+                        },
+                        "",
+                        "",
+                    )
+                };
+                let value = value.unwrap_or_default();
+                return Ok(format!(
+                    "{{ let tv = {value}; let ptr = {ptr}; let ep: *mut {t} = &mut {e}; let ex = *ep; \
+                     let old = match ptr {{ Some(ptr) => {from}(match {rt}::{atom}(ptr).compare_exchange(ex{to}, tv{to}, {rt}::RELAXED, {rt}::RELAXED) {{ Ok(o) | Err(o) => o }}), None => {zero} }}; \
+                     *ep = old; old == ex }}"
+                ));
+            }
+            (_, Scalar::F32) => {
+                return unsupported(format!("{:?} on `f32`", a.op), span);
+            }
+            (op, _) => {
+                let atom = if s == Scalar::I32 {
+                    "atom_i32"
+                } else {
+                    "atom_u32"
+                };
+                let (method, arg) = match op {
+                    AtomicOp::Add => ("fetch_add", v.to_string()),
+                    AtomicOp::Sub => ("fetch_sub", v.to_string()),
+                    AtomicOp::Min => ("fetch_min", v.to_string()),
+                    AtomicOp::Max => ("fetch_max", v.to_string()),
+                    AtomicOp::And => ("fetch_and", v.to_string()),
+                    AtomicOp::Or => ("fetch_or", v.to_string()),
+                    AtomicOp::Xor => ("fetch_xor", v.to_string()),
+                    AtomicOp::Exchange => ("swap", v.to_string()),
+                    AtomicOp::Inc => ("fetch_add", format!("(1 as {t})")),
+                    AtomicOp::Dec => ("fetch_sub", format!("(1 as {t})")),
+                    AtomicOp::CompareExchange => unreachable!("above"),
+                };
+                format!("{rt}::{atom}(ptr).{method}({arg}, {rt}::RELAXED)")
+            }
+        };
+        let bind = if let Some(value) = &value {
+            format!("let tv = {value}; ")
+        } else {
+            String::new()
+        };
+        Ok(format!(
+            "{{ {bind}match {ptr} {{ Some(ptr) => {op}, None => {zero} }} }}"
+        ))
+    }
+}
+
+/// An `i32` literal.
+fn i32_lit(v: i32) -> String {
+    match v {
+        i32::MIN => "i32::MIN".to_string(),
+        v if v < 0 => format!("({v}i32)"),
+        v => format!("{v}i32"),
+    }
+}

@@ -1,0 +1,349 @@
+//! The native back end: a checked [`Kernel`] as Rust source for ONE THREAD of the kernel,
+//! compiled by rustc beside the SPIR-V words and run by a CPU executor (issue 13).
+//!
+//! The code is generated from the IR, never from the kernel's tokens, so both back ends give a
+//! kernel the same meaning; every rule of docs/semantics.md holds in the generated code
+//! (wrapping `+ - *`, `x / 0`, `x % 0`, `MIN / -1`, shifts by the amount modulo 32, Rust's `as`,
+//! NaN-ignoring `min`/`max`, no contraction, index clamps on local arrays).
+//!
+//! # The native thread ABI
+//!
+//! ```text
+//! pub unsafe fn <kernel>(idx: [u32; RANK], <params>, <consts>, oob: &<rt>::OobReport)
+//! ```
+//!
+//! - `idx`: the thread's index in the launch domain (`usize` is `u32` in kernels, as on the
+//!   device, so `usize` arithmetic wraps at 32 bits on both back ends).
+//! - one argument per kernel parameter after the index, in declaration order:
+//!   - a view or array: `<rt>::Buf<T, R>` by value: the buffer's base pointer, the view's
+//!     extent, the element offset of its first element, and the element strides of dimensions
+//!     `0..R-1` (the last is 1), exactly the SPIR-V back end's storage buffer plus its
+//!     push-constant words (`amp_abi::buffer_layout`). `T` is the element's Rust type;
+//!   - a scalar: by value, in its Rust type (`bool` as `bool`, `usize` as `u32`);
+//! - then each outer constant (a `const` item or const-generic parameter the body reads), by
+//!   value in its type, in [`Kernel::consts`] order (the SPIR-V specialization constants 3, ..);
+//! - `oob`: the launch's out-of-bounds report ([`amp_abi::OOB_REPORT_WORDS`] words with the
+//!   device's layout), shared by all threads: a checked access outside its view reads 0 or is
+//!   skipped and the first one is recorded there. Unchecked kernels never touch it.
+//!
+//! Safety contract (why the function is `unsafe`): every `Buf` points at memory valid for its
+//! extent, offset and strides for the whole call; writable buffers are not read by anyone else
+//! during the launch except through the same kernel's threads; unchecked kernels index inside
+//! their views (an unchecked out-of-bounds access is undefined behaviour natively, as it is in
+//! C++ AMP). The function is `#[inline]` so an executor's `for id in chunk { k(id, ..) }` in
+//! an optimized build is one loop for LLVM (not `inline(always)`, which makes unoptimized
+//! builds of many kernels, such as the differential tester's, slower to compile).
+//!
+//! The helpers the code calls live in [`PRELUDE`], emitted once per crate and named through a
+//! path the caller chooses (`rt`).
+
+mod expr;
+mod prelude;
+
+pub use prelude::PRELUDE;
+
+use super::BoundsChecks;
+use crate::diag::Span;
+use crate::ir::*;
+use crate::types::{Len, Scalar, Ty};
+use std::fmt;
+use std::fmt::Write as _;
+
+/// A construct the native back end does not translate yet: the kernel runs on Vulkan only.
+#[derive(Clone, Debug)]
+pub struct Unsupported {
+    /// What it is, in words (`"tiled kernels"`, `"short vectors"`).
+    pub construct: String,
+    /// Where it is in the kernel.
+    pub span: Span,
+}
+
+impl fmt::Display for Unsupported {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "the native back end does not support {} yet",
+            self.construct
+        )
+    }
+}
+
+impl std::error::Error for Unsupported {}
+
+pub(crate) type Res<T> = Result<T, Unsupported>;
+
+/// Rust source for one thread of `kernel`: a function named `fn_name` with the ABI of this
+/// module's documentation, calling the prelude through the path `rt` (for example
+/// `crate::amp_native`).
+pub fn native(kernel: &Kernel, checks: BoundsChecks, rt: &str, fn_name: &str) -> Res<String> {
+    let mut e = Emitter {
+        k: kernel,
+        checks,
+        rt,
+        labels: 0,
+        loops: Vec::new(),
+        temps: 0,
+    };
+    e.function(fn_name)
+}
+
+/// A loop being emitted: its label, and how its `continue` is written.
+struct LoopLabel {
+    id: u32,
+    /// `for` loops continue by leaving their body's labelled block (the increment follows it).
+    body_block: bool,
+}
+
+pub(crate) struct Emitter<'a> {
+    k: &'a Kernel,
+    checks: BoundsChecks,
+    rt: &'a str,
+    labels: u32,
+    loops: Vec<LoopLabel>,
+    temps: u32,
+}
+
+fn unsupported<T>(construct: impl Into<String>, span: Span) -> Res<T> {
+    Err(Unsupported {
+        construct: construct.into(),
+        span,
+    })
+}
+
+/// The name of local `id` in the generated code.
+fn local(id: LocalId) -> String {
+    format!("l{id}")
+}
+
+impl Emitter<'_> {
+    fn whole_kernel(&self) -> Span {
+        self.k
+            .params
+            .first()
+            .map_or(Span::from(proc_macro2::Span::call_site()), |p| p.span)
+    }
+
+    /// A fresh name for a temporary.
+    fn temp(&mut self) -> String {
+        self.temps += 1;
+        format!("t{}", self.temps)
+    }
+
+    /// The Rust type of a scalar.
+    fn scalar(&self, s: Scalar, span: Span) -> Res<&'static str> {
+        Ok(match s {
+            Scalar::Bool => "bool",
+            Scalar::I32 => "i32",
+            Scalar::U32 | Scalar::Usize => "u32",
+            Scalar::F32 => "f32",
+            Scalar::F64 => "f64",
+            Scalar::Norm | Scalar::Unorm => return unsupported("`Norm` and `Unorm` values", span),
+        })
+    }
+
+    /// The Rust type of a kernel type.
+    fn ty(&self, t: &Ty, span: Span) -> Res<String> {
+        Ok(match t {
+            Ty::Scalar(s) => self.scalar(*s, span)?.to_string(),
+            Ty::Array(elem, len) => format!("[{}; {}]", self.ty(elem, span)?, self.len(len, span)?),
+            Ty::Unit | Ty::Never => "()".to_string(),
+            Ty::Var(_) => return unsupported("an uninferred type", span),
+            Ty::Vector(..) => return unsupported("short vectors", span),
+            Ty::Struct(def) => return unsupported(format!("struct `{}`", def.name), span),
+        })
+    }
+
+    fn len(&self, len: &Len, span: Span) -> Res<u32> {
+        match len {
+            Len::Lit(0) => unsupported("arrays of length 0", span),
+            Len::Lit(n) => Ok(*n),
+            Len::Const(_, name) => unsupported(format!("arrays of length `{name}`"), span),
+        }
+    }
+
+    /// The zero value of a type (what `let x: T;` holds before its assignment).
+    fn zero(&self, t: &Ty, span: Span) -> Res<String> {
+        Ok(match t {
+            Ty::Scalar(Scalar::Bool) => "false".to_string(),
+            Ty::Scalar(Scalar::F32) => "0.0f32".to_string(),
+            Ty::Scalar(Scalar::F64) => "0.0f64".to_string(),
+            Ty::Scalar(s) => format!("0{}", self.scalar(*s, span)?),
+            Ty::Array(elem, len) => {
+                format!("[{}; {}]", self.zero(elem, span)?, self.len(len, span)?)
+            }
+            Ty::Unit | Ty::Never => "()".to_string(),
+            other => return self.ty(other, span),
+        })
+    }
+
+    fn function(&mut self, name: &str) -> Res<String> {
+        let k = self.k;
+        let span = self.whole_kernel();
+        if k.tiled.is_some() {
+            return unsupported("tiled kernels", span);
+        }
+        let rt = self.rt;
+        let mut args = vec![format!("idx: [u32; {}]", k.rank)];
+        for (i, p) in k.params.iter().enumerate() {
+            let t = match &p.kind {
+                ParamKind::Buffer { elem, rank, .. } => match elem {
+                    crate::types::Elem::Scalar(s) => {
+                        format!("{rt}::Buf<{}, {rank}>", self.scalar(*s, p.span)?)
+                    }
+                    other => return unsupported(format!("buffers of `{}`", other.name()), p.span),
+                },
+                ParamKind::Scalar(s) => self.scalar(*s, p.span)?.to_string(),
+                ParamKind::Value(elem) => {
+                    return unsupported(format!("by-value `{}` parameters", elem.name()), p.span)
+                }
+                ParamKind::Texture { .. } => return unsupported("textures", p.span),
+                ParamKind::Sampler => return unsupported("samplers", p.span),
+            };
+            args.push(format!("p{i}: {t}"));
+        }
+        for (i, c) in k.consts.iter().enumerate() {
+            let span = Span::from(c.ident.span());
+            args.push(format!("c{i}: {}", self.scalar(c.ty, span)?));
+        }
+        args.push(format!("oob: &{rt}::OobReport"));
+
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "/// One thread of kernel `{}` (generated by amp-spirv's native back end).",
+            k.name
+        );
+        s.push_str("#[inline]\n#[allow(warnings, clippy::all, unused_unsafe)]\n");
+        let _ = writeln!(s, "pub unsafe fn {name}({}) {{", args.join(", "));
+        for (id, l) in k.locals.iter().enumerate() {
+            if l.storage == Storage::TileStatic {
+                return unsupported("`tile_static` variables", span);
+            }
+            let init = if id == k.index_local {
+                "idx".to_string()
+            } else {
+                self.zero(&l.ty, span)?
+            };
+            let _ = writeln!(
+                s,
+                "    let mut {}: {} = {init}; // {}",
+                local(id),
+                self.ty(&l.ty, span)?,
+                l.name
+            );
+        }
+        let body = self.block(&k.body)?;
+        let _ = writeln!(s, "    unsafe {{ let _ = {body}; }}\n}}");
+        Ok(s)
+    }
+
+    /// A block as a Rust block expression.
+    fn block(&mut self, b: &Block) -> Res<String> {
+        let mut s = String::from("{ ");
+        for st in &b.stmts {
+            match st {
+                Stmt::Let(id, init) => {
+                    let l = &self.k.locals[*id];
+                    let v = match init {
+                        Some(e) => self.expr(e)?,
+                        None => self.zero(&l.ty, Span::from(proc_macro2::Span::call_site()))?,
+                    };
+                    let _ = write!(s, "{} = {v}; ", local(*id));
+                }
+                Stmt::Expr(e) => {
+                    let v = self.expr(e)?;
+                    if matches!(e.ty, Ty::Unit | Ty::Never) {
+                        let _ = write!(s, "{v}; ");
+                    } else {
+                        let _ = write!(s, "let _ = {v}; ");
+                    }
+                }
+            }
+        }
+        if let Some(t) = &b.tail {
+            s.push_str(&self.expr(t)?);
+        }
+        s.push_str(" }");
+        Ok(s)
+    }
+
+    fn new_label(&mut self) -> u32 {
+        self.labels += 1;
+        self.labels
+    }
+
+    /// `while cond { body }` (`cond: None`: `loop`).
+    fn while_loop(&mut self, cond: Option<&Expr>, body: &Block) -> Res<String> {
+        let id = self.new_label();
+        // The condition belongs to the enclosing loop's `break`s, as on the device.
+        let test = match cond {
+            Some(c) => format!("if !{} {{ break 'l{id}; }} ", self.expr(c)?),
+            None => String::new(),
+        };
+        self.loops.push(LoopLabel {
+            id,
+            body_block: false,
+        });
+        let body = self.block(body);
+        self.loops.pop();
+        Ok(format!("('l{id}: loop {{ {test}{}; }})", body?))
+    }
+
+    /// A range `for`, as the SPIR-V back end runs it: the counter compared with the end, and
+    /// for `step_by` and inclusive ranges the remaining distance compared with the step, so no
+    /// range overflows into an endless loop; `step_by(0)` runs zero times.
+    fn for_loop(&mut self, r: &RangeLoop, span: Span) -> Res<String> {
+        let Some(s) = self.k.locals[r.counter].ty.scalar() else {
+            return unsupported("a range loop over a non-scalar", span);
+        };
+        let t = self.scalar(s, span)?;
+        let (start, end) = (self.expr(&r.start)?, self.expr(&r.end)?);
+        let step = match &r.step {
+            Some(step) => Some(format!("(({}) as {t})", self.expr(step)?)),
+            None if r.inclusive => Some(format!("(1 as {t})")),
+            None => None,
+        };
+        let (c, done, var) = (local(r.counter), local(r.done), local(r.var));
+        let id = self.new_label();
+        let mut out = format!("{{ {c} = {start}; let e{id}: {t} = {end}; ");
+        let mut go = format!("{c} {} e{id}", if r.inclusive { "<=" } else { "<" });
+        if let Some(step) = &step {
+            let _ = write!(out, "let s{id}: {t} = {step}; {done} = s{id} == 0; ");
+            go = format!("({go}) && !{done}");
+        }
+        self.loops.push(LoopLabel {
+            id,
+            body_block: true,
+        });
+        let body = self.block(&r.body);
+        self.loops.pop();
+        let body = body?;
+        let next = match &step {
+            None => format!("{c} = {c}.wrapping_add(1);"),
+            Some(_) => format!(
+                "{done} = (s{id} as u32) {} (e{id}.wrapping_sub({c}) as u32); {c} = {c}.wrapping_add(s{id});",
+                if r.inclusive { ">" } else { ">=" }
+            ),
+        };
+        let _ = write!(
+            out,
+            "'l{id}: loop {{ if !({go}) {{ break 'l{id}; }} {var} = {c}; 'c{id}: {body} {next} }} }}"
+        );
+        Ok(out)
+    }
+
+    fn break_(&self, span: Span) -> Res<String> {
+        match self.loops.last() {
+            Some(l) => Ok(format!("(break 'l{})", l.id)),
+            None => unsupported("`break` outside a loop", span),
+        }
+    }
+
+    fn continue_(&self, span: Span) -> Res<String> {
+        match self.loops.last() {
+            Some(l) if l.body_block => Ok(format!("(break 'c{})", l.id)),
+            Some(l) => Ok(format!("(continue 'l{})", l.id)),
+            None => unsupported("`continue` outside a loop", span),
+        }
+    }
+}

@@ -1,0 +1,83 @@
+//! The native back end's driver: a kernel's source and options in, the Rust source of one of
+//! its threads out (see `back::native` for the thread ABI).
+
+use super::Options;
+use crate::back::native;
+use crate::diag::Diagnostics;
+use crate::ir::{OuterConst, ParamKind};
+use crate::structs::StructTable;
+use crate::{analysis, front};
+
+pub use native::{Unsupported, PRELUDE as NATIVE_PRELUDE};
+
+/// A kernel compiled to native Rust source.
+#[derive(Clone, Debug)]
+pub struct NativeKernel {
+    /// The kernel's name.
+    pub name: String,
+    /// The name of the generated thread function.
+    pub fn_name: String,
+    /// Rank of the launch domain (the length of the thread's index).
+    pub rank: u32,
+    /// The parameters after the index, in order (the thread function's arguments after `idx`).
+    pub params: Vec<(String, ParamKind)>,
+    /// The outer constants, passed after the parameters.
+    pub consts: Vec<OuterConst>,
+    /// The thread function's source: one item, naming [`NATIVE_PRELUDE`] through the path given.
+    pub source: String,
+}
+
+/// Why a kernel has no native code: it is not a valid kernel, or it uses something the native
+/// back end does not translate yet.
+#[derive(Clone, Debug)]
+pub enum NativeError {
+    /// The kernel's errors, as [`compile_with`](super::compile_with) reports them.
+    Invalid(Diagnostics),
+    /// A construct the native back end does not support yet.
+    Unsupported(Unsupported),
+}
+
+impl std::fmt::Display for NativeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NativeError::Invalid(d) => {
+                for diag in d.iter() {
+                    writeln!(f, "{diag}")?;
+                }
+                Ok(())
+            }
+            NativeError::Unsupported(u) => write!(f, "{u}"),
+        }
+    }
+}
+
+/// Compiles a `#[kernel(amp)]` function to the Rust source of one thread: a function called
+/// `fn_name` that reaches the prelude ([`NATIVE_PRELUDE`], placed in a module by the caller)
+/// through the path `rt`.
+pub fn compile_native(
+    func: &syn::ItemFn,
+    options: &Options,
+    rt: &str,
+    fn_name: &str,
+) -> Result<NativeKernel, NativeError> {
+    let structs = StructTable::build(&options.structs).map_err(NativeError::Invalid)?;
+    let kernel = front::lower(func, &options.device_fns, &structs).map_err(NativeError::Invalid)?;
+    let findings = analysis::analyse(&kernel);
+    if !findings.errors.is_empty() {
+        return Err(NativeError::Invalid(findings.errors));
+    }
+    let source = native::native(&kernel, options.bounds_checks(), rt, fn_name)
+        .map_err(NativeError::Unsupported)?;
+    Ok(NativeKernel {
+        name: kernel.name.clone(),
+        fn_name: fn_name.to_string(),
+        rank: kernel.rank,
+        params: kernel
+            .params
+            .iter()
+            .map(|p| (p.name.clone(), p.kind.clone()))
+            .collect(),
+        consts: kernel.consts.clone(),
+        source,
+    })
+}

@@ -1,0 +1,375 @@
+//! The native back end (issue 13): kernels translated to Rust source for one thread, compiled
+//! by rustc into a small program with the prelude, run over a domain, and their results checked
+//! against docs/semantics.md (the device's defined values where Rust would panic).
+
+use amp_spirv::{compile_native, NativeError, Options, NATIVE_PRELUDE};
+use std::process::Command;
+
+/// Compiles each kernel natively (`fn_name` = the kernel's name) into one program with `main`,
+/// runs it and returns its standard output.
+fn run(kernels: &[(&str, Options)], main: &str) -> String {
+    let mut src = String::from("#![allow(warnings)]\nmod rt {\n");
+    src.push_str(NATIVE_PRELUDE);
+    src.push_str("\n}\n");
+    src.push_str(
+        "fn buf<T, const R: usize>(v: &mut [T], extent: [u32; R]) -> rt::Buf<T, R> {\n\
+         \x20   let mut strides = [1u32; R];\n\
+         \x20   for d in (0..R.saturating_sub(1)).rev() { strides[d] = strides[d + 1] * extent[d + 1]; }\n\
+         \x20   rt::Buf { ptr: v.as_mut_ptr(), extent, offset: 0, strides }\n}\n",
+    );
+    for (k, options) in kernels {
+        let func: syn::ItemFn = syn::parse_str(k).expect("a function");
+        let name = func.sig.ident.to_string();
+        let native = compile_native(&func, options, "crate::rt", &name)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        src.push_str(&native.source);
+    }
+    src.push_str("fn main() {\n");
+    src.push_str(main);
+    src.push_str("\n}\n");
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let file = dir.path().join("native.rs");
+    let exe = dir.path().join("native");
+    std::fs::write(&file, &src).unwrap();
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let out = Command::new(rustc)
+        .args(["--edition", "2021", "-C", "opt-level=1", "-o"])
+        .arg(&exe)
+        .arg(&file)
+        .output()
+        .expect("rustc runs");
+    assert!(
+        out.status.success(),
+        "rustc failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        numbered(&src)
+    );
+    let run = Command::new(&exe).output().expect("the program runs");
+    assert!(
+        run.status.success(),
+        "the program failed: {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    String::from_utf8(run.stdout).unwrap()
+}
+
+fn numbered(s: &str) -> String {
+    s.lines()
+        .enumerate()
+        .map(|(i, l)| format!("{:4} {l}\n", i + 1))
+        .collect()
+}
+
+fn plain(k: &str) -> (&str, Options) {
+    (k, Options::default())
+}
+
+#[test]
+fn integer_division_and_shifts_have_the_device_values() {
+    let div = "fn div(idx: Index<1>, a: ArrayView<i32, 1>, b: ArrayView<i32, 1>, \
+               q: ArrayViewMut<i32, 1>, r: ArrayViewMut<i32, 1>) { \
+               q[idx] = a[idx] / b[idx]; r[idx] = a[idx] % b[idx]; }";
+    let udiv = "fn udiv(idx: Index<1>, a: ArrayView<u32, 1>, b: ArrayView<u32, 1>, \
+                q: ArrayViewMut<u32, 1>, r: ArrayViewMut<u32, 1>) { \
+                q[idx] = a[idx] / b[idx]; r[idx] = a[idx] % b[idx]; }";
+    let shifts =
+        "fn shifts(idx: Index<1>, a: ArrayView<i32, 1>, n: u32, out: ArrayViewMut<i32, 1>) { \
+                  let x = a[idx]; out[idx] = (x << n) ^ (x >> 33); \
+                  let mut y = x; y <<= n; y += i32::MAX; out[idx] = out[idx] ^ y; }";
+    let main = r#"
+        let oob = rt::OobReport::new();
+        let mut a = vec![7i32, i32::MIN, i32::MIN, -7, 0];
+        let mut b = vec![0i32, -1, 0, 2, 0];
+        let (mut q, mut r) = (vec![9i32; 5], vec![9i32; 5]);
+        let (pa, pb, pq, pr) = (buf(&mut a, [5]), buf(&mut b, [5]), buf(&mut q, [5]), buf(&mut r, [5]));
+        for i in 0..5 { unsafe { div([i], pa, pb, pq, pr, &oob) } }
+        println!("{:?} {:?}", q, r);
+        let mut a = vec![7u32, u32::MAX, 0];
+        let mut b = vec![0u32, 0, 3];
+        let (mut q, mut r) = (vec![9u32; 3], vec![9u32; 3]);
+        let (pa, pb, pq, pr) = (buf(&mut a, [3]), buf(&mut b, [3]), buf(&mut q, [3]), buf(&mut r, [3]));
+        for i in 0..3 { unsafe { udiv([i], pa, pb, pq, pr, &oob) } }
+        println!("{:?} {:?}", q, r);
+        let mut a = vec![-5i32, 1, i32::MIN];
+        let mut out = vec![0i32; 3];
+        let (pa, po) = (buf(&mut a, [3]), buf(&mut out, [3]));
+        for i in 0..3 { unsafe { shifts([i], pa, 33, po, &oob) } }
+        println!("{:?}", out);
+        println!("{:?}", oob.read());
+    "#;
+    let out = run(&[plain(div), plain(udiv), plain(shifts)], main);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[0],
+        format!(
+            "{:?} {:?}",
+            [-1, i32::MIN, -1, -3, -1],
+            [7, 0, i32::MIN, -1, 0]
+        )
+    );
+    assert_eq!(
+        lines[1],
+        format!("{:?} {:?}", [u32::MAX, u32::MAX, 0], [7, u32::MAX, 0])
+    );
+    let expect: Vec<i32> = [-5i32, 1, i32::MIN]
+        .iter()
+        .map(|&x| {
+            let first = x.wrapping_shl(33) ^ x.wrapping_shr(33);
+            let y = x.wrapping_shl(33).wrapping_add(i32::MAX);
+            first ^ y
+        })
+        .collect();
+    assert_eq!(lines[2], format!("{expect:?}"));
+    assert_eq!(
+        lines[3],
+        format!("{:?}", [0u32; 9]),
+        "nothing out of bounds"
+    );
+}
+
+#[test]
+fn casts_saturate_and_nan_becomes_zero() {
+    let k = "fn casts(idx: Index<1>, a: ArrayView<f32, 1>, i: ArrayViewMut<i32, 1>, \
+             u: ArrayViewMut<u32, 1>, m: ArrayViewMut<f32, 1>) { \
+             let x = a[idx]; i[idx] = x as i32; u[idx] = x as u32; \
+             m[idx] = x.min(1.0) + f32::from_bits(x.to_bits() ^ 0) * 0.0 + (x.max(-2.0)).clamp(-1.0, 1.0); }";
+    let main = r#"
+        let oob = rt::OobReport::new();
+        let mut a = vec![f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -1.5, 3e9, 2.7];
+        let (mut i, mut u, mut m) = (vec![7i32; 6], vec![7u32; 6], vec![0f32; 6]);
+        let (pa, pi, pu, pm) = (buf(&mut a, [6]), buf(&mut i, [6]), buf(&mut u, [6]), buf(&mut m, [6]));
+        for t in 0..6 { unsafe { casts([t], pa, pi, pu, pm, &oob) } }
+        println!("{:?}", i);
+        println!("{:?}", u);
+        println!("{:?}", m.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+    "#;
+    let out = run(&[plain(k)], main);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[0],
+        format!("{:?}", [0, i32::MAX, i32::MIN, -1, i32::MAX, 2])
+    );
+    assert_eq!(
+        lines[1],
+        format!("{:?}", [0, u32::MAX, 0, 0, 3_000_000_000, 2])
+    );
+    let expect: Vec<u32> = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -1.5, 3e9, 2.7]
+        .iter()
+        .map(|&x: &f32| {
+            (x.min(1.0) + f32::from_bits(x.to_bits()) * 0.0 + x.max(-2.0).clamp(-1.0, 1.0))
+                .to_bits()
+        })
+        .collect();
+    assert_eq!(lines[2], format!("{expect:?}"));
+}
+
+#[test]
+fn out_of_bounds_reads_give_zero_and_are_reported() {
+    let k = "fn shifted(idx: Index<1>, a: ArrayView<i32, 1>, out: ArrayViewMut<i32, 1>) { \
+             out[idx] = a[[idx[0] + 2]] + 1; out[[idx[0] + 10]] = 5; }";
+    let unchecked = "fn inside(idx: Index<1>, a: ArrayView<i32, 1>, out: ArrayViewMut<i32, 1>) { \
+                     out[idx] = a[idx] * 2; }";
+    let main = r#"
+        let oob = rt::OobReport::new();
+        let mut a = vec![10i32, 20, 30, 40];
+        let mut out = vec![0i32; 4];
+        let (pa, po) = (buf(&mut a, [4]), buf(&mut out, [4]));
+        for t in 0..4 { unsafe { shifted([t], pa, po, &oob) } }
+        println!("{:?}", out);
+        println!("{:?}", oob.read());
+        let clean = rt::OobReport::new();
+        for t in 0..4 { unsafe { inside([t], pa, po, &clean) } }
+        println!("{:?}", out);
+        println!("{:?}", clean.read());
+    "#;
+    let unchecked_options = Options {
+        unchecked: true,
+        ..Options::default()
+    };
+    let out = run(&[plain(k), (unchecked, unchecked_options)], main);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "[31, 41, 1, 1]");
+    // The first failure: thread 0's write to out[10] or thread 2's read of a[4], whichever a
+    // thread met first; threads run in order here, so thread 0's write (param 1).
+    assert_eq!(lines[1], "[1, 1, 1, 10, 0, 0, 4, 0, 0]");
+    assert_eq!(lines[2], "[20, 40, 60, 80]");
+    assert_eq!(lines[3], format!("{:?}", [0u32; 9]));
+}
+
+#[test]
+fn control_flow_locals_and_arrays() {
+    let k = r#"fn flow(idx: Index<1>, a: ArrayView<i32, 1>, n: i32, out: ArrayViewMut<i32, 1>) {
+        let x = a[idx];
+        let mut acc = [0i32; 4];
+        let y: i32;
+        if x > 0 { y = 1; } else { y = -1; }
+        for i in 0..4usize { acc[i] = x * i as i32 + y; }
+        for i in (1..=9).step_by(3) { acc[3] += i; }
+        let mut k = 0;
+        while k < 100 { k += 7; if k % 2 == 0 { continue; } if k > n { break; } }
+        let mut s = 0;
+        loop { s += 1; if s >= 3 { break; } }
+        let x = acc[(x as usize) % 8] + acc[1] + k;
+        let z = { let t = x * 2; t - 1 };
+        out[idx] = if z > 10 { z } else if z < -10 { -z } else { 0 } + s;
+    }"#;
+    let main = r#"
+        let oob = rt::OobReport::new();
+        let mut a = vec![-3i32, 0, 1, 5, 7, 100];
+        let mut out = vec![0i32; 6];
+        let (pa, po) = (buf(&mut a, [6]), buf(&mut out, [6]));
+        for t in 0..6 { unsafe { flow([t], pa, 40, po, &oob) } }
+        println!("{:?}", out);
+    "#;
+    let reference = |x: i32, n: i32| -> i32 {
+        let mut acc = [0i32; 4];
+        let y = if x > 0 { 1 } else { -1 };
+        for (i, a) in acc.iter_mut().enumerate() {
+            *a = x.wrapping_mul(i as i32).wrapping_add(y);
+        }
+        for i in (1..=9).step_by(3) {
+            acc[3] += i;
+        }
+        let mut k = 0;
+        while k < 100 {
+            k += 7;
+            if k % 2 == 0 {
+                continue;
+            }
+            if k > n {
+                break;
+            }
+        }
+        let s = 3;
+        // An index past the end reads the last element (the device's clamp).
+        let i = ((x as u32 as usize) % 8).min(3);
+        let x = acc[i] + acc[1] + k;
+        let z = x * 2 - 1;
+        (if z > 10 {
+            z
+        } else if z < -10 {
+            -z
+        } else {
+            0
+        }) + s
+    };
+    let expect: Vec<i32> = [-3, 0, 1, 5, 7, 100]
+        .iter()
+        .map(|&x| reference(x, 40))
+        .collect();
+    assert_eq!(run(&[plain(k)], main).trim(), format!("{expect:?}"));
+}
+
+#[test]
+fn atomics_on_buffer_elements() {
+    let k = r#"fn count(idx: Index<1>, a: ArrayView<i32, 1>, c: ArrayViewMut<u32, 1>, s: ArrayViewMut<f32, 1>, m: ArrayViewMut<i32, 1>) {
+        atomic_fetch_add(&mut c[0], 1u32);
+        atomic_fetch_add(&mut s[0], 0.5f32);
+        atomic_fetch_max(&mut m[0], a[idx]);
+        atomic_fetch_min(&mut m[1], a[idx]);
+        let mut e = 0i32;
+        if atomic_compare_exchange(&mut m[2], &mut e, a[idx]) { atomic_fetch_inc(&mut c[1]); }
+        atomic_fetch_add(&mut c[5], 1u32);
+    }"#;
+    let main = r#"
+        let oob = rt::OobReport::new();
+        let mut a = vec![3i32, -8, 12, 5];
+        let (mut c, mut s, mut m) = (vec![0u32; 2], vec![1f32], vec![0i32, 0, 0]);
+        let (pa, pc, ps, pm) = (buf(&mut a, [4]), buf(&mut c, [2]), buf(&mut s, [1]), buf(&mut m, [3]));
+        for t in 0..4 { unsafe { count([t], pa, pc, ps, pm, &oob) } }
+        println!("{:?} {:?} {:?}", c, s, m);
+        println!("{:?}", oob.read());
+    "#;
+    let out = run(&[plain(k)], main);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "[4, 1] [3.0] [12, -8, 3]");
+    assert_eq!(lines[1], "[1, 1, 1, 5, 0, 0, 2, 0, 0]");
+}
+
+#[test]
+fn device_functions_and_math() {
+    let helper = "fn poly(x: f64, n: u32) -> f64 { let mut r = 0.0; for i in 0..n { if i == 3 { return r; } r = r.mul_add(x, 1.5); } r }";
+    let k = "fn m(idx: Index<1>, a: ArrayView<f64, 1>, out: ArrayViewMut<f64, 1>) { \
+             let x = a[idx]; out[idx] = poly(x, 5) + x.sqrt().floor() + x.powf(0.5) + (x * 3.0) % 2.5; }";
+    let options = Options {
+        device_fns: vec![amp_spirv::DeviceFnSource::new(
+            &[],
+            syn::parse_str(helper).unwrap(),
+        )],
+        ..Options::default()
+    };
+    let main = r#"
+        let oob = rt::OobReport::new();
+        let mut a = vec![0.0f64, 2.0, -1.0, 1e300, 7.25];
+        let mut out = vec![0f64; 5];
+        let (pa, po) = (buf(&mut a, [5]), buf(&mut out, [5]));
+        for t in 0..5 { unsafe { m([t], pa, po, &oob) } }
+        println!("{:?}", out.iter().map(|x| if x.is_nan() { 0 } else { x.to_bits() }).collect::<Vec<_>>());
+    "#;
+    let reference = |x: f64| {
+        let mut r = 0.0f64;
+        for _ in 0..3 {
+            r = r.mul_add(x, 1.5);
+        }
+        let v = r + x.sqrt().floor() + x.powf(0.5) + (x * 3.0) % 2.5;
+        if v.is_nan() {
+            0
+        } else {
+            v.to_bits()
+        }
+    };
+    let expect: Vec<u64> = [0.0, 2.0, -1.0, 1e300, 7.25].map(reference).to_vec();
+    assert_eq!(run(&[(k, options)], main).trim(), format!("{expect:?}"));
+}
+
+#[test]
+fn tiled_kernels_are_unsupported_not_a_panic() {
+    let k: syn::ItemFn = syn::parse_str(
+        "fn t(t: TiledIndex<4>, a: ArrayViewMut<i32, 1>) { t.barrier.wait(); a[t.global] = 1; }",
+    )
+    .unwrap();
+    match compile_native(&k, &Options::default(), "rt", "t") {
+        Err(NativeError::Unsupported(u)) => {
+            assert!(u.to_string().contains("tiled kernels"), "{u}")
+        }
+        other => panic!("expected Unsupported, got {other:?}"),
+    }
+}
+
+#[test]
+fn precise_math_helpers_frexp_ldexp_nextafter() {
+    let k = "fn pm(idx: Index<1>, a: ArrayView<f32, 1>, m: ArrayViewMut<f32, 1>, e: ArrayViewMut<i32, 1>, \
+             l: ArrayViewMut<f32, 1>, n: ArrayViewMut<f32, 1>) { \
+             let x = a[idx]; let (mm, ee) = precise_math::frexp(x); m[idx] = mm; e[idx] = ee; \
+             l[idx] = precise_math::ldexp(x, -130); n[idx] = precise_math::nextafter(x, 2.0); }";
+    let main = r#"
+        let oob = rt::OobReport::new();
+        let mut a = vec![8.0f32, 1e-40, -0.0, 1.5, f32::INFINITY];
+        let (mut m, mut e, mut l, mut n) = (vec![0f32; 5], vec![0i32; 5], vec![0f32; 5], vec![0f32; 5]);
+        let (pa, pm_, pe, pl, pn) = (buf(&mut a, [5]), buf(&mut m, [5]), buf(&mut e, [5]), buf(&mut l, [5]), buf(&mut n, [5]));
+        for t in 0..5 { unsafe { pm([t], pa, pm_, pe, pl, pn, &oob) } }
+        for v in [&m, &l, &n] { println!("{:?}", v.iter().map(|x| x.to_bits()).collect::<Vec<_>>()); }
+        println!("{:?}", e);
+    "#;
+    let out = run(&[plain(k)], main);
+    let lines: Vec<&str> = out.lines().collect();
+    let bits = |v: [f32; 5]| format!("{:?}", v.map(f32::to_bits));
+    let tiny_m = (1e-40f32 as f64 * 2f64.powi(132)) as f32; // 1e-40 = m * 2^-132, m in [0.5, 1)
+    assert_eq!(lines[0], bits([0.5, tiny_m, -0.0, 0.75, f32::INFINITY]));
+    let ldexp = |x: f32| (x as f64 * 2f64.powi(-130)) as f32;
+    assert_eq!(
+        lines[1],
+        bits([8.0, 1e-40, -0.0, 1.5, f32::INFINITY].map(ldexp))
+    );
+    assert_eq!(
+        lines[2],
+        bits([
+            f32::from_bits(8.0f32.to_bits() - 1),
+            f32::from_bits(1e-40f32.to_bits() + 1),
+            f32::from_bits(1),
+            f32::from_bits(1.5f32.to_bits() + 1),
+            f32::MAX
+        ])
+    );
+    assert_eq!(lines[3], "[4, -132, 0, 1, 0]");
+}
