@@ -146,7 +146,7 @@ fn side(ctx: &Ctx<'_>) -> usize {
         128
     } else if ctx.cfg.count.is_some() {
         // Under callgrind lavapipe samples slowly: a size each child runs in seconds.
-        64
+        128
     } else {
         2048
     }
