@@ -21,7 +21,21 @@ mod geometric {
 impl Emitter<'_> {
     /// The type of one buffer element as laid out in memory.
     pub(super) fn storage_elem_ty(&mut self, elem: &Elem) -> Word {
-        self.storage_ty(&elem.ty())
+        let ty = elem.ty();
+        if Self::direct_vector(&ty) {
+            return self.ty(&ty.device());
+        }
+        self.storage_ty(&ty)
+    }
+
+    /// Whether buffer elements of type `ty` are stored as the SPIR-V vector itself: 2- and
+    /// 4-component vectors, whose std430 alignment is their size, so an array of them has the
+    /// host's packed layout. Drivers load those whole (lavapipe ran a blur over `Unorm4`
+    /// elements in 1.47x a GLSL `vec4` shader's instructions when each component was a load of
+    /// its own). 3-component vectors (12 bytes, aligned to 16 as `vec3`) and vectors inside
+    /// structs stay arrays of scalars.
+    fn direct_vector(ty: &Ty) -> bool {
+        matches!(ty, Ty::Vector(_, 2 | 4))
     }
 
     /// The in-memory type of a value of kernel type `ty` in a buffer: scalars as they are,
@@ -90,6 +104,10 @@ impl Emitter<'_> {
 
     /// Loads a buffer element of kernel type `ty` from `ptr`.
     pub(super) fn load_buffer_elem(&mut self, ty: &Ty, ptr: Word) -> Word {
+        if Self::direct_vector(ty) {
+            let t = self.ty(&ty.device());
+            return self.load(t, ptr);
+        }
         let stored = self.storage_ty(ty);
         let raw = self.load(stored, ptr);
         self.storage_to_value(ty, raw)
@@ -97,6 +115,10 @@ impl Emitter<'_> {
 
     /// Stores `value` of kernel type `ty` into the buffer element at `ptr`.
     pub(super) fn store_buffer_elem(&mut self, ty: &Ty, ptr: Word, value: Word) {
+        if Self::direct_vector(ty) {
+            self.store(ptr, value);
+            return;
+        }
         let raw = self.value_to_storage(ty, value);
         self.store(ptr, raw);
     }
