@@ -269,18 +269,20 @@ impl Image {
             .image_extent(self.size)
     }
 
+    /// A mapped staging buffer of the image's size in `location`, and its host address.
+    fn staging(&self, location: MemoryLocation) -> Result<(Arc<Buffer>, *mut u8), Error> {
+        let staging = Arc::new(Buffer::staging(&self.device, self.byte_len(), location)?);
+        let p = staging
+            .host_ptr()?
+            .ok_or_else(|| Error::Allocation("staging memory is not host-visible".into()))?;
+        Ok((staging, p))
+    }
+
     /// Copies tightly packed texels (`byte_len` bytes) into the image.
     pub(crate) fn write(self: &Arc<Self>, bytes: &[u8]) -> Result<(), Error> {
         debug_assert_eq!(bytes.len() as u64, self.byte_len());
         self.pending.wait(&self.device, None, false, true)?;
-        let staging = Arc::new(Buffer::staging(
-            &self.device,
-            self.byte_len(),
-            MemoryLocation::CpuToGpu,
-        )?);
-        let p = staging
-            .host_ptr()?
-            .ok_or_else(|| Error::Allocation("staging memory is not host-visible".into()))?;
+        let (staging, p) = self.staging(MemoryLocation::CpuToGpu)?;
         // SAFETY: the staging buffer is mapped, `byte_len` bytes long and not in use.
         unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len()) };
         let (src, dst, region) = (staging.raw(), self.raw, self.copy_region());
@@ -302,11 +304,7 @@ impl Image {
     pub(crate) fn read(self: &Arc<Self>, out: &mut [u8]) -> Result<(), Error> {
         debug_assert_eq!(out.len() as u64, self.byte_len());
         self.pending.wait(&self.device, None, false, true)?;
-        let staging = Arc::new(Buffer::staging(
-            &self.device,
-            self.byte_len(),
-            MemoryLocation::GpuToCpu,
-        )?);
+        let (staging, p) = self.staging(MemoryLocation::GpuToCpu)?;
         let (src, dst, region) = (self.raw, staging.raw(), self.copy_region());
         let keep: Arc<dyn std::any::Any + Send + Sync> = Arc::new((staging.clone(), self.clone()));
         self.device
@@ -321,9 +319,6 @@ impl Image {
                 Self::transition(r, src, src_layout, vk::ImageLayout::GENERAL);
                 Ok(())
             })?;
-        let p = staging
-            .host_ptr()?
-            .ok_or_else(|| Error::Allocation("staging memory is not host-visible".into()))?;
         // SAFETY: the copy finished (waited above); the mapping holds `byte_len` bytes.
         unsafe { std::ptr::copy_nonoverlapping(p, out.as_mut_ptr(), out.len()) };
         Ok(())

@@ -193,6 +193,13 @@ impl Emitter<'_> {
         let var = self
             .b
             .variable(ptr, None, StorageClass::StorageBuffer, None);
+        self.bind(var, binding);
+        self.b.name(var, name);
+        var
+    }
+
+    /// Decorates `var` as binding `binding` of descriptor set 0.
+    pub(super) fn bind(&mut self, var: Word, binding: u32) {
         self.b.decorate(
             var,
             spirv::Decoration::DescriptorSet,
@@ -203,8 +210,6 @@ impl Emitter<'_> {
             spirv::Decoration::Binding,
             [Operand::LiteralBit32(binding)],
         );
-        self.b.name(var, name);
-        var
     }
 
     pub(super) fn declare_push_constants(&mut self) {

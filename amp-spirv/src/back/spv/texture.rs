@@ -85,16 +85,7 @@ impl Emitter<'_> {
             let var = self
                 .b
                 .variable(ptr, None, StorageClass::UniformConstant, None);
-            self.b.decorate(
-                var,
-                spirv::Decoration::DescriptorSet,
-                [Operand::LiteralBit32(0)],
-            );
-            self.b.decorate(
-                var,
-                spirv::Decoration::Binding,
-                [Operand::LiteralBit32(binding)],
-            );
+            self.bind(var, binding);
             if matches!(
                 p.kind,
                 ParamKind::Texture {
@@ -280,12 +271,7 @@ impl Emitter<'_> {
             TextureOp::Sample(sampler) => {
                 let coord = self.expr(&operands[0])?;
                 let (texel, _) = self.texel_info(p);
-                let img = self.image_var(p);
-                let smp = self.image_var(sampler);
-                let image = self.load(img.ty, img.var);
-                let sampler = self.load(smp.ty, smp.var);
-                let sampled_ty = self.b.type_sampled_image(img.ty);
-                let combined = self.op(Op::SampledImage, sampled_ty, &[image, sampler]);
+                let combined = self.sampled_image(p, sampler);
                 let v4 = self.ty(&Ty::Vector(Scalar::F32, 4));
                 let f = self.scalar_ty(Scalar::F32);
                 let lod = self.constant(f, 0, false);
@@ -304,12 +290,7 @@ impl Emitter<'_> {
             }
             TextureOp::Gather(sampler, component) => {
                 let coord = self.expr(&operands[0])?;
-                let img = self.image_var(p);
-                let smp = self.image_var(sampler);
-                let image = self.load(img.ty, img.var);
-                let sampler = self.load(smp.ty, smp.var);
-                let sampled_ty = self.b.type_sampled_image(img.ty);
-                let combined = self.op(Op::SampledImage, sampled_ty, &[image, sampler]);
+                let combined = self.sampled_image(p, sampler);
                 let (texel, _) = self.texel_info(p);
                 let s = Self::texel_component(&texel);
                 let v4 = self.ty(&Ty::Vector(s, 4));
@@ -346,6 +327,16 @@ impl Emitter<'_> {
                 None
             }
         }
+    }
+
+    /// Texture `p` combined with sampler parameter `sampler` (`OpSampledImage`).
+    fn sampled_image(&mut self, p: ParamId, sampler: ParamId) -> Word {
+        let img = self.image_var(p);
+        let smp = self.image_var(sampler);
+        let image = self.load(img.ty, img.var);
+        let sampler = self.load(smp.ty, smp.var);
+        let sampled_ty = self.b.type_sampled_image(img.ty);
+        self.op(Op::SampledImage, sampled_ty, &[image, sampler])
     }
 
     fn image_write(&mut self, p: ParamId, index: &[Word], texel4: Word) {

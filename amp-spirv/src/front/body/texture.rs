@@ -21,6 +21,26 @@ impl BodyChecker<'_> {
             .filter(|&id| matches!(self.params[id].kind, ParamKind::Sampler))
     }
 
+    /// The sampler parameter `arg` names, the first argument of `method`; an error if none.
+    fn sampler_arg(&mut self, arg: &syn::Expr, method: &str) -> Option<ParamId> {
+        let sampler = self.is_sampler(arg);
+        if sampler.is_none() {
+            self.err(
+                Diagnostic::error(
+                    Rule::Textures,
+                    arg.span(),
+                    format!(
+                        "the first argument of `{method}` is a `Sampler` parameter of the kernel"
+                    ),
+                )
+                .with_help(format!(
+                    "add a parameter `s: Sampler` and write `tex.{method}(&s, coord)`"
+                )),
+            );
+        }
+        sampler
+    }
+
     fn param_named(&self, e: &syn::Expr) -> Option<ParamId> {
         match strip(e) {
             syn::Expr::Path(p) if p.qself.is_none() => {
@@ -126,17 +146,7 @@ impl BodyChecker<'_> {
                 if !arity(self, 2, "sample(&sampler, coord)") {
                     return Self::error_expr(span);
                 }
-                let Some(sampler) = self.is_sampler(args[0]) else {
-                    self.err(
-                        Diagnostic::error(
-                            Rule::Textures,
-                            args[0].span(),
-                            "the first argument of `sample` is a `Sampler` parameter of the kernel",
-                        )
-                        .with_help(
-                            "add a parameter `s: Sampler` and write `tex.sample(&s, coord)`",
-                        ),
-                    );
+                let Some(sampler) = self.sampler_arg(args[0], method) else {
                     return Self::error_expr(span);
                 };
                 if texel.ty().component().is_some_and(Scalar::is_int) {
@@ -191,15 +201,7 @@ impl BodyChecker<'_> {
                     );
                     return Self::error_expr(span);
                 }
-                let Some(sampler) = self.is_sampler(args[0]) else {
-                    self.err(
-                        Diagnostic::error(
-                            Rule::Textures,
-                            args[0].span(),
-                            format!("the first argument of `{method}` is a `Sampler` parameter of the kernel"),
-                        )
-                        .with_help(format!("add a parameter `s: Sampler` and write `tex.{method}(&s, coord)`")),
-                    );
+                let Some(sampler) = self.sampler_arg(args[0], method) else {
                     return Self::error_expr(span);
                 };
                 let coord = self.expr(args[1]);
