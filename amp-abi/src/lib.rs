@@ -302,18 +302,6 @@ pub enum ParamKind {
     },
 }
 
-impl ParamKind {
-    /// The parameter's binding in descriptor set 0, if it has one.
-    pub const fn binding(&self) -> Option<u32> {
-        match *self {
-            ParamKind::Buffer { binding, .. }
-            | ParamKind::Texture { binding, .. }
-            | ParamKind::Sampler { binding } => Some(binding),
-            ParamKind::Scalar { .. } | ParamKind::Value { .. } => None,
-        }
-    }
-}
-
 /// How a kernel uses a texture parameter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TextureAccess {

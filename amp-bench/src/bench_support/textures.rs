@@ -178,7 +178,6 @@ pub fn texture_rows(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         cpu_blur(&pixels, n, n, &wt, &mut cpu, &mut tmp);
         Ok(())
     })?;
-    let cpu_texels: Vec<[u8; 4]> = cpu.clone();
 
     // Through sampled textures.
     let src = Texture::<Unorm4, 2>::from_slice_on(&acc, extent, &texels)?;
@@ -237,23 +236,21 @@ pub fn texture_rows(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         bytes,
         [t_amp, t_glsl, t_cpu],
     ));
-    let to8 = |t: Vec<Unorm4>| -> Vec<[u8; 4]> {
+    // Per texel: within `steps` 8-bit steps of the CPU's.
+    let near = |t: Vec<Unorm4>, steps: u8| -> Vec<bool> {
         t.into_iter()
-            .map(|c| c.to_f32_array().map(|x| (x * 255.0).round() as u8))
-            .collect()
-    };
-    let (a, g) = (to8(out_amp.to_vec()?), to8(out_glsl.to_vec()?));
-    let near = |x: &[[u8; 4]]| -> Vec<bool> {
-        x.iter()
-            .zip(&cpu_texels)
-            .map(|(p, q)| (0..4).all(|c| p[c].abs_diff(q[c]) <= 1))
+            .zip(&cpu)
+            .map(|(p, q)| {
+                let p = p.to_f32_array().map(|x| (x * 255.0).round() as u8);
+                (0..4).all(|c| p[c].abs_diff(q[c]) <= steps)
+            })
             .collect()
     };
     let all_true = vec![true; n * n];
     ctx.checks.push(check(
         "blur, sampled texture (within one 8-bit step)",
-        &near(&a),
-        &near(&g),
+        &near(out_amp.to_vec()?, 1),
+        &near(out_glsl.to_vec()?, 1),
         &all_true,
     ));
 
@@ -309,21 +306,10 @@ pub fn texture_rows(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
     ));
     // Arrays keep f32 components: the CPU rounds each pass to 8 bits, so compare within two
     // 8-bit steps.
-    let to8a = |t: Vec<Unorm4>| -> Vec<[u8; 4]> {
-        t.into_iter()
-            .map(|c| c.to_f32_array().map(|x| (x * 255.0).round() as u8))
-            .collect()
-    };
-    let near2 = |x: &[[u8; 4]]| -> Vec<bool> {
-        x.iter()
-            .zip(&cpu_texels)
-            .map(|(p, q)| (0..4).all(|c| p[c].abs_diff(q[c]) <= 2))
-            .collect()
-    };
     ctx.checks.push(check(
         "blur, arrays (within two 8-bit steps)",
-        &near2(&to8a(a_amp.to_vec()?)),
-        &near2(&to8a(a_glsl.to_vec()?)),
+        &near(a_amp.to_vec()?, 2),
+        &near(a_glsl.to_vec()?, 2),
         &all_true,
     ));
     Ok(())

@@ -223,10 +223,8 @@ impl Pipeline {
         push: &[u8],
         groups: [u32; 3],
     ) -> Result<(), Error> {
-        if !images.is_empty() {
-            self.bind_with_images(rec, buffers, images)?;
-        } else if !buffers.is_empty() {
-            self.bind_buffers(rec, buffers)?;
+        if !buffers.is_empty() || !images.is_empty() {
+            self.bind(rec, buffers, images)?;
         }
         let bound = rec.bind_pipeline_once(self.pipeline);
         let (d, cmd) = (rec.vk(), rec.cmd());
@@ -243,15 +241,57 @@ impl Pipeline {
         Ok(())
     }
 
-    /// Allocates a descriptor set, writes `buffers` and `images` into it and binds it (sets
-    /// with images are not reused: their launches are few and their keys larger).
-    fn bind_with_images(
+    /// Binds the launch's descriptor set: `buffers` and `images` written into a set from the
+    /// batch's pool. A set of this batch written with the same buffers and no images (a chain
+    /// of launches alternating between a few arrays) is bound again rather than written anew;
+    /// sets with images are not reused (their launches are few and their keys larger).
+    fn bind(
         &self,
         rec: &mut Recording<'_>,
         buffers: &[(u32, vk::DescriptorBufferInfo)],
         images: &[(u32, ImageDescriptor)],
     ) -> Result<(), Error> {
-        let set = rec.allocate_set(self.set_layout, (buffers.len() + images.len()) as u32)?;
+        let cached = if images.is_empty() {
+            rec.written_set(self.set_layout, buffers)
+        } else {
+            None
+        };
+        let set = match cached {
+            Some(set) => set,
+            None => {
+                let set =
+                    rec.allocate_set(self.set_layout, (buffers.len() + images.len()) as u32)?;
+                self.write_set(rec, set, buffers, images);
+                if images.is_empty() {
+                    rec.remember_set(self.set_layout, buffers, set);
+                }
+                set
+            }
+        };
+        let (d, cmd) = (rec.vk(), rec.cmd());
+        // SAFETY: the buffers, images and samplers are live (the batch holds them); the
+        // command buffer is recording.
+        unsafe {
+            d.cmd_bind_descriptor_sets(
+                cmd,
+                vk::PipelineBindPoint::COMPUTE,
+                self.layout,
+                0,
+                &[set],
+                &[],
+            );
+        }
+        Ok(())
+    }
+
+    /// Writes `buffers` and `images` into the new descriptor set `set`.
+    fn write_set(
+        &self,
+        rec: &Recording<'_>,
+        set: vk::DescriptorSet,
+        buffers: &[(u32, vk::DescriptorBufferInfo)],
+        images: &[(u32, ImageDescriptor)],
+    ) {
         let buffer_infos: Vec<[vk::DescriptorBufferInfo; 1]> =
             buffers.iter().map(|&(_, info)| [info]).collect();
         let image_infos: Vec<[vk::DescriptorImageInfo; 1]> = images
@@ -285,67 +325,7 @@ impl Pipeline {
                 .descriptor_type(d.descriptor_type())
                 .image_info(info)
         }));
-        let (d, cmd) = (rec.vk(), rec.cmd());
-        // SAFETY: the set is new and not in use; the buffers, images and samplers are live
-        // (the batch holds them); the command buffer is recording.
-        unsafe {
-            d.update_descriptor_sets(&writes, &[]);
-            d.cmd_bind_descriptor_sets(
-                cmd,
-                vk::PipelineBindPoint::COMPUTE,
-                self.layout,
-                0,
-                &[set],
-                &[],
-            );
-        }
-        Ok(())
-    }
-
-    /// Allocates the launch's descriptor set from the batch's pool, writes `buffers` into it
-    /// and binds it.
-    fn bind_buffers(
-        &self,
-        rec: &mut Recording<'_>,
-        buffers: &[(u32, vk::DescriptorBufferInfo)],
-    ) -> Result<(), Error> {
-        // A set of this batch written with the same buffers (a chain of launches alternating
-        // between a few arrays) is bound again rather than written anew.
-        let set = match rec.written_set(self.set_layout, buffers) {
-            Some(set) => set,
-            None => {
-                let set = rec.allocate_set(self.set_layout, buffers.len() as u32)?;
-                let infos: Vec<[vk::DescriptorBufferInfo; 1]> =
-                    buffers.iter().map(|&(_, info)| [info]).collect();
-                let writes: Vec<_> = buffers
-                    .iter()
-                    .zip(&infos)
-                    .map(|(&(binding, _), info)| {
-                        vk::WriteDescriptorSet::default()
-                            .dst_set(set)
-                            .dst_binding(binding)
-                            .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                            .buffer_info(info)
-                    })
-                    .collect();
-                // SAFETY: the set is new and not in use; the buffers are live.
-                unsafe { rec.vk().update_descriptor_sets(&writes, &[]) };
-                rec.remember_set(self.set_layout, buffers, set);
-                set
-            }
-        };
-        let (d, cmd) = (rec.vk(), rec.cmd());
-        // SAFETY: the buffers are live (the batch holds them); the command buffer is recording.
-        unsafe {
-            d.cmd_bind_descriptor_sets(
-                cmd,
-                vk::PipelineBindPoint::COMPUTE,
-                self.layout,
-                0,
-                &[set],
-                &[],
-            );
-        }
-        Ok(())
+        // SAFETY: the set is new and not in use; what it describes is live.
+        unsafe { rec.vk().update_descriptor_sets(&writes, &[]) };
     }
 }

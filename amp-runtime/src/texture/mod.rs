@@ -41,18 +41,9 @@ pub struct Texture<T: Texel, const N: usize> {
     acc: Accelerator,
     extent: Extent<N>,
     bits: u32,
-    format: vk_format::Name,
+    /// The Vulkan format and texel type, for messages (`R8G8B8A8_UNORM (Unorm4)`).
+    format: String,
     _texel: PhantomData<T>,
-}
-
-/// A format's name for messages.
-mod vk_format {
-    /// `R8G8B8A8_UNORM`, ...
-    pub(crate) type Name = String;
-
-    pub(crate) fn name(f: ash::vk::Format) -> Name {
-        format!("{f:?}")
-    }
 }
 
 impl<T: Texel, const N: usize> fmt::Debug for Texture<T, N> {
@@ -99,7 +90,7 @@ impl<T: Texel, const N: usize> Texture<T, N> {
                 ),
             }
         })?;
-        let name = format!("{} ({})", vk_format::name(format), T::TEXEL);
+        let name = format!("{format:?} ({})", T::TEXEL);
         let texel_bytes = T::COMPONENTS * bits / 8;
         let image = Image::new(acc.device(), format, texel_bytes, extent.as_slice(), &name)?;
         Ok(Texture {
@@ -136,16 +127,8 @@ impl<T: Texel, const N: usize> Texture<T, N> {
         data: &[T],
         bits: u32,
     ) -> Result<Self, Error> {
-        let extent = extent.into();
-        let len = validate_dims(extent.as_slice())?;
-        if data.len() != len {
-            return Err(Error::ExtentMismatch {
-                extent: len,
-                len: data.len(),
-            });
-        }
-        let t = Self::with_bits_on(acc, extent, bits)?;
-        t.write_texels(data)?;
+        let mut t = Self::with_bits_on(acc, extent, bits)?;
+        t.copy_from_slice(data)?;
         Ok(t)
     }
 
@@ -161,12 +144,6 @@ impl<T: Texel, const N: usize> Texture<T, N> {
         }
     }
 
-    fn write_texels(&self, data: &[T]) -> Result<(), Error> {
-        let mut bytes = Vec::new();
-        format::encode(T::KIND, self.bits, Self::words(data), &mut bytes);
-        self.image.write(&bytes)
-    }
-
     /// Replaces every texel with `data` (row-major), converted as in
     /// [`from_slice_with_bits_on`](Self::from_slice_with_bits_on).
     pub fn copy_from_slice(&mut self, data: &[T]) -> Result<(), Error> {
@@ -177,7 +154,9 @@ impl<T: Texel, const N: usize> Texture<T, N> {
                 len: data.len(),
             });
         }
-        self.write_texels(data)
+        let mut bytes = Vec::new();
+        format::encode(T::KIND, self.bits, Self::words(data), &mut bytes);
+        self.image.write(&bytes)
     }
 
     /// The texels, row-major, after the device work that writes the texture.

@@ -172,6 +172,21 @@ pub fn check_device_fn_with(
     front::check_device_fn(func, &structs)
 }
 
+/// The checked IR of a kernel, its analyses' findings and its device structs, or every error
+/// found in it: what each back end starts from.
+fn checked(
+    func: &syn::ItemFn,
+    options: &Options,
+) -> Result<(ir::Kernel, analysis::Findings, StructTable), Diagnostics> {
+    let structs = StructTable::build(&options.structs)?;
+    let kernel = front::lower(func, &options.device_fns, &structs)?;
+    let findings = analysis::analyse(&kernel);
+    if !findings.errors.is_empty() {
+        return Err(findings.errors);
+    }
+    Ok((kernel, findings, structs))
+}
+
 /// Compiles a `#[kernel(amp)]` function to SPIR-V, or returns every error found in it.
 pub fn compile(func: &syn::ItemFn) -> Result<CompiledKernel, Diagnostics> {
     compile_with(func, &Options::default())
@@ -179,12 +194,7 @@ pub fn compile(func: &syn::ItemFn) -> Result<CompiledKernel, Diagnostics> {
 
 /// [`compile`] with options.
 pub fn compile_with(func: &syn::ItemFn, options: &Options) -> Result<CompiledKernel, Diagnostics> {
-    let structs = StructTable::build(&options.structs)?;
-    let kernel = front::lower(func, &options.device_fns, &structs)?;
-    let findings = analysis::analyse(&kernel);
-    if !findings.errors.is_empty() {
-        return Err(findings.errors);
-    }
+    let (kernel, findings, structs) = checked(func, options)?;
     let layout = back::Layout::of(&kernel);
     if layout.size > MAX_PUSH_CONSTANT_BYTES {
         let mut diags = Diagnostics::default();

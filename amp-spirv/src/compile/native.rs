@@ -5,8 +5,6 @@ use super::Options;
 use crate::back::native;
 use crate::diag::Diagnostics;
 use crate::ir::{OuterConst, ParamKind};
-use crate::structs::StructTable;
-use crate::{analysis, front};
 
 pub use native::{Unsupported, PRELUDE as NATIVE_PRELUDE};
 
@@ -60,12 +58,7 @@ pub fn compile_native(
     rt: &str,
     fn_name: &str,
 ) -> Result<NativeKernel, NativeError> {
-    let structs = StructTable::build(&options.structs).map_err(NativeError::Invalid)?;
-    let kernel = front::lower(func, &options.device_fns, &structs).map_err(NativeError::Invalid)?;
-    let findings = analysis::analyse(&kernel);
-    if !findings.errors.is_empty() {
-        return Err(NativeError::Invalid(findings.errors));
-    }
+    let (kernel, ..) = super::checked(func, options).map_err(NativeError::Invalid)?;
     let source = native::native(&kernel, options.bounds_checks(), rt, fn_name)
         .map_err(NativeError::Unsupported)?;
     Ok(NativeKernel {

@@ -5,20 +5,8 @@ use super::*;
 
 impl BodyChecker<'_> {
     pub(super) fn is_buffer(&self, e: &syn::Expr) -> Option<ParamId> {
-        match strip(e) {
-            syn::Expr::Path(p) if p.qself.is_none() => {
-                let ident = p.path.get_ident()?;
-                match self.lookup(&ident.to_string())? {
-                    Binding::Param(id)
-                        if matches!(self.params[id].kind, ParamKind::Buffer { .. }) =>
-                    {
-                        Some(id)
-                    }
-                    _ => None,
-                }
-            }
-            _ => None,
-        }
+        self.param_named(e)
+            .filter(|&id| matches!(self.params[id].kind, ParamKind::Buffer { .. }))
     }
 
     pub(super) fn buffer_info(&self, id: ParamId) -> (Elem, u32, bool) {

@@ -41,7 +41,8 @@ impl BodyChecker<'_> {
         sampler
     }
 
-    fn param_named(&self, e: &syn::Expr) -> Option<ParamId> {
+    /// The parameter `e` names, if it is a plain name of one.
+    pub(super) fn param_named(&self, e: &syn::Expr) -> Option<ParamId> {
         match strip(e) {
             syn::Expr::Path(p) if p.qself.is_none() => {
                 match self.lookup(&p.path.get_ident()?.to_string())? {
