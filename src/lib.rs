@@ -67,4 +67,5 @@ pub mod __private {
         assert_device_field, is_scalar, DeviceStructSeal, KernelArg, KernelCall, KernelInfo,
         ParamInfo, ParamKind, ScalarType, TextureAccess, TiledKernelCall,
     };
+    pub use amp_runtime::{native_rt as native, NativeCode, NativeLaunch};
 }

@@ -7,6 +7,7 @@
 mod callback;
 mod device_fn;
 mod imports;
+mod native;
 mod source_file;
 
 use amp_spirv::{
@@ -125,10 +126,16 @@ fn compile_instances(
     if results.iter().all(|(r, _)| r.is_ok()) {
         return Ok(results
             .into_iter()
-            .filter_map(|(r, i)| {
+            .enumerate()
+            .filter_map(|(n, (r, i))| {
+                let kernel = r.ok()?;
+                let (native_item, native_code) =
+                    native::entry(&i.func, options, kernel.tile.is_some(), n);
                 Some(Instance {
                     bindings: i.bindings,
-                    kernel: r.ok()?,
+                    kernel,
+                    native_item,
+                    native_code,
                 })
             })
             .collect());
@@ -387,6 +394,10 @@ fn elem_type_tokens(elem: &Elem, host: &TokenStream2) -> TokenStream2 {
 struct Instance {
     bindings: Vec<(syn::Ident, Scalar)>,
     kernel: CompiledKernel,
+    /// The native entry function (an item; empty without native code).
+    native_item: TokenStream2,
+    /// The instance's `NativeCode`.
+    native_code: TokenStream2,
 }
 
 /// The element type a parameter's written type names when it is one of the kernel's type
@@ -487,18 +498,23 @@ fn launcher(func: &syn::ItemFn, instances: &[Instance]) -> TokenStream2 {
     let statics: Vec<TokenStream2> = instances
         .iter()
         .enumerate()
-        .map(|(i, inst)| instance_statics(func, &inst.kernel, i))
+        .map(|(i, inst)| {
+            let statics = instance_statics(func, &inst.kernel, i);
+            let native = &inst.native_item;
+            quote!(#statics #native)
+        })
         .collect();
     // The instance is chosen by the type arguments, a constant once monomorphized.
     let choose = {
         let arms = instances.iter().enumerate().map(|(i, inst)| {
             let info = format_ident!("INFO_{i}");
             let bytes = tile_static_bytes(&inst.kernel);
+            let native = &inst.native_code;
             let conds = inst.bindings.iter().map(|(t, s)| {
                 let ty = scalar_type_tokens(*s);
                 quote!(::amp::__private::is_scalar::<#t>(#ty))
             });
-            quote!(if true #(&& #conds)* { (&#info, (#bytes) as u32) } else)
+            quote!(if true #(&& #conds)* { (&#info, (#bytes) as u32, #native) } else)
         });
         quote!(#(#arms)* { ::core::unreachable!() })
     };
@@ -556,14 +572,15 @@ fn launcher(func: &syn::ItemFn, instances: &[Instance]) -> TokenStream2 {
         None => {
             let ret = quote!(::amp::__private::KernelCall<'k, #rank>);
             let build = if kernel.consts.is_empty() {
-                quote!(::amp::__private::KernelCall::new(
-                    info,
-                    ::std::vec![#(#args),*]
-                ))
+                quote!(
+                    ::amp::__private::KernelCall::new(info, ::std::vec![#(#args),*])
+                        .with_native(native)
+                )
             } else {
                 quote!(
                     ::amp::__private::KernelCall::new(info, ::std::vec![#(#args),*])
                         .with_spec(spec)
+                        .with_native(native)
                 )
             };
             (ret, build)
@@ -578,7 +595,8 @@ fn launcher(func: &syn::ItemFn, instances: &[Instance]) -> TokenStream2 {
                     ::std::vec![#(#args),*],
                     spec,
                     tile_static_bytes
-                )),
+                )
+                .with_native(native)),
             )
         }
     };
@@ -597,7 +615,11 @@ fn launcher(func: &syn::ItemFn, instances: &[Instance]) -> TokenStream2 {
             #(#inline_checks)*
             #(#warnings)*
             #[allow(unused_variables)]
-            let (info, tile_static_bytes): (&'static ::amp::__private::KernelInfo, u32) = #choose;
+            let (info, tile_static_bytes, native): (
+                &'static ::amp::__private::KernelInfo,
+                u32,
+                ::amp::__private::NativeCode,
+            ) = #choose;
             #[allow(unused_mut, unused_variables)]
             let mut spec: ::std::vec::Vec<u32> = ::std::vec::Vec::new();
             #(#spec_words)*

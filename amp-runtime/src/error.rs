@@ -280,6 +280,27 @@ pub enum Error {
         /// The view's extent.
         extent: Vec<usize>,
     },
+    /// Something the native CPU accelerator ([`Accelerator::cpu`](crate::Accelerator::cpu))
+    /// cannot do: a Vulkan-only feature (textures, raw SPIR-V kernels, extra queues), or a
+    /// kernel that uses a construct the native back end does not translate yet. Run it on a
+    /// Vulkan accelerator instead (`AMP_DEVICE=vulkan`, or [`Accelerator::all`](crate::Accelerator::all)).
+    #[error("{what} cannot run on the native CPU accelerator: {reason}; use a Vulkan accelerator (AMP_DEVICE=vulkan, or Accelerator::from_path with a vulkan: path) for it")]
+    NativeUnsupported {
+        /// What was asked for (`kernel `blur``, `textures`).
+        what: String,
+        /// Why the native accelerator cannot do it.
+        reason: String,
+    },
+    /// An environment variable amp-rs reads has a value it cannot use.
+    #[error("environment variable {variable}={value:?} is invalid: expected {expected}")]
+    InvalidEnvironment {
+        /// The variable's name.
+        variable: &'static str,
+        /// Its value.
+        value: String,
+        /// What it should hold.
+        expected: &'static str,
+    },
     /// Submitted device work (a launch or a transfer) did not finish within the timeout
     /// (`AMP_LAUNCH_TIMEOUT_MS`, default 60 s, or [`AcceleratorView::set_timeout`]). Vulkan
     /// cannot cancel it: it keeps running, host access to the data it uses (reading a view

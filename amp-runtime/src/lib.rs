@@ -46,6 +46,8 @@ pub mod short_vector;
 mod sync;
 mod texture;
 
+#[doc(hidden)]
+pub use amp_abi::native_rt;
 pub use data::{
     copy, copy_async, transfer_stats, AccessType, Array, ArrayView, ArrayViewMut, CompletionFuture,
     CopyDestination, CopySource, TransferStats,
@@ -61,6 +63,8 @@ pub use exec::{
     parallel_for_each, parallel_for_each_on, ComputeDomain, KernelArg, KernelCall, RawBinding,
     RawKernel, TileBarrier, TiledExtent, TiledIndex, TiledKernelCall, MAX_TILE_THREADS,
 };
+#[doc(hidden)]
+pub use exec::{NativeCode, NativeLaunch};
 pub use extent::{Extent, Index};
 #[doc(hidden)]
 pub use kernel::{

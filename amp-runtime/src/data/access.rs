@@ -7,7 +7,7 @@ use ash::vk;
 
 use crate::device::Accelerator;
 use crate::kernel::ElemType;
-use crate::memory::Buffer;
+use crate::memory::{Buffer, HostMemory};
 use crate::Error;
 
 mod sealed {
@@ -22,6 +22,17 @@ mod sealed {
         /// The buffer is borrowed host memory used in place (imported): the launch must finish
         /// before the borrow can end.
         pub(crate) in_place: bool,
+    }
+
+    /// A buffer argument made ready for a native launch by [`BufferAccess::prepare_native`]:
+    /// host memory the kernel uses in place.
+    pub struct NativePrepared {
+        /// The first byte of the memory the view's offset and strides count from.
+        pub(crate) ptr: *mut u8,
+        /// Bytes from `ptr` the view may reach.
+        pub(crate) len: usize,
+        /// The array memory, kept alive for the launch.
+        pub(crate) _keep: Option<Arc<HostMemory>>,
     }
 
     /// The runtime's view of a kernel buffer argument.
@@ -53,10 +64,15 @@ mod sealed {
         fn prepare(&self, acc: &Accelerator) -> Result<Prepared, Error>;
         /// Records that a launch on `acc` wrote the buffer the latest `prepare` returned.
         fn mark_written(&self, acc: &Accelerator);
+        /// Makes the host memory current for a launch on the native CPU accelerator `acc`
+        /// and returns it ([`Error::AcceleratorMismatch`] for an array on another one).
+        fn prepare_native(&self, acc: &Accelerator) -> Result<NativePrepared, Error>;
+        /// Records that a native launch wrote the host memory.
+        fn mark_written_native(&self);
     }
 }
 
-pub(crate) use sealed::{BufferAccess, Prepared};
+pub(crate) use sealed::{BufferAccess, NativePrepared, Prepared};
 
 /// Something a kernel can read as a buffer: [`ArrayView`](crate::ArrayView),
 /// [`ArrayViewMut`](crate::ArrayViewMut) or [`Array`](crate::Array). Sealed.

@@ -6,13 +6,14 @@ use std::sync::Arc;
 
 use gpu_allocator::MemoryLocation;
 
-use super::access::{BufferAccess, DeviceBuffer, DeviceBufferMut, Prepared};
+use super::access::{BufferAccess, DeviceBuffer, DeviceBufferMut, NativePrepared, Prepared};
 use super::layout::Layout;
 use super::shared::Shared;
+use super::storage::Storage;
 use super::view::{ArrayView, ArrayViewMut};
-use crate::device::Accelerator;
+use crate::device::{Accelerator, Backend};
 use crate::kernel::ElemType;
-use crate::memory::{force_staging, Buffer};
+use crate::memory::{force_staging, Buffer, HostMemory};
 use crate::scalar::DeviceElement;
 use crate::{Error, Extent, Index};
 
@@ -86,7 +87,7 @@ impl Accelerator {
     /// `default_cpu_access_type`): `ReadWrite` when it supports shared memory (and
     /// `AMP_FORCE_STAGING=1` is not set), else `None`.
     pub fn default_cpu_access_type(&self) -> AccessType {
-        if self.supports_cpu_shared_memory() && !force_staging() {
+        if self.is_native() || (self.supports_cpu_shared_memory() && !force_staging()) {
             AccessType::ReadWrite
         } else {
             AccessType::None
@@ -96,9 +97,15 @@ impl Accelerator {
     /// Whether kernels on this device can use host slices in place
     /// (`VK_EXT_external_memory_host`), so views of host data are zero-copy.
     pub fn supports_host_memory_import(&self) -> bool {
-        self.device().memory().host_import_alignment.is_some()
-            && self.supports_cpu_shared_memory()
-            && !force_staging()
+        match self.backend() {
+            Backend::Vulkan(d) => {
+                d.memory().host_import_alignment.is_some()
+                    && self.supports_cpu_shared_memory()
+                    && !force_staging()
+            }
+            // Native kernels read and write host slices where they are.
+            Backend::Native(_) => true,
+        }
     }
 }
 
@@ -115,7 +122,7 @@ impl Accelerator {
 /// # Ok::<(), amp_runtime::Error>(())
 /// ```
 pub struct Array<T: DeviceElement, const N: usize> {
-    buffer: Arc<Buffer>,
+    storage: Storage,
     extent: Extent<N>,
     len: usize,
     acc: Accelerator,
@@ -128,9 +135,19 @@ impl<T: DeviceElement, const N: usize> Array<T, N> {
         let len = extent.validate()?;
         let bytes = (len as u64).saturating_mul(std::mem::size_of::<T>() as u64);
         let access = access.resolve(acc);
-        let buffer = Buffer::storage_in(acc.device(), bytes, access.location())?;
+        let storage = match acc.backend() {
+            Backend::Vulkan(device) => Storage::Device(Arc::new(Buffer::storage_in(
+                device,
+                bytes,
+                access.location(),
+            )?)),
+            Backend::Native(_) => {
+                let bytes = usize::try_from(bytes).map_err(|_| Error::OutOfDeviceMemory)?;
+                Storage::Host(Arc::new(HostMemory::zeroed(bytes)?))
+            }
+        };
         Ok(Array {
-            buffer: Arc::new(buffer),
+            storage,
             extent,
             len,
             acc: acc.clone(),
@@ -147,7 +164,9 @@ impl<T: DeviceElement, const N: usize> Array<T, N> {
         access: AccessType,
     ) -> Result<Self, Error> {
         let a = Self::alloc(acc, extent.into(), access)?;
-        a.buffer.zero()?;
+        if let Storage::Device(b) = &a.storage {
+            b.zero()?;
+        }
         Ok(a)
     }
 
@@ -190,15 +209,16 @@ impl<T: DeviceElement, const N: usize> Array<T, N> {
                 ),
             });
         }
-        let p = self
-            .buffer
-            .host_ptr()?
-            .ok_or_else(|| Error::NotHostAccessible {
-                what: "the array",
-                reason: "its memory is not host-visible on this device (or AMP_FORCE_STAGING=1 is \
+        let p = match &self.storage {
+            Storage::Device(b) => b.host_ptr()?,
+            Storage::Host(h) => Some(h.as_ptr()),
+        };
+        let p = p.ok_or_else(|| Error::NotHostAccessible {
+            what: "the array",
+            reason: "its memory is not host-visible on this device (or AMP_FORCE_STAGING=1 is \
                      set); use to_vec / copy_from_slice"
-                    .into(),
-            })?;
+                .into(),
+        })?;
         if !(p as usize).is_multiple_of(std::mem::align_of::<T>()) {
             return Err(Error::NotHostAccessible {
                 what: "the array",
@@ -242,12 +262,12 @@ impl<T: DeviceElement, const N: usize> Array<T, N> {
     }
 
     fn shared(&self) -> Arc<Shared> {
-        Shared::array(self.buffer.clone(), self.acc.clone())
+        Shared::array(self.storage.clone(), self.acc.clone())
     }
 
-    /// The buffer (for `copy`).
-    pub(crate) fn buffer(&self) -> &Arc<Buffer> {
-        &self.buffer
+    /// The memory (for `copy`).
+    pub(crate) fn storage(&self) -> &Storage {
+        &self.storage
     }
 
     /// A zero-filled array on the default accelerator.
@@ -286,7 +306,7 @@ impl<T: DeviceElement, const N: usize> Array<T, N> {
             }
         }
         let a = Self::alloc(acc, extent, AccessType::Auto)?;
-        a.buffer.write(crate::scalar::as_bytes(data))?;
+        a.storage.write_at(0, crate::scalar::as_bytes(data))?;
         Ok(a)
     }
 
@@ -325,7 +345,7 @@ impl<T: DeviceElement, const N: usize> Array<T, N> {
                 actual: out.len(),
             });
         }
-        self.buffer.read(crate::scalar::as_bytes_mut(out))
+        self.storage.read_at(0, crate::scalar::as_bytes_mut(out))
     }
 
     /// Overwrites the contents with `data`, whose length must equal the element count.
@@ -336,15 +356,23 @@ impl<T: DeviceElement, const N: usize> Array<T, N> {
                 actual: data.len(),
             });
         }
-        self.buffer.write(crate::scalar::as_bytes(data))
+        self.storage.write_at(0, crate::scalar::as_bytes(data))
     }
 
     /// A deep copy on the same accelerator with the same access type (copied device to
     /// device; C++ AMP's array copy constructor).
     pub fn try_clone(&self) -> Result<Self, Error> {
         let copy = Self::alloc(&self.acc, self.extent, self.access)?;
-        self.buffer
-            .copy_to(0, &copy.buffer, 0, self.buffer.size())?;
+        match (&self.storage, &copy.storage) {
+            (Storage::Device(from), Storage::Device(to)) => from.copy_to(0, to, 0, from.size())?,
+            (Storage::Host(from), Storage::Host(to)) => {
+                // SAFETY: two distinct allocations of the same size.
+                unsafe { std::ptr::copy_nonoverlapping(from.as_ptr(), to.as_ptr(), from.size()) }
+            }
+            _ => copy
+                .storage
+                .write_at(0, crate::scalar::as_bytes(&self.to_vec()?))?,
+        }
         Ok(copy)
     }
 
@@ -378,19 +406,13 @@ impl<T: DeviceElement, const N: usize> BufferAccess for Array<T, N> {
         Some(self.acc.clone())
     }
     fn prepare(&self, acc: &Accelerator) -> Result<Prepared, Error> {
-        if *acc != self.acc {
-            return Err(Error::AcceleratorMismatch {
-                array: self.acc.name().to_owned(),
-                launch: acc.name().to_owned(),
-            });
-        }
-        Ok(Prepared {
-            info: self.buffer.whole(),
-            buffer: self.buffer.clone(),
-            in_place: false,
-        })
+        self.shared().prepare(acc)
     }
     fn mark_written(&self, _acc: &Accelerator) {}
+    fn prepare_native(&self, acc: &Accelerator) -> Result<NativePrepared, Error> {
+        self.shared().prepare_native(acc)
+    }
+    fn mark_written_native(&self) {}
 }
 
 impl<T: DeviceElement, const N: usize> DeviceBuffer for Array<T, N> {}

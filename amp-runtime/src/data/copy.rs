@@ -96,7 +96,11 @@ impl<T: DeviceElement, const N: usize> sealed::Source<T> for Array<T, N> {
         self.to_vec()
     }
     fn array_buffer(&self) -> Option<(&Arc<Buffer>, &Accelerator)> {
-        Some((self.buffer(), self.accelerator()))
+        Some((self.storage().buffer()?, self.accelerator()))
+    }
+    fn host_slice(&self) -> Option<&[T]> {
+        self.storage().host()?;
+        self.as_slice().ok()
     }
 }
 impl<T: DeviceElement, const N: usize> CopySource<T> for Array<T, N> {}
@@ -109,7 +113,11 @@ impl<T: DeviceElement, const N: usize> sealed::Destination<T> for Array<T, N> {
         self.copy_from_slice(data)
     }
     fn array_buffer(&self) -> Option<(&Arc<Buffer>, &Accelerator)> {
-        Some((self.buffer(), self.accelerator()))
+        Some((self.storage().buffer()?, self.accelerator()))
+    }
+    fn host_slice(&mut self) -> Option<&mut [T]> {
+        self.storage().host()?;
+        self.as_mut_slice().ok()
     }
 }
 impl<T: DeviceElement, const N: usize> CopyDestination<T> for Array<T, N> {}

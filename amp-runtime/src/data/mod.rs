@@ -11,9 +11,10 @@ mod copy;
 mod future;
 mod layout;
 mod shared;
+mod storage;
 mod view;
 
-pub(crate) use access::{BufferAccess, Prepared};
+pub(crate) use access::{BufferAccess, NativePrepared, Prepared};
 pub use access::{DeviceBuffer, DeviceBufferMut};
 pub use array::{AccessType, Array};
 pub use copy::{copy, copy_async, CopyDestination, CopySource};

@@ -4,9 +4,10 @@
 
 use std::sync::{Arc, Mutex};
 
-use super::access::Prepared;
+use super::access::{NativePrepared, Prepared};
 use super::future::{stage_download, CompletionFuture};
 use super::layout::Layout;
+use super::storage::Storage;
 use crate::device::{Accelerator, Device};
 use crate::memory::Buffer;
 use crate::scalar::DeviceElement;
@@ -68,11 +69,8 @@ pub(super) fn count(update: impl FnOnce(&mut TransferStats)) {
 enum Source {
     /// Host memory borrowed by the views (`&[T]` or `&mut [T]`), as bytes.
     Host { ptr: *mut u8, len: usize },
-    /// The buffer of an [`Array`](crate::Array) on its accelerator.
-    Array {
-        buffer: Arc<Buffer>,
-        acc: Accelerator,
-    },
+    /// The memory of an [`Array`](crate::Array) on its accelerator.
+    Array { storage: Storage, acc: Accelerator },
 }
 
 /// A device copy of host data.
@@ -123,9 +121,9 @@ impl Shared {
         })
     }
 
-    pub(crate) fn array(buffer: Arc<Buffer>, acc: Accelerator) -> Arc<Shared> {
+    pub(crate) fn array(storage: Storage, acc: Accelerator) -> Arc<Shared> {
         Arc::new(Shared {
-            source: Source::Array { buffer, acc },
+            source: Source::Array { storage, acc },
             state: Mutex::new(Coherence {
                 host_current: true,
                 discard: false,
@@ -171,28 +169,29 @@ impl Shared {
     /// of the data at element 0 of its buffer.
     pub(super) fn prepare(&self, acc: &Accelerator) -> Result<Prepared, Error> {
         let (ptr, len) = match &self.source {
-            Source::Array { buffer, acc: home } => {
-                if acc != home {
-                    return Err(Error::AcceleratorMismatch {
+            Source::Array { storage, acc: home } => {
+                return match storage.buffer() {
+                    Some(buffer) if acc == home => Ok(Prepared {
+                        info: buffer.whole(),
+                        buffer: buffer.clone(),
+                        in_place: false,
+                    }),
+                    _ => Err(Error::AcceleratorMismatch {
                         array: home.name().to_owned(),
                         launch: acc.name().to_owned(),
-                    });
-                }
-                return Ok(Prepared {
-                    info: buffer.whole(),
-                    buffer: buffer.clone(),
-                    in_place: false,
-                });
+                    }),
+                };
             }
             Source::Host { ptr, len } => (*ptr, *len),
         };
+        let device = acc.vulkan("a Vulkan launch")?;
         let mut guard = lock(&self.state);
         let st = &mut *guard;
-        let usable = |c: &DeviceCopy| on_device(&c.buffer, acc.device());
+        let usable = |c: &DeviceCopy| on_device(&c.buffer, device);
         let i = match st.copies.iter().position(usable) {
             Some(i) => i,
             None => {
-                st.copies.push(new_copy(acc.device(), ptr, len)?);
+                st.copies.push(new_copy(device, ptr, len)?);
                 st.copies.len() - 1
             }
         };
@@ -226,6 +225,52 @@ impl Shared {
             buffer: copy.buffer.clone(),
             in_place: copy.imported,
         })
+    }
+
+    /// The host memory for a launch on the native CPU accelerator `acc`: an array's own
+    /// memory, or the borrowed host slice brought up to date from any newer device copy.
+    pub(super) fn prepare_native(&self, acc: &Accelerator) -> Result<NativePrepared, Error> {
+        match &self.source {
+            Source::Array { storage, acc: home } => match storage.host() {
+                Some(host) if acc == home => Ok(NativePrepared {
+                    ptr: host.as_ptr(),
+                    len: host.size(),
+                    _keep: Some(host.clone()),
+                }),
+                _ => Err(Error::AcceleratorMismatch {
+                    array: home.name().to_owned(),
+                    launch: acc.name().to_owned(),
+                }),
+            },
+            Source::Host { ptr, len } => {
+                let mut guard = lock(&self.state);
+                let st = &mut *guard;
+                if !st.discard {
+                    self.sync_host(st)?;
+                }
+                st.discard = false;
+                st.host_current = true;
+                Ok(NativePrepared {
+                    ptr: *ptr,
+                    len: *len,
+                    _keep: None,
+                })
+            }
+        }
+    }
+
+    /// Records that a native launch wrote the host data: every device copy is stale.
+    pub(super) fn mark_written_native(&self) {
+        if let Source::Array { .. } = self.source {
+            return;
+        }
+        let mut st = lock(&self.state);
+        st.host_current = true;
+        for c in &mut st.copies {
+            if !c.imported {
+                c.current = false;
+            }
+        }
     }
 
     /// Records that a launch on `acc` wrote the copy the latest `prepare` returned.
@@ -280,12 +325,12 @@ impl Shared {
                     .map(|p| unsafe { ptr.add(p * size).cast::<T>().read_unaligned() })
                     .collect())
             }
-            Source::Array { buffer, .. } => {
+            Source::Array { storage, .. } => {
                 let mut out = vec![crate::scalar::zeroed::<T>(); layout.extent.size()];
                 let mut at = 0;
                 for (start, n) in layout.runs() {
                     let dst = crate::scalar::as_bytes_mut(&mut out[at..at + n]);
-                    buffer.read_at((start * size) as u64, dst)?;
+                    storage.read_at(start * size, dst)?;
                     at += n;
                 }
                 Ok(out)
@@ -314,13 +359,10 @@ impl Shared {
                 }
                 Ok(())
             }
-            Source::Array { buffer, .. } => {
+            Source::Array { storage, .. } => {
                 let mut at = 0;
                 for (start, n) in layout.runs() {
-                    buffer.write_at(
-                        (start * size) as u64,
-                        crate::scalar::as_bytes(&data[at..at + n]),
-                    )?;
+                    storage.write_at(start * size, crate::scalar::as_bytes(&data[at..at + n]))?;
                     at += n;
                 }
                 Ok(())
@@ -351,10 +393,16 @@ impl Shared {
                 }
                 Ok(p.cast())
             }
-            Source::Array { .. } => Err(Error::NotHostAccessible {
-                what: "a view of an Array",
-                reason: "its data is in device memory; use to_vec, or Array::as_slice".into(),
-            }),
+            Source::Array { storage, .. } => match storage.host() {
+                // SAFETY: the layout lies in the array's memory.
+                Some(h) => {
+                    Ok(unsafe { h.as_ptr().add(layout.offset * std::mem::size_of::<T>()) }.cast())
+                }
+                None => Err(Error::NotHostAccessible {
+                    what: "a view of an Array",
+                    reason: "its data is in device memory; use to_vec, or Array::as_slice".into(),
+                }),
+            },
         }
     }
 

@@ -12,7 +12,7 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-use super::access::{BufferAccess, DeviceBuffer, DeviceBufferMut, Prepared};
+use super::access::{BufferAccess, DeviceBuffer, DeviceBufferMut, NativePrepared, Prepared};
 use super::future::CompletionFuture;
 use super::layout::{check_extent, reinterpret, Layout};
 use super::shared::Shared;
@@ -519,6 +519,12 @@ macro_rules! buffer_access {
             }
             fn mark_written(&self, _acc: &Accelerator) {
                 self.shared.mark_written();
+            }
+            fn prepare_native(&self, acc: &Accelerator) -> Result<NativePrepared, Error> {
+                self.shared.prepare_native(acc)
+            }
+            fn mark_written_native(&self) {
+                self.shared.mark_written_native();
             }
         }
 

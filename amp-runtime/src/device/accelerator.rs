@@ -10,6 +10,7 @@ use ash::vk;
 use super::counts::{ObjectCounts, LIVE_DESCRIPTOR_POOLS, LIVE_PIPELINES, LIVE_SUBMITTERS};
 use super::create::{create_device, physical_devices, PhysicalInfo};
 use super::instance::{instance, InstanceShared};
+use super::native::{NativeDevice, NATIVE_PATH};
 use super::properties::{DeviceType, Limits};
 use super::Device;
 use crate::sync::lock;
@@ -29,30 +30,90 @@ use crate::Error;
 /// ```
 #[derive(Clone)]
 pub struct Accelerator {
-    device: Arc<Device>,
+    backend: Backend,
+}
+
+/// What runs an accelerator's kernels.
+#[derive(Clone)]
+pub(crate) enum Backend {
+    /// A Vulkan device: kernels run as SPIR-V.
+    Vulkan(Arc<Device>),
+    /// The native CPU accelerator: kernels run as the Rust code generated beside their SPIR-V.
+    Native(Arc<NativeDevice>),
 }
 
 impl fmt::Debug for Accelerator {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Accelerator")
-            .field("name", &self.device.name)
-            .field("device_type", &self.device.device_type)
+            .field("name", &self.name())
+            .field("device_type", &self.device_type())
             .finish()
     }
 }
 
 impl PartialEq for Accelerator {
     fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.device, &other.device)
+        match (&self.backend, &other.backend) {
+            (Backend::Vulkan(a), Backend::Vulkan(b)) => Arc::ptr_eq(a, b),
+            (Backend::Native(a), Backend::Native(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
     }
 }
 
 impl Eq for Accelerator {}
 
 impl Accelerator {
-    /// The device this handle shares.
-    pub(crate) fn device(&self) -> &Arc<Device> {
-        &self.device
+    /// What runs this accelerator's kernels.
+    pub(crate) fn backend(&self) -> &Backend {
+        &self.backend
+    }
+
+    /// The Vulkan device this handle shares; [`Error::NativeUnsupported`] naming `what` on the
+    /// native CPU accelerator.
+    pub(crate) fn vulkan(&self, what: &str) -> Result<&Arc<Device>, Error> {
+        match &self.backend {
+            Backend::Vulkan(d) => Ok(d),
+            Backend::Native(_) => Err(Error::NativeUnsupported {
+                what: what.to_owned(),
+                reason: "it needs a Vulkan device".into(),
+            }),
+        }
+    }
+
+    /// The native CPU accelerator (C++ AMP's `accelerator(accelerator::cpu_accelerator)`,
+    /// which amp-rs makes a real one, like WARP): every kernel's Rust translation, generated
+    /// by `#[kernel(amp)]` beside its SPIR-V and compiled by rustc with your crate, run on a
+    /// `rayon` pool of `AMP_CPU_THREADS` threads (default: every core). Its
+    /// [`device_path`](Self::device_path) is `"cpu"`. It needs no Vulkan loader or driver.
+    ///
+    /// Arrays created on it live in host memory, views of host slices are used in place,
+    /// and launches on it finish before `parallel_for_each_on` returns. Kernels the native
+    /// back end does not translate (textures, for now) fail to launch with
+    /// [`Error::NativeUnsupported`].
+    ///
+    /// ```no_run
+    /// let cpu = amp_runtime::Accelerator::cpu()?;
+    /// assert_eq!(cpu.device_path(), "cpu");
+    /// # Ok::<(), amp_runtime::Error>(())
+    /// ```
+    ///
+    /// Errors: [`Error::InvalidEnvironment`] when `AMP_CPU_THREADS` is not a positive number.
+    pub fn cpu() -> Result<Accelerator, Error> {
+        Ok(Accelerator {
+            backend: Backend::Native(NativeDevice::get()?),
+        })
+    }
+
+    /// Whether this is the native CPU accelerator ([`Accelerator::cpu`]).
+    pub fn is_native(&self) -> bool {
+        matches!(self.backend, Backend::Native(_))
+    }
+}
+
+fn vulkan_acc(device: Arc<Device>) -> Accelerator {
+    Accelerator {
+        backend: Backend::Vulkan(device),
     }
 }
 
@@ -65,11 +126,11 @@ const DEVICE_ENV: &str = "AMP_DEVICE";
 fn device_for(inst: &Arc<InstanceShared>, phys: &PhysicalInfo) -> Result<Accelerator, Error> {
     let mut devices = lock(&DEVICES);
     if let Some((_, d)) = devices.iter().find(|(p, _)| *p == phys.handle) {
-        return Ok(Accelerator { device: d.clone() });
+        return Ok(vulkan_acc(d.clone()));
     }
     let device = Arc::new(create_device(inst, phys)?);
     devices.push((phys.handle, device.clone()));
-    Ok(Accelerator { device })
+    Ok(vulkan_acc(device))
 }
 
 /// The logical devices opened so far.
@@ -91,6 +152,7 @@ fn find_named(phys: &mut Vec<PhysicalInfo>, want: &str) -> Result<PhysicalInfo, 
             available: phys
                 .iter()
                 .map(|p| format!("{} ({})", p.name, p.path()))
+                .chain(["the native CPU accelerator (cpu)".to_owned()])
                 .collect::<Vec<_>>()
                 .join(", "),
         }),
@@ -102,43 +164,46 @@ impl Accelerator {
     /// [`parallel_for_each`](crate::parallel_for_each) and the `new` constructors.
     ///
     /// Chosen once per process, on first use: the accelerator passed to
-    /// [`Accelerator::set_default`] if that came first; else the first device whose name
-    /// contains the value of the environment variable `AMP_DEVICE` (case-insensitive) or whose
-    /// [`device_path`](Self::device_path) equals it ([`Error::DeviceNotFound`] if none does);
-    /// otherwise the first discrete GPU, integrated GPU, virtual GPU, then CPU device.
+    /// [`Accelerator::set_default`] if that came first; else the one the environment variable
+    /// `AMP_DEVICE` names ([`Error::DeviceNotFound`] if none matches):
+    /// - `cpu`: the native CPU accelerator ([`Accelerator::cpu`]);
+    /// - `vulkan`: the preferred Vulkan device (GPUs first, then Vulkan CPU drivers);
+    /// - anything else: the first Vulkan device whose name contains it (case-insensitive) or
+    ///   whose [`device_path`](Self::device_path) equals it.
     ///
-    /// Errors: [`Error::NoVulkanLoader`], [`Error::NoDevice`], [`Error::DeviceNotFound`].
+    /// Without `AMP_DEVICE`: the first discrete, integrated, then virtual GPU; else the native
+    /// CPU accelerator, which runs kernels far faster than a Vulkan CPU driver such as Mesa's
+    /// lavapipe (those come last, reachable with `AMP_DEVICE`). Without a Vulkan loader the
+    /// default is the native CPU accelerator.
+    ///
+    /// Errors: [`Error::DeviceNotFound`], and those of opening the chosen device.
     #[allow(clippy::should_implement_trait)]
     pub fn default() -> Result<Accelerator, Error> {
         let mut slot = lock(&DEFAULT);
         if let Some(acc) = slot.as_ref() {
             return Ok(acc.clone());
         }
-        let inst = instance()?;
-        let mut phys = physical_devices(&inst)?;
-        if phys.is_empty() {
-            return Err(Error::NoDevice);
-        }
-        let chosen = match std::env::var(DEVICE_ENV) {
-            Ok(want) if !want.is_empty() => find_named(&mut phys, &want)?,
-            _ => {
-                // Stable sort: enumeration order breaks ties.
-                phys.sort_by_key(|p| p.device_type.preference());
-                phys.swap_remove(0)
-            }
+        let acc = match std::env::var(DEVICE_ENV) {
+            Ok(want) if !want.is_empty() => named(&want)?,
+            _ => preferred()?,
         };
-        let acc = device_for(&inst, &chosen)?;
         *slot = Some(acc.clone());
         Ok(acc)
     }
 
-    /// Every Vulkan 1.1 device with a compute queue, in enumeration order.
+    /// Every accelerator: each Vulkan 1.1 device with a compute queue, in enumeration order,
+    /// then the native CPU accelerator. Without a Vulkan loader, only the native one.
     pub fn all() -> Result<Vec<Accelerator>, Error> {
-        let inst = instance()?;
-        physical_devices(&inst)?
-            .iter()
-            .map(|p| device_for(&inst, p))
-            .collect()
+        let mut all = match instance() {
+            Ok(inst) => physical_devices(&inst)?
+                .iter()
+                .map(|p| device_for(&inst, p))
+                .collect::<Result<Vec<_>, _>>()?,
+            Err(Error::NoVulkanLoader(_)) => Vec::new(),
+            Err(e) => return Err(e),
+        };
+        all.push(Accelerator::cpu()?);
+        Ok(all)
     }
 
     /// Makes `acc` the process-wide default accelerator (C++ AMP's `accelerator::set_default`),
@@ -151,10 +216,7 @@ impl Accelerator {
     ///
     /// ```no_run
     /// use amp_runtime::Accelerator;
-    /// let all = Accelerator::all()?;
-    /// if let Some(cpu) = all.iter().find(|a| a.is_emulated()) {
-    ///     assert!(Accelerator::set_default(cpu));
-    /// }
+    /// assert!(Accelerator::set_default(&Accelerator::cpu()?));
     /// # Ok::<(), amp_runtime::Error>(())
     /// ```
     pub fn set_default(acc: &Accelerator) -> bool {
@@ -168,89 +230,170 @@ impl Accelerator {
         }
     }
 
-    /// The accelerator whose [`device_path`](Self::device_path) is `path`.
+    /// The accelerator whose [`device_path`](Self::device_path) is `path`: `"cpu"` for the
+    /// native CPU accelerator, `vulkan:<index>:<name>` for a Vulkan device.
     ///
     /// Errors: [`Error::DeviceNotFound`] when no device has that path.
     pub fn from_path(path: &str) -> Result<Accelerator, Error> {
+        if path == NATIVE_PATH {
+            return Accelerator::cpu();
+        }
         let inst = instance()?;
         let phys = physical_devices(&inst)?;
         match phys.iter().find(|p| p.path() == path) {
             Some(p) => device_for(&inst, p),
             None => Err(Error::DeviceNotFound {
                 name: path.to_owned(),
-                available: phys.iter().map(|p| p.path()).collect::<Vec<_>>().join(", "),
+                available: phys
+                    .iter()
+                    .map(|p| p.path())
+                    .chain([NATIVE_PATH.to_owned()])
+                    .collect::<Vec<_>>()
+                    .join(", "),
             }),
         }
     }
 
-    /// A longer description: the name, the kind of device, its Vulkan version and its vendor
-    /// and device ids, for example
-    /// `llvmpipe (LLVM 15.0.6, 256 bits) (CPU device, Vulkan 1.3.238, vendor 0x10005, device 0x0000)`.
+    /// A longer description: for a Vulkan device its name, the kind of device, its Vulkan
+    /// version and its vendor and device ids, for example
+    /// `llvmpipe (LLVM 15.0.6, 256 bits) (CPU device, Vulkan 1.3.238, vendor 0x10005, device 0x0000)`;
+    /// for the native CPU accelerator its thread count and the host's architecture.
     pub fn description(&self) -> &str {
-        &self.device.description
+        match &self.backend {
+            Backend::Vulkan(d) => &d.description,
+            Backend::Native(n) => n.description(),
+        }
     }
 
-    /// A string that identifies the device in this system: `vulkan:<index>:<name>`, where
-    /// `<index>` is its position in Vulkan's device enumeration and `<name>` its
-    /// [`name`](Self::name), for example `vulkan:0:llvmpipe (LLVM 15.0.6, 256 bits)`. It
-    /// stays the same across runs while the installed drivers and devices do;
-    /// [`Accelerator::from_path`] and `AMP_DEVICE` accept it.
+    /// A string that identifies the device in this system: `cpu` for the native CPU
+    /// accelerator; `vulkan:<index>:<name>` for a Vulkan device, where `<index>` is its
+    /// position in Vulkan's device enumeration and `<name>` its [`name`](Self::name), for
+    /// example `vulkan:0:llvmpipe (LLVM 15.0.6, 256 bits)`. It stays the same across runs
+    /// while the installed drivers and devices do; [`Accelerator::from_path`] and `AMP_DEVICE`
+    /// accept it.
     pub fn device_path(&self) -> &str {
-        &self.device.device_path
+        match &self.backend {
+            Backend::Vulkan(d) => &d.device_path,
+            Backend::Native(_) => NATIVE_PATH,
+        }
     }
 
     /// Bytes of device-local memory (the sum of the device-local memory heaps). On a CPU
-    /// device or an integrated GPU this is system memory the driver sets aside or shares.
+    /// device or an integrated GPU this is system memory the driver sets aside or shares; the
+    /// native CPU accelerator has none of its own and reports 0, as C++ AMP's CPU accelerator.
     pub fn dedicated_memory(&self) -> u64 {
-        self.device.dedicated_memory
+        match &self.backend {
+            Backend::Vulkan(d) => d.dedicated_memory,
+            Backend::Native(_) => 0,
+        }
     }
 
-    /// Whether the device is emulated on the CPU (a [`DeviceType::Cpu`] device such as Mesa's
-    /// lavapipe), as C++ AMP's WARP and reference accelerators are.
+    /// Whether the device runs on the CPU rather than a GPU: a [`DeviceType::Cpu`] device such
+    /// as Mesa's lavapipe or the native CPU accelerator (as C++ AMP's WARP and reference
+    /// accelerators are).
     pub fn is_emulated(&self) -> bool {
-        self.device.device_type == DeviceType::Cpu
+        self.device_type() == DeviceType::Cpu
     }
 
-    /// Whether the device has memory that is both device-local and host-visible and coherent,
-    /// so the host can read and write kernel buffers in place (C++ AMP's
-    /// `supports_cpu_shared_memory`).
+    /// Whether the host can read and write kernel buffers in place (C++ AMP's
+    /// `supports_cpu_shared_memory`): memory that is both device-local and host-visible and
+    /// coherent on Vulkan; always on the native CPU accelerator.
     pub fn supports_cpu_shared_memory(&self) -> bool {
-        self.device.cpu_shared_memory
+        match &self.backend {
+            Backend::Vulkan(d) => d.cpu_shared_memory,
+            Backend::Native(_) => true,
+        }
     }
 
-    /// The device's name, as the driver reports it.
+    /// The device's name, as the driver reports it (`native CPU (<n> threads)` for the native
+    /// CPU accelerator).
     pub fn name(&self) -> &str {
-        &self.device.name
+        match &self.backend {
+            Backend::Vulkan(d) => &d.name,
+            Backend::Native(n) => n.name(),
+        }
     }
 
-    /// The kind of device.
+    /// The kind of device ([`DeviceType::Cpu`] for the native CPU accelerator).
     pub fn device_type(&self) -> DeviceType {
-        self.device.device_type
+        match &self.backend {
+            Backend::Vulkan(d) => d.device_type,
+            Backend::Native(_) => DeviceType::Cpu,
+        }
     }
 
-    /// Whether kernels using `f64` can run here (the Vulkan feature `shaderFloat64`).
+    /// Whether kernels using `f64` can run here (the Vulkan feature `shaderFloat64`; always
+    /// on the native CPU accelerator).
     pub fn supports_double_precision(&self) -> bool {
-        self.device.float64
+        match &self.backend {
+            Backend::Vulkan(d) => d.float64,
+            Backend::Native(_) => true,
+        }
     }
 
     /// Whether kernels can `atomic_fetch_add` into `f32` elements of views and arrays (the
-    /// Vulkan feature `shaderBufferFloat32AtomicAdd` of `VK_EXT_shader_atomic_float`). Such
-    /// kernels fail with [`Error::MissingCapability`] where it is missing.
+    /// Vulkan feature `shaderBufferFloat32AtomicAdd` of `VK_EXT_shader_atomic_float`; always on
+    /// the native CPU accelerator). Such kernels fail with [`Error::MissingCapability`] where
+    /// it is missing.
     pub fn supports_float_atomic_add(&self) -> bool {
-        self.device.atomic_float32.buffer_add
+        match &self.backend {
+            Backend::Vulkan(d) => d.atomic_float32.buffer_add,
+            Backend::Native(_) => true,
+        }
     }
 
     /// The device's compute limits, among them the most threads in a tile
     /// ([`Limits::max_tile_threads`]) and bytes of `tile_static` memory
-    /// ([`Limits::max_tile_static_bytes`]).
+    /// ([`Limits::max_tile_static_bytes`]). The native CPU accelerator has the limits kernels
+    /// are compiled against (1,024 threads per tile, 32 KiB of `tile_static` memory) and no
+    /// images.
     pub fn limits(&self) -> Limits {
-        self.device.limits
+        match &self.backend {
+            Backend::Vulkan(d) => d.limits,
+            Backend::Native(_) => Limits::native(),
+        }
     }
 
-    /// Whether the Vulkan validation layer is active for this device.
+    /// Whether the Vulkan validation layer is active for this device (never for the native
+    /// CPU accelerator).
     pub fn validation_enabled(&self) -> bool {
-        self.device.instance.validation
+        match &self.backend {
+            Backend::Vulkan(d) => d.instance.validation,
+            Backend::Native(_) => false,
+        }
     }
+}
+
+/// The accelerator `AMP_DEVICE=want` names.
+fn named(want: &str) -> Result<Accelerator, Error> {
+    if want == NATIVE_PATH {
+        return Accelerator::cpu();
+    }
+    let inst = instance()?;
+    let mut phys = physical_devices(&inst)?;
+    if want.eq_ignore_ascii_case("vulkan") {
+        phys.sort_by_key(|p| p.device_type.preference());
+        return match phys.first() {
+            Some(p) => device_for(&inst, p),
+            None => Err(Error::NoDevice),
+        };
+    }
+    let chosen = find_named(&mut phys, want)?;
+    device_for(&inst, &chosen)
+}
+
+/// The default without `AMP_DEVICE`: a GPU, else the native CPU accelerator.
+fn preferred() -> Result<Accelerator, Error> {
+    if let Ok(inst) = instance() {
+        if let Ok(mut phys) = physical_devices(&inst) {
+            // Stable sort: enumeration order breaks ties.
+            phys.sort_by_key(|p| p.device_type.preference());
+            if let Some(gpu) = phys.first().filter(|p| p.device_type.is_gpu()) {
+                return device_for(&inst, gpu);
+            }
+        }
+    }
+    Accelerator::cpu()
 }
 
 /// The runtime's live Vulkan objects, for leak checks (see [`ObjectCounts`]).

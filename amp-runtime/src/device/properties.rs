@@ -28,6 +28,14 @@ impl DeviceType {
         }
     }
 
+    /// A discrete, integrated or virtual GPU.
+    pub(super) fn is_gpu(self) -> bool {
+        matches!(
+            self,
+            DeviceType::DiscreteGpu | DeviceType::IntegratedGpu | DeviceType::VirtualGpu
+        )
+    }
+
     pub(super) fn preference(self) -> u32 {
         match self {
             DeviceType::DiscreteGpu => 0,
@@ -62,6 +70,22 @@ pub struct Limits {
 }
 
 impl Limits {
+    /// The native CPU accelerator's limits: those kernels are compiled against (1,024 threads
+    /// and 32 KiB of `tile_static` memory per tile, 128 bytes of arguments), no dispatch limit
+    /// beyond 32-bit indices, and no images.
+    pub(crate) fn native() -> Limits {
+        Limits {
+            max_workgroup_count: [u32::MAX; 3],
+            max_workgroup_size: [1024; 3],
+            max_threads_per_workgroup: 1024,
+            max_shared_memory_bytes: 32 * 1024,
+            max_push_constants_size: 128,
+            max_storage_buffer_range: u32::MAX,
+            max_memory_allocation_size: isize::MAX as u64,
+            max_image_dimension: [0; 3],
+        }
+    }
+
     /// Most threads in one tile (C++ AMP's tile size limit): the same as
     /// [`max_threads_per_workgroup`](Self::max_threads_per_workgroup).
     pub fn max_tile_threads(&self) -> u32 {

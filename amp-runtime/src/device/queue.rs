@@ -5,11 +5,11 @@
 //! `vkQueueSubmit` only, so views on one accelerator record, submit and wait independently.
 
 use std::fmt;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::accelerator::Accelerator;
+use super::accelerator::{Accelerator, Backend};
 use super::batch::Queue;
 use super::Device;
 use crate::Error;
@@ -66,6 +66,8 @@ pub struct AcceleratorView {
     acc: Accelerator,
     /// `None` for the default view, whose queue the device owns.
     own: Option<Arc<ViewShared>>,
+    /// Distinguishes the views created on the native CPU accelerator (0: its default view).
+    native_id: u64,
 }
 
 /// The state of a view made by [`Accelerator::create_view`].
@@ -87,16 +89,27 @@ impl AcceleratorView {
         AcceleratorView {
             acc: acc.clone(),
             own: None,
+            native_id: 0,
         }
     }
 
     fn create(acc: &Accelerator) -> Result<AcceleratorView, Error> {
-        let device = acc.device().clone();
+        let Backend::Vulkan(device) = acc.backend() else {
+            // Native launches finish before they return: a view is only a name.
+            static NEXT_NATIVE_VIEW: AtomicU64 = AtomicU64::new(1);
+            return Ok(AcceleratorView {
+                acc: acc.clone(),
+                own: None,
+                native_id: NEXT_NATIVE_VIEW.fetch_add(1, Ordering::Relaxed),
+            });
+        };
+        let device = device.clone();
         let queue = Queue::new(device.queue_family);
         let id = device.next_view_id.fetch_add(1, Ordering::Relaxed);
         Ok(AcceleratorView {
             acc: acc.clone(),
             own: Some(Arc::new(ViewShared { device, queue, id })),
+            native_id: 0,
         })
     }
 
@@ -107,14 +120,14 @@ impl AcceleratorView {
 
     /// Whether this is its accelerator's default view.
     pub fn is_default(&self) -> bool {
-        self.own.is_none()
+        self.own.is_none() && self.native_id == 0
     }
 
     /// The number of command buffers this view has submitted (batches of launches, and for
     /// the default view also host-device copies). Every one of them has finished once
     /// [`wait`](Self::wait) returns.
     pub fn submission_count(&self) -> u64 {
-        self.queue().submitted()
+        self.queue().map_or(0, |(_, q)| q.submitted())
     }
 
     /// Submits the work recorded on this view and blocks until all of it has finished (C++
@@ -127,9 +140,11 @@ impl AcceleratorView {
     /// reported once (by whichever of this `wait`, the launch itself or a host access of its
     /// buffers comes first).
     pub fn wait(&self) -> Result<(), Error> {
-        let device = self.acc.device();
-        self.queue().wait_all(device, false)?;
-        match self.queue().take_error() {
+        let Some((device, queue)) = self.queue() else {
+            return Ok(());
+        };
+        queue.wait_all(device, false)?;
+        match queue.take_error() {
             Some(e) => Err(e),
             None => Ok(()),
         }
@@ -140,7 +155,8 @@ impl AcceleratorView {
     /// `AMP_LAUNCH_TIMEOUT_MS` milliseconds when the view was created (`0` for no limit;
     /// 60 s when unset), unless changed with [`set_timeout`](Self::set_timeout).
     pub fn timeout(&self) -> Duration {
-        self.queue().timeout()
+        self.queue()
+            .map_or_else(super::submit::default_timeout, |(_, q)| q.timeout())
     }
 
     /// Sets [`timeout`](Self::timeout) for this view and its clones (`Duration::MAX`: no
@@ -158,7 +174,9 @@ impl AcceleratorView {
     /// # Ok::<(), amp_runtime::Error>(())
     /// ```
     pub fn set_timeout(&self, timeout: Duration) {
-        self.queue().set_timeout(timeout);
+        if let Some((_, q)) = self.queue() {
+            q.set_timeout(timeout);
+        }
     }
 
     /// Submits the work recorded on this view and not yet submitted, without waiting for it
@@ -167,18 +185,24 @@ impl AcceleratorView {
     /// Errors: [`Error::Vulkan`] or [`Error::DeviceLost`] if the submission fails (its
     /// launches then report the error too).
     pub fn flush(&self) -> Result<(), Error> {
-        self.queue().flush(self.acc.device())
+        match self.queue() {
+            Some((device, queue)) => queue.flush(device),
+            None => Ok(()),
+        }
     }
 
-    pub(crate) fn queue(&self) -> &Arc<Queue> {
-        match &self.own {
-            Some(v) => &v.queue,
-            None => self.acc.device().default_queue(),
+    /// The Vulkan device and the queue of batches launches on this view go to; `None` on the
+    /// native CPU accelerator, whose launches finish before they return.
+    pub(crate) fn queue(&self) -> Option<(&Arc<Device>, &Arc<Queue>)> {
+        match (&self.own, self.acc.backend()) {
+            (Some(v), _) => Some((&v.device, &v.queue)),
+            (None, Backend::Vulkan(d)) => Some((d, d.default_queue())),
+            (None, Backend::Native(_)) => None,
         }
     }
 
     fn id(&self) -> u64 {
-        self.own.as_ref().map_or(0, |v| v.id)
+        self.own.as_ref().map_or(self.native_id, |v| v.id)
     }
 }
 

@@ -244,7 +244,7 @@ impl Drop for OobReport {
 }
 
 /// The error a report's words `[flag, param, rank, index[3], extent[3]]` describe, if any.
-fn decode(words: &[u32], info: &KernelInfo) -> Option<Error> {
+pub(super) fn decode(words: &[u32], info: &KernelInfo) -> Option<Error> {
     if words.first().copied().unwrap_or(0) == 0 {
         return None;
     }

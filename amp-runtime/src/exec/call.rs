@@ -3,7 +3,11 @@
 
 use std::marker::PhantomData;
 
+use super::native::NativeCode;
 use super::tiled::TiledExtent;
+
+/// Why a call made without native code cannot run on the native CPU accelerator.
+const NO_NATIVE_CODE: &str = "the call was built without native code";
 use crate::data::{BufferAccess, DeviceBuffer, DeviceBufferMut};
 use crate::device::Accelerator;
 use crate::extent::Extent;
@@ -146,6 +150,7 @@ pub struct KernelCall<'a, const N: usize> {
     info: &'static KernelInfo,
     args: Vec<KernelArg<'a>>,
     spec: Vec<u32>,
+    native: NativeCode,
     _rank: PhantomData<[(); N]>,
 }
 
@@ -157,8 +162,16 @@ impl<'a, const N: usize> KernelCall<'a, N> {
             info,
             args,
             spec: Vec::new(),
+            native: NativeCode::Unsupported(NO_NATIVE_CODE),
             _rank: PhantomData,
         }
+    }
+
+    /// Sets the kernel's native code (for the native CPU accelerator).
+    #[doc(hidden)]
+    pub fn with_native(mut self, native: NativeCode) -> Self {
+        self.native = native;
+        self
     }
 
     /// Sets the values of the kernel's specialization constants (`SpecId` 3, 4, ...; see
@@ -189,6 +202,7 @@ pub struct TiledKernelCall<'a, const T0: usize, const T1: usize = 0, const T2: u
     args: Vec<KernelArg<'a>>,
     spec: Vec<u32>,
     tile_static_bytes: u32,
+    native: NativeCode,
     _tile: PhantomData<([(); T0], [(); T1], [(); T2])>,
 }
 
@@ -211,8 +225,16 @@ impl<'a, const T0: usize, const T1: usize, const T2: usize> TiledKernelCall<'a, 
             args,
             spec,
             tile_static_bytes,
+            native: NativeCode::Unsupported(NO_NATIVE_CODE),
             _tile: PhantomData,
         }
+    }
+
+    /// Sets the kernel's native code (for the native CPU accelerator).
+    #[doc(hidden)]
+    pub fn with_native(mut self, native: NativeCode) -> Self {
+        self.native = native;
+        self
     }
 
     /// The kernel's metadata (name, SPIR-V, parameters, tile rank).
@@ -266,6 +288,7 @@ impl<const N: usize> sealed::Sealed for Extent<N> {
             spec: call.spec,
             domain: self.as_slice().to_vec(),
             tiling: None,
+            native: call.native,
         }
     }
 }
@@ -285,6 +308,7 @@ impl<const T0: usize, const T1: usize, const T2: usize> sealed::Sealed for Tiled
                 tile: self.tile_extent(),
                 tile_static_bytes: call.tile_static_bytes,
             }),
+            native: call.native,
         }
     }
 }
@@ -297,6 +321,7 @@ pub struct Plan<'a> {
     pub(super) spec: Vec<u32>,
     pub(super) domain: Vec<usize>,
     pub(super) tiling: Option<Tiling>,
+    pub(super) native: NativeCode,
 }
 
 /// The tile shape of a tiled launch.

@@ -11,10 +11,11 @@ use super::bounds::OobReport;
 use super::cache::cached;
 use super::call::{mark_written, Arg, ComputeDomain, KernelArg, Plan, Tiling};
 use super::grid::{simple_grid, tiled_grid};
+use super::native::launch_native;
 use super::pipeline::{ImageDescriptor, Pipeline, Specialization};
 use crate::data::Prepared;
 use crate::device::{
-    sync_launches, Accelerator, AcceleratorView, Check, Device, LaunchTarget, Reported,
+    sync_launches, Accelerator, AcceleratorView, Backend, Check, Device, LaunchTarget, Reported,
 };
 use crate::dims::dims_list;
 use crate::extent::validate_dims;
@@ -107,13 +108,17 @@ pub fn parallel_for_each_on<T: LaunchTarget + ?Sized, D: ComputeDomain>(
 /// Runs `plan` on `view`.
 fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
     let acc = view.accelerator();
-    let device = acc.device();
+    let device = match acc.backend() {
+        Backend::Vulkan(device) => device,
+        Backend::Native(native) => return launch_native(acc, native, plan),
+    };
     let Plan {
         info,
         args,
         spec,
         domain,
         tiling,
+        native: _,
     } = plan;
     let total = check_shape(info, &domain, tiling.as_ref())?;
     check_capabilities(info, device)?;
@@ -151,7 +156,11 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
 /// Checks the domain (usable, the kernel's rank) and the model (a tiled kernel over a tiled
 /// extent of the kernel's tile rank, a simple kernel over a plain one); returns the domain's
 /// element count.
-fn check_shape(info: &KernelInfo, domain: &[usize], tiling: Option<&Tiling>) -> Result<u64, Error> {
+pub(super) fn check_shape(
+    info: &KernelInfo,
+    domain: &[usize],
+    tiling: Option<&Tiling>,
+) -> Result<u64, Error> {
     let mismatch = |reason: String| Error::ArgumentMismatch {
         kernel: info.name.to_owned(),
         reason,
@@ -204,7 +213,7 @@ fn check_capabilities(info: &KernelInfo, device: &Device) -> Result<(), Error> {
 }
 
 /// Checks the call's specialization-constant words against the kernel's constants' types.
-fn check_spec_words(info: &KernelInfo, spec: &[u32]) -> Result<(), Error> {
+pub(super) fn check_spec_words(info: &KernelInfo, spec: &[u32]) -> Result<(), Error> {
     let expected_words: usize = info
         .spec_constants
         .iter()
@@ -254,7 +263,7 @@ fn bind(
             prepared.push(p);
         }
     }
-    let oob_report = OobReport::for_launch(acc.device(), info)?;
+    let oob_report = OobReport::for_launch(acc.vulkan("a Vulkan launch")?, info)?;
     bindings.extend(oob_report.as_ref().map(OobReport::binding));
     Ok((bindings, prepared, oob_report))
 }
@@ -272,7 +281,7 @@ fn bind_images(
 ) -> Result<(ImageBindings, Vec<Arc<Image>>), Error> {
     let mut images = Vec::new();
     let mut owners: Vec<(Arc<Image>, TextureAccess)> = Vec::new();
-    let device = acc.device();
+    let device = acc.vulkan("textures")?;
     let linear_sampler = args
         .iter()
         .any(|a| matches!(&a.0, Arg::Sampler(s) if s.filter() == Filter::Linear));
@@ -370,8 +379,10 @@ pub(super) fn enqueue(
     groups: [u32; 3],
     mark: impl FnOnce(),
 ) -> Result<(), Error> {
-    let device = view.accelerator().device();
-    let queue = view.queue();
+    let (device, queue) = view.queue().ok_or_else(|| Error::NativeUnsupported {
+        what: "a Vulkan dispatch".into(),
+        reason: "the native CPU accelerator has no Vulkan queue".into(),
+    })?;
     for p in &prepared {
         p.buffer.wait_for_other_views(queue)?;
     }

@@ -12,11 +12,14 @@ mod call;
 mod float_controls;
 mod grid;
 mod launch;
+mod native;
 mod pipeline;
 mod raw;
 mod tiled;
 
 pub use call::{ComputeDomain, KernelArg, KernelCall, TiledKernelCall};
 pub use launch::{parallel_for_each, parallel_for_each_on};
+#[doc(hidden)]
+pub use native::{NativeCode, NativeLaunch};
 pub use raw::{RawBinding, RawKernel};
 pub use tiled::{TileBarrier, TiledExtent, TiledIndex, MAX_TILE_THREADS};

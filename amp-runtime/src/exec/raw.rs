@@ -3,7 +3,9 @@
 use super::call::{mark_written, Arg, KernelArg};
 use super::launch::enqueue;
 use super::pipeline::{ImageDescriptor, Pipeline};
-use crate::device::Accelerator;
+use std::sync::Arc;
+
+use crate::device::{Accelerator, Device};
 use crate::kernel::TextureAccess;
 use crate::Error;
 
@@ -20,6 +22,8 @@ use crate::Error;
 ///            &(n as u32).to_ne_bytes())?;
 /// ```
 pub struct RawKernel {
+    /// The Vulkan device of `acc`.
+    device: Arc<Device>,
     acc: Accelerator,
     pipeline: Pipeline,
     name: String,
@@ -79,8 +83,9 @@ impl RawKernel {
             .enumerate()
             .map(|(b, kind)| (b as u32, kind.descriptor_type()))
             .collect();
+        let device = acc.vulkan("raw SPIR-V kernels (RawKernel)")?;
         let pipeline = Pipeline::create(
-            acc.device(),
+            device,
             entry_point,
             spirv,
             entry_point,
@@ -89,6 +94,7 @@ impl RawKernel {
             None,
         )?;
         Ok(RawKernel {
+            device: device.clone(),
             acc: acc.clone(),
             pipeline,
             name: entry_point.to_owned(),
@@ -117,7 +123,7 @@ impl RawKernel {
         if groups.contains(&0) {
             return Err(Error::ZeroExtent);
         }
-        let max = self.acc.device().limits().max_workgroup_count;
+        let max = self.device.limits().max_workgroup_count;
         for d in 0..3 {
             if groups[d] > max[d] {
                 return Err(Error::TooManyWorkgroups {
@@ -176,7 +182,7 @@ impl RawKernel {
                     image_owners.push(target.image.clone());
                 }
                 (Arg::Sampler(s), RawBinding::Sampler) => {
-                    images.push((b, ImageDescriptor::Sampler(s.vk(self.acc.device())?)));
+                    images.push((b, ImageDescriptor::Sampler(s.vk(&self.device)?)));
                 }
                 (_, kind) => {
                     return Err(mismatch(format!(
@@ -204,13 +210,9 @@ impl RawKernel {
 impl Drop for RawKernel {
     fn drop(&mut self) {
         // Dispatches may be in flight on the default view: they end first.
-        let _ = self
-            .acc
-            .device()
-            .default_queue()
-            .wait_all(self.acc.device(), true);
+        let _ = self.device.default_queue().wait_all(&self.device, true);
         // SAFETY: every dispatch finished; the pipeline is not used again.
-        unsafe { self.pipeline.destroy(self.acc.device().vk()) };
+        unsafe { self.pipeline.destroy(self.device.vk()) };
     }
 }
 

@@ -5,6 +5,7 @@
 //! Builds on `device`; `data` (arrays and views) builds on it.
 
 mod alloc;
+mod host;
 mod import;
 mod staging;
 mod transfer;
@@ -15,6 +16,7 @@ use ash::vk;
 use gpu_allocator::vulkan::Allocation;
 
 pub(crate) use alloc::force_staging;
+pub(crate) use host::HostMemory;
 
 use crate::device::{Device, Pending, Queue};
 use crate::sync::Busy;

@@ -92,7 +92,13 @@ impl<T: Texel, const N: usize> Texture<T, N> {
         })?;
         let name = format!("{format:?} ({})", T::TEXEL);
         let texel_bytes = T::COMPONENTS * bits / 8;
-        let image = Image::new(acc.device(), format, texel_bytes, extent.as_slice(), &name)?;
+        let image = Image::new(
+            acc.vulkan("textures")?,
+            format,
+            texel_bytes,
+            extent.as_slice(),
+            &name,
+        )?;
         Ok(Texture {
             image,
             acc: acc.clone(),

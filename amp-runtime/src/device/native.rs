@@ -1,0 +1,94 @@
+//! The native CPU accelerator's device: a `rayon` thread pool that runs the Rust code the
+//! `#[kernel(amp)]` macro generates beside each kernel's SPIR-V (C++ AMP's WARP, compiled by
+//! rustc instead of emulated). One per process; it needs no Vulkan loader.
+
+use std::sync::{Arc, OnceLock};
+
+use crate::Error;
+
+/// The environment variable that sets the native pool's thread count.
+pub(crate) const THREADS_ENV: &str = "AMP_CPU_THREADS";
+
+/// The device path of the native CPU accelerator (C++ AMP's `accelerator::cpu_accelerator`).
+pub(crate) const NATIVE_PATH: &str = "cpu";
+
+/// The native CPU device: its worker pool and what it reports about itself.
+pub(crate) struct NativeDevice {
+    pool: rayon::ThreadPool,
+    threads: usize,
+    name: String,
+    description: String,
+}
+
+impl NativeDevice {
+    fn create() -> Result<NativeDevice, Error> {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let threads = match std::env::var(THREADS_ENV) {
+            Ok(v) if !v.trim().is_empty() => match v.trim().parse::<usize>() {
+                Ok(n) if n >= 1 => n,
+                _ => {
+                    return Err(Error::InvalidEnvironment {
+                        variable: THREADS_ENV,
+                        value: v,
+                        expected: "a thread count of at least 1",
+                    })
+                }
+            },
+            _ => cores,
+        };
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("amp-cpu-{i}"))
+            // tile_static memory (up to 32 KiB) and per-thread storage of tiled kernels live on
+            // the workers' stacks.
+            .stack_size(8 << 20)
+            .build()
+            .map_err(|e| Error::NativeUnsupported {
+                what: "the native CPU accelerator".into(),
+                reason: format!("its thread pool could not start: {e}"),
+            })?;
+        let name = format!("native CPU ({threads} threads)");
+        let description = format!(
+            "{name}: kernels compiled to Rust by #[kernel(amp)] and run on a rayon pool \
+             ({cores} cores available, {} {})",
+            std::env::consts::ARCH,
+            std::env::consts::OS
+        );
+        Ok(NativeDevice {
+            pool,
+            threads,
+            name,
+            description,
+        })
+    }
+
+    /// The process's native device, created on first use.
+    pub(crate) fn get() -> Result<Arc<NativeDevice>, Error> {
+        static DEVICE: OnceLock<Arc<NativeDevice>> = OnceLock::new();
+        if let Some(d) = DEVICE.get() {
+            return Ok(d.clone());
+        }
+        let d = Arc::new(NativeDevice::create()?);
+        Ok(DEVICE.get_or_init(|| d).clone())
+    }
+
+    /// The worker pool.
+    pub(crate) fn pool(&self) -> &rayon::ThreadPool {
+        &self.pool
+    }
+
+    /// The pool's thread count.
+    pub(crate) fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// The accelerator's name.
+    pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The accelerator's description.
+    pub(crate) fn description(&self) -> &str {
+        &self.description
+    }
+}

@@ -1,0 +1,175 @@
+//! The native CPU accelerator (`Accelerator::cpu()`): its identity, launches over host
+//! slices and CPU arrays, copies between it and Vulkan, its errors, and what only it gets right
+//! (a loop past llvmpipe's 65,535-iteration cut-off).
+
+use amp::prelude::*;
+use amp::Error;
+
+#[kernel(amp)]
+fn add(idx: Index<1>, a: ArrayView<i32, 1>, b: ArrayView<i32, 1>, sum: ArrayViewMut<i32, 1>) {
+    sum[idx] = a[idx] + b[idx];
+}
+
+#[kernel(amp)]
+fn saxpy2(idx: Index<2>, alpha: f32, x: &Array<f32, 2>, y: &mut Array<f32, 2>) {
+    y[idx] = alpha * x[idx] + y[idx];
+}
+
+#[kernel(amp)]
+fn long_loop(idx: Index<1>, n: u32, out: ArrayViewMut<u32, 1>) {
+    let mut acc = 0u32;
+    let mut i = 0u32;
+    while i < n {
+        acc += i ^ idx[0] as u32;
+        i += 1;
+    }
+    out[idx] = acc;
+}
+
+#[kernel(amp)]
+fn shifted(idx: Index<1>, a: ArrayView<f32, 1>, out: ArrayViewMut<f32, 1>) {
+    out[idx] = a[idx + Index::new([1])];
+}
+
+#[test]
+fn cpu_accelerator_identity() -> Result<(), Error> {
+    let cpu = Accelerator::cpu()?;
+    assert_eq!(cpu.device_path(), "cpu");
+    assert!(!cpu.description().is_empty());
+    assert!(cpu.is_native());
+    assert_eq!(Accelerator::from_path("cpu")?, cpu);
+    assert!(Accelerator::all()?.contains(&cpu));
+    assert!(cpu.supports_double_precision());
+    assert_eq!(cpu.limits().max_tile_threads(), 1024);
+    Ok(())
+}
+
+#[test]
+fn vector_add_over_host_slices() -> Result<(), Error> {
+    let cpu = Accelerator::cpu()?;
+    let n = 100_003;
+    let a: Vec<i32> = (0..n).collect();
+    let b: Vec<i32> = (0..n).map(|i| 3 * i).collect();
+    let mut out = vec![0; n as usize];
+    {
+        let av = ArrayView::new([n as usize], &a)?;
+        let bv = ArrayView::new([n as usize], &b)?;
+        let mut sum = ArrayViewMut::new([n as usize], &mut out)?;
+        sum.discard_data();
+        parallel_for_each_on(&cpu, sum.extent(), add(&av, &bv, &mut sum))?;
+        sum.synchronize()?;
+    }
+    assert!(out.iter().enumerate().all(|(i, &v)| v == 4 * i as i32));
+    Ok(())
+}
+
+#[test]
+fn arrays_on_the_cpu() -> Result<(), Error> {
+    let cpu = Accelerator::cpu()?;
+    let x: Vec<f32> = (0..300 * 200).map(|i| i as f32).collect();
+    let xs = Array::from_slice_on(&cpu, [300, 200], &x)?;
+    let mut ys = Array::<f32, 2>::new_on(&cpu, [300, 200])?;
+    assert_eq!(ys.accelerator(), &cpu);
+    ys.as_mut_slice()?.fill(1.0);
+    parallel_for_each_on(&cpu, ys.extent(), saxpy2(2.0, &xs, &mut ys))?;
+    let got = ys.to_vec()?;
+    assert!(got
+        .iter()
+        .enumerate()
+        .all(|(i, &v)| v == 2.0 * i as f32 + 1.0));
+    Ok(())
+}
+
+#[test]
+fn a_200k_iteration_loop_runs_to_the_end() -> Result<(), Error> {
+    let cpu = Accelerator::cpu()?;
+    let n = 200_000u32;
+    let mut out = vec![0u32; 4];
+    {
+        let mut v = ArrayViewMut::new([4], &mut out)?;
+        parallel_for_each_on(&cpu, v.extent(), long_loop(n, &mut v))?;
+    }
+    for (t, &got) in out.iter().enumerate() {
+        let want = (0..n).fold(0u32, |acc, i| acc.wrapping_add(i ^ t as u32));
+        assert_eq!(got, want, "thread {t}");
+    }
+    Ok(())
+}
+
+#[test]
+fn out_of_bounds_reads_give_zero_and_an_error() -> Result<(), Error> {
+    let cpu = Accelerator::cpu()?;
+    let a = vec![1.0f32, 2.0, 3.0, 4.0];
+    let mut out = vec![9.0f32; 4];
+    let err = {
+        let av = ArrayView::new([4], &a)?;
+        let mut ov = ArrayViewMut::new([4], &mut out)?;
+        parallel_for_each_on(&cpu, ov.extent(), shifted(&av, &mut ov)).unwrap_err()
+    };
+    match err {
+        Error::IndexOutOfBounds {
+            kernel,
+            param,
+            index,
+            extent,
+        } => {
+            assert_eq!(kernel, "shifted");
+            assert_eq!(param, "a");
+            assert_eq!(index, vec![4]);
+            assert_eq!(extent, vec![4]);
+        }
+        other => panic!("expected IndexOutOfBounds, got {other:?}"),
+    }
+    assert_eq!(out, [2.0, 3.0, 4.0, 0.0]);
+    Ok(())
+}
+
+#[test]
+fn arrays_move_between_cpu_and_vulkan() -> Result<(), Error> {
+    let cpu = Accelerator::cpu()?;
+    let Some(gpu) = Accelerator::all()?.into_iter().find(|a| !a.is_native()) else {
+        return Ok(()); // no Vulkan device here: nothing to copy to
+    };
+    let data: Vec<i32> = (0..1000).collect();
+    let on_cpu = Array::from_slice_on(&cpu, [1000], &data)?;
+    let mut on_gpu = Array::<i32, 1>::new_on(&gpu, [1000])?;
+    amp::copy(&on_cpu, &mut on_gpu)?;
+    let mut back = Array::<i32, 1>::new_on(&cpu, [1000])?;
+    amp::copy(&on_gpu, &mut back)?;
+    assert_eq!(back.to_vec()?, data);
+    // A CPU array cannot be used by a Vulkan launch, nor the reverse.
+    let mut out = vec![0; 1000];
+    let mut ov = ArrayViewMut::new([1000], &mut out)?;
+    let err = parallel_for_each_on(
+        &gpu,
+        ov.extent(),
+        add(&on_cpu.view(), &on_cpu.view(), &mut ov),
+    )
+    .unwrap_err();
+    assert!(matches!(err, Error::AcceleratorMismatch { .. }), "{err:?}");
+    Ok(())
+}
+
+#[test]
+fn a_view_used_on_vulkan_then_on_the_cpu_stays_coherent() -> Result<(), Error> {
+    let cpu = Accelerator::cpu()?;
+    let Some(gpu) = Accelerator::all()?.into_iter().find(|a| !a.is_native()) else {
+        return Ok(());
+    };
+    let a = vec![1i32; 64];
+    let mut out = vec![0i32; 64];
+    {
+        let av = ArrayView::new([64], &a)?;
+        let mut ov = ArrayViewMut::new([64], &mut out)?;
+        parallel_for_each_on(&gpu, ov.extent(), add(&av, &av, &mut ov))?;
+        // The CPU launch reads `ov`'s device result, not the stale host slice.
+        let ov_read = ov.as_view();
+        let mut out2 = vec![0i32; 64];
+        let mut o2 = ArrayViewMut::new([64], &mut out2)?;
+        parallel_for_each_on(&cpu, o2.extent(), add(&ov_read, &av, &mut o2))?;
+        drop(o2);
+        assert_eq!(out2, vec![3; 64]);
+    }
+    assert_eq!(out, vec![2; 64]);
+    Ok(())
+}
