@@ -28,3 +28,28 @@ pub fn f64_result<T: std::fmt::Debug>(result: Result<T, amp::Error>) -> Option<T
         other => panic!("f64 work on a device with shaderFloat64 = {supported}: {other:?}"),
     }
 }
+
+/// Whether the default accelerator is the native CPU one (`AMP_DEVICE=cpu`, or no GPU): the
+/// README's test command runs the device tests once on it and once on Vulkan.
+#[allow(dead_code)]
+pub fn on_native() -> bool {
+    amp::Accelerator::default().is_ok_and(|a| a.is_native())
+}
+
+/// Ends a test early, saying so, on the native CPU accelerator: for tests of what only Vulkan
+/// devices have (textures, queues that run behind the host, data transfers). The same file's
+/// other tests run on both.
+#[allow(unused_macros)]
+macro_rules! vulkan_only {
+    ($why:expr) => {
+        if crate::common::on_native() {
+            eprintln!(
+                "Vulkan only ({}): not run on the native CPU accelerator",
+                $why
+            );
+            return Ok(());
+        }
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use vulkan_only;

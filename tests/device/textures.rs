@@ -58,6 +58,7 @@ fn int_texels(
 
 #[test]
 fn integer_texels_in_8_16_and_32_bits_saturate_on_the_host() -> Result<(), amp::Error> {
+    common::vulkan_only!("its textures are made on the default accelerator");
     let acc = Accelerator::default()?;
     let n = 9;
     let data: Vec<Int2> = (0..n as i32).map(|i| Int2::new(i * 40 - 100, i)).collect();
@@ -224,6 +225,7 @@ fn read_past_the_end(idx: Index<1>, src: TextureView<f32, 1>, out: &mut Array<f3
 
 #[test]
 fn a_texel_read_outside_the_texture_reads_zero_and_reports_the_texture() -> Result<(), amp::Error> {
+    common::vulkan_only!("its textures are made on the default accelerator");
     let src = Texture::<f32, 1>::from_slice(Extent::new([4]), &[1.0, 2.0, 3.0, 4.0])?;
     let mut out = Array::<f32, 1>::new(Extent::new([6]))?;
     let err = parallel_for_each(Extent::new([6]), read_past_the_end(&src.view(), &mut out))
@@ -254,6 +256,7 @@ fn copy_texture(idx: Index<1>, src: TextureView<f32, 1>, dst: WriteonlyTextureVi
 
 #[test]
 fn run_time_errors_are_typed() -> Result<(), amp::Error> {
+    common::vulkan_only!("its textures are made on the default accelerator");
     let acc = Accelerator::default()?;
     let t = Texture::<f32, 1>::new_on(&acc, Extent::new([4]))?;
     // One texture read and written in one launch.
@@ -284,6 +287,7 @@ fn fill_3d(idx: Index<3>, dst: WriteonlyTextureView<UInt4, 3>) {
 
 #[test]
 fn rank_3_textures_in_16_bits() -> Result<(), amp::Error> {
+    common::vulkan_only!("its textures are made on the default accelerator");
     let acc = Accelerator::default()?;
     let t = Texture::<UInt4, 3>::with_bits_on(&acc, Extent::new([2, 3, 4]), 16)?;
     parallel_for_each(Extent::new([2, 3, 4]), fill_3d(&t.writeonly_view()))?;

@@ -59,9 +59,10 @@ impl<T: Texel, const N: usize> fmt::Debug for Texture<T, N> {
 impl<T: Texel, const N: usize> Texture<T, N> {
     const RANK_OK: () = assert!(N >= 1 && N <= 3, "textures have rank 1, 2 or 3");
 
-    /// A texture of `extent` on the default accelerator, every texel zero.
+    /// A texture of `extent` on the default accelerator (the preferred Vulkan device when the
+    /// default is the native CPU accelerator, which has no images), every texel zero.
     pub fn new(extent: impl Into<Extent<N>>) -> Result<Self, Error> {
-        Self::new_on(&Accelerator::default()?, extent)
+        Self::new_on(&Accelerator::default_for_images()?, extent)
     }
 
     /// A texture of `extent` on `acc`, every texel zero.
@@ -109,10 +110,10 @@ impl<T: Texel, const N: usize> Texture<T, N> {
         })
     }
 
-    /// A texture of `extent` on the default accelerator holding `data` (row-major, dimension
+    /// A texture of `extent` on the default accelerator (as for [`new`](Self::new)) holding `data` (row-major, dimension
     /// 0 slowest).
     pub fn from_slice(extent: impl Into<Extent<N>>, data: &[T]) -> Result<Self, Error> {
-        Self::from_slice_on(&Accelerator::default()?, extent, data)
+        Self::from_slice_on(&Accelerator::default_for_images()?, extent, data)
     }
 
     /// A texture of `extent` on `acc` holding `data`.
