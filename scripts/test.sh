@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, on a real Vulkan device (lavapipe when there is no GPU), with the Khronos
-# validation layer on: every run-time test asserts that it reported nothing. Formatting
+# validation layer on: every run-time test asserts that it reported nothing; then the run-time
+# suites again on the native CPU accelerator. Formatting
 # (rustfmt) and lints (clippy, warnings are errors) are checked first, so style cannot regress
 # silently.
 set -euo pipefail
@@ -21,5 +22,7 @@ done
 cargo fmt --all --check
 cargo clippy --workspace --all-targets --all-features -- -D warnings
 
-export AMP_VALIDATION=1
-cargo test --workspace --all-features "$@"
+# Every test on the Vulkan device (lavapipe without a GPU), with the validation layer on.
+AMP_DEVICE=vulkan AMP_VALIDATION=1 cargo test --workspace --all-features "$@"
+# The run-time suites again on the native CPU accelerator: the same kernels, compiled to Rust.
+AMP_DEVICE=cpu cargo test -p amp --all-features --test device --test native --test accelerator "$@"

@@ -89,6 +89,14 @@ fn properties_describe_the_device() -> Result<(), Error> {
         acc.description()
     );
     assert_eq!(acc.is_emulated(), acc.device_type() == DeviceType::Cpu);
+    if acc.is_native() {
+        assert_eq!(acc.device_path(), "cpu");
+        assert_eq!(acc.dedicated_memory(), 0);
+        assert!(acc.supports_cpu_shared_memory() && acc.supports_double_precision());
+        assert_eq!(acc.limits().max_tile_threads(), 1024);
+        assert_validation_clean();
+        return Ok(());
+    }
     assert!(acc.dedicated_memory() > 0);
     let limits = acc.limits();
     // Vulkan's required minimums.
@@ -122,6 +130,11 @@ fn device_path_finds_the_same_accelerator() -> Result<(), Error> {
     let all = Accelerator::all()?;
     assert!(!all.is_empty());
     for acc in &all {
+        if acc.is_native() {
+            assert_eq!(acc.device_path(), "cpu");
+            assert_eq!(&Accelerator::from_path("cpu")?, acc);
+            continue;
+        }
         assert!(
             acc.device_path().starts_with("vulkan:"),
             "{}",

@@ -173,3 +173,95 @@ fn a_view_used_on_vulkan_then_on_the_cpu_stays_coherent() -> Result<(), Error> {
     assert_eq!(out, vec![2; 64]);
     Ok(())
 }
+
+/// Runs the test `name` of this binary alone in a child process with `env` set.
+fn run_child(name: &str, env: &[(&str, &str)]) {
+    let exe = std::env::current_exe().expect("test binary path");
+    let mut cmd = std::process::Command::new(exe);
+    cmd.args([name, "--exact", "--nocapture", "--test-threads=1"])
+        .env("AMP_TEST_CHILD", name)
+        .env_remove("AMP_DEVICE");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("spawn the test binary");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("1 passed"),
+        "child `{name}` failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn in_child(name: &str) -> bool {
+    std::env::var("AMP_TEST_CHILD").is_ok_and(|v| v == name)
+}
+
+/// Adds 1 to every element of `data` on the default accelerator.
+fn add_one_on_default(data: &[i32]) -> Result<Vec<i32>, Error> {
+    let ones = vec![1; data.len()];
+    let mut out = vec![0; data.len()];
+    {
+        let a = ArrayView::new([data.len()], data)?;
+        let b = ArrayView::new([data.len()], &ones)?;
+        let mut o = ArrayViewMut::new([data.len()], &mut out)?;
+        parallel_for_each(o.extent(), add(&a, &b, &mut o))?;
+    }
+    Ok(out)
+}
+
+#[test]
+fn amp_device_cpu_makes_it_the_default_with_amp_cpu_threads() -> Result<(), Error> {
+    let name = "amp_device_cpu_makes_it_the_default_with_amp_cpu_threads";
+    if !in_child(name) {
+        run_child(name, &[("AMP_DEVICE", "cpu"), ("AMP_CPU_THREADS", "3")]);
+        return Ok(());
+    }
+    let acc = Accelerator::default()?;
+    assert_eq!(acc.device_path(), "cpu");
+    assert!(acc.name().contains("3 threads"), "{}", acc.name());
+    let data: Vec<i32> = (0..50_000).collect();
+    assert_eq!(
+        add_one_on_default(&data)?,
+        data.iter().map(|x| x + 1).collect::<Vec<_>>()
+    );
+    Ok(())
+}
+
+#[test]
+fn a_bad_amp_cpu_threads_is_a_typed_error() -> Result<(), Error> {
+    let name = "a_bad_amp_cpu_threads_is_a_typed_error";
+    if !in_child(name) {
+        run_child(name, &[("AMP_CPU_THREADS", "zero")]);
+        return Ok(());
+    }
+    match Accelerator::cpu() {
+        Err(Error::InvalidEnvironment { variable, .. }) => assert_eq!(variable, "AMP_CPU_THREADS"),
+        other => panic!("expected InvalidEnvironment, got {other:?}"),
+    }
+    Ok(())
+}
+
+#[test]
+fn without_a_vulkan_loader_the_default_is_native() -> Result<(), Error> {
+    let name = "without_a_vulkan_loader_the_default_is_native";
+    if !in_child(name) {
+        run_child(
+            name,
+            &[("AMP_VULKAN_LIBRARY", "/nonexistent/libvulkan.so.1")],
+        );
+        return Ok(());
+    }
+    let all = Accelerator::all()?;
+    assert_eq!(all.len(), 1);
+    assert_eq!(all[0].device_path(), "cpu");
+    assert!(Accelerator::default()?.is_native());
+    let data: Vec<i32> = (0..10).collect();
+    assert_eq!(add_one_on_default(&data)?, (1..11).collect::<Vec<_>>());
+    // Vulkan-only features say why they cannot run.
+    assert!(matches!(
+        amp::Texture::<f32, 2>::new([4, 4]),
+        Err(Error::NativeUnsupported { .. })
+    ));
+    Ok(())
+}

@@ -2,6 +2,7 @@
 //! `#[kernel(amp)]` macro generates beside each kernel's SPIR-V (C++ AMP's WARP, compiled by
 //! rustc instead of emulated). One per process; it needs no Vulkan loader.
 
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, OnceLock};
 
 use crate::Error;
@@ -18,6 +19,8 @@ pub(crate) struct NativeDevice {
     threads: usize,
     name: String,
     description: String,
+    /// Launches on the default view (see `AcceleratorView::submission_count`).
+    launches: AtomicU64,
 }
 
 impl NativeDevice {
@@ -59,6 +62,7 @@ impl NativeDevice {
             threads,
             name,
             description,
+            launches: AtomicU64::new(0),
         })
     }
 
@@ -80,6 +84,11 @@ impl NativeDevice {
     /// The pool's thread count.
     pub(crate) fn threads(&self) -> usize {
         self.threads
+    }
+
+    /// The launches made on the default view.
+    pub(crate) fn launches(&self) -> &AtomicU64 {
+        &self.launches
     }
 
     /// The accelerator's name.

@@ -68,6 +68,8 @@ pub struct AcceleratorView {
     own: Option<Arc<ViewShared>>,
     /// Distinguishes the views created on the native CPU accelerator (0: its default view).
     native_id: u64,
+    /// The launches of a view created on the native CPU accelerator.
+    native_launches: Option<Arc<AtomicU64>>,
 }
 
 /// The state of a view made by [`Accelerator::create_view`].
@@ -90,6 +92,7 @@ impl AcceleratorView {
             acc: acc.clone(),
             own: None,
             native_id: 0,
+            native_launches: None,
         }
     }
 
@@ -101,6 +104,7 @@ impl AcceleratorView {
                 acc: acc.clone(),
                 own: None,
                 native_id: NEXT_NATIVE_VIEW.fetch_add(1, Ordering::Relaxed),
+                native_launches: Some(Arc::default()),
             });
         };
         let device = device.clone();
@@ -110,6 +114,7 @@ impl AcceleratorView {
             acc: acc.clone(),
             own: Some(Arc::new(ViewShared { device, queue, id })),
             native_id: 0,
+            native_launches: None,
         })
     }
 
@@ -124,10 +129,24 @@ impl AcceleratorView {
     }
 
     /// The number of command buffers this view has submitted (batches of launches, and for
-    /// the default view also host-device copies). Every one of them has finished once
+    /// the default view also host-device copies); on the native CPU accelerator, the number
+    /// of launches made on it. Every one of them has finished once
     /// [`wait`](Self::wait) returns.
     pub fn submission_count(&self) -> u64 {
-        self.queue().map_or(0, |(_, q)| q.submitted())
+        match (self.queue(), self.native_launches()) {
+            (Some((_, q)), _) => q.submitted(),
+            (None, Some(n)) => n.load(Ordering::Relaxed),
+            (None, None) => 0,
+        }
+    }
+
+    /// On the native CPU accelerator, the count of this view's launches (each one is run at
+    /// once, so each is its own "submission").
+    pub(crate) fn native_launches(&self) -> Option<&AtomicU64> {
+        match self.acc.backend() {
+            Backend::Native(n) => Some(self.native_launches.as_deref().unwrap_or(n.launches())),
+            Backend::Vulkan(_) => None,
+        }
     }
 
     /// Submits the work recorded on this view and blocks until all of it has finished (C++

@@ -110,7 +110,12 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
     let acc = view.accelerator();
     let device = match acc.backend() {
         Backend::Vulkan(device) => device,
-        Backend::Native(native) => return launch_native(acc, native, plan),
+        Backend::Native(native) => {
+            if let Some(count) = view.native_launches() {
+                count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+            return launch_native(acc, native, plan);
+        }
     };
     let Plan {
         info,
