@@ -96,6 +96,13 @@ impl<T: Copy + Default, const R: usize> Buf<T, R> {
     }
 }
 
+/// The per-thread frames of one call of a tiled kernel's tile function: `n` copies of `init`
+/// (the only allocation of a tile call; none when no local outlives a barrier).
+#[inline]
+pub fn frames<T: Copy>(init: T, n: usize) -> std::vec::Vec<T> {
+    std::vec![init; n]
+}
+
 /// The out-of-bounds report of a launch, shared by its threads: `[flag, param, rank,
 /// index[3], extent[3]]` as amp-abi's `OOB_REPORT_WORDS`; the first failing access moves `flag`
 /// from 0 to 1 and writes the rest.

@@ -24,6 +24,9 @@ fn run(kernels: &[(&str, Options)], main: &str) -> String {
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         src.push_str(&native.source);
     }
+    if std::env::var_os("AMP_NATIVE_DUMP").is_some() {
+        eprintln!("{src}");
+    }
     src.push_str("fn main() {\n");
     src.push_str(main);
     src.push_str("\n}\n");
@@ -323,15 +326,177 @@ fn device_functions_and_math() {
 }
 
 #[test]
-fn tiled_kernels_are_unsupported_not_a_panic() {
+fn tiled_sum_with_barriers_in_loops_breaks_and_returns() {
+    // Stride halving in a `while`, in a `for` with a `continue`, and in a `loop` left by a
+    // uniform `break` taken inside a work-item loop; tile 2 returns before its barriers.
+    let k = r#"fn tsum(t: TiledIndex<64>, data: ArrayView<i32, 1>, sums: ArrayViewMut<i32, 3>) {
+        #[tile_static]
+        let mut s: [i32; 64];
+        let me = t.local[0];
+        if t.tile[0] == 2 { return; }
+        let x = data[t.global];
+        s[me] = x;
+        t.barrier.wait();
+        let mut stride = 32;
+        while stride > 0 {
+            if me < stride { s[me] += s[me + stride]; }
+            t.barrier.wait();
+            stride /= 2;
+        }
+        if me == 0 { sums[[t.tile[0], 0, 0]] = s[0]; }
+        t.barrier.wait();
+        s[me] = x * 2;
+        t.barrier.wait_with_tile_static_memory_fence();
+        for k in 0..7usize {
+            if k == 0 { continue; }
+            let half = 64 >> k;
+            if me < half { s[me] += s[me + half]; }
+            t.barrier.wait();
+        }
+        if me == 0 { sums[[t.tile[0], 0, 1]] = s[0]; }
+        t.barrier.wait();
+        s[me] = x + 1;
+        let mut half = 32;
+        loop {
+            t.barrier.wait();
+            if half == 0 { break; }
+            if me < half { s[me] += s[me + half]; }
+            half = half / 2;
+        }
+        if me != 0 { return; }
+        sums[[t.tile[0], 0, 2]] = s[0];
+    }"#;
+    let main = r#"
+        let oob = rt::OobReport::new();
+        let mut data: Vec<i32> = (0..256).map(|i| (i * 7 % 23) - 11).collect();
+        let mut sums = vec![-1i32; 12];
+        let (pd, ps) = (buf(&mut data, [256]), buf(&mut sums, [4, 1, 3]));
+        for tile in 0..4 { unsafe { tsum([tile], pd, ps, &oob) } }
+        println!("{:?}", sums);
+        println!("{:?}", oob.read());
+    "#;
+    let out = run(&[plain(k)], main);
+    let lines: Vec<&str> = out.lines().collect();
+    let data: Vec<i32> = (0..256).map(|i| (i * 7 % 23) - 11).collect();
+    let mut expect = vec![-1i32; 12];
+    for tile in [0, 1, 3] {
+        let c = &data[tile * 64..tile * 64 + 64];
+        let sum: i32 = c.iter().sum();
+        expect[tile * 3] = sum;
+        expect[tile * 3 + 1] = 2 * sum;
+        expect[tile * 3 + 2] = sum + 64;
+    }
+    assert_eq!(lines[0], format!("{expect:?}"));
+    assert_eq!(lines[1], format!("{:?}", [0u32; 9]));
+}
+
+#[test]
+fn tiled_matmul_with_named_tile_dims_and_transpose() {
+    let mm = r#"fn mm(t: TiledIndex<TS, TS>, a: ArrayView<f32, 2>, b: ArrayView<f32, 2>, c: ArrayViewMut<f32, 2>) {
+        let (row, col) = (t.local[0], t.local[1]);
+        #[tile_static]
+        let mut la: [[f32; 4]; 4];
+        #[tile_static]
+        let mut lb: [[f32; 4]; 4];
+        let mut sum = 0.0;
+        let mut i = 0;
+        while i < a.extent()[1] {
+            la[row][col] = a[[t.global[0], col + i]];
+            lb[row][col] = b[[row + i, t.global[1]]];
+            t.barrier.wait();
+            for k in 0..TS {
+                sum += la[row][k] * lb[k][col];
+            }
+            t.barrier.wait();
+            i += TS;
+        }
+        c[t.global] = sum;
+    }"#;
+    let tr = r#"fn tr(t: TiledIndex<4, 4>, a: ArrayView<i32, 2>, out: ArrayViewMut<i32, 2>) {
+        #[tile_static]
+        let mut s: [[i32; 4]; 4];
+        s[t.local[0]][t.local[1]] = a[t.global];
+        t.barrier.wait();
+        out[[t.tile_origin[1] + t.local[0], t.tile_origin[0] + t.local[1]]] = s[t.local[1]][t.local[0]];
+    }"#;
+    let main = r#"
+        let oob = rt::OobReport::new();
+        let (n, m, p) = (8usize, 12usize, 8usize);
+        let mut a: Vec<f32> = (0..n * m).map(|i| ((i * 5) % 7) as f32 - 3.0).collect();
+        let mut b: Vec<f32> = (0..m * p).map(|i| ((i * 3) % 11) as f32 - 5.0).collect();
+        let mut c = vec![0f32; n * p];
+        let (pa, pb, pc) = (buf(&mut a, [8, 12]), buf(&mut b, [12, 8]), buf(&mut c, [8, 8]));
+        for t0 in 0..2 { for t1 in 0..2 { unsafe { mm([t0, t1], pa, pb, pc, 4, &oob) } } }
+        println!("{:?}", c);
+        let mut x: Vec<i32> = (0..8 * 12).collect();
+        let mut y = vec![0i32; 12 * 8];
+        let (px, py) = (buf(&mut x, [8, 12]), buf(&mut y, [12, 8]));
+        for t0 in 0..2 { for t1 in 0..3 { unsafe { tr([t0, t1], px, py, &oob) } } }
+        println!("{:?}", y);
+        println!("{:?}", oob.read());
+    "#;
+    let out = run(&[plain(mm), plain(tr)], main);
+    let lines: Vec<&str> = out.lines().collect();
+    let (n, m, p) = (8usize, 12usize, 8usize);
+    let a: Vec<f32> = (0..n * m).map(|i| ((i * 5) % 7) as f32 - 3.0).collect();
+    let b: Vec<f32> = (0..m * p).map(|i| ((i * 3) % 11) as f32 - 5.0).collect();
+    let mut c = vec![0f32; n * p];
+    for i in 0..n {
+        for j in 0..p {
+            c[i * p + j] = (0..m).map(|k| a[i * m + k] * b[k * p + j]).sum();
+        }
+    }
+    assert_eq!(lines[0], format!("{c:?}"));
+    let mut y = vec![0i32; 12 * 8];
+    for i in 0..8 {
+        for j in 0..12 {
+            y[j * 8 + i] = (i * 12 + j) as i32;
+        }
+    }
+    assert_eq!(lines[1], format!("{y:?}"));
+    assert_eq!(lines[2], format!("{:?}", [0u32; 9]));
+}
+
+#[test]
+fn tiled_kernel_without_barriers_and_its_index_fields() {
+    let k = r#"fn nb(t: TiledIndex<3, 2>, out: ArrayViewMut<u32, 2>) {
+        if t.local[1] == 1 && t.tile[0] == 1 { return; }
+        let mut v = t.tile[0] * 100 + t.tile[1] * 10 + t.local[0];
+        v += (t.tile_extent[0] * 10 + t.tile_extent[1]) * 1000 + t.tile_origin[1] * 100000;
+        for i in 0..t.local[1] { v += 1000000; }
+        out[t.global] = v as u32;
+    }"#;
+    let main = r#"
+        let oob = rt::OobReport::new();
+        let mut out = vec![0u32; 6 * 4];
+        let po = buf(&mut out, [6, 4]);
+        for t0 in 0..2 { for t1 in 0..2 { unsafe { nb([t0, t1], po, &oob) } } }
+        println!("{:?}", out);
+    "#;
+    let out = run(&[plain(k)], main);
+    let mut expect = vec![0u32; 24];
+    for g0 in 0..6u32 {
+        for g1 in 0..4u32 {
+            let (t0, t1, l0, l1) = (g0 / 3, g1 / 2, g0 % 3, g1 % 2);
+            if l1 == 1 && t0 == 1 {
+                continue;
+            }
+            expect[(g0 * 4 + g1) as usize] =
+                t0 * 100 + t1 * 10 + l0 + 32 * 1000 + t1 * 2 * 100000 + l1 * 1000000;
+        }
+    }
+    assert_eq!(out.trim(), format!("{expect:?}"));
+}
+
+#[test]
+fn barriers_outside_statements_are_unsupported_not_a_panic() {
     let k: syn::ItemFn = syn::parse_str(
-        "fn t(t: TiledIndex<4>, a: ArrayViewMut<i32, 1>) { t.barrier.wait(); a[t.global] = 1; }",
+        "fn t(t: TiledIndex<4>, a: ArrayViewMut<i32, 1>) { let x = { t.barrier.wait(); 1 }; a[t.global] = x; }",
     )
     .unwrap();
     match compile_native(&k, &Options::default(), "rt", "t") {
-        Err(NativeError::Unsupported(u)) => {
-            assert!(u.to_string().contains("tiled kernels"), "{u}")
-        }
+        Err(NativeError::Unsupported(u)) => assert!(u.to_string().contains("barrier"), "{u}"),
+        Err(NativeError::Invalid(_)) => {}
         other => panic!("expected Unsupported, got {other:?}"),
     }
 }

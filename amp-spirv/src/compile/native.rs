@@ -4,7 +4,7 @@
 use super::Options;
 use crate::back::native;
 use crate::diag::Diagnostics;
-use crate::ir::{OuterConst, ParamKind};
+use crate::ir::{OuterConst, ParamKind, TileDim};
 
 pub use native::{Unsupported, PRELUDE as NATIVE_PRELUDE};
 
@@ -15,13 +15,19 @@ pub struct NativeKernel {
     pub name: String,
     /// The name of the generated thread function.
     pub fn_name: String,
-    /// Rank of the launch domain (the length of the thread's index).
+    /// Rank of the launch domain (the length of the thread's index, or of a tiled kernel's
+    /// tile index).
     pub rank: u32,
-    /// The parameters after the index, in order (the thread function's arguments after `idx`).
+    /// The parameters after the index, in order (the function's arguments after `idx` or,
+    /// for a tiled kernel's tile function, `tile`).
     pub params: Vec<(String, ParamKind)>,
     /// The outer constants, passed after the parameters.
     pub consts: Vec<OuterConst>,
-    /// The thread function's source: one item, naming [`NATIVE_PRELUDE`] through the path given.
+    /// For a tiled kernel: its tile shape (`T0` first; a named dimension is the outer constant
+    /// of that name, passed as its `c<i>` argument). The function then runs one tile.
+    pub tile: Option<Vec<TileDim>>,
+    /// The function's source: one item, naming [`NATIVE_PRELUDE`] through the path given. For a
+    /// tiled kernel it runs one whole tile (`back::native`'s tile ABI).
     pub source: String,
 }
 
@@ -71,6 +77,7 @@ pub fn compile_native(
             .map(|p| (p.name.clone(), p.kind.clone()))
             .collect(),
         consts: kernel.consts.clone(),
+        tile: kernel.tiled.as_ref().map(|t| t.dims.clone()),
         source,
     })
 }

@@ -2,7 +2,7 @@
 //! elements of locals, buffer accesses with their bounds checks, atomics, built-ins and math.
 //! Every compound expression is parenthesized, so precedence never depends on the context.
 
-use super::{local, unsupported, Emitter, Res};
+use super::{unsupported, Emitter, Res};
 use crate::back::BoundsChecks;
 use crate::diag::Span;
 use crate::ir::*;
@@ -15,7 +15,7 @@ impl Emitter<'_> {
         let span = e.span;
         Ok(match &e.kind {
             ExprKind::Lit(l) => self.lit(*l, &e.ty, span)?,
-            ExprKind::Local(id) => local(*id),
+            ExprKind::Local(id) => self.local(*id),
             ExprKind::ScalarParam(p) => format!("p{p}"),
             ExprKind::OuterConst(k) => format!("c{k}"),
             ExprKind::Unary(op, a) => {
@@ -113,7 +113,7 @@ impl Emitter<'_> {
             ExprKind::For(r) => self.for_loop(r, span)?,
             ExprKind::Break => self.break_(span)?,
             ExprKind::Continue => self.continue_(span)?,
-            ExprKind::Return => "(return)".to_string(),
+            ExprKind::Return => self.return_(),
             ExprKind::Assign(place, value) => {
                 // The value first, then the place (Rust's order for primitive assignments).
                 let v = self.expr(value)?;
@@ -168,8 +168,15 @@ impl Emitter<'_> {
             }
             ExprKind::Atomic(a) => self.atomic(a, span)?,
             ExprKind::Texture(..) => return unsupported("textures", span),
-            ExprKind::Barrier(_) => return unsupported("barriers", span),
-            ExprKind::MemoryFence(_) => return unsupported("memory fences", span),
+            ExprKind::Barrier(_) => {
+                return unsupported("a barrier inside an expression or a non-tiled kernel", span)
+            }
+            // The threads of a tile run one after another on one OS thread: a fence only
+            // orders global memory for other tiles (tile_static memory is the tile's own).
+            ExprKind::MemoryFence(Fence::TileStatic) => "()".to_string(),
+            ExprKind::MemoryFence(_) => {
+                "::core::sync::atomic::fence(::core::sync::atomic::Ordering::SeqCst)".to_string()
+            }
         })
     }
 
@@ -230,7 +237,7 @@ impl Emitter<'_> {
         let Place::Local(id, idx) = place else {
             return unsupported("a buffer element here", span);
         };
-        let mut s = local(*id);
+        let mut s = self.local(*id);
         let mut ty = self.k.locals[*id].ty.clone();
         for i in idx {
             let (elem, len) = match ty {
@@ -440,16 +447,27 @@ impl Emitter<'_> {
             Some(v) => Some(self.expr(v)?),
             None => None,
         };
-        let Place::Buffer(p, idx) = &a.target else {
-            return unsupported("atomics on `tile_static` memory", span);
+        let (s, ptr) = match &a.target {
+            Place::Buffer(p, idx) => {
+                let s = self.buffer_elem_ty(*p, span)?;
+                let index = self.indices(idx)?;
+                let ptr = match self.checks {
+                    BoundsChecks::On => format!("p{p}.checked({index}, {p}, oob)"),
+                    BoundsChecks::Off => format!("Some(p{p}.at({index}))"),
+                };
+                (s, ptr)
+            }
+            // `tile_static` memory: the tile's threads run one at a time on one OS thread, so
+            // the atomic on the tile function's local is only a read-modify-write.
+            place @ Place::Local(..) => {
+                let ty = self.place_ty(place, span)?;
+                let s = self.scalar_of(&ty, span)?;
+                let t = self.scalar(s, span)?;
+                let p = self.local_place(place, span)?;
+                (s, format!("Some(&mut {p} as *mut {t})"))
+            }
         };
-        let s = self.buffer_elem_ty(*p, span)?;
         let t = self.scalar(s, span)?;
-        let index = self.indices(idx)?;
-        let ptr = match self.checks {
-            BoundsChecks::On => format!("p{p}.checked({index}, {p}, oob)"),
-            BoundsChecks::Off => format!("Some(p{p}.at({index}))"),
-        };
         let rt = self.rt;
         let v = "tv";
         let zero = format!("(0 as {t})");

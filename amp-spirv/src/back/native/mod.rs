@@ -34,11 +34,51 @@
 //! an optimized build is one loop for LLVM (not `inline(always)`, which makes unoptimized
 //! builds of many kernels, such as the differential tester's, slower to compile).
 //!
+//! # The native tile ABI (tiled kernels)
+//!
+//! ```text
+//! pub unsafe fn <kernel>(tile: [u32; RANK], <params>, <consts>, oob: &<rt>::OobReport)
+//! ```
+//!
+//! A tiled kernel (`TiledIndex<D0, ..>`) is ONE function per TILE: `tile` is the tile's index
+//! (`t.tile`); the parameters, constants and `oob` are as in the thread ABI. The tile's shape is
+//! [`Tiled::dims`]: a literal, or a named outer constant, read from its `c<i>` argument (so tile
+//! sizes may be runtime values; the caller keeps the thread count `D0 * ..` at most 1024, as the
+//! device does, and each dimension non-zero). For thread `local` of the tile,
+//! `t.global = tile * dims + local` (wrapping), `t.tile_origin = tile * dims`,
+//! `t.tile_extent = dims`. The executor calls the function once per tile of the launch, tiles in
+//! any order and on any OS thread; the function runs all the tile's threads itself:
+//!
+//! - the body is cut at its barriers (`t.barrier.wait*()`, every flavour: a barrier orders all
+//!   memory when the threads of a tile run one after another); each run of barrier-free code
+//!   is a work-item loop over the tile's threads in row-major local-index order (the MCUDA /
+//!   PoCL transformation);
+//! - control flow containing a barrier is uniform (the front end's uniformity analysis proves
+//!   it), so it runs once per tile with its condition (or range) evaluated for the first thread
+//!   that has not returned; a `break` or `continue` of such a loop, taken in a work-item loop,
+//!   ends that thread's region and the loop is left (continued) after the region;
+//! - a `return` ends the thread: it skips every later region (a barrier it would have reached
+//!   is simply not waited for, C++ AMP leaves that undefined);
+//! - thread-private locals used in more than one region live in per-thread frames (one
+//!   allocation per call, `<rt>::frames`); others are plain locals of their work-item loop;
+//! - `tile_static` variables are plain locals of the tile function, shared by its work-item
+//!   loops (zero at the start of each call; C++ AMP leaves them undefined); atomics on them are
+//!   plain read-modify-writes; memory fences of global memory are `SeqCst` fences.
+//!
+//! A barrier inside an expression (`let x = { t.barrier.wait(); 1 };`) is [`Unsupported`].
+//!
+//! # Not supported yet
+//!
+//! Textures and samplers, short vectors, `#[derive(DeviceStruct)]` structs, `Norm`/`Unorm`,
+//! arrays whose length is a named constant: such kernels give [`Unsupported`] (they run on
+//! Vulkan only).
+//!
 //! The helpers the code calls live in [`PRELUDE`], emitted once per crate and named through a
 //! path the caller chooses (`rt`).
 
 mod expr;
 mod prelude;
+mod tile;
 
 pub use prelude::PRELUDE;
 
@@ -83,8 +123,13 @@ pub fn native(kernel: &Kernel, checks: BoundsChecks, rt: &str, fn_name: &str) ->
         labels: 0,
         loops: Vec::new(),
         temps: 0,
+        tile: None,
     };
-    e.function(fn_name)
+    if kernel.tiled.is_some() {
+        e.tiled_function(fn_name)
+    } else {
+        e.function(fn_name)
+    }
 }
 
 /// A loop being emitted: its label, and how its `continue` is written.
@@ -92,6 +137,9 @@ struct LoopLabel {
     id: u32,
     /// `for` loops continue by leaving their body's labelled block (the increment follows it).
     body_block: bool,
+    /// A loop of a tiled kernel's tile-level code (it contains a barrier): a work-item loop
+    /// leaves it through its flag `b<id>` (see `tile.rs`).
+    tile: bool,
 }
 
 pub(crate) struct Emitter<'a> {
@@ -101,6 +149,8 @@ pub(crate) struct Emitter<'a> {
     labels: u32,
     loops: Vec<LoopLabel>,
     temps: u32,
+    /// For tiled kernels: the work-item loop state.
+    tile: Option<tile::TileState>,
 }
 
 fn unsupported<T>(construct: impl Into<String>, span: Span) -> Res<T> {
@@ -116,6 +166,15 @@ fn local(id: LocalId) -> String {
 }
 
 impl Emitter<'_> {
+    /// The name of local `id` in the generated code (a per-thread local of a tiled kernel is a
+    /// field of the thread's frame `fr`); a tiled kernel's first pass records the use.
+    pub(crate) fn local(&mut self, id: LocalId) -> String {
+        match &mut self.tile {
+            Some(t) => t.name(id),
+            None => local(id),
+        }
+    }
+
     fn whole_kernel(&self) -> Span {
         self.k
             .params
@@ -176,14 +235,12 @@ impl Emitter<'_> {
         })
     }
 
-    fn function(&mut self, name: &str) -> Res<String> {
+    /// The function's arguments: the index (named `first`), the parameters, the outer
+    /// constants and the out-of-bounds report.
+    fn args(&self, first: &str) -> Res<Vec<String>> {
         let k = self.k;
-        let span = self.whole_kernel();
-        if k.tiled.is_some() {
-            return unsupported("tiled kernels", span);
-        }
         let rt = self.rt;
-        let mut args = vec![format!("idx: [u32; {}]", k.rank)];
+        let mut args = vec![format!("{first}: [u32; {}]", k.rank)];
         for (i, p) in k.params.iter().enumerate() {
             let t = match &p.kind {
                 ParamKind::Buffer { elem, rank, .. } => match elem {
@@ -206,6 +263,13 @@ impl Emitter<'_> {
             args.push(format!("c{i}: {}", self.scalar(c.ty, span)?));
         }
         args.push(format!("oob: &{rt}::OobReport"));
+        Ok(args)
+    }
+
+    fn function(&mut self, name: &str) -> Res<String> {
+        let k = self.k;
+        let span = self.whole_kernel();
+        let args = self.args("idx")?;
 
         let mut s = String::new();
         let _ = writeln!(
@@ -241,30 +305,39 @@ impl Emitter<'_> {
     fn block(&mut self, b: &Block) -> Res<String> {
         let mut s = String::from("{ ");
         for st in &b.stmts {
-            match st {
-                Stmt::Let(id, init) => {
-                    let l = &self.k.locals[*id];
-                    let v = match init {
-                        Some(e) => self.expr(e)?,
-                        None => self.zero(&l.ty, Span::from(proc_macro2::Span::call_site()))?,
-                    };
-                    let _ = write!(s, "{} = {v}; ", local(*id));
-                }
-                Stmt::Expr(e) => {
-                    let v = self.expr(e)?;
-                    if matches!(e.ty, Ty::Unit | Ty::Never) {
-                        let _ = write!(s, "{v}; ");
-                    } else {
-                        let _ = write!(s, "let _ = {v}; ");
-                    }
-                }
-            }
+            s.push_str(&self.stmt(st)?);
         }
         if let Some(t) = &b.tail {
             s.push_str(&self.expr(t)?);
         }
         s.push_str(" }");
         Ok(s)
+    }
+
+    /// A statement, ending in `;`.
+    fn stmt(&mut self, st: &Stmt) -> Res<String> {
+        Ok(match st {
+            // `tile_static` memory is undefined until written (C++ AMP's semantics).
+            Stmt::Let(id, None) if self.k.locals[*id].storage == Storage::TileStatic => {
+                String::new()
+            }
+            Stmt::Let(id, init) => {
+                let l = &self.k.locals[*id];
+                let v = match init {
+                    Some(e) => self.expr(e)?,
+                    None => self.zero(&l.ty, Span::from(proc_macro2::Span::call_site()))?,
+                };
+                format!("{} = {v}; ", self.local(*id))
+            }
+            Stmt::Expr(e) => {
+                let v = self.expr(e)?;
+                if matches!(e.ty, Ty::Unit | Ty::Never) {
+                    format!("{v}; ")
+                } else {
+                    format!("let _ = {v}; ")
+                }
+            }
+        })
     }
 
     fn new_label(&mut self) -> u32 {
@@ -283,6 +356,7 @@ impl Emitter<'_> {
         self.loops.push(LoopLabel {
             id,
             body_block: false,
+            tile: false,
         });
         let body = self.block(body);
         self.loops.pop();
@@ -303,7 +377,7 @@ impl Emitter<'_> {
             None if r.inclusive => Some(format!("(1 as {t})")),
             None => None,
         };
-        let (c, done, var) = (local(r.counter), local(r.done), local(r.var));
+        let (c, done, var) = (self.local(r.counter), self.local(r.done), self.local(r.var));
         let id = self.new_label();
         let mut out = format!("{{ {c} = {start}; let e{id}: {t} = {end}; ");
         let mut go = format!("{c} {} e{id}", if r.inclusive { "<=" } else { "<" });
@@ -314,6 +388,7 @@ impl Emitter<'_> {
         self.loops.push(LoopLabel {
             id,
             body_block: true,
+            tile: false,
         });
         let body = self.block(&r.body);
         self.loops.pop();
@@ -332,15 +407,23 @@ impl Emitter<'_> {
         Ok(out)
     }
 
-    fn break_(&self, span: Span) -> Res<String> {
+    fn break_(&mut self, span: Span) -> Res<String> {
         match self.loops.last() {
+            Some(l) if l.tile => {
+                let id = l.id;
+                Ok(self.leave_tile_loop(id, 1))
+            }
             Some(l) => Ok(format!("(break 'l{})", l.id)),
             None => unsupported("`break` outside a loop", span),
         }
     }
 
-    fn continue_(&self, span: Span) -> Res<String> {
+    fn continue_(&mut self, span: Span) -> Res<String> {
         match self.loops.last() {
+            Some(l) if l.tile => {
+                let id = l.id;
+                Ok(self.leave_tile_loop(id, 2))
+            }
             Some(l) if l.body_block => Ok(format!("(break 'c{})", l.id)),
             Some(l) => Ok(format!("(continue 'l{})", l.id)),
             None => unsupported("`continue` outside a loop", span),
