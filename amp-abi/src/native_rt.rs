@@ -96,6 +96,26 @@ impl<T: Copy + Default, const R: usize> Buf<T, R> {
     }
 }
 
+/// A `Norm`'s clamp, as the host's `Norm::new`: NaN to 0, then into `[-1, 1]` (a `-0.0` stays).
+#[inline(always)]
+pub fn norm(x: f32) -> f32 {
+    if x.is_nan() {
+        0.0
+    } else {
+        x.clamp(-1.0, 1.0)
+    }
+}
+
+/// A `Unorm`'s clamp, as the host's `Unorm::new`: NaN to 0, then into `[0, 1]`.
+#[inline(always)]
+pub fn unorm(x: f32) -> f32 {
+    if x.is_nan() {
+        0.0
+    } else {
+        x.clamp(0.0, 1.0)
+    }
+}
+
 /// The per-thread frames of one call of a tiled kernel's tile function: `n` copies of `init`
 /// (the only allocation of a tile call; none when no local outlives a barrier).
 #[inline]

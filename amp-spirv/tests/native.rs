@@ -489,6 +489,158 @@ fn tiled_kernel_without_barriers_and_its_index_fields() {
 }
 
 #[test]
+fn short_vectors_in_buffers_params_and_locals() {
+    let k = r#"fn vecs(idx: Index<1>, a: ArrayView<Float3, 1>, b: ArrayViewMut<Float3, 1>, k: Float2,
+                      i: ArrayViewMut<Int4, 1>, d: ArrayViewMut<Double2, 1>, u: ArrayViewMut<UInt2, 1>) {
+        let v = a[idx];
+        let mut w = v * 2.0 + Float3::new(1.0, k.x, k.y);
+        w.y += 0.5;
+        w -= v.zyx();
+        b[idx] = w.normalize() * v.length() + v.cross(w) - Float3::splat(k.dot(k));
+        b[idx].x = v.dot(w);
+        let mut q = Int4::new(idx[0] as i32, -3, 7, i32::MIN);
+        q = q / Int4::new(2, 0, -1, -1) + q % Int4::splat(3);
+        i[idx] = -q;
+        i[idx] += Int4::new(1, 2, 3, 4);
+        let mut e = Double2::new(v.x as f64, 0.25);
+        e *= 4.0;
+        d[idx] = e.yx() + e;
+        let m = UInt2::new(7, 9);
+        u[idx] = m.max(UInt2::splat(idx[0] as u32 * 4)) - UInt2::new(1, 1);
+    }"#;
+    let main = r#"
+        let oob = rt::OobReport::new();
+        let mut a: Vec<[f32; 3]> = vec![[1.0, 2.0, 3.0], [-0.5, 4.0, 0.25], [0.0, 0.0, 1.0]];
+        let mut b = vec![[0f32; 3]; 3];
+        let mut i = vec![[0i32; 4]; 3];
+        let mut d = vec![[0f64; 2]; 3];
+        let mut u = vec![[0u32; 2]; 3];
+        let (pa, pb, pi, pd, pu) = (buf(&mut a, [3]), buf(&mut b, [3]), buf(&mut i, [3]), buf(&mut d, [3]), buf(&mut u, [3]));
+        for t in 0..3 { unsafe { vecs([t], pa, pb, [0.5, -2.0], pi, pd, pu, &oob) } }
+        println!("{:?}", b.iter().map(|v| v.map(f32::to_bits)).collect::<Vec<_>>());
+        println!("{:?}", i);
+        println!("{:?}", d);
+        println!("{:?}", u);
+        println!("{:?}", oob.read());
+    "#;
+    let out = run(&[plain(k)], main);
+    let lines: Vec<&str> = out.lines().collect();
+    let a = [[1.0f32, 2.0, 3.0], [-0.5, 4.0, 0.25], [0.0, 0.0, 1.0]];
+    let k = [0.5f32, -2.0];
+    let mut b = Vec::new();
+    let mut iv = Vec::new();
+    let mut dv = Vec::new();
+    let mut uv = Vec::new();
+    for (t, v) in a.iter().enumerate() {
+        let mut w = [v[0] * 2.0 + 1.0, v[1] * 2.0 + k[0], v[2] * 2.0 + k[1]];
+        w[1] += 0.5;
+        w = [w[0] - v[2], w[1] - v[1], w[2] - v[0]];
+        let dot = |x: [f32; 3], y: [f32; 3]| x[0] * y[0] + x[1] * y[1] + x[2] * y[2];
+        let len_w = dot(w, w).sqrt();
+        let len_v = dot(*v, *v).sqrt();
+        let cross = [
+            v[1] * w[2] - v[2] * w[1],
+            v[2] * w[0] - v[0] * w[2],
+            v[0] * w[1] - v[1] * w[0],
+        ];
+        let kk = k[0] * k[0] + k[1] * k[1];
+        let mut r = [0f32; 3];
+        for c in 0..3 {
+            r[c] = (w[c] / len_w) * len_v + cross[c] - kk;
+        }
+        r[0] = dot(*v, w);
+        b.push(r.map(f32::to_bits));
+        let q = [t as i32, -3, 7, i32::MIN];
+        let dvs = [2, 0, -1, -1];
+        let mut q2 = [0i32; 4];
+        for c in 0..4 {
+            let div = if dvs[c] == 0 {
+                -1
+            } else {
+                q[c].wrapping_div(dvs[c])
+            };
+            q2[c] = div.wrapping_add(q[c] % 3);
+        }
+        iv.push([
+            q2[0].wrapping_neg() + 1,
+            q2[1].wrapping_neg() + 2,
+            q2[2].wrapping_neg() + 3,
+            q2[3].wrapping_neg().wrapping_add(4),
+        ]);
+        let e = [v[0] as f64 * 4.0, 0.25 * 4.0];
+        dv.push([e[1] + e[0], e[0] + e[1]]);
+        uv.push([7u32.max(t as u32 * 4) - 1, 9u32.max(t as u32 * 4) - 1]);
+    }
+    assert_eq!(lines[0], format!("{b:?}"));
+    assert_eq!(lines[1], format!("{iv:?}"));
+    assert_eq!(lines[2], format!("{dv:?}"));
+    assert_eq!(lines[3], format!("{uv:?}"));
+    assert_eq!(lines[4], format!("{:?}", [0u32; 9]));
+}
+
+#[test]
+fn normalized_scalars_and_vectors_clamp_like_the_host() {
+    let k = r#"fn fade(idx: Index<1>, img: ArrayView<Unorm4, 1>, out: ArrayViewMut<Unorm4, 1>, k: Unorm,
+                      n: ArrayView<Norm, 1>, no: ArrayViewMut<Norm, 1>, x: ArrayView<f32, 1>) {
+        let c = img[idx];
+        let mut d = c * Unorm4::splat(k) + Unorm4::from_f32_array([0.1, 0.1, 0.1, 0.0]);
+        d.w = c.w;
+        out[idx] = d;
+        let grey = c.to_f32_array();
+        out[idx].x = Unorm::new(0.3 * grey[0] + 0.59 * grey[1] + 0.11 * grey[2]);
+        let a = n[idx];
+        let b = Norm::new(x[idx]);
+        let mut r = a / b;
+        r -= Norm::from(Unorm::new(x[idx]));
+        no[idx] = -(r * a) + Norm::new(f32::from(a) * 3.0);
+    }"#;
+    let main = r#"
+        let oob = rt::OobReport::new();
+        let mut img: Vec<[f32; 4]> = vec![[0.5, 1.0, 0.0, 0.25], [1.0, 1.0, 1.0, 1.0], [0.0, 0.2, 0.9, 0.5], [0.3, 0.6, 0.1, 0.0]];
+        let mut out = vec![[0f32; 4]; 4];
+        let mut n = vec![-0.5f32, 0.0, 1.0, -0.0];
+        let mut no = vec![0f32; 4];
+        let mut x = vec![0.0f32, f32::NAN, -3.0, 0.75];
+        let (pi, po, pn, pno, px) = (buf(&mut img, [4]), buf(&mut out, [4]), buf(&mut n, [4]), buf(&mut no, [4]), buf(&mut x, [4]));
+        for t in 0..4 { unsafe { fade([t], pi, po, 0.75, pn, pno, px, &oob) } }
+        println!("{:?}", out.iter().map(|v| v.map(f32::to_bits)).collect::<Vec<_>>());
+        println!("{:?}", no.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
+    "#;
+    let out = run(&[plain(k)], main);
+    let lines: Vec<&str> = out.lines().collect();
+    let unorm = |x: f32| if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) };
+    let norm = |x: f32| if x.is_nan() { 0.0 } else { x.clamp(-1.0, 1.0) };
+    let img = [
+        [0.5f32, 1.0, 0.0, 0.25],
+        [1.0, 1.0, 1.0, 1.0],
+        [0.0, 0.2, 0.9, 0.5],
+        [0.3, 0.6, 0.1, 0.0],
+    ];
+    let n = [-0.5f32, 0.0, 1.0, -0.0];
+    let x = [0.0f32, f32::NAN, -3.0, 0.75];
+    let mut o = Vec::new();
+    let mut no = Vec::new();
+    for t in 0..4 {
+        let c = img[t];
+        let add = [0.1f32, 0.1, 0.1, 0.0];
+        let mut d = [0f32; 4];
+        for j in 0..4 {
+            d[j] = unorm(unorm(c[j] * 0.75) + unorm(add[j]));
+        }
+        d[3] = c[3];
+        d[0] = unorm(0.3 * c[0] + 0.59 * c[1] + 0.11 * c[2]);
+        o.push(d.map(f32::to_bits));
+        let a = n[t];
+        let b = norm(x[t]);
+        let mut r = norm(a / b);
+        r = norm(r - unorm(x[t]));
+        no.push(norm(-norm(r * a) + norm(a * 3.0)).to_bits());
+    }
+    assert_eq!(lines[0], format!("{o:?}"));
+    assert_eq!(lines[1], format!("{no:?}"));
+}
+
+#[test]
 fn barriers_outside_statements_are_unsupported_not_a_panic() {
     let k: syn::ItemFn = syn::parse_str(
         "fn t(t: TiledIndex<4>, a: ArrayViewMut<i32, 1>) { let x = { t.barrier.wait(); 1 }; a[t.global] = x; }",

@@ -19,15 +19,16 @@ impl Emitter<'_> {
             ExprKind::ScalarParam(p) => format!("p{p}"),
             ExprKind::OuterConst(k) => format!("c{k}"),
             ExprKind::Unary(op, a) => {
-                let s = self.scalar_of(&a.ty, span)?;
+                let (s, n) = self.shape(&a.ty, span)?;
                 let v = self.expr(a)?;
-                match (op, s) {
-                    (UnOp::Neg, s) if s.is_float() => format!("(-{v})"),
-                    (UnOp::Neg, _) => format!("({v}.wrapping_neg())"),
-                    (UnOp::Not, _) => format!("(!{v})"),
-                }
+                let op = *op;
+                self.lanes(n, &[v], |x| match (op, s.device()) {
+                    (UnOp::Neg, s) if s.is_float() => format!("(-{})", x[0]),
+                    (UnOp::Neg, _) => format!("({}.wrapping_neg())", x[0]),
+                    (UnOp::Not, _) => format!("(!{})", x[0]),
+                })?
             }
-            ExprKind::Binary(op, a, b) => self.binary(*op, a, b, span)?,
+            ExprKind::Binary(op, a, b) => self.binary(*op, a, b, &e.ty, span)?,
             ExprKind::Logic(op, a, b) => {
                 let (l, r) = (self.expr(a)?, self.expr(b)?);
                 let o = match op {
@@ -35,6 +36,9 @@ impl Emitter<'_> {
                     LogicOp::Or => "||",
                 };
                 format!("({l} {o} {r})")
+            }
+            ExprKind::Cast(a) if a.ty.is_normalized() || e.ty.is_normalized() => {
+                self.normalized_cast(a, &e.ty, span)?
             }
             ExprKind::Cast(a) => {
                 let from = self.scalar_of(&a.ty, span)?;
@@ -66,7 +70,7 @@ impl Emitter<'_> {
             ExprKind::Element(base, index) => {
                 let len = match &base.ty {
                     Ty::Array(_, len) => len.clone(),
-                    Ty::Vector(..) => return unsupported("short vector components", span),
+                    Ty::Vector(_, n) => Len::Lit(*n),
                     Ty::Struct(_) => return unsupported("struct fields", span),
                     other => return unsupported(format!("indexing `{other}`"), span),
                 };
@@ -76,7 +80,7 @@ impl Emitter<'_> {
             }
             ExprKind::BufferLoad(p, idx) => {
                 let index = self.indices(idx)?;
-                self.buffer_elem_ty(*p, span)?;
+                self.buffer_elem(*p, span)?;
                 match self.checks {
                     BoundsChecks::On => format!("p{p}.load({index}, {p}, oob)"),
                     BoundsChecks::Off => format!("p{p}.load_unchecked({index})"),
@@ -124,7 +128,7 @@ impl Emitter<'_> {
                         format!("{{ let {tv} = {v}; {p} = {tv}; }}")
                     }
                     Place::Buffer(p, idx) => {
-                        self.buffer_elem_ty(*p, span)?;
+                        self.buffer_elem(*p, span)?;
                         let index = self.indices(idx)?;
                         match self.checks {
                             BoundsChecks::On => {
@@ -145,13 +149,10 @@ impl Emitter<'_> {
                 let v = self.expr(value)?;
                 let tv = self.temp();
                 let ty = self.place_ty(place, span)?;
-                let s = self.scalar_of(&ty, span)?;
-                let rhs = self.scalar_of(&value.ty, span)?;
-                let new = self.binary_op(*op, s, rhs, "(*ptr)", &tv, span)?;
+                let new = self.binary_value(*op, &ty, &value.ty, "(*ptr)", &tv, &ty, span)?;
                 let ptr = match place {
                     Place::Local(..) => {
                         let p = self.local_place(place, span)?;
-                        let new = self.binary_op(*op, s, rhs, "(*ptr)", &tv, span)?;
                         return Ok(format!(
                             "{{ let {tv} = {v}; let ptr = &mut {p}; *ptr = {new}; }}"
                         ));
@@ -180,11 +181,96 @@ impl Emitter<'_> {
         })
     }
 
-    /// The scalar type of a scalar value.
+    /// The component type of a scalar or vector, and the vector's length.
+    pub(super) fn shape(&self, t: &Ty, span: Span) -> Res<(Scalar, Option<u32>)> {
+        match t {
+            Ty::Scalar(s) => Ok((*s, None)),
+            Ty::Vector(s, n) => Ok((*s, Some(*n))),
+            // `from_f32_array` / `to_f32_array` convert between arrays and vectors.
+            Ty::Array(e, Len::Lit(n)) => match **e {
+                Ty::Scalar(s) => Ok((s, Some(*n))),
+                ref other => unsupported(format!("operators on `{other}`"), span),
+            },
+            other => unsupported(format!("operators on `{other}`"), span),
+        }
+    }
+
+    /// `f` applied to the operands (Rust expressions of `n`-vectors, or scalars when `n` is
+    /// `None`) component by component: each operand is evaluated once, in order.
+    fn lanes(
+        &mut self,
+        n: Option<u32>,
+        operands: &[String],
+        f: impl Fn(&[String]) -> String,
+    ) -> Res<String> {
+        let Some(n) = n else {
+            return Ok(f(operands));
+        };
+        let mut s = String::from("{ ");
+        let mut names = Vec::new();
+        for o in operands {
+            let t = self.temp();
+            s.push_str(&format!("let {t} = {o}; "));
+            names.push(t);
+        }
+        let parts: Vec<String> = (0..n)
+            .map(|k| {
+                let x: Vec<String> = names.iter().map(|t| format!("{t}[{k}]")).collect();
+                f(&x)
+            })
+            .collect();
+        s.push_str(&format!("[{}] }}", parts.join(", ")));
+        Ok(s)
+    }
+
+    /// `x` (an `f32` expression) clamped into normalized type `s` as the host's `new` does.
+    fn clamp_normalized(&self, s: Scalar, x: &str) -> String {
+        match s {
+            Scalar::Norm => format!("{}::norm({x})", self.rt),
+            Scalar::Unorm => format!("{}::unorm({x})", self.rt),
+            _ => x.to_string(),
+        }
+    }
+
+    /// A conversion from or to a normalized type (the SPIR-V back end's `normalized_cast`):
+    /// into `Norm` / `Unorm` clamps, except `Unorm` to `Norm`; out of them is the `f32` itself.
+    fn normalized_cast(&mut self, a: &Expr, to: &Ty, span: Span) -> Res<String> {
+        let (f, _) = self.shape(&a.ty, span)?;
+        let (t, n) = self.shape(to, span)?;
+        let v = self.expr(a)?;
+        let exact = f == t || (f == Scalar::Unorm && t == Scalar::Norm);
+        if exact {
+            return Ok(v);
+        }
+        if !t.is_normalized() {
+            if n.is_some() || t == Scalar::F32 {
+                return Ok(v);
+            }
+            let ty = self.scalar(t, span)?;
+            return Ok(format!("(({v}) as {ty})"));
+        }
+        let from_f32 = f.device() == Scalar::F32;
+        let conv = move |x: &str| {
+            if from_f32 {
+                x.to_string()
+            } else {
+                format!("(({x}) as f32)")
+            }
+        };
+        let rt = self.rt.to_string();
+        self.lanes(n, &[v], |x| {
+            let c = conv(&x[0]);
+            match t {
+                Scalar::Norm => format!("{rt}::norm({c})"),
+                _ => format!("{rt}::unorm({c})"),
+            }
+        })
+    }
+
+    /// The scalar type of a scalar value (`Norm` and `Unorm` are their `f32`s).
     fn scalar_of(&self, t: &Ty, span: Span) -> Res<Scalar> {
         match t {
-            Ty::Scalar(s) if s.is_normalized() => unsupported("`Norm` and `Unorm` values", span),
-            Ty::Scalar(s) => Ok(*s),
+            Ty::Scalar(s) => Ok(s.device()),
             Ty::Vector(..) => unsupported("short vectors", span),
             other => unsupported(format!("operators on `{other}`"), span),
         }
@@ -242,7 +328,7 @@ impl Emitter<'_> {
         for i in idx {
             let (elem, len) = match ty {
                 Ty::Array(elem, len) => (*elem, len),
-                Ty::Vector(..) => return unsupported("short vector components", span),
+                Ty::Vector(s, n) => (Ty::Scalar(s), Len::Lit(n)),
                 Ty::Struct(_) => return unsupported("struct fields", span),
                 other => return unsupported(format!("indexing `{other}`"), span),
             };
@@ -260,16 +346,25 @@ impl Emitter<'_> {
                 for _ in idx {
                     ty = match ty {
                         Ty::Array(e, _) => *e,
+                        Ty::Vector(s, _) => Ty::Scalar(s),
                         other => return unsupported(format!("indexing `{other}`"), span),
                     };
                 }
                 Ok(ty)
             }
-            Place::Buffer(p, _) => Ok(Ty::Scalar(self.buffer_elem_ty(*p, span)?)),
+            Place::Buffer(p, _) => self.buffer_elem(*p, span),
         }
     }
 
-    /// The scalar element type of buffer parameter `p`.
+    /// The element type of buffer parameter `p`.
+    pub(super) fn buffer_elem(&self, p: ParamId, span: Span) -> Res<Ty> {
+        match &self.k.params[p].kind {
+            ParamKind::Buffer { elem, .. } => Ok(elem.ty()),
+            _ => unsupported("this parameter as a buffer", span),
+        }
+    }
+
+    /// The scalar element type of buffer parameter `p` (for atomics).
     fn buffer_elem_ty(&self, p: ParamId, span: Span) -> Res<Scalar> {
         match &self.k.params[p].kind {
             ParamKind::Buffer {
@@ -292,11 +387,47 @@ impl Emitter<'_> {
         Ok(format!("[{}]", parts.join(", ")))
     }
 
-    fn binary(&mut self, op: BinOp, a: &Expr, b: &Expr, span: Span) -> Res<String> {
-        let s = self.scalar_of(&a.ty, span)?;
-        let rs = self.scalar_of(&b.ty, span)?;
+    fn binary(&mut self, op: BinOp, a: &Expr, b: &Expr, result: &Ty, span: Span) -> Res<String> {
         let (l, r) = (self.expr(a)?, self.expr(b)?);
-        self.binary_op(op, s, rs, &l, &r, span)
+        self.binary_value(op, &a.ty, &b.ty, &l, &r, result, span)
+    }
+
+    /// `l op r` for scalar or vector operands of types `lt`, `rt` (vectors component by
+    /// component), the result clamped when its type `result` is normalized.
+    #[allow(clippy::too_many_arguments)]
+    fn binary_value(
+        &mut self,
+        op: BinOp,
+        lt: &Ty,
+        rt: &Ty,
+        l: &str,
+        r: &str,
+        result: &Ty,
+        span: Span,
+    ) -> Res<String> {
+        let (s, n) = self.shape(lt, span)?;
+        let (rs, _) = self.shape(rt, span)?;
+        let (s, rs) = (s.device(), rs.device());
+        let out = result.component().filter(|c| c.is_normalized());
+        let one = |this: &Self, a: &str, b: &str| -> Res<String> {
+            let v = this.binary_op(op, s, rs, a, b, span)?;
+            Ok(match out {
+                Some(c) => this.clamp_normalized(c, &v),
+                None => v,
+            })
+        };
+        let Some(n) = n else {
+            return one(self, l, r);
+        };
+        self.temps += 1;
+        let (ta, tb) = (format!("va{}", self.temps), format!("vb{}", self.temps));
+        let parts = (0..n)
+            .map(|k| one(self, &format!("{ta}[{k}]"), &format!("{tb}[{k}]")))
+            .collect::<Res<Vec<_>>>()?;
+        Ok(format!(
+            "{{ let {ta} = {l}; let {tb} = {r}; [{}] }}",
+            parts.join(", ")
+        ))
     }
 
     /// `l op r` with operands of type `s` (`rs` for the right one, which differs for shifts),
@@ -357,17 +488,73 @@ impl Emitter<'_> {
     }
 
     fn builtin(&mut self, f: Builtin, args: &[Expr], ty: &Ty, span: Span) -> Res<String> {
-        let s = self.scalar_of(ty, span)?;
         let vals = args.iter().map(|a| self.expr(a)).collect::<Res<Vec<_>>>()?;
-        Ok(match (f, s) {
-            (Builtin::Min, _) => format!("({}.min({}))", vals[0], vals[1]),
-            (Builtin::Max, _) => format!("({}.max({}))", vals[0], vals[1]),
-            (Builtin::Abs, s) if s.is_float() => format!("({}.abs())", vals[0]),
-            (Builtin::Abs, Scalar::I32) => format!("({}.wrapping_abs())", vals[0]),
+        if matches!(
+            f,
+            Builtin::Dot | Builtin::Length | Builtin::Normalize | Builtin::Cross
+        ) {
+            return self.geometric(f, args, &vals, span);
+        }
+        let (s, n) = self.shape(ty, span)?;
+        self.lanes(n, &vals, |x| match (f, s.device()) {
+            (Builtin::Min, _) => format!("({}.min({}))", x[0], x[1]),
+            (Builtin::Max, _) => format!("({}.max({}))", x[0], x[1]),
+            (Builtin::Abs, s) if s.is_float() => format!("({}.abs())", x[0]),
+            (Builtin::Abs, Scalar::I32) => format!("({}.wrapping_abs())", x[0]),
             // GLSL's SAbs reads the bits as signed.
-            (Builtin::Abs, _) => format!("((({}) as i32).wrapping_abs() as u32)", vals[0]),
-            (Builtin::Dot | Builtin::Length | Builtin::Normalize | Builtin::Cross, _) => {
-                return unsupported("geometric functions of short vectors", span)
+            (_, _) => format!("((({}) as i32).wrapping_abs() as u32)", x[0]),
+        })
+    }
+
+    /// `dot`, `length`, `normalize` and `cross` of float vectors, as GLSL defines them: the
+    /// dot product summed from the first component, `sqrt(dot(v, v))`, `v / length(v)`.
+    fn geometric(&mut self, f: Builtin, args: &[Expr], vals: &[String], span: Span) -> Res<String> {
+        let (_, n) = self.shape(&args[0].ty, span)?;
+        let Some(n) = n else {
+            return unsupported("geometric functions of scalars", span);
+        };
+        let t = self.temp();
+        let dot = |a: &str, b: &str| {
+            (0..n)
+                .map(|k| format!("({a}[{k}] * {b}[{k}])"))
+                .reduce(|acc, x| format!("({acc} + {x})"))
+                .unwrap_or_default()
+        };
+        Ok(match f {
+            Builtin::Dot => {
+                let u = self.temp();
+                format!(
+                    "{{ let {t} = {}; let {u} = {}; {} }}",
+                    vals[0],
+                    vals[1],
+                    dot(&t, &u)
+                )
+            }
+            Builtin::Length => format!("{{ let {t} = {}; ({}).sqrt() }}", vals[0], dot(&t, &t)),
+            Builtin::Normalize => {
+                let len = self.temp();
+                let parts: Vec<String> = (0..n).map(|k| format!("({t}[{k}] / {len})")).collect();
+                format!(
+                    "{{ let {t} = {}; let {len} = ({}).sqrt(); [{}] }}",
+                    vals[0],
+                    dot(&t, &t),
+                    parts.join(", ")
+                )
+            }
+            _ => {
+                if n != 3 {
+                    return unsupported("`cross` of a vector of other than 3 components", span);
+                }
+                let u = self.temp();
+                let c = |i: u32, j: u32| format!("({t}[{i}] * {u}[{j}] - {t}[{j}] * {u}[{i}])");
+                format!(
+                    "{{ let {t} = {}; let {u} = {}; [{}, {}, {}] }}",
+                    vals[0],
+                    vals[1],
+                    c(1, 2),
+                    c(2, 0),
+                    c(0, 1)
+                )
             }
         })
     }

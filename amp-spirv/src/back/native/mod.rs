@@ -189,14 +189,16 @@ impl Emitter<'_> {
     }
 
     /// The Rust type of a scalar.
-    fn scalar(&self, s: Scalar, span: Span) -> Res<&'static str> {
+    fn scalar(&self, s: Scalar, _span: Span) -> Res<&'static str> {
         Ok(match s {
             Scalar::Bool => "bool",
             Scalar::I32 => "i32",
             Scalar::U32 | Scalar::Usize => "u32",
             Scalar::F32 => "f32",
             Scalar::F64 => "f64",
-            Scalar::Norm | Scalar::Unorm => return unsupported("`Norm` and `Unorm` values", span),
+            // Their `f32`s (the host's types are `#[repr(transparent)]`), clamped by the
+            // operations that produce them.
+            Scalar::Norm | Scalar::Unorm => "f32",
         })
     }
 
@@ -207,7 +209,9 @@ impl Emitter<'_> {
             Ty::Array(elem, len) => format!("[{}; {}]", self.ty(elem, span)?, self.len(len, span)?),
             Ty::Unit | Ty::Never => "()".to_string(),
             Ty::Var(_) => return unsupported("an uninferred type", span),
-            Ty::Vector(..) => return unsupported("short vectors", span),
+            // A short vector is an array of its components: the host's `#[repr(C)]` types are
+            // packed, so `[f32; 3]` has the layout of a `Float3` (12 bytes).
+            Ty::Vector(s, n) => format!("[{}; {n}]", self.scalar(*s, span)?),
             Ty::Struct(def) => return unsupported(format!("struct `{}`", def.name), span),
         })
     }
@@ -224,12 +228,13 @@ impl Emitter<'_> {
     fn zero(&self, t: &Ty, span: Span) -> Res<String> {
         Ok(match t {
             Ty::Scalar(Scalar::Bool) => "false".to_string(),
-            Ty::Scalar(Scalar::F32) => "0.0f32".to_string(),
+            Ty::Scalar(Scalar::F32 | Scalar::Norm | Scalar::Unorm) => "0.0f32".to_string(),
             Ty::Scalar(Scalar::F64) => "0.0f64".to_string(),
             Ty::Scalar(s) => format!("0{}", self.scalar(*s, span)?),
             Ty::Array(elem, len) => {
                 format!("[{}; {}]", self.zero(elem, span)?, self.len(len, span)?)
             }
+            Ty::Vector(s, n) => format!("[{}; {n}]", self.zero(&Ty::Scalar(*s), span)?),
             Ty::Unit | Ty::Never => "()".to_string(),
             other => return self.ty(other, span),
         })
@@ -243,16 +248,11 @@ impl Emitter<'_> {
         let mut args = vec![format!("{first}: [u32; {}]", k.rank)];
         for (i, p) in k.params.iter().enumerate() {
             let t = match &p.kind {
-                ParamKind::Buffer { elem, rank, .. } => match elem {
-                    crate::types::Elem::Scalar(s) => {
-                        format!("{rt}::Buf<{}, {rank}>", self.scalar(*s, p.span)?)
-                    }
-                    other => return unsupported(format!("buffers of `{}`", other.name()), p.span),
-                },
-                ParamKind::Scalar(s) => self.scalar(*s, p.span)?.to_string(),
-                ParamKind::Value(elem) => {
-                    return unsupported(format!("by-value `{}` parameters", elem.name()), p.span)
+                ParamKind::Buffer { elem, rank, .. } => {
+                    format!("{rt}::Buf<{}, {rank}>", self.ty(&elem.ty(), p.span)?)
                 }
+                ParamKind::Scalar(s) => self.scalar(*s, p.span)?.to_string(),
+                ParamKind::Value(elem) => self.ty(&elem.ty(), p.span)?,
                 ParamKind::Texture { .. } => return unsupported("textures", p.span),
                 ParamKind::Sampler => return unsupported("samplers", p.span),
             };
