@@ -8,6 +8,20 @@ use std::process::Command;
 /// Compiles each kernel natively (`fn_name` = the kernel's name) into one program with `main`,
 /// runs it and returns its standard output.
 fn run(kernels: &[(&str, Options)], main: &str) -> String {
+    let mut items = String::new();
+    for (k, options) in kernels {
+        let func: syn::ItemFn = syn::parse_str(k).expect("a function");
+        let name = func.sig.ident.to_string();
+        let native = compile_native(&func, options, "crate::rt", &name)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        items.push_str(&native.source);
+    }
+    run_source(&items, main)
+}
+
+/// Compiles generated `items` with the prelude and `main` into a program, runs it and returns
+/// its standard output.
+fn run_source(items: &str, main: &str) -> String {
     let mut src = String::from("#![allow(warnings)]\nmod rt {\n");
     src.push_str(NATIVE_PRELUDE);
     src.push_str("\n}\n");
@@ -17,13 +31,7 @@ fn run(kernels: &[(&str, Options)], main: &str) -> String {
          \x20   for d in (0..R.saturating_sub(1)).rev() { strides[d] = strides[d + 1] * extent[d + 1]; }\n\
          \x20   rt::Buf { ptr: v.as_mut_ptr(), extent, offset: 0, strides }\n}\n",
     );
-    for (k, options) in kernels {
-        let func: syn::ItemFn = syn::parse_str(k).expect("a function");
-        let name = func.sig.ident.to_string();
-        let native = compile_native(&func, options, "crate::rt", &name)
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
-        src.push_str(&native.source);
-    }
+    src.push_str(items);
     if std::env::var_os("AMP_NATIVE_DUMP").is_some() {
         eprintln!("{src}");
     }
@@ -638,6 +646,78 @@ fn normalized_scalars_and_vectors_clamp_like_the_host() {
     }
     assert_eq!(lines[0], format!("{o:?}"));
     assert_eq!(lines[1], format!("{no:?}"));
+}
+
+#[test]
+fn device_structs_in_buffers_params_and_locals() {
+    let file = r#"
+        #[repr(C)]
+        #[derive(Clone, Copy, DeviceStruct)]
+        struct Particle { pos: Float3, mass: f64, id: u32, tint: Unorm2 }
+        #[repr(C)]
+        #[derive(Clone, Copy, DeviceStruct)]
+        struct Pair { a: Particle, k: i32 }
+
+        #[kernel(amp)]
+        fn step(idx: Index<1>, ps: ArrayViewMut<Particle, 1>, pairs: ArrayView<Pair, 1>, g: Particle, out: ArrayViewMut<f64, 1>) {
+            let mut p = ps[idx];
+            p.pos += g.pos * 2.0;
+            p.mass = p.mass * g.mass;
+            p.tint.x = p.tint.x + Unorm::new(0.75);
+            let q = pairs[idx];
+            ps[idx] = p;
+            ps[idx].id = q.a.id + q.k as u32;
+            let mut arr = [q; 2];
+            arr[1].a.pos.y = 9.0;
+            let made = Pair { a: Particle { pos: Float3::splat(1.0), mass: 0.5, id: 3, tint: Unorm2::splat(Unorm::ONE) }, k: -1 };
+            out[idx] = arr[1].a.pos.y as f64 + arr[0].a.mass + made.a.mass * made.k as f64;
+        }"#;
+    let parsed = syn::parse_file(file).expect("a Rust file");
+    let options = Options::from_file(&parsed);
+    let kernel = amp_spirv::kernels_in_file(&parsed).remove(0);
+    let native =
+        compile_native(&kernel, &options, "crate::rt", "step").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        native.structs,
+        vec![
+            ("Particle".to_string(), "step_Particle".to_string()),
+            ("Pair".to_string(), "step_Pair".to_string())
+        ]
+    );
+    let k = native.source;
+    let main = r#"
+        // The host's layout: the generated twins checked their sizes and offsets when compiled.
+        assert_eq!(std::mem::size_of::<step_Particle>(), 40);
+        assert_eq!(std::mem::size_of::<step_Pair>(), 48);
+        let oob = rt::OobReport::new();
+        let mk = |i: u32| step_Particle { f0: [i as f32, 1.0, 2.0], f1: 1.5 * i as f64, f2: 10 * i, f3: [0.5, 0.1] };
+        let mut ps: Vec<step_Particle> = (0..3).map(mk).collect();
+        let mut pairs: Vec<step_Pair> = (0..3).map(|i| step_Pair { f0: mk(i + 5), f1: i as i32 * 2 }).collect();
+        let mut out = vec![0f64; 3];
+        let g = step_Particle { f0: [0.25, -1.0, 0.0], f1: 2.0, f2: 0, f3: [0.0, 0.0] };
+        let (pp, pq, po) = (buf(&mut ps, [3]), buf(&mut pairs, [3]), buf(&mut out, [3]));
+        for t in 0..3 { unsafe { step([t], pp, pq, g, po, &oob) } }
+        for p in &ps { println!("{:?} {} {} {:?}", p.f0, p.f1, p.f2, p.f3); }
+        println!("{:?}", out);
+    "#;
+    let out = run_source(&k, main);
+    let lines: Vec<&str> = out.lines().collect();
+    for i in 0..3u32 {
+        let pos = [i as f32 + 0.5, 1.0 - 2.0, 2.0];
+        let id = 10 * (i + 5) + 2 * i;
+        assert_eq!(
+            lines[i as usize],
+            format!(
+                "{:?} {} {} {:?}",
+                pos,
+                1.5 * i as f64 * 2.0,
+                id,
+                [1.0f32, 0.1]
+            )
+        );
+    }
+    let expect: Vec<f64> = (0..3).map(|i| 9.0 + 1.5 * (i + 5) as f64 - 0.5).collect();
+    assert_eq!(lines[3], format!("{expect:?}"));
 }
 
 #[test]

@@ -26,6 +26,10 @@ pub struct NativeKernel {
     /// For a tiled kernel: its tile shape (`T0` first; a named dimension is the outer constant
     /// of that name, passed as its `c<i>` argument). The function then runs one tile.
     pub tile: Option<Vec<TileDim>>,
+    /// The `#[derive(DeviceStruct)]` structs the source defines as `#[repr(C)]` twins with the
+    /// host's layout (fields `f0, f1, ..`): (the struct's name, its generated name,
+    /// `<fn_name>_<Name>`). Buffers of them are `Buf<twin, R>`, by-value ones the twin itself.
+    pub structs: Vec<(String, String)>,
     /// The function's source: one item, naming [`NATIVE_PRELUDE`] through the path given. For a
     /// tiled kernel it runs one whole tile (`back::native`'s tile ABI).
     pub source: String,
@@ -65,8 +69,9 @@ pub fn compile_native(
     fn_name: &str,
 ) -> Result<NativeKernel, NativeError> {
     let (kernel, ..) = super::checked(func, options).map_err(NativeError::Invalid)?;
-    let source = native::native(&kernel, options.bounds_checks(), rt, fn_name)
-        .map_err(NativeError::Unsupported)?;
+    let (source, structs) =
+        native::native_with_structs(&kernel, options.bounds_checks(), rt, fn_name)
+            .map_err(NativeError::Unsupported)?;
     Ok(NativeKernel {
         name: kernel.name.clone(),
         fn_name: fn_name.to_string(),
@@ -78,6 +83,7 @@ pub fn compile_native(
             .collect(),
         consts: kernel.consts.clone(),
         tile: kernel.tiled.as_ref().map(|t| t.dims.clone()),
+        structs,
         source,
     })
 }

@@ -71,7 +71,10 @@ impl Emitter<'_> {
                 let len = match &base.ty {
                     Ty::Array(_, len) => len.clone(),
                     Ty::Vector(_, n) => Len::Lit(*n),
-                    Ty::Struct(_) => return unsupported("struct fields", span),
+                    Ty::Struct(_) => {
+                        let k = field_index(index, span)?;
+                        return Ok(format!("({}.f{k})", self.expr(base)?));
+                    }
                     other => return unsupported(format!("indexing `{other}`"), span),
                 };
                 let b = self.expr(base)?;
@@ -87,6 +90,14 @@ impl Emitter<'_> {
                 }
             }
             ExprKind::BufferExtent(p) => format!("p{p}.extent"),
+            ExprKind::ArrayList(items) if matches!(e.ty, Ty::Struct(_)) => {
+                let name = self.ty(&e.ty, span)?;
+                let mut fields = Vec::new();
+                for (k, x) in items.iter().enumerate() {
+                    fields.push(format!("f{k}: {}", self.expr(x)?));
+                }
+                format!("{name} {{ {} }}", fields.join(", "))
+            }
             ExprKind::ArrayList(items) => {
                 let parts = items
                     .iter()
@@ -329,7 +340,12 @@ impl Emitter<'_> {
             let (elem, len) = match ty {
                 Ty::Array(elem, len) => (*elem, len),
                 Ty::Vector(s, n) => (Ty::Scalar(s), Len::Lit(n)),
-                Ty::Struct(_) => return unsupported("struct fields", span),
+                Ty::Struct(def) => {
+                    let k = field_index(i, span)?;
+                    s = format!("{s}.f{k}");
+                    ty = field_ty(&def, k, span)?;
+                    continue;
+                }
                 other => return unsupported(format!("indexing `{other}`"), span),
             };
             let ix = self.array_index(i, &len, span)?;
@@ -343,10 +359,11 @@ impl Emitter<'_> {
         match place {
             Place::Local(id, idx) => {
                 let mut ty = self.k.locals[*id].ty.clone();
-                for _ in idx {
+                for i in idx {
                     ty = match ty {
                         Ty::Array(e, _) => *e,
                         Ty::Vector(s, _) => Ty::Scalar(s),
+                        Ty::Struct(def) => field_ty(&def, field_index(i, span)?, span)?,
                         other => return unsupported(format!("indexing `{other}`"), span),
                     };
                 }
@@ -721,6 +738,22 @@ impl Emitter<'_> {
         Ok(format!(
             "{{ {bind}match {ptr} {{ Some(ptr) => {op}, None => {zero} }} }}"
         ))
+    }
+}
+
+/// The field number of a struct member access (a literal index in the IR).
+fn field_index(index: &Expr, span: Span) -> Res<usize> {
+    match index.kind {
+        ExprKind::Lit(Lit::Int(k)) => Ok(k as usize),
+        _ => unsupported("a struct field chosen at run time", span),
+    }
+}
+
+/// The type of field `k` of a struct.
+fn field_ty(def: &crate::types::StructDef, k: usize, span: Span) -> Res<Ty> {
+    match def.fields.get(k) {
+        Some(f) => Ok(f.ty.clone()),
+        None => unsupported(format!("field {k} of `{}`", def.name), span),
     }
 }
 

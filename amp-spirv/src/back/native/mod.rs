@@ -85,9 +85,12 @@ pub use prelude::PRELUDE;
 use super::BoundsChecks;
 use crate::diag::Span;
 use crate::ir::*;
+use crate::types::StructDef;
 use crate::types::{Len, Scalar, Ty};
+use std::cell::RefCell;
 use std::fmt;
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 /// A construct the native back end does not translate yet: the kernel runs on Vulkan only.
 #[derive(Clone, Debug)]
@@ -116,6 +119,17 @@ pub(crate) type Res<T> = Result<T, Unsupported>;
 /// module's documentation, calling the prelude through the path `rt` (for example
 /// `crate::amp_native`).
 pub fn native(kernel: &Kernel, checks: BoundsChecks, rt: &str, fn_name: &str) -> Res<String> {
+    native_with_structs(kernel, checks, rt, fn_name).map(|(s, _)| s)
+}
+
+/// [`native`], and the structs the source defines: (the kernel's name of each
+/// `#[derive(DeviceStruct)]` struct it uses, the name of its generated `#[repr(C)]` twin).
+pub fn native_with_structs(
+    kernel: &Kernel,
+    checks: BoundsChecks,
+    rt: &str,
+    fn_name: &str,
+) -> Res<(String, Vec<(String, String)>)> {
     let mut e = Emitter {
         k: kernel,
         checks,
@@ -124,12 +138,30 @@ pub fn native(kernel: &Kernel, checks: BoundsChecks, rt: &str, fn_name: &str) ->
         loops: Vec::new(),
         temps: 0,
         tile: None,
+        fn_name: fn_name.to_string(),
+        structs: RefCell::new(Vec::new()),
     };
-    if kernel.tiled.is_some() {
-        e.tiled_function(fn_name)
+    let f = if kernel.tiled.is_some() {
+        e.tiled_function(fn_name)?
     } else {
-        e.function(fn_name)
+        e.function(fn_name)?
+    };
+    // The structs' items: each one's fields may name more structs.
+    let span = e.whole_kernel();
+    let mut items = String::new();
+    let mut done = 0;
+    while done < e.structs.borrow().len() {
+        let def = e.structs.borrow()[done].clone();
+        items.push_str(&e.struct_item(&def, span)?);
+        done += 1;
     }
+    let names = e
+        .structs
+        .borrow()
+        .iter()
+        .map(|d| (d.name.clone(), e.struct_name(d)))
+        .collect();
+    Ok((format!("{items}{f}"), names))
 }
 
 /// A loop being emitted: its label, and how its `continue` is written.
@@ -151,6 +183,10 @@ pub(crate) struct Emitter<'a> {
     temps: u32,
     /// For tiled kernels: the work-item loop state.
     tile: Option<tile::TileState>,
+    /// The generated function's name (the prefix of the structs' names).
+    fn_name: String,
+    /// The structs the code names, in order of first use.
+    structs: RefCell<Vec<Arc<StructDef>>>,
 }
 
 fn unsupported<T>(construct: impl Into<String>, span: Span) -> Res<T> {
@@ -212,8 +248,47 @@ impl Emitter<'_> {
             // A short vector is an array of its components: the host's `#[repr(C)]` types are
             // packed, so `[f32; 3]` has the layout of a `Float3` (12 bytes).
             Ty::Vector(s, n) => format!("[{}; {n}]", self.scalar(*s, span)?),
-            Ty::Struct(def) => return unsupported(format!("struct `{}`", def.name), span),
+            Ty::Struct(def) => {
+                let mut structs = self.structs.borrow_mut();
+                if !structs.iter().any(|d| Arc::ptr_eq(d, def) || **d == **def) {
+                    structs.push(def.clone());
+                }
+                self.struct_name(def)
+            }
         })
+    }
+
+    /// The generated name of a struct: `<fn_name>_<Name>` (non-identifier characters as `_`).
+    pub(crate) fn struct_name(&self, def: &StructDef) -> String {
+        let name: String = def
+            .name
+            .chars()
+            .map(|c| if c.is_alphanumeric() { c } else { '_' })
+            .collect();
+        format!("{}_{name}", self.fn_name)
+    }
+
+    /// The `#[repr(C)]` twin of a `#[derive(DeviceStruct)]` struct: fields `f0, f1, ..` of the
+    /// fields' Rust types in declaration order, which gives the host's C layout; its size and
+    /// offsets are checked at compile time.
+    fn struct_item(&self, def: &StructDef, span: Span) -> Res<String> {
+        let name = self.struct_name(def);
+        let mut fields = String::new();
+        let mut checks = format!("assert!(::core::mem::size_of::<{name}>() == {});", def.size);
+        for (k, f) in def.fields.iter().enumerate() {
+            let _ = write!(fields, "pub f{k}: {}, ", self.ty(&f.ty, span)?);
+            let _ = write!(
+                checks,
+                " assert!(::core::mem::offset_of!({name}, f{k}) == {});",
+                f.offset
+            );
+        }
+        Ok(format!(
+            "/// `{}` of kernel `{}` (fields `f0, ..` in declaration order, the host's layout).\n\
+             #[repr(C)]\n#[derive(Clone, Copy, Debug, Default, PartialEq)]\n#[allow(non_camel_case_types)]\n\
+             pub struct {name} {{ {fields}}}\nconst _: () = {{ {checks} }};\n",
+            def.name, self.k.name
+        ))
     }
 
     fn len(&self, len: &Len, span: Span) -> Res<u32> {
@@ -235,6 +310,10 @@ impl Emitter<'_> {
                 format!("[{}; {}]", self.zero(elem, span)?, self.len(len, span)?)
             }
             Ty::Vector(s, n) => format!("[{}; {n}]", self.zero(&Ty::Scalar(*s), span)?),
+            Ty::Struct(_) => format!(
+                "<{} as ::core::default::Default>::default()",
+                self.ty(t, span)?
+            ),
             Ty::Unit | Ty::Never => "()".to_string(),
             other => return self.ty(other, span),
         })
