@@ -69,9 +69,8 @@ pub fn compile_native(
     fn_name: &str,
 ) -> Result<NativeKernel, NativeError> {
     let (kernel, ..) = super::checked(func, options).map_err(NativeError::Invalid)?;
-    let (source, structs) =
-        native::native_with_structs(&kernel, options.bounds_checks(), rt, fn_name)
-            .map_err(NativeError::Unsupported)?;
+    let (source, structs) = native::native(&kernel, options.bounds_checks(), rt, fn_name)
+        .map_err(NativeError::Unsupported)?;
     Ok(NativeKernel {
         name: kernel.name.clone(),
         fn_name: fn_name.to_string(),

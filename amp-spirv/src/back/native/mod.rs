@@ -118,13 +118,10 @@ pub(crate) type Res<T> = Result<T, Unsupported>;
 /// Rust source for one thread of `kernel`: a function named `fn_name` with the ABI of this
 /// module's documentation, calling the prelude through the path `rt` (for example
 /// `crate::amp_native`).
-pub fn native(kernel: &Kernel, checks: BoundsChecks, rt: &str, fn_name: &str) -> Res<String> {
-    native_with_structs(kernel, checks, rt, fn_name).map(|(s, _)| s)
-}
-
-/// [`native`], and the structs the source defines: (the kernel's name of each
+///
+/// Also returns the structs the source defines: (the kernel's name of each
 /// `#[derive(DeviceStruct)]` struct it uses, the name of its generated `#[repr(C)]` twin).
-pub fn native_with_structs(
+pub fn native(
     kernel: &Kernel,
     checks: BoundsChecks,
     rt: &str,
