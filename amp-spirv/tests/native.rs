@@ -721,6 +721,84 @@ fn device_structs_in_buffers_params_and_locals() {
 }
 
 #[test]
+fn tile_static_arrays_of_named_length_and_tile_static_atomics() {
+    // The examples' matmul: tile_static arrays `[[f32; TS]; TS]` with TS a runtime constant.
+    let mm = r#"fn matmul_tiled(t: TiledIndex<TS, TS>, a: ArrayView<f32, 2>, b: ArrayView<f32, 2>, c: ArrayViewMut<f32, 2>) {
+        let (row, col) = (t.local[0], t.local[1]);
+        #[tile_static]
+        let mut loc_a: [[f32; TS]; TS];
+        #[tile_static]
+        let mut loc_b: [[f32; TS]; TS];
+        let mut sum = 0.0;
+        let mut i = 0;
+        while i < a.extent()[1] {
+            loc_a[row][col] = a[[t.global[0], col + i]];
+            loc_b[row][col] = b[[row + i, t.global[1]]];
+            t.barrier.wait();
+            for k in 0..TS {
+                sum += loc_a[row][k] * loc_b[k][col];
+            }
+            t.barrier.wait();
+            i += TS;
+        }
+        c[t.global] = sum;
+    }"#;
+    // The examples' histogram, with the bin count a constant and atomics on tile_static memory.
+    let hist = r#"fn count(t: TiledIndex<NB>, data: ArrayView<u32, 1>, bins: ArrayViewMut<u32, 1>, stride: u32) {
+        #[tile_static]
+        let mut local: [u32; NB];
+        local[t.local[0]] = 0;
+        t.barrier.wait();
+        let len = data.extent()[0];
+        let mut i = t.global[0];
+        while i < len {
+            atomic_fetch_add(&mut local[(data[[i]] % NB as u32) as usize], 1);
+            i += stride as usize;
+        }
+        t.barrier.wait();
+        let n = local[t.local[0]];
+        if n > 0 {
+            atomic_fetch_add(&mut bins[t.local[0]], n);
+        }
+    }"#;
+    let main = r#"
+        let oob = rt::OobReport::new();
+        let (n, m, p) = (6usize, 9usize, 6usize);
+        let mut a: Vec<f32> = (0..n * m).map(|i| ((i * 5) % 7) as f32 - 3.0).collect();
+        let mut b: Vec<f32> = (0..m * p).map(|i| ((i * 3) % 11) as f32 - 5.0).collect();
+        let mut c = vec![0f32; n * p];
+        let (pa, pb, pc) = (buf(&mut a, [6, 9]), buf(&mut b, [9, 6]), buf(&mut c, [6, 6]));
+        for t0 in 0..2 { for t1 in 0..2 { unsafe { matmul_tiled([t0, t1], pa, pb, pc, 3, &oob) } } }
+        println!("{:?}", c);
+        let mut data: Vec<u32> = (0..100u32).map(|i| i * i + 3).collect();
+        let mut bins = vec![0u32; 5];
+        let (pd, pbins) = (buf(&mut data, [100]), buf(&mut bins, [5]));
+        // 2 tiles of 5 threads, each thread counting every 10th value.
+        for t in 0..2 { unsafe { count([t], pd, pbins, 10, 5, &oob) } }
+        println!("{:?}", bins);
+        println!("{:?}", oob.read());
+    "#;
+    let out = run(&[plain(mm), plain(hist)], main);
+    let lines: Vec<&str> = out.lines().collect();
+    let (n, m, p) = (6usize, 9usize, 6usize);
+    let a: Vec<f32> = (0..n * m).map(|i| ((i * 5) % 7) as f32 - 3.0).collect();
+    let b: Vec<f32> = (0..m * p).map(|i| ((i * 3) % 11) as f32 - 5.0).collect();
+    let mut c = vec![0f32; n * p];
+    for i in 0..n {
+        for j in 0..p {
+            c[i * p + j] = (0..m).map(|k| a[i * m + k] * b[k * p + j]).sum();
+        }
+    }
+    assert_eq!(lines[0], format!("{c:?}"));
+    let mut bins = vec![0u32; 5];
+    for i in 0..100u32 {
+        bins[((i * i + 3) % 5) as usize] += 1;
+    }
+    assert_eq!(lines[1], format!("{bins:?}"));
+    assert_eq!(lines[2], format!("{:?}", [0u32; 9]));
+}
+
+#[test]
 fn barriers_outside_statements_are_unsupported_not_a_panic() {
     let k: syn::ItemFn = syn::parse_str(
         "fn t(t: TiledIndex<4>, a: ArrayViewMut<i32, 1>) { let x = { t.barrier.wait(); 1 }; a[t.global] = x; }",

@@ -15,6 +15,12 @@ impl Emitter<'_> {
         let span = e.span;
         Ok(match &e.kind {
             ExprKind::Lit(l) => self.lit(*l, &e.ty, span)?,
+            ExprKind::Local(id) if self.dyn_arrays.contains_key(id) => {
+                return unsupported(
+                    "a whole array whose length is a named constant (index it to its elements)",
+                    span,
+                )
+            }
             ExprKind::Local(id) => self.local(*id),
             ExprKind::ScalarParam(p) => format!("p{p}"),
             ExprKind::OuterConst(k) => format!("c{k}"),
@@ -67,6 +73,7 @@ impl Emitter<'_> {
                     _ => return unsupported(format!("a bitcast to `{}`", to.name()), span),
                 }
             }
+            ExprKind::Element(..) if self.dyn_root(e).is_some() => self.dyn_element(e, span)?,
             ExprKind::Element(base, index) => {
                 let len = match &base.ty {
                     Ty::Array(_, len) => len.clone(),
@@ -190,6 +197,84 @@ impl Emitter<'_> {
                 "::core::sync::atomic::fence(::core::sync::atomic::Ordering::SeqCst)".to_string()
             }
         })
+    }
+
+    /// The local at the root of a chain of `Element`s, when it is a `tile_static` array whose
+    /// length is a named constant (a flat vector, see `tile.rs`).
+    fn dyn_root(&self, e: &Expr) -> Option<LocalId> {
+        let mut e = e;
+        while let ExprKind::Element(base, _) = &e.kind {
+            e = base;
+        }
+        match e.kind {
+            ExprKind::Local(id) if self.dyn_arrays.contains_key(&id) => Some(id),
+            _ => None,
+        }
+    }
+
+    /// An element of a flat `tile_static` array: the chain's indices, outermost first, make
+    /// one clamped row-major index.
+    fn dyn_element(&mut self, e: &Expr, span: Span) -> Res<String> {
+        let mut chain = Vec::new();
+        let mut x = e;
+        while let ExprKind::Element(base, index) = &x.kind {
+            chain.push(&**index);
+            x = base;
+        }
+        chain.reverse();
+        let Some(id) = self.dyn_root(e) else {
+            return unsupported("this element", span);
+        };
+        let (dims, _) = self.dyn_arrays[&id].clone();
+        if chain.len() < dims.len() {
+            return unsupported(
+                "a part of an array whose length is a named constant (index it to its elements)",
+                span,
+            );
+        }
+        let name = self.local(id);
+        let flat = self.dyn_index(&dims, &chain[..dims.len()])?;
+        let mut s = format!("({name}[{flat}])");
+        // Components or fields below the element, as usual.
+        let mut ty = self.k.locals[id].ty.clone();
+        for _ in 0..dims.len() {
+            ty = match ty {
+                Ty::Array(e, _) => *e,
+                other => other,
+            };
+        }
+        for i in &chain[dims.len()..] {
+            match ty {
+                Ty::Struct(def) => {
+                    let k = field_index(i, span)?;
+                    s = format!("({s}.f{k})");
+                    ty = field_ty(&def, k, span)?;
+                }
+                Ty::Vector(c, n) => {
+                    let ix = self.array_index(i, &Len::Lit(n), span)?;
+                    s = format!("({s}[{ix}])");
+                    ty = Ty::Scalar(c);
+                }
+                other => return unsupported(format!("indexing `{other}`"), span),
+            }
+        }
+        Ok(s)
+    }
+
+    /// The row-major index of `idx` (each clamped into its dimension) in a flat array of
+    /// dimensions `dims` (`u32` expressions).
+    fn dyn_index(&mut self, dims: &[String], idx: &[&Expr]) -> Res<String> {
+        let mut flat = String::new();
+        for (d, (n, i)) in dims.iter().zip(idx).enumerate() {
+            let i = self.as_u32(i)?;
+            let c = format!("{}::ix({i}, {n})", self.rt);
+            flat = if d == 0 {
+                c
+            } else {
+                format!("({flat} * ({n} as usize) + {c})")
+            };
+        }
+        Ok(flat)
     }
 
     /// The component type of a scalar or vector, and the vector's length.
@@ -336,6 +421,20 @@ impl Emitter<'_> {
         };
         let mut s = self.local(*id);
         let mut ty = self.k.locals[*id].ty.clone();
+        let mut idx = &idx[..];
+        if let Some((dims, inner)) = self.dyn_arrays.get(id).cloned() {
+            if idx.len() < dims.len() {
+                return unsupported(
+                    "a part of an array whose length is a named constant (index it to its elements)",
+                    span,
+                );
+            }
+            let first: Vec<&Expr> = idx[..dims.len()].iter().collect();
+            let flat = self.dyn_index(&dims, &first)?;
+            s = format!("{s}[{flat}]");
+            ty = inner;
+            idx = &idx[dims.len()..];
+        }
         for i in idx {
             let (elem, len) = match ty {
                 Ty::Array(elem, len) => (*elem, len),

@@ -137,6 +137,7 @@ pub fn native(
         tile: None,
         fn_name: fn_name.to_string(),
         structs: RefCell::new(Vec::new()),
+        dyn_arrays: Default::default(),
     };
     let f = if kernel.tiled.is_some() {
         e.tiled_function(fn_name)?
@@ -184,6 +185,9 @@ pub(crate) struct Emitter<'a> {
     fn_name: String,
     /// The structs the code names, in order of first use.
     structs: RefCell<Vec<Arc<StructDef>>>,
+    /// `tile_static` arrays with a named-constant length: flat vectors, with their dimensions
+    /// (`u32` expressions, outermost first) and element type.
+    dyn_arrays: std::collections::HashMap<LocalId, (Vec<String>, Ty)>,
 }
 
 fn unsupported<T>(construct: impl Into<String>, span: Span) -> Res<T> {

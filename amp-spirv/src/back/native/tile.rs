@@ -20,6 +20,7 @@
 use super::{local, unsupported, Emitter, LoopLabel, Res};
 use crate::diag::Span;
 use crate::ir::*;
+use crate::types::{Len, Ty};
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fmt::Write as _;
 
@@ -133,6 +134,26 @@ impl Emitter<'_> {
             .filter(|&id| k.locals[id].storage == Storage::TileStatic)
             .collect();
         fixed.extend(statics.iter().copied());
+        // `tile_static` arrays whose length is a named constant: flat vectors, allocated once
+        // per tile call.
+        for &id in &statics {
+            let mut ty = k.locals[id].ty.clone();
+            let mut dims = Vec::new();
+            let mut dynamic = false;
+            while let Ty::Array(elem, len) = ty {
+                dims.push(match &len {
+                    Len::Lit(n) => format!("{n}u32"),
+                    Len::Const(i, _) => {
+                        dynamic = true;
+                        format!("(c{i} as u32)")
+                    }
+                });
+                ty = *elem;
+            }
+            if dynamic {
+                self.dyn_arrays.insert(id, (dims, ty));
+            }
+        }
         self.tile = Some(TileState {
             frame: BTreeSet::new(),
             fixed,
@@ -210,6 +231,22 @@ impl Emitter<'_> {
         let (has_frame, done_flag) = (st.has_frame(), st.done_flag);
         for id in scalars {
             let l = &k.locals[id];
+            if let Some((dims, inner)) = self.dyn_arrays.get(&id) {
+                let total = dims
+                    .iter()
+                    .map(|d| format!("({d} as usize)"))
+                    .collect::<Vec<_>>()
+                    .join(" * ");
+                let _ = writeln!(
+                    s,
+                    "    let mut {}: ::std::vec::Vec<{}> = {rt}::frames({}, {total}); // {}",
+                    local(id),
+                    self.ty(inner, span)?,
+                    self.zero(inner, span)?,
+                    l.name
+                );
+                continue;
+            }
             let _ = writeln!(
                 s,
                 "    let mut {}: {} = {}; // {}",
