@@ -799,6 +799,84 @@ fn tile_static_arrays_of_named_length_and_tile_static_atomics() {
 }
 
 #[test]
+fn tile_level_if_chains_step_by_and_nested_loops() {
+    let k = r#"fn flow(t: TiledIndex<4, 2>, out: ArrayViewMut<i32, 2>, n: i32) {
+        #[tile_static]
+        let mut s: [[i32; 2]; 4];
+        let (r, c) = (t.local[0], t.local[1]);
+        let mut acc = 0i32;
+        s[r][c] = (r * 2 + c) as i32;
+        t.barrier.wait();
+        if n > 10 {
+            acc += 1000;
+            t.barrier.wait();
+        } else if n > 5 {
+            acc += s[3 - r][1 - c] * 100;
+            t.barrier.wait_with_global_memory_fence();
+        } else {
+            t.barrier.wait();
+            acc -= 1;
+        }
+        for k in (0..=6).step_by(3) {
+            let mut j = 0;
+            while j < 10 {
+                j += 1;
+                if j % 2 == 0 { continue; }
+                if j > 5 { break; }
+                s[r][c] += k as i32 + j;
+                t.barrier.wait();
+            }
+            t.barrier.wait();
+            acc += s[(r + 1) % 4][c];
+            t.barrier.wait();
+        }
+        out[t.global] = acc;
+    }"#;
+    let main = r#"
+        let oob = rt::OobReport::new();
+        for n in [7, 20, 0] {
+            let mut out = vec![0i32; 8 * 6];
+            let po = buf(&mut out, [8, 6]);
+            for t0 in 0..2 { for t1 in 0..3 { unsafe { flow([t0, t1], po, n, &oob) } } }
+            println!("{:?}", out);
+        }
+    "#;
+    let out = run(&[plain(k)], main);
+    let lines: Vec<&str> = out.lines().collect();
+    for (line, n) in lines.iter().zip([7, 20, 0]) {
+        let mut expect = vec![0i32; 48];
+        for g0 in 0..8usize {
+            for g1 in 0..6usize {
+                let (r, c) = (g0 % 4, g1 % 2);
+                let mut s = [[0i32; 2]; 4];
+                for (rr, row) in s.iter_mut().enumerate() {
+                    for (cc, x) in row.iter_mut().enumerate() {
+                        *x = (rr * 2 + cc) as i32;
+                    }
+                }
+                let mut acc = if n > 10 {
+                    1000
+                } else if n > 5 {
+                    s[3 - r][1 - c] * 100
+                } else {
+                    -1
+                };
+                for k in [0, 3, 6] {
+                    for row in s.iter_mut() {
+                        for x in row.iter_mut() {
+                            *x += 3 * k + 9;
+                        }
+                    }
+                    acc += s[(r + 1) % 4][c];
+                }
+                expect[g0 * 6 + g1] = acc;
+            }
+        }
+        assert_eq!(*line, format!("{expect:?}"), "n = {n}");
+    }
+}
+
+#[test]
 fn barriers_outside_statements_are_unsupported_not_a_panic() {
     let k: syn::ItemFn = syn::parse_str(
         "fn t(t: TiledIndex<4>, a: ArrayViewMut<i32, 1>) { let x = { t.barrier.wait(); 1 }; a[t.global] = x; }",

@@ -1,5 +1,6 @@
-//! The native back end: a checked [`Kernel`] as Rust source for ONE THREAD of the kernel,
-//! compiled by rustc beside the SPIR-V words and run by a CPU executor (issue 13).
+//! The native back end: a checked [`Kernel`] as Rust source for ONE THREAD of a simple kernel
+//! or ONE TILE of a tiled kernel, compiled by rustc beside the SPIR-V words and run by a CPU
+//! executor (issue 13).
 //!
 //! The code is generated from the IR, never from the kernel's tokens, so both back ends give a
 //! kernel the same meaning; every rule of docs/semantics.md holds in the generated code
@@ -18,13 +19,32 @@
 //!   - a view or array: `<rt>::Buf<T, R>` by value: the buffer's base pointer, the view's
 //!     extent, the element offset of its first element, and the element strides of dimensions
 //!     `0..R-1` (the last is 1), exactly the SPIR-V back end's storage buffer plus its
-//!     push-constant words (`amp_abi::buffer_layout`). `T` is the element's Rust type;
+//!     push-constant words (`amp_abi::buffer_layout`). `T` is the element's Rust type (below);
 //!   - a scalar: by value, in its Rust type (`bool` as `bool`, `usize` as `u32`);
+//!   - a short vector or struct by value (`ParamKind::Value`): by value, in its Rust type;
 //! - then each outer constant (a `const` item or const-generic parameter the body reads), by
 //!   value in its type, in [`Kernel::consts`] order (the SPIR-V specialization constants 3, ..);
 //! - `oob`: the launch's out-of-bounds report ([`amp_abi::OOB_REPORT_WORDS`] words with the
 //!   device's layout), shared by all threads: a checked access outside its view reads 0 or is
 //!   skipped and the first one is recorded there. Unchecked kernels never touch it.
+//!
+//! Rust types of kernel values (each with the host type's memory layout, so the runtime may
+//! pass pointers to host buffers and transmute by-value arguments):
+//!
+//! - `i32`, `u32`, `f32`, `f64`, `bool`; `usize` is `u32`;
+//! - `Norm` / `Unorm`: their `f32` (the host types are `#[repr(transparent)]`); every
+//!   arithmetic result and conversion into them is clamped by `<rt>::norm` / `<rt>::unorm`
+//!   exactly as the host's `new` (NaN to 0, `-0.0` kept), as the SPIR-V back end's
+//!   `normalized.rs`;
+//! - a short vector `Float3`, `Int2`, `Unorm4`, ..: `[T; N]` of its component's Rust type (the
+//!   host's `#[repr(C)]` vectors are packed: `[f32; 3]` is a `Float3`'s 12 bytes). Operators
+//!   work component by component; `dot` sums from the first component, `length` is
+//!   `sqrt(dot(v, v))`, `normalize` is `v / length(v)` (GLSL's definitions);
+//! - a `#[derive(DeviceStruct)]` struct `Name`: a `#[repr(C)]` struct `<fn_name>_<Name>`
+//!   emitted before the function, fields `f0, f1, ..` of the fields' Rust types in declaration
+//!   order (so the host's C layout; its size and offsets are asserted at compile time), deriving
+//!   `Clone, Copy, Debug, Default, PartialEq`. `NativeKernel::structs` lists them;
+//! - a local array `[T; n]`: `[T; n]`.
 //!
 //! Safety contract (why the function is `unsafe`): every `Buf` points at memory valid for its
 //! extent, offset and strides for the whole call; writable buffers are not read by anyone else
@@ -67,11 +87,16 @@
 //!
 //! A barrier inside an expression (`let x = { t.barrier.wait(); 1 };`) is [`Unsupported`].
 //!
+//! - a `tile_static` array whose length is a named constant (`[[f32; TS]; TS]`) is a flat
+//!   vector allocated once per call (its lengths must be at least 1), indexed row-major with
+//!   each index clamped as local arrays are; it is read and written element by element only.
+//!
 //! # Not supported yet
 //!
-//! Textures and samplers, short vectors, `#[derive(DeviceStruct)]` structs, `Norm`/`Unorm`,
-//! arrays whose length is a named constant: such kernels give [`Unsupported`] (they run on
-//! Vulkan only).
+//! Textures and samplers; thread-private arrays whose length is a named constant (and a
+//! `tile_static` one used as a whole value or partly indexed); a barrier inside an
+//! expression; a mutable loop variable of a `for` loop that contains a barrier. Such kernels
+//! give [`Unsupported`] (they run on Vulkan only), never a panic.
 //!
 //! The helpers the code calls live in [`PRELUDE`], emitted once per crate and named through a
 //! path the caller chooses (`rt`).
