@@ -1,5 +1,6 @@
 //! The native back end's driver: a kernel's source and options in, the Rust source of one of
-//! its threads out (see `back::native` for the thread ABI).
+//! its threads (or, for a tiled kernel, of one of its tiles) out (see `back::native` for the
+//! thread and tile ABIs).
 
 use super::Options;
 use crate::back::native;
@@ -59,9 +60,9 @@ impl std::fmt::Display for NativeError {
     }
 }
 
-/// Compiles a `#[kernel(amp)]` function to the Rust source of one thread: a function called
-/// `fn_name` that reaches the prelude ([`NATIVE_PRELUDE`], placed in a module by the caller)
-/// through the path `rt`.
+/// Compiles a `#[kernel(amp)]` function to the Rust source of one thread (one tile for a tiled
+/// kernel): a function called `fn_name` (after the structs it uses) that reaches the prelude
+/// ([`NATIVE_PRELUDE`], placed in a module by the caller) through the path `rt`.
 pub fn compile_native(
     func: &syn::ItemFn,
     options: &Options,
