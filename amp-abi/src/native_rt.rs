@@ -96,6 +96,33 @@ impl<T: Copy + Default, const R: usize> Buf<T, R> {
     }
 }
 
+/// A `Norm`'s clamp, as the host's `Norm::new`: NaN to 0, then into `[-1, 1]` (a `-0.0` stays).
+#[inline(always)]
+pub fn norm(x: f32) -> f32 {
+    if x.is_nan() {
+        0.0
+    } else {
+        x.clamp(-1.0, 1.0)
+    }
+}
+
+/// A `Unorm`'s clamp, as the host's `Unorm::new`: NaN to 0, then into `[0, 1]`.
+#[inline(always)]
+pub fn unorm(x: f32) -> f32 {
+    if x.is_nan() {
+        0.0
+    } else {
+        x.clamp(0.0, 1.0)
+    }
+}
+
+/// The per-thread frames of one call of a tiled kernel's tile function: `n` copies of `init`
+/// (the only allocation of a tile call; none when no local outlives a barrier).
+#[inline]
+pub fn frames<T: Copy>(init: T, n: usize) -> std::vec::Vec<T> {
+    std::vec![init; n]
+}
+
 /// The out-of-bounds report of a launch, shared by its threads: `[flag, param, rank,
 /// index[3], extent[3]]` as amp-abi's `OOB_REPORT_WORDS`; the first failing access moves `flag`
 /// from 0 to 1 and writes the rest.
