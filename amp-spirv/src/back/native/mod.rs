@@ -146,12 +146,7 @@ pub(crate) type Res<T> = Result<T, Unsupported>;
 ///
 /// Also returns the structs the source defines: (the kernel's name of each
 /// `#[derive(DeviceStruct)]` struct it uses, the name of its generated `#[repr(C)]` twin).
-pub fn native(
-    kernel: &Kernel,
-    checks: BoundsChecks,
-    rt: &str,
-    fn_name: &str,
-) -> Res<(String, Vec<(String, String)>)> {
+pub fn native(kernel: &Kernel, checks: BoundsChecks, rt: &str, fn_name: &str) -> Res<NativeSource> {
     let mut e = Emitter {
         k: kernel,
         checks,
@@ -163,6 +158,7 @@ pub fn native(
         fn_name: fn_name.to_string(),
         structs: RefCell::new(Vec::new()),
         dyn_arrays: Default::default(),
+        spans: Vec::new(),
     };
     let f = if kernel.tiled.is_some() {
         e.tiled_function(fn_name)?
@@ -184,7 +180,24 @@ pub fn native(
         .iter()
         .map(|d| (d.name.clone(), e.struct_name(d)))
         .collect();
-    Ok((format!("{items}{f}"), names))
+    Ok(NativeSource {
+        source: format!("{items}{f}"),
+        structs: names,
+        spans: e.spans,
+    })
+}
+
+/// What [`native`] generates.
+pub struct NativeSource {
+    /// The source: the structs' items, then the function.
+    pub source: String,
+    /// Each `#[derive(DeviceStruct)]` struct the code uses: its name in the kernel, the name of
+    /// its generated `#[repr(C)]` twin.
+    pub structs: Vec<(String, String)>,
+    /// The kernel statement of each `<rt>::at(n);` marker in the source: a marker precedes the
+    /// code of each statement, so a caller that turns the source into tokens can give that code
+    /// the statement's span (debuggers then step through the kernel's own lines).
+    pub spans: Vec<Span>,
 }
 
 /// A loop being emitted: its label, and how its `continue` is written.
@@ -213,6 +226,8 @@ pub(crate) struct Emitter<'a> {
     /// `tile_static` arrays with a named-constant length: flat vectors, with their dimensions
     /// (`u32` expressions, outermost first) and element type.
     dyn_arrays: std::collections::HashMap<LocalId, (Vec<String>, Ty)>,
+    /// The spans of the statement markers emitted so far.
+    spans: Vec<Span>,
 }
 
 fn unsupported<T>(construct: impl Into<String>, span: Span) -> Res<T> {
@@ -419,8 +434,22 @@ impl Emitter<'_> {
         Ok(s)
     }
 
-    /// A statement, ending in `;`.
+    /// A statement, ending in `;`, after its span marker.
     fn stmt(&mut self, st: &Stmt) -> Res<String> {
+        let code = self.stmt_code(st)?;
+        let span = match st {
+            Stmt::Let(_, Some(e)) | Stmt::Expr(e) => e.span,
+            Stmt::Let(_, None) => return Ok(code),
+        };
+        if code.is_empty() {
+            return Ok(code);
+        }
+        self.spans.push(span);
+        Ok(format!("{}::at({}); {code}", self.rt, self.spans.len() - 1))
+    }
+
+    /// A statement's code, ending in `;`.
+    fn stmt_code(&mut self, st: &Stmt) -> Res<String> {
         Ok(match st {
             // `tile_static` memory is undefined until written (C++ AMP's semantics).
             Stmt::Let(id, None) if self.k.locals[*id].storage == Storage::TileStatic => {
