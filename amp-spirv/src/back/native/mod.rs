@@ -200,6 +200,15 @@ pub struct NativeSource {
     pub spans: Vec<Span>,
 }
 
+/// Where a range loop runs (see [`Emitter::range_loop`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RangeFlavour {
+    /// In one thread's code.
+    Thread,
+    /// In a tiled kernel's tile-level code (the loop contains a barrier).
+    Tile,
+}
+
 /// A loop being emitted: its label, and how its `continue` is written.
 struct LoopLabel {
     id: u32,
@@ -504,16 +513,37 @@ impl Emitter<'_> {
         let Some(s) = self.k.locals[r.counter].ty.scalar() else {
             return unsupported("a range loop over a non-scalar", span);
         };
+        let names = (self.local(r.counter), self.local(r.done), self.local(r.var));
+        self.range_loop(r, s, span, names, RangeFlavour::Thread)
+    }
+
+    /// The code of a range loop whose counter, `done` flag and variable are named `names`:
+    /// per thread, or at tile level (bounds from the lead thread, the body a tile block, and a
+    /// flag `b<id>` its work-item loops leave it through).
+    pub(crate) fn range_loop(
+        &mut self,
+        r: &RangeLoop,
+        s: Scalar,
+        span: Span,
+        (c, done, var): (String, String, String),
+        flavour: RangeFlavour,
+    ) -> Res<String> {
+        let tile = flavour == RangeFlavour::Tile;
+        let value = |e: &mut Self, x: &Expr| if tile { e.lead(x) } else { e.expr(x) };
         let t = self.scalar(s, span)?;
-        let (start, end) = (self.expr(&r.start)?, self.expr(&r.end)?);
+        let (start, end) = (value(self, &r.start)?, value(self, &r.end)?);
         let step = match &r.step {
-            Some(step) => Some(format!("(({}) as {t})", self.expr(step)?)),
+            Some(step) => Some(format!("(({}) as {t})", value(self, step)?)),
             None if r.inclusive => Some(format!("(1 as {t})")),
             None => None,
         };
-        let (c, done, var) = (self.local(r.counter), self.local(r.done), self.local(r.var));
         let id = self.new_label();
-        let mut out = format!("{{ {c} = {start}; let e{id}: {t} = {end}; ");
+        let (flag, reset) = if tile {
+            (format!("let mut b{id}: u8 = 0; "), format!("b{id} = 0; "))
+        } else {
+            (String::new(), String::new())
+        };
+        let mut out = format!("{{ {flag}{c} = {start}; let e{id}: {t} = {end}; ");
         let mut go = format!("{c} {} e{id}", if r.inclusive { "<=" } else { "<" });
         if let Some(step) = &step {
             let _ = write!(out, "let s{id}: {t} = {step}; {done} = s{id} == 0; ");
@@ -522,9 +552,13 @@ impl Emitter<'_> {
         self.loops.push(LoopLabel {
             id,
             body_block: true,
-            tile: false,
+            tile,
         });
-        let body = self.block(&r.body);
+        let body = if tile {
+            self.tile_block(&r.body)
+        } else {
+            self.block(&r.body)
+        };
         self.loops.pop();
         let body = body?;
         let next = match &step {
@@ -536,7 +570,7 @@ impl Emitter<'_> {
         };
         let _ = write!(
             out,
-            "'l{id}: loop {{ if !({go}) {{ break 'l{id}; }} {var} = {c}; 'c{id}: {body} {next} }} }}"
+            "'l{id}: loop {{ if !({go}) {{ break 'l{id}; }} {var} = {c}; {reset}'c{id}: {body} {next} }} }} "
         );
         Ok(out)
     }
