@@ -24,6 +24,10 @@ pub struct Buf<T, const R: usize> {
     pub offset: u32,
     /// The element strides of dimensions `0..R-1`.
     pub strides: [u32; R],
+    /// The view has the launch domain's rank and covers the domain in every dimension (amp-abi's
+    /// `layout_fact::COVERS_DOMAIN`): an index component below the domain's extent in its
+    /// dimension is inside the view. Loop-invariant, so LLVM can unswitch the checks away.
+    pub covers: bool,
 }
 
 unsafe impl<T, const R: usize> Send for Buf<T, R> {}
@@ -80,6 +84,39 @@ impl<T: Copy + Default, const R: usize> Buf<T, R> {
     pub unsafe fn store(&self, i: [u32; R], v: T, param: u32, oob: &OobReport) {
         if let Some(p) = self.checked(i, param, oob) {
             unsafe { p.write(v) }
+        }
+    }
+
+    /// A read that `ok` (the access's bounds check, as the compiler specialized it) allows;
+    /// otherwise recorded as parameter `param`'s and zero.
+    #[inline(always)]
+    pub unsafe fn load_if(&self, i: [u32; R], ok: bool, param: u32, oob: &OobReport) -> T {
+        if ok {
+            unsafe { self.at(i).read() }
+        } else {
+            oob.record(param, &i, &self.extent);
+            T::default()
+        }
+    }
+
+    /// A write that `ok` allows; otherwise recorded and skipped.
+    #[inline(always)]
+    pub unsafe fn store_if(&self, i: [u32; R], ok: bool, v: T, param: u32, oob: &OobReport) {
+        if ok {
+            unsafe { self.at(i).write(v) }
+        } else {
+            oob.record(param, &i, &self.extent);
+        }
+    }
+
+    /// The element's address when `ok`; otherwise the access is recorded and `None`.
+    #[inline(always)]
+    pub fn checked_if(&self, i: [u32; R], ok: bool, param: u32, oob: &OobReport) -> Option<*mut T> {
+        if ok {
+            Some(self.at(i))
+        } else {
+            oob.record(param, &i, &self.extent);
+            None
         }
     }
 

@@ -29,7 +29,7 @@ fn run_source(items: &str, main: &str) -> String {
         "fn buf<T, const R: usize>(v: &mut [T], extent: [u32; R]) -> rt::Buf<T, R> {\n\
          \x20   let mut strides = [1u32; R];\n\
          \x20   for d in (0..R.saturating_sub(1)).rev() { strides[d] = strides[d + 1] * extent[d + 1]; }\n\
-         \x20   rt::Buf { ptr: v.as_mut_ptr(), extent, offset: 0, strides }\n}\n",
+         \x20   rt::Buf { ptr: v.as_mut_ptr(), extent, offset: 0, strides, covers: false }\n}\n",
     );
     src.push_str(items);
     if std::env::var_os("AMP_NATIVE_DUMP").is_some() {

@@ -44,7 +44,7 @@ pub fn prelude() -> String {
     format!(
         "mod amp_native {{\n{}\n}}\n\
          fn native_buf<T>(v: &mut [T]) -> amp_native::Buf<T, 1> {{\n\
-         \x20   amp_native::Buf {{ ptr: v.as_mut_ptr(), extent: [v.len() as u32], offset: 0, strides: [1] }}\n}}\n",
+         \x20   amp_native::Buf {{ ptr: v.as_mut_ptr(), extent: [v.len() as u32], offset: 0, strides: [1], covers: false }}\n}}\n",
         amp_spirv::NATIVE_PRELUDE
     )
 }

@@ -31,6 +31,8 @@ pub(super) enum NativeArg {
         extent: [u32; 3],
         offset: u32,
         strides: [u32; 3],
+        /// The view covers the launch domain (`Buf::covers`).
+        covers: bool,
     },
     /// A scalar or by-value vector or struct: its host bytes.
     Bytes(Vec<u8>),
@@ -67,6 +69,7 @@ impl NativeLaunch<'_> {
                 extent,
                 offset,
                 strides,
+                covers,
             } => {
                 let mut e = [0; R];
                 let mut s = [1; R];
@@ -77,6 +80,7 @@ impl NativeLaunch<'_> {
                     extent: e,
                     offset: *offset,
                     strides: s,
+                    covers: *covers,
                 }
             }
             _ => unreachable!("argument {i} is not a buffer (the launch checked the arguments)"),

@@ -76,11 +76,14 @@ pub(super) fn launch_native(
             Arg::Buffer { buf, .. } => {
                 let p = buf.prepare_native(acc)?;
                 check_reach(info, param.name, &**buf, &p)?;
+                let covers = buf.dims().len() == domain.len()
+                    && buf.dims().iter().zip(&domain).all(|(v, d)| v >= d);
                 let arg = NativeArg::Buffer {
                     ptr: p.ptr,
                     extent: words(buf.dims()),
                     offset: buf.offset() as u32,
                     strides: words(&buf.strides()),
+                    covers,
                 };
                 keep.push(p);
                 arg

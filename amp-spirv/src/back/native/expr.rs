@@ -89,11 +89,12 @@ impl Emitter<'_> {
                 format!("({b}[{i}])")
             }
             ExprKind::BufferLoad(p, idx) => {
-                let index = self.indices(idx)?;
                 self.buffer_elem(*p, span)?;
-                match self.checks {
-                    BoundsChecks::On => format!("p{p}.load({index}, {p}, oob)"),
-                    BoundsChecks::Off => format!("p{p}.load_unchecked({index})"),
+                match self.bounds_check(*p, idx)? {
+                    (index, None) => format!("p{p}.load_unchecked({index})"),
+                    (index, Some(ok)) => {
+                        format!("{{ let bix = {index}; p{p}.load_if(bix, {ok}, {p}, oob) }}")
+                    }
                 }
             }
             ExprKind::BufferExtent(p) => format!("p{p}.extent"),
@@ -147,18 +148,16 @@ impl Emitter<'_> {
                     }
                     Place::Buffer(p, idx) => {
                         self.buffer_elem(*p, span)?;
-                        let index = self.indices(idx)?;
-                        match self.checks {
-                            BoundsChecks::On => {
-                                format!(
-                                    "{{ let {tv} = {v}; p{p}.store({index}, {tv}, {p}, oob); }}"
-                                )
-                            }
-                            BoundsChecks::Off => {
+                        match self.bounds_check(*p, idx)? {
+                            (index, None) => {
                                 format!(
                                     "{{ let {tv} = {v}; p{p}.store_unchecked({index}, {tv}); }}"
                                 )
                             }
+                            (index, Some(ok)) => format!(
+                                "{{ let {tv} = {v}; let bix = {index}; \
+                                 p{p}.store_if(bix, {ok}, {tv}, {p}, oob); }}"
+                            ),
                         }
                     }
                 }
@@ -175,13 +174,7 @@ impl Emitter<'_> {
                             "{{ let {tv} = {v}; let ptr = &mut {p}; *ptr = {new}; }}"
                         ));
                     }
-                    Place::Buffer(p, idx) => {
-                        let index = self.indices(idx)?;
-                        match self.checks {
-                            BoundsChecks::On => format!("p{p}.checked({index}, {p}, oob)"),
-                            BoundsChecks::Off => format!("Some(p{p}.at({index}))"),
-                        }
-                    }
+                    Place::Buffer(p, idx) => self.checked_ptr(*p, idx)?,
                 };
                 format!("{{ let {tv} = {v}; if let Some(ptr) = {ptr} {{ *ptr = {new}; }} }}")
             }
@@ -742,6 +735,47 @@ impl Emitter<'_> {
         })
     }
 
+    /// A buffer access's index (a `[u32; R]` expression) and, in a checked kernel, its bounds
+    /// check over the index bound to `bix`, specialized as the SPIR-V back end's: a component
+    /// the range analysis proves below the extent is not compared, one below the domain's
+    /// extent in its dimension is compared only when the view does not cover the domain
+    /// (`covers`, a launch-wide constant), the others are compared. `None`: nothing to check.
+    fn bounds_check(&mut self, p: ParamId, idx: &[Expr]) -> Res<(String, Option<String>)> {
+        let index = self.indices(idx)?;
+        if self.checks == BoundsChecks::Off {
+            return Ok((index, None));
+        }
+        let same_rank = idx.len() as u32 == self.k.rank;
+        let mut terms = Vec::new();
+        for (d, i) in idx.iter().enumerate() {
+            let dim = d as u32;
+            if self.ranges.below(i, crate::range::Sym::Extent(p, dim)) {
+                continue;
+            }
+            let compare = format!("bix[{d}] < p{p}.extent[{d}]");
+            if same_rank && self.ranges.below_domain(i) == Some(dim) {
+                terms.push(format!("(p{p}.covers || {compare})"));
+            } else {
+                terms.push(compare);
+            }
+        }
+        Ok(match terms.is_empty() {
+            true => (index, None),
+            false => (index, Some(terms.join(" && "))),
+        })
+    }
+
+    /// `Some(pointer)` to a buffer element for a read-modify-write, `None` (recorded in the
+    /// report) when the checked index is outside the view.
+    fn checked_ptr(&mut self, p: ParamId, idx: &[Expr]) -> Res<String> {
+        Ok(match self.bounds_check(p, idx)? {
+            (index, None) => format!("Some(p{p}.at({index}))"),
+            (index, Some(ok)) => {
+                format!("{{ let bix = {index}; p{p}.checked_if(bix, {ok}, {p}, oob) }}")
+            }
+        })
+    }
+
     /// An atomic on a buffer element, relaxed; in a checked kernel an element outside its view
     /// is a constant 0 (the operation does nothing and returns 0; a compare-exchange succeeds
     /// iff `expected` is 0), as on the device.
@@ -753,12 +787,7 @@ impl Emitter<'_> {
         let (s, ptr) = match &a.target {
             Place::Buffer(p, idx) => {
                 let s = self.buffer_elem_ty(*p, span)?;
-                let index = self.indices(idx)?;
-                let ptr = match self.checks {
-                    BoundsChecks::On => format!("p{p}.checked({index}, {p}, oob)"),
-                    BoundsChecks::Off => format!("Some(p{p}.at({index}))"),
-                };
-                (s, ptr)
+                (s, self.checked_ptr(*p, idx)?)
             }
             // `tile_static` memory: the tile's threads run one at a time on one OS thread, so
             // the atomic on the tile function's local is only a read-modify-write.

@@ -159,6 +159,7 @@ pub fn native(kernel: &Kernel, checks: BoundsChecks, rt: &str, fn_name: &str) ->
         structs: RefCell::new(Vec::new()),
         dyn_arrays: Default::default(),
         spans: Vec::new(),
+        ranges: crate::range::Ranges::of(kernel),
     };
     let f = if kernel.tiled.is_some() {
         e.tiled_function(fn_name)?
@@ -237,6 +238,9 @@ pub(crate) struct Emitter<'a> {
     dyn_arrays: std::collections::HashMap<LocalId, (Vec<String>, Ty)>,
     /// The spans of the statement markers emitted so far.
     spans: Vec<Span>,
+    /// What the range analysis proves about index values (as for the SPIR-V back end's
+    /// bounds checks).
+    ranges: crate::range::Ranges,
 }
 
 fn unsupported<T>(construct: impl Into<String>, span: Span) -> Res<T> {
