@@ -96,6 +96,33 @@ impl<T: Copy + Default, const R: usize> Buf<T, R> {
     }
 }
 
+/// A `Norm`'s clamp, as the host's `Norm::new`: NaN to 0, then into `[-1, 1]` (a `-0.0` stays).
+#[inline(always)]
+pub fn norm(x: f32) -> f32 {
+    if x.is_nan() {
+        0.0
+    } else {
+        x.clamp(-1.0, 1.0)
+    }
+}
+
+/// A `Unorm`'s clamp, as the host's `Unorm::new`: NaN to 0, then into `[0, 1]`.
+#[inline(always)]
+pub fn unorm(x: f32) -> f32 {
+    if x.is_nan() {
+        0.0
+    } else {
+        x.clamp(0.0, 1.0)
+    }
+}
+
+/// The per-thread frames of one call of a tiled kernel's tile function: `n` copies of `init`
+/// (the only allocation of a tile call; none when no local outlives a barrier).
+#[inline]
+pub fn frames<T: Copy>(init: T, n: usize) -> std::vec::Vec<T> {
+    std::vec![init; n]
+}
+
 /// The out-of-bounds report of a launch, shared by its threads: `[flag, param, rank,
 /// index[3], extent[3]]` as amp-abi's `OOB_REPORT_WORDS`; the first failing access moves `flag`
 /// from 0 to 1 and writes the rest.
@@ -313,6 +340,28 @@ macro_rules! float_helpers {
             pub fn modf_frac(x: $t) -> $t {
                 let f = if x.is_infinite() { 0.0 } else { x - x.trunc() };
                 f.copysign(x)
+            }
+            /// `acosh(x)`: fdlibm's `ln_1p` form on `(1, 2]`, where std's `ln(x + ..)` loses
+            /// up to ~15 ulp (the device's bound is 3).
+            #[inline]
+            pub fn acosh(x: $t) -> $t {
+                if x > 1.0 && x <= 2.0 {
+                    let t = x - 1.0;
+                    (t + (2.0 * t + t * t).sqrt()).ln_1p()
+                } else {
+                    x.acosh()
+                }
+            }
+            /// `atanh(x)`: fdlibm's form, a few ulp closer than std's below 0.5 and near ±1.
+            #[inline]
+            pub fn atanh(x: $t) -> $t {
+                let a = x.abs();
+                let arg = if a < 0.5 {
+                    2.0 * a + 2.0 * a * a / (1.0 - a)
+                } else {
+                    2.0 * a / (1.0 - a)
+                };
+                (0.5 * arg.ln_1p()).copysign(x)
             }
             /// The integral part of `modf(x)`.
             #[inline(always)]

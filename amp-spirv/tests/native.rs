@@ -8,6 +8,20 @@ use std::process::Command;
 /// Compiles each kernel natively (`fn_name` = the kernel's name) into one program with `main`,
 /// runs it and returns its standard output.
 fn run(kernels: &[(&str, Options)], main: &str) -> String {
+    let mut items = String::new();
+    for (k, options) in kernels {
+        let func: syn::ItemFn = syn::parse_str(k).expect("a function");
+        let name = func.sig.ident.to_string();
+        let native = compile_native(&func, options, "crate::rt", &name)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        items.push_str(&native.source);
+    }
+    run_source(&items, main)
+}
+
+/// Compiles generated `items` with the prelude and `main` into a program, runs it and returns
+/// its standard output.
+fn run_source(items: &str, main: &str) -> String {
     let mut src = String::from("#![allow(warnings)]\nmod rt {\n");
     src.push_str(NATIVE_PRELUDE);
     src.push_str("\n}\n");
@@ -17,12 +31,9 @@ fn run(kernels: &[(&str, Options)], main: &str) -> String {
          \x20   for d in (0..R.saturating_sub(1)).rev() { strides[d] = strides[d + 1] * extent[d + 1]; }\n\
          \x20   rt::Buf { ptr: v.as_mut_ptr(), extent, offset: 0, strides }\n}\n",
     );
-    for (k, options) in kernels {
-        let func: syn::ItemFn = syn::parse_str(k).expect("a function");
-        let name = func.sig.ident.to_string();
-        let native = compile_native(&func, options, "crate::rt", &name)
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
-        src.push_str(&native.source);
+    src.push_str(items);
+    if std::env::var_os("AMP_NATIVE_DUMP").is_some() {
+        eprintln!("{src}");
     }
     src.push_str("fn main() {\n");
     src.push_str(main);
@@ -323,15 +334,557 @@ fn device_functions_and_math() {
 }
 
 #[test]
-fn tiled_kernels_are_unsupported_not_a_panic() {
+fn tiled_sum_with_barriers_in_loops_breaks_and_returns() {
+    // Stride halving in a `while`, in a `for` with a `continue`, and in a `loop` left by a
+    // uniform `break` taken inside a work-item loop; tile 2 returns before its barriers.
+    let k = r#"fn tsum(t: TiledIndex<64>, data: ArrayView<i32, 1>, sums: ArrayViewMut<i32, 3>) {
+        #[tile_static]
+        let mut s: [i32; 64];
+        let me = t.local[0];
+        if t.tile[0] == 2 { return; }
+        let x = data[t.global];
+        s[me] = x;
+        t.barrier.wait();
+        let mut stride = 32;
+        while stride > 0 {
+            if me < stride { s[me] += s[me + stride]; }
+            t.barrier.wait();
+            stride /= 2;
+        }
+        if me == 0 { sums[[t.tile[0], 0, 0]] = s[0]; }
+        t.barrier.wait();
+        s[me] = x * 2;
+        t.barrier.wait_with_tile_static_memory_fence();
+        for k in 0..7usize {
+            if k == 0 { continue; }
+            let half = 64 >> k;
+            if me < half { s[me] += s[me + half]; }
+            t.barrier.wait();
+        }
+        if me == 0 { sums[[t.tile[0], 0, 1]] = s[0]; }
+        t.barrier.wait();
+        s[me] = x + 1;
+        let mut half = 32;
+        loop {
+            t.barrier.wait();
+            if half == 0 { break; }
+            if me < half { s[me] += s[me + half]; }
+            half = half / 2;
+        }
+        if me != 0 { return; }
+        sums[[t.tile[0], 0, 2]] = s[0];
+    }"#;
+    let main = r#"
+        let oob = rt::OobReport::new();
+        let mut data: Vec<i32> = (0..256).map(|i| (i * 7 % 23) - 11).collect();
+        let mut sums = vec![-1i32; 12];
+        let (pd, ps) = (buf(&mut data, [256]), buf(&mut sums, [4, 1, 3]));
+        for tile in 0..4 { unsafe { tsum([tile], pd, ps, &oob) } }
+        println!("{:?}", sums);
+        println!("{:?}", oob.read());
+    "#;
+    let out = run(&[plain(k)], main);
+    let lines: Vec<&str> = out.lines().collect();
+    let data: Vec<i32> = (0..256).map(|i| (i * 7 % 23) - 11).collect();
+    let mut expect = vec![-1i32; 12];
+    for tile in [0, 1, 3] {
+        let c = &data[tile * 64..tile * 64 + 64];
+        let sum: i32 = c.iter().sum();
+        expect[tile * 3] = sum;
+        expect[tile * 3 + 1] = 2 * sum;
+        expect[tile * 3 + 2] = sum + 64;
+    }
+    assert_eq!(lines[0], format!("{expect:?}"));
+    assert_eq!(lines[1], format!("{:?}", [0u32; 9]));
+}
+
+#[test]
+fn tiled_matmul_with_named_tile_dims_and_transpose() {
+    let mm = r#"fn mm(t: TiledIndex<TS, TS>, a: ArrayView<f32, 2>, b: ArrayView<f32, 2>, c: ArrayViewMut<f32, 2>) {
+        let (row, col) = (t.local[0], t.local[1]);
+        #[tile_static]
+        let mut la: [[f32; 4]; 4];
+        #[tile_static]
+        let mut lb: [[f32; 4]; 4];
+        let mut sum = 0.0;
+        let mut i = 0;
+        while i < a.extent()[1] {
+            la[row][col] = a[[t.global[0], col + i]];
+            lb[row][col] = b[[row + i, t.global[1]]];
+            t.barrier.wait();
+            for k in 0..TS {
+                sum += la[row][k] * lb[k][col];
+            }
+            t.barrier.wait();
+            i += TS;
+        }
+        c[t.global] = sum;
+    }"#;
+    let tr = r#"fn tr(t: TiledIndex<4, 4>, a: ArrayView<i32, 2>, out: ArrayViewMut<i32, 2>) {
+        #[tile_static]
+        let mut s: [[i32; 4]; 4];
+        s[t.local[0]][t.local[1]] = a[t.global];
+        t.barrier.wait();
+        out[[t.tile_origin[1] + t.local[0], t.tile_origin[0] + t.local[1]]] = s[t.local[1]][t.local[0]];
+    }"#;
+    let main = r#"
+        let oob = rt::OobReport::new();
+        let (n, m, p) = (8usize, 12usize, 8usize);
+        let mut a: Vec<f32> = (0..n * m).map(|i| ((i * 5) % 7) as f32 - 3.0).collect();
+        let mut b: Vec<f32> = (0..m * p).map(|i| ((i * 3) % 11) as f32 - 5.0).collect();
+        let mut c = vec![0f32; n * p];
+        let (pa, pb, pc) = (buf(&mut a, [8, 12]), buf(&mut b, [12, 8]), buf(&mut c, [8, 8]));
+        for t0 in 0..2 { for t1 in 0..2 { unsafe { mm([t0, t1], pa, pb, pc, 4, &oob) } } }
+        println!("{:?}", c);
+        let mut x: Vec<i32> = (0..8 * 12).collect();
+        let mut y = vec![0i32; 12 * 8];
+        let (px, py) = (buf(&mut x, [8, 12]), buf(&mut y, [12, 8]));
+        for t0 in 0..2 { for t1 in 0..3 { unsafe { tr([t0, t1], px, py, &oob) } } }
+        println!("{:?}", y);
+        println!("{:?}", oob.read());
+    "#;
+    let out = run(&[plain(mm), plain(tr)], main);
+    let lines: Vec<&str> = out.lines().collect();
+    let (n, m, p) = (8usize, 12usize, 8usize);
+    let a: Vec<f32> = (0..n * m).map(|i| ((i * 5) % 7) as f32 - 3.0).collect();
+    let b: Vec<f32> = (0..m * p).map(|i| ((i * 3) % 11) as f32 - 5.0).collect();
+    let mut c = vec![0f32; n * p];
+    for i in 0..n {
+        for j in 0..p {
+            c[i * p + j] = (0..m).map(|k| a[i * m + k] * b[k * p + j]).sum();
+        }
+    }
+    assert_eq!(lines[0], format!("{c:?}"));
+    let mut y = vec![0i32; 12 * 8];
+    for i in 0..8 {
+        for j in 0..12 {
+            y[j * 8 + i] = (i * 12 + j) as i32;
+        }
+    }
+    assert_eq!(lines[1], format!("{y:?}"));
+    assert_eq!(lines[2], format!("{:?}", [0u32; 9]));
+}
+
+#[test]
+fn tiled_kernel_without_barriers_and_its_index_fields() {
+    let k = r#"fn nb(t: TiledIndex<3, 2>, out: ArrayViewMut<u32, 2>) {
+        if t.local[1] == 1 && t.tile[0] == 1 { return; }
+        let mut v = t.tile[0] * 100 + t.tile[1] * 10 + t.local[0];
+        v += (t.tile_extent[0] * 10 + t.tile_extent[1]) * 1000 + t.tile_origin[1] * 100000;
+        for i in 0..t.local[1] { v += 1000000; }
+        out[t.global] = v as u32;
+    }"#;
+    let main = r#"
+        let oob = rt::OobReport::new();
+        let mut out = vec![0u32; 6 * 4];
+        let po = buf(&mut out, [6, 4]);
+        for t0 in 0..2 { for t1 in 0..2 { unsafe { nb([t0, t1], po, &oob) } } }
+        println!("{:?}", out);
+    "#;
+    let out = run(&[plain(k)], main);
+    let mut expect = vec![0u32; 24];
+    for g0 in 0..6u32 {
+        for g1 in 0..4u32 {
+            let (t0, t1, l0, l1) = (g0 / 3, g1 / 2, g0 % 3, g1 % 2);
+            if l1 == 1 && t0 == 1 {
+                continue;
+            }
+            expect[(g0 * 4 + g1) as usize] =
+                t0 * 100 + t1 * 10 + l0 + 32 * 1000 + t1 * 2 * 100000 + l1 * 1000000;
+        }
+    }
+    assert_eq!(out.trim(), format!("{expect:?}"));
+}
+
+#[test]
+fn short_vectors_in_buffers_params_and_locals() {
+    let k = r#"fn vecs(idx: Index<1>, a: ArrayView<Float3, 1>, b: ArrayViewMut<Float3, 1>, k: Float2,
+                      i: ArrayViewMut<Int4, 1>, d: ArrayViewMut<Double2, 1>, u: ArrayViewMut<UInt2, 1>) {
+        let v = a[idx];
+        let mut w = v * 2.0 + Float3::new(1.0, k.x, k.y);
+        w.y += 0.5;
+        w -= v.zyx();
+        b[idx] = w.normalize() * v.length() + v.cross(w) - Float3::splat(k.dot(k));
+        b[idx].x = v.dot(w);
+        let mut q = Int4::new(idx[0] as i32, -3, 7, i32::MIN);
+        q = q / Int4::new(2, 0, -1, -1) + q % Int4::splat(3);
+        i[idx] = -q;
+        i[idx] += Int4::new(1, 2, 3, 4);
+        let mut e = Double2::new(v.x as f64, 0.25);
+        e *= 4.0;
+        d[idx] = e.yx() + e;
+        let m = UInt2::new(7, 9);
+        u[idx] = m.max(UInt2::splat(idx[0] as u32 * 4)) - UInt2::new(1, 1);
+    }"#;
+    let main = r#"
+        let oob = rt::OobReport::new();
+        let mut a: Vec<[f32; 3]> = vec![[1.0, 2.0, 3.0], [-0.5, 4.0, 0.25], [0.0, 0.0, 1.0]];
+        let mut b = vec![[0f32; 3]; 3];
+        let mut i = vec![[0i32; 4]; 3];
+        let mut d = vec![[0f64; 2]; 3];
+        let mut u = vec![[0u32; 2]; 3];
+        let (pa, pb, pi, pd, pu) = (buf(&mut a, [3]), buf(&mut b, [3]), buf(&mut i, [3]), buf(&mut d, [3]), buf(&mut u, [3]));
+        for t in 0..3 { unsafe { vecs([t], pa, pb, [0.5, -2.0], pi, pd, pu, &oob) } }
+        println!("{:?}", b.iter().map(|v| v.map(f32::to_bits)).collect::<Vec<_>>());
+        println!("{:?}", i);
+        println!("{:?}", d);
+        println!("{:?}", u);
+        println!("{:?}", oob.read());
+    "#;
+    let out = run(&[plain(k)], main);
+    let lines: Vec<&str> = out.lines().collect();
+    let a = [[1.0f32, 2.0, 3.0], [-0.5, 4.0, 0.25], [0.0, 0.0, 1.0]];
+    let k = [0.5f32, -2.0];
+    let mut b = Vec::new();
+    let mut iv = Vec::new();
+    let mut dv = Vec::new();
+    let mut uv = Vec::new();
+    for (t, v) in a.iter().enumerate() {
+        let mut w = [v[0] * 2.0 + 1.0, v[1] * 2.0 + k[0], v[2] * 2.0 + k[1]];
+        w[1] += 0.5;
+        w = [w[0] - v[2], w[1] - v[1], w[2] - v[0]];
+        let dot = |x: [f32; 3], y: [f32; 3]| x[0] * y[0] + x[1] * y[1] + x[2] * y[2];
+        let len_w = dot(w, w).sqrt();
+        let len_v = dot(*v, *v).sqrt();
+        let cross = [
+            v[1] * w[2] - v[2] * w[1],
+            v[2] * w[0] - v[0] * w[2],
+            v[0] * w[1] - v[1] * w[0],
+        ];
+        let kk = k[0] * k[0] + k[1] * k[1];
+        let mut r = [0f32; 3];
+        for c in 0..3 {
+            r[c] = (w[c] / len_w) * len_v + cross[c] - kk;
+        }
+        r[0] = dot(*v, w);
+        b.push(r.map(f32::to_bits));
+        let q = [t as i32, -3, 7, i32::MIN];
+        let dvs = [2, 0, -1, -1];
+        let mut q2 = [0i32; 4];
+        for c in 0..4 {
+            let div = if dvs[c] == 0 {
+                -1
+            } else {
+                q[c].wrapping_div(dvs[c])
+            };
+            q2[c] = div.wrapping_add(q[c] % 3);
+        }
+        iv.push([
+            q2[0].wrapping_neg() + 1,
+            q2[1].wrapping_neg() + 2,
+            q2[2].wrapping_neg() + 3,
+            q2[3].wrapping_neg().wrapping_add(4),
+        ]);
+        let e = [v[0] as f64 * 4.0, 0.25 * 4.0];
+        dv.push([e[1] + e[0], e[0] + e[1]]);
+        uv.push([7u32.max(t as u32 * 4) - 1, 9u32.max(t as u32 * 4) - 1]);
+    }
+    assert_eq!(lines[0], format!("{b:?}"));
+    assert_eq!(lines[1], format!("{iv:?}"));
+    assert_eq!(lines[2], format!("{dv:?}"));
+    assert_eq!(lines[3], format!("{uv:?}"));
+    assert_eq!(lines[4], format!("{:?}", [0u32; 9]));
+}
+
+#[test]
+fn normalized_scalars_and_vectors_clamp_like_the_host() {
+    let k = r#"fn fade(idx: Index<1>, img: ArrayView<Unorm4, 1>, out: ArrayViewMut<Unorm4, 1>, k: Unorm,
+                      n: ArrayView<Norm, 1>, no: ArrayViewMut<Norm, 1>, x: ArrayView<f32, 1>) {
+        let c = img[idx];
+        let mut d = c * Unorm4::splat(k) + Unorm4::from_f32_array([0.1, 0.1, 0.1, 0.0]);
+        d.w = c.w;
+        out[idx] = d;
+        let grey = c.to_f32_array();
+        out[idx].x = Unorm::new(0.3 * grey[0] + 0.59 * grey[1] + 0.11 * grey[2]);
+        let a = n[idx];
+        let b = Norm::new(x[idx]);
+        let mut r = a / b;
+        r -= Norm::from(Unorm::new(x[idx]));
+        no[idx] = -(r * a) + Norm::new(f32::from(a) * 3.0);
+    }"#;
+    let main = r#"
+        let oob = rt::OobReport::new();
+        let mut img: Vec<[f32; 4]> = vec![[0.5, 1.0, 0.0, 0.25], [1.0, 1.0, 1.0, 1.0], [0.0, 0.2, 0.9, 0.5], [0.3, 0.6, 0.1, 0.0]];
+        let mut out = vec![[0f32; 4]; 4];
+        let mut n = vec![-0.5f32, 0.0, 1.0, -0.0];
+        let mut no = vec![0f32; 4];
+        let mut x = vec![0.0f32, f32::NAN, -3.0, 0.75];
+        let (pi, po, pn, pno, px) = (buf(&mut img, [4]), buf(&mut out, [4]), buf(&mut n, [4]), buf(&mut no, [4]), buf(&mut x, [4]));
+        for t in 0..4 { unsafe { fade([t], pi, po, 0.75, pn, pno, px, &oob) } }
+        println!("{:?}", out.iter().map(|v| v.map(f32::to_bits)).collect::<Vec<_>>());
+        println!("{:?}", no.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
+    "#;
+    let out = run(&[plain(k)], main);
+    let lines: Vec<&str> = out.lines().collect();
+    let unorm = |x: f32| if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) };
+    let norm = |x: f32| if x.is_nan() { 0.0 } else { x.clamp(-1.0, 1.0) };
+    let img = [
+        [0.5f32, 1.0, 0.0, 0.25],
+        [1.0, 1.0, 1.0, 1.0],
+        [0.0, 0.2, 0.9, 0.5],
+        [0.3, 0.6, 0.1, 0.0],
+    ];
+    let n = [-0.5f32, 0.0, 1.0, -0.0];
+    let x = [0.0f32, f32::NAN, -3.0, 0.75];
+    let mut o = Vec::new();
+    let mut no = Vec::new();
+    for t in 0..4 {
+        let c = img[t];
+        let add = [0.1f32, 0.1, 0.1, 0.0];
+        let mut d = [0f32; 4];
+        for j in 0..4 {
+            d[j] = unorm(unorm(c[j] * 0.75) + unorm(add[j]));
+        }
+        d[3] = c[3];
+        d[0] = unorm(0.3 * c[0] + 0.59 * c[1] + 0.11 * c[2]);
+        o.push(d.map(f32::to_bits));
+        let a = n[t];
+        let b = norm(x[t]);
+        let mut r = norm(a / b);
+        r = norm(r - unorm(x[t]));
+        no.push(norm(-norm(r * a) + norm(a * 3.0)).to_bits());
+    }
+    assert_eq!(lines[0], format!("{o:?}"));
+    assert_eq!(lines[1], format!("{no:?}"));
+}
+
+#[test]
+fn device_structs_in_buffers_params_and_locals() {
+    let file = r#"
+        #[repr(C)]
+        #[derive(Clone, Copy, DeviceStruct)]
+        struct Particle { pos: Float3, mass: f64, id: u32, tint: Unorm2 }
+        #[repr(C)]
+        #[derive(Clone, Copy, DeviceStruct)]
+        struct Pair { a: Particle, k: i32 }
+
+        #[kernel(amp)]
+        fn step(idx: Index<1>, ps: ArrayViewMut<Particle, 1>, pairs: ArrayView<Pair, 1>, g: Particle, out: ArrayViewMut<f64, 1>) {
+            let mut p = ps[idx];
+            p.pos += g.pos * 2.0;
+            p.mass = p.mass * g.mass;
+            p.tint.x = p.tint.x + Unorm::new(0.75);
+            let q = pairs[idx];
+            ps[idx] = p;
+            ps[idx].id = q.a.id + q.k as u32;
+            let mut arr = [q; 2];
+            arr[1].a.pos.y = 9.0;
+            let made = Pair { a: Particle { pos: Float3::splat(1.0), mass: 0.5, id: 3, tint: Unorm2::splat(Unorm::ONE) }, k: -1 };
+            out[idx] = arr[1].a.pos.y as f64 + arr[0].a.mass + made.a.mass * made.k as f64;
+        }"#;
+    let parsed = syn::parse_file(file).expect("a Rust file");
+    let options = Options::from_file(&parsed);
+    let kernel = amp_spirv::kernels_in_file(&parsed).remove(0);
+    let native =
+        compile_native(&kernel, &options, "crate::rt", "step").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        native.structs,
+        vec![
+            ("Particle".to_string(), "step_Particle".to_string()),
+            ("Pair".to_string(), "step_Pair".to_string())
+        ]
+    );
+    let k = native.source;
+    let main = r#"
+        // The host's layout: the generated twins checked their sizes and offsets when compiled.
+        assert_eq!(std::mem::size_of::<step_Particle>(), 40);
+        assert_eq!(std::mem::size_of::<step_Pair>(), 48);
+        let oob = rt::OobReport::new();
+        let mk = |i: u32| step_Particle { f0: [i as f32, 1.0, 2.0], f1: 1.5 * i as f64, f2: 10 * i, f3: [0.5, 0.1] };
+        let mut ps: Vec<step_Particle> = (0..3).map(mk).collect();
+        let mut pairs: Vec<step_Pair> = (0..3).map(|i| step_Pair { f0: mk(i + 5), f1: i as i32 * 2 }).collect();
+        let mut out = vec![0f64; 3];
+        let g = step_Particle { f0: [0.25, -1.0, 0.0], f1: 2.0, f2: 0, f3: [0.0, 0.0] };
+        let (pp, pq, po) = (buf(&mut ps, [3]), buf(&mut pairs, [3]), buf(&mut out, [3]));
+        for t in 0..3 { unsafe { step([t], pp, pq, g, po, &oob) } }
+        for p in &ps { println!("{:?} {} {} {:?}", p.f0, p.f1, p.f2, p.f3); }
+        println!("{:?}", out);
+    "#;
+    let out = run_source(&k, main);
+    let lines: Vec<&str> = out.lines().collect();
+    for i in 0..3u32 {
+        let pos = [i as f32 + 0.5, 1.0 - 2.0, 2.0];
+        let id = 10 * (i + 5) + 2 * i;
+        assert_eq!(
+            lines[i as usize],
+            format!(
+                "{:?} {} {} {:?}",
+                pos,
+                1.5 * i as f64 * 2.0,
+                id,
+                [1.0f32, 0.1]
+            )
+        );
+    }
+    let expect: Vec<f64> = (0..3).map(|i| 9.0 + 1.5 * (i + 5) as f64 - 0.5).collect();
+    assert_eq!(lines[3], format!("{expect:?}"));
+}
+
+#[test]
+fn tile_static_arrays_of_named_length_and_tile_static_atomics() {
+    // The examples' matmul: tile_static arrays `[[f32; TS]; TS]` with TS a runtime constant.
+    let mm = r#"fn matmul_tiled(t: TiledIndex<TS, TS>, a: ArrayView<f32, 2>, b: ArrayView<f32, 2>, c: ArrayViewMut<f32, 2>) {
+        let (row, col) = (t.local[0], t.local[1]);
+        #[tile_static]
+        let mut loc_a: [[f32; TS]; TS];
+        #[tile_static]
+        let mut loc_b: [[f32; TS]; TS];
+        let mut sum = 0.0;
+        let mut i = 0;
+        while i < a.extent()[1] {
+            loc_a[row][col] = a[[t.global[0], col + i]];
+            loc_b[row][col] = b[[row + i, t.global[1]]];
+            t.barrier.wait();
+            for k in 0..TS {
+                sum += loc_a[row][k] * loc_b[k][col];
+            }
+            t.barrier.wait();
+            i += TS;
+        }
+        c[t.global] = sum;
+    }"#;
+    // The examples' histogram, with the bin count a constant and atomics on tile_static memory.
+    let hist = r#"fn count(t: TiledIndex<NB>, data: ArrayView<u32, 1>, bins: ArrayViewMut<u32, 1>, stride: u32) {
+        #[tile_static]
+        let mut local: [u32; NB];
+        local[t.local[0]] = 0;
+        t.barrier.wait();
+        let len = data.extent()[0];
+        let mut i = t.global[0];
+        while i < len {
+            atomic_fetch_add(&mut local[(data[[i]] % NB as u32) as usize], 1);
+            i += stride as usize;
+        }
+        t.barrier.wait();
+        let n = local[t.local[0]];
+        if n > 0 {
+            atomic_fetch_add(&mut bins[t.local[0]], n);
+        }
+    }"#;
+    let main = r#"
+        let oob = rt::OobReport::new();
+        let (n, m, p) = (6usize, 9usize, 6usize);
+        let mut a: Vec<f32> = (0..n * m).map(|i| ((i * 5) % 7) as f32 - 3.0).collect();
+        let mut b: Vec<f32> = (0..m * p).map(|i| ((i * 3) % 11) as f32 - 5.0).collect();
+        let mut c = vec![0f32; n * p];
+        let (pa, pb, pc) = (buf(&mut a, [6, 9]), buf(&mut b, [9, 6]), buf(&mut c, [6, 6]));
+        for t0 in 0..2 { for t1 in 0..2 { unsafe { matmul_tiled([t0, t1], pa, pb, pc, 3, &oob) } } }
+        println!("{:?}", c);
+        let mut data: Vec<u32> = (0..100u32).map(|i| i * i + 3).collect();
+        let mut bins = vec![0u32; 5];
+        let (pd, pbins) = (buf(&mut data, [100]), buf(&mut bins, [5]));
+        // 2 tiles of 5 threads, each thread counting every 10th value.
+        for t in 0..2 { unsafe { count([t], pd, pbins, 10, 5, &oob) } }
+        println!("{:?}", bins);
+        println!("{:?}", oob.read());
+    "#;
+    let out = run(&[plain(mm), plain(hist)], main);
+    let lines: Vec<&str> = out.lines().collect();
+    let (n, m, p) = (6usize, 9usize, 6usize);
+    let a: Vec<f32> = (0..n * m).map(|i| ((i * 5) % 7) as f32 - 3.0).collect();
+    let b: Vec<f32> = (0..m * p).map(|i| ((i * 3) % 11) as f32 - 5.0).collect();
+    let mut c = vec![0f32; n * p];
+    for i in 0..n {
+        for j in 0..p {
+            c[i * p + j] = (0..m).map(|k| a[i * m + k] * b[k * p + j]).sum();
+        }
+    }
+    assert_eq!(lines[0], format!("{c:?}"));
+    let mut bins = vec![0u32; 5];
+    for i in 0..100u32 {
+        bins[((i * i + 3) % 5) as usize] += 1;
+    }
+    assert_eq!(lines[1], format!("{bins:?}"));
+    assert_eq!(lines[2], format!("{:?}", [0u32; 9]));
+}
+
+#[test]
+fn tile_level_if_chains_step_by_and_nested_loops() {
+    let k = r#"fn flow(t: TiledIndex<4, 2>, out: ArrayViewMut<i32, 2>, n: i32) {
+        #[tile_static]
+        let mut s: [[i32; 2]; 4];
+        let (r, c) = (t.local[0], t.local[1]);
+        let mut acc = 0i32;
+        s[r][c] = (r * 2 + c) as i32;
+        t.barrier.wait();
+        if n > 10 {
+            acc += 1000;
+            t.barrier.wait();
+        } else if n > 5 {
+            acc += s[3 - r][1 - c] * 100;
+            t.barrier.wait_with_global_memory_fence();
+        } else {
+            t.barrier.wait();
+            acc -= 1;
+        }
+        for k in (0..=6).step_by(3) {
+            let mut j = 0;
+            while j < 10 {
+                j += 1;
+                if j % 2 == 0 { continue; }
+                if j > 5 { break; }
+                s[r][c] += k as i32 + j;
+                t.barrier.wait();
+            }
+            t.barrier.wait();
+            acc += s[(r + 1) % 4][c];
+            t.barrier.wait();
+        }
+        out[t.global] = acc;
+    }"#;
+    let main = r#"
+        let oob = rt::OobReport::new();
+        for n in [7, 20, 0] {
+            let mut out = vec![0i32; 8 * 6];
+            let po = buf(&mut out, [8, 6]);
+            for t0 in 0..2 { for t1 in 0..3 { unsafe { flow([t0, t1], po, n, &oob) } } }
+            println!("{:?}", out);
+        }
+    "#;
+    let out = run(&[plain(k)], main);
+    let lines: Vec<&str> = out.lines().collect();
+    for (line, n) in lines.iter().zip([7, 20, 0]) {
+        let mut expect = vec![0i32; 48];
+        for g0 in 0..8usize {
+            for g1 in 0..6usize {
+                let (r, c) = (g0 % 4, g1 % 2);
+                let mut s = [[0i32; 2]; 4];
+                for (rr, row) in s.iter_mut().enumerate() {
+                    for (cc, x) in row.iter_mut().enumerate() {
+                        *x = (rr * 2 + cc) as i32;
+                    }
+                }
+                let mut acc = if n > 10 {
+                    1000
+                } else if n > 5 {
+                    s[3 - r][1 - c] * 100
+                } else {
+                    -1
+                };
+                for k in [0, 3, 6] {
+                    for row in s.iter_mut() {
+                        for x in row.iter_mut() {
+                            *x += 3 * k + 9;
+                        }
+                    }
+                    acc += s[(r + 1) % 4][c];
+                }
+                expect[g0 * 6 + g1] = acc;
+            }
+        }
+        assert_eq!(*line, format!("{expect:?}"), "n = {n}");
+    }
+}
+
+#[test]
+fn barriers_outside_statements_are_unsupported_not_a_panic() {
     let k: syn::ItemFn = syn::parse_str(
-        "fn t(t: TiledIndex<4>, a: ArrayViewMut<i32, 1>) { t.barrier.wait(); a[t.global] = 1; }",
+        "fn t(t: TiledIndex<4>, a: ArrayViewMut<i32, 1>) { let x = { t.barrier.wait(); 1 }; a[t.global] = x; }",
     )
     .unwrap();
     match compile_native(&k, &Options::default(), "rt", "t") {
-        Err(NativeError::Unsupported(u)) => {
-            assert!(u.to_string().contains("tiled kernels"), "{u}")
-        }
+        Err(NativeError::Unsupported(u)) => assert!(u.to_string().contains("barrier"), "{u}"),
+        Err(NativeError::Invalid(_)) => {}
         other => panic!("expected Unsupported, got {other:?}"),
     }
 }

@@ -128,9 +128,9 @@ fn two_thousand_small_launches_then_one_read() -> Result<(), amp::Error> {
     }
     let want = 1 + (0..2000u32).map(|i| i % 3).sum::<u32>();
     assert_eq!(a.to_vec()?, vec![want; 64]);
-    // Batched: far fewer submissions than launches.
+    // Batched: far fewer submissions than launches (native launches each run at once).
     assert!(
-        view.submission_count() < 200,
+        acc.is_native() || view.submission_count() < 200,
         "{} submissions",
         view.submission_count()
     );

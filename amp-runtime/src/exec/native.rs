@@ -174,10 +174,7 @@ impl NativeLaunch<'_> {
     /// Runs `tile` for every tile of the domain, one pool task per tile.
     #[inline]
     pub fn for_each_tile<const R: usize, F: Fn([u32; R]) + Sync>(&self, tile: F) {
-        let mut grid = [0u32; R];
-        for k in 0..R {
-            grid[k] = self.domain[k] / self.tile[k];
-        }
+        let grid: [u32; R] = std::array::from_fn(|k| self.domain[k] / self.tile[k]);
         let count: usize = grid.iter().map(|&n| n as usize).product();
         let run = |lo: usize, hi: usize| {
             for t in lo..hi {

@@ -1,10 +1,11 @@
 //! The native back end's driver: a kernel's source and options in, the Rust source of one of
-//! its threads out (see `back::native` for the thread ABI).
+//! its threads (or, for a tiled kernel, of one of its tiles) out (see `back::native` for the
+//! thread and tile ABIs).
 
 use super::Options;
 use crate::back::native;
 use crate::diag::Diagnostics;
-use crate::ir::{OuterConst, ParamKind};
+use crate::ir::{OuterConst, ParamKind, TileDim};
 
 pub use native::{Unsupported, PRELUDE as NATIVE_PRELUDE};
 
@@ -15,13 +16,23 @@ pub struct NativeKernel {
     pub name: String,
     /// The name of the generated thread function.
     pub fn_name: String,
-    /// Rank of the launch domain (the length of the thread's index).
+    /// Rank of the launch domain (the length of the thread's index, or of a tiled kernel's
+    /// tile index).
     pub rank: u32,
-    /// The parameters after the index, in order (the thread function's arguments after `idx`).
+    /// The parameters after the index, in order (the function's arguments after `idx` or,
+    /// for a tiled kernel's tile function, `tile`).
     pub params: Vec<(String, ParamKind)>,
     /// The outer constants, passed after the parameters.
     pub consts: Vec<OuterConst>,
-    /// The thread function's source: one item, naming [`NATIVE_PRELUDE`] through the path given.
+    /// For a tiled kernel: its tile shape (`T0` first; a named dimension is the outer constant
+    /// of that name, passed as its `c<i>` argument). The function then runs one tile.
+    pub tile: Option<Vec<TileDim>>,
+    /// The `#[derive(DeviceStruct)]` structs the source defines as `#[repr(C)]` twins with the
+    /// host's layout (fields `f0, f1, ..`): (the struct's name, its generated name,
+    /// `<fn_name>_<Name>`). Buffers of them are `Buf<twin, R>`, by-value ones the twin itself.
+    pub structs: Vec<(String, String)>,
+    /// The function's source: one item, naming [`NATIVE_PRELUDE`] through the path given. For a
+    /// tiled kernel it runs one whole tile (`back::native`'s tile ABI).
     pub source: String,
 }
 
@@ -49,9 +60,9 @@ impl std::fmt::Display for NativeError {
     }
 }
 
-/// Compiles a `#[kernel(amp)]` function to the Rust source of one thread: a function called
-/// `fn_name` that reaches the prelude ([`NATIVE_PRELUDE`], placed in a module by the caller)
-/// through the path `rt`.
+/// Compiles a `#[kernel(amp)]` function to the Rust source of one thread (one tile for a tiled
+/// kernel): a function called `fn_name` (after the structs it uses) that reaches the prelude
+/// ([`NATIVE_PRELUDE`], placed in a module by the caller) through the path `rt`.
 pub fn compile_native(
     func: &syn::ItemFn,
     options: &Options,
@@ -59,7 +70,7 @@ pub fn compile_native(
     fn_name: &str,
 ) -> Result<NativeKernel, NativeError> {
     let (kernel, ..) = super::checked(func, options).map_err(NativeError::Invalid)?;
-    let source = native::native(&kernel, options.bounds_checks(), rt, fn_name)
+    let (source, structs) = native::native(&kernel, options.bounds_checks(), rt, fn_name)
         .map_err(NativeError::Unsupported)?;
     Ok(NativeKernel {
         name: kernel.name.clone(),
@@ -71,6 +82,8 @@ pub fn compile_native(
             .map(|p| (p.name.clone(), p.kind.clone()))
             .collect(),
         consts: kernel.consts.clone(),
+        tile: kernel.tiled.as_ref().map(|t| t.dims.clone()),
+        structs,
         source,
     })
 }

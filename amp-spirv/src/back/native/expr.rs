@@ -2,7 +2,7 @@
 //! elements of locals, buffer accesses with their bounds checks, atomics, built-ins and math.
 //! Every compound expression is parenthesized, so precedence never depends on the context.
 
-use super::{local, unsupported, Emitter, Res};
+use super::{unsupported, Emitter, Res};
 use crate::back::BoundsChecks;
 use crate::diag::Span;
 use crate::ir::*;
@@ -15,19 +15,26 @@ impl Emitter<'_> {
         let span = e.span;
         Ok(match &e.kind {
             ExprKind::Lit(l) => self.lit(*l, &e.ty, span)?,
-            ExprKind::Local(id) => local(*id),
+            ExprKind::Local(id) if self.dyn_arrays.contains_key(id) => {
+                return unsupported(
+                    "a whole array whose length is a named constant (index it to its elements)",
+                    span,
+                )
+            }
+            ExprKind::Local(id) => self.local(*id),
             ExprKind::ScalarParam(p) => format!("p{p}"),
             ExprKind::OuterConst(k) => format!("c{k}"),
             ExprKind::Unary(op, a) => {
-                let s = self.scalar_of(&a.ty, span)?;
+                let (s, n) = self.shape(&a.ty, span)?;
                 let v = self.expr(a)?;
-                match (op, s) {
-                    (UnOp::Neg, s) if s.is_float() => format!("(-{v})"),
-                    (UnOp::Neg, _) => format!("({v}.wrapping_neg())"),
-                    (UnOp::Not, _) => format!("(!{v})"),
-                }
+                let op = *op;
+                self.lanes(n, &[v], |x| match (op, s.device()) {
+                    (UnOp::Neg, s) if s.is_float() => format!("(-{})", x[0]),
+                    (UnOp::Neg, _) => format!("({}.wrapping_neg())", x[0]),
+                    (UnOp::Not, _) => format!("(!{})", x[0]),
+                })?
             }
-            ExprKind::Binary(op, a, b) => self.binary(*op, a, b, span)?,
+            ExprKind::Binary(op, a, b) => self.binary(*op, a, b, &e.ty, span)?,
             ExprKind::Logic(op, a, b) => {
                 let (l, r) = (self.expr(a)?, self.expr(b)?);
                 let o = match op {
@@ -35,6 +42,9 @@ impl Emitter<'_> {
                     LogicOp::Or => "||",
                 };
                 format!("({l} {o} {r})")
+            }
+            ExprKind::Cast(a) if a.ty.is_normalized() || e.ty.is_normalized() => {
+                self.normalized_cast(a, &e.ty, span)?
             }
             ExprKind::Cast(a) => {
                 let from = self.scalar_of(&a.ty, span)?;
@@ -63,11 +73,15 @@ impl Emitter<'_> {
                     _ => return unsupported(format!("a bitcast to `{}`", to.name()), span),
                 }
             }
+            ExprKind::Element(..) if self.dyn_root(e).is_some() => self.dyn_element(e, span)?,
             ExprKind::Element(base, index) => {
                 let len = match &base.ty {
                     Ty::Array(_, len) => len.clone(),
-                    Ty::Vector(..) => return unsupported("short vector components", span),
-                    Ty::Struct(_) => return unsupported("struct fields", span),
+                    Ty::Vector(_, n) => Len::Lit(*n),
+                    Ty::Struct(_) => {
+                        let k = field_index(index, span)?;
+                        return Ok(format!("({}.f{k})", self.expr(base)?));
+                    }
                     other => return unsupported(format!("indexing `{other}`"), span),
                 };
                 let b = self.expr(base)?;
@@ -76,13 +90,21 @@ impl Emitter<'_> {
             }
             ExprKind::BufferLoad(p, idx) => {
                 let index = self.indices(idx)?;
-                self.buffer_elem_ty(*p, span)?;
+                self.buffer_elem(*p, span)?;
                 match self.checks {
                     BoundsChecks::On => format!("p{p}.load({index}, {p}, oob)"),
                     BoundsChecks::Off => format!("p{p}.load_unchecked({index})"),
                 }
             }
             ExprKind::BufferExtent(p) => format!("p{p}.extent"),
+            ExprKind::ArrayList(items) if matches!(e.ty, Ty::Struct(_)) => {
+                let name = self.ty(&e.ty, span)?;
+                let mut fields = Vec::new();
+                for (k, x) in items.iter().enumerate() {
+                    fields.push(format!("f{k}: {}", self.expr(x)?));
+                }
+                format!("{name} {{ {} }}", fields.join(", "))
+            }
             ExprKind::ArrayList(items) => {
                 let parts = items
                     .iter()
@@ -113,7 +135,7 @@ impl Emitter<'_> {
             ExprKind::For(r) => self.for_loop(r, span)?,
             ExprKind::Break => self.break_(span)?,
             ExprKind::Continue => self.continue_(span)?,
-            ExprKind::Return => "(return)".to_string(),
+            ExprKind::Return => self.return_(),
             ExprKind::Assign(place, value) => {
                 // The value first, then the place (Rust's order for primitive assignments).
                 let v = self.expr(value)?;
@@ -124,7 +146,7 @@ impl Emitter<'_> {
                         format!("{{ let {tv} = {v}; {p} = {tv}; }}")
                     }
                     Place::Buffer(p, idx) => {
-                        self.buffer_elem_ty(*p, span)?;
+                        self.buffer_elem(*p, span)?;
                         let index = self.indices(idx)?;
                         match self.checks {
                             BoundsChecks::On => {
@@ -145,13 +167,10 @@ impl Emitter<'_> {
                 let v = self.expr(value)?;
                 let tv = self.temp();
                 let ty = self.place_ty(place, span)?;
-                let s = self.scalar_of(&ty, span)?;
-                let rhs = self.scalar_of(&value.ty, span)?;
-                let new = self.binary_op(*op, s, rhs, "(*ptr)", &tv, span)?;
+                let new = self.binary_value(*op, &ty, &value.ty, "(*ptr)", &tv, &ty, span)?;
                 let ptr = match place {
                     Place::Local(..) => {
                         let p = self.local_place(place, span)?;
-                        let new = self.binary_op(*op, s, rhs, "(*ptr)", &tv, span)?;
                         return Ok(format!(
                             "{{ let {tv} = {v}; let ptr = &mut {p}; *ptr = {new}; }}"
                         ));
@@ -168,16 +187,186 @@ impl Emitter<'_> {
             }
             ExprKind::Atomic(a) => self.atomic(a, span)?,
             ExprKind::Texture(..) => return unsupported("textures", span),
-            ExprKind::Barrier(_) => return unsupported("barriers", span),
-            ExprKind::MemoryFence(_) => return unsupported("memory fences", span),
+            ExprKind::Barrier(_) => {
+                return unsupported("a barrier inside an expression or a non-tiled kernel", span)
+            }
+            // The threads of a tile run one after another on one OS thread: a fence only
+            // orders global memory for other tiles (tile_static memory is the tile's own).
+            ExprKind::MemoryFence(Fence::TileStatic) => "()".to_string(),
+            ExprKind::MemoryFence(_) => {
+                "::core::sync::atomic::fence(::core::sync::atomic::Ordering::SeqCst)".to_string()
+            }
         })
     }
 
-    /// The scalar type of a scalar value.
+    /// The local at the root of a chain of `Element`s, when it is a `tile_static` array whose
+    /// length is a named constant (a flat vector, see `tile.rs`).
+    fn dyn_root(&self, e: &Expr) -> Option<LocalId> {
+        let mut e = e;
+        while let ExprKind::Element(base, _) = &e.kind {
+            e = base;
+        }
+        match e.kind {
+            ExprKind::Local(id) if self.dyn_arrays.contains_key(&id) => Some(id),
+            _ => None,
+        }
+    }
+
+    /// An element of a flat `tile_static` array: the chain's indices, outermost first, make
+    /// one clamped row-major index.
+    fn dyn_element(&mut self, e: &Expr, span: Span) -> Res<String> {
+        let mut chain = Vec::new();
+        let mut x = e;
+        while let ExprKind::Element(base, index) = &x.kind {
+            chain.push(&**index);
+            x = base;
+        }
+        chain.reverse();
+        let Some(id) = self.dyn_root(e) else {
+            return unsupported("this element", span);
+        };
+        let (dims, _) = self.dyn_arrays[&id].clone();
+        if chain.len() < dims.len() {
+            return unsupported(
+                "a part of an array whose length is a named constant (index it to its elements)",
+                span,
+            );
+        }
+        let name = self.local(id);
+        let flat = self.dyn_index(&dims, &chain[..dims.len()])?;
+        let mut s = format!("({name}[{flat}])");
+        // Components or fields below the element, as usual.
+        let mut ty = self.k.locals[id].ty.clone();
+        for _ in 0..dims.len() {
+            ty = match ty {
+                Ty::Array(e, _) => *e,
+                other => other,
+            };
+        }
+        for i in &chain[dims.len()..] {
+            match ty {
+                Ty::Struct(def) => {
+                    let k = field_index(i, span)?;
+                    s = format!("({s}.f{k})");
+                    ty = field_ty(&def, k, span)?;
+                }
+                Ty::Vector(c, n) => {
+                    let ix = self.array_index(i, &Len::Lit(n), span)?;
+                    s = format!("({s}[{ix}])");
+                    ty = Ty::Scalar(c);
+                }
+                other => return unsupported(format!("indexing `{other}`"), span),
+            }
+        }
+        Ok(s)
+    }
+
+    /// The row-major index of `idx` (each clamped into its dimension) in a flat array of
+    /// dimensions `dims` (`u32` expressions).
+    fn dyn_index(&mut self, dims: &[String], idx: &[&Expr]) -> Res<String> {
+        let mut flat = String::new();
+        for (d, (n, i)) in dims.iter().zip(idx).enumerate() {
+            let i = self.as_u32(i)?;
+            let c = format!("{}::ix({i}, {n})", self.rt);
+            flat = if d == 0 {
+                c
+            } else {
+                format!("({flat} * ({n} as usize) + {c})")
+            };
+        }
+        Ok(flat)
+    }
+
+    /// The component type of a scalar or vector, and the vector's length.
+    pub(super) fn shape(&self, t: &Ty, span: Span) -> Res<(Scalar, Option<u32>)> {
+        match t {
+            Ty::Scalar(s) => Ok((*s, None)),
+            Ty::Vector(s, n) => Ok((*s, Some(*n))),
+            // `from_f32_array` / `to_f32_array` convert between arrays and vectors.
+            Ty::Array(e, Len::Lit(n)) => match **e {
+                Ty::Scalar(s) => Ok((s, Some(*n))),
+                ref other => unsupported(format!("operators on `{other}`"), span),
+            },
+            other => unsupported(format!("operators on `{other}`"), span),
+        }
+    }
+
+    /// `f` applied to the operands (Rust expressions of `n`-vectors, or scalars when `n` is
+    /// `None`) component by component: each operand is evaluated once, in order.
+    fn lanes(
+        &mut self,
+        n: Option<u32>,
+        operands: &[String],
+        f: impl Fn(&[String]) -> String,
+    ) -> Res<String> {
+        let Some(n) = n else {
+            return Ok(f(operands));
+        };
+        let mut s = String::from("{ ");
+        let mut names = Vec::new();
+        for o in operands {
+            let t = self.temp();
+            s.push_str(&format!("let {t} = {o}; "));
+            names.push(t);
+        }
+        let parts: Vec<String> = (0..n)
+            .map(|k| {
+                let x: Vec<String> = names.iter().map(|t| format!("{t}[{k}]")).collect();
+                f(&x)
+            })
+            .collect();
+        s.push_str(&format!("[{}] }}", parts.join(", ")));
+        Ok(s)
+    }
+
+    /// `x` (an `f32` expression) clamped into normalized type `s` as the host's `new` does.
+    fn clamp_normalized(&self, s: Scalar, x: &str) -> String {
+        match s {
+            Scalar::Norm => format!("{}::norm({x})", self.rt),
+            Scalar::Unorm => format!("{}::unorm({x})", self.rt),
+            _ => x.to_string(),
+        }
+    }
+
+    /// A conversion from or to a normalized type (the SPIR-V back end's `normalized_cast`):
+    /// into `Norm` / `Unorm` clamps, except `Unorm` to `Norm`; out of them is the `f32` itself.
+    fn normalized_cast(&mut self, a: &Expr, to: &Ty, span: Span) -> Res<String> {
+        let (f, _) = self.shape(&a.ty, span)?;
+        let (t, n) = self.shape(to, span)?;
+        let v = self.expr(a)?;
+        let exact = f == t || (f == Scalar::Unorm && t == Scalar::Norm);
+        if exact {
+            return Ok(v);
+        }
+        if !t.is_normalized() {
+            if n.is_some() || t == Scalar::F32 {
+                return Ok(v);
+            }
+            let ty = self.scalar(t, span)?;
+            return Ok(format!("(({v}) as {ty})"));
+        }
+        let from_f32 = f.device() == Scalar::F32;
+        let conv = move |x: &str| {
+            if from_f32 {
+                x.to_string()
+            } else {
+                format!("(({x}) as f32)")
+            }
+        };
+        let rt = self.rt.to_string();
+        self.lanes(n, &[v], |x| {
+            let c = conv(&x[0]);
+            match t {
+                Scalar::Norm => format!("{rt}::norm({c})"),
+                _ => format!("{rt}::unorm({c})"),
+            }
+        })
+    }
+
+    /// The scalar type of a scalar value (`Norm` and `Unorm` are their `f32`s).
     fn scalar_of(&self, t: &Ty, span: Span) -> Res<Scalar> {
         match t {
-            Ty::Scalar(s) if s.is_normalized() => unsupported("`Norm` and `Unorm` values", span),
-            Ty::Scalar(s) => Ok(*s),
+            Ty::Scalar(s) => Ok(s.device()),
             Ty::Vector(..) => unsupported("short vectors", span),
             other => unsupported(format!("operators on `{other}`"), span),
         }
@@ -230,13 +419,32 @@ impl Emitter<'_> {
         let Place::Local(id, idx) = place else {
             return unsupported("a buffer element here", span);
         };
-        let mut s = local(*id);
+        let mut s = self.local(*id);
         let mut ty = self.k.locals[*id].ty.clone();
+        let mut idx = &idx[..];
+        if let Some((dims, inner)) = self.dyn_arrays.get(id).cloned() {
+            if idx.len() < dims.len() {
+                return unsupported(
+                    "a part of an array whose length is a named constant (index it to its elements)",
+                    span,
+                );
+            }
+            let first: Vec<&Expr> = idx[..dims.len()].iter().collect();
+            let flat = self.dyn_index(&dims, &first)?;
+            s = format!("{s}[{flat}]");
+            ty = inner;
+            idx = &idx[dims.len()..];
+        }
         for i in idx {
             let (elem, len) = match ty {
                 Ty::Array(elem, len) => (*elem, len),
-                Ty::Vector(..) => return unsupported("short vector components", span),
-                Ty::Struct(_) => return unsupported("struct fields", span),
+                Ty::Vector(s, n) => (Ty::Scalar(s), Len::Lit(n)),
+                Ty::Struct(def) => {
+                    let k = field_index(i, span)?;
+                    s = format!("{s}.f{k}");
+                    ty = field_ty(&def, k, span)?;
+                    continue;
+                }
                 other => return unsupported(format!("indexing `{other}`"), span),
             };
             let ix = self.array_index(i, &len, span)?;
@@ -250,19 +458,29 @@ impl Emitter<'_> {
         match place {
             Place::Local(id, idx) => {
                 let mut ty = self.k.locals[*id].ty.clone();
-                for _ in idx {
+                for i in idx {
                     ty = match ty {
                         Ty::Array(e, _) => *e,
+                        Ty::Vector(s, _) => Ty::Scalar(s),
+                        Ty::Struct(def) => field_ty(&def, field_index(i, span)?, span)?,
                         other => return unsupported(format!("indexing `{other}`"), span),
                     };
                 }
                 Ok(ty)
             }
-            Place::Buffer(p, _) => Ok(Ty::Scalar(self.buffer_elem_ty(*p, span)?)),
+            Place::Buffer(p, _) => self.buffer_elem(*p, span),
         }
     }
 
-    /// The scalar element type of buffer parameter `p`.
+    /// The element type of buffer parameter `p`.
+    pub(super) fn buffer_elem(&self, p: ParamId, span: Span) -> Res<Ty> {
+        match &self.k.params[p].kind {
+            ParamKind::Buffer { elem, .. } => Ok(elem.ty()),
+            _ => unsupported("this parameter as a buffer", span),
+        }
+    }
+
+    /// The scalar element type of buffer parameter `p` (for atomics).
     fn buffer_elem_ty(&self, p: ParamId, span: Span) -> Res<Scalar> {
         match &self.k.params[p].kind {
             ParamKind::Buffer {
@@ -285,11 +503,47 @@ impl Emitter<'_> {
         Ok(format!("[{}]", parts.join(", ")))
     }
 
-    fn binary(&mut self, op: BinOp, a: &Expr, b: &Expr, span: Span) -> Res<String> {
-        let s = self.scalar_of(&a.ty, span)?;
-        let rs = self.scalar_of(&b.ty, span)?;
+    fn binary(&mut self, op: BinOp, a: &Expr, b: &Expr, result: &Ty, span: Span) -> Res<String> {
         let (l, r) = (self.expr(a)?, self.expr(b)?);
-        self.binary_op(op, s, rs, &l, &r, span)
+        self.binary_value(op, &a.ty, &b.ty, &l, &r, result, span)
+    }
+
+    /// `l op r` for scalar or vector operands of types `lt`, `rt` (vectors component by
+    /// component), the result clamped when its type `result` is normalized.
+    #[allow(clippy::too_many_arguments)]
+    fn binary_value(
+        &mut self,
+        op: BinOp,
+        lt: &Ty,
+        rt: &Ty,
+        l: &str,
+        r: &str,
+        result: &Ty,
+        span: Span,
+    ) -> Res<String> {
+        let (s, n) = self.shape(lt, span)?;
+        let (rs, _) = self.shape(rt, span)?;
+        let (s, rs) = (s.device(), rs.device());
+        let out = result.component().filter(|c| c.is_normalized());
+        let one = |this: &Self, a: &str, b: &str| -> Res<String> {
+            let v = this.binary_op(op, s, rs, a, b, span)?;
+            Ok(match out {
+                Some(c) => this.clamp_normalized(c, &v),
+                None => v,
+            })
+        };
+        let Some(n) = n else {
+            return one(self, l, r);
+        };
+        self.temps += 1;
+        let (ta, tb) = (format!("va{}", self.temps), format!("vb{}", self.temps));
+        let parts = (0..n)
+            .map(|k| one(self, &format!("{ta}[{k}]"), &format!("{tb}[{k}]")))
+            .collect::<Res<Vec<_>>>()?;
+        Ok(format!(
+            "{{ let {ta} = {l}; let {tb} = {r}; [{}] }}",
+            parts.join(", ")
+        ))
     }
 
     /// `l op r` with operands of type `s` (`rs` for the right one, which differs for shifts),
@@ -350,17 +604,73 @@ impl Emitter<'_> {
     }
 
     fn builtin(&mut self, f: Builtin, args: &[Expr], ty: &Ty, span: Span) -> Res<String> {
-        let s = self.scalar_of(ty, span)?;
         let vals = args.iter().map(|a| self.expr(a)).collect::<Res<Vec<_>>>()?;
-        Ok(match (f, s) {
-            (Builtin::Min, _) => format!("({}.min({}))", vals[0], vals[1]),
-            (Builtin::Max, _) => format!("({}.max({}))", vals[0], vals[1]),
-            (Builtin::Abs, s) if s.is_float() => format!("({}.abs())", vals[0]),
-            (Builtin::Abs, Scalar::I32) => format!("({}.wrapping_abs())", vals[0]),
+        if matches!(
+            f,
+            Builtin::Dot | Builtin::Length | Builtin::Normalize | Builtin::Cross
+        ) {
+            return self.geometric(f, args, &vals, span);
+        }
+        let (s, n) = self.shape(ty, span)?;
+        self.lanes(n, &vals, |x| match (f, s.device()) {
+            (Builtin::Min, _) => format!("({}.min({}))", x[0], x[1]),
+            (Builtin::Max, _) => format!("({}.max({}))", x[0], x[1]),
+            (Builtin::Abs, s) if s.is_float() => format!("({}.abs())", x[0]),
+            (Builtin::Abs, Scalar::I32) => format!("({}.wrapping_abs())", x[0]),
             // GLSL's SAbs reads the bits as signed.
-            (Builtin::Abs, _) => format!("((({}) as i32).wrapping_abs() as u32)", vals[0]),
-            (Builtin::Dot | Builtin::Length | Builtin::Normalize | Builtin::Cross, _) => {
-                return unsupported("geometric functions of short vectors", span)
+            (_, _) => format!("((({}) as i32).wrapping_abs() as u32)", x[0]),
+        })
+    }
+
+    /// `dot`, `length`, `normalize` and `cross` of float vectors, as GLSL defines them: the
+    /// dot product summed from the first component, `sqrt(dot(v, v))`, `v / length(v)`.
+    fn geometric(&mut self, f: Builtin, args: &[Expr], vals: &[String], span: Span) -> Res<String> {
+        let (_, n) = self.shape(&args[0].ty, span)?;
+        let Some(n) = n else {
+            return unsupported("geometric functions of scalars", span);
+        };
+        let t = self.temp();
+        let dot = |a: &str, b: &str| {
+            (0..n)
+                .map(|k| format!("({a}[{k}] * {b}[{k}])"))
+                .reduce(|acc, x| format!("({acc} + {x})"))
+                .unwrap_or_default()
+        };
+        Ok(match f {
+            Builtin::Dot => {
+                let u = self.temp();
+                format!(
+                    "{{ let {t} = {}; let {u} = {}; {} }}",
+                    vals[0],
+                    vals[1],
+                    dot(&t, &u)
+                )
+            }
+            Builtin::Length => format!("{{ let {t} = {}; ({}).sqrt() }}", vals[0], dot(&t, &t)),
+            Builtin::Normalize => {
+                let len = self.temp();
+                let parts: Vec<String> = (0..n).map(|k| format!("({t}[{k}] / {len})")).collect();
+                format!(
+                    "{{ let {t} = {}; let {len} = ({}).sqrt(); [{}] }}",
+                    vals[0],
+                    dot(&t, &t),
+                    parts.join(", ")
+                )
+            }
+            _ => {
+                if n != 3 {
+                    return unsupported("`cross` of a vector of other than 3 components", span);
+                }
+                let u = self.temp();
+                let c = |i: u32, j: u32| format!("({t}[{i}] * {u}[{j}] - {t}[{j}] * {u}[{i}])");
+                format!(
+                    "{{ let {t} = {}; let {u} = {}; [{}, {}, {}] }}",
+                    vals[0],
+                    vals[1],
+                    c(1, 2),
+                    c(2, 0),
+                    c(0, 1)
+                )
             }
         })
     }
@@ -392,8 +702,8 @@ impl Emitter<'_> {
             Cosh => method("cosh"),
             Tanh => method("tanh"),
             Asinh => method("asinh"),
-            Acosh => method("acosh"),
-            Atanh => method("atanh"),
+            Acosh => format!("{m}::acosh({x})"),
+            Atanh => format!("{m}::atanh({x})"),
             Exp => method("exp"),
             Exp2 => method("exp2"),
             Expm1 => method("exp_m1"),
@@ -440,16 +750,27 @@ impl Emitter<'_> {
             Some(v) => Some(self.expr(v)?),
             None => None,
         };
-        let Place::Buffer(p, idx) = &a.target else {
-            return unsupported("atomics on `tile_static` memory", span);
+        let (s, ptr) = match &a.target {
+            Place::Buffer(p, idx) => {
+                let s = self.buffer_elem_ty(*p, span)?;
+                let index = self.indices(idx)?;
+                let ptr = match self.checks {
+                    BoundsChecks::On => format!("p{p}.checked({index}, {p}, oob)"),
+                    BoundsChecks::Off => format!("Some(p{p}.at({index}))"),
+                };
+                (s, ptr)
+            }
+            // `tile_static` memory: the tile's threads run one at a time on one OS thread, so
+            // the atomic on the tile function's local is only a read-modify-write.
+            place @ Place::Local(..) => {
+                let ty = self.place_ty(place, span)?;
+                let s = self.scalar_of(&ty, span)?;
+                let t = self.scalar(s, span)?;
+                let p = self.local_place(place, span)?;
+                (s, format!("Some(&mut {p} as *mut {t})"))
+            }
         };
-        let s = self.buffer_elem_ty(*p, span)?;
         let t = self.scalar(s, span)?;
-        let index = self.indices(idx)?;
-        let ptr = match self.checks {
-            BoundsChecks::On => format!("p{p}.checked({index}, {p}, oob)"),
-            BoundsChecks::Off => format!("Some(p{p}.at({index}))"),
-        };
         let rt = self.rt;
         let v = "tv";
         let zero = format!("(0 as {t})");
@@ -516,6 +837,22 @@ impl Emitter<'_> {
         Ok(format!(
             "{{ {bind}match {ptr} {{ Some(ptr) => {op}, None => {zero} }} }}"
         ))
+    }
+}
+
+/// The field number of a struct member access (a literal index in the IR).
+fn field_index(index: &Expr, span: Span) -> Res<usize> {
+    match index.kind {
+        ExprKind::Lit(Lit::Int(k)) => Ok(k as usize),
+        _ => unsupported("a struct field chosen at run time", span),
+    }
+}
+
+/// The type of field `k` of a struct.
+fn field_ty(def: &crate::types::StructDef, k: usize, span: Span) -> Res<Ty> {
+    match def.fields.get(k) {
+        Some(f) => Ok(f.ty.clone()),
+        None => unsupported(format!("field {k} of `{}`", def.name), span),
     }
 }
 

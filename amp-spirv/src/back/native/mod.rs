@@ -1,5 +1,6 @@
-//! The native back end: a checked [`Kernel`] as Rust source for ONE THREAD of the kernel,
-//! compiled by rustc beside the SPIR-V words and run by a CPU executor (issue 13).
+//! The native back end: a checked [`Kernel`] as Rust source for ONE THREAD of a simple kernel
+//! or ONE TILE of a tiled kernel, compiled by rustc beside the SPIR-V words and run by a CPU
+//! executor (issue 13).
 //!
 //! The code is generated from the IR, never from the kernel's tokens, so both back ends give a
 //! kernel the same meaning; every rule of docs/semantics.md holds in the generated code
@@ -18,13 +19,32 @@
 //!   - a view or array: `<rt>::Buf<T, R>` by value: the buffer's base pointer, the view's
 //!     extent, the element offset of its first element, and the element strides of dimensions
 //!     `0..R-1` (the last is 1), exactly the SPIR-V back end's storage buffer plus its
-//!     push-constant words (`amp_abi::buffer_layout`). `T` is the element's Rust type;
+//!     push-constant words (`amp_abi::buffer_layout`). `T` is the element's Rust type (below);
 //!   - a scalar: by value, in its Rust type (`bool` as `bool`, `usize` as `u32`);
+//!   - a short vector or struct by value (`ParamKind::Value`): by value, in its Rust type;
 //! - then each outer constant (a `const` item or const-generic parameter the body reads), by
 //!   value in its type, in [`Kernel::consts`] order (the SPIR-V specialization constants 3, ..);
 //! - `oob`: the launch's out-of-bounds report ([`amp_abi::OOB_REPORT_WORDS`] words with the
 //!   device's layout), shared by all threads: a checked access outside its view reads 0 or is
 //!   skipped and the first one is recorded there. Unchecked kernels never touch it.
+//!
+//! Rust types of kernel values (each with the host type's memory layout, so the runtime may
+//! pass pointers to host buffers and transmute by-value arguments):
+//!
+//! - `i32`, `u32`, `f32`, `f64`, `bool`; `usize` is `u32`;
+//! - `Norm` / `Unorm`: their `f32` (the host types are `#[repr(transparent)]`); every
+//!   arithmetic result and conversion into them is clamped by `<rt>::norm` / `<rt>::unorm`
+//!   exactly as the host's `new` (NaN to 0, `-0.0` kept), as the SPIR-V back end's
+//!   `normalized.rs`;
+//! - a short vector `Float3`, `Int2`, `Unorm4`, ..: `[T; N]` of its component's Rust type (the
+//!   host's `#[repr(C)]` vectors are packed: `[f32; 3]` is a `Float3`'s 12 bytes). Operators
+//!   work component by component; `dot` sums from the first component, `length` is
+//!   `sqrt(dot(v, v))`, `normalize` is `v / length(v)` (GLSL's definitions);
+//! - a `#[derive(DeviceStruct)]` struct `Name`: a `#[repr(C)]` struct `<fn_name>_<Name>`
+//!   emitted before the function, fields `f0, f1, ..` of the fields' Rust types in declaration
+//!   order (so the host's C layout; its size and offsets are asserted at compile time), deriving
+//!   `Clone, Copy, Debug, Default, PartialEq`. `NativeKernel::structs` lists them;
+//! - a local array `[T; n]`: `[T; n]`.
 //!
 //! Safety contract (why the function is `unsafe`): every `Buf` points at memory valid for its
 //! extent, offset and strides for the whole call; writable buffers are not read by anyone else
@@ -34,20 +54,68 @@
 //! an optimized build is one loop for LLVM (not `inline(always)`, which makes unoptimized
 //! builds of many kernels, such as the differential tester's, slower to compile).
 //!
+//! # The native tile ABI (tiled kernels)
+//!
+//! ```text
+//! pub unsafe fn <kernel>(tile: [u32; RANK], <params>, <consts>, oob: &<rt>::OobReport)
+//! ```
+//!
+//! A tiled kernel (`TiledIndex<D0, ..>`) is ONE function per TILE: `tile` is the tile's index
+//! (`t.tile`); the parameters, constants and `oob` are as in the thread ABI. The tile's shape is
+//! [`Tiled::dims`]: a literal, or a named outer constant, read from its `c<i>` argument (so tile
+//! sizes may be runtime values; the caller keeps the thread count `D0 * ..` at most 1024, as the
+//! device does, and each dimension non-zero). For thread `local` of the tile,
+//! `t.global = tile * dims + local` (wrapping), `t.tile_origin = tile * dims`,
+//! `t.tile_extent = dims`. The executor calls the function once per tile of the launch, tiles in
+//! any order and on any OS thread; the function runs all the tile's threads itself:
+//!
+//! - the body is cut at its barriers (`t.barrier.wait*()`, every flavour: a barrier orders all
+//!   memory when the threads of a tile run one after another); each run of barrier-free code
+//!   is a work-item loop over the tile's threads in row-major local-index order (the MCUDA /
+//!   PoCL transformation);
+//! - control flow containing a barrier is uniform (the front end's uniformity analysis proves
+//!   it), so it runs once per tile with its condition (or range) evaluated for the first thread
+//!   that has not returned; a `break` or `continue` of such a loop, taken in a work-item loop,
+//!   ends that thread's region and the loop is left (continued) after the region;
+//! - a `return` ends the thread: it skips every later region (a barrier it would have reached
+//!   is simply not waited for, C++ AMP leaves that undefined);
+//! - thread-private locals used in more than one region live in per-thread frames (one
+//!   allocation per call, `<rt>::frames`); others are plain locals of their work-item loop;
+//! - `tile_static` variables are plain locals of the tile function, shared by its work-item
+//!   loops (zero at the start of each call; C++ AMP leaves them undefined); atomics on them are
+//!   plain read-modify-writes; memory fences of global memory are `SeqCst` fences.
+//!
+//! A barrier inside an expression (`let x = { t.barrier.wait(); 1 };`) is [`Unsupported`].
+//!
+//! - a `tile_static` array whose length is a named constant (`[[f32; TS]; TS]`) is a flat
+//!   vector allocated once per call (its lengths must be at least 1), indexed row-major with
+//!   each index clamped as local arrays are; it is read and written element by element only.
+//!
+//! # Not supported yet
+//!
+//! Textures and samplers; thread-private arrays whose length is a named constant (and a
+//! `tile_static` one used as a whole value or partly indexed); a barrier inside an
+//! expression; a mutable loop variable of a `for` loop that contains a barrier. Such kernels
+//! give [`Unsupported`] (they run on Vulkan only), never a panic.
+//!
 //! The helpers the code calls live in [`PRELUDE`], emitted once per crate and named through a
 //! path the caller chooses (`rt`).
 
 mod expr;
 mod prelude;
+mod tile;
 
 pub use prelude::PRELUDE;
 
 use super::BoundsChecks;
 use crate::diag::Span;
 use crate::ir::*;
+use crate::types::StructDef;
 use crate::types::{Len, Scalar, Ty};
+use std::cell::RefCell;
 use std::fmt;
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 /// A construct the native back end does not translate yet: the kernel runs on Vulkan only.
 #[derive(Clone, Debug)]
@@ -75,7 +143,15 @@ pub(crate) type Res<T> = Result<T, Unsupported>;
 /// Rust source for one thread of `kernel`: a function named `fn_name` with the ABI of this
 /// module's documentation, calling the prelude through the path `rt` (for example
 /// `crate::amp_native`).
-pub fn native(kernel: &Kernel, checks: BoundsChecks, rt: &str, fn_name: &str) -> Res<String> {
+///
+/// Also returns the structs the source defines: (the kernel's name of each
+/// `#[derive(DeviceStruct)]` struct it uses, the name of its generated `#[repr(C)]` twin).
+pub fn native(
+    kernel: &Kernel,
+    checks: BoundsChecks,
+    rt: &str,
+    fn_name: &str,
+) -> Res<(String, Vec<(String, String)>)> {
     let mut e = Emitter {
         k: kernel,
         checks,
@@ -83,8 +159,32 @@ pub fn native(kernel: &Kernel, checks: BoundsChecks, rt: &str, fn_name: &str) ->
         labels: 0,
         loops: Vec::new(),
         temps: 0,
+        tile: None,
+        fn_name: fn_name.to_string(),
+        structs: RefCell::new(Vec::new()),
+        dyn_arrays: Default::default(),
     };
-    e.function(fn_name)
+    let f = if kernel.tiled.is_some() {
+        e.tiled_function(fn_name)?
+    } else {
+        e.function(fn_name)?
+    };
+    // The structs' items: each one's fields may name more structs.
+    let span = e.whole_kernel();
+    let mut items = String::new();
+    let mut done = 0;
+    while done < e.structs.borrow().len() {
+        let def = e.structs.borrow()[done].clone();
+        items.push_str(&e.struct_item(&def, span)?);
+        done += 1;
+    }
+    let names = e
+        .structs
+        .borrow()
+        .iter()
+        .map(|d| (d.name.clone(), e.struct_name(d)))
+        .collect();
+    Ok((format!("{items}{f}"), names))
 }
 
 /// A loop being emitted: its label, and how its `continue` is written.
@@ -92,6 +192,9 @@ struct LoopLabel {
     id: u32,
     /// `for` loops continue by leaving their body's labelled block (the increment follows it).
     body_block: bool,
+    /// A loop of a tiled kernel's tile-level code (it contains a barrier): a work-item loop
+    /// leaves it through its flag `b<id>` (see `tile.rs`).
+    tile: bool,
 }
 
 pub(crate) struct Emitter<'a> {
@@ -101,6 +204,15 @@ pub(crate) struct Emitter<'a> {
     labels: u32,
     loops: Vec<LoopLabel>,
     temps: u32,
+    /// For tiled kernels: the work-item loop state.
+    tile: Option<tile::TileState>,
+    /// The generated function's name (the prefix of the structs' names).
+    fn_name: String,
+    /// The structs the code names, in order of first use.
+    structs: RefCell<Vec<Arc<StructDef>>>,
+    /// `tile_static` arrays with a named-constant length: flat vectors, with their dimensions
+    /// (`u32` expressions, outermost first) and element type.
+    dyn_arrays: std::collections::HashMap<LocalId, (Vec<String>, Ty)>,
 }
 
 fn unsupported<T>(construct: impl Into<String>, span: Span) -> Res<T> {
@@ -116,6 +228,15 @@ fn local(id: LocalId) -> String {
 }
 
 impl Emitter<'_> {
+    /// The name of local `id` in the generated code (a per-thread local of a tiled kernel is a
+    /// field of the thread's frame `fr`); a tiled kernel's first pass records the use.
+    pub(crate) fn local(&mut self, id: LocalId) -> String {
+        match &mut self.tile {
+            Some(t) => t.name(id),
+            None => local(id),
+        }
+    }
+
     fn whole_kernel(&self) -> Span {
         self.k
             .params
@@ -130,14 +251,16 @@ impl Emitter<'_> {
     }
 
     /// The Rust type of a scalar.
-    fn scalar(&self, s: Scalar, span: Span) -> Res<&'static str> {
+    fn scalar(&self, s: Scalar, _span: Span) -> Res<&'static str> {
         Ok(match s {
             Scalar::Bool => "bool",
             Scalar::I32 => "i32",
             Scalar::U32 | Scalar::Usize => "u32",
             Scalar::F32 => "f32",
             Scalar::F64 => "f64",
-            Scalar::Norm | Scalar::Unorm => return unsupported("`Norm` and `Unorm` values", span),
+            // Their `f32`s (the host's types are `#[repr(transparent)]`), clamped by the
+            // operations that produce them.
+            Scalar::Norm | Scalar::Unorm => "f32",
         })
     }
 
@@ -148,9 +271,50 @@ impl Emitter<'_> {
             Ty::Array(elem, len) => format!("[{}; {}]", self.ty(elem, span)?, self.len(len, span)?),
             Ty::Unit | Ty::Never => "()".to_string(),
             Ty::Var(_) => return unsupported("an uninferred type", span),
-            Ty::Vector(..) => return unsupported("short vectors", span),
-            Ty::Struct(def) => return unsupported(format!("struct `{}`", def.name), span),
+            // A short vector is an array of its components: the host's `#[repr(C)]` types are
+            // packed, so `[f32; 3]` has the layout of a `Float3` (12 bytes).
+            Ty::Vector(s, n) => format!("[{}; {n}]", self.scalar(*s, span)?),
+            Ty::Struct(def) => {
+                let mut structs = self.structs.borrow_mut();
+                if !structs.iter().any(|d| Arc::ptr_eq(d, def) || **d == **def) {
+                    structs.push(def.clone());
+                }
+                self.struct_name(def)
+            }
         })
+    }
+
+    /// The generated name of a struct: `<fn_name>_<Name>` (non-identifier characters as `_`).
+    pub(crate) fn struct_name(&self, def: &StructDef) -> String {
+        let name: String = def
+            .name
+            .chars()
+            .map(|c| if c.is_alphanumeric() { c } else { '_' })
+            .collect();
+        format!("{}_{name}", self.fn_name)
+    }
+
+    /// The `#[repr(C)]` twin of a `#[derive(DeviceStruct)]` struct: fields `f0, f1, ..` of the
+    /// fields' Rust types in declaration order, which gives the host's C layout; its size and
+    /// offsets are checked at compile time.
+    fn struct_item(&self, def: &StructDef, span: Span) -> Res<String> {
+        let name = self.struct_name(def);
+        let mut fields = String::new();
+        let mut checks = format!("assert!(::core::mem::size_of::<{name}>() == {});", def.size);
+        for (k, f) in def.fields.iter().enumerate() {
+            let _ = write!(fields, "pub f{k}: {}, ", self.ty(&f.ty, span)?);
+            let _ = write!(
+                checks,
+                " assert!(::core::mem::offset_of!({name}, f{k}) == {});",
+                f.offset
+            );
+        }
+        Ok(format!(
+            "/// `{}` of kernel `{}` (fields `f0, ..` in declaration order, the host's layout).\n\
+             #[repr(C)]\n#[derive(Clone, Copy, Debug, Default, PartialEq)]\n#[allow(non_camel_case_types)]\n\
+             pub struct {name} {{ {fields}}}\nconst _: () = {{ {checks} }};\n",
+            def.name, self.k.name
+        ))
     }
 
     fn len(&self, len: &Len, span: Span) -> Res<u32> {
@@ -165,37 +329,35 @@ impl Emitter<'_> {
     fn zero(&self, t: &Ty, span: Span) -> Res<String> {
         Ok(match t {
             Ty::Scalar(Scalar::Bool) => "false".to_string(),
-            Ty::Scalar(Scalar::F32) => "0.0f32".to_string(),
+            Ty::Scalar(Scalar::F32 | Scalar::Norm | Scalar::Unorm) => "0.0f32".to_string(),
             Ty::Scalar(Scalar::F64) => "0.0f64".to_string(),
             Ty::Scalar(s) => format!("0{}", self.scalar(*s, span)?),
             Ty::Array(elem, len) => {
                 format!("[{}; {}]", self.zero(elem, span)?, self.len(len, span)?)
             }
+            Ty::Vector(s, n) => format!("[{}; {n}]", self.zero(&Ty::Scalar(*s), span)?),
+            Ty::Struct(_) => format!(
+                "<{} as ::core::default::Default>::default()",
+                self.ty(t, span)?
+            ),
             Ty::Unit | Ty::Never => "()".to_string(),
             other => return self.ty(other, span),
         })
     }
 
-    fn function(&mut self, name: &str) -> Res<String> {
+    /// The function's arguments: the index (named `first`), the parameters, the outer
+    /// constants and the out-of-bounds report.
+    fn args(&self, first: &str) -> Res<Vec<String>> {
         let k = self.k;
-        let span = self.whole_kernel();
-        if k.tiled.is_some() {
-            return unsupported("tiled kernels", span);
-        }
         let rt = self.rt;
-        let mut args = vec![format!("idx: [u32; {}]", k.rank)];
+        let mut args = vec![format!("{first}: [u32; {}]", k.rank)];
         for (i, p) in k.params.iter().enumerate() {
             let t = match &p.kind {
-                ParamKind::Buffer { elem, rank, .. } => match elem {
-                    crate::types::Elem::Scalar(s) => {
-                        format!("{rt}::Buf<{}, {rank}>", self.scalar(*s, p.span)?)
-                    }
-                    other => return unsupported(format!("buffers of `{}`", other.name()), p.span),
-                },
-                ParamKind::Scalar(s) => self.scalar(*s, p.span)?.to_string(),
-                ParamKind::Value(elem) => {
-                    return unsupported(format!("by-value `{}` parameters", elem.name()), p.span)
+                ParamKind::Buffer { elem, rank, .. } => {
+                    format!("{rt}::Buf<{}, {rank}>", self.ty(&elem.ty(), p.span)?)
                 }
+                ParamKind::Scalar(s) => self.scalar(*s, p.span)?.to_string(),
+                ParamKind::Value(elem) => self.ty(&elem.ty(), p.span)?,
                 ParamKind::Texture { .. } => return unsupported("textures", p.span),
                 ParamKind::Sampler => return unsupported("samplers", p.span),
             };
@@ -206,6 +368,13 @@ impl Emitter<'_> {
             args.push(format!("c{i}: {}", self.scalar(c.ty, span)?));
         }
         args.push(format!("oob: &{rt}::OobReport"));
+        Ok(args)
+    }
+
+    fn function(&mut self, name: &str) -> Res<String> {
+        let k = self.k;
+        let span = self.whole_kernel();
+        let args = self.args("idx")?;
 
         let mut s = String::new();
         let _ = writeln!(
@@ -241,30 +410,39 @@ impl Emitter<'_> {
     fn block(&mut self, b: &Block) -> Res<String> {
         let mut s = String::from("{ ");
         for st in &b.stmts {
-            match st {
-                Stmt::Let(id, init) => {
-                    let l = &self.k.locals[*id];
-                    let v = match init {
-                        Some(e) => self.expr(e)?,
-                        None => self.zero(&l.ty, Span::from(proc_macro2::Span::call_site()))?,
-                    };
-                    let _ = write!(s, "{} = {v}; ", local(*id));
-                }
-                Stmt::Expr(e) => {
-                    let v = self.expr(e)?;
-                    if matches!(e.ty, Ty::Unit | Ty::Never) {
-                        let _ = write!(s, "{v}; ");
-                    } else {
-                        let _ = write!(s, "let _ = {v}; ");
-                    }
-                }
-            }
+            s.push_str(&self.stmt(st)?);
         }
         if let Some(t) = &b.tail {
             s.push_str(&self.expr(t)?);
         }
         s.push_str(" }");
         Ok(s)
+    }
+
+    /// A statement, ending in `;`.
+    fn stmt(&mut self, st: &Stmt) -> Res<String> {
+        Ok(match st {
+            // `tile_static` memory is undefined until written (C++ AMP's semantics).
+            Stmt::Let(id, None) if self.k.locals[*id].storage == Storage::TileStatic => {
+                String::new()
+            }
+            Stmt::Let(id, init) => {
+                let l = &self.k.locals[*id];
+                let v = match init {
+                    Some(e) => self.expr(e)?,
+                    None => self.zero(&l.ty, Span::from(proc_macro2::Span::call_site()))?,
+                };
+                format!("{} = {v}; ", self.local(*id))
+            }
+            Stmt::Expr(e) => {
+                let v = self.expr(e)?;
+                if matches!(e.ty, Ty::Unit | Ty::Never) {
+                    format!("{v}; ")
+                } else {
+                    format!("let _ = {v}; ")
+                }
+            }
+        })
     }
 
     fn new_label(&mut self) -> u32 {
@@ -283,6 +461,7 @@ impl Emitter<'_> {
         self.loops.push(LoopLabel {
             id,
             body_block: false,
+            tile: false,
         });
         let body = self.block(body);
         self.loops.pop();
@@ -303,7 +482,7 @@ impl Emitter<'_> {
             None if r.inclusive => Some(format!("(1 as {t})")),
             None => None,
         };
-        let (c, done, var) = (local(r.counter), local(r.done), local(r.var));
+        let (c, done, var) = (self.local(r.counter), self.local(r.done), self.local(r.var));
         let id = self.new_label();
         let mut out = format!("{{ {c} = {start}; let e{id}: {t} = {end}; ");
         let mut go = format!("{c} {} e{id}", if r.inclusive { "<=" } else { "<" });
@@ -314,6 +493,7 @@ impl Emitter<'_> {
         self.loops.push(LoopLabel {
             id,
             body_block: true,
+            tile: false,
         });
         let body = self.block(&r.body);
         self.loops.pop();
@@ -332,15 +512,23 @@ impl Emitter<'_> {
         Ok(out)
     }
 
-    fn break_(&self, span: Span) -> Res<String> {
+    fn break_(&mut self, span: Span) -> Res<String> {
         match self.loops.last() {
+            Some(l) if l.tile => {
+                let id = l.id;
+                Ok(self.leave_tile_loop(id, 1))
+            }
             Some(l) => Ok(format!("(break 'l{})", l.id)),
             None => unsupported("`break` outside a loop", span),
         }
     }
 
-    fn continue_(&self, span: Span) -> Res<String> {
+    fn continue_(&mut self, span: Span) -> Res<String> {
         match self.loops.last() {
+            Some(l) if l.tile => {
+                let id = l.id;
+                Ok(self.leave_tile_loop(id, 2))
+            }
             Some(l) if l.body_block => Ok(format!("(break 'c{})", l.id)),
             Some(l) => Ok(format!("(continue 'l{})", l.id)),
             None => unsupported("`continue` outside a loop", span),

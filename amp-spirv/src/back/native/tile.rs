@@ -1,0 +1,597 @@
+//! Tiled kernels: one function per tile, whose threads run in work-item loops (the MCUDA /
+//! PoCL transformation; see the module docs of `back::native` for the ABI).
+//!
+//! The body is cut at its barriers. A statement without a barrier belongs to a *region*: a run
+//! of such statements is one work-item loop over the tile's threads in row-major local-index
+//! order. A statement with a barrier is a control construct (or the barrier itself), run once
+//! per tile: the uniformity analysis proves that its conditions and loop bounds are the same in
+//! every thread, so they are evaluated for one thread (the *lead*: thread 0, or with `return`s
+//! the first thread that has not returned).
+//!
+//! Locals: a thread-private local used in more than one region (or in a tile-level condition)
+//! lives in the thread's *frame*, one element per thread of a vector allocated once per tile
+//! call; a local used in one region only is a plain local of that work-item loop. `tile_static`
+//! variables, the tile's index fields and the counters of tile-level `for` loops are plain
+//! locals of the tile function.
+//!
+//! The emitter runs twice over the body: the first run records which contexts (regions and
+//! lead evaluations) name each local, the second emits with the frame chosen from that.
+
+use super::{local, unsupported, Emitter, LoopLabel, Res};
+use crate::diag::Span;
+use crate::ir::*;
+use crate::types::{Len, Ty};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::fmt::Write as _;
+
+/// The work-item loop state of a tiled kernel's emission.
+pub(crate) struct TileState {
+    /// The locals each thread keeps in its frame (chosen after the first run).
+    frame: BTreeSet<LocalId>,
+    /// Locals named plainly everywhere and never recorded: the tiled index's fields,
+    /// `tile_static` variables, the counters of tile-level `for` loops.
+    fixed: HashSet<LocalId>,
+    /// Tile-level `for` counters, declared at the top of the tile function.
+    tile_scalars: BTreeSet<LocalId>,
+    /// The contexts in which each other local is named.
+    uses: BTreeMap<LocalId, BTreeSet<u32>>,
+    /// The contexts that are lead evaluations.
+    lead_ctx: HashSet<u32>,
+    /// The current context: a region or a lead evaluation (`None`: tile-level code).
+    ctx: Option<u32>,
+    /// Contexts numbered so far.
+    contexts: u32,
+    /// The label of the work-item loop being emitted.
+    region: Option<u32>,
+    /// Whether threads have a `done` flag: the kernel has a barrier and a `return`.
+    done_flag: bool,
+    /// Whether the kernel has a barrier (so a frame may be needed).
+    barriers: bool,
+    /// Whether the region being emitted leaves the innermost tile-level loop through its flag.
+    flag_set: bool,
+}
+
+impl TileState {
+    /// The name of local `id`, recording its use in the current context.
+    pub(super) fn name(&mut self, id: LocalId) -> String {
+        if !self.fixed.contains(&id) {
+            if let Some(c) = self.ctx {
+                self.uses.entry(id).or_default().insert(c);
+            }
+        }
+        if self.frame.contains(&id) {
+            format!("fr.l{id}")
+        } else {
+            local(id)
+        }
+    }
+
+    fn has_frame(&self) -> bool {
+        self.barriers && (self.done_flag || !self.frame.is_empty())
+    }
+}
+
+fn has_barrier(e: &Expr) -> bool {
+    any_expr(e, |x| match x.kind {
+        ExprKind::Barrier(_) => Probe::Hit,
+        _ => Probe::Descend,
+    })
+}
+
+fn stmt_has_barrier(s: &Stmt) -> bool {
+    match s {
+        Stmt::Let(_, Some(e)) | Stmt::Expr(e) => has_barrier(e),
+        Stmt::Let(_, None) => false,
+    }
+}
+
+fn block_has(b: &Block, test: fn(&Expr) -> bool) -> bool {
+    b.stmts.iter().any(|s| match s {
+        Stmt::Let(_, Some(e)) | Stmt::Expr(e) => test(e),
+        Stmt::Let(_, None) => false,
+    }) || b.tail.as_deref().is_some_and(test)
+}
+
+fn has_return(e: &Expr) -> bool {
+    any_expr(e, |x| match x.kind {
+        ExprKind::Return => Probe::Hit,
+        _ => Probe::Descend,
+    })
+}
+
+impl Emitter<'_> {
+    fn st(&mut self) -> &mut TileState {
+        self.tile.as_mut().expect("a tiled kernel")
+    }
+
+    /// The function of one tile (the module docs' tile ABI).
+    pub(super) fn tiled_function(&mut self, name: &str) -> Res<String> {
+        let k = self.k;
+        let span = self.whole_kernel();
+        let Some(tiled) = &k.tiled else {
+            return unsupported("a tiled kernel without its tiled index", span);
+        };
+        let rank = k.rank as usize;
+        if tiled.dims.len() != rank {
+            return unsupported("a tile shape of another rank than the kernel", span);
+        }
+        let dims = tiled
+            .dims
+            .iter()
+            .map(|d| self.tile_dim(d, span))
+            .collect::<Res<Vec<_>>>()?;
+        let barriers = block_has(&k.body, has_barrier);
+        let mut fixed: HashSet<LocalId> = [
+            tiled.global,
+            tiled.local,
+            tiled.tile,
+            tiled.tile_origin,
+            tiled.tile_extent,
+        ]
+        .into_iter()
+        .collect();
+        let statics: Vec<LocalId> = (0..k.locals.len())
+            .filter(|&id| k.locals[id].storage == Storage::TileStatic)
+            .collect();
+        fixed.extend(statics.iter().copied());
+        // `tile_static` arrays whose length is a named constant: flat vectors, allocated once
+        // per tile call.
+        for &id in &statics {
+            let mut ty = k.locals[id].ty.clone();
+            let mut dims = Vec::new();
+            let mut dynamic = false;
+            while let Ty::Array(elem, len) = ty {
+                dims.push(match &len {
+                    Len::Lit(n) => format!("{n}u32"),
+                    Len::Const(i, _) => {
+                        dynamic = true;
+                        format!("(c{i} as u32)")
+                    }
+                });
+                ty = *elem;
+            }
+            if dynamic {
+                self.dyn_arrays.insert(id, (dims, ty));
+            }
+        }
+        self.tile = Some(TileState {
+            frame: BTreeSet::new(),
+            fixed,
+            tile_scalars: BTreeSet::new(),
+            uses: BTreeMap::new(),
+            lead_ctx: HashSet::new(),
+            ctx: None,
+            contexts: 0,
+            region: None,
+            done_flag: barriers && block_has(&k.body, has_return),
+            barriers,
+            flag_set: false,
+        });
+
+        // First run: which contexts name which locals.
+        self.tile_block(&k.body)?;
+        let st = self.st();
+        st.frame = st
+            .uses
+            .iter()
+            .filter(|(_, cs)| cs.len() > 1 || cs.iter().any(|c| st.lead_ctx.contains(c)))
+            .map(|(&id, _)| id)
+            .collect();
+        st.uses.clear();
+        st.lead_ctx.clear();
+        st.contexts = 0;
+        self.labels = 0;
+        self.temps = 0;
+        // Second run: the code.
+        let body = self.tile_block(&k.body)?;
+
+        let rt = self.rt;
+        let args = self.args("tile")?;
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "/// One tile of kernel `{}` (generated by amp-spirv's native back end).",
+            k.name
+        );
+        s.push_str("#[inline]\n#[allow(warnings, clippy::all, unused_unsafe)]\n");
+        let _ = writeln!(s, "pub unsafe fn {name}({}) {{", args.join(", "));
+        for (d, dim) in dims.iter().enumerate() {
+            let _ = writeln!(s, "    let d{d}: u32 = {dim};");
+        }
+        let nt = (0..rank)
+            .map(|d| format!("(d{d} as usize)"))
+            .collect::<Vec<_>>()
+            .join(" * ");
+        let _ = writeln!(s, "    let nt: usize = {nt};");
+        for d in 0..rank {
+            let _ = writeln!(s, "    let o{d}: u32 = tile[{d}].wrapping_mul(d{d});");
+        }
+        let list = |p: &str| {
+            (0..rank)
+                .map(|d| format!("{p}{d}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let _ = writeln!(
+            s,
+            "    let mut {}: [u32; {rank}] = tile;\n    let mut {}: [u32; {rank}] = [{}];\n    let mut {}: [u32; {rank}] = [{}];",
+            local(tiled.tile),
+            local(tiled.tile_origin),
+            list("o"),
+            local(tiled.tile_extent),
+            list("d"),
+        );
+        let st = self.tile.as_ref().expect("a tiled kernel");
+        let scalars: Vec<LocalId> = statics
+            .iter()
+            .copied()
+            .chain(st.tile_scalars.iter().copied())
+            .collect();
+        let frame: Vec<LocalId> = st.frame.iter().copied().collect();
+        let (has_frame, done_flag) = (st.has_frame(), st.done_flag);
+        for id in scalars {
+            let l = &k.locals[id];
+            if let Some((dims, inner)) = self.dyn_arrays.get(&id) {
+                let total = dims
+                    .iter()
+                    .map(|d| format!("({d} as usize)"))
+                    .collect::<Vec<_>>()
+                    .join(" * ");
+                let _ = writeln!(
+                    s,
+                    "    let mut {}: ::std::vec::Vec<{}> = {rt}::frames({}, {total}); // {}",
+                    local(id),
+                    self.ty(inner, span)?,
+                    self.zero(inner, span)?,
+                    l.name
+                );
+                continue;
+            }
+            let _ = writeln!(
+                s,
+                "    let mut {}: {} = {}; // {}",
+                local(id),
+                self.ty(&l.ty, span)?,
+                self.zero(&l.ty, span)?,
+                l.name
+            );
+        }
+        if has_frame {
+            let mut fields = String::from("done: bool, ");
+            let mut init = String::from("done: false, ");
+            for &id in &frame {
+                let l = &k.locals[id];
+                let _ = write!(fields, "l{id}: {}, ", self.ty(&l.ty, span)?);
+                let _ = write!(init, "l{id}: {}, ", self.zero(&l.ty, span)?);
+            }
+            let _ = writeln!(
+                s,
+                "    #[derive(Clone, Copy)]\n    struct Frame {{ {fields}}}\n    \
+                 let mut frames = {rt}::frames(Frame {{ {init}}}, nt);\n    \
+                 let fp: *mut Frame = frames.as_mut_ptr();"
+            );
+        }
+        let _ = done_flag;
+        let _ = writeln!(s, "    unsafe {{ {body} }}\n}}");
+        Ok(s)
+    }
+
+    /// A tile dimension's value: its literal, or the outer constant it names.
+    fn tile_dim(&self, d: &TileDim, span: Span) -> Res<String> {
+        match d {
+            TileDim::Lit(n) => Ok(format!("{n}u32")),
+            TileDim::Named(ident) => match self.k.consts.iter().position(|c| c.ident == *ident) {
+                Some(i) => Ok(format!("(c{i} as u32)")),
+                None => unsupported(format!("the tile dimension `{ident}`"), span),
+            },
+        }
+    }
+
+    /// A block of tile-level code: runs of barrier-free statements as work-item loops, the
+    /// statements with barriers as tile-level code.
+    fn tile_block(&mut self, b: &Block) -> Res<String> {
+        let mut out = String::from("{ ");
+        let mut run: Vec<&Stmt> = Vec::new();
+        for st in &b.stmts {
+            if stmt_has_barrier(st) {
+                out.push_str(&self.region(&run, None)?);
+                run.clear();
+                match st {
+                    Stmt::Expr(e) => out.push_str(&self.tile_expr(e)?),
+                    Stmt::Let(_, Some(e)) => {
+                        return unsupported("a barrier in a `let` initializer", e.span)
+                    }
+                    Stmt::Let(_, None) => {}
+                }
+            } else {
+                run.push(st);
+            }
+        }
+        match b.tail.as_deref() {
+            Some(t) if has_barrier(t) => {
+                out.push_str(&self.region(&run, None)?);
+                out.push_str(&self.tile_expr(t)?);
+            }
+            tail => out.push_str(&self.region(&run, tail)?),
+        }
+        out.push_str(" }");
+        Ok(out)
+    }
+
+    /// A tile-level expression statement.
+    fn tile_expr(&mut self, e: &Expr) -> Res<String> {
+        if !has_barrier(e) {
+            return self.region(&[], Some(e));
+        }
+        let span = e.span;
+        Ok(match &e.kind {
+            // The boundary between the regions around it.
+            ExprKind::Barrier(_) => String::new(),
+            ExprKind::Block(b) => self.tile_block(b)?,
+            ExprKind::If(cond, then, els) => {
+                let c = self.lead(cond)?;
+                let t = self.tile_block(then)?;
+                match els {
+                    None => format!("if {c} {t} "),
+                    Some(x) => {
+                        let x = match &x.kind {
+                            ExprKind::Block(b) => self.tile_block(b)?,
+                            _ => format!("{{ {} }}", self.tile_expr(x)?),
+                        };
+                        format!("if {c} {t} else {x} ")
+                    }
+                }
+            }
+            ExprKind::While(cond, body) => self.tile_loop(Some(cond), body)?,
+            ExprKind::Loop(body) => self.tile_loop(None, body)?,
+            ExprKind::For(r) => self.tile_for(r, span)?,
+            _ => return unsupported("a barrier inside an expression", span),
+        })
+    }
+
+    /// `e` evaluated for the lead thread, as a block expression.
+    fn lead(&mut self, e: &Expr) -> Res<String> {
+        let st = self.st();
+        st.contexts += 1;
+        let ctx = st.contexts;
+        st.ctx = Some(ctx);
+        st.lead_ctx.insert(ctx);
+        let v = self.expr(e);
+        let st = self.st();
+        st.ctx = None;
+        let v = v?;
+        let (has_frame, done_flag) = (st.has_frame(), st.done_flag);
+        let mut s = String::from("{ ");
+        if done_flag {
+            s.push_str(
+                "let mut lead: usize = 0; while lead < nt && (*fp.add(lead)).done { lead += 1; } \
+                 if lead == nt { return; } ",
+            );
+        } else {
+            s.push_str("let lead: usize = 0; ");
+        }
+        let rank = self.k.rank as usize;
+        s.push_str("let mut rest = lead; ");
+        for d in (0..rank).rev() {
+            let _ = write!(
+                s,
+                "let i{d}: u32 = (rest % (d{d} as usize)) as u32; rest /= d{d} as usize; "
+            );
+        }
+        if has_frame {
+            s.push_str("let fr: &mut Frame = &mut *fp.add(lead); ");
+        }
+        s.push_str(&self.thread_prologue());
+        let _ = write!(s, "{v} }}");
+        Ok(s)
+    }
+
+    /// The thread's `t.local` and `t.global` from its local index `i0, ..`.
+    fn thread_prologue(&self) -> String {
+        let tiled = self.k.tiled.as_ref().expect("a tiled kernel");
+        let rank = self.k.rank as usize;
+        let l = (0..rank)
+            .map(|d| format!("i{d}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let g = (0..rank)
+            .map(|d| format!("o{d}.wrapping_add(i{d})"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        format!(
+            "let mut {}: [u32; {rank}] = [{l}]; let mut {}: [u32; {rank}] = [{g}]; ",
+            local(tiled.local),
+            local(tiled.global)
+        )
+    }
+
+    /// A work-item loop running `stmts` and `tail` (no barrier among them) for every thread of
+    /// the tile; empty when there is nothing to run.
+    fn region(&mut self, stmts: &[&Stmt], tail: Option<&Expr>) -> Res<String> {
+        if stmts.is_empty() && tail.is_none() {
+            return Ok(String::new());
+        }
+        let w = self.new_label();
+        let st = self.st();
+        st.contexts += 1;
+        let ctx = st.contexts;
+        st.ctx = Some(ctx);
+        st.region = Some(w);
+        st.flag_set = false;
+        let mut body = String::new();
+        let mut run = || -> Res<()> {
+            for s in stmts {
+                body.push_str(&self.stmt(s)?);
+            }
+            if let Some(t) = tail {
+                let v = self.expr(t)?;
+                let _ = write!(body, "let _ = {v}; ");
+            }
+            Ok(())
+        };
+        let done = run();
+        let st = self.st();
+        st.ctx = None;
+        st.region = None;
+        done?;
+        let (has_frame, done_flag, flag_set) = (st.has_frame(), st.done_flag, st.flag_set);
+        let scalars: Vec<LocalId> = st
+            .uses
+            .iter()
+            .filter(|(id, cs)| cs.contains(&ctx) && !st.frame.contains(id))
+            .map(|(&id, _)| id)
+            .collect();
+        let span = self.whole_kernel();
+        let mut decls = String::new();
+        for id in scalars {
+            let l = &self.k.locals[id];
+            let _ = write!(
+                decls,
+                "let mut {}: {} = {}; ",
+                local(id),
+                self.ty(&l.ty, span)?,
+                self.zero(&l.ty, span)?
+            );
+        }
+        let rank = self.k.rank as usize;
+        let mut s = String::new();
+        for d in 0..rank {
+            if d + 1 == rank {
+                let _ = write!(s, "'w{w}: ");
+            }
+            let _ = write!(s, "for i{d} in 0..d{d} {{ ");
+        }
+        let mut lin = String::from("(i0 as usize)");
+        for d in 1..rank {
+            lin = format!("({lin} * (d{d} as usize) + (i{d} as usize))");
+        }
+        if has_frame {
+            let _ = write!(s, "let fr: &mut Frame = &mut *fp.add({lin}); ");
+            if done_flag {
+                let _ = write!(s, "if fr.done {{ continue 'w{w}; }} ");
+            }
+        }
+        s.push_str(&self.thread_prologue());
+        s.push_str(&decls);
+        let _ = write!(s, "{body}");
+        s.push_str(&"} ".repeat(rank));
+        if flag_set {
+            if let Some(l) = self.loops.last() {
+                let id = l.id;
+                let _ = write!(
+                    s,
+                    "if b{id} == 1 {{ break 'l{id}; }} if b{id} == 2 {{ break 'c{id}; }} "
+                );
+            }
+        }
+        Ok(s)
+    }
+
+    /// A tile-level `while` (`cond`) or `loop`: its condition evaluated for the lead thread,
+    /// its `break`s and `continue`s (taken in work-item loops) through its flag `b<id>`.
+    fn tile_loop(&mut self, cond: Option<&Expr>, body: &Block) -> Res<String> {
+        let id = self.new_label();
+        let test = match cond {
+            Some(c) => format!("if !{} {{ break 'l{id}; }} ", self.lead(c)?),
+            None => String::new(),
+        };
+        self.loops.push(LoopLabel {
+            id,
+            body_block: true,
+            tile: true,
+        });
+        let body = self.tile_block(body);
+        self.loops.pop();
+        let body = body?;
+        Ok(format!(
+            "let mut b{id}: u8 = 0; 'l{id}: loop {{ {test}b{id} = 0; 'c{id}: {body} }} "
+        ))
+    }
+
+    /// A tile-level range `for`: as [`Emitter::for_loop`], with its counters plain locals of
+    /// the tile function and its bounds evaluated for the lead thread.
+    fn tile_for(&mut self, r: &RangeLoop, span: Span) -> Res<String> {
+        if self.k.locals[r.var].mutable {
+            return unsupported(
+                "a mutable loop variable of a `for` loop containing a barrier",
+                span,
+            );
+        }
+        let Some(s) = self.k.locals[r.counter].ty.scalar() else {
+            return unsupported("a range loop over a non-scalar", span);
+        };
+        let st = self.st();
+        for id in [r.counter, r.done, r.var] {
+            st.fixed.insert(id);
+            st.tile_scalars.insert(id);
+        }
+        let t = self.scalar(s, span)?;
+        let (start, end) = (self.lead(&r.start)?, self.lead(&r.end)?);
+        let step = match &r.step {
+            Some(step) => Some(format!("(({}) as {t})", self.lead(step)?)),
+            None if r.inclusive => Some(format!("(1 as {t})")),
+            None => None,
+        };
+        let (c, done, var) = (local(r.counter), local(r.done), local(r.var));
+        let id = self.new_label();
+        let mut out = format!("{{ let mut b{id}: u8 = 0; {c} = {start}; let e{id}: {t} = {end}; ");
+        let mut go = format!("{c} {} e{id}", if r.inclusive { "<=" } else { "<" });
+        if let Some(step) = &step {
+            let _ = write!(out, "let s{id}: {t} = {step}; {done} = s{id} == 0; ");
+            go = format!("({go}) && !{done}");
+        }
+        self.loops.push(LoopLabel {
+            id,
+            body_block: true,
+            tile: true,
+        });
+        let body = self.tile_block(&r.body);
+        self.loops.pop();
+        let body = body?;
+        let next = match &step {
+            None => format!("{c} = {c}.wrapping_add(1);"),
+            Some(_) => format!(
+                "{done} = (s{id} as u32) {} (e{id}.wrapping_sub({c}) as u32); {c} = {c}.wrapping_add(s{id});",
+                if r.inclusive { ">" } else { ">=" }
+            ),
+        };
+        let _ = write!(
+            out,
+            "'l{id}: loop {{ if !({go}) {{ break 'l{id}; }} {var} = {c}; b{id} = 0; 'c{id}: {body} {next} }} }} "
+        );
+        Ok(out)
+    }
+
+    /// `return` in a work-item loop: the thread does nothing more (its later regions skip it).
+    pub(super) fn return_(&mut self) -> String {
+        match &self.tile {
+            Some(TileState {
+                region: Some(w),
+                done_flag,
+                ..
+            }) => {
+                if *done_flag {
+                    format!("{{ fr.done = true; continue 'w{w}; }}")
+                } else {
+                    format!("(continue 'w{w})")
+                }
+            }
+            _ => "(return)".to_string(),
+        }
+    }
+
+    /// `break` (`code` 1) or `continue` (2) of tile-level loop `id` in a work-item loop: the
+    /// thread sets the loop's flag and ends its region; the tile leaves or continues the loop
+    /// after the region.
+    pub(super) fn leave_tile_loop(&mut self, id: u32, code: u8) -> String {
+        let st = self.st();
+        match st.region {
+            Some(w) => {
+                st.flag_set = true;
+                format!("{{ b{id} = {code}; continue 'w{w}; }}")
+            }
+            None if code == 1 => format!("(break 'l{id})"),
+            None => format!("(break 'c{id})"),
+        }
+    }
+}
