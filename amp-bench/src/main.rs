@@ -783,6 +783,8 @@ pub struct Report {
     pub checks: Vec<Check>,
     /// What bounds checking costs: the same kernels checked (the default) and `unchecked`.
     pub bounds: Vec<BoundsCost>,
+    /// Variants of workloads that explain the native column's results.
+    pub diagnostics: Vec<Diagnostic>,
 }
 
 impl Report {
@@ -939,6 +941,31 @@ impl Target {
             v >= self.limit
         })
     }
+}
+
+/// A measurement that explains a native result: one variant of a workload.
+#[derive(Clone, Debug)]
+pub struct Diagnostic {
+    pub workload: String,
+    pub size: String,
+    /// What ran (`the kernel's algorithm in plain Rust`).
+    pub variant: String,
+    pub secs: f64,
+}
+
+/// The diagnostics table in Markdown.
+pub fn diagnostics_table(rows: &[Diagnostic]) -> String {
+    let mut s = String::from("| workload | size | variant | time |\n|---|---|---|---|\n");
+    for d in rows {
+        s += &format!(
+            "| {} | {} | {} | {} |\n",
+            d.workload,
+            d.size,
+            d.variant,
+            fmt_time(d.secs)
+        );
+    }
+    s
 }
 
 /// The targets table in Markdown.
@@ -1178,6 +1205,7 @@ struct Ctx<'a> {
     native: Accelerator,
     rows: Vec<Row>,
     checks: Vec<Check>,
+    diagnostics: Vec<Diagnostic>,
     /// `time_pair` calls so far (instruction counting picks one by its number).
     pairs: std::cell::Cell<usize>,
 }
@@ -1252,6 +1280,7 @@ pub fn run(cfg: &Config) -> Result<Report, BoxError> {
         native,
         rows: Vec::new(),
         checks: Vec::new(),
+        diagnostics: Vec::new(),
         pairs: std::cell::Cell::new(0),
     };
     type Section = fn(&mut Ctx<'_>) -> Result<(), BoxError>;
@@ -1288,6 +1317,7 @@ pub fn run(cfg: &Config) -> Result<Report, BoxError> {
             rows: ctx.rows,
             checks: Vec::new(),
             bounds: Vec::new(),
+            diagnostics: Vec::new(),
         });
     }
     if cfg.runs("first") {
@@ -1312,6 +1342,7 @@ pub fn run(cfg: &Config) -> Result<Report, BoxError> {
         rows: ctx.rows,
         checks: ctx.checks,
         bounds,
+        diagnostics: ctx.diagnostics,
     })
 }
 
@@ -1643,6 +1674,47 @@ fn matmul(ctx: &mut Ctx<'_>, n: usize) -> Result<(), BoxError> {
         [t_amp, t_glsl, t_cpu],
         &t_native,
     ));
+    if let Ok(t_native) = t_native {
+        // Why the native kernel trails the CPU column: the kernel's own algorithm (one dot
+        // product per element, B read down a column) in plain Rust, rayon over rows.
+        let mut naive = vec![0.0f32; n * n];
+        let t_naive = ctx.time(|| {
+            naive.par_chunks_mut(n).enumerate().for_each(|(i, row)| {
+                for (j, c) in row.iter_mut().enumerate() {
+                    let mut sum = 0.0;
+                    for k in 0..n {
+                        sum += av[i * n + k] * bv[k * n + j];
+                    }
+                    *c = sum;
+                }
+            });
+            Ok(())
+        })?;
+        let ok = naive == cpu;
+        ctx.checks.push(Check {
+            workload: format!("matmul simple {n}, the kernel's algorithm in plain Rust"),
+            agree: ok,
+            detail: "agrees with the CPU column".into(),
+        });
+        let d = |variant: &str, secs| Diagnostic {
+            workload: "matmul, simple".into(),
+            size: size.clone(),
+            variant: variant.into(),
+            secs,
+        };
+        ctx.diagnostics
+            .push(d("the kernel natively (`unchecked`)", t_native));
+        ctx.diagnostics.push(d(
+            "the kernel's algorithm in plain Rust (rayon over rows; a dot product per \
+             element, B read down a column, a sequential f32 sum)",
+            t_naive,
+        ));
+        ctx.diagnostics.push(d(
+            "the CPU column: plain Rust i-k-j (rayon over rows; B read along its rows, \
+             vectorised across the row)",
+            t_cpu,
+        ));
+    }
     ctx.checks.push(check(
         &format!("matmul simple {n}"),
         &c_amp.to_vec()?,
@@ -1711,6 +1783,9 @@ pub struct BoundsCost {
     pub checked: f64,
     /// Median seconds with `#[kernel(amp, unchecked)]`.
     pub unchecked: f64,
+    /// The same two on the native CPU accelerator (checked, unchecked), timed in alternation;
+    /// `None` where it cannot run the kernel.
+    pub native: Option<(f64, f64)>,
 }
 
 impl BoundsCost {
@@ -1723,11 +1798,16 @@ impl BoundsCost {
 /// The bounds-checking cost table in Markdown.
 pub fn bounds_table(rows: &[BoundsCost]) -> String {
     let mut s = String::from(
-        "| workload | size | checked | unchecked | checked/unchecked |\n|---|---|---|---|---|\n",
+        "| workload | size | checked | unchecked | checked/unchecked | native checked | \
+         native unchecked | native checked/unchecked |\n|---|---|---|---|---|---|---|---|\n",
     );
     for r in rows {
+        let native = match r.native {
+            Some((c, u)) => format!("{} | {} | {:.3}", fmt_time(c), fmt_time(u), c / u),
+            None => "– | – | –".into(),
+        };
         s += &format!(
-            "| {} | {} | {} | {} | {:.3} |\n",
+            "| {} | {} | {} | {} | {:.3} | {native} |\n",
             r.workload,
             r.size,
             fmt_time(r.checked),
@@ -1741,6 +1821,25 @@ pub fn bounds_table(rows: &[BoundsCost]) -> String {
 /// The matrix products with and without bounds checks, timed in alternation (checked,
 /// unchecked, checked, ...) so drift in the machine's load hits both alike; the results must be
 /// identical and the checked launches must report nothing.
+/// A checked and an unchecked native launch timed in alternation; `None` where the native
+/// accelerator cannot run the kernel (or while counting instructions).
+fn native_bounds(
+    ctx: &Ctx<'_>,
+    checked: impl FnMut() -> Result<(), BoxError>,
+    unchecked: impl FnMut() -> Result<(), BoxError>,
+) -> Result<Option<(f64, f64)>, BoxError> {
+    if ctx.cfg.count.is_some() {
+        return Ok(None);
+    }
+    match measure_pair(ctx.cfg, checked, unchecked) {
+        Ok(pair) => Ok(Some(pair)),
+        Err(e) => match native_unsupported(&e) {
+            Some(_) => Ok(None),
+            None => Err(e),
+        },
+    }
+}
+
 fn bounds_cost(ctx: &mut Ctx<'_>) -> Result<Vec<BoundsCost>, BoxError> {
     let n = if ctx.cfg.tiny { 64 } else { 512 };
     let av: Vec<f32> = (0..n * n)
@@ -1753,6 +1852,11 @@ fn bounds_cost(ctx: &mut Ctx<'_>) -> Result<Vec<BoundsCost>, BoxError> {
     let b = Array::from_slice([n, n], &bv)?;
     let mut c_checked = Array::<f32, 2>::new([n, n])?;
     let mut c_unchecked = Array::<f32, 2>::new([n, n])?;
+    let native = ctx.native.clone();
+    let na = Array::from_slice_on(&native, [n, n], &av)?;
+    let nb = Array::from_slice_on(&native, [n, n], &bv)?;
+    let mut nc_checked = Array::<f32, 2>::new_on(&native, [n, n])?;
+    let mut nc_unchecked = Array::<f32, 2>::new_on(&native, [n, n])?;
     let rounds = if ctx.cfg.tiny { 1 } else { 3 };
     let size = format!("{n} x {n}");
     let mut out = Vec::new();
@@ -1775,11 +1879,39 @@ fn bounds_cost(ctx: &mut Ctx<'_>) -> Result<Vec<BoundsCost>, BoxError> {
     let (c1, c2) = (c_checked.to_vec()?, c_unchecked.to_vec()?);
     ctx.checks
         .push(check("matmul simple checked/unchecked", &c1, &c2, &c2));
+    let e = Extent::new([n, n]);
+    let nat = native_bounds(
+        ctx,
+        || {
+            Ok(parallel_for_each_on(
+                &native,
+                e,
+                mm_simple_checked(&na, &nb, &mut nc_checked),
+            )?)
+        },
+        || {
+            Ok(parallel_for_each_on(
+                &native,
+                e,
+                mm_simple(&na, &nb, &mut nc_unchecked),
+            )?)
+        },
+    )?;
+    if nat.is_some() {
+        let (n1, n2) = (nc_checked.to_vec()?, nc_unchecked.to_vec()?);
+        ctx.checks.push(check(
+            "matmul simple checked/unchecked (native)",
+            &n1,
+            &n2,
+            &c2,
+        ));
+    }
     out.push(BoundsCost {
         workload: "matmul, simple".into(),
         size: size.clone(),
         checked: median(&mut checked),
         unchecked: median(&mut unchecked),
+        native: nat,
     });
 
     let (mut checked, mut unchecked) = (Vec::new(), Vec::new());
@@ -1800,11 +1932,41 @@ fn bounds_cost(ctx: &mut Ctx<'_>) -> Result<Vec<BoundsCost>, BoxError> {
     let (c1, c2) = (c_checked.to_vec()?, c_unchecked.to_vec()?);
     ctx.checks
         .push(check("matmul tiled checked/unchecked", &c1, &c2, &c2));
+    nc_checked.copy_from_slice(&vec![0.0; n * n])?;
+    nc_unchecked.copy_from_slice(&vec![0.0; n * n])?;
+    let e = Extent::new([n, n]).tile::<TS, TS>();
+    let nat = native_bounds(
+        ctx,
+        || {
+            Ok(parallel_for_each_on(
+                &native,
+                e,
+                mm_tiled_checked(&na, &nb, &mut nc_checked),
+            )?)
+        },
+        || {
+            Ok(parallel_for_each_on(
+                &native,
+                e,
+                mm_tiled(&na, &nb, &mut nc_unchecked),
+            )?)
+        },
+    )?;
+    if nat.is_some() {
+        let (n1, n2) = (nc_checked.to_vec()?, nc_unchecked.to_vec()?);
+        ctx.checks.push(check(
+            "matmul tiled checked/unchecked (native)",
+            &n1,
+            &n2,
+            &c2,
+        ));
+    }
     out.push(BoundsCost {
         workload: "matmul, tiled 16 x 16 tile_static".into(),
         size,
         checked: median(&mut checked),
         unchecked: median(&mut unchecked),
+        native: nat,
     });
 
     // A memory-bound kernel with one thread per element: the checks' worst case.
@@ -1831,11 +1993,43 @@ fn bounds_cost(ctx: &mut Ctx<'_>) -> Result<Vec<BoundsCost>, BoxError> {
     let (z1, z2) = (z_checked.to_vec()?, z_unchecked.to_vec()?);
     ctx.checks
         .push(check("vector add checked/unchecked", &z1, &z2, &z2));
+    let nx = Array::from_slice_on(&native, [n], &vec![1.5f32; n])?;
+    let ny = Array::from_slice_on(&native, [n], &vec![2.25f32; n])?;
+    let mut nz_checked = Array::<f32, 1>::new_on(&native, [n])?;
+    let mut nz_unchecked = Array::<f32, 1>::new_on(&native, [n])?;
+    let e = Extent::new([n]);
+    let nat = native_bounds(
+        ctx,
+        || {
+            Ok(parallel_for_each_on(
+                &native,
+                e,
+                vadd_checked(&nx, &ny, &mut nz_checked),
+            )?)
+        },
+        || {
+            Ok(parallel_for_each_on(
+                &native,
+                e,
+                vadd(&nx, &ny, &mut nz_unchecked),
+            )?)
+        },
+    )?;
+    if nat.is_some() {
+        let (n1, n2) = (nz_checked.to_vec()?, nz_unchecked.to_vec()?);
+        ctx.checks.push(check(
+            "vector add checked/unchecked (native)",
+            &n1,
+            &n2,
+            &z2,
+        ));
+    }
     out.push(BoundsCost {
         workload: "vector add".into(),
         size: format!("{} f32", count(n)),
         checked: median(&mut checked),
         unchecked: median(&mut unchecked),
+        native: nat,
     });
     Ok(out)
 }
@@ -2766,6 +2960,10 @@ fn main() -> Result<(), BoxError> {
         println!("Not run natively (–):\n{notes}");
     }
     println!("Native targets\n\n{targets_md}");
+    let diagnostics = diagnostics_table(&report.diagnostics);
+    if !report.diagnostics.is_empty() {
+        println!("Native diagnostics\n\n{diagnostics}");
+    }
     println!("Bounds checking cost\n\n{bounds}");
     let mut ok = true;
     for c in &report.checks {
@@ -2816,14 +3014,23 @@ fn main() -> Result<(), BoxError> {
              saxpy 1.2x); at least 10x faster than lavapipe on vector add, the simple matrix \
              product, the reductions and the scan; the first native launch of a kernel within \
              1 ms. This run: {met} met, {missed} missed, {unmeasured} not measured.\n\n\
-             {targets_md}\n\
+             {targets_md}\n{}\
              ### Bounds checking cost\n\n\
              Kernels check every view and array access by default; `#[kernel(amp, unchecked)]` \
-             turns the checks off. The same kernel body both ways, timed in alternation:\n\n\
+             turns the checks off. The same kernel body both ways, timed in alternation, on the \
+             Vulkan device and on the native CPU accelerator:\n\n\
              {bounds}\n",
             report.device,
             if cfg.full { " -- --full" } else { "" },
             report.native_device,
+            if report.diagnostics.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "Variants measured in the same run to explain the native results:\n\n\
+                     {diagnostics}\n"
+                )
+            },
         );
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/performance.md");
         write_section(&path, &section)?;

@@ -82,6 +82,10 @@ fn every_workload_agrees_at_tiny_size() {
     assert_eq!(report.bounds.len(), 3);
     assert!(report.bounds.iter().all(|b| b.ratio().is_finite()));
     assert_eq!(bench::bounds_table(&report.bounds).lines().count(), 5);
+    // ... natively too, where the native back end runs the kernels (vector add and the simple
+    // product at least).
+    let native_bounds = report.bounds.iter().filter(|b| b.native.is_some()).count();
+    assert!(native_bounds >= 2, "{native_bounds} native bounds rows");
     // The chart draws: a PNG with one bar per row that has a ratio.
     let bars = report.bars();
     assert!(bars.len() >= 14, "{} bars", bars.len());
