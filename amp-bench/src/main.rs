@@ -2054,6 +2054,7 @@ fn reductions(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
             }
         },
     )?;
+    reduction_diagnostics(ctx, &xs)?;
     // f32: values -1, 0, 1 repeating, so every partial sum is a small integer (exact).
     let xs: Vec<f32> = (0..n).map(|i| (i % 3) as f32 - 1.0).collect();
     reduction_rows(
@@ -2070,6 +2071,98 @@ fn reductions(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
             }
         },
     )
+}
+
+/// Native time of the row named `name` (the last one), for the diagnostics.
+fn native_secs(ctx: &Ctx<'_>, name: &str) -> Option<f64> {
+    ctx.rows
+        .iter()
+        .rev()
+        .find(|r| r.name == name)?
+        .native
+        .secs()
+}
+
+/// Why the native reductions trail the CPU column: the kernels' own algorithm (each tile
+/// copied into a local array, then 8 passes over all 256 lanes with a barrier between them)
+/// written in plain Rust, rayon over tiles, beside the native kernel and the CPU column.
+fn reduction_diagnostics(ctx: &mut Ctx<'_>, xs: &[i32]) -> Result<(), BoxError> {
+    if ctx.cfg.count.is_some() {
+        return Ok(());
+    }
+    let want = xs.iter().fold(0i32, |s, &x| s.wrapping_add(x));
+    for tree in [true, false] {
+        let label = if tree { "tree" } else { "sequential" };
+        let name = format!("reduce i32, {label} (+ CPU pass over tile sums)");
+        let Some(t_native) = native_secs(ctx, &name) else {
+            continue;
+        };
+        let mut sums = vec![0i32; xs.len() / RT];
+        let mut total = 0;
+        let t_emulated = ctx.time(|| {
+            sums.par_iter_mut()
+                .zip(xs.par_chunks(RT))
+                .for_each(|(out, tile)| {
+                    let mut sh = [0i32; RT];
+                    sh.copy_from_slice(tile);
+                    if tree {
+                        let mut s = 1;
+                        while s < RT {
+                            for l in 0..RT {
+                                if l % (2 * s) == 0 {
+                                    sh[l] = sh[l].wrapping_add(sh[l + s]);
+                                }
+                            }
+                            s *= 2;
+                        }
+                    } else {
+                        let mut s = RT / 2;
+                        while s > 0 {
+                            for l in 0..RT {
+                                if l < s {
+                                    sh[l] = sh[l].wrapping_add(sh[l + s]);
+                                }
+                            }
+                            s /= 2;
+                        }
+                    }
+                    *out = sh[0];
+                });
+            total = sums.iter().fold(0i32, |s, &x| s.wrapping_add(x));
+            Ok(())
+        })?;
+        ctx.checks.push(Check {
+            workload: format!("{name}, the kernel's algorithm in plain Rust"),
+            agree: total == want,
+            detail: format!("{total} vs CPU {want}"),
+        });
+        let t_cpu = ctx
+            .rows
+            .iter()
+            .rev()
+            .find(|r| r.name == name)
+            .and_then(|r| r.cpu.secs())
+            .unwrap_or(f64::NAN);
+        let size = format!("{} i32", count(xs.len()));
+        let d = |variant: &str, secs| Diagnostic {
+            workload: name.clone(),
+            size: size.clone(),
+            variant: variant.into(),
+            secs,
+        };
+        ctx.diagnostics
+            .push(d("the kernel natively (`unchecked`)", t_native));
+        ctx.diagnostics.push(d(
+            "the kernel's algorithm in plain Rust (rayon over tiles; each tile copied into a \
+             local [i32; 256], then 8 passes over all 256 lanes, as the barriers order them)",
+            t_emulated,
+        ));
+        ctx.diagnostics.push(d(
+            "the CPU column: rayon `reduce` (one pass, vectorised)",
+            t_cpu,
+        ));
+    }
+    Ok(())
 }
 
 /// The tree and the sequential reduction rows of one element type (`ty`: its Rust and GLSL
@@ -2312,6 +2405,78 @@ fn histogram_workload(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         [t_amp, t_glsl, t_cpu],
         &t_native,
     ));
+    if let (Ok(t_native), None) = (&t_native, &ctx.cfg.count) {
+        // The kernel's algorithm in plain Rust: per 256-element tile, local bins then one
+        // atomic add per bin into the shared bins; once with atomic local bins (what the
+        // kernel's `atomic_fetch_add` on `tile_static` memory asks for), once with plain ones
+        // (enough when a tile's threads run on one OS thread, as natively).
+        use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+        let emulate = |atomic_local: bool| {
+            let bins: Vec<AtomicU32> = (0..256).map(|_| AtomicU32::new(0)).collect();
+            xs.par_chunks(RT).for_each(|tile| {
+                let mut local = [0u32; RT];
+                if atomic_local {
+                    let local: [AtomicU32; RT] = std::array::from_fn(|_| AtomicU32::new(0));
+                    for &x in tile {
+                        local[(x % 256) as usize].fetch_add(1, Relaxed);
+                    }
+                    for (b, l) in bins.iter().zip(&local) {
+                        let l = l.load(Relaxed);
+                        if l > 0 {
+                            b.fetch_add(l, Relaxed);
+                        }
+                    }
+                } else {
+                    for &x in tile {
+                        local[(x % 256) as usize] += 1;
+                    }
+                    for (b, &l) in bins.iter().zip(&local) {
+                        if l > 0 {
+                            b.fetch_add(l, Relaxed);
+                        }
+                    }
+                }
+            });
+            bins.iter().map(|b| b.load(Relaxed)).collect::<Vec<u32>>()
+        };
+        let mut got = (Vec::new(), Vec::new());
+        let t_atomic = ctx.time(|| {
+            got.0 = emulate(true);
+            Ok(())
+        })?;
+        let t_plain = ctx.time(|| {
+            got.1 = emulate(false);
+            Ok(())
+        })?;
+        ctx.checks.push(check(
+            "histogram, the kernel's algorithm in plain Rust (atomic / plain local bins)",
+            &got.0,
+            &got.1,
+            &cpu,
+        ));
+        let name = "histogram, 256 bins (tile_static atomics + merge)";
+        let size = format!("{} u32", count(n));
+        let d = |variant: &str, secs| Diagnostic {
+            workload: name.into(),
+            size: size.clone(),
+            variant: variant.into(),
+            secs,
+        };
+        ctx.diagnostics
+            .push(d("the kernel natively (`unchecked`)", *t_native));
+        ctx.diagnostics.push(d(
+            "the kernel's algorithm in plain Rust, atomic local bins (rayon over tiles)",
+            t_atomic,
+        ));
+        ctx.diagnostics.push(d(
+            "the kernel's algorithm in plain Rust, plain local bins (rayon over tiles)",
+            t_plain,
+        ));
+        ctx.diagnostics.push(d(
+            "the CPU column: rayon fold of per-chunk bins over 64K-element chunks",
+            t_cpu,
+        ));
+    }
     ctx.checks.push(check(
         "histogram",
         &b_amp.to_vec()?,
@@ -2404,6 +2569,55 @@ fn scan(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         [t_amp, t_glsl, t_cpu],
         &t_native,
     ));
+    if let Ok(t_all) = t_native {
+        // Where the native scan's time goes: each of its three launches alone (after the
+        // check above: they leave the output scrambled).
+        let t_tiles = ctx.time_native(|| {
+            Ok(parallel_for_each_on(
+                &native,
+                Extent::new([n]).tile::<RT>(),
+                scan_tiles(&n_in, &mut n_out, &mut n_sums),
+            )?)
+        })?;
+        let t_sums = ctx.time_native(|| {
+            Ok(parallel_for_each_on(
+                &native,
+                Extent::new([1024]).tile::<1024>(),
+                scan_sums(&mut n_sums),
+            )?)
+        })?;
+        let t_add = ctx.time_native(|| {
+            Ok(parallel_for_each_on(
+                &native,
+                Extent::new([n]),
+                scan_add(&mut n_out, &n_sums),
+            )?)
+        })?;
+        let name = "exclusive scan (tile scan + scan of tile sums + add)";
+        let size = format!("{} u32", count(n));
+        for (variant, t) in [
+            ("the three launches natively", Ok(t_all)),
+            (
+                "`scan_tiles` natively (Hillis-Steele over each 256-element tile: 8 steps, 16 barriers)",
+                t_tiles,
+            ),
+            (
+                "`scan_sums` natively (one tile of 1024 threads: one worker thread)",
+                t_sums,
+            ),
+            ("`scan_add` natively (one add per element)", t_add),
+            ("the CPU column: two-pass chunked scan over 64K-element chunks", Ok(t_cpu)),
+        ] {
+            if let Ok(secs) = t {
+                ctx.diagnostics.push(Diagnostic {
+                    workload: name.into(),
+                    size: size.clone(),
+                    variant: variant.into(),
+                    secs,
+                });
+            }
+        }
+    }
     ctx.checks.push(check(
         "exclusive scan",
         &o_amp.to_vec()?,
