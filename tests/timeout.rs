@@ -71,6 +71,11 @@ const STEPS: u32 = 30_000;
 #[test]
 fn a_launch_past_its_timeout_returns_timeout_and_its_results_arrive() -> Result<(), Error> {
     let acc = Accelerator::default()?;
+    if acc.is_native() {
+        // Native launches finish before they return: there is no device work to time out.
+        eprintln!("Vulkan only: not run on the native CPU accelerator");
+        return Ok(());
+    }
     let view = acc.create_view()?;
     assert_eq!(view.timeout(), Duration::from_secs(60));
     view.set_timeout(Duration::from_millis(1));

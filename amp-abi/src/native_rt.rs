@@ -178,6 +178,11 @@ impl OobReport {
     }
 }
 
+/// Marks the start of kernel statement `n` in generated code (the macro gives the code after it
+/// the statement's span and removes the call; elsewhere it does nothing).
+#[inline(always)]
+pub fn at(_statement: u32) {}
+
 /// A local array index clamped into `0..n` (the SPIR-V back end reads the last element for an
 /// index past the end).
 #[inline(always)]

@@ -3,7 +3,7 @@
 //! native CPU accelerator calls (`amp::__private::NativeCode::Entry`).
 
 use amp_spirv::{NativeError, Options, ParamKind, Scalar};
-use proc_macro2::{Literal, TokenStream as TokenStream2};
+use proc_macro2::{Delimiter, Group, Literal, Span, TokenStream as TokenStream2, TokenTree};
 use quote::{format_ident, quote};
 
 /// The path generated native code names the runtime's support module by.
@@ -35,7 +35,7 @@ pub(crate) fn entry(
         }
     };
     let thread: TokenStream2 = match kernel.source.parse() {
-        Ok(t) => t,
+        Ok(t) => respan(t, &kernel.spans, None),
         Err(e) => return unsupported(format!("its native source did not parse ({e})")),
     };
     let entry = format_ident!("__amp_native_{i}");
@@ -88,4 +88,68 @@ pub(crate) fn entry(
         }
     };
     (item, quote!(::amp::__private::NativeCode::Entry(#entry)))
+}
+
+/// The tokens of `<RT>::at` before a marker's `(n);`.
+fn marker_path() -> Vec<String> {
+    let path: TokenStream2 = format!("{RT}::at").parse().expect("a path");
+    path.into_iter().map(|t| t.to_string()).collect()
+}
+
+/// Gives the code after each statement marker `<RT>::at(n);` the span of kernel statement
+/// `n` (its location, with the macro's hygiene) and removes the markers, so rustc's debug
+/// information points at the kernel's own lines. Tokens before the first marker keep the
+/// macro's span; a group's markers end with the group.
+fn respan(ts: TokenStream2, spans: &[amp_spirv::Span], mut current: Option<Span>) -> TokenStream2 {
+    let path = marker_path();
+    let mut out: Vec<TokenTree> = Vec::new();
+    let mut iter = ts.into_iter().peekable();
+    while let Some(mut tt) = iter.next() {
+        if let TokenTree::Ident(id) = &tt {
+            if id == "at" && ends_with_path(&out, &path) {
+                let n = match iter.peek() {
+                    Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis => {
+                        g.stream().to_string().trim().parse::<usize>().ok()
+                    }
+                    _ => None,
+                };
+                if let Some(n) = n {
+                    out.truncate(out.len() + 1 - path.len());
+                    iter.next(); // (n)
+                    if matches!(iter.peek(), Some(TokenTree::Punct(p)) if p.as_char() == ';') {
+                        iter.next();
+                    }
+                    current = spans.get(n).map(|s| s.start);
+                    continue;
+                }
+            }
+        }
+        if let TokenTree::Group(g) = &tt {
+            let mut inner = Group::new(g.delimiter(), respan(g.stream(), spans, current));
+            inner.set_span(located(g.span(), current));
+            tt = TokenTree::Group(inner);
+        } else {
+            tt.set_span(located(tt.span(), current));
+        }
+        out.push(tt);
+    }
+    out.into_iter().collect()
+}
+
+/// `span` with the location of `at`, if any.
+fn located(span: Span, at: Option<Span>) -> Span {
+    match at {
+        Some(at) => span.located_at(at),
+        None => span,
+    }
+}
+
+/// Whether `out` ends with the tokens of `path` but its last (`at`, not pushed yet).
+fn ends_with_path(out: &[TokenTree], path: &[String]) -> bool {
+    let prefix = &path[..path.len() - 1];
+    out.len() >= prefix.len()
+        && out[out.len() - prefix.len()..]
+            .iter()
+            .zip(prefix)
+            .all(|(t, p)| t.to_string() == *p)
 }

@@ -1,4 +1,5 @@
-//! The amp-rs runtime: accelerators, arrays, views and kernel launches on Vulkan.
+//! The amp-rs runtime: accelerators, arrays, views and kernel launches on Vulkan devices and on
+//! the native CPU accelerator ([`Accelerator::cpu`]).
 //!
 //! Most users reach this crate through the `amp` facade:
 //!
@@ -21,8 +22,9 @@
 //!   over a [`TiledExtent`] (C++ AMP's tiled model: [`TiledIndex`], `tile_static`, barriers).
 //! - [`RawKernel`]: hand-written SPIR-V with an explicit grid.
 //!
-//! Environment: `AMP_DEVICE=<substring>` picks the default device by name (or
-//! [`Accelerator::device_path`]); `AMP_VALIDATION=1` enables the Khronos validation layer with
+//! Environment: `AMP_DEVICE=<value>` picks the default device (`cpu`, `vulkan`, a name
+//! substring or an [`Accelerator::device_path`]); `AMP_CPU_THREADS=<n>` sizes the native CPU
+//! accelerator's pool; `AMP_VALIDATION=1` enables the Khronos validation layer with
 //! synchronization validation (see [`validation_message_count`]); `AMP_VULKAN_LIBRARY=<path>`
 //! loads the Vulkan loader from `<path>` instead of the system's.
 //!

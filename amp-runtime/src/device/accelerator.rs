@@ -1,5 +1,6 @@
-//! Accelerators: the [`Accelerator`] handle, the process-wide registry of opened devices
-//! (one logical device per physical device), the default accelerator, and
+//! Accelerators: the [`Accelerator`] handle (a Vulkan device or the native CPU accelerator),
+//! the process-wide registry of opened devices (one logical device per physical device), the
+//! default accelerator and its order, and
 //! [`live_object_counts`] over all of them.
 
 use std::fmt;
@@ -16,7 +17,8 @@ use super::Device;
 use crate::sync::lock;
 use crate::Error;
 
-/// A handle to a Vulkan device that runs kernels (C++ AMP's `accelerator`).
+/// A handle to a device that runs kernels (C++ AMP's `accelerator`): a Vulkan device, or the
+/// native CPU accelerator ([`Accelerator::cpu`]), which runs each kernel's Rust translation.
 ///
 /// Cheap to clone; all handles to one physical device share one logical device, its memory
 /// allocator and its pipeline cache. The device lives until the process ends. Launches go to

@@ -3,7 +3,7 @@
 
 use std::marker::PhantomData;
 
-use super::native::NativeCode;
+use super::executor::NativeCode;
 use super::tiled::TiledExtent;
 
 /// Why a call made without native code cannot run on the native CPU accelerator.

@@ -9,7 +9,8 @@ use ash::vk;
 use super::args::{encode_args, push_block, INLINE_PUSH_BYTES};
 use super::bounds::OobReport;
 use super::cache::cached;
-use super::call::{mark_written, Arg, ComputeDomain, KernelArg, Plan, Tiling};
+use super::call::{mark_written, Arg, ComputeDomain, KernelArg, Plan};
+use super::checks::{check_shape, check_spec_words};
 use super::grid::{simple_grid, tiled_grid};
 use super::native::launch_native;
 use super::pipeline::{ImageDescriptor, Pipeline, Specialization};
@@ -17,8 +18,6 @@ use crate::data::Prepared;
 use crate::device::{
     sync_launches, Accelerator, AcceleratorView, Backend, Check, Device, LaunchTarget, Reported,
 };
-use crate::dims::dims_list;
-use crate::extent::validate_dims;
 use crate::kernel::{spec_id, ElemType, KernelInfo, ParamKind, ScalarType, TextureAccess};
 use crate::texture::{Filter, Image};
 use crate::Error;
@@ -158,45 +157,6 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
     )
 }
 
-/// Checks the domain (usable, the kernel's rank) and the model (a tiled kernel over a tiled
-/// extent of the kernel's tile rank, a simple kernel over a plain one); returns the domain's
-/// element count.
-pub(super) fn check_shape(
-    info: &KernelInfo,
-    domain: &[usize],
-    tiling: Option<&Tiling>,
-) -> Result<u64, Error> {
-    let mismatch = |reason: String| Error::ArgumentMismatch {
-        kernel: info.name.to_owned(),
-        reason,
-    };
-    let total = validate_dims(domain)? as u64;
-    let rank = domain.len();
-    if info.rank as usize != rank {
-        return Err(mismatch(format!(
-            "the kernel's index has rank {} but the domain has rank {rank}",
-            info.rank
-        )));
-    }
-    match tiling {
-        None if info.tile_rank != 0 => Err(mismatch(format!(
-            "the kernel is tiled (tile rank {}); launch it over a tiled extent \
-             (`extent.tile::<...>()`)",
-            info.tile_rank
-        ))),
-        Some(_) if info.tile_rank == 0 => Err(mismatch(
-            "the kernel is not tiled; launch it over a plain extent".into(),
-        )),
-        Some(t) if info.tile_rank as usize != t.tile.len() => Err(mismatch(format!(
-            "the kernel's tile has rank {} but the domain's tile {} has rank {}",
-            info.tile_rank,
-            dims_list(t.tile),
-            t.tile.len()
-        ))),
-        _ => Ok(total),
-    }
-}
-
 /// Checks that the device can run the kernel: `f64` support and the push-constant size.
 fn check_capabilities(info: &KernelInfo, device: &Device) -> Result<(), Error> {
     if info.uses_float64 && !device.supports_float64() {
@@ -212,27 +172,6 @@ fn check_capabilities(info: &KernelInfo, device: &Device) -> Result<(), Error> {
             kernel: info.name.to_owned(),
             size: info.push_constant_size,
             limit,
-        });
-    }
-    Ok(())
-}
-
-/// Checks the call's specialization-constant words against the kernel's constants' types.
-pub(super) fn check_spec_words(info: &KernelInfo, spec: &[u32]) -> Result<(), Error> {
-    let expected_words: usize = info
-        .spec_constants
-        .iter()
-        .map(|t| t.size() as usize / 4)
-        .sum();
-    if spec.len() != expected_words {
-        return Err(Error::ArgumentMismatch {
-            kernel: info.name.to_owned(),
-            reason: format!(
-                "the kernel has {} specialization constants ({expected_words} words) but the \
-                 call supplies {} words",
-                info.spec_constants.len(),
-                spec.len()
-            ),
         });
     }
     Ok(())

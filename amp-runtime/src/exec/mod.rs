@@ -9,6 +9,8 @@ mod args;
 mod bounds;
 mod cache;
 mod call;
+mod checks;
+mod executor;
 mod float_controls;
 mod grid;
 mod launch;
@@ -18,8 +20,8 @@ mod raw;
 mod tiled;
 
 pub use call::{ComputeDomain, KernelArg, KernelCall, TiledKernelCall};
-pub use launch::{parallel_for_each, parallel_for_each_on};
 #[doc(hidden)]
-pub use native::{NativeCode, NativeLaunch};
+pub use executor::{NativeCode, NativeLaunch};
+pub use launch::{parallel_for_each, parallel_for_each_on};
 pub use raw::{RawBinding, RawKernel};
 pub use tiled::{TileBarrier, TiledExtent, TiledIndex, MAX_TILE_THREADS};

@@ -34,6 +34,10 @@ pub struct NativeKernel {
     /// The function's source: one item, naming [`NATIVE_PRELUDE`] through the path given. For a
     /// tiled kernel it runs one whole tile (`back::native`'s tile ABI).
     pub source: String,
+    /// The kernel statement each `<rt>::at(n);` marker of the source stands for: the macro
+    /// gives the code after a marker that statement's span, so debuggers show the kernel's
+    /// lines.
+    pub spans: Vec<crate::Span>,
 }
 
 /// Why a kernel has no native code: it is not a valid kernel, or it uses something the native
@@ -70,7 +74,11 @@ pub fn compile_native(
     fn_name: &str,
 ) -> Result<NativeKernel, NativeError> {
     let (kernel, ..) = super::checked(func, options).map_err(NativeError::Invalid)?;
-    let (source, structs) = native::native(&kernel, options.bounds_checks(), rt, fn_name)
+    let native::NativeSource {
+        source,
+        structs,
+        spans,
+    } = native::native(&kernel, options.bounds_checks(), rt, fn_name)
         .map_err(NativeError::Unsupported)?;
     Ok(NativeKernel {
         name: kernel.name.clone(),
@@ -85,5 +93,6 @@ pub fn compile_native(
         tile: kernel.tiled.as_ref().map(|t| t.dims.clone()),
         structs,
         source,
+        spans,
     })
 }

@@ -146,12 +146,7 @@ pub(crate) type Res<T> = Result<T, Unsupported>;
 ///
 /// Also returns the structs the source defines: (the kernel's name of each
 /// `#[derive(DeviceStruct)]` struct it uses, the name of its generated `#[repr(C)]` twin).
-pub fn native(
-    kernel: &Kernel,
-    checks: BoundsChecks,
-    rt: &str,
-    fn_name: &str,
-) -> Res<(String, Vec<(String, String)>)> {
+pub fn native(kernel: &Kernel, checks: BoundsChecks, rt: &str, fn_name: &str) -> Res<NativeSource> {
     let mut e = Emitter {
         k: kernel,
         checks,
@@ -163,6 +158,7 @@ pub fn native(
         fn_name: fn_name.to_string(),
         structs: RefCell::new(Vec::new()),
         dyn_arrays: Default::default(),
+        spans: Vec::new(),
     };
     let f = if kernel.tiled.is_some() {
         e.tiled_function(fn_name)?
@@ -184,7 +180,33 @@ pub fn native(
         .iter()
         .map(|d| (d.name.clone(), e.struct_name(d)))
         .collect();
-    Ok((format!("{items}{f}"), names))
+    Ok(NativeSource {
+        source: format!("{items}{f}"),
+        structs: names,
+        spans: e.spans,
+    })
+}
+
+/// What [`native`] generates.
+pub struct NativeSource {
+    /// The source: the structs' items, then the function.
+    pub source: String,
+    /// Each `#[derive(DeviceStruct)]` struct the code uses: its name in the kernel, the name of
+    /// its generated `#[repr(C)]` twin.
+    pub structs: Vec<(String, String)>,
+    /// The kernel statement of each `<rt>::at(n);` marker in the source: a marker precedes the
+    /// code of each statement, so a caller that turns the source into tokens can give that code
+    /// the statement's span (debuggers then step through the kernel's own lines).
+    pub spans: Vec<Span>,
+}
+
+/// Where a range loop runs (see [`Emitter::range_loop`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RangeFlavour {
+    /// In one thread's code.
+    Thread,
+    /// In a tiled kernel's tile-level code (the loop contains a barrier).
+    Tile,
 }
 
 /// A loop being emitted: its label, and how its `continue` is written.
@@ -213,6 +235,8 @@ pub(crate) struct Emitter<'a> {
     /// `tile_static` arrays with a named-constant length: flat vectors, with their dimensions
     /// (`u32` expressions, outermost first) and element type.
     dyn_arrays: std::collections::HashMap<LocalId, (Vec<String>, Ty)>,
+    /// The spans of the statement markers emitted so far.
+    spans: Vec<Span>,
 }
 
 fn unsupported<T>(construct: impl Into<String>, span: Span) -> Res<T> {
@@ -419,8 +443,22 @@ impl Emitter<'_> {
         Ok(s)
     }
 
-    /// A statement, ending in `;`.
+    /// A statement, ending in `;`, after its span marker.
     fn stmt(&mut self, st: &Stmt) -> Res<String> {
+        let code = self.stmt_code(st)?;
+        let span = match st {
+            Stmt::Let(_, Some(e)) | Stmt::Expr(e) => e.span,
+            Stmt::Let(_, None) => return Ok(code),
+        };
+        if code.is_empty() {
+            return Ok(code);
+        }
+        self.spans.push(span);
+        Ok(format!("{}::at({}); {code}", self.rt, self.spans.len() - 1))
+    }
+
+    /// A statement's code, ending in `;`.
+    fn stmt_code(&mut self, st: &Stmt) -> Res<String> {
         Ok(match st {
             // `tile_static` memory is undefined until written (C++ AMP's semantics).
             Stmt::Let(id, None) if self.k.locals[*id].storage == Storage::TileStatic => {
@@ -475,16 +513,37 @@ impl Emitter<'_> {
         let Some(s) = self.k.locals[r.counter].ty.scalar() else {
             return unsupported("a range loop over a non-scalar", span);
         };
+        let names = (self.local(r.counter), self.local(r.done), self.local(r.var));
+        self.range_loop(r, s, span, names, RangeFlavour::Thread)
+    }
+
+    /// The code of a range loop whose counter, `done` flag and variable are named `names`:
+    /// per thread, or at tile level (bounds from the lead thread, the body a tile block, and a
+    /// flag `b<id>` its work-item loops leave it through).
+    pub(crate) fn range_loop(
+        &mut self,
+        r: &RangeLoop,
+        s: Scalar,
+        span: Span,
+        (c, done, var): (String, String, String),
+        flavour: RangeFlavour,
+    ) -> Res<String> {
+        let tile = flavour == RangeFlavour::Tile;
+        let value = |e: &mut Self, x: &Expr| if tile { e.lead(x) } else { e.expr(x) };
         let t = self.scalar(s, span)?;
-        let (start, end) = (self.expr(&r.start)?, self.expr(&r.end)?);
+        let (start, end) = (value(self, &r.start)?, value(self, &r.end)?);
         let step = match &r.step {
-            Some(step) => Some(format!("(({}) as {t})", self.expr(step)?)),
+            Some(step) => Some(format!("(({}) as {t})", value(self, step)?)),
             None if r.inclusive => Some(format!("(1 as {t})")),
             None => None,
         };
-        let (c, done, var) = (self.local(r.counter), self.local(r.done), self.local(r.var));
         let id = self.new_label();
-        let mut out = format!("{{ {c} = {start}; let e{id}: {t} = {end}; ");
+        let (flag, reset) = if tile {
+            (format!("let mut b{id}: u8 = 0; "), format!("b{id} = 0; "))
+        } else {
+            (String::new(), String::new())
+        };
+        let mut out = format!("{{ {flag}{c} = {start}; let e{id}: {t} = {end}; ");
         let mut go = format!("{c} {} e{id}", if r.inclusive { "<=" } else { "<" });
         if let Some(step) = &step {
             let _ = write!(out, "let s{id}: {t} = {step}; {done} = s{id} == 0; ");
@@ -493,9 +552,13 @@ impl Emitter<'_> {
         self.loops.push(LoopLabel {
             id,
             body_block: true,
-            tile: false,
+            tile,
         });
-        let body = self.block(&r.body);
+        let body = if tile {
+            self.tile_block(&r.body)
+        } else {
+            self.block(&r.body)
+        };
         self.loops.pop();
         let body = body?;
         let next = match &step {
@@ -507,7 +570,7 @@ impl Emitter<'_> {
         };
         let _ = write!(
             out,
-            "'l{id}: loop {{ if !({go}) {{ break 'l{id}; }} {var} = {c}; 'c{id}: {body} {next} }} }}"
+            "'l{id}: loop {{ if !({go}) {{ break 'l{id}; }} {var} = {c}; {reset}'c{id}: {body} {next} }} }} "
         );
         Ok(out)
     }

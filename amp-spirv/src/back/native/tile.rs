@@ -17,7 +17,7 @@
 //! The emitter runs twice over the body: the first run records which contexts (regions and
 //! lead evaluations) name each local, the second emits with the frame chosen from that.
 
-use super::{local, unsupported, Emitter, LoopLabel, Res};
+use super::{local, unsupported, Emitter, LoopLabel, RangeFlavour, Res};
 use crate::diag::Span;
 use crate::ir::*;
 use crate::types::{Len, Ty};
@@ -289,7 +289,7 @@ impl Emitter<'_> {
 
     /// A block of tile-level code: runs of barrier-free statements as work-item loops, the
     /// statements with barriers as tile-level code.
-    fn tile_block(&mut self, b: &Block) -> Res<String> {
+    pub(super) fn tile_block(&mut self, b: &Block) -> Res<String> {
         let mut out = String::from("{ ");
         let mut run: Vec<&Stmt> = Vec::new();
         for st in &b.stmts {
@@ -350,7 +350,7 @@ impl Emitter<'_> {
     }
 
     /// `e` evaluated for the lead thread, as a block expression.
-    fn lead(&mut self, e: &Expr) -> Res<String> {
+    pub(super) fn lead(&mut self, e: &Expr) -> Res<String> {
         let st = self.st();
         st.contexts += 1;
         let ctx = st.contexts;
@@ -525,41 +525,8 @@ impl Emitter<'_> {
             st.fixed.insert(id);
             st.tile_scalars.insert(id);
         }
-        let t = self.scalar(s, span)?;
-        let (start, end) = (self.lead(&r.start)?, self.lead(&r.end)?);
-        let step = match &r.step {
-            Some(step) => Some(format!("(({}) as {t})", self.lead(step)?)),
-            None if r.inclusive => Some(format!("(1 as {t})")),
-            None => None,
-        };
-        let (c, done, var) = (local(r.counter), local(r.done), local(r.var));
-        let id = self.new_label();
-        let mut out = format!("{{ let mut b{id}: u8 = 0; {c} = {start}; let e{id}: {t} = {end}; ");
-        let mut go = format!("{c} {} e{id}", if r.inclusive { "<=" } else { "<" });
-        if let Some(step) = &step {
-            let _ = write!(out, "let s{id}: {t} = {step}; {done} = s{id} == 0; ");
-            go = format!("({go}) && !{done}");
-        }
-        self.loops.push(LoopLabel {
-            id,
-            body_block: true,
-            tile: true,
-        });
-        let body = self.tile_block(&r.body);
-        self.loops.pop();
-        let body = body?;
-        let next = match &step {
-            None => format!("{c} = {c}.wrapping_add(1);"),
-            Some(_) => format!(
-                "{done} = (s{id} as u32) {} (e{id}.wrapping_sub({c}) as u32); {c} = {c}.wrapping_add(s{id});",
-                if r.inclusive { ">" } else { ">=" }
-            ),
-        };
-        let _ = write!(
-            out,
-            "'l{id}: loop {{ if !({go}) {{ break 'l{id}; }} {var} = {c}; b{id} = 0; 'c{id}: {body} {next} }} }} "
-        );
-        Ok(out)
+        let names = (local(r.counter), local(r.done), local(r.var));
+        self.range_loop(r, s, span, names, RangeFlavour::Tile)
     }
 
     /// `return` in a work-item loop: the thread does nothing more (its later regions skip it).
