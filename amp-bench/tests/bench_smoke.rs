@@ -1,6 +1,6 @@
 //! The benchmark (`amp-bench/src/main.rs`) at its tiny size: every workload runs once through the
-//! amp kernel, the hand-written GLSL (compiled by `glslangValidator`) and the CPU, and the three
-//! results must agree. Timings are not checked.
+//! amp kernel, the hand-written GLSL (compiled by `glslangValidator`), the CPU and the amp kernel
+//! on the native CPU accelerator, and the results must agree. Timings are not checked.
 
 #[path = "../src/main.rs"]
 mod bench;
@@ -16,6 +16,65 @@ fn every_workload_agrees_at_tiny_size() {
         .map(|c| format!("{}: {}", c.workload, c.detail))
         .collect();
     assert!(failed.is_empty(), "results differ:\n{}", failed.join("\n"));
+    // The amp and glslang columns ran on a Vulkan device, the native column on the native CPU
+    // accelerator.
+    assert!(
+        !report.device.starts_with("native CPU"),
+        "{}",
+        report.device
+    );
+    assert!(report.native_device.starts_with("native CPU"));
+    // The native column ran and was checked against the CPU wherever it is supported: the
+    // kernels every native back end translates at least (plain indices, scalars, arrays) ...
+    let native_checked = |w: &str| {
+        report
+            .checks
+            .iter()
+            .any(|c| c.workload == format!("{w} (native)"))
+    };
+    for w in [
+        "first launch",
+        "vector add",
+        "saxpy",
+        "matmul simple 64",
+        "launch chain",
+        "transfers",
+    ] {
+        assert!(native_checked(w), "no native check of {w}");
+    }
+    // ... and every row with a native time has its check; rows without one say why ("–").
+    for r in &report.rows {
+        match &r.native {
+            bench::Cell::Unsupported(why) => assert!(!why.is_empty(), "{}", r.name),
+            bench::Cell::Time { secs, .. } => assert!(secs.is_finite(), "{}", r.name),
+            _ => {}
+        }
+    }
+    let timed_workloads = report
+        .rows
+        .iter()
+        .filter(|r| r.native_over_cpu().is_some())
+        .count();
+    assert!(
+        timed_workloads >= 3,
+        "{timed_workloads} native workload rows"
+    );
+    // The targets cover every workload row, and the notes name every "–" row.
+    let targets = report.targets();
+    assert!(targets
+        .iter()
+        .any(|t| t.what == "native/CPU" && t.met().is_some()));
+    assert!(targets.iter().any(|t| t.what == "first native launch"));
+    assert_eq!(
+        bench::targets_table(&targets).lines().count(),
+        targets.len() + 2
+    );
+    let notes = report.native_notes();
+    for r in &report.rows {
+        if matches!(r.native, bench::Cell::Unsupported(_)) {
+            assert!(notes.contains(&r.name), "no note for {}", r.name);
+        }
+    }
     // Every row renders, and the table has one line per row plus the header.
     let table = report.table();
     assert_eq!(table.lines().count(), report.rows.len() + 2);
@@ -23,6 +82,10 @@ fn every_workload_agrees_at_tiny_size() {
     assert_eq!(report.bounds.len(), 3);
     assert!(report.bounds.iter().all(|b| b.ratio().is_finite()));
     assert_eq!(bench::bounds_table(&report.bounds).lines().count(), 5);
+    // ... natively too, where the native back end runs the kernels (vector add and the simple
+    // product at least).
+    let native_bounds = report.bounds.iter().filter(|b| b.native.is_some()).count();
+    assert!(native_bounds >= 2, "{native_bounds} native bounds rows");
     // The chart draws: a PNG with one bar per row that has a ratio.
     let bars = report.bars();
     assert!(bars.len() >= 14, "{} bars", bars.len());

@@ -2,19 +2,23 @@
 //! rayon's equivalents in the CPU column (`par_iter().sum()`, a two-pass chunked scan,
 //! `par_sort_unstable`). The library's kernels have no hand-written GLSL twin here; the
 //! bandwidth of sum and scan is compared with the vector-add row's in docs/performance.md.
+//! The native column runs the same calls over arrays on the native CPU accelerator.
 
-use super::{check, count, cpu_exclusive_scan, timed, BoxError, Cell, Ctx, Row, Work};
+use super::{
+    check, count, cpu_exclusive_scan, native_cell, timed, BoxError, Cell, Ctx, Native, Row, Work,
+};
 use amp::algorithms;
 use amp::prelude::*;
 use rayon::prelude::*;
 
-fn row(name: &str, size: String, work: Work, amp: f64, cpu: f64) -> Row {
+fn row(name: &str, size: String, work: Work, amp: f64, cpu: f64, native: &Native) -> Row {
     Row {
         name: name.into(),
         size,
         amp: timed(amp, work),
         glsl: Cell::None,
         cpu: timed(cpu, work),
+        native: native_cell(native, Some(work)),
     }
 }
 
@@ -23,14 +27,21 @@ pub fn algorithms_rows(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
     let size = |ty: &str| format!("{} {ty}", count(n));
 
     let ints: Vec<i32> = (0..n).map(|i| (i * 7 % 1000) as i32 - 500).collect();
-    let (got, want) = sum_row(ctx, &ints, "i32", |v| {
+    let (got, want, native) = sum_row(ctx, &ints, "i32", |v| {
         v.par_iter().copied().reduce(|| 0, i32::wrapping_add)
     })?;
     ctx.checks
         .push(check("algorithms::sum i32", &[got], &[got], &[want]));
+    if let Some(native) = native {
+        ctx.checks.push(super::check_native(
+            "algorithms::sum i32",
+            &[native],
+            &[want],
+        ));
+    }
 
     let floats: Vec<f32> = (0..n).map(|i| (i % 8) as f32).collect();
-    let (got, want) = sum_row(ctx, &floats, "f32", |v| v.par_iter().sum::<f32>())?;
+    let (got, want, native) = sum_row(ctx, &floats, "f32", |v| v.par_iter().sum::<f32>())?;
     // The total (about 3.5 n) is past f32's exact integers, and the two sums add in different
     // orders: they agree within rounding.
     let close = ((got - want) / want).abs() < 1e-6;
@@ -40,6 +51,14 @@ pub fn algorithms_rows(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         &[close],
         &[true],
     ));
+    if let Some(native) = native {
+        let close = ((native - want) / want).abs() < 1e-6;
+        ctx.checks.push(super::check_native(
+            "algorithms::sum f32 (relative 1e-6)",
+            &[close],
+            &[true],
+        ));
+    }
 
     let xs: Vec<u32> = (0..n).map(|i| (i * 7 % 5) as u32).collect();
     let input = Array::from_slice([n], &xs)?;
@@ -53,16 +72,30 @@ pub fn algorithms_rows(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         cpu_exclusive_scan(&xs, &mut cpu);
         Ok(())
     })?;
+    let native = ctx.native.clone();
+    let n_input = Array::from_slice_on(&native, [n], &xs)?;
+    let mut n_out = Array::<u32, 1>::new_on(&native, [n])?;
+    let t_native = ctx.time_native(|| {
+        algorithms::exclusive_scan(&n_input.view(), &mut n_out.view_mut())?;
+        Ok(())
+    })?;
     ctx.rows.push(row(
         "amp::algorithms::exclusive_scan",
         size("u32"),
         Work::Bytes(8.0 * n as f64),
         t_amp,
         t_cpu,
+        &t_native,
     ));
     let got = out.to_vec()?;
     ctx.checks
         .push(check("algorithms::exclusive_scan", &got, &got, &cpu));
+    ctx.check_native(
+        "algorithms::exclusive_scan",
+        &t_native,
+        || Ok(n_out.to_vec()?),
+        &cpu,
+    )?;
 
     // Sorts: each run sorts a fresh copy (a device-to-device copy, timed with it).
     let mut state = 0x2545_f491_4f6c_dd1du64;
@@ -108,27 +141,43 @@ fn sort_row<T: DeviceScalar>(
         cpu_sort(&mut cpu);
         Ok(())
     })?;
+    let native = ctx.native.clone();
+    let n_source = Array::from_slice_on(&native, [n], keys)?;
+    let mut n_work = Array::<T, 1>::new_on(&native, [n])?;
+    let t_native = ctx.time_native(|| {
+        amp::copy(&n_source, &mut n_work)?;
+        algorithms::sort(&mut n_work.view_mut())?;
+        Ok(())
+    })?;
     ctx.rows.push(row(
         "amp::algorithms::sort (radix, 8 passes)",
         format!("{} {ty}", count(n)),
         Work::Bytes(4.0 * n as f64),
         t_amp,
         t_cpu,
+        &t_native,
     ));
     let got: Vec<u32> = work.to_vec()?.iter().map(&bits).collect();
     let cpu: Vec<u32> = cpu.iter().map(&bits).collect();
     ctx.checks
         .push(check(&format!("algorithms::sort {ty}"), &got, &got, &cpu));
+    ctx.check_native(
+        &format!("algorithms::sort {ty}"),
+        &t_native,
+        || Ok(n_work.to_vec()?.iter().map(&bits).collect()),
+        &cpu,
+    )?;
     Ok(())
 }
 
-/// The row of `amp::algorithms::sum` over `data` beside `cpu_sum`; both results.
+/// The row of `amp::algorithms::sum` over `data` beside `cpu_sum`; the amp result, the CPU's
+/// and the native one (when the native accelerator ran it).
 fn sum_row<T: DeviceScalar>(
     ctx: &mut Ctx<'_>,
     data: &[T],
     ty: &str,
     cpu_sum: impl Fn(&[T]) -> T,
-) -> Result<(T, T), BoxError> {
+) -> Result<(T, T, Option<T>), BoxError> {
     let n = data.len();
     let array = Array::from_slice([n], data)?;
     let mut got = T::ZERO;
@@ -141,12 +190,19 @@ fn sum_row<T: DeviceScalar>(
         want = cpu_sum(data);
         Ok(())
     })?;
+    let n_array = Array::from_slice_on(&ctx.native, [n], data)?;
+    let mut n_got = T::ZERO;
+    let t_native = ctx.time_native(|| {
+        n_got = algorithms::sum(&n_array.view())?;
+        Ok(())
+    })?;
     ctx.rows.push(row(
         "amp::algorithms::sum",
         format!("{} {ty}", count(n)),
         Work::Bytes(4.0 * n as f64),
         t_amp,
         t_cpu,
+        &t_native,
     ));
-    Ok((got, want))
+    Ok((got, want, t_native.is_ok().then_some(n_got)))
 }

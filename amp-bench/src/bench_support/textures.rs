@@ -6,7 +6,10 @@
 //!   GLSL twin over `vec4` buffers;
 //! - plain Rust with rayon over the 8-bit pixels.
 
-use super::{check, compile_glsl, fold, push, raw, workload_row, BoxError, Ctx, Work, GLSL_1D};
+use super::{
+    check, compile_glsl, fold, native_unsupported, push, raw, workload_row, BoxError, Ctx, Native,
+    Work, GLSL_1D,
+};
 use amp::prelude::*;
 use amp::{KernelArg, RawBinding, RawKernel};
 use rayon::prelude::*;
@@ -230,11 +233,42 @@ pub fn texture_rows(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
             Ok(())
         },
     )?;
+    // Natively: textures on the native accelerator, where it has them.
+    let native = ctx.native.clone();
+    let n_w = Array::from_slice_on(&native, [TAPS], &wt)?;
+    let textures = || -> Result<[Texture<Unorm4, 2>; 3], amp::Error> {
+        Ok([
+            Texture::<Unorm4, 2>::from_slice_on(&native, extent, &texels)?,
+            Texture::<Unorm4, 2>::new_on(&native, extent)?,
+            Texture::<Unorm4, 2>::new_on(&native, extent)?,
+        ])
+    };
+    let mut n_out_tex = None;
+    let t_native: Native = match textures() {
+        Ok([n_src, n_mid, n_out]) => {
+            let t = ctx.time_native(|| {
+                let pass = |a: &Texture<Unorm4, 2>, b: &Texture<Unorm4, 2>, sx, sy| {
+                    let call = blur_texture(&a.view(), s, &n_w, &b.writeonly_view(), sx, sy);
+                    parallel_for_each_on(&native, extent, call)
+                };
+                pass(&n_src, &n_mid, step, 0.0)?;
+                pass(&n_mid, &n_out, 0.0, step)?;
+                Ok(())
+            })?;
+            n_out_tex = Some(n_out);
+            t
+        }
+        Err(e) => {
+            let e = BoxError::from(e);
+            Err(native_unsupported(&e).ok_or(e)?)
+        }
+    };
     ctx.rows.push(workload_row(
         "blur 9+9 taps, sampled TextureView<Unorm4, 2>",
         size.clone(),
         bytes,
         [t_amp, t_glsl, t_cpu],
+        &t_native,
     ));
     // Per texel: within `steps` 8-bit steps of the CPU's.
     let near = |t: Vec<Unorm4>, steps: u8| -> Vec<bool> {
@@ -253,6 +287,13 @@ pub fn texture_rows(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         &near(out_glsl.to_vec()?, 1),
         &all_true,
     ));
+    if let (Ok(_), Some(out)) = (&t_native, &n_out_tex) {
+        ctx.checks.push(super::check_native(
+            "blur, sampled texture (within one 8-bit step)",
+            &near(out.to_vec()?, 1),
+            &all_true,
+        ));
+    }
 
     // Over arrays of Unorm4 (f32 components).
     let a_src = Array::from_slice_on(&acc, [n, n], &texels)?;
@@ -298,11 +339,20 @@ pub fn texture_rows(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
             Ok(())
         },
     )?;
+    let n_src = Array::from_slice_on(&native, [n, n], &texels)?;
+    let mut n_mid = Array::<Unorm4, 2>::new_on(&native, [n, n])?;
+    let mut n_out = Array::<Unorm4, 2>::new_on(&native, [n, n])?;
+    let t_native = ctx.time_native(|| {
+        parallel_for_each_on(&native, extent, blur_array(&n_src, &n_w, &mut n_mid, 1, 0))?;
+        parallel_for_each_on(&native, extent, blur_array(&n_mid, &n_w, &mut n_out, 0, 1))?;
+        Ok(())
+    })?;
     ctx.rows.push(workload_row(
         "blur 9+9 taps, ArrayView<Unorm4, 2> (16 B/texel)",
         size,
         Work::Bytes(2.0 * 2.0 * 16.0 * (n * n) as f64),
         [t_amp, t_glsl, t_cpu],
+        &t_native,
     ));
     // Arrays keep f32 components: the CPU rounds each pass to 8 bits, so compare within two
     // 8-bit steps.
@@ -312,5 +362,12 @@ pub fn texture_rows(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         &near(a_glsl.to_vec()?, 2),
         &all_true,
     ));
+    if t_native.is_ok() {
+        ctx.checks.push(super::check_native(
+            "blur, arrays (within two 8-bit steps)",
+            &near(n_out.to_vec()?, 2),
+            &all_true,
+        ));
+    }
     Ok(())
 }
