@@ -265,3 +265,36 @@ fn without_a_vulkan_loader_the_default_is_native() -> Result<(), Error> {
     ));
     Ok(())
 }
+
+#[kernel(amp)]
+fn copy_at(idx: Index<1>, a: ArrayView<f32, 1>, out: ArrayViewMut<f32, 1>) {
+    out[idx] = a[idx];
+}
+
+#[test]
+fn a_view_smaller_than_the_domain_keeps_its_checks() -> Result<(), Error> {
+    // Views covering the domain run the variant without the checks of `a[idx]`; this one does
+    // not cover it, so the checked variant runs and reports the first index past `a`.
+    let cpu = Accelerator::cpu()?;
+    let a = vec![1.0f32, 2.0, 3.0, 4.0];
+    let mut out = vec![9.0f32; 8];
+    let err = {
+        let av = ArrayView::new([4], &a)?;
+        let mut ov = ArrayViewMut::new([8], &mut out)?;
+        parallel_for_each_on(&cpu, ov.extent(), copy_at(&av, &mut ov)).unwrap_err()
+    };
+    assert!(
+        matches!(&err, Error::IndexOutOfBounds { param, extent, .. } if param == "a" && *extent == vec![4]),
+        "{err:?}"
+    );
+    assert_eq!(out, [1.0, 2.0, 3.0, 4.0, 0.0, 0.0, 0.0, 0.0]);
+    // And covering views give the same values as on any device.
+    let mut out2 = vec![0.0f32; 4];
+    {
+        let av = ArrayView::new([4], &a)?;
+        let mut ov = ArrayViewMut::new([4], &mut out2)?;
+        parallel_for_each_on(&cpu, ov.extent(), copy_at(&av, &mut ov))?;
+    }
+    assert_eq!(out2, a);
+    Ok(())
+}

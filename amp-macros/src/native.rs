@@ -38,6 +38,13 @@ pub(crate) fn entry(
         Ok(t) => respan(t, &kernel.spans, None),
         Err(e) => return unsupported(format!("its native source did not parse ({e})")),
     };
+    let covering = match &kernel.covering {
+        Some(v) => match v.source.parse() {
+            Ok(t) => Some((respan(t, &v.spans, None), format_ident!("{}", v.fn_name))),
+            Err(e) => return unsupported(format!("its native source did not parse ({e})")),
+        },
+        None => None,
+    };
     let entry = format_ident!("__amp_native_{i}");
     let thread_fn = format_ident!("{THREAD_FN}");
     let mut lets = Vec::new();
@@ -69,20 +76,34 @@ pub(crate) fn entry(
         lets.push(quote!(let #name = #value;));
         args.push(quote!(#name));
     }
-    let run = if tiled {
-        quote!(l.for_each_tile(move |tile| unsafe { #thread_fn(tile, #(#args,)* oob) });)
-    } else {
-        quote!(l.for_each(move |idx| unsafe { #thread_fn(idx, #(#args,)* oob) });)
+    // The arguments are read in each branch: a variant's struct twins are its own types.
+    let run = |f: &syn::Ident| {
+        if tiled {
+            quote!({ #(#lets)* l.for_each_tile(move |tile| unsafe { #f(tile, #(#args,)* oob) }); })
+        } else {
+            quote!({ #(#lets)* l.for_each(move |idx| unsafe { #f(idx, #(#args,)* oob) }); })
+        }
+    };
+    // Where every view covers the domain, the variant without the checks that proves.
+    let (covering_item, run) = match &covering {
+        Some((item, f)) => {
+            let (fast, slow) = (run(f), run(&thread_fn));
+            (
+                item.clone(),
+                quote!(if l.all_buffers_cover() { #fast } else { #slow }),
+            )
+        }
+        None => (TokenStream2::new(), run(&thread_fn)),
     };
     let item = quote! {
         #[allow(unused_variables, unused_unsafe, clippy::all)]
         unsafe fn #entry(l: &::amp::__private::NativeLaunch<'_>) {
             #thread
+            #covering_item
             let oob = l.oob();
             // SAFETY: the runtime checked the arguments against the kernel's parameters.
             #[allow(unused_unsafe)]
             unsafe {
-                #(#lets)*
                 #run
             }
         }

@@ -107,6 +107,16 @@ impl NativeLaunch<'_> {
         }
     }
 
+    /// Whether every buffer argument covers the launch domain (`Buf::covers`): the entry then
+    /// runs the kernel's variant without the checks that proves unnecessary.
+    #[inline]
+    pub fn all_buffers_cover(&self) -> bool {
+        self.args.iter().all(|a| match a {
+            NativeArg::Buffer { covers, .. } => *covers,
+            _ => true,
+        })
+    }
+
     /// Word `i` of the outer constants' values (an `f64` is two words, low first).
     #[inline]
     pub fn spec(&self, i: usize) -> u32 {
@@ -122,11 +132,15 @@ impl NativeLaunch<'_> {
     /// Runs `thread` for every index of the domain, in parallel chunks of whole rows (the
     /// last dimension is each chunk's inner loop).
     #[inline]
-    pub fn for_each<const R: usize, F: Fn([u32; R]) + Sync>(&self, thread: F) {
+    pub fn for_each<const R: usize, F: Fn([u32; R]) + Sync + Copy>(&self, thread: F) {
         let d = &self.domain[..R];
         let inner = d[R - 1] as usize;
         let rows: usize = d[..R - 1].iter().map(|&n| n as usize).product();
         let run_rows = |lo: usize, hi: usize| {
+            // A copy on this task's stack: its captures (the buffers' pointers, extents and
+            // `covers` flags) are then provably untouched by the kernel's stores, so LLVM keeps
+            // them in registers and unswitches the bounds checks out of the loop.
+            let thread = thread;
             for row in lo..hi {
                 let mut idx = [0u32; R];
                 let mut rest = row;
@@ -144,6 +158,7 @@ impl NativeLaunch<'_> {
             // One row: chunks of it.
             let chunk = chunk_len(inner, self.threads);
             let run = |lo: usize, hi: usize| {
+                let thread = thread;
                 for i in lo as u32..hi as u32 {
                     let mut idx = [0u32; R];
                     idx[0] = i;
@@ -159,10 +174,11 @@ impl NativeLaunch<'_> {
 
     /// Runs `tile` for every tile of the domain, one pool task per tile.
     #[inline]
-    pub fn for_each_tile<const R: usize, F: Fn([u32; R]) + Sync>(&self, tile: F) {
+    pub fn for_each_tile<const R: usize, F: Fn([u32; R]) + Sync + Copy>(&self, tile: F) {
         let grid: [u32; R] = std::array::from_fn(|k| self.domain[k] / self.tile[k]);
         let count: usize = grid.iter().map(|&n| n as usize).product();
         let run = |lo: usize, hi: usize| {
+            let tile = tile;
             for t in lo..hi {
                 let mut idx = [0u32; R];
                 let mut rest = t;

@@ -14,7 +14,9 @@ use crate::{back, front, MAX_PUSH_CONSTANT_BYTES};
 mod native;
 mod report;
 
-pub use native::{compile_native, NativeError, NativeKernel, Unsupported, NATIVE_PRELUDE};
+pub use native::{
+    compile_native, CoveringVariant, NativeError, NativeKernel, Unsupported, NATIVE_PRELUDE,
+};
 
 /// One parameter of a compiled kernel, after the index.
 #[derive(Clone, Debug)]

@@ -38,6 +38,21 @@ pub struct NativeKernel {
     /// gives the code after a marker that statement's span, so debuggers show the kernel's
     /// lines.
     pub spans: Vec<crate::Span>,
+    /// The variant for launches whose every view covers the domain (`Buf::covers`), when some
+    /// bounds check depends on that: its checks of index components the range analysis bounds
+    /// by the domain are gone, so LLVM can vectorize an elementwise kernel's loop.
+    pub covering: Option<CoveringVariant>,
+}
+
+/// The variant of a native kernel for launches whose every view covers the domain.
+#[derive(Clone, Debug)]
+pub struct CoveringVariant {
+    /// Its function's name (`<fn_name>_covering`).
+    pub fn_name: String,
+    /// Its source (its own struct twins, then the function).
+    pub source: String,
+    /// Its statement markers' spans.
+    pub spans: Vec<crate::Span>,
 }
 
 /// Why a kernel has no native code: it is not a valid kernel, or it uses something the native
@@ -78,8 +93,21 @@ pub fn compile_native(
         source,
         structs,
         spans,
-    } = native::native(&kernel, options.bounds_checks(), rt, fn_name)
+        uses_covers,
+    } = native::native(&kernel, options.bounds_checks(), rt, fn_name, false)
         .map_err(NativeError::Unsupported)?;
+    let covering = if uses_covers {
+        let name = format!("{fn_name}_covering");
+        let v = native::native(&kernel, options.bounds_checks(), rt, &name, true)
+            .map_err(NativeError::Unsupported)?;
+        Some(CoveringVariant {
+            fn_name: name,
+            source: v.source,
+            spans: v.spans,
+        })
+    } else {
+        None
+    };
     Ok(NativeKernel {
         name: kernel.name.clone(),
         fn_name: fn_name.to_string(),
@@ -94,5 +122,6 @@ pub fn compile_native(
         structs,
         source,
         spans,
+        covering,
     })
 }

@@ -754,7 +754,10 @@ impl Emitter<'_> {
             }
             let compare = format!("bix[{d}] < p{p}.extent[{d}]");
             if same_rank && self.ranges.below_domain(i) == Some(dim) {
-                terms.push(format!("(p{p}.covers || {compare})"));
+                self.uses_covers = true;
+                if !self.assume_covers {
+                    terms.push(format!("(p{p}.covers || {compare})"));
+                }
             } else {
                 terms.push(compare);
             }

@@ -146,7 +146,17 @@ pub(crate) type Res<T> = Result<T, Unsupported>;
 ///
 /// Also returns the structs the source defines: (the kernel's name of each
 /// `#[derive(DeviceStruct)]` struct it uses, the name of its generated `#[repr(C)]` twin).
-pub fn native(kernel: &Kernel, checks: BoundsChecks, rt: &str, fn_name: &str) -> Res<NativeSource> {
+///
+/// With `assume_covers`, every view is taken to cover the launch domain: index components the
+/// range analysis bounds by the domain are not checked (the runtime calls this variant only
+/// when every buffer argument covers the domain; see [`NativeSource::uses_covers`]).
+pub fn native(
+    kernel: &Kernel,
+    checks: BoundsChecks,
+    rt: &str,
+    fn_name: &str,
+    assume_covers: bool,
+) -> Res<NativeSource> {
     let mut e = Emitter {
         k: kernel,
         checks,
@@ -160,6 +170,8 @@ pub fn native(kernel: &Kernel, checks: BoundsChecks, rt: &str, fn_name: &str) ->
         dyn_arrays: Default::default(),
         spans: Vec::new(),
         ranges: crate::range::Ranges::of(kernel),
+        assume_covers,
+        uses_covers: false,
     };
     let f = if kernel.tiled.is_some() {
         e.tiled_function(fn_name)?
@@ -185,6 +197,7 @@ pub fn native(kernel: &Kernel, checks: BoundsChecks, rt: &str, fn_name: &str) ->
         source: format!("{items}{f}"),
         structs: names,
         spans: e.spans,
+        uses_covers: e.uses_covers,
     })
 }
 
@@ -199,6 +212,9 @@ pub struct NativeSource {
     /// code of each statement, so a caller that turns the source into tokens can give that code
     /// the statement's span (debuggers then step through the kernel's own lines).
     pub spans: Vec<Span>,
+    /// Some bounds check depends on whether a view covers the launch domain (`Buf::covers`):
+    /// the variant made with `assume_covers` then runs without those checks.
+    pub uses_covers: bool,
 }
 
 /// Where a range loop runs (see [`Emitter::range_loop`]).
@@ -241,6 +257,10 @@ pub(crate) struct Emitter<'a> {
     /// What the range analysis proves about index values (as for the SPIR-V back end's
     /// bounds checks).
     ranges: crate::range::Ranges,
+    /// Every view covers the domain (see [`native`]).
+    assume_covers: bool,
+    /// A check on `covers` was emitted.
+    uses_covers: bool,
 }
 
 fn unsupported<T>(construct: impl Into<String>, span: Span) -> Res<T> {
