@@ -104,6 +104,7 @@
 mod expr;
 mod prelude;
 mod tile;
+mod tile_locals;
 
 pub use prelude::PRELUDE;
 

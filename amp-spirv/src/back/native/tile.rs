@@ -49,6 +49,13 @@ pub(crate) struct TileState {
     barriers: bool,
     /// Whether the region being emitted leaves the innermost tile-level loop through its flag.
     flag_set: bool,
+    /// Tile-uniform locals (`tile_locals`): tile-function locals assigned at tile level.
+    uniform: HashSet<LocalId>,
+    /// Rematerialized locals (`tile_locals`): defined again at the start of each work-item
+    /// loop and lead evaluation, by `remat_defs`.
+    remat: HashSet<LocalId>,
+    /// The definitions of the rematerialized locals.
+    remat_defs: String,
 }
 
 impl TileState {
@@ -71,7 +78,7 @@ impl TileState {
     }
 }
 
-fn has_barrier(e: &Expr) -> bool {
+pub(super) fn has_barrier(e: &Expr) -> bool {
     any_expr(e, |x| match x.kind {
         ExprKind::Barrier(_) => Probe::Hit,
         _ => Probe::Descend,
@@ -134,6 +141,10 @@ impl Emitter<'_> {
             .filter(|&id| k.locals[id].storage == Storage::TileStatic)
             .collect();
         fixed.extend(statics.iter().copied());
+        let uniform = super::tile_locals::tile_uniform(k);
+        let remat = super::tile_locals::rematerialized(k, &uniform);
+        fixed.extend(uniform.iter().copied());
+        fixed.extend(remat.iter().map(|(id, _)| *id));
         // `tile_static` arrays whose length is a named constant: flat vectors, allocated once
         // per tile call.
         for &id in &statics {
@@ -157,7 +168,10 @@ impl Emitter<'_> {
         self.tile = Some(TileState {
             frame: BTreeSet::new(),
             fixed,
-            tile_scalars: BTreeSet::new(),
+            tile_scalars: uniform.iter().copied().collect(),
+            uniform,
+            remat: remat.iter().map(|(id, _)| *id).collect(),
+            remat_defs: String::new(),
             uses: BTreeMap::new(),
             lead_ctx: HashSet::new(),
             ctx: None,
@@ -167,6 +181,13 @@ impl Emitter<'_> {
             barriers,
             flag_set: false,
         });
+        let mut defs = String::new();
+        for (id, init) in &remat {
+            let v = self.expr(init)?;
+            let t = self.ty(&k.locals[*id].ty, span)?;
+            let _ = write!(defs, "let mut {}: {t} = {v}; ", local(*id));
+        }
+        self.st().remat_defs = defs;
 
         // First run: which contexts name which locals.
         self.tile_block(&k.body)?;
@@ -293,6 +314,18 @@ impl Emitter<'_> {
         let mut out = String::from("{ ");
         let mut run: Vec<&Stmt> = Vec::new();
         for st in &b.stmts {
+            if let Stmt::Let(id, _) = st {
+                if self.st().remat.contains(id) {
+                    continue; // defined by every work-item loop
+                }
+            }
+            if super::tile_locals::assigns_uniform(st, &self.st().uniform) {
+                // Once per tile, between the work-item loops.
+                out.push_str(&self.region(&run, None)?);
+                run.clear();
+                out.push_str(&self.stmt(st)?);
+                continue;
+            }
             if stmt_has_barrier(st) {
                 out.push_str(&self.region(&run, None)?);
                 run.clear();
@@ -388,6 +421,7 @@ impl Emitter<'_> {
 
     /// The thread's `t.local` and `t.global` from its local index `i0, ..`.
     fn thread_prologue(&self) -> String {
+        let remat = &self.tile.as_ref().expect("a tiled kernel").remat_defs;
         let tiled = self.k.tiled.as_ref().expect("a tiled kernel");
         let rank = self.k.rank as usize;
         let l = (0..rank)
@@ -399,7 +433,7 @@ impl Emitter<'_> {
             .collect::<Vec<_>>()
             .join(", ");
         format!(
-            "let mut {}: [u32; {rank}] = [{l}]; let mut {}: [u32; {rank}] = [{g}]; ",
+            "let mut {}: [u32; {rank}] = [{l}]; let mut {}: [u32; {rank}] = [{g}]; {remat}",
             local(tiled.local),
             local(tiled.global)
         )
