@@ -140,6 +140,7 @@ impl NativeLaunch<'_> {
             // A copy on this task's stack: its captures (the buffers' pointers, extents and
             // `covers` flags) are then provably untouched by the kernel's stores, so LLVM keeps
             // them in registers and unswitches the bounds checks out of the loop.
+            #[allow(clippy::redundant_locals)] // the copy is the point (see above)
             let thread = thread;
             for row in lo..hi {
                 let mut idx = [0u32; R];
@@ -158,6 +159,7 @@ impl NativeLaunch<'_> {
             // One row: chunks of it.
             let chunk = chunk_len(inner, self.threads);
             let run = |lo: usize, hi: usize| {
+                #[allow(clippy::redundant_locals)] // a copy per task, as in `run_rows`
                 let thread = thread;
                 for i in lo as u32..hi as u32 {
                     let mut idx = [0u32; R];
@@ -178,6 +180,7 @@ impl NativeLaunch<'_> {
         let grid: [u32; R] = std::array::from_fn(|k| self.domain[k] / self.tile[k]);
         let count: usize = grid.iter().map(|&n| n as usize).product();
         let run = |lo: usize, hi: usize| {
+            #[allow(clippy::redundant_locals)] // a copy per task, as in `for_each`
             let tile = tile;
             for t in lo..hi {
                 let mut idx = [0u32; R];
