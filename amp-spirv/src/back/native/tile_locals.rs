@@ -259,25 +259,9 @@ fn collect_expr<'a>(
 
 /// [`collect_expr`] on the children of `e`, and on the statements of its blocks.
 fn walk_children<'a>(e: &'a Expr, sites: &mut Vec<Site<'a>>, excluded: &mut HashSet<LocalId>) {
+    // Nothing below a non-tile-level expression is at tile level.
     let block = |b: &'a Block, sites: &mut Vec<Site<'a>>, excluded: &mut HashSet<LocalId>| {
-        for st in &b.stmts {
-            match st {
-                Stmt::Let(id, init) => {
-                    sites.push(Site {
-                        local: *id,
-                        value: init.as_ref(),
-                        tile_level: false,
-                    });
-                    if let Some(x) = init {
-                        collect_expr(x, false, sites, excluded);
-                    }
-                }
-                Stmt::Expr(x) => collect_expr(x, false, sites, excluded),
-            }
-        }
-        if let Some(t) = &b.tail {
-            collect_expr(t, false, sites, excluded);
-        }
+        collect_block(b, false, sites, excluded)
     };
     match &e.kind {
         ExprKind::If(c, then, els) => {
