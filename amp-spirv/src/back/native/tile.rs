@@ -17,6 +17,7 @@
 //! The emitter runs twice over the body: the first run records which contexts (regions and
 //! lead evaluations) name each local, the second emits with the frame chosen from that.
 
+use super::tile_locals::has_barrier;
 use super::{local, unsupported, Emitter, LoopLabel, RangeFlavour, Res};
 use crate::diag::Span;
 use crate::ir::*;
@@ -76,13 +77,6 @@ impl TileState {
     fn has_frame(&self) -> bool {
         self.barriers && (self.done_flag || !self.frame.is_empty())
     }
-}
-
-pub(super) fn has_barrier(e: &Expr) -> bool {
-    any_expr(e, |x| match x.kind {
-        ExprKind::Barrier(_) => Probe::Hit,
-        _ => Probe::Descend,
-    })
 }
 
 fn stmt_has_barrier(s: &Stmt) -> bool {
@@ -285,10 +279,16 @@ impl Emitter<'_> {
                 let _ = write!(fields, "l{id}: {}, ", self.ty(&l.ty, span)?);
                 let _ = write!(init, "l{id}: {}, ", self.zero(&l.ty, span)?);
             }
+            // A batch's frames are few (`batch::LANES`): on the stack, no allocation.
+            let frames = if self.batch {
+                format!("[Frame {{ {init}}}; {}]", super::LANES)
+            } else {
+                format!("{rt}::frames(Frame {{ {init}}}, nt)")
+            };
             let _ = writeln!(
                 s,
                 "    #[derive(Clone, Copy)]\n    struct Frame {{ {fields}}}\n    \
-                 let mut frames = {rt}::frames(Frame {{ {init}}}, nt);\n    \
+                 let mut frames = {frames};\n    \
                  let fp: *mut Frame = frames.as_mut_ptr();"
             );
         }

@@ -15,6 +15,14 @@ use crate::ir::*;
 use crate::types::Ty;
 use std::collections::HashSet;
 
+/// Whether `e` contains a barrier (the statements that do are tile-level code).
+pub(super) fn has_barrier(e: &Expr) -> bool {
+    any_expr(e, |x| match x.kind {
+        ExprKind::Barrier(_) => Probe::Hit,
+        _ => Probe::Descend,
+    })
+}
+
 /// An assignment of a local: where it is and what it assigns.
 struct Site<'a> {
     local: LocalId,
@@ -101,7 +109,7 @@ pub(super) fn rematerialized(k: &Kernel, uniform: &HashSet<LocalId>) -> Vec<(Loc
 
 /// Whether `e` only combines values of locals `local_ok` accepts with literals, outer
 /// constants, scalar parameters and view extents, without side effects.
-fn uniform_expr(e: &Expr, local_ok: &dyn Fn(LocalId) -> bool) -> bool {
+pub(super) fn uniform_expr(e: &Expr, local_ok: &dyn Fn(LocalId) -> bool) -> bool {
     match &e.kind {
         ExprKind::Lit(_) | ExprKind::OuterConst(_) | ExprKind::ScalarParam(_) => true,
         ExprKind::BufferExtent(_) => true,
@@ -169,7 +177,7 @@ fn collect_stmt_expr<'a>(
     sites: &mut Vec<Site<'a>>,
     excluded: &mut HashSet<LocalId>,
 ) {
-    let tile_construct = tile && super::tile::has_barrier(e);
+    let tile_construct = tile && has_barrier(e);
     match &e.kind {
         ExprKind::Assign(Place::Local(id, idx), v) if idx.is_empty() => {
             sites.push(Site {
