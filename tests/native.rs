@@ -298,3 +298,77 @@ fn a_view_smaller_than_the_domain_keeps_its_checks() -> Result<(), Error> {
     assert_eq!(out2, a);
     Ok(())
 }
+
+#[kernel(amp)]
+fn matmul_rows(idx: Index<2>, a: ArrayView<f32, 2>, b: ArrayView<f32, 2>, c: ArrayViewMut<f32, 2>) {
+    let row = idx[0];
+    let col = idx[1];
+    let mut sum = 0.0;
+    for k in 0..a.extent()[1] {
+        sum += a[[row, k]] * b[[k, col]];
+    }
+    c[idx] = sum;
+}
+
+#[kernel(amp)]
+fn window_sum(idx: Index<1>, radius: u32, a: ArrayView<i32, 1>, out: ArrayViewMut<i32, 1>) {
+    let mut s = 0;
+    for k in 0..2 * radius + 1 {
+        s += a[[idx[0] + k as usize]];
+    }
+    out[idx] = s;
+}
+
+/// Kernels with a loop every thread runs the same way run in batches of neighbouring threads
+/// with the loop outside the work-item loop; a row's remainder runs thread by thread. Both
+/// give the thread-by-thread results, and a batch reports an out-of-bounds read like a thread.
+#[test]
+fn batched_kernels_match_plain_rust_on_every_shape() -> Result<(), Error> {
+    let cpu = Accelerator::cpu()?;
+    for (m, n, w) in [
+        (7usize, 45usize, 13usize),
+        (3, 20, 5),
+        (2, 64, 3),
+        (1, 1, 1),
+    ] {
+        let a: Vec<f32> = (0..m * w).map(|x| (x % 9) as f32 - 4.0).collect();
+        let b: Vec<f32> = (0..w * n).map(|x| (x % 5) as f32 * 0.5).collect();
+        let mut c = vec![f32::NAN; m * n];
+        {
+            let av = ArrayView::new([m, w], &a)?;
+            let bv = ArrayView::new([w, n], &b)?;
+            let mut cv = ArrayViewMut::new([m, n], &mut c)?;
+            parallel_for_each_on(&cpu, cv.extent(), matmul_rows(&av, &bv, &mut cv))?;
+            cv.synchronize()?;
+        }
+        for i in 0..m {
+            for j in 0..n {
+                let mut s = 0f32;
+                for k in 0..w {
+                    s += a[i * w + k] * b[k * n + j];
+                }
+                assert_eq!(c[i * n + j], s, "{m} x {n} x {w} at [{i}, {j}]");
+            }
+        }
+    }
+    // The window of the last threads reaches past the view: those reads give 0 and the
+    // launch reports the first one.
+    let a: Vec<i32> = (1..=100).collect();
+    let mut out = vec![0; 100];
+    let r = {
+        let av = ArrayView::new([100], &a)?;
+        let mut ov = ArrayViewMut::new([100], &mut out)?;
+        let r = parallel_for_each_on(&cpu, ov.extent(), window_sum(2, &av, &mut ov))
+            .and_then(|_| ov.synchronize());
+        r
+    };
+    match r {
+        Err(Error::IndexOutOfBounds { .. }) => {}
+        other => panic!("expected an out-of-bounds error, got {other:?}"),
+    }
+    for (i, &x) in out.iter().enumerate() {
+        let expect: i32 = (i..i + 5).filter(|&j| j < 100).map(|j| a[j]).sum();
+        assert_eq!(x, expect, "window at {i}");
+    }
+    Ok(())
+}

@@ -38,10 +38,21 @@ pub(crate) fn entry(
         Ok(t) => respan(t, &kernel.spans, None),
         Err(e) => return unsupported(format!("its native source did not parse ({e})")),
     };
-    let covering = match &kernel.covering {
-        Some(v) => match v.source.parse() {
-            Ok(t) => Some((respan(t, &v.spans, None), format_ident!("{}", v.fn_name))),
-            Err(e) => return unsupported(format!("its native source did not parse ({e})")),
+    let variant = |v: &amp_spirv::NativeVariant| match v.source.parse() {
+        Ok(t) => Ok((respan(t, &v.spans, None), format_ident!("{}", v.fn_name))),
+        Err(e) => Err(format!("its native source did not parse ({e})")),
+    };
+    let covering = match kernel.covering.as_ref().map(variant).transpose() {
+        Ok(c) => c,
+        Err(why) => return unsupported(why),
+    };
+    let batched = match &kernel.batched {
+        Some(b) => match (
+            variant(&b.plain),
+            b.covering.as_ref().map(variant).transpose(),
+        ) {
+            (Ok(plain), Ok(covering)) => Some((b.lanes, plain, covering)),
+            (Err(why), _) | (_, Err(why)) => return unsupported(why),
         },
         None => None,
     };
@@ -77,29 +88,56 @@ pub(crate) fn entry(
         args.push(quote!(#name));
     }
     // The arguments are read in each branch: a variant's struct twins are its own types.
-    let run = |f: &syn::Ident| {
-        if tiled {
+    let run = |f: &syn::Ident, batch: Option<&syn::Ident>| match (tiled, batch) {
+        (true, _) => {
             quote!({ #(#lets)* l.for_each_tile(move |tile| unsafe { #f(tile, #(#args,)* oob) }); })
-        } else {
+        }
+        (false, Some(b)) => {
+            let lanes = batched.as_ref().map_or(1, |(lanes, ..)| *lanes);
+            quote!({
+                #(#lets)*
+                l.for_each_batched(
+                    #lanes,
+                    move |tile| unsafe { #b(tile, #(#args,)* oob) },
+                    move |idx| unsafe { #f(idx, #(#args,)* oob) },
+                );
+            })
+        }
+        (false, None) => {
             quote!({ #(#lets)* l.for_each(move |idx| unsafe { #f(idx, #(#args,)* oob) }); })
         }
     };
-    // Where every view covers the domain, the variant without the checks that proves.
-    let (covering_item, run) = match &covering {
-        Some((item, f)) => {
-            let (fast, slow) = (run(f), run(&thread_fn));
-            (
-                item.clone(),
-                quote!(if l.all_buffers_cover() { #fast } else { #slow }),
-            )
+    let mut items = TokenStream2::new();
+    let slow_batch = batched.as_ref().map(|(_, (item, f), _)| {
+        items.extend(item.clone());
+        f
+    });
+    let fast_batch = match &batched {
+        Some((_, _, Some((item, f)))) => {
+            items.extend(item.clone());
+            Some(f)
         }
-        None => (TokenStream2::new(), run(&thread_fn)),
+        _ => slow_batch,
+    };
+    // Where every view covers the domain, the variants without the checks that proves.
+    let slow = run(&thread_fn, slow_batch);
+    let run = match &covering {
+        Some((item, f)) => {
+            items.extend(item.clone());
+            let fast = run(f, fast_batch);
+            quote!(if l.all_buffers_cover() { #fast } else { #slow })
+        }
+        None if fast_batch != slow_batch => {
+            let fast = run(&thread_fn, fast_batch);
+            quote!(if l.all_buffers_cover() { #fast } else { #slow })
+        }
+        None => slow,
     };
     let item = quote! {
         #[allow(unused_variables, unused_unsafe, clippy::all)]
         unsafe fn #entry(l: &::amp::__private::NativeLaunch<'_>) {
             #thread
-            #covering_item
+            #items
             let oob = l.oob();
             // SAFETY: the runtime checked the arguments against the kernel's parameters.
             #[allow(unused_unsafe)]

@@ -926,3 +926,149 @@ fn precise_math_helpers_frexp_ldexp_nextafter() {
     );
     assert_eq!(lines[3], "[4, -132, 0, 1, 0]");
 }
+
+/// Runs `kernel` (a simple kernel with a 2-D domain `m x n`, parameters given by `args`)
+/// thread by thread and batch by batch (its batched function for each row's full batches, the
+/// thread function for the rest), printing the `out` buffer of each run on its own line.
+fn thread_and_batched(kernel: &str, setup: &str, args: &str) -> (String, String) {
+    let func: syn::ItemFn = syn::parse_str(kernel).expect("a function");
+    let name = func.sig.ident.to_string();
+    let native = compile_native(&func, &Options::default(), "crate::rt", &name)
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    let batched = native.batched.as_ref().expect("the kernel is batched");
+    let items = format!("{}{}", native.source, batched.plain.source);
+    let (lanes, batch) = (batched.lanes, &batched.plain.fn_name);
+    let main = format!(
+        r#"
+        let oob = rt::OobReport::new();
+        for by_batch in [false, true] {{
+            {setup}
+            let lanes = {lanes}u32;
+            for i in 0..m {{
+                let full = if by_batch {{ n / lanes }} else {{ 0 }};
+                for b in 0..full {{ unsafe {{ {batch}([i, b], {args}, &oob) }} }}
+                for j in full * lanes..n {{ unsafe {{ {name}([i, j], {args}, &oob) }} }}
+            }}
+            println!("{{:?}}", out);
+        }}
+        "#
+    );
+    let out = run_source(&items, &main);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    (lines[0].to_string(), lines[1].to_string())
+}
+
+#[test]
+fn batched_matmul_matches_thread_by_thread() {
+    let k = r#"fn mm(idx: Index<2>, a: ArrayView<f32, 2>, b: ArrayView<f32, 2>, c: ArrayViewMut<f32, 2>) {
+        let row = idx[0];
+        let col = idx[1];
+        let mut sum = 0.0;
+        for k in 0..a.extent()[1] {
+            sum += a[[row, k]] * b[[k, col]];
+        }
+        c[idx] = sum;
+    }"#;
+    // 5 x 37: two full batches and a remainder of 5 per row.
+    let setup = r#"
+        let (m, n, w) = (5u32, 37u32, 7u32);
+        let mut a: Vec<f32> = (0..m * w).map(|x| (x % 11) as f32 - 3.5).collect();
+        let mut b: Vec<f32> = (0..w * n).map(|x| (x % 7) as f32 * 0.25).collect();
+        let mut out = vec![f32::NAN; (m * n) as usize];
+        let (pa, pb, po) = (buf(&mut a, [m, w]), buf(&mut b, [w, n]), buf(&mut out, [m, n]));
+    "#;
+    let (thread, batched) = thread_and_batched(k, setup, "pa, pb, po");
+    assert_eq!(thread, batched);
+    let mut expect = vec![0f32; 5 * 37];
+    for i in 0..5 {
+        for j in 0..37 {
+            let mut s = 0f32;
+            for k in 0..7 {
+                let a = ((i * 7 + k) % 11) as f32 - 3.5;
+                let b = ((k * 37 + j) % 7) as f32 * 0.25;
+                s += a * b;
+            }
+            expect[i * 37 + j] = s;
+        }
+    }
+    // The same products summed in the same order as one thread: equal bit for bit.
+    assert_eq!(thread, format!("{expect:?}"));
+}
+
+#[test]
+fn batched_loops_with_returns_nested_ranges_and_uniform_locals() {
+    // A thread that returns early (inside and before the hoisted loops), a triangular inner
+    // loop over the outer loop's variable, a uniform `let`, a `break` in a nested `while`
+    // (which stays inside its work-item loop), and a loop with a `continue` (not hoisted).
+    let k = r#"fn flow(idx: Index<2>, out: ArrayViewMut<i32, 2>, n: i32) {
+        let i = idx[0] as i32;
+        let j = idx[1] as i32;
+        if j == 3 { return; }
+        let mut acc = i * 1000;
+        let top = n + 2;
+        for k in 0..top {
+            if j == 5 && k == 2 { out[idx] = -7; return; }
+            for q in 0..k {
+                acc += q * j;
+            }
+            let mut w = 0;
+            while w < 100 {
+                w += 1;
+                if w > j { break; }
+                acc += 1;
+            }
+        }
+        for k in 0..4 {
+            if k == 1 { continue; }
+            acc -= k;
+        }
+        out[idx] = acc;
+    }"#;
+    let setup = r#"
+        let (m, n) = (3u32, 35u32);
+        let mut out = vec![123456i32; (m * n) as usize];
+        let po = buf(&mut out, [m, n]);
+    "#;
+    let (thread, batched) = thread_and_batched(k, setup, "po, 4");
+    assert_eq!(thread, batched);
+    let mut expect = vec![123456i32; 3 * 35];
+    for i in 0..3i32 {
+        for j in 0..35i32 {
+            let at = (i * 35 + j) as usize;
+            if j == 3 {
+                continue;
+            }
+            if j == 5 {
+                expect[at] = -7;
+                continue;
+            }
+            let mut acc = i * 1000;
+            for k in 0..6 {
+                for q in 0..k {
+                    acc += q * j;
+                }
+                acc += j.min(100);
+            }
+            acc -= 5;
+            expect[at] = acc;
+        }
+    }
+    assert_eq!(thread, format!("{expect:?}"));
+}
+
+#[test]
+fn kernels_without_uniform_loops_are_not_batched() {
+    for k in [
+        // No loop.
+        r#"fn add(idx: Index<1>, a: ArrayView<f32, 1>, c: ArrayViewMut<f32, 1>) { c[idx] = a[idx] + 1.0; }"#,
+        // The range depends on the thread.
+        r#"fn tri(idx: Index<1>, c: ArrayViewMut<u32, 1>) { let mut s = 0; for k in 0..idx[0] { s += k; } c[idx] = s as u32; }"#,
+        // A `break` leaves the loop in some threads only.
+        r#"fn brk(idx: Index<1>, c: ArrayViewMut<u32, 1>) { let mut s = 0; for k in 0..10 { if k == idx[0] { break; } s += k; } c[idx] = s as u32; }"#,
+    ] {
+        let func: syn::ItemFn = syn::parse_str(k).expect("a function");
+        let native = compile_native(&func, &Options::default(), "crate::rt", "f").unwrap();
+        assert!(native.batched.is_none(), "{k}");
+    }
+}

@@ -174,6 +174,57 @@ impl NativeLaunch<'_> {
         }
     }
 
+    /// Runs a simple kernel's batch function `batch` for every run of `lanes` neighbouring
+    /// threads of each row (called with `[i0, .., j / lanes]`; see amp-spirv's
+    /// `native_batched`) and `thread` for the rest of each row, in parallel chunks of rows
+    /// (of one row's batches for a 1-D domain).
+    #[inline]
+    pub fn for_each_batched<const R: usize, B, F>(&self, lanes: u32, batch: B, thread: F)
+    where
+        B: Fn([u32; R]) + Sync + Copy,
+        F: Fn([u32; R]) + Sync + Copy,
+    {
+        let d = &self.domain[..R];
+        let inner = d[R - 1];
+        let (full, lanes) = (inner / lanes.max(1), lanes.max(1));
+        let rows: usize = d[..R - 1].iter().map(|&n| n as usize).product();
+        // Batches `lo..hi` of row `row`, then (when they reach its end) the row's remainder.
+        let run = |row: usize, lo: u32, hi: u32| {
+            #[allow(clippy::redundant_locals)] // a copy per task, as in `for_each`
+            let (batch, thread) = (batch, thread);
+            let mut idx = [0u32; R];
+            let mut rest = row;
+            for k in (0..R - 1).rev() {
+                idx[k] = (rest % d[k] as usize) as u32;
+                rest /= d[k] as usize;
+            }
+            for b in lo..hi {
+                idx[R - 1] = b;
+                batch(idx);
+            }
+            if hi == full {
+                for j in full * lanes..inner {
+                    idx[R - 1] = j;
+                    thread(idx);
+                }
+            }
+        };
+        if R == 1 {
+            let chunk = chunk_len(inner as usize, self.threads).div_ceil(lanes as usize);
+            self.split(full as usize, chunk.max(1), &|lo, hi| {
+                run(0, lo as u32, hi as u32)
+            });
+        } else {
+            let per_chunk =
+                chunk_len(rows * inner as usize, self.threads).div_ceil((inner as usize).max(1));
+            self.split(rows, per_chunk.max(1), &|lo, hi| {
+                for row in lo..hi {
+                    run(row, 0, full);
+                }
+            });
+        }
+    }
+
     /// Runs `tile` for every tile of the domain, one pool task per tile.
     #[inline]
     pub fn for_each_tile<const R: usize, F: Fn([u32; R]) + Sync + Copy>(&self, tile: F) {

@@ -15,7 +15,8 @@ mod native;
 mod report;
 
 pub use native::{
-    compile_native, CoveringVariant, NativeError, NativeKernel, Unsupported, NATIVE_PRELUDE,
+    compile_native, BatchedVariant, NativeError, NativeKernel, NativeVariant, Unsupported,
+    NATIVE_PRELUDE,
 };
 
 /// One parameter of a compiled kernel, after the index.

@@ -41,18 +41,36 @@ pub struct NativeKernel {
     /// The variant for launches whose every view covers the domain (`Buf::covers`), when some
     /// bounds check depends on that: its checks of index components the range analysis bounds
     /// by the domain are gone, so LLVM can vectorize an elementwise kernel's loop.
-    pub covering: Option<CoveringVariant>,
+    pub covering: Option<NativeVariant>,
+    /// For a simple kernel with loops every thread runs the same way: the functions that run
+    /// a batch of [`BatchedVariant::lanes`] threads at once with those loops hoisted out of
+    /// the work-item loops (`back::native::native_batched`).
+    pub batched: Option<BatchedVariant>,
 }
 
-/// The variant of a native kernel for launches whose every view covers the domain.
+/// Another function of a native kernel: the variant for launches whose every view covers the
+/// domain, or a batched one.
 #[derive(Clone, Debug)]
-pub struct CoveringVariant {
-    /// Its function's name (`<fn_name>_covering`).
+pub struct NativeVariant {
+    /// Its function's name (`<fn_name>_covering`, `<fn_name>_batch`, ..).
     pub fn_name: String,
     /// Its source (its own struct twins, then the function).
     pub source: String,
     /// Its statement markers' spans.
     pub spans: Vec<crate::Span>,
+}
+
+/// The batched functions of a simple kernel: each runs threads `[t0, .., tn * lanes + l]` for
+/// `l` in `0..lanes` when called with `[t0, .., tn]` (the tile ABI with tile shape
+/// `[1, .., 1, lanes]`); every one of them must be in the domain.
+#[derive(Clone, Debug)]
+pub struct BatchedVariant {
+    /// Threads per call, along the domain's last dimension.
+    pub lanes: u32,
+    /// The batch function (`<fn_name>_batch`).
+    pub plain: NativeVariant,
+    /// Its variant for launches whose every view covers the domain (`<fn_name>_batch_covering`).
+    pub covering: Option<NativeVariant>,
 }
 
 /// Why a kernel has no native code: it is not a valid kernel, or it uses something the native
@@ -96,17 +114,35 @@ pub fn compile_native(
         uses_covers,
     } = native::native(&kernel, options.bounds_checks(), rt, fn_name, false)
         .map_err(NativeError::Unsupported)?;
+    let checks = options.bounds_checks();
+    let variant = |fn_name: String, v: native::NativeSource| NativeVariant {
+        fn_name,
+        source: v.source,
+        spans: v.spans,
+    };
     let covering = if uses_covers {
         let name = format!("{fn_name}_covering");
-        let v = native::native(&kernel, options.bounds_checks(), rt, &name, true)
-            .map_err(NativeError::Unsupported)?;
-        Some(CoveringVariant {
-            fn_name: name,
-            source: v.source,
-            spans: v.spans,
-        })
+        let v =
+            native::native(&kernel, checks, rt, &name, true).map_err(NativeError::Unsupported)?;
+        Some(variant(name, v))
     } else {
         None
+    };
+    let batched = |name: String, covers: bool| {
+        native::native_batched(&kernel, checks, rt, &name, covers)
+            .map_err(NativeError::Unsupported)
+            .map(|v| v.map(|v| (v.uses_covers, variant(name, v))))
+    };
+    let batched = match batched(format!("{fn_name}_batch"), false)? {
+        Some((uses_covers, plain)) => Some(BatchedVariant {
+            lanes: native::LANES,
+            plain,
+            covering: match uses_covers {
+                true => batched(format!("{fn_name}_batch_covering"), true)?.map(|(_, v)| v),
+                false => None,
+            },
+        }),
+        None => None,
     };
     Ok(NativeKernel {
         name: kernel.name.clone(),
@@ -123,5 +159,6 @@ pub fn compile_native(
         source,
         spans,
         covering,
+        batched,
     })
 }

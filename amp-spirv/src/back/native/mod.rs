@@ -101,11 +101,13 @@
 //! The helpers the code calls live in [`PRELUDE`], emitted once per crate and named through a
 //! path the caller chooses (`rt`).
 
+mod batch;
 mod expr;
 mod prelude;
 mod tile;
 mod tile_locals;
 
+pub use batch::LANES;
 pub use prelude::PRELUDE;
 
 use super::BoundsChecks;
@@ -158,6 +160,41 @@ pub fn native(
     fn_name: &str,
     assume_covers: bool,
 ) -> Res<NativeSource> {
+    emit(kernel, kernel, checks, rt, fn_name, assume_covers)
+}
+
+/// Rust source for one *batch* of a simple kernel: [`LANES`] neighbouring threads along the
+/// last dimension, with the loops every thread runs the same way hoisted out of the work-item
+/// loops (see `batch.rs`). `None` when the kernel has no such loop (batching would gain
+/// nothing), or is tiled.
+///
+/// The function has the tile ABI of a tiled kernel whose tile shape is `[1, .., 1, LANES]`:
+/// its first argument `[t0, .., tn]` runs threads `[t0, .., tn * LANES + l]` for `l` in
+/// `0..LANES`, all of which must be inside the domain (the caller runs a row's remainder with
+/// the thread function).
+pub fn native_batched(
+    kernel: &Kernel,
+    checks: BoundsChecks,
+    rt: &str,
+    fn_name: &str,
+    assume_covers: bool,
+) -> Res<Option<NativeSource>> {
+    match batch::batched_kernel(kernel) {
+        Some(b) => emit(&b, kernel, checks, rt, fn_name, assume_covers).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// [`native`] of `kernel`, with the range facts of `original` (the kernel a batched kernel
+/// was made from: the same locals and index).
+fn emit(
+    kernel: &Kernel,
+    original: &Kernel,
+    checks: BoundsChecks,
+    rt: &str,
+    fn_name: &str,
+    assume_covers: bool,
+) -> Res<NativeSource> {
     let mut e = Emitter {
         k: kernel,
         checks,
@@ -170,9 +207,10 @@ pub fn native(
         structs: RefCell::new(Vec::new()),
         dyn_arrays: Default::default(),
         spans: Vec::new(),
-        ranges: crate::range::Ranges::of(kernel),
+        ranges: crate::range::Ranges::of(original),
         assume_covers,
         uses_covers: false,
+        batch: original.tiled.is_none() && kernel.tiled.is_some(),
     };
     let f = if kernel.tiled.is_some() {
         e.tiled_function(fn_name)?
@@ -262,6 +300,8 @@ pub(crate) struct Emitter<'a> {
     assume_covers: bool,
     /// A check on `covers` was emitted.
     uses_covers: bool,
+    /// The kernel is a batch of a simple kernel (`batch.rs`): its few frames live on the stack.
+    batch: bool,
 }
 
 fn unsupported<T>(construct: impl Into<String>, span: Span) -> Res<T> {

@@ -1,0 +1,173 @@
+//! Simple kernels batched: a run of [`LANES`] neighbouring threads as one call, with the loops
+//! every thread runs the same way hoisted out of the work-item loops.
+//!
+//! One thread per call makes a loop like a matrix product's `for k in 0..n` the inner loop of
+//! every thread: one dependent chain of additions, and a column of `b` read with a stride,
+//! where LLVM vectorizes nothing. When a loop's range is the same in every thread (built from
+//! literals, constants, scalar parameters, view extents and locals of that kind), the threads
+//! of a batch may run it together: the loop runs once per batch and its body is a work-item
+//! loop over the batch's threads, which read neighbouring elements and keep independent sums.
+//!
+//! That is exactly what the tile back end does with a loop that contains a barrier, so a
+//! batch is a *tile* `[1, .., 1, LANES]` of a tiled kernel made from the simple one: the
+//! hoisted loops get a barrier at the end of their bodies (a boundary between work-item loops;
+//! it emits no code), and `tile.rs` does the rest (frames for locals that live across the
+//! loops, `return` through each thread's `done` flag). Reordering the threads of a simple
+//! kernel this way changes nothing: they are unordered, and they share no `tile_static`
+//! memory.
+//!
+//! A loop is hoisted only where it runs in the same control flow for every thread: a statement
+//! of the kernel body, or of a hoisted loop's body; its range is uniform; no `break` or
+//! `continue` leaves it (a thread could then leave it alone). Kernels that assign their index
+//! are not batched.
+
+use super::tile_locals::uniform_expr;
+use crate::diag::Span;
+use crate::ir::*;
+use crate::types::{Scalar, Ty};
+use std::collections::HashSet;
+
+/// Threads per batch, along the domain's last dimension.
+pub const LANES: u32 = 32;
+
+/// The tiled kernel whose tile `[t0, .., tn]` runs threads `[t0, .., tn * LANES + 0..LANES]`
+/// of `k`, or `None` when `k` has no loop to hoist (or may not be batched).
+pub(super) fn batched_kernel(k: &Kernel) -> Option<Kernel> {
+    if k.tiled.is_some() || assigns_local(&k.body, k.index_local) {
+        return None;
+    }
+    let mut b = k.clone();
+    let mut uniform = HashSet::new();
+    let hoisted = hoist_block(&mut b.body, &k.locals, &mut uniform);
+    if hoisted == 0 {
+        return None;
+    }
+    let rank = k.rank as usize;
+    let index_ty = Ty::Array(
+        Box::new(Ty::Scalar(Scalar::Usize)),
+        crate::types::Len::Lit(k.rank),
+    );
+    let mut field = |name: &str| {
+        b.locals.push(Local {
+            name: name.to_string(),
+            ty: index_ty.clone(),
+            mutable: false,
+            storage: Storage::Function,
+        });
+        b.locals.len() - 1
+    };
+    let (local, tile, tile_origin, tile_extent) = (
+        field("#lane"),
+        field("#batch"),
+        field("#batch_origin"),
+        field("#batch_extent"),
+    );
+    let mut dims = vec![TileDim::Lit(1); rank - 1];
+    dims.push(TileDim::Lit(LANES));
+    b.tiled = Some(Tiled {
+        dims,
+        global: k.index_local,
+        local,
+        tile,
+        tile_origin,
+        tile_extent,
+    });
+    Some(b)
+}
+
+/// Hoists the loops of `b` (see the module docs), each with a barrier at the end of its body;
+/// `uniform` holds the locals known to be the same in every thread. Returns how many.
+fn hoist_block(b: &mut Block, locals: &[Local], uniform: &mut HashSet<LocalId>) -> usize {
+    let mut hoisted = 0;
+    for st in &mut b.stmts {
+        match st {
+            Stmt::Let(id, Some(init))
+                if !locals[*id].mutable
+                    && matches!(locals[*id].ty, Ty::Scalar(_))
+                    && uniform_expr(init, &|l| uniform.contains(&l)) =>
+            {
+                uniform.insert(*id);
+            }
+            Stmt::Expr(e) => {
+                let span = e.span;
+                if let ExprKind::For(r) = &mut e.kind {
+                    if hoistable(r, locals, uniform) {
+                        uniform.insert(r.var);
+                        hoisted += 1 + hoist_block(&mut r.body, locals, uniform);
+                        // The end of each iteration is a boundary between work-item loops.
+                        if let Some(tail) = r.body.tail.take() {
+                            r.body.stmts.push(Stmt::Expr(*tail));
+                        }
+                        r.body.stmts.push(Stmt::Expr(boundary(span)));
+                    }
+                }
+            }
+            Stmt::Let(..) => {}
+        }
+    }
+    hoisted
+}
+
+/// Whether every thread runs range loop `r` the same way.
+fn hoistable(r: &RangeLoop, locals: &[Local], uniform: &HashSet<LocalId>) -> bool {
+    let same = |e: &Expr| uniform_expr(e, &|l| uniform.contains(&l));
+    !locals[r.var].mutable
+        && matches!(locals[r.counter].ty, Ty::Scalar(_))
+        && same(&r.start)
+        && same(&r.end)
+        && r.step.as_deref().is_none_or(same)
+        && !block_leaves_loop(&r.body)
+}
+
+/// A barrier with no code of its own: the boundary between two work-item loops.
+fn boundary(span: Span) -> Expr {
+    Expr {
+        kind: ExprKind::Barrier(Fence::All),
+        ty: Ty::Unit,
+        span,
+    }
+}
+
+/// Whether a `break` or `continue` in `b` leaves the loop whose body `b` is.
+fn block_leaves_loop(b: &Block) -> bool {
+    b.stmts.iter().any(|s| match s {
+        Stmt::Let(_, Some(e)) | Stmt::Expr(e) => leaves_loop(e),
+        Stmt::Let(_, None) => false,
+    }) || b.tail.as_deref().is_some_and(leaves_loop)
+}
+
+/// Whether `e` has a `break` or `continue` outside the loops inside it.
+fn leaves_loop(e: &Expr) -> bool {
+    any_expr(e, |x| match &x.kind {
+        ExprKind::Break | ExprKind::Continue => Probe::Hit,
+        // A nested loop's body belongs to that loop; its condition and range do not.
+        ExprKind::While(c, _) if leaves_loop(c) => Probe::Hit,
+        ExprKind::For(r)
+            if leaves_loop(&r.start)
+                || leaves_loop(&r.end)
+                || r.step.as_deref().is_some_and(leaves_loop) =>
+        {
+            Probe::Hit
+        }
+        ExprKind::While(..) | ExprKind::Loop(_) | ExprKind::For(_) => Probe::Prune,
+        _ => Probe::Descend,
+    })
+}
+
+/// Whether anything in `b` assigns local `id` (or a part of it).
+fn assigns_local(b: &Block, id: LocalId) -> bool {
+    let target = |p: &Place| matches!(p, Place::Local(l, _) if *l == id);
+    let hit = |e: &Expr| {
+        any_expr(e, |x| match &x.kind {
+            ExprKind::Assign(p, _) | ExprKind::CompoundAssign(_, p, _) if target(p) => Probe::Hit,
+            ExprKind::Atomic(a) if target(&a.target) || a.expected.as_ref().is_some_and(target) => {
+                Probe::Hit
+            }
+            _ => Probe::Descend,
+        })
+    };
+    b.stmts.iter().any(|s| match s {
+        Stmt::Let(_, Some(e)) | Stmt::Expr(e) => hit(e),
+        Stmt::Let(_, None) => false,
+    }) || b.tail.as_deref().is_some_and(hit)
+}
