@@ -116,7 +116,10 @@ pub fn inputs_of(rng: &mut Rng, program: &Program) -> Vec<Vec<Vec<u64>>> {
 /// The host program of a round: the functions (without `#[amp::device]`, which is not Rust
 /// outside this crate) and a `main` that reads the inputs and writes one `[flag, u64 bits]`
 /// per row, flag 0 where the function panicked.
-fn program_source(program: &Program, natives: &[Result<String, String>]) -> String {
+fn program_source(
+    program: &Program,
+    natives: &[Result<crate::native::NativeFns, String>],
+) -> String {
     let mut s = String::from(
         "#![allow(warnings)]\n\
          #![allow(arithmetic_overflow, unconditional_panic, overflowing_literals)]\n\
@@ -130,7 +133,7 @@ fn program_source(program: &Program, natives: &[Result<String, String>]) -> Stri
     s.push_str(&program.source().replace("#[amp::device]\n", ""));
     s.push_str(&crate::native::prelude());
     for n in natives.iter().flatten() {
-        s.push_str(n);
+        s.push_str(&n.source);
     }
     s.push_str(
         "\nfn main() {\n\
@@ -160,7 +163,7 @@ fn program_source(program: &Program, natives: &[Result<String, String>]) -> Stri
             t.name,
             args.join(", "),
         );
-        native_call(&mut s, t, native.is_ok());
+        native_call(&mut s, t, native.as_ref().ok());
         let _ = writeln!(s, "    at += {};", t.params.len() * ROWS);
     }
     s.push_str("    std::fs::write(&args[2], out).unwrap();\n");
@@ -168,13 +171,13 @@ fn program_source(program: &Program, natives: &[Result<String, String>]) -> Stri
     s
 }
 
-/// `main`'s code that runs `t`'s native kernel (when `generated`) over the rows: a status byte
-/// (1 ran, 0 panicked, 2 not generated, 3 reported an out-of-bounds access), then one `u64` of
-/// bits per row.
-fn native_call(s: &mut String, t: &crate::gen::TestFn, generated: bool) {
+/// `main`'s code that runs `t`'s native kernel (when generated) over the rows, batch by batch
+/// for a batched one: a status byte (1 ran, 0 panicked, 2 not generated, 3 reported an
+/// out-of-bounds access), then one `u64` of bits per row.
+fn native_call(s: &mut String, t: &crate::gen::TestFn, native: Option<&crate::native::NativeFns>) {
     s.push_str("    {\n        let mut status = 2u8;\n");
     let _ = writeln!(s, "        let mut vals = vec![0u64; {ROWS}];");
-    if generated {
+    if let Some(native) = native {
         s.push_str("        let res = std::panic::catch_unwind(|| {\n");
         let mut bufs = Vec::new();
         for (i, p) in t.params.iter().enumerate() {
@@ -192,12 +195,27 @@ fn native_call(s: &mut String, t: &crate::gen::TestFn, generated: bool) {
             ty = t.ret.name()
         );
         bufs.push("native_buf(&mut o)".into());
+        let args = (0..bufs.len())
+            .map(|k| format!("bufs.{k}, "))
+            .collect::<String>();
         let _ = writeln!(
             s,
-            "            let oob = amp_native::OobReport::new();\n            let bufs = ({},);\n            for r in 0..{ROWS} {{ unsafe {{ {}([r as u32], {}&oob) }} }}\n            (oob.read()[0], o.into_iter().map(Bits::to_u64).collect::<Vec<u64>>())\n        }});",
-            bufs.join(", "),
+            "            let oob = amp_native::OobReport::new();\n            let bufs = ({},);",
+            bufs.join(", ")
+        );
+        let mut first = 0;
+        if let Some((batch, lanes)) = &native.batch {
+            first = ROWS / *lanes as usize * *lanes as usize;
+            let _ = writeln!(
+                s,
+                "            for b in 0..{} {{ unsafe {{ {batch}([b as u32], {args}&oob) }} }}",
+                first / *lanes as usize
+            );
+        }
+        let _ = writeln!(
+            s,
+            "            for r in {first}..{ROWS} {{ unsafe {{ {}([r as u32], {args}&oob) }} }}\n            (oob.read()[0], o.into_iter().map(Bits::to_u64).collect::<Vec<u64>>())\n        }});",
             crate::native::fn_name(t),
-            (0..bufs.len()).map(|k| format!("bufs.{k}, ")).collect::<String>()
         );
         s.push_str(
             "        match res { Ok((flag, v)) => { status = if flag == 0 { 1 } else { 3 }; vals = v; } Err(_) => status = 0 }\n",

@@ -2,6 +2,11 @@
 //! kernel (the device's, `device::kernel_source`) translated by `amp_spirv::compile_native` to
 //! the Rust source of one thread, compiled into the round's host program beside the oracle and
 //! run over the same inputs; its results are compared with the oracle's as the device's are.
+//!
+//! Every other test function's native kernel calls it inside a loop every thread runs the same
+//! way (`for _b in 0..1`), so the back end makes it a batched kernel (`NativeKernel::batched`):
+//! it runs in batches of neighbouring rows, its call inside a work-item loop, and the rows
+//! that do not fill a batch one at a time.
 
 use crate::gen::{Program, TestFn};
 use amp_spirv::{DeviceFnSource, Options};
@@ -14,9 +19,42 @@ pub fn fn_name(t: &TestFn) -> String {
     format!("native_{}", t.name)
 }
 
-/// The native source of every test function's kernel, or why there is none (the compiler's
+/// A test function's native code.
+pub struct NativeFns {
+    /// The functions' source.
+    pub source: String,
+    /// For a batched kernel: its batch function and how many rows one call runs.
+    pub batch: Option<(String, u32)>,
+}
+
+/// Whether `t`'s native kernel is the batched form (every other test function).
+fn batched(t: &TestFn) -> bool {
+    t.name.bytes().map(u32::from).sum::<u32>() % 2 == 0
+}
+
+/// `t`'s kernel with the call inside a loop all threads run the same way.
+fn batched_kernel_source(t: &TestFn) -> String {
+    let mut params: Vec<String> = t
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| format!("p{i}: ArrayView<{}, 1>", p.name()))
+        .collect();
+    params.push(format!("out: ArrayViewMut<{}, 1>", t.ret.name()));
+    let args: Vec<String> = (0..t.params.len()).map(|i| format!("p{i}[idx]")).collect();
+    let ty = t.ret.name();
+    let zero = if ty.starts_with('f') { "0.0" } else { "0" };
+    format!(
+        "fn k_{name}(idx: Index<1>, {}) {{ let mut r: {ty} = {zero}; for _b in 0..1u32 {{ r = {name}({}); }} out[idx] = r; }}",
+        params.join(", "),
+        args.join(", "),
+        name = t.name
+    )
+}
+
+/// The native code of every test function's kernel, or why there is none (the compiler's
 /// refusal, which the tester reports as a failure).
-pub fn kernels(program: &Program) -> Vec<Result<String, String>> {
+pub fn kernels(program: &Program) -> Vec<Result<NativeFns, String>> {
     let parse = |s: &str| syn::parse_str::<syn::ItemFn>(s).map_err(|e| format!("syn: {e}\n{s}"));
     program
         .tests
@@ -31,10 +69,25 @@ pub fn kernels(program: &Program) -> Vec<Result<String, String>> {
                 device_fns,
                 ..Options::default()
             };
-            let kernel = parse(&crate::device::kernel_source(t, false))?;
-            amp_spirv::compile_native(&kernel, &options, RT, &fn_name(t))
-                .map(|k| k.source)
-                .map_err(|e| format!("the native back end refused the kernel: {e}"))
+            let batched = batched(t);
+            let source = match batched {
+                true => batched_kernel_source(t),
+                false => crate::device::kernel_source(t, false),
+            };
+            let kernel = parse(&source)?;
+            let k = amp_spirv::compile_native(&kernel, &options, RT, &fn_name(t))
+                .map_err(|e| format!("the native back end refused the kernel: {e}"))?;
+            match (&k.batched, batched) {
+                (Some(b), true) => Ok(NativeFns {
+                    source: format!("{}{}", k.source, b.plain.source),
+                    batch: Some((b.plain.fn_name.clone(), b.lanes)),
+                }),
+                (None, true) => Err(format!("the kernel was not batched:\n{source}")),
+                _ => Ok(NativeFns {
+                    source: k.source,
+                    batch: None,
+                }),
+            }
         })
         .collect()
 }

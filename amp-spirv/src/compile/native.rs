@@ -128,22 +128,25 @@ pub fn compile_native(
     } else {
         None
     };
+    // A batch the back end cannot emit is no reason to lose the thread function: such a
+    // kernel runs one thread at a time.
     let batched = |name: String, covers: bool| {
         native::native_batched(&kernel, checks, rt, &name, covers)
-            .map_err(NativeError::Unsupported)
-            .map(|v| v.map(|v| (v.uses_covers, variant(name, v))))
+            .ok()
+            .flatten()
+            .map(|v| (v.uses_covers, variant(name, v)))
     };
-    let batched = match batched(format!("{fn_name}_batch"), false)? {
-        Some((uses_covers, plain)) => Some(BatchedVariant {
+    let batched = batched(format!("{fn_name}_batch"), false).and_then(|(uses_covers, plain)| {
+        let covering = match uses_covers {
+            true => Some(batched(format!("{fn_name}_batch_covering"), true)?.1),
+            false => None,
+        };
+        Some(BatchedVariant {
             lanes: native::LANES,
             plain,
-            covering: match uses_covers {
-                true => batched(format!("{fn_name}_batch_covering"), true)?.map(|(_, v)| v),
-                false => None,
-            },
-        }),
-        None => None,
-    };
+            covering,
+        })
+    });
     Ok(NativeKernel {
         name: kernel.name.clone(),
         fn_name: fn_name.to_string(),

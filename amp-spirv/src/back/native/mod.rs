@@ -91,6 +91,13 @@
 //!   vector allocated once per call (its lengths must be at least 1), indexed row-major with
 //!   each index clamped as local arrays are; it is read and written element by element only.
 //!
+//! # Batches of a simple kernel
+//!
+//! A simple kernel with a loop every thread runs the same way also gets a *batch* function
+//! ([`native_batched`], `batch.rs`): the tile ABI above for the tiled kernel whose tiles are
+//! [`LANES`] neighbouring threads of the last dimension, with those loops run at tile level.
+//! The executor calls it for each row's full batches and the thread function for the rest.
+//!
 //! # Not supported yet
 //!
 //! Textures and samplers; thread-private arrays whose length is a named constant (and a
