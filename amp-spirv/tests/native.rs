@@ -1072,3 +1072,60 @@ fn kernels_without_uniform_loops_are_not_batched() {
         assert!(native.batched.is_none(), "{k}");
     }
 }
+
+#[test]
+fn tiled_kernels_run_uniform_loops_at_tile_level() {
+    // A tiled kernel's loop with a tile-uniform range and no barrier runs once per tile with a
+    // work-item loop inside (`batch::hoisted_tiled`): a thread that returns inside it stops,
+    // the others go on; a loop inside a barrier loop is hoisted too.
+    let returns = r#"fn tl(t: TiledIndex<2, 8>, out: ArrayViewMut<i32, 2>, n: i32) {
+        let c = t.local[1];
+        let mut acc = (t.global[0] * 100) as i32;
+        for k in 0..n {
+            if t.local[0] == 1 && c == 7 && k == 2 { out[t.global] = -1; return; }
+            acc += k * c as i32;
+        }
+        out[t.global] = acc;
+    }"#;
+    let barriers = r#"fn tb(t: TiledIndex<2, 8>, out: ArrayViewMut<i32, 2>) {
+        #[tile_static]
+        let mut s: [i32; 8];
+        let (r, c) = (t.local[0], t.local[1]);
+        let mut acc = 0;
+        for round in 0..2 {
+            if r == 0 { s[c] = round + c as i32; }
+            t.barrier.wait();
+            for q in 0..8 {
+                acc += s[q] * (r as i32 + 1);
+            }
+            t.barrier.wait();
+        }
+        out[t.global] = acc;
+    }"#;
+    let main = r#"
+        let oob = rt::OobReport::new();
+        let mut out = vec![0i32; 4 * 16];
+        let po = buf(&mut out, [4, 16]);
+        for t0 in 0..2 { for t1 in 0..2 { unsafe { tl([t0, t1], po, 5, &oob) } } }
+        println!("{:?}", out);
+        for t0 in 0..2 { for t1 in 0..2 { unsafe { tb([t0, t1], po, &oob) } } }
+        println!("{:?}", out);
+    "#;
+    let out = run(&[plain(returns), plain(barriers)], main);
+    let lines: Vec<&str> = out.lines().collect();
+    let (mut first, mut second) = (vec![0i32; 64], vec![0i32; 64]);
+    for g0 in 0..4i32 {
+        for g1 in 0..16i32 {
+            let (r, c) = (g0 % 2, g1 % 8);
+            let at = (g0 * 16 + g1) as usize;
+            first[at] = match r == 1 && c == 7 {
+                true => -1,
+                false => g0 * 100 + (0..5).map(|k| k * c).sum::<i32>(),
+            };
+            second[at] = (0..2)
+                .map(|round| (0..8).map(|q| (round + q) * (r + 1)).sum::<i32>())
+                .sum();
+        }
+    }
+    assert_eq!(lines, [format!("{first:?}"), format!("{second:?}")]);
+}

@@ -21,7 +21,7 @@
 //! `continue` leaves it (a thread could then leave it alone). Kernels that assign their index
 //! are not batched.
 
-use super::tile_locals::uniform_expr;
+use super::tile_locals::{has_barrier, uniform_expr};
 use crate::diag::Span;
 use crate::ir::*;
 use crate::types::{Scalar, Ty};
@@ -75,8 +75,26 @@ pub(super) fn batched_kernel(k: &Kernel) -> Option<Kernel> {
     Some(b)
 }
 
+/// `k` (a tiled kernel) with its loops that every thread of a tile runs the same way (and that
+/// contain no barrier) run at tile level like the loops of a batch: `None` when there is none.
+/// A tiled matrix product's `for k in 0..TS { sum += la[row][k] * lb[k][col]; }` then runs
+/// once per tile with a work-item loop inside, over neighbouring elements of `lb`.
+pub(super) fn hoisted_tiled(k: &Kernel) -> Option<Kernel> {
+    let tiled = k.tiled.as_ref()?;
+    let mut b = k.clone();
+    let mut uniform: HashSet<LocalId> = [tiled.tile, tiled.tile_origin, tiled.tile_extent]
+        .into_iter()
+        .collect();
+    if uniform.iter().any(|&id| assigns_local(&k.body, id)) {
+        return None;
+    }
+    let hoisted = hoist_block(&mut b.body, &k.locals, &mut uniform);
+    (hoisted > 0).then_some(b)
+}
+
 /// Hoists the loops of `b` (see the module docs), each with a barrier at the end of its body;
-/// `uniform` holds the locals known to be the same in every thread. Returns how many.
+/// `uniform` holds the locals known to be the same in every thread. Returns how many (loops
+/// that already contain a barrier run at tile level anyway: they are walked, not counted).
 fn hoist_block(b: &mut Block, locals: &[Local], uniform: &mut HashSet<LocalId>) -> usize {
     let mut hoisted = 0;
     for st in &mut b.stmts {
@@ -88,17 +106,36 @@ fn hoist_block(b: &mut Block, locals: &[Local], uniform: &mut HashSet<LocalId>) 
             {
                 uniform.insert(*id);
             }
+            // Constructs with a barrier run at tile level already: their loops may be hoisted.
+            Stmt::Expr(e) if !matches!(e.kind, ExprKind::For(_)) && has_barrier(e) => {
+                match &mut e.kind {
+                    ExprKind::While(_, body) | ExprKind::Loop(body) | ExprKind::Block(body) => {
+                        hoisted += hoist_block(body, locals, &mut uniform.clone());
+                    }
+                    ExprKind::If(_, then, els) => {
+                        hoisted += hoist_block(then, locals, &mut uniform.clone());
+                        if let Some(ExprKind::Block(b)) = els.as_deref_mut().map(|x| &mut x.kind) {
+                            hoisted += hoist_block(b, locals, &mut uniform.clone());
+                        }
+                    }
+                    _ => {}
+                }
+            }
             Stmt::Expr(e) => {
                 let span = e.span;
                 if let ExprKind::For(r) = &mut e.kind {
                     if hoistable(r, locals, uniform) {
                         uniform.insert(r.var);
-                        hoisted += 1 + hoist_block(&mut r.body, locals, uniform);
-                        // The end of each iteration is a boundary between work-item loops.
-                        if let Some(tail) = r.body.tail.take() {
-                            r.body.stmts.push(Stmt::Expr(*tail));
+                        let barrier = block_has_barrier(&r.body);
+                        hoisted +=
+                            usize::from(!barrier) + hoist_block(&mut r.body, locals, uniform);
+                        if !barrier {
+                            // The end of each iteration is a boundary between work-item loops.
+                            if let Some(tail) = r.body.tail.take() {
+                                r.body.stmts.push(Stmt::Expr(*tail));
+                            }
+                            r.body.stmts.push(Stmt::Expr(boundary(span)));
                         }
-                        r.body.stmts.push(Stmt::Expr(boundary(span)));
                     }
                 }
             }
@@ -126,6 +163,14 @@ fn boundary(span: Span) -> Expr {
         ty: Ty::Unit,
         span,
     }
+}
+
+/// Whether `b` contains a barrier.
+fn block_has_barrier(b: &Block) -> bool {
+    b.stmts.iter().any(|s| match s {
+        Stmt::Let(_, Some(e)) | Stmt::Expr(e) => has_barrier(e),
+        Stmt::Let(_, None) => false,
+    }) || b.tail.as_deref().is_some_and(has_barrier)
 }
 
 /// Whether a `break` or `continue` in `b` leaves the loop whose body `b` is.

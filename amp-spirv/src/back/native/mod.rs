@@ -167,7 +167,10 @@ pub fn native(
     fn_name: &str,
     assume_covers: bool,
 ) -> Res<NativeSource> {
-    emit(kernel, kernel, checks, rt, fn_name, assume_covers)
+    match batch::hoisted_tiled(kernel) {
+        Some(h) => emit(&h, kernel, checks, rt, fn_name, assume_covers),
+        None => emit(kernel, kernel, checks, rt, fn_name, assume_covers),
+    }
 }
 
 /// Rust source for one *batch* of a simple kernel: [`LANES`] neighbouring threads along the
