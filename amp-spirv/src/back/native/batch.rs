@@ -1,5 +1,6 @@
 //! Simple kernels batched: a run of [`LANES`] neighbouring threads as one call, with the loops
-//! every thread runs the same way hoisted out of the work-item loops.
+//! every thread runs the same way hoisted out of the work-item loops; and the same hoisting
+//! in tiled kernels ([`hoisted_tiled`]).
 //!
 //! One thread per call makes a loop like a matrix product's `for k in 0..n` the inner loop of
 //! every thread: one dependent chain of additions, and a column of `b` read with a stride,

@@ -97,6 +97,8 @@
 //! ([`native_batched`], `batch.rs`): the tile ABI above for the tiled kernel whose tiles are
 //! [`LANES`] neighbouring threads of the last dimension, with those loops run at tile level.
 //! The executor calls it for each row's full batches and the thread function for the rest.
+//! A tiled kernel's loops that every thread of a tile runs the same way are run at tile level
+//! in the same way (`batch::hoisted_tiled`), with no change to the tile ABI.
 //!
 //! # Not supported yet
 //!
