@@ -7,9 +7,9 @@ use amp::{Accelerator, ArrayView, ArrayViewMut};
 use amp_spirv::{CompiledKernel, DeviceFnSource, Options};
 use std::process::Command;
 
-/// The kernel that runs `t` once per input: `out[idx] = t(p0[idx], ..)`.
-/// With `opaque`, the function takes the ones of `opaque.rs` too, as kernel arguments.
-pub fn kernel_source(t: &TestFn, opaque: bool) -> String {
+/// The parameters of `t`'s kernel (`p0: ArrayView<T, 1>, .., out: ArrayViewMut<R, 1>`) and
+/// the arguments of its call (`p0[idx], ..`).
+pub fn kernel_params(t: &TestFn) -> (Vec<String>, Vec<String>) {
     let mut params: Vec<String> = t
         .params
         .iter()
@@ -17,7 +17,14 @@ pub fn kernel_source(t: &TestFn, opaque: bool) -> String {
         .map(|(i, p)| format!("p{i}: ArrayView<{}, 1>", p.name()))
         .collect();
     params.push(format!("out: ArrayViewMut<{}, 1>", t.ret.name()));
-    let mut args: Vec<String> = (0..t.params.len()).map(|i| format!("p{i}[idx]")).collect();
+    let args = (0..t.params.len()).map(|i| format!("p{i}[idx]")).collect();
+    (params, args)
+}
+
+/// The kernel that runs `t` once per input: `out[idx] = t(p0[idx], ..)`.
+/// With `opaque`, the function takes the ones of `opaque.rs` too, as kernel arguments.
+pub fn kernel_source(t: &TestFn, opaque: bool) -> String {
+    let (mut params, mut args) = kernel_params(t);
     if opaque {
         params.push(crate::opaque::PARAMS.to_string());
         args.extend(["o_f32", "o_f64", "o_i32", "o_u32"].map(String::from));

@@ -34,14 +34,7 @@ fn batched(t: &TestFn) -> bool {
 
 /// `t`'s kernel with the call inside a loop all threads run the same way.
 fn batched_kernel_source(t: &TestFn) -> String {
-    let mut params: Vec<String> = t
-        .params
-        .iter()
-        .enumerate()
-        .map(|(i, p)| format!("p{i}: ArrayView<{}, 1>", p.name()))
-        .collect();
-    params.push(format!("out: ArrayViewMut<{}, 1>", t.ret.name()));
-    let args: Vec<String> = (0..t.params.len()).map(|i| format!("p{i}[idx]")).collect();
+    let (params, args) = crate::device::kernel_params(t);
     let ty = t.ret.name();
     let zero = if ty.starts_with('f') { "0.0" } else { "0" };
     format!(
