@@ -107,14 +107,13 @@ pub fn compile_native(
     fn_name: &str,
 ) -> Result<NativeKernel, NativeError> {
     let (kernel, ..) = super::checked(func, options).map_err(NativeError::Invalid)?;
+    let checks = options.bounds_checks();
     let native::NativeSource {
         source,
         structs,
         spans,
         uses_covers,
-    } = native::native(&kernel, options.bounds_checks(), rt, fn_name, false)
-        .map_err(NativeError::Unsupported)?;
-    let checks = options.bounds_checks();
+    } = native::native(&kernel, checks, rt, fn_name, false).map_err(NativeError::Unsupported)?;
     let variant = |fn_name: String, v: native::NativeSource| NativeVariant {
         fn_name,
         source: v.source,

@@ -22,7 +22,7 @@
 //! `continue` leaves it (a thread could then leave it alone). Kernels that assign their index
 //! are not batched.
 
-use super::tile_locals::{has_barrier, uniform_expr};
+use super::tile_locals::{block_has, has_barrier, uniform_expr};
 use crate::diag::Span;
 use crate::ir::*;
 use crate::types::{Scalar, Ty};
@@ -127,7 +127,7 @@ fn hoist_block(b: &mut Block, locals: &[Local], uniform: &mut HashSet<LocalId>) 
                 if let ExprKind::For(r) = &mut e.kind {
                     if hoistable(r, locals, uniform) {
                         uniform.insert(r.var);
-                        let barrier = block_has_barrier(&r.body);
+                        let barrier = block_has(&r.body, has_barrier);
                         hoisted +=
                             usize::from(!barrier) + hoist_block(&mut r.body, locals, uniform);
                         if !barrier {
@@ -154,7 +154,7 @@ fn hoistable(r: &RangeLoop, locals: &[Local], uniform: &HashSet<LocalId>) -> boo
         && same(&r.start)
         && same(&r.end)
         && r.step.as_deref().is_none_or(same)
-        && !block_leaves_loop(&r.body)
+        && !block_has(&r.body, leaves_loop)
 }
 
 /// A barrier with no code of its own: the boundary between two work-item loops.
@@ -164,22 +164,6 @@ fn boundary(span: Span) -> Expr {
         ty: Ty::Unit,
         span,
     }
-}
-
-/// Whether `b` contains a barrier.
-fn block_has_barrier(b: &Block) -> bool {
-    b.stmts.iter().any(|s| match s {
-        Stmt::Let(_, Some(e)) | Stmt::Expr(e) => has_barrier(e),
-        Stmt::Let(_, None) => false,
-    }) || b.tail.as_deref().is_some_and(has_barrier)
-}
-
-/// Whether a `break` or `continue` in `b` leaves the loop whose body `b` is.
-fn block_leaves_loop(b: &Block) -> bool {
-    b.stmts.iter().any(|s| match s {
-        Stmt::Let(_, Some(e)) | Stmt::Expr(e) => leaves_loop(e),
-        Stmt::Let(_, None) => false,
-    }) || b.tail.as_deref().is_some_and(leaves_loop)
 }
 
 /// Whether `e` has a `break` or `continue` outside the loops inside it.
@@ -212,8 +196,5 @@ fn assigns_local(b: &Block, id: LocalId) -> bool {
             _ => Probe::Descend,
         })
     };
-    b.stmts.iter().any(|s| match s {
-        Stmt::Let(_, Some(e)) | Stmt::Expr(e) => hit(e),
-        Stmt::Let(_, None) => false,
-    }) || b.tail.as_deref().is_some_and(hit)
+    block_has(b, hit)
 }

@@ -17,7 +17,7 @@
 //! The emitter runs twice over the body: the first run records which contexts (regions and
 //! lead evaluations) name each local, the second emits with the frame chosen from that.
 
-use super::tile_locals::has_barrier;
+use super::tile_locals::{block_has, has_barrier};
 use super::{local, unsupported, Emitter, LoopLabel, RangeFlavour, Res};
 use crate::diag::Span;
 use crate::ir::*;
@@ -84,13 +84,6 @@ fn stmt_has_barrier(s: &Stmt) -> bool {
         Stmt::Let(_, Some(e)) | Stmt::Expr(e) => has_barrier(e),
         Stmt::Let(_, None) => false,
     }
-}
-
-fn block_has(b: &Block, test: fn(&Expr) -> bool) -> bool {
-    b.stmts.iter().any(|s| match s {
-        Stmt::Let(_, Some(e)) | Stmt::Expr(e) => test(e),
-        Stmt::Let(_, None) => false,
-    }) || b.tail.as_deref().is_some_and(test)
 }
 
 fn has_return(e: &Expr) -> bool {
