@@ -26,3 +26,16 @@ cargo clippy --workspace --all-targets --all-features -- -D warnings
 AMP_DEVICE=vulkan AMP_VALIDATION=1 cargo test --workspace --all-features "$@"
 # The run-time suites again on the native CPU accelerator: the same kernels, compiled to Rust.
 AMP_DEVICE=cpu cargo test -p amp --all-features --test device --test native --test accelerator "$@"
+
+# The GPU kit (docs/gpu-kit.md), proven to run where Rust is not installed: the quick kit, built
+# from the test build above, runs on this machine's Vulkan device with every folder that holds
+# cargo or rustc taken off the PATH; every suite must pass and both reports must be written.
+scripts/gpu-kit.sh --quick
+no_rust_path=$(printf '%s' "$PATH" | tr ':' '\n' |
+    while read -r dir; do
+        [ -n "$dir" ] && [ ! -e "$dir/cargo" ] && [ ! -e "$dir/rustc" ] && printf '%s:' "$dir"
+    done)
+kit_out=target/gpu-kit-report
+rm -rf "$kit_out"
+env -u AMP_DEVICE PATH="${no_rust_path%:}" .gpu-kit/run.sh "$kit_out"
+test -s "$kit_out/report.md" && test -s "$kit_out/results.json"

@@ -74,6 +74,12 @@ fn vadd_checked(idx: Index<1>, a: &Array<f32, 1>, b: &Array<f32, 1>, c: &mut Arr
     c[idx] = a[idx] + b[idx];
 }
 
+/// `out = a`: the copy kernel whose bandwidth is the yardstick of the memory-bound rows.
+#[kernel(amp, unchecked)]
+fn vcopy(idx: Index<1>, a: &Array<f32, 1>, out: &mut Array<f32, 1>) {
+    out[idx] = a[idx];
+}
+
 #[kernel(amp, unchecked)]
 fn saxpy(idx: Index<1>, alpha: f32, x: &Array<f32, 1>, y: &Array<f32, 1>, z: &mut Array<f32, 1>) {
     z[idx] = alpha * x[idx] + y[idx];
@@ -384,6 +390,17 @@ void main() {
 }
 ";
 
+const G_COPY: &str = "
+layout(std430, binding = 0) readonly buffer A { float a[]; };
+layout(std430, binding = 1) writeonly buffer C { float c[]; };
+layout(push_constant) uniform P { uint n; } pc;
+void main() {
+    uint i = gid();
+    if (i >= pc.n) return;
+    c[i] = a[i];
+}
+";
+
 const G_SAXPY: &str = "
 layout(std430, binding = 0) readonly buffer X { float x[]; };
 layout(std430, binding = 1) readonly buffer Y { float y[]; };
@@ -631,6 +648,16 @@ pub struct Config {
     pub tiny: bool,
     /// Also the 1024 x 1024 matrix products.
     pub full: bool,
+    /// The GPU profile (`--gpu`): sizes that mean something on a discrete GPU (256M-element
+    /// vectors, 4096 x 4096 products, 8192 x 8192 transposes), fewer repetitions of rows that
+    /// take over a second, and the copy-kernel yardstick and GPU targets in the report.
+    pub gpu: bool,
+    /// Whether the native column runs (off in the GPU profile unless `--native`: at GPU sizes
+    /// it would take most of the run).
+    pub native: bool,
+    /// The largest buffer a kernel can bind on the Vulkan device (`maxStorageBufferRange`),
+    /// set by [`run`]: the GPU profile's sizes shrink to fit it.
+    pub max_buffer_bytes: u64,
     /// Most timed runs per row (after one warm-up run).
     pub reps: usize,
     /// Only the sections whose names contain this (`--only launch`); all when `None`.
@@ -646,6 +673,9 @@ impl Config {
         Config {
             tiny: true,
             full: false,
+            gpu: false,
+            native: true,
+            max_buffer_bytes: u64::MAX,
             reps: 1,
             only: None,
             count: None,
@@ -661,6 +691,8 @@ impl Config {
     fn n(&self) -> usize {
         if self.tiny {
             1 << 16
+        } else if self.gpu {
+            self.fit(1 << 28)
         } else if self.count.is_some() {
             1 << 20
         } else {
@@ -672,6 +704,7 @@ impl Config {
         match (self.tiny, self.full) {
             (true, _) => vec![64],
             _ if self.count.is_some() => vec![128],
+            _ if self.gpu => vec![self.fit_side(4096)],
             (false, false) => vec![512],
             (false, true) => vec![512, 1024],
         }
@@ -680,6 +713,8 @@ impl Config {
     fn transpose_side(&self) -> usize {
         if self.tiny {
             128
+        } else if self.gpu {
+            self.fit_side(8192)
         } else if self.count.is_some() {
             1024
         } else {
@@ -687,9 +722,29 @@ impl Config {
         }
     }
 
+    /// `elements` 4-byte elements, halved until one buffer of them fits the device.
+    fn fit(&self, elements: usize) -> usize {
+        let mut n = elements;
+        while n > 1 && (n as u64) * 4 > self.max_buffer_bytes {
+            n /= 2;
+        }
+        n
+    }
+
+    /// The side of a square of 4-byte elements, halved until the square fits the device.
+    pub fn fit_side(&self, side: usize) -> usize {
+        let mut s = side;
+        while s > 1 && (s as u64) * (s as u64) * 4 > self.max_buffer_bytes {
+            s /= 2;
+        }
+        s
+    }
+
     fn transfer_bytes(&self) -> usize {
         if self.tiny {
             1 << 20
+        } else if self.gpu {
+            self.fit(64 << 20) * 4
         } else {
             64 << 20
         }
@@ -785,6 +840,8 @@ pub struct Report {
     pub bounds: Vec<BoundsCost>,
     /// Variants of workloads that explain the native column's results.
     pub diagnostics: Vec<Diagnostic>,
+    /// Sections that failed with an error (`section: error`); the run goes on without them.
+    pub failures: Vec<String>,
 }
 
 impl Report {
@@ -904,6 +961,93 @@ fn needs_10x(name: &str) -> bool {
 /// The first-launch row's limit in seconds.
 fn first_launch_limit(name: &str) -> Option<f64> {
     name.starts_with("first launch").then_some(1e-3)
+}
+
+impl Cell {
+    /// The number of this cell's rate when it is given in `unit` (`GB/s`, `GFLOP/s`).
+    fn rate_in(&self, unit: &str) -> Option<f64> {
+        match self {
+            Cell::Time {
+                rate: Some(rate), ..
+            } => rate.strip_suffix(unit)?.trim().parse().ok(),
+            _ => None,
+        }
+    }
+}
+
+impl Report {
+    /// The first row whose name starts with `prefix`.
+    fn row(&self, prefix: &str) -> Option<&Row> {
+        self.rows.iter().find(|r| r.name.starts_with(prefix))
+    }
+
+    /// The GPU targets, judged from this run's rows: the memory-bound rows against the
+    /// device's own copy-kernel bandwidth (the better of the amp and GLSL copy rows), the
+    /// tiled product against the simple one, sort throughput, the launch chain against the
+    /// hand-recorded floor. On a CPU driver they are informative only.
+    pub fn gpu_targets(&self) -> Vec<Target> {
+        let mut out = Vec::new();
+        let copy = self.row(COPY_ROW).and_then(|r| {
+            let best = r
+                .amp
+                .rate_in("GB/s")
+                .into_iter()
+                .chain(r.glsl.rate_in("GB/s"));
+            best.reduce(f64::max)
+        });
+        let of_copy = |r: &Row| Some(r.amp.rate_in("GB/s")? / copy?);
+        for (prefix, limit) in [
+            ("vector add", 0.8),
+            (PLACED_ROW, 0.8),
+            (COPY_ROW, 0.8),
+            ("amp::algorithms::sum", 0.6),
+            ("amp::algorithms::exclusive_scan", 0.6),
+        ] {
+            if let Some(r) = self.row(prefix) {
+                out.push(Target::new(
+                    r,
+                    "amp GB/s / copy-kernel GB/s",
+                    ">=",
+                    limit,
+                    of_copy(r),
+                ));
+            }
+        }
+        if let (Some(simple), Some(tiled)) = (self.row("matmul, simple"), self.row("matmul, tiled"))
+        {
+            out.push(Target::new(
+                tiled,
+                "simple time / tiled time (amp)",
+                ">=",
+                2.0,
+                simple.amp.secs().zip(tiled.amp.secs()).map(|(s, t)| s / t),
+            ));
+        }
+        for r in self
+            .rows
+            .iter()
+            .filter(|r| r.name.starts_with("amp::algorithms::sort"))
+        {
+            // 4 bytes per 32-bit key: G keys/s = GB/s / 4.
+            out.push(Target::new(
+                r,
+                "G keys/s (amp)",
+                ">=",
+                1.0,
+                r.amp.rate_in("GB/s").map(|g| g / 4.0),
+            ));
+        }
+        if let Some(r) = self.row("chain of") {
+            out.push(Target::new(
+                r,
+                "async chain / hand-recorded floor",
+                "<=",
+                1.3,
+                r.ratio(),
+            ));
+        }
+        out
+    }
 }
 
 /// One native target of one row.
@@ -1051,7 +1195,8 @@ fn measure(cfg: &Config, mut f: impl FnMut() -> Result<(), BoxError>) -> Result<
     if cfg.tiny {
         return Ok(first);
     }
-    let reps = ((2.0 / first.max(1e-9)).ceil() as usize).clamp(3, cfg.reps.max(3));
+    let (min_reps, budget) = rep_budget(cfg);
+    let reps = ((budget / first.max(1e-9)).ceil() as usize).clamp(min_reps, cfg.reps.max(min_reps));
     let mut times = Vec::with_capacity(reps);
     for _ in 0..reps {
         let t = Instant::now();
@@ -1060,6 +1205,20 @@ fn measure(cfg: &Config, mut f: impl FnMut() -> Result<(), BoxError>) -> Result<
     }
     Ok(median(&mut times))
 }
+
+/// The fewest timed runs of a row and the seconds of work after which no more are started:
+/// at least 3 runs within about 2 s; in the GPU profile, whose CPU rows at GPU sizes take
+/// seconds each, at least 2 within about 1 s.
+fn rep_budget(cfg: &Config) -> (usize, f64) {
+    if cfg.gpu {
+        (2, 1.0)
+    } else {
+        (3, 2.0)
+    }
+}
+
+/// Why the native column is empty in the GPU profile.
+const NATIVE_OFF: &str = "the native column is off in the GPU profile (`--gpu` without `--native`)";
 
 /// [`measure`] for two versions of a workload, alternating them: after one warm-up run of
 /// each, every repetition runs the first and then the second (the order flips each time).
@@ -1079,7 +1238,8 @@ fn measure_pair(
         return Ok((w1, w2));
     }
     let slowest = w1.max(w2).max(1e-9);
-    let reps = ((2.0 / slowest).ceil() as usize).clamp(3, cfg.reps.max(3));
+    let (min_reps, budget) = rep_budget(cfg);
+    let reps = ((budget / slowest).ceil() as usize).clamp(min_reps, cfg.reps.max(min_reps));
     let (mut t1, mut t2) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
     for rep in 0..reps {
         if rep % 2 == 0 {
@@ -1225,6 +1385,9 @@ impl Ctx<'_> {
         if self.cfg.count.is_some() {
             return Ok(Err("not run while counting instructions".into()));
         }
+        if !self.cfg.native {
+            return Ok(Err(NATIVE_OFF.into()));
+        }
         match measure(self.cfg, f) {
             Ok(secs) => Ok(Ok(secs)),
             Err(e) => match native_unsupported(&e) {
@@ -1274,6 +1437,12 @@ pub fn run(cfg: &Config) -> Result<Report, BoxError> {
     let t0 = Instant::now();
     let acc = vulkan_device()?;
     let init = t0.elapsed().as_secs_f64();
+    let cfg = &Config {
+        max_buffer_bytes: cfg
+            .max_buffer_bytes
+            .min(u64::from(acc.limits().max_storage_buffer_range)),
+        ..cfg.clone()
+    };
     let mut ctx = Ctx {
         cfg,
         acc,
@@ -1318,21 +1487,38 @@ pub fn run(cfg: &Config) -> Result<Report, BoxError> {
             checks: Vec::new(),
             bounds: Vec::new(),
             diagnostics: Vec::new(),
+            failures: Vec::new(),
         });
     }
+    // A section that fails is reported and the others still run: on a device met for the
+    // first time (the GPU kit's one run), one failure must not cost every other number.
+    let mut failures = Vec::new();
+    let mut attempt = |name: &str, result: Result<(), BoxError>, t0: Instant| {
+        let secs = t0.elapsed().as_secs_f64();
+        match result {
+            Ok(()) => eprintln!("amp-bench: section {name} done in {secs:.1} s"),
+            Err(e) => {
+                eprintln!("amp-bench: section {name} FAILED after {secs:.1} s: {e}");
+                failures.push(format!("{name}: {e}"));
+            }
+        }
+    };
     if cfg.runs("first") {
-        first_launch(&mut ctx, init, native_init)?;
+        let t0 = Instant::now();
+        attempt("first", first_launch(&mut ctx, init, native_init), t0);
     }
     for (name, section) in sections {
         if cfg.runs(name) {
-            section(&mut ctx)?;
+            let t0 = Instant::now();
+            attempt(name, section(&mut ctx), t0);
         }
     }
-    let bounds = if cfg.runs("bounds") {
-        bounds_cost(&mut ctx)?
-    } else {
-        Vec::new()
-    };
+    let mut bounds = Vec::new();
+    if cfg.runs("bounds") {
+        let t0 = Instant::now();
+        let result = bounds_cost(&mut ctx).map(|b| bounds = b);
+        attempt("bounds", result, t0);
+    }
     // The GLSL sources and modules of this process.
     let _ = std::fs::remove_dir_all(glsl_dir()?);
     Ok(Report {
@@ -1343,6 +1529,7 @@ pub fn run(cfg: &Config) -> Result<Report, BoxError> {
         checks: ctx.checks,
         bounds,
         diagnostics: ctx.diagnostics,
+        failures,
     })
 }
 
@@ -1589,15 +1776,103 @@ fn vector(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
     ctx.check_native("saxpy", &t_native, || Ok(nc.to_vec()?), &cpu)?;
     ctx.rows.push(workload_row(
         "saxpy (z = a*x + y)",
-        size,
+        size.clone(),
         bytes,
         [t_amp, t_glsl, t_cpu],
         &t_native,
     ));
     ctx.checks
         .push(check("saxpy", &c_amp.to_vec()?, &c_glsl.to_vec()?, &cpu));
+
+    // out = a: the device's copy-kernel bandwidth, the yardstick of the memory-bound rows.
+    let k = raw(&acc, "copy", &format!("{GLSL_1D}{G_COPY}"), 2, 4)?;
+    let pc = push(&[n as u32]);
+    let (t_amp, t_glsl) = ctx.time_pair(
+        || Ok(parallel_for_each(Extent::new([n]), vcopy(&a, &mut c_amp))?),
+        || {
+            Ok(k.dispatch(
+                groups,
+                vec![KernelArg::read(&a), KernelArg::write(&mut c_glsl)],
+                &pc,
+            )?)
+        },
+    )?;
+    let t_cpu = ctx.time(|| {
+        cpu.par_iter_mut()
+            .zip(xs.par_iter())
+            .for_each(|(c, x)| *c = *x);
+        Ok(())
+    })?;
+    let t_native = ctx.time_native(|| {
+        Ok(parallel_for_each_on(
+            &cpu_acc,
+            Extent::new([n]),
+            vcopy(&na, &mut nc),
+        )?)
+    })?;
+    ctx.check_native(COPY_ROW, &t_native, || Ok(nc.to_vec()?), &cpu)?;
+    ctx.rows.push(workload_row(
+        COPY_ROW,
+        size.clone(),
+        Work::Bytes(8.0 * n as f64),
+        [t_amp, t_glsl, t_cpu],
+        &t_native,
+    ));
+    ctx.checks
+        .push(check(COPY_ROW, &c_amp.to_vec()?, &c_glsl.to_vec()?, &cpu));
+
+    // The vector add again on arrays in device-local memory (`AccessType::None`): where the
+    // default placement differs (a discrete GPU), the gap is what placement costs.
+    let a = Array::<f32, 1>::new_with_access(&acc, [n], AccessType::None)?;
+    let b = Array::<f32, 1>::new_with_access(&acc, [n], AccessType::None)?;
+    let mut c_amp = Array::<f32, 1>::new_with_access(&acc, [n], AccessType::None)?;
+    let mut c_glsl = Array::<f32, 1>::new_with_access(&acc, [n], AccessType::None)?;
+    let (mut a, mut b) = (a, b);
+    a.copy_from_slice(&xs)?;
+    b.copy_from_slice(&ys)?;
+    let k = raw(&acc, "vadd_local", &format!("{GLSL_1D}{G_VADD}"), 3, 4)?;
+    let pc = push(&[n as u32]);
+    let (t_amp, t_glsl) = ctx.time_pair(
+        || {
+            Ok(parallel_for_each(
+                Extent::new([n]),
+                vadd(&a, &b, &mut c_amp),
+            )?)
+        },
+        || {
+            Ok(k.dispatch(
+                groups,
+                vec![
+                    KernelArg::read(&a),
+                    KernelArg::read(&b),
+                    KernelArg::write(&mut c_glsl),
+                ],
+                &pc,
+            )?)
+        },
+    )?;
+    let want: Vec<f32> = xs.par_iter().zip(&ys).map(|(x, y)| x + y).collect();
+    ctx.rows.push(Row {
+        name: PLACED_ROW.into(),
+        size,
+        amp: timed(t_amp, bytes),
+        glsl: timed(t_glsl, bytes),
+        cpu: Cell::None,
+        native: Cell::None,
+    });
+    ctx.checks.push(check(
+        PLACED_ROW,
+        &c_amp.to_vec()?,
+        &c_glsl.to_vec()?,
+        &want,
+    ));
     Ok(())
 }
+
+/// The copy row's name: its bandwidth is the yardstick of the GPU targets.
+const COPY_ROW: &str = "copy (out = a; the device's copy-kernel bandwidth)";
+/// The vector add on arrays created with `AccessType::None`.
+const PLACED_ROW: &str = "vector add, arrays in device-local memory (`AccessType::None`)";
 
 fn matmul(ctx: &mut Ctx<'_>, n: usize) -> Result<(), BoxError> {
     let acc = ctx.acc.clone();
@@ -1828,7 +2103,7 @@ fn native_bounds(
     checked: impl FnMut() -> Result<(), BoxError>,
     unchecked: impl FnMut() -> Result<(), BoxError>,
 ) -> Result<Option<(f64, f64)>, BoxError> {
-    if ctx.cfg.count.is_some() {
+    if ctx.cfg.count.is_some() || !ctx.cfg.native {
         return Ok(None);
     }
     match measure_pair(ctx.cfg, checked, unchecked) {
@@ -1841,7 +2116,13 @@ fn native_bounds(
 }
 
 fn bounds_cost(ctx: &mut Ctx<'_>) -> Result<Vec<BoundsCost>, BoxError> {
-    let n = if ctx.cfg.tiny { 64 } else { 512 };
+    let n = if ctx.cfg.tiny {
+        64
+    } else if ctx.cfg.gpu {
+        ctx.cfg.fit_side(2048)
+    } else {
+        512
+    };
     let av: Vec<f32> = (0..n * n)
         .map(|i| ((i * 7 + 3) % 17) as f32 - 8.0)
         .collect();
@@ -3009,12 +3290,14 @@ fn transfers(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         agree: down_ok && copies_ok && out.to_vec()? == [0] && copy == src,
         detail: "synchronized view, copied array and memcpy hold the data".into(),
     });
-    ctx.checks.push(Check {
-        workload: "transfers (native)".into(),
-        agree: native_ok,
-        detail: "on the native accelerator: synchronized view and copied array hold the data"
-            .into(),
-    });
+    if ctx.cfg.native {
+        ctx.checks.push(Check {
+            workload: "transfers (native)".into(),
+            agree: native_ok,
+            detail: "on the native accelerator: synchronized view and copied array hold the data"
+                .into(),
+        });
+    }
     Ok(())
 }
 
@@ -3108,6 +3391,151 @@ fn build_cost(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
 // Output
 // ---------------------------------------------------------------------------------------------
 
+/// The profile's name in reports.
+fn profile_name(cfg: &Config) -> &'static str {
+    match (cfg.tiny, cfg.gpu) {
+        (true, _) => "tiny",
+        (false, true) => "gpu",
+        (false, false) => "default",
+    }
+}
+
+/// `s` as a JSON string literal.
+fn json_str(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A number as JSON (`null` when absent or not finite).
+fn json_num(x: Option<f64>) -> String {
+    match x {
+        Some(x) if x.is_finite() => format!("{x:e}"),
+        _ => "null".into(),
+    }
+}
+
+/// One cell as JSON: `{"seconds": s, "rate": "..."}`, a string, or `null`.
+fn json_cell(c: &Cell) -> String {
+    match c {
+        Cell::None => "null".into(),
+        Cell::Unsupported(why) => format!("{{\"not_run\": {}}}", json_str(why)),
+        Cell::Text(t) => format!("{{\"text\": {}}}", json_str(t)),
+        Cell::Time { secs, rate } => format!(
+            "{{\"seconds\": {}, \"rate\": {}}}",
+            json_num(Some(*secs)),
+            rate.as_deref().map_or("null".into(), json_str)
+        ),
+    }
+}
+
+/// The whole run as JSON: device, rows, GPU targets and checks.
+fn report_json(report: &Report, targets: &[Target], cfg: &Config, elapsed: f64) -> String {
+    let rows: Vec<String> = report
+        .rows
+        .iter()
+        .map(|r| {
+            format!(
+                "    {{\"workload\": {}, \"size\": {}, \"amp\": {}, \"glslang\": {}, \
+                 \"cpu\": {}, \"native\": {}}}",
+                json_str(&r.name),
+                json_str(&r.size),
+                json_cell(&r.amp),
+                json_cell(&r.glsl),
+                json_cell(&r.cpu),
+                json_cell(&r.native)
+            )
+        })
+        .collect();
+    let targets: Vec<String> = targets
+        .iter()
+        .map(|t| {
+            format!(
+                "    {{\"row\": {}, \"measure\": {}, \"op\": {}, \"limit\": {}, \
+                 \"value\": {}, \"met\": {}}}",
+                json_str(&t.row),
+                json_str(&t.what),
+                json_str(t.op),
+                json_num(Some(t.limit)),
+                json_num(t.value),
+                t.met().map_or("null".into(), |m| m.to_string())
+            )
+        })
+        .collect();
+    let checks: Vec<String> = report
+        .checks
+        .iter()
+        .map(|c| {
+            format!(
+                "    {{\"workload\": {}, \"agree\": {}, \"detail\": {}}}",
+                json_str(&c.workload),
+                c.agree,
+                json_str(&c.detail)
+            )
+        })
+        .collect();
+    format!(
+        "{{\n  \"device\": {},\n  \"native_device\": {},\n  \"profile\": {},\n  \
+         \"seconds\": {},\n  \"rows\": [\n{}\n  ],\n  \"gpu_targets\": [\n{}\n  ],\n  \
+         \"checks\": [\n{}\n  ],\n  \"failed_sections\": [{}]\n}}\n",
+        json_str(&report.device),
+        json_str(&report.native_device),
+        json_str(profile_name(cfg)),
+        json_num(Some(elapsed)),
+        rows.join(",\n"),
+        targets.join(",\n"),
+        checks.join(",\n"),
+        report
+            .failures
+            .iter()
+            .map(|f| json_str(f))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+/// `--devices`: every accelerator with what a GPU report needs (name, kind, memory, limits).
+fn list_devices() -> Result<(), BoxError> {
+    for acc in Accelerator::all()? {
+        let l = acc.limits();
+        println!(
+            "{}\n  path: {}\n  description: {}\n  type: {:?}; dedicated memory: {} MiB; \
+             cpu-shared memory: {}; host-memory import: {}; f64: {}; validation layer: {}\n  \
+             limits: workgroup count {:?}, workgroup size {:?}, {} threads per workgroup, {} B \
+             shared memory, {} B push constants",
+            acc.name(),
+            acc.device_path(),
+            acc.description(),
+            acc.device_type(),
+            acc.dedicated_memory() >> 20,
+            acc.supports_cpu_shared_memory(),
+            acc.supports_host_memory_import(),
+            acc.supports_double_precision(),
+            if acc.validation_enabled() {
+                "on"
+            } else {
+                "off"
+            },
+            l.max_workgroup_count,
+            l.max_workgroup_size,
+            l.max_threads_per_workgroup,
+            l.max_shared_memory_bytes,
+            l.max_push_constants_size,
+        );
+    }
+    Ok(())
+}
+
 const BEGIN: &str = "<!-- bench:begin (generated by `cargo run --release -p amp-bench`) -->";
 const END: &str = "<!-- bench:end -->";
 
@@ -3129,9 +3557,25 @@ pub fn write_section(path: &Path, section: &str) -> std::io::Result<()> {
 #[allow(dead_code)]
 fn main() -> Result<(), BoxError> {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--devices") {
+        return list_devices();
+    }
+    let gpu = args.iter().any(|a| a == "--gpu");
     let mut cfg = Config {
         tiny: args.iter().any(|a| a == "--tiny"),
         full: args.iter().any(|a| a == "--full"),
+        gpu,
+        native: !gpu || args.iter().any(|a| a == "--native"),
+        // `--max-buffer-mib N` shrinks the GPU profile (to try it on a small device).
+        max_buffer_bytes: match args.iter().position(|a| a == "--max-buffer-mib") {
+            Some(i) => {
+                args.get(i + 1)
+                    .and_then(|s| s.parse::<u64>().ok())
+                    .ok_or("--max-buffer-mib needs a number")?
+                    << 20
+            }
+            None => u64::MAX,
+        },
         reps: 7,
         only: args
             .iter()
@@ -3157,7 +3601,18 @@ fn main() -> Result<(), BoxError> {
             .and_then(|s| s.parse().ok())
             .ok_or("--reps needs a number")?;
     }
-    let write = !cfg.tiny && cfg.only.is_none() && !args.iter().any(|a| a == "--no-write");
+    let report_dir = args
+        .iter()
+        .position(|a| a == "--report-dir")
+        .map(|i| args.get(i + 1).ok_or("--report-dir needs a folder"))
+        .transpose()?
+        .map(PathBuf::from);
+    // The GPU profile and report folders never rewrite docs/performance.md.
+    let write = !cfg.tiny
+        && !cfg.gpu
+        && report_dir.is_none()
+        && cfg.only.is_none()
+        && !args.iter().any(|a| a == "--no-write");
     let started = Instant::now();
     let report = run(&cfg)?;
     let table = report.table();
@@ -3179,19 +3634,61 @@ fn main() -> Result<(), BoxError> {
         println!("Native diagnostics\n\n{diagnostics}");
     }
     println!("Bounds checking cost\n\n{bounds}");
-    let mut ok = true;
+    let mut ok = report.failures.is_empty();
+    for f in &report.failures {
+        eprintln!("FAILED section {f}");
+    }
     for c in &report.checks {
         if !c.agree {
             ok = false;
             eprintln!("MISMATCH in {}: {}", c.workload, c.detail);
         }
     }
+    let gpu_targets = report.gpu_targets();
+    let gpu_targets_md = targets_table(&gpu_targets);
+    println!("GPU targets\n\n{gpu_targets_md}");
+    let elapsed = started.elapsed().as_secs_f64();
     println!(
-        "{} of {} checks agree across amp, glslang, CPU and native ({:.1} s in all)",
+        "{} of {} checks agree across amp, glslang, CPU and native ({elapsed:.1} s in all)",
         report.checks.iter().filter(|c| c.agree).count(),
         report.checks.len(),
-        started.elapsed().as_secs_f64()
     );
+    if let Some(dir) = &report_dir {
+        std::fs::create_dir_all(dir)?;
+        let md = format!(
+            "Device: `{}`; native: `{}`; profile: {}; {:.1} s.\n\n{table}\n             ### GPU targets\n\n{gpu_targets_md}\n### Bounds checking cost\n\n{bounds}\n             ### Checks\n\n{} of {} agree.\n{}{}",
+            report.device,
+            report.native_device,
+            profile_name(&cfg),
+            elapsed,
+            report.checks.iter().filter(|c| c.agree).count(),
+            report.checks.len(),
+            report
+                .checks
+                .iter()
+                .filter(|c| !c.agree)
+                .map(|c| format!("- MISMATCH in {}: {}\n", c.workload, c.detail))
+                .collect::<String>(),
+            if report.failures.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "\n### Failed sections\n\n{}",
+                    report
+                        .failures
+                        .iter()
+                        .map(|f| format!("- {f}\n"))
+                        .collect::<String>()
+                )
+            },
+        );
+        std::fs::write(dir.join("bench.md"), md)?;
+        std::fs::write(
+            dir.join("bench.json"),
+            report_json(&report, &gpu_targets, &cfg, elapsed),
+        )?;
+        println!("wrote {}", dir.display());
+    }
     if write {
         let date = Command::new("date")
             .arg("+%Y-%m-%d")

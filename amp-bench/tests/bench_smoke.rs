@@ -115,7 +115,15 @@ fn counting_children_run_one_side_of_one_pair() {
         };
         let report = bench::run(&cfg).expect("the counting run works");
         let names: Vec<&str> = report.rows.iter().map(|r| r.name.as_str()).collect();
-        assert_eq!(names, ["vector add", "saxpy (z = a*x + y)"]);
+        assert_eq!(
+            names,
+            [
+                "vector add",
+                "saxpy (z = a*x + y)",
+                "copy (out = a; the device's copy-kernel bandwidth)",
+                "vector add, arrays in device-local memory (`AccessType::None`)"
+            ]
+        );
         assert!(report.checks.is_empty() && report.bounds.is_empty());
     }
     let args: Vec<String> = [

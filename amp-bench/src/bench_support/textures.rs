@@ -150,6 +150,8 @@ fn side(ctx: &Ctx<'_>) -> usize {
     } else if ctx.cfg.count.is_some() {
         // Under callgrind lavapipe samples slowly: a size each child runs in seconds.
         128
+    } else if ctx.cfg.gpu {
+        ctx.cfg.fit_side(8192)
     } else {
         2048
     }

@@ -1,0 +1,243 @@
+#!/usr/bin/env bash
+# The GPU kit's runner (copied into .gpu-kit/ by scripts/gpu-kit.sh). Needs no Rust, no cargo,
+# no network: bash, tar, gzip, dpkg-deb and coreutils.
+#
+#   .gpu-kit/run.sh OUTDIR
+#
+# Unpacks the kit's Vulkan loader and Khronos validation layer, finds the GPU's Vulkan driver
+# (the standard folders, then NVIDIA's /usr/local/nvidia), prints the devices, runs every
+# run-time test suite and example on AMP_DEVICE (the caller's, else `vulkan`: the preferred
+# Vulkan device, a discrete GPU first) with the validation layer on, then the benchmark, and
+# writes OUTDIR/report.md, OUTDIR/results.json and one log per suite. A failing suite is
+# reported (binary, tests, messages) and the run goes on. Exits 0 only if every suite passed.
+#
+# Environment: AMP_DEVICE (respected), AMP_KIT_SUITES (a space-separated subset of suite names),
+# AMP_KIT_DEADLINE (seconds for the whole run, default 450 for the full kit: each suite's limit
+# is cut to what is left, and suites that cannot start in time are reported as skipped),
+# AMP_KIT_SYSTEM_LOADER=1 (use the machine's libvulkan instead of the kit's),
+# AMP_KIT_NO_VALIDATION=1 (run without the validation layer, for timing).
+set -uo pipefail
+
+kit=$(cd "$(dirname "$0")" && pwd)
+if [ $# -ne 1 ]; then
+    echo "usage: $0 OUTDIR" >&2
+    exit 2
+fi
+mkdir -p "$1" || exit 2
+out=$(cd "$1" && pwd)
+logs="$out/logs"
+mkdir -p "$logs"
+started=$(date +%s)
+
+say() { echo "[gpu-kit $(($(date +%s) - started))s] $*" >&2; }
+
+# --- unpack --------------------------------------------------------------------------------
+work=$(mktemp -d "${TMPDIR:-/tmp}/amp-gpu-kit.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+tar -C "$work" -xzf "$kit/payload.tar.gz" || {
+    echo "gpu-kit: cannot unpack $kit/payload.tar.gz" >&2
+    exit 1
+}
+sys="$work/sys"
+mkdir -p "$sys"
+for deb in "$kit"/debs/*.deb; do
+    if command -v dpkg-deb >/dev/null 2>&1; then
+        dpkg-deb -x "$deb" "$sys"
+    else
+        # A .deb is an ar archive; without dpkg, take its data member apart by hand.
+        (cd "$work" && ar x "$deb" data.tar.xz && tar -C "$sys" -xJf data.tar.xz && rm -f data.tar.xz) || {
+            echo "gpu-kit: cannot unpack $deb (neither dpkg-deb nor ar + tar)" >&2
+            exit 1
+        }
+    fi
+done
+libdir=$(dirname "$(find "$sys" -name 'libvulkan.so.1' | head -1)")
+layerdir=$(dirname "$(find "$sys" -name 'VkLayer_khronos_validation.json' | head -1)")
+if [ "${AMP_KIT_SYSTEM_LOADER:-0}" != 1 ]; then
+    export LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+else
+    export LD_LIBRARY_PATH="$(dirname "$(find "$sys" -name 'libVkLayer_khronos_validation.so' | head -1)")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+export VK_LAYER_PATH="$layerdir${VK_LAYER_PATH:+:$VK_LAYER_PATH}"
+export PATH="$work/tools:$PATH"
+
+# --- the driver ----------------------------------------------------------------------------
+# NVIDIA's container images keep the ICD and its libraries under /usr/local/nvidia, where the
+# loader does not look by itself.
+for d in /usr/local/nvidia/lib64 /usr/local/nvidia/lib; do
+    [ -d "$d" ] && export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$d"
+done
+if [ -z "${VK_DRIVER_FILES:-}${VK_ICD_FILENAMES:-}" ]; then
+    icds=()
+    for d in /usr/share/vulkan/icd.d /etc/vulkan/icd.d /usr/local/share/vulkan/icd.d \
+        /usr/local/nvidia/share/vulkan/icd.d /usr/local/nvidia/etc/vulkan/icd.d; do
+        for f in "$d"/*.json; do
+            [ -f "$f" ] && icds+=("$f")
+        done
+    done
+    if [ ${#icds[@]} -gt 0 ]; then
+        joined=$(IFS=:; echo "${icds[*]}")
+        export VK_DRIVER_FILES="$joined" VK_ICD_FILENAMES="$joined"
+    fi
+fi
+export AMP_DEVICE="${AMP_DEVICE:-vulkan}"
+if [ "${AMP_KIT_NO_VALIDATION:-0}" = 1 ]; then
+    validation=0
+else
+    validation=1
+fi
+
+source "$kit/kit-info" 2>/dev/null || true
+bin="$work/bin"
+say "kit ${commit:-?} (${profile:-?} profile, built ${built:-?}); AMP_DEVICE=$AMP_DEVICE; validation layer: $([ $validation = 1 ] && echo on || echo off)"
+nvidia=$( (nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader) 2>/dev/null | head -1)
+[ -n "$nvidia" ] && say "nvidia-smi: $nvidia"
+devices=$(AMP_VALIDATION=$validation "$bin/amp-bench" --devices 2>&1)
+echo "$devices" >"$logs/devices.log"
+echo "$devices" >&2
+
+# --- the suites ----------------------------------------------------------------------------
+# name | command (relative to the unpacked bin/) | seconds allowed | extra environment
+# The main device suite and the benchmark first: a run cut short by its deadline keeps them.
+if [ "${profile:-full}" = quick ]; then
+    bench="bench|amp-bench --tiny --report-dir $out/bench|300|"
+    deadline=${AMP_KIT_DEADLINE:-0}
+else
+    bench="bench|amp-bench --gpu --report-dir $out/bench|300|"
+    deadline=${AMP_KIT_DEADLINE:-450}
+fi
+suites=(
+    "device|device|180|"
+    "$bench"
+    "device-staging|device|180|AMP_FORCE_STAGING=1"
+    "native|native|120|"
+    "accelerator|accelerator|120|"
+    "robustness|robustness|120|"
+    "timeout|timeout|120|"
+    "leaks|leaks|180|"
+)
+for t in "$bin"/runtime-*; do
+    [ -x "$t" ] && suites+=("$(basename "$t")|$(basename "$t")|120|")
+done
+for e in "$bin"/examples/*; do
+    [ -x "$e" ] || continue
+    name=$(basename "$e")
+    case "$name" in
+        soak) suites+=("example-soak|examples/soak 20000|180|") ;;
+        *) suites+=("example-$name|examples/$name|60|") ;;
+    esac
+done
+
+json_escape() {
+    sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/\t/\\t/g' -e 's/\r//g' | awk 'BEGIN{ORS=""} NR>1{print "\\n"} {print}'
+}
+
+results=()
+summary=()
+failed_any=0
+for entry in "${suites[@]}"; do
+    IFS='|' read -r name cmd limit extra <<<"$entry"
+    if [ -n "${AMP_KIT_SUITES:-}" ] && ! [[ " $AMP_KIT_SUITES " == *" $name "* ]]; then
+        continue
+    fi
+    log="$logs/$name.log"
+    if [ "$deadline" -gt 0 ]; then
+        left=$((deadline - ($(date +%s) - started)))
+        if [ "$left" -lt 15 ]; then
+            say "$name: skipped (the kit's deadline of ${deadline}s is reached)"
+            failed_any=1
+            summary+=("| $name | \`$cmd\`${extra:+ ($extra)} | skipped: deadline | 0 | 0 | 0 |")
+            results+=("    {\"suite\": \"$name\", \"status\": \"skipped: deadline\", \"exit_code\": null, \"seconds\": 0, \"tests_passed\": 0, \"tests_failed\": 0, \"failing_tests\": [], \"log_tail\": \"\"}")
+            continue
+        fi
+        [ "$limit" -gt "$left" ] && limit=$left
+    fi
+    say "running $name: $cmd ${extra:+($extra)}"
+    t0=$(date +%s.%N)
+    # Examples write their pictures under target/: run everything in a scratch folder.
+    scratch="$work/run-$name"
+    mkdir -p "$scratch/target"
+    # shellcheck disable=SC2086
+    (cd "$scratch" && env AMP_VALIDATION=$validation $extra timeout --kill-after=10 "$limit" "$bin"/$cmd) >"$log" 2>&1
+    rc=$?
+    secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')
+    passed=$(grep -Eo 'test result: [a-zA-Z]+\. [0-9]+ passed' "$log" | awk '{s+=$4} END{print s+0}')
+    failed=$(grep -Eo '[0-9]+ failed' "$log" | awk '{s+=$1} END{print s+0}')
+    failures=""
+    if [ $rc -eq 0 ]; then
+        status=passed
+    else
+        failed_any=1
+        if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+            status="timed out after ${limit}s"
+        else
+            status="failed (exit $rc)"
+        fi
+        # libtest lists the failing tests after the last "failures:" line.
+        failures=$(awk '/^failures:$/{n++} {lines[NR]=$0} END{c=0; for(i=1;i<=NR;i++){ if(lines[i]=="failures:"){c++; if(c==n){for(j=i+1;j<=NR;j++){ if(lines[j] ~ /^    /){sub(/^    /,"",lines[j]); print lines[j]} }}}}}' "$log")
+        echo "---- $name $status: binary $cmd" >&2
+        if [ -n "$failures" ]; then
+            echo "$failures" | sed 's/^/     failing test: /' >&2
+            # The panic message of each failing test.
+            awk '/^---- .* stdout ----$/{p=1; c=0} p{print; c++} p && c>15{p=0}' "$log" | head -80 >&2
+        else
+            tail -20 "$log" >&2
+        fi
+    fi
+    say "$name: $status in ${secs}s${passed:+, $passed tests passed}"
+    summary+=("| $name | \`$cmd\`${extra:+ ($extra)} | $status | $passed | $failed | $secs |")
+    failures_json=$(printf '%s' "$failures" | awk 'BEGIN{ORS=""} {gsub(/\\/,"\\\\"); gsub(/"/,"\\\""); printf "%s\"%s\"", (NR>1?", ":""), $0}')
+    tail_json=""
+    [ $rc -ne 0 ] && tail_json=$(tail -30 "$log" | json_escape)
+    results+=("    {\"suite\": \"$name\", \"command\": \"$(printf '%s' "$cmd" | json_escape)\", \"env\": \"$extra\", \"status\": \"$status\", \"exit_code\": $rc, \"seconds\": $secs, \"tests_passed\": $passed, \"tests_failed\": $failed, \"failing_tests\": [$failures_json], \"log_tail\": \"$tail_json\"}")
+done
+
+# --- the report ----------------------------------------------------------------------------
+total=$(($(date +%s) - started))
+npass=0
+for r in "${results[@]}"; do [[ "$r" == *'"status": "passed"'* ]] && npass=$((npass + 1)); done
+{
+    echo "# amp-rs GPU kit report"
+    echo
+    echo "Kit \`${commit:-?}\` (${profile:-?} profile, built ${built:-?} on ${builder:-?}); run $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -n) ($(nproc) CPU cores), ${total} s in all. AMP_DEVICE=\`$AMP_DEVICE\`; validation layer $([ $validation = 1 ] && echo on || echo off)."
+    [ -n "$nvidia" ] && echo && echo "nvidia-smi: $nvidia"
+    echo
+    echo "## Devices"
+    echo
+    echo '```text'
+    echo "$devices"
+    echo '```'
+    echo
+    echo "## Suites: $npass of ${#results[@]} passed"
+    echo
+    echo "| suite | binary | result | tests passed | tests failed | seconds |"
+    echo "|---|---|---|---|---|---|"
+    printf '%s\n' "${summary[@]}"
+    echo
+    if [ -f "$out/bench/bench.md" ]; then
+        echo "## Benchmark"
+        echo
+        cat "$out/bench/bench.md"
+    fi
+} >"$out/report.md"
+bench_json=null
+[ -f "$out/bench/bench.json" ] && bench_json=$(cat "$out/bench/bench.json")
+{
+    echo "{"
+    echo "  \"kit\": {\"commit\": \"${commit:-}\", \"profile\": \"${profile:-}\", \"built\": \"${built:-}\"},"
+    echo "  \"host\": \"$(uname -n)\","
+    echo "  \"amp_device\": \"$(printf '%s' "$AMP_DEVICE" | json_escape)\","
+    echo "  \"validation\": $([ $validation = 1 ] && echo true || echo false),"
+    echo "  \"nvidia_smi\": \"$(printf '%s' "$nvidia" | json_escape)\","
+    echo "  \"devices\": \"$(printf '%s' "$devices" | json_escape)\","
+    echo "  \"seconds\": $total,"
+    echo "  \"all_passed\": $([ $failed_any = 0 ] && echo true || echo false),"
+    echo "  \"suites\": ["
+    (IFS=$'\n'; printf '%s' "${results[*]}" | awk 'BEGIN{ORS=""} NR>1{print ",\n"} {print}')
+    echo
+    echo "  ],"
+    echo "  \"bench\": $bench_json"
+    echo "}"
+} >"$out/results.json"
+say "$npass of ${#results[@]} suites passed; wrote $out/report.md and $out/results.json"
+exit $failed_any
