@@ -35,56 +35,53 @@ stage="$root/target/gpu-kit-stage"
 rm -rf "$kit" "$stage"
 mkdir -p "$kit/debs" "$stage/bin" "$stage/tools"
 
-if [ "$profile" = full ]; then
-    cargo_profile=(--release)
-else
-    cargo_profile=()
-fi
-
-# Copies the executables that a cargo build reported (compiler-artifact messages with an
-# executable) into $stage/bin under their target's name. $1 names a suffix for duplicates.
+# The kit's binaries, picked from cargo's compiler-artifact messages (read from stdin) by
+# package and target: the root package's run-time suites as bin/NAME, the runtime's own suites
+# as bin/runtime-NAME, the examples as bin/examples/NAME, the benchmark as bin/amp-bench.
 collect() {
-    local json=$1
-    grep '"reason":"compiler-artifact"' "$json" | grep -v '"executable":null' | while read -r line; do
-        local exe name
-        exe=$(printf '%s' "$line" | grep -o '"executable":"[^"]*"' | sed 's/^"executable":"//; s/"$//')
-        name=$(printf '%s' "$line" | grep -o '"target":{[^}]*}' | grep -o '"name":"[^"]*"' | head -1 | sed 's/^"name":"//; s/"$//')
-        [ -n "$exe" ] && [ -n "$name" ] || continue
-        cp "$exe" "$stage/bin/$name"
-        strip "$stage/bin/$name" 2>/dev/null || true
+    grep '"reason":"compiler-artifact"' | grep -v '"executable":null' | while read -r line; do
+        field() { printf '%s' "$line" | grep -o "\"$1\":\"[^\"]*\"" | head -1 | sed "s/^\"$1\":\"//; s/\"\$//"; }
+        exe=$(field executable)
+        manifest=$(field manifest_path)
+        target=$(printf '%s' "$line" | grep -o '"target":{[^}]*}')
+        name=$(printf '%s' "$target" | grep -o '"name":"[^"]*"' | head -1 | sed 's/^"name":"//; s/"$//')
+        kind=$(printf '%s' "$target" | grep -o '"kind":\["[a-z-]*"' | sed 's/.*\["//; s/"$//')
+        dest=""
+        case "$kind:$manifest" in
+            "test:$root/Cargo.toml")
+                case " $suites " in *" $name "*) dest="bin/$name" ;; esac
+                ;;
+            "test:$root/amp-runtime/Cargo.toml") dest="bin/runtime-$name" ;;
+            "example:"*) dest="bin/examples/$name" ;;
+            "bin:"*) [ "$name" = amp-bench ] && dest="bin/amp-bench" ;;
+        esac
+        [ -n "$dest" ] || continue
+        cp "$exe" "$stage/$dest"
+        strip "$stage/$dest" 2>/dev/null || true
     done
 }
-
-echo "gpu-kit: building the run-time suites ($profile)" >&2
-# The same features as scripts/test.sh, so the quick kit reuses that build.
-cargo test "${cargo_profile[@]}" --no-run --all-features -p amp \
-    --test device --test native --test accelerator --test robustness --test leaks --test timeout \
-    --message-format=json >"$stage/root-tests.json"
-collect "$stage/root-tests.json"
-# The runtime's own suites are named runtime-<name> in the kit.
-cargo test "${cargo_profile[@]}" --no-run --all-features -p amp-runtime --tests \
-    --message-format=json >"$stage/runtime-tests.json"
-grep '"reason":"compiler-artifact"' "$stage/runtime-tests.json" | grep '"kind":\["test"\]' |
-    grep -v '"executable":null' | while read -r line; do
-    exe=$(printf '%s' "$line" | grep -o '"executable":"[^"]*"' | sed 's/^"executable":"//; s/"$//')
-    name=$(printf '%s' "$line" | grep -o '"target":{[^}]*}' | grep -o '"name":"[^"]*"' | head -1 | sed 's/^"name":"//; s/"$//')
-    cp "$exe" "$stage/bin/runtime-$name"
-    strip "$stage/bin/runtime-$name" 2>/dev/null || true
-done
-
-echo "gpu-kit: building the examples and the benchmark ($profile)" >&2
-cargo build "${cargo_profile[@]}" --all-features -p amp-examples --examples \
-    --message-format=json >"$stage/examples.json"
+suites="device native accelerator robustness leaks timeout"
 mkdir -p "$stage/bin/examples"
-grep '"reason":"compiler-artifact"' "$stage/examples.json" | grep '"kind":\["example"\]' |
-    grep -v '"executable":null' | while read -r line; do
-    exe=$(printf '%s' "$line" | grep -o '"executable":"[^"]*"' | sed 's/^"executable":"//; s/"$//')
-    name=$(basename "$exe")
-    cp "$exe" "$stage/bin/examples/$name"
-    strip "$stage/bin/examples/$name" 2>/dev/null || true
+
+if [ "$profile" = quick ]; then
+    # The command of scripts/test.sh, so everything it built is reused as it is.
+    echo "gpu-kit: collecting the test build's binaries (quick)" >&2
+    cargo test --workspace --all-features --no-run --message-format=json | collect
+else
+    echo "gpu-kit: building the run-time suites, the examples and the benchmark (release)" >&2
+    # shellcheck disable=SC2046
+    cargo test --release --no-run --all-features -p amp $(printf -- '--test %s ' $suites) \
+        --message-format=json | collect
+    cargo test --release --no-run --all-features -p amp-runtime --tests --message-format=json | collect
+    cargo build --release --all-features -p amp-examples --examples --message-format=json | collect
+    cargo build --release -p amp-bench --bin amp-bench --message-format=json | collect
+fi
+for want in $suites amp-bench; do
+    [ -x "$stage/bin/$want" ] || {
+        echo "gpu-kit: the build produced no $want binary" >&2
+        exit 1
+    }
 done
-cargo build "${cargo_profile[@]}" -p amp-bench --bin amp-bench --message-format=json >"$stage/bench.json"
-collect "$stage/bench.json"
 
 # glslangValidator: the benchmark compiles its hand-written GLSL baselines with it at run time,
 # and the runtime's suites their RawKernel shaders.

@@ -63,10 +63,30 @@ fn the_jump_ahead_matches_stepping() {
     }
 }
 
-/// Threads of the long launch and its steps per thread (half a billion steps in all):
-/// about half a second on lavapipe, far past the 1 ms timeout.
+/// Threads of the long launch at least and its steps per thread (half a billion steps in all):
+/// about half a second on lavapipe, far past the 1 ms timeout. Faster devices get more threads
+/// ([`common::calibrated_threads`]), so the launch outlasts the timeout everywhere.
 const THREADS: usize = 1 << 14;
 const STEPS: u32 = 30_000;
+
+/// Threads for a launch of `spin` that runs at least 100 ms on `view` (with its 60 s timeout).
+fn long_launch_threads(acc: &Accelerator, view: &AcceleratorView) -> Result<usize, Error> {
+    let mut warm = Array::<u32, 1>::new_on(acc, [64])?;
+    parallel_for_each_on(view, warm.extent(), spin(&mut warm.view_mut(), 1))?;
+    view.wait()?;
+    common::calibrated_threads(
+        THREADS,
+        common::max_long_launch_threads(acc),
+        Duration::from_millis(100),
+        |threads| {
+            let mut a = Array::<u32, 1>::new_on(acc, [threads])?;
+            let t = Instant::now();
+            parallel_for_each_on(view, a.extent(), spin(&mut a.view_mut(), STEPS))?;
+            view.wait()?;
+            Ok(t.elapsed())
+        },
+    )
+}
 
 #[test]
 fn a_launch_past_its_timeout_returns_timeout_and_its_results_arrive() -> Result<(), Error> {
@@ -78,13 +98,15 @@ fn a_launch_past_its_timeout_returns_timeout_and_its_results_arrive() -> Result<
     }
     let view = acc.create_view()?;
     assert_eq!(view.timeout(), Duration::from_secs(60));
+    let threads = long_launch_threads(&acc, &view)?;
+    let submissions = view.submission_count();
     view.set_timeout(Duration::from_millis(1));
     assert_eq!(view.timeout(), Duration::from_millis(1));
 
-    let mut out = vec![0u32; THREADS];
+    let mut out = vec![0u32; threads];
     let started = Instant::now();
     {
-        let mut ov = ArrayViewMut::new([THREADS], &mut out)?;
+        let mut ov = ArrayViewMut::new([threads], &mut out)?;
         let result = parallel_for_each_on(&view, ov.extent(), spin(&mut ov, STEPS));
         assert!(
             matches!(result, Err(Error::Timeout { timeout_ms: 1 })),
@@ -97,7 +119,7 @@ fn a_launch_past_its_timeout_returns_timeout_and_its_results_arrive() -> Result<
         // Dropping the view copies the results back, after the launch finished.
     }
     let elapsed = started.elapsed();
-    assert_eq!(out, expected(THREADS, STEPS), "after {elapsed:?}");
+    assert_eq!(out, expected(threads, STEPS), "after {elapsed:?}");
 
     // The view goes on with fresh command objects.
     view.set_timeout(Duration::from_secs(60));
@@ -108,22 +130,22 @@ fn a_launch_past_its_timeout_returns_timeout_and_its_results_arrive() -> Result<
         parallel_for_each_on(&view, ov.extent(), spin(&mut ov, 10))?;
     }
     assert_eq!(out, expected(THREADS, 10));
-    assert_eq!(view.submission_count(), 2);
+    assert_eq!(view.submission_count() - submissions, 2);
 
     // Arrays: the launch is asynchronous, so it returns at once; waiting for it (the view's
     // `wait`, or reading the array) times out while it runs, and later waits wait again.
     view.set_timeout(Duration::from_millis(1));
-    let mut array = Array::new_on(&acc, [THREADS])?;
+    let mut array = Array::new_on(&acc, [threads])?;
     parallel_for_each_on(&view, array.extent(), spin(&mut array.view_mut(), STEPS))?;
     assert!(matches!(view.wait(), Err(Error::Timeout { timeout_ms: 1 })));
     assert!(matches!(array.to_vec(), Err(Error::Timeout { .. })));
     view.set_timeout(Duration::from_secs(60));
-    assert_eq!(array.to_vec()?, expected(THREADS, STEPS));
+    assert_eq!(array.to_vec()?, expected(threads, STEPS));
     view.wait()?;
 
     // Dropping an array whose launch timed out is safe: the batch holds its memory.
     view.set_timeout(Duration::from_millis(1));
-    let mut array = Array::new_on(&acc, [THREADS])?;
+    let mut array = Array::new_on(&acc, [threads])?;
     parallel_for_each_on(&view, array.extent(), spin(&mut array.view_mut(), STEPS))?;
     assert!(matches!(view.wait(), Err(Error::Timeout { .. })));
     drop(array);

@@ -53,3 +53,34 @@ macro_rules! vulkan_only {
 }
 #[allow(unused_imports)]
 pub(crate) use vulkan_only;
+
+/// Threads for a launch that must run for at least `at_least` on the device at hand, so tests
+/// of long launches (timeouts, asynchrony) do not assume a device's speed: half a second of
+/// work on lavapipe is a fraction of a millisecond on a discrete GPU. `run(threads)` launches
+/// that many threads of a fixed-length kernel (its pipeline already built) and returns how long
+/// the launch took to finish; from `threads` the count grows by powers of two until a run takes
+/// `at_least` or the count reaches `max_threads`.
+#[allow(dead_code)] // only the binaries with long launches calibrate
+pub fn calibrated_threads(
+    mut threads: usize,
+    max_threads: usize,
+    at_least: std::time::Duration,
+    mut run: impl FnMut(usize) -> Result<std::time::Duration, amp::Error>,
+) -> Result<usize, amp::Error> {
+    loop {
+        let took = run(threads)?;
+        if took >= at_least || threads >= max_threads {
+            return Ok(threads);
+        }
+        let factor = (at_least.as_secs_f64() / took.as_secs_f64().max(1e-6)).ceil();
+        let factor = (factor as usize).clamp(2, 1 << 10).next_power_of_two();
+        threads = (threads * factor).min(max_threads);
+    }
+}
+
+/// The most threads a calibrated long launch uses: one `u32` each, within one buffer the
+/// device can bind and 64M threads.
+#[allow(dead_code)]
+pub fn max_long_launch_threads(acc: &amp::Accelerator) -> usize {
+    (acc.limits().max_storage_buffer_range as usize / 4).min(1 << 26)
+}

@@ -81,20 +81,35 @@ fn a_long_launch_returns_long_before_it_finishes() -> Result<(), amp::Error> {
     // Warm up: the pipeline is built by the first launch.
     parallel_for_each_on(&view, out.extent(), spin(&mut out, 1))?;
     view.wait()?;
+    // Enough threads for a launch of 100 ms or more on this device (a GPU needs many more
+    // than lavapipe).
+    let threads = common::calibrated_threads(
+        THREADS,
+        common::max_long_launch_threads(&acc),
+        Duration::from_millis(100),
+        |threads| {
+            let mut a = Array::<u32, 1>::new_on(&acc, [threads])?;
+            let t = Instant::now();
+            parallel_for_each_on(&view, a.extent(), spin(&mut a, STEPS))?;
+            view.wait()?;
+            Ok(t.elapsed())
+        },
+    )?;
+    let mut out = Array::<u32, 1>::new_on(&acc, [threads])?;
 
     let start = Instant::now();
     parallel_for_each_on(&view, out.extent(), spin(&mut out, STEPS))?;
     let launched = start.elapsed();
     view.wait()?;
     let finished = start.elapsed();
-    // The kernel runs for about half a second on lavapipe; the launch only records it. A
+    // The kernel runs for 100 ms or more (half a second on lavapipe); the launch only records it. A
     // quarter is a margin no scheduling hiccup of a loaded machine comes near (the launch
     // does no device work at all, so it cannot grow with the kernel's run time).
     assert!(
         launched * 4 < finished && finished > Duration::from_millis(20),
         "launch {launched:?}, kernel {finished:?}"
     );
-    assert_eq!(out.to_vec()?, spun(THREADS, STEPS));
+    assert_eq!(out.to_vec()?, spun(threads, STEPS));
     assert_validation_clean();
     Ok(())
 }
