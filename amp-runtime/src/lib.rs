@@ -58,7 +58,7 @@ pub use data::{
 pub use data::{DeviceBuffer, DeviceBufferMut};
 pub use device::{
     live_object_counts, validation_enabled, validation_message_count, Accelerator, AcceleratorView,
-    DeviceType, LaunchTarget, Limits, ObjectCounts,
+    DeviceType, KernelTime, LaunchTarget, Limits, ObjectCounts,
 };
 pub use error::Error;
 pub use exec::{

@@ -16,7 +16,8 @@ use super::native::launch_native;
 use super::pipeline::{ImageDescriptor, Pipeline, Specialization};
 use crate::data::Prepared;
 use crate::device::{
-    sync_launches, Accelerator, AcceleratorView, Backend, Check, Device, LaunchTarget, Reported,
+    sync_launches, Accelerator, AcceleratorView, Backend, Check, Device, KernelTime, LaunchTarget,
+    Reported,
 };
 use crate::kernel::{spec_id, ElemType, KernelInfo, ParamKind, ScalarType, TextureAccess};
 use crate::texture::{Filter, Image};
@@ -110,10 +111,26 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
     let device = match acc.backend() {
         Backend::Vulkan(device) => device,
         Backend::Native(native) => {
-            if let Some(count) = view.native_launches() {
-                count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(nv) = view.native_view() else {
+                return launch_native(acc, native, plan);
+            };
+            nv.launches
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if !nv.profiler.on() {
+                return launch_native(acc, native, plan);
             }
-            return launch_native(acc, native, plan);
+            let kernel = plan.info.name;
+            let start = std::time::Instant::now();
+            let result = launch_native(acc, native, plan);
+            let seconds = start.elapsed().as_secs_f64();
+            // A launch that ran (an out-of-bounds access is found after it ran) has a time.
+            if matches!(result, Ok(()) | Err(Error::IndexOutOfBounds { .. })) {
+                nv.profiler.push(KernelTime {
+                    kernel: kernel.to_owned(),
+                    seconds,
+                });
+            }
+            return result;
         }
     };
     let Plan {
@@ -145,6 +162,7 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
     let report = oob_report.map(|r| (r, info));
     enqueue(
         view,
+        info.name,
         &pipeline,
         &bindings,
         prepared,
@@ -305,7 +323,7 @@ fn bind_images(
     Ok((images, owners.into_iter().map(|(o, _)| o).collect()))
 }
 
-/// Records one dispatch of `pipeline` into `view`'s open batch, after the work of other
+/// Records one dispatch of `pipeline` (of the kernel `kernel`, for timing) into `view`'s open batch, after the work of other
 /// views that uses its buffers (waited for on the host); the batch keeps the buffers (and the
 /// out-of-bounds report, read when the batch finished) alive. `mark` runs once the dispatch
 /// is recorded (marking the written views). Waits for the batch when a buffer is host memory
@@ -313,6 +331,7 @@ fn bind_images(
 #[allow(clippy::too_many_arguments)]
 pub(super) fn enqueue(
     view: &AcceleratorView,
+    kernel: &str,
     pipeline: &Pipeline,
     bindings: &[(u32, vk::DescriptorBufferInfo)],
     prepared: Vec<Prepared>,
@@ -341,6 +360,7 @@ pub(super) fn enqueue(
     let ((), ticket) = queue.record(
         device,
         descriptors,
+        Some(kernel),
         |rec| pipeline.record(rec, bindings, images, push, groups),
         |work| {
             for image in &image_owners {
