@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use ash::vk;
 
-use super::args::{encode_args, push_block, INLINE_PUSH_BYTES};
+use super::args::encode_args;
 use super::bounds::OobReport;
 use super::cache::cached;
 use super::call::{mark_written, Arg, ComputeDomain, KernelArg, Plan};
@@ -14,6 +14,7 @@ use super::checks::{check_shape, check_spec_words};
 use super::grid::{simple_grid, tiled_grid};
 use super::native::launch_native;
 use super::pipeline::{ImageDescriptor, Pipeline, Specialization};
+use super::plan::{plan_for, LaunchPlan};
 use crate::data::Prepared;
 use crate::device::{
     sync_launches, Accelerator, AcceleratorView, Backend, Check, Device, KernelTime, LaunchTarget,
@@ -145,25 +146,31 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
     check_capabilities(info, device)?;
     check_spec_words(info, &spec)?;
 
-    let mut specialization = Specialization::default();
-    let mut inline = [0u8; INLINE_PUSH_BYTES];
-    let mut heap = Vec::new();
-    let push = push_block(&mut inline, &mut heap, info.push_constant_size);
-    encode_args(info, &args, &domain, push, &mut specialization)?;
-    let groups = match &tiling {
-        None => simple_grid(info, total, device.limits())?,
-        Some(t) => tiled_grid(info, &domain, t, device.limits(), &mut specialization)?,
-    };
-    push_spec_constants(info, &spec, &mut specialization);
-    let pipeline = cached(device, info, &specialization)?;
+    let plan = plan_for(device, info, &args, &spec, &domain, tiling.as_ref(), || {
+        let mut specialization = Specialization::default();
+        let mut push = vec![0u8; info.push_constant_size as usize];
+        encode_args(info, &args, &domain, &mut push, &mut specialization)?;
+        let groups = match &tiling {
+            None => simple_grid(info, total, device.limits())?,
+            Some(t) => tiled_grid(info, &domain, t, device.limits(), &mut specialization)?,
+        };
+        push_spec_constants(info, &spec, &mut specialization);
+        let pipeline = cached(device, info, &specialization)?;
+        Ok(LaunchPlan {
+            push,
+            groups,
+            pipeline,
+        })
+    })?;
+    let (pipeline, push, groups) = (&plan.pipeline, &plan.push[..], plan.groups);
 
-    let (bindings, prepared, oob_report) = bind(acc, info, &args, &pipeline)?;
+    let (bindings, prepared, oob_report) = bind(acc, info, &args, pipeline)?;
     let (images, image_owners) = bind_images(acc, info, &args)?;
     let report = oob_report.map(|r| (r, info));
     enqueue(
         view,
         info.name,
-        &pipeline,
+        pipeline,
         &bindings,
         prepared,
         &images,
@@ -205,6 +212,10 @@ fn push_spec_constants(info: &KernelInfo, spec: &[u32], specialization: &mut Spe
     }
 }
 
+/// How many of a batch's most recent buffers a launch looks through for its own (a buffer the
+/// batch holds already is not added again).
+const RECENT_SINKS: usize = 16;
+
 /// Binding numbers with the buffer ranges bound there.
 pub(super) type Bindings = Vec<(u32, vk::DescriptorBufferInfo)>;
 
@@ -241,6 +252,12 @@ fn bind_images(
     info: &KernelInfo,
     args: &[KernelArg<'_>],
 ) -> Result<(ImageBindings, Vec<Arc<Image>>), Error> {
+    if !args
+        .iter()
+        .any(|a| matches!(a.0, Arg::Texture { .. } | Arg::Sampler(_)))
+    {
+        return Ok((Vec::new(), Vec::new()));
+    }
     let mut images = Vec::new();
     let mut owners: Vec<(Arc<Image>, TextureAccess)> = Vec::new();
     let device = acc.vulkan("textures")?;
@@ -357,6 +374,9 @@ pub(super) fn enqueue(
     let cell = report.as_ref().map(|_| Arc::new(Reported::default()));
     let buffers: Vec<_> = prepared.into_iter().map(|p| p.buffer).collect();
     let descriptors = (bindings.len() + images.len()) as u32;
+    // Bit `i`: buffer `i` is new to the batch (a buffer the batch holds already is kept, and
+    // its ticket noted, once; buffers past 64 are always treated as new).
+    let mut new_to_batch = u64::MAX;
     let ((), ticket) = queue.record(
         device,
         descriptors,
@@ -367,17 +387,26 @@ pub(super) fn enqueue(
                 work.keep.push(image.clone());
                 work.sinks.push(image.pending().clone());
             }
-            let first = work.sinks.len();
-            for b in &buffers {
-                work.keep.push(b.clone());
-                work.sinks.push(b.pending().clone());
+            for (i, b) in buffers.iter().enumerate() {
+                // The batch's most recent buffers: a chain of launches over a few arrays
+                // finds them here.
+                let recent = work.sinks.len().saturating_sub(RECENT_SINKS);
+                let held = work.sinks[recent..]
+                    .iter()
+                    .any(|p| Arc::ptr_eq(p, b.pending()));
+                if held && i < 64 {
+                    new_to_batch &= !(1u64 << i);
+                } else {
+                    work.keep.push(b.clone());
+                    work.sinks.push(b.pending().clone());
+                }
             }
             if let (Some((report, info)), Some(cell)) = (report, &cell) {
                 // A launch that waits reports its error itself, and only there.
                 let sinks = if must_wait {
                     Vec::new()
                 } else {
-                    work.sinks[first..].to_vec()
+                    buffers.iter().map(|b| b.pending().clone()).collect()
                 };
                 work.checks.push(Check {
                     run: Box::new(move || report.check(info).err()),
@@ -388,8 +417,10 @@ pub(super) fn enqueue(
             }
         },
     )?;
-    for b in &buffers {
-        b.pending().add(&ticket);
+    for (i, b) in buffers.iter().enumerate() {
+        if i >= 64 || new_to_batch & (1u64 << i) != 0 {
+            b.pending().add(&ticket);
+        }
     }
     for image in &image_owners {
         image.pending().add(&ticket);
