@@ -301,6 +301,14 @@ pub enum Error {
         /// What it should hold.
         expected: &'static str,
     },
+    /// [`AcceleratorView::set_profiling`](crate::AcceleratorView::set_profiling) was asked to
+    /// time launches on a device whose compute queue cannot write timestamps
+    /// (`timestampValidBits` is 0), so their device times cannot be measured there.
+    #[error("{device}'s compute queue cannot write timestamps (timestampValidBits is 0), so kernel times cannot be measured on it")]
+    TimestampsUnsupported {
+        /// The device's name.
+        device: String,
+    },
     /// Submitted device work (a launch or a transfer) did not finish within the timeout
     /// (`AMP_LAUNCH_TIMEOUT_MS`, default 60 s, or [`AcceleratorView::set_timeout`]). Vulkan
     /// cannot cancel it: it keeps running, host access to the data it uses (reading a view

@@ -58,15 +58,15 @@ pub use data::{
 pub use data::{DeviceBuffer, DeviceBufferMut};
 pub use device::{
     live_object_counts, validation_enabled, validation_message_count, Accelerator, AcceleratorView,
-    DeviceType, LaunchTarget, Limits, ObjectCounts,
+    DeviceType, KernelTime, LaunchTarget, Limits, ObjectCounts,
 };
 pub use error::Error;
+#[doc(hidden)]
+pub use exec::{launch_plan_counts, NativeCode, NativeLaunch};
 pub use exec::{
     parallel_for_each, parallel_for_each_on, ComputeDomain, KernelArg, KernelCall, RawBinding,
     RawKernel, TileBarrier, TiledExtent, TiledIndex, TiledKernelCall, MAX_TILE_THREADS,
 };
-#[doc(hidden)]
-pub use exec::{NativeCode, NativeLaunch};
 pub use extent::{Extent, Index};
 #[doc(hidden)]
 pub use kernel::{

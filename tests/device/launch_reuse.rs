@@ -106,3 +106,41 @@ fn views_alternate_between_two_arrays() -> Result<(), amp::Error> {
     assert_validation_clean();
     Ok(())
 }
+
+#[test]
+fn a_repeated_launch_reuses_its_plan() -> Result<(), amp::Error> {
+    common::vulkan_only!("launch plans are what a Vulkan launch encodes");
+    // Plans are counted per thread: the launches below are this test's own.
+    let mut a = Array::from_slice([300], &[0u32; 300])?;
+    let mut b = Array::from_slice([300], &[0u32; 300])?;
+    parallel_for_each(a.extent(), add_to(1, &mut a))?;
+    let (built, reused) = amp::launch_plan_counts();
+    for _ in 0..10 {
+        parallel_for_each(a.extent(), add_to(1, &mut a))?;
+    }
+    // Another array of the same layout: the same plan.
+    parallel_for_each(b.extent(), add_to(1, &mut b))?;
+    assert_eq!(amp::launch_plan_counts(), (built, reused + 11));
+    // A new scalar, a new domain, another kernel: new plans, each reused the next time.
+    parallel_for_each(a.extent(), add_to(2, &mut a))?;
+    parallel_for_each(Extent::new([100]), add_to(1, &mut a))?;
+    parallel_for_each(a.extent(), double(&mut a))?;
+    assert_eq!(amp::launch_plan_counts(), (built + 3, reused + 11));
+    parallel_for_each(a.extent(), add_to(2, &mut a))?;
+    parallel_for_each(Extent::new([100]), add_to(1, &mut a))?;
+    parallel_for_each(a.extent(), double(&mut a))?;
+    assert_eq!(amp::launch_plan_counts(), (built + 3, reused + 14));
+    let v = a.to_vec()?;
+    // 11 + 2, +1 on the first 100, doubled; +2, +1 on the first 100, doubled.
+    assert_eq!(&v[..100], &[((14 * 2) + 3) * 2; 100][..]);
+    assert_eq!(&v[100..], &[((13 * 2) + 2) * 2; 200][..]);
+    assert_eq!(b.to_vec()?, vec![1u32; 300]);
+    // Many repeated launches (several batches) on one plan.
+    for _ in 0..500 {
+        parallel_for_each(b.extent(), add_to(1, &mut b))?;
+    }
+    assert_eq!(b.to_vec()?, vec![501u32; 300]);
+    assert_eq!(amp::launch_plan_counts(), (built + 3, reused + 514));
+    assert_validation_clean();
+    Ok(())
+}

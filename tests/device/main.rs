@@ -34,6 +34,7 @@ mod matmul;
 mod normalized;
 mod numeric;
 mod ping_pong;
+mod profiling;
 mod semantics;
 mod structs;
 mod textures;

@@ -406,7 +406,19 @@ impl<T: DeviceElement, const N: usize> BufferAccess for Array<T, N> {
         Some(self.acc.clone())
     }
     fn prepare(&self, acc: &Accelerator) -> Result<Prepared, Error> {
-        self.shared().prepare(acc)
+        // What the array's own family would answer (`Shared::prepare` of an array source),
+        // without making one per launch.
+        match self.storage.buffer() {
+            Some(buffer) if *acc == self.acc => Ok(Prepared {
+                info: buffer.whole(),
+                buffer: buffer.clone(),
+                in_place: false,
+            }),
+            _ => Err(Error::AcceleratorMismatch {
+                array: self.acc.name().to_owned(),
+                launch: acc.name().to_owned(),
+            }),
+        }
     }
     fn mark_written(&self, _acc: &Accelerator) {}
     fn prepare_native(&self, acc: &Accelerator) -> Result<NativePrepared, Error> {

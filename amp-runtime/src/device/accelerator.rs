@@ -8,7 +8,9 @@ use std::sync::{Arc, Mutex};
 
 use ash::vk;
 
-use super::counts::{ObjectCounts, LIVE_DESCRIPTOR_POOLS, LIVE_PIPELINES, LIVE_SUBMITTERS};
+use super::counts::{
+    ObjectCounts, LIVE_DESCRIPTOR_POOLS, LIVE_PIPELINES, LIVE_QUERY_POOLS, LIVE_SUBMITTERS,
+};
 use super::create::{create_device, physical_devices, PhysicalInfo};
 use super::instance::{instance, InstanceShared};
 use super::native::{NativeDevice, NATIVE_PATH};
@@ -425,6 +427,7 @@ pub fn live_object_counts() -> ObjectCounts {
         pipelines: LIVE_PIPELINES.get(),
         command_pools: LIVE_SUBMITTERS.get(),
         descriptor_pools: LIVE_DESCRIPTOR_POOLS.get(),
+        query_pools: LIVE_QUERY_POOLS.get(),
         ..ObjectCounts::default()
     };
     for device in open_devices() {

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use ash::vk;
 
+use super::profile::{KernelTime, Timestamps};
 use super::submit::{
     default_timeout, record_barrier, timeout_millis, timeout_nanos, Barrier, Recording, Slot,
 };
@@ -184,6 +185,12 @@ struct QueueState {
     free: Vec<Slot>,
     /// Device errors of this view's launches not reported yet.
     errors: VecDeque<Arc<Reported>>,
+    /// Whether launches are timed (see `AcceleratorView::set_profiling`).
+    profiling: bool,
+    /// What the queue family's timestamps mean; `None` if it cannot write them.
+    timestamps: Option<Timestamps>,
+    /// The times of finished timed launches, not taken yet.
+    times: Vec<KernelTime>,
 }
 
 struct Batch {
@@ -195,8 +202,9 @@ struct Batch {
 }
 
 impl Queue {
-    /// An empty queue for queue family `family` (command objects are made on first use).
-    pub(crate) fn new(family: u32) -> Arc<Queue> {
+    /// An empty queue for queue family `family`, whose timestamps are `timestamps` (command
+    /// objects are made on first use).
+    pub(crate) fn new(family: u32, timestamps: Option<Timestamps>) -> Arc<Queue> {
         Arc::new(Queue {
             state: Mutex::new(QueueState {
                 family,
@@ -207,6 +215,9 @@ impl Queue {
                 in_flight: VecDeque::new(),
                 free: Vec::new(),
                 errors: VecDeque::new(),
+                profiling: false,
+                timestamps,
+                times: Vec::new(),
             }),
         })
     }
@@ -229,10 +240,34 @@ impl Queue {
         self.state().submitted
     }
 
+    /// Turns the timing of launches on or off. Errors if the queue family cannot write
+    /// timestamps (`device` names the device).
+    pub(crate) fn set_profiling(&self, on: bool, device: &str) -> Result<(), Error> {
+        let mut st = self.state();
+        if on && st.timestamps.is_none() {
+            return Err(Error::TimestampsUnsupported {
+                device: device.to_owned(),
+            });
+        }
+        st.profiling = on;
+        Ok(())
+    }
+
+    /// Whether launches are timed.
+    pub(crate) fn profiling(&self) -> bool {
+        self.state().profiling
+    }
+
+    /// The times of the finished timed launches, removed.
+    pub(crate) fn take_times(&self) -> Vec<KernelTime> {
+        std::mem::take(&mut self.state().times)
+    }
+
     /// Records one item into the open batch with `record` (after a barrier ordering it after
-    /// everything before it); `work` then adds what the batch must keep until it finished. A launch with
-    /// `descriptors` buffers gets a batch whose descriptor pool has room for it. Returns the
-    /// ticket of the batch.
+    /// everything before it); `work` then adds what the batch must keep until it finished. A
+    /// launch with `descriptors` buffers gets a batch whose descriptor pool has room for it.
+    /// A launch names its kernel in `timed`: while the view times launches, timestamps are
+    /// written around it. Returns the ticket of the batch.
     ///
     /// Submits the batch when it is full or old. Errors only when nothing was recorded; a
     /// failed submission afterwards is kept as this view's error (see [`Self::take_error`]).
@@ -240,6 +275,7 @@ impl Queue {
         self: &Arc<Self>,
         device: &Device,
         descriptors: u32,
+        timed: Option<&str>,
         record: impl FnOnce(&mut Recording<'_>) -> Result<R, Error>,
         work: impl FnOnce(&mut Work),
     ) -> Result<(R, Ticket), Error> {
@@ -254,13 +290,24 @@ impl Queue {
                 st.open(device, descriptors)?;
             }
             let d = device.vk();
+            let timed = timed.filter(|_| st.profiling);
             let batch = st.open.as_mut().expect("opened above");
-            // SAFETY: the slot's command buffer is recording.
-            unsafe { record_barrier(d, batch.slot.cmd(), Barrier::BeforeWork) };
+            let cmd = batch.slot.cmd();
+            // SAFETY: the slot's command buffer is recording (outside any render pass).
+            unsafe {
+                record_barrier(d, cmd, Barrier::BeforeWork);
+                if timed.is_some() {
+                    batch.slot.queries.start(d, cmd)?;
+                }
+            }
             let out = record(&mut Recording {
                 d,
                 slot: &mut batch.slot,
             })?;
+            if let Some(kernel) = timed {
+                // SAFETY: as above; `start` was recorded for this launch.
+                unsafe { batch.slot.queries.end(d, cmd, kernel) };
+            }
             batch.items += 1;
             work(&mut batch.work);
             let ticket = Ticket {
@@ -483,7 +530,17 @@ impl QueueState {
         device: &Device,
         garbage: &mut Vec<Work>,
     ) {
-        let Batch { slot, mut work, .. } = batch;
+        let Batch {
+            mut slot, mut work, ..
+        } = batch;
+        if let (None, Some(timestamps)) = (failed, self.timestamps) {
+            // SAFETY: the batch finished.
+            let read = unsafe { slot.queries.read(device.vk(), timestamps, &mut self.times) };
+            if let Err(e) = read {
+                self.errors
+                    .push_back(Arc::new(Reported(Mutex::new(Some(e)))));
+            }
+        }
         if let Some(result) = failed {
             let cell = Arc::new(Reported(Mutex::new(Some(Error::vk("vkWaitForFences")(
                 result,

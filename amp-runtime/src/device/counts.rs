@@ -30,6 +30,8 @@ pub(crate) static LIVE_PIPELINES: Counted = Counted::new();
 pub(crate) static LIVE_SUBMITTERS: Counted = Counted::new();
 /// Descriptor pools.
 pub(crate) static LIVE_DESCRIPTOR_POOLS: Counted = Counted::new();
+/// Timestamp query pools (of views that time their launches).
+pub(crate) static LIVE_QUERY_POOLS: Counted = Counted::new();
 
 /// How many Vulkan objects of each kind the runtime holds right now, over all accelerators.
 ///
@@ -52,4 +54,8 @@ pub struct ObjectCounts {
     pub command_pools: usize,
     /// Descriptor pools.
     pub descriptor_pools: usize,
+    /// Timestamp query pools: made only for views that time their launches
+    /// ([`AcceleratorView::set_profiling`](crate::AcceleratorView::set_profiling)), and
+    /// reused by their later batches.
+    pub query_pools: usize,
 }

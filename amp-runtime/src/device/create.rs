@@ -11,6 +11,7 @@ use super::atomic_float::AtomicFloat32;
 use super::batch::Queue;
 use super::instance::InstanceShared;
 use super::memory_info::MemoryInfo;
+use super::profile::Timestamps;
 use super::properties::{DeviceType, Limits};
 use super::Device;
 use crate::Error;
@@ -94,6 +95,12 @@ pub(super) fn create_device(
                     .position(|f| f.queue_flags.contains(vk::QueueFlags::COMPUTE))
             })
             .ok_or(Error::NoDevice)? as u32;
+        // Whether the chosen family can write timestamps is its `timestampValidBits` (0: it
+        // cannot), whatever `timestampComputeAndGraphics` says of compute queues in general.
+        let timestamps = Timestamps::new(
+            l.timestamp_period,
+            families[family as usize].timestamp_valid_bits,
+        );
         let supported = instance.get_physical_device_features(phys.handle);
         let features = vk::PhysicalDeviceFeatures::default()
             .shader_float64(supported.shader_float64 == vk::TRUE)
@@ -208,7 +215,8 @@ pub(super) fn create_device(
             atomic_float32,
             allocator: Mutex::new(Some(allocator)),
             memory,
-            default_queue: Queue::new(family),
+            default_queue: Queue::new(family, timestamps),
+            timestamps,
             next_view_id: AtomicU64::new(1),
             states: Default::default(),
         })

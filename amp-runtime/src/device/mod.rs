@@ -13,6 +13,7 @@ mod create;
 mod instance;
 mod memory_info;
 mod native;
+mod profile;
 mod properties;
 mod queue;
 mod state;
@@ -34,6 +35,8 @@ use instance::InstanceShared;
 pub use instance::{validation_enabled, validation_message_count};
 pub(crate) use memory_info::MemoryInfo;
 pub(crate) use native::NativeDevice;
+pub use profile::KernelTime;
+use profile::Timestamps;
 pub use properties::{DeviceType, Limits};
 pub use queue::{AcceleratorView, LaunchTarget};
 pub(crate) use state::DeviceState;
@@ -71,6 +74,8 @@ pub(crate) struct Device {
     memory: MemoryInfo,
     /// The default view's queue (also used for every host-device copy).
     default_queue: Arc<Queue>,
+    /// What the queue family's timestamps mean; `None` if it cannot write them.
+    timestamps: Option<Timestamps>,
     /// The id of the next view created with `create_view`; 0 is the default view.
     next_view_id: AtomicU64,
     /// The upper layers' per-device state.
@@ -157,6 +162,11 @@ impl Device {
         })
     }
 
+    /// What the queue family's timestamps mean, for new views' queues.
+    pub(crate) fn timestamps(&self) -> Option<Timestamps> {
+        self.timestamps
+    }
+
     /// The default view's queue, which every host-device copy also uses.
     pub(crate) fn default_queue(&self) -> &Arc<Queue> {
         &self.default_queue
@@ -172,12 +182,12 @@ impl Device {
         keep: Option<Arc<dyn std::any::Any + Send + Sync>>,
         record: impl FnOnce(&mut Recording<'_>) -> Result<(), Error>,
     ) -> Result<(), Error> {
-        let ((), ticket) = self
-            .default_queue
-            .record(self, 0, record, |work: &mut Work| {
-                work.keep.extend(keep);
-                work.sinks.extend(touched.iter().map(|p| Arc::clone(p)));
-            })?;
+        let ((), ticket) =
+            self.default_queue
+                .record(self, 0, None, record, |work: &mut Work| {
+                    work.keep.extend(keep);
+                    work.sinks.extend(touched.iter().map(|p| Arc::clone(p)));
+                })?;
         for p in touched {
             p.add(&ticket);
         }

@@ -5,6 +5,7 @@
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, OnceLock};
 
+use super::profile::Profiler;
 use crate::Error;
 
 /// The environment variable that sets the native pool's thread count.
@@ -19,8 +20,18 @@ pub(crate) struct NativeDevice {
     threads: usize,
     name: String,
     description: String,
-    /// Launches on the default view (see `AcceleratorView::submission_count`).
-    launches: AtomicU64,
+    /// The default view's launch count and timing.
+    default_view: NativeView,
+}
+
+/// What a view of the native CPU accelerator keeps: its launch count (see
+/// `AcceleratorView::submission_count`) and its launches' times.
+#[derive(Default)]
+pub(crate) struct NativeView {
+    /// Launches made on the view.
+    pub(crate) launches: AtomicU64,
+    /// Whether launches are timed, and their times.
+    pub(crate) profiler: Profiler,
 }
 
 impl NativeDevice {
@@ -62,7 +73,7 @@ impl NativeDevice {
             threads,
             name,
             description,
-            launches: AtomicU64::new(0),
+            default_view: NativeView::default(),
         })
     }
 
@@ -86,9 +97,9 @@ impl NativeDevice {
         self.threads
     }
 
-    /// The launches made on the default view.
-    pub(crate) fn launches(&self) -> &AtomicU64 {
-        &self.launches
+    /// The default view's launch count and timing.
+    pub(crate) fn default_view(&self) -> &NativeView {
+        &self.default_view
     }
 
     /// The accelerator's name.

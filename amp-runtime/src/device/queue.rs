@@ -11,6 +11,8 @@ use std::time::Duration;
 
 use super::accelerator::{Accelerator, Backend};
 use super::batch::Queue;
+use super::native::NativeView;
+use super::profile::KernelTime;
 use super::Device;
 use crate::Error;
 
@@ -68,8 +70,8 @@ pub struct AcceleratorView {
     own: Option<Arc<ViewShared>>,
     /// Distinguishes the views created on the native CPU accelerator (0: its default view).
     native_id: u64,
-    /// The launches of a view created on the native CPU accelerator.
-    native_launches: Option<Arc<AtomicU64>>,
+    /// The launch count and timing of a view created on the native CPU accelerator.
+    native_view: Option<Arc<NativeView>>,
 }
 
 /// The state of a view made by [`Accelerator::create_view`].
@@ -92,7 +94,7 @@ impl AcceleratorView {
             acc: acc.clone(),
             own: None,
             native_id: 0,
-            native_launches: None,
+            native_view: None,
         }
     }
 
@@ -104,17 +106,17 @@ impl AcceleratorView {
                 acc: acc.clone(),
                 own: None,
                 native_id: NEXT_NATIVE_VIEW.fetch_add(1, Ordering::Relaxed),
-                native_launches: Some(Arc::default()),
+                native_view: Some(Arc::default()),
             });
         };
         let device = device.clone();
-        let queue = Queue::new(device.queue_family);
+        let queue = Queue::new(device.queue_family, device.timestamps());
         let id = device.next_view_id.fetch_add(1, Ordering::Relaxed);
         Ok(AcceleratorView {
             acc: acc.clone(),
             own: Some(Arc::new(ViewShared { device, queue, id })),
             native_id: 0,
-            native_launches: None,
+            native_view: None,
         })
     }
 
@@ -133,19 +135,83 @@ impl AcceleratorView {
     /// of launches made on it. Every one of them has finished once
     /// [`wait`](Self::wait) returns.
     pub fn submission_count(&self) -> u64 {
-        match (self.queue(), self.native_launches()) {
+        match (self.queue(), self.native_view()) {
             (Some((_, q)), _) => q.submitted(),
-            (None, Some(n)) => n.load(Ordering::Relaxed),
+            (None, Some(n)) => n.launches.load(Ordering::Relaxed),
             (None, None) => 0,
         }
     }
 
-    /// On the native CPU accelerator, the count of this view's launches (each one is run at
-    /// once, so each is its own "submission").
-    pub(crate) fn native_launches(&self) -> Option<&AtomicU64> {
+    /// On the native CPU accelerator, this view's launch count (each launch is run at once,
+    /// so each is its own "submission") and timing.
+    pub(crate) fn native_view(&self) -> Option<&NativeView> {
         match self.acc.backend() {
-            Backend::Native(n) => Some(self.native_launches.as_deref().unwrap_or(n.launches())),
+            Backend::Native(n) => Some(self.native_view.as_deref().unwrap_or(n.default_view())),
             Backend::Vulkan(_) => None,
+        }
+    }
+
+    /// Turns the timing of this view's launches on or off (for this view and its clones;
+    /// off when a view is made). While it is on, every launch on the view
+    /// ([`parallel_for_each`](crate::parallel_for_each),
+    /// [`parallel_for_each_on`](crate::parallel_for_each_on), and on the default view
+    /// [`RawKernel::dispatch`](crate::RawKernel::dispatch)) is timed, and
+    /// [`take_kernel_times`](Self::take_kernel_times) returns the times (CUDA's events,
+    /// SYCL's `enable_profiling`).
+    ///
+    /// On a Vulkan accelerator each timed launch writes two device timestamps into its
+    /// command buffer (`vkCmdWriteTimestamp`, into query pools the view reuses); off, nothing
+    /// is recorded and launches cost what they did. On the native CPU accelerator, the host's
+    /// wall clock times each launch.
+    ///
+    /// Errors: [`Error::TimestampsUnsupported`] when turning it on for a Vulkan queue that
+    /// cannot write timestamps (its `timestampValidBits` is 0); timing then stays off.
+    ///
+    /// ```no_run
+    /// # let acc = amp_runtime::Accelerator::default()?;
+    /// let view = acc.create_view()?;
+    /// view.set_profiling(true)?;
+    /// // parallel_for_each_on(&view, out.extent(), kernel(&a, &mut out))?;
+    /// for t in view.take_kernel_times()? {
+    ///     println!("{}: {:.3} ms", t.kernel, t.seconds * 1e3);
+    /// }
+    /// # Ok::<(), amp_runtime::Error>(())
+    /// ```
+    pub fn set_profiling(&self, on: bool) -> Result<(), Error> {
+        match (self.queue(), self.native_view()) {
+            (Some((device, q)), _) => q.set_profiling(on, device.name()),
+            (None, Some(n)) => {
+                n.profiler.set(on);
+                Ok(())
+            }
+            (None, None) => Ok(()),
+        }
+    }
+
+    /// Whether this view times its launches (see [`set_profiling`](Self::set_profiling)).
+    pub fn profiling(&self) -> bool {
+        match (self.queue(), self.native_view()) {
+            (Some((_, q)), _) => q.profiling(),
+            (None, Some(n)) => n.profiler.on(),
+            (None, None) => false,
+        }
+    }
+
+    /// Waits for this view's work (as [`wait`](Self::wait) does) and returns the times of the
+    /// launches timed since the last call, one per launch, in the order they were made
+    /// (see [`set_profiling`](Self::set_profiling) and [`KernelTime`]). Empty when timing is
+    /// off.
+    ///
+    /// Errors: those of [`wait`](Self::wait) (a timeout, or a device error of a launch,
+    /// which then has no time); the times stay for the next call.
+    pub fn take_kernel_times(&self) -> Result<Vec<KernelTime>, Error> {
+        match (self.queue(), self.native_view()) {
+            (Some((_, q)), _) => {
+                self.wait()?;
+                Ok(q.take_times())
+            }
+            (None, Some(n)) => Ok(n.profiler.take()),
+            (None, None) => Ok(Vec::new()),
         }
     }
 

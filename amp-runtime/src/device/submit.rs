@@ -8,6 +8,7 @@ use std::time::Duration;
 use ash::vk;
 
 use super::counts::{LIVE_DESCRIPTOR_POOLS, LIVE_SUBMITTERS};
+use super::profile::QueryPools;
 use crate::Error;
 
 /// The timeout when `AMP_LAUNCH_TIMEOUT_MS` is not set.
@@ -60,6 +61,8 @@ pub(super) struct Slot {
     written: Vec<WrittenSet>,
     /// The pipeline last bound in this batch.
     bound_pipeline: vk::Pipeline,
+    /// The timestamp queries of the batch's timed launches (none unless the view times them).
+    pub(super) queries: QueryPools,
 }
 
 /// A descriptor set of a batch and what was written to it.
@@ -117,6 +120,7 @@ impl Slot {
                 descriptors_used: 0,
                 written: Vec::new(),
                 bound_pipeline: vk::Pipeline::null(),
+                queries: QueryPools::default(),
             })
         }
     }
@@ -160,6 +164,7 @@ impl Slot {
             self.descriptors_used = 0;
             self.written.clear();
             self.bound_pipeline = vk::Pipeline::null();
+            self.queries.clear();
             d.reset_fences(&[self.fence])
                 .map_err(Error::vk("vkResetFences"))?;
             d.begin_command_buffer(
@@ -189,9 +194,10 @@ impl Slot {
     ///
     /// # Safety
     /// No batch of this slot may be pending; it must not be used afterwards.
-    pub(super) unsafe fn destroy(&self, d: &ash::Device) {
+    pub(super) unsafe fn destroy(mut self, d: &ash::Device) {
         // SAFETY: per the function's contract.
         unsafe {
+            self.queries.destroy(d);
             d.destroy_descriptor_pool(self.descriptor_pool, None);
             d.destroy_fence(self.fence, None);
             d.destroy_command_pool(self.pool, None);

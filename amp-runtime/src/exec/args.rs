@@ -6,25 +6,6 @@ use super::pipeline::Specialization;
 use crate::kernel::{buffer_layout, KernelInfo, ParamKind, TextureAccess, LAYOUT_SPEC_ID_BASE};
 use crate::Error;
 
-/// Push-constant blocks up to this size live on the stack during a launch.
-pub(super) const INLINE_PUSH_BYTES: usize = 256;
-
-/// The push-constant block of `size` bytes, zeroed: in `inline` (on the caller's stack)
-/// unless it is unusually large, so a launch allocates nothing for it.
-pub(super) fn push_block<'b>(
-    inline: &'b mut [u8; INLINE_PUSH_BYTES],
-    heap: &'b mut Vec<u8>,
-    size: u32,
-) -> &'b mut [u8] {
-    match size as usize {
-        n if n <= INLINE_PUSH_BYTES => &mut inline[..n],
-        n => {
-            heap.resize(n, 0);
-            heap
-        }
-    }
-}
-
 /// Checks `args` against the kernel's parameters and writes them into the push-constant block
 /// `push`: the domain's extent, then per buffer its extent, element offset and strides, per
 /// scalar or value its bits. Each buffer's layout facts go into `specialization`.

@@ -84,7 +84,7 @@ impl PipelineCache {
 /// Hashes an address (the only key of [`PipelineCache`]): a multiply spreads its bits, which
 /// is all a pointer needs (SipHash is built for untrusted keys and costs more per launch).
 #[derive(Default)]
-struct AddressHasher(u64);
+pub(super) struct AddressHasher(u64);
 
 impl Hasher for AddressHasher {
     fn finish(&self) -> u64 {

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use ash::vk;
 
-use super::args::{encode_args, push_block, INLINE_PUSH_BYTES};
+use super::args::encode_args;
 use super::bounds::OobReport;
 use super::cache::cached;
 use super::call::{mark_written, Arg, ComputeDomain, KernelArg, Plan};
@@ -14,9 +14,11 @@ use super::checks::{check_shape, check_spec_words};
 use super::grid::{simple_grid, tiled_grid};
 use super::native::launch_native;
 use super::pipeline::{ImageDescriptor, Pipeline, Specialization};
+use super::plan::{plan_for, LaunchPlan};
 use crate::data::Prepared;
 use crate::device::{
-    sync_launches, Accelerator, AcceleratorView, Backend, Check, Device, LaunchTarget, Reported,
+    sync_launches, Accelerator, AcceleratorView, Backend, Check, Device, KernelTime, LaunchTarget,
+    Reported,
 };
 use crate::kernel::{spec_id, ElemType, KernelInfo, ParamKind, ScalarType, TextureAccess};
 use crate::texture::{Filter, Image};
@@ -110,10 +112,26 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
     let device = match acc.backend() {
         Backend::Vulkan(device) => device,
         Backend::Native(native) => {
-            if let Some(count) = view.native_launches() {
-                count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(nv) = view.native_view() else {
+                return launch_native(acc, native, plan);
+            };
+            nv.launches
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if !nv.profiler.on() {
+                return launch_native(acc, native, plan);
             }
-            return launch_native(acc, native, plan);
+            let kernel = plan.info.name;
+            let start = std::time::Instant::now();
+            let result = launch_native(acc, native, plan);
+            let seconds = start.elapsed().as_secs_f64();
+            // A launch that ran (an out-of-bounds access is found after it ran) has a time.
+            if matches!(result, Ok(()) | Err(Error::IndexOutOfBounds { .. })) {
+                nv.profiler.push(KernelTime {
+                    kernel: kernel.to_owned(),
+                    seconds,
+                });
+            }
+            return result;
         }
     };
     let Plan {
@@ -128,24 +146,31 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
     check_capabilities(info, device)?;
     check_spec_words(info, &spec)?;
 
-    let mut specialization = Specialization::default();
-    let mut inline = [0u8; INLINE_PUSH_BYTES];
-    let mut heap = Vec::new();
-    let push = push_block(&mut inline, &mut heap, info.push_constant_size);
-    encode_args(info, &args, &domain, push, &mut specialization)?;
-    let groups = match &tiling {
-        None => simple_grid(info, total, device.limits())?,
-        Some(t) => tiled_grid(info, &domain, t, device.limits(), &mut specialization)?,
-    };
-    push_spec_constants(info, &spec, &mut specialization);
-    let pipeline = cached(device, info, &specialization)?;
+    let plan = plan_for(device, info, &args, &spec, &domain, tiling.as_ref(), || {
+        let mut specialization = Specialization::default();
+        let mut push = vec![0u8; info.push_constant_size as usize];
+        encode_args(info, &args, &domain, &mut push, &mut specialization)?;
+        let groups = match &tiling {
+            None => simple_grid(info, total, device.limits())?,
+            Some(t) => tiled_grid(info, &domain, t, device.limits(), &mut specialization)?,
+        };
+        push_spec_constants(info, &spec, &mut specialization);
+        let pipeline = cached(device, info, &specialization)?;
+        Ok(LaunchPlan {
+            push,
+            groups,
+            pipeline,
+        })
+    })?;
+    let (pipeline, push, groups) = (&plan.pipeline, &plan.push[..], plan.groups);
 
-    let (bindings, prepared, oob_report) = bind(acc, info, &args, &pipeline)?;
+    let (bindings, prepared, oob_report) = bind(acc, info, &args, pipeline)?;
     let (images, image_owners) = bind_images(acc, info, &args)?;
     let report = oob_report.map(|r| (r, info));
     enqueue(
         view,
-        &pipeline,
+        info.name,
+        pipeline,
         &bindings,
         prepared,
         &images,
@@ -187,6 +212,10 @@ fn push_spec_constants(info: &KernelInfo, spec: &[u32], specialization: &mut Spe
     }
 }
 
+/// How many of a batch's most recent buffers a launch looks through for its own (a buffer the
+/// batch holds already is not added again).
+const RECENT_SINKS: usize = 16;
+
 /// Binding numbers with the buffer ranges bound there.
 pub(super) type Bindings = Vec<(u32, vk::DescriptorBufferInfo)>;
 
@@ -223,6 +252,12 @@ fn bind_images(
     info: &KernelInfo,
     args: &[KernelArg<'_>],
 ) -> Result<(ImageBindings, Vec<Arc<Image>>), Error> {
+    if !args
+        .iter()
+        .any(|a| matches!(a.0, Arg::Texture { .. } | Arg::Sampler(_)))
+    {
+        return Ok((Vec::new(), Vec::new()));
+    }
     let mut images = Vec::new();
     let mut owners: Vec<(Arc<Image>, TextureAccess)> = Vec::new();
     let device = acc.vulkan("textures")?;
@@ -305,7 +340,7 @@ fn bind_images(
     Ok((images, owners.into_iter().map(|(o, _)| o).collect()))
 }
 
-/// Records one dispatch of `pipeline` into `view`'s open batch, after the work of other
+/// Records one dispatch of `pipeline` (of the kernel `kernel`, for timing) into `view`'s open batch, after the work of other
 /// views that uses its buffers (waited for on the host); the batch keeps the buffers (and the
 /// out-of-bounds report, read when the batch finished) alive. `mark` runs once the dispatch
 /// is recorded (marking the written views). Waits for the batch when a buffer is host memory
@@ -313,6 +348,7 @@ fn bind_images(
 #[allow(clippy::too_many_arguments)]
 pub(super) fn enqueue(
     view: &AcceleratorView,
+    kernel: &str,
     pipeline: &Pipeline,
     bindings: &[(u32, vk::DescriptorBufferInfo)],
     prepared: Vec<Prepared>,
@@ -338,26 +374,39 @@ pub(super) fn enqueue(
     let cell = report.as_ref().map(|_| Arc::new(Reported::default()));
     let buffers: Vec<_> = prepared.into_iter().map(|p| p.buffer).collect();
     let descriptors = (bindings.len() + images.len()) as u32;
+    // Bit `i`: buffer `i` is new to the batch (a buffer the batch holds already is kept, and
+    // its ticket noted, once; buffers past 64 are always treated as new).
+    let mut new_to_batch = u64::MAX;
     let ((), ticket) = queue.record(
         device,
         descriptors,
+        Some(kernel),
         |rec| pipeline.record(rec, bindings, images, push, groups),
         |work| {
             for image in &image_owners {
                 work.keep.push(image.clone());
                 work.sinks.push(image.pending().clone());
             }
-            let first = work.sinks.len();
-            for b in &buffers {
-                work.keep.push(b.clone());
-                work.sinks.push(b.pending().clone());
+            for (i, b) in buffers.iter().enumerate() {
+                // The batch's most recent buffers: a chain of launches over a few arrays
+                // finds them here.
+                let recent = work.sinks.len().saturating_sub(RECENT_SINKS);
+                let held = work.sinks[recent..]
+                    .iter()
+                    .any(|p| Arc::ptr_eq(p, b.pending()));
+                if held && i < 64 {
+                    new_to_batch &= !(1u64 << i);
+                } else {
+                    work.keep.push(b.clone());
+                    work.sinks.push(b.pending().clone());
+                }
             }
             if let (Some((report, info)), Some(cell)) = (report, &cell) {
                 // A launch that waits reports its error itself, and only there.
                 let sinks = if must_wait {
                     Vec::new()
                 } else {
-                    work.sinks[first..].to_vec()
+                    buffers.iter().map(|b| b.pending().clone()).collect()
                 };
                 work.checks.push(Check {
                     run: Box::new(move || report.check(info).err()),
@@ -368,8 +417,10 @@ pub(super) fn enqueue(
             }
         },
     )?;
-    for b in &buffers {
-        b.pending().add(&ticket);
+    for (i, b) in buffers.iter().enumerate() {
+        if i >= 64 || new_to_batch & (1u64 << i) != 0 {
+            b.pending().add(&ticket);
+        }
     }
     for image in &image_owners {
         image.pending().add(&ticket);

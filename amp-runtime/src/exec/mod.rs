@@ -16,6 +16,7 @@ mod grid;
 mod launch;
 mod native;
 mod pipeline;
+mod plan;
 mod raw;
 mod tiled;
 
@@ -23,5 +24,7 @@ pub use call::{ComputeDomain, KernelArg, KernelCall, TiledKernelCall};
 #[doc(hidden)]
 pub use executor::{NativeCode, NativeLaunch};
 pub use launch::{parallel_for_each, parallel_for_each_on};
+#[doc(hidden)]
+pub use plan::launch_plan_counts;
 pub use raw::{RawBinding, RawKernel};
 pub use tiled::{TileBarrier, TiledExtent, TiledIndex, MAX_TILE_THREADS};

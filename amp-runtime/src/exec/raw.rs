@@ -108,8 +108,10 @@ impl RawKernel {
     }
 
     /// Runs `groups` workgroups with `buffers` bound at bindings `0, 1, ...` and the
-    /// push-constant block `push_constants`, and waits for them. Writable buffers
-    /// ([`KernelArg::write`]) are marked as written.
+    /// push-constant block `push_constants` on the accelerator's default view. Writable
+    /// buffers ([`KernelArg::write`]) are marked as written. While the default view times its
+    /// launches ([`AcceleratorView::set_profiling`](crate::AcceleratorView::set_profiling)),
+    /// the dispatch is timed under the entry point's name.
     pub fn dispatch(
         &self,
         groups: [u32; 3],
@@ -194,6 +196,7 @@ impl RawKernel {
         }
         enqueue(
             &self.acc.default_view(),
+            &self.name,
             &self.pipeline,
             &bindings,
             prepared,

@@ -1,0 +1,233 @@
+//! Kernel timing (opt-in, per view): [`KernelTime`], what a queue's timestamps mean
+//! ([`Timestamps`]), the timestamp queries of one batch ([`QueryPools`]), and the times a view
+//! collected ([`Profiler`]).
+//!
+//! On a Vulkan view, each timed launch writes two timestamps into its batch's query pool
+//! (`vkCmdWriteTimestamp` at `BOTTOM_OF_PIPE` before and after its dispatch: once all earlier
+//! work finished, and once the dispatch finished); the results are read when the batch is
+//! retired. On the native CPU accelerator a launch's time is the wall-clock time it ran.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+use ash::vk;
+
+use super::counts::LIVE_QUERY_POOLS;
+use crate::sync::lock;
+use crate::Error;
+
+/// The device time of one launch, from
+/// [`AcceleratorView::take_kernel_times`](crate::AcceleratorView::take_kernel_times).
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelTime {
+    /// The kernel's name: the `#[kernel(amp)]` function's name, or the entry point of a
+    /// [`RawKernel`](crate::RawKernel).
+    pub kernel: String,
+    /// How long the launch ran, in seconds. On a Vulkan accelerator: the time between two
+    /// device timestamps around its dispatch (taken once the view's earlier work finished, and
+    /// once the dispatch finished), without the host's recording and submission. On the native
+    /// CPU accelerator: the wall-clock time of the launch on the host.
+    pub seconds: f64,
+}
+
+/// What a queue family's timestamps mean: nanoseconds per tick (`timestampPeriod`) and the
+/// bits that count (`timestampValidBits`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Timestamps {
+    period_ns: f64,
+    valid_bits: u32,
+}
+
+impl Timestamps {
+    /// The timestamps of a queue family with `valid_bits` valid bits on a device whose
+    /// timestamps tick every `period_ns` nanoseconds; `None` when the family cannot write
+    /// timestamps (no valid bits) or the period is meaningless.
+    pub(crate) fn new(period_ns: f32, valid_bits: u32) -> Option<Timestamps> {
+        (valid_bits > 0 && period_ns.is_finite() && period_ns > 0.0).then_some(Timestamps {
+            period_ns: f64::from(period_ns),
+            valid_bits: valid_bits.min(64),
+        })
+    }
+
+    /// Seconds between the timestamps `start` and `end` (the counter may wrap once).
+    fn seconds(&self, start: u64, end: u64) -> f64 {
+        let mask = if self.valid_bits >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.valid_bits) - 1
+        };
+        let ticks = end.wrapping_sub(start) & mask;
+        ticks as f64 * self.period_ns * 1e-9
+    }
+}
+
+/// Launches timed per query pool (two queries each).
+const LAUNCHES_PER_POOL: u32 = 64;
+
+/// The timestamp queries of one batch slot: query pools of [`LAUNCHES_PER_POOL`] launches
+/// each, made on first use, added as a batch needs more, and kept for the slot's next batches.
+#[derive(Default)]
+pub(super) struct QueryPools {
+    pools: Vec<vk::QueryPool>,
+    /// The names of the launches timed in the current batch, in order.
+    names: Vec<String>,
+}
+
+impl QueryPools {
+    /// Forgets the previous batch's launches (its results were read or dropped).
+    pub(super) fn clear(&mut self) {
+        self.names.clear();
+    }
+
+    /// The pool and first query of the next timed launch, making a pool if needed.
+    fn next(&mut self, d: &ash::Device) -> Result<(vk::QueryPool, u32), Error> {
+        let n = self.names.len() as u32;
+        let pool = (n / LAUNCHES_PER_POOL) as usize;
+        if pool == self.pools.len() {
+            let info = vk::QueryPoolCreateInfo::default()
+                .query_type(vk::QueryType::TIMESTAMP)
+                .query_count(2 * LAUNCHES_PER_POOL);
+            // SAFETY: valid create info on a live device.
+            let p = unsafe { d.create_query_pool(&info, None) }
+                .map_err(Error::vk("vkCreateQueryPool"))?;
+            LIVE_QUERY_POOLS.created();
+            self.pools.push(p);
+        }
+        Ok((self.pools[pool], 2 * (n % LAUNCHES_PER_POOL)))
+    }
+
+    /// Records the timestamp before a launch: resets the launch's two queries and writes the
+    /// first once all earlier work finished.
+    ///
+    /// # Safety
+    /// `cmd` is this slot's command buffer, recording, outside a render pass.
+    pub(super) unsafe fn start(
+        &mut self,
+        d: &ash::Device,
+        cmd: vk::CommandBuffer,
+    ) -> Result<(), Error> {
+        let (pool, first) = self.next(d)?;
+        // SAFETY: per the function's contract; the queries belong to this slot, whose earlier
+        // batches finished.
+        unsafe {
+            d.cmd_reset_query_pool(cmd, pool, first, 2);
+            d.cmd_write_timestamp(cmd, vk::PipelineStageFlags::BOTTOM_OF_PIPE, pool, first);
+        }
+        Ok(())
+    }
+
+    /// Records the timestamp after the launch [`start`](Self::start) began, named `kernel`.
+    ///
+    /// # Safety
+    /// As for [`start`](Self::start), which was called for this launch.
+    pub(super) unsafe fn end(&mut self, d: &ash::Device, cmd: vk::CommandBuffer, kernel: &str) {
+        let n = self.names.len() as u32;
+        let pool = self.pools[(n / LAUNCHES_PER_POOL) as usize];
+        let first = 2 * (n % LAUNCHES_PER_POOL);
+        // SAFETY: per the function's contract; `start` reset the query.
+        unsafe {
+            d.cmd_write_timestamp(cmd, vk::PipelineStageFlags::BOTTOM_OF_PIPE, pool, first + 1)
+        };
+        self.names.push(kernel.to_owned());
+    }
+
+    /// The times of the finished batch's launches, appended to `out` in launch order.
+    ///
+    /// # Safety
+    /// The batch finished.
+    pub(super) unsafe fn read(
+        &mut self,
+        d: &ash::Device,
+        timestamps: Timestamps,
+        out: &mut Vec<KernelTime>,
+    ) -> Result<(), Error> {
+        let mut names = std::mem::take(&mut self.names).into_iter();
+        for &pool in &self.pools {
+            let launches = names.len().min(LAUNCHES_PER_POOL as usize);
+            if launches == 0 {
+                break;
+            }
+            let mut ticks = vec![0u64; 2 * launches];
+            // SAFETY: the batch that wrote these queries finished (per the contract).
+            unsafe {
+                d.get_query_pool_results(
+                    pool,
+                    0,
+                    &mut ticks,
+                    vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
+                )
+            }
+            .map_err(Error::vk("vkGetQueryPoolResults"))?;
+            for (pair, kernel) in ticks.chunks_exact(2).zip(names.by_ref()) {
+                out.push(KernelTime {
+                    kernel,
+                    seconds: timestamps.seconds(pair[0], pair[1]),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Destroys the query pools.
+    ///
+    /// # Safety
+    /// No pending batch uses them.
+    pub(super) unsafe fn destroy(&mut self, d: &ash::Device) {
+        for pool in self.pools.drain(..) {
+            // SAFETY: per the function's contract.
+            unsafe { d.destroy_query_pool(pool, None) };
+            LIVE_QUERY_POOLS.destroyed();
+        }
+    }
+}
+
+/// Whether a view times its launches, and the times it collected since they were last taken.
+#[derive(Default)]
+pub(crate) struct Profiler {
+    on: AtomicBool,
+    times: Mutex<Vec<KernelTime>>,
+}
+
+impl Profiler {
+    /// Whether launches are timed.
+    pub(crate) fn on(&self) -> bool {
+        self.on.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn set(&self, on: bool) {
+        self.on.store(on, Ordering::Relaxed);
+    }
+
+    /// Notes one launch's time.
+    pub(crate) fn push(&self, time: KernelTime) {
+        lock(&self.times).push(time);
+    }
+
+    /// The times collected so far, removed.
+    pub(crate) fn take(&self) -> Vec<KernelTime> {
+        std::mem::take(&mut *lock(&self.times))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Timestamps;
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-12 * b.abs()
+    }
+
+    #[test]
+    fn ticks_are_scaled_by_the_period_and_wrap_within_the_valid_bits() {
+        assert!(Timestamps::new(1.0, 0).is_none());
+        assert!(Timestamps::new(0.0, 64).is_none());
+        let t = Timestamps::new(2.0, 64).unwrap();
+        assert!(close(t.seconds(1_000, 1_500), 1e-6));
+        // A 36-bit counter that wrapped between the two timestamps.
+        let t = Timestamps::new(1.0, 36).unwrap();
+        let top = (1u64 << 36) - 10;
+        assert!(close(t.seconds(top, 20), 30e-9));
+        // Bits above the valid ones are ignored.
+        assert!(close(t.seconds(5 | (1 << 40), 7 | (1 << 50)), 2e-9));
+    }
+}

@@ -1,0 +1,162 @@
+//! Launch plans: what a launch of one kernel with one argument layout encodes (the
+//! push-constant block, the grid, the specialized pipeline), cached per device and reused by
+//! the next launch with the same layout, so a chain of repeated launches skips argument
+//! encoding, specialization and the pipeline lookup.
+//!
+//! The key is everything the encoding reads: the kernel, the domain, the tile shape, the
+//! call's specialization words, and per argument its kind, element type, writability, extent,
+//! offset and strides (buffers), type and bits (scalars) or bytes (values). Equal keys encode
+//! to equal plans, and a key was checked (argument types, ranks, limits) when its plan was
+//! built. Launches with textures or samplers are not cached (their launches are few).
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+use std::sync::{Arc, Mutex};
+
+use super::cache::AddressHasher;
+use super::call::{Arg, KernelArg, Tiling};
+use super::pipeline::Pipeline;
+use crate::device::{Device, DeviceState};
+use crate::kernel::{ElemType, KernelInfo};
+use crate::sync::lock;
+use crate::Error;
+
+/// The encoded part of a launch.
+pub(super) struct LaunchPlan {
+    /// The push-constant block.
+    pub(super) push: Vec<u8>,
+    /// Workgroups per dimension.
+    pub(super) groups: [u32; 3],
+    /// The specialized pipeline.
+    pub(super) pipeline: Arc<Pipeline>,
+}
+
+/// What a plan is looked up by (see the module docs).
+#[derive(Clone, Default, PartialEq, Eq)]
+struct Key {
+    words: Vec<u64>,
+    types: Vec<ElemType>,
+}
+
+/// Plans kept per kernel (the most recent layouts).
+const PLANS_PER_KERNEL: usize = 8;
+
+/// The plans of one kernel: each layout's key with its plan, oldest first.
+type KernelPlans = Vec<(Key, Arc<LaunchPlan>)>;
+
+/// A device's launch plans (its [`DeviceState`]), by the address of their kernel's
+/// [`KernelInfo`]. The pipelines stay owned (and destroyed) by the pipeline cache.
+#[derive(Default)]
+struct Plans(Mutex<HashMap<usize, KernelPlans, BuildHasherDefault<AddressHasher>>>);
+
+impl DeviceState for Plans {}
+
+thread_local! {
+    /// The key being built (reused, so a lookup does not allocate).
+    static SCRATCH: RefCell<Key> = RefCell::default();
+    /// Plans built and reused by launches on this thread.
+    static COUNTS: Cell<(u64, u64)> = const { Cell::new((0, 0)) };
+}
+
+/// The plans built and reused by launches made on the calling thread so far: `(built,
+/// reused)`. For tests that check that a repeated launch reuses its plan.
+#[doc(hidden)]
+pub fn launch_plan_counts() -> (u64, u64) {
+    COUNTS.with(Cell::get)
+}
+
+/// Writes the key of a launch into `key`; `false` when such launches are not cached.
+fn key_of(
+    key: &mut Key,
+    args: &[KernelArg<'_>],
+    spec: &[u32],
+    domain: &[usize],
+    tiling: Option<&Tiling>,
+) -> bool {
+    key.words.clear();
+    key.types.clear();
+    let w = &mut key.words;
+    w.push(domain.len() as u64);
+    w.extend(domain.iter().map(|&d| d as u64));
+    match tiling {
+        Some(t) => {
+            w.push(t.tile.len() as u64 + 1);
+            w.extend(t.tile.iter().map(|&d| d as u64));
+            w.push(u64::from(t.tile_static_bytes));
+        }
+        None => w.push(0),
+    }
+    w.push(spec.len() as u64);
+    w.extend(spec.iter().map(|&s| u64::from(s)));
+    w.push(args.len() as u64);
+    for arg in args {
+        match &arg.0 {
+            Arg::Buffer { buf, writable } => {
+                let dims = buf.dims();
+                w.push(1 | (u64::from(*writable) << 8) | ((dims.len() as u64) << 16));
+                w.extend(dims.iter().map(|&d| d as u64));
+                w.push(buf.offset() as u64);
+                if dims.len() > 1 {
+                    w.extend(buf.strides().into_iter().map(|s| s as u64));
+                }
+                key.types.push(buf.elem());
+            }
+            Arg::Scalar { ty, bits } => {
+                w.push(2);
+                w.push(*bits);
+                key.types.push(ElemType::Scalar(*ty));
+            }
+            Arg::Value { elem, bytes } => {
+                w.push(3 | ((bytes.len() as u64) << 8));
+                w.extend(bytes.iter().map(|&b| u64::from(b)));
+                key.types.push(*elem);
+            }
+            Arg::Texture { .. } | Arg::Sampler(_) => return false,
+        }
+    }
+    true
+}
+
+/// The plan of a launch of `info` with `args` over `domain` on `device`: the cached one for
+/// this layout, or one `build` makes (and checks) now and caches.
+pub(super) fn plan_for(
+    device: &Device,
+    info: &'static KernelInfo,
+    args: &[KernelArg<'_>],
+    spec: &[u32],
+    domain: &[usize],
+    tiling: Option<&Tiling>,
+    build: impl FnOnce() -> Result<LaunchPlan, Error>,
+) -> Result<Arc<LaunchPlan>, Error> {
+    let count = |built: u64, reused: u64| {
+        COUNTS.with(|c| {
+            let (b, r) = c.get();
+            c.set((b + built, r + reused));
+        })
+    };
+    SCRATCH.with(|scratch| {
+        let mut key = scratch.borrow_mut();
+        if !key_of(&mut key, args, spec, domain, tiling) {
+            count(1, 0);
+            return build().map(Arc::new);
+        }
+        let plans = device.state::<Plans>();
+        let id = info as *const KernelInfo as usize;
+        if let Some(list) = lock(&plans.0).get(&id) {
+            if let Some((_, plan)) = list.iter().find(|(k, _)| *k == *key) {
+                count(0, 1);
+                return Ok(plan.clone());
+            }
+        }
+        let plan = Arc::new(build()?);
+        count(1, 0);
+        let mut map = lock(&plans.0);
+        let list = map.entry(id).or_default();
+        if list.len() >= PLANS_PER_KERNEL {
+            list.remove(0);
+        }
+        list.push((key.clone(), plan.clone()));
+        Ok(plan)
+    })
+}
