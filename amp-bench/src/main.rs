@@ -842,6 +842,49 @@ pub struct Report {
     pub diagnostics: Vec<Diagnostic>,
     /// Sections that failed with an error (`section: error`); the run goes on without them.
     pub failures: Vec<String>,
+    /// Device (timestamp) time beside wall time for the rows that launched on the device.
+    pub kernel_rows: Vec<KernelRow>,
+}
+
+/// One row's device time from timestamp queries beside its wall time: what a launch costs on
+/// the host (recording, submission, the wait) is the difference.
+#[derive(Clone, Debug)]
+pub struct KernelRow {
+    pub name: String,
+    pub size: String,
+    pub amp_wall: Option<f64>,
+    pub amp_kernel: Option<f64>,
+    /// The amp column's rate from its wall time, and its unit.
+    pub amp_rate: Option<(f64, &'static str)>,
+    pub glsl_wall: Option<f64>,
+    pub glsl_kernel: Option<f64>,
+}
+
+/// The kernel-time table in Markdown.
+pub fn kernel_table(rows: &[KernelRow]) -> String {
+    let mut s = String::from(
+        "| workload | size | amp wall | amp kernel | amp rate by kernel time | glslang wall | \
+         glslang kernel |\n|---|---|---|---|---|---|---|\n",
+    );
+    let t = |x: Option<f64>| x.map_or("-".into(), fmt_time);
+    for r in rows {
+        let rate = match (r.amp_rate, r.amp_wall, r.amp_kernel) {
+            (Some((rate, unit)), Some(wall), Some(kernel)) if kernel > 0.0 => {
+                format!("{:.2} {unit}", rate * wall / kernel)
+            }
+            _ => "-".into(),
+        };
+        s += &format!(
+            "| {} | {} | {} | {} | {rate} | {} | {} |\n",
+            r.name,
+            r.size,
+            t(r.amp_wall),
+            t(r.amp_kernel),
+            t(r.glsl_wall),
+            t(r.glsl_kernel),
+        );
+    }
+    s
 }
 
 impl Report {
@@ -1368,6 +1411,10 @@ struct Ctx<'a> {
     diagnostics: Vec<Diagnostic>,
     /// `time_pair` calls so far (instruction counting picks one by its number).
     pairs: std::cell::Cell<usize>,
+    /// Device times of the last timed pair (amp, glslang) or amp-only run, for the next row.
+    pending_kernel: std::cell::Cell<Option<(Option<f64>, Option<f64>)>>,
+    /// Kernel time beside wall time, one per row that launched on the Vulkan device.
+    kernel_rows: Vec<KernelRow>,
 }
 
 impl Ctx<'_> {
@@ -1376,6 +1423,59 @@ impl Ctx<'_> {
             return Ok(1.0);
         }
         measure(self.cfg, f)
+    }
+
+    /// [`Ctx::time`] for work on the Vulkan device, whose device time (one more run, timed
+    /// with timestamp queries) goes with the next row.
+    fn time_amp(&self, mut f: impl FnMut() -> Result<(), BoxError>) -> Result<f64, BoxError> {
+        let secs = self.time(&mut f)?;
+        if let Some(kernel) = self.kernel_time(&mut f)? {
+            self.pending_kernel.set(Some((Some(kernel), None)));
+        }
+        Ok(secs)
+    }
+
+    /// The device time of one run of `f`: the sum of the kernel times (timestamp queries) of
+    /// the launches it made on the default view; `None` when it made none there, the device
+    /// cannot time, or instructions are being counted.
+    fn kernel_time(
+        &self,
+        f: &mut dyn FnMut() -> Result<(), BoxError>,
+    ) -> Result<Option<f64>, BoxError> {
+        if self.cfg.count.is_some() {
+            return Ok(None);
+        }
+        let view = Accelerator::default()?.default_view();
+        if view.set_profiling(true).is_err() {
+            return Ok(None);
+        }
+        let earlier = view.take_kernel_times();
+        let ran = earlier.map_err(BoxError::from).and_then(|_| f());
+        let times = view.take_kernel_times();
+        view.set_profiling(false)?;
+        ran?;
+        let times = times?;
+        Ok((!times.is_empty()).then(|| times.iter().map(|t| t.seconds).sum()))
+    }
+
+    /// Adds `row` to the table, and its kernel times, if the work before it measured any.
+    fn push_row(&mut self, row: Row) {
+        if let Some((amp, glsl)) = self.pending_kernel.take() {
+            self.kernel_rows.push(KernelRow {
+                name: row.name.clone(),
+                size: row.size.clone(),
+                amp_wall: row.amp.secs(),
+                amp_kernel: amp,
+                amp_rate: row
+                    .amp
+                    .rate_in("GB/s")
+                    .map(|r| (r, "GB/s"))
+                    .or(row.amp.rate_in("GFLOP/s").map(|r| (r, "GFLOP/s"))),
+                glsl_wall: row.glsl.secs(),
+                glsl_kernel: glsl,
+            });
+        }
+        self.rows.push(row);
     }
 
     /// The native column: `f` (launches on `self.native`) timed as the CPU column is, or why
@@ -1425,7 +1525,11 @@ impl Ctx<'_> {
             count.run(pair, amp, glsl)?;
             return Ok((1.0, 1.0));
         }
-        measure_pair(self.cfg, amp, glsl)
+        let (mut amp, mut glsl) = (amp, glsl);
+        let walls = measure_pair(self.cfg, &mut amp, &mut glsl)?;
+        let kernels = (self.kernel_time(&mut amp)?, self.kernel_time(&mut glsl)?);
+        self.pending_kernel.set(Some(kernels));
+        Ok(walls)
     }
 }
 
@@ -1451,6 +1555,8 @@ pub fn run(cfg: &Config) -> Result<Report, BoxError> {
         checks: Vec::new(),
         diagnostics: Vec::new(),
         pairs: std::cell::Cell::new(0),
+        pending_kernel: std::cell::Cell::new(None),
+        kernel_rows: Vec::new(),
     };
     type Section = fn(&mut Ctx<'_>) -> Result<(), BoxError>;
     let sections: [(&str, Section); 12] = [
@@ -1488,6 +1594,7 @@ pub fn run(cfg: &Config) -> Result<Report, BoxError> {
             bounds: Vec::new(),
             diagnostics: Vec::new(),
             failures: Vec::new(),
+            kernel_rows: Vec::new(),
         });
     }
     // A section that fails is reported and the others still run: on a device met for the
@@ -1509,6 +1616,7 @@ pub fn run(cfg: &Config) -> Result<Report, BoxError> {
     }
     for (name, section) in sections {
         if cfg.runs(name) {
+            ctx.pending_kernel.set(None);
             let t0 = Instant::now();
             attempt(name, section(&mut ctx), t0);
         }
@@ -1530,6 +1638,7 @@ pub fn run(cfg: &Config) -> Result<Report, BoxError> {
         bounds,
         diagnostics: ctx.diagnostics,
         failures,
+        kernel_rows: ctx.kernel_rows,
     })
 }
 
@@ -1631,7 +1740,7 @@ fn first_launch(ctx: &mut Ctx<'_>, init: f64, native_init: f64) -> Result<(), Bo
         || Ok(nc.to_vec()?),
         &vec![3.0f32; n],
     )?;
-    ctx.rows.push(Row {
+    ctx.push_row(Row {
         name:
             "device init (Vulkan: `Accelerator::all`, first non-native; native: `Accelerator::cpu`)"
                 .into(),
@@ -1647,7 +1756,7 @@ fn first_launch(ctx: &mut Ctx<'_>, init: f64, native_init: f64) -> Result<(), Bo
             rate: None,
         },
     });
-    ctx.rows.push(Row {
+    ctx.push_row(Row {
         name: format!("first launch, vector add ({cache})"),
         size: format!("{n}"),
         amp: Cell::Text(format!("{} (pipeline + dispatch)", fmt_time(amp_first))),
@@ -1723,7 +1832,7 @@ fn vector(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         )?)
     })?;
     ctx.check_native("vector add", &t_native, || Ok(nc.to_vec()?), &cpu)?;
-    ctx.rows.push(workload_row(
+    ctx.push_row(workload_row(
         "vector add",
         size.clone(),
         bytes,
@@ -1774,7 +1883,7 @@ fn vector(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         )?)
     })?;
     ctx.check_native("saxpy", &t_native, || Ok(nc.to_vec()?), &cpu)?;
-    ctx.rows.push(workload_row(
+    ctx.push_row(workload_row(
         "saxpy (z = a*x + y)",
         size.clone(),
         bytes,
@@ -1811,7 +1920,7 @@ fn vector(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         )?)
     })?;
     ctx.check_native(COPY_ROW, &t_native, || Ok(nc.to_vec()?), &cpu)?;
-    ctx.rows.push(workload_row(
+    ctx.push_row(workload_row(
         COPY_ROW,
         size.clone(),
         Work::Bytes(8.0 * n as f64),
@@ -1852,7 +1961,7 @@ fn vector(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         },
     )?;
     let want: Vec<f32> = xs.par_iter().zip(&ys).map(|(x, y)| x + y).collect();
-    ctx.rows.push(Row {
+    ctx.push_row(Row {
         name: PLACED_ROW.into(),
         size,
         amp: timed(t_amp, bytes),
@@ -1942,7 +2051,7 @@ fn matmul(ctx: &mut Ctx<'_>, n: usize) -> Result<(), BoxError> {
         || Ok(nc.to_vec()?),
         &cpu,
     )?;
-    ctx.rows.push(workload_row(
+    ctx.push_row(workload_row(
         "matmul, simple",
         size.clone(),
         flops,
@@ -2033,7 +2142,7 @@ fn matmul(ctx: &mut Ctx<'_>, n: usize) -> Result<(), BoxError> {
         || Ok(nc.to_vec()?),
         &cpu,
     )?;
-    ctx.rows.push(workload_row(
+    ctx.push_row(workload_row(
         "matmul, tiled 16 x 16 tile_static",
         size,
         flops,
@@ -2527,7 +2636,7 @@ where
         })?;
         let name = format!("reduce {ty}, {label} (+ CPU pass over tile sums)");
         ctx.check_native(&name, &t_native, || Ok(vec![r_native]), &[cpu])?;
-        ctx.rows.push(workload_row(
+        ctx.push_row(workload_row(
             &name,
             size.clone(),
             bytes,
@@ -2596,7 +2705,7 @@ fn transpose(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         })?;
         let name = format!("transpose, tile {label}");
         ctx.check_native(&name, &t_native, || Ok(no.to_vec()?), &cpu)?;
-        ctx.rows.push(workload_row(
+        ctx.push_row(workload_row(
             &name,
             format!("{n} x {n} f32"),
             bytes,
@@ -2679,7 +2788,7 @@ fn histogram_workload(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         )?)
     })?;
     ctx.check_native("histogram", &t_native, || Ok(n_bins.to_vec()?), &cpu)?;
-    ctx.rows.push(workload_row(
+    ctx.push_row(workload_row(
         "histogram, 256 bins (tile_static atomics + merge)",
         format!("{} u32", count(n)),
         Work::Bytes(4.0 * n as f64),
@@ -2843,7 +2952,7 @@ fn scan(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         Ok(())
     })?;
     ctx.check_native("exclusive scan", &t_native, || Ok(n_out.to_vec()?), &cpu)?;
-    ctx.rows.push(workload_row(
+    ctx.push_row(workload_row(
         "exclusive scan (tile scan + scan of tile sums + add)",
         format!("{} u32", count(n)),
         Work::Bytes(8.0 * n as f64),
@@ -3003,7 +3112,7 @@ fn launch_overhead(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         secs: median(v),
         rate: None,
     };
-    ctx.rows.push(Row {
+    ctx.push_row(Row {
         name:
             "launch overhead, empty kernel (glslang column: minimal raw `ash` submit-and-wait loop)"
                 .into(),
@@ -3017,7 +3126,7 @@ fn launch_overhead(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
             Err(why) => Cell::Unsupported(why),
         },
     });
-    ctx.rows.push(Row {
+    ctx.push_row(Row {
         name: "launch overhead, `RawKernel` empty dispatch (amp column) vs the raw `ash` loop"
             .into(),
         size: "1 thread".into(),
@@ -3111,7 +3220,7 @@ fn launch_chain(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         &want,
     ));
     let name = format!("chain of {launches} dependent launches over 2 `Array`s + 1 read");
-    ctx.rows.push(Row {
+    ctx.push_row(Row {
         name: format!("{name} (glslang column: the dispatches recorded by hand in raw `ash`)"),
         size: format!("{n} elements"),
         amp: Cell::Time {
@@ -3125,7 +3234,7 @@ fn launch_chain(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         cpu: Cell::None,
         native: per_launch(&t_native),
     });
-    ctx.rows.push(Row {
+    ctx.push_row(Row {
         name: format!("{name}, each launch waited for (synchronous) vs the same floor"),
         size: format!("{n} elements"),
         amp: Cell::Time {
@@ -3244,7 +3353,7 @@ fn transfers(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         }
     };
     let up = (t_up - t_launch).max(1e-9);
-    ctx.rows.push(Row {
+    ctx.push_row(Row {
         name: "host to device: `ArrayView` upload on first launch (launch subtracted)".into(),
         size: mib.clone(),
         amp: view_cell(up),
@@ -3258,7 +3367,7 @@ fn transfers(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
             (Err(why), _) | (_, Err(why)) => Cell::Unsupported(why.clone()),
         },
     });
-    ctx.rows.push(Row {
+    ctx.push_row(Row {
         name: "device to host: `ArrayViewMut::synchronize`".into(),
         size: mib.clone(),
         amp: view_cell(t_down),
@@ -3269,7 +3378,7 @@ fn transfers(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
             fmt_time(nt_down)
         )),
     });
-    ctx.rows.push(Row {
+    ctx.push_row(Row {
         name: "host to device: `amp::copy(&slice, &mut array)` (CPU column: memcpy)".into(),
         size: mib.clone(),
         amp: timed(t_to_array, work),
@@ -3277,7 +3386,7 @@ fn transfers(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         cpu: timed(t_copy, work),
         native: native_cell(&nt_to_array, Some(work)),
     });
-    ctx.rows.push(Row {
+    ctx.push_row(Row {
         name: "device to host: `amp::copy(&array, &mut slice)` (CPU column: memcpy)".into(),
         size: mib,
         amp: timed(t_from_array, work),
@@ -3369,7 +3478,7 @@ fn build_cost(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
     let t = Instant::now();
     compile_glsl("build_cost_reference", G_MM_TILED)?;
     let tool = t.elapsed().as_secs_f64();
-    ctx.rows.push(Row {
+    ctx.push_row(Row {
         name: format!(
             "build cost: `amp_spirv::compile`, {}-line kernel ({words} words); glslang column: \
              `glslangValidator` process on the tiled matmul shader",
@@ -3472,6 +3581,23 @@ fn report_json(report: &Report, targets: &[Target], cfg: &Config, elapsed: f64) 
             )
         })
         .collect();
+    let kernels: Vec<String> = report
+        .kernel_rows
+        .iter()
+        .map(|k| {
+            format!(
+                "    {{\"workload\": {}, \"size\": {}, \"amp_wall_seconds\": {}, \
+                 \"amp_kernel_seconds\": {}, \"glslang_wall_seconds\": {}, \
+                 \"glslang_kernel_seconds\": {}}}",
+                json_str(&k.name),
+                json_str(&k.size),
+                json_num(k.amp_wall),
+                json_num(k.amp_kernel),
+                json_num(k.glsl_wall),
+                json_num(k.glsl_kernel)
+            )
+        })
+        .collect();
     let checks: Vec<String> = report
         .checks
         .iter()
@@ -3487,13 +3613,14 @@ fn report_json(report: &Report, targets: &[Target], cfg: &Config, elapsed: f64) 
     format!(
         "{{\n  \"device\": {},\n  \"native_device\": {},\n  \"profile\": {},\n  \
          \"seconds\": {},\n  \"rows\": [\n{}\n  ],\n  \"gpu_targets\": [\n{}\n  ],\n  \
-         \"checks\": [\n{}\n  ],\n  \"failed_sections\": [{}]\n}}\n",
+         \"kernel_times\": [\n{}\n  ],\n  \"checks\": [\n{}\n  ],\n  \"failed_sections\": [{}]\n}}\n",
         json_str(&report.device),
         json_str(&report.native_device),
         json_str(profile_name(cfg)),
         json_num(Some(elapsed)),
         rows.join(",\n"),
         targets.join(",\n"),
+        kernels.join(",\n"),
         checks.join(",\n"),
         report
             .failures
@@ -3647,6 +3774,8 @@ fn main() -> Result<(), BoxError> {
     let gpu_targets = report.gpu_targets();
     let gpu_targets_md = targets_table(&gpu_targets);
     println!("GPU targets\n\n{gpu_targets_md}");
+    let kernels_md = kernel_table(&report.kernel_rows);
+    println!("Kernel time (timestamp queries) beside wall time\n\n{kernels_md}");
     let elapsed = started.elapsed().as_secs_f64();
     println!(
         "{} of {} checks agree across amp, glslang, CPU and native ({elapsed:.1} s in all)",
@@ -3656,7 +3785,14 @@ fn main() -> Result<(), BoxError> {
     if let Some(dir) = &report_dir {
         std::fs::create_dir_all(dir)?;
         let md = format!(
-            "Device: `{}`; native: `{}`; profile: {}; {:.1} s.\n\n{table}\n             ### GPU targets\n\n{gpu_targets_md}\n### Bounds checking cost\n\n{bounds}\n             ### Checks\n\n{} of {} agree.\n{}{}",
+            "Device: `{}`; native: `{}`; profile: {}; {:.1} s.\n\n{table}\n\
+             ### GPU targets\n\n{gpu_targets_md}\n\
+             ### Kernel time beside wall time\n\n\
+             Device time of one run from timestamp queries around each dispatch (summed over \
+             a row's launches) beside the row's median wall time; the difference is what the \
+             launches cost on the host.\n\n{kernels_md}\n\
+             ### Bounds checking cost\n\n{bounds}\n\
+             ### Checks\n\n{} of {} agree.\n{}{}",
             report.device,
             report.native_device,
             profile_name(&cfg),
@@ -3726,6 +3862,10 @@ fn main() -> Result<(), BoxError> {
              product, the reductions and the scan; the first native launch of a kernel within \
              1 ms. This run: {met} met, {missed} missed, {unmeasured} not measured.\n\n\
              {targets_md}\n{}\
+             ### Kernel time beside wall time\n\n\
+             Device time of one run from timestamp queries around each dispatch (summed over a \
+             row's launches) beside the row's median wall time; the difference is what the \
+             launches cost on the host.\n\n{kernels_md}\n\
              ### Bounds checking cost\n\n\
              Kernels check every view and array access by default; `#[kernel(amp, unchecked)]` \
              turns the checks off. The same kernel body both ways, timed in alternation, on the \

@@ -124,6 +124,10 @@ for e in "$bin"/examples/*; do
     name=$(basename "$e")
     case "$name" in
         soak) suites+=("example-soak|examples/soak 20000|180|") ;;
+        # The quick kit's binaries are unoptimised: its one-thread CPU reference at the default
+        # 1024 would take most of the run.
+        matmul) [ "${profile:-full}" = quick ] && suites+=("example-matmul|examples/matmul 256 256 256|60|") ||
+            suites+=("example-matmul|examples/matmul|60|") ;;
         *) suites+=("example-$name|examples/$name|60|") ;;
     esac
 done

@@ -63,7 +63,7 @@ pub fn algorithms_rows(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
     let xs: Vec<u32> = (0..n).map(|i| (i * 7 % 5) as u32).collect();
     let input = Array::from_slice([n], &xs)?;
     let mut out = Array::<u32, 1>::new([n])?;
-    let t_amp = ctx.time(|| {
+    let t_amp = ctx.time_amp(|| {
         algorithms::exclusive_scan(&input.view(), &mut out.view_mut())?;
         Ok(())
     })?;
@@ -79,7 +79,7 @@ pub fn algorithms_rows(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         algorithms::exclusive_scan(&n_input.view(), &mut n_out.view_mut())?;
         Ok(())
     })?;
-    ctx.rows.push(row(
+    ctx.push_row(row(
         "amp::algorithms::exclusive_scan",
         size("u32"),
         Work::Bytes(8.0 * n as f64),
@@ -130,7 +130,7 @@ fn sort_row<T: DeviceScalar>(
     let n = keys.len();
     let source = Array::from_slice([n], keys)?;
     let mut work = Array::<T, 1>::new([n])?;
-    let t_amp = ctx.time(|| {
+    let t_amp = ctx.time_amp(|| {
         amp::copy(&source, &mut work)?;
         algorithms::sort(&mut work.view_mut())?;
         Ok(())
@@ -149,7 +149,7 @@ fn sort_row<T: DeviceScalar>(
         algorithms::sort(&mut n_work.view_mut())?;
         Ok(())
     })?;
-    ctx.rows.push(row(
+    ctx.push_row(row(
         "amp::algorithms::sort (radix, 8 passes)",
         format!("{} {ty}", count(n)),
         Work::Bytes(4.0 * n as f64),
@@ -181,7 +181,7 @@ fn sum_row<T: DeviceScalar>(
     let n = data.len();
     let array = Array::from_slice([n], data)?;
     let mut got = T::ZERO;
-    let t_amp = ctx.time(|| {
+    let t_amp = ctx.time_amp(|| {
         got = algorithms::sum(&array.view())?;
         Ok(())
     })?;
@@ -196,7 +196,7 @@ fn sum_row<T: DeviceScalar>(
         n_got = algorithms::sum(&n_array.view())?;
         Ok(())
     })?;
-    ctx.rows.push(row(
+    ctx.push_row(row(
         "amp::algorithms::sum",
         format!("{} {ty}", count(n)),
         Work::Bytes(4.0 * n as f64),

@@ -265,7 +265,7 @@ pub fn texture_rows(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
             Err(native_unsupported(&e).ok_or(e)?)
         }
     };
-    ctx.rows.push(workload_row(
+    ctx.push_row(workload_row(
         "blur 9+9 taps, sampled TextureView<Unorm4, 2>",
         size.clone(),
         bytes,
@@ -349,7 +349,7 @@ pub fn texture_rows(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         parallel_for_each_on(&native, extent, blur_array(&n_mid, &n_w, &mut n_out, 0, 1))?;
         Ok(())
     })?;
-    ctx.rows.push(workload_row(
+    ctx.push_row(workload_row(
         "blur 9+9 taps, ArrayView<Unorm4, 2> (16 B/texel)",
         size,
         Work::Bytes(2.0 * 2.0 * 16.0 * (n * n) as f64),
