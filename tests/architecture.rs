@@ -1,5 +1,6 @@
-//! The shape of the code, checked: no module cycles inside any crate, and no source file so
-//! long that it must be doing several jobs.
+//! The shape of the code, checked: the library crates depend only on the layers below them, no
+//! module cycles inside any crate, and no source file so long that it must be doing several
+//! jobs.
 //!
 //! A module cycle is judged between siblings: for a reference from module `a` to module `b`
 //! (a `crate::`, `self::` or `super::` path in `a`'s code, in a `use` or anywhere else), the
@@ -13,8 +14,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// The crates whose sources are checked, relative to the repository root.
-const CRATES: [&str; 6] = [
+const CRATES: [&str; 7] = [
     "amp-abi/src",
+    "amp-native-rt/src",
     "amp-spirv/src",
     "amp-macros/src",
     "amp-runtime/src",
@@ -341,6 +343,70 @@ fn no_crate_has_a_module_cycle() {
          them):\n{}",
         failures.join("\n")
     );
+}
+
+/// Bottom-up: the library crates by layer, as (folder, package) (the crate map of
+/// docs/design.md). A crate's `[dependencies]` name workspace crates of lower layers only: the
+/// ABI and the native kernels' run-time support at the bottom, depending on nothing of ours;
+/// the compiler; the macros (which run the compiler) and the runtime (which knows nothing of
+/// the compiler); the `amp` facade.
+const CRATE_LAYERS: &[&[(&str, &str)]] = &[
+    &[("amp-abi", "amp-abi"), ("amp-native-rt", "amp-native-rt")],
+    &[("amp-spirv", "amp-spirv")],
+    &[("amp-macros", "amp-macros"), ("amp-runtime", "amp-runtime")],
+    &[(".", "amp")],
+];
+
+/// The package names listed in the `[dependencies]` table of the manifest `toml` (one per line,
+/// `name = ..` or `name.workspace = true`).
+fn dependencies(toml: &str) -> Vec<String> {
+    let mut in_deps = false;
+    let mut names = Vec::new();
+    for line in toml.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_deps = line == "[dependencies]";
+        } else if in_deps && !line.is_empty() && !line.starts_with('#') {
+            let key = line.split(['=', '.']).next().unwrap_or("").trim();
+            names.push(key.to_string());
+        }
+    }
+    names
+}
+
+#[test]
+fn crates_depend_only_on_the_layers_below() {
+    let layer_of = |package: &str| {
+        CRATE_LAYERS
+            .iter()
+            .position(|l| l.iter().any(|(_, p)| *p == package))
+    };
+    let mut violations = Vec::new();
+    for (layer, crates) in CRATE_LAYERS.iter().enumerate() {
+        for (folder, package) in *crates {
+            let toml = std::fs::read_to_string(root().join(folder).join("Cargo.toml"))
+                .expect("reading a manifest");
+            for dep in dependencies(&toml) {
+                match layer_of(&dep) {
+                    Some(l) if l >= layer => violations.push(format!(
+                        "`{package}` (layer {layer}) depends on `{dep}` (layer {l})"
+                    )),
+                    _ => {}
+                }
+            }
+        }
+    }
+    assert!(
+        violations.is_empty(),
+        "crate layer violations:\n{}",
+        violations.join("\n")
+    );
+}
+
+#[test]
+fn the_manifest_reader_finds_dependencies() {
+    let toml = "[package]\nname = \"x\"\n\n[dependencies]\n# a comment\namp-abi.workspace = true\n\
+                rayon = \"1\"\n\n[dev-dependencies]\namp-runtime.workspace = true\n";
+    assert_eq!(dependencies(toml), ["amp-abi", "rayon"]);
 }
 
 /// Bottom-up: `amp-runtime`'s top-level modules by layer (the "Runtime layers" section of

@@ -93,12 +93,6 @@
 #![no_std]
 #![deny(missing_docs)]
 
-pub mod native_rt;
-
-/// The source of [`native_rt`], for programs that embed the native back end's support code
-/// in a module of their own (`mod rt { <NATIVE_RT_SOURCE> }`), such as amp-spirv's tests.
-pub const NATIVE_RT_SOURCE: &str = include_str!("native_rt.rs");
-
 /// `SpecId`s of the specialization constants every module may declare.
 pub mod spec_id {
     /// The workgroup size x, y, z of a tiled kernel (x is the last tile dimension).

@@ -49,7 +49,7 @@ mod sync;
 mod texture;
 
 #[doc(hidden)]
-pub use amp_abi::native_rt;
+pub use amp_native_rt as native_rt;
 pub use data::{
     copy, copy_async, transfer_stats, AccessType, Array, ArrayView, ArrayViewMut, CompletionFuture,
     CopyDestination, CopySource, TransferStats,

@@ -36,7 +36,7 @@ pub use back::OOB_REPORT_WORDS;
 pub use compile::{
     check_device_fn, check_device_fn_with, compile, compile_native, compile_str, compile_with,
     missing_device_fn, missing_device_fns, BatchedVariant, CompiledKernel, CompiledParam,
-    NativeError, NativeKernel, NativeVariant, Options, TileStaticSize, Unsupported, NATIVE_PRELUDE,
+    NativeError, NativeKernel, NativeVariant, Options, TileStaticSize, Unsupported,
 };
 pub use diag::{Diagnostic, Diagnostics, Rule, Span};
 pub use front::{

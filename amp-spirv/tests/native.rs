@@ -1,9 +1,38 @@
 //! The native back end (issue 13): kernels translated to Rust source for one thread, compiled
-//! by rustc into a small program with the prelude, run over a domain, and their results checked
-//! against docs/semantics.md (the device's defined values where Rust would panic).
+//! by rustc into a small program linked against amp-native-rt (their run-time support), run
+//! over a domain, and their results checked against docs/semantics.md (the device's defined
+//! values where Rust would panic).
 
-use amp_spirv::{compile_native, NativeError, Options, NATIVE_PRELUDE};
+use amp_spirv::{compile_native, NativeError, Options};
+use std::ffi::OsString;
+use std::path::PathBuf;
 use std::process::Command;
+
+/// The amp-native-rt library cargo built for this test (a dev-dependency): the newest
+/// `libamp_native_rt-*.rlib` in the folder of the test's own executable.
+fn native_rt_rlib() -> PathBuf {
+    // Naming the crate makes the dependency visible to rustc as well as to cargo.
+    let _ = amp_native_rt::div_u32;
+    let exe = std::env::current_exe().expect("the test's executable");
+    let deps = exe.parent().expect("the test's folder");
+    std::fs::read_dir(deps)
+        .expect("reading the test's folder")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("libamp_native_rt-") && n.ends_with(".rlib"))
+        })
+        .max_by_key(|p| p.metadata().and_then(|m| m.modified()).ok())
+        .unwrap_or_else(|| panic!("no libamp_native_rt-*.rlib in {}", deps.display()))
+}
+
+/// rustc's arguments that link a program against amp-native-rt, as `amp_native_rt`.
+fn native_rt_args() -> [OsString; 2] {
+    let mut extern_ = OsString::from("amp_native_rt=");
+    extern_.push(native_rt_rlib());
+    ["--extern".into(), extern_]
+}
 
 /// Compiles each kernel natively (`fn_name` = the kernel's name) into one program with `main`,
 /// runs it and returns its standard output.
@@ -22,9 +51,7 @@ fn run(kernels: &[(&str, Options)], main: &str) -> String {
 /// Compiles generated `items` with the prelude and `main` into a program, runs it and returns
 /// its standard output.
 fn run_source(items: &str, main: &str) -> String {
-    let mut src = String::from("#![allow(warnings)]\nmod rt {\n");
-    src.push_str(NATIVE_PRELUDE);
-    src.push_str("\n}\n");
+    let mut src = String::from("#![allow(warnings)]\nuse amp_native_rt as rt;\n");
     src.push_str(
         "fn buf<T, const R: usize>(v: &mut [T], extent: [u32; R]) -> rt::Buf<T, R> {\n\
          \x20   let mut strides = [1u32; R];\n\
@@ -44,7 +71,9 @@ fn run_source(items: &str, main: &str) -> String {
     std::fs::write(&file, &src).unwrap();
     let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
     let out = Command::new(rustc)
-        .args(["--edition", "2021", "-C", "opt-level=1", "-o"])
+        .args(["--edition", "2021", "-C", "opt-level=1"])
+        .args(native_rt_args())
+        .arg("-o")
         .arg(&exe)
         .arg(&file)
         .output()

@@ -266,7 +266,9 @@ pub fn run(
             "-C",
             "overflow-checks=off",
         ])
-        .args(["-C", "debug-assertions=off", "-C", "codegen-units=4", "-o"])
+        .args(["-C", "debug-assertions=off", "-C", "codegen-units=4"])
+        .args(crate::native::rustc_args())
+        .arg("-o")
         .arg(&exe)
         .arg(&src)
         .output()

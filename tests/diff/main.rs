@@ -20,7 +20,8 @@
 //! A failure prints the seed, the function, its inputs and both results. Environment:
 //! - `AMP_DIFF_FUNCTIONS=n`: test functions in all (default 320, 4 rounds; CI runs this);
 //! - `AMP_DIFF_SEED=s`: replay a run (default: a random seed, printed);
-//! - `AMP_DIFF_KEEP=dir`: keep each round's host program and inputs in `dir`;
+//! - `AMP_DIFF_KEEP=dir`: keep each round's host program and inputs in `dir` (the program is
+//!   linked against amp-native-rt: rustc's `--extern amp_native_rt=<its .rlib>`);
 //! - `AMP_DIFF_STALL=s`: seconds without progress before a function counts as hung (90).
 //!
 //! `AMP_DIFF_REPLAY=file cargo test --test diff replay -- --ignored --nocapture` runs

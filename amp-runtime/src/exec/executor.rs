@@ -5,7 +5,7 @@
 //! [`for_each_tile`](NativeLaunch::for_each_tile) are generic over the closure, so rustc inlines
 //! the kernel into each chunk's loop.
 
-use amp_abi::native_rt::{Buf, OobReport};
+use amp_native_rt::{Buf, OobReport};
 use rayon::prelude::*;
 
 /// A kernel's native code, as `#[kernel(amp)]` generated it.

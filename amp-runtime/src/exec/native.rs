@@ -9,7 +9,7 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use amp_abi::native_rt::OobReport;
+use amp_native_rt::OobReport;
 
 use super::args::encode_args;
 use super::bounds::decode;

@@ -16,7 +16,6 @@ mod report;
 
 pub use native::{
     compile_native, BatchedVariant, NativeError, NativeKernel, NativeVariant, Unsupported,
-    NATIVE_PRELUDE,
 };
 
 /// One parameter of a compiled kernel, after the index.

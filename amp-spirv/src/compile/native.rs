@@ -7,7 +7,7 @@ use crate::back::native;
 use crate::diag::Diagnostics;
 use crate::ir::{OuterConst, ParamKind, TileDim};
 
-pub use native::{Unsupported, PRELUDE as NATIVE_PRELUDE};
+pub use native::Unsupported;
 
 /// A kernel compiled to native Rust source.
 #[derive(Clone, Debug)]
@@ -31,8 +31,8 @@ pub struct NativeKernel {
     /// host's layout (fields `f0, f1, ..`): (the struct's name, its generated name,
     /// `<fn_name>_<Name>`). Buffers of them are `Buf<twin, R>`, by-value ones the twin itself.
     pub structs: Vec<(String, String)>,
-    /// The function's source: one item, naming [`NATIVE_PRELUDE`] through the path given. For a
-    /// tiled kernel it runs one whole tile (`back::native`'s tile ABI).
+    /// The function's source: one item, naming the `amp-native-rt` crate through the path
+    /// given. For a tiled kernel it runs one whole tile (`back::native`'s tile ABI).
     pub source: String,
     /// The kernel statement each `<rt>::at(n);` marker of the source stands for: the macro
     /// gives the code after a marker that statement's span, so debuggers show the kernel's
@@ -98,8 +98,8 @@ impl std::fmt::Display for NativeError {
 }
 
 /// Compiles a `#[kernel(amp)]` function to the Rust source of one thread (one tile for a tiled
-/// kernel): a function called `fn_name` (after the structs it uses) that reaches the prelude
-/// ([`NATIVE_PRELUDE`], placed in a module by the caller) through the path `rt`.
+/// kernel): a function called `fn_name` (after the structs it uses) that reaches its run-time
+/// support (the `amp-native-rt` crate, or a re-export of it) through the path `rt`.
 pub fn compile_native(
     func: &syn::ItemFn,
     options: &Options,

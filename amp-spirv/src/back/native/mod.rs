@@ -107,17 +107,15 @@
 //! expression; a mutable loop variable of a `for` loop that contains a barrier. Such kernels
 //! give [`Unsupported`] (they run on Vulkan only), never a panic.
 //!
-//! The helpers the code calls live in [`PRELUDE`], emitted once per crate and named through a
-//! path the caller chooses (`rt`).
+//! The helpers the code calls live in the `amp-native-rt` crate, named through a path the caller
+//! chooses (`rt`): `#[kernel(amp)]` uses `::amp::__private::native`, the runtime's re-export.
 
 mod batch;
 mod expr;
-mod prelude;
 mod tile;
 mod tile_locals;
 
 pub use batch::LANES;
-pub use prelude::PRELUDE;
 
 use super::BoundsChecks;
 use crate::diag::Span;

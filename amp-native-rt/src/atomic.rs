@@ -1,0 +1,72 @@
+//! Atomics on buffer (and `tile_static`) elements: std's atomics on the elements' own memory.
+//!
+//! Each function takes an element's address and views it as an atomic for the duration of one
+//! operation. What they ask of the caller is what `AtomicU32::from_ptr` asks: an aligned
+//! address of live memory that, while any thread may access it atomically, no thread accesses
+//! plainly (and no thread through an atomic of another size). The generated code passes the
+//! address of an element inside its view (a checked kernel's atomic outside the view is not
+//! performed), or of a `tile_static` variable of the running tile function.
+
+use std::sync::atomic::{AtomicI32, AtomicU32, Ordering};
+
+/// Relaxed, as on the device.
+pub const RELAXED: Ordering = Ordering::Relaxed;
+
+/// `atomic_fetch_add` on an `f32` element: a compare-exchange loop on its bits. Returns the
+/// element's value before the addition.
+///
+/// # Safety
+///
+/// `p` is aligned for `u32`, points at a live `f32` for the whole call, and while other threads
+/// may access it concurrently, they all do so through these atomics (never plainly).
+#[inline(always)]
+pub unsafe fn atomic_add_f32(p: *mut f32, v: f32) -> f32 {
+    // SAFETY: the caller's obligations are `from_ptr`'s: an aligned, live element that no
+    // thread accesses non-atomically while it is shared; an `f32` has the size of a `u32`.
+    let a = unsafe { AtomicU32::from_ptr(p.cast::<u32>()) };
+    let mut cur = a.load(Ordering::Relaxed);
+    loop {
+        let new = (f32::from_bits(cur) + v).to_bits();
+        match a.compare_exchange_weak(cur, new, Ordering::Relaxed, Ordering::Relaxed) {
+            Ok(old) => return f32::from_bits(old),
+            Err(old) => cur = old,
+        }
+    }
+}
+
+/// The atomic view of an `i32` element.
+///
+/// # Safety
+///
+/// `p` is aligned for `AtomicI32` and points at an `i32` that stays live for `'a`; during `'a`
+/// every thread that accesses it concurrently does so atomically (never plainly).
+#[inline(always)]
+pub unsafe fn atom_i32<'a>(p: *mut i32) -> &'a AtomicI32 {
+    // SAFETY: exactly `AtomicI32::from_ptr`'s requirements, which the caller meets.
+    unsafe { AtomicI32::from_ptr(p) }
+}
+
+/// The atomic view of a `u32` element.
+///
+/// # Safety
+///
+/// `p` is aligned for `AtomicU32` and points at a `u32` that stays live for `'a`; during `'a`
+/// every thread that accesses it concurrently does so atomically (never plainly).
+#[inline(always)]
+pub unsafe fn atom_u32<'a>(p: *mut u32) -> &'a AtomicU32 {
+    // SAFETY: exactly `AtomicU32::from_ptr`'s requirements, which the caller meets.
+    unsafe { AtomicU32::from_ptr(p) }
+}
+
+/// The atomic view of an `f32` element's bits.
+///
+/// # Safety
+///
+/// `p` is aligned for `AtomicU32` and points at an `f32` that stays live for `'a`; during `'a`
+/// every thread that accesses it concurrently does so atomically (never plainly).
+#[inline(always)]
+pub unsafe fn atom_f32<'a>(p: *mut f32) -> &'a AtomicU32 {
+    // SAFETY: `from_ptr`'s requirements, met by the caller; an `f32` is 4 bytes like the `u32`
+    // the atomic reads and writes, and any bits are a valid `u32`.
+    unsafe { AtomicU32::from_ptr(p.cast::<u32>()) }
+}

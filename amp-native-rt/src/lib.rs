@@ -1,0 +1,83 @@
+//! The run-time support of native kernels: what the Rust code that `#[kernel(amp)]` generates
+//! for the native CPU accelerator calls. The buffer type of the native thread ABI ([`Buf`]), the
+//! launch's out-of-bounds report ([`OobReport`]), atomics on buffer elements, and the helpers
+//! that give the numeric rules of docs/semantics.md in Rust (integer division, index clamps,
+//! `Norm`/`Unorm` clamps, the math functions std lacks: [`m32`], [`m64`]).
+//!
+//! Generated code names this crate through `amp::__private::native`; nothing here is meant to
+//! be called by hand. The items and their paths are the contract with the native back end
+//! (`amp-spirv/src/back/native/`), whose module docs define the thread and tile ABIs.
+//!
+//! # What the generated code relies on
+//!
+//! A native launch calls a kernel's thread function (or tile function) once per thread (tile)
+//! of the domain, from the threads of a `rayon` pool, all of them sharing the launch's [`Buf`]s
+//! and its [`OobReport`]. Three parties keep the accesses sound:
+//!
+//! - **The runtime** builds each [`Buf`] from a view or array it holds for the whole launch
+//!   (a host slice borrowed by the view, or an array's own memory): `ptr` is aligned for `T`,
+//!   and every index inside `extent` maps, through `offset` and `strides`, to an element of
+//!   that memory. Nothing outside the launch touches the memory until the launch returns (a
+//!   writable view is borrowed mutably by the launch; arrays are not handed to the host while
+//!   a launch runs).
+//! - **The compiler** decides which accesses are compared with their view's extent. A checked
+//!   kernel's access either goes through [`Buf::load`] / [`Buf::store`] / [`Buf::checked`],
+//!   which compare every component, or through the `_if` variants with an `ok` the compiler
+//!   built from the components it could not prove in range (its range analysis, and the
+//!   domain's extent when [`Buf::covers`] holds): `ok` is true only for an index inside the
+//!   view. An index outside is never dereferenced: the read gives 0, the write is skipped and
+//!   the first one is recorded in the report, as on a device.
+//! - **The kernel's author** keeps an unchecked kernel's (`#[kernel(amp, unchecked)]`) indices
+//!   inside their views ([`Buf::load_unchecked`], [`Buf::store_unchecked`]): outside, the
+//!   access is undefined behaviour, as it is in C++ AMP.
+//!
+//! Between work-items, the kernel language's rules are the memory model's: threads of a launch
+//! run in any order and concurrently, so two of them must not access one element with a plain
+//! access unless both only read it, or (in a tiled kernel) a barrier separates the accesses;
+//! elements several threads update go through the atomics ([`atom_i32`], [`atom_u32`],
+//! [`atom_f32`], [`atomic_add_f32`]), relaxed as on the device, and are not also accessed
+//! plainly during the launch. The compiler's race analysis warns about accesses that may break
+//! this (`write_conflict`, `tile_static_race`); a kernel that silences the warning and does race
+//! has undefined results on a device and is undefined behaviour natively. The threads of one
+//! tile run one after another on one OS thread, so `tile_static` memory is the tile function's
+//! own and needs none of this.
+//!
+//! # Why raw pointers rather than slices
+//!
+//! Every thread of a launch writes its elements of the same buffers at the same time. A
+//! `&mut [T]` per thread would claim the whole buffer for each of them (undefined behaviour the
+//! moment two exist, even if they touch different elements), and a `&[T]` forbids the writes.
+//! A view is also not always one contiguous run of its elements (sections and projections have
+//! an offset and strides), and the atomics take the very memory the plain accesses use
+//! (`AtomicU32::from_ptr`), which must not be covered by a live `&`/`&mut` reference to a
+//! plain `u32`. So a [`Buf`] is a copyable base pointer with the view's layout, each access
+//! computes one element's address, and only that element is read or written. Addresses are
+//! computed with `wrapping_add`, so computing one outside the view (which a checked access
+//! does before it is compared) is never undefined behaviour by itself.
+
+#![deny(missing_docs, unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
+
+mod atomic;
+mod buf;
+mod float;
+mod int;
+mod report;
+
+pub use atomic::{atom_f32, atom_i32, atom_u32, atomic_add_f32, RELAXED};
+pub use buf::Buf;
+pub use float::{m32, m64, norm, unorm};
+pub use int::{div_i32, div_u32, ix, rem_i32, rem_u32};
+pub use report::OobReport;
+
+/// Marks the start of kernel statement `n` in generated code (the macro gives the code after it
+/// the statement's span and removes the call; elsewhere it does nothing).
+#[inline(always)]
+pub fn at(_statement: u32) {}
+
+/// The per-thread frames of one call of a tiled kernel's tile function: `n` copies of `init`
+/// (the only allocation of a tile call; none when no local outlives a barrier).
+#[inline]
+pub fn frames<T: Copy>(init: T, n: usize) -> Vec<T> {
+    vec![init; n]
+}
