@@ -33,9 +33,19 @@ AMP_DEVICE=cpu cargo test -p amp --all-features --test device --test native --te
 scripts/gpu-kit.sh --quick
 no_rust_path=$(printf '%s' "$PATH" | tr ':' '\n' |
     while read -r dir; do
-        [ -n "$dir" ] && [ ! -e "$dir/cargo" ] && [ ! -e "$dir/rustc" ] && printf '%s:' "$dir"
+        if [ -n "$dir" ] && [ ! -e "$dir/cargo" ] && [ ! -e "$dir/rustc" ]; then
+            printf '%s:' "$dir"
+        fi
     done)
 kit_out=target/gpu-kit-report
 rm -rf "$kit_out"
 env -u AMP_DEVICE PATH="${no_rust_path%:}" .gpu-kit/run.sh "$kit_out"
 test -s "$kit_out/report.md" && test -s "$kit_out/results.json"
+# A failing suite is reported with its binary and exit status, and the kit says so in its exit
+# status and results (a device name that does not exist fails the example).
+if env PATH="${no_rust_path%:}" AMP_DEVICE=no-such-device AMP_KIT_SUITES=example-vector_add \
+    .gpu-kit/run.sh target/gpu-kit-failing >/dev/null 2>&1; then
+    echo "the GPU kit passed a suite that failed" >&2
+    exit 1
+fi
+grep -q '"status": "failed (exit 1)"' target/gpu-kit-failing/results.json

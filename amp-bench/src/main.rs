@@ -1797,26 +1797,7 @@ fn vector(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
 
     // c = a + b
     let k = raw(&acc, "vadd", &format!("{GLSL_1D}{G_VADD}"), 3, 4)?;
-    let pc = push(&[n as u32]);
-    let (t_amp, t_glsl) = ctx.time_pair(
-        || {
-            Ok(parallel_for_each(
-                Extent::new([n]),
-                vadd(&a, &b, &mut c_amp),
-            )?)
-        },
-        || {
-            Ok(k.dispatch(
-                groups,
-                vec![
-                    KernelArg::read(&a),
-                    KernelArg::read(&b),
-                    KernelArg::write(&mut c_glsl),
-                ],
-                &pc,
-            )?)
-        },
-    )?;
+    let (t_amp, t_glsl) = vadd_pair(ctx, &k, [&a, &b], [&mut c_amp, &mut c_glsl])?;
     let mut cpu = vec![0.0f32; n];
     let t_cpu = ctx.time(|| {
         cpu.par_iter_mut()
@@ -1940,26 +1921,7 @@ fn vector(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
     a.copy_from_slice(&xs)?;
     b.copy_from_slice(&ys)?;
     let k = raw(&acc, "vadd_local", &format!("{GLSL_1D}{G_VADD}"), 3, 4)?;
-    let pc = push(&[n as u32]);
-    let (t_amp, t_glsl) = ctx.time_pair(
-        || {
-            Ok(parallel_for_each(
-                Extent::new([n]),
-                vadd(&a, &b, &mut c_amp),
-            )?)
-        },
-        || {
-            Ok(k.dispatch(
-                groups,
-                vec![
-                    KernelArg::read(&a),
-                    KernelArg::read(&b),
-                    KernelArg::write(&mut c_glsl),
-                ],
-                &pc,
-            )?)
-        },
-    )?;
+    let (t_amp, t_glsl) = vadd_pair(ctx, &k, [&a, &b], [&mut c_amp, &mut c_glsl])?;
     let want: Vec<f32> = xs.par_iter().zip(&ys).map(|(x, y)| x + y).collect();
     ctx.push_row(Row {
         name: PLACED_ROW.into(),
@@ -1976,6 +1938,33 @@ fn vector(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         &want,
     ));
     Ok(())
+}
+
+/// The vector add `out = a + b` as the amp kernel (into `out[0]`) and as the GLSL kernel `k`
+/// (into `out[1]`), timed as a pair.
+fn vadd_pair(
+    ctx: &Ctx<'_>,
+    k: &RawKernel,
+    [a, b]: [&Array<f32, 1>; 2],
+    [c_amp, c_glsl]: [&mut Array<f32, 1>; 2],
+) -> Result<(f64, f64), BoxError> {
+    let n = a.len();
+    let groups = fold(&ctx.acc, n.div_ceil(64));
+    let pc = push(&[n as u32]);
+    ctx.time_pair(
+        || Ok(parallel_for_each(Extent::new([n]), vadd(a, b, c_amp))?),
+        || {
+            Ok(k.dispatch(
+                groups,
+                vec![
+                    KernelArg::read(a),
+                    KernelArg::read(b),
+                    KernelArg::write(c_glsl),
+                ],
+                &pc,
+            )?)
+        },
+    )
 }
 
 /// The copy row's name: its bandwidth is the yardstick of the GPU targets.
@@ -3548,87 +3537,77 @@ fn json_cell(c: &Cell) -> String {
     }
 }
 
-/// The whole run as JSON: device, rows, GPU targets and checks.
+/// A JSON object of already-encoded values, on one line.
+fn json_obj(fields: &[(&str, String)]) -> String {
+    let body: Vec<String> = fields
+        .iter()
+        .map(|(k, v)| format!("{}: {v}", json_str(k)))
+        .collect();
+    format!("{{{}}}", body.join(", "))
+}
+
+/// A JSON array of already-encoded values, one per line.
+fn json_list(items: impl Iterator<Item = String>) -> String {
+    let items: Vec<String> = items.map(|i| format!("    {i}")).collect();
+    format!("[\n{}\n  ]", items.join(",\n"))
+}
+
+/// The whole run as JSON: device, rows, GPU targets, kernel times, checks, failed sections.
 fn report_json(report: &Report, targets: &[Target], cfg: &Config, elapsed: f64) -> String {
-    let rows: Vec<String> = report
-        .rows
+    let rows = json_list(report.rows.iter().map(|r| {
+        json_obj(&[
+            ("workload", json_str(&r.name)),
+            ("size", json_str(&r.size)),
+            ("amp", json_cell(&r.amp)),
+            ("glslang", json_cell(&r.glsl)),
+            ("cpu", json_cell(&r.cpu)),
+            ("native", json_cell(&r.native)),
+        ])
+    }));
+    let targets = json_list(targets.iter().map(|t| {
+        json_obj(&[
+            ("row", json_str(&t.row)),
+            ("measure", json_str(&t.what)),
+            ("op", json_str(t.op)),
+            ("limit", json_num(Some(t.limit))),
+            ("value", json_num(t.value)),
+            ("met", t.met().map_or("null".into(), |m| m.to_string())),
+        ])
+    }));
+    let kernels = json_list(report.kernel_rows.iter().map(|k| {
+        json_obj(&[
+            ("workload", json_str(&k.name)),
+            ("size", json_str(&k.size)),
+            ("amp_wall_seconds", json_num(k.amp_wall)),
+            ("amp_kernel_seconds", json_num(k.amp_kernel)),
+            ("glslang_wall_seconds", json_num(k.glsl_wall)),
+            ("glslang_kernel_seconds", json_num(k.glsl_kernel)),
+        ])
+    }));
+    let checks = json_list(report.checks.iter().map(|c| {
+        json_obj(&[
+            ("workload", json_str(&c.workload)),
+            ("agree", c.agree.to_string()),
+            ("detail", json_str(&c.detail)),
+        ])
+    }));
+    let failed: Vec<String> = report.failures.iter().map(|f| json_str(f)).collect();
+    let top = [
+        ("device", json_str(&report.device)),
+        ("native_device", json_str(&report.native_device)),
+        ("profile", json_str(profile_name(cfg))),
+        ("seconds", json_num(Some(elapsed))),
+        ("rows", rows),
+        ("gpu_targets", targets),
+        ("kernel_times", kernels),
+        ("checks", checks),
+        ("failed_sections", format!("[{}]", failed.join(", "))),
+    ];
+    let body: Vec<String> = top
         .iter()
-        .map(|r| {
-            format!(
-                "    {{\"workload\": {}, \"size\": {}, \"amp\": {}, \"glslang\": {}, \
-                 \"cpu\": {}, \"native\": {}}}",
-                json_str(&r.name),
-                json_str(&r.size),
-                json_cell(&r.amp),
-                json_cell(&r.glsl),
-                json_cell(&r.cpu),
-                json_cell(&r.native)
-            )
-        })
+        .map(|(k, v)| format!("  {}: {v}", json_str(k)))
         .collect();
-    let targets: Vec<String> = targets
-        .iter()
-        .map(|t| {
-            format!(
-                "    {{\"row\": {}, \"measure\": {}, \"op\": {}, \"limit\": {}, \
-                 \"value\": {}, \"met\": {}}}",
-                json_str(&t.row),
-                json_str(&t.what),
-                json_str(t.op),
-                json_num(Some(t.limit)),
-                json_num(t.value),
-                t.met().map_or("null".into(), |m| m.to_string())
-            )
-        })
-        .collect();
-    let kernels: Vec<String> = report
-        .kernel_rows
-        .iter()
-        .map(|k| {
-            format!(
-                "    {{\"workload\": {}, \"size\": {}, \"amp_wall_seconds\": {}, \
-                 \"amp_kernel_seconds\": {}, \"glslang_wall_seconds\": {}, \
-                 \"glslang_kernel_seconds\": {}}}",
-                json_str(&k.name),
-                json_str(&k.size),
-                json_num(k.amp_wall),
-                json_num(k.amp_kernel),
-                json_num(k.glsl_wall),
-                json_num(k.glsl_kernel)
-            )
-        })
-        .collect();
-    let checks: Vec<String> = report
-        .checks
-        .iter()
-        .map(|c| {
-            format!(
-                "    {{\"workload\": {}, \"agree\": {}, \"detail\": {}}}",
-                json_str(&c.workload),
-                c.agree,
-                json_str(&c.detail)
-            )
-        })
-        .collect();
-    format!(
-        "{{\n  \"device\": {},\n  \"native_device\": {},\n  \"profile\": {},\n  \
-         \"seconds\": {},\n  \"rows\": [\n{}\n  ],\n  \"gpu_targets\": [\n{}\n  ],\n  \
-         \"kernel_times\": [\n{}\n  ],\n  \"checks\": [\n{}\n  ],\n  \"failed_sections\": [{}]\n}}\n",
-        json_str(&report.device),
-        json_str(&report.native_device),
-        json_str(profile_name(cfg)),
-        json_num(Some(elapsed)),
-        rows.join(",\n"),
-        targets.join(",\n"),
-        kernels.join(",\n"),
-        checks.join(",\n"),
-        report
-            .failures
-            .iter()
-            .map(|f| json_str(f))
-            .collect::<Vec<_>>()
-            .join(", ")
-    )
+    format!("{{\n{}\n}}\n", body.join(",\n"))
 }
 
 /// `--devices`: every accelerator with what a GPU report needs (name, kind, memory, limits).

@@ -5,8 +5,19 @@
 #[path = "../src/main.rs"]
 mod bench;
 
+/// The benchmark times launches on the process's default view, with profiling switched on and
+/// off around them: two runs at once in this process would take each other's kernel times.
+static ONE_RUN_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn one_run_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    ONE_RUN_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 #[test]
 fn every_workload_agrees_at_tiny_size() {
+    let _one = one_run_at_a_time();
     let report = bench::run(&bench::Config::tiny()).expect("the benchmark runs");
     assert!(report.checks.len() >= 14, "{} checks", report.checks.len());
     let failed: Vec<String> = report
@@ -16,6 +27,20 @@ fn every_workload_agrees_at_tiny_size() {
         .map(|c| format!("{}: {}", c.workload, c.detail))
         .collect();
     assert!(failed.is_empty(), "results differ:\n{}", failed.join("\n"));
+    assert!(
+        report.failures.is_empty(),
+        "sections failed:\n{}",
+        report.failures.join("\n")
+    );
+    // Device time from timestamp queries beside the wall time of the rows that launch.
+    assert!(
+        report
+            .kernel_rows
+            .iter()
+            .any(|k| k.name == "vector add" && k.amp_kernel.is_some_and(|s| s > 0.0)),
+        "{:?}",
+        report.kernel_rows
+    );
     // The amp and glslang columns ran on a Vulkan device, the native column on the native CPU
     // accelerator.
     assert!(
@@ -100,6 +125,7 @@ fn every_workload_agrees_at_tiny_size() {
 /// pair, a fixed number of times; every pair of the section is still named, in order.
 #[test]
 fn counting_children_run_one_side_of_one_pair() {
+    let _one = one_run_at_a_time();
     for side in [
         bench::instructions::Side::Amp,
         bench::instructions::Side::Glsl,
@@ -147,4 +173,35 @@ fn counting_children_run_one_side_of_one_pair() {
     assert!(bench::instructions::CountRun::from_args(&[])
         .unwrap()
         .is_none());
+}
+
+/// The GPU profile, shrunk to this device's size with `max_buffer_bytes`: its extra rows (the
+/// copy-kernel yardstick, the device-local placement) run and agree, and the GPU targets are
+/// judged from them.
+#[test]
+fn the_gpu_profile_runs_at_a_small_size() {
+    let _one = one_run_at_a_time();
+    let cfg = bench::Config {
+        tiny: false,
+        gpu: true,
+        native: false,
+        max_buffer_bytes: 1 << 20,
+        only: Some("vector".into()),
+        ..bench::Config::tiny()
+    };
+    let report = bench::run(&cfg).expect("the benchmark runs");
+    assert!(report.failures.is_empty(), "{:?}", report.failures);
+    assert!(report.checks.iter().all(|c| c.agree), "{:?}", report.checks);
+    assert!(
+        report.rows.iter().all(|r| r.size == "256K f32"),
+        "{:?}",
+        report.rows
+    );
+    let targets = report.gpu_targets();
+    assert!(
+        targets
+            .iter()
+            .any(|t| t.row.starts_with("copy") && t.value.is_some()),
+        "{targets:?}"
+    );
 }

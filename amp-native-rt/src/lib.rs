@@ -81,3 +81,27 @@ pub fn at(_statement: u32) {}
 pub fn frames<T: Copy>(init: T, n: usize) -> Vec<T> {
     vec![init; n]
 }
+
+/// rustc's arguments that link a program it compiles against this crate as `amp_native_rt`,
+/// for tests that compile generated native code with rustc themselves (the compiler's native
+/// tests, the differential tester). Cargo builds this crate's rlib into the folder of the
+/// calling test's executable when the test has it as a dependency; the newest one there is
+/// used. Panics when there is none: a test-only helper.
+#[doc(hidden)]
+pub fn rustc_extern_args() -> [std::ffi::OsString; 2] {
+    let exe = std::env::current_exe().expect("the test's executable");
+    let deps = exe.parent().expect("the test's folder");
+    let rlib = std::fs::read_dir(deps)
+        .expect("reading the test's folder")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("libamp_native_rt-") && n.ends_with(".rlib"))
+        })
+        .max_by_key(|p| p.metadata().and_then(|m| m.modified()).ok())
+        .unwrap_or_else(|| panic!("no libamp_native_rt-*.rlib in {}", deps.display()));
+    let mut extern_ = std::ffi::OsString::from("amp_native_rt=");
+    extern_.push(rlib);
+    ["--extern".into(), extern_]
+}

@@ -4,35 +4,7 @@
 //! values where Rust would panic).
 
 use amp_spirv::{compile_native, NativeError, Options};
-use std::ffi::OsString;
-use std::path::PathBuf;
 use std::process::Command;
-
-/// The amp-native-rt library cargo built for this test (a dev-dependency): the newest
-/// `libamp_native_rt-*.rlib` in the folder of the test's own executable.
-fn native_rt_rlib() -> PathBuf {
-    // Naming the crate makes the dependency visible to rustc as well as to cargo.
-    let _ = amp_native_rt::div_u32;
-    let exe = std::env::current_exe().expect("the test's executable");
-    let deps = exe.parent().expect("the test's folder");
-    std::fs::read_dir(deps)
-        .expect("reading the test's folder")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("libamp_native_rt-") && n.ends_with(".rlib"))
-        })
-        .max_by_key(|p| p.metadata().and_then(|m| m.modified()).ok())
-        .unwrap_or_else(|| panic!("no libamp_native_rt-*.rlib in {}", deps.display()))
-}
-
-/// rustc's arguments that link a program against amp-native-rt, as `amp_native_rt`.
-fn native_rt_args() -> [OsString; 2] {
-    let mut extern_ = OsString::from("amp_native_rt=");
-    extern_.push(native_rt_rlib());
-    ["--extern".into(), extern_]
-}
 
 /// Compiles each kernel natively (`fn_name` = the kernel's name) into one program with `main`,
 /// runs it and returns its standard output.
@@ -72,7 +44,7 @@ fn run_source(items: &str, main: &str) -> String {
     let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
     let out = Command::new(rustc)
         .args(["--edition", "2021", "-C", "opt-level=1"])
-        .args(native_rt_args())
+        .args(amp_native_rt::rustc_extern_args())
         .arg("-o")
         .arg(&exe)
         .arg(&file)

@@ -267,7 +267,7 @@ pub fn run(
             "overflow-checks=off",
         ])
         .args(["-C", "debug-assertions=off", "-C", "codegen-units=4"])
-        .args(crate::native::rustc_args())
+        .args(amp_native_rt::rustc_extern_args())
         .arg("-o")
         .arg(&exe)
         .arg(&src)

@@ -10,7 +10,6 @@
 
 use crate::gen::{Program, TestFn};
 use amp_spirv::{DeviceFnSource, Options};
-use std::ffi::OsString;
 
 /// The path the native kernels name the prelude by, in the host program.
 pub const RT: &str = "crate::amp_native";
@@ -93,26 +92,4 @@ pub fn prelude() -> String {
      fn native_buf<T>(v: &mut [T]) -> amp_native::Buf<T, 1> {\n\
      \x20   amp_native::Buf { ptr: v.as_mut_ptr(), extent: [v.len() as u32], offset: 0, strides: [1], covers: false }\n}\n"
         .to_string()
-}
-
-/// rustc's arguments that link the host program against amp-native-rt (a dev-dependency): the
-/// newest `libamp_native_rt-*.rlib` cargo built in the folder of the test's own executable.
-pub fn rustc_args() -> [OsString; 2] {
-    // Naming the crate makes the dependency visible to rustc as well as to cargo.
-    let _ = amp_native_rt::div_u32;
-    let exe = std::env::current_exe().expect("the test's executable");
-    let deps = exe.parent().expect("the test's folder");
-    let rlib = std::fs::read_dir(deps)
-        .expect("reading the test's folder")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("libamp_native_rt-") && n.ends_with(".rlib"))
-        })
-        .max_by_key(|p| p.metadata().and_then(|m| m.modified()).ok())
-        .unwrap_or_else(|| panic!("no libamp_native_rt-*.rlib in {}", deps.display()));
-    let mut extern_ = OsString::from("amp_native_rt=");
-    extern_.push(rlib);
-    ["--extern".into(), extern_]
 }
