@@ -300,8 +300,11 @@ impl Accelerator {
     }
 
     /// Whether the host can read and write kernel buffers in place (C++ AMP's
-    /// `supports_cpu_shared_memory`): memory that is both device-local and host-visible and
-    /// coherent on Vulkan; always on the native CPU accelerator.
+    /// `supports_cpu_shared_memory`): on Vulkan, a device that is not a discrete GPU and has
+    /// memory that is device-local, host-visible and coherent (integrated GPUs, lavapipe);
+    /// always on the native CPU accelerator. Never on a discrete GPU, whose host-visible device
+    /// memory the host reaches over the bus: its arrays stay in device memory and transfers go
+    /// through staging buffers.
     pub fn supports_cpu_shared_memory(&self) -> bool {
         match &self.backend {
             Backend::Vulkan(d) => d.cpu_shared_memory,

@@ -124,7 +124,12 @@ pub(super) fn create_device(
         };
         let has_float_controls = has_extension(float_controls);
         let host_import = MemoryInfo::HOST_IMPORT_EXTENSION;
-        let memory = MemoryInfo::query(instance, phys.handle, has_extension(host_import));
+        let memory = MemoryInfo::query(
+            instance,
+            phys.handle,
+            phys.device_type,
+            has_extension(host_import),
+        );
         let mut preserve_float_specials = [false; 2];
         if has_float_controls {
             let mut fc = vk::PhysicalDeviceFloatControlsProperties::default();
@@ -181,7 +186,7 @@ pub(super) fn create_device(
                 return Err(e.into());
             }
         };
-        let summary = memory_summary(instance, phys.handle);
+        let summary = memory_summary(instance, phys.handle, phys.device_type);
         Ok(Device {
             instance: inst.clone(),
             device,
@@ -230,21 +235,21 @@ struct MemorySummary {
     cpu_shared: bool,
 }
 
-fn memory_summary(instance: &ash::Instance, phys: vk::PhysicalDevice) -> MemorySummary {
+fn memory_summary(
+    instance: &ash::Instance,
+    phys: vk::PhysicalDevice,
+    device_type: DeviceType,
+) -> MemorySummary {
     // SAFETY: a plain query on a live instance.
     let props = unsafe { instance.get_physical_device_memory_properties(phys) };
     let heaps = &props.memory_heaps[..props.memory_heap_count as usize];
-    let types = &props.memory_types[..props.memory_type_count as usize];
-    let shared = vk::MemoryPropertyFlags::DEVICE_LOCAL
-        | vk::MemoryPropertyFlags::HOST_VISIBLE
-        | vk::MemoryPropertyFlags::HOST_COHERENT;
     MemorySummary {
         device_local_bytes: heaps
             .iter()
             .filter(|h| h.flags.contains(vk::MemoryHeapFlags::DEVICE_LOCAL))
             .map(|h| h.size)
             .sum(),
-        cpu_shared: types.iter().any(|t| t.property_flags.contains(shared)),
+        cpu_shared: super::memory_info::cpu_shared(device_type, &props),
     }
 }
 

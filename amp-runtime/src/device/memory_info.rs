@@ -5,10 +5,14 @@ use std::sync::OnceLock;
 
 use ash::vk;
 
+use super::DeviceType;
+
 /// What a device's memory offers the host: its memory types, and whether host memory can be
 /// imported (`VK_EXT_external_memory_host`).
 pub(crate) struct MemoryInfo {
     properties: vk::PhysicalDeviceMemoryProperties,
+    /// Whether kernels and the host share memory ([`cpu_shared`]).
+    cpu_shared: bool,
     /// `minImportedHostPointerAlignment` when the device supports importing host memory.
     pub(crate) host_import_alignment: Option<u64>,
     /// `minStorageBufferOffsetAlignment`: an imported slice is bound at its own address, so
@@ -31,6 +35,7 @@ impl MemoryInfo {
     pub(crate) unsafe fn query(
         instance: &ash::Instance,
         phys: vk::PhysicalDevice,
+        device_type: DeviceType,
         host_import_extension: bool,
     ) -> MemoryInfo {
         let properties = instance.get_physical_device_memory_properties(phys);
@@ -46,6 +51,7 @@ impl MemoryInfo {
             .min_storage_buffer_offset_alignment
             .max(1);
         MemoryInfo {
+            cpu_shared: cpu_shared(device_type, &properties),
             properties,
             host_import_alignment,
             storage_offset_alignment,
@@ -75,15 +81,125 @@ impl MemoryInfo {
         }
     }
 
-    /// Whether some memory type is both device-local and host-visible and coherent: kernels
-    /// and the host then share memory (integrated GPUs, lavapipe; C++ AMP's
+    /// Whether kernels and the host share memory ([`cpu_shared`]; C++ AMP's
     /// `supports_cpu_shared_memory`).
     pub(crate) fn shared_memory(&self) -> bool {
-        let wanted = vk::MemoryPropertyFlags::DEVICE_LOCAL
-            | vk::MemoryPropertyFlags::HOST_VISIBLE
-            | vk::MemoryPropertyFlags::HOST_COHERENT;
-        self.types()
+        self.cpu_shared
+    }
+}
+
+/// Whether kernels and the host share memory on a device of `device_type` with these memory
+/// types: it is not a discrete GPU, and some memory type is device-local, host-visible and
+/// host-coherent (integrated GPUs, lavapipe). Then arrays the host can read are zero-copy and
+/// views of host slices are used in place.
+///
+/// A discrete GPU never shares, although its drivers expose device-local memory the host can
+/// map (NVIDIA's and AMD's 256 MiB BAR window, or all of VRAM with resizable BAR): the host
+/// reaches it over the bus, uncached, and host memory that kernels read in place crosses the
+/// bus at every access. Its arrays live in plain device memory and transfers go through
+/// staging buffers, as C++ AMP copies an `array_view`'s data to a discrete GPU.
+pub(crate) fn cpu_shared(
+    device_type: DeviceType,
+    props: &vk::PhysicalDeviceMemoryProperties,
+) -> bool {
+    let wanted = vk::MemoryPropertyFlags::DEVICE_LOCAL
+        | vk::MemoryPropertyFlags::HOST_VISIBLE
+        | vk::MemoryPropertyFlags::HOST_COHERENT;
+    device_type != DeviceType::DiscreteGpu
+        && props.memory_types[..props.memory_type_count as usize]
             .iter()
             .any(|t| t.property_flags.contains(wanted))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DL: vk::MemoryPropertyFlags = vk::MemoryPropertyFlags::DEVICE_LOCAL;
+    const HV: vk::MemoryPropertyFlags = vk::MemoryPropertyFlags::HOST_VISIBLE;
+    const HC: vk::MemoryPropertyFlags = vk::MemoryPropertyFlags::HOST_COHERENT;
+    const CACHED: vk::MemoryPropertyFlags = vk::MemoryPropertyFlags::HOST_CACHED;
+
+    /// Memory properties of `heaps` (bytes, device-local?) and `types` (flags, heap).
+    fn props(
+        heaps: &[(u64, bool)],
+        types: &[(vk::MemoryPropertyFlags, u32)],
+    ) -> vk::PhysicalDeviceMemoryProperties {
+        let mut p = vk::PhysicalDeviceMemoryProperties {
+            memory_type_count: types.len() as u32,
+            memory_heap_count: heaps.len() as u32,
+            ..Default::default()
+        };
+        for (i, &(size, local)) in heaps.iter().enumerate() {
+            p.memory_heaps[i] = vk::MemoryHeap {
+                size,
+                flags: if local {
+                    vk::MemoryHeapFlags::DEVICE_LOCAL
+                } else {
+                    vk::MemoryHeapFlags::empty()
+                },
+            };
+        }
+        for (i, &(flags, heap)) in types.iter().enumerate() {
+            p.memory_types[i] = vk::MemoryType {
+                property_flags: flags,
+                heap_index: heap,
+            };
+        }
+        p
+    }
+
+    const GIB: u64 = 1 << 30;
+
+    #[test]
+    fn nvidia_discrete_with_its_bar_window_does_not_share() {
+        // An H100 as NVIDIA's driver lists it: VRAM, system memory, the 256 MiB BAR window.
+        let p = props(
+            &[(80 * GIB, true), (64 * GIB, false), (256 << 20, true)],
+            &[
+                (vk::MemoryPropertyFlags::empty(), 1),
+                (DL, 0),
+                (HV | HC, 1),
+                (HV | HC | CACHED, 1),
+                (DL | HV | HC, 2),
+            ],
+        );
+        assert!(!cpu_shared(DeviceType::DiscreteGpu, &p));
+    }
+
+    #[test]
+    fn amd_discrete_with_resizable_bar_does_not_share() {
+        // All of VRAM host-visible (resizable BAR / Smart Access Memory).
+        let p = props(
+            &[(16 * GIB, true), (32 * GIB, false)],
+            &[
+                (DL, 0),
+                (HV | HC, 1),
+                (DL | HV | HC, 0),
+                (HV | HC | CACHED, 1),
+            ],
+        );
+        assert!(!cpu_shared(DeviceType::DiscreteGpu, &p));
+    }
+
+    #[test]
+    fn integrated_gpus_and_cpu_devices_share() {
+        let intel = props(
+            &[(8 * GIB, true)],
+            &[(DL, 0), (DL | HV | HC, 0), (DL | HV | HC | CACHED, 0)],
+        );
+        assert!(cpu_shared(DeviceType::IntegratedGpu, &intel));
+        let lavapipe = props(&[(2 * GIB, true)], &[(DL | HV | HC | CACHED, 0)]);
+        assert!(cpu_shared(DeviceType::Cpu, &lavapipe));
+    }
+
+    #[test]
+    fn a_device_without_host_visible_device_memory_does_not_share() {
+        let p = props(
+            &[(4 * GIB, true), (8 * GIB, false)],
+            &[(DL, 0), (HV | HC, 1)],
+        );
+        assert!(!cpu_shared(DeviceType::IntegratedGpu, &p));
+        assert!(!cpu_shared(DeviceType::VirtualGpu, &p));
     }
 }
