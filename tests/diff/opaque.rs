@@ -14,6 +14,8 @@ const ARGS: [&str; 4] = ["o_f32", "o_f64", "o_i32", "o_u32"];
 
 struct Opaque<'a> {
     functions: &'a [String],
+    /// The `const` items seen so far, by name, with their type's opaque zero.
+    consts: Vec<(String, &'static str)>,
 }
 
 fn one_of(ty: &str) -> Option<&'static str> {
@@ -27,8 +29,13 @@ fn one_of(ty: &str) -> Option<&'static str> {
 }
 
 impl VisitMut for Opaque<'_> {
-    // A `const` item stays constant (Rust requires it).
-    fn visit_item_const_mut(&mut self, _: &mut syn::ItemConst) {}
+    // A `const` item stays constant (Rust requires it); its uses become opaque below.
+    fn visit_item_const_mut(&mut self, c: &mut syn::ItemConst) {
+        let ty = quote::ToTokens::to_token_stream(&c.ty).to_string();
+        if let Some(zero) = one_of(&ty) {
+            self.consts.push((c.ident.to_string(), zero));
+        }
+    }
 
     fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
         // A call's callee (`f32::sqrt`) is a path, not a constant: only the arguments change.
@@ -80,13 +87,33 @@ impl VisitMut for Opaque<'_> {
         if let Some(one) = one {
             let one: syn::Expr = syn::parse_str(one).unwrap();
             *e = syn::parse_quote!((#e + #one));
+            return;
+        }
+        // A use of a `const` item: minus the zero, which keeps every value (`-0.0 - 0.0` is
+        // `-0.0`, where `+` would give `0.0`), so `K - K` is no longer two known constants.
+        if let syn::Expr::Path(p) = e {
+            let zero = p.path.get_ident().and_then(|i| {
+                self.consts
+                    .iter()
+                    .rev()
+                    .find(|(name, _)| i == name)
+                    .map(|&(_, zero)| zero)
+            });
+            if let Some(zero) = zero {
+                let zero: syn::Expr = syn::parse_str(zero).unwrap();
+                *e = syn::parse_quote!((#e - #zero));
+            }
         }
     }
 }
 
 fn transform(source: &str, functions: &[String]) -> String {
     let mut f: syn::ItemFn = syn::parse_str(source).expect("a generated function");
-    Opaque { functions }.visit_block_mut(&mut f.block);
+    Opaque {
+        functions,
+        consts: Vec::new(),
+    }
+    .visit_block_mut(&mut f.block);
     for p in PARAMS.split(", ") {
         f.sig.inputs.push(syn::parse_str(p).unwrap());
     }
