@@ -65,6 +65,8 @@ pub(crate) fn entry(
         let at = Literal::usize_unsuffixed(k);
         lets.push(match kind {
             ParamKind::Buffer { .. } => quote!(let #p = l.buf(#at);),
+            ParamKind::Texture { .. } => quote!(let #p = l.tex(#at);),
+            ParamKind::Sampler => quote!(let #p = l.sampler(#at);),
             _ => quote!(let #p = l.value(#at);),
         });
         args.push(quote!(#p));

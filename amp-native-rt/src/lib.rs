@@ -2,7 +2,8 @@
 //! for the native CPU accelerator calls. The buffer type of the native thread ABI ([`Buf`]), the
 //! launch's out-of-bounds report ([`OobReport`]), atomics on buffer elements, and the helpers
 //! that give the numeric rules of docs/semantics.md in Rust (integer division, index clamps,
-//! `Norm`/`Unorm` clamps, the math functions std lacks: [`m32`], [`m64`]).
+//! `Norm`/`Unorm` clamps, the math functions std lacks: [`m32`], [`m64`]), and textures: [`Tex`]
+//! (texel fetches, stores, samples and gathers) and [`Smp`].
 //!
 //! Generated code names this crate through `amp::__private::native`; nothing here is meant to
 //! be called by hand. The items and their paths are the contract with the native back end
@@ -27,6 +28,12 @@
 //!   domain's extent when [`Buf::covers`] holds): `ok` is true only for an index inside the
 //!   view. An index outside is never dereferenced: the read gives 0, the write is skipped and
 //!   the first one is recorded in the report, as on a device.
+//! - **Textures** ([`Tex`]) follow the same rules: the runtime builds each from a texture's host
+//!   memory, which it keeps alive and locks for the launch (exclusively when the kernel writes
+//!   the texture, so no host copy or other launch touches it meanwhile); a texture is never both
+//!   read and written in one launch, so samples and reads never meet a write; checked texel
+//!   accesses compare every index component ([`Tex::load`], [`Tex::store`]), and samples and
+//!   gathers only touch texels their address mode maps inside the extent.
 //! - **The kernel's author** keeps an unchecked kernel's (`#[kernel(amp, unchecked)]`) indices
 //!   inside their views ([`Buf::load_unchecked`], [`Buf::store_unchecked`]): outside, the
 //!   access is undefined behaviour, as it is in C++ AMP.
@@ -63,12 +70,14 @@ mod buf;
 mod float;
 mod int;
 mod report;
+mod texture;
 
 pub use atomic::{atom_f32, atom_i32, atom_u32, atomic_add_f32, RELAXED};
 pub use buf::Buf;
 pub use float::{m32, m64, norm, unorm};
 pub use int::{div_i32, div_u32, ix, rem_i32, rem_u32};
 pub use report::OobReport;
+pub use texture::{decode, encode, f16_to_f32, f32_to_f16, Address, Comp, Smp, Tex, TexKind};
 
 /// Marks the start of kernel statement `n` in generated code (the macro gives the code after it
 /// the statement's span and removes the call; elsewhere it does nothing).

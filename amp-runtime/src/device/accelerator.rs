@@ -371,21 +371,6 @@ impl Accelerator {
     }
 }
 
-impl Accelerator {
-    /// Where textures made without an accelerator go: the default accelerator, or the
-    /// preferred Vulkan device when the default is the native CPU one (which has no images).
-    pub(crate) fn default_for_images() -> Result<Accelerator, Error> {
-        let acc = Accelerator::default()?;
-        if !acc.is_native() {
-            return Ok(acc);
-        }
-        named("vulkan").map_err(|e| Error::NativeUnsupported {
-            what: "textures".into(),
-            reason: format!("they are Vulkan images, and no Vulkan device is usable ({e})"),
-        })
-    }
-}
-
 /// The accelerator `AMP_DEVICE=want` names.
 fn named(want: &str) -> Result<Accelerator, Error> {
     if want == NATIVE_PATH {

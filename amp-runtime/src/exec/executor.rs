@@ -5,7 +5,7 @@
 //! [`for_each_tile`](NativeLaunch::for_each_tile) are generic over the closure, so rustc inlines
 //! the kernel into each chunk's loop.
 
-use amp_native_rt::{Buf, OobReport};
+use amp_native_rt::{Buf, OobReport, Smp, Tex, TexKind};
 use rayon::prelude::*;
 
 /// A kernel's native code, as `#[kernel(amp)]` generated it.
@@ -36,8 +36,16 @@ pub(super) enum NativeArg {
     },
     /// A scalar or by-value vector or struct: its host bytes.
     Bytes(Vec<u8>),
-    /// A texture or sampler (never reached: kernels with them have no native code).
-    Other,
+    /// A texture view: its texels' memory and format.
+    Texture {
+        ptr: *mut u8,
+        extent: [u32; 3],
+        kind: TexKind,
+        bits: u32,
+        components: u32,
+    },
+    /// A sampler.
+    Sampler(Smp),
 }
 
 /// What a native entry reads its launch from. Only generated code uses it.
@@ -84,6 +92,43 @@ impl NativeLaunch<'_> {
                 }
             }
             _ => unreachable!("argument {i} is not a buffer (the launch checked the arguments)"),
+        }
+    }
+
+    /// Texture argument `i` as the thread ABI's `Tex`.
+    ///
+    /// # Safety
+    /// Argument `i` is a texture of rank `R`.
+    #[inline]
+    pub unsafe fn tex<const R: usize>(&self, i: usize) -> Tex<R> {
+        match &self.args[i] {
+            NativeArg::Texture {
+                ptr,
+                extent,
+                kind,
+                bits,
+                components,
+            } => {
+                let mut e = [0; R];
+                e.copy_from_slice(&extent[..R]);
+                Tex {
+                    ptr: *ptr,
+                    extent: e,
+                    kind: *kind,
+                    bits: *bits,
+                    comps: *components,
+                }
+            }
+            _ => unreachable!("argument {i} is not a texture (the launch checked the arguments)"),
+        }
+    }
+
+    /// Sampler argument `i`.
+    #[inline]
+    pub fn sampler(&self, i: usize) -> Smp {
+        match &self.args[i] {
+            NativeArg::Sampler(s) => *s,
+            _ => unreachable!("argument {i} is not a sampler (the launch checked the arguments)"),
         }
     }
 

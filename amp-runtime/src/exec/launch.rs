@@ -285,7 +285,7 @@ fn bind_images(
                     device: device.name().to_owned(),
                     reason: format!("parameter `{}`: {reason}", param.name),
                 };
-                let image = &target.image;
+                let image = target.texels.image(&target.acc, acc.name())?;
                 let descriptor = match access {
                     TextureAccess::Read => {
                         let filtered = !matches!(

@@ -8,6 +8,7 @@
 //! this accelerator are host memory.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, RwLockReadGuard, RwLockWriteGuard};
 
 use amp_native_rt::OobReport;
 
@@ -20,7 +21,8 @@ use super::grid::tiled_grid;
 use super::pipeline::Specialization;
 use crate::data::{BufferAccess, NativePrepared};
 use crate::device::{Accelerator, Limits, NativeDevice};
-use crate::kernel::{KernelInfo, ParamKind};
+use crate::kernel::{KernelInfo, TextureAccess};
+use crate::texture::{native_kind, HostTexels, Texels};
 use crate::Error;
 
 /// Runs `plan` on the native CPU accelerator `acc`: the same checks as a Vulkan launch, then
@@ -70,6 +72,8 @@ pub(super) fn launch_native(
         })?;
     }
     let mut keep: Vec<NativePrepared> = Vec::new();
+    // The launch's host textures, each once, and whether it writes them.
+    let mut textures: Vec<(Arc<HostTexels>, bool)> = Vec::new();
     let mut native_args = Vec::with_capacity(args.len());
     for (param, arg) in info.params.iter().zip(&args) {
         native_args.push(match &arg.0 {
@@ -90,20 +94,52 @@ pub(super) fn launch_native(
             }
             Arg::Scalar { bits, .. } => NativeArg::Bytes(bits.to_le_bytes().to_vec()),
             Arg::Value { bytes, .. } => NativeArg::Bytes(bytes.clone()),
-            Arg::Texture { .. } | Arg::Sampler(_) => {
-                if matches!(
-                    param.kind,
-                    ParamKind::Texture { .. } | ParamKind::Sampler { .. }
-                ) {
-                    return Err(Error::NativeUnsupported {
-                        what: format!("kernel `{}`", info.name),
-                        reason: "textures and samplers are Vulkan images".into(),
-                    });
+            Arg::Texture { target, access, .. } => {
+                let host = match &target.texels {
+                    Texels::Host(h) if target.acc == *acc => h,
+                    _ => {
+                        return Err(Error::AcceleratorMismatch {
+                            array: target.acc.name().to_owned(),
+                            launch: acc.name().to_owned(),
+                        })
+                    }
+                };
+                let write = *access == TextureAccess::Write;
+                match textures.iter_mut().find(|(h, _)| Arc::ptr_eq(h, host)) {
+                    Some((_, w)) if *w != write => {
+                        return Err(Error::ArgumentMismatch {
+                            kernel: info.name.to_owned(),
+                            reason: format!(
+                                "parameter `{}`: the texture is both read and written in this launch (a `TextureView` and a `WriteonlyTextureView` of one texture); write into a second texture",
+                                param.name
+                            ),
+                        })
+                    }
+                    Some(_) => {}
+                    None => textures.push((host.clone(), write)),
                 }
-                NativeArg::Other
+                NativeArg::Texture {
+                    ptr: host.as_ptr(),
+                    extent: words(&target.dims),
+                    kind: native_kind(target.kind),
+                    bits: target.bits,
+                    components: target.components,
+                }
             }
+            Arg::Sampler(s) => NativeArg::Sampler(s.native()),
         });
     }
+    // Launches that write a texture exclude every other use of it (the host's copies, other
+    // launches); readers share it. Taken in one order (by address), so two launches never wait
+    // for each other.
+    textures.sort_by_key(|(h, _)| Arc::as_ptr(h) as usize);
+    let _texture_locks: Vec<TextureLock<'_>> = textures
+        .iter()
+        .map(|(h, write)| match write {
+            true => TextureLock::Write(h.claim()),
+            false => TextureLock::Read(h.share()),
+        })
+        .collect();
     let launch = NativeLaunch {
         pool: device.pool(),
         threads: device.threads(),
@@ -114,9 +150,10 @@ pub(super) fn launch_native(
         oob: OobReport::new(),
     };
     // SAFETY: the arguments were checked against the kernel's parameters (types, ranks,
-    // writability) by `encode_args`, the buffers point at host memory current for the launch
-    // and kept alive by `keep` and the borrows of `args`, and the entry was generated for
-    // this kernel by `#[kernel(amp)]`.
+    // writability, texel types) by `encode_args`, the buffers point at host memory current for
+    // the launch and kept alive by `keep` and the borrows of `args`, the textures' host memory
+    // is kept alive by `args` and locked for the launch (written ones exclusively), and the
+    // entry was generated for this kernel by `#[kernel(amp)]`.
     let ran = catch_unwind(AssertUnwindSafe(|| unsafe { entry(&launch) }));
     drop(keep);
     for arg in &args {
@@ -135,6 +172,12 @@ pub(super) fn launch_native(
         Some(e) => Err(e),
         None => Ok(()),
     }
+}
+
+/// A launch's hold on one host texture.
+enum TextureLock<'a> {
+    Read(#[allow(dead_code)] RwLockReadGuard<'a, ()>),
+    Write(#[allow(dead_code)] RwLockWriteGuard<'a, ()>),
 }
 
 /// Checks that every element of the view `buf` lies in the memory `p` (views are checked

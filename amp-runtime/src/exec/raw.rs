@@ -173,7 +173,8 @@ impl RawKernel {
                             "binding {i} is a {kind:?} but the texture view is not"
                         )));
                     }
-                    let view = target.image.view();
+                    let image = target.texels.image(&target.acc, self.device.name())?;
+                    let view = image.view();
                     images.push((
                         b,
                         match want {
@@ -181,7 +182,7 @@ impl RawKernel {
                             TextureAccess::Write => ImageDescriptor::Storage(view),
                         },
                     ));
-                    image_owners.push(target.image.clone());
+                    image_owners.push(image.clone());
                 }
                 (Arg::Sampler(s), RawBinding::Sampler) => {
                     images.push((b, ImageDescriptor::Sampler(s.vk(&self.device)?)));

@@ -97,7 +97,7 @@ impl<T: ImageTexel> Texture<T, 2> {
     /// # Ok::<(), amp_runtime::Error>(())
     /// ```
     pub fn from_image_file(path: impl AsRef<Path>) -> Result<Self, Error> {
-        Self::from_image_file_on(&Accelerator::default_for_images()?, path)
+        Self::from_image_file_on(&Accelerator::default()?, path)
     }
 
     /// A texture on `acc` holding the image file at `path`.

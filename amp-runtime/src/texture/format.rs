@@ -115,64 +115,36 @@ pub(crate) fn allowed_bits(kind: TexelKind) -> &'static [u32] {
     }
 }
 
-/// Encodes host components (4-byte words of `kind`) into the texture's `bits`-wide ones:
-/// integers saturate, normalized values round to the nearest step, floats round to nearest
-/// even.
-pub(crate) fn encode(kind: TexelKind, bits: u32, words: &[u32], out: &mut Vec<u8>) {
-    out.reserve(words.len() * bits as usize / 8);
-    for &w in words {
-        match (kind, bits) {
-            (_, 32) => out.extend_from_slice(&w.to_le_bytes()),
-            (TexelKind::Float, 16) => {
-                out.extend_from_slice(&half::f16::from_f32(f32::from_bits(w)).to_le_bytes())
-            }
-            (TexelKind::Sint, b) => {
-                let v = i64::from(w as i32).clamp(-(1 << (b - 1)), (1 << (b - 1)) - 1);
-                out.extend_from_slice(&v.to_le_bytes()[..b as usize / 8]);
-            }
-            (TexelKind::Uint, b) => {
-                let v = u64::from(w).min((1 << b) - 1);
-                out.extend_from_slice(&v.to_le_bytes()[..b as usize / 8]);
-            }
-            (TexelKind::Unorm, b) => {
-                let max = ((1u64 << b) - 1) as f32;
-                let x = f32::from_bits(w);
-                let x = if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) };
-                let v = (x * max).round() as u64;
-                out.extend_from_slice(&v.to_le_bytes()[..b as usize / 8]);
-            }
-            (TexelKind::Norm, b) => {
-                let max = ((1u64 << (b - 1)) - 1) as f32;
-                let x = f32::from_bits(w);
-                let x = if x.is_nan() { 0.0 } else { x.clamp(-1.0, 1.0) };
-                let v = (x * max).round() as i64;
-                out.extend_from_slice(&v.to_le_bytes()[..b as usize / 8]);
-            }
-            (TexelKind::Float, _) => unreachable!("floats are 16 or 32 bits"),
-        }
+/// The native run-time's name of a kind.
+pub(crate) fn native_kind(kind: TexelKind) -> amp_native_rt::TexKind {
+    match kind {
+        TexelKind::Float => amp_native_rt::TexKind::Float,
+        TexelKind::Sint => amp_native_rt::TexKind::Sint,
+        TexelKind::Uint => amp_native_rt::TexKind::Uint,
+        TexelKind::Unorm => amp_native_rt::TexKind::Unorm,
+        TexelKind::Norm => amp_native_rt::TexKind::Norm,
     }
 }
 
-/// Decodes `bits`-wide components of `kind` into host words.
+/// Encodes host components (4-byte words of `kind`) into the texture's `bits`-wide ones:
+/// integers saturate, normalized values round to the nearest step, floats round to nearest
+/// even. The conversion of native kernels' texel writes (`amp_native_rt::encode`), so the host
+/// and native kernels store the same bytes.
+pub(crate) fn encode(kind: TexelKind, bits: u32, words: &[u32], out: &mut Vec<u8>) {
+    let step = bits as usize / 8;
+    let at = out.len();
+    out.resize(at + words.len() * step, 0);
+    for (&w, c) in words.iter().zip(out[at..].chunks_exact_mut(step)) {
+        amp_native_rt::encode(native_kind(kind), bits, w, c);
+    }
+}
+
+/// Decodes `bits`-wide components of `kind` into host words (`amp_native_rt::decode`, as
+/// native kernels read them).
 pub(crate) fn decode(kind: TexelKind, bits: u32, bytes: &[u8], out: &mut [u32]) {
     let step = bits as usize / 8;
     for (w, c) in out.iter_mut().zip(bytes.chunks_exact(step)) {
-        let mut raw = [0u8; 8];
-        raw[..step].copy_from_slice(c);
-        let unsigned = u64::from_le_bytes(raw);
-        // Sign-extend from `bits`.
-        let signed = ((unsigned << (64 - bits)) as i64) >> (64 - bits);
-        *w = match (kind, bits) {
-            (_, 32) => unsigned as u32,
-            (TexelKind::Float, 16) => half::f16::from_bits(unsigned as u16).to_f32().to_bits(),
-            (TexelKind::Sint, _) => signed as i32 as u32,
-            (TexelKind::Uint, _) => unsigned as u32,
-            (TexelKind::Unorm, b) => (unsigned as f32 / ((1u64 << b) - 1) as f32).to_bits(),
-            (TexelKind::Norm, b) => (signed as f32 / ((1u64 << (b - 1)) - 1) as f32)
-                .max(-1.0)
-                .to_bits(),
-            (TexelKind::Float, _) => unreachable!("floats are 16 or 32 bits"),
-        };
+        *w = amp_native_rt::decode(native_kind(kind), bits, c);
     }
 }
 
@@ -196,7 +168,7 @@ mod tests {
             .into_iter()
             .map(f32::from_bits)
             .collect();
-        assert_eq!(back, [0.0, 1.0, 128.0 / 255.0, 1.0, 0.0, 0.0]);
+        assert_eq!(back, [0.0, 1.0, 128.0 * (1.0 / 255.0), 1.0, 0.0, 0.0]);
     }
 
     #[test]
@@ -206,7 +178,7 @@ mod tests {
             .into_iter()
             .map(f32::from_bits)
             .collect();
-        assert_eq!(back, [-1.0, 1.0, 0.0, -64.0 / 127.0]);
+        assert_eq!(back, [-1.0, 1.0, 0.0, -64.0 * (1.0 / 127.0)]);
         let mut out = [0u32];
         decode(TexelKind::Norm, 8, &[0x80], &mut out);
         assert_eq!(f32::from_bits(out[0]), -1.0);

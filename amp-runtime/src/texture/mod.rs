@@ -1,5 +1,6 @@
-//! C++ AMP's graphics library: [`Texture`] (a Vulkan image of texels), the views kernels take
-//! ([`TextureView`] to read and sample, [`WriteonlyTextureView`] to write) and [`Sampler`].
+//! C++ AMP's graphics library: [`Texture`] (a Vulkan image of texels, or host memory on the
+//! native CPU accelerator), the views kernels take ([`TextureView`] to read and sample,
+//! [`WriteonlyTextureView`] to write) and [`Sampler`].
 //!
 //! Builds on `device` and `memory`; `exec` binds textures and samplers at launch.
 //!
@@ -12,6 +13,7 @@
 
 mod file;
 mod format;
+mod host;
 mod image;
 mod sampler;
 
@@ -20,7 +22,9 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 pub use file::ImageTexel;
+pub(crate) use format::native_kind;
 pub use format::{Texel, TexelKind};
+pub(crate) use host::HostTexels;
 pub(crate) use image::Image;
 pub use sampler::{AddressMode, Filter, Sampler};
 
@@ -29,7 +33,7 @@ use crate::extent::{validate_dims, Extent};
 use crate::Error;
 
 /// A texture (C++ AMP's `texture<T, N>`): an `N`-dimensional image of texels `T` on an
-/// accelerator, `N` from 1 to 3, stored with 8, 16 or 32 bits per scalar (C++ AMP's
+/// accelerator (a Vulkan image, or host memory on the native CPU accelerator), `N` from 1 to 3, stored with 8, 16 or 32 bits per scalar (C++ AMP's
 /// `bits_per_scalar_element`; [`Texel::DEFAULT_BITS`] unless asked otherwise: 8 for
 /// [`Unorm4`](crate::Unorm4) and the other normalized texels, 32 for the others).
 ///
@@ -37,7 +41,7 @@ use crate::Error;
 /// [`writeonly_view`](Self::writeonly_view) (texel writes). Extent dimension 0 is the
 /// slowest: a rank-2 extent `[height, width]`, and texel `[y, x]`.
 pub struct Texture<T: Texel, const N: usize> {
-    image: Arc<Image>,
+    texels: Texels,
     acc: Accelerator,
     extent: Extent<N>,
     bits: u32,
@@ -59,10 +63,9 @@ impl<T: Texel, const N: usize> fmt::Debug for Texture<T, N> {
 impl<T: Texel, const N: usize> Texture<T, N> {
     const RANK_OK: () = assert!(N >= 1 && N <= 3, "textures have rank 1, 2 or 3");
 
-    /// A texture of `extent` on the default accelerator (the preferred Vulkan device when the
-    /// default is the native CPU accelerator, which has no images), every texel zero.
+    /// A texture of `extent` on the default accelerator, every texel zero.
     pub fn new(extent: impl Into<Extent<N>>) -> Result<Self, Error> {
-        Self::new_on(&Accelerator::default_for_images()?, extent)
+        Self::new_on(&Accelerator::default()?, extent)
     }
 
     /// A texture of `extent` on `acc`, every texel zero.
@@ -93,15 +96,23 @@ impl<T: Texel, const N: usize> Texture<T, N> {
         })?;
         let name = format!("{format:?} ({})", T::TEXEL);
         let texel_bytes = T::COMPONENTS * bits / 8;
-        let image = Image::new(
-            acc.vulkan("textures")?,
-            format,
-            texel_bytes,
-            extent.as_slice(),
-            &name,
-        )?;
+        let texels = if acc.is_native() {
+            let len = extent
+                .size()
+                .checked_mul(texel_bytes as usize)
+                .ok_or(Error::OutOfDeviceMemory)?;
+            Texels::Host(Arc::new(HostTexels::zeroed(len)?))
+        } else {
+            Texels::Vulkan(Image::new(
+                acc.vulkan("textures")?,
+                format,
+                texel_bytes,
+                extent.as_slice(),
+                &name,
+            )?)
+        };
         Ok(Texture {
-            image,
+            texels,
             acc: acc.clone(),
             extent,
             bits,
@@ -110,10 +121,10 @@ impl<T: Texel, const N: usize> Texture<T, N> {
         })
     }
 
-    /// A texture of `extent` on the default accelerator (as for [`new`](Self::new)) holding `data` (row-major, dimension
+    /// A texture of `extent` on the default accelerator holding `data` (row-major, dimension
     /// 0 slowest).
     pub fn from_slice(extent: impl Into<Extent<N>>, data: &[T]) -> Result<Self, Error> {
-        Self::from_slice_on(&Accelerator::default_for_images()?, extent, data)
+        Self::from_slice_on(&Accelerator::default()?, extent, data)
     }
 
     /// A texture of `extent` on `acc` holding `data`.
@@ -163,13 +174,12 @@ impl<T: Texel, const N: usize> Texture<T, N> {
         }
         let mut bytes = Vec::new();
         format::encode(T::KIND, self.bits, Self::words(data), &mut bytes);
-        self.image.write(&bytes)
+        self.texels.write(&bytes)
     }
 
     /// The texels, row-major, after the device work that writes the texture.
     pub fn to_vec(&self) -> Result<Vec<T>, Error> {
-        let mut bytes = vec![0u8; self.image.byte_len() as usize];
-        self.image.read(&mut bytes)?;
+        let bytes = self.texels.bytes()?;
         let n = self.extent.size();
         let mut words = vec![0u32; n * T::COMPONENTS as usize];
         format::decode(T::KIND, self.bits, &bytes, &mut words);
@@ -182,6 +192,25 @@ impl<T: Texel, const N: usize> Texture<T, N> {
             .collect())
     }
 
+    /// Copies every texel into `dst` (C++ AMP's `copy(src, dst)` and `texture::copy_to`): a
+    /// texture of the same extent on any accelerator, so texels move between the native CPU
+    /// accelerator and a Vulkan device in either direction. With the same bits per scalar the
+    /// stored bytes are copied unchanged; otherwise each component is converted as
+    /// [`to_vec`](Self::to_vec) and [`copy_from_slice`](Self::copy_from_slice) convert.
+    pub fn copy_to(&self, dst: &mut Texture<T, N>) -> Result<(), Error> {
+        if dst.extent != self.extent {
+            return Err(Error::ExtentMismatch {
+                extent: dst.extent.size(),
+                len: self.extent.size(),
+            });
+        }
+        if dst.bits != self.bits {
+            return dst.copy_from_slice(&self.to_vec()?);
+        }
+        let bytes = self.texels.bytes()?;
+        dst.texels.write(&bytes)
+    }
+
     /// The extent.
     pub fn extent(&self) -> Extent<N> {
         self.extent
@@ -192,7 +221,8 @@ impl<T: Texel, const N: usize> Texture<T, N> {
         self.bits
     }
 
-    /// The Vulkan format and texel type, as in `R8G8B8A8_UNORM (Unorm4)`.
+    /// The format and texel type, as in `R8G8B8A8_UNORM (Unorm4)` (Vulkan's name of the
+    /// layout, also on the native CPU accelerator).
     pub fn format(&self) -> &str {
         &self.format
     }
@@ -220,10 +250,63 @@ impl<T: Texel, const N: usize> Texture<T, N> {
 
     fn target(&self) -> TextureTarget {
         TextureTarget {
-            image: self.image.clone(),
+            texels: self.texels.clone(),
             acc: self.acc.clone(),
             dims: self.extent.as_slice().to_vec(),
             format: self.format.clone(),
+            kind: T::KIND,
+            bits: self.bits,
+            components: T::COMPONENTS,
+        }
+    }
+}
+
+/// Where a texture's texels are.
+#[derive(Clone)]
+pub(crate) enum Texels {
+    /// A Vulkan image.
+    Vulkan(Arc<Image>),
+    /// Host memory on the native CPU accelerator.
+    Host(Arc<HostTexels>),
+}
+
+impl Texels {
+    /// The stored bytes, tightly packed, after the work that writes them.
+    fn bytes(&self) -> Result<Vec<u8>, Error> {
+        Ok(match self {
+            Texels::Vulkan(image) => {
+                let mut bytes = vec![0u8; image.byte_len() as usize];
+                image.read(&mut bytes)?;
+                bytes
+            }
+            Texels::Host(h) => {
+                let mut bytes = vec![0u8; h.len()];
+                h.read(&mut bytes);
+                bytes
+            }
+        })
+    }
+
+    /// Replaces the stored bytes.
+    fn write(&self, bytes: &[u8]) -> Result<(), Error> {
+        match self {
+            Texels::Vulkan(image) => image.write(bytes),
+            Texels::Host(h) => {
+                h.write(bytes);
+                Ok(())
+            }
+        }
+    }
+
+    /// The Vulkan image, for a launch on `launch` (a texture in host memory is
+    /// `Error::AcceleratorMismatch` there).
+    pub(crate) fn image(&self, owner: &Accelerator, launch: &str) -> Result<&Arc<Image>, Error> {
+        match self {
+            Texels::Vulkan(image) => Ok(image),
+            Texels::Host(_) => Err(Error::AcceleratorMismatch {
+                array: owner.name().to_owned(),
+                launch: launch.to_owned(),
+            }),
         }
     }
 }
@@ -231,10 +314,15 @@ impl<T: Texel, const N: usize> Texture<T, N> {
 /// What a kernel argument needs of a texture view.
 #[derive(Clone)]
 pub(crate) struct TextureTarget {
-    pub(crate) image: Arc<Image>,
+    pub(crate) texels: Texels,
     pub(crate) acc: Accelerator,
     pub(crate) dims: Vec<usize>,
     pub(crate) format: String,
+    /// How the texture stores its components, and in how many bits.
+    pub(crate) kind: TexelKind,
+    pub(crate) bits: u32,
+    /// Components per texel: 1, 2 or 4.
+    pub(crate) components: u32,
 }
 
 /// A read-only view of a [`Texture`] (C++ AMP's `texture_view<const T, N>`): kernels read

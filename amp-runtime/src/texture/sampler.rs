@@ -71,6 +71,19 @@ impl Sampler {
         self.address_mode
     }
 
+    /// The native run-time's sampler.
+    pub(crate) fn native(&self) -> amp_native_rt::Smp {
+        amp_native_rt::Smp {
+            linear: self.filter == Filter::Linear,
+            address: match self.address_mode {
+                AddressMode::Wrap => amp_native_rt::Address::Wrap,
+                AddressMode::Mirror => amp_native_rt::Address::Mirror,
+                AddressMode::Clamp => amp_native_rt::Address::Clamp,
+                AddressMode::Border => amp_native_rt::Address::Border,
+            },
+        }
+    }
+
     /// The device's Vulkan sampler for this one, created on first use and kept until the
     /// device goes.
     pub(crate) fn vk(&self, device: &Device) -> Result<vk::Sampler, Error> {

@@ -179,7 +179,7 @@ impl Emitter<'_> {
                 format!("{{ let {tv} = {v}; if let Some(ptr) = {ptr} {{ *ptr = {new}; }} }}")
             }
             ExprKind::Atomic(a) => self.atomic(a, span)?,
-            ExprKind::Texture(..) => return unsupported("textures", span),
+            ExprKind::Texture(op, p, operands) => self.texture_op(*op, *p, operands, span)?,
             ExprKind::Barrier(_) => {
                 return unsupported("a barrier inside an expression or a non-tiled kernel", span)
             }
@@ -488,7 +488,7 @@ impl Emitter<'_> {
     }
 
     /// A buffer index as a `[u32; R]` (components evaluated in order).
-    fn indices(&mut self, idx: &[Expr]) -> Res<String> {
+    pub(super) fn indices(&mut self, idx: &[Expr]) -> Res<String> {
         let parts = idx
             .iter()
             .map(|x| self.as_u32(x))

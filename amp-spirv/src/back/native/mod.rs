@@ -22,6 +22,8 @@
 //!     push-constant words (`amp_abi::buffer_layout`). `T` is the element's Rust type (below);
 //!   - a scalar: by value, in its Rust type (`bool` as `bool`, `usize` as `u32`);
 //!   - a short vector or struct by value (`ParamKind::Value`): by value, in its Rust type;
+//!   - a texture view: `<rt>::Tex<R>` by value; a sampler: `<rt>::Smp` (see "Textures and
+//!     samplers" below);
 //! - then each outer constant (a `const` item or const-generic parameter the body reads), by
 //!   value in its type, in [`Kernel::consts`] order (the SPIR-V specialization constants 3, ..);
 //! - `oob`: the launch's out-of-bounds report ([`amp_abi::OOB_REPORT_WORDS`] words with the
@@ -100,9 +102,21 @@
 //! A tiled kernel's loops that every thread of a tile runs the same way are run at tile level
 //! in the same way (`batch::hoisted_tiled`), with no change to the tile ABI.
 //!
+//! # Textures and samplers
+//!
+//! A `TextureView<T, R>` or `WriteonlyTextureView<T, R>` parameter is `<rt>::Tex<R>` by value
+//! (the texels' host memory in the texture's own format: kind, bits per component, component
+//! count), a `Sampler` is `<rt>::Smp` (filter and address mode). `tex[idx]`, `tex.set(idx, v)`,
+//! `tex.sample(&s, coord)` and the gathers call `Tex`'s methods (`texture.rs`), which give
+//! Vulkan's results: four components per texel (missing ones 0, alpha 1), normalized
+//! coordinates, texel centres at `+0.5`, each address mode on the texel indices, a border of
+//! transparent black, writes rounded to nearest even. Checked kernels compare every index
+//! component with the texture's extent (an index outside reads zero or skips the write and is
+//! recorded), as the SPIR-V back end does.
+//!
 //! # Not supported yet
 //!
-//! Textures and samplers; thread-private arrays whose length is a named constant (and a
+//! Thread-private arrays whose length is a named constant (and a
 //! `tile_static` one used as a whole value or partly indexed); a barrier inside an
 //! expression; a mutable loop variable of a `for` loop that contains a barrier. Such kernels
 //! give [`Unsupported`] (they run on Vulkan only), never a panic.
@@ -112,6 +126,7 @@
 
 mod batch;
 mod expr;
+mod texture;
 mod tile;
 mod tile_locals;
 
@@ -457,8 +472,8 @@ impl Emitter<'_> {
                 }
                 ParamKind::Scalar(s) => self.scalar(*s, p.span)?.to_string(),
                 ParamKind::Value(elem) => self.ty(&elem.ty(), p.span)?,
-                ParamKind::Texture { .. } => return unsupported("textures", p.span),
-                ParamKind::Sampler => return unsupported("samplers", p.span),
+                ParamKind::Texture { rank, .. } => format!("{rt}::Tex<{rank}>"),
+                ParamKind::Sampler => format!("{rt}::Smp"),
             };
             args.push(format!("p{i}: {t}"));
         }

@@ -1,0 +1,646 @@
+//! Textures and samplers of the native thread ABI: [`Tex`] (a texture view's texels in host
+//! memory, in the texture's own format), [`Smp`] (a sampler), the per-component conversions
+//! between a format and the host's 4-byte components ([`decode`], [`encode`], shared with the
+//! runtime's `from_slice` / `to_vec`), and texel fetches, stores, samples and gathers with the
+//! Vulkan semantics the SPIR-V back end gets from the device.
+//!
+//! Texels are stored row-major (dimension 0 slowest, the last dimension `x` fastest), tightly
+//! packed: `components * bits / 8` bytes each, components little-endian, exactly the layout of
+//! a Vulkan buffer-image copy, so a texture's bytes move between the host and a device image
+//! unchanged.
+
+// Loops over dimensions index several per-dimension arrays at once.
+#![allow(clippy::needless_range_loop)]
+
+use crate::report::OobReport;
+
+/// How a texture stores its components.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TexKind {
+    /// Floats: 16 (IEEE half) or 32 bits; read as `f32`.
+    Float,
+    /// Signed integers: 8, 16 or 32 bits; read as `i32`.
+    Sint,
+    /// Unsigned integers: 8, 16 or 32 bits; read as `u32`.
+    Uint,
+    /// Unsigned normalized: `[0, 1]` in 8 or 16 bits; read as `f32`.
+    Unorm,
+    /// Signed normalized: `[-1, 1]` in 8 or 16 bits; read as `f32`.
+    Norm,
+}
+
+/// An `f32` rounded to the nearest IEEE half (ties to even), as its bits: overflow gives an
+/// infinity, NaN stays a (quiet) NaN, results below the smallest normal are denormals.
+pub fn f32_to_f16(x: f32) -> u16 {
+    let b = x.to_bits();
+    let sign = ((b >> 16) & 0x8000) as u16;
+    let exp = ((b >> 23) & 0xff) as i32;
+    let man = b & 0x7f_ffff;
+    if exp == 0xff {
+        // Infinity, or NaN with its top payload bits (and the quiet bit) kept.
+        return if man == 0 {
+            sign | 0x7c00
+        } else {
+            sign | 0x7e00 | (man >> 13) as u16
+        };
+    }
+    // The value is m * 2^(e - 23) with m the significand including the hidden bit.
+    let e = exp - 127;
+    if e > 15 {
+        return sign | 0x7c00;
+    }
+    if exp == 0 && man == 0 {
+        return sign;
+    }
+    let m = if exp == 0 { man } else { man | 0x80_0000 };
+    // Half's grid at this magnitude: normal halves keep 11 significant bits, denormals have
+    // the fixed step 2^-24.
+    let shift = if e >= -14 {
+        13
+    } else {
+        (13 + (-14 - e)).min(31)
+    } as u32;
+    let shift = if exp == 0 { 31 } else { shift };
+    let half_ulp = 1u32 << (shift - 1);
+    let mut q = m >> shift;
+    let rem = m & ((1u32 << shift) - 1);
+    if rem > half_ulp || (rem == half_ulp && q & 1 == 1) {
+        q += 1;
+    }
+    if e >= -14 {
+        // Normal: q holds the hidden bit; a carry out of the significand bumps the exponent.
+        let bits = (((e + 15) as u32) << 10) + (q - 0x400);
+        if bits >= 0x7c00 {
+            return sign | 0x7c00;
+        }
+        sign | bits as u16
+    } else {
+        // Denormal (q may round up into the smallest normal, whose bits follow on).
+        sign | q as u16
+    }
+}
+
+/// The `f32` of IEEE half bits `h` (exact).
+pub fn f16_to_f32(h: u16) -> f32 {
+    let sign = u32::from(h & 0x8000) << 16;
+    let exp = u32::from((h >> 10) & 0x1f);
+    let man = u32::from(h & 0x3ff);
+    let bits = match (exp, man) {
+        (0, 0) => sign,
+        (0, m) => {
+            // Denormal: m * 2^-24, exact in f32.
+            let v = m as f32 * f32::from_bits(0x3380_0000);
+            return if sign != 0 { -v } else { v };
+        }
+        (0x1f, 0) => sign | 0x7f80_0000,
+        (0x1f, m) => sign | 0x7fc0_0000 | (m << 13),
+        (e, m) => sign | ((e + 112) << 23) | (m << 13),
+    };
+    f32::from_bits(bits)
+}
+
+/// `1 / n` rounded to an `f32` (from its `f64`), the factor normalized components are read
+/// with: Vulkan drivers multiply (`c * (1 / 255)`) rather than divide, and so do we, so texel
+/// reads agree bit for bit (the product can be an ulp away from the quotient `c / 255`).
+#[inline(always)]
+fn recip(n: u64) -> f32 {
+    (1.0 / n as f64) as f32
+}
+
+/// The host word (an `f32`'s, `i32`'s or `u32`'s bits) of one stored component of `kind`, `bits`
+/// wide, from its little-endian bytes (`bits / 8` of them): integers are extended, normalized
+/// values are `c * (1 / (2^b - 1))` (`Unorm`) or `max(c * (1 / (2^(b-1) - 1)), -1)` (`Norm`)
+/// in `f32`, halves are widened exactly.
+#[inline]
+pub fn decode(kind: TexKind, bits: u32, bytes: &[u8]) -> u32 {
+    let step = bits as usize / 8;
+    let mut raw = [0u8; 8];
+    raw[..step].copy_from_slice(&bytes[..step]);
+    let unsigned = u64::from_le_bytes(raw);
+    let signed = ((unsigned << (64 - bits)) as i64) >> (64 - bits);
+    match (kind, bits) {
+        (_, 32) => unsigned as u32,
+        (TexKind::Float, _) => f16_to_f32(unsigned as u16).to_bits(),
+        (TexKind::Sint, _) => signed as i32 as u32,
+        (TexKind::Uint, _) => unsigned as u32,
+        (TexKind::Unorm, b) => (unsigned as f32 * recip((1u64 << b) - 1)).to_bits(),
+        (TexKind::Norm, b) => (signed as f32 * recip((1u64 << (b - 1)) - 1))
+            .max(-1.0)
+            .to_bits(),
+    }
+}
+
+/// Stores host word `w` as one component of `kind`, `bits` wide, into `out` (`bits / 8` bytes,
+/// little-endian): integers saturate, normalized values are clamped (NaN to 0) and rounded to
+/// the nearest step (ties to even, as Vulkan drivers round), floats to 16 bits round to nearest
+/// even.
+#[inline]
+pub fn encode(kind: TexKind, bits: u32, w: u32, out: &mut [u8]) {
+    let step = bits as usize / 8;
+    let v: u64 = match (kind, bits) {
+        (_, 32) => u64::from(w),
+        (TexKind::Float, _) => u64::from(f32_to_f16(f32::from_bits(w))),
+        (TexKind::Sint, b) => i64::from(w as i32).clamp(-(1 << (b - 1)), (1 << (b - 1)) - 1) as u64,
+        (TexKind::Uint, b) => u64::from(w).min((1 << b) - 1),
+        (TexKind::Unorm, b) => {
+            let max = ((1u64 << b) - 1) as f32;
+            let x = f32::from_bits(w);
+            let x = if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) };
+            (x * max).round_ties_even() as u64
+        }
+        (TexKind::Norm, b) => {
+            let max = ((1u64 << (b - 1)) - 1) as f32;
+            let x = f32::from_bits(w);
+            let x = if x.is_nan() { 0.0 } else { x.clamp(-1.0, 1.0) };
+            (x * max).round_ties_even() as i64 as u64
+        }
+    };
+    out[..step].copy_from_slice(&v.to_le_bytes()[..step]);
+}
+
+/// A component type texels are read and written as: `f32` (float and normalized textures),
+/// `i32` or `u32` (integer textures), through its bits.
+pub trait Comp: Copy {
+    /// From a host word.
+    fn from_word(w: u32) -> Self;
+    /// To a host word.
+    fn to_word(self) -> u32;
+}
+
+impl Comp for f32 {
+    #[inline(always)]
+    fn from_word(w: u32) -> Self {
+        f32::from_bits(w)
+    }
+    #[inline(always)]
+    fn to_word(self) -> u32 {
+        self.to_bits()
+    }
+}
+
+impl Comp for i32 {
+    #[inline(always)]
+    fn from_word(w: u32) -> Self {
+        w as i32
+    }
+    #[inline(always)]
+    fn to_word(self) -> u32 {
+        self as u32
+    }
+}
+
+impl Comp for u32 {
+    #[inline(always)]
+    fn from_word(w: u32) -> Self {
+        w
+    }
+    #[inline(always)]
+    fn to_word(self) -> u32 {
+        self
+    }
+}
+
+/// A sampler's address mode (Vulkan's names in the comments).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Address {
+    /// `REPEAT`: the texel index modulo the size.
+    Wrap,
+    /// `MIRRORED_REPEAT`: every other repetition mirrored.
+    Mirror,
+    /// `CLAMP_TO_EDGE`: the nearest edge texel.
+    Clamp,
+    /// `CLAMP_TO_BORDER`: transparent black (every component 0) outside.
+    Border,
+}
+
+/// A sampler of the native thread ABI: linear or nearest filtering, one address mode for
+/// every dimension, normalized coordinates, level 0 only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Smp {
+    /// Linear (`true`) or nearest filtering.
+    pub linear: bool,
+    /// The address mode.
+    pub address: Address,
+}
+
+impl Address {
+    /// Texel index `i` of a dimension of `size` texels after the address mode; `None` for a
+    /// border texel.
+    #[inline]
+    pub fn wrap(self, i: i64, size: u32) -> Option<u32> {
+        let n = i64::from(size);
+        let j = match self {
+            Address::Wrap => i.rem_euclid(n),
+            Address::Mirror => {
+                let t = i.rem_euclid(2 * n) - n;
+                let m = if t >= 0 { t } else { -(1 + t) };
+                (n - 1) - m
+            }
+            Address::Clamp => i.clamp(0, n - 1),
+            Address::Border if (0..n).contains(&i) => i,
+            Address::Border => return None,
+        };
+        Some(j as u32)
+    }
+}
+
+/// A texture view of the native thread ABI: the texels' memory and the texture's format.
+///
+/// The runtime builds it from a texture it holds for the whole launch: `ptr` points at
+/// `extent`'s product of texels of `comps * bits / 8` bytes each, row-major and tightly
+/// packed; the texture is read-only or written only through this view during the launch.
+#[derive(Clone, Copy, Debug)]
+pub struct Tex<const R: usize> {
+    /// The first texel's first byte.
+    pub ptr: *mut u8,
+    /// Texels per dimension, dimension 0 slowest.
+    pub extent: [u32; R],
+    /// How the components are stored.
+    pub kind: TexKind,
+    /// Bits per component: 8, 16 or 32.
+    pub bits: u32,
+    /// Components per texel: 1, 2 or 4.
+    pub comps: u32,
+}
+
+// SAFETY: a `Tex` is an address and a layout; the threads of a launch share it as they share
+// the texture on a device (see the crate's docs for who keeps the accesses apart).
+unsafe impl<const R: usize> Send for Tex<R> {}
+// SAFETY: as above.
+unsafe impl<const R: usize> Sync for Tex<R> {}
+
+impl<const R: usize> Tex<R> {
+    /// Whether every component of `i` is below the extent.
+    #[inline(always)]
+    pub fn inside(&self, i: [u32; R]) -> bool {
+        i.iter().zip(&self.extent).all(|(i, e)| i < e)
+    }
+
+    /// The first byte of texel `i` (computed with `wrapping_add`; dereferenced only inside).
+    #[inline(always)]
+    fn at(&self, i: [u32; R]) -> *mut u8 {
+        let mut linear = 0usize;
+        for d in 0..R {
+            linear = linear * self.extent[d] as usize + i[d] as usize;
+        }
+        let texel = (self.comps * self.bits / 8) as usize;
+        self.ptr.wrapping_add(linear * texel)
+    }
+
+    /// Texel `i` as four host words: its components, then `0` for a missing green or blue and
+    /// one (`1.0` or `1`) for a missing alpha, as Vulkan expands a format to four components.
+    ///
+    /// # Safety
+    /// `i` is inside the extent and the view's memory holds the texel (the type's contract).
+    #[inline]
+    pub unsafe fn fetch_words(&self, i: [u32; R]) -> [u32; 4] {
+        let one = match self.kind {
+            TexKind::Float | TexKind::Unorm | TexKind::Norm => 1.0f32.to_bits(),
+            TexKind::Sint | TexKind::Uint => 1,
+        };
+        let mut out = [0, 0, 0, one];
+        let step = (self.bits / 8) as usize;
+        let p = self.at(i);
+        let mut bytes = [0u8; 4];
+        for (c, o) in out.iter_mut().enumerate().take(self.comps as usize) {
+            // SAFETY: component `c` of texel `i` lies inside the view's memory (contract).
+            unsafe { std::ptr::copy_nonoverlapping(p.add(c * step), bytes.as_mut_ptr(), step) };
+            *o = decode(self.kind, self.bits, &bytes);
+        }
+        out
+    }
+
+    /// Stores the first `comps` of four host words as texel `i`.
+    ///
+    /// # Safety
+    /// `i` is inside the extent, the view's memory holds the texel, and no other thread
+    /// accesses the texel during the store.
+    #[inline]
+    pub unsafe fn store_words(&self, i: [u32; R], v: [u32; 4]) {
+        let step = (self.bits / 8) as usize;
+        let p = self.at(i);
+        let mut bytes = [0u8; 4];
+        for (c, &w) in v.iter().enumerate().take(self.comps as usize) {
+            encode(self.kind, self.bits, w, &mut bytes);
+            // SAFETY: component `c` of texel `i` lies inside the view's memory (contract); the
+            // caller keeps other threads off it.
+            unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), p.add(c * step), step) };
+        }
+    }
+
+    /// `tex[i]` in a checked kernel: the texel's four components (see
+    /// [`fetch_words`](Self::fetch_words)), or zeros for an index outside, recorded in `oob`
+    /// as parameter `param`.
+    ///
+    /// # Safety
+    /// The view's memory holds every texel of its extent (the type's contract).
+    #[inline]
+    pub unsafe fn load<C: Comp>(&self, i: [u32; R], param: u32, oob: &OobReport) -> [C; 4] {
+        if self.inside(i) {
+            // SAFETY: `i` is inside; the memory holds it (contract).
+            unsafe { self.load_unchecked(i) }
+        } else {
+            oob.record(param, &i, &self.extent);
+            [C::from_word(0); 4]
+        }
+    }
+
+    /// `tex[i]` in an unchecked kernel.
+    ///
+    /// # Safety
+    /// `i` is inside the extent and the view's memory holds the texel.
+    #[inline]
+    pub unsafe fn load_unchecked<C: Comp>(&self, i: [u32; R]) -> [C; 4] {
+        // SAFETY: the caller's contract is `fetch_words`'s.
+        unsafe { self.fetch_words(i) }.map(C::from_word)
+    }
+
+    /// `tex.set(i, v)` in a checked kernel (`v` widened to four components; the format keeps
+    /// the ones it has): skipped for an index outside, recorded in `oob` as parameter `param`.
+    ///
+    /// # Safety
+    /// The view's memory holds every texel of its extent, and no other thread accesses texel
+    /// `i` during the store.
+    #[inline]
+    pub unsafe fn store<C: Comp>(&self, i: [u32; R], v: [C; 4], param: u32, oob: &OobReport) {
+        if self.inside(i) {
+            // SAFETY: `i` is inside; the rest is the caller's contract.
+            unsafe { self.store_unchecked(i, v) }
+        } else {
+            oob.record(param, &i, &self.extent);
+        }
+    }
+
+    /// `tex.set(i, v)` in an unchecked kernel.
+    ///
+    /// # Safety
+    /// As [`store_words`](Self::store_words).
+    #[inline]
+    pub unsafe fn store_unchecked<C: Comp>(&self, i: [u32; R], v: [C; 4]) {
+        // SAFETY: the caller's contract is `store_words`'s.
+        unsafe { self.store_words(i, v.map(C::to_word)) }
+    }
+
+    /// Texel `(i0, i1, ..)` (one signed index per dimension, before the address mode) as four
+    /// `f32`s, or transparent black for a border texel.
+    ///
+    /// # Safety
+    /// The view's memory holds every texel of its extent, and the texture is not written
+    /// during the launch.
+    #[inline]
+    unsafe fn texel_at<C: Comp>(&self, s: Smp, i: [i64; R]) -> [C; 4] {
+        let mut j = [0u32; R];
+        for d in 0..R {
+            match s.address.wrap(i[d], self.extent[d]) {
+                Some(x) => j[d] = x,
+                None => return [C::from_word(0); 4],
+            }
+        }
+        // SAFETY: `wrap` gives indices inside the extent; the rest is the caller's contract.
+        unsafe { self.load_unchecked(j) }
+    }
+
+    /// `tex.sample(&s, coord)`: `coord` is normalized, `coord[0]` (`x`) along the last
+    /// dimension. As Vulkan at level 0: the unnormalized coordinate is `u = x * width`; nearest
+    /// filtering reads texel `floor(u)`, linear filtering weighs texels `floor(u - 0.5)` and the
+    /// next by the fraction of `u - 0.5` (in `f32`, without the device's quantization of the
+    /// weights); the address mode maps each texel index (a border texel is transparent black).
+    /// Components the format lacks read as 0 (alpha 1).
+    ///
+    /// # Safety
+    /// The view's memory holds every texel of its extent, its extent has no zero, and the
+    /// texture is not written during the launch.
+    #[inline]
+    pub unsafe fn sample(&self, s: Smp, coord: [f32; R]) -> [f32; 4] {
+        // Dimension d of the extent takes coordinate component R - 1 - d.
+        let mut u = [0f32; R];
+        for d in 0..R {
+            u[d] = coord[R - 1 - d] * self.extent[d] as f32;
+        }
+        if !s.linear {
+            let i = u.map(|x| x.floor() as i64);
+            // SAFETY: the caller's contract.
+            return unsafe { self.texel_at(s, i) };
+        }
+        let mut base = [0i64; R];
+        let mut frac = [0f32; R];
+        for d in 0..R {
+            let x = u[d] - 0.5;
+            let f = x.floor();
+            base[d] = f as i64;
+            frac[d] = x - f;
+        }
+        let mut sum = [0f32; 4];
+        for corner in 0..(1u32 << R) {
+            let mut i = base;
+            let mut w = 1.0f32;
+            for d in 0..R {
+                if (corner >> (R - 1 - d)) & 1 == 1 {
+                    i[d] = i[d].wrapping_add(1);
+                    w *= frac[d];
+                } else {
+                    w *= 1.0 - frac[d];
+                }
+            }
+            // SAFETY: the caller's contract.
+            let t: [f32; 4] = unsafe { self.texel_at(s, i) };
+            for c in 0..4 {
+                sum[c] += w * t[c];
+            }
+        }
+        sum
+    }
+}
+
+impl Tex<2> {
+    /// `tex.gather_red(&s, coord)` .. `gather_alpha` (`component` 0 .. 3): that component of
+    /// the four texels a linear sample at `coord` weighs, in Vulkan's order `(x0, y1), (x1, y1),
+    /// (x1, y0), (x0, y0)`, after the address mode (border texels give 0).
+    ///
+    /// # Safety
+    /// As [`sample`](Self::sample).
+    #[inline]
+    pub unsafe fn gather<C: Comp>(&self, s: Smp, coord: [f32; 2], component: usize) -> [C; 4] {
+        let x = coord[0] * self.extent[1] as f32 - 0.5;
+        let y = coord[1] * self.extent[0] as f32 - 0.5;
+        let (x0, y0) = (x.floor() as i64, y.floor() as i64);
+        let (x1, y1) = (x0.wrapping_add(1), y0.wrapping_add(1));
+        let at = |y: i64, x: i64| -> C {
+            // SAFETY: the caller's contract.
+            let t: [C; 4] = unsafe { self.texel_at(s, [y, x]) };
+            t[component]
+        };
+        [at(y1, x0), at(y1, x1), at(y0, x1), at(y0, x0)]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn halves_round_to_nearest_even_like_the_half_crate() {
+        for h in 0..=u16::MAX {
+            let f = f16_to_f32(h);
+            let want = half::f16::from_bits(h).to_f32();
+            assert!(
+                f.to_bits() == want.to_bits() || (f.is_nan() && want.is_nan()),
+                "{h:#x}"
+            );
+            if !f.is_nan() {
+                assert_eq!(f32_to_f16(f), h, "{h:#x} round trip");
+            }
+        }
+        // Every f32 bit pattern with a stride that visits all exponents and many mantissas,
+        // plus the ties between neighbouring halves.
+        let mut b = 0u32;
+        loop {
+            let x = f32::from_bits(b);
+            let want = half::f16::from_f32(x);
+            let got = f32_to_f16(x);
+            assert!(
+                got == want.to_bits() || (x.is_nan() && half::f16::from_bits(got).is_nan()),
+                "{x:e} ({b:#x}): {got:#x}, half gives {:#x}",
+                want.to_bits()
+            );
+            match b.checked_add(4099) {
+                Some(n) => b = n,
+                None => break,
+            }
+        }
+        for h in 0..0x7bffu16 {
+            let mid = (f64::from(f16_to_f32(h)) + f64::from(f16_to_f32(h + 1))) / 2.0;
+            let x = mid as f32;
+            assert_eq!(
+                f32_to_f16(x),
+                half::f16::from_f32(x).to_bits(),
+                "tie after {h:#x}"
+            );
+        }
+    }
+
+    #[test]
+    fn components_round_trip_and_saturate() {
+        let mut b = [0u8; 4];
+        encode(TexKind::Unorm, 8, 0.5f32.to_bits(), &mut b);
+        assert_eq!(b[0], 128);
+        assert_eq!(
+            f32::from_bits(decode(TexKind::Unorm, 8, &b)),
+            128.0 * (1.0 / 255.0)
+        );
+        encode(TexKind::Norm, 8, (-2.0f32).to_bits(), &mut b);
+        assert_eq!(b[0] as i8, -127);
+        assert_eq!(f32::from_bits(decode(TexKind::Norm, 8, &[0x80])), -1.0);
+        encode(TexKind::Sint, 16, (-70000i32) as u32, &mut b);
+        assert_eq!(i16::from_le_bytes([b[0], b[1]]), i16::MIN);
+        encode(TexKind::Uint, 8, 300, &mut b);
+        assert_eq!(b[0], 255);
+        encode(TexKind::Unorm, 16, f32::NAN.to_bits(), &mut b);
+        assert_eq!(u16::from_le_bytes([b[0], b[1]]), 0);
+    }
+
+    #[test]
+    fn address_modes_map_indices_as_vulkan() {
+        let n = 4;
+        let map = |a: Address| (-5..9).map(|i| a.wrap(i, n)).collect::<Vec<_>>();
+        let s = |v: &[u32]| v.iter().map(|&x| Some(x)).collect::<Vec<_>>();
+        assert_eq!(
+            map(Address::Wrap),
+            s(&[3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0])
+        );
+        assert_eq!(
+            map(Address::Mirror),
+            s(&[3, 3, 2, 1, 0, 0, 1, 2, 3, 3, 2, 1, 0, 0])
+        );
+        assert_eq!(
+            map(Address::Clamp),
+            s(&[0, 0, 0, 0, 0, 0, 1, 2, 3, 3, 3, 3, 3, 3])
+        );
+        let border = map(Address::Border);
+        assert_eq!(border[5..9], s(&[0, 1, 2, 3]));
+        assert!(border[..5].iter().chain(&border[9..]).all(Option::is_none));
+    }
+
+    fn texture<const R: usize>(
+        extent: [u32; R],
+        bytes: &mut [u8],
+        kind: TexKind,
+        bits: u32,
+        comps: u32,
+    ) -> Tex<R> {
+        Tex {
+            ptr: bytes.as_mut_ptr(),
+            extent,
+            kind,
+            bits,
+            comps,
+        }
+    }
+
+    #[test]
+    fn texels_load_store_and_report_outside() {
+        // A 2 x 3 texture of 8-bit Unorm2 texels.
+        let mut bytes = vec![0u8; 2 * 3 * 2];
+        let t = texture([2, 3], &mut bytes, TexKind::Unorm, 8, 2);
+        let oob = OobReport::new();
+        // SAFETY: `bytes` holds the 6 texels and outlives `t`; one thread.
+        unsafe {
+            t.store([1, 2], [1.0f32, 0.5, 7.0, 7.0], 4, &oob);
+            assert_eq!(
+                t.load::<f32>([1, 2], 4, &oob),
+                [1.0, 128.0 * (1.0 / 255.0), 0.0, 1.0]
+            );
+            assert_eq!(oob.read()[0], 0);
+            t.store([2, 0], [1.0f32; 4], 4, &oob);
+            assert_eq!(t.load::<f32>([0, 3], 4, &oob), [0.0; 4]);
+        }
+        assert_eq!(&bytes[10..], &[255, 128]);
+        assert_eq!(bytes[..10].iter().filter(|&&b| b != 0).count(), 0);
+        assert_eq!(oob.read(), [1, 4, 2, 2, 0, 0, 2, 3, 0]);
+    }
+
+    #[test]
+    fn linear_samples_weigh_the_neighbouring_texels() {
+        // f32 texels 0, 10, 20, 30 in a row.
+        let mut bytes: Vec<u8> = [0.0f32, 10.0, 20.0, 30.0]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        let t = texture([4], &mut bytes, TexKind::Float, 32, 1);
+        let at = |linear, address, u: f32| {
+            // SAFETY: `bytes` holds the 4 texels; nobody writes them.
+            let v = unsafe { t.sample(Smp { linear, address }, [u]) };
+            v[0]
+        };
+        assert_eq!(at(false, Address::Clamp, 0.3), 10.0);
+        assert_eq!(at(true, Address::Clamp, 0.5), 15.0);
+        assert_eq!(at(true, Address::Clamp, 0.375), 10.0);
+        assert_eq!(at(true, Address::Clamp, 0.0), 0.0);
+        assert_eq!(at(true, Address::Wrap, 0.0), 15.0);
+        assert_eq!(at(true, Address::Border, 0.0), 0.0);
+        assert_eq!(at(true, Address::Border, 1.0), 15.0);
+        assert_eq!(at(true, Address::Mirror, 1.0), 30.0);
+        assert_eq!(at(false, Address::Mirror, 1.1), 30.0);
+        assert_eq!(at(false, Address::Border, -0.1), 0.0);
+    }
+
+    #[test]
+    fn gathers_follow_vulkans_order() {
+        // 2 x 2 u32 texels: [y][x] = 10 * y + x.
+        let mut bytes: Vec<u8> = [0u32, 1, 10, 11]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        let t = texture([2, 2], &mut bytes, TexKind::Uint, 32, 1);
+        let s = Smp {
+            linear: false,
+            address: Address::Clamp,
+        };
+        // SAFETY: `bytes` holds the 4 texels; nobody writes them.
+        let g: [u32; 4] = unsafe { t.gather(s, [0.5, 0.5], 0) };
+        assert_eq!(g, [10, 11, 1, 0]);
+        // SAFETY: as above.
+        let a: [u32; 4] = unsafe { t.gather(s, [0.5, 0.5], 3) };
+        assert_eq!(a, [1; 4]);
+    }
+}
