@@ -282,11 +282,14 @@ impl Queue {
         let mut garbage = Vec::new();
         let out = {
             let mut st = self.state();
-            st.poll(device, &mut garbage);
             if st.open.as_ref().is_some_and(|b| !b.slot.fits(descriptors)) {
                 st.submit(device, &mut garbage)?;
             }
             if st.open.is_none() {
+                // Finished batches are retired when a batch opens (their slots are reused
+                // for it), not at every launch: a launch into the open batch asks the device
+                // nothing.
+                st.poll(device, &mut garbage);
                 st.open(device, descriptors)?;
             }
             let d = device.vk();

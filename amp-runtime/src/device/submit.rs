@@ -61,6 +61,9 @@ pub(super) struct Slot {
     written: Vec<WrittenSet>,
     /// The pipeline last bound in this batch.
     bound_pipeline: vk::Pipeline,
+    /// The push-constant block last pushed in this batch, while the pipeline it was pushed
+    /// for stays bound (cleared when another pipeline is bound).
+    pushed: Vec<u8>,
     /// The timestamp queries of the batch's timed launches (none unless the view times them).
     pub(super) queries: QueryPools,
 }
@@ -120,6 +123,7 @@ impl Slot {
                 descriptors_used: 0,
                 written: Vec::new(),
                 bound_pipeline: vk::Pipeline::null(),
+                pushed: Vec::new(),
                 queries: QueryPools::default(),
             })
         }
@@ -164,6 +168,7 @@ impl Slot {
             self.descriptors_used = 0;
             self.written.clear();
             self.bound_pipeline = vk::Pipeline::null();
+            self.pushed.clear();
             self.queries.clear();
             d.reset_fences(&[self.fence])
                 .map_err(Error::vk("vkResetFences"))?;
@@ -312,11 +317,27 @@ impl Recording<'_> {
         });
     }
 
-    /// Whether `pipeline` is the one last bound in this batch; notes it as bound.
+    /// Whether `pipeline` is the one last bound in this batch; notes it as bound (binding
+    /// another pipeline forgets the pushed constants, see [`push_once`](Self::push_once)).
     pub(crate) fn bind_pipeline_once(&mut self, pipeline: vk::Pipeline) -> bool {
         let bound = self.slot.bound_pipeline == pipeline;
+        if !bound {
+            self.slot.pushed.clear();
+        }
         self.slot.bound_pipeline = pipeline;
         bound
+    }
+
+    /// Whether `push` must be pushed for the bound pipeline: `false` when it is the block last
+    /// pushed since that pipeline was bound (push constants stay set until the next push or
+    /// a bind of another pipeline); notes it as pushed.
+    pub(crate) fn push_once(&mut self, push: &[u8]) -> bool {
+        if !push.is_empty() && self.slot.pushed == push {
+            return false;
+        }
+        self.slot.pushed.clear();
+        self.slot.pushed.extend_from_slice(push);
+        true
     }
 }
 

@@ -286,7 +286,7 @@ impl<const N: usize> sealed::Sealed for Extent<N> {
             info: call.info,
             args: call.args,
             spec: call.spec,
-            domain: self.as_slice().to_vec(),
+            domain: Dims::new(self.as_slice()),
             tiling: None,
             native: call.native,
         }
@@ -303,7 +303,7 @@ impl<const T0: usize, const T1: usize, const T2: usize> sealed::Sealed for Tiled
             info: call.info,
             args: call.args,
             spec: call.spec,
-            domain: self.extent().to_vec(),
+            domain: Dims::new(self.extent()),
             tiling: Some(Tiling {
                 tile: self.tile_extent(),
                 tile_static_bytes: call.tile_static_bytes,
@@ -319,9 +319,42 @@ pub struct Plan<'a> {
     pub(super) info: &'static KernelInfo,
     pub(super) args: Vec<KernelArg<'a>>,
     pub(super) spec: Vec<u32>,
-    pub(super) domain: Vec<usize>,
+    pub(super) domain: Dims,
     pub(super) tiling: Option<Tiling>,
     pub(super) native: NativeCode,
+}
+
+/// A launch's domain: its extent, held inline up to [`Dims::INLINE`] dimensions (a launch does
+/// not allocate it).
+pub(super) enum Dims {
+    Inline(usize, [usize; Dims::INLINE]),
+    Heap(Vec<usize>),
+}
+
+impl Dims {
+    /// The dimensions held inline.
+    const INLINE: usize = 4;
+
+    fn new(dims: &[usize]) -> Dims {
+        if dims.len() <= Dims::INLINE {
+            let mut inline = [0; Dims::INLINE];
+            inline[..dims.len()].copy_from_slice(dims);
+            Dims::Inline(dims.len(), inline)
+        } else {
+            Dims::Heap(dims.to_vec())
+        }
+    }
+}
+
+impl std::ops::Deref for Dims {
+    type Target = [usize];
+
+    fn deref(&self) -> &[usize] {
+        match self {
+            Dims::Inline(len, dims) => &dims[..*len],
+            Dims::Heap(dims) => dims,
+        }
+    }
 }
 
 /// The tile shape of a tiled launch.

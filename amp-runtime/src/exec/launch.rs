@@ -164,22 +164,38 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
     })?;
     let (pipeline, push, groups) = (&plan.pipeline, &plan.push[..], plan.groups);
 
-    let (bindings, prepared, oob_report) = bind(acc, info, &args, pipeline)?;
-    let (images, image_owners) = bind_images(acc, info, &args)?;
-    let report = oob_report.map(|r| (r, info));
-    enqueue(
-        view,
-        info.name,
-        pipeline,
-        &bindings,
-        prepared,
-        &images,
-        image_owners,
-        report,
-        push,
-        groups,
-        || mark_written(&args, acc),
-    )
+    // The thread's binding lists, reused so that a launch does not allocate them (a launch
+    // made while they are out, from a destructor, gets new ones).
+    let (mut bindings, mut prepared) = SCRATCH.take();
+    let result = (|| {
+        let oob_report = bind(acc, info, &args, &mut bindings, &mut prepared)?;
+        let (images, image_owners) = bind_images(acc, info, &args)?;
+        let report = oob_report.map(|r| (r, info));
+        enqueue(
+            view,
+            info.name,
+            pipeline,
+            &bindings,
+            &prepared,
+            &images,
+            image_owners,
+            report,
+            push,
+            groups,
+            || mark_written(&args, acc),
+        )
+    })();
+    bindings.clear();
+    prepared.clear();
+    SCRATCH.set((bindings, prepared));
+    result
+}
+
+thread_local! {
+    /// A launch's buffer bindings and prepared buffers, kept (empty) between launches.
+    static SCRATCH: std::cell::Cell<(Bindings, Vec<Prepared>)> = const {
+        std::cell::Cell::new((Vec::new(), Vec::new()))
+    };
 }
 
 /// Checks that the device can run the kernel: `f64` support and the push-constant size.
@@ -219,16 +235,16 @@ const RECENT_SINKS: usize = 16;
 /// Binding numbers with the buffer ranges bound there.
 pub(super) type Bindings = Vec<(u32, vk::DescriptorBufferInfo)>;
 
-/// The launch's descriptor bindings: each buffer argument made current on `acc`, then the
-/// out-of-bounds report of a checked kernel (returned too, to be read after the launch).
+/// The launch's descriptor bindings, into `bindings` and `prepared` (empty): each buffer
+/// argument made current on `acc`, then the out-of-bounds report of a checked kernel
+/// (returned too, to be read after the launch).
 fn bind(
     acc: &Accelerator,
     info: &KernelInfo,
     args: &[KernelArg<'_>],
-    pipeline: &Pipeline,
-) -> Result<(Bindings, Vec<Prepared>, Option<OobReport>), Error> {
-    let mut bindings = Vec::with_capacity(pipeline.bindings as usize);
-    let mut prepared = Vec::with_capacity(pipeline.bindings as usize);
+    bindings: &mut Bindings,
+    prepared: &mut Vec<Prepared>,
+) -> Result<Option<OobReport>, Error> {
     for (param, arg) in info.params.iter().zip(args) {
         if let (ParamKind::Buffer { binding, .. }, Arg::Buffer { buf, .. }) = (param.kind, &arg.0) {
             let p = buf.prepare(acc)?;
@@ -238,7 +254,7 @@ fn bind(
     }
     let oob_report = OobReport::for_launch(acc.vulkan("a Vulkan launch")?, info)?;
     bindings.extend(oob_report.as_ref().map(OobReport::binding));
-    Ok((bindings, prepared, oob_report))
+    Ok(oob_report)
 }
 
 /// Binding numbers with the images and samplers bound there.
@@ -351,7 +367,7 @@ pub(super) fn enqueue(
     kernel: &str,
     pipeline: &Pipeline,
     bindings: &[(u32, vk::DescriptorBufferInfo)],
-    prepared: Vec<Prepared>,
+    prepared: &[Prepared],
     images: &[(u32, ImageDescriptor)],
     image_owners: Vec<Arc<Image>>,
     report: Option<(OobReport, &'static KernelInfo)>,
@@ -363,7 +379,7 @@ pub(super) fn enqueue(
         what: "a Vulkan dispatch".into(),
         reason: "the native CPU accelerator has no Vulkan queue".into(),
     })?;
-    for p in &prepared {
+    for p in prepared {
         p.buffer.wait_for_other_views(queue)?;
     }
     for image in &image_owners {
@@ -372,7 +388,7 @@ pub(super) fn enqueue(
     let must_wait = sync_launches() || prepared.iter().any(|p| p.in_place);
     // The launch's own error, when the kernel is checked.
     let cell = report.as_ref().map(|_| Arc::new(Reported::default()));
-    let buffers: Vec<_> = prepared.into_iter().map(|p| p.buffer).collect();
+    let buffers = || prepared.iter().map(|p| &p.buffer);
     let descriptors = (bindings.len() + images.len()) as u32;
     // Bit `i`: buffer `i` is new to the batch (a buffer the batch holds already is kept, and
     // its ticket noted, once; buffers past 64 are always treated as new).
@@ -387,7 +403,7 @@ pub(super) fn enqueue(
                 work.keep.push(image.clone());
                 work.sinks.push(image.pending().clone());
             }
-            for (i, b) in buffers.iter().enumerate() {
+            for (i, b) in buffers().enumerate() {
                 // The batch's most recent buffers: a chain of launches over a few arrays
                 // finds them here.
                 let recent = work.sinks.len().saturating_sub(RECENT_SINKS);
@@ -406,7 +422,7 @@ pub(super) fn enqueue(
                 let sinks = if must_wait {
                     Vec::new()
                 } else {
-                    buffers.iter().map(|b| b.pending().clone()).collect()
+                    buffers().map(|b| b.pending().clone()).collect()
                 };
                 work.checks.push(Check {
                     run: Box::new(move || report.check(info).err()),
@@ -417,7 +433,7 @@ pub(super) fn enqueue(
             }
         },
     )?;
-    for (i, b) in buffers.iter().enumerate() {
+    for (i, b) in buffers().enumerate() {
         if i >= 64 || new_to_batch & (1u64 << i) != 0 {
             b.pending().add(&ticket);
         }
@@ -425,7 +441,6 @@ pub(super) fn enqueue(
     for image in &image_owners {
         image.pending().add(&ticket);
     }
-    drop(buffers);
     mark();
     if must_wait {
         queue.wait_for(device, ticket.serial(), false)?;

@@ -64,7 +64,7 @@ pub(super) fn launch_native(
         }
     };
     let mut dims = [1u32; 3];
-    for (dst, &src) in dims.iter_mut().zip(&domain) {
+    for (dst, &src) in dims.iter_mut().zip(domain.iter()) {
         *dst = u32::try_from(src).map_err(|_| Error::ExtentTooLarge {
             what: "a native launch's extent",
             value: src as u64,
@@ -81,7 +81,7 @@ pub(super) fn launch_native(
                 let p = buf.prepare_native(acc)?;
                 check_reach(info, param.name, &**buf, &p)?;
                 let covers = buf.dims().len() == domain.len()
-                    && buf.dims().iter().zip(&domain).all(|(v, d)| v >= d);
+                    && buf.dims().iter().zip(domain.iter()).all(|(v, d)| v >= d);
                 let arg = NativeArg::Buffer {
                     ptr: p.ptr,
                     extent: words(buf.dims()),

@@ -227,13 +227,15 @@ impl Pipeline {
             self.bind(rec, buffers, images)?;
         }
         let bound = rec.bind_pipeline_once(self.pipeline);
+        // A chain of launches of one plan pushes its block once per batch.
+        let push_now = !push.is_empty() && rec.push_once(push);
         let (d, cmd) = (rec.vk(), rec.cmd());
         // SAFETY: every handle is live and the command buffer is recording.
         unsafe {
             if !bound {
                 d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, self.pipeline);
             }
-            if !push.is_empty() {
+            if push_now {
                 d.cmd_push_constants(cmd, self.layout, vk::ShaderStageFlags::COMPUTE, 0, push);
             }
             d.cmd_dispatch(cmd, groups[0], groups[1], groups[2]);

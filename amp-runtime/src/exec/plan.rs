@@ -12,7 +12,7 @@
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 
 use super::cache::AddressHasher;
 use super::call::{Arg, KernelArg, Tiling};
@@ -52,9 +52,28 @@ struct Plans(Mutex<HashMap<usize, KernelPlans, BuildHasherDefault<AddressHasher>
 
 impl DeviceState for Plans {}
 
-thread_local! {
+/// The plan a thread launched last, found again without the device's lock and map (a chain
+/// of launches of one kernel repeats it).
+struct Last {
+    /// The device (held weakly: while the allocation lives no other device gets its address).
+    device: Weak<Device>,
+    /// The address of the kernel's [`KernelInfo`].
+    info: usize,
+    key: Key,
+    plan: Arc<LaunchPlan>,
+}
+
+/// What a thread keeps between launches.
+#[derive(Default)]
+struct Scratch {
     /// The key being built (reused, so a lookup does not allocate).
-    static SCRATCH: RefCell<Key> = RefCell::default();
+    key: Key,
+    /// The plan of the thread's last cached launch.
+    last: Option<Last>,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::default();
     /// Plans built and reused by launches on this thread.
     static COUNTS: Cell<(u64, u64)> = const { Cell::new((0, 0)) };
 }
@@ -121,7 +140,7 @@ fn key_of(
 /// The plan of a launch of `info` with `args` over `domain` on `device`: the cached one for
 /// this layout, or one `build` makes (and checks) now and caches.
 pub(super) fn plan_for(
-    device: &Device,
+    device: &Arc<Device>,
     info: &'static KernelInfo,
     args: &[KernelArg<'_>],
     spec: &[u32],
@@ -136,27 +155,59 @@ pub(super) fn plan_for(
         })
     };
     SCRATCH.with(|scratch| {
-        let mut key = scratch.borrow_mut();
-        if !key_of(&mut key, args, spec, domain, tiling) {
+        let mut scratch = scratch.borrow_mut();
+        let Scratch { key, last } = &mut *scratch;
+        if !key_of(key, args, spec, domain, tiling) {
             count(1, 0);
             return build().map(Arc::new);
         }
-        let plans = device.state::<Plans>();
         let id = info as *const KernelInfo as usize;
-        if let Some(list) = lock(&plans.0).get(&id) {
-            if let Some((_, plan)) = list.iter().find(|(k, _)| *k == *key) {
+        if let Some(l) = last {
+            if l.info == id && Weak::as_ptr(&l.device) == Arc::as_ptr(device) && l.key == *key {
                 count(0, 1);
-                return Ok(plan.clone());
+                return Ok(l.plan.clone());
             }
         }
-        let plan = Arc::new(build()?);
-        count(1, 0);
-        let mut map = lock(&plans.0);
-        let list = map.entry(id).or_default();
-        if list.len() >= PLANS_PER_KERNEL {
-            list.remove(0);
+        let plans = device.state::<Plans>();
+        let cached = lock(&plans.0)
+            .get(&id)
+            .and_then(|list| list.iter().find(|(k, _)| *k == *key))
+            .map(|(_, plan)| plan.clone());
+        let plan = match cached {
+            Some(plan) => {
+                count(0, 1);
+                plan
+            }
+            None => {
+                let plan = Arc::new(build()?);
+                count(1, 0);
+                let mut map = lock(&plans.0);
+                let list = map.entry(id).or_default();
+                if list.len() >= PLANS_PER_KERNEL {
+                    list.remove(0);
+                }
+                list.push((key.clone(), plan.clone()));
+                plan
+            }
+        };
+        match last {
+            // The key's buffers are reused (a chain alternating layouts does not allocate).
+            Some(l) => {
+                l.device = Arc::downgrade(device);
+                l.info = id;
+                l.key.words.clone_from(&key.words);
+                l.key.types.clone_from(&key.types);
+                l.plan = plan.clone();
+            }
+            None => {
+                *last = Some(Last {
+                    device: Arc::downgrade(device),
+                    info: id,
+                    key: key.clone(),
+                    plan: plan.clone(),
+                })
+            }
         }
-        list.push((key.clone(), plan.clone()));
         Ok(plan)
     })
 }

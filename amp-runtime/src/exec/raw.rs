@@ -200,7 +200,7 @@ impl RawKernel {
             &self.name,
             &self.pipeline,
             &bindings,
-            prepared,
+            &prepared,
             &images,
             image_owners,
             None,
