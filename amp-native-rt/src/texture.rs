@@ -99,12 +99,24 @@ pub fn f16_to_f32(h: u16) -> f32 {
     f32::from_bits(bits)
 }
 
-/// `1 / n` rounded to an `f32` (from its `f64`), the factor normalized components are read
-/// with: Vulkan drivers multiply (`c * (1 / 255)`) rather than divide, and so do we, so texel
-/// reads agree bit for bit (the product can be an ulp away from the quotient `c / 255`).
+/// `1 / (2^b - 1)` rounded to an `f32` (from its `f64`) for `b` = 7, 8, 15, 16: the factor
+/// normalized components are read with. Vulkan drivers multiply (`c * (1 / 255)`) rather than
+/// divide, and so do we, so texel reads agree bit for bit (the product can be an ulp away from
+/// the quotient `c / 255`). Constants, because a texel read is in the inner loop of a sampling
+/// kernel (a division per component cost a linear sample more than the rest of it).
 #[inline(always)]
-fn recip(n: u64) -> f32 {
-    (1.0 / n as f64) as f32
+fn recip(b: u32) -> f32 {
+    const R7: f32 = (1.0 / 127.0f64) as f32;
+    const R8: f32 = (1.0 / 255.0f64) as f32;
+    const R15: f32 = (1.0 / 32767.0f64) as f32;
+    const R16: f32 = (1.0 / 65535.0f64) as f32;
+    match b {
+        7 => R7,
+        8 => R8,
+        15 => R15,
+        16 => R16,
+        _ => (1.0 / ((1u64 << b) - 1) as f64) as f32,
+    }
 }
 
 /// The host word (an `f32`'s, `i32`'s or `u32`'s bits) of one stored component of `kind`, `bits`
@@ -114,19 +126,24 @@ fn recip(n: u64) -> f32 {
 #[inline]
 pub fn decode(kind: TexKind, bits: u32, bytes: &[u8]) -> u32 {
     let step = bits as usize / 8;
-    let mut raw = [0u8; 8];
+    let mut raw = [0u8; 4];
     raw[..step].copy_from_slice(&bytes[..step]);
-    let unsigned = u64::from_le_bytes(raw);
-    let signed = ((unsigned << (64 - bits)) as i64) >> (64 - bits);
-    match (kind, bits) {
-        (_, 32) => unsigned as u32,
-        (TexKind::Float, _) => f16_to_f32(unsigned as u16).to_bits(),
-        (TexKind::Sint, _) => signed as i32 as u32,
-        (TexKind::Uint, _) => unsigned as u32,
-        (TexKind::Unorm, b) => (unsigned as f32 * recip((1u64 << b) - 1)).to_bits(),
-        (TexKind::Norm, b) => (signed as f32 * recip((1u64 << (b - 1)) - 1))
-            .max(-1.0)
-            .to_bits(),
+    decode_raw(kind, bits, u32::from_le_bytes(raw))
+}
+
+/// [`decode`] of a component already read: its `bits` low bits in `unsigned`.
+#[inline(always)]
+fn decode_raw(kind: TexKind, bits: u32, unsigned: u32) -> u32 {
+    if bits == 32 {
+        return unsigned;
+    }
+    let signed = ((unsigned << (32 - bits)) as i32) >> (32 - bits);
+    match kind {
+        TexKind::Float => f16_to_f32(unsigned as u16).to_bits(),
+        TexKind::Sint => signed as u32,
+        TexKind::Uint => unsigned,
+        TexKind::Unorm => (unsigned as f32 * recip(bits)).to_bits(),
+        TexKind::Norm => (signed as f32 * recip(bits - 1)).max(-1.0).to_bits(),
     }
 }
 
@@ -292,20 +309,33 @@ impl<const R: usize> Tex<R> {
     ///
     /// # Safety
     /// `i` is inside the extent and the view's memory holds the texel (the type's contract).
-    #[inline]
+    #[inline(always)]
     pub unsafe fn fetch_words(&self, i: [u32; R]) -> [u32; 4] {
+        let p = self.at(i);
+        if self.bits == 8 && self.comps == 4 && self.kind == TexKind::Unorm {
+            // RGBA8, the format of most images: one load, four products (the general path
+            // below computes the same words component by component).
+            // SAFETY: the texel's four bytes lie inside the view's memory (contract).
+            let w = u32::from_le(unsafe { p.cast::<u32>().read_unaligned() });
+            let r = recip(8);
+            return [0, 8, 16, 24].map(|shift| (((w >> shift) & 0xff) as f32 * r).to_bits());
+        }
         let one = match self.kind {
             TexKind::Float | TexKind::Unorm | TexKind::Norm => 1.0f32.to_bits(),
             TexKind::Sint | TexKind::Uint => 1,
         };
         let mut out = [0, 0, 0, one];
-        let step = (self.bits / 8) as usize;
-        let p = self.at(i);
-        let mut bytes = [0u8; 4];
         for (c, o) in out.iter_mut().enumerate().take(self.comps as usize) {
-            // SAFETY: component `c` of texel `i` lies inside the view's memory (contract).
-            unsafe { std::ptr::copy_nonoverlapping(p.add(c * step), bytes.as_mut_ptr(), step) };
-            *o = decode(self.kind, self.bits, &bytes);
+            // SAFETY: component `c` of texel `i` lies inside the view's memory (contract); the
+            // reads are unaligned-safe, and little-endian as the texels are stored.
+            let raw = unsafe {
+                match self.bits {
+                    8 => u32::from(*p.add(c)),
+                    16 => u32::from(u16::from_le(p.add(2 * c).cast::<u16>().read_unaligned())),
+                    _ => u32::from_le(p.add(4 * c).cast::<u32>().read_unaligned()),
+                }
+            };
+            *o = decode_raw(self.kind, self.bits, raw);
         }
         out
     }
@@ -387,7 +417,7 @@ impl<const R: usize> Tex<R> {
     /// # Safety
     /// The view's memory holds every texel of its extent, and the texture is not written
     /// during the launch.
-    #[inline]
+    #[inline(always)]
     unsafe fn texel_at<C: Comp>(&self, s: Smp, i: [i64; R]) -> [C; 4] {
         let mut j = [0u32; R];
         for d in 0..R {
