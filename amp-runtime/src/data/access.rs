@@ -57,7 +57,7 @@ mod sealed {
                 .collect()
         }
         /// The accelerator the data is bound to, if any (an [`Array`](crate::Array)).
-        fn home(&self) -> Option<Accelerator>;
+        fn home(&self) -> Option<&Accelerator>;
         /// Makes the device copy on `acc` current and returns it with the range to bind: the
         /// whole buffer, or exactly the host slice when the buffer is imported host memory
         /// (which starts before the slice).

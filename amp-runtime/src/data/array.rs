@@ -402,8 +402,8 @@ impl<T: DeviceElement, const N: usize> BufferAccess for Array<T, N> {
     fn dims(&self) -> &[usize] {
         self.extent.as_slice()
     }
-    fn home(&self) -> Option<Accelerator> {
-        Some(self.acc.clone())
+    fn home(&self) -> Option<&Accelerator> {
+        Some(&self.acc)
     }
     fn prepare(&self, acc: &Accelerator) -> Result<Prepared, Error> {
         // What the array's own family would answer (`Shared::prepare` of an array source),

@@ -134,9 +134,9 @@ impl Shared {
     }
 
     /// The array this family views, if any.
-    pub(super) fn home(&self) -> Option<Accelerator> {
+    pub(super) fn home(&self) -> Option<&Accelerator> {
         match &self.source {
-            Source::Array { acc, .. } => Some(acc.clone()),
+            Source::Array { acc, .. } => Some(acc),
             Source::Host { .. } => None,
         }
     }

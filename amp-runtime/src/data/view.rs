@@ -113,7 +113,7 @@ macro_rules! read_methods {
         /// The accelerator the data lives on when the view is over an
         /// [`Array`](crate::Array); `None` for views of host data.
         pub fn accelerator(&self) -> Option<Accelerator> {
-            self.shared.home()
+            self.shared.home().cloned()
         }
 
         /// The view's elements in row-major order (synchronized from the device first when
@@ -511,7 +511,7 @@ macro_rules! buffer_access {
             fn strides(&self) -> Vec<usize> {
                 self.layout.strides[..N.saturating_sub(1)].to_vec()
             }
-            fn home(&self) -> Option<Accelerator> {
+            fn home(&self) -> Option<&Accelerator> {
                 self.shared.home()
             }
             fn prepare(&self, acc: &Accelerator) -> Result<Prepared, Error> {

@@ -7,6 +7,7 @@
 
 use std::any::Any;
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
@@ -22,8 +23,12 @@ use crate::Error;
 
 /// A batch is submitted once it holds this many items (or its descriptor pool is full).
 const MAX_ITEMS: u32 = super::submit::SETS_PER_BATCH;
-/// A batch is submitted by the first item recorded after it is this old.
+/// A batch is submitted by the first item recorded after it is this old (checked every
+/// [`AGE_EVERY`] items).
 const MAX_AGE: Duration = Duration::from_millis(2);
+/// How often a batch's age is checked: every this many items (reading the clock costs about
+/// as much as the rest of an item's bookkeeping).
+const AGE_EVERY: u32 = 8;
 /// At most this many batches of one view are in flight; submitting another waits for the
 /// oldest first.
 const MAX_IN_FLIGHT: usize = 8;
@@ -90,7 +95,14 @@ impl Ticket {
 
 /// The tickets of the batches that use one buffer and their unreported errors.
 #[derive(Default)]
-pub(crate) struct Pending(Mutex<PendingState>);
+pub(crate) struct Pending {
+    state: Mutex<PendingState>,
+    /// Which views' batches `state` holds tickets of, written under its lock: 0 for none,
+    /// the address of the one view's [`Queue`], or [`Pending::SEVERAL`]. Read without the
+    /// lock, it lets a launch over a buffer only its own view uses (a chain of launches) skip
+    /// the lock.
+    views: AtomicUsize,
+}
 
 #[derive(Default)]
 struct PendingState {
@@ -100,9 +112,23 @@ struct PendingState {
 }
 
 impl Pending {
+    /// [`Pending::views`] when the tickets are of several views.
+    const SEVERAL: usize = usize::MAX;
+
+    /// Updates [`Pending::views`] from `st` (its lock held).
+    fn publish(&self, st: &PendingState) {
+        // At most one ticket per view: two or more are of several views.
+        let views = match &st.tickets[..] {
+            [] => 0,
+            [t] => Weak::as_ptr(&t.queue) as usize,
+            _ => Self::SEVERAL,
+        };
+        self.views.store(views, Ordering::Release);
+    }
+
     /// Notes that the batch `ticket` uses the buffer.
     pub(crate) fn add(&self, ticket: &Ticket) {
-        let mut st = lock(&self.0);
+        let mut st = lock(&self.state);
         st.tickets.retain(|t| t.queue.strong_count() > 0);
         match st
             .tickets
@@ -112,11 +138,13 @@ impl Pending {
             Some(t) => t.serial = t.serial.max(ticket.serial),
             None => st.tickets.push(ticket.clone()),
         }
+        self.publish(&st);
     }
 
     /// Waits for the batches using the buffer, except those of `except` (whose later work is
     /// ordered after them anyway), each at most its view's timeout (`forever`: no limit).
     /// With `take_error`, then returns the first unreported device error of those batches.
+    #[inline]
     pub(crate) fn wait(
         &self,
         device: &Device,
@@ -124,8 +152,28 @@ impl Pending {
         forever: bool,
         take_error: bool,
     ) -> Result<(), Error> {
+        if !take_error {
+            // What the check under the lock in `wait_locked` answers from the tickets alone
+            // (their summary as of the last change; the acquire pairs with its release).
+            let views = self.views.load(Ordering::Acquire);
+            if views == 0 || except.is_some_and(|q| views == Arc::as_ptr(q) as usize) {
+                return Ok(());
+            }
+        }
+        self.wait_locked(device, except, forever, take_error)
+    }
+
+    /// [`Pending::wait`] past its lock-free check.
+    #[inline(never)]
+    fn wait_locked(
+        &self,
+        device: &Device,
+        except: Option<&Arc<Queue>>,
+        forever: bool,
+        take_error: bool,
+    ) -> Result<(), Error> {
         let tickets = {
-            let st = lock(&self.0);
+            let st = lock(&self.state);
             let own = |t: &Ticket| except.is_some_and(|q| Weak::as_ptr(&t.queue) == Arc::as_ptr(q));
             if st.tickets.iter().all(own) && (!take_error || st.errors.is_empty()) {
                 return Ok(());
@@ -143,13 +191,14 @@ impl Pending {
             queue.wait_for(device, t.serial, forever)?;
             done.push(t);
         }
-        let mut st = lock(&self.0);
+        let mut st = lock(&self.state);
         st.tickets.retain(|t| {
             t.queue.strong_count() > 0
                 && !done
                     .iter()
                     .any(|d| d.queue.ptr_eq(&t.queue) && d.serial >= t.serial)
         });
+        self.publish(&st);
         if take_error {
             while !st.errors.is_empty() {
                 if let Some(e) = st.errors.remove(0).take() {
@@ -161,7 +210,7 @@ impl Pending {
     }
 
     fn fail(&self, cell: &Arc<Reported>) {
-        lock(&self.0).errors.push(cell.clone());
+        lock(&self.state).errors.push(cell.clone());
     }
 }
 
@@ -317,7 +366,9 @@ impl Queue {
                 queue: Arc::downgrade(self),
                 serial: batch.serial,
             };
-            if batch.items >= MAX_ITEMS || batch.opened.elapsed() >= MAX_AGE {
+            if batch.items >= MAX_ITEMS
+                || (batch.items.is_multiple_of(AGE_EVERY) && batch.opened.elapsed() >= MAX_AGE)
+            {
                 if let Err(e) = st.submit(device, &mut garbage) {
                     st.errors.push_back(Arc::new(Reported(Mutex::new(Some(e)))));
                 }

@@ -25,12 +25,12 @@ use crate::texture::{Filter, Image};
 use crate::Error;
 
 /// The accelerator the arrays among `args` live on, if any.
-fn home(args: &[KernelArg<'_>]) -> Result<Option<Accelerator>, Error> {
-    let mut home: Option<Accelerator> = None;
+fn home<'a>(args: &'a [KernelArg<'_>]) -> Result<Option<&'a Accelerator>, Error> {
+    let mut home: Option<&Accelerator> = None;
     for arg in args {
         let acc = match &arg.0 {
             Arg::Buffer { buf, .. } => buf.home(),
-            Arg::Texture { target, .. } => Some(target.acc.clone()),
+            Arg::Texture { target, .. } => Some(&target.acc),
             _ => None,
         };
         {
@@ -80,11 +80,12 @@ fn home(args: &[KernelArg<'_>]) -> Result<Option<Accelerator>, Error> {
 /// ```
 pub fn parallel_for_each<D: ComputeDomain>(domain: D, call: D::Call<'_>) -> Result<(), Error> {
     let plan = domain.plan(call);
-    let acc = match home(&plan.args)? {
-        Some(acc) => acc,
-        None => Accelerator::default()?,
+    // The view is found before `plan` moves (the home accelerator is borrowed from it).
+    let view = match home(&plan.args)? {
+        Some(acc) => acc.default_view(),
+        None => Accelerator::default()?.default_view(),
     };
-    launch(&acc.default_view(), plan)
+    launch(&view, plan)
 }
 
 /// [`parallel_for_each`] on a chosen accelerator (its default view) or

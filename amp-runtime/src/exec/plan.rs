@@ -85,51 +85,106 @@ pub fn launch_plan_counts() -> (u64, u64) {
     COUNTS.with(Cell::get)
 }
 
-/// Writes the key of a launch into `key`; `false` when such launches are not cached.
+/// Where [`key_of`] writes a key's words and element types.
+trait KeySink {
+    fn word(&mut self, word: u64);
+    fn ty(&mut self, ty: ElemType);
+    fn words(&mut self, words: impl Iterator<Item = u64>) {
+        words.for_each(|w| self.word(w));
+    }
+}
+
+impl KeySink for Key {
+    fn word(&mut self, word: u64) {
+        self.words.push(word);
+    }
+    fn ty(&mut self, ty: ElemType) {
+        self.types.push(ty);
+    }
+    fn words(&mut self, words: impl Iterator<Item = u64>) {
+        self.words.extend(words);
+    }
+}
+
+/// Compares a launch's key with a built one as [`key_of`] goes, without writing it (a chain
+/// of launches with one layout never builds its key again).
+struct Matches<'k> {
+    key: &'k Key,
+    /// Words and types compared so far.
+    words: usize,
+    types: usize,
+    equal: bool,
+}
+
+impl<'k> Matches<'k> {
+    fn new(key: &'k Key) -> Self {
+        Matches {
+            key,
+            words: 0,
+            types: 0,
+            equal: true,
+        }
+    }
+
+    /// Whether the whole key was equal to `key`.
+    fn matched(&self) -> bool {
+        self.equal && self.words == self.key.words.len() && self.types == self.key.types.len()
+    }
+}
+
+impl KeySink for Matches<'_> {
+    fn word(&mut self, word: u64) {
+        self.equal &= self.key.words.get(self.words) == Some(&word);
+        self.words += 1;
+    }
+    fn ty(&mut self, ty: ElemType) {
+        self.equal &= self.key.types.get(self.types) == Some(&ty);
+        self.types += 1;
+    }
+}
+
+/// Writes the key of a launch into `key` (empty); `false` when such launches are not cached.
 fn key_of(
-    key: &mut Key,
+    key: &mut impl KeySink,
     args: &[KernelArg<'_>],
     spec: &[u32],
     domain: &[usize],
     tiling: Option<&Tiling>,
 ) -> bool {
-    key.words.clear();
-    key.types.clear();
-    let w = &mut key.words;
-    w.push(domain.len() as u64);
-    w.extend(domain.iter().map(|&d| d as u64));
+    key.word(domain.len() as u64);
+    key.words(domain.iter().map(|&d| d as u64));
     match tiling {
         Some(t) => {
-            w.push(t.tile.len() as u64 + 1);
-            w.extend(t.tile.iter().map(|&d| d as u64));
-            w.push(u64::from(t.tile_static_bytes));
+            key.word(t.tile.len() as u64 + 1);
+            key.words(t.tile.iter().map(|&d| d as u64));
+            key.word(u64::from(t.tile_static_bytes));
         }
-        None => w.push(0),
+        None => key.word(0),
     }
-    w.push(spec.len() as u64);
-    w.extend(spec.iter().map(|&s| u64::from(s)));
-    w.push(args.len() as u64);
+    key.word(spec.len() as u64);
+    key.words(spec.iter().map(|&s| u64::from(s)));
+    key.word(args.len() as u64);
     for arg in args {
         match &arg.0 {
             Arg::Buffer { buf, writable } => {
                 let dims = buf.dims();
-                w.push(1 | (u64::from(*writable) << 8) | ((dims.len() as u64) << 16));
-                w.extend(dims.iter().map(|&d| d as u64));
-                w.push(buf.offset() as u64);
+                key.word(1 | (u64::from(*writable) << 8) | ((dims.len() as u64) << 16));
+                key.words(dims.iter().map(|&d| d as u64));
+                key.word(buf.offset() as u64);
                 if dims.len() > 1 {
-                    w.extend(buf.strides().into_iter().map(|s| s as u64));
+                    key.words(buf.strides().into_iter().map(|s| s as u64));
                 }
-                key.types.push(buf.elem());
+                key.ty(buf.elem());
             }
             Arg::Scalar { ty, bits } => {
-                w.push(2);
-                w.push(*bits);
-                key.types.push(ElemType::Scalar(*ty));
+                key.word(2);
+                key.word(*bits);
+                key.ty(ElemType::Scalar(*ty));
             }
             Arg::Value { elem, bytes } => {
-                w.push(3 | ((bytes.len() as u64) << 8));
-                w.extend(bytes.iter().map(|&b| u64::from(b)));
-                key.types.push(*elem);
+                key.word(3 | ((bytes.len() as u64) << 8));
+                key.words(bytes.iter().map(|&b| u64::from(b)));
+                key.ty(*elem);
             }
             Arg::Texture { .. } | Arg::Sampler(_) => return false,
         }
@@ -157,16 +212,21 @@ pub(super) fn plan_for(
     SCRATCH.with(|scratch| {
         let mut scratch = scratch.borrow_mut();
         let Scratch { key, last } = &mut *scratch;
+        let id = info as *const KernelInfo as usize;
+        if let Some(l) = last {
+            if l.info == id && Weak::as_ptr(&l.device) == Arc::as_ptr(device) {
+                let mut same = Matches::new(&l.key);
+                if key_of(&mut same, args, spec, domain, tiling) && same.matched() {
+                    count(0, 1);
+                    return Ok(l.plan.clone());
+                }
+            }
+        }
+        key.words.clear();
+        key.types.clear();
         if !key_of(key, args, spec, domain, tiling) {
             count(1, 0);
             return build().map(Arc::new);
-        }
-        let id = info as *const KernelInfo as usize;
-        if let Some(l) = last {
-            if l.info == id && Weak::as_ptr(&l.device) == Arc::as_ptr(device) && l.key == *key {
-                count(0, 1);
-                return Ok(l.plan.clone());
-            }
         }
         let plans = device.state::<Plans>();
         let cached = lock(&plans.0)
