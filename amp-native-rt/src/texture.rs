@@ -440,7 +440,7 @@ impl<const R: usize> Tex<R> {
     /// # Safety
     /// The view's memory holds every texel of its extent, its extent has no zero, and the
     /// texture is not written during the launch.
-    #[inline]
+    #[inline(always)]
     pub unsafe fn sample(&self, s: Smp, coord: [f32; R]) -> [f32; 4] {
         // Dimension d of the extent takes coordinate component R - 1 - d.
         let mut u = [0f32; R];
