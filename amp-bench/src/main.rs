@@ -722,22 +722,22 @@ impl Config {
         }
     }
 
+    /// `x` halved until `bytes(x)` fits one buffer of the device.
+    fn halved_to_fit(&self, mut x: usize, bytes: impl Fn(u64) -> u64) -> usize {
+        while x > 1 && bytes(x as u64) > self.max_buffer_bytes {
+            x /= 2;
+        }
+        x
+    }
+
     /// `elements` 4-byte elements, halved until one buffer of them fits the device.
     fn fit(&self, elements: usize) -> usize {
-        let mut n = elements;
-        while n > 1 && (n as u64) * 4 > self.max_buffer_bytes {
-            n /= 2;
-        }
-        n
+        self.halved_to_fit(elements, |n| n * 4)
     }
 
     /// The side of a square of 4-byte elements, halved until the square fits the device.
     pub fn fit_side(&self, side: usize) -> usize {
-        let mut s = side;
-        while s > 1 && (s as u64) * (s as u64) * 4 > self.max_buffer_bytes {
-            s /= 2;
-        }
-        s
+        self.halved_to_fit(side, |s| s * s * 4)
     }
 
     fn transfer_bytes(&self) -> usize {
@@ -846,45 +846,49 @@ pub struct Report {
     pub kernel_rows: Vec<KernelRow>,
 }
 
-/// One row's device time from timestamp queries beside its wall time: what a launch costs on
-/// the host (recording, submission, the wait) is the difference.
+/// The device time of one row's work from timestamp queries, to set beside the row's wall
+/// time: what a launch costs on the host (recording, submission, the wait) is the difference.
 #[derive(Clone, Debug)]
 pub struct KernelRow {
-    pub name: String,
-    pub size: String,
-    pub amp_wall: Option<f64>,
+    /// The row's index in [`Report::rows`].
+    pub row: usize,
     pub amp_kernel: Option<f64>,
-    /// The amp column's rate from its wall time, and its unit.
-    pub amp_rate: Option<(f64, &'static str)>,
-    pub glsl_wall: Option<f64>,
     pub glsl_kernel: Option<f64>,
 }
 
-/// The kernel-time table in Markdown.
-pub fn kernel_table(rows: &[KernelRow]) -> String {
-    let mut s = String::from(
-        "| workload | size | amp wall | amp kernel | amp rate by kernel time | glslang wall | \
-         glslang kernel |\n|---|---|---|---|---|---|---|\n",
-    );
-    let t = |x: Option<f64>| x.map_or("-".into(), fmt_time);
-    for r in rows {
-        let rate = match (r.amp_rate, r.amp_wall, r.amp_kernel) {
-            (Some((rate, unit)), Some(wall), Some(kernel)) if kernel > 0.0 => {
-                format!("{:.2} {unit}", rate * wall / kernel)
-            }
-            _ => "-".into(),
-        };
-        s += &format!(
-            "| {} | {} | {} | {} | {rate} | {} | {} |\n",
-            r.name,
-            r.size,
-            t(r.amp_wall),
-            t(r.amp_kernel),
-            t(r.glsl_wall),
-            t(r.glsl_kernel),
+impl Report {
+    /// The kernel-time table in Markdown: each row's wall times beside its kernel times, and
+    /// the amp column's rate recomputed from its kernel time.
+    pub fn kernel_table(&self) -> String {
+        let mut s = String::from(
+            "| workload | size | amp wall | amp kernel | amp rate by kernel time | glslang wall | \
+             glslang kernel |\n|---|---|---|---|---|---|---|\n",
         );
+        let t = |x: Option<f64>| x.map_or("-".into(), fmt_time);
+        for k in &self.kernel_rows {
+            let r = &self.rows[k.row];
+            let wall = r.amp.secs();
+            let rate = ["GB/s", "GFLOP/s"]
+                .into_iter()
+                .find_map(|unit| Some((r.amp.rate_in(unit)?, unit)));
+            let rate = match (rate, wall, k.amp_kernel) {
+                (Some((rate, unit)), Some(wall), Some(kernel)) if kernel > 0.0 => {
+                    format!("{:.2} {unit}", rate * wall / kernel)
+                }
+                _ => "-".into(),
+            };
+            s += &format!(
+                "| {} | {} | {} | {} | {rate} | {} | {} |\n",
+                r.name,
+                r.size,
+                t(wall),
+                t(k.amp_kernel),
+                t(r.glsl.secs()),
+                t(k.glsl_kernel),
+            );
+        }
+        s
     }
-    s
 }
 
 impl Report {
@@ -1460,19 +1464,11 @@ impl Ctx<'_> {
 
     /// Adds `row` to the table, and its kernel times, if the work before it measured any.
     fn push_row(&mut self, row: Row) {
-        if let Some((amp, glsl)) = self.pending_kernel.take() {
+        if let Some((amp_kernel, glsl_kernel)) = self.pending_kernel.take() {
             self.kernel_rows.push(KernelRow {
-                name: row.name.clone(),
-                size: row.size.clone(),
-                amp_wall: row.amp.secs(),
-                amp_kernel: amp,
-                amp_rate: row
-                    .amp
-                    .rate_in("GB/s")
-                    .map(|r| (r, "GB/s"))
-                    .or(row.amp.rate_in("GFLOP/s").map(|r| (r, "GFLOP/s"))),
-                glsl_wall: row.glsl.secs(),
-                glsl_kernel: glsl,
+                row: self.rows.len(),
+                amp_kernel,
+                glsl_kernel,
             });
         }
         self.rows.push(row);
@@ -1796,8 +1792,8 @@ fn vector(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
     let mut nc = Array::<f32, 1>::new_on(&cpu_acc, [n])?;
 
     // c = a + b
-    let k = raw(&acc, "vadd", &format!("{GLSL_1D}{G_VADD}"), 3, 4)?;
-    let (t_amp, t_glsl) = vadd_pair(ctx, &k, [&a, &b], [&mut c_amp, &mut c_glsl])?;
+    let k_vadd = raw(&acc, "vadd", &format!("{GLSL_1D}{G_VADD}"), 3, 4)?;
+    let (t_amp, t_glsl) = vadd_pair(ctx, &k_vadd, [&a, &b], [&mut c_amp, &mut c_glsl])?;
     let mut cpu = vec![0.0f32; n];
     let t_cpu = ctx.time(|| {
         cpu.par_iter_mut()
@@ -1913,15 +1909,11 @@ fn vector(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
 
     // The vector add again on arrays in device-local memory (`AccessType::None`): where the
     // default placement differs (a discrete GPU), the gap is what placement costs.
-    let a = Array::<f32, 1>::new_with_access(&acc, [n], AccessType::None)?;
-    let b = Array::<f32, 1>::new_with_access(&acc, [n], AccessType::None)?;
-    let mut c_amp = Array::<f32, 1>::new_with_access(&acc, [n], AccessType::None)?;
-    let mut c_glsl = Array::<f32, 1>::new_with_access(&acc, [n], AccessType::None)?;
-    let (mut a, mut b) = (a, b);
+    let local = || Array::<f32, 1>::new_with_access(&acc, [n], AccessType::None);
+    let (mut a, mut b, mut c_amp, mut c_glsl) = (local()?, local()?, local()?, local()?);
     a.copy_from_slice(&xs)?;
     b.copy_from_slice(&ys)?;
-    let k = raw(&acc, "vadd_local", &format!("{GLSL_1D}{G_VADD}"), 3, 4)?;
-    let (t_amp, t_glsl) = vadd_pair(ctx, &k, [&a, &b], [&mut c_amp, &mut c_glsl])?;
+    let (t_amp, t_glsl) = vadd_pair(ctx, &k_vadd, [&a, &b], [&mut c_amp, &mut c_glsl])?;
     let want: Vec<f32> = xs.par_iter().zip(&ys).map(|(x, y)| x + y).collect();
     ctx.push_row(Row {
         name: PLACED_ROW.into(),
@@ -3575,12 +3567,13 @@ fn report_json(report: &Report, targets: &[Target], cfg: &Config, elapsed: f64) 
         ])
     }));
     let kernels = json_list(report.kernel_rows.iter().map(|k| {
+        let r = &report.rows[k.row];
         json_obj(&[
-            ("workload", json_str(&k.name)),
-            ("size", json_str(&k.size)),
-            ("amp_wall_seconds", json_num(k.amp_wall)),
+            ("workload", json_str(&r.name)),
+            ("size", json_str(&r.size)),
+            ("amp_wall_seconds", json_num(r.amp.secs())),
             ("amp_kernel_seconds", json_num(k.amp_kernel)),
-            ("glslang_wall_seconds", json_num(k.glsl_wall)),
+            ("glslang_wall_seconds", json_num(r.glsl.secs())),
             ("glslang_kernel_seconds", json_num(k.glsl_kernel)),
         ])
     }));
@@ -3753,7 +3746,7 @@ fn main() -> Result<(), BoxError> {
     let gpu_targets = report.gpu_targets();
     let gpu_targets_md = targets_table(&gpu_targets);
     println!("GPU targets\n\n{gpu_targets_md}");
-    let kernels_md = kernel_table(&report.kernel_rows);
+    let kernels_md = report.kernel_table();
     println!("Kernel time (timestamp queries) beside wall time\n\n{kernels_md}");
     let elapsed = started.elapsed().as_secs_f64();
     println!(
