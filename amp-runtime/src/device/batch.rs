@@ -23,8 +23,9 @@ use crate::Error;
 
 /// A batch is submitted once it holds this many items (or its descriptor pool is full).
 const MAX_ITEMS: u32 = super::submit::SETS_PER_BATCH;
-/// A batch is submitted by the first item recorded after it is this old (checked every
-/// [`AGE_EVERY`] items).
+/// A batch is submitted by the first item recorded after it is this old (checked at each of
+/// its first [`AGE_EVERY`] items, so a launch after a pause still sends a short batch, then
+/// every [`AGE_EVERY`] items).
 const MAX_AGE: Duration = Duration::from_millis(2);
 /// How often a batch's age is checked: every this many items (reading the clock costs about
 /// as much as the rest of an item's bookkeeping).
@@ -367,7 +368,8 @@ impl Queue {
                 serial: batch.serial,
             };
             if batch.items >= MAX_ITEMS
-                || (batch.items.is_multiple_of(AGE_EVERY) && batch.opened.elapsed() >= MAX_AGE)
+                || ((batch.items <= AGE_EVERY || batch.items.is_multiple_of(AGE_EVERY))
+                    && batch.opened.elapsed() >= MAX_AGE)
             {
                 if let Err(e) = st.submit(device, &mut garbage) {
                     st.errors.push_back(Arc::new(Reported(Mutex::new(Some(e)))));

@@ -113,24 +113,23 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
     let device = match acc.backend() {
         Backend::Vulkan(device) => device,
         Backend::Native(native) => {
-            let Some(nv) = view.native_view() else {
-                return launch_native(acc, native, plan);
-            };
-            nv.launches
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            if !nv.profiler.on() {
-                return launch_native(acc, native, plan);
+            let nv = view.native_view();
+            if let Some(nv) = nv {
+                nv.launches
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             }
+            let timed = nv.filter(|nv| nv.profiler.on());
             let kernel = plan.info.name;
-            let start = std::time::Instant::now();
+            let start = timed.map(|_| std::time::Instant::now());
             let result = launch_native(acc, native, plan);
-            let seconds = start.elapsed().as_secs_f64();
             // A launch that ran (an out-of-bounds access is found after it ran) has a time.
-            if matches!(result, Ok(()) | Err(Error::IndexOutOfBounds { .. })) {
-                nv.profiler.push(KernelTime {
-                    kernel: kernel.to_owned(),
-                    seconds,
-                });
+            if let (Some(nv), Some(start)) = (timed, start) {
+                if matches!(result, Ok(()) | Err(Error::IndexOutOfBounds { .. })) {
+                    nv.profiler.push(KernelTime {
+                        kernel: kernel.to_owned(),
+                        seconds: start.elapsed().as_secs_f64(),
+                    });
+                }
             }
             return result;
         }
@@ -391,9 +390,6 @@ pub(super) fn enqueue(
     let cell = report.as_ref().map(|_| Arc::new(Reported::default()));
     let buffers = || prepared.iter().map(|p| &p.buffer);
     let descriptors = (bindings.len() + images.len()) as u32;
-    // Bit `i`: buffer `i` is new to the batch (a buffer the batch holds already is kept, and
-    // its ticket noted, once; buffers past 64 are always treated as new).
-    let mut new_to_batch = u64::MAX;
     let ((), ticket) = queue.record(
         device,
         descriptors,
@@ -404,16 +400,14 @@ pub(super) fn enqueue(
                 work.keep.push(image.clone());
                 work.sinks.push(image.pending().clone());
             }
-            for (i, b) in buffers().enumerate() {
-                // The batch's most recent buffers: a chain of launches over a few arrays
-                // finds them here.
+            for b in buffers() {
+                // The batch keeps each buffer once: a chain of launches over a few arrays
+                // finds them among its most recent ones.
                 let recent = work.sinks.len().saturating_sub(RECENT_SINKS);
                 let held = work.sinks[recent..]
                     .iter()
                     .any(|p| Arc::ptr_eq(p, b.pending()));
-                if held && i < 64 {
-                    new_to_batch &= !(1u64 << i);
-                } else {
+                if !held {
                     work.keep.push(b.clone());
                     work.sinks.push(b.pending().clone());
                 }
@@ -434,10 +428,11 @@ pub(super) fn enqueue(
             }
         },
     )?;
-    for (i, b) in buffers().enumerate() {
-        if i >= 64 || new_to_batch & (1u64 << i) != 0 {
-            b.pending().add(&ticket);
-        }
+    // Every launch notes its ticket on its buffers itself, also where the batch held the
+    // buffer already: the launch that put it there adds its own ticket only after the queue's
+    // lock is released, so a wait in between must not depend on it.
+    for b in buffers() {
+        b.pending().add(&ticket);
     }
     for image in &image_owners {
         image.pending().add(&ticket);
