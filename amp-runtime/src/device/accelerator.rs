@@ -287,7 +287,7 @@ impl Accelerator {
     /// native CPU accelerator has none of its own and reports 0, as C++ AMP's CPU accelerator.
     pub fn dedicated_memory(&self) -> u64 {
         match &self.backend {
-            Backend::Vulkan(d) => d.dedicated_memory,
+            Backend::Vulkan(d) => d.memory().device_local_bytes(),
             Backend::Native(_) => 0,
         }
     }
@@ -307,7 +307,7 @@ impl Accelerator {
     /// through staging buffers.
     pub fn supports_cpu_shared_memory(&self) -> bool {
         match &self.backend {
-            Backend::Vulkan(d) => d.cpu_shared_memory,
+            Backend::Vulkan(d) => d.memory().shared_memory(),
             Backend::Native(_) => true,
         }
     }

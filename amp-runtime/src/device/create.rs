@@ -186,7 +186,6 @@ pub(super) fn create_device(
                 return Err(e.into());
             }
         };
-        let summary = memory_summary(instance, phys.handle, phys.device_type);
         Ok(Device {
             instance: inst.clone(),
             device,
@@ -196,8 +195,6 @@ pub(super) fn create_device(
             device_type: phys.device_type,
             description: describe(phys, &props),
             device_path: phys.path(),
-            dedicated_memory: summary.device_local_bytes,
-            cpu_shared_memory: summary.cpu_shared,
             limits: Limits {
                 max_workgroup_count: l.max_compute_work_group_count,
                 max_workgroup_size: l.max_compute_work_group_size,
@@ -225,31 +222,6 @@ pub(super) fn create_device(
             next_view_id: AtomicU64::new(1),
             states: Default::default(),
         })
-    }
-}
-
-/// What [`Accelerator::dedicated_memory`] and [`Accelerator::supports_cpu_shared_memory`]
-/// report.
-struct MemorySummary {
-    device_local_bytes: u64,
-    cpu_shared: bool,
-}
-
-fn memory_summary(
-    instance: &ash::Instance,
-    phys: vk::PhysicalDevice,
-    device_type: DeviceType,
-) -> MemorySummary {
-    // SAFETY: a plain query on a live instance.
-    let props = unsafe { instance.get_physical_device_memory_properties(phys) };
-    let heaps = &props.memory_heaps[..props.memory_heap_count as usize];
-    MemorySummary {
-        device_local_bytes: heaps
-            .iter()
-            .filter(|h| h.flags.contains(vk::MemoryHeapFlags::DEVICE_LOCAL))
-            .map(|h| h.size)
-            .sum(),
-        cpu_shared: super::memory_info::cpu_shared(device_type, &props),
     }
 }
 

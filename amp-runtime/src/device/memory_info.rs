@@ -86,6 +86,16 @@ impl MemoryInfo {
     pub(crate) fn shared_memory(&self) -> bool {
         self.cpu_shared
     }
+
+    /// Bytes of device-local memory: the sum of the device-local heaps.
+    pub(crate) fn device_local_bytes(&self) -> u64 {
+        let p = &self.properties;
+        p.memory_heaps[..p.memory_heap_count as usize]
+            .iter()
+            .filter(|h| h.flags.contains(vk::MemoryHeapFlags::DEVICE_LOCAL))
+            .map(|h| h.size)
+            .sum()
+    }
 }
 
 /// Whether kernels and the host share memory on a device of `device_type` with these memory

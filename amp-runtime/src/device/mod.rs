@@ -57,8 +57,6 @@ pub(crate) struct Device {
     device_type: DeviceType,
     description: String,
     device_path: String,
-    dedicated_memory: u64,
-    cpu_shared_memory: bool,
     limits: Limits,
     float64: bool,
     /// The physical device (for format queries).
