@@ -2,12 +2,6 @@
 //! threads) and on a local (a `tile_static` variable).
 
 use amp_native_rt::{atom_f32, atom_i32, atom_u32, atomic_add_f32, Buf, RELAXED};
-use std::sync::atomic::Ordering;
-
-#[test]
-fn relaxed_is_relaxed() {
-    assert_eq!(RELAXED, Ordering::Relaxed);
-}
 
 #[test]
 fn every_i32_operation_returns_the_old_value() {
