@@ -11,9 +11,6 @@ use std::time::{Duration, Instant};
 
 use amp::prelude::*;
 
-const A: u32 = 1_664_525;
-const C: u32 = 1_013_904_223;
-
 /// Steps a linear congruential generator `steps` times per thread: a loop the compiler cannot
 /// shorten, whose length the push constants set.
 ///
@@ -30,35 +27,17 @@ fn spin(idx: Index<1>, out: ArrayViewMut<u32, 1>, steps: u32) {
     out[idx] = x;
 }
 
-/// `x` after `steps` generator steps, by jumping ahead in O(log steps) (Brown, "Random number
-/// generation with arbitrary strides", 1994).
-fn skip(x: u32, mut steps: u32) -> u32 {
-    let (mut a, mut c) = (A, C);
-    let (mut total_a, mut total_c) = (1u32, 0u32);
-    while steps > 0 {
-        if steps & 1 == 1 {
-            total_a = total_a.wrapping_mul(a);
-            total_c = total_c.wrapping_mul(a).wrapping_add(c);
-        }
-        c = a.wrapping_add(1).wrapping_mul(c);
-        a = a.wrapping_mul(a);
-        steps >>= 1;
-    }
-    total_a.wrapping_mul(x).wrapping_add(total_c)
-}
-
-/// What `spin` over `threads` threads with `steps` steps writes.
-fn expected(threads: usize, steps: u32) -> Vec<u32> {
-    (0..threads as u32).map(|i| skip(i, steps)).collect()
-}
-
 #[test]
 fn the_jump_ahead_matches_stepping() {
     for start in [0u32, 1, 77, u32::MAX] {
         let mut x = start;
         for steps in 0..300 {
-            assert_eq!(skip(start, steps), x, "start {start}, steps {steps}");
-            x = x.wrapping_mul(A).wrapping_add(C);
+            assert_eq!(
+                common::lcg_jump(start, steps),
+                x,
+                "start {start}, steps {steps}"
+            );
+            x = x.wrapping_mul(common::LCG_A).wrapping_add(common::LCG_C);
         }
     }
 }
@@ -119,7 +98,7 @@ fn a_launch_past_its_timeout_returns_timeout_and_its_results_arrive() -> Result<
         // Dropping the view copies the results back, after the launch finished.
     }
     let elapsed = started.elapsed();
-    assert_eq!(out, expected(threads, STEPS), "after {elapsed:?}");
+    assert_eq!(out, common::spun(threads, STEPS), "after {elapsed:?}");
 
     // The view goes on with fresh command objects.
     view.set_timeout(Duration::from_secs(60));
@@ -129,7 +108,7 @@ fn a_launch_past_its_timeout_returns_timeout_and_its_results_arrive() -> Result<
         let mut ov = ArrayViewMut::new([THREADS], &mut out)?;
         parallel_for_each_on(&view, ov.extent(), spin(&mut ov, 10))?;
     }
-    assert_eq!(out, expected(THREADS, 10));
+    assert_eq!(out, common::spun(THREADS, 10));
     assert_eq!(view.submission_count() - submissions, 2);
 
     // Arrays: the launch is asynchronous, so it returns at once; waiting for it (the view's
@@ -140,7 +119,7 @@ fn a_launch_past_its_timeout_returns_timeout_and_its_results_arrive() -> Result<
     assert!(matches!(view.wait(), Err(Error::Timeout { timeout_ms: 1 })));
     assert!(matches!(array.to_vec(), Err(Error::Timeout { .. })));
     view.set_timeout(Duration::from_secs(60));
-    assert_eq!(array.to_vec()?, expected(threads, STEPS));
+    assert_eq!(array.to_vec()?, common::spun(threads, STEPS));
     view.wait()?;
 
     // Dropping an array whose launch timed out is safe: the batch holds its memory.

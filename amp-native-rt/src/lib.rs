@@ -13,7 +13,7 @@
 //!
 //! A native launch calls a kernel's thread function (or tile function) once per thread (tile)
 //! of the domain, from the threads of a `rayon` pool, all of them sharing the launch's [`Buf`]s
-//! and its [`OobReport`]. Three parties keep the accesses sound:
+//! and its [`OobReport`]. Four parties keep the accesses sound:
 //!
 //! - **The runtime** builds each [`Buf`] from a view or array it holds for the whole launch
 //!   (a host slice borrowed by the view, or an array's own memory): `ptr` is aligned for `T`,
@@ -93,11 +93,11 @@ pub fn frames<T: Copy>(init: T, n: usize) -> Vec<T> {
 
 /// rustc's arguments that link a program it compiles against this crate as `amp_native_rt`,
 /// for tests that compile generated native code with rustc themselves (the compiler's native
-/// tests, the differential tester). Cargo builds this crate's rlib into the folder of the
-/// calling test's executable when the test has it as a dependency; the newest one there is
-/// used. Panics when there is none: a test-only helper.
+/// tests, the differential tester). Cargo builds this crate's rlib, and those of its
+/// dependencies, into the folder of the calling test's executable when the test has it as a
+/// dependency; the newest one there is used. Panics when there is none: a test-only helper.
 #[doc(hidden)]
-pub fn rustc_extern_args() -> [std::ffi::OsString; 2] {
+pub fn rustc_extern_args() -> [std::ffi::OsString; 4] {
     let exe = std::env::current_exe().expect("the test's executable");
     let deps = exe.parent().expect("the test's folder");
     let rlib = std::fs::read_dir(deps)
@@ -112,5 +112,7 @@ pub fn rustc_extern_args() -> [std::ffi::OsString; 2] {
         .unwrap_or_else(|| panic!("no libamp_native_rt-*.rlib in {}", deps.display()));
     let mut extern_ = std::ffi::OsString::from("amp_native_rt=");
     extern_.push(rlib);
-    ["--extern".into(), extern_]
+    let mut dependencies = std::ffi::OsString::from("dependency=");
+    dependencies.push(deps);
+    ["--extern".into(), extern_, "-L".into(), dependencies]
 }

@@ -31,72 +31,15 @@ pub enum TexKind {
 
 /// An `f32` rounded to the nearest IEEE half (ties to even), as its bits: overflow gives an
 /// infinity, NaN stays a (quiet) NaN, results below the smallest normal are denormals.
+#[inline]
 pub fn f32_to_f16(x: f32) -> u16 {
-    let b = x.to_bits();
-    let sign = ((b >> 16) & 0x8000) as u16;
-    let exp = ((b >> 23) & 0xff) as i32;
-    let man = b & 0x7f_ffff;
-    if exp == 0xff {
-        // Infinity, or NaN with its top payload bits (and the quiet bit) kept.
-        return if man == 0 {
-            sign | 0x7c00
-        } else {
-            sign | 0x7e00 | (man >> 13) as u16
-        };
-    }
-    // The value is m * 2^(e - 23) with m the significand including the hidden bit.
-    let e = exp - 127;
-    if e > 15 {
-        return sign | 0x7c00;
-    }
-    if exp == 0 && man == 0 {
-        return sign;
-    }
-    let m = if exp == 0 { man } else { man | 0x80_0000 };
-    // Half's grid at this magnitude: normal halves keep 11 significant bits, denormals have
-    // the fixed step 2^-24.
-    let shift = if e >= -14 {
-        13
-    } else {
-        (13 + (-14 - e)).min(31)
-    } as u32;
-    let shift = if exp == 0 { 31 } else { shift };
-    let half_ulp = 1u32 << (shift - 1);
-    let mut q = m >> shift;
-    let rem = m & ((1u32 << shift) - 1);
-    if rem > half_ulp || (rem == half_ulp && q & 1 == 1) {
-        q += 1;
-    }
-    if e >= -14 {
-        // Normal: q holds the hidden bit; a carry out of the significand bumps the exponent.
-        let bits = (((e + 15) as u32) << 10) + (q - 0x400);
-        if bits >= 0x7c00 {
-            return sign | 0x7c00;
-        }
-        sign | bits as u16
-    } else {
-        // Denormal (q may round up into the smallest normal, whose bits follow on).
-        sign | q as u16
-    }
+    half::f16::from_f32(x).to_bits()
 }
 
 /// The `f32` of IEEE half bits `h` (exact).
+#[inline]
 pub fn f16_to_f32(h: u16) -> f32 {
-    let sign = u32::from(h & 0x8000) << 16;
-    let exp = u32::from((h >> 10) & 0x1f);
-    let man = u32::from(h & 0x3ff);
-    let bits = match (exp, man) {
-        (0, 0) => sign,
-        (0, m) => {
-            // Denormal: m * 2^-24, exact in f32.
-            let v = m as f32 * f32::from_bits(0x3380_0000);
-            return if sign != 0 { -v } else { v };
-        }
-        (0x1f, 0) => sign | 0x7f80_0000,
-        (0x1f, m) => sign | 0x7fc0_0000 | (m << 13),
-        (e, m) => sign | ((e + 112) << 23) | (m << 13),
-    };
-    f32::from_bits(bits)
+    half::f16::from_bits(h).to_f32()
 }
 
 /// `1 / (2^b - 1)` rounded to an `f32` (from its `f64`) for `b` = 7, 8, 15, 16: the factor
@@ -507,47 +450,6 @@ impl Tex<2> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn halves_round_to_nearest_even_like_the_half_crate() {
-        for h in 0..=u16::MAX {
-            let f = f16_to_f32(h);
-            let want = half::f16::from_bits(h).to_f32();
-            assert!(
-                f.to_bits() == want.to_bits() || (f.is_nan() && want.is_nan()),
-                "{h:#x}"
-            );
-            if !f.is_nan() {
-                assert_eq!(f32_to_f16(f), h, "{h:#x} round trip");
-            }
-        }
-        // Every f32 bit pattern with a stride that visits all exponents and many mantissas,
-        // plus the ties between neighbouring halves.
-        let mut b = 0u32;
-        loop {
-            let x = f32::from_bits(b);
-            let want = half::f16::from_f32(x);
-            let got = f32_to_f16(x);
-            assert!(
-                got == want.to_bits() || (x.is_nan() && half::f16::from_bits(got).is_nan()),
-                "{x:e} ({b:#x}): {got:#x}, half gives {:#x}",
-                want.to_bits()
-            );
-            match b.checked_add(4099) {
-                Some(n) => b = n,
-                None => break,
-            }
-        }
-        for h in 0..0x7bffu16 {
-            let mid = (f64::from(f16_to_f32(h)) + f64::from(f16_to_f32(h + 1))) / 2.0;
-            let x = mid as f32;
-            assert_eq!(
-                f32_to_f16(x),
-                half::f16::from_f32(x).to_bits(),
-                "tie after {h:#x}"
-            );
-        }
-    }
 
     #[test]
     fn components_round_trip_and_saturate() {

@@ -20,7 +20,7 @@ fn run(kernels: &[(&str, Options)], main: &str) -> String {
     run_source(&items, main)
 }
 
-/// Compiles generated `items` with the prelude and `main` into a program, runs it and returns
+/// Compiles generated `items`, linked against amp-native-rt, and `main` into a program, runs it and returns
 /// its standard output.
 fn run_source(items: &str, main: &str) -> String {
     let mut src = String::from("#![allow(warnings)]\nuse amp_native_rt as rt;\n");

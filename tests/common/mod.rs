@@ -84,3 +84,36 @@ pub fn calibrated_threads(
 pub fn max_long_launch_threads(acc: &amp::Accelerator) -> usize {
     (acc.limits().max_storage_buffer_range as usize / 4).min(1 << 26)
 }
+
+/// The linear congruential generator the long-launch kernels (`spin`) step each thread's
+/// index with: `x * LCG_A + LCG_C`, wrapping (the kernels write the constants as literals).
+#[allow(dead_code)] // only the binaries with long launches use it
+pub const LCG_A: u32 = 1_664_525;
+/// See [`LCG_A`].
+#[allow(dead_code)] // only the binaries with long launches use it
+pub const LCG_C: u32 = 1_013_904_223;
+
+/// `x` after `steps` generator steps, by jumping ahead in O(log steps) (Brown, "Random number
+/// generation with arbitrary strides", 1994).
+#[allow(dead_code)] // only the binaries with long launches use it
+pub fn lcg_jump(x: u32, mut steps: u32) -> u32 {
+    let (mut a, mut c) = (LCG_A, LCG_C);
+    let (mut total_a, mut total_c) = (1u32, 0u32);
+    while steps > 0 {
+        if steps & 1 == 1 {
+            total_a = total_a.wrapping_mul(a);
+            total_c = total_c.wrapping_mul(a).wrapping_add(c);
+        }
+        c = a.wrapping_add(1).wrapping_mul(c);
+        a = a.wrapping_mul(a);
+        steps >>= 1;
+    }
+    total_a.wrapping_mul(x).wrapping_add(total_c)
+}
+
+/// What a `spin` launch over `threads` threads of `steps` steps writes: thread `i`'s index
+/// after `steps` generator steps.
+#[allow(dead_code)] // only the binaries with long launches use it
+pub fn spun(threads: usize, steps: u32) -> Vec<u32> {
+    (0..threads as u32).map(|i| lcg_jump(i, steps)).collect()
+}

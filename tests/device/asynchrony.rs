@@ -34,9 +34,6 @@ fn write_past_end(idx: Index<1>, a: &mut Array<u32, 1>) {
     a[idx] = 5;
 }
 
-const A: u32 = 1_664_525;
-const C: u32 = 1_013_904_223;
-
 /// `steps` steps of a linear congruential generator per thread: a loop the compiler cannot
 /// shorten (lavapipe ends a loop after 65,535 iterations, so `steps` stays below that).
 #[kernel(amp, unchecked)]
@@ -48,26 +45,6 @@ fn spin(idx: Index<1>, out: &mut Array<u32, 1>, steps: u32) {
         k += 1;
     }
     out[idx] = x;
-}
-
-/// What `spin` over `threads` threads with `steps` steps writes, by jumping ahead in
-/// O(log steps) (Brown, "Random number generation with arbitrary strides", 1994).
-fn spun(threads: usize, steps: u32) -> Vec<u32> {
-    let skip = |x: u32| {
-        let (mut a, mut c, mut steps) = (A, C, steps);
-        let (mut total_a, mut total_c) = (1u32, 0u32);
-        while steps > 0 {
-            if steps & 1 == 1 {
-                total_a = total_a.wrapping_mul(a);
-                total_c = total_c.wrapping_mul(a).wrapping_add(c);
-            }
-            c = a.wrapping_add(1).wrapping_mul(c);
-            a = a.wrapping_mul(a);
-            steps >>= 1;
-        }
-        total_a.wrapping_mul(x).wrapping_add(total_c)
-    };
-    (0..threads as u32).map(skip).collect()
 }
 
 #[test]
@@ -109,7 +86,7 @@ fn a_long_launch_returns_long_before_it_finishes() -> Result<(), amp::Error> {
         launched * 4 < finished && finished > Duration::from_millis(20),
         "launch {launched:?}, kernel {finished:?}"
     );
-    assert_eq!(out.to_vec()?, spun(threads, STEPS));
+    assert_eq!(out.to_vec()?, common::spun(threads, STEPS));
     assert_validation_clean();
     Ok(())
 }

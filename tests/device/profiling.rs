@@ -132,12 +132,12 @@ fn many_timed_launches_reuse_their_query_pools() -> Result<(), amp::Error> {
 
 /// `fn raw_nop(idx: Index<1>) {}` compiled by amp-spirv (no buffers; the domain's extent
 /// is its push-constant block), launched as raw SPIR-V.
-fn raw_kernel(acc: &Accelerator) -> Result<(RawKernel, &'static str, u32), amp::Error> {
+fn raw_kernel(acc: &Accelerator) -> Result<(RawKernel, &'static str), amp::Error> {
     let f: syn::ItemFn = syn::parse_str("fn raw_nop(idx: Index<1>) {}").expect("parses");
     let k = amp_spirv::compile(&f).expect("compiles");
     assert_eq!(k.push_constant_size, 4, "the domain's extent only");
     let raw = RawKernel::new(acc, &k.spirv, k.entry_point, 0, k.push_constant_size)?;
-    Ok((raw, k.entry_point, k.push_constant_size))
+    Ok((raw, k.entry_point))
 }
 
 #[test]
@@ -145,7 +145,7 @@ fn raw_kernel_dispatches_are_timed_on_the_default_view() -> Result<(), amp::Erro
     common::vulkan_only!("raw SPIR-V kernels need Vulkan");
     let _t = timing();
     let acc = Accelerator::default()?;
-    let (raw, entry_point, _) = raw_kernel(&acc)?;
+    let (raw, entry_point) = raw_kernel(&acc)?;
     let push = 4096u32.to_ne_bytes();
     let view = acc.default_view();
     view.set_profiling(true)?;

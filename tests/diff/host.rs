@@ -131,7 +131,7 @@ fn program_source(
          fn put(out: &mut Vec<u8>, r: Option<u64>) { out.push(r.is_some() as u8); out.extend_from_slice(&r.unwrap_or(0).to_le_bytes()); }\n\n",
     );
     s.push_str(&program.source().replace("#[amp::device]\n", ""));
-    s.push_str(&crate::native::prelude());
+    s.push_str(&crate::native::runtime_support());
     for n in natives.iter().flatten() {
         s.push_str(&n.source);
     }

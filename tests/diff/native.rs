@@ -11,7 +11,7 @@
 use crate::gen::{Program, TestFn};
 use amp_spirv::{DeviceFnSource, Options};
 
-/// The path the native kernels name the prelude by, in the host program.
+/// The path the native kernels name their run-time support by, in the host program.
 pub const RT: &str = "crate::amp_native";
 
 /// The name of `t`'s native thread function.
@@ -86,8 +86,8 @@ pub fn kernels(program: &Program) -> Vec<Result<NativeFns, String>> {
 }
 
 /// The run-time support under the name the kernels use, and a `buf` helper, for the host
-/// program (linked against amp-native-rt: [`rustc_args`]).
-pub fn prelude() -> String {
+/// program (linked against amp-native-rt: `amp_native_rt::rustc_extern_args`).
+pub fn runtime_support() -> String {
     "use amp_native_rt as amp_native;\n\
      fn native_buf<T>(v: &mut [T]) -> amp_native::Buf<T, 1> {\n\
      \x20   amp_native::Buf { ptr: v.as_mut_ptr(), extent: [v.len() as u32], offset: 0, strides: [1], covers: false }\n}\n"

@@ -179,7 +179,7 @@ impl Emitter<'_> {
                 format!("{{ let {tv} = {v}; if let Some(ptr) = {ptr} {{ *ptr = {new}; }} }}")
             }
             ExprKind::Atomic(a) => self.atomic(a, span)?,
-            ExprKind::Texture(op, p, operands) => self.texture_op(*op, *p, operands, span)?,
+            ExprKind::Texture(op, p, operands) => self.texture_op(*op, *p, operands)?,
             ExprKind::Barrier(_) => {
                 return unsupported("a barrier inside an expression or a non-tiled kernel", span)
             }

@@ -7,7 +7,6 @@
 
 use super::{Emitter, Res};
 use crate::back::BoundsChecks;
-use crate::diag::Span;
 use crate::ir::*;
 use crate::types::{Scalar, Ty};
 
@@ -68,7 +67,6 @@ impl Emitter<'_> {
         op: TextureOp,
         p: ParamId,
         operands: &[Expr],
-        _span: Span,
     ) -> Res<String> {
         let checked = self.checks == BoundsChecks::On;
         let (comp, n) = self.texel_shape(p);
@@ -76,9 +74,10 @@ impl Emitter<'_> {
             TextureOp::Extent => format!("p{p}.extent"),
             TextureOp::Load => {
                 let index = self.indices(operands)?;
-                let v4 = match checked {
-                    true => format!("p{p}.load::<{comp}>({index}, {p}, oob)"),
-                    false => format!("p{p}.load_unchecked::<{comp}>({index})"),
+                let v4 = if checked {
+                    format!("p{p}.load::<{comp}>({index}, {p}, oob)")
+                } else {
+                    format!("p{p}.load_unchecked::<{comp}>({index})")
                 };
                 Self::texel_from4(&v4, n)
             }
@@ -88,9 +87,10 @@ impl Emitter<'_> {
                 let v = self.expr(&value[0])?;
                 let index = self.indices(idx)?;
                 let v4 = Self::texel_to4("tval", comp, n);
-                let store = match checked {
-                    true => format!("p{p}.store::<{comp}>(bix, {v4}, {p}, oob)"),
-                    false => format!("p{p}.store_unchecked::<{comp}>(bix, {v4})"),
+                let store = if checked {
+                    format!("p{p}.store::<{comp}>(bix, {v4}, {p}, oob)")
+                } else {
+                    format!("p{p}.store_unchecked::<{comp}>(bix, {v4})")
                 };
                 format!("{{ let tval = {v}; let bix = {index}; {store}; }}")
             }
