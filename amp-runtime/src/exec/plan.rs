@@ -209,9 +209,11 @@ pub(super) fn plan_for(
             c.set((b + built, r + reused));
         })
     };
-    SCRATCH.with(|scratch| {
-        let mut scratch = scratch.borrow_mut();
-        let Scratch { key, last } = &mut *scratch;
+    // The scratch is taken out while the plan is found or built, so nothing `build` or a
+    // dropped plan does can meet a borrowed `RefCell` (a nested launch gets an empty one).
+    let mut scratch = SCRATCH.with(RefCell::take);
+    let plan = (|| {
+        let Scratch { key, last } = &mut scratch;
         let id = info as *const KernelInfo as usize;
         if let Some(l) = last {
             if l.info == id && Weak::as_ptr(&l.device) == Arc::as_ptr(device) {
@@ -269,5 +271,7 @@ pub(super) fn plan_for(
             }
         }
         Ok(plan)
-    })
+    })();
+    SCRATCH.with(|s| s.replace(scratch));
+    plan
 }
