@@ -8,7 +8,7 @@ use gpu_allocator::MemoryLocation;
 
 use super::access::{BufferAccess, DeviceBuffer, DeviceBufferMut, NativePrepared, Prepared};
 use super::layout::Layout;
-use super::shared::Shared;
+use super::shared::{prepare_array, Shared};
 use super::storage::Storage;
 use super::view::{ArrayView, ArrayViewMut};
 use crate::device::{Accelerator, Backend};
@@ -406,19 +406,8 @@ impl<T: DeviceElement, const N: usize> BufferAccess for Array<T, N> {
         Some(&self.acc)
     }
     fn prepare(&self, acc: &Accelerator) -> Result<Prepared, Error> {
-        // What the array's own family would answer (`Shared::prepare` of an array source),
-        // without making one per launch.
-        match self.storage.buffer() {
-            Some(buffer) if *acc == self.acc => Ok(Prepared {
-                info: buffer.whole(),
-                buffer: buffer.clone(),
-                in_place: false,
-            }),
-            _ => Err(Error::AcceleratorMismatch {
-                array: self.acc.name().to_owned(),
-                launch: acc.name().to_owned(),
-            }),
-        }
+        // What the array's own family would answer, without making one per launch.
+        prepare_array(&self.storage, &self.acc, acc)
     }
     fn mark_written(&self, _acc: &Accelerator) {}
     fn prepare_native(&self, acc: &Accelerator) -> Result<NativePrepared, Error> {

@@ -169,19 +169,7 @@ impl Shared {
     /// of the data at element 0 of its buffer.
     pub(super) fn prepare(&self, acc: &Accelerator) -> Result<Prepared, Error> {
         let (ptr, len) = match &self.source {
-            Source::Array { storage, acc: home } => {
-                return match storage.buffer() {
-                    Some(buffer) if acc == home => Ok(Prepared {
-                        info: buffer.whole(),
-                        buffer: buffer.clone(),
-                        in_place: false,
-                    }),
-                    _ => Err(Error::AcceleratorMismatch {
-                        array: home.name().to_owned(),
-                        launch: acc.name().to_owned(),
-                    }),
-                };
-            }
+            Source::Array { storage, acc: home } => return prepare_array(storage, home, acc),
             Source::Host { ptr, len } => (*ptr, *len),
         };
         let device = acc.vulkan("a Vulkan launch")?;
@@ -467,6 +455,26 @@ impl Drop for Shared {
             },
         );
         let _ = self.sync_host(&mut st);
+    }
+}
+
+/// [`Shared::prepare`] of an array's storage on its `home` accelerator: the whole buffer, on
+/// that accelerator only.
+pub(super) fn prepare_array(
+    storage: &Storage,
+    home: &Accelerator,
+    acc: &Accelerator,
+) -> Result<Prepared, Error> {
+    match storage.buffer() {
+        Some(buffer) if acc == home => Ok(Prepared {
+            info: buffer.whole(),
+            buffer: buffer.clone(),
+            in_place: false,
+        }),
+        _ => Err(Error::AcceleratorMismatch {
+            array: home.name().to_owned(),
+            launch: acc.name().to_owned(),
+        }),
     }
 }
 
