@@ -525,3 +525,94 @@ fn compiler_and_runtime_share_the_abi_constants() {
         ]
     );
 }
+
+#[kernel(amp)]
+fn dot_columns(idx: Index<2>, a: ArrayView<f32, 2>, b: ArrayView<f32, 2>, c: ArrayViewMut<f32, 2>) {
+    let mut sum = 0.0;
+    for k in 0..a.extent()[1] {
+        sum += a[[idx[0], k]] * b[[k, idx[1]]];
+    }
+    c[idx] = sum;
+}
+
+/// The checks a tile (or a batch of a simple kernel's threads) can decide at its start, like
+/// `b[[k, col]]` for every `k` of a loop over `a`'s columns, are one comparison there on the
+/// native accelerator; where it fails, every access is checked as before.
+#[test]
+fn checks_decided_per_batch_still_catch_a_short_view() -> Result<(), amp::Error> {
+    let (rows, inner, cols) = (2, 3, 70);
+    let a: Vec<f32> = (0..rows * inner).map(|v| v as f32 + 1.0).collect();
+    let b: Vec<f32> = (0..inner * cols).map(|v| (v % 7) as f32 - 2.0).collect();
+    let expected = |b_rows: usize| -> Vec<f32> {
+        let mut c = vec![0.0f32; rows * cols];
+        for r in 0..rows {
+            for j in 0..cols {
+                let mut sum = 0.0f32;
+                for k in 0..inner {
+                    let bv = if k < b_rows { b[k * cols + j] } else { 0.0 };
+                    sum += a[r * inner + k] * bv;
+                }
+                c[r * cols + j] = sum;
+            }
+        }
+        c
+    };
+    for b_rows in [inner, inner - 1] {
+        let mut c = vec![-1.0f32; rows * cols];
+        let result = {
+            let av = ArrayView::new([rows, inner], &a)?;
+            let bv = ArrayView::new([b_rows, cols], &b[..b_rows * cols])?;
+            let mut cv = ArrayViewMut::new([rows, cols], &mut c)?;
+            parallel_for_each(cv.extent(), dot_columns(&av, &bv, &mut cv))
+        };
+        if b_rows == inner {
+            result?;
+        } else {
+            let (kernel, param, index, extent) = out_of_bounds(result);
+            assert_eq!((kernel.as_str(), param.as_str()), ("dot_columns", "b"));
+            assert_eq!((index[0], extent), (b_rows, vec![b_rows, cols]));
+        }
+        assert_eq!(c, expected(b_rows), "b with {b_rows} rows");
+    }
+    assert_validation_clean();
+    Ok(())
+}
+
+#[kernel(amp)]
+fn tiled_window(t: TiledIndex<8>, a: ArrayView<i32, 1>, out: ArrayViewMut<i32, 1>, n: u32) {
+    let mut acc = 0;
+    let mut i = 0;
+    while i < n as usize {
+        acc += a[t.global[0] + i];
+        t.barrier.wait();
+        i += 1;
+    }
+    out[t.global] = acc;
+}
+
+/// A check that depends on a tile-uniform local (`i`, stepped between barriers) is decided
+/// before each work-item loop: the first tile never fails it, the second fails it for its
+/// last steps, and those steps run checked (the reads past the view give 0 and the report).
+#[test]
+fn checks_decided_per_work_item_loop_still_catch_a_short_view() -> Result<(), amp::Error> {
+    let a: Vec<i32> = (0..18).map(|v| v * 3 - 7).collect();
+    let n = 4usize;
+    let mut out = vec![-1i32; 16];
+    let result = {
+        let av = ArrayView::new([a.len()], &a)?;
+        let mut ov = ArrayViewMut::new([16], &mut out)?;
+        parallel_for_each(
+            Extent::new([16]).tile::<8>(),
+            tiled_window(&av, &mut ov, n as u32),
+        )
+    };
+    let (kernel, param, index, extent) = out_of_bounds(result);
+    assert_eq!((kernel.as_str(), param.as_str()), ("tiled_window", "a"));
+    assert!(index[0] >= 18 && extent == [18], "{index:?} {extent:?}");
+    let expected: Vec<i32> = (0..16)
+        .map(|j| (0..n).map(|i| a.get(j + i).copied().unwrap_or(0)).sum())
+        .collect();
+    assert_eq!(out, expected);
+    assert_validation_clean();
+    Ok(())
+}

@@ -753,19 +753,81 @@ impl Emitter<'_> {
                 continue;
             }
             let compare = format!("bix[{d}] < p{p}.extent[{d}]");
-            if same_rank && self.ranges.below_domain(i) == Some(dim) {
+            let by_domain = same_rank && self.ranges.below_domain(i) == Some(dim);
+            if by_domain {
                 self.uses_covers = true;
-                if !self.assume_covers {
-                    terms.push(format!("(p{p}.covers || {compare})"));
+                if self.assume_covers {
+                    continue;
                 }
-            } else {
-                terms.push(compare);
+            }
+            if self.guard_check(p, d, i)? {
+                continue;
+            }
+            match by_domain {
+                true => terms.push(format!("(p{p}.covers || {compare})")),
+                false => terms.push(compare),
             }
         }
         Ok(match terms.is_empty() {
             true => (index, None),
             false => (index, Some(terms.join(" && "))),
         })
+    }
+
+    /// Whether the check of component `d` (index `i`) of an access to view `p` moves to a
+    /// guard (`guard.rs`): the tile function's, when it is being generated in its guarded
+    /// version and the tile's start knows the index's largest value, or else the work-item
+    /// loop's, in its guarded version.
+    fn guard_check(&mut self, p: ParamId, d: usize, i: &Expr) -> Res<bool> {
+        use super::guard::{bound, At};
+        let Some(st) = self.tile.as_ref() else {
+            return Ok(false);
+        };
+        let at_entry = self.entry_guards.is_some();
+        let found = match at_entry.then(|| bound(i, &st.facts, At::Entry)).flatten() {
+            Some(b) => Some((b, At::Entry)),
+            None if st.guards.is_some() => {
+                bound(i, &st.facts, At::WorkItemLoop).map(|b| (b, At::WorkItemLoop))
+            }
+            None => None,
+        };
+        let Some((b, at)) = found else {
+            return Ok(false);
+        };
+        let mut sum = String::from("0u64");
+        for part in &b.parts {
+            use super::guard::Part;
+            let v = match part {
+                Part::Local(l) => format!("((d{l} - 1) as u64)"),
+                Part::Global(l) => format!("(o{l} as u64 + (d{l} - 1) as u64)"),
+                Part::Origin(l) => format!("(o{l} as u64)"),
+                Part::Tile(l) => format!("(tile[{l}] as u64)"),
+                Part::Dims(l) => format!("(d{l} as u64)"),
+                Part::LoopMax(end, inclusive) => {
+                    let end = self.as_u32(end)?;
+                    match inclusive {
+                        true => format!("(({end}) as u64)"),
+                        false => format!("(({end}) as u64).saturating_sub(1)"),
+                    }
+                }
+            };
+            sum.push_str(&format!(" + {v}"));
+        }
+        for term in &b.terms {
+            let v = self.as_u32(term)?;
+            sum.push_str(&format!(" + (({v}) as u64)"));
+        }
+        let guard = format!("({sum} < (p{p}.extent[{d}] as u64))");
+        let list = match at {
+            At::Entry => self.entry_guards.as_mut(),
+            At::WorkItemLoop => self.tile.as_mut().and_then(|st| st.guards.as_mut()),
+        };
+        if let Some(list) = list {
+            if !list.contains(&guard) {
+                list.push(guard);
+            }
+        }
+        Ok(true)
     }
 
     /// `Some(pointer)` to a buffer element for a read-modify-write, `None` (recorded in the

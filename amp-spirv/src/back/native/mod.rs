@@ -126,6 +126,7 @@
 
 mod batch;
 mod expr;
+mod guard;
 mod texture;
 mod tile;
 mod tile_locals;
@@ -236,9 +237,10 @@ fn emit(
         assume_covers,
         uses_covers: false,
         batch: original.tiled.is_none() && kernel.tiled.is_some(),
+        entry_guards: None,
     };
     let f = if kernel.tiled.is_some() {
-        e.tiled_function(fn_name)?
+        e.guarded_tiled_function(fn_name)?
     } else {
         e.function(fn_name)?
     };
@@ -327,6 +329,9 @@ pub(crate) struct Emitter<'a> {
     uses_covers: bool,
     /// The kernel is a batch of a simple kernel (`batch.rs`): its few frames live on the stack.
     batch: bool,
+    /// While a tile function is generated in its guarded version (`guard.rs`): the comparisons
+    /// its wrapper makes before calling it (the bounds checks hoisted out of it).
+    entry_guards: Option<Vec<String>>,
 }
 
 fn unsupported<T>(construct: impl Into<String>, span: Span) -> Res<T> {

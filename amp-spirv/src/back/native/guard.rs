@@ -1,0 +1,138 @@
+//! Bounds checks decided once for many threads: *guards*.
+//!
+//! A check `i < extent` of a tile's (or a batch's) code is often decided by one comparison for
+//! every thread: `i` is the same in every thread (a tile-level loop counter, a tile-uniform
+//! local, a scalar parameter), or such a value plus the thread's `t.local[d]` or
+//! `t.global[d]`, whose largest value in the tile is known. Comparing the largest value the
+//! index can take with the extent then proves the check for all of them. Two places use this:
+//!
+//! - **The tile function** ([`Emitter::entry_guards`](super::Emitter)): where the largest
+//!   value is known when the tile starts (it is built from the tile's position, parameters,
+//!   view extents, and the ranges of tile-level `for` loops whose bounds are such values),
+//!   the tile function is generated twice: without those checks, and as before. A wrapper
+//!   compares the largest values and calls one of them. A batched matrix product's
+//!   `b[[k, col]]` is checked this way once per batch instead of once per multiply-add, and
+//!   the unchecked twin keeps its accumulators in vector registers: one loop with a checked
+//!   twin beside it in the same function would keep them in memory.
+//! - **A work-item loop** (`TileState::guards`): the rest, whose largest value is known once
+//!   the loop starts (a tile-uniform local such as a tiled product's `i`), are compared before
+//!   that loop, which is generated twice the same way.
+//!
+//! When a guard fails the checked code runs as before, so results and out-of-bounds reports
+//! never change. A guard is conservative: it asks for the largest index any thread of the tile
+//! could use there, even when some threads do not reach the access (a failing guard only
+//! means the checked code runs). Sums are taken in `u64`: when the sum of the largest values
+//! is below the extent, no 32-bit addition in the kernel wrapped, so every thread's index is
+//! at most that sum. This is loop versioning, done where the facts are known (the kernel's
+//! uniformity), not left to LLVM's alias analysis.
+
+use crate::ir::*;
+use crate::types::{Scalar, Ty};
+use std::collections::{HashMap, HashSet};
+
+/// A part of an index component whose largest value in a tile the guard names directly.
+#[derive(Clone, Debug)]
+pub(super) enum Part {
+    /// The thread's `t.local[d]`: at most `dims[d] - 1`.
+    Local(usize),
+    /// The thread's `t.global[d]`: at most `origin[d] + dims[d] - 1`.
+    Global(usize),
+    /// `t.tile_origin[d]`, `t.tile[d]`, `t.tile_extent[d]`.
+    Origin(usize),
+    Tile(usize),
+    Dims(usize),
+    /// The variable of a tile-level `for` loop: at most its range's end (less one when the
+    /// range is exclusive), an expression the tile's start knows.
+    LoopMax(Box<Expr>, bool),
+}
+
+/// An index component as the sum of its [`Part`]s and `terms`: each term the same in every
+/// thread and free of side effects (the additions wrap at 32 bits in the kernel).
+pub(super) struct Bound {
+    pub parts: Vec<Part>,
+    pub terms: Vec<Expr>,
+}
+
+/// What [`bound`] needs to know about a tiled kernel's locals.
+pub(super) struct LaneFacts {
+    /// `t.local`, `t.global`, `t.tile_origin`, `t.tile`, `t.tile_extent`.
+    pub local: LocalId,
+    pub global: LocalId,
+    pub origin: LocalId,
+    pub tile: LocalId,
+    pub dims: LocalId,
+    /// Locals that hold the same value in every thread of a tile for a whole work-item loop:
+    /// tile-uniform locals, tile-level loop variables.
+    pub uniform: HashSet<LocalId>,
+    /// Immutable locals defined from the thread's index, with their definitions.
+    pub remat: HashMap<LocalId, Expr>,
+    /// The variables of tile-level ascending range loops: their range's end, and whether it
+    /// is inclusive.
+    pub loop_ends: HashMap<LocalId, (Expr, bool)>,
+}
+
+/// Where a guard is evaluated.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum At {
+    /// At the start of the tile function: only values fixed for the whole tile.
+    Entry,
+    /// Before a work-item loop: tile-uniform locals and loop variables too.
+    WorkItemLoop,
+}
+
+fn is_index_scalar(t: &Ty) -> bool {
+    matches!(t, Ty::Scalar(Scalar::U32 | Scalar::Usize))
+}
+
+/// `e` as a [`Bound`] a guard at `at` can evaluate, or `None` (its check stays where it is).
+pub(super) fn bound(e: &Expr, facts: &LaneFacts, at: At) -> Option<Bound> {
+    if !is_index_scalar(&e.ty) {
+        return None;
+    }
+    let part = |p: Part| {
+        Some(Bound {
+            parts: vec![p],
+            terms: Vec::new(),
+        })
+    };
+    let term = |x: &Expr| {
+        let ok = |l: LocalId| at == At::WorkItemLoop && facts.uniform.contains(&l);
+        super::tile_locals::uniform_expr(x, &ok).then(|| Bound {
+            parts: Vec::new(),
+            terms: vec![x.clone()],
+        })
+    };
+    match &e.kind {
+        ExprKind::Binary(BinOp::Add, a, b) => {
+            let (a, b) = (bound(a, facts, at)?, bound(b, facts, at)?);
+            let mut sum = a;
+            sum.parts.extend(b.parts);
+            sum.terms.extend(b.terms);
+            Some(sum)
+        }
+        ExprKind::Element(base, index) => {
+            let (ExprKind::Local(id), ExprKind::Lit(Lit::Int(d))) = (&base.kind, &index.kind)
+            else {
+                return term(e);
+            };
+            let d = *d as usize;
+            match *id {
+                id if id == facts.local => part(Part::Local(d)),
+                id if id == facts.global => part(Part::Global(d)),
+                id if id == facts.origin => part(Part::Origin(d)),
+                id if id == facts.tile => part(Part::Tile(d)),
+                id if id == facts.dims => part(Part::Dims(d)),
+                _ => term(e),
+            }
+        }
+        ExprKind::Local(id) if facts.remat.contains_key(id) => bound(&facts.remat[id], facts, at),
+        ExprKind::Local(id) if at == At::Entry && facts.loop_ends.contains_key(id) => {
+            let (end, inclusive) = &facts.loop_ends[id];
+            let fixed = super::tile_locals::uniform_expr(end, &|_| false);
+            (fixed && is_index_scalar(&end.ty))
+                .then(|| part(Part::LoopMax(Box::new(end.clone()), *inclusive)))?
+        }
+        ExprKind::Cast(a) if is_index_scalar(&a.ty) => bound(a, facts, at),
+        _ => term(e),
+    }
+}
