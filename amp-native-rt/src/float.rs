@@ -22,9 +22,64 @@ pub fn unorm(x: f32) -> f32 {
 }
 
 macro_rules! float_helpers {
-    ($t:ident, $bits:ident, $mant:expr, $bias:expr, $limit:expr, $m:ident) => {
+    ($t:ident, $bits:ident, $mant:expr, $bias:expr, $limit:expr, $m:ident, $int:ident, $integral:expr) => {
         /// Helpers for one float width.
         pub mod $m {
+            // `floor`, `ceil`, `trunc`, `round`: std's results, computed inline. Without SSE4.1
+            // (the baseline of x86-64 targets) std calls libm for each, a call per texel of
+            // a linear sample. Below `$integral` (2^mantissa bits) every float converts to the
+            // integer type exactly; at or above it (and for infinities and NaN) a float is
+            // already integral and is its own result. Each result has the sign of `x`, as std's
+            // (`-0.0` stays `-0.0`, `floor(-0.5)` is `-1.0`, `ceil(-0.5)` is `-0.0`).
+
+            /// `x.trunc()`.
+            #[inline(always)]
+            pub fn trunc(x: $t) -> $t {
+                if !(x.abs() < $integral) {
+                    return x;
+                }
+                ((x as $int) as $t).copysign(x)
+            }
+            /// `x.floor()`.
+            #[inline(always)]
+            pub fn floor(x: $t) -> $t {
+                if !(x.abs() < $integral) {
+                    return x;
+                }
+                let t = (x as $int) as $t;
+                (if t > x { t - 1.0 } else { t }).copysign(x)
+            }
+            /// `x.ceil()`.
+            #[inline(always)]
+            pub fn ceil(x: $t) -> $t {
+                if !(x.abs() < $integral) {
+                    return x;
+                }
+                let t = (x as $int) as $t;
+                (if t < x { t + 1.0 } else { t }).copysign(x)
+            }
+            /// `x.round()`: half-way cases away from zero.
+            #[inline(always)]
+            pub fn round(x: $t) -> $t {
+                if !(x.abs() < $integral) {
+                    return x;
+                }
+                let t = (x as $int) as $t;
+                // Exact: the fraction of a float below `$integral` is itself a float.
+                let away = (x - t).abs() >= 0.5;
+                (if away { t + (1.0 as $t).copysign(x) } else { t }).copysign(x)
+            }
+            /// `x.round_ties_even()`.
+            #[inline(always)]
+            pub fn round_ties_even(x: $t) -> $t {
+                if !(x.abs() < $integral) {
+                    return x;
+                }
+                // Adding and removing 2^mantissa rounds the fraction away in the current
+                // (nearest-even) rounding mode; done on |x| so both signs round alike.
+                let a = x.abs();
+                ((a + $integral) - $integral).copysign(x)
+            }
             /// `1 / sqrt(x)`.
             #[inline(always)]
             pub fn rsqrt(x: $t) -> $t {
@@ -133,7 +188,7 @@ macro_rules! float_helpers {
             /// The integral part of `modf(x)`.
             #[inline(always)]
             pub fn modf_int(x: $t) -> $t {
-                x.trunc()
+                trunc(x)
             }
             /// C's `nextafter`.
             #[inline(always)]
@@ -158,5 +213,103 @@ macro_rules! float_helpers {
         }
     };
 }
-float_helpers!(f32, u32, 23, 127, 300, m32);
-float_helpers!(f64, u64, 52, 1023, 2200, m64);
+float_helpers!(f32, u32, 23, 127, 300, m32, i32, 8_388_608.0);
+float_helpers!(f64, u64, 52, 1023, 2200, m64, i64, 4_503_599_627_370_496.0);
+
+#[cfg(test)]
+mod tests {
+    /// Every rounding helper gives std's result, bit for bit (any NaN for a NaN), over the
+    /// edge cases and a sweep of bit patterns of both widths.
+    #[test]
+    fn rounding_helpers_match_std() {
+        fn same32(a: f32, b: f32) -> bool {
+            a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+        }
+        fn same64(a: f64, b: f64) -> bool {
+            a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+        }
+        let mut xs32: Vec<f32> = vec![
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.5,
+            -1.5,
+            2.5,
+            -2.5,
+            0.49999997,
+            -0.49999997,
+            1.0,
+            -1.0,
+            8_388_607.5,
+            -8_388_607.5,
+            8_388_608.0,
+            -8_388_609.0,
+            4_194_303.5,
+            f32::MAX,
+            f32::MIN,
+            f32::MIN_POSITIVE,
+            -f32::MIN_POSITIVE,
+            1e-45,
+            -1e-45,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            2_147_483_648.0,
+            -2_147_483_648.0,
+        ];
+        let mut bits = 0x1234_5678u32;
+        for _ in 0..200_000 {
+            bits ^= bits << 13;
+            bits ^= bits >> 17;
+            bits ^= bits << 5;
+            xs32.push(f32::from_bits(bits));
+            // Values near small integers and halves, where the rounding decisions are.
+            xs32.push((bits % 4096) as f32 / 64.0 - 32.0);
+        }
+        for &x in &xs32 {
+            use super::m32::*;
+            assert!(same32(trunc(x), x.trunc()), "trunc({x:e})");
+            assert!(same32(floor(x), x.floor()), "floor({x:e})");
+            assert!(same32(ceil(x), x.ceil()), "ceil({x:e})");
+            assert!(same32(round(x), x.round()), "round({x:e})");
+            assert!(
+                same32(round_ties_even(x), x.round_ties_even()),
+                "rte({x:e})"
+            );
+        }
+        let mut b = 0x9e37_79b9_7f4a_7c15u64;
+        let mut xs64: Vec<f64> = vec![
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            2.5,
+            -2.5,
+            0.49999999999999994,
+            4_503_599_627_370_495.5,
+            -4_503_599_627_370_495.5,
+            f64::INFINITY,
+            f64::NAN,
+            f64::MAX,
+        ];
+        for _ in 0..200_000 {
+            b ^= b << 13;
+            b ^= b >> 7;
+            b ^= b << 17;
+            xs64.push(f64::from_bits(b));
+            xs64.push((b % 65536) as f64 / 256.0 - 128.0);
+        }
+        for &x in &xs64 {
+            use super::m64::*;
+            assert!(same64(trunc(x), x.trunc()), "trunc({x:e})");
+            assert!(same64(floor(x), x.floor()), "floor({x:e})");
+            assert!(same64(ceil(x), x.ceil()), "ceil({x:e})");
+            assert!(same64(round(x), x.round()), "round({x:e})");
+            assert!(
+                same64(round_ties_even(x), x.round_ties_even()),
+                "rte({x:e})"
+            );
+        }
+    }
+}

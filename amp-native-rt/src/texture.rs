@@ -106,13 +106,13 @@ pub fn encode(kind: TexKind, bits: u32, w: u32, out: &mut [u8]) {
             let max = ((1u64 << b) - 1) as f32;
             let x = f32::from_bits(w);
             let x = if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) };
-            (x * max).round_ties_even() as u64
+            crate::m32::round_ties_even(x * max) as u64
         }
         (TexKind::Norm, b) => {
             let max = ((1u64 << (b - 1)) - 1) as f32;
             let x = f32::from_bits(w);
             let x = if x.is_nan() { 0.0 } else { x.clamp(-1.0, 1.0) };
-            (x * max).round_ties_even() as i64 as u64
+            crate::m32::round_ties_even(x * max) as i64 as u64
         }
     };
     out[..step].copy_from_slice(&v.to_le_bytes()[..step]);
@@ -391,7 +391,7 @@ impl<const R: usize> Tex<R> {
             u[d] = coord[R - 1 - d] * self.extent[d] as f32;
         }
         if !s.linear {
-            let i = u.map(|x| x.floor() as i64);
+            let i = u.map(|x| crate::m32::floor(x) as i64);
             // SAFETY: the caller's contract.
             return unsafe { self.texel_at(s, i) };
         }
@@ -399,10 +399,68 @@ impl<const R: usize> Tex<R> {
         let mut frac = [0f32; R];
         for d in 0..R {
             let x = u[d] - 0.5;
-            let f = x.floor();
+            let f = crate::m32::floor(x);
             base[d] = f as i64;
             frac[d] = x - f;
         }
+        if R == 2 {
+            // The common case, straight-line: each axis's two indices mapped once, four
+            // texels, the same weights and sums in the same order as the general loop below.
+            let (ys, xs) = (
+                [
+                    s.address.wrap(base[0], self.extent[0]),
+                    s.address.wrap(base[0].wrapping_add(1), self.extent[0]),
+                ],
+                [
+                    s.address.wrap(base[1], self.extent[1]),
+                    s.address.wrap(base[1].wrapping_add(1), self.extent[1]),
+                ],
+            );
+            let (wy, wx) = ([1.0 - frac[0], frac[0]], [1.0 - frac[1], frac[1]]);
+            // A texel of weight 0 adds a zero: `sum` starts at +0.0 and so is never -0.0,
+            // and `sum + ±0.0 == sum`. Skipping it changes nothing for finite texels (all but
+            // float formats' infinities and NaNs, whose product with 0 is NaN), and a sample
+            // at a texel's centre, as a blur takes them, reads one texel instead of four.
+            let finite = self.kind != TexKind::Float;
+            let mut sum = [0f32; 4];
+            for (cy, y) in ys.iter().enumerate() {
+                if finite && wy[cy] == 0.0 {
+                    continue;
+                }
+                for (cx, x) in xs.iter().enumerate() {
+                    if finite && wx[cx] == 0.0 {
+                        continue;
+                    }
+                    let t: [f32; 4] = match (y, x) {
+                        (Some(y), Some(x)) => {
+                            let mut j = [0u32; R];
+                            (j[0], j[1]) = (*y, *x);
+                            // SAFETY: `wrap` gives indices inside the extent; the rest is the
+                            // caller's contract.
+                            unsafe { self.load_unchecked(j) }
+                        }
+                        _ => [0.0; 4],
+                    };
+                    let w = 1.0 * wy[cy] * wx[cx];
+                    for c in 0..4 {
+                        sum[c] += w * t[c];
+                    }
+                }
+            }
+            return sum;
+        }
+        // SAFETY: the caller's contract.
+        unsafe { self.linear_corners(s, base, frac) }
+    }
+
+    /// A linear sample's weighted sum over the `2^R` texels from `base` (the texel below the
+    /// coordinate in each dimension) with the coordinate's fractions `frac`: the general form,
+    /// corner by corner.
+    ///
+    /// # Safety
+    /// As [`sample`](Self::sample).
+    #[inline(always)]
+    unsafe fn linear_corners(&self, s: Smp, base: [i64; R], frac: [f32; R]) -> [f32; 4] {
         let mut sum = [0f32; 4];
         for corner in 0..(1u32 << R) {
             let mut i = base;
@@ -436,7 +494,7 @@ impl Tex<2> {
     pub unsafe fn gather<C: Comp>(&self, s: Smp, coord: [f32; 2], component: usize) -> [C; 4] {
         let x = coord[0] * self.extent[1] as f32 - 0.5;
         let y = coord[1] * self.extent[0] as f32 - 0.5;
-        let (x0, y0) = (x.floor() as i64, y.floor() as i64);
+        let (x0, y0) = (crate::m32::floor(x) as i64, crate::m32::floor(y) as i64);
         let (x1, y1) = (x0.wrapping_add(1), y0.wrapping_add(1));
         let at = |y: i64, x: i64| -> C {
             // SAFETY: the caller's contract.
@@ -491,6 +549,74 @@ mod tests {
         let border = map(Address::Border);
         assert_eq!(border[5..9], s(&[0, 1, 2, 3]));
         assert!(border[..5].iter().chain(&border[9..]).all(Option::is_none));
+    }
+
+    /// The straight-line 2-D linear sample gives the general corner loop's sums bit for bit
+    /// (texels of weight 0 skipped only where that is exact), for every address mode, at
+    /// texel centres, edges and random coordinates, with finite and non-finite texels.
+    #[test]
+    fn linear_2d_sample_matches_the_general_form() {
+        let (h, w) = (5u32, 7u32);
+        let mut state = 0x2545_f491u32;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state
+        };
+        for (kind, bits) in [
+            (TexKind::Unorm, 8),
+            (TexKind::Float, 32),
+            (TexKind::Float, 16),
+        ] {
+            let step = (bits / 8) as usize;
+            let mut bytes: Vec<u8> = (0..h * w * 4 * step as u32).map(|_| next() as u8).collect();
+            if kind == TexKind::Float && bits == 32 {
+                // An infinity and a NaN among the texels.
+                bytes[..4].copy_from_slice(&f32::INFINITY.to_le_bytes());
+                bytes[20..24].copy_from_slice(&f32::NAN.to_le_bytes());
+            }
+            let t = texture([h, w], &mut bytes, kind, bits, 4);
+            for address in [
+                Address::Wrap,
+                Address::Mirror,
+                Address::Clamp,
+                Address::Border,
+            ] {
+                let s = Smp {
+                    linear: true,
+                    address,
+                };
+                for n in 0..2000 {
+                    let coord = match n % 3 {
+                        // Texel centres, where one texel has all the weight.
+                        0 => [
+                            ((next() % 9) as f32 - 0.5) / w as f32,
+                            ((next() % 7) as f32 - 0.5) / h as f32,
+                        ],
+                        _ => [
+                            (next() % 4000) as f32 / 1000.0 - 1.5,
+                            (next() % 4000) as f32 / 1000.0 - 1.5,
+                        ],
+                    };
+                    // SAFETY: `bytes` holds every texel of the extent and is not written.
+                    let fast = unsafe { t.sample(s, coord) };
+                    let u = [coord[1] * h as f32 - 0.5, coord[0] * w as f32 - 0.5];
+                    let base = u.map(|x| x.floor() as i64);
+                    let frac = [u[0] - u[0].floor(), u[1] - u[1].floor()];
+                    // SAFETY: as above.
+                    let general = unsafe { t.linear_corners(s, base, frac) };
+                    let same = fast
+                        .iter()
+                        .zip(&general)
+                        .all(|(a, b)| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()));
+                    assert!(
+                        same,
+                        "{kind:?} {bits} {address:?} {coord:?}: {fast:?} vs {general:?}"
+                    );
+                }
+            }
+        }
     }
 
     fn texture<const R: usize>(

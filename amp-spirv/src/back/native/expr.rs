@@ -705,11 +705,13 @@ impl Emitter<'_> {
             Log10 => method("log10"),
             Log1p => method("ln_1p"),
             Pow => method("powf"),
-            Floor => method("floor"),
-            Ceil => method("ceil"),
-            Round => method("round"),
-            Trunc => method("trunc"),
-            Fract => method("fract"),
+            // std's results without a libm call each (see `amp-native-rt`'s `float.rs`).
+            Floor => format!("{m}::floor({x})"),
+            Ceil => format!("{m}::ceil({x})"),
+            Round => format!("{m}::round({x})"),
+            Trunc => format!("{m}::trunc({x})"),
+            // std's `fract` is `x - x.trunc()`.
+            Fract => format!("{{ let v = {x}; v - {m}::trunc(v) }}"),
             Fma => method("mul_add"),
             Hypot => method("hypot"),
             Cbrt => method("cbrt"),
