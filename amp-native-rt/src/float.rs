@@ -35,7 +35,7 @@ macro_rules! float_helpers {
             /// `x.trunc()`.
             #[inline(always)]
             pub fn trunc(x: $t) -> $t {
-                if !(x.abs() < $integral) {
+                if x.is_nan() || x.abs() >= $integral {
                     return x;
                 }
                 ((x as $int) as $t).copysign(x)
@@ -43,7 +43,7 @@ macro_rules! float_helpers {
             /// `x.floor()`.
             #[inline(always)]
             pub fn floor(x: $t) -> $t {
-                if !(x.abs() < $integral) {
+                if x.is_nan() || x.abs() >= $integral {
                     return x;
                 }
                 let t = (x as $int) as $t;
@@ -52,7 +52,7 @@ macro_rules! float_helpers {
             /// `x.ceil()`.
             #[inline(always)]
             pub fn ceil(x: $t) -> $t {
-                if !(x.abs() < $integral) {
+                if x.is_nan() || x.abs() >= $integral {
                     return x;
                 }
                 let t = (x as $int) as $t;
@@ -61,7 +61,7 @@ macro_rules! float_helpers {
             /// `x.round()`: half-way cases away from zero.
             #[inline(always)]
             pub fn round(x: $t) -> $t {
-                if !(x.abs() < $integral) {
+                if x.is_nan() || x.abs() >= $integral {
                     return x;
                 }
                 let t = (x as $int) as $t;
@@ -72,7 +72,7 @@ macro_rules! float_helpers {
             /// `x.round_ties_even()`.
             #[inline(always)]
             pub fn round_ties_even(x: $t) -> $t {
-                if !(x.abs() < $integral) {
+                if x.is_nan() || x.abs() >= $integral {
                     return x;
                 }
                 // Adding and removing 2^mantissa rounds the fraction away in the current
