@@ -327,7 +327,7 @@ fn dump_spirv(kernel: &CompiledKernel, bindings: &[(syn::Ident, Scalar)]) {
     });
 }
 
-fn scalar_tokens(s: Scalar) -> TokenStream2 {
+pub(crate) fn scalar_tokens(s: Scalar) -> TokenStream2 {
     let ident = format_ident!("{}", s.name());
     if s.is_normalized() {
         // `Norm`, `Unorm`: the runtime's types, re-exported by `amp`.

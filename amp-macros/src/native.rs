@@ -76,6 +76,23 @@ pub(crate) fn entry(
         let name = format_ident!("c{k}");
         let w = Literal::usize_unsuffixed(word);
         let w1 = Literal::usize_unsuffixed(word + 1);
+        // A `const` item's value is known where the entry is compiled: LLVM then folds the
+        // tile shape, `tile_static` lengths and loop bounds it sets into the code. A
+        // const-generic parameter's comes with the launch (the entry is not generic).
+        if !c.generic {
+            let ident = &c.ident;
+            let t = crate::scalar_tokens(c.ty);
+            let value = quote!({ let value: #t = #ident; value });
+            let value = match c.ty {
+                Scalar::Usize => quote!(#value as u32),
+                Scalar::Norm | Scalar::Unorm => quote!(#value.get()),
+                _ => value,
+            };
+            word += if c.ty == Scalar::F64 { 2 } else { 1 };
+            lets.push(quote!(let #name = #value;));
+            args.push(quote!(#name));
+            continue;
+        }
         let value = match c.ty {
             Scalar::U32 | Scalar::Usize => quote!(l.spec(#w)),
             Scalar::I32 => quote!(l.spec(#w) as i32),

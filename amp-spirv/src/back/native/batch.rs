@@ -128,13 +128,17 @@ fn hoist_block(b: &mut Block, locals: &[Local], uniform: &mut HashSet<LocalId>) 
                     if hoistable(r, locals, uniform) {
                         uniform.insert(r.var);
                         let barrier = block_has(&r.body, has_barrier);
+                        if !barrier {
+                            // The body's tail (a `()` expression) as its last statement, so
+                            // a loop there is hoisted like the others.
+                            if let Some(tail) = r.body.tail.take() {
+                                r.body.stmts.push(Stmt::Expr(*tail));
+                            }
+                        }
                         hoisted +=
                             usize::from(!barrier) + hoist_block(&mut r.body, locals, uniform);
                         if !barrier {
                             // The end of each iteration is a boundary between work-item loops.
-                            if let Some(tail) = r.body.tail.take() {
-                                r.body.stmts.push(Stmt::Expr(*tail));
-                            }
                             r.body.stmts.push(Stmt::Expr(boundary(span)));
                         }
                     }

@@ -85,8 +85,7 @@ impl Emitter<'_> {
                     other => return unsupported(format!("indexing `{other}`"), span),
                 };
                 let b = self.expr(base)?;
-                let i = self.array_index(index, &len, span)?;
-                format!("({b}[{i}])")
+                self.array_element(&b, index, &len, false, span)?
             }
             ExprKind::BufferLoad(p, idx) => {
                 self.buffer_elem(*p, span)?;
@@ -226,8 +225,10 @@ impl Emitter<'_> {
             );
         }
         let name = self.local(id);
-        let flat = self.dyn_index(&dims, &chain[..dims.len()])?;
-        let mut s = format!("({name}[{flat}])");
+        let mut s = match self.dyn_index(id, &dims, &chain[..dims.len()])? {
+            (flat, true) => format!("(*{name}.get_unchecked({flat}))"),
+            (flat, false) => format!("({name}[{flat}])"),
+        };
         // Components or fields below the element, as usual.
         let mut ty = self.k.locals[id].ty.clone();
         for _ in 0..dims.len() {
@@ -254,20 +255,40 @@ impl Emitter<'_> {
         Ok(s)
     }
 
-    /// The row-major index of `idx` (each clamped into its dimension) in a flat array of
-    /// dimensions `dims` (`u32` expressions).
-    fn dyn_index(&mut self, dims: &[String], idx: &[&Expr]) -> Res<String> {
+    /// The row-major index of `idx` (each clamped into its dimension) in flat array `id` of
+    /// dimensions `dims` (`u32` expressions), and whether every component is known to be in
+    /// range (proved by the range analysis, or by a guard holding here: `guard.rs`), so the
+    /// index is the element's and needs neither clamps nor Rust's check.
+    fn dyn_index(&mut self, id: LocalId, dims: &[String], idx: &[&Expr]) -> Res<(String, bool)> {
+        let mut lens = Vec::new();
+        let mut ty = &self.k.locals[id].ty;
+        while let Ty::Array(elem, len) = ty {
+            lens.push(len.clone());
+            ty = elem;
+        }
         let mut flat = String::new();
+        let mut in_range = true;
         for (d, (n, i)) in dims.iter().zip(idx).enumerate() {
+            let proven = match lens.get(d) {
+                Some(len) => {
+                    self.ranges.below_len(i, len)
+                        || self.guard_below(i, &format!("(({n}) as u64)"))?
+                }
+                None => false,
+            };
+            in_range &= proven;
             let i = self.as_u32(i)?;
-            let c = format!("{}::ix({i}, {n})", self.rt);
+            let c = match proven {
+                true => format!("(({i}) as usize)"),
+                false => format!("{}::ix({i}, {n})", self.rt),
+            };
             flat = if d == 0 {
                 c
             } else {
                 format!("({flat} * ({n} as usize) + {c})")
             };
         }
-        Ok(flat)
+        Ok((flat, in_range))
     }
 
     /// The component type of a scalar or vector, and the vector's length.
@@ -398,6 +419,39 @@ impl Emitter<'_> {
         Ok(format!("{}::ix({i}, {n})", self.rt))
     }
 
+    /// An element of a local array as a Rust place or value: `base[index]`, with the index
+    /// clamped as docs/semantics.md says, or, where a guard proves it in range for the whole
+    /// tile (`guard.rs`), unclamped and without Rust's own check, so the work-item loop
+    /// around it can be vectorized.
+    fn array_element(
+        &mut self,
+        base: &str,
+        index: &Expr,
+        len: &Len,
+        place: bool,
+        span: Span,
+    ) -> Res<String> {
+        if !matches!(index.kind, ExprKind::Lit(_)) {
+            let n = self.len(len, span)?;
+            // In range: the range analysis proves it, or the guard holding here does. Rust's
+            // own check would be a branch to a panic LLVM cannot always remove, and a loop
+            // with one is not vectorized.
+            if self.ranges.below_len(index, len)
+                || self.guard_below(index, &format!("({n} as u64)"))?
+            {
+                let i = self.as_u32(index)?;
+                let get = if place {
+                    "get_unchecked_mut"
+                } else {
+                    "get_unchecked"
+                };
+                return Ok(format!("(*({base}).{get}(({i}) as usize))"));
+            }
+        }
+        let ix = self.array_index(index, len, span)?;
+        Ok(format!("({base}[{ix}])"))
+    }
+
     /// An index value as a `u32` (a `usize` is one already; an `i32` keeps its bits).
     fn as_u32(&mut self, e: &Expr) -> Res<String> {
         let v = self.expr(e)?;
@@ -423,8 +477,10 @@ impl Emitter<'_> {
                 );
             }
             let first: Vec<&Expr> = idx[..dims.len()].iter().collect();
-            let flat = self.dyn_index(&dims, &first)?;
-            s = format!("{s}[{flat}]");
+            s = match self.dyn_index(*id, &dims, &first)? {
+                (flat, true) => format!("(*{s}.get_unchecked_mut({flat}))"),
+                (flat, false) => format!("{s}[{flat}]"),
+            };
             ty = inner;
             idx = &idx[dims.len()..];
         }
@@ -440,8 +496,7 @@ impl Emitter<'_> {
                 }
                 other => return unsupported(format!("indexing `{other}`"), span),
             };
-            let ix = self.array_index(i, &len, span)?;
-            s = format!("{s}[{ix}]");
+            s = self.array_element(&s, i, &len, true, span)?;
             ty = elem;
         }
         Ok(s)
@@ -781,6 +836,12 @@ impl Emitter<'_> {
     /// version and the tile's start knows the index's largest value, or else the work-item
     /// loop's, in its guarded version.
     fn guard_check(&mut self, p: ParamId, d: usize, i: &Expr) -> Res<bool> {
+        self.guard_below(i, &format!("(p{p}.extent[{d}] as u64)"))
+    }
+
+    /// Whether a guard (`guard.rs`) takes over the comparison `i < limit` (`limit` a `u64`
+    /// expression the guard can evaluate): see [`guard_check`](Self::guard_check).
+    fn guard_below(&mut self, i: &Expr, limit: &str) -> Res<bool> {
         use super::guard::{bound, At};
         let Some(st) = self.tile.as_ref() else {
             return Ok(false);
@@ -819,7 +880,7 @@ impl Emitter<'_> {
             let v = self.as_u32(term)?;
             sum.push_str(&format!(" + (({v}) as u64)"));
         }
-        let guard = format!("({sum} < (p{p}.extent[{d}] as u64))");
+        let guard = format!("({sum} < {limit})");
         let list = match at {
             At::Entry => self.entry_guards.as_mut(),
             At::WorkItemLoop => self.tile.as_mut().and_then(|st| st.guards.as_mut()),

@@ -73,7 +73,7 @@ impl TileState {
             }
         }
         if self.frame.contains(&id) {
-            format!("fr.l{id}")
+            format!("(*fl{id}.add(lane))")
         } else {
             local(id)
         }
@@ -336,25 +336,33 @@ impl Emitter<'_> {
             );
         }
         if has_frame {
-            let mut fields = String::from("done: bool, ");
-            let mut init = String::from("done: false, ");
+            // The frames, one array per local (structure of arrays): lane `i` of a work-item
+            // loop reads `fl<id>[i]`, so neighbouring lanes touch neighbouring elements and
+            // LLVM can vectorize the loop. A batch's frames are few (`batch::LANES`): on the
+            // stack, no allocation; a tile's are allocated once per call.
+            let mut frames: Vec<(String, String, String)> = Vec::new();
+            if done_flag {
+                frames.push(("done".into(), "bool".into(), "false".into()));
+            }
             for &id in &frame {
                 let l = &k.locals[id];
-                let _ = write!(fields, "l{id}: {}, ", self.ty(&l.ty, span)?);
-                let _ = write!(init, "l{id}: {}, ", self.zero(&l.ty, span)?);
+                frames.push((
+                    format!("l{id}"),
+                    self.ty(&l.ty, span)?,
+                    self.zero(&l.ty, span)?,
+                ));
             }
-            // A batch's frames are few (`batch::LANES`): on the stack, no allocation.
-            let frames = if self.batch {
-                format!("[Frame {{ {init}}}; {}]", super::LANES)
-            } else {
-                format!("{rt}::frames(Frame {{ {init}}}, nt)")
-            };
-            let _ = writeln!(
-                s,
-                "    #[derive(Clone, Copy)]\n    struct Frame {{ {fields}}}\n    \
-                 let mut frames = {frames};\n    \
-                 let fp: *mut Frame = frames.as_mut_ptr();"
-            );
+            for (name, ty, zero) in frames {
+                let storage = if self.batch {
+                    format!("[{zero}; {}]", super::LANES)
+                } else {
+                    format!("{rt}::frames::<{ty}>({zero}, nt)")
+                };
+                let _ = writeln!(
+                    s,
+                    "    let mut v{name} = {storage};\n    let f{name}: *mut {ty} = v{name}.as_mut_ptr();"
+                );
+            }
         }
         let _ = done_flag;
         let _ = writeln!(s, "    unsafe {{ {body} }}\n}}");
@@ -461,7 +469,7 @@ impl Emitter<'_> {
         let mut s = String::from("{ ");
         if done_flag {
             s.push_str(
-                "let mut lead: usize = 0; while lead < nt && (*fp.add(lead)).done { lead += 1; } \
+                "let mut lead: usize = 0; while lead < nt && *fdone.add(lead) { lead += 1; } \
                  if lead == nt { return; } ",
             );
         } else {
@@ -476,7 +484,7 @@ impl Emitter<'_> {
             );
         }
         if has_frame {
-            s.push_str("let fr: &mut Frame = &mut *fp.add(lead); ");
+            s.push_str("let lane: usize = lead; ");
         }
         s.push_str(&self.thread_prologue());
         let _ = write!(s, "{v} }}");
@@ -565,9 +573,9 @@ impl Emitter<'_> {
                 lin = format!("({lin} * (d{d} as usize) + (i{d} as usize))");
             }
             if has_frame {
-                let _ = write!(s, "let fr: &mut Frame = &mut *fp.add({lin}); ");
+                let _ = write!(s, "let lane: usize = {lin}; ");
                 if done_flag {
-                    let _ = write!(s, "if fr.done {{ continue 'w{w}; }} ");
+                    let _ = write!(s, "if *fdone.add(lane) {{ continue 'w{w}; }} ");
                 }
             }
             s.push_str(&prologue);
@@ -669,7 +677,7 @@ impl Emitter<'_> {
                 ..
             }) => {
                 if *done_flag {
-                    format!("{{ fr.done = true; continue 'w{w}; }}")
+                    format!("{{ *fdone.add(lane) = true; continue 'w{w}; }}")
                 } else {
                     format!("(continue 'w{w})")
                 }
