@@ -17,6 +17,8 @@
 mod algorithms_bench;
 #[path = "bench_support/chart.rs"]
 pub mod chart;
+#[path = "bench_support/conv.rs"]
+mod conv_bench;
 #[path = "bench_support/instructions.rs"]
 pub mod instructions;
 #[path = "bench_support/raw_vulkan.rs"]
@@ -237,6 +239,71 @@ fn reduce_seq_f32(t: TiledIndex<RT>, a: &Array<f32, 1>, sums: &mut Array<f32, 1>
     }
     if t.local[0] == 0 {
         sums[t.tile] = sh[0];
+    }
+}
+
+/// `reduce_tree_i32` bounds-checked (the default), for the bounds-checking cost table.
+#[kernel(amp)]
+fn reduce_tree_i32_checked(t: TiledIndex<RT>, a: &Array<i32, 1>, sums: &mut Array<i32, 1>) {
+    #[tile_static]
+    let mut sh: [i32; RT];
+    let l = t.local[0];
+    sh[l] = a[t.global];
+    t.barrier.wait_with_tile_static_memory_fence();
+    let mut s = 1;
+    while s < RT {
+        if l % (2 * s) == 0 {
+            sh[l] += sh[l + s];
+        }
+        t.barrier.wait_with_tile_static_memory_fence();
+        s *= 2;
+    }
+    if t.local[0] == 0 {
+        sums[t.tile] = sh[0];
+    }
+}
+
+/// `histogram` bounds-checked (the default), for the bounds-checking cost table.
+#[kernel(amp)]
+fn histogram_checked(t: TiledIndex<RT>, data: &Array<u32, 1>, bins: &mut Array<u32, 1>) {
+    #[tile_static]
+    let mut local: [u32; RT];
+    local[t.local[0]] = 0;
+    t.barrier.wait_with_tile_static_memory_fence();
+    let bin = data[t.global] % 256;
+    atomic_fetch_add(&mut local[bin as usize], 1);
+    t.barrier.wait_with_tile_static_memory_fence();
+    let n = local[t.local[0]];
+    if n > 0 {
+        atomic_fetch_add(&mut bins[t.local[0]], n);
+    }
+}
+
+/// `scan_tiles` bounds-checked (the default), for the bounds-checking cost table.
+#[kernel(amp, allow(write_conflict))]
+fn scan_tiles_checked(
+    t: TiledIndex<RT>,
+    input: &Array<u32, 1>,
+    out: &mut Array<u32, 1>,
+    sums: &mut Array<u32, 1>,
+) {
+    #[tile_static]
+    let mut sh: [u32; RT];
+    let l = t.local[0];
+    let x = input[t.global];
+    sh[l] = x;
+    t.barrier.wait_with_tile_static_memory_fence();
+    let mut off = 1;
+    while off < RT {
+        let v = if l >= off { sh[l - off] } else { 0u32 };
+        t.barrier.wait_with_tile_static_memory_fence();
+        sh[l] += v;
+        t.barrier.wait_with_tile_static_memory_fence();
+        off *= 2;
+    }
+    out[t.global] = sh[l] - x;
+    if l == RT - 1 {
+        sums[t.tile] = sh[l];
     }
 }
 
@@ -967,6 +1034,9 @@ impl Report {
             }
             let limit = if r.name.starts_with("vector add") || r.name.starts_with("saxpy") {
                 1.2
+            } else if r.name.starts_with("conv ") {
+                // A tiled kernel on every core against one loop of plain Rust.
+                0.75
             } else {
                 1.5
             };
@@ -1555,7 +1625,7 @@ pub fn run(cfg: &Config) -> Result<Report, BoxError> {
         kernel_rows: Vec::new(),
     };
     type Section = fn(&mut Ctx<'_>) -> Result<(), BoxError>;
-    let sections: [(&str, Section); 12] = [
+    let sections: [(&str, Section); 13] = [
         ("vector", vector),
         ("matmul", |ctx| {
             for n in ctx.cfg.matmul_sizes() {
@@ -1567,6 +1637,7 @@ pub fn run(cfg: &Config) -> Result<Report, BoxError> {
         ("transpose", transpose),
         ("histogram", histogram_workload),
         ("scan", scan),
+        ("conv", conv_bench::conv_rows),
         ("algorithms", algorithms_bench::algorithms_rows),
         ("textures", textures_bench::texture_rows),
         ("launch", launch_overhead),
@@ -2402,7 +2473,188 @@ fn bounds_cost(ctx: &mut Ctx<'_>) -> Result<Vec<BoundsCost>, BoxError> {
         unchecked: median(&mut unchecked),
         native: nat,
     });
+    tiled_bounds_rows(ctx, &mut out)?;
     Ok(out)
+}
+
+/// The tiled kernels of the reduction, histogram and scan rows, checked and unchecked: on the
+/// Vulkan device, and natively (where the checks a tile can decide at its start are one
+/// comparison per tile: docs/native.md).
+fn tiled_bounds_rows(ctx: &mut Ctx<'_>, out: &mut Vec<BoundsCost>) -> Result<(), BoxError> {
+    let n = ctx.cfg.n() / RT * RT;
+    let tiles = n / RT;
+    let native = ctx.native.clone();
+    let e = Extent::new([n]).tile::<RT>();
+    let xs: Vec<u32> = (0..n as u32)
+        .map(|i| i.wrapping_mul(2_654_435_761) >> 7)
+        .collect();
+    let ints: Vec<i32> = xs.iter().map(|&x| x as i32).collect();
+    let size = format!("{} u32", count(n));
+    let mut push = |ctx: &mut Ctx<'_>, workload: &str, times: BoundsTimes, r: [Vec<u32>; 4]| {
+        let [vc, vu, nc, nu] = r;
+        ctx.checks.push(check(
+            &format!("{workload} checked/unchecked"),
+            &vc,
+            &vu,
+            &vu,
+        ));
+        if times.2.is_some() {
+            ctx.checks.push(check(
+                &format!("{workload} checked/unchecked (native)"),
+                &nc,
+                &nu,
+                &vu,
+            ));
+        }
+        out.push(BoundsCost {
+            workload: workload.into(),
+            size: size.clone(),
+            checked: times.0,
+            unchecked: times.1,
+            native: times.2,
+        });
+    };
+
+    // The tree reduction's tile sums (i32, compared as their bits).
+    let a = Array::from_slice([n], &ints)?;
+    let na = Array::from_slice_on(&native, [n], &ints)?;
+    let (mut s0, mut s1) = (
+        Array::<i32, 1>::new([tiles])?,
+        Array::<i32, 1>::new([tiles])?,
+    );
+    let (mut n0, mut n1) = (
+        Array::<i32, 1>::new_on(&native, [tiles])?,
+        Array::<i32, 1>::new_on(&native, [tiles])?,
+    );
+    let times = bounds_times(
+        ctx,
+        || Ok(parallel_for_each(e, reduce_tree_i32_checked(&a, &mut s0))?),
+        || Ok(parallel_for_each(e, reduce_tree_i32(&a, &mut s1))?),
+        || {
+            Ok(parallel_for_each_on(
+                &native,
+                e,
+                reduce_tree_i32_checked(&na, &mut n0),
+            )?)
+        },
+        || {
+            Ok(parallel_for_each_on(
+                &native,
+                e,
+                reduce_tree_i32(&na, &mut n1),
+            )?)
+        },
+    )?;
+    let bits = |a: &Array<i32, 1>| -> Result<Vec<u32>, BoxError> {
+        Ok(a.to_vec()?.into_iter().map(|x| x as u32).collect())
+    };
+    let r = [bits(&s0)?, bits(&s1)?, bits(&n0)?, bits(&n1)?];
+    push(ctx, "reduce i32, tree (tiles of 256)", times, r);
+
+    // The histogram.
+    let d = Array::from_slice([n], &xs)?;
+    let nd = Array::from_slice_on(&native, [n], &xs)?;
+    let (mut h0, mut h1) = (Array::<u32, 1>::new([256])?, Array::<u32, 1>::new([256])?);
+    let (mut m0, mut m1) = (
+        Array::<u32, 1>::new_on(&native, [256])?,
+        Array::<u32, 1>::new_on(&native, [256])?,
+    );
+    // Each timed launch adds to the bins: the results are compared per launch count below.
+    let times = bounds_times(
+        ctx,
+        || Ok(parallel_for_each(e, histogram_checked(&d, &mut h0))?),
+        || Ok(parallel_for_each(e, histogram(&d, &mut h1))?),
+        || {
+            Ok(parallel_for_each_on(
+                &native,
+                e,
+                histogram_checked(&nd, &mut m0),
+            )?)
+        },
+        || Ok(parallel_for_each_on(&native, e, histogram(&nd, &mut m1))?),
+    )?;
+    // Bins after one launch of each (the timed runs added up different counts).
+    let once = |k: &dyn Fn(&mut Array<u32, 1>) -> Result<(), amp::Error>,
+                acc: &Accelerator|
+     -> Result<Vec<u32>, BoxError> {
+        let mut bins = Array::<u32, 1>::new_on(acc, [256])?;
+        k(&mut bins)?;
+        Ok(bins.to_vec()?)
+    };
+    let acc = ctx.acc.clone();
+    let r = [
+        once(&|b| parallel_for_each(e, histogram_checked(&d, b)), &acc)?,
+        once(&|b| parallel_for_each(e, histogram(&d, b)), &acc)?,
+        once(
+            &|b| parallel_for_each_on(&native, e, histogram_checked(&nd, b)),
+            &native,
+        )?,
+        once(
+            &|b| parallel_for_each_on(&native, e, histogram(&nd, b)),
+            &native,
+        )?,
+    ];
+    push(ctx, "histogram, 256 bins (tiles of 256)", times, r);
+
+    // The tile scan.
+    let (mut o0, mut o1) = (Array::<u32, 1>::new([n])?, Array::<u32, 1>::new([n])?);
+    let (mut t0, mut t1) = (
+        Array::<u32, 1>::new([tiles])?,
+        Array::<u32, 1>::new([tiles])?,
+    );
+    let (mut p0, mut p1) = (
+        Array::<u32, 1>::new_on(&native, [n])?,
+        Array::<u32, 1>::new_on(&native, [n])?,
+    );
+    let (mut q0, mut q1) = (
+        Array::<u32, 1>::new_on(&native, [tiles])?,
+        Array::<u32, 1>::new_on(&native, [tiles])?,
+    );
+    let times = bounds_times(
+        ctx,
+        || {
+            Ok(parallel_for_each(
+                e,
+                scan_tiles_checked(&d, &mut o0, &mut t0),
+            )?)
+        },
+        || Ok(parallel_for_each(e, scan_tiles(&d, &mut o1, &mut t1))?),
+        || {
+            let call = scan_tiles_checked(&nd, &mut p0, &mut q0);
+            Ok(parallel_for_each_on(&native, e, call)?)
+        },
+        || {
+            Ok(parallel_for_each_on(
+                &native,
+                e,
+                scan_tiles(&nd, &mut p1, &mut q1),
+            )?)
+        },
+    )?;
+    let r = [o0.to_vec()?, o1.to_vec()?, p0.to_vec()?, p1.to_vec()?];
+    push(ctx, "scan of each tile (tiles of 256)", times, r);
+    Ok(())
+}
+
+/// Medians of a checked and an unchecked Vulkan launch (timed in alternation) and the same
+/// pair natively (`native_bounds`).
+type BoundsTimes = (f64, f64, Option<(f64, f64)>);
+
+fn bounds_times(
+    ctx: &Ctx<'_>,
+    mut checked: impl FnMut() -> Result<(), BoxError>,
+    mut unchecked: impl FnMut() -> Result<(), BoxError>,
+    native_checked: impl FnMut() -> Result<(), BoxError>,
+    native_unchecked: impl FnMut() -> Result<(), BoxError>,
+) -> Result<BoundsTimes, BoxError> {
+    let rounds = if ctx.cfg.tiny { 1 } else { 3 };
+    let (mut c, mut u) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        c.push(ctx.time(&mut checked)?);
+        u.push(ctx.time(&mut unchecked)?);
+    }
+    let nat = native_bounds(ctx, native_checked, native_unchecked)?;
+    Ok((median(&mut c), median(&mut u), nat))
 }
 
 fn reductions(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {

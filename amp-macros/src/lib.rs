@@ -119,18 +119,26 @@ fn compile_instances(
             return Err(diags);
         }
     };
+    // Each instance is checked once; both back ends start from that.
     let results: Vec<_> = instances
         .into_iter()
-        .map(|i| (amp_spirv::compile_with(&i.func, options), i))
+        .map(|i| {
+            let compiled = amp_spirv::check(&i.func, options).and_then(|checked| {
+                let kernel = checked.spirv()?;
+                Ok((checked, kernel))
+            });
+            (compiled, i)
+        })
         .collect();
     if results.iter().all(|(r, _)| r.is_ok()) {
         return Ok(results
             .into_iter()
             .enumerate()
             .filter_map(|(n, (r, i))| {
-                let kernel = r.ok()?;
-                let (native_item, native_code) =
-                    native::entry(&i.func, options, kernel.tile.is_some(), n);
+                let (checked, mut kernel) = r.ok()?;
+                let (native_item, native_code, status) =
+                    native::entry(&checked, &i.func, kernel.tile.is_some(), n);
+                kernel.report.push_str(&status);
                 Some(Instance {
                     bindings: i.bindings,
                     kernel,

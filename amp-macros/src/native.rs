@@ -2,7 +2,7 @@
 //! source for one thread (or one tile), and this module wraps it in the entry the runtime's
 //! native CPU accelerator calls (`amp::__private::NativeCode::Entry`).
 
-use amp_spirv::{NativeError, Options, ParamKind, Scalar};
+use amp_spirv::{CheckedKernel, ParamKind, Scalar};
 use proc_macro2::{Delimiter, Group, Literal, Span, TokenStream as TokenStream2, TokenTree};
 use quote::{format_ident, quote};
 
@@ -12,39 +12,51 @@ const RT: &str = "::amp::__private::native";
 /// The name of the generated thread (or tile) function inside the entry.
 const THREAD_FN: &str = "__amp_thread";
 
-/// The entry function of instance `i` (an item for the launcher's body) and the
-/// `NativeCode` expression that names it; without native code (a construct the back end does
-/// not translate), no item and a `NativeCode::Unsupported` naming the construct.
+/// The entry function of instance `i` (an item for the launcher's body), the
+/// `NativeCode` expression that names it, and the compile report's line about it. Without
+/// native code (a construct the back end does not translate), no item and a
+/// `NativeCode::Unsupported` naming the construct; when the back end fails on its own (its
+/// source does not parse: a compiler bug), a compile error at the kernel that says so.
 pub(crate) fn entry(
+    checked: &CheckedKernel,
     func: &syn::ItemFn,
-    options: &Options,
     tiled: bool,
     i: usize,
-) -> (TokenStream2, TokenStream2) {
+) -> (TokenStream2, TokenStream2, String) {
     let unsupported = |why: String| {
+        let line = format!("  native: Vulkan only: {why}\n");
         (
             TokenStream2::new(),
             quote!(::amp::__private::NativeCode::Unsupported(#why)),
+            line,
         )
     };
-    let kernel = match amp_spirv::compile_native(func, options, RT, THREAD_FN) {
+    let kernel = match checked.native(RT, THREAD_FN) {
         Ok(k) => k,
-        Err(NativeError::Unsupported(u)) => return unsupported(u.to_string()),
-        Err(NativeError::Invalid(d)) => {
-            return unsupported(format!("its native translation failed ({d:?})"))
-        }
+        Err(u) => return unsupported(u.to_string()),
     };
-    let thread: TokenStream2 = match kernel.source.parse() {
-        Ok(t) => respan(t, &kernel.spans, None),
-        Err(e) => return unsupported(format!("its native source did not parse ({e})")),
+    let generated = |source: &str, spans: &[amp_spirv::Span]| {
+        generated_tokens(source, spans, &func.sig.ident, checked.name())
     };
-    let variant = |v: &amp_spirv::NativeVariant| match v.source.parse() {
-        Ok(t) => Ok((respan(t, &v.spans, None), format_ident!("{}", v.fn_name))),
-        Err(e) => Err(format!("its native source did not parse ({e})")),
+    let internal = |error: TokenStream2| {
+        (
+            error,
+            quote!(::amp::__private::NativeCode::Unsupported(
+                "an internal compiler error"
+            )),
+            String::new(),
+        )
+    };
+    let thread = match generated(&kernel.source, &kernel.spans) {
+        Ok(t) => t,
+        Err(e) => return internal(e),
+    };
+    let variant = |v: &amp_spirv::NativeVariant| {
+        generated(&v.source, &v.spans).map(|t| (t, format_ident!("{}", v.fn_name)))
     };
     let covering = match kernel.covering.as_ref().map(variant).transpose() {
         Ok(c) => c,
-        Err(why) => return unsupported(why),
+        Err(e) => return internal(e),
     };
     let batched = match &kernel.batched {
         Some(b) => match (
@@ -52,9 +64,15 @@ pub(crate) fn entry(
             b.covering.as_ref().map(variant).transpose(),
         ) {
             (Ok(plain), Ok(covering)) => Some((b.lanes, plain, covering)),
-            (Err(why), _) | (_, Err(why)) => return unsupported(why),
+            (Err(e), _) | (_, Err(e)) => return internal(e),
         },
         None => None,
+    };
+    let status = match &batched {
+        Some((lanes, ..)) => {
+            format!("  native: runs on the native CPU accelerator (batches of {lanes} threads)\n")
+        }
+        None => "  native: runs on the native CPU accelerator\n".to_string(),
     };
     let entry = format_ident!("__amp_native_{i}");
     let thread_fn = format_ident!("{THREAD_FN}");
@@ -165,7 +183,33 @@ pub(crate) fn entry(
             }
         }
     };
-    (item, quote!(::amp::__private::NativeCode::Entry(#entry)))
+    (
+        item,
+        quote!(::amp::__private::NativeCode::Entry(#entry)),
+        status,
+    )
+}
+
+/// The tokens of generated native source, with the kernel's statement spans; when it does not
+/// parse (a bug of the native back end, never of the user's kernel), a `compile_error!` at
+/// the kernel `at` that says so and asks for a report.
+fn generated_tokens(
+    source: &str,
+    spans: &[amp_spirv::Span],
+    at: &syn::Ident,
+    kernel: &str,
+) -> Result<TokenStream2, TokenStream2> {
+    match source.parse::<TokenStream2>() {
+        Ok(t) => Ok(respan(t, spans, None)),
+        Err(e) => {
+            let msg = format!(
+                "internal compiler error: the native code generated for kernel `{kernel}` does not \
+                 parse ({e}); this is a bug in amp, not in your kernel: please report it with the \
+                 kernel's source"
+            );
+            Err(quote::quote_spanned!(at.span()=> ::core::compile_error!(#msg);))
+        }
+    }
 }
 
 /// The tokens of `<RT>::at` before a marker's `(n);`.
@@ -230,4 +274,30 @@ fn ends_with_path(out: &[TokenTree], path: &[String]) -> bool {
             .iter()
             .zip(prefix)
             .all(|(t, p)| t.to_string() == *p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Native code the back end got wrong is a compile error at the kernel that names the
+    /// kernel and calls itself an internal error, not a kernel that builds and then returns
+    /// `NativeUnsupported` at its first native launch.
+    #[test]
+    fn generated_source_that_does_not_parse_is_a_compile_error_at_the_kernel() {
+        let at = format_ident!("blur");
+        let err = generated_tokens(
+            "pub unsafe fn __amp_thread(idx: [u32; 1] {",
+            &[],
+            &at,
+            "blur",
+        )
+        .expect_err("unbalanced source");
+        let text = err.to_string();
+        assert!(text.contains("compile_error"), "{text}");
+        assert!(text.contains("internal compiler error"), "{text}");
+        assert!(text.contains("kernel `blur`"), "{text}");
+        let ok = generated_tokens("pub unsafe fn f() {}", &[], &at, "blur").expect("parses");
+        assert!(ok.to_string().contains("fn f"));
+    }
 }

@@ -34,9 +34,10 @@ mod types;
 pub use analysis::{Lint, Warning};
 pub use back::OOB_REPORT_WORDS;
 pub use compile::{
-    check_device_fn, check_device_fn_with, compile, compile_native, compile_str, compile_with,
-    missing_device_fn, missing_device_fns, BatchedVariant, CompiledKernel, CompiledParam,
-    NativeError, NativeKernel, NativeVariant, Options, TileStaticSize, Unsupported,
+    check, check_device_fn, check_device_fn_with, compile, compile_native, compile_str,
+    compile_with, missing_device_fn, missing_device_fns, BatchedVariant, CheckedKernel,
+    CompiledKernel, CompiledParam, NativeError, NativeKernel, NativeVariant, Options,
+    TileStaticSize, Unsupported,
 };
 pub use diag::{Diagnostic, Diagnostics, Rule, Span};
 pub use front::{

@@ -174,19 +174,38 @@ pub fn check_device_fn_with(
     front::check_device_fn(func, &structs)
 }
 
-/// The checked IR of a kernel, its analyses' findings and its device structs, or every error
-/// found in it: what each back end starts from.
-fn checked(
-    func: &syn::ItemFn,
-    options: &Options,
-) -> Result<(ir::Kernel, analysis::Findings, StructTable), Diagnostics> {
+/// A kernel checked once: its IR, what the analyses found, its device structs and the range
+/// facts, with the options it was compiled with. Both back ends start from it
+/// ([`CheckedKernel::spirv`], [`CheckedKernel::native`]), so a kernel is lowered, analysed
+/// and range-analysed once per build however many forms of it are emitted.
+pub struct CheckedKernel {
+    pub(crate) kernel: ir::Kernel,
+    pub(crate) findings: analysis::Findings,
+    pub(crate) structs: StructTable,
+    pub(crate) ranges: crate::range::Ranges,
+    pub(crate) options: Options,
+    /// The span of the kernel's parameter list (for the push-constant error).
+    inputs: diag::Span,
+}
+
+/// Checks a `#[kernel(amp)]` function: the front end lowers it, the analyses look for
+/// non-uniform barriers and races; every error found otherwise.
+pub fn check(func: &syn::ItemFn, options: &Options) -> Result<CheckedKernel, Diagnostics> {
     let structs = StructTable::build(&options.structs)?;
     let kernel = front::lower(func, &options.device_fns, &structs)?;
     let findings = analysis::analyse(&kernel);
     if !findings.errors.is_empty() {
         return Err(findings.errors);
     }
-    Ok((kernel, findings, structs))
+    let ranges = crate::range::Ranges::of(&kernel);
+    Ok(CheckedKernel {
+        kernel,
+        findings,
+        structs,
+        ranges,
+        options: options.clone(),
+        inputs: diag::Span::of(&func.sig.inputs),
+    })
 }
 
 /// Compiles a `#[kernel(amp)]` function to SPIR-V, or returns every error found in it.
@@ -196,73 +215,88 @@ pub fn compile(func: &syn::ItemFn) -> Result<CompiledKernel, Diagnostics> {
 
 /// [`compile`] with options.
 pub fn compile_with(func: &syn::ItemFn, options: &Options) -> Result<CompiledKernel, Diagnostics> {
-    let (kernel, findings, structs) = checked(func, options)?;
-    let layout = back::Layout::of(&kernel);
-    if layout.size > MAX_PUSH_CONSTANT_BYTES {
-        let mut diags = Diagnostics::default();
-        diags.push(
-            Diagnostic::error(
-                Rule::PushConstantLimit,
-                diag::Span::of(&func.sig.inputs),
-                format!(
-                    "this kernel's launch parameters need {} bytes, more than the {MAX_PUSH_CONSTANT_BYTES} bytes of push constants every device has",
-                    layout.size
-                ),
-            )
-            .with_help("pass fewer views or scalars, for example by packing scalars into a small `ArrayView`"),
-        );
-        return Err(diags);
+    check(func, options)?.spirv()
+}
+
+impl CheckedKernel {
+    /// The kernel's name.
+    pub fn name(&self) -> &str {
+        &self.kernel.name
     }
-    let checks = options.bounds_checks();
-    let module = back::emit(&kernel, &layout, checks);
-    let params = kernel
-        .params
-        .iter()
-        .enumerate()
-        .map(|(i, p)| CompiledParam {
-            name: p.name.clone(),
-            kind: p.kind.clone(),
-            binding: match layout.params[i] {
-                back::ParamSlot::Buffer { binding, .. }
-                | back::ParamSlot::Texture { binding, .. }
-                | back::ParamSlot::Sampler { binding } => Some(binding),
-                back::ParamSlot::Scalar { .. } | back::ParamSlot::Value { .. } => None,
-            },
-            offset: layout.param_offset(i),
-        })
-        .collect();
-    let hash = fnv1a(&module.words);
-    let tile_static = kernel
-        .locals
-        .iter()
-        .filter(|l| l.storage == ir::Storage::TileStatic)
-        .map(|l| tile_static_size(&l.ty))
-        .collect();
-    let warnings: Vec<Warning> = findings
-        .warnings
-        .into_iter()
-        .filter(|w| !options.allow.contains(&w.lint))
-        .collect();
-    let mut compiled = CompiledKernel {
-        name: kernel.name.clone(),
-        spirv: module.words,
-        entry_point: "main",
-        rank: kernel.rank,
-        params,
-        push_constant_size: layout.size,
-        workgroup_size: module.workgroup_size,
-        uses_float64: module.uses_float64,
-        hash,
-        tile: kernel.tiled.as_ref().map(|t| t.dims.clone()),
-        consts: kernel.consts.clone(),
-        tile_static,
-        oob_report_binding: back::oob_report_binding(&kernel, checks),
-        warnings,
-        report: String::new(),
-        structs: structs.iter().cloned().collect(),
-    };
-    compiled.report = report::render(&kernel, &compiled, &findings.access);
-    Ok(compiled)
+
+    /// The kernel as SPIR-V, with what the runtime needs to launch it; an error when its
+    /// launch parameters do not fit the push constants every device has.
+    pub fn spirv(&self) -> Result<CompiledKernel, Diagnostics> {
+        let (kernel, options) = (&self.kernel, &self.options);
+        let layout = back::Layout::of(kernel);
+        if layout.size > MAX_PUSH_CONSTANT_BYTES {
+            let mut diags = Diagnostics::default();
+            diags.push(
+                Diagnostic::error(
+                    Rule::PushConstantLimit,
+                    self.inputs,
+                    format!(
+                        "this kernel's launch parameters need {} bytes, more than the {MAX_PUSH_CONSTANT_BYTES} bytes of push constants every device has",
+                        layout.size
+                    ),
+                )
+                .with_help("pass fewer views or scalars, for example by packing scalars into a small `ArrayView`"),
+            );
+            return Err(diags);
+        }
+        let checks = options.bounds_checks();
+        let module = back::emit(kernel, &self.ranges, &layout, checks);
+        let params = kernel
+            .params
+            .iter()
+            .enumerate()
+            .map(|(i, p)| CompiledParam {
+                name: p.name.clone(),
+                kind: p.kind.clone(),
+                binding: match layout.params[i] {
+                    back::ParamSlot::Buffer { binding, .. }
+                    | back::ParamSlot::Texture { binding, .. }
+                    | back::ParamSlot::Sampler { binding } => Some(binding),
+                    back::ParamSlot::Scalar { .. } | back::ParamSlot::Value { .. } => None,
+                },
+                offset: layout.param_offset(i),
+            })
+            .collect();
+        let hash = fnv1a(&module.words);
+        let tile_static = kernel
+            .locals
+            .iter()
+            .filter(|l| l.storage == ir::Storage::TileStatic)
+            .map(|l| tile_static_size(&l.ty))
+            .collect();
+        let warnings: Vec<Warning> = self
+            .findings
+            .warnings
+            .iter()
+            .filter(|w| !options.allow.contains(&w.lint))
+            .cloned()
+            .collect();
+        let mut compiled = CompiledKernel {
+            name: kernel.name.clone(),
+            spirv: module.words,
+            entry_point: "main",
+            rank: kernel.rank,
+            params,
+            push_constant_size: layout.size,
+            workgroup_size: module.workgroup_size,
+            uses_float64: module.uses_float64,
+            hash,
+            tile: kernel.tiled.as_ref().map(|t| t.dims.clone()),
+            consts: kernel.consts.clone(),
+            tile_static,
+            oob_report_binding: back::oob_report_binding(kernel, checks),
+            warnings,
+            report: String::new(),
+            structs: self.structs.iter().cloned().collect(),
+        };
+        compiled.report = report::render(kernel, &compiled, &self.findings.access);
+        Ok(compiled)
+    }
 }
 
 /// Parses `source` as one function and compiles it (for tests and tools).

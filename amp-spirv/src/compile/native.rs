@@ -2,7 +2,7 @@
 //! its threads (or, for a tiled kernel, of one of its tiles) out (see `back::native` for the
 //! thread and tile ABIs).
 
-use super::Options;
+use super::{CheckedKernel, Options};
 use crate::back::native;
 use crate::diag::Diagnostics;
 use crate::ir::{OuterConst, ParamKind, TileDim};
@@ -99,68 +99,80 @@ impl std::fmt::Display for NativeError {
 
 /// Compiles a `#[kernel(amp)]` function to the Rust source of one thread (one tile for a tiled
 /// kernel): a function called `fn_name` (after the structs it uses) that reaches its run-time
-/// support (the `amp-native-rt` crate, or a re-export of it) through the path `rt`.
+/// support (the `amp-native-rt` crate, or a re-export of it) through the path `rt`. For tests
+/// and tools; `#[kernel(amp)]` checks once and calls [`CheckedKernel::native`].
 pub fn compile_native(
     func: &syn::ItemFn,
     options: &Options,
     rt: &str,
     fn_name: &str,
 ) -> Result<NativeKernel, NativeError> {
-    let (kernel, ..) = super::checked(func, options).map_err(NativeError::Invalid)?;
-    let checks = options.bounds_checks();
-    let native::NativeSource {
-        source,
-        structs,
-        spans,
-        uses_covers,
-    } = native::native(&kernel, checks, rt, fn_name, false).map_err(NativeError::Unsupported)?;
-    let variant = |fn_name: String, v: native::NativeSource| NativeVariant {
-        fn_name,
-        source: v.source,
-        spans: v.spans,
-    };
-    let covering = if uses_covers {
-        let name = format!("{fn_name}_covering");
-        let v =
-            native::native(&kernel, checks, rt, &name, true).map_err(NativeError::Unsupported)?;
-        Some(variant(name, v))
-    } else {
-        None
-    };
-    // A batch the back end cannot emit is no reason to lose the thread function: such a
-    // kernel runs one thread at a time.
-    let batched = |name: String, covers: bool| {
-        native::native_batched(&kernel, checks, rt, &name, covers)
-            .ok()
-            .flatten()
-            .map(|v| (v.uses_covers, variant(name, v)))
-    };
-    let batched = batched(format!("{fn_name}_batch"), false).and_then(|(uses_covers, plain)| {
-        let covering = match uses_covers {
-            true => Some(batched(format!("{fn_name}_batch_covering"), true)?.1),
-            false => None,
+    super::check(func, options)
+        .map_err(NativeError::Invalid)?
+        .native(rt, fn_name)
+        .map_err(NativeError::Unsupported)
+}
+
+impl CheckedKernel {
+    /// The kernel as native Rust source (see [`compile_native`]), or the construct the native
+    /// back end does not translate yet.
+    pub fn native(&self, rt: &str, fn_name: &str) -> Result<NativeKernel, Unsupported> {
+        let (kernel, ranges) = (&self.kernel, &self.ranges);
+        let checks = self.options.bounds_checks();
+        let native::NativeSource {
+            source,
+            structs,
+            spans,
+            uses_covers,
+        } = native::native(kernel, ranges, checks, rt, fn_name, false)?;
+        let variant = |fn_name: String, v: native::NativeSource| NativeVariant {
+            fn_name,
+            source: v.source,
+            spans: v.spans,
         };
-        Some(BatchedVariant {
-            lanes: native::LANES,
-            plain,
+        let covering = if uses_covers {
+            let name = format!("{fn_name}_covering");
+            let v = native::native(kernel, ranges, checks, rt, &name, true)?;
+            Some(variant(name, v))
+        } else {
+            None
+        };
+        // A batch the back end cannot emit is no reason to lose the thread function: such a
+        // kernel runs one thread at a time.
+        let batched = |name: String, covers: bool| {
+            native::native_batched(kernel, ranges, checks, rt, &name, covers)
+                .ok()
+                .flatten()
+                .map(|v| (v.uses_covers, variant(name, v)))
+        };
+        let batched =
+            batched(format!("{fn_name}_batch"), false).and_then(|(uses_covers, plain)| {
+                let covering = match uses_covers {
+                    true => Some(batched(format!("{fn_name}_batch_covering"), true)?.1),
+                    false => None,
+                };
+                Some(BatchedVariant {
+                    lanes: native::LANES,
+                    plain,
+                    covering,
+                })
+            });
+        Ok(NativeKernel {
+            name: kernel.name.clone(),
+            fn_name: fn_name.to_string(),
+            rank: kernel.rank,
+            params: kernel
+                .params
+                .iter()
+                .map(|p| (p.name.clone(), p.kind.clone()))
+                .collect(),
+            consts: kernel.consts.clone(),
+            tile: kernel.tiled.as_ref().map(|t| t.dims.clone()),
+            structs,
+            source,
+            spans,
             covering,
+            batched,
         })
-    });
-    Ok(NativeKernel {
-        name: kernel.name.clone(),
-        fn_name: fn_name.to_string(),
-        rank: kernel.rank,
-        params: kernel
-            .params
-            .iter()
-            .map(|p| (p.name.clone(), p.kind.clone()))
-            .collect(),
-        consts: kernel.consts.clone(),
-        tile: kernel.tiled.as_ref().map(|t| t.dims.clone()),
-        structs,
-        source,
-        spans,
-        covering,
-        batched,
-    })
+    }
 }

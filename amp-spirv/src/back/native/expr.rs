@@ -226,7 +226,7 @@ impl Emitter<'_> {
         }
         let name = self.local(id);
         let mut s = match self.dyn_index(id, &dims, &chain[..dims.len()])? {
-            (flat, true) => format!("(*{name}.get_unchecked({flat}))"),
+            (flat, true) => unchecked_element(&name, &flat, false),
             (flat, false) => format!("({name}[{flat}])"),
         };
         // Components or fields below the element, as usual.
@@ -270,11 +270,11 @@ impl Emitter<'_> {
         let mut in_range = true;
         for (d, (n, i)) in dims.iter().zip(idx).enumerate() {
             let proven = match lens.get(d) {
-                Some(len) => {
+                Some(len) if pure_index(i) => {
                     self.ranges.below_len(i, len)
                         || self.guard_below(i, &format!("(({n}) as u64)"))?
                 }
-                None => false,
+                _ => false,
             };
             in_range &= proven;
             let i = self.as_u32(i)?;
@@ -431,7 +431,7 @@ impl Emitter<'_> {
         place: bool,
         span: Span,
     ) -> Res<String> {
-        if !matches!(index.kind, ExprKind::Lit(_)) {
+        if !matches!(index.kind, ExprKind::Lit(_)) && pure_index(index) {
             let n = self.len(len, span)?;
             // In range: the range analysis proves it, or the guard holding here does. Rust's
             // own check would be a branch to a panic LLVM cannot always remove, and a loop
@@ -440,12 +440,7 @@ impl Emitter<'_> {
                 || self.guard_below(index, &format!("({n} as u64)"))?
             {
                 let i = self.as_u32(index)?;
-                let get = if place {
-                    "get_unchecked_mut"
-                } else {
-                    "get_unchecked"
-                };
-                return Ok(format!("(*({base}).{get}(({i}) as usize))"));
+                return Ok(unchecked_element(base, &format!("({i}) as usize"), place));
             }
         }
         let ix = self.array_index(index, len, span)?;
@@ -478,7 +473,7 @@ impl Emitter<'_> {
             }
             let first: Vec<&Expr> = idx[..dims.len()].iter().collect();
             s = match self.dyn_index(*id, &dims, &first)? {
-                (flat, true) => format!("(*{s}.get_unchecked_mut({flat}))"),
+                (flat, true) => unchecked_element(&s, &flat, true),
                 (flat, false) => format!("{s}[{flat}]"),
             };
             ty = inner;
@@ -1019,5 +1014,36 @@ fn i32_lit(v: i32) -> String {
         i32::MIN => "i32::MIN".to_string(),
         v if v < 0 => format!("({v}i32)"),
         v => format!("{v}i32"),
+    }
+}
+
+/// Element `index` (a `usize` expression known to be in range) of the array or slice `base`,
+/// as a place (`place`) or a value, without Rust's check. The index is evaluated first, in a
+/// block of its own, so it may read `base` itself.
+fn unchecked_element(base: &str, index: &str, place: bool) -> String {
+    let get = if place {
+        "get_unchecked_mut"
+    } else {
+        "get_unchecked"
+    };
+    format!("(*{{ let ix_: usize = {index}; ({base}).{get}(ix_) }})")
+}
+
+/// Whether index expression `e` has no side effects (no atomics, assignments, buffer reads
+/// that may record an out-of-bounds report, or statements), so computing it before or after
+/// the indices around it changes nothing.
+fn pure_index(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Lit(_)
+        | ExprKind::Local(_)
+        | ExprKind::ScalarParam(_)
+        | ExprKind::OuterConst(_)
+        | ExprKind::BufferExtent(_) => true,
+        ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::Bitcast(a) => pure_index(a),
+        ExprKind::Binary(_, a, b) | ExprKind::Logic(_, a, b) | ExprKind::Element(a, b) => {
+            pure_index(a) && pure_index(b)
+        }
+        ExprKind::Builtin(_, args) | ExprKind::Math(_, args) => args.iter().all(pure_index),
+        _ => false,
     }
 }

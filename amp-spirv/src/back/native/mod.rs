@@ -81,8 +81,10 @@
 //!   ends that thread's region and the loop is left (continued) after the region;
 //! - a `return` ends the thread: it skips every later region (a barrier it would have reached
 //!   is simply not waited for, C++ AMP leaves that undefined);
-//! - thread-private locals used in more than one region live in per-thread frames (one
-//!   allocation per call, `<rt>::frames`); others are plain locals of their work-item loop;
+//! - thread-private locals used in more than one region live in per-thread frames: one array
+//!   per local with an element per thread (`fl<id>[lane]`, allocated once per call with
+//!   `<rt>::frames`, on the stack for a batch), so neighbouring threads of a work-item loop
+//!   touch neighbouring elements; others are plain locals of their work-item loop;
 //! - `tile_static` variables are plain locals of the tile function, shared by its work-item
 //!   loops (zero at the start of each call; C++ AMP leaves them undefined); atomics on them are
 //!   plain read-modify-writes; memory fences of global memory are `SeqCst` fences.
@@ -92,6 +94,12 @@
 //! - a `tile_static` array whose length is a named constant (`[[f32; TS]; TS]`) is a flat
 //!   vector allocated once per call (its lengths must be at least 1), indexed row-major with
 //!   each index clamped as local arrays are; it is read and written element by element only.
+//!
+//! In a checked kernel, bounds checks (and the clamps of local array indices) that one
+//! comparison decides for every thread of a tile move to *guards* (`guard.rs`): the tile
+//! function is generated twice, with and without those checks, and a wrapper compares the
+//! largest index the tile can use with the extent to pick one; checks that depend on a
+//! tile-uniform local are decided the same way before each work-item loop.
 //!
 //! # Batches of a simple kernel
 //!
@@ -136,6 +144,7 @@ pub use batch::LANES;
 use super::BoundsChecks;
 use crate::diag::Span;
 use crate::ir::*;
+use crate::range::Ranges;
 use crate::types::StructDef;
 use crate::types::{Len, Scalar, Ty};
 use std::cell::RefCell;
@@ -178,14 +187,15 @@ pub(crate) type Res<T> = Result<T, Unsupported>;
 /// when every buffer argument covers the domain; see [`NativeSource::uses_covers`]).
 pub fn native(
     kernel: &Kernel,
+    ranges: &Ranges,
     checks: BoundsChecks,
     rt: &str,
     fn_name: &str,
     assume_covers: bool,
 ) -> Res<NativeSource> {
     match batch::hoisted_tiled(kernel) {
-        Some(h) => emit(&h, kernel, checks, rt, fn_name, assume_covers),
-        None => emit(kernel, kernel, checks, rt, fn_name, assume_covers),
+        Some(h) => emit(&h, ranges, checks, rt, fn_name, assume_covers, false),
+        None => emit(kernel, ranges, checks, rt, fn_name, assume_covers, false),
     }
 }
 
@@ -200,26 +210,29 @@ pub fn native(
 /// the thread function).
 pub fn native_batched(
     kernel: &Kernel,
+    ranges: &Ranges,
     checks: BoundsChecks,
     rt: &str,
     fn_name: &str,
     assume_covers: bool,
 ) -> Res<Option<NativeSource>> {
     match batch::batched_kernel(kernel) {
-        Some(b) => emit(&b, kernel, checks, rt, fn_name, assume_covers).map(Some),
+        Some(b) => emit(&b, ranges, checks, rt, fn_name, assume_covers, true).map(Some),
         None => Ok(None),
     }
 }
 
-/// [`native`] of `kernel`, with the range facts of `original` (the kernel a batched kernel
-/// was made from: the same locals and index).
+/// [`native`] of `kernel` (the checked kernel, or a batched or hoisted form of it: the same
+/// locals and index), with the checked kernel's range facts `ranges`; `batch` when `kernel`
+/// is a simple kernel's batch.
 fn emit(
     kernel: &Kernel,
-    original: &Kernel,
+    ranges: &Ranges,
     checks: BoundsChecks,
     rt: &str,
     fn_name: &str,
     assume_covers: bool,
+    batch: bool,
 ) -> Res<NativeSource> {
     let mut e = Emitter {
         k: kernel,
@@ -233,10 +246,10 @@ fn emit(
         structs: RefCell::new(Vec::new()),
         dyn_arrays: Default::default(),
         spans: Vec::new(),
-        ranges: crate::range::Ranges::of(original),
+        ranges,
         assume_covers,
         uses_covers: false,
-        batch: original.tiled.is_none() && kernel.tiled.is_some(),
+        batch,
         entry_guards: None,
     };
     let f = if kernel.tiled.is_some() {
@@ -322,7 +335,7 @@ pub(crate) struct Emitter<'a> {
     spans: Vec<Span>,
     /// What the range analysis proves about index values (as for the SPIR-V back end's
     /// bounds checks).
-    ranges: crate::range::Ranges,
+    ranges: &'a Ranges,
     /// Every view covers the domain (see [`native`]).
     assume_covers: bool,
     /// A check on `covers` was emitted.
@@ -348,7 +361,8 @@ fn local(id: LocalId) -> String {
 
 impl Emitter<'_> {
     /// The name of local `id` in the generated code (a per-thread local of a tiled kernel is a
-    /// field of the thread's frame `fr`); a tiled kernel's first pass records the use.
+    /// thread's element of its frame array, `(*fl<id>.add(lane))`); a tiled kernel's first pass
+    /// records the use.
     pub(crate) fn local(&mut self, id: LocalId) -> String {
         match &mut self.tile {
             Some(t) => t.name(id),

@@ -9,8 +9,9 @@
 //! the first thread that has not returned).
 //!
 //! Locals: a thread-private local used in more than one region (or in a tile-level condition)
-//! lives in the thread's *frame*, one element per thread of a vector allocated once per tile
-//! call; a local used in one region only is a plain local of that work-item loop. `tile_static`
+//! lives in the thread's *frame*: its element of an array with one element per thread,
+//! allocated once per tile call (structure of arrays, so neighbouring threads of a work-item
+//! loop touch neighbouring elements and LLVM can vectorize it); a local used in one region only is a plain local of that work-item loop. `tile_static`
 //! variables, the tile's index fields and the counters of tile-level `for` loops are plain
 //! locals of the tile function.
 //!

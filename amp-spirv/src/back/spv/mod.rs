@@ -56,8 +56,8 @@ pub struct Module {
 }
 
 /// Lowers a type-checked kernel.
-pub fn emit(kernel: &Kernel, layout: &Layout, checks: BoundsChecks) -> Module {
-    let mut e = Emitter::new(kernel, layout);
+pub fn emit(kernel: &Kernel, ranges: &Ranges, layout: &Layout, checks: BoundsChecks) -> Module {
+    let mut e = Emitter::new(kernel, ranges, layout);
     e.oob = oob_report_binding(kernel, checks).map(|binding| OobReport {
         binding,
         var: 0,
@@ -143,11 +143,11 @@ struct Emitter<'k> {
     oob: Option<OobReport>,
     /// Index ranges the range analysis proved: clamps and checks they make redundant are left
     /// out.
-    ranges: Ranges,
+    ranges: &'k Ranges,
 }
 
 impl<'k> Emitter<'k> {
-    fn new(k: &'k Kernel, layout: &'k Layout) -> Self {
+    fn new(k: &'k Kernel, ranges: &'k Ranges, layout: &'k Layout) -> Self {
         let mut b = Builder::new();
         b.set_version(1, 3);
         b.capability(spirv::Capability::Shader);
@@ -181,7 +181,7 @@ impl<'k> Emitter<'k> {
             uses_float64: false,
             uses_atomic_float_add: false,
             oob: None,
-            ranges: Ranges::of(k),
+            ranges,
         }
     }
 
