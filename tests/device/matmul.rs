@@ -433,3 +433,49 @@ fn domain_smaller_than_view() -> Result<(), amp::Error> {
     assert_validation_clean();
     Ok(())
 }
+
+#[kernel(amp)]
+fn carried_sum(idx: Index<2>, a: ArrayView<f32, 2>, n: u32, out: ArrayViewMut<f32, 2>) {
+    let mut acc = 0.0f32;
+    for k in 0..n as usize {
+        let x = a[[idx[0], k]] * 0.5;
+        acc = acc * 0.75 + x - a[[k % 9, idx[1]]];
+    }
+    out[idx] = acc;
+}
+
+/// A loop every thread runs the same way, with a value carried from one iteration to the
+/// next, for every trip count from 0 to 13: natively its iterations run several per
+/// work-item loop, then one by one for the rest, and each thread's order of operations stays
+/// its own (bit-for-bit equal to the host's), batches and the threads beyond them alike.
+#[test]
+fn a_loop_carried_value_for_every_trip_count() -> Result<(), amp::Error> {
+    let (rows, cols) = (9usize, 40usize);
+    let a: Vec<f32> = (0..rows * cols)
+        .map(|i| ((i * 7919) % 97) as f32 / 13.0 - 3.0)
+        .collect();
+    for n in 0..14u32 {
+        let mut out = vec![0f32; rows * cols];
+        {
+            let av = ArrayView::new([rows, cols], &a)?;
+            let mut ov = ArrayViewMut::new([rows, cols], &mut out)?;
+            parallel_for_each(ov.extent(), carried_sum(&av, n, &mut ov))?;
+        }
+        for r in 0..rows {
+            for c in 0..cols {
+                let mut acc = 0.0f32;
+                for k in 0..n as usize {
+                    let x = a[r * cols + k] * 0.5;
+                    acc = acc * 0.75 + x - a[(k % 9) * cols + c];
+                }
+                assert_eq!(
+                    out[r * cols + c].to_bits(),
+                    acc.to_bits(),
+                    "n {n}, [{r}, {c}]"
+                );
+            }
+        }
+    }
+    assert_validation_clean();
+    Ok(())
+}

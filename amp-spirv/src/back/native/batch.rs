@@ -33,13 +33,14 @@ pub const LANES: u32 = 32;
 
 /// The tiled kernel whose tile `[t0, .., tn]` runs threads `[t0, .., tn * LANES + 0..LANES]`
 /// of `k`, or `None` when `k` has no loop to hoist (or may not be batched).
-pub(super) fn batched_kernel(k: &Kernel) -> Option<Kernel> {
+pub(super) fn batched_kernel(k: &Kernel) -> Option<(Kernel, HashSet<LocalId>)> {
     if k.tiled.is_some() || assigns_local(&k.body, k.index_local) {
         return None;
     }
     let mut b = k.clone();
     let mut uniform = HashSet::new();
-    let hoisted = hoist_block(&mut b.body, &k.locals, &mut uniform);
+    let mut loops = HashSet::new();
+    let hoisted = hoist_block(&mut b.body, &k.locals, &mut uniform, &mut loops);
     if hoisted == 0 {
         return None;
     }
@@ -73,14 +74,14 @@ pub(super) fn batched_kernel(k: &Kernel) -> Option<Kernel> {
         tile_origin,
         tile_extent,
     });
-    Some(b)
+    Some((b, loops))
 }
 
 /// `k` (a tiled kernel) with its loops that every thread of a tile runs the same way (and that
 /// contain no barrier) run at tile level like the loops of a batch: `None` when there is none.
 /// A tiled matrix product's `for k in 0..TS { sum += la[row][k] * lb[k][col]; }` then runs
 /// once per tile with a work-item loop inside, over neighbouring elements of `lb`.
-pub(super) fn hoisted_tiled(k: &Kernel) -> Option<Kernel> {
+pub(super) fn hoisted_tiled(k: &Kernel) -> Option<(Kernel, HashSet<LocalId>)> {
     let tiled = k.tiled.as_ref()?;
     let mut b = k.clone();
     let mut uniform: HashSet<LocalId> = [tiled.tile, tiled.tile_origin, tiled.tile_extent]
@@ -89,14 +90,22 @@ pub(super) fn hoisted_tiled(k: &Kernel) -> Option<Kernel> {
     if uniform.iter().any(|&id| assigns_local(&k.body, id)) {
         return None;
     }
-    let hoisted = hoist_block(&mut b.body, &k.locals, &mut uniform);
-    (hoisted > 0).then_some(b)
+    let mut loops = HashSet::new();
+    let hoisted = hoist_block(&mut b.body, &k.locals, &mut uniform, &mut loops);
+    (hoisted > 0).then_some((b, loops))
 }
 
 /// Hoists the loops of `b` (see the module docs), each with a barrier at the end of its body;
 /// `uniform` holds the locals known to be the same in every thread. Returns how many (loops
-/// that already contain a barrier run at tile level anyway: they are walked, not counted).
-fn hoist_block(b: &mut Block, locals: &[Local], uniform: &mut HashSet<LocalId>) -> usize {
+/// that already contain a barrier run at tile level anyway: they are walked, not counted), and
+/// adds the variables of the loops it hoisted to `loops`: their iterations are not ordered by
+/// a barrier of the kernel, so the tile emitter may run several in one work-item loop.
+fn hoist_block(
+    b: &mut Block,
+    locals: &[Local],
+    uniform: &mut HashSet<LocalId>,
+    loops: &mut HashSet<LocalId>,
+) -> usize {
     let mut hoisted = 0;
     for st in &mut b.stmts {
         match st {
@@ -111,12 +120,12 @@ fn hoist_block(b: &mut Block, locals: &[Local], uniform: &mut HashSet<LocalId>) 
             Stmt::Expr(e) if !matches!(e.kind, ExprKind::For(_)) && has_barrier(e) => {
                 match &mut e.kind {
                     ExprKind::While(_, body) | ExprKind::Loop(body) | ExprKind::Block(body) => {
-                        hoisted += hoist_block(body, locals, &mut uniform.clone());
+                        hoisted += hoist_block(body, locals, &mut uniform.clone(), loops);
                     }
                     ExprKind::If(_, then, els) => {
-                        hoisted += hoist_block(then, locals, &mut uniform.clone());
+                        hoisted += hoist_block(then, locals, &mut uniform.clone(), loops);
                         if let Some(ExprKind::Block(b)) = els.as_deref_mut().map(|x| &mut x.kind) {
-                            hoisted += hoist_block(b, locals, &mut uniform.clone());
+                            hoisted += hoist_block(b, locals, &mut uniform.clone(), loops);
                         }
                     }
                     _ => {}
@@ -135,9 +144,10 @@ fn hoist_block(b: &mut Block, locals: &[Local], uniform: &mut HashSet<LocalId>) 
                                 r.body.stmts.push(Stmt::Expr(*tail));
                             }
                         }
-                        hoisted +=
-                            usize::from(!barrier) + hoist_block(&mut r.body, locals, uniform);
+                        hoisted += usize::from(!barrier)
+                            + hoist_block(&mut r.body, locals, uniform, loops);
                         if !barrier {
+                            loops.insert(r.var);
                             // The end of each iteration is a boundary between work-item loops.
                             r.body.stmts.push(Stmt::Expr(boundary(span)));
                         }

@@ -194,8 +194,17 @@ pub fn native(
     assume_covers: bool,
 ) -> Res<NativeSource> {
     match batch::hoisted_tiled(kernel) {
-        Some(h) => emit(&h, ranges, checks, rt, fn_name, assume_covers, false),
-        None => emit(kernel, ranges, checks, rt, fn_name, assume_covers, false),
+        Some((h, loops)) => emit(&h, ranges, checks, rt, fn_name, assume_covers, false, loops),
+        None => emit(
+            kernel,
+            ranges,
+            checks,
+            rt,
+            fn_name,
+            assume_covers,
+            false,
+            Default::default(),
+        ),
     }
 }
 
@@ -217,14 +226,17 @@ pub fn native_batched(
     assume_covers: bool,
 ) -> Res<Option<NativeSource>> {
     match batch::batched_kernel(kernel) {
-        Some(b) => emit(&b, ranges, checks, rt, fn_name, assume_covers, true).map(Some),
+        Some((b, loops)) => {
+            emit(&b, ranges, checks, rt, fn_name, assume_covers, true, loops).map(Some)
+        }
         None => Ok(None),
     }
 }
 
 /// [`native`] of `kernel` (the checked kernel, or a batched or hoisted form of it: the same
 /// locals and index), with the checked kernel's range facts `ranges`; `batch` when `kernel`
-/// is a simple kernel's batch.
+/// is a simple kernel's batch; `hoisted`: the variables of its loops `batch.rs` hoisted.
+#[allow(clippy::too_many_arguments)]
 fn emit(
     kernel: &Kernel,
     ranges: &Ranges,
@@ -233,6 +245,7 @@ fn emit(
     fn_name: &str,
     assume_covers: bool,
     batch: bool,
+    hoisted: std::collections::HashSet<LocalId>,
 ) -> Res<NativeSource> {
     let mut e = Emitter {
         k: kernel,
@@ -251,6 +264,7 @@ fn emit(
         uses_covers: false,
         batch,
         entry_guards: None,
+        hoisted,
     };
     let f = if kernel.tiled.is_some() {
         e.guarded_tiled_function(fn_name)?
@@ -345,6 +359,9 @@ pub(crate) struct Emitter<'a> {
     /// While a tile function is generated in its guarded version (`guard.rs`): the comparisons
     /// its wrapper makes before calling it (the bounds checks hoisted out of it).
     entry_guards: Option<Vec<String>>,
+    /// The variables of the loops `batch.rs` hoisted out of the work-item loops (no barrier
+    /// of the kernel orders their iterations: `tile.rs` may run several per work-item loop).
+    hoisted: std::collections::HashSet<LocalId>,
 }
 
 fn unsupported<T>(construct: impl Into<String>, span: Span) -> Res<T> {

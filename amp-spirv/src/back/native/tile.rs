@@ -22,9 +22,12 @@ use super::tile_locals::{block_has, has_barrier};
 use super::{local, unsupported, BoundsChecks, Emitter, LoopLabel, RangeFlavour, Res};
 use crate::diag::Span;
 use crate::ir::*;
-use crate::types::{Len, Ty};
+use crate::types::{Len, Scalar, Ty};
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fmt::Write as _;
+
+/// Iterations of a hoisted loop one work-item loop runs ([`Emitter::jammed_for`]).
+const JAM: u32 = 4;
 
 /// The work-item loop state of a tiled kernel's emission.
 pub(crate) struct TileState {
@@ -58,6 +61,10 @@ pub(crate) struct TileState {
     remat: HashSet<LocalId>,
     /// The definitions of the rematerialized locals.
     remat_defs: String,
+    /// Locals declared by the body of a jammed loop ([`Emitter::jammed_for`]): named in its
+    /// jammed work-item loop and in the one-by-one rest, but each time assigned before use in
+    /// the same iteration, so each work-item loop keeps its own (no frame).
+    scoped: HashSet<LocalId>,
     /// What the guards of work-item loops know about the locals (`guard.rs`).
     pub(super) facts: super::guard::LaneFacts,
     /// While a work-item loop is emitted in its guarded version: the comparisons its guard
@@ -223,6 +230,7 @@ impl Emitter<'_> {
             loop_ends: Default::default(),
         };
         self.tile = Some(TileState {
+            scoped: HashSet::new(),
             facts,
             guards: None,
             frame: BTreeSet::new(),
@@ -254,7 +262,10 @@ impl Emitter<'_> {
         st.frame = st
             .uses
             .iter()
-            .filter(|(_, cs)| cs.len() > 1 || cs.iter().any(|c| st.lead_ctx.contains(c)))
+            .filter(|(id, cs)| {
+                (cs.len() > 1 || cs.iter().any(|c| st.lead_ctx.contains(c)))
+                    && !st.scoped.contains(id)
+            })
             .map(|(&id, _)| id)
             .collect();
         st.uses.clear();
@@ -665,8 +676,94 @@ impl Emitter<'_> {
                 .loop_ends
                 .insert(r.var, ((*r.end).clone(), r.inclusive));
         }
+        if let Some(body) = self.jam_body(r, s) {
+            self.scope_lets(&body);
+            return self.jammed_for(r, s, span, &body);
+        }
         let names = (local(r.counter), local(r.done), local(r.var));
         self.range_loop(r, s, span, names, RangeFlavour::Tile)
+    }
+
+    /// The body of hoisted loop `r` (`batch.rs`) without its closing boundary, when
+    /// [`JAM`] of its iterations may run in one work-item loop: an ascending `u32`/`usize`
+    /// range with step 1, a body of barrier-free statements that neither return nor assign a
+    /// tile-uniform local. No barrier of the kernel orders the iterations of such a loop, so
+    /// each thread running several before the next thread starts is one of the orders the
+    /// kernel allows, and each thread still runs its own iterations in order.
+    fn jam_body(&self, r: &RangeLoop, s: Scalar) -> Option<Vec<Stmt>> {
+        let plain = r.step.is_none() && !r.inclusive && matches!(s, Scalar::U32 | Scalar::Usize);
+        if !plain || !self.hoisted.contains(&r.var) || r.body.tail.is_some() {
+            return None;
+        }
+        let (last, body) = r.body.stmts.split_last()?;
+        let boundary = matches!(last, Stmt::Expr(e) if matches!(e.kind, ExprKind::Barrier(_)));
+        let st = self.tile.as_ref()?;
+        let simple = |x: &Stmt| {
+            !stmt_has_barrier(x)
+                && !super::tile_locals::assigns_uniform(x, &st.uniform)
+                && !matches!(x, Stmt::Let(id, _) if st.remat.contains(id))
+                && match x {
+                    Stmt::Let(_, Some(e)) | Stmt::Expr(e) => !has_return(e),
+                    Stmt::Let(_, None) => true,
+                }
+        };
+        (boundary && !body.is_empty() && body.iter().all(simple)).then(|| body.to_vec())
+    }
+
+    /// Records the locals the statements of a jammed body declare ([`TileState::scoped`]).
+    fn scope_lets(&mut self, body: &[Stmt]) {
+        let st = self.st();
+        for x in body {
+            if let Stmt::Let(id, _) = x {
+                st.scoped.insert(*id);
+            }
+        }
+    }
+
+    /// Hoisted loop `r` with [`JAM`] iterations per work-item loop (unroll and jam): each
+    /// thread runs `var = counter + j; body` for `j` in `0..JAM`, so a value it carries from
+    /// one iteration to the next (a running sum in its frame) stays in a register across
+    /// them; the iterations left over run one per work-item loop, as before.
+    fn jammed_for(&mut self, r: &RangeLoop, s: Scalar, span: Span, body: &[Stmt]) -> Res<String> {
+        let t = self.scalar(s, span)?;
+        let counter_ty = self.k.locals[r.counter].ty.clone();
+        let expr = |kind: ExprKind, ty: &Ty| Expr {
+            kind,
+            ty: ty.clone(),
+            span,
+        };
+        let mut stmts = Vec::new();
+        for j in 0..JAM {
+            let value = expr(
+                ExprKind::Binary(
+                    BinOp::Add,
+                    Box::new(expr(ExprKind::Local(r.counter), &counter_ty)),
+                    Box::new(expr(ExprKind::Lit(Lit::Int(u128::from(j))), &counter_ty)),
+                ),
+                &counter_ty,
+            );
+            let assign = ExprKind::Assign(Place::Local(r.var, Vec::new()), Box::new(value));
+            stmts.push(Stmt::Expr(expr(assign, &Ty::Unit)));
+            stmts.extend(body.iter().cloned());
+        }
+        let (start, end) = (self.lead(&r.start)?, self.lead(&r.end)?);
+        // `var` takes JAM values in the work-item loop: no guard of it may assume one.
+        self.st().facts.uniform.remove(&r.var);
+        let refs: Vec<&Stmt> = stmts.iter().collect();
+        let jammed = self.region(&refs, None);
+        self.st().facts.uniform.insert(r.var);
+        let jammed = jammed?;
+        // The rest: the ordinary loop, from where the jammed one stopped.
+        let mut rest = r.clone();
+        *rest.start = expr(ExprKind::Local(r.counter), &counter_ty);
+        let names = (local(r.counter), local(r.done), local(r.var));
+        let tail = self.range_loop(&rest, s, span, names, RangeFlavour::Tile)?;
+        let (c, id) = (local(r.counter), self.new_label());
+        Ok(format!(
+            "{{ {c} = {start}; let j{id}: {t} = {end}; \
+             'j{id}: loop {{ if !({c} < j{id} && j{id}.wrapping_sub({c}) >= {JAM}) {{ break 'j{id}; }} \
+             {jammed} {c} = {c}.wrapping_add({JAM}); }} }} {tail}"
+        ))
     }
 
     /// `return` in a work-item loop: the thread does nothing more (its later regions skip it).
