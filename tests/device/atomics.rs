@@ -372,3 +372,84 @@ fn f32_exchange_in_tile_static_memory() -> Result<(), amp::Error> {
     assert_validation_clean();
     Ok(())
 }
+
+// `out[[tile, local]]` is unique per thread, which the analysis does not see through the
+// branches.
+#[kernel(amp, allow(write_conflict))]
+fn tile_static_ops(t: TiledIndex<64>, v: ArrayView<i32, 1>, out: ArrayViewMut<i32, 2>) {
+    #[tile_static]
+    let mut acc: [i32; 10];
+    #[tile_static]
+    let mut bits: [u32; 3];
+    if t.local[0] == 0 {
+        acc = [0, 10_000, i32::MAX, i32::MIN, 1000, 0, 0, 0, 0, 0];
+        bits = [u32::MAX, 0, 0];
+    }
+    t.barrier.wait();
+    let x = v[t.global];
+    let l = t.local[0] as u32;
+    let a = atomic_fetch_add(&mut acc[0], x);
+    let b = atomic_fetch_sub(&mut acc[1], x);
+    atomic_fetch_min(&mut acc[2], x);
+    atomic_fetch_max(&mut acc[3], x);
+    atomic_fetch_dec(&mut acc[4]);
+    atomic_exchange(&mut acc[5], 7);
+    atomic_fetch_and(&mut bits[0], !(1u32 << (l % 32)));
+    atomic_fetch_or(&mut bits[1], 1u32 << (l % 32));
+    atomic_fetch_xor(&mut bits[2], 1u32 << (l % 32));
+    // One thread's compare-exchange finds 0 and stores its index + 1; the others fail.
+    let mut expected = 0;
+    let won = atomic_compare_exchange(&mut acc[6], &mut expected, t.local[0] as i32 + 1);
+    if won {
+        atomic_fetch_add(&mut acc[7], 1);
+    }
+    // The old values a thread got back sum to something every order gives: each `add` saw a
+    // distinct prefix, so only their count is checked here.
+    atomic_fetch_add(&mut acc[8], (a - a) + (b - b) + 1);
+    t.barrier.wait();
+    if t.local[0] < 10 {
+        out[[t.tile[0], t.local[0]]] = acc[t.local[0]];
+    } else if t.local[0] < 13 {
+        out[[t.tile[0], t.local[0]]] = bits[t.local[0] - 10] as i32;
+    }
+}
+
+/// Every read-modify-write operation on `tile_static` memory (natively plain
+/// read-modify-writes: a tile's threads run one at a time), with every thread of the tile on
+/// the same element, and compare-exchange electing exactly one thread.
+#[test]
+fn every_operation_on_tile_static_memory() -> Result<(), amp::Error> {
+    let tiles = 3usize;
+    let v: Vec<i32> = (0..64 * tiles as i32).map(|i| i * 37 % 101 - 50).collect();
+    let mut out = vec![0i32; tiles * 13];
+    {
+        let vv = ArrayView::new([v.len()], &v)?;
+        let mut ov = ArrayViewMut::new([tiles, 13], &mut out)?;
+        parallel_for_each(
+            Extent::new([v.len()]).tile::<64>(),
+            tile_static_ops(&vv, &mut ov),
+        )?;
+    }
+    for t in 0..tiles {
+        let xs = &v[t * 64..(t + 1) * 64];
+        let sum = xs.iter().fold(0i32, |s, &x| s.wrapping_add(x));
+        let row = &out[t * 13..(t + 1) * 13];
+        assert_eq!(row[0], sum, "tile {t}: add");
+        assert_eq!(row[1], 10_000i32.wrapping_sub(sum), "tile {t}: sub");
+        assert_eq!(row[2], *xs.iter().min().unwrap(), "tile {t}: min");
+        assert_eq!(row[3], *xs.iter().max().unwrap(), "tile {t}: max");
+        assert_eq!(row[4], 1000 - 64, "tile {t}: dec");
+        assert_eq!(row[5], 7, "tile {t}: exchange");
+        assert!(
+            (1..=64).contains(&row[6]),
+            "tile {t}: compare-exchange stored {}",
+            row[6]
+        );
+        assert_eq!(row[7], 1, "tile {t}: exactly one compare-exchange succeeds");
+        assert_eq!(row[8], 64, "tile {t}");
+        // 64 threads, bits modulo 32: each bit cleared / set twice, toggled twice.
+        assert_eq!(&row[10..], [0, -1, 0], "tile {t}: and, or, xor");
+    }
+    assert_validation_clean();
+    Ok(())
+}

@@ -917,9 +917,7 @@ impl Emitter<'_> {
             place @ Place::Local(..) => {
                 let ty = self.place_ty(place, span)?;
                 let s = self.scalar_of(&ty, span)?;
-                let t = self.scalar(s, span)?;
-                let p = self.local_place(place, span)?;
-                (s, format!("Some(&mut {p} as *mut {t})"))
+                return self.local_atomic(a, s, value, place, span);
             }
         };
         let t = self.scalar(s, span)?;
@@ -988,6 +986,59 @@ impl Emitter<'_> {
         };
         Ok(format!(
             "{{ {bind}match {ptr} {{ Some(ptr) => {op}, None => {zero} }} }}"
+        ))
+    }
+}
+
+impl Emitter<'_> {
+    /// An atomic on `tile_static` memory (or another local): the tile's threads run one at a
+    /// time on one OS thread, so it is a plain read-modify-write with the operation's result
+    /// (wrapping integer arithmetic, `min`/`max` of the element type, an `f32` sum rounded
+    /// once), returning the old value; a compare-exchange stores only on a match, and returns
+    /// whether it did, the old value going to `expected`.
+    fn local_atomic(
+        &mut self,
+        a: &Atomic,
+        s: Scalar,
+        value: Option<String>,
+        place: &Place,
+        span: Span,
+    ) -> Res<String> {
+        let t = self.scalar(s, span)?;
+        let p = self.local_place(place, span)?;
+        let value = value.unwrap_or_else(|| format!("(0 as {t})"));
+        let new = match (a.op, s) {
+            (AtomicOp::Add, Scalar::F32) => "old + tv".to_string(),
+            (AtomicOp::Exchange, _) => "tv".to_string(),
+            (AtomicOp::CompareExchange, _) => {
+                let Some(expected) = &a.expected else {
+                    return unsupported("compare-exchange without an expected value", span);
+                };
+                let e = self.local_place(expected, span)?;
+                // Integers compare as values; an `f32` by its bits, as the device's
+                // compare-exchange on the word does.
+                let same = match s {
+                    Scalar::F32 => "old.to_bits() == ex.to_bits()",
+                    _ => "old == ex",
+                };
+                return Ok(format!(
+                    "{{ let tv: {t} = {value}; let ptr: *mut {t} = &mut {p}; let ep: *mut {t} = &mut {e}; \
+                     let ex = *ep; let old = *ptr; let hit = {same}; if hit {{ *ptr = tv; }} *ep = old; hit }}"
+                ));
+            }
+            (_, Scalar::F32) => return unsupported(format!("{:?} on `f32`", a.op), span),
+            (AtomicOp::Add, _) => "old.wrapping_add(tv)".to_string(),
+            (AtomicOp::Sub, _) => "old.wrapping_sub(tv)".to_string(),
+            (AtomicOp::Min, _) => "old.min(tv)".to_string(),
+            (AtomicOp::Max, _) => "old.max(tv)".to_string(),
+            (AtomicOp::And, _) => "old & tv".to_string(),
+            (AtomicOp::Or, _) => "old | tv".to_string(),
+            (AtomicOp::Xor, _) => "old ^ tv".to_string(),
+            (AtomicOp::Inc, _) => format!("old.wrapping_add(1 as {t})"),
+            (AtomicOp::Dec, _) => format!("old.wrapping_sub(1 as {t})"),
+        };
+        Ok(format!(
+            "{{ let tv: {t} = {value}; let ptr: *mut {t} = &mut {p}; let old = *ptr; *ptr = {new}; old }}"
         ))
     }
 }
