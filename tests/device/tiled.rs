@@ -1247,3 +1247,50 @@ fn barrier_in_simple_kernel_points_to_the_tiled_model() {
         "{text}"
     );
 }
+
+#[kernel(amp)]
+fn first_n_of_each_tile(
+    t: TiledIndex<64>,
+    v: ArrayView<i32, 1>,
+    n: u32,
+    out: ArrayViewMut<i32, 1>,
+) {
+    #[tile_static]
+    let mut sh: [i32; 64];
+    sh[t.local[0]] = v[t.global];
+    t.barrier.wait();
+    if t.local[0] < n as usize {
+        out[t.global] = sh[t.local[0]] * 2 + sh[(t.local[0] + n as usize) % 64];
+    }
+}
+
+/// A work-item loop that is one `if t.local[0] < n` runs only the threads below `n` natively:
+/// every `n` from none to more than the tile gives the host's result, the threads at or
+/// above `n` writing nothing.
+#[test]
+fn a_region_guarded_by_the_local_index_runs_the_threads_below_the_bound() -> Result<(), amp::Error>
+{
+    let v: Vec<i32> = (0..192).map(|i| i * 7 - 300).collect();
+    for n in [0u32, 1, 5, 63, 64, 100] {
+        let mut out = vec![-1i32; v.len()];
+        {
+            let vv = ArrayView::new([v.len()], &v)?;
+            let mut ov = ArrayViewMut::new([v.len()], &mut out)?;
+            parallel_for_each(
+                Extent::new([v.len()]).tile::<64>(),
+                first_n_of_each_tile(&vv, n, &mut ov),
+            )?;
+        }
+        for (i, &o) in out.iter().enumerate() {
+            let (tile, l) = (i / 64 * 64, i % 64);
+            let want = if (l as u32) < n {
+                v[i] * 2 + v[tile + (l + n as usize) % 64]
+            } else {
+                -1
+            };
+            assert_eq!(o, want, "n {n}, element {i}");
+        }
+    }
+    common::assert_validation_clean();
+    Ok(())
+}

@@ -852,10 +852,16 @@ impl Emitter<'_> {
         let Some((b, at)) = found else {
             return Ok(false);
         };
+        let st_limit = self.tile.as_ref().and_then(|st| st.lane_limit.clone());
         let mut sum = String::from("0u64");
         for part in &b.parts {
             use super::guard::Part;
             let v = match part {
+                // In a narrowed work-item loop, below its count of threads.
+                Part::Local(0) if at == At::WorkItemLoop && st_limit.is_some() => {
+                    let n = st_limit.as_deref().unwrap_or("d0");
+                    format!("(({n} as u64).saturating_sub(1))")
+                }
                 Part::Local(l) => format!("((d{l} - 1) as u64)"),
                 Part::Global(l) => format!("(o{l} as u64 + (d{l} - 1) as u64)"),
                 Part::Origin(l) => format!("(o{l} as u64)"),

@@ -19,7 +19,7 @@
 //! lead evaluations) name each local, the second emits with the frame chosen from that.
 
 use super::tile_locals::{block_has, has_barrier};
-use super::{local, unsupported, BoundsChecks, Emitter, LoopLabel, RangeFlavour, Res};
+use super::{local, unsupported, Emitter, LoopLabel, RangeFlavour, Res};
 use crate::diag::Span;
 use crate::ir::*;
 use crate::types::{Len, Scalar, Ty};
@@ -70,6 +70,9 @@ pub(crate) struct TileState {
     /// While a work-item loop is emitted in its guarded version: the comparisons its guard
     /// makes (the bounds checks hoisted out of it).
     pub(super) guards: Option<Vec<String>>,
+    /// While a narrowed work-item loop is emitted ([`Emitter::narrowed`]): the variable
+    /// holding how many threads it runs (its guards bound `t.local[0]` by it).
+    pub(super) lane_limit: Option<String>,
 }
 
 impl TileState {
@@ -111,14 +114,11 @@ impl Emitter<'_> {
         self.tile.as_mut().expect("a tiled kernel")
     }
 
-    /// The function of one tile (the module docs' tile ABI); in a checked kernel, with the
-    /// bounds checks the tile's start decides moved to a guard when there are any
-    /// (`guard.rs`): a wrapper that runs the tile without them when the guard holds, checked
-    /// otherwise.
+    /// The function of one tile (the module docs' tile ABI), with the bounds checks (in a
+    /// checked kernel) and local-array clamps the tile's start decides moved to a guard when
+    /// there are any (`guard.rs`): a wrapper that runs the tile without them when the guard
+    /// holds, checked otherwise.
     pub(super) fn guarded_tiled_function(&mut self, name: &str) -> Res<String> {
-        if self.checks == BoundsChecks::Off {
-            return self.tiled_function(name);
-        }
         self.entry_guards = Some(Vec::new());
         let fast = self.tiled_function("__amp_guarded");
         let guards = self.entry_guards.take().unwrap_or_default();
@@ -233,6 +233,7 @@ impl Emitter<'_> {
             scoped: HashSet::new(),
             facts,
             guards: None,
+            lane_limit: None,
             frame: BTreeSet::new(),
             fixed,
             tile_scalars: uniform.iter().copied().collect(),
@@ -536,18 +537,37 @@ impl Emitter<'_> {
         st.ctx = Some(ctx);
         st.region = Some(w);
         st.flag_set = false;
+        // A region that is one `if lane < n { .. }`: its work-item loop stops at `n`.
+        let narrowed = self.narrowed(stmts, tail);
+        let (limit, stmts, tail): (Option<String>, Vec<&Stmt>, Option<&Expr>) = match narrowed {
+            Some((n, then)) => {
+                let n = self.expr(n);
+                let n = match n {
+                    Ok(n) => n,
+                    Err(e) => {
+                        let st = self.st();
+                        st.ctx = None;
+                        st.region = None;
+                        return Err(e);
+                    }
+                };
+                (Some(n), then.stmts.iter().collect(), then.tail.as_deref())
+            }
+            None => (None, stmts.to_vec(), tail),
+        };
+        self.st().lane_limit = limit.as_ref().map(|_| format!("n{w}"));
         // The guarded version first (`guard.rs`): if it hoists no check, it is the only one.
-        let guarded = self.checks != BoundsChecks::Off;
-        self.st().guards = guarded.then(Vec::new);
-        let body = self.region_body(stmts, tail);
+        self.st().guards = Some(Vec::new());
+        let body = self.region_body(&stmts, tail);
         let guards = self.st().guards.take().unwrap_or_default();
         let checked = match (&body, guards.is_empty()) {
-            (Ok(_), false) => Some(self.region_body(stmts, tail)),
+            (Ok(_), false) => Some(self.region_body(&stmts, tail)),
             _ => None,
         };
         let st = self.st();
         st.ctx = None;
         st.region = None;
+        st.lane_limit = None;
         let body = body?;
         let checked = checked.transpose()?;
         let st = self.st();
@@ -578,7 +598,14 @@ impl Emitter<'_> {
                 if d + 1 == rank {
                     let _ = write!(s, "'w{w}: ");
                 }
-                let _ = write!(s, "for i{d} in 0..d{d} {{ ");
+                match (d, &limit) {
+                    (0, Some(_)) => {
+                        let _ = write!(s, "for i0 in 0..n{w} {{ ");
+                    }
+                    _ => {
+                        let _ = write!(s, "for i{d} in 0..d{d} {{ ");
+                    }
+                }
             }
             let mut lin = String::from("(i0 as usize)");
             for d in 1..rank {
@@ -596,7 +623,14 @@ impl Emitter<'_> {
             s.push_str(&"} ".repeat(rank));
             s
         };
-        let mut s = match checked {
+        let mut s = match &limit {
+            // The threads below `n` (all of them when `n` is larger).
+            Some(n) => {
+                format!("let n{w}: u32 = {{ let n: u32 = {n}; if n < d0 {{ n }} else {{ d0 }} }}; ")
+            }
+            None => String::new(),
+        };
+        s += &match checked {
             None => work_item_loop(&body),
             Some(checked) => format!(
                 "if {} {{ {} }} else {{ {} }} ",
@@ -615,6 +649,36 @@ impl Emitter<'_> {
             }
         }
         Ok(s)
+    }
+
+    /// When the region `stmts` + `tail` of a rank-1 tile is one `if t.local[0] < n { .. }`
+    /// with `n` the same for every thread (a reduction's `if l < s`): `n` and the `if`'s
+    /// block. The work-item loop then runs the threads below `n` only, and the block without
+    /// the test: the same threads run the same code in the same order.
+    fn narrowed<'b>(
+        &self,
+        stmts: &[&'b Stmt],
+        tail: Option<&'b Expr>,
+    ) -> Option<(&'b Expr, &'b Block)> {
+        if self.k.rank != 1 {
+            return None;
+        }
+        let e = match (stmts, tail) {
+            ([Stmt::Expr(e)], None) | ([], Some(e)) => e,
+            _ => return None,
+        };
+        let ExprKind::If(cond, then, None) = &e.kind else {
+            return None;
+        };
+        let ExprKind::Binary(BinOp::Lt, lane, n) = &cond.kind else {
+            return None;
+        };
+        let st = self.tile.as_ref()?;
+        let b = super::guard::bound(lane, &st.facts, super::guard::At::WorkItemLoop)?;
+        let is_lane = matches!(b.parts[..], [super::guard::Part::Local(0)]) && b.terms.is_empty();
+        let uniform = super::tile_locals::uniform_expr(n, &|l| st.facts.uniform.contains(&l))
+            && matches!(n.ty, Ty::Scalar(Scalar::U32 | Scalar::Usize));
+        (is_lane && uniform).then_some((&**n, then))
     }
 
     /// The code of one thread in a work-item loop: `stmts`, then `tail`.
