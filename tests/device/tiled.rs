@@ -1294,3 +1294,41 @@ fn a_region_guarded_by_the_local_index_runs_the_threads_below_the_bound() -> Res
     common::assert_validation_clean();
     Ok(())
 }
+
+#[kernel(amp)]
+fn every_mth_of_each_tile(
+    t: TiledIndex<64>,
+    v: ArrayView<i32, 1>,
+    m: u32,
+    out: ArrayViewMut<i32, 1>,
+) {
+    if t.local[0] % m as usize == 0 {
+        out[t.global] = v[t.global] + 1;
+    }
+}
+
+/// A work-item loop that is one `if t.local[0] % m == 0` runs every m-th thread natively;
+/// `m == 0` is thread 0 alone (`l % 0` is `l`).
+#[test]
+fn a_region_guarded_by_a_multiple_of_the_local_index_runs_every_mth_thread(
+) -> Result<(), amp::Error> {
+    let v: Vec<i32> = (0..128).map(|i| i * 3 - 100).collect();
+    for m in [0u32, 1, 2, 7, 64, 200] {
+        let mut out = vec![-1i32; v.len()];
+        {
+            let vv = ArrayView::new([v.len()], &v)?;
+            let mut ov = ArrayViewMut::new([v.len()], &mut out)?;
+            parallel_for_each(
+                Extent::new([v.len()]).tile::<64>(),
+                every_mth_of_each_tile(&vv, m, &mut ov),
+            )?;
+        }
+        for (i, &o) in out.iter().enumerate() {
+            let l = (i % 64) as u32;
+            let hit = if m == 0 { l == 0 } else { l % m == 0 };
+            assert_eq!(o, if hit { v[i] + 1 } else { -1 }, "m {m}, element {i}");
+        }
+    }
+    assert_validation_clean();
+    Ok(())
+}

@@ -26,6 +26,15 @@ use crate::types::{Len, Scalar, Ty};
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fmt::Write as _;
 
+/// The threads a narrowed work-item loop runs ([`Emitter::narrowed`]): below a bound `n`, or
+/// every m-th from 0 (`T`: the expression's code, or nothing yet).
+enum Lanes<T> {
+    /// `t.local[0] < n`.
+    Below(T),
+    /// `t.local[0] % m == 0`.
+    Multiples(T),
+}
+
 /// Iterations of a hoisted loop one work-item loop runs ([`Emitter::jammed_for`]).
 const JAM: u32 = 4;
 
@@ -537,25 +546,37 @@ impl Emitter<'_> {
         st.ctx = Some(ctx);
         st.region = Some(w);
         st.flag_set = false;
-        // A region that is one `if lane < n { .. }`: its work-item loop stops at `n`.
+        // A region that is one `if t.local[0] < n { .. }`: its work-item loop stops at `n`;
+        // one `if t.local[0] % m == 0 { .. }`: it runs every m-th thread.
         let narrowed = self.narrowed(stmts, tail);
-        let (limit, stmts, tail): (Option<String>, Vec<&Stmt>, Option<&Expr>) = match narrowed {
-            Some((n, then)) => {
-                let n = self.expr(n);
-                let n = match n {
-                    Ok(n) => n,
-                    Err(e) => {
-                        let st = self.st();
-                        st.ctx = None;
-                        st.region = None;
-                        return Err(e);
-                    }
-                };
-                (Some(n), then.stmts.iter().collect(), then.tail.as_deref())
-            }
-            None => (None, stmts.to_vec(), tail),
+        let (limit, stmts, tail): (Option<Lanes<String>>, Vec<&Stmt>, Option<&Expr>) =
+            match narrowed {
+                Some((lanes, n, then)) => {
+                    let n = match self.expr(n) {
+                        Ok(n) => n,
+                        Err(e) => {
+                            let st = self.st();
+                            st.ctx = None;
+                            st.region = None;
+                            return Err(e);
+                        }
+                    };
+                    let lanes = match lanes {
+                        Lanes::Below(()) => Lanes::Below(n),
+                        Lanes::Multiples(()) => Lanes::Multiples(n),
+                    };
+                    (
+                        Some(lanes),
+                        then.stmts.iter().collect(),
+                        then.tail.as_deref(),
+                    )
+                }
+                None => (None, stmts.to_vec(), tail),
+            };
+        self.st().lane_limit = match &limit {
+            Some(Lanes::Below(_)) => Some(format!("n{w}")),
+            _ => None,
         };
-        self.st().lane_limit = limit.as_ref().map(|_| format!("n{w}"));
         // The guarded version first (`guard.rs`): if it hoists no check, it is the only one.
         self.st().guards = Some(Vec::new());
         let body = self.region_body(&stmts, tail);
@@ -599,8 +620,11 @@ impl Emitter<'_> {
                     let _ = write!(s, "'w{w}: ");
                 }
                 match (d, &limit) {
-                    (0, Some(_)) => {
+                    (0, Some(Lanes::Below(_))) => {
                         let _ = write!(s, "for i0 in 0..n{w} {{ ");
+                    }
+                    (0, Some(Lanes::Multiples(_))) => {
+                        let _ = write!(s, "for i0 in (0..d0).step_by(n{w} as usize) {{ ");
                     }
                     _ => {
                         let _ = write!(s, "for i{d} in 0..d{d} {{ ");
@@ -625,8 +649,13 @@ impl Emitter<'_> {
         };
         let mut s = match &limit {
             // The threads below `n` (all of them when `n` is larger).
-            Some(n) => {
+            Some(Lanes::Below(n)) => {
                 format!("let n{w}: u32 = {{ let n: u32 = {n}; if n < d0 {{ n }} else {{ d0 }} }}; ")
+            }
+            // Every m-th thread from 0; `l % 0` is `l` (docs/semantics.md), so `m == 0`
+            // leaves thread 0 alone: a step of the whole tile.
+            Some(Lanes::Multiples(m)) => {
+                format!("let n{w}: u32 = {{ let m: u32 = {m}; if m == 0 {{ d0 }} else {{ m }} }}; ")
             }
             None => String::new(),
         };
@@ -652,14 +681,15 @@ impl Emitter<'_> {
     }
 
     /// When the region `stmts` + `tail` of a rank-1 tile is one `if t.local[0] < n { .. }`
-    /// with `n` the same for every thread (a reduction's `if l < s`): `n` and the `if`'s
-    /// block. The work-item loop then runs the threads below `n` only, and the block without
-    /// the test: the same threads run the same code in the same order.
+    /// or `if t.local[0] % m == 0 { .. }` with `n` or `m` the same for every thread (the
+    /// reductions' `if l < s` and `if l % (2 * s) == 0`): which, the bound or step, and the
+    /// `if`'s block. The work-item loop then runs only the threads that pass the test, and the
+    /// block without it: the same threads run the same code in the same order.
     fn narrowed<'b>(
         &self,
         stmts: &[&'b Stmt],
         tail: Option<&'b Expr>,
-    ) -> Option<(&'b Expr, &'b Block)> {
+    ) -> Option<(Lanes<()>, &'b Expr, &'b Block)> {
         if self.k.rank != 1 {
             return None;
         }
@@ -670,15 +700,29 @@ impl Emitter<'_> {
         let ExprKind::If(cond, then, None) = &e.kind else {
             return None;
         };
-        let ExprKind::Binary(BinOp::Lt, lane, n) = &cond.kind else {
-            return None;
-        };
         let st = self.tile.as_ref()?;
-        let b = super::guard::bound(lane, &st.facts, super::guard::At::WorkItemLoop)?;
-        let is_lane = matches!(b.parts[..], [super::guard::Part::Local(0)]) && b.terms.is_empty();
-        let uniform = super::tile_locals::uniform_expr(n, &|l| st.facts.uniform.contains(&l))
-            && matches!(n.ty, Ty::Scalar(Scalar::U32 | Scalar::Usize));
-        (is_lane && uniform).then_some((&**n, then))
+        let is_lane = |x: &Expr| {
+            super::guard::bound(x, &st.facts, super::guard::At::WorkItemLoop).is_some_and(|b| {
+                matches!(b.parts[..], [super::guard::Part::Local(0)]) && b.terms.is_empty()
+            })
+        };
+        let uniform = |x: &Expr| {
+            super::tile_locals::uniform_expr(x, &|l| st.facts.uniform.contains(&l))
+                && matches!(x.ty, Ty::Scalar(Scalar::U32 | Scalar::Usize))
+        };
+        let zero = |x: &Expr| matches!(x.kind, ExprKind::Lit(Lit::Int(0)));
+        match &cond.kind {
+            ExprKind::Binary(BinOp::Lt, lane, n) if is_lane(lane) && uniform(n) => {
+                Some((Lanes::Below(()), &**n, then))
+            }
+            ExprKind::Binary(BinOp::Eq, rem, z) if zero(z) => match &rem.kind {
+                ExprKind::Binary(BinOp::Rem, lane, m) if is_lane(lane) && uniform(m) => {
+                    Some((Lanes::Multiples(()), &**m, then))
+                }
+                _ => None,
+            },
+            _ => None,
+        }
     }
 
     /// The code of one thread in a work-item loop: `stmts`, then `tail`.
