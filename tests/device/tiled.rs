@@ -1325,7 +1325,7 @@ fn a_region_guarded_by_a_multiple_of_the_local_index_runs_every_mth_thread(
         }
         for (i, &o) in out.iter().enumerate() {
             let l = (i % 64) as u32;
-            let hit = if m == 0 { l == 0 } else { l % m == 0 };
+            let hit = if m == 0 { l == 0 } else { l.is_multiple_of(m) };
             assert_eq!(o, if hit { v[i] + 1 } else { -1 }, "m {m}, element {i}");
         }
     }
