@@ -1302,13 +1302,19 @@ fn every_mth_of_each_tile(
     m: u32,
     out: ArrayViewMut<i32, 1>,
 ) {
+    #[tile_static]
+    let mut sh: [i32; 64];
+    sh[t.local[0]] = v[t.global];
+    t.barrier.wait();
     if t.local[0] % m as usize == 0 {
-        out[t.global] = v[t.global] + 1;
+        // Past the end of `sh` for the largest m: the index clamps to its last element.
+        out[t.global] = sh[t.local[0] + m as usize / 2] + 1;
     }
 }
 
 /// A work-item loop that is one `if t.local[0] % m == 0` runs every m-th thread natively;
-/// `m == 0` is thread 0 alone (`l % 0` is `l`).
+/// `m == 0` is thread 0 alone (`l % 0` is `l`); its `tile_static` index goes unclamped where
+/// the last such thread keeps it in range, clamped as always where not.
 #[test]
 fn a_region_guarded_by_a_multiple_of_the_local_index_runs_every_mth_thread(
 ) -> Result<(), amp::Error> {
@@ -1326,7 +1332,8 @@ fn a_region_guarded_by_a_multiple_of_the_local_index_runs_every_mth_thread(
         for (i, &o) in out.iter().enumerate() {
             let l = (i % 64) as u32;
             let hit = if m == 0 { l == 0 } else { l.is_multiple_of(m) };
-            assert_eq!(o, if hit { v[i] + 1 } else { -1 }, "m {m}, element {i}");
+            let read = (i / 64 * 64) + ((l + m / 2).min(63) as usize);
+            assert_eq!(o, if hit { v[read] + 1 } else { -1 }, "m {m}, element {i}");
         }
     }
     assert_validation_clean();

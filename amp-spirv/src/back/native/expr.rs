@@ -859,8 +859,7 @@ impl Emitter<'_> {
             let v = match part {
                 // In a narrowed work-item loop, below its count of threads.
                 Part::Local(0) if at == At::WorkItemLoop && st_limit.is_some() => {
-                    let n = st_limit.as_deref().unwrap_or("d0");
-                    format!("(({n} as u64).saturating_sub(1))")
+                    st_limit.clone().unwrap_or_default()
                 }
                 Part::Local(l) => format!("((d{l} - 1) as u64)"),
                 Part::Global(l) => format!("(o{l} as u64 + (d{l} - 1) as u64)"),

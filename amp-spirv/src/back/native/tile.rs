@@ -79,8 +79,8 @@ pub(crate) struct TileState {
     /// While a work-item loop is emitted in its guarded version: the comparisons its guard
     /// makes (the bounds checks hoisted out of it).
     pub(super) guards: Option<Vec<String>>,
-    /// While a narrowed work-item loop is emitted ([`Emitter::narrowed`]): the variable
-    /// holding how many threads it runs (its guards bound `t.local[0]` by it).
+    /// While a narrowed work-item loop is emitted ([`Emitter::narrowed`]): the largest
+    /// `t.local[0]` it runs, a `u64` expression (its guards bound the thread's index by it).
     pub(super) lane_limit: Option<String>,
 }
 
@@ -574,8 +574,10 @@ impl Emitter<'_> {
                 None => (None, stmts.to_vec(), tail),
             };
         self.st().lane_limit = match &limit {
-            Some(Lanes::Below(_)) => Some(format!("n{w}")),
-            _ => None,
+            Some(Lanes::Below(_)) => Some(format!("((n{w} as u64).saturating_sub(1))")),
+            // The last multiple of the step below the tile's size (`n{w}` is at least 1).
+            Some(Lanes::Multiples(_)) => Some(format!("((((d0 - 1) / n{w}) * n{w}) as u64)")),
+            None => None,
         };
         // The guarded version first (`guard.rs`): if it hoists no check, it is the only one.
         self.st().guards = Some(Vec::new());
