@@ -104,10 +104,11 @@ fn every_workload_agrees_at_tiny_size() {
     // Every row renders, and the table has one line per row plus the header.
     let table = report.table();
     assert_eq!(table.lines().count(), report.rows.len() + 2);
-    // The bounds-checking cost table: both matrix products and vector add, both ways.
-    assert_eq!(report.bounds.len(), 3);
+    // The bounds-checking cost table: both matrix products, vector add, the tree reduction,
+    // the histogram and the tile scan, both ways.
+    assert_eq!(report.bounds.len(), 6);
     assert!(report.bounds.iter().all(|b| b.ratio().is_finite()));
-    assert_eq!(bench::bounds_table(&report.bounds).lines().count(), 5);
+    assert_eq!(bench::bounds_table(&report.bounds).lines().count(), 8);
     // ... natively too, where the native back end runs the kernels (vector add and the simple
     // product at least).
     let native_bounds = report.bounds.iter().filter(|b| b.native.is_some()).count();
