@@ -38,6 +38,10 @@ enum Lanes<T> {
 /// Iterations of a hoisted loop one work-item loop runs ([`Emitter::jammed_for`]).
 const JAM: u32 = 4;
 
+/// The largest loop body (in expression nodes) that is jammed: a matrix product's or a
+/// stencil's multiply-add is about 20.
+const JAM_NODES: usize = 96;
+
 /// The work-item loop state of a tiled kernel's emission.
 pub(crate) struct TileState {
     /// The locals each thread keeps in its frame (chosen after the first run).
@@ -817,7 +821,28 @@ impl Emitter<'_> {
                     Stmt::Let(_, None) => true,
                 }
         };
-        (boundary && !body.is_empty() && body.iter().all(simple)).then(|| body.to_vec())
+        // A literal range too short to jam, or a body too large to copy JAM times (code size
+        // and build time: device functions are inlined into it), runs one by one.
+        let literal = |e: &Expr| match e.kind {
+            ExprKind::Lit(Lit::Int(v)) => Some(v),
+            _ => None,
+        };
+        if let (Some(a), Some(b)) = (literal(&r.start), literal(&r.end)) {
+            if b.saturating_sub(a) < u128::from(JAM) {
+                return None;
+            }
+        }
+        let mut nodes = 0usize;
+        for x in body {
+            if let Stmt::Let(_, Some(e)) | Stmt::Expr(e) = x {
+                any_expr(e, |_| {
+                    nodes += 1;
+                    Probe::Descend
+                });
+            }
+        }
+        (boundary && !body.is_empty() && nodes <= JAM_NODES && body.iter().all(simple))
+            .then(|| body.to_vec())
     }
 
     /// Records the locals the statements of a jammed body declare ([`TileState::scoped`]).
