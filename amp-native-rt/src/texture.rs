@@ -441,7 +441,7 @@ impl<const R: usize> Tex<R> {
                         }
                         _ => [0.0; 4],
                     };
-                    let w = 1.0 * wy[cy] * wx[cx];
+                    let w = wy[cy] * wx[cx];
                     for c in 0..4 {
                         sum[c] += w * t[c];
                     }
@@ -557,12 +557,11 @@ mod tests {
     #[test]
     fn linear_2d_sample_matches_the_general_form() {
         let (h, w) = (5u32, 7u32);
-        let mut state = 0x2545_f491u32;
+        // A Weyl sequence, its high bits first: varied bytes and coordinates, no RNG needed.
+        let mut i = 0u32;
         let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 17;
-            state ^= state << 5;
-            state
+            i = i.wrapping_add(1);
+            i.wrapping_mul(0x9E37_79B9).rotate_left(16)
         };
         for (kind, bits) in [
             (TexKind::Unorm, 8),

@@ -250,3 +250,69 @@ fn nextafter_is_cs() {
     assert_eq!(m64::nextafter(2.0, 2.0), 2.0);
     assert!(m32::nextafter(1.0, f32::NAN).is_nan() && m64::nextafter(f64::NAN, 1.0).is_nan());
 }
+
+/// Every rounding helper (`floor`, `ceil`, `trunc`, `round`, `round_ties_even`) gives std's
+/// result bit for bit, any NaN for a NaN: the edge cases, a Weyl sequence over the bit
+/// patterns, and values near small integers and halves, where the rounding decisions are.
+#[test]
+fn rounding_helpers_match_std() {
+    macro_rules! check {
+        ($m:ident, $t:ident, $same:ident, $bits:ident, $weyl:expr, $edges:expr) => {{
+            let mut xs: Vec<$t> = $edges.to_vec();
+            for i in 0..200_000 as $bits {
+                xs.push(<$t>::from_bits(i.wrapping_mul($weyl)));
+                xs.push((i % 4096) as $t / 64.0 - 32.0);
+            }
+            for &x in &xs {
+                assert!($same($m::trunc(x), x.trunc()), "trunc({x:e})");
+                assert!($same($m::floor(x), x.floor()), "floor({x:e})");
+                assert!($same($m::ceil(x), x.ceil()), "ceil({x:e})");
+                assert!($same($m::round(x), x.round()), "round({x:e})");
+                let even = x.round_ties_even();
+                assert!($same($m::round_ties_even(x), even), "rte({x:e})");
+            }
+        }};
+    }
+    let edges32 = [
+        0.0f32,
+        -0.0,
+        0.5,
+        -0.5,
+        1.5,
+        -1.5,
+        2.5,
+        -2.5,
+        0.49999997,
+        -0.49999997,
+        8_388_607.5,
+        -8_388_607.5,
+        8_388_608.0,
+        -8_388_609.0,
+        4_194_303.5,
+        2_147_483_648.0,
+        1e-45,
+    ];
+    check!(
+        m32,
+        f32,
+        same32,
+        u32,
+        0x9E37_79B9,
+        [&edges32[..], &F32S[..]].concat()
+    );
+    let edges64 = [
+        0.0f64,
+        -0.0,
+        0.5,
+        -0.5,
+        2.5,
+        -2.5,
+        0.49999999999999994,
+        4_503_599_627_370_495.5,
+        -4_503_599_627_370_495.5,
+        f64::INFINITY,
+        f64::NAN,
+        f64::MAX,
+    ];
+    check!(m64, f64, same64, u64, 0x9E37_79B9_7F4A_7C15, edges64);
+}
