@@ -37,9 +37,11 @@ pub(super) enum Part {
     Local(usize),
     /// The thread's `t.global[d]`: at most `origin[d] + dims[d] - 1`.
     Global(usize),
-    /// `t.tile_origin[d]`, `t.tile[d]`, `t.tile_extent[d]`.
+    /// `t.tile_origin[d]`.
     Origin(usize),
+    /// `t.tile[d]`.
     Tile(usize),
+    /// `t.tile_extent[d]`.
     Dims(usize),
     /// The variable of a tile-level `for` loop: at most its range's end (less one when the
     /// range is exclusive), an expression the tile's start knows.

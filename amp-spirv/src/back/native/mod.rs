@@ -497,6 +497,16 @@ impl Emitter<'_> {
 
     /// The function's arguments: the index (named `first`), the parameters, the outer
     /// constants and the out-of-bounds report.
+    /// The names of [`args`](Self::args), in order.
+    fn arg_names(&self, first: &str) -> Vec<String> {
+        let k = self.k;
+        std::iter::once(first.to_string())
+            .chain((0..k.params.len()).map(|i| format!("p{i}")))
+            .chain((0..k.consts.len()).map(|i| format!("c{i}")))
+            .chain(std::iter::once("oob".to_string()))
+            .collect()
+    }
+
     fn args(&self, first: &str) -> Res<Vec<String>> {
         let k = self.k;
         let rt = self.rt;
