@@ -1291,7 +1291,7 @@ fn a_region_guarded_by_the_local_index_runs_the_threads_below_the_bound() -> Res
             assert_eq!(o, want, "n {n}, element {i}");
         }
     }
-    common::assert_validation_clean();
+    assert_validation_clean();
     Ok(())
 }
 
