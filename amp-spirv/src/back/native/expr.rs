@@ -852,21 +852,22 @@ impl Emitter<'_> {
         let Some((b, at)) = found else {
             return Ok(false);
         };
-        let st_limit = self.tile.as_ref().and_then(|st| st.lane_limit.clone());
+        // Before a narrowed work-item loop: the largest `t.local[0]` it runs.
+        let lane0_max = match at {
+            At::WorkItemLoop => self.tile.as_ref().and_then(|st| st.lane_limit.clone()),
+            At::Entry => None,
+        };
         let mut sum = String::from("0u64");
         for part in &b.parts {
             use super::guard::Part;
-            let v = match part {
-                // In a narrowed work-item loop, below its count of threads.
-                Part::Local(0) if at == At::WorkItemLoop && st_limit.is_some() => {
-                    st_limit.clone().unwrap_or_default()
-                }
-                Part::Local(l) => format!("((d{l} - 1) as u64)"),
-                Part::Global(l) => format!("(o{l} as u64 + (d{l} - 1) as u64)"),
-                Part::Origin(l) => format!("(o{l} as u64)"),
-                Part::Tile(l) => format!("(tile[{l}] as u64)"),
-                Part::Dims(l) => format!("(d{l} as u64)"),
-                Part::LoopMax(end, inclusive) => {
+            let v = match (part, &lane0_max) {
+                (Part::Local(0), Some(max)) => max.clone(),
+                (Part::Local(l), _) => format!("((d{l} - 1) as u64)"),
+                (Part::Global(l), _) => format!("(o{l} as u64 + (d{l} - 1) as u64)"),
+                (Part::Origin(l), _) => format!("(o{l} as u64)"),
+                (Part::Tile(l), _) => format!("(tile[{l}] as u64)"),
+                (Part::Dims(l), _) => format!("(d{l} as u64)"),
+                (Part::LoopMax(end, inclusive), _) => {
                     let end = self.as_u32(end)?;
                     match inclusive {
                         true => format!("(({end}) as u64)"),
