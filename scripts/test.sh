@@ -24,6 +24,14 @@ cargo clippy --workspace --all-targets --all-features -- -D warnings
 
 # Every test on the Vulkan device (lavapipe without a GPU), with the validation layer on.
 AMP_DEVICE=vulkan AMP_VALIDATION=1 cargo test --workspace --all-features "$@"
+# The device suite on a simulated discrete GPU (docs/data-model.md): data in device memory,
+# every transfer through staging buffers, mappings treated as non-coherent, a discrete GPU's
+# limits, the validation layer's best-practices checks on; once with deferred launches and
+# once with every launch waited for, which must agree.
+for sync in 0 1; do
+    AMP_DEVICE=vulkan AMP_VALIDATION=1 AMP_SIMULATE_DISCRETE=1 AMP_SYNC_LAUNCHES=$sync \
+        cargo test -p amp --all-features --test device "$@"
+done
 # The run-time suites again on the native CPU accelerator: the same kernels, compiled to Rust.
 AMP_DEVICE=cpu cargo test -p amp --all-features --test device --test native --test accelerator "$@"
 

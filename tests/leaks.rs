@@ -30,9 +30,10 @@ fn launches_with_fresh_views_leak_nothing() -> Result<(), amp::Error> {
             first.launches, s.launches
         );
     }
-    // No buffer outlives its view; one pipeline, the default view's submitter and descriptor
-    // pool (created views are gone).
-    assert_eq!(first.objects.allocations, 0, "{:?}", first.objects);
+    // No buffer outlives its view: the one allocation left is the device's pooled
+    // out-of-bounds report of the checked kernel (one launch at a time); one pipeline, the
+    // default view's submitter and descriptor pool (created views are gone).
+    assert!(first.objects.allocations <= 1, "{:?}", first.objects);
     assert_eq!(first.objects.command_pools, first.objects.devices);
     assert_eq!(first.objects.descriptor_pools, first.objects.devices);
     if first.rss_bytes > 0 {

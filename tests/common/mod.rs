@@ -54,6 +54,22 @@ macro_rules! vulkan_only {
 #[allow(unused_imports)]
 pub(crate) use vulkan_only;
 
+/// Returns early from a test of deferred launches (on the native CPU accelerator, whose
+/// launches finish before they return, or with `AMP_SYNC_LAUNCHES=1`, which makes every
+/// Vulkan launch wait for its work).
+#[allow(unused_macros)]
+macro_rules! deferred_launches_only {
+    () => {
+        crate::common::vulkan_only!("native launches finish before they return");
+        if std::env::var("AMP_SYNC_LAUNCHES").is_ok_and(|v| v == "1") {
+            eprintln!("not run with AMP_SYNC_LAUNCHES=1: every launch waits for its work");
+            return Ok(());
+        }
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use deferred_launches_only;
+
 /// Threads for a launch that must run for at least `at_least` on the device at hand, so tests
 /// of long launches (timeouts, asynchrony) do not assume a device's speed: half a second of
 /// work on lavapipe is a fraction of a millisecond on a discrete GPU. `run(threads)` launches

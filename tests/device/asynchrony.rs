@@ -49,7 +49,7 @@ fn spin(idx: Index<1>, out: &mut Array<u32, 1>, steps: u32) {
 
 #[test]
 fn a_long_launch_returns_long_before_it_finishes() -> Result<(), amp::Error> {
-    common::vulkan_only!("native launches finish before they return");
+    common::deferred_launches_only!();
     const THREADS: usize = 1 << 14;
     const STEPS: u32 = 30_000;
     let acc = Accelerator::default()?;
@@ -112,6 +112,7 @@ fn a_hundred_ping_pong_launches_then_one_read() -> Result<(), amp::Error> {
 
 #[test]
 fn two_thousand_small_launches_then_one_read() -> Result<(), amp::Error> {
+    common::deferred_launches_only!();
     let acc = Accelerator::default()?;
     let view = acc.create_view()?;
     let mut a = Array::from_slice_on(&acc, [64], &[1u32; 64])?;
@@ -164,7 +165,7 @@ fn an_out_of_bounds_write_is_returned_by_the_views_wait_once() -> Result<(), amp
 
 #[test]
 fn an_out_of_bounds_write_is_returned_by_reading_the_array() -> Result<(), amp::Error> {
-    common::vulkan_only!("native launches finish before they return");
+    common::deferred_launches_only!();
     let acc = Accelerator::default()?;
     let view = acc.create_view()?;
     let mut a = Array::<u32, 1>::new_on(&acc, [8])?;
@@ -232,7 +233,7 @@ fn repeated_launches_on_host_views_are_correct_after_synchronize() -> Result<(),
 
 #[test]
 fn flush_submits_and_wait_finishes() -> Result<(), amp::Error> {
-    common::vulkan_only!("native launches finish before they return");
+    common::deferred_launches_only!();
     let acc = Accelerator::default()?;
     let view = acc.create_view()?;
     let mut a = Array::<u32, 1>::new_on(&acc, [32])?;

@@ -405,13 +405,102 @@ fn array_host_access_follows_its_access_type() -> Result<(), amp::Error> {
     ));
     let auto = Array::<f32, 1>::new_on(&acc, [4])?;
     assert_eq!(auto.access_type(), acc.default_cpu_access_type());
-    if std::env::var_os("AMP_FORCE_STAGING").is_none_or(|v| v != "1") {
+    if simulating_discrete_gpu(&acc) {
+        assert!(!acc.supports_cpu_shared_memory());
+        assert_eq!(auto.access_type(), AccessType::None);
+    } else if std::env::var_os("AMP_FORCE_STAGING").is_none_or(|v| v != "1") {
         // lavapipe (and integrated GPUs) share memory with the host.
         if acc.device_type() == amp::DeviceType::Cpu {
             assert!(acc.supports_cpu_shared_memory());
             assert_eq!(auto.access_type(), AccessType::ReadWrite);
         }
     }
+    assert_validation_clean();
+    Ok(())
+}
+
+/// Whether `acc` is a Vulkan device simulating a discrete GPU (`AMP_SIMULATE_DISCRETE=1`).
+fn simulating_discrete_gpu(acc: &Accelerator) -> bool {
+    !acc.is_native() && std::env::var_os("AMP_SIMULATE_DISCRETE").is_some_and(|v| v == "1")
+}
+
+/// A discrete GPU (or the simulated one) keeps kernels' data in device memory: `Auto` arrays
+/// have no host access, views of host slices are copied there on first use and back when the
+/// host needs them (never imported), and host-visible arrays still work through their mapping.
+#[test]
+fn a_discrete_gpu_copies_views_to_device_memory_and_back() -> Result<(), amp::Error> {
+    let acc = Accelerator::default()?;
+    if acc.supports_cpu_shared_memory() {
+        assert!(
+            !simulating_discrete_gpu(&acc),
+            "the simulated GPU shares no memory"
+        );
+        eprintln!("not a discrete GPU: run with AMP_SIMULATE_DISCRETE=1");
+        return Ok(());
+    }
+    assert_eq!(acc.default_cpu_access_type(), AccessType::None);
+    assert!(!acc.supports_host_memory_import());
+    let auto = Array::<f32, 1>::new_on(&acc, [4])?;
+    assert!(matches!(
+        auto.as_slice(),
+        Err(amp::Error::NotHostAccessible { .. })
+    ));
+    // Odd lengths: transfers that end inside a flush unit keep their neighbours.
+    let n = 1001;
+    let a: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    let b = vec![0.25f32; n];
+    let mut out = vec![-1f32; n];
+    let before = amp::transfer_stats();
+    {
+        let av = ArrayView::new([n], &a)?;
+        let bv = ArrayView::new([n], &b)?;
+        let mut sum = ArrayViewMut::new([n], &mut out)?;
+        parallel_for_each(sum.extent(), add_views(&av, &bv, &mut sum))?;
+        sum.synchronize()?;
+    }
+    let moved = amp::transfer_stats();
+    assert_eq!(moved.imports, before.imports);
+    assert_eq!(moved.uploads - before.uploads, 3);
+    assert_eq!(moved.downloads - before.downloads, 1);
+    let expected: Vec<f32> = a.iter().map(|x| x + 0.25).collect();
+    assert_eq!(out, expected);
+    // A host-visible array: written and read through its mapping around a launch.
+    let mut mapped = Array::<f32, 1>::new_with_access(&acc, [n], AccessType::ReadWrite)?;
+    mapped.as_mut_slice()?.copy_from_slice(&a);
+    parallel_for_each(mapped.extent(), double_array(&mut mapped))?;
+    let doubled: Vec<f32> = a.iter().map(|x| 2.0 * x).collect();
+    assert_eq!(mapped.as_slice()?, &doubled[..]);
+    mapped.copy_from_slice(&b)?;
+    parallel_for_each(mapped.extent(), double_array(&mut mapped))?;
+    assert_eq!(mapped.to_vec()?, vec![0.5f32; n]);
+    assert_validation_clean();
+    Ok(())
+}
+
+/// Two views of one slice (two families) and two small vectors that share a page: the pages
+/// are imported twice (or copied where the driver refuses), and every result is right.
+#[test]
+fn overlapping_host_slices_in_two_families_give_right_results() -> Result<(), amp::Error> {
+    let a: Vec<f32> = (0..64).map(|i| i as f32).collect();
+    let b = vec![1.5f32; 64];
+    let mut out = vec![0f32; 64];
+    {
+        let first = ArrayView::new([64], &a)?;
+        let second = ArrayView::new([64], &a)?;
+        let mut sum = ArrayViewMut::new([64], &mut out)?;
+        parallel_for_each(sum.extent(), add_views(&first, &second, &mut sum))?;
+        sum.synchronize()?;
+    }
+    let doubled: Vec<f32> = a.iter().map(|x| x + x).collect();
+    assert_eq!(out, doubled);
+    {
+        let av = ArrayView::new([64], &a)?;
+        let bv = ArrayView::new([64], &b)?;
+        let mut sum = ArrayViewMut::new([64], &mut out)?;
+        parallel_for_each(sum.extent(), add_views(&av, &bv, &mut sum))?;
+    }
+    let expected: Vec<f32> = a.iter().map(|x| x + 1.5).collect();
+    assert_eq!(out, expected);
     assert_validation_clean();
     Ok(())
 }

@@ -12,7 +12,7 @@ use super::shared::Shared;
 use super::view::{ArrayView, ArrayViewMut, ViewParts};
 use crate::device::Accelerator;
 use crate::dims::dims_list;
-use crate::memory::Buffer;
+use crate::memory::{Buffer, Pooled};
 use crate::scalar::DeviceElement;
 use crate::Error;
 
@@ -270,11 +270,7 @@ where
     }
     if let (Some(data), Some((d, _))) = (src.host_slice(), dst.array_buffer()) {
         if !d.is_direct() {
-            let staging = Arc::new(Buffer::staging(
-                d.device(),
-                bytes,
-                MemoryLocation::CpuToGpu,
-            )?);
+            let staging = Arc::new(Pooled::take(d.device(), bytes, MemoryLocation::CpuToGpu)?);
             staging.write(crate::scalar::as_bytes(data))?;
             let d = d.clone();
             let guard = d.busy().begin();

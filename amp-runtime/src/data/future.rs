@@ -7,7 +7,7 @@ use std::thread::JoinHandle;
 
 use gpu_allocator::MemoryLocation;
 
-use crate::memory::Buffer;
+use crate::memory::{Buffer, Pooled};
 use crate::Error;
 
 /// A finished-or-not asynchronous operation (C++ AMP's `completion_future`), returned by
@@ -112,7 +112,8 @@ impl std::fmt::Debug for CompletionFuture<'_> {
 /// The first half of a download: device bytes made host-visible in a buffer.
 pub(crate) struct Staged {
     work: Option<Box<dyn FnOnce() -> Result<(), Error> + Send>>,
-    staging: Arc<Buffer>,
+    /// The buffer itself when mapped, else a staging buffer from the device's pool.
+    staging: Arc<dyn std::ops::Deref<Target = Buffer> + Send + Sync>,
     at: u64,
 }
 
@@ -122,11 +123,11 @@ pub(crate) fn stage_download(buffer: Arc<Buffer>, at: u64, len: u64) -> Result<S
     if buffer.is_direct() {
         return Ok(Staged {
             work: None,
-            staging: buffer,
+            staging: Arc::new(buffer),
             at,
         });
     }
-    let staging = Arc::new(Buffer::staging(
+    let staging = Arc::new(Pooled::take(
         buffer.device(),
         len,
         MemoryLocation::GpuToCpu,
@@ -138,7 +139,7 @@ pub(crate) fn stage_download(buffer: Arc<Buffer>, at: u64, len: u64) -> Result<S
             let _busy = guard;
             buffer.copy_on_device(at, &dst, 0, len)
         })),
-        staging,
+        staging: staging as Arc<dyn std::ops::Deref<Target = Buffer> + Send + Sync>,
         at: 0,
     })
 }

@@ -9,6 +9,7 @@ use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
 
 use super::atomic_float::AtomicFloat32;
 use super::batch::Queue;
+use super::discrete::simulated_limits;
 use super::instance::InstanceShared;
 use super::memory_info::MemoryInfo;
 use super::profile::Timestamps;
@@ -193,9 +194,13 @@ pub(super) fn create_device(
             queue_family: family,
             name: phys.name.clone(),
             device_type: phys.device_type,
-            description: describe(phys, &props),
+            description: describe(phys, &props, memory.simulated),
             device_path: phys.path(),
-            limits: Limits {
+            limits: (if memory.simulated {
+                simulated_limits
+            } else {
+                std::convert::identity
+            })(Limits {
                 max_workgroup_count: l.max_compute_work_group_count,
                 max_workgroup_size: l.max_compute_work_group_size,
                 max_threads_per_workgroup: l.max_compute_work_group_invocations,
@@ -208,7 +213,7 @@ pub(super) fn create_device(
                     l.max_image_dimension2_d,
                     l.max_image_dimension3_d,
                 ],
-            },
+            }),
             float64: supported.shader_float64 == vk::TRUE,
             physical: phys.handle,
             storage_image_write_without_format: supported.shader_storage_image_write_without_format
@@ -235,7 +240,7 @@ fn max_memory_allocation_size(instance: &ash::Instance, phys: vk::PhysicalDevice
 }
 
 /// `llvmpipe (LLVM 15.0.6, 256 bits) (CPU device, Vulkan 1.3.238, vendor 0x10005, device 0x0000)`.
-fn describe(phys: &PhysicalInfo, props: &vk::PhysicalDeviceProperties) -> String {
+fn describe(phys: &PhysicalInfo, props: &vk::PhysicalDeviceProperties, simulated: bool) -> String {
     let api = props.api_version;
     let kind = match phys.device_type {
         DeviceType::DiscreteGpu => "discrete GPU",
@@ -243,6 +248,11 @@ fn describe(phys: &PhysicalInfo, props: &vk::PhysicalDeviceProperties) -> String
         DeviceType::VirtualGpu => "virtual GPU",
         DeviceType::Cpu => "CPU device",
         DeviceType::Other => "other device",
+    };
+    let kind = if simulated {
+        format!("{kind} simulating a discrete GPU")
+    } else {
+        kind.to_owned()
     };
     format!(
         "{} ({kind}, Vulkan {}.{}.{}, vendor {:#06x}, device {:#06x})",

@@ -39,9 +39,16 @@ unsafe extern "system" fn debug_callback(
         vk::DebugUtilsMessageSeverityFlagsEXT::WARNING
             | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR,
     );
-    if counted {
+    // SAFETY: the layer passes a valid callback-data struct for the duration of the call.
+    let id = unsafe { data.as_ref().and_then(|d| d.message_id_name_as_c_str()) };
+    // Enabling the debugging extensions is what validation itself asks for.
+    let about_validation = id.is_some_and(|id| {
+        id.to_bytes()
+            .starts_with(b"UNASSIGNED-BestPractices-vkCreateInstance-specialuse-extension")
+    });
+    if counted && !about_validation {
         VALIDATION_MESSAGES.fetch_add(1, Ordering::SeqCst);
-        // SAFETY: the layer passes a valid callback-data struct for the duration of the call.
+        // SAFETY: as above.
         let message = unsafe { data.as_ref().and_then(|d| d.message_as_c_str()) }
             .map(|m| m.to_string_lossy().into_owned())
             .unwrap_or_default();
@@ -150,9 +157,19 @@ fn create_instance() -> Result<InstanceShared, Error> {
         .application_name(c"amp-rs")
         .engine_name(c"amp-runtime")
         .api_version(vk::API_VERSION_1_1);
-    let enabled_features = [vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION];
+    // The simulated discrete GPU also runs the layer's best-practices checks, which hold the
+    // runtime to what discrete GPUs need (see `discrete.rs`).
+    let enabled_features: &[vk::ValidationFeatureEnableEXT] =
+        if super::discrete::simulate_discrete() {
+            &[
+                vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION,
+                vk::ValidationFeatureEnableEXT::BEST_PRACTICES,
+            ]
+        } else {
+            &[vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION]
+        };
     let mut features =
-        vk::ValidationFeaturesEXT::default().enabled_validation_features(&enabled_features);
+        vk::ValidationFeaturesEXT::default().enabled_validation_features(enabled_features);
     let mut messenger_info = vk::DebugUtilsMessengerCreateInfoEXT::default()
         .message_severity(
             vk::DebugUtilsMessageSeverityFlagsEXT::WARNING

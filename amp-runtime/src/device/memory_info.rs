@@ -5,6 +5,7 @@ use std::sync::OnceLock;
 
 use ash::vk;
 
+use super::discrete::{simulate_discrete, storage_offset_alignment};
 use super::DeviceType;
 
 /// What a device's memory offers the host: its memory types, and whether host memory can be
@@ -18,6 +19,9 @@ pub(crate) struct MemoryInfo {
     /// `minStorageBufferOffsetAlignment`: an imported slice is bound at its own address, so
     /// that address must be a multiple of it.
     pub(crate) storage_offset_alignment: u64,
+    /// The simulated discrete GPU (`AMP_SIMULATE_DISCRETE=1`, see `discrete.rs`): every
+    /// mapping is treated as non-coherent.
+    pub(crate) simulated: bool,
     /// The extension's device functions, loaded on first import.
     pub(super) host_import_fns: OnceLock<ash::ext::external_memory_host::Device>,
 }
@@ -39,22 +43,25 @@ impl MemoryInfo {
         host_import_extension: bool,
     ) -> MemoryInfo {
         let properties = instance.get_physical_device_memory_properties(phys);
-        let host_import_alignment = host_import_extension.then(|| {
+        let simulated = simulate_discrete();
+        let placement =
+            Placement::decide(device_type, &properties, host_import_extension, simulated);
+        let host_import_alignment = placement.import_host.then(|| {
             let mut host = vk::PhysicalDeviceExternalMemoryHostPropertiesEXT::default();
             let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut host);
             instance.get_physical_device_properties2(phys, &mut props2);
             host.min_imported_host_pointer_alignment.max(1)
         });
-        let storage_offset_alignment = instance
-            .get_physical_device_properties(phys)
-            .limits
-            .min_storage_buffer_offset_alignment
-            .max(1);
+        let limits = instance.get_physical_device_properties(phys).limits;
         MemoryInfo {
-            cpu_shared: cpu_shared(device_type, &properties),
+            cpu_shared: placement.cpu_shared,
             properties,
             host_import_alignment,
-            storage_offset_alignment,
+            storage_offset_alignment: storage_offset_alignment(
+                limits.min_storage_buffer_offset_alignment.max(1),
+                simulated,
+            ),
+            simulated,
             host_import_fns: OnceLock::new(),
         }
     }
@@ -64,21 +71,15 @@ impl MemoryInfo {
         &self.properties.memory_types[..self.properties.memory_type_count as usize]
     }
 
-    /// A host-visible memory type among `bits` (a `memoryTypeBits` mask), preferring a
-    /// coherent one, and whether it is coherent.
-    pub(crate) fn host_visible_type(&self, bits: u32) -> Option<(u32, bool)> {
-        let visible = vk::MemoryPropertyFlags::HOST_VISIBLE;
-        let coherent = visible | vk::MemoryPropertyFlags::HOST_COHERENT;
-        let allowed = |i: &usize| bits & (1 << i) != 0;
-        let find = |wanted: vk::MemoryPropertyFlags| {
-            (0..self.types().len())
-                .filter(allowed)
-                .find(|&i| self.types()[i].property_flags.contains(wanted))
-        };
-        match find(coherent) {
-            Some(i) => Some((i as u32, true)),
-            None => find(visible).map(|i| (i as u32, false)),
-        }
+    /// A host-visible and host-coherent memory type among `bits`: the only kind host memory is
+    /// imported into (the host writes an imported slice and kernels read it with no flush).
+    pub(crate) fn host_coherent_type(&self, bits: u32) -> Option<u32> {
+        let coherent =
+            vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
+        (0..self.types().len())
+            .filter(|i| bits & (1 << i) != 0)
+            .find(|&i| self.types()[i].property_flags.contains(coherent))
+            .map(|i| i as u32)
     }
 
     /// Whether kernels and the host share memory ([`cpu_shared`]; C++ AMP's
@@ -95,6 +96,36 @@ impl MemoryInfo {
             .filter(|h| h.flags.contains(vk::MemoryHeapFlags::DEVICE_LOCAL))
             .map(|h| h.size)
             .sum()
+    }
+}
+
+/// Where a device's data lives, decided from the device when it is opened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Placement {
+    /// Kernels and the host share memory ([`cpu_shared`]): `AccessType::Auto` arrays are
+    /// host-visible and zero-copy. Otherwise arrays live in device memory and transfers go
+    /// through staging buffers.
+    pub(crate) cpu_shared: bool,
+    /// Views of host slices are imported and used in place (`VK_EXT_external_memory_host`)
+    /// rather than copied: only where memory is shared, since a discrete GPU would read the
+    /// imported slice over the bus at every access.
+    pub(crate) import_host: bool,
+}
+
+impl Placement {
+    /// The placement on a device of `device_type` with memory `props`, which lists the host
+    /// import extension or not, possibly simulating a discrete GPU (`discrete.rs`).
+    pub(crate) fn decide(
+        device_type: DeviceType,
+        props: &vk::PhysicalDeviceMemoryProperties,
+        host_import_extension: bool,
+        simulate_discrete: bool,
+    ) -> Placement {
+        let cpu_shared = !simulate_discrete && cpu_shared(device_type, props);
+        Placement {
+            cpu_shared,
+            import_host: cpu_shared && host_import_extension,
+        }
     }
 }
 
@@ -201,6 +232,58 @@ mod tests {
         assert!(cpu_shared(DeviceType::IntegratedGpu, &intel));
         let lavapipe = props(&[(2 * GIB, true)], &[(DL | HV | HC | CACHED, 0)]);
         assert!(cpu_shared(DeviceType::Cpu, &lavapipe));
+    }
+
+    #[test]
+    fn placement_keeps_discrete_data_on_the_device_and_imports_only_shared_memory() {
+        let nvidia = props(
+            &[(80 * GIB, true), (64 * GIB, false), (256 << 20, true)],
+            &[
+                (DL, 0),
+                (HV | HC, 1),
+                (HV | HC | CACHED, 1),
+                (DL | HV | HC, 2),
+            ],
+        );
+        let amd = props(
+            &[(16 * GIB, true), (32 * GIB, false)],
+            &[
+                (DL, 0),
+                (HV | HC, 1),
+                (DL | HV | HC, 0),
+                (HV | HC | CACHED, 1),
+            ],
+        );
+        let lavapipe = props(&[(2 * GIB, true)], &[(DL | HV | HC | CACHED, 0)]);
+        let device_memory = Placement {
+            cpu_shared: false,
+            import_host: false,
+        };
+        for table in [&nvidia, &amd] {
+            for import in [false, true] {
+                let p = Placement::decide(DeviceType::DiscreteGpu, table, import, false);
+                assert_eq!(p, device_memory);
+            }
+        }
+        assert_eq!(
+            Placement::decide(DeviceType::Cpu, &lavapipe, true, false),
+            Placement {
+                cpu_shared: true,
+                import_host: true
+            }
+        );
+        assert_eq!(
+            Placement::decide(DeviceType::Cpu, &lavapipe, false, false),
+            Placement {
+                cpu_shared: true,
+                import_host: false
+            }
+        );
+        // The simulated discrete GPU: lavapipe placed as an NVIDIA GPU is.
+        assert_eq!(
+            Placement::decide(DeviceType::Cpu, &lavapipe, true, true),
+            device_memory
+        );
     }
 
     #[test]

@@ -5,6 +5,8 @@ use std::ptr::NonNull;
 use std::sync::{Arc, Mutex};
 
 use ash::vk;
+use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme};
+use gpu_allocator::MemoryLocation;
 
 use crate::device::{Device, DeviceState};
 use crate::kernel::{KernelInfo, OOB_REPORT_WORDS};
@@ -15,17 +17,15 @@ use crate::Error;
 const REPORT_WORDS: usize = OOB_REPORT_WORDS as usize;
 const REPORT_BYTES: u64 = 4 * REPORT_WORDS as u64;
 
-/// The memory of one out-of-bounds report: a buffer in its own small host-visible memory
-/// object, mapped for its whole life.
+/// The memory of one out-of-bounds report: a small buffer sub-allocated by gpu-allocator in
+/// host-visible, host-coherent memory, mapped for its whole life.
 ///
-/// Raw Vulkan memory rather than an allocator `Buffer`: the pool of reports lives in the
-/// device, and a `Buffer` would hold the device alive from there.
+/// An allocation rather than a `Buffer`: the pool of reports lives in the device, and a
+/// `Buffer` would hold the device alive from there.
 struct ReportMemory {
     buffer: vk::Buffer,
-    memory: vk::DeviceMemory,
+    allocation: Allocation,
     words: NonNull<u32>,
-    /// Host writes and device writes are visible to the other side without flushes.
-    coherent: bool,
 }
 
 // SAFETY: the mapping is only accessed by the one launch that took the report from the pool
@@ -44,93 +44,79 @@ impl ReportMemory {
             let buffer = d
                 .create_buffer(&info, None)
                 .map_err(Error::vk("vkCreateBuffer"))?;
-            let destroy_buffer = |e| {
-                d.destroy_buffer(buffer, None);
-                e
-            };
             let requirements = d.get_buffer_memory_requirements(buffer);
-            let (type_index, coherent) = device
-                .memory()
-                .host_visible_type(requirements.memory_type_bits)
-                .ok_or_else(|| {
-                    destroy_buffer(Error::Allocation(
-                        "no host-visible memory type for the out-of-bounds report".into(),
-                    ))
-                })?;
-            let memory = d
-                .allocate_memory(
-                    &vk::MemoryAllocateInfo::default()
-                        .allocation_size(requirements.size)
-                        .memory_type_index(type_index),
-                    None,
-                )
-                .map_err(Error::vk("vkAllocateMemory"))
-                .map_err(destroy_buffer)?;
-            let free_both = |e| {
-                d.free_memory(memory, None);
-                destroy_buffer(e)
+            let allocated = match device.allocator().as_mut() {
+                Some(alloc) => alloc
+                    .allocate(&AllocationCreateDesc {
+                        name: "amp out-of-bounds report",
+                        requirements,
+                        // Host-visible and coherent (gpu-allocator's host locations always
+                        // are): the host clears and reads the report with no flush.
+                        location: MemoryLocation::GpuToCpu,
+                        linear: true,
+                        allocation_scheme: AllocationScheme::GpuAllocatorManaged,
+                    })
+                    .map_err(Error::from),
+                None => Err(Error::Allocation("the device is shutting down".into())),
             };
-            d.bind_buffer_memory(buffer, memory, 0)
-                .map_err(Error::vk("vkBindBufferMemory"))
-                .map_err(free_both)?;
-            let mapped = d
-                .map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
-                .map_err(Error::vk("vkMapMemory"))
-                .map_err(free_both)?;
-            let words = NonNull::new(mapped.cast::<u32>())
-                .ok_or_else(|| free_both(Error::Allocation("vkMapMemory returned null".into())))?;
-            Ok(ReportMemory {
-                buffer,
-                memory,
-                words,
-                coherent,
-            })
+            let allocation = match allocated {
+                Ok(a) => a,
+                Err(e) => {
+                    d.destroy_buffer(buffer, None);
+                    return Err(e);
+                }
+            };
+            let bound = allocation
+                .mapped_ptr()
+                .map(|p| p.cast::<u32>())
+                .ok_or_else(|| Error::Allocation("the out-of-bounds report is not mapped".into()))
+                .and_then(|words| {
+                    d.bind_buffer_memory(buffer, allocation.memory(), allocation.offset())
+                        .map(|()| words)
+                        .map_err(Error::vk("vkBindBufferMemory"))
+                });
+            match bound {
+                Ok(words) => Ok(ReportMemory {
+                    buffer,
+                    allocation,
+                    words,
+                }),
+                Err(e) => {
+                    d.destroy_buffer(buffer, None);
+                    if let Some(alloc) = device.allocator().as_mut() {
+                        let _ = alloc.free(allocation);
+                    }
+                    Err(e)
+                }
+            }
         }
-    }
-
-    /// The whole memory object, for flushes and invalidations of non-coherent memory.
-    fn range(&self) -> vk::MappedMemoryRange<'static> {
-        vk::MappedMemoryRange::default()
-            .memory(self.memory)
-            .offset(0)
-            .size(vk::WHOLE_SIZE)
     }
 
     /// Clears the report before a launch (no device work uses it now).
-    fn zero(&self, d: &ash::Device) -> Result<(), Error> {
-        // SAFETY: the mapping holds at least `OOB_REPORT_WORDS` words and nothing else uses it.
-        unsafe {
-            std::ptr::write_bytes(self.words.as_ptr(), 0, REPORT_WORDS);
-            if !self.coherent {
-                d.flush_mapped_memory_ranges(&[self.range()])
-                    .map_err(Error::vk("vkFlushMappedMemoryRanges"))?;
-            }
-        }
-        Ok(())
+    fn zero(&self) {
+        // SAFETY: the mapping holds at least `OOB_REPORT_WORDS` words and nothing else uses
+        // it; the memory is coherent.
+        unsafe { std::ptr::write_bytes(self.words.as_ptr(), 0, REPORT_WORDS) };
     }
 
     /// The report's words after the launch finished (the submission's fence was waited for
     /// and its final barrier made the device's writes available to the host).
-    fn read(&self, d: &ash::Device) -> Result<[u32; REPORT_WORDS], Error> {
+    fn read(&self) -> [u32; REPORT_WORDS] {
         let mut words = [0u32; REPORT_WORDS];
         // SAFETY: as in `zero`.
         unsafe {
-            if !self.coherent {
-                d.invalidate_mapped_memory_ranges(&[self.range()])
-                    .map_err(Error::vk("vkInvalidateMappedMemoryRanges"))?;
-            }
-            std::ptr::copy_nonoverlapping(self.words.as_ptr(), words.as_mut_ptr(), words.len());
-        }
-        Ok(words)
+            std::ptr::copy_nonoverlapping(self.words.as_ptr(), words.as_mut_ptr(), words.len())
+        };
+        words
     }
 
     /// # Safety
     /// No device work may use the report.
-    unsafe fn destroy(self, d: &ash::Device) {
-        // SAFETY: per the function's contract; freeing the memory unmaps it.
-        unsafe {
-            d.destroy_buffer(self.buffer, None);
-            d.free_memory(self.memory, None);
+    unsafe fn destroy(self, device: &Device) {
+        // SAFETY: per the function's contract.
+        unsafe { device.vk().destroy_buffer(self.buffer, None) };
+        if let Some(alloc) = device.allocator().as_mut() {
+            let _ = alloc.free(self.allocation);
         }
     }
 }
@@ -149,7 +135,7 @@ impl DeviceState for ReportPool {
     unsafe fn destroy(&self, device: &Device) {
         for report in lock(&self.free).drain(..) {
             // SAFETY: per the function's contract.
-            unsafe { report.destroy(device.vk()) };
+            unsafe { report.destroy(device) };
         }
     }
 }
@@ -175,7 +161,6 @@ impl ReportPool {
 /// different views or threads) never share one.
 pub(crate) struct OobReport {
     binding: u32,
-    device: Arc<Device>,
     pool: Arc<ReportPool>,
     /// `None` only during drop.
     memory: Option<ReportMemory>,
@@ -195,11 +180,10 @@ impl OobReport {
         let memory = pool.take(device)?;
         let report = OobReport {
             binding,
-            device: device.clone(),
             pool,
             memory: Some(memory),
         };
-        report.memory()?.zero(device.vk())?;
+        report.memory()?.zero();
         Ok(Some(report))
     }
 
@@ -227,7 +211,7 @@ impl OobReport {
 
     /// After the launch has finished: `Err(IndexOutOfBounds)` when an access failed.
     pub(crate) fn check(&self, info: &KernelInfo) -> Result<(), Error> {
-        let words = self.memory()?.read(self.device.vk())?;
+        let words = self.memory()?.read();
         match decode(&words, info) {
             None => Ok(()),
             Some(error) => Err(error),

@@ -8,6 +8,7 @@ use ash::vk;
 use gpu_allocator::vulkan::{AllocationCreateDesc, AllocationScheme};
 use gpu_allocator::MemoryLocation;
 
+use super::shadow::Shadow;
 use super::{Buffer, Memory};
 use crate::device::Device;
 use crate::Error;
@@ -71,7 +72,12 @@ impl Buffer {
                 }
             }
         };
-        let direct = allocation.mapped_ptr().is_some()
+        // The host never uses the mapping of memory asked for as device-local when it copies
+        // through staging buffers anyway (a discrete GPU, simulated or forced).
+        let hidden = location == MemoryLocation::GpuOnly
+            && (force_staging() || device.memory().simulated || !device.memory().shared_memory());
+        let direct = !hidden
+            && allocation.mapped_ptr().is_some()
             && allocation
                 .memory_properties()
                 .contains(vk::MemoryPropertyFlags::HOST_COHERENT);
@@ -84,6 +90,7 @@ impl Buffer {
             memory: Memory::Allocated(allocation),
             size,
             direct,
+            shadow: (direct && device.memory().simulated).then(|| Shadow::new(size as usize)),
             busy: Arc::default(),
             pending: Arc::default(),
         };
@@ -107,20 +114,14 @@ impl Buffer {
         location: MemoryLocation,
     ) -> Result<Buffer, Error> {
         check_storage_size(device, size)?;
-        let mut b = Buffer::with_location(
+        Buffer::with_location(
             device,
             size,
             vk::BufferUsageFlags::STORAGE_BUFFER
                 | vk::BufferUsageFlags::TRANSFER_SRC
                 | vk::BufferUsageFlags::TRANSFER_DST,
             location,
-        )?;
-        // Device-local memory is copied through staging buffers when the user asks to test
-        // that path; memory asked for as host-visible keeps its mapping.
-        if force_staging() && location == MemoryLocation::GpuOnly {
-            b.direct = false;
-        }
-        Ok(b)
+        )
     }
 
     /// A host-visible transfer buffer of `size` bytes (contents undefined): `CpuToGpu` for
@@ -130,18 +131,17 @@ impl Buffer {
         size: u64,
         location: MemoryLocation,
     ) -> Result<Buffer, Error> {
-        let mut b = Buffer::with_location(
+        let b = Buffer::with_location(
             device,
             size.max(4),
             vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST,
             location,
         )?;
-        if b.mapped().is_none() {
+        if !b.direct {
             return Err(Error::Allocation(
-                "staging memory is not host-visible".into(),
+                "staging memory is not host-visible and coherent".into(),
             ));
         }
-        b.direct = true;
         Ok(b)
     }
 }

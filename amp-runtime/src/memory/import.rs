@@ -77,8 +77,10 @@ impl Buffer {
         let size = (base + len) as u64;
         let raw = create(size)?;
         let requirements = d.get_buffer_memory_requirements(raw);
+        // Coherent memory only: the host writes the slice and kernels read it (and back)
+        // with no flush or invalidation in between.
         let bits = requirements.memory_type_bits & host_props.memory_type_bits;
-        let Some(type_index) = (0..32u32).find(|i| bits & (1 << i) != 0) else {
+        let Some(type_index) = device.memory().host_coherent_type(bits) else {
             d.destroy_buffer(raw, None);
             return None;
         };
@@ -89,6 +91,9 @@ impl Buffer {
             .allocation_size((page_end - page_start) as u64)
             .memory_type_index(type_index)
             .push_next(&mut import);
+        // Importing pages another live import covers (two small `Vec`s on one page, or one
+        // slice viewed by two families) is allowed, but a driver may refuse it: the slice is
+        // copied then.
         let memory = match d.allocate_memory(&alloc_info, None) {
             Ok(m) => m,
             Err(_) => {
@@ -102,6 +107,7 @@ impl Buffer {
             memory: Memory::Imported(memory),
             size,
             direct: false,
+            shadow: None,
             busy: Arc::default(),
             pending: Arc::default(),
         };

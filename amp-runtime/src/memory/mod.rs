@@ -7,6 +7,7 @@
 mod alloc;
 mod host;
 mod import;
+mod shadow;
 mod staging;
 mod transfer;
 
@@ -17,10 +18,12 @@ use gpu_allocator::vulkan::Allocation;
 
 pub(crate) use alloc::force_staging;
 pub(crate) use host::HostMemory;
+pub(crate) use staging::Pooled;
 
 use crate::device::{Device, Pending, Queue};
 use crate::sync::Busy;
 use crate::Error;
+use shadow::Shadow;
 
 /// Where a buffer's memory comes from.
 enum Memory {
@@ -41,6 +44,8 @@ pub struct Buffer {
     size: u64,
     /// The memory is mapped and coherent: the host copies through the mapping.
     direct: bool,
+    /// On the simulated discrete GPU, the host's copy of a mapping it uses (see `shadow.rs`).
+    shadow: Option<Shadow>,
     busy: Arc<Busy>,
     /// The batches that use the buffer and their unreported errors.
     pending: Arc<Pending>,
@@ -113,12 +118,13 @@ impl Buffer {
             allocation,
             size: buffer.size,
         };
-        // The Arcs are the only fields left owning anything; the handle lives on in `parked`.
+        // The Arcs and the shadow are the only fields left owning anything; the handle lives on in `parked`.
         // SAFETY: `buffer` is never used again, and its drop does not run.
         unsafe {
             std::ptr::drop_in_place(&mut buffer.device);
             std::ptr::drop_in_place(&mut buffer.busy);
             std::ptr::drop_in_place(&mut buffer.pending);
+            std::ptr::drop_in_place(&mut buffer.shadow);
         }
         Some(parked)
     }
@@ -132,6 +138,10 @@ impl Buffer {
             memory: Memory::Allocated(parked.allocation),
             size: parked.size,
             direct: true,
+            shadow: device
+                .memory()
+                .simulated
+                .then(|| Shadow::new(parked.size as usize)),
             busy: Arc::default(),
             pending: Arc::default(),
         }
@@ -187,6 +197,7 @@ impl Buffer {
     /// uses it (work on `queue` itself is ordered by the queue), leaving errors unreported.
     pub(crate) fn wait_for_other_views(&self, queue: &Arc<Queue>) -> Result<(), Error> {
         self.busy.wait_idle();
+        self.flush_host_writes();
         self.pending.wait(&self.device, Some(queue), false, false)
     }
 
@@ -200,22 +211,79 @@ impl Buffer {
         &self.busy
     }
 
-    pub(super) fn mapped(&self) -> Option<*mut u8> {
+    /// The device memory's own mapping.
+    fn mapping(&self) -> Option<*mut u8> {
         match &self.memory {
             Memory::Allocated(a) => a.mapped_ptr().map(|p| p.as_ptr().cast::<u8>()),
             _ => None,
         }
     }
 
+    /// Where the host reads and writes the mapped memory: the mapping, or its shadow on the
+    /// simulated discrete GPU (then [`flush`](Self::flush) and
+    /// [`invalidate`](Self::invalidate) move the bytes).
+    pub(super) fn mapped(&self) -> Option<*mut u8> {
+        let mapping = self.mapping()?;
+        Some(self.shadow.as_ref().map_or(mapping, Shadow::ptr))
+    }
+
+    /// Makes the host's writes to bytes `[at, at + len)` of the mapping visible to the device
+    /// (a no-op on coherent memory, which is all gpu-allocator hands out; the simulated
+    /// discrete GPU copies its shadow). The caller has waited for the device's work on the
+    /// buffer and holds the borrow that excludes other host access.
+    pub(super) fn flush(&self, at: u64, len: u64) {
+        if let (Some(shadow), Some(mapping)) = (&self.shadow, self.mapping()) {
+            // SAFETY: per the function's contract nothing else touches either copy.
+            unsafe { shadow.flush(mapping, at as usize, len as usize) };
+        }
+    }
+
+    /// Makes the device's writes to bytes `[at, at + len)` visible to the host: the other
+    /// direction of [`flush`](Self::flush), with its contract.
+    pub(super) fn invalidate(&self, at: u64, len: u64) {
+        if let (Some(shadow), Some(mapping)) = (&self.shadow, self.mapping()) {
+            // SAFETY: per the function's contract nothing else touches either copy.
+            unsafe { shadow.invalidate(mapping, at as usize, len as usize) };
+        }
+    }
+
+    /// Before device work that uses the buffer is recorded: flushes host writes made through
+    /// a slice [`host_ptr`](Self::host_ptr) handed out.
+    pub(crate) fn flush_host_writes(&self) {
+        if let (Some(shadow), Some(mapping)) = (&self.shadow, self.mapping()) {
+            // SAFETY: host access through the handed-out slice has ended (its borrow of the
+            // array is needed by the launch or copy that calls this).
+            unsafe { shadow.flush_if_dirty(mapping) };
+        }
+    }
+
     /// The host address of the buffer's memory when the host may read and write it directly
-    /// (mapped and coherent, and not forced to staging copies).
-    /// Waits for the device work that uses the buffer first (see [`wait_idle`](Self::wait_idle)).
+    /// (mapped and coherent, and not forced to staging copies), for a slice the caller hands
+    /// out. Waits for the device work that uses the buffer first (see
+    /// [`wait_idle`](Self::wait_idle)) and makes its writes visible; host writes through the
+    /// address are flushed before the next device work ([`flush_host_writes`](Self::flush_host_writes)).
     pub(crate) fn host_ptr(&self) -> Result<Option<*mut u8>, Error> {
+        if !self.direct {
+            return Ok(None);
+        }
+        self.wait_idle()?;
+        self.flush_host_writes();
+        self.invalidate(0, self.size);
+        if let Some(shadow) = &self.shadow {
+            shadow.mark_dirty();
+        }
+        Ok(self.mapped())
+    }
+
+    /// Where the host reads and writes the memory directly, for the transfers of this layer,
+    /// which flush and invalidate what they touch; the caller has waited for the buffer's
+    /// device work.
+    fn direct_ptr(&self) -> Option<*mut u8> {
         if self.direct {
-            self.wait_idle()?;
-            Ok(self.mapped())
+            self.flush_host_writes();
+            self.mapped()
         } else {
-            Ok(None)
+            None
         }
     }
 

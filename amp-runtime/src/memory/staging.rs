@@ -59,12 +59,24 @@ impl StagingPool {
     }
 }
 
-/// A staging buffer on loan from the pool.
-pub(super) struct Pooled {
+/// A staging buffer on loan from the device's pool, returned to it on drop.
+pub(crate) struct Pooled {
     location: MemoryLocation,
     /// `None` only during drop.
     buffer: Option<Buffer>,
     pool: Arc<StagingPool>,
+}
+
+impl Pooled {
+    /// A mapped staging buffer of at least `size` bytes on `device` in `location` (`CpuToGpu`
+    /// for uploads, `GpuToCpu` for downloads), reused from the pool where one is free.
+    pub(crate) fn take(
+        device: &Arc<Device>,
+        size: u64,
+        location: MemoryLocation,
+    ) -> Result<Pooled, Error> {
+        StagingPool::take(device, size, location)
+    }
 }
 
 impl std::ops::Deref for Pooled {

@@ -22,13 +22,18 @@ impl Buffer {
         if len == 0 {
             return Ok(());
         }
-        if let Some(p) = self.host_ptr()? {
+        if let Some(p) = self.direct_ptr() {
+            // A partial write keeps the rest of its flushed atoms as the device has them.
+            self.invalidate(at, len as u64);
             // SAFETY: the mapping covers `size` bytes; no device work uses the buffer now
             // (every submission is waited for, and the caller's borrow excludes other host
-            // access). Host writes are made visible to the device by the next queue submission.
+            // access). Host writes are made visible to the device by the flush and the next
+            // queue submission.
             unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), p.add(at as usize), len) };
+            self.flush(at, len as u64);
             return Ok(());
         }
+        self.flush_host_writes();
         let staging = Arc::new(StagingPool::take(
             &self.device,
             len as u64,
@@ -39,6 +44,7 @@ impl Buffer {
             .ok_or_else(|| Error::Allocation("staging memory is not host-visible".into()))?;
         // SAFETY: the staging buffer is mapped, at least `len` bytes long and not in use.
         unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), p, len) };
+        staging.flush(0, len as u64);
         let (src, dst) = (staging.raw, self.raw);
         self.device.submit(&[&self.pending], Some(staging), |r| {
             let region = vk::BufferCopy::default().dst_offset(at).size(len as u64);
@@ -65,12 +71,15 @@ impl Buffer {
         if len == 0 {
             return Ok(());
         }
-        if let Some(p) = self.host_ptr()? {
+        if let Some(p) = self.direct_ptr() {
+            self.invalidate(at, len as u64);
             // SAFETY: the mapping covers `size` bytes; device writes were made visible to
-            // the host by the barrier and fence wait ending every submission.
+            // the host by the barrier and fence wait ending every submission, and by the
+            // invalidation.
             unsafe { std::ptr::copy_nonoverlapping(p.add(at as usize), out.as_mut_ptr(), len) };
             return Ok(());
         }
+        self.flush_host_writes();
         let staging = Arc::new(StagingPool::take(
             &self.device,
             len as u64,
@@ -87,6 +96,7 @@ impl Buffer {
                 unsafe { r.vk().cmd_copy_buffer(r.cmd(), src, dst, &[region]) };
                 Ok(())
             })?;
+        staging.invalidate(0, len as u64);
         // SAFETY: the copy finished and was made visible to the host.
         unsafe { std::ptr::copy_nonoverlapping(p, out.as_mut_ptr(), len) };
         Ok(())
@@ -94,12 +104,14 @@ impl Buffer {
 
     /// Fills the buffer with zero bytes.
     pub(crate) fn zero(&self) -> Result<(), Error> {
-        if let Some(p) = self.host_ptr()? {
+        self.wait_idle()?;
+        if let Some(p) = self.direct_ptr() {
             // SAFETY: as in `write_at`.
             unsafe { std::ptr::write_bytes(p, 0, self.size as usize) };
+            self.flush(0, self.size);
             return Ok(());
         }
-        self.wait_idle()?;
+        self.flush_host_writes();
         let dst = self.raw;
         self.device.submit(&[&self.pending], None, |r| {
             // SAFETY: live buffer with TRANSFER_DST usage.
@@ -122,17 +134,24 @@ impl Buffer {
                 "buffer copy of {size} bytes out of range (internal error)"
             )));
         }
-        if let (Some(s), Some(d)) = (self.host_ptr()?, dst.host_ptr()?) {
-            // SAFETY: both ranges lie in their mappings; no device work uses either buffer;
-            // `ptr::copy` allows the ranges to overlap (the same buffer).
-            unsafe {
-                std::ptr::copy(
-                    s.add(src_at as usize),
-                    d.add(dst_at as usize),
-                    size as usize,
-                )
-            };
-            return Ok(());
+        if self.direct && dst.direct {
+            self.wait_idle()?;
+            dst.wait_idle()?;
+            if let (Some(s), Some(d)) = (self.direct_ptr(), dst.direct_ptr()) {
+                self.invalidate(src_at, size);
+                dst.invalidate(dst_at, size);
+                // SAFETY: both ranges lie in their mappings; no device work uses either
+                // buffer; `ptr::copy` allows the ranges to overlap (the same buffer).
+                unsafe {
+                    std::ptr::copy(
+                        s.add(src_at as usize),
+                        d.add(dst_at as usize),
+                        size as usize,
+                    )
+                };
+                dst.flush(dst_at, size);
+                return Ok(());
+            }
         }
         self.copy_on_device(src_at, dst, dst_at, size)
     }
@@ -149,6 +168,8 @@ impl Buffer {
         // Not `wait_idle`: the background transfers that call this count themselves busy.
         self.wait_device_work()?;
         dst.wait_device_work()?;
+        self.flush_host_writes();
+        dst.flush_host_writes();
         let (src_raw, dst_raw) = (self.raw, dst.raw);
         self.device
             .submit(&[&self.pending, &dst.pending], None, |r| {

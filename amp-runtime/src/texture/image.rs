@@ -9,7 +9,7 @@ use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme};
 use gpu_allocator::MemoryLocation;
 
 use crate::device::{Device, Pending};
-use crate::memory::Buffer;
+use crate::memory::Pooled;
 use crate::Error;
 
 /// A texture's image. Shared (`Arc`) by the texture, its views and the batches that use it.
@@ -176,13 +176,20 @@ impl Image {
         to: vk::ImageLayout,
     ) {
         let stages = vk::PipelineStageFlags::COMPUTE_SHADER | vk::PipelineStageFlags::TRANSFER;
-        let access = vk::AccessFlags::SHADER_READ
-            | vk::AccessFlags::SHADER_WRITE
-            | vk::AccessFlags::TRANSFER_READ
-            | vk::AccessFlags::TRANSFER_WRITE;
+        // The accesses each layout allows (the best-practices layer checks them).
+        let access = |layout| match layout {
+            vk::ImageLayout::TRANSFER_DST_OPTIMAL => vk::AccessFlags::TRANSFER_WRITE,
+            vk::ImageLayout::TRANSFER_SRC_OPTIMAL => vk::AccessFlags::TRANSFER_READ,
+            _ => {
+                vk::AccessFlags::SHADER_READ
+                    | vk::AccessFlags::SHADER_WRITE
+                    | vk::AccessFlags::TRANSFER_READ
+                    | vk::AccessFlags::TRANSFER_WRITE
+            }
+        };
         let barrier = vk::ImageMemoryBarrier::default()
-            .src_access_mask(access)
-            .dst_access_mask(access)
+            .src_access_mask(access(from))
+            .dst_access_mask(access(to))
             .old_layout(from)
             .new_layout(to)
             .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
@@ -269,22 +276,21 @@ impl Image {
             .image_extent(self.size)
     }
 
-    /// A mapped staging buffer of the image's size in `location`, and its host address.
-    fn staging(&self, location: MemoryLocation) -> Result<(Arc<Buffer>, *mut u8), Error> {
-        let staging = Arc::new(Buffer::staging(&self.device, self.byte_len(), location)?);
-        let p = staging
-            .host_ptr()?
-            .ok_or_else(|| Error::Allocation("staging memory is not host-visible".into()))?;
-        Ok((staging, p))
+    /// A mapped staging buffer of the image's size in `location`, from the device's pool.
+    fn staging(&self, location: MemoryLocation) -> Result<Arc<Pooled>, Error> {
+        Ok(Arc::new(Pooled::take(
+            &self.device,
+            self.byte_len(),
+            location,
+        )?))
     }
 
     /// Copies tightly packed texels (`byte_len` bytes) into the image.
     pub(crate) fn write(self: &Arc<Self>, bytes: &[u8]) -> Result<(), Error> {
         debug_assert_eq!(bytes.len() as u64, self.byte_len());
         self.pending.wait(&self.device, None, false, true)?;
-        let (staging, p) = self.staging(MemoryLocation::CpuToGpu)?;
-        // SAFETY: the staging buffer is mapped, `byte_len` bytes long and not in use.
-        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len()) };
+        let staging = self.staging(MemoryLocation::CpuToGpu)?;
+        staging.write(bytes)?;
         let (src, dst, region) = (staging.raw(), self.raw, self.copy_region());
         let keep: Arc<dyn std::any::Any + Send + Sync> = Arc::new((staging, self.clone()));
         self.device.submit(&[&self.pending], Some(keep), |r| {
@@ -304,7 +310,7 @@ impl Image {
     pub(crate) fn read(self: &Arc<Self>, out: &mut [u8]) -> Result<(), Error> {
         debug_assert_eq!(out.len() as u64, self.byte_len());
         self.pending.wait(&self.device, None, false, true)?;
-        let (staging, p) = self.staging(MemoryLocation::GpuToCpu)?;
+        let staging = self.staging(MemoryLocation::GpuToCpu)?;
         let (src, dst, region) = (self.raw, staging.raw(), self.copy_region());
         let keep: Arc<dyn std::any::Any + Send + Sync> = Arc::new((staging.clone(), self.clone()));
         self.device
@@ -319,9 +325,8 @@ impl Image {
                 Self::transition(r, src, src_layout, vk::ImageLayout::GENERAL);
                 Ok(())
             })?;
-        // SAFETY: the copy finished (waited above); the mapping holds `byte_len` bytes.
-        unsafe { std::ptr::copy_nonoverlapping(p, out.as_mut_ptr(), out.len()) };
-        Ok(())
+        // The copy finished (the submission was waited for).
+        staging.read(out)
     }
 
     /// The image view, for descriptors.
