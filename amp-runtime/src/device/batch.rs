@@ -552,11 +552,18 @@ impl QueueState {
             self.submit(device, garbage)?;
         }
         let d = device.vk();
-        let limit = if forever { Duration::MAX } else { self.timeout };
         while let Some(front) = self.in_flight.front() {
             if front.serial > serial {
                 break;
             }
+            // The timeout is per launch: a batch of n launches may take n times it, so real
+            // work batched together does not trip it (measured from the start of this wait
+            // for the batch, which the earlier batches' waits leave at its own start).
+            let limit = if forever {
+                Duration::MAX
+            } else {
+                self.timeout.saturating_mul(front.items.max(1))
+            };
             // SAFETY: the fence belongs to this device and was submitted.
             match unsafe { d.wait_for_fences(&[front.slot.fence], true, timeout_nanos(limit)) } {
                 Ok(()) => {

@@ -12,6 +12,7 @@ use super::batch::Queue;
 use super::discrete::simulated_limits;
 use super::instance::InstanceShared;
 use super::memory_info::MemoryInfo;
+use super::pipeline_cache::DriverCache;
 use super::profile::Timestamps;
 use super::properties::{DeviceType, Limits};
 use super::Device;
@@ -187,6 +188,7 @@ pub(super) fn create_device(
                 return Err(e.into());
             }
         };
+        let driver_cache = DriverCache::create(&device, &props);
         Ok(Device {
             instance: inst.clone(),
             device,
@@ -226,6 +228,7 @@ pub(super) fn create_device(
             timestamps,
             next_view_id: AtomicU64::new(1),
             states: Default::default(),
+            driver_cache,
         })
     }
 }

@@ -14,6 +14,7 @@ mod discrete;
 mod instance;
 mod memory_info;
 mod native;
+mod pipeline_cache;
 mod profile;
 mod properties;
 mod queue;
@@ -80,6 +81,8 @@ pub(crate) struct Device {
     next_view_id: AtomicU64,
     /// The upper layers' per-device state.
     states: state::States,
+    /// The `VkPipelineCache` every pipeline is created through, saved to disk.
+    driver_cache: pipeline_cache::DriverCache,
 }
 
 impl Drop for Device {
@@ -90,6 +93,7 @@ impl Drop for Device {
             self.default_queue.destroy(self);
             let _ = self.device.device_wait_idle();
             self.states.destroy_all(self);
+            self.driver_cache.destroy(&self.device);
             // The allocator frees its memory blocks through the device: drop it first.
             drop(lock(&self.allocator).take());
             self.device.destroy_device(None);
@@ -101,6 +105,18 @@ impl Device {
     /// The Vulkan device functions and handle.
     pub(crate) fn vk(&self) -> &ash::Device {
         &self.device
+    }
+
+    /// The pipeline cache to create pipelines through; call
+    /// [`pipeline_created`](Self::pipeline_created) after each.
+    pub(crate) fn pipeline_cache(&self) -> vk::PipelineCache {
+        self.driver_cache.handle
+    }
+
+    /// Notes a pipeline created through [`pipeline_cache`](Self::pipeline_cache) (the cache
+    /// is saved to disk now and then).
+    pub(crate) fn pipeline_created(&self) {
+        self.driver_cache.created(&self.device);
     }
 
     /// The device's name, as the driver reports it.

@@ -235,10 +235,15 @@ impl AcceleratorView {
         }
     }
 
-    /// How long a wait for this view's work (by [`wait`](Self::wait), a launch that waits,
-    /// or host access to a buffer it uses) may take before it returns [`Error::Timeout`]:
-    /// `AMP_LAUNCH_TIMEOUT_MS` milliseconds when the view was created (`0` for no limit;
-    /// 60 s when unset), unless changed with [`set_timeout`](Self::set_timeout).
+    /// How long one launch of this view may run before a wait for it (by
+    /// [`wait`](Self::wait), a launch that waits, or host access to a buffer it uses) returns
+    /// [`Error::Timeout`]: `AMP_LAUNCH_TIMEOUT_MS` milliseconds when the view was created (`0`
+    /// for no limit; 60 s when unset), unless changed with [`set_timeout`](Self::set_timeout).
+    ///
+    /// The limit scales with the work: launches are submitted in batches, and a wait allows
+    /// each batch the timeout times its number of launches (a batch of 200 launches of 1 s
+    /// each does not trip the default). It is a watchdog against a kernel that never ends,
+    /// not a deadline.
     pub fn timeout(&self) -> Duration {
         self.queue()
             .map_or_else(super::submit::default_timeout, |(_, q)| q.timeout())

@@ -176,8 +176,9 @@ impl Pipeline {
                     .stage(stage)
                     .layout(p.layout);
                 p.pipeline = d
-                    .create_compute_pipelines(vk::PipelineCache::null(), &[create], None)
+                    .create_compute_pipelines(device.pipeline_cache(), &[create], None)
                     .map_err(|(_, r)| Error::vk("vkCreateComputePipelines")(r))?[0];
+                device.pipeline_created();
                 Ok(())
             })()
         };
