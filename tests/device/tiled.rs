@@ -1339,3 +1339,71 @@ fn a_region_guarded_by_a_multiple_of_the_local_index_runs_every_mth_thread(
     assert_validation_clean();
     Ok(())
 }
+
+// ---------------------------------------------------------------------------------------------
+// The memory model across tiles (docs/kernel-language.md): a fence on views and arrays,
+// followed by an atomic another tile observes, publishes the thread's earlier writes to it.
+
+/// One launch sums the whole input: each tile writes its partial sum, fences global memory and
+/// counts itself done with an atomic; the tile that counts last (it saw every other tile's
+/// count) reads every partial and writes the total (CUDA's threadfence reduction). Only that
+/// tile writes `total`, which the compiler cannot prove.
+#[kernel(amp, allow(write_conflict))]
+fn sum_by_last_tile(
+    t: TiledIndex<64>,
+    a: ArrayView<i32, 1>,
+    partials: ArrayViewMut<i32, 1>,
+    done: ArrayViewMut<u32, 1>,
+    total: ArrayViewMut<i32, 1>,
+) {
+    #[tile_static]
+    let mut sh: [i32; 64];
+    #[tile_static]
+    let mut last: u32;
+    let l = t.local[0];
+    sh[l] = a[t.global];
+    t.barrier.wait();
+    if l == 0 {
+        let mut s = 0;
+        for i in 0..64 {
+            s += sh[i];
+        }
+        partials[t.tile] = s;
+        global_memory_fence(t.barrier);
+        let before = atomic_fetch_add(&mut done[0], 1u32);
+        last = (before + 1 == partials.extent()[0] as u32) as u32;
+    }
+    t.barrier.wait();
+    if last == 1 && l == 0 {
+        let mut s = 0;
+        for i in 0..partials.extent()[0] {
+            s += partials[i];
+        }
+        total[0] = s;
+    }
+}
+
+#[test]
+fn writes_fenced_before_an_atomic_are_seen_by_the_tile_that_observes_it() -> Result<(), amp::Error>
+{
+    for tiles in [1usize, 7, 64, 509] {
+        let a: Vec<i32> = (0..tiles * 64).map(|i| (i % 1000) as i32 - 400).collect();
+        let mut partials = vec![0i32; tiles];
+        let mut done = vec![0u32; 1];
+        let mut total = vec![0i32; 1];
+        {
+            let av = ArrayView::new([a.len()], &a)?;
+            let mut pv = ArrayViewMut::new([tiles], &mut partials)?;
+            let mut dv = ArrayViewMut::new([1], &mut done)?;
+            let mut tv = ArrayViewMut::new([1], &mut total)?;
+            parallel_for_each(
+                av.extent().tile::<64>(),
+                sum_by_last_tile(&av, &mut pv, &mut dv, &mut tv),
+            )?;
+        }
+        assert_eq!(done[0] as usize, tiles);
+        assert_eq!(total[0], a.iter().sum::<i32>(), "{tiles} tiles");
+    }
+    assert_validation_clean();
+    Ok(())
+}

@@ -463,8 +463,13 @@ impl Emitter<'_> {
         }
         let span = e.span;
         Ok(match &e.kind {
-            // The boundary between the regions around it.
-            ExprKind::Barrier(_) => String::new(),
+            // The boundary between the regions around it. The tile's threads run on one OS
+            // thread, so only a fence of views and arrays needs an instruction: it orders the
+            // tile's accesses against other tiles' (docs/kernel-language.md, the memory model).
+            ExprKind::Barrier(Fence::TileStatic) => String::new(),
+            ExprKind::Barrier(_) => {
+                "::core::sync::atomic::fence(::core::sync::atomic::Ordering::SeqCst);".to_string()
+            }
             ExprKind::Block(b) => self.tile_block(b)?,
             ExprKind::If(cond, then, els) => {
                 let c = self.lead(cond)?;

@@ -94,6 +94,7 @@ impl Emitter<'_> {
     }
 
     pub(super) fn declare_buffers(&mut self) {
+        let device_fence = fences_device_memory(self.k);
         for (i, p) in self.k.params.iter().enumerate() {
             let ParamKind::Buffer { elem, writable, .. } = p.kind.clone() else {
                 self.buffers.push(None);
@@ -106,6 +107,14 @@ impl Emitter<'_> {
             let var = self.storage_buffer(&elem, binding, &p.name);
             if !writable {
                 self.b.decorate(var, spirv::Decoration::NonWritable, []);
+            } else if device_fence {
+                // The memory model (docs/kernel-language.md): a fence on views and arrays
+                // makes a thread's earlier writes visible to every thread of the launch that
+                // synchronizes with it (through an atomic), in any tile. Without `Coherent`
+                // a GPU may serve the other tile's reads from a stale per-core cache
+                // (lavapipe has none to go stale). Only writable buffers can hold data
+                // written during the launch, so read-only views keep their caching.
+                self.b.decorate(var, spirv::Decoration::Coherent, []);
             }
             let elem_ty = self.storage_elem_ty(&elem);
             let elem_ptr = self.ptr(elem_ty, StorageClass::StorageBuffer);
@@ -301,4 +310,21 @@ impl Emitter<'_> {
         self.b.name(id, name);
         id
     }
+}
+
+/// Whether the kernel fences views and arrays: a `global_memory_fence`, an `all_memory_fence`,
+/// or a barrier that waits with one (`t.barrier.wait()` included).
+fn fences_device_memory(k: &Kernel) -> bool {
+    struct Search(bool);
+    impl<'a> Visitor<'a> for Search {
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            if let ExprKind::Barrier(f) | ExprKind::MemoryFence(f) = &expr.kind {
+                self.0 |= matches!(f, Fence::Global | Fence::All);
+            }
+            walk_expr(self, expr);
+        }
+    }
+    let mut search = Search(false);
+    search.visit_block(&k.body);
+    search.0
 }
