@@ -157,6 +157,20 @@ pub(super) fn create_device(
         if atomic_float32.any() {
             extensions.push(atomic_float_extension.as_ptr());
         }
+        // Per-pipeline robustness: kernels that check every access of their views run
+        // without the device's robust buffer access (exec/pipeline.rs).
+        let robustness_extension = ash::ext::pipeline_robustness::NAME;
+        let pipeline_robustness = has_extension(robustness_extension) && {
+            let mut robustness = vk::PhysicalDevicePipelineRobustnessFeaturesEXT::default();
+            let mut features2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut robustness);
+            instance.get_physical_device_features2(phys.handle, &mut features2);
+            robustness.pipeline_robustness == vk::TRUE
+        };
+        let mut enabled_robustness =
+            vk::PhysicalDevicePipelineRobustnessFeaturesEXT::default().pipeline_robustness(true);
+        if pipeline_robustness {
+            extensions.push(robustness_extension.as_ptr());
+        }
         let priorities = [1.0f32];
         let queues = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(family)
@@ -167,6 +181,9 @@ pub(super) fn create_device(
             .enabled_features(&features);
         if atomic_float32.any() {
             info = info.push_next(&mut enabled_atomic_float);
+        }
+        if pipeline_robustness {
+            info = info.push_next(&mut enabled_robustness);
         }
         let device = instance
             .create_device(phys.handle, &info, None)
@@ -222,6 +239,7 @@ pub(super) fn create_device(
                 == vk::TRUE,
             preserve_float_specials,
             atomic_float32,
+            pipeline_robustness,
             allocator: Mutex::new(Some(allocator)),
             memory,
             default_queue: Queue::new(family, timestamps),

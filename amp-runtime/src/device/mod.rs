@@ -70,6 +70,8 @@ pub(crate) struct Device {
     preserve_float_specials: [bool; 2],
     /// The `f32` atomics kernels may use (`VK_EXT_shader_atomic_float`).
     atomic_float32: AtomicFloat32,
+    /// `VK_EXT_pipeline_robustness` is enabled: a pipeline may turn robust buffer access off.
+    pipeline_robustness: bool,
     allocator: Mutex<Option<Allocator>>,
     /// Memory types and host-memory import.
     memory: MemoryInfo,
@@ -105,6 +107,12 @@ impl Device {
     /// The Vulkan device functions and handle.
     pub(crate) fn vk(&self) -> &ash::Device {
         &self.device
+    }
+
+    /// Whether a pipeline can run without robust buffer access while the device keeps it
+    /// for the others (`VK_EXT_pipeline_robustness`).
+    pub(crate) fn pipeline_robustness(&self) -> bool {
+        self.pipeline_robustness
     }
 
     /// The pipeline cache to create pipelines through; call

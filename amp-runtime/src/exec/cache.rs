@@ -149,6 +149,7 @@ pub(crate) fn cached(
         &bindings,
         info.push_constant_size,
         Some(spec),
+        info.oob_report_binding.is_some(),
     )?);
     cache.insert(info, &spec.data, p.clone());
     Ok(p)

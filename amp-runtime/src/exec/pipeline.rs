@@ -74,6 +74,10 @@ pub(crate) struct Pipeline {
 impl Pipeline {
     /// Builds a pipeline for `spirv` with `bindings` (number and descriptor type) in set 0, a
     /// push-constant block of `push_constant_size` bytes and the specialization `spec`.
+    /// `checks_its_accesses`: the kernel bounds-checks every access of its views, so it runs
+    /// without robust buffer access where the device allows that per pipeline (the device's
+    /// robustness is for kernels that do not check, and costs a comparison per access).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn create(
         device: &Device,
         kernel: &str,
@@ -82,6 +86,7 @@ impl Pipeline {
         bindings: &[(u32, vk::DescriptorType)],
         push_constant_size: u32,
         spec: Option<&Specialization>,
+        checks_its_accesses: bool,
     ) -> Result<Pipeline, Error> {
         let invalid = |reason: String| Error::InvalidKernel {
             kernel: kernel.to_owned(),
@@ -172,9 +177,17 @@ impl Pipeline {
                 if let Some(info) = &spec_info {
                     stage = stage.specialization_info(info);
                 }
-                let create = vk::ComputePipelineCreateInfo::default()
+                let mut unchecked_by_device = vk::PipelineRobustnessCreateInfoEXT::default()
+                    .storage_buffers(vk::PipelineRobustnessBufferBehaviorEXT::DISABLED)
+                    .uniform_buffers(vk::PipelineRobustnessBufferBehaviorEXT::DEVICE_DEFAULT)
+                    .vertex_inputs(vk::PipelineRobustnessBufferBehaviorEXT::DEVICE_DEFAULT)
+                    .images(vk::PipelineRobustnessImageBehaviorEXT::DEVICE_DEFAULT);
+                let mut create = vk::ComputePipelineCreateInfo::default()
                     .stage(stage)
                     .layout(p.layout);
+                if checks_its_accesses && device.pipeline_robustness() {
+                    create = create.push_next(&mut unchecked_by_device);
+                }
                 p.pipeline = d
                     .create_compute_pipelines(device.pipeline_cache(), &[create], None)
                     .map_err(|(_, r)| Error::vk("vkCreateComputePipelines")(r))?[0];

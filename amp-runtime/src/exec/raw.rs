@@ -92,6 +92,7 @@ impl RawKernel {
             &binding_numbers,
             push_constant_size,
             None,
+            false,
         )?;
         Ok(RawKernel {
             device: device.clone(),
