@@ -111,7 +111,13 @@ fn properties_describe_the_device() -> Result<(), Error> {
     if acc.name().contains("llvmpipe") {
         // Mesa's lavapipe: a CPU device whose only memory is device-local and host-coherent.
         assert!(acc.is_emulated());
-        assert!(acc.supports_cpu_shared_memory());
+        // Unless it simulates a discrete GPU, which shares nothing.
+        let simulated = std::env::var("AMP_SIMULATE_DISCRETE").is_ok_and(|v| v == "1");
+        assert_eq!(acc.supports_cpu_shared_memory(), !simulated);
+        assert_eq!(
+            acc.description().contains("simulating a discrete GPU"),
+            simulated
+        );
         assert!(acc.supports_double_precision());
         assert_eq!(limits.max_tile_threads(), 1024);
         assert_eq!(limits.max_tile_static_bytes(), 32768);

@@ -33,9 +33,17 @@ fn launches_with_fresh_views_leak_nothing() -> Result<(), amp::Error> {
     // No buffer outlives its view: the one allocation left is the device's pooled
     // out-of-bounds report of the checked kernel (one launch at a time); one pipeline, the
     // default view's submitter and descriptor pool (created views are gone).
-    assert!(first.objects.allocations <= 1, "{:?}", first.objects);
-    assert_eq!(first.objects.command_pools, first.objects.devices);
-    assert_eq!(first.objects.descriptor_pools, first.objects.devices);
+    // Where transfers go through staging buffers, the device's pool of them adds some, and
+    // the uploads recorded on the default view keep a few of its batches' slots in use: the
+    // counts are only flat (checked above).
+    let staging = ["AMP_FORCE_STAGING", "AMP_SIMULATE_DISCRETE"]
+        .iter()
+        .any(|v| std::env::var(v).is_ok_and(|v| v == "1"));
+    if !staging {
+        assert!(first.objects.allocations <= 1, "{:?}", first.objects);
+        assert_eq!(first.objects.command_pools, first.objects.devices);
+        assert_eq!(first.objects.descriptor_pools, first.objects.devices);
+    }
     if first.rss_bytes > 0 {
         let peak = samples.iter().map(|s| s.rss_bytes).max().unwrap_or(0);
         assert!(

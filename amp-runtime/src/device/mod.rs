@@ -217,4 +217,37 @@ impl Device {
         }
         self.default_queue.wait_for(self, ticket.serial(), false)
     }
+
+    /// As [`submit`](Self::submit), without waiting: the device half of an upload whose host
+    /// half (filling a staging buffer) is done. The transfer runs before the work recorded on
+    /// the default view after it; host access to the `touched` buffers, and launches on other
+    /// views that use them, wait for it as for a launch. With `AMP_SYNC_LAUNCHES=1` it is
+    /// waited for at once.
+    pub(crate) fn record_transfer(
+        &self,
+        touched: &[&Arc<Pending>],
+        keep: Option<Arc<dyn std::any::Any + Send + Sync>>,
+        record: impl FnOnce(&mut Recording<'_>) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let ((), ticket) =
+            self.default_queue
+                .record(self, 0, None, record, |work: &mut Work| {
+                    work.keep.extend(keep);
+                    work.sinks.extend(touched.iter().map(|p| Arc::clone(p)));
+                })?;
+        for p in touched {
+            p.add(&ticket);
+        }
+        if sync_launches() {
+            self.default_queue.wait_for(self, ticket.serial(), false)?;
+        }
+        Ok(())
+    }
+
+    /// Submits the work recorded on the default view so far, before the host spends time
+    /// filling a staging buffer: that work then runs on the device meanwhile (a chain of
+    /// uploads and launches overlaps its copies with its kernels).
+    pub(crate) fn start_recorded_work(&self) -> Result<(), Error> {
+        self.default_queue.flush(self)
+    }
 }

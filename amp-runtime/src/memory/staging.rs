@@ -31,7 +31,9 @@ impl DeviceState for StagingPool {
 }
 
 impl StagingPool {
-    const KEEP: usize = 2;
+    /// Uploads no longer wait for their copies, so a chain of them has several staging
+    /// buffers in flight.
+    const KEEP: usize = 4;
     const MAX_BYTES: u64 = 256 << 20;
 
     /// A mapped staging buffer of at least `size` bytes on `device` in `location`.

@@ -11,18 +11,27 @@ use super::staging::StagingPool;
 use super::Buffer;
 use crate::Error;
 
+/// A host copy at least this long first submits the work recorded on the default view, so the
+/// device runs it meanwhile (below it, the copy is shorter than a submission is worth).
+const OVERLAP_BYTES: usize = 1 << 20;
+
 impl Buffer {
     /// Copies `data` to the buffer at byte `at`.
     ///
     /// Takes `&self`: callers hold the borrow (of the array or view) that excludes other
     /// access to these bytes.
     pub(crate) fn write_at(&self, at: u64, data: &[u8]) -> Result<(), Error> {
-        self.wait_idle()?;
         let len = data.len().min(self.size.saturating_sub(at) as usize);
         if len == 0 {
             return Ok(());
         }
-        if let Some(p) = self.direct_ptr() {
+        if self.direct {
+            self.wait_idle()?;
+            if len >= OVERLAP_BYTES {
+                // The device runs what was recorded before while the host copies.
+                self.device.start_recorded_work()?;
+            }
+            let p = self.direct_ptr().expect("a direct buffer is mapped");
             // A partial write keeps the rest of its flushed atoms as the device has them.
             self.invalidate(at, len as u64);
             // SAFETY: the mapping covers `size` bytes; no device work uses the buffer now
@@ -33,7 +42,16 @@ impl Buffer {
             self.flush(at, len as u64);
             return Ok(());
         }
+        // Through a staging buffer, without waiting: the copy is recorded on the default view
+        // after the work there (which uses the buffer in order); work of other views that
+        // uses the buffer is waited for first.
+        self.wait_for_other_views(self.device.default_queue())?;
         self.flush_host_writes();
+        if len >= OVERLAP_BYTES {
+            // The device runs what was recorded before while the host fills the staging
+            // buffer.
+            self.device.start_recorded_work()?;
+        }
         let staging = Arc::new(StagingPool::take(
             &self.device,
             len as u64,
@@ -46,12 +64,13 @@ impl Buffer {
         unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), p, len) };
         staging.flush(0, len as u64);
         let (src, dst) = (staging.raw, self.raw);
-        self.device.submit(&[&self.pending], Some(staging), |r| {
-            let region = vk::BufferCopy::default().dst_offset(at).size(len as u64);
-            // SAFETY: both buffers are live and large enough.
-            unsafe { r.vk().cmd_copy_buffer(r.cmd(), src, dst, &[region]) };
-            Ok(())
-        })
+        self.device
+            .record_transfer(&[&self.pending], Some(staging), |r| {
+                let region = vk::BufferCopy::default().dst_offset(at).size(len as u64);
+                // SAFETY: both buffers are live and large enough.
+                unsafe { r.vk().cmd_copy_buffer(r.cmd(), src, dst, &[region]) };
+                Ok(())
+            })
     }
 
     /// Copies `data` to the start of the buffer.
