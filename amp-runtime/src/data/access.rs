@@ -22,6 +22,9 @@ mod sealed {
         /// The buffer is borrowed host memory used in place (imported): the launch must finish
         /// before the borrow can end.
         pub(crate) in_place: bool,
+        /// The launch may write the buffer (true unless the kernel's parameter is read-only):
+        /// a launch that only reads what earlier ones read needs no barrier after them.
+        pub(crate) writes: bool,
     }
 
     /// A buffer argument made ready for a native launch by [`BufferAccess::prepare_native`]:

@@ -212,6 +212,7 @@ impl Shared {
             },
             buffer: copy.buffer.clone(),
             in_place: copy.imported,
+            writes: true,
         })
     }
 
@@ -470,6 +471,7 @@ pub(super) fn prepare_array(
             info: buffer.whole(),
             buffer: buffer.clone(),
             in_place: false,
+            writes: true,
         }),
         _ => Err(Error::AcceleratorMismatch {
             array: home.name().to_owned(),

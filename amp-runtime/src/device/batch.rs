@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use ash::vk;
 
+use super::hazards::{Hazards, Touches};
 use super::profile::{KernelTime, Timestamps};
 use super::submit::{
     default_timeout, record_barrier, timeout_millis, timeout_nanos, Barrier, Recording, Slot,
@@ -246,6 +247,8 @@ struct QueueState {
 struct Batch {
     serial: u64,
     slot: Slot,
+    /// What its items touched since its last barrier.
+    hazards: Hazards,
     items: u32,
     opened: Instant,
     work: Work,
@@ -326,6 +329,7 @@ impl Queue {
         device: &Device,
         descriptors: u32,
         timed: Option<&str>,
+        touches: Touches<'_>,
         record: impl FnOnce(&mut Recording<'_>) -> Result<R, Error>,
         work: impl FnOnce(&mut Work),
     ) -> Result<(R, Ticket), Error> {
@@ -348,7 +352,9 @@ impl Queue {
             let cmd = batch.slot.cmd();
             // SAFETY: the slot's command buffer is recording (outside any render pass).
             unsafe {
-                record_barrier(d, cmd, Barrier::BeforeWork);
+                if batch.hazards.before(touches) {
+                    record_barrier(d, cmd, Barrier::BeforeWork);
+                }
                 if timed.is_some() {
                     batch.slot.queries.start(d, cmd)?;
                 }
@@ -471,6 +477,7 @@ impl QueueState {
         self.open = Some(Batch {
             serial: self.next_serial,
             slot,
+            hazards: Hazards::new(),
             items: 0,
             opened: Instant::now(),
             work: Work::default(),

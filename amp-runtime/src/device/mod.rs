@@ -11,6 +11,7 @@ mod batch;
 mod counts;
 mod create;
 mod discrete;
+mod hazards;
 mod instance;
 mod memory_info;
 mod native;
@@ -34,6 +35,7 @@ pub(crate) use batch::{sync_launches, Check, Pending, Queue, Reported, Work};
 pub use counts::ObjectCounts;
 pub(crate) use counts::LIVE_PIPELINES;
 pub(crate) use discrete::{NON_COHERENT_ATOM, POISON};
+pub(crate) use hazards::Touches;
 use instance::InstanceShared;
 pub use instance::{validation_enabled, validation_message_count};
 pub(crate) use memory_info::MemoryInfo;
@@ -197,18 +199,19 @@ impl Device {
     }
 
     /// Records a transfer with `record` on the default view, after the work recorded there
-    /// before it, and waits for it (at most the view's timeout). `touched` are the buffers
-    /// it uses (their host access waits for it should this wait time out) and `keep` what
-    /// must live until it finished.
+    /// before it that it depends on (`touches`), and waits for it (at most the view's
+    /// timeout). `touched` are the buffers it uses (their host access waits for it should this
+    /// wait time out) and `keep` what must live until it finished.
     pub(crate) fn submit(
         &self,
         touched: &[&Arc<Pending>],
         keep: Option<Arc<dyn std::any::Any + Send + Sync>>,
+        touches: Touches<'_>,
         record: impl FnOnce(&mut Recording<'_>) -> Result<(), Error>,
     ) -> Result<(), Error> {
         let ((), ticket) =
             self.default_queue
-                .record(self, 0, None, record, |work: &mut Work| {
+                .record(self, 0, None, touches, record, |work: &mut Work| {
                     work.keep.extend(keep);
                     work.sinks.extend(touched.iter().map(|p| Arc::clone(p)));
                 })?;
@@ -227,11 +230,12 @@ impl Device {
         &self,
         touched: &[&Arc<Pending>],
         keep: Option<Arc<dyn std::any::Any + Send + Sync>>,
+        touches: Touches<'_>,
         record: impl FnOnce(&mut Recording<'_>) -> Result<(), Error>,
     ) -> Result<(), Error> {
         let ((), ticket) =
             self.default_queue
-                .record(self, 0, None, record, |work: &mut Work| {
+                .record(self, 0, None, touches, record, |work: &mut Work| {
                     work.keep.extend(keep);
                     work.sinks.extend(touched.iter().map(|p| Arc::clone(p)));
                 })?;

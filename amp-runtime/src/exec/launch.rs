@@ -18,7 +18,7 @@ use super::plan::{plan_for, LaunchPlan};
 use crate::data::Prepared;
 use crate::device::{
     sync_launches, Accelerator, AcceleratorView, Backend, Check, Device, KernelTime, LaunchTarget,
-    Reported,
+    Reported, Touches,
 };
 use crate::kernel::{spec_id, ElemType, KernelInfo, ParamKind, ScalarType, TextureAccess};
 use crate::texture::{Filter, Image};
@@ -192,6 +192,10 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
 }
 
 thread_local! {
+    /// A launch's buffers and whether it writes each, kept (empty) between launches.
+    static TOUCHED: std::cell::Cell<Vec<(vk::Buffer, bool)>> = const {
+        std::cell::Cell::new(Vec::new())
+    };
     /// A launch's buffer bindings and prepared buffers, kept (empty) between launches.
     static SCRATCH: std::cell::Cell<(Bindings, Vec<Prepared>)> = const {
         std::cell::Cell::new((Vec::new(), Vec::new()))
@@ -246,8 +250,15 @@ fn bind(
     prepared: &mut Vec<Prepared>,
 ) -> Result<Option<OobReport>, Error> {
     for (param, arg) in info.params.iter().zip(args) {
-        if let (ParamKind::Buffer { binding, .. }, Arg::Buffer { buf, .. }) = (param.kind, &arg.0) {
-            let p = buf.prepare(acc)?;
+        if let (
+            ParamKind::Buffer {
+                binding, writable, ..
+            },
+            Arg::Buffer { buf, .. },
+        ) = (param.kind, &arg.0)
+        {
+            let mut p = buf.prepare(acc)?;
+            p.writes = writable;
             bindings.push((binding, p.info));
             prepared.push(p);
         }
@@ -390,10 +401,20 @@ pub(super) fn enqueue(
     let cell = report.as_ref().map(|_| Arc::new(Reported::default()));
     let buffers = || prepared.iter().map(|p| &p.buffer);
     let descriptors = (bindings.len() + images.len()) as u32;
-    let ((), ticket) = queue.record(
+    // A launch depends on the earlier ones that wrote what it reads or touched what it writes
+    // (textures: on every earlier one).
+    let mut touched = TOUCHED.take();
+    touched.extend(prepared.iter().map(|p| (p.buffer.raw(), p.writes)));
+    let touches = if image_owners.is_empty() {
+        Touches::Buffers(&touched)
+    } else {
+        Touches::Everything
+    };
+    let recorded = queue.record(
         device,
         descriptors,
         Some(kernel),
+        touches,
         |rec| pipeline.record(rec, bindings, images, push, groups),
         |work| {
             for image in &image_owners {
@@ -427,7 +448,10 @@ pub(super) fn enqueue(
                 });
             }
         },
-    )?;
+    );
+    touched.clear();
+    TOUCHED.set(touched);
+    let ((), ticket) = recorded?;
     // Every launch notes its ticket on its buffers itself, also where the batch held the
     // buffer already: the launch that put it there adds its own ticket only after the queue's
     // lock is released, so a wait in between must not depend on it.

@@ -9,6 +9,7 @@ use gpu_allocator::MemoryLocation;
 
 use super::staging::StagingPool;
 use super::Buffer;
+use crate::device::Touches;
 use crate::Error;
 
 /// A host copy at least this long first submits the work recorded on the default view, so the
@@ -64,13 +65,18 @@ impl Buffer {
         unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), p, len) };
         staging.flush(0, len as u64);
         let (src, dst) = (staging.raw, self.raw);
-        self.device
-            .record_transfer(&[&self.pending], Some(staging), |r| {
+        let touches = [(src, false), (dst, true)];
+        self.device.record_transfer(
+            &[&self.pending],
+            Some(staging),
+            Touches::Buffers(&touches),
+            |r| {
                 let region = vk::BufferCopy::default().dst_offset(at).size(len as u64);
                 // SAFETY: both buffers are live and large enough.
                 unsafe { r.vk().cmd_copy_buffer(r.cmd(), src, dst, &[region]) };
                 Ok(())
-            })
+            },
+        )
     }
 
     /// Copies `data` to the start of the buffer.
@@ -108,13 +114,18 @@ impl Buffer {
             .mapped()
             .ok_or_else(|| Error::Allocation("staging memory is not host-visible".into()))?;
         let (src, dst) = (self.raw, staging.raw);
-        self.device
-            .submit(&[&self.pending], Some(staging.clone()), |r| {
+        let touches = [(src, false), (dst, true)];
+        self.device.submit(
+            &[&self.pending],
+            Some(staging.clone()),
+            Touches::Buffers(&touches),
+            |r| {
                 let region = vk::BufferCopy::default().src_offset(at).size(len as u64);
                 // SAFETY: both buffers are live and large enough.
                 unsafe { r.vk().cmd_copy_buffer(r.cmd(), src, dst, &[region]) };
                 Ok(())
-            })?;
+            },
+        )?;
         staging.invalidate(0, len as u64);
         // SAFETY: the copy finished and was made visible to the host.
         unsafe { std::ptr::copy_nonoverlapping(p, out.as_mut_ptr(), len) };
@@ -132,11 +143,13 @@ impl Buffer {
         }
         self.flush_host_writes();
         let dst = self.raw;
-        self.device.submit(&[&self.pending], None, |r| {
-            // SAFETY: live buffer with TRANSFER_DST usage.
-            unsafe { r.vk().cmd_fill_buffer(r.cmd(), dst, 0, vk::WHOLE_SIZE, 0) };
-            Ok(())
-        })
+        let touches = [(dst, true)];
+        self.device
+            .submit(&[&self.pending], None, Touches::Buffers(&touches), |r| {
+                // SAFETY: live buffer with TRANSFER_DST usage.
+                unsafe { r.vk().cmd_fill_buffer(r.cmd(), dst, 0, vk::WHOLE_SIZE, 0) };
+                Ok(())
+            })
     }
 
     /// Copies `size` bytes from byte `src_at` of `self` to byte `dst_at` of `dst` (same
@@ -190,8 +203,12 @@ impl Buffer {
         self.flush_host_writes();
         dst.flush_host_writes();
         let (src_raw, dst_raw) = (self.raw, dst.raw);
-        self.device
-            .submit(&[&self.pending, &dst.pending], None, |r| {
+        let touches = [(src_raw, false), (dst_raw, true)];
+        self.device.submit(
+            &[&self.pending, &dst.pending],
+            None,
+            Touches::Buffers(&touches),
+            |r| {
                 let region = vk::BufferCopy::default()
                     .src_offset(src_at)
                     .dst_offset(dst_at)
@@ -199,6 +216,7 @@ impl Buffer {
                 // SAFETY: both buffers are live and the ranges lie in them.
                 unsafe { r.vk().cmd_copy_buffer(r.cmd(), src_raw, dst_raw, &[region]) };
                 Ok(())
-            })
+            },
+        )
     }
 }

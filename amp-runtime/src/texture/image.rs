@@ -8,7 +8,7 @@ use ash::vk;
 use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme};
 use gpu_allocator::MemoryLocation;
 
-use crate::device::{Device, Pending};
+use crate::device::{Device, Pending, Touches};
 use crate::memory::Pooled;
 use crate::Error;
 
@@ -223,8 +223,11 @@ impl Image {
     /// Moves the new image to `GENERAL` and zeroes it.
     fn clear(self: &Arc<Self>) -> Result<(), Error> {
         let raw = self.raw;
-        self.device
-            .submit(&[&self.pending], Some(self.clone()), |r| {
+        self.device.submit(
+            &[&self.pending],
+            Some(self.clone()),
+            Touches::Everything,
+            |r| {
                 let to_general = vk::ImageMemoryBarrier::default()
                     .src_access_mask(vk::AccessFlags::empty())
                     .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE)
@@ -254,7 +257,8 @@ impl Image {
                     );
                 }
                 Ok(())
-            })
+            },
+        )
     }
 
     /// Bytes of the whole image as the host sees them tightly packed.
@@ -293,17 +297,18 @@ impl Image {
         staging.write(bytes)?;
         let (src, dst, region) = (staging.raw(), self.raw, self.copy_region());
         let keep: Arc<dyn std::any::Any + Send + Sync> = Arc::new((staging, self.clone()));
-        self.device.submit(&[&self.pending], Some(keep), |r| {
-            let dst_layout = vk::ImageLayout::TRANSFER_DST_OPTIMAL;
-            Self::transition(r, dst, vk::ImageLayout::GENERAL, dst_layout);
-            // SAFETY: both are live; the image is in the transfer layout.
-            unsafe {
-                r.vk()
-                    .cmd_copy_buffer_to_image(r.cmd(), src, dst, dst_layout, &[region])
-            };
-            Self::transition(r, dst, dst_layout, vk::ImageLayout::GENERAL);
-            Ok(())
-        })
+        self.device
+            .submit(&[&self.pending], Some(keep), Touches::Everything, |r| {
+                let dst_layout = vk::ImageLayout::TRANSFER_DST_OPTIMAL;
+                Self::transition(r, dst, vk::ImageLayout::GENERAL, dst_layout);
+                // SAFETY: both are live; the image is in the transfer layout.
+                unsafe {
+                    r.vk()
+                        .cmd_copy_buffer_to_image(r.cmd(), src, dst, dst_layout, &[region])
+                };
+                Self::transition(r, dst, dst_layout, vk::ImageLayout::GENERAL);
+                Ok(())
+            })
     }
 
     /// Copies the image's texels, tightly packed, into `out` (`byte_len` bytes).
@@ -313,8 +318,11 @@ impl Image {
         let staging = self.staging(MemoryLocation::GpuToCpu)?;
         let (src, dst, region) = (self.raw, staging.raw(), self.copy_region());
         let keep: Arc<dyn std::any::Any + Send + Sync> = Arc::new((staging.clone(), self.clone()));
-        self.device
-            .submit(&[&self.pending, staging.pending()], Some(keep), |r| {
+        self.device.submit(
+            &[&self.pending, staging.pending()],
+            Some(keep),
+            Touches::Everything,
+            |r| {
                 let src_layout = vk::ImageLayout::TRANSFER_SRC_OPTIMAL;
                 Self::transition(r, src, vk::ImageLayout::GENERAL, src_layout);
                 // SAFETY: both are live; the image is in the transfer layout.
@@ -324,7 +332,8 @@ impl Image {
                 };
                 Self::transition(r, src, src_layout, vk::ImageLayout::GENERAL);
                 Ok(())
-            })?;
+            },
+        )?;
         // The copy finished (the submission was waited for).
         staging.read(out)
     }
