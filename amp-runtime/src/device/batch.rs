@@ -227,6 +227,8 @@ struct QueueState {
     timeout: Duration,
     /// Command buffers submitted so far.
     submitted: u64,
+    /// When the last one was submitted.
+    last_submit: Option<Instant>,
     /// The serial the next batch opened gets.
     next_serial: u64,
     /// The batch being recorded.
@@ -263,6 +265,7 @@ impl Queue {
                 family,
                 timeout: default_timeout(),
                 submitted: 0,
+                last_submit: None,
                 next_serial: 1,
                 open: None,
                 in_flight: VecDeque::new(),
@@ -373,7 +376,14 @@ impl Queue {
                 queue: Arc::downgrade(self),
                 serial: batch.serial,
             };
-            if batch.items >= MAX_ITEMS
+            // The first launch after the view's queue sat idle starts at once: the device
+            // works while the host records the next ones (which batch up meanwhile).
+            let idle = batch.items == 1
+                && st.in_flight.is_empty()
+                && st.last_submit.is_none_or(|t| t.elapsed() >= MAX_AGE);
+            let batch = st.open.as_mut().expect("opened above");
+            if idle
+                || batch.items >= MAX_ITEMS
                 || ((batch.items <= AGE_EVERY || batch.items.is_multiple_of(AGE_EVERY))
                     && batch.opened.elapsed() >= MAX_AGE)
             {
@@ -531,6 +541,7 @@ impl QueueState {
         match submitted {
             Ok(()) => {
                 self.submitted += 1;
+                self.last_submit = Some(Instant::now());
                 self.in_flight.push_back(batch);
                 Ok(())
             }
