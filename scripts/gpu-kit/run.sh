@@ -56,7 +56,12 @@ layerdir=$(dirname "$(find "$sys" -name 'VkLayer_khronos_validation.json' | head
 if [ "${AMP_KIT_SYSTEM_LOADER:-0}" != 1 ]; then
     export LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 else
-    export LD_LIBRARY_PATH="$(dirname "$(find "$sys" -name 'libVkLayer_khronos_validation.so' | head -1)")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    # Only the layer's library, in a folder of its own: the folder it was unpacked into also
+    # holds the kit's loader, which must not shadow the machine's.
+    mkdir -p "$work/layer-lib"
+    layer_so=$(find "$sys" -name 'libVkLayer_khronos_validation.so' | head -1)
+    [ -n "$layer_so" ] && ln -sf "$layer_so" "$work/layer-lib/"
+    export LD_LIBRARY_PATH="$work/layer-lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
 export VK_LAYER_PATH="$layerdir${VK_LAYER_PATH:+:$VK_LAYER_PATH}"
 export PATH="$work/tools:$PATH"
