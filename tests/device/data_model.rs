@@ -593,3 +593,41 @@ fn array_clones_are_deep() -> Result<(), amp::Error> {
     assert_validation_clean();
     Ok(())
 }
+
+/// Transfers larger than a staging chunk (32 MiB) move in several, each placed at its offset:
+/// an odd-length array written whole and in part, read whole and in part.
+#[test]
+fn transfers_larger_than_a_staging_chunk_arrive_whole() -> Result<(), amp::Error> {
+    let acc = Accelerator::default()?;
+    let n = (80 << 20) / 4 + 3;
+    let data: Vec<u32> = (0..n as u32)
+        .map(|i| i.wrapping_mul(2_654_435_761))
+        .collect();
+    let mut a = Array::<u32, 1>::new_on(&acc, [n])?;
+    a.copy_from_slice(&data)?;
+    assert!(a.to_vec()? == data, "whole array");
+    // Doubled on the device, then the last 40 MiB (from an odd offset) overwritten from the
+    // host through a section.
+    parallel_for_each(a.extent(), double_u32(&mut a))?;
+    let tail = n - (40 << 20) / 4 - 1;
+    {
+        let mut section = a.section_mut([tail], [n - tail])?;
+        amp::copy(&data[tail..], &mut section)?;
+    }
+    let back = a.to_vec()?;
+    assert!(back[tail..] == data[tail..], "the copied section");
+    assert!(
+        back[..tail]
+            .iter()
+            .zip(&data[..tail])
+            .all(|(b, d)| *b == d.wrapping_mul(2)),
+        "the doubled rest"
+    );
+    assert_validation_clean();
+    Ok(())
+}
+
+#[kernel(amp, unchecked)]
+fn double_u32(idx: Index<1>, a: &mut Array<u32, 1>) {
+    a[idx] = a[idx] * 2;
+}

@@ -222,7 +222,7 @@ impl Device {
     }
 
     /// As [`submit`](Self::submit), without waiting: the device half of an upload whose host
-    /// half (filling a staging buffer) is done. The transfer runs before the work recorded on
+    /// half (filling a staging buffer) is done. Returns the serial of its batch. The transfer runs before the work recorded on
     /// the default view after it; host access to the `touched` buffers, and launches on other
     /// views that use them, wait for it as for a launch. With `AMP_SYNC_LAUNCHES=1` it is
     /// waited for at once.
@@ -232,7 +232,7 @@ impl Device {
         keep: Option<Arc<dyn std::any::Any + Send + Sync>>,
         touches: Touches<'_>,
         record: impl FnOnce(&mut Recording<'_>) -> Result<(), Error>,
-    ) -> Result<(), Error> {
+    ) -> Result<u64, Error> {
         let ((), ticket) =
             self.default_queue
                 .record(self, 0, None, touches, record, |work: &mut Work| {
@@ -245,7 +245,13 @@ impl Device {
         if sync_launches() {
             self.default_queue.wait_for(self, ticket.serial(), false)?;
         }
-        Ok(())
+        Ok(ticket.serial())
+    }
+
+    /// Waits for the transfer [`record_transfer`](Self::record_transfer) returned `serial`
+    /// for (and the default view's work before it).
+    pub(crate) fn wait_transfer(&self, serial: u64) -> Result<(), Error> {
+        self.default_queue.wait_for(self, serial, false)
     }
 
     /// Submits the work recorded on the default view so far, before the host spends time

@@ -16,6 +16,15 @@ use crate::Error;
 /// device runs it meanwhile (below it, the copy is shorter than a submission is worth).
 const OVERLAP_BYTES: usize = 1 << 20;
 
+/// Transfers through staging buffers move at most this many bytes at a time, each chunk in a
+/// staging buffer of the device's pool: a large transfer neither allocates nor page-faults its
+/// staging memory once the pool holds chunks, and bounds the pinned memory it needs.
+const STAGING_CHUNK: usize = 32 << 20;
+
+/// Upload chunks recorded and not yet known finished, at most: the host waits for the oldest
+/// before it fills another.
+const CHUNKS_IN_FLIGHT: usize = 3;
+
 impl Buffer {
     /// Copies `data` to the buffer at byte `at`.
     ///
@@ -53,30 +62,50 @@ impl Buffer {
             // buffer.
             self.device.start_recorded_work()?;
         }
-        let staging = Arc::new(StagingPool::take(
-            &self.device,
-            len as u64,
-            MemoryLocation::CpuToGpu,
-        )?);
-        let p = staging
-            .mapped()
-            .ok_or_else(|| Error::Allocation("staging memory is not host-visible".into()))?;
-        // SAFETY: the staging buffer is mapped, at least `len` bytes long and not in use.
-        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), p, len) };
-        staging.flush(0, len as u64);
-        let (src, dst) = (staging.raw, self.raw);
-        let touches = [(src, false), (dst, true)];
-        self.device.record_transfer(
-            &[&self.pending],
-            Some(staging),
-            Touches::Buffers(&touches),
-            |r| {
-                let region = vk::BufferCopy::default().dst_offset(at).size(len as u64);
-                // SAFETY: both buffers are live and large enough.
-                unsafe { r.vk().cmd_copy_buffer(r.cmd(), src, dst, &[region]) };
-                Ok(())
-            },
-        )
+        // In chunks, each a pooled staging buffer: the host fills one while the device copies
+        // the ones before, and at most `CHUNKS_IN_FLIGHT` are out at a time.
+        let mut in_flight = std::collections::VecDeque::new();
+        let pieces = data[..len].chunks(STAGING_CHUNK);
+        let count = pieces.len();
+        for (i, piece) in pieces.enumerate() {
+            if in_flight.len() >= CHUNKS_IN_FLIGHT {
+                let oldest = in_flight.pop_front().expect("not empty");
+                self.device.wait_transfer(oldest)?;
+            }
+            let staging = Arc::new(StagingPool::take(
+                &self.device,
+                piece.len() as u64,
+                MemoryLocation::CpuToGpu,
+            )?);
+            let p = staging
+                .mapped()
+                .ok_or_else(|| Error::Allocation("staging memory is not host-visible".into()))?;
+            // SAFETY: the staging buffer is mapped, at least `piece.len()` bytes long and not
+            // in use.
+            unsafe { std::ptr::copy_nonoverlapping(piece.as_ptr(), p, piece.len()) };
+            staging.flush(0, piece.len() as u64);
+            let (src, dst) = (staging.raw, self.raw);
+            let touches = [(src, false), (dst, true)];
+            let dst_offset = at + (i * STAGING_CHUNK) as u64;
+            let size = piece.len() as u64;
+            let serial = self.device.record_transfer(
+                &[&self.pending],
+                Some(staging),
+                Touches::Buffers(&touches),
+                |r| {
+                    let region = vk::BufferCopy::default().dst_offset(dst_offset).size(size);
+                    // SAFETY: both buffers are live and large enough.
+                    unsafe { r.vk().cmd_copy_buffer(r.cmd(), src, dst, &[region]) };
+                    Ok(())
+                },
+            )?;
+            in_flight.push_back(serial);
+            if i + 1 < count {
+                // The device copies this chunk while the host fills the next.
+                self.device.start_recorded_work()?;
+            }
+        }
+        Ok(())
     }
 
     /// Copies `data` to the start of the buffer.
@@ -105,30 +134,35 @@ impl Buffer {
             return Ok(());
         }
         self.flush_host_writes();
-        let staging = Arc::new(StagingPool::take(
-            &self.device,
-            len as u64,
-            MemoryLocation::GpuToCpu,
-        )?);
-        let p = staging
-            .mapped()
-            .ok_or_else(|| Error::Allocation("staging memory is not host-visible".into()))?;
-        let (src, dst) = (self.raw, staging.raw);
-        let touches = [(src, false), (dst, true)];
-        self.device.submit(
-            &[&self.pending],
-            Some(staging.clone()),
-            Touches::Buffers(&touches),
-            |r| {
-                let region = vk::BufferCopy::default().src_offset(at).size(len as u64);
-                // SAFETY: both buffers are live and large enough.
-                unsafe { r.vk().cmd_copy_buffer(r.cmd(), src, dst, &[region]) };
-                Ok(())
-            },
-        )?;
-        staging.invalidate(0, len as u64);
-        // SAFETY: the copy finished and was made visible to the host.
-        unsafe { std::ptr::copy_nonoverlapping(p, out.as_mut_ptr(), len) };
+        // In chunks, each a pooled staging buffer (see `write_at`).
+        for (i, piece) in out[..len].chunks_mut(STAGING_CHUNK).enumerate() {
+            let size = piece.len() as u64;
+            let staging = Arc::new(StagingPool::take(
+                &self.device,
+                size,
+                MemoryLocation::GpuToCpu,
+            )?);
+            let p = staging
+                .mapped()
+                .ok_or_else(|| Error::Allocation("staging memory is not host-visible".into()))?;
+            let (src, dst) = (self.raw, staging.raw);
+            let touches = [(src, false), (dst, true)];
+            let src_offset = at + (i * STAGING_CHUNK) as u64;
+            self.device.submit(
+                &[&self.pending],
+                Some(staging.clone()),
+                Touches::Buffers(&touches),
+                |r| {
+                    let region = vk::BufferCopy::default().src_offset(src_offset).size(size);
+                    // SAFETY: both buffers are live and large enough.
+                    unsafe { r.vk().cmd_copy_buffer(r.cmd(), src, dst, &[region]) };
+                    Ok(())
+                },
+            )?;
+            staging.invalidate(0, size);
+            // SAFETY: the copy finished and was made visible to the host.
+            unsafe { std::ptr::copy_nonoverlapping(p, piece.as_mut_ptr(), piece.len()) };
+        }
         Ok(())
     }
 
