@@ -341,3 +341,31 @@ fn dropping_a_view_with_work_in_flight_finishes_it() -> Result<(), amp::Error> {
     assert_validation_clean();
     Ok(())
 }
+
+#[kernel(amp)]
+fn copy_in(idx: Index<1>, src: ArrayView<u32, 1>, dst: &mut Array<u32, 1>) {
+    dst[idx] = src[idx];
+}
+
+/// A view's data uploaded for a launch on a created accelerator view (through staging buffers
+/// where the device does not use host memory in place) is copied on that view's queue, ahead
+/// of the launch; a launch on the default view that reads the result comes after both.
+#[test]
+fn an_upload_for_a_launch_on_a_created_view_precedes_it() -> Result<(), amp::Error> {
+    let acc = Accelerator::default()?;
+    let view = acc.create_view()?;
+    for n in [1usize, 4099, 1 << 20] {
+        let src: Vec<u32> = (0..n as u32).map(|i| i ^ 0x5a5a).collect();
+        let mut dst = Array::<u32, 1>::new_on(&acc, [n])?;
+        {
+            let sv = ArrayView::new([n], &src)?;
+            parallel_for_each_on(&view, dst.extent(), copy_in(&sv, &mut dst))?;
+        }
+        parallel_for_each(dst.extent(), bump(1, &mut dst))?;
+        let expected: Vec<u32> = src.iter().map(|x| x + 1).collect();
+        assert!(dst.to_vec()? == expected, "{n} elements");
+    }
+    view.wait()?;
+    assert_validation_clean();
+    Ok(())
+}

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use ash::vk;
 
-use crate::device::Accelerator;
+use crate::device::{Accelerator, Queue};
 use crate::kernel::ElemType;
 use crate::memory::{Buffer, HostMemory};
 use crate::Error;
@@ -61,10 +61,11 @@ mod sealed {
         }
         /// The accelerator the data is bound to, if any (an [`Array`](crate::Array)).
         fn home(&self) -> Option<&Accelerator>;
-        /// Makes the device copy on `acc` current and returns it with the range to bind: the
+        /// Makes the device copy on `acc` current for a launch on `queue` (an upload is
+        /// recorded there, ahead of the launch) and returns it with the range to bind: the
         /// whole buffer, or exactly the host slice when the buffer is imported host memory
         /// (which starts before the slice).
-        fn prepare(&self, acc: &Accelerator) -> Result<Prepared, Error>;
+        fn prepare(&self, acc: &Accelerator, queue: &Arc<Queue>) -> Result<Prepared, Error>;
         /// Records that a launch on `acc` wrote the buffer the latest `prepare` returned.
         fn mark_written(&self, acc: &Accelerator);
         /// Makes the host memory current for a launch on the native CPU accelerator `acc`

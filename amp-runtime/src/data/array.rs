@@ -405,7 +405,11 @@ impl<T: DeviceElement, const N: usize> BufferAccess for Array<T, N> {
     fn home(&self) -> Option<&Accelerator> {
         Some(&self.acc)
     }
-    fn prepare(&self, acc: &Accelerator) -> Result<Prepared, Error> {
+    fn prepare(
+        &self,
+        acc: &Accelerator,
+        _queue: &Arc<crate::device::Queue>,
+    ) -> Result<Prepared, Error> {
         // What the array's own family would answer, without making one per launch.
         prepare_array(&self.storage, &self.acc, acc)
     }

@@ -167,7 +167,11 @@ impl Shared {
     /// Makes a copy of the data current on `acc` and returns the range of it to bind: exactly
     /// the data's bytes (an imported buffer starts before them), so a kernel sees element 0
     /// of the data at element 0 of its buffer.
-    pub(super) fn prepare(&self, acc: &Accelerator) -> Result<Prepared, Error> {
+    pub(super) fn prepare(
+        &self,
+        acc: &Accelerator,
+        queue: &Arc<crate::device::Queue>,
+    ) -> Result<Prepared, Error> {
         let (ptr, len) = match &self.source {
             Source::Array { storage, acc: home } => return prepare_array(storage, home, acc),
             Source::Host { ptr, len } => (*ptr, *len),
@@ -193,7 +197,7 @@ impl Shared {
                 let host = unsafe { std::slice::from_raw_parts(ptr, len) };
                 st.copies[i]
                     .buffer
-                    .write_at(st.copies[i].base as u64, host)?;
+                    .write_at_on(queue, st.copies[i].base as u64, host)?;
                 count(|s| {
                     s.uploads += 1;
                     s.upload_bytes += len as u64;

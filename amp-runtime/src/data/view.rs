@@ -514,8 +514,12 @@ macro_rules! buffer_access {
             fn home(&self) -> Option<&Accelerator> {
                 self.shared.home()
             }
-            fn prepare(&self, acc: &Accelerator) -> Result<Prepared, Error> {
-                self.shared.prepare(acc)
+            fn prepare(
+                &self,
+                acc: &Accelerator,
+                queue: &std::sync::Arc<crate::device::Queue>,
+            ) -> Result<Prepared, Error> {
+                self.shared.prepare(acc, queue)
             }
             fn mark_written(&self, _acc: &Accelerator) {
                 self.shared.mark_written();

@@ -217,8 +217,9 @@ impl Pending {
 }
 
 /// One view's queue of batches. The device's Vulkan queue is shared by all views; this is
-/// the order and bookkeeping of one view's work on it.
-pub(crate) struct Queue {
+/// the order and bookkeeping of one view's work on it. (`pub` in a private module: it appears
+/// in the sealed `BufferAccess` trait.)
+pub struct Queue {
     state: Mutex<QueueState>,
 }
 

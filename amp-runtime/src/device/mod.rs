@@ -221,42 +221,35 @@ impl Device {
         self.default_queue.wait_for(self, ticket.serial(), false)
     }
 
-    /// As [`submit`](Self::submit), without waiting: the device half of an upload whose host
-    /// half (filling a staging buffer) is done. Returns the serial of its batch. The transfer runs before the work recorded on
-    /// the default view after it; host access to the `touched` buffers, and launches on other
-    /// views that use them, wait for it as for a launch. With `AMP_SYNC_LAUNCHES=1` it is
-    /// waited for at once.
+    /// As [`submit`](Self::submit) on `queue` (a view's), without waiting: the device half of
+    /// an upload whose host half (filling a staging buffer) is done. Returns the serial of its
+    /// batch. The transfer runs before the work recorded on `queue` after it; host access to
+    /// the `touched` buffers, and launches on other views that use them, wait for it as for a
+    /// launch. With `AMP_SYNC_LAUNCHES=1` it is waited for at once.
     pub(crate) fn record_transfer(
         &self,
+        queue: &Arc<Queue>,
         touched: &[&Arc<Pending>],
         keep: Option<Arc<dyn std::any::Any + Send + Sync>>,
         touches: Touches<'_>,
         record: impl FnOnce(&mut Recording<'_>) -> Result<(), Error>,
     ) -> Result<u64, Error> {
-        let ((), ticket) =
-            self.default_queue
-                .record(self, 0, None, touches, record, |work: &mut Work| {
-                    work.keep.extend(keep);
-                    work.sinks.extend(touched.iter().map(|p| Arc::clone(p)));
-                })?;
+        let ((), ticket) = queue.record(self, 0, None, touches, record, |work: &mut Work| {
+            work.keep.extend(keep);
+            work.sinks.extend(touched.iter().map(|p| Arc::clone(p)));
+        })?;
         for p in touched {
             p.add(&ticket);
         }
         if sync_launches() {
-            self.default_queue.wait_for(self, ticket.serial(), false)?;
+            queue.wait_for(self, ticket.serial(), false)?;
         }
         Ok(ticket.serial())
     }
 
-    /// Waits for the transfer [`record_transfer`](Self::record_transfer) returned `serial`
-    /// for (and the default view's work before it).
-    pub(crate) fn wait_transfer(&self, serial: u64) -> Result<(), Error> {
-        self.default_queue.wait_for(self, serial, false)
-    }
-
     /// Submits the work recorded on the default view so far, before the host spends time
-    /// filling a staging buffer: that work then runs on the device meanwhile (a chain of
-    /// uploads and launches overlaps its copies with its kernels).
+    /// on a large copy: that work then runs on the device meanwhile (a chain of uploads and
+    /// launches overlaps its copies with its kernels).
     pub(crate) fn start_recorded_work(&self) -> Result<(), Error> {
         self.default_queue.flush(self)
     }

@@ -18,7 +18,7 @@ use super::plan::{plan_for, LaunchPlan};
 use crate::data::Prepared;
 use crate::device::{
     sync_launches, Accelerator, AcceleratorView, Backend, Check, Device, KernelTime, LaunchTarget,
-    Reported, Touches,
+    Queue, Reported, Touches,
 };
 use crate::kernel::{spec_id, ElemType, KernelInfo, ParamKind, ScalarType, TextureAccess};
 use crate::texture::{Filter, Image};
@@ -168,7 +168,14 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
     // made while they are out, from a destructor, gets new ones).
     let (mut bindings, mut prepared) = SCRATCH.take();
     let result = (|| {
-        let oob_report = bind(acc, info, &args, &mut bindings, &mut prepared)?;
+        let queue = view
+            .queue()
+            .map(|(_, q)| q)
+            .ok_or_else(|| Error::NativeUnsupported {
+                what: "a Vulkan dispatch".into(),
+                reason: "the native CPU accelerator has no Vulkan queue".into(),
+            })?;
+        let oob_report = bind(acc, queue, info, &args, &mut bindings, &mut prepared)?;
         let (images, image_owners) = bind_images(acc, info, &args)?;
         let report = oob_report.map(|r| (r, info));
         enqueue(
@@ -240,10 +247,11 @@ const RECENT_SINKS: usize = 16;
 pub(super) type Bindings = Vec<(u32, vk::DescriptorBufferInfo)>;
 
 /// The launch's descriptor bindings, into `bindings` and `prepared` (empty): each buffer
-/// argument made current on `acc`, then the out-of-bounds report of a checked kernel
+/// argument made current on `acc` (uploads recorded on the launch's `queue`), then the out-of-bounds report of a checked kernel
 /// (returned too, to be read after the launch).
 fn bind(
     acc: &Accelerator,
+    queue: &Arc<Queue>,
     info: &KernelInfo,
     args: &[KernelArg<'_>],
     bindings: &mut Bindings,
@@ -257,7 +265,7 @@ fn bind(
             Arg::Buffer { buf, .. },
         ) = (param.kind, &arg.0)
         {
-            let mut p = buf.prepare(acc)?;
+            let mut p = buf.prepare(acc, queue)?;
             p.writes = writable;
             bindings.push((binding, p.info));
             prepared.push(p);

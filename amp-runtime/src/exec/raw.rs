@@ -157,7 +157,7 @@ impl RawKernel {
             let b = i as u32;
             match (&arg.0, kind) {
                 (Arg::Buffer { buf, .. }, RawBinding::StorageBuffer) => {
-                    let p = buf.prepare(&self.acc)?;
+                    let p = buf.prepare(&self.acc, self.device.default_queue())?;
                     bindings.push((b, p.info));
                     prepared.push(p);
                 }

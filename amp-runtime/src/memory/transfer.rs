@@ -9,7 +9,7 @@ use gpu_allocator::MemoryLocation;
 
 use super::staging::StagingPool;
 use super::Buffer;
-use crate::device::Touches;
+use crate::device::{Queue, Touches};
 use crate::Error;
 
 /// A host copy at least this long first submits the work recorded on the default view, so the
@@ -31,6 +31,18 @@ impl Buffer {
     /// Takes `&self`: callers hold the borrow (of the array or view) that excludes other
     /// access to these bytes.
     pub(crate) fn write_at(&self, at: u64, data: &[u8]) -> Result<(), Error> {
+        self.write_at_on(self.device.default_queue(), at, data)
+    }
+
+    /// As [`write_at`](Self::write_at), for a launch on `queue`: a copy through staging
+    /// buffers is recorded there, ahead of the launch, rather than on the default view (which
+    /// the launch would then have to wait for on the host).
+    pub(crate) fn write_at_on(
+        &self,
+        queue: &Arc<Queue>,
+        at: u64,
+        data: &[u8],
+    ) -> Result<(), Error> {
         let len = data.len().min(self.size.saturating_sub(at) as usize);
         if len == 0 {
             return Ok(());
@@ -55,12 +67,12 @@ impl Buffer {
         // Through a staging buffer, without waiting: the copy is recorded on the default view
         // after the work there (which uses the buffer in order); work of other views that
         // uses the buffer is waited for first.
-        self.wait_for_other_views(self.device.default_queue())?;
+        self.wait_for_other_views(queue)?;
         self.flush_host_writes();
         if len >= OVERLAP_BYTES {
             // The device runs what was recorded before while the host fills the staging
             // buffer.
-            self.device.start_recorded_work()?;
+            queue.flush(&self.device)?;
         }
         // In chunks, each a pooled staging buffer: the host fills one while the device copies
         // the ones before, and at most `CHUNKS_IN_FLIGHT` are out at a time.
@@ -70,7 +82,7 @@ impl Buffer {
         for (i, piece) in pieces.enumerate() {
             if in_flight.len() >= CHUNKS_IN_FLIGHT {
                 let oldest = in_flight.pop_front().expect("not empty");
-                self.device.wait_transfer(oldest)?;
+                queue.wait_for(&self.device, oldest, false)?;
             }
             let staging = Arc::new(StagingPool::take(
                 &self.device,
@@ -89,6 +101,7 @@ impl Buffer {
             let dst_offset = at + (i * STAGING_CHUNK) as u64;
             let size = piece.len() as u64;
             let serial = self.device.record_transfer(
+                queue,
                 &[&self.pending],
                 Some(staging),
                 Touches::Buffers(&touches),
@@ -102,7 +115,7 @@ impl Buffer {
             in_flight.push_back(serial);
             if i + 1 < count {
                 // The device copies this chunk while the host fills the next.
-                self.device.start_recorded_work()?;
+                queue.flush(&self.device)?;
             }
         }
         Ok(())
