@@ -23,27 +23,47 @@ fn launches_with_fresh_views_leak_nothing() -> Result<(), amp::Error> {
     let first = samples.first().expect("a sample after warm-up");
     let last = samples.last().expect("a final sample");
     assert_eq!(last.launches, LAUNCHES);
+    // A view keeps a few batch slots (command pool, descriptor pool) for reuse, and how many
+    // are alive at a sample depends on timing (a batch in flight, or submitted at once on an
+    // idle queue): those may vary by a few, everything else must stay exactly where it was.
+    const SLOT_SLACK: usize = 4;
+    let without_slots = |c: &amp::ObjectCounts| {
+        let mut c = *c;
+        c.command_pools = 0;
+        c.descriptor_pools = 0;
+        c
+    };
     for s in &samples {
         assert_eq!(
-            s.objects, first.objects,
+            without_slots(&s.objects),
+            without_slots(&first.objects),
             "live Vulkan objects changed between launch {} and launch {}",
-            first.launches, s.launches
+            first.launches,
+            s.launches
+        );
+        assert!(
+            s.objects.command_pools <= first.objects.command_pools + SLOT_SLACK
+                && s.objects.descriptor_pools <= first.objects.descriptor_pools + SLOT_SLACK,
+            "batch slots grew between launch {} and launch {}: {:?} -> {:?}",
+            first.launches,
+            s.launches,
+            first.objects,
+            s.objects
         );
     }
     // No buffer outlives its view: the one allocation left is the device's pooled
-    // out-of-bounds report of the checked kernel (one launch at a time); one pipeline, the
-    // default view's submitter and descriptor pool (created views are gone).
-    // Where transfers go through staging buffers, the device's pool of them adds some, and
-    // the uploads recorded on the default view keep a few of its batches' slots in use: the
-    // counts are only flat (checked above).
+    // out-of-bounds report of the checked kernel (one launch at a time).
+    // Where transfers go through staging buffers, the device's pool of them adds some
+    // allocations (a flat number, checked above).
     let staging = ["AMP_FORCE_STAGING", "AMP_SIMULATE_DISCRETE"]
         .iter()
         .any(|v| std::env::var(v).is_ok_and(|v| v == "1"));
     if !staging {
         assert!(first.objects.allocations <= 1, "{:?}", first.objects);
-        assert_eq!(first.objects.command_pools, first.objects.devices);
-        assert_eq!(first.objects.descriptor_pools, first.objects.devices);
     }
+    // The default view's slots (created views and theirs are gone).
+    assert!(first.objects.command_pools <= first.objects.devices + SLOT_SLACK);
+    assert!(first.objects.descriptor_pools <= first.objects.devices + SLOT_SLACK);
     if first.rss_bytes > 0 {
         let peak = samples.iter().map(|s| s.rss_bytes).max().unwrap_or(0);
         assert!(
