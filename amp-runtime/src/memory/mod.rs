@@ -57,6 +57,8 @@ pub(super) struct Parked {
     raw: vk::Buffer,
     allocation: Allocation,
     size: u64,
+    /// The simulated discrete GPU's host copy of the mapping, kept with it.
+    shadow: Option<Shadow>,
 }
 
 impl Parked {
@@ -117,8 +119,9 @@ impl Buffer {
             raw: buffer.raw,
             allocation,
             size: buffer.size,
+            shadow: buffer.shadow.take(),
         };
-        // The Arcs and the shadow are the only fields left owning anything; the handle lives on in `parked`.
+        // The Arcs are the only fields left owning anything (the shadow was taken); the handle lives on in `parked`.
         // SAFETY: `buffer` is never used again, and its drop does not run.
         unsafe {
             std::ptr::drop_in_place(&mut buffer.device);
@@ -138,10 +141,13 @@ impl Buffer {
             memory: Memory::Allocated(parked.allocation),
             size: parked.size,
             direct: true,
-            shadow: device
-                .memory()
-                .simulated
-                .then(|| Shadow::new(parked.size as usize)),
+            // A buffer on a new loan starts poisoned again (its bytes are undefined).
+            shadow: parked.shadow.map(Shadow::poisoned).or_else(|| {
+                device
+                    .memory()
+                    .simulated
+                    .then(|| Shadow::new(parked.size as usize))
+            }),
             busy: Arc::default(),
             pending: Arc::default(),
         }

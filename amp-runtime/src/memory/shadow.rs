@@ -39,6 +39,14 @@ impl Shadow {
         }
     }
 
+    /// The shadow with every byte [`POISON`] again (for a new loan of its buffer).
+    pub(super) fn poisoned(mut self) -> Shadow {
+        // SAFETY: `bytes` holds `len` bytes (at least one) that only this shadow owns.
+        unsafe { std::ptr::write_bytes(self.bytes.as_ptr(), POISON, self.len.max(1)) };
+        *self.dirty.get_mut() = false;
+        self
+    }
+
     /// The host address of the shadow, handed out instead of the mapping's.
     pub(super) fn ptr(&self) -> *mut u8 {
         self.bytes.as_ptr()
