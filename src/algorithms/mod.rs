@@ -29,8 +29,8 @@
 //! - Reductions ([`sum`], [`min`], [`max`]) and scans ([`inclusive_scan`],
 //!   [`exclusive_scan`]) combine in a tree, not left to right: integer sums wrap (as
 //!   everywhere on the device), float sums may round differently from a sequential loop.
-//! - Sorts ([`sort`], [`sort_by_key`]) are LSD radix sorts: ascending, floats in IEEE total
-//!   order for `-0.0 < +0.0` and the infinities, NaNs last; `sort_by_key` is stable.
+//! - Sorts ([`sort`], [`sort_by_key`]) are LSD radix sorts: ascending, floats in `total_cmp`
+//!   order (negative NaNs first, positive NaNs last, every bit kept); `sort_by_key` is stable.
 
 mod reduce;
 mod scan;

@@ -3,7 +3,8 @@
 //!
 //! Keys are first mapped to `u32`s whose unsigned order is the order wanted (signed integers
 //! flip their sign bit; floats flip every bit when negative and the sign bit otherwise, which
-//! orders `-inf < .. < -0.0 < +0.0 < .. < +inf`, and NaNs are mapped above `+inf`). Each pass
+//! is `total_cmp`'s order: negative NaNs < `-inf` < .. < `-0.0` < `+0.0` < .. < `+inf` <
+//! positive NaNs, and the mapping keeps every bit). Each pass
 //! then sorts stably by one digit:
 //! 1. `radix_counts`: each tile counts the digits of its block of 2,048 keys in `tile_static`
 //!    memory and writes them digit-major (`counts[digit * blocks + block]`);
@@ -35,9 +36,6 @@ fn to_sort_key(bits: u32, kind: u32) -> u32 {
         bits
     } else if kind == KIND_I32 {
         bits ^ 0x8000_0000
-    } else if (bits & 0x7fff_ffff) > 0x7f80_0000 {
-        // NaN: above +inf, sign cleared so that every NaN sorts last.
-        (bits & 0x7fff_ffff) | 0x8000_0000
     } else if (bits & 0x8000_0000) != 0 {
         !bits
     } else {
@@ -45,7 +43,7 @@ fn to_sort_key(bits: u32, kind: u32) -> u32 {
     }
 }
 
-/// The inverse of `to_sort_key` (a NaN comes back with its sign bit cleared).
+/// The inverse of `to_sort_key` (every bit comes back, NaN payloads and signs included).
 #[amp::device(amp)]
 fn from_sort_key(key: u32, kind: u32) -> u32 {
     if kind == KIND_U32 {
@@ -69,7 +67,7 @@ fn decode_keys(idx: Index<1>, keys: ArrayView<u32, 1>, bits: ArrayViewMut<u32, 1
     bits[idx] = from_sort_key(keys[idx], kind);
 }
 
-/// `f64` keys from their words (`words[2i]` low, `words[2i + 1]` high): NaNs above `+inf`.
+/// `f64` keys from their words (`words[2i]` low, `words[2i + 1]` high), in `total_cmp` order.
 #[kernel(amp)]
 fn encode_keys_f64(
     idx: Index<1>,
@@ -80,11 +78,7 @@ fn encode_keys_f64(
     let i = idx[0];
     let lo = words[2 * i];
     let hi = words[2 * i + 1];
-    let magnitude = hi & 0x7fff_ffff;
-    if magnitude > 0x7ff0_0000 || (magnitude == 0x7ff0_0000 && lo != 0) {
-        low[idx] = lo;
-        high[idx] = magnitude | 0x8000_0000;
-    } else if (hi & 0x8000_0000) != 0 {
+    if (hi & 0x8000_0000) != 0 {
         low[idx] = !lo;
         high[idx] = !hi;
     } else {
@@ -361,9 +355,10 @@ fn permute<V: DeviceScalar>(
     values.synchronize()
 }
 
-/// Sorts the elements in ascending order: integers by value, floats in IEEE total order for
-/// `-0.0 < +0.0` and the infinities, with NaNs last (an `f32` NaN comes out with its sign bit
-/// cleared). Not stable, as the order of equal values cannot be seen.
+/// Sorts the elements in ascending order: integers by value, floats as `f32::total_cmp` /
+/// `f64::total_cmp` order them (negative NaNs first, then `-inf`, .., `-0.0`, `+0.0`, ..,
+/// `+inf`, positive NaNs last), every bit kept: the result is a permutation of the input, the
+/// same as `sort_by(f32::total_cmp)`. Not stable, as the order of equal values cannot be seen.
 ///
 /// A radix sort: 8 passes of 4-bit digits over 32-bit keys, 16 for `f64`; see
 /// docs/algorithms.md.

@@ -1,7 +1,7 @@
 //! `amp::algorithms` on the device against the same operations on the host, for lengths around
 //! the block sizes (2,048 and 8,192) and past one level of recursion, for every scalar type: sums (integers
-//! wrap), minima and maxima (NaNs passed over), inclusive and exclusive scans, sorts in total
-//! order with NaNs last, and a stable `sort_by_key`.
+//! wrap), minima and maxima (NaNs passed over), inclusive and exclusive scans, sorts in
+//! `total_cmp` order with every bit kept, and a stable `sort_by_key`.
 
 use crate::common;
 use common::assert_validation_clean;
@@ -139,16 +139,6 @@ fn a_scan_of_four_million() {
     assert_validation_clean();
 }
 
-/// The order `sort` promises: total order, NaNs last.
-fn host_order(a: &f32, b: &f32) -> std::cmp::Ordering {
-    match (a.is_nan(), b.is_nan()) {
-        (true, true) => std::cmp::Ordering::Equal,
-        (true, false) => std::cmp::Ordering::Greater,
-        (false, true) => std::cmp::Ordering::Less,
-        _ => a.total_cmp(b),
-    }
-}
-
 #[test]
 fn sorts_match_the_host() {
     let mut rng = Rng(3);
@@ -183,29 +173,27 @@ fn sorts_match_the_host() {
         -f32::NAN,
         2.5,
         -2.5,
+        // NaNs with payloads, of both signs.
+        f32::from_bits(0x7f80_0001),
+        f32::from_bits(0xffc0_1234),
+        f32::from_bits(0x7fff_ffff),
     ];
     let mut floats: Vec<f32> = (0..5000)
         .map(|i| specials[i % specials.len()] * (1 + i / 1000) as f32)
         .collect();
+    // Exactly what `total_cmp` gives, every bit: the output is a permutation of the input.
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
     let mut want = floats.clone();
-    want.sort_by(host_order);
+    want.sort_by(f32::total_cmp);
     algorithms::sort(&mut ArrayViewMut::new([floats.len()], &mut floats).unwrap()).unwrap();
-    let non_nan = want.iter().filter(|x| !x.is_nan()).count();
-    assert_eq!(
-        floats[..non_nan]
-            .iter()
-            .map(|x| x.to_bits())
-            .collect::<Vec<_>>(),
-        want[..non_nan]
-            .iter()
-            .map(|x| x.to_bits())
-            .collect::<Vec<_>>()
-    );
-    assert!(floats[non_nan..].iter().all(|x| x.is_nan()));
+    assert_eq!(bits(&floats), bits(&want));
+    assert!(floats[0].is_nan() && floats[0].is_sign_negative());
     {
         let mut doubles: Vec<f64> = (0..20_000)
-            .map(|i| match i % 9 {
+            .map(|i| match i % 11 {
                 0 => f64::NAN,
+                9 => -f64::NAN,
+                10 => f64::from_bits(0xfff0_0000_0000_0007),
                 1 => -0.0,
                 2 => 0.0,
                 3 => f64::NEG_INFINITY,
@@ -213,20 +201,11 @@ fn sorts_match_the_host() {
             })
             .collect();
         let mut want = doubles.clone();
-        want.sort_by(|a, b| match (a.is_nan(), b.is_nan()) {
-            (true, true) => std::cmp::Ordering::Equal,
-            (true, false) => std::cmp::Ordering::Greater,
-            (false, true) => std::cmp::Ordering::Less,
-            _ => a.total_cmp(b),
-        });
+        want.sort_by(f64::total_cmp);
         let sorted = common::f64_result(algorithms::sort(
             &mut ArrayViewMut::new([doubles.len()], &mut doubles).unwrap(),
         ));
-        let bits = |v: &[f64]| {
-            v.iter()
-                .map(|x| if x.is_nan() { u64::MAX } else { x.to_bits() })
-                .collect::<Vec<_>>()
-        };
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         if sorted.is_some() {
             assert_eq!(bits(&doubles), bits(&want));
         }
@@ -259,6 +238,21 @@ fn sort_by_key_is_stable() {
     )
     .unwrap();
     assert_eq!(values, [1.0, 3.0, 4.0, 0.0, 2.0]);
+    // NaN keys of both signs go where `total_cmp` puts them, stably, keeping their bits.
+    let nan = f32::from_bits(0x7fc0_0001);
+    let neg_nan = f32::from_bits(0xffc0_0002);
+    let mut keys = [nan, 1.0, neg_nan, f32::NEG_INFINITY, nan, neg_nan];
+    let mut values = [0u32, 1, 2, 3, 4, 5];
+    algorithms::sort_by_key(
+        &mut ArrayViewMut::new([6], &mut keys).unwrap(),
+        &mut ArrayViewMut::new([6], &mut values).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(values, [2, 5, 3, 1, 0, 4]);
+    assert_eq!(
+        keys.map(f32::to_bits),
+        [neg_nan, neg_nan, f32::NEG_INFINITY, 1.0, nan, nan].map(f32::to_bits)
+    );
     assert_validation_clean();
 }
 
