@@ -631,3 +631,26 @@ fn transfers_larger_than_a_staging_chunk_arrive_whole() -> Result<(), amp::Error
 fn double_u32(idx: Index<1>, a: &mut Array<u32, 1>) {
     a[idx] = a[idx] * 2;
 }
+
+/// The public handles stay `Send`, `Sync` and unwind-safe (`catch_unwind` around view code
+/// compiles), so no new field can take that away silently.
+#[test]
+fn public_handles_are_send_sync_and_unwind_safe() {
+    use std::panic::{RefUnwindSafe, UnwindSafe};
+    fn shared<T: Send + Sync + RefUnwindSafe>() {}
+    fn owned<T: UnwindSafe>() {}
+    shared::<Accelerator>();
+    shared::<AcceleratorView>();
+    shared::<Array<f32, 2>>();
+    shared::<ArrayView<'static, f32, 2>>();
+    shared::<ArrayViewMut<'static, f32, 2>>();
+    owned::<Accelerator>();
+    owned::<AcceleratorView>();
+    owned::<Array<f32, 2>>();
+    owned::<ArrayView<'static, f32, 2>>();
+    // `ArrayViewMut` holds a `&mut` borrow, which std makes not `UnwindSafe`.
+    let data = [1.0f32, 2.0, 3.0, 4.0];
+    let view = ArrayView::new([2, 2], &data).unwrap();
+    let caught = std::panic::catch_unwind(|| view.section([1, 0], [1, 2]).map(|s| s.to_vec()));
+    assert_eq!(caught.unwrap().unwrap().unwrap(), vec![3.0, 4.0]);
+}

@@ -24,6 +24,15 @@ pub(crate) struct NativeDevice {
     default_view: NativeView,
 }
 
+// The pool's handlers (`dyn Fn`, set by rayon's builder) keep it from being unwind-safe by
+// default. A panic caught around code that uses the accelerator leaves the pool consistent:
+// rayon catches a panicking job on its worker and resumes the panic in the thread that called
+// `install`, after the job's scope ended, and the pool holds no state a job can leave half
+// written. So the accelerator handles (and the views and arrays that hold one) stay
+// `UnwindSafe`/`RefUnwindSafe`, as they were before the native accelerator existed.
+impl std::panic::UnwindSafe for NativeDevice {}
+impl std::panic::RefUnwindSafe for NativeDevice {}
+
 /// What a view of the native CPU accelerator keeps: its launch count (see
 /// `AcceleratorView::submission_count`) and its launches' times.
 #[derive(Default)]
