@@ -246,6 +246,13 @@ fn colour_example_matches_the_host_unorm_arithmetic_and_files_round_trip(
     assert_eq!(back.to_vec()?, toned.to_vec()?);
     let err = Texture::<Unorm4, 2>::from_image_file(dir.join("missing.png")).expect_err("no file");
     assert!(matches!(err, amp::Error::ImageFile { .. }), "{err}");
+    // An unknown or unwritable format is an error that leaves no file behind.
+    for name in ["sepia.xyz", "sepia"] {
+        let bad = dir.join(name);
+        let err = toned.write_image_file(&bad).expect_err("no such format");
+        assert!(matches!(err, amp::Error::ImageFile { .. }), "{err}");
+        assert!(!bad.exists(), "{name} was created");
+    }
     std::fs::remove_dir_all(&dir)?;
     assert_validation_clean();
     Ok(())

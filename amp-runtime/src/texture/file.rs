@@ -118,6 +118,14 @@ impl<T: ImageTexel> Texture<T, 2> {
     /// names (`.png`, `.jpg`).
     pub fn write_image_file(&self, path: impl AsRef<Path>) -> Result<(), Error> {
         let path = path.as_ref();
+        // Checked before anything is created: an unknown or unwritable format leaves no file.
+        let format = image::ImageFormat::from_path(path).map_err(|e| file_error(path, e))?;
+        if !format.writing_enabled() {
+            return Err(file_error(
+                path,
+                format!("{format:?} files cannot be written (use .png or .jpg)"),
+            ));
+        }
         let [h, w] = *self.extent().as_slice() else {
             unreachable!("rank 2")
         };
