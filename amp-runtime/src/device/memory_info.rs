@@ -192,10 +192,9 @@ mod tests {
 
     const GIB: u64 = 1 << 30;
 
-    #[test]
-    fn nvidia_discrete_with_its_bar_window_does_not_share() {
-        // An H100 as NVIDIA's driver lists it: VRAM, system memory, the 256 MiB BAR window.
-        let p = props(
+    /// An H100 as NVIDIA's driver lists it: VRAM, system memory, the 256 MiB BAR window.
+    fn nvidia_h100() -> vk::PhysicalDeviceMemoryProperties {
+        props(
             &[(80 * GIB, true), (64 * GIB, false), (256 << 20, true)],
             &[
                 (vk::MemoryPropertyFlags::empty(), 1),
@@ -204,14 +203,12 @@ mod tests {
                 (HV | HC | CACHED, 1),
                 (DL | HV | HC, 2),
             ],
-        );
-        assert!(!cpu_shared(DeviceType::DiscreteGpu, &p));
+        )
     }
 
-    #[test]
-    fn amd_discrete_with_resizable_bar_does_not_share() {
-        // All of VRAM host-visible (resizable BAR / Smart Access Memory).
-        let p = props(
+    /// An AMD GPU with all of VRAM host-visible (resizable BAR / Smart Access Memory).
+    fn amd_resizable_bar() -> vk::PhysicalDeviceMemoryProperties {
+        props(
             &[(16 * GIB, true), (32 * GIB, false)],
             &[
                 (DL, 0),
@@ -219,8 +216,22 @@ mod tests {
                 (DL | HV | HC, 0),
                 (HV | HC | CACHED, 1),
             ],
-        );
-        assert!(!cpu_shared(DeviceType::DiscreteGpu, &p));
+        )
+    }
+
+    /// Mesa's lavapipe: one memory type, device-local and host-coherent.
+    fn lavapipe() -> vk::PhysicalDeviceMemoryProperties {
+        props(&[(2 * GIB, true)], &[(DL | HV | HC | CACHED, 0)])
+    }
+
+    #[test]
+    fn nvidia_discrete_with_its_bar_window_does_not_share() {
+        assert!(!cpu_shared(DeviceType::DiscreteGpu, &nvidia_h100()));
+    }
+
+    #[test]
+    fn amd_discrete_with_resizable_bar_does_not_share() {
+        assert!(!cpu_shared(DeviceType::DiscreteGpu, &amd_resizable_bar()));
     }
 
     #[test]
@@ -230,36 +241,17 @@ mod tests {
             &[(DL, 0), (DL | HV | HC, 0), (DL | HV | HC | CACHED, 0)],
         );
         assert!(cpu_shared(DeviceType::IntegratedGpu, &intel));
-        let lavapipe = props(&[(2 * GIB, true)], &[(DL | HV | HC | CACHED, 0)]);
-        assert!(cpu_shared(DeviceType::Cpu, &lavapipe));
+        assert!(cpu_shared(DeviceType::Cpu, &lavapipe()));
     }
 
     #[test]
     fn placement_keeps_discrete_data_on_the_device_and_imports_only_shared_memory() {
-        let nvidia = props(
-            &[(80 * GIB, true), (64 * GIB, false), (256 << 20, true)],
-            &[
-                (DL, 0),
-                (HV | HC, 1),
-                (HV | HC | CACHED, 1),
-                (DL | HV | HC, 2),
-            ],
-        );
-        let amd = props(
-            &[(16 * GIB, true), (32 * GIB, false)],
-            &[
-                (DL, 0),
-                (HV | HC, 1),
-                (DL | HV | HC, 0),
-                (HV | HC | CACHED, 1),
-            ],
-        );
-        let lavapipe = props(&[(2 * GIB, true)], &[(DL | HV | HC | CACHED, 0)]);
+        let lavapipe = lavapipe();
         let device_memory = Placement {
             cpu_shared: false,
             import_host: false,
         };
-        for table in [&nvidia, &amd] {
+        for table in [&nvidia_h100(), &amd_resizable_bar()] {
             for import in [false, true] {
                 let p = Placement::decide(DeviceType::DiscreteGpu, table, import, false);
                 assert_eq!(p, device_memory);

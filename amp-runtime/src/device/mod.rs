@@ -209,16 +209,8 @@ impl Device {
         touches: Touches<'_>,
         record: impl FnOnce(&mut Recording<'_>) -> Result<(), Error>,
     ) -> Result<(), Error> {
-        let ((), ticket) =
-            self.default_queue
-                .record(self, 0, None, touches, record, |work: &mut Work| {
-                    work.keep.extend(keep);
-                    work.sinks.extend(touched.iter().map(|p| Arc::clone(p)));
-                })?;
-        for p in touched {
-            p.add(&ticket);
-        }
-        self.default_queue.wait_for(self, ticket.serial(), false)
+        let serial = self.record_transfer(&self.default_queue, touched, keep, touches, record)?;
+        self.default_queue.wait_for(self, serial, false)
     }
 
     /// As [`submit`](Self::submit) on `queue` (a view's), without waiting: the device half of
@@ -245,12 +237,5 @@ impl Device {
             queue.wait_for(self, ticket.serial(), false)?;
         }
         Ok(ticket.serial())
-    }
-
-    /// Submits the work recorded on the default view so far, before the host spends time
-    /// on a large copy: that work then runs on the device meanwhile (a chain of uploads and
-    /// launches overlaps its copies with its kernels).
-    pub(crate) fn start_recorded_work(&self) -> Result<(), Error> {
-        self.default_queue.flush(self)
     }
 }

@@ -168,13 +168,7 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
     // made while they are out, from a destructor, gets new ones).
     let (mut bindings, mut prepared) = SCRATCH.take();
     let result = (|| {
-        let queue = view
-            .queue()
-            .map(|(_, q)| q)
-            .ok_or_else(|| Error::NativeUnsupported {
-                what: "a Vulkan dispatch".into(),
-                reason: "the native CPU accelerator has no Vulkan queue".into(),
-            })?;
+        let (_, queue) = vulkan_queue(view)?;
         let oob_report = bind(acc, queue, info, &args, &mut bindings, &mut prepared)?;
         let (images, image_owners) = bind_images(acc, info, &args)?;
         let report = oob_report.map(|r| (r, info));
@@ -246,9 +240,17 @@ const RECENT_SINKS: usize = 16;
 /// Binding numbers with the buffer ranges bound there.
 pub(super) type Bindings = Vec<(u32, vk::DescriptorBufferInfo)>;
 
+/// The device and queue a Vulkan launch on `view` records into.
+fn vulkan_queue(view: &AcceleratorView) -> Result<(&Arc<Device>, &Arc<Queue>), Error> {
+    view.queue().ok_or_else(|| Error::NativeUnsupported {
+        what: "a Vulkan dispatch".into(),
+        reason: "the native CPU accelerator has no Vulkan queue".into(),
+    })
+}
+
 /// The launch's descriptor bindings, into `bindings` and `prepared` (empty): each buffer
-/// argument made current on `acc` (uploads recorded on the launch's `queue`), then the out-of-bounds report of a checked kernel
-/// (returned too, to be read after the launch).
+/// argument made current on `acc` (uploads recorded on the launch's `queue`), then the
+/// out-of-bounds report of a checked kernel (returned too, to be read after the launch).
 fn bind(
     acc: &Accelerator,
     queue: &Arc<Queue>,
@@ -394,10 +396,7 @@ pub(super) fn enqueue(
     groups: [u32; 3],
     mark: impl FnOnce(),
 ) -> Result<(), Error> {
-    let (device, queue) = view.queue().ok_or_else(|| Error::NativeUnsupported {
-        what: "a Vulkan dispatch".into(),
-        reason: "the native CPU accelerator has no Vulkan queue".into(),
-    })?;
+    let (device, queue) = vulkan_queue(view)?;
     for p in prepared {
         p.buffer.wait_for_other_views(queue)?;
     }

@@ -75,7 +75,7 @@ impl Buffer {
         // The host never uses the mapping of memory asked for as device-local when it copies
         // through staging buffers anyway (a discrete GPU, simulated or forced).
         let hidden = location == MemoryLocation::GpuOnly
-            && (force_staging() || device.memory().simulated || !device.memory().shared_memory());
+            && (force_staging() || !device.memory().shared_memory());
         let direct = !hidden
             && allocation.mapped_ptr().is_some()
             && allocation

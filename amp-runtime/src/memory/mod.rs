@@ -44,7 +44,8 @@ pub struct Buffer {
     size: u64,
     /// The memory is mapped and coherent: the host copies through the mapping.
     direct: bool,
-    /// On the simulated discrete GPU, the host's copy of a mapping it uses (see `shadow.rs`).
+    /// On the simulated discrete GPU, the host's copy of a mapping it uses (see `shadow.rs`);
+    /// only a `direct` buffer has one.
     shadow: Option<Shadow>,
     busy: Arc<Busy>,
     /// The batches that use the buffer and their unreported errors.
@@ -121,13 +122,13 @@ impl Buffer {
             size: buffer.size,
             shadow: buffer.shadow.take(),
         };
-        // The Arcs are the only fields left owning anything (the shadow was taken); the handle lives on in `parked`.
+        // The Arcs are the only fields left owning anything (the shadow was taken); the
+        // handle lives on in `parked`.
         // SAFETY: `buffer` is never used again, and its drop does not run.
         unsafe {
             std::ptr::drop_in_place(&mut buffer.device);
             std::ptr::drop_in_place(&mut buffer.busy);
             std::ptr::drop_in_place(&mut buffer.pending);
-            std::ptr::drop_in_place(&mut buffer.shadow);
         }
         Some(parked)
     }
@@ -142,12 +143,7 @@ impl Buffer {
             size: parked.size,
             direct: true,
             // A buffer on a new loan starts poisoned again (its bytes are undefined).
-            shadow: parked.shadow.map(Shadow::poisoned).or_else(|| {
-                device
-                    .memory()
-                    .simulated
-                    .then(|| Shadow::new(parked.size as usize))
-            }),
+            shadow: parked.shadow.map(Shadow::poisoned),
             busy: Arc::default(),
             pending: Arc::default(),
         }

@@ -12,8 +12,8 @@ use super::Buffer;
 use crate::device::{Queue, Touches};
 use crate::Error;
 
-/// A host copy at least this long first submits the work recorded on the default view, so the
-/// device runs it meanwhile (below it, the copy is shorter than a submission is worth).
+/// A host copy at least this long first submits the work recorded on its queue, so the device
+/// runs it meanwhile (below it, the copy is shorter than a submission is worth).
 const OVERLAP_BYTES: usize = 1 << 20;
 
 /// Transfers through staging buffers move at most this many bytes at a time, each chunk in a
@@ -51,7 +51,7 @@ impl Buffer {
             self.wait_idle()?;
             if len >= OVERLAP_BYTES {
                 // The device runs what was recorded before while the host copies.
-                self.device.start_recorded_work()?;
+                queue.flush(&self.device)?;
             }
             let p = self.direct_ptr().expect("a direct buffer is mapped");
             // A partial write keeps the rest of its flushed atoms as the device has them.
@@ -64,11 +64,10 @@ impl Buffer {
             self.flush(at, len as u64);
             return Ok(());
         }
-        // Through a staging buffer, without waiting: the copy is recorded on the default view
-        // after the work there (which uses the buffer in order); work of other views that
-        // uses the buffer is waited for first.
+        // Through staging buffers, without waiting: the copies are recorded on `queue` after
+        // the work there (which uses the buffer in order); work of other views that uses the
+        // buffer is waited for first. (Only mapped buffers have host writes to flush.)
         self.wait_for_other_views(queue)?;
-        self.flush_host_writes();
         if len >= OVERLAP_BYTES {
             // The device runs what was recorded before while the host fills the staging
             // buffer.
@@ -146,8 +145,7 @@ impl Buffer {
             unsafe { std::ptr::copy_nonoverlapping(p.add(at as usize), out.as_mut_ptr(), len) };
             return Ok(());
         }
-        self.flush_host_writes();
-        // In chunks, each a pooled staging buffer (see `write_at`).
+        // In chunks, each a pooled staging buffer (see `write_at_on`).
         for (i, piece) in out[..len].chunks_mut(STAGING_CHUNK).enumerate() {
             let size = piece.len() as u64;
             let staging = Arc::new(StagingPool::take(
@@ -188,7 +186,6 @@ impl Buffer {
             self.flush(0, self.size);
             return Ok(());
         }
-        self.flush_host_writes();
         let dst = self.raw;
         let touches = [(dst, true)];
         self.device
