@@ -47,28 +47,18 @@ fn tile_reverse<const S: usize>(
 }
 
 #[test]
-fn zero_extents_are_errors() -> Result<(), Error> {
+fn empty_extents_are_values_and_launch_nothing() -> Result<(), Error> {
     let empty: [i32; 0] = [];
-    assert!(matches!(
-        ArrayView::new([0], &empty[..]),
-        Err(Error::ZeroExtent)
-    ));
-    assert!(matches!(
-        ArrayView::new([0, 5], &empty[..]),
-        Err(Error::ZeroExtent)
-    ));
-    assert!(matches!(
-        Array::<i32, 2>::new([4, 0]),
-        Err(Error::ZeroExtent)
-    ));
+    assert!(ArrayView::new([0], &empty[..]).is_ok());
+    assert!(ArrayView::new([0, 5], &empty[..]).is_ok());
+    assert!(Array::<i32, 2>::new([4, 0]).is_ok());
     let a = vec![1; 8];
     let mut out = vec![0; 8];
     let av = ArrayView::new([8], &a)?;
     let mut ov = ArrayViewMut::new([8], &mut out)?;
-    let result = parallel_for_each(Extent::new([0]), double_it(&av, &mut ov));
-    assert!(matches!(result, Err(Error::ZeroExtent)), "{result:?}");
+    parallel_for_each(Extent::new([0]), double_it(&av, &mut ov))?;
     drop(ov);
-    assert_eq!(out, vec![0; 8], "a refused launch changes nothing");
+    assert_eq!(out, vec![0; 8], "an empty launch changes nothing");
     assert_validation_clean();
     Ok(())
 }

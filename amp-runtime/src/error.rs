@@ -34,8 +34,13 @@ pub enum Error {
         /// Length of the slice.
         len: usize,
     },
-    /// An extent (of a view, an array or a launch domain) has no elements.
-    #[error("extent has zero elements")]
+    /// An extent that must have elements has none: a texture's (Vulkan images have at least
+    /// one texel in each dimension) or an extent of rank 0. Views, arrays, sections and launch
+    /// domains may be empty.
+    #[error(
+        "extent has zero elements: a texture needs at least one texel in each dimension \
+         (views, arrays and launches may be empty)"
+    )]
     ZeroExtent,
     /// An extent, an element count or a buffer is larger than the device can address.
     #[error("{what} is too large: {value} exceeds the limit of {limit}")]

@@ -224,8 +224,9 @@ macro_rules! component_ops {
 component_ops!(Index, coords);
 component_ops!(Extent, dims);
 
-/// Checks that an extent's dimensions are usable on a device: non-empty, every dimension and the
-/// element count fit a `u32`. Returns the element count.
+/// Checks that an extent's dimensions are usable on a device: at least one dimension, every
+/// dimension and the element count fit a `u32`. Returns the element count, which may be 0 (an
+/// empty view, array or launch is allowed, as an empty `Vec` is).
 pub(crate) fn validate_dims(dims: &[usize]) -> Result<usize, Error> {
     let limit = u64::from(u32::MAX);
     for &d in dims {
@@ -245,7 +246,7 @@ pub(crate) fn validate_dims(dims: &[usize]) -> Result<usize, Error> {
             value: u64::MAX,
             limit,
         })?;
-    if size == 0 || dims.is_empty() {
+    if dims.is_empty() {
         return Err(Error::ZeroExtent);
     }
     if size > limit {

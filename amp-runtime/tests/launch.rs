@@ -356,10 +356,7 @@ void main() {
 fn error_cases() {
     init();
     let empty: [f32; 0] = [];
-    assert!(matches!(
-        ArrayView::new([0], &empty),
-        Err(Error::ZeroExtent)
-    ));
+    assert!(ArrayView::new([0], &empty).is_ok());
     assert!(matches!(
         ArrayView::new([2, 3], &[1.0f32; 5]),
         Err(Error::ExtentMismatch { extent: 6, len: 5 })
@@ -369,10 +366,7 @@ fn error_cases() {
         ArrayViewMut::new([4], &mut five),
         Err(Error::ExtentMismatch { extent: 4, len: 5 })
     ));
-    assert!(matches!(
-        Array::<u32, 2>::new([0, 4]),
-        Err(Error::ZeroExtent)
-    ));
+    assert!(Array::<u32, 2>::new([0, 4]).is_ok());
     assert!(matches!(
         Array::<u32, 1>::from_slice([3], &[1, 2]),
         Err(Error::ExtentMismatch { extent: 3, len: 2 })
@@ -386,10 +380,7 @@ fn error_cases() {
     let a = ArrayView::new([8], &ones).unwrap();
     let mut out = vec![0.0f32; 8];
     let mut sum = ArrayViewMut::new([8], &mut out).unwrap();
-    assert!(matches!(
-        parallel_for_each(Extent::new([0]), add(&a, &a, &mut sum, 1.0)),
-        Err(Error::ZeroExtent)
-    ));
+    assert!(parallel_for_each(Extent::new([0]), add(&a, &a, &mut sum, 1.0)).is_ok());
     assert!(matches!(
         parallel_for_each(
             Extent::new([u32::MAX as usize + 1]),

@@ -352,13 +352,12 @@ fn not_divisible_then_pad_and_truncate() {
     {
         let av = ArrayView::new([710], &a).unwrap();
         let mut sv = ArrayViewMut::new([101], &mut s).unwrap();
-        let e = parallel_for_each_on(
+        parallel_for_each_on(
             &acc,
             Extent::new([5]).tile::<7>().truncate(),
             tile_sum_call::<7>(&av, &mut sv, 1),
         )
-        .unwrap_err();
-        assert!(matches!(e, Error::ZeroExtent), "{e}");
+        .unwrap();
     }
     assert_clean();
 }

@@ -23,6 +23,7 @@ mod bounds;
 mod data_model;
 mod device_fns;
 mod elementwise;
+mod empty;
 mod exact;
 mod examples;
 mod generics;

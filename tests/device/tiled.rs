@@ -1083,17 +1083,16 @@ fn not_divisible_then_pad_and_truncate_rank2() -> Result<(), amp::Error> {
     Ok(())
 }
 
-/// `truncate()` of an extent smaller than its tile leaves nothing to launch.
+/// `truncate()` of an extent smaller than its tile leaves nothing to launch: nothing runs.
 #[test]
-fn truncate_to_nothing_is_zero_extent() -> Result<(), amp::Error> {
+fn truncate_to_nothing_runs_nothing() -> Result<(), amp::Error> {
     let a = vec![1; 10];
     let mut out = vec![0; 10];
     let av = ArrayView::new([10], &a)?;
     let mut ov = ArrayViewMut::new([10], &mut out)?;
     let domain = av.extent().tile::<16>().truncate();
     assert_eq!(domain.extent(), &[0]);
-    let result = parallel_for_each(domain, reverse_tiles_guarded(&av, &mut ov, 10));
-    assert!(matches!(result, Err(amp::Error::ZeroExtent)), "{result:?}");
+    parallel_for_each(domain, reverse_tiles_guarded(&av, &mut ov, 10))?;
     drop(ov);
     assert_eq!(out, vec![0; 10]);
     assert_validation_clean();

@@ -296,7 +296,6 @@ impl<T: DeviceElement, const N: usize> Array<T, N> {
     ) -> Result<Self, Error> {
         let extent = extent.into();
         match extent.checked_size() {
-            Some(0) => return Err(Error::ZeroExtent),
             Some(n) if n == data.len() => {}
             n => {
                 return Err(Error::ExtentMismatch {
@@ -328,6 +327,19 @@ impl<T: DeviceElement, const N: usize> Array<T, N> {
     /// The accelerator the array lives on.
     pub fn accelerator(&self) -> &Accelerator {
         &self.acc
+    }
+
+    /// The element at `idx` (read from the device: waits for the launches that write the
+    /// array), or `Ok(None)` when `idx` is out of bounds. Reads one element; use
+    /// [`to_vec`](Self::to_vec) for many.
+    pub fn get(&self, idx: impl Into<Index<N>>) -> Result<Option<T>, Error> {
+        self.view().try_get(idx)
+    }
+
+    /// Sets the element at `idx` to `value` (written to the device). Errors:
+    /// [`Error::SectionOutOfBounds`] when `idx` is out of bounds.
+    pub fn set(&mut self, idx: impl Into<Index<N>>, value: T) -> Result<(), Error> {
+        self.view_mut().set(idx, value)
     }
 
     /// Copies the contents to a new `Vec` (row-major).

@@ -8,7 +8,6 @@ use crate::{Error, Extent};
 /// Checks that `extent` is usable and has exactly `len` elements.
 pub(crate) fn check_extent<const N: usize>(extent: &Extent<N>, len: usize) -> Result<(), Error> {
     match extent.checked_size() {
-        Some(0) => return Err(Error::ZeroExtent),
         Some(n) if n != len => return Err(Error::ExtentMismatch { extent: n, len }),
         None => {
             return Err(Error::ExtentMismatch {
@@ -65,15 +64,15 @@ impl<const N: usize> Layout<N> {
         (0..N).all(|d| self.extent.as_array()[d] == 1 || self.strides[d] == dense[d])
     }
 
-    /// The section at `origin` with `extent` (C++ AMP's `section`).
+    /// The section at `origin` with `extent` (C++ AMP's `section`). An empty section (a zero
+    /// in `extent`) may start anywhere up to the end of each dimension, as `v[k..k]` may.
     pub(crate) fn section(&self, origin: [usize; N], extent: Extent<N>) -> Result<Self, Error> {
         let outer = self.extent.as_array();
         let inner = extent.as_array();
         let fits = (0..N).all(|d| {
-            inner[d] > 0
-                && origin[d]
-                    .checked_add(inner[d])
-                    .is_some_and(|end| end <= outer[d])
+            origin[d]
+                .checked_add(inner[d])
+                .is_some_and(|end| end <= outer[d])
         });
         if !fits {
             return Err(Error::SectionOutOfBounds {
@@ -82,7 +81,13 @@ impl<const N: usize> Layout<N> {
                 extent: self.extent.to_string(),
             });
         }
-        let offset = self.offset + (0..N).map(|d| origin[d] * self.strides[d]).sum::<usize>();
+        // An empty section keeps the view's offset: it reads nothing, and its start must not
+        // point past the data (origin `[rows, cols]` of a `[rows, cols]` view would).
+        let offset = if inner.contains(&0) {
+            self.offset
+        } else {
+            self.offset + (0..N).map(|d| origin[d] * self.strides[d]).sum::<usize>()
+        };
         Ok(Layout {
             extent,
             offset,
@@ -116,7 +121,6 @@ impl<const N: usize> Layout<N> {
         self.require_contiguous("view_as")?;
         let len = self.extent.size();
         match extent.checked_size() {
-            Some(0) => return Err(Error::ZeroExtent),
             Some(n) if n <= len => {}
             n => {
                 return Err(Error::ExtentMismatch {

@@ -212,7 +212,9 @@ impl Shared {
             info: ash::vk::DescriptorBufferInfo {
                 buffer: copy.buffer.raw(),
                 offset: copy.base as u64,
-                range: len as u64,
+                // Vulkan has no empty ranges: an empty view binds 4 bytes of its (4-byte or
+                // larger) copy, which its zero extent keeps every access away from.
+                range: len.max(4) as u64,
             },
             buffer: copy.buffer.clone(),
             in_place: copy.imported,

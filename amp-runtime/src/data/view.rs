@@ -177,9 +177,9 @@ macro_rules! read_methods {
 impl<'a, T: DeviceElement, const N: usize> ArrayView<'a, T, N> {
     /// A view of `data` with the given extent.
     ///
-    /// Errors: [`Error::ZeroExtent`] for an empty extent, [`Error::ExtentMismatch`] when the
-    /// extent's element count differs from `data.len()`, [`Error::ExtentTooLarge`] when it
-    /// exceeds `u32::MAX`.
+    /// An empty extent with an empty slice is an empty view. Errors: [`Error::ExtentMismatch`]
+    /// when the extent's element count differs from `data.len()`, [`Error::ExtentTooLarge`]
+    /// when it exceeds `u32::MAX`.
     pub fn new(extent: impl Into<Extent<N>>, data: &'a [T]) -> Result<Self, Error> {
         let extent = extent.into();
         check_extent(&extent, data.len())?;

@@ -145,6 +145,17 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
     let total = check_shape(info, &domain, tiling.as_ref())?;
     check_capabilities(info, device)?;
     check_spec_words(info, &spec)?;
+    if total == 0 {
+        // An empty domain launches nothing, as a loop over an empty range runs nothing; the
+        // arguments and the tile are checked all the same.
+        let mut specialization = Specialization::default();
+        let mut push = vec![0u8; info.push_constant_size as usize];
+        encode_args(info, &args, &domain, &mut push, &mut specialization)?;
+        if let Some(t) = &tiling {
+            tiled_grid(info, &domain, t, device.limits(), &mut specialization)?;
+        }
+        return Ok(());
+    }
 
     let plan = plan_for(device, info, &args, &spec, &domain, tiling.as_ref(), || {
         let mut specialization = Specialization::default();

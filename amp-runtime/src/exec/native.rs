@@ -54,6 +54,10 @@ pub(super) fn launch_native(
             *dst = src as u32;
         }
     }
+    if domain.contains(&0) {
+        // An empty domain launches nothing (its arguments and tile were checked above).
+        return Ok(());
+    }
     let entry = match native {
         NativeCode::Entry(entry) => entry,
         NativeCode::Unsupported(why) => {
@@ -190,6 +194,10 @@ fn check_reach(
     p: &NativePrepared,
 ) -> Result<(), Error> {
     let dims = buf.dims();
+    if dims.contains(&0) {
+        // An empty view reaches nothing.
+        return Ok(());
+    }
     let strides = buf.strides();
     let last = dims.iter().enumerate().fold(buf.offset(), |at, (d, &n)| {
         at + n.saturating_sub(1) * strides.get(d).copied().unwrap_or(1)

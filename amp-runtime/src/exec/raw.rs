@@ -123,9 +123,6 @@ impl RawKernel {
             kernel: self.name.clone(),
             reason,
         };
-        if groups.contains(&0) {
-            return Err(Error::ZeroExtent);
-        }
         let max = self.device.limits().max_workgroup_count;
         for d in 0..3 {
             if groups[d] > max[d] {
@@ -148,6 +145,10 @@ impl RawKernel {
                 self.pipeline.push_constant_size,
                 push_constants.len()
             )));
+        }
+        if groups.contains(&0) {
+            // No workgroups: nothing to run, as `vkCmdDispatch` with a zero count runs nothing.
+            return Ok(());
         }
         let mut bindings = Vec::with_capacity(buffers.len());
         let mut prepared = Vec::with_capacity(buffers.len());

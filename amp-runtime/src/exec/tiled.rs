@@ -128,8 +128,7 @@ impl<const T0: usize, const T1: usize, const T2: usize> TiledExtent<T0, T1, T2> 
 
     /// The extent rounded **down** to a multiple of the tile in each dimension (C++ AMP's
     /// `tiled_extent::truncate`): the elements past the last whole tile are not visited. A
-    /// dimension smaller than its tile becomes 0, which a launch refuses
-    /// ([`Error::ZeroExtent`](crate::Error::ZeroExtent)).
+    /// dimension smaller than its tile becomes 0, and a launch over it runs nothing.
     pub fn truncate(self) -> Self {
         let mut dims = self.dims;
         for (d, &t) in dims.iter_mut().zip(&Self::TILE) {

@@ -114,9 +114,11 @@ impl Buffer {
         location: MemoryLocation,
     ) -> Result<Buffer, Error> {
         check_storage_size(device, size)?;
+        // Vulkan has no empty buffers; an empty array or view binds a 4-byte one that no
+        // checked access reaches (its extent, not the buffer, bounds every index).
         Buffer::with_location(
             device,
-            size,
+            size.max(4),
             vk::BufferUsageFlags::STORAGE_BUFFER
                 | vk::BufferUsageFlags::TRANSFER_SRC
                 | vk::BufferUsageFlags::TRANSFER_DST,

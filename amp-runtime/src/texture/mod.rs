@@ -83,6 +83,10 @@ impl<T: Texel, const N: usize> Texture<T, N> {
         let () = Self::RANK_OK;
         let extent = extent.into();
         validate_dims(extent.as_slice())?;
+        if extent.as_slice().contains(&0) {
+            // Unlike arrays, Vulkan images have at least one texel in each dimension.
+            return Err(Error::ZeroExtent);
+        }
         let format = format::format_of(T::KIND, T::COMPONENTS, bits).ok_or_else(|| {
             Error::UnsupportedFormat {
                 format: format!("{} texels with {bits} bits per scalar", T::TEXEL),
