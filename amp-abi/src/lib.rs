@@ -83,6 +83,9 @@
 //!   thread's own index (`idx[d]`, `t.global[d]`) in covering views; the driver folds what
 //!   the facts decide. It defaults to 0 (nothing known); the runtime sets it at every launch,
 //!   so a kernel has one pipeline per combination of facts it is launched with.
+//! - Each `WriteonlyTextureView` of `f32` components at binding `b` has a `u32` specialization
+//!   constant with `SpecId` [`LAYOUT_SPEC_ID_BASE`]` + b`: its [`texture_fact`] bits
+//!   (`HALF_FLOAT`: the texture stores 16-bit floats, so the kernel rounds to them itself).
 //! - The runtime builds one pipeline per kernel, device and specialization (workgroup size and
 //!   constant values), so a const-generic kernel launched with two tile shapes gets two.
 //! - Before a tiled launch the runtime checks that each extent dimension is a multiple of the
@@ -122,6 +125,16 @@ pub mod layout_fact {
     /// Dimension 0 of the view's extent equals the domain's (same rank); `<< d` for
     /// dimension `d`.
     pub const EQUALS_DOMAIN_DIM0: u32 = 1 << 3;
+}
+
+/// The bits of a written texture's facts: the `u32` specialization constant with `SpecId`
+/// [`LAYOUT_SPEC_ID_BASE`]` + b` of a `WriteonlyTextureView` of `f32` components at binding
+/// `b` (defaults to 0; the runtime sets it for every launch).
+pub mod texture_fact {
+    /// The texture stores 16-bit floats. The kernel rounds each component to the nearest
+    /// half-precision value (ties to even, as the host's conversion) before the store, so the
+    /// device's own conversion, which Vulkan lets round toward zero, is exact.
+    pub const HALF_FLOAT: u32 = 1;
 }
 
 /// The largest push-constant block every Vulkan device supports (`maxPushConstantsSize` is at

@@ -4,6 +4,6 @@
 //! module re-exports it (hidden) so that generated code can name it through `amp::__private`.
 
 pub use amp_abi::{
-    buffer_layout, layout_fact, spec_id, ElemType, KernelInfo, ParamInfo, ParamKind, ScalarType,
-    TextureAccess, LAYOUT_SPEC_ID_BASE, OOB_REPORT_WORDS,
+    buffer_layout, layout_fact, spec_id, texture_fact, ElemType, KernelInfo, ParamInfo, ParamKind,
+    ScalarType, TextureAccess, LAYOUT_SPEC_ID_BASE, OOB_REPORT_WORDS,
 };

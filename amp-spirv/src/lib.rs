@@ -56,4 +56,4 @@ pub use types::{vector_from_name, vector_name, Elem, Field, Len, Scalar, StructD
 /// The kernel ABI shared with the runtime: layout facts and their `SpecId`s, the push-constant
 /// limit, the out-of-bounds report's size, the runtime's descriptions of parameters.
 pub use amp_abi as abi;
-pub use amp_abi::{layout_fact, LAYOUT_SPEC_ID_BASE, MAX_PUSH_CONSTANT_BYTES};
+pub use amp_abi::{layout_fact, texture_fact, LAYOUT_SPEC_ID_BASE, MAX_PUSH_CONSTANT_BYTES};

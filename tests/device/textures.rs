@@ -492,31 +492,106 @@ fn texel_writes_and_reads_on_the_cpu_equal_vulkans_in_every_width() -> Result<()
             assert_eq!(c.1[k], g.1[k], "{bits:?} Norm2 #{k} from {:?}", data[k]);
             assert_eq!(c.3[k], g.3[k], "{bits:?} Int2 #{k} from {:?}", data[k]);
         }
-        if bits.1 == 32 {
-            assert_eq!(bits_of(&c.2), bits_of(&g.2), "{bits:?} Float4");
-        } else {
-            // Natively, 16-bit float writes round to nearest even, as the host's conversion;
-            // Vulkan lets a device round toward zero instead (lavapipe does): one half ulp.
-            let host = Texture::<Float4, 1>::from_slice_with_bits_on(&cpu, e, &data, 16)?;
+        // Kernels' f32 writes, 16-bit ones included, round as the host's conversion does
+        // (to nearest, ties to even), on every accelerator.
+        let host = Texture::<Float4, 1>::from_slice_with_bits_on(&cpu, e, &data, bits.1)?;
+        let host = bits_of(&host.to_vec()?);
+        for (k, (x, y)) in bits_of(&c.2).iter().zip(&bits_of(&g.2)).enumerate() {
             assert_eq!(
-                bits_of(&c.2),
-                bits_of(&host.to_vec()?),
-                "16-bit writes round"
+                x, &host[k],
+                "{bits:?} native Float4 write #{k} of {:?}",
+                data[k]
             );
-            for (k, (a, b)) in c.2.iter().zip(&g.2).enumerate() {
-                for (x, y) in [(a.x, b.x), (a.y, b.y), (a.z, b.z), (a.w, b.w)] {
-                    let ulp = (x.abs().max(6.1e-5) * 2f32.powi(-10)).max(2f32.powi(-24));
-                    assert!(
-                        x == y
-                            || (x.is_nan() && y.is_nan())
-                            || (x - y).abs() <= ulp * 1.001
-                            || (x.is_infinite() && y.abs() == 65504.0),
-                        "16-bit write #{k}: CPU {x}, Vulkan {y}"
-                    );
-                }
-            }
+            assert_eq!(
+                y, &host[k],
+                "{bits:?} Vulkan Float4 write #{k} of {:?}",
+                data[k]
+            );
         }
         assert_eq!(bits_of(&c.4), bits_of(&g.4), "{bits:?} reads");
+    }
+    assert_validation_clean();
+    Ok(())
+}
+
+#[kernel(amp)]
+fn decode_normalized(
+    idx: Index<2>,
+    u: TextureView<Unorm, 2>,
+    n: TextureView<Norm, 2>,
+    out_u: ArrayViewMut<f32, 2>,
+    out_n: ArrayViewMut<f32, 2>,
+) {
+    out_u[idx] = u[idx].get();
+    out_n[idx] = n[idx].get();
+}
+
+/// Every stored code of 8-bit and 16-bit `Unorm` and `Norm` texels: a kernel's read gives the
+/// host's `to_vec()` decode bit for bit, natively and on Vulkan, and that decode is the
+/// documented `c * (1 / 255)` (`1 / 65535`, `1 / 127`, `1 / 32767`; the most negative code
+/// reads as -1).
+#[test]
+fn every_normalized_code_decodes_as_the_host_decodes() -> Result<(), amp::Error> {
+    let mut accs = vec![Accelerator::cpu()?];
+    accs.extend(vulkan());
+    for (bits, rows) in [(8u32, 1usize), (16, 256)] {
+        let (umax, nmax) = ((1u32 << bits) - 1, (1i32 << (bits - 1)) - 1);
+        let codes = rows * 256;
+        let e = Extent::new([rows, 256]);
+        // The host encodes each value to its code (these are the steps themselves).
+        let unorms: Vec<Unorm> = (0..codes)
+            .map(|c| Unorm::new(c as f32 / umax as f32))
+            .collect();
+        let norms: Vec<Norm> = (0..codes)
+            .map(|c| Norm::new((c as i32 - nmax - 1) as f32 / nmax as f32))
+            .collect();
+        let u_step = 1.0 / umax as f32;
+        let n_step = 1.0 / nmax as f32;
+        for acc in &accs {
+            let u = Texture::<Unorm, 2>::from_slice_with_bits_on(acc, e, &unorms, bits)?;
+            let n = Texture::<Norm, 2>::from_slice_with_bits_on(acc, e, &norms, bits)?;
+            let host_u: Vec<u32> = u.to_vec()?.iter().map(|v| v.get().to_bits()).collect();
+            let host_n: Vec<u32> = n.to_vec()?.iter().map(|v| v.get().to_bits()).collect();
+            for c in 0..codes {
+                assert_eq!(
+                    host_u[c],
+                    (c as f32 * u_step).to_bits(),
+                    "Unorm{bits} code {c}"
+                );
+                let signed = (c as i32 - nmax - 1).max(-nmax);
+                assert_eq!(
+                    host_n[c],
+                    (signed as f32 * n_step).to_bits(),
+                    "Norm{bits} code {c}"
+                );
+            }
+            let mut out_u = vec![0.0f32; codes];
+            let mut out_n = vec![0.0f32; codes];
+            let mut ou = ArrayViewMut::new(e, &mut out_u)?;
+            let mut on = ArrayViewMut::new(e, &mut out_n)?;
+            parallel_for_each_on(
+                acc,
+                e,
+                decode_normalized(&u.view(), &n.view(), &mut ou, &mut on),
+            )?;
+            ou.synchronize()?;
+            on.synchronize()?;
+            drop((ou, on));
+            for c in 0..codes {
+                assert_eq!(
+                    out_u[c].to_bits(),
+                    host_u[c],
+                    "{}: Unorm{bits} code {c}",
+                    acc.name()
+                );
+                assert_eq!(
+                    out_n[c].to_bits(),
+                    host_n[c],
+                    "{}: Norm{bits} code {c}",
+                    acc.name()
+                );
+            }
+        }
     }
     assert_validation_clean();
     Ok(())

@@ -3,7 +3,10 @@
 
 use super::call::{Arg, KernelArg};
 use super::pipeline::Specialization;
-use crate::kernel::{buffer_layout, KernelInfo, ParamKind, TextureAccess, LAYOUT_SPEC_ID_BASE};
+use crate::kernel::{
+    buffer_layout, texture_fact, KernelInfo, ParamKind, TextureAccess, LAYOUT_SPEC_ID_BASE,
+};
+use crate::texture::TexelKind;
 use crate::Error;
 
 /// Checks `args` against the kernel's parameters and writes them into the push-constant block
@@ -109,11 +112,11 @@ pub(super) fn encode_args(
             }
             (
                 ParamKind::Texture {
+                    binding,
                     texel,
                     rank,
                     access,
                     extent_offset,
-                    ..
                 },
                 Arg::Texture {
                     target,
@@ -149,6 +152,15 @@ pub(super) fn encode_args(
                     info,
                     param.name,
                 )?;
+                if access == TextureAccess::Write && target.kind == TexelKind::Float {
+                    // A 16-bit float texture: the kernel rounds to nearest even itself.
+                    let half = if target.bits == 16 {
+                        texture_fact::HALF_FLOAT
+                    } else {
+                        0
+                    };
+                    specialization.push(LAYOUT_SPEC_ID_BASE + binding, &[half]);
+                }
             }
             (ParamKind::Sampler { .. }, Arg::Sampler(_)) => {}
             (kind, arg) => {

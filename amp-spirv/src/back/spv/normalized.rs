@@ -59,7 +59,7 @@ impl Emitter<'_> {
     }
 
     /// The `f32` constant `v`, or a vector of `n` of them.
-    fn f32_splat(&mut self, v: f32, n: Option<u32>) -> Word {
+    pub(super) fn f32_splat(&mut self, v: f32, n: Option<u32>) -> Word {
         let c = self.const_scalar(Scalar::F32, Lit::Float(v as f64, v));
         match n {
             None => c,

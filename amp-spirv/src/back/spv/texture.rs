@@ -13,6 +13,9 @@ use crate::types::{Elem, Scalar, Ty};
 use rspirv::dr::Operand;
 use rspirv::spirv::{self, Op, StorageClass, Word};
 
+/// `GLSL.std.450`'s `RoundEven`.
+const GLSL_ROUND_EVEN: u32 = 2;
+
 /// A texture or sampler parameter's variable and the types that go with it.
 #[derive(Clone, Copy)]
 pub(super) struct ImageVar {
@@ -97,6 +100,26 @@ impl Emitter<'_> {
             }
             self.b.name(var, p.name.clone());
             self.images.push(Some(ImageVar { var, ty }));
+            if let ParamKind::Texture {
+                texel,
+                access: TextureAccess::Write,
+                ..
+            } = &p.kind
+            {
+                if texel.ty().component() == Some(Scalar::F32) {
+                    // Whether the texture stores 16-bit floats, known at each launch: the
+                    // store then rounds as the host does (see `round_to_half`).
+                    let u = self.scalar_ty(Scalar::U32);
+                    let facts = self.b.spec_constant_bit32(u, 0);
+                    self.b.decorate(
+                        facts,
+                        spirv::Decoration::SpecId,
+                        [Operand::LiteralBit32(crate::LAYOUT_SPEC_ID_BASE + binding)],
+                    );
+                    self.b.name(facts, format!("{}_facts", p.name));
+                    self.layout_facts[i] = Some(facts);
+                }
+            }
         }
     }
 
@@ -309,7 +332,15 @@ impl Emitter<'_> {
                     index.push(self.expr(i)?);
                 }
                 let (texel, _) = self.texel_info(p);
-                let texel4 = self.texel_to_vec4(&texel, value);
+                let mut texel4 = self.texel_to_vec4(&texel, value);
+                if self.layout_facts[p].is_some() {
+                    let half = self.layout_fact(p, crate::texture_fact::HALF_FLOAT);
+                    let rounded = self.round_to_half(texel4);
+                    let b4 = self.ty(&Ty::Vector(Scalar::Bool, 4));
+                    let half4 = self.op(Op::CompositeConstruct, b4, &[half; 4]);
+                    let f4 = self.ty(&Ty::Vector(Scalar::F32, 4));
+                    texel4 = self.op(Op::Select, f4, &[half4, rounded, texel4]);
+                }
                 match self.texture_in_bounds(p, &index) {
                     None => self.image_write(p, &index, texel4),
                     Some(inside) => {
@@ -327,6 +358,58 @@ impl Emitter<'_> {
                 None
             }
         }
+    }
+
+    /// Each component of `v4` (an `f32` vector) rounded to the nearest half-precision value,
+    /// ties to even, as the host's `f32` -> `f16` conversion rounds: magnitudes from 65,520
+    /// up become infinite, NaNs and infinities stay, half-precision subnormals are multiples
+    /// of 2^-24. The result is exactly representable in 16 bits, so the device's conversion
+    /// at the store (Vulkan allows rounding toward zero there; lavapipe does) cannot change it.
+    fn round_to_half(&mut self, v4: Word) -> Word {
+        let u4 = self.ty(&Ty::Vector(Scalar::U32, 4));
+        let f4 = self.ty(&Ty::Vector(Scalar::F32, 4));
+        let b4 = self.ty(&Ty::Vector(Scalar::Bool, 4));
+        let splat_u = |e: &mut Self, v: u32| {
+            let c = e.const_u32(v);
+            e.b.constant_composite(u4, vec![c; 4])
+        };
+        let bits = self.op(Op::Bitcast, u4, &[v4]);
+        let sign_mask = splat_u(self, 0x8000_0000);
+        let abs_mask = splat_u(self, 0x7fff_ffff);
+        let sign = self.op(Op::BitwiseAnd, u4, &[bits, sign_mask]);
+        let a = self.op(Op::BitwiseAnd, u4, &[bits, abs_mask]);
+        // Normal halves: 13 mantissa bits dropped, ties to even (a carry into the exponent
+        // is the right result).
+        let (thirteen, one) = (splat_u(self, 13), splat_u(self, 1));
+        let shifted = self.op(Op::ShiftRightLogical, u4, &[a, thirteen]);
+        let odd = self.op(Op::BitwiseAnd, u4, &[shifted, one]);
+        let half_ulp = splat_u(self, 0x0fff);
+        let up = self.op(Op::IAdd, u4, &[a, half_ulp]);
+        let up = self.op(Op::IAdd, u4, &[up, odd]);
+        let keep = splat_u(self, 0xffff_e000);
+        let normal = self.op(Op::BitwiseAnd, u4, &[up, keep]);
+        // Subnormal halves (below 2^-14): to the nearest multiple of 2^-24, exactly, by
+        // scaling with powers of two around `RoundEven`.
+        let af = self.op(Op::Bitcast, f4, &[a]);
+        let up24 = self.f32_splat(16_777_216.0, Some(4));
+        let down24 = self.f32_splat(1.0 / 16_777_216.0, Some(4));
+        let scaled = self.op(Op::FMul, f4, &[af, up24]);
+        self.exact(scaled);
+        let whole = self.ext(GLSL_ROUND_EVEN, f4, &[scaled]);
+        let sub = self.op(Op::FMul, f4, &[whole, down24]);
+        self.exact(sub);
+        let sub = self.op(Op::Bitcast, u4, &[sub]);
+        let min_normal = splat_u(self, 0x3880_0000);
+        let is_sub = self.op(Op::ULessThan, b4, &[a, min_normal]);
+        let r = self.op(Op::Select, u4, &[is_sub, sub, normal]);
+        // From 65,520 (halfway past the largest half, 65,504) up: infinity; NaNs stay.
+        let (overflow, inf) = (splat_u(self, 0x477f_f000), splat_u(self, 0x7f80_0000));
+        let big = self.op(Op::UGreaterThanEqual, b4, &[a, overflow]);
+        let r = self.op(Op::Select, u4, &[big, inf, r]);
+        let nan = self.op(Op::UGreaterThan, b4, &[a, inf]);
+        let r = self.op(Op::Select, u4, &[nan, a, r]);
+        let r = self.op(Op::BitwiseOr, u4, &[r, sign]);
+        self.op(Op::Bitcast, f4, &[r])
     }
 
     /// Texture `p` combined with sampler parameter `sampler` (`OpSampledImage`).
