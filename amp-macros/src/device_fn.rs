@@ -54,13 +54,30 @@ pub fn device(attr: TokenStream2, item: TokenStream2) -> TokenStream2 {
             out.extend(crate::error_tokens(d));
         }
     }
-    if host {
+    if host && !takes_images(&func) {
         // Kernels' calls are inlined, so rustc never sees them: unused on the host is normal.
         // The kernel language has `%` but not `is_multiple_of`, which clippy would suggest.
         out.extend(quote!(#[allow(dead_code, clippy::manual_is_multiple_of)] #func));
     }
     out.extend(callback_macro(&func));
     out
+}
+
+/// Whether `func` takes a texture view or a sampler: such a function exists in kernels only
+/// (the host's texture views have no texel access), so no host copy is kept.
+fn takes_images(func: &syn::ItemFn) -> bool {
+    func.sig.inputs.iter().any(|input| {
+        let syn::FnArg::Typed(pt) = input else {
+            return false;
+        };
+        let ty = match &*pt.ty {
+            syn::Type::Reference(r) => &*r.elem,
+            other => other,
+        };
+        matches!(ty, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| {
+            matches!(s.ident.to_string().as_str(), "TextureView" | "WriteonlyTextureView" | "Sampler")
+        }))
+    })
 }
 
 /// Whether `attr` is an `#[amp::device]` attribute (none is left on the item, but be sure).

@@ -107,9 +107,13 @@ fn compile_instances(
     let instances = match amp_spirv::instantiate(func) {
         Ok(i) => i,
         Err(mut diags) => {
-            // Still report the rest of the kernel's errors in this build; the signature's own
-            // check would repeat the generics ones.
-            if let Err(more) = amp_spirv::compile_with(func, options) {
+            // Still report the rest of the kernel's errors in this build, checked as one
+            // instance with the type parameters' bounds recovered (no error at every use of a
+            // badly bounded parameter); the signature's own check would repeat the generics
+            // ones.
+            let recovered = amp_spirv::recovered_instance(func);
+            if let Err(more) = amp_spirv::compile_with(recovered.as_ref().unwrap_or(func), options)
+            {
                 for d in more {
                     if d.rule != Rule::Generics {
                         diags.push(d);

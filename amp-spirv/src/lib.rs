@@ -41,7 +41,7 @@ pub use compile::{
 };
 pub use diag::{Diagnostic, Diagnostics, Rule, Span};
 pub use front::{
-    callee_path, instantiate, merge_instance_errors, DeviceFnSource, Instance,
+    callee_path, instantiate, merge_instance_errors, recovered_instance, DeviceFnSource, Instance,
     MAX_TILE_STATIC_BYTES, MAX_TILE_THREADS,
 };
 pub use imports::{imports_of_fn, resolve_imports, Imports};

@@ -103,6 +103,69 @@ fn sample_1d(
     out[idx] = src.sample(&s, coords[idx]);
 }
 
+/// A device function that samples a texture and writes another: texture views and samplers
+/// are device-function parameters.
+#[amp::device]
+fn sample_twice(src: &TextureView<f32, 1>, s: &Sampler, u: f32) -> f32 {
+    src.sample(s, u) + src.sample(s, u + 0.25)
+}
+
+#[amp::device]
+fn store_at(dst: &WriteonlyTextureView<f32, 1>, i: Index<1>, v: f32) {
+    dst.set(i, v);
+}
+
+#[kernel(amp)]
+fn sample_through_device_fns(
+    idx: Index<1>,
+    src: TextureView<f32, 1>,
+    s: Sampler,
+    coords: ArrayView<f32, 1>,
+    dst: WriteonlyTextureView<f32, 1>,
+) {
+    let v = sample_twice(&src, &s, coords[idx]);
+    store_at(&dst, idx, v);
+}
+
+#[kernel(amp)]
+fn sample_inline(
+    idx: Index<1>,
+    src: TextureView<f32, 1>,
+    s: Sampler,
+    coords: ArrayView<f32, 1>,
+    out: ArrayViewMut<f32, 1>,
+) {
+    let u = coords[idx];
+    out[idx] = src.sample(&s, u) + src.sample(&s, u + 0.25);
+}
+
+#[test]
+fn texture_views_and_samplers_pass_to_device_functions() -> Result<(), amp::Error> {
+    let texels = [1.0f32, 3.0, -2.0, 8.0, 0.5];
+    let src = Texture::<f32, 1>::from_slice(Extent::new([texels.len()]), &texels)?;
+    let coords: Vec<f32> = (0..40).map(|k| k as f32 / 37.0).collect();
+    let e = Extent::new([coords.len()]);
+    let c = ArrayView::new(e, &coords)?;
+    let s = Sampler::new(Filter::Linear, AddressMode::Wrap);
+    let dst = Texture::<f32, 1>::new_on(src.accelerator(), e)?;
+    parallel_for_each(
+        e,
+        sample_through_device_fns(&src.view(), s, &c, &dst.writeonly_view()),
+    )?;
+    let mut want = vec![0.0f32; coords.len()];
+    let mut w = ArrayViewMut::new(e, &mut want)?;
+    parallel_for_each(e, sample_inline(&src.view(), s, &c, &mut w))?;
+    w.synchronize()?;
+    drop(w);
+    let got = dst.to_vec()?;
+    assert_eq!(
+        got.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+        want.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+    );
+    assert_validation_clean();
+    Ok(())
+}
+
 /// What C++ AMP (and Vulkan) sample from texels `t` at normalized coordinate `u`.
 fn cpu_sample(t: &[f32], u: f32, filter: Filter, mode: AddressMode) -> f32 {
     let n = t.len() as i64;

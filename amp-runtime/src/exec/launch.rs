@@ -52,7 +52,7 @@ fn home<'a>(args: &'a [KernelArg<'_>]) -> Result<Option<&'a Accelerator>, Error>
 }
 
 /// Runs `call` once for every index of `domain` (C++ AMP's `parallel_for_each`), on the
-/// default view of the accelerator the call's [`Array`](crate::Array)s live on, or else of the
+/// default view of the accelerator the call's [`Array`](crate::Array)s and textures live on, or else of the
 /// default accelerator.
 ///
 /// The launch is recorded and the call returns without waiting for the device (see

@@ -10,6 +10,7 @@
 
 use std::collections::HashMap;
 
+use quote::ToTokens;
 use syn::visit_mut::VisitMut;
 
 use crate::diag::{Diagnostic, Diagnostics, Rule, Spanned};
@@ -105,6 +106,19 @@ fn label(bindings: &[(proc_macro2::Ident, Scalar)]) -> String {
 /// by exactly one of the three scalar traits. Lifetimes and const generics are left to the
 /// signature's own checks.
 pub fn type_params(generics: &syn::Generics) -> Result<Vec<TypeParam>, Diagnostics> {
+    let (params, diags) = type_params_recovering(generics);
+    if diags.is_empty() {
+        Ok(params)
+    } else {
+        Err(diags)
+    }
+}
+
+/// The type parameters of `generics` with their bounds, and the errors of those that are not
+/// bound by exactly one of the three scalar traits. A parameter with an error still gets a
+/// bound (its scalar bound if it has one, else `DeviceScalar`), so that the rest of the
+/// function can be checked without a cascade of errors at every use of the parameter.
+fn type_params_recovering(generics: &syn::Generics) -> (Vec<TypeParam>, Diagnostics) {
     let mut diags = Diagnostics::default();
     let mut bounds: Vec<(proc_macro2::Ident, Vec<&syn::TypeParamBound>)> = Vec::new();
     for p in &generics.params {
@@ -168,42 +182,101 @@ pub fn type_params(generics: &syn::Generics) -> Result<Vec<TypeParam>, Diagnosti
                 _ => true,
             })
             .collect();
+        let recovered = scalar_bounds
+            .first()
+            .copied()
+            .unwrap_or(ScalarBound::Scalar);
         if let Some(other) = others.first() {
+            let written: Vec<String> = others
+                .iter()
+                .map(|b| {
+                    b.to_token_stream()
+                        .to_string()
+                        .replace(" :: ", "::")
+                        .replace(" < ", "<")
+                        .replace(" >", ">")
+                })
+                .collect();
+            let gives = "it already gives copies, arithmetic, comparisons, `as` casts and \
+                         `T::ZERO` / `T::ONE`";
+            let help = match scalar_bounds.first() {
+                Some(b) => format!(
+                    "remove `{}`: `{ident}: {}` is the only bound a kernel's type parameter \
+                     takes; {gives}",
+                    written.join(" + "),
+                    b.name()
+                ),
+                None => format!(
+                    "write `{ident}: DeviceScalar` (i32, u32, f32, f64), `{ident}: DeviceFloat` \
+                     (f32, f64) or `{ident}: DeviceInt` (i32, u32) instead of `{}`; {gives}",
+                    written.join(" + ")
+                ),
+            };
             diags.push(
                 Diagnostic::error(
                     Rule::Generics,
                     other.span(),
                     format!("`{ident}` may only be bounded by `DeviceScalar`, `DeviceInt` or `DeviceFloat`"),
                 )
-                .with_help("the kernel language's type parameters range over device scalars; remove this bound"),
+                .with_help(help),
             );
+            out.push(TypeParam {
+                ident,
+                bound: recovered,
+            });
             continue;
         }
         match scalar_bounds[..] {
             [bound] => out.push(TypeParam { ident, bound }),
-            [] => diags.push(
-                Diagnostic::error(
-                    Rule::Generics,
-                    ident.span(),
-                    format!("type parameter `{ident}` needs a bound: `DeviceScalar`, `DeviceInt` or `DeviceFloat`"),
-                )
-                .with_help(format!("write `{ident}: DeviceScalar` (i32, u32, f32, f64), `{ident}: DeviceInt` (i32, u32) or `{ident}: DeviceFloat` (f32, f64)")),
-            ),
-            _ => diags.push(
-                Diagnostic::error(
-                    Rule::Generics,
-                    ident.span(),
-                    format!("type parameter `{ident}` has more than one scalar bound"),
-                )
-                .with_help("keep the narrowest one: `DeviceInt` or `DeviceFloat` imply `DeviceScalar`"),
-            ),
+            [] => {
+                diags.push(
+                    Diagnostic::error(
+                        Rule::Generics,
+                        ident.span(),
+                        format!("type parameter `{ident}` needs a bound: `DeviceScalar`, `DeviceInt` or `DeviceFloat`"),
+                    )
+                    .with_help(format!("write `{ident}: DeviceScalar` (i32, u32, f32, f64), `{ident}: DeviceInt` (i32, u32) or `{ident}: DeviceFloat` (f32, f64)")),
+                );
+                out.push(TypeParam {
+                    ident,
+                    bound: recovered,
+                });
+            }
+            _ => {
+                diags.push(
+                    Diagnostic::error(
+                        Rule::Generics,
+                        ident.span(),
+                        format!("type parameter `{ident}` has more than one scalar bound"),
+                    )
+                    .with_help(
+                        "keep the narrowest one: `DeviceInt` or `DeviceFloat` imply `DeviceScalar`",
+                    ),
+                );
+                out.push(TypeParam {
+                    ident,
+                    bound: recovered,
+                });
+            }
         }
     }
-    if diags.is_empty() {
-        Ok(out)
-    } else {
-        Err(diags)
+    (out, diags)
+}
+
+/// For checking the rest of a function whose type parameters have errors: `func` with each
+/// type parameter replaced by the first member of its (recovered) bound, so that its body and
+/// signature are checked as one instance would be, without errors at every use of the
+/// parameter. `None` when it has no type parameters.
+pub fn recovered_instance(func: &syn::ItemFn) -> Option<syn::ItemFn> {
+    let (params, _) = type_params_recovering(&func.sig.generics);
+    if params.is_empty() {
+        return None;
     }
+    let bindings: Vec<(proc_macro2::Ident, Scalar)> = params
+        .iter()
+        .map(|p| (p.ident.clone(), p.bound.members()[0]))
+        .collect();
+    Some(substitute(func, &bindings))
 }
 
 /// Every instance of `func`: one per combination of its type parameters' members (the

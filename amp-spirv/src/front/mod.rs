@@ -11,7 +11,7 @@ use crate::structs::StructTable;
 use crate::types::{Len, Ty};
 
 pub use body::{callee_path, check_device_fn, closure_names, device_calls, is_device_fn_path};
-pub use generic::{instantiate, merge_instance_errors, Instance};
+pub use generic::{instantiate, merge_instance_errors, recovered_instance, Instance};
 pub use signature::MAX_TILE_THREADS;
 
 /// The `tile_static` memory every Vulkan device has (`maxComputeSharedMemorySize` >= 16 KiB is

@@ -457,7 +457,7 @@ pub(super) fn elem_and_rank(
 /// The texel type and rank of `TextureView<T, N>` / `WriteonlyTextureView<T, N>`: `T` is
 /// `i32`, `u32`, `f32`, `Norm` or `Unorm`, or a 2- or 4-component vector of one (formats with
 /// three components are rarely images on Vulkan devices).
-fn texel_and_rank(
+pub(crate) fn texel_and_rank(
     args: &[&syn::GenericArgument],
     structs: &StructTable,
     span: Span,

@@ -66,6 +66,9 @@ enum DeviceParamKind {
         rank: u32,
         writable: bool,
     },
+    /// A texture view or sampler of the kernel, by name: its `ParamKind::Texture` or
+    /// `ParamKind::Sampler`, which the argument's must equal.
+    Image(ParamKind),
 }
 
 /// A device function's checked signature.
@@ -310,7 +313,10 @@ fn device_param(input: &syn::FnArg, structs: &StructTable) -> Result<DeviceParam
     }
     let kind = match buffer_type(&pt.ty, structs)? {
         Some(buffer) => buffer,
-        None => DeviceParamKind::Value(value_type(&pt.ty, structs, &mut literal_len)?),
+        None => match image_type(&pt.ty, structs)? {
+            Some(image) => DeviceParamKind::Image(image),
+            None => DeviceParamKind::Value(value_type(&pt.ty, structs, &mut literal_len)?),
+        },
     };
     Ok(DeviceParam {
         name: p.ident.to_string(),
@@ -318,6 +324,34 @@ fn device_param(input: &syn::FnArg, structs: &StructTable) -> Result<DeviceParam
         mutable: p.mutability.is_some(),
         kind,
     })
+}
+
+/// `TextureView<T, N>`, `WriteonlyTextureView<T, N>` and `Sampler`, by value or by shared
+/// reference, as host code passes them.
+fn image_type(ty: &syn::Type, structs: &StructTable) -> Result<Option<ParamKind>, Diagnostic> {
+    let inner = match ty {
+        syn::Type::Reference(r) if r.mutability.is_none() => &*r.elem,
+        other => other,
+    };
+    let Some((ident, args)) = crate::front::signature::last_segment(inner) else {
+        return Ok(None);
+    };
+    let access = match ident.as_str() {
+        "TextureView" => TextureAccess::Read,
+        "WriteonlyTextureView" => TextureAccess::Write,
+        "Sampler" if args.is_empty() => return Ok(Some(ParamKind::Sampler)),
+        _ => return Ok(None),
+    };
+    let args: Vec<_> = args
+        .into_iter()
+        .filter(|a| !matches!(a, syn::GenericArgument::Lifetime(_)))
+        .collect();
+    let (texel, rank) = crate::front::signature::texel_and_rank(&args, structs, inner.span())?;
+    Ok(Some(ParamKind::Texture {
+        texel,
+        rank,
+        access,
+    }))
 }
 
 /// `ArrayView<T, N>`, `ArrayViewMut<T, N>`, `&Array<T, N>`, `&mut Array<T, N>`, and the views
@@ -392,7 +426,24 @@ pub fn check_device_fn(func: &syn::ItemFn, structs: &StructTable) -> Result<(), 
         .any(|p| !matches!(p, syn::GenericParam::Const(_)))
     {
         // Generic: every instance is checked, and an error only some have names them.
-        let results = crate::front::generic::instantiate(func)?
+        let instances = match crate::front::generic::instantiate(func) {
+            Ok(instances) => instances,
+            Err(mut diags) => {
+                // The rest of its errors too, checked with the bounds recovered (no error at
+                // every use of a badly bounded parameter).
+                if let Some(r) = crate::front::generic::recovered_instance(func) {
+                    if let Err(more) = check_concrete_device_fn(&r, structs) {
+                        for d in more {
+                            if d.rule != Rule::Generics {
+                                diags.push(d);
+                            }
+                        }
+                    }
+                }
+                return Err(diags);
+            }
+        };
+        let results = instances
             .into_iter()
             .map(|i| {
                 let diags = check_concrete_device_fn(&i.func, structs).err();
@@ -427,6 +478,11 @@ fn check_concrete_device_fn(func: &syn::ItemFn, structs: &StructTable) -> Result
                     writable,
                     container: Container::View,
                 },
+            }),
+            DeviceParamKind::Image(kind) => Some(Param {
+                name: p.name.clone(),
+                span: p.span,
+                kind,
             }),
             DeviceParamKind::Value(_) => None,
         })
@@ -571,6 +627,12 @@ impl<'a> BodyChecker<'a> {
                     Some(id) => buffers.push((param.clone(), id)),
                     None => rejected = true,
                 },
+                DeviceParamKind::Image(kind) => {
+                    match self.image_argument(arg, &param.name, kind, &callee) {
+                        Some(id) => buffers.push((param.clone(), id)),
+                        None => rejected = true,
+                    }
+                }
             }
         }
         if rejected {
@@ -695,6 +757,60 @@ impl<'a> BodyChecker<'a> {
                 .with_help(format!(
                     "declare `{arg_name}` as `ArrayViewMut` (or `&mut Array`)"
                 )),
+            );
+            return None;
+        }
+        Some(id)
+    }
+
+    /// The kernel texture or sampler an argument for such a parameter names: a parameter of
+    /// the caller (`t` or `&t`) of exactly the parameter's kind (texel type, rank and access).
+    fn image_argument(
+        &mut self,
+        arg: &syn::Expr,
+        pname: &str,
+        kind: &ParamKind,
+        callee: &str,
+    ) -> Option<ParamId> {
+        let inner = match strip(arg) {
+            syn::Expr::Reference(r) => &*r.expr,
+            other => other,
+        };
+        let describe = |k: &ParamKind| match k {
+            ParamKind::Texture {
+                texel,
+                rank,
+                access: TextureAccess::Read,
+            } => format!("TextureView<{}, {rank}>", texel.name()),
+            ParamKind::Texture { texel, rank, .. } => {
+                format!("WriteonlyTextureView<{}, {rank}>", texel.name())
+            }
+            _ => "Sampler".to_owned(),
+        };
+        let want = describe(kind);
+        let found = self.param_named(inner).filter(|&id| {
+            matches!(
+                self.params[id].kind,
+                ParamKind::Texture { .. } | ParamKind::Sampler
+            )
+        });
+        let Some(id) = found else {
+            self.err(
+                Diagnostic::error(Rule::DeviceFnCalls, arg.span(), format!("`{callee}` takes a `{want}` as `{pname}`: pass one by its name"))
+                    .with_help("textures and samplers cannot be computed or stored in locals; pass a parameter of the kernel (or of the calling device function)"),
+            );
+            return None;
+        };
+        if &self.params[id].kind != kind {
+            let have = describe(&self.params[id].kind);
+            let arg_name = self.params[id].name.clone();
+            self.err(
+                Diagnostic::error(
+                    Rule::DeviceFnCalls,
+                    arg.span(),
+                    format!("mismatched types in this argument of `{callee}`: `{pname}` is a `{want}`, `{arg_name}` is a `{have}`"),
+                )
+                .with_help("pass a texture view of the texel type, rank and access the parameter declares"),
             );
             return None;
         }

@@ -162,11 +162,7 @@ impl BodyChecker<'_> {
                     return Self::error_expr(span);
                 }
                 let coord = self.expr(args[1]);
-                let want = match rank {
-                    1 => Ty::Scalar(Scalar::F32),
-                    n => Ty::Vector(Scalar::F32, n),
-                };
-                self.expect_ty(&want, &coord, "in this texture coordinate");
+                self.expect_coord(rank, &coord, &name, method);
                 Expr {
                     kind: ExprKind::Texture(TextureOp::Sample(sampler), id, vec![coord]),
                     ty: texel.ty(),
@@ -206,11 +202,7 @@ impl BodyChecker<'_> {
                     return Self::error_expr(span);
                 };
                 let coord = self.expr(args[1]);
-                self.expect_ty(
-                    &Ty::Vector(Scalar::F32, 2),
-                    &coord,
-                    "in this texture coordinate",
-                );
+                self.expect_coord(2, &coord, &name, method);
                 Expr {
                     kind: ExprKind::Texture(TextureOp::Gather(sampler, component), id, vec![coord]),
                     ty: Ty::Vector(scalar, 4),
@@ -249,5 +241,44 @@ impl BodyChecker<'_> {
                 Self::error_expr(span)
             }
         }
+    }
+}
+
+impl BodyChecker<'_> {
+    /// Checks a sampling coordinate: `f32` for rank 1, else a `Float2`/`Float3`. An index or
+    /// integers get their own message: sampling takes normalized coordinates, and the help
+    /// shows the conversion from a texel index (x is the last dimension).
+    fn expect_coord(&mut self, rank: u32, coord: &Expr, name: &str, method: &str) {
+        let want = match rank {
+            1 => Ty::Scalar(Scalar::F32),
+            n => Ty::Vector(Scalar::F32, n),
+        };
+        if self.infer.unify(&want, &coord.ty).is_some() {
+            return;
+        }
+        let (want_name, got) = (self.infer.describe(&want), self.infer.describe(&coord.ty));
+        let centre = |d: u32| format!("(idx[{d}] as f32 + 0.5) / ext[{d}] as f32");
+        let conversion = match rank {
+            1 => centre(0),
+            n => format!(
+                "{want_name}::new({})",
+                (0..n).rev().map(centre).collect::<Vec<_>>().join(", ")
+            ),
+        };
+        self.err(
+            Diagnostic::error(
+                Rule::MismatchedTypes,
+                coord.span,
+                format!(
+                    "`{method}` takes normalized coordinates (`{want_name}`, each in [0, 1]), \
+                     found `{got}`"
+                ),
+            )
+            .with_help(format!(
+                "for the centre of texel `idx`, write `let ext = {name}.extent();` and \
+                 `{conversion}` (x is the last dimension); to read a texel by its index, \
+                 use `{name}[idx]`"
+            )),
+        );
     }
 }
