@@ -64,8 +64,9 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use amp_runtime::{
-        assert_device_field, is_scalar, DeviceStructSeal, KernelArg, KernelCall, KernelInfo,
-        ParamInfo, ParamKind, ScalarType, TextureAccess, TiledKernelCall,
+        assert_device_field, fits_u32, is_scalar, outer_const, DeviceStructSeal, KernelArg,
+        KernelCall, KernelInfo, OuterConstValue, ParamInfo, ParamKind, ScalarType, TextureAccess,
+        TiledKernelCall,
     };
     pub use amp_runtime::{native_rt as native, NativeCode, NativeLaunch};
 }

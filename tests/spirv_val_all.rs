@@ -50,9 +50,17 @@ fn add_library_items(root: &Path, file: &Path, source: &str, options: &mut amp_s
         for f in lib_options.device_fns {
             let mut path = vec![krate.clone()];
             path.extend(f.path.iter().cloned());
-            options
-                .device_fns
-                .push(amp_spirv::DeviceFnSource { path, func: f.func });
+            // The library's own `crate::` paths name the library (the kernel macro makes
+            // them `$crate::`): its functions answer to `crate::` paths too.
+            let mut own = vec!["crate".to_owned()];
+            own.extend(f.path.iter().cloned());
+            for path in [path, own] {
+                options.device_fns.push(amp_spirv::DeviceFnSource {
+                    path,
+                    func: f.func.clone(),
+                    crate_root: None,
+                });
+            }
         }
         options.structs.extend(lib_options.structs);
     }

@@ -49,18 +49,79 @@ pub fn device(attr: TokenStream2, item: TokenStream2) -> TokenStream2 {
             true
         }
     };
-    if let Err(diags) = amp_spirv::check_device_fn_with(&func, &structs) {
-        for d in diags.iter() {
-            out.extend(crate::error_tokens(d));
+    let mut consts = Vec::new();
+    match amp_spirv::check_device_fn_with(&func, &structs) {
+        Err(diags) => {
+            for d in diags.iter() {
+                out.extend(crate::error_tokens(d));
+            }
         }
+        Ok(()) => consts = amp_spirv::device_fn_consts_with(&func, &structs),
     }
+    out.extend(const_accessors(&func, &consts));
     if host && !takes_images(&func) {
         // Kernels' calls are inlined, so rustc never sees them: unused on the host is normal.
         // The kernel language has `%` but not `is_multiple_of`, which clippy would suggest.
         out.extend(quote!(#[allow(dead_code, clippy::manual_is_multiple_of)] #func));
     }
-    out.extend(callback_macro(&func));
+    out.extend(callback_macro(&func, &consts));
     out
+}
+
+/// A public copy, next to the function, of each constant its body reads: a `const fn`
+/// returning it as an opaque scalar (its type is the constant's, which only rustc knows).
+/// Kernels in other modules and crates read the constant through it, by the function's path,
+/// so the name resolves here, where the function is written (as in Rust), private constants
+/// and `super::` / `crate::` paths included.
+fn const_accessors(func: &syn::ItemFn, consts: &[String]) -> TokenStream2 {
+    let fn_name = func.sig.ident.to_string();
+    let mut out = TokenStream2::new();
+    for path in consts {
+        let segments: Vec<String> = path.split("::").map(str::to_owned).collect();
+        let Ok(value) = syn::parse_str::<syn::Path>(path) else {
+            continue;
+        };
+        let name = format_ident!("{}", amp_spirv::const_accessor_name(&fn_name, &segments));
+        out.extend(quote! {
+            #[doc(hidden)]
+            #[allow(non_snake_case, dead_code)]
+            #[inline(always)]
+            pub const fn #name() -> impl ::amp::__private::OuterConstValue {
+                #value
+            }
+        });
+    }
+    out
+}
+
+/// `tokens` with each path that starts at `crate::` starting at `$crate::` instead, for a
+/// `macro_rules!` body: the library's own paths then resolve in the library, from whichever
+/// crate's kernel the source is inlined into.
+fn crate_paths_to_dollar_crate(tokens: TokenStream2) -> TokenStream2 {
+    use proc_macro2::{Group, Punct, Spacing, TokenTree};
+    let mut out = Vec::new();
+    let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+    for (i, t) in tokens.iter().enumerate() {
+        match t {
+            TokenTree::Group(g) => {
+                let mut group = Group::new(g.delimiter(), crate_paths_to_dollar_crate(g.stream()));
+                group.set_span(g.span());
+                out.push(TokenTree::Group(group));
+            }
+            TokenTree::Ident(id) if id == "crate" => {
+                let path_start =
+                    i == 0 || !matches!(&tokens[i - 1], TokenTree::Punct(p) if p.as_char() == ':');
+                let followed =
+                    matches!(tokens.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':');
+                if path_start && followed {
+                    out.push(TokenTree::Punct(Punct::new('$', Spacing::Alone)));
+                }
+                out.push(t.clone());
+            }
+            other => out.push(other.clone()),
+        }
+    }
+    out.into_iter().collect()
 }
 
 /// Whether `func` takes a texture view or a sampler: such a function exists in kernels only
@@ -135,11 +196,16 @@ fn host_too(attr: TokenStream2) -> Result<bool, Diagnostic> {
 /// kernel, it re-invokes the attribute with this function's source added. It sits next to the
 /// function, so the function's path reaches it, from dependent crates too (see
 /// [`crate::callback::callback_export`]).
-fn callback_macro(func: &syn::ItemFn) -> TokenStream2 {
+fn callback_macro(func: &syn::ItemFn, consts: &[String]) -> TokenStream2 {
     let name = format_ident!("__amp_device_{}", func.sig.ident);
     let mut source = func.clone();
     source.attrs.retain(|a| !a.path().is_ident("doc"));
     source.vis = syn::Visibility::Inherited;
+    // The constants read through their public copies (see `const_accessors`).
+    let attr = format_ident!("{}", amp_spirv::CONSTS_ATTR);
+    let names = consts.iter();
+    source.attrs.push(syn::parse_quote!(#[#attr(#(#names),*)]));
+    let source = crate_paths_to_dollar_crate(quote!(#source));
     let rules = quote! {
         ([$($path:tt)*] [$($attr:tt)*] $($kernel:tt)*) => {
             #[::amp::kernel($($attr)*, __device([$($path)*] #source))]
@@ -155,11 +221,27 @@ pub fn parse_device_arg(list: &syn::MetaList) -> syn::Result<DeviceFnSource> {
         let content;
         syn::bracketed!(content in input);
         let mut path = Vec::new();
+        let mut crate_root = None;
         while !content.is_empty() {
-            path.push(content.parse::<syn::LitStr>()?.value());
+            // Each segment is a string, but for a library's `$crate`, which is its own token.
+            match content.parse::<proc_macro2::TokenTree>()? {
+                proc_macro2::TokenTree::Literal(lit) => {
+                    let lit: syn::LitStr = syn::parse2(quote!(#lit))?;
+                    path.push(lit.value());
+                }
+                proc_macro2::TokenTree::Ident(root) => {
+                    path.push(root.to_string());
+                    crate_root = Some(root);
+                }
+                other => return Err(syn::Error::new(other.span(), "expected a path segment")),
+            }
         }
         let func: syn::ItemFn = input.parse()?;
-        Ok(DeviceFnSource { path, func })
+        Ok(DeviceFnSource {
+            path,
+            func,
+            crate_root,
+        })
     })
 }
 
@@ -171,9 +253,9 @@ pub fn fetch_missing(
     known: &[DeviceFnSource],
 ) -> Option<TokenStream2> {
     let unmarked = crate::source_file::unmarked_fns(func);
-    let (key, call) = amp_spirv::missing_device_fns(func, known)
+    let (key, call, crate_root) = amp_spirv::missing_device_fns_with_roots(func, known)
         .into_iter()
-        .find(|(key, _)| !unmarked.as_ref().is_some_and(|u| u.contains(key)))?;
+        .find(|(key, _, _)| !unmarked.as_ref().is_some_and(|u| u.contains(key)))?;
     let at = call
         .segments
         .last()
@@ -187,7 +269,8 @@ pub fn fetch_missing(
         .with_help("split the work into several kernels");
         return Some(crate::error_tokens(&d));
     }
-    // Resolved where the kernel is, reported at the call.
+    // Resolved where the kernel is, reported at the call; a library's `$crate` is the token
+    // its source came with.
     let span = Span::call_site().located_at(at);
     let (last, prefix) = key.split_last().expect("a call path has a name");
     let mut path = TokenStream2::new();
@@ -196,7 +279,10 @@ pub fn fetch_missing(
             path.extend(quote::quote_spanned!(span=> ::));
             continue;
         }
-        let ident = proc_macro2::Ident::new(seg, span);
+        let ident = match (seg.as_str(), &crate_root) {
+            ("$crate", Some(root)) => root.clone(),
+            _ => proc_macro2::Ident::new(seg, span),
+        };
         if i > 0 && !prefix[i - 1].is_empty() {
             path.extend(quote::quote_spanned!(span=> ::));
         }
@@ -207,7 +293,11 @@ pub fn fetch_missing(
     }
     let mac = proc_macro2::Ident::new(&format!("__amp_device_{last}"), span);
     let bang = quote::quote_spanned!(span=> !);
+    let segments = key.iter().map(|seg| match (seg.as_str(), &crate_root) {
+        ("$crate", Some(root)) => quote!(#root),
+        _ => quote!(#seg),
+    });
     Some(quote! {
-        #path #mac #bang { [#(#key)*] [#attr] #func }
+        #path #mac #bang { [#(#segments)*] [#attr] #func }
     })
 }

@@ -768,15 +768,35 @@ fn tile_dim_tokens(d: &TileDim) -> TokenStream2 {
     }
 }
 
+/// The Rust expression, where the kernel is, that reads outer constant `c` as type `t`: the
+/// constant by its path, or a device function's public copy of it (`#[amp::device]`'s
+/// `const fn`, by the function's path).
+pub(crate) fn outer_const_read(c: &amp_spirv::OuterConst, t: &TokenStream2) -> TokenStream2 {
+    let (path, ident) = (&c.path, &c.ident);
+    if c.accessor {
+        quote_spanned!(ident.span()=> ::amp::__private::outer_const::<#t, _>(#path #ident()))
+    } else {
+        quote!(#path #ident)
+    }
+}
+
 /// Pushes an outer constant's value as specialization words. The `let` with the type the
 /// kernel uses makes rustc check that the constant has that type, at the constant's name.
 fn spec_words(c: &amp_spirv::OuterConst) -> TokenStream2 {
     let ident = &c.ident;
     let t = scalar_tokens(c.ty);
-    let value = quote_spanned!(ident.span()=> { let value: #t = #ident; value });
+    let read = outer_const_read(c, &t);
+    let value = quote_spanned!(ident.span()=> { let value: #t = #read; value });
+    let fits = match c.accessor {
+        false => quote!((#read as u128) <= u32::MAX as u128),
+        true => {
+            let path = &c.path;
+            quote!(::amp::__private::fits_u32(#path #ident()))
+        }
+    };
     match c.ty {
         Scalar::Usize => quote! {
-            const { ::core::assert!((#ident as u128) <= u32::MAX as u128, "constants used in kernels are 32-bit on the device") };
+            const { ::core::assert!(#fits, "constants used in kernels are 32-bit on the device") };
             spec.push(#value as u32);
         },
         Scalar::I32 => quote!(spec.push(#value as u32);),
@@ -849,8 +869,8 @@ fn tile_static_bytes(kernel: &CompiledKernel) -> TokenStream2 {
                 quote!(#n)
             }
             Len::Const(k, _) => {
-                let ident = &kernel.consts[*k as usize].ident;
-                quote!((#ident as usize))
+                let read = outer_const_read(&kernel.consts[*k as usize], &quote!(usize));
+                quote!((#read as usize))
             }
         });
         quote!((#bytes #(* #dims)*))

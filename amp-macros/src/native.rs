@@ -98,9 +98,9 @@ pub(crate) fn entry(
         // tile shape, `tile_static` lengths and loop bounds it sets into the code. A
         // const-generic parameter's comes with the launch (the entry is not generic).
         if !c.generic {
-            let ident = &c.ident;
             let t = crate::scalar_tokens(c.ty);
-            let value = quote!({ let value: #t = #ident; value });
+            let read = crate::outer_const_read(c, &t);
+            let value = quote!({ let value: #t = #read; value });
             let value = match c.ty {
                 Scalar::Usize => quote!(#value as u32),
                 Scalar::Norm | Scalar::Unorm => quote!(#value.get()),

@@ -43,6 +43,7 @@ mod kernel;
 mod memory;
 mod normalized;
 mod numeric;
+mod outer_const;
 mod scalar;
 pub mod short_vector;
 mod sync;
@@ -81,6 +82,8 @@ pub use normalized::{
 #[doc(hidden)]
 pub use numeric::is_scalar;
 pub use numeric::{DeviceFloat, DeviceInt, DeviceScalar};
+#[doc(hidden)]
+pub use outer_const::{fits_u32, outer_const, OuterConstValue};
 pub use scalar::assert_device_field;
 #[doc(hidden)]
 pub use scalar::sealed::Sealed as DeviceStructSeal;

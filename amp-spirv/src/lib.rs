@@ -35,14 +35,15 @@ pub use analysis::{Lint, Warning};
 pub use back::OOB_REPORT_WORDS;
 pub use compile::{
     check, check_device_fn, check_device_fn_with, compile, compile_native, compile_str,
-    compile_with, missing_device_fn, missing_device_fns, BatchedVariant, CheckedKernel,
-    CompiledKernel, CompiledParam, NativeError, NativeKernel, NativeVariant, Options,
-    TileStaticSize, Unsupported,
+    compile_with, device_fn_consts_with, missing_device_fn, missing_device_fns,
+    missing_device_fns_with_roots, BatchedVariant, CheckedKernel, CompiledKernel, CompiledParam,
+    NativeError, NativeKernel, NativeVariant, Options, TileStaticSize, Unsupported,
 };
 pub use diag::{Diagnostic, Diagnostics, Rule, Span};
 pub use front::{
-    callee_path, instantiate, merge_instance_errors, recovered_instance, DeviceFnSource, Instance,
-    MAX_TILE_STATIC_BYTES, MAX_TILE_THREADS,
+    callee_path, const_accessor_name, instantiate, merge_instance_errors, path_tokens,
+    recovered_instance, DeviceFnSource, Instance, CONSTS_ATTR, MAX_TILE_STATIC_BYTES,
+    MAX_TILE_THREADS,
 };
 pub use imports::{imports_of_fn, resolve_imports, Imports};
 pub use ir::{Container, OuterConst, ParamKind, TextureAccess, TileDim};

@@ -607,3 +607,58 @@ fn structs_in_and_out_of_helpers() -> Result<(), amp::Error> {
     assert_validation_clean();
     Ok(())
 }
+
+/// Constants of a device function resolve where it is written: a private constant of its
+/// module by name, its parent's by `super::`, and a module's by `crate::` path.
+mod levels {
+    /// Private to this module.
+    const STEP: f32 = 0.5;
+
+    pub mod curve {
+        /// Private to this module.
+        const BIAS: f32 = 1.25;
+
+        #[amp::device]
+        pub fn lift(x: f32) -> f32 {
+            x * super::STEP + BIAS
+        }
+
+        #[amp::device]
+        pub fn capped(x: f32) -> f32 {
+            lift(x).min(crate::device_fns::levels::CAP)
+        }
+    }
+
+    pub(crate) const CAP: f32 = 4.0;
+}
+
+/// A constant of this module by `self::` path, and `std`'s by its path.
+const RADIUS_SCALE: f32 = 2.0;
+
+#[kernel(amp)]
+fn leveled(idx: Index<1>, a: ArrayView<f32, 1>, out: ArrayViewMut<f32, 1>) {
+    let r = a[idx] * self::RADIUS_SCALE;
+    out[idx] = levels::curve::capped(a[idx]) + std::f32::consts::PI * r * r;
+}
+
+#[test]
+fn constants_resolve_where_they_are_written() -> Result<(), amp::Error> {
+    let a: Vec<f32> = (0..50).map(|i| i as f32 * 0.3 - 3.0).collect();
+    let mut out = vec![0.0f32; 50];
+    {
+        let av = ArrayView::new([50], &a)?;
+        let mut ov = ArrayViewMut::new([50], &mut out)?;
+        parallel_for_each(ov.extent(), leveled(&av, &mut ov))?;
+    }
+    for (x, y) in a.iter().zip(&out) {
+        let r = x * RADIUS_SCALE;
+        let want = levels::curve::capped(*x) + std::f32::consts::PI * r * r;
+        assert_eq!(y.to_bits(), want.to_bits(), "{x}");
+    }
+    assert!(out
+        .iter()
+        .zip(&a)
+        .any(|(_, &x)| levels::curve::capped(x) == 4.0));
+    assert_validation_clean();
+    Ok(())
+}

@@ -116,21 +116,41 @@ pub fn missing_device_fns(
     kernel: &syn::ItemFn,
     known: &[DeviceFnSource],
 ) -> Vec<(Vec<String>, syn::Path)> {
-    let bodies = std::iter::once((Vec::new(), &kernel.block)).chain(
-        known
-            .iter()
-            .map(|f| (f.path[..f.path.len() - 1].to_vec(), &f.func.block)),
-    );
-    let mut out: Vec<(Vec<String>, syn::Path)> = Vec::new();
-    for (module, block) in bodies {
+    missing_device_fns_with_roots(kernel, known)
+        .into_iter()
+        .map(|(key, call, _)| (key, call))
+        .collect()
+}
+
+/// [`missing_device_fns`], each with the `$crate` token its path starts with when it starts
+/// with a library's `$crate` (the call's own first segment, or the crate root of the source
+/// whose body makes the call).
+pub fn missing_device_fns_with_roots(
+    kernel: &syn::ItemFn,
+    known: &[DeviceFnSource],
+) -> Vec<(Vec<String>, syn::Path, Option<proc_macro2::Ident>)> {
+    let bodies = std::iter::once((Vec::new(), &kernel.block, None)).chain(known.iter().map(|f| {
+        (
+            f.path[..f.path.len() - 1].to_vec(),
+            &f.func.block,
+            f.crate_root.as_ref(),
+        )
+    }));
+    let mut out: Vec<(Vec<String>, syn::Path, Option<proc_macro2::Ident>)> = Vec::new();
+    for (module, block, root) in bodies {
         let closures = front::closure_names(block);
         for call in front::device_calls(block) {
             if call.segments.len() == 1 && closures.contains(&call.segments[0].ident.to_string()) {
                 continue;
             }
             let key = front::callee_path(&module, &call);
-            if !known.iter().any(|f| f.path == key) && !out.iter().any(|(k, _)| *k == key) {
-                out.push((key, call));
+            if !known.iter().any(|f| f.path == key) && !out.iter().any(|(k, _, _)| *k == key) {
+                let root = match call.segments.first() {
+                    Some(first) if first.ident == "$crate" => Some(first.ident.clone()),
+                    _ if key.first().is_some_and(|s| s == "$crate") => root.cloned(),
+                    _ => None,
+                };
+                out.push((key, call, root));
             }
         }
     }
@@ -172,6 +192,15 @@ pub fn check_device_fn_with(
 ) -> Result<(), Diagnostics> {
     let structs = StructTable::build(structs)?;
     front::check_device_fn(func, &structs)
+}
+
+/// The constants device function `func` reads (`"GAIN"`, `"super::LIMIT"`), for
+/// `#[amp::device]` to leave public copies of (see [`front::const_accessor_name`]).
+pub fn device_fn_consts_with(func: &syn::ItemFn, structs: &[syn::ItemStruct]) -> Vec<String> {
+    match StructTable::build(structs) {
+        Ok(structs) => front::device_fn_consts(func, &structs),
+        Err(_) => Vec::new(),
+    }
 }
 
 /// A kernel checked once: its IR, what the analyses found, its device structs and the range

@@ -10,7 +10,9 @@ use crate::ir::{Kernel, TileDim, Tiled};
 use crate::structs::StructTable;
 use crate::types::{Len, Ty};
 
-pub use body::{callee_path, check_device_fn, closure_names, device_calls, is_device_fn_path};
+pub use body::{
+    callee_path, check_device_fn, closure_names, device_calls, device_fn_consts, is_device_fn_path,
+};
 pub use generic::{instantiate, merge_instance_errors, recovered_instance, Instance};
 pub use signature::MAX_TILE_THREADS;
 
@@ -96,9 +98,49 @@ pub fn literal_bytes(ty: &Ty) -> Option<u64> {
 #[derive(Clone, Debug)]
 pub struct DeviceFnSource {
     /// The path from the kernel's module, the function's name last (`["util", "square"]`).
+    /// A path through a library's `crate::` starts with `"$crate"`.
     pub path: Vec<String>,
     /// The function.
     pub func: syn::ItemFn,
+    /// The `$crate` token a path starting with `"$crate"` stands for (it names the library the
+    /// function's source came from).
+    pub crate_root: Option<proc_macro2::Ident>,
+}
+
+/// The attribute the callback of `#[amp::device]` adds to a function's source to list the
+/// constants (`"GAIN"`, `"super::LIMIT"`) it left public copies of.
+pub const CONSTS_ATTR: &str = "__amp_consts";
+
+/// The name of the public copy `#[amp::device]` leaves, next to device function `func`, of the
+/// constant at `path` (`["GAIN"]`, `["super", "LIMIT"]`) that its body reads: kernels in any
+/// module or crate read the constant through it, by the function's own path, so a constant
+/// resolves where the function is written, as in Rust.
+pub fn const_accessor_name(func: &str, path: &[String]) -> String {
+    format!("__amp_const_{func}_{}", path.join("_"))
+}
+
+/// `segments` (a path from the kernel's module: `""` for a leading `::`, `"$crate"` for
+/// `crate_root`) as Rust tokens ending in `::`; nothing for no segments.
+pub fn path_tokens(
+    segments: &[String],
+    crate_root: Option<&proc_macro2::Ident>,
+) -> proc_macro2::TokenStream {
+    let mut out = proc_macro2::TokenStream::new();
+    for seg in segments {
+        match seg.as_str() {
+            "" => {}
+            "$crate" => match crate_root {
+                Some(root) => out.extend(quote::quote!(#root)),
+                None => out.extend(quote::quote!(crate)),
+            },
+            name => {
+                let ident = proc_macro2::Ident::new(name, proc_macro2::Span::call_site());
+                out.extend(quote::quote!(#ident));
+            }
+        }
+        out.extend(quote::quote!(::));
+    }
+    out
 }
 
 impl DeviceFnSource {
@@ -106,6 +148,10 @@ impl DeviceFnSource {
     pub fn new(module: &[&str], func: syn::ItemFn) -> DeviceFnSource {
         let mut path: Vec<String> = module.iter().map(|s| s.to_string()).collect();
         path.push(func.sig.ident.to_string());
-        DeviceFnSource { path, func }
+        DeviceFnSource {
+            path,
+            func,
+            crate_root: None,
+        }
     }
 }

@@ -67,8 +67,16 @@ pub struct Tiled {
 /// A constant the kernel reads from its Rust surroundings.
 #[derive(Clone, Debug)]
 pub struct OuterConst {
+    /// The path to it from the kernel's module, `::` included (`super::`, `util::`), or
+    /// nothing for a name in scope there. A device function's constant is read through the
+    /// public copy `#[amp::device]` leaves next to the function (see
+    /// [`const_accessor_name`](crate::const_accessor_name)), by the function's path.
+    pub path: proc_macro2::TokenStream,
     /// Its name, with the span of its first use.
     pub ident: proc_macro2::Ident,
+    /// Read through a device function's public copy: `path` + `ident` names a `const fn`
+    /// returning the value (as an opaque scalar), not the constant itself.
+    pub accessor: bool,
     /// Its type as the kernel uses it (the launcher makes rustc check it).
     pub ty: Scalar,
     /// Declared as a const-generic parameter of the kernel.

@@ -30,12 +30,48 @@ pub(super) struct DeviceState<'a> {
     standalone: Option<String>,
 }
 
+impl DeviceState<'_> {
+    /// Where the innermost callee's constant `path::ident` is read: its public copy, by the
+    /// callee's path, when `#[amp::device]` left one.
+    pub(super) fn accessor(
+        &self,
+        path: &[syn::Ident],
+        ident: &proc_macro2::Ident,
+    ) -> Option<(proc_macro2::TokenStream, proc_macro2::Ident)> {
+        let frame = self.frames.last()?;
+        // The source's `crate::` paths reach the kernel as `$crate::` (see the callback).
+        let mut key: Vec<String> = path
+            .iter()
+            .map(|s| match s.to_string() {
+                root if root == "$crate" => "crate".to_owned(),
+                other => other,
+            })
+            .collect();
+        key.push(ident.to_string());
+        if !frame.accessors.as_ref()?.contains(&key.join("::")) {
+            return None;
+        }
+        let name = crate::front::const_accessor_name(&frame.name, &key);
+        Some((
+            frame.module_tokens.clone(),
+            proc_macro2::Ident::new(&name, ident.span()),
+        ))
+    }
+}
+
 /// One callee being inlined.
 struct InlineFrame {
     /// Its path from the kernel's module (the recursion check compares these).
     path: Vec<String>,
     /// Its module, relative to the kernel's: where the paths in its body start.
     module: Vec<String>,
+    /// The same module as Rust tokens (`a::b::`), to read its constants' public copies by.
+    module_tokens: proc_macro2::TokenStream,
+    /// The constants (`GAIN`, `super::GAIN`) whose public copies `#[amp::device]` left next
+    /// to it; `None` for a function checked on its own.
+    accessors: Option<Vec<String>>,
+    /// Its name (the copies are named after it).
+    name: String,
     /// The local its return value is stored in (none for `()`).
     ret: Option<LocalId>,
     /// Its return type.
@@ -82,7 +118,7 @@ pub(crate) struct DeviceSig {
 /// `super::` steps out of `module` while it can, and `crate::`/`::` paths are kept whole.
 pub fn callee_path(module: &[String], call: &syn::Path) -> Vec<String> {
     let segs: Vec<String> = call.segments.iter().map(|s| s.ident.to_string()).collect();
-    if call.leading_colon.is_some() || segs.first().is_some_and(|s| s == "crate") {
+    if call.leading_colon.is_some() || segs.first().is_some_and(|s| s == "crate" || s == "$crate") {
         let mut out = segs;
         if call.leading_colon.is_some() {
             out.insert(0, String::new());
@@ -458,6 +494,45 @@ pub fn check_device_fn(func: &syn::ItemFn, structs: &StructTable) -> Result<(), 
 
 /// [`check_device_fn`] for a function without type parameters.
 fn check_concrete_device_fn(func: &syn::ItemFn, structs: &StructTable) -> Result<(), Diagnostics> {
+    check_concrete(func, structs).map(|_| ())
+}
+
+/// The constants a device function's body reads (`"GAIN"`, `"super::LIMIT"`; of every
+/// instance of a generic one): those `#[amp::device]` leaves public copies of, so that
+/// kernels anywhere read them where the function is written. Empty for a function with errors
+/// (they are reported by [`check_device_fn`]).
+pub fn device_fn_consts(func: &syn::ItemFn, structs: &StructTable) -> Vec<String> {
+    let generic = func
+        .sig
+        .generics
+        .params
+        .iter()
+        .any(|p| !matches!(p, syn::GenericParam::Const(_)));
+    let instances: Vec<syn::ItemFn> = if generic {
+        match crate::front::generic::instantiate(func) {
+            Ok(instances) => instances.into_iter().map(|i| i.func).collect(),
+            Err(_) => return Vec::new(),
+        }
+    } else {
+        vec![func.clone()]
+    };
+    let mut all: Vec<String> = Vec::new();
+    for instance in &instances {
+        let Ok(consts) = check_concrete(instance, structs) else {
+            return Vec::new();
+        };
+        for c in consts {
+            if !all.contains(&c) {
+                all.push(c);
+            }
+        }
+    }
+    all
+}
+
+/// Checks a function without type parameters; the constants its body reads (see
+/// [`device_fn_consts`]).
+fn check_concrete(func: &syn::ItemFn, structs: &StructTable) -> Result<Vec<String>, Diagnostics> {
     let sig = device_signature(func, structs)?;
     let mut diags = Diagnostics::default();
     // The view and array parameters play the kernel's buffer parameters.
@@ -496,9 +571,15 @@ fn check_concrete_device_fn(func: &syn::ItemFn, structs: &StructTable) -> Result
         .filter(|p| matches!(p.kind, DeviceParamKind::Value(_)))
         .map(|p| (p.clone(), None))
         .collect();
-    let _ = checker.inline_body(func, &sig, vec![name], Vec::new(), values);
+    let _ = checker.inline_body(func, &sig, vec![name], Vec::new(), None, values);
+    let consts: Vec<String> = checker
+        .consts
+        .iter()
+        .filter(|(c, _)| !c.generic)
+        .map(|(c, _)| format!("{}{}", c.path.to_string().replace(' ', ""), c.ident))
+        .collect();
     if diags.is_empty() {
-        Ok(())
+        Ok(consts)
     } else {
         Err(diags)
     }
@@ -641,7 +722,7 @@ impl<'a> BodyChecker<'a> {
         }
         let module = key[..key.len() - 1].to_vec();
         let body = self.with_callee_scope(buffers, |checker| {
-            checker.inline_body(func, &sig, key, module, values)
+            checker.inline_body(func, &sig, key, module, Some(source), values)
         });
         Expr { span, ..body }
     }
@@ -858,6 +939,7 @@ impl<'a> BodyChecker<'a> {
         sig: &DeviceSig,
         path: Vec<String>,
         module: Vec<String>,
+        source: Option<&DeviceFnSource>,
         values: Vec<(DeviceParam, Option<Expr>)>,
     ) -> Expr {
         let span = Span::of(&func.block);
@@ -874,9 +956,14 @@ impl<'a> BodyChecker<'a> {
         let ret =
             (returns && !sig.ret.is_zero_sized()).then(|| self.hidden("#ret", sig.ret.clone()));
         let returned = returns.then(|| self.hidden("#returned", Ty::BOOL));
+        let module_tokens =
+            crate::front::path_tokens(&module, source.and_then(|s| s.crate_root.as_ref()));
         self.device.frames.push(InlineFrame {
             path,
             module,
+            module_tokens,
+            accessors: source.and_then(|s| const_accessors(&s.func)),
+            name: func.sig.ident.to_string(),
             ret,
             ret_ty: sig.ret.clone(),
             returned,
@@ -1069,4 +1156,19 @@ fn bool_lit(value: bool, span: Span) -> Expr {
         ty: Ty::BOOL,
         span,
     }
+}
+
+/// The constants whose public copies `#[amp::device]` left next to `func`, from the
+/// `#[__amp_consts("GAIN", "super::LIMIT")]` attribute its callback adds to the source.
+fn const_accessors(func: &syn::ItemFn) -> Option<Vec<String>> {
+    let attr = func
+        .attrs
+        .iter()
+        .find(|a| a.path().is_ident(crate::front::CONSTS_ATTR))?;
+    let list = attr
+        .parse_args_with(
+            syn::punctuated::Punctuated::<syn::LitStr, syn::Token![,]>::parse_terminated,
+        )
+        .ok()?;
+    Some(list.iter().map(syn::LitStr::value).collect())
 }

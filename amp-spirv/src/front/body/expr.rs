@@ -276,8 +276,34 @@ impl BodyChecker<'_> {
                 }
             }
         }
+        // `super::GAIN`, `crate::consts::GAIN`, `util::GAIN`: a constant by path, read where
+        // the path leads (module segments in lower case, the constant's name in constant style).
+        let all: Vec<&syn::PathSegment> = p.path.segments.iter().collect();
+        let (last, modules) = all.split_last().expect("a path has a segment");
+        // (`f32::GOLDEN` is no module path; `std::f32::consts::PI` is one.)
+        let module_like = |(i, s): (usize, &&syn::PathSegment)| {
+            let name = s.ident.to_string();
+            s.arguments.is_empty()
+                && (name == "$crate"
+                    || !name.chars().next().is_some_and(|c| c.is_ascii_uppercase()))
+                && (i > 0 || Scalar::from_name(&name).is_none())
+        };
+        if p.qself.is_none()
+            && p.path.leading_colon.is_none()
+            && last.arguments.is_empty()
+            && modules.iter().enumerate().all(module_like)
+            && self.is_outer_const_name(&last.ident)
+        {
+            let modules: Vec<syn::Ident> = modules.iter().map(|s| s.ident.clone()).collect();
+            let (index, ty) = self.outer_const_at(&modules, &last.ident);
+            return Expr {
+                kind: ExprKind::OuterConst(index),
+                ty,
+                span,
+            };
+        }
         self.err(Diagnostic::error(Rule::Names, span, format!("`{}` is not supported in kernels", segs.join("::"))).with_help(
-            "kernels can name their parameters, their locals, and constants such as `i32::MAX` or `f32::INFINITY`",
+            "kernels can name their parameters, their locals, constants by name or path (`TS`, `super::TS`, `crate::consts::TS`), and constants such as `i32::MAX` or `f32::INFINITY`",
         ));
         Self::error_expr(span)
     }

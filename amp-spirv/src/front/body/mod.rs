@@ -42,7 +42,9 @@ mod vector;
 use finish::Finisher;
 use generic_call::is_generic;
 
-pub use device_fn::{callee_path, check_device_fn, closure_names, device_calls, is_device_fn_path};
+pub use device_fn::{
+    callee_path, check_device_fn, closure_names, device_calls, device_fn_consts, is_device_fn_path,
+};
 
 #[derive(Clone, Copy)]
 enum Binding {
@@ -128,7 +130,9 @@ impl<'a> BodyChecker<'a> {
     pub fn declare_const_generics(&mut self, generics: &[(proc_macro2::Ident, Scalar)]) {
         for (ident, ty) in generics {
             let c = OuterConst {
+                path: proc_macro2::TokenStream::new(),
                 ident: ident.clone(),
+                accessor: false,
                 ty: *ty,
                 generic: true,
             };
@@ -267,14 +271,39 @@ impl<'a> BodyChecker<'a> {
         id
     }
 
-    /// The outer constant named `ident` (registered at its first use) and its type.
+    /// The outer constant named `ident` (registered at its first use) and its type. In the body
+    /// of a device function that left public copies of its constants, it is the copy, read by
+    /// the function's path.
     fn outer_const(&mut self, ident: &proc_macro2::Ident) -> (usize, Ty) {
-        if let Some(i) = self.consts.iter().position(|(c, _)| c.ident == *ident) {
+        self.outer_const_at(&[], ident)
+    }
+
+    /// The outer constant at `path` (the segments before the name, as written: `super`,
+    /// `crate`, module names) named `ident`, and its type.
+    fn outer_const_at(&mut self, path: &[syn::Ident], ident: &proc_macro2::Ident) -> (usize, Ty) {
+        let (prefix, ident, accessor) = match self.device.accessor(path, ident) {
+            Some((prefix, ident)) => (prefix, ident, true),
+            None => {
+                let mut prefix = proc_macro2::TokenStream::new();
+                for seg in path {
+                    prefix.extend(quote::quote!(#seg ::));
+                }
+                (prefix, ident.clone(), false)
+            }
+        };
+        let key = prefix.to_string();
+        if let Some(i) = self
+            .consts
+            .iter()
+            .position(|(c, _)| c.ident == ident && c.path.to_string() == key)
+        {
             return (i, self.consts[i].1.clone());
         }
         let ty = self.infer.new_any();
         let c = OuterConst {
-            ident: ident.clone(),
+            path: prefix,
+            ident,
+            accessor,
             ty: Scalar::Usize,
             generic: false,
         };

@@ -72,3 +72,38 @@ pub mod generic {
         y[idx] = a * x[idx] + y[idx];
     }
 }
+
+/// A private constant of the library, read by its device functions through a path.
+const GAIN: f32 = 2.5;
+
+/// Device functions that reach the library's own items the ways Rust code does: helpers by
+/// `crate::` path, private constants by name, by `super::` and by `crate::` path. Kernels in
+/// other crates inline them with every name resolved here, in the library.
+pub mod tone {
+    /// A private constant of this module.
+    const OFFSET: f32 = 0.25;
+
+    /// `x` scaled by the library's gain, then offset: the helper called by `crate::` path and
+    /// the constants by `super::` path and by name.
+    #[amp::device]
+    pub fn shaped(x: f32) -> f32 {
+        crate::interp::affine(super::GAIN, x, OFFSET)
+    }
+
+    /// [`shaped`] of `x`, clamped to the library's limit (a constant by `crate::` path).
+    #[amp::device]
+    pub fn limited(x: f32) -> f32 {
+        let y = shaped(x);
+        if y > crate::limits::MAX_LEVEL {
+            crate::limits::MAX_LEVEL
+        } else {
+            y
+        }
+    }
+}
+
+/// Constants for the device functions above.
+pub mod limits {
+    /// The largest level [`crate::tone::limited`] returns.
+    pub(crate) const MAX_LEVEL: f32 = 10.0;
+}

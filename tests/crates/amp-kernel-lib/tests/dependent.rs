@@ -171,3 +171,27 @@ fn library_generic_functions_and_kernels() -> Result<(), amp::Error> {
     assert_validation_clean();
     Ok(())
 }
+
+#[kernel(amp)]
+fn toned(idx: Index<1>, v: ArrayViewMut<f32, 1>) {
+    v[idx] = amp_kernel_lib::tone::limited(v[idx]);
+}
+
+/// The library's device functions call their helpers by `crate::` path and read private
+/// constants by name, by `super::` and by `crate::` path: all resolve in the library.
+#[test]
+fn library_paths_and_constants_resolve_in_the_library() -> Result<(), amp::Error> {
+    let mut data: Vec<f32> = (0..40).map(|i| i as f32 * 0.25 - 2.0).collect();
+    let want: Vec<f32> = data
+        .iter()
+        .map(|&x| amp_kernel_lib::tone::limited(x))
+        .collect();
+    {
+        let mut v = ArrayViewMut::new([40], &mut data)?;
+        parallel_for_each(v.extent(), toned(&mut v))?;
+    }
+    assert_eq!(data, want);
+    assert!(want.contains(&10.0) && want.iter().any(|&y| y < 0.0));
+    assert_validation_clean();
+    Ok(())
+}
