@@ -50,13 +50,17 @@ pub fn device(attr: TokenStream2, item: TokenStream2) -> TokenStream2 {
         }
     };
     let mut consts = Vec::new();
-    match amp_spirv::check_device_fn_with(&func, &structs) {
+    let checked = crate::guarded(&func, || {
+        amp_spirv::check_device_fn_with(&func, &structs)?;
+        Ok(amp_spirv::device_fn_consts_with(&func, &structs))
+    });
+    match checked {
         Err(diags) => {
             for d in diags.iter() {
                 out.extend(crate::error_tokens(d));
             }
         }
-        Ok(()) => consts = amp_spirv::device_fn_consts_with(&func, &structs),
+        Ok(found) => consts = found,
     }
     out.extend(const_accessors(&func, &consts));
     if host && !takes_images(&func) {

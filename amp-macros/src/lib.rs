@@ -70,7 +70,7 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
             return fetch.into();
         }
     }
-    match compile_instances(&func, &options) {
+    match guarded(&func, || compile_instances(&func, &options)) {
         Ok(instances) if errors.is_empty() => {
             let report = std::env::var_os("AMP_REPORT").is_some_and(|v| v != "0");
             for i in &instances {
@@ -94,6 +94,31 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
                 errors.extend(error_tokens(d));
             }
             errors.into()
+        }
+    }
+}
+
+/// Runs `compile` (the compiler, on `func`), turning a panic in it, which can only be a bug in
+/// amp-rs, into an internal-error diagnostic at the function's name: the user never sees
+/// "proc macro panicked".
+pub(crate) fn guarded<T>(
+    func: &syn::ItemFn,
+    compile: impl FnOnce() -> Result<T, amp_spirv::Diagnostics>,
+) -> Result<T, amp_spirv::Diagnostics> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(compile)) {
+        Ok(result) => result,
+        Err(panic) => {
+            let message = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic".into());
+            Err(amp_spirv::internal_error(
+                &func.sig.ident.to_string(),
+                "SPIR-V and native code",
+                &format!("the compiler panicked: {message}"),
+                amp_spirv::Span::of(&func.sig.ident),
+            ))
         }
     }
 }
@@ -881,6 +906,22 @@ fn tile_static_bytes(kernel: &CompiledKernel) -> TokenStream2 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A panic in the compiler (a bug in amp-rs) reaches the user as an internal error at the
+    /// kernel's name that asks for a report.
+    #[test]
+    fn a_panic_in_the_compiler_is_an_internal_error() {
+        let func: syn::ItemFn = syn::parse_quote!(
+            fn k(idx: Index<1>) {}
+        );
+        let result: Result<(), _> = guarded(&func, || panic!("a broken invariant"));
+        let diags = result.expect_err("the panic is an error");
+        let d = diags.iter().next().expect("one diagnostic");
+        assert_eq!(d.rule, Rule::InternalError);
+        assert!(d.message.contains("`k`"), "{}", d.message);
+        assert!(d.message.contains("a broken invariant"), "{}", d.message);
+        assert!(d.help.as_deref().is_some_and(|h| h.contains("report")));
+    }
 
     /// The rule of the error `#[kernel(attr)]` gets.
     fn rule_of(attr: TokenStream2) -> Rule {

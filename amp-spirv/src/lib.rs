@@ -35,7 +35,7 @@ pub use analysis::{Lint, Warning};
 pub use back::OOB_REPORT_WORDS;
 pub use compile::{
     check, check_device_fn, check_device_fn_with, compile, compile_native, compile_str,
-    compile_with, device_fn_consts_with, missing_device_fn, missing_device_fns,
+    compile_with, device_fn_consts_with, internal_error, missing_device_fn, missing_device_fns,
     missing_device_fns_with_roots, BatchedVariant, CheckedKernel, CompiledKernel, CompiledParam,
     NativeError, NativeKernel, NativeVariant, Options, TileStaticSize, Unsupported,
 };

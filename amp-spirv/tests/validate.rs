@@ -834,10 +834,10 @@ fn diagnostics_for_unsupported_expressions() {
         &["`let ... else`", "this pattern is not supported"],
     );
     assert_errors(
-        "fn k(idx: Index<1>) { let x = i32::FOO; let y = std::f32::consts::PI; }",
+        "fn k(idx: Index<1>) { let x = i32::FOO; let y = Color::RED; }",
         &[
             "`i32::FOO` is not supported",
-            "`std::f32::consts::PI` is not supported",
+            "`Color::RED` is not supported",
         ],
     );
 }

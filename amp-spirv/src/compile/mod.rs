@@ -203,6 +203,21 @@ pub fn device_fn_consts_with(func: &syn::ItemFn, structs: &[syn::ItemStruct]) ->
     }
 }
 
+/// The diagnostic of a bug in the compiler met while compiling kernel `kernel` (`stage`: the
+/// back end), at the kernel's name: never the kernel's fault, so it asks for a report.
+pub fn internal_error(kernel: &str, stage: &str, what: &str, at: diag::Span) -> Diagnostics {
+    let mut diags = Diagnostics::default();
+    diags.push(
+        Diagnostic::error(
+            Rule::InternalError,
+            at,
+            format!("internal error in amp-rs while compiling kernel `{kernel}` to {stage}: {what}"),
+        )
+        .with_help("this is a bug in amp-rs, not in the kernel: please report it with the kernel's source (and `AMP_REPORT=1` output)"),
+    );
+    diags
+}
+
 /// A kernel checked once: its IR, what the analyses found, its device structs and the range
 /// facts, with the options it was compiled with. Both back ends start from it
 /// ([`CheckedKernel::spirv`], [`CheckedKernel::native`]), so a kernel is lowered, analysed
@@ -215,6 +230,8 @@ pub struct CheckedKernel {
     pub(crate) options: Options,
     /// The span of the kernel's parameter list (for the push-constant error).
     inputs: diag::Span,
+    /// The span of the kernel's name (for internal errors).
+    name: diag::Span,
 }
 
 /// Checks a `#[kernel(amp)]` function: the front end lowers it, the analyses look for
@@ -234,6 +251,7 @@ pub fn check(func: &syn::ItemFn, options: &Options) -> Result<CheckedKernel, Dia
         ranges,
         options: options.clone(),
         inputs: diag::Span::of(&func.sig.inputs),
+        name: diag::Span::of(&func.sig.ident),
     })
 }
 
@@ -274,7 +292,8 @@ impl CheckedKernel {
             return Err(diags);
         }
         let checks = options.bounds_checks();
-        let module = back::emit(kernel, &self.ranges, &layout, checks);
+        let module = back::emit(kernel, &self.ranges, &layout, checks)
+            .map_err(|internal| internal_error(&kernel.name, "SPIR-V", &internal, self.name))?;
         let params = kernel
             .params
             .iter()

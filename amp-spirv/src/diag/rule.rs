@@ -194,4 +194,9 @@ rules! {
     // 15. Barrier uniformity.
     /// `barrier-uniformity`: every thread of a tile reaches each barrier.
     BarrierUniformity = "barrier-uniformity",
+
+    // 16. The compiler's own errors.
+    /// `internal-error`: a bug in amp-rs met while compiling a kernel, reported as an error
+    /// that asks for a report, never as a panic.
+    InternalError = "internal-error",
 }

@@ -3,6 +3,7 @@
 
 use super::control::IfLabels;
 use super::Emitter;
+use super::OrInternal;
 use crate::ir::*;
 use crate::range::Sym;
 use crate::types::Scalar;
@@ -136,7 +137,7 @@ impl Emitter<'_> {
         Some(
             self.b
                 .phi(t, None, [(value, accessed_end), (zero, skipped_end)])
-                .expect("open"),
+                .or_internal(&mut self.internal, "open"),
         )
     }
 
@@ -168,7 +169,10 @@ impl Emitter<'_> {
                 Some(prev) => self.op(Op::LogicalAnd, b, &[prev, fits]),
             });
         }
-        all.expect("a checked access has a component to check")
+        all.or_internal(
+            &mut self.internal,
+            "a checked access has a component to check",
+        )
     }
 
     /// Notes a failed access (where `inside` is false) in the thread's pending report: the
@@ -181,8 +185,8 @@ impl Emitter<'_> {
         let pending = self
             .oob
             .as_ref()
-            .expect("checked kernels have a report")
-            .pending;
+            .map(|o| o.pending)
+            .or_internal(&mut self.internal, "checked kernels have a report");
         let u = self.scalar_ty(Scalar::U32);
         let words = std::iter::once(self.const_u32(p as u32 + 1)).chain(index.iter().copied());
         for (ptr, w) in pending.into_iter().zip(words.collect::<Vec<_>>()) {
@@ -207,7 +211,9 @@ impl Emitter<'_> {
         let pending = names.map(|n| self.function_var(u, Some(n)));
         let zero = self.const_u32(0);
         self.store(pending[0], zero);
-        self.oob.as_mut().expect("checked above").pending = pending;
+        if let Some(oob) = self.oob.as_mut() {
+            oob.pending = pending;
+        }
     }
 
     /// `OpReturn` from `main`, sending the thread's pending out-of-bounds report (if any) to the
@@ -231,10 +237,11 @@ impl Emitter<'_> {
             self.structured_if(failed, labels, &[1, 255], |e, _| {
                 let args = e.pending_report_details(flag);
                 let void = e.b.type_void();
-                e.b.function_call(void, None, record, args).expect("open");
+                e.b.function_call(void, None, record, args)
+                    .or_internal(&mut e.internal, "open");
             });
         }
-        self.b.ret().expect("open");
+        self.b.ret().or_internal(&mut self.internal, "open");
     }
 
     /// The eight detail words of the report (param, rank, index[3], extent[3]) from the pending
@@ -244,7 +251,11 @@ impl Emitter<'_> {
     fn pending_report_details(&mut self, tag: Word) -> Vec<Word> {
         let u = self.scalar_ty(Scalar::U32);
         let b = self.scalar_ty(Scalar::Bool);
-        let pending = self.oob.as_ref().expect("checked kernel").pending;
+        let pending = self
+            .oob
+            .as_ref()
+            .map(|o| o.pending)
+            .or_internal(&mut self.internal, "checked kernels have a report");
         let (zero, one) = (self.const_u32(0), self.const_u32(1));
         let param = self.op(Op::ISub, u, &[tag, one]);
         let (mut rank, mut extent) = (zero, [zero; 3]);
@@ -293,10 +304,14 @@ impl Emitter<'_> {
         let fn_ty = self.b.type_function(void, vec![u; 8]);
         self.b
             .begin_function(void, Some(record), spirv::FunctionControl::NONE, fn_ty)
-            .expect("main is closed");
+            .or_internal(&mut self.internal, "main is closed");
         self.b.name(record, "amp_record_out_of_bounds");
         let details: Vec<Word> = (0..8)
-            .map(|_| self.b.function_parameter(u).expect("in the function"))
+            .map(|_| {
+                self.b
+                    .function_parameter(u)
+                    .or_internal(&mut self.internal, "in the function")
+            })
             .collect();
         let entry = self.b.id();
         self.begin(entry);
@@ -324,8 +339,10 @@ impl Emitter<'_> {
                 e.store(ptr, value);
             }
         });
-        self.b.ret().expect("open");
-        self.b.end_function().expect("the function is open");
+        self.b.ret().or_internal(&mut self.internal, "open");
+        self.b
+            .end_function()
+            .or_internal(&mut self.internal, "the function is open");
     }
 
     /// A checked read without a branch around it, so the hot path stays straight-line code

@@ -2,6 +2,7 @@
 //! folded by the layout facts where the runtime specializes them away.
 
 use super::Emitter;
+use super::OrInternal;
 use crate::back::ParamSlot;
 use crate::ir::*;
 use crate::types::Scalar;
@@ -91,10 +92,10 @@ impl Emitter<'_> {
     /// Pointer to element number `linear` of buffer `p`.
     pub(super) fn buffer_ptr_at(&mut self, p: ParamId, linear: Word) -> Word {
         let zero = self.const_u32(0);
-        let buffer = self.buffers[p]
+        let (var, elem_ptr) = self.buffers[p]
             .as_ref()
-            .expect("buffer params have variables");
-        let (var, elem_ptr) = (buffer.var, buffer.elem_ptr);
+            .map(|b| (b.var, b.elem_ptr))
+            .or_internal(&mut self.internal, "buffer params have variables");
         self.access(elem_ptr, var, &[zero, linear])
     }
 }

@@ -1,5 +1,6 @@
 //! Statements and structured control flow: blocks, `if`, short-circuit `&&` / `||`, and loops.
 
+use super::OrInternal;
 use super::{has_storage, Emitter, Foldable};
 use crate::ir::*;
 use crate::types::Scalar;
@@ -93,7 +94,7 @@ impl Emitter<'_> {
         } = labels;
         self.b
             .selection_merge(merge, spirv::SelectionControl::NONE)
-            .expect("open");
+            .or_internal(&mut self.internal, "open");
         self.b
             .branch_conditional(
                 cond,
@@ -101,7 +102,7 @@ impl Emitter<'_> {
                 otherwise.unwrap_or(merge),
                 weights.iter().copied(),
             )
-            .expect("open");
+            .or_internal(&mut self.internal, "a block is open");
         let mut fill = |e: &mut Self, label: Option<Word>, holds: bool| {
             let label = label?;
             e.begin(label);
@@ -195,7 +196,11 @@ impl Emitter<'_> {
             incoming.push((r, end));
         }
         let bt = self.scalar_ty(Scalar::Bool);
-        Some(self.b.phi(bt, None, incoming).expect("open"))
+        Some(
+            self.b
+                .phi(bt, None, incoming)
+                .or_internal(&mut self.internal, "open"),
+        )
     }
 
     pub(super) fn if_expr(
@@ -233,7 +238,7 @@ impl Emitter<'_> {
             }
         });
         if !arms.reaches_merge() {
-            self.b.unreachable().expect("open");
+            self.b.unreachable().or_internal(&mut self.internal, "open");
             return None;
         }
         let var = result?;
@@ -249,7 +254,7 @@ impl Emitter<'_> {
         self.begin(header);
         self.b
             .loop_merge(merge, cont, spirv::LoopControl::NONE, [])
-            .expect("open");
+            .or_internal(&mut self.internal, "open");
         self.branch(first);
         self.begin(first);
         (header, LoopTargets { merge, cont })
@@ -273,7 +278,7 @@ impl Emitter<'_> {
         let body = self.b.id();
         self.b
             .branch_conditional(cond, body, merge, [])
-            .expect("open");
+            .or_internal(&mut self.internal, "open");
         body
     }
 
@@ -302,7 +307,7 @@ impl Emitter<'_> {
         self.begin(targets.merge);
         let reaches_merge = cond.is_some() || self.loop_has_break(body);
         if !reaches_merge {
-            self.b.unreachable().expect("open");
+            self.b.unreachable().or_internal(&mut self.internal, "open");
         }
     }
 
@@ -330,8 +335,9 @@ impl Emitter<'_> {
             None if r.inclusive => Some(self.const_scalar(s, Lit::Int(1))),
             None => None,
         };
-        let counter = self.locals[r.counter].expect("counters are scalars");
-        let done = self.locals[r.done].expect("flags are scalars");
+        let counter =
+            self.locals[r.counter].or_internal(&mut self.internal, "counters are scalars");
+        let done = self.locals[r.done].or_internal(&mut self.internal, "flags are scalars");
         self.store(counter, start);
         if let Some(step) = step {
             // `step_by(0)` panics in Rust; on the device the loop runs zero times.

@@ -2,6 +2,7 @@
 //! the kernel's index (and leaves threads outside the domain), the body, and the epilogue.
 
 use super::control::IfLabels;
+use super::OrInternal;
 use super::{has_storage, Emitter, SIMPLE_WORKGROUP_SIZE};
 use crate::ir::*;
 use crate::types::Scalar;
@@ -32,7 +33,7 @@ impl Emitter<'_> {
         let main = self
             .b
             .begin_function(void, None, spirv::FunctionControl::NONE, fn_ty)
-            .expect("no function is open");
+            .or_internal(&mut self.internal, "no function is open");
         self.b.name(main, self.k.name.clone());
         self.main = main;
         let entry = self.b.id();
@@ -58,7 +59,9 @@ impl Emitter<'_> {
         if !self.terminated() {
             self.return_from_main();
         }
-        self.b.end_function().expect("the function is open");
+        self.b
+            .end_function()
+            .or_internal(&mut self.internal, "the function is open");
         self.record_out_of_bounds_function();
         self.b
             .entry_point(spirv::ExecutionModel::GLCompute, main, "main", interface);
@@ -89,13 +92,17 @@ impl Emitter<'_> {
             then: None,
             otherwise: Some(out),
         };
-        self.structured_if(inside, labels, &[], |e, _| e.b.ret().expect("open"));
+        self.structured_if(inside, labels, &[], |e, _| {
+            e.b.ret().or_internal(&mut e.internal, "open")
+        });
     }
 
     /// The tiled index: `local` from the invocation id, `tile` from the workgroup id (folded
     /// onto y for rank 1), `global = tile * size + local`, `tile_origin = tile * size`.
     fn tiled_prologue(&mut self, lid_var: Word, wid_var: Word, nwg_var: Word) {
-        let tiled = self.k.tiled.clone().expect("tiled kernel");
+        let Some(tiled) = self.k.tiled.clone() else {
+            return None.or_internal(&mut self.internal, "a tiled kernel has a tiled index");
+        };
         let rank = tiled.dims.len();
         let u = self.scalar_ty(Scalar::U32);
         let v3 = self.b.type_vector(u, 3);
@@ -110,22 +117,28 @@ impl Emitter<'_> {
             .map(|d| {
                 self.b
                     .composite_extract(u, None, lid, [axis(d)])
-                    .expect("open")
+                    .or_internal(&mut self.internal, "open")
             })
             .collect();
         let mut tile: Vec<Word> = (0..rank)
             .map(|d| {
                 self.b
                     .composite_extract(u, None, wid, [axis(d)])
-                    .expect("open")
+                    .or_internal(&mut self.internal, "open")
             })
             .collect();
         if rank == 1 {
             // Rank 1 may be folded onto y when there are more tiles than workgroups along x;
             // whole workgroups past the last tile leave at once, so barriers stay uniform.
             let nwg = self.load(v3, nwg_var);
-            let nx = self.b.composite_extract(u, None, nwg, [0]).expect("open");
-            let wy = self.b.composite_extract(u, None, wid, [1]).expect("open");
+            let nx = self
+                .b
+                .composite_extract(u, None, nwg, [0])
+                .or_internal(&mut self.internal, "open");
+            let wy = self
+                .b
+                .composite_extract(u, None, wid, [1])
+                .or_internal(&mut self.internal, "open");
             let row = self.op(Op::IMul, u, &[wy, nx]);
             tile[0] = self.op(Op::IAdd, u, &[tile[0], row]);
             // `tile < extent / size` as `tile * size < extent`: no division per thread
@@ -167,9 +180,18 @@ impl Emitter<'_> {
         let v3 = self.b.type_vector(u, 3);
         let gid = self.load(v3, gid_var);
         let nwg = self.load(v3, nwg_var);
-        let gx = self.b.composite_extract(u, None, gid, [0]).expect("open");
-        let gy = self.b.composite_extract(u, None, gid, [1]).expect("open");
-        let nx = self.b.composite_extract(u, None, nwg, [0]).expect("open");
+        let gx = self
+            .b
+            .composite_extract(u, None, gid, [0])
+            .or_internal(&mut self.internal, "open");
+        let gy = self
+            .b
+            .composite_extract(u, None, gid, [1])
+            .or_internal(&mut self.internal, "open");
+        let nx = self
+            .b
+            .composite_extract(u, None, nwg, [0])
+            .or_internal(&mut self.internal, "open");
         let wg = self.const_u32(SIMPLE_WORKGROUP_SIZE);
         // `(gy * nx) * wg`, not `gy * (nx * wg)`: lavapipe runs the first (the order GLSL's
         // `gl_GlobalInvocationID.y * gl_NumWorkGroups.x * 64u` gives) in 0.4 % fewer
@@ -188,7 +210,8 @@ impl Emitter<'_> {
         self.leave_unless(inside);
 
         // Row-major unflattening: the last dimension varies fastest.
-        let idx_var = self.locals[self.k.index_local].expect("the index is not zero-sized");
+        let idx_var = self.locals[self.k.index_local]
+            .or_internal(&mut self.internal, "the index is not zero-sized");
         let ptr_u = self.ptr(u, StorageClass::Function);
         let mut rest = linear;
         for d in (0..rank).rev() {

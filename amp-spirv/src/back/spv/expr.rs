@@ -2,6 +2,7 @@
 //! values.
 
 use super::bounds::Target;
+use super::OrInternal;
 use super::{glsl, has_storage, struct_field_ty, Emitter, Foldable};
 use crate::back::ParamSlot;
 use crate::ir::*;
@@ -112,7 +113,11 @@ impl Emitter<'_> {
             ExprKind::Bitcast(a) => {
                 let v = self.expr(a)?;
                 let ty = self.ty(&e.ty);
-                Some(self.b.bitcast(ty, None, v).expect("bitcast"))
+                Some(
+                    self.b
+                        .bitcast(ty, None, v)
+                        .or_internal(&mut self.internal, "bitcast"),
+                )
             }
             ExprKind::Element(base, index) => self.element(e, base, index),
             ExprKind::BufferLoad(p, idx) => {
@@ -139,7 +144,11 @@ impl Emitter<'_> {
             ExprKind::BufferExtent(p) => {
                 let parts = self.buffer_extent(*p);
                 let t = self.ty(&e.ty);
-                Some(self.b.composite_construct(t, None, parts).expect("open"))
+                Some(
+                    self.b
+                        .composite_construct(t, None, parts)
+                        .or_internal(&mut self.internal, "open"),
+                )
             }
             ExprKind::ArrayList(list) => {
                 let mut parts = Vec::with_capacity(list.len());
@@ -147,7 +156,11 @@ impl Emitter<'_> {
                     parts.push(self.expr(item)?);
                 }
                 let t = self.ty(&e.ty);
-                Some(self.b.composite_construct(t, None, parts).expect("open"))
+                Some(
+                    self.b
+                        .composite_construct(t, None, parts)
+                        .or_internal(&mut self.internal, "open"),
+                )
             }
             ExprKind::ArrayRepeat(item, n) => {
                 let v = self.expr(item)?;
@@ -155,7 +168,7 @@ impl Emitter<'_> {
                 Some(
                     self.b
                         .composite_construct(t, None, vec![v; *n as usize])
-                        .expect("open"),
+                        .or_internal(&mut self.internal, "open"),
                 )
             }
             ExprKind::Builtin(f, args) => {
@@ -219,8 +232,8 @@ impl Emitter<'_> {
                 let target = self
                     .loops
                     .last()
-                    .expect("checked: break inside a loop")
-                    .merge;
+                    .map(|l| l.merge)
+                    .or_internal(&mut self.internal, "checked: break inside a loop");
                 self.branch(target);
                 None
             }
@@ -228,8 +241,8 @@ impl Emitter<'_> {
                 let target = self
                     .loops
                     .last()
-                    .expect("checked: continue inside a loop")
-                    .cont;
+                    .map(|l| l.cont)
+                    .or_internal(&mut self.internal, "checked: continue inside a loop");
                 self.branch(target);
                 None
             }
@@ -612,7 +625,9 @@ impl Emitter<'_> {
         let exec = self.const_u32(spirv::Scope::Workgroup as u32);
         let mem = self.const_u32(memory_scope as u32);
         let sem = self.const_u32(semantics.bits());
-        self.b.control_barrier(exec, mem, sem).expect("open");
+        self.b
+            .control_barrier(exec, mem, sem)
+            .or_internal(&mut self.internal, "open");
     }
 
     /// `OpMemoryBarrier` for `*_memory_fence(t.barrier)`: orders this thread's accesses.
@@ -620,7 +635,9 @@ impl Emitter<'_> {
         let (memory_scope, semantics) = fence_scope(fence);
         let mem = self.const_u32(memory_scope as u32);
         let sem = self.const_u32(semantics.bits());
-        self.b.memory_barrier(mem, sem).expect("open");
+        self.b
+            .memory_barrier(mem, sem)
+            .or_internal(&mut self.internal, "open");
     }
 
     /// A pointer to the local-array element `e`, when `e` is `local[i][j]...`.
@@ -717,7 +734,7 @@ impl Emitter<'_> {
             return Some(
                 self.b
                     .composite_extract(t, None, value, [k as u32])
-                    .expect("open"),
+                    .or_internal(&mut self.internal, "open"),
             );
         }
         // Dynamic index into a value: spill it to a variable and index that.
@@ -873,7 +890,10 @@ impl Emitter<'_> {
         let parts: Vec<Word> = (0..n)
             .map(|k| {
                 let [l, r] = sides.map(|(v, ty, _)| match ty {
-                    Ty::Vector(..) => self.b.composite_extract(st, None, v, [k]).expect("open"),
+                    Ty::Vector(..) => self
+                        .b
+                        .composite_extract(st, None, v, [k])
+                        .or_internal(&mut self.internal, "open"),
                     _ => v,
                 });
                 let kinds = (sides[0].2, sides[1].2);
@@ -884,6 +904,8 @@ impl Emitter<'_> {
             })
             .collect();
         let t = self.ty(&Ty::Vector(s, n));
-        self.b.composite_construct(t, None, parts).expect("open")
+        self.b
+            .composite_construct(t, None, parts)
+            .or_internal(&mut self.internal, "open")
     }
 }

@@ -2,6 +2,7 @@
 //! the push-constant block, built-in inputs, `tile_static` variables, and the capabilities and
 //! execution modes that follow from what the kernel uses.
 
+use super::OrInternal;
 use super::{BufferVar, Emitter};
 use crate::back::ParamSlot;
 use crate::ir::*;
@@ -141,9 +142,10 @@ impl Emitter<'_> {
                 "amp_out_of_bounds_report",
             );
             let record = self.b.id();
-            let oob = self.oob.as_mut().expect("checked above");
-            oob.var = var;
-            oob.record = record;
+            if let Some(oob) = self.oob.as_mut() {
+                oob.var = var;
+                oob.record = record;
+            }
         }
     }
 
@@ -153,7 +155,8 @@ impl Emitter<'_> {
         if let Some(&id) = self.fact_bools.get(&(p, bit)) {
             return id;
         }
-        let facts = self.layout_facts[p].expect("buffer params have layout facts");
+        let facts =
+            self.layout_facts[p].or_internal(&mut self.internal, "buffer params have layout facts");
         let (u, b) = (self.scalar_ty(Scalar::U32), self.scalar_ty(Scalar::Bool));
         let (mask, zero) = (self.const_u32(bit), self.const_u32(0));
         let masked = self.spec_constant_op(u, Op::BitwiseAnd, &[facts, mask]);
@@ -166,14 +169,15 @@ impl Emitter<'_> {
     /// specialized.
     fn spec_constant_op(&mut self, ty: Word, op: Op, operands: &[Word]) -> Word {
         let id = self.b.spec_constant_op(ty, op);
-        let inst = self
-            .b
-            .module_mut()
-            .types_global_values
-            .last_mut()
-            .expect("just appended");
-        inst.operands
-            .extend(operands.iter().map(|&w| Operand::IdRef(w)));
+        match self.b.module_mut().types_global_values.last_mut() {
+            Some(inst) => inst
+                .operands
+                .extend(operands.iter().map(|&w| Operand::IdRef(w))),
+            None => {
+                let _: () =
+                    None.or_internal(&mut self.internal, "an OpSpecConstantOp was appended");
+            }
+        }
         id
     }
 
@@ -254,7 +258,10 @@ impl Emitter<'_> {
         let ty = self.scalar_ty(m.ty);
         let ptr_ty = self.ptr(ty, StorageClass::PushConstant);
         let idx = self.const_u32(member);
-        let push = self.push.expect("members exist, so the block was declared");
+        let push = self.push.or_internal(
+            &mut self.internal,
+            "members exist, so the block was declared",
+        );
         let ptr = self.access(ptr_ty, push, &[idx]);
         self.load(ty, ptr)
     }
@@ -264,7 +271,9 @@ impl Emitter<'_> {
     pub(super) fn push_value(&mut self, ty: &Ty, members: &mut std::ops::RangeFrom<u32>) -> Word {
         let parts: Vec<Word> = match ty {
             Ty::Scalar(_) => {
-                let member = members.next().expect("one member per scalar");
+                let member = members
+                    .next()
+                    .or_internal(&mut self.internal, "one member per scalar");
                 return self.push_member(member);
             }
             Ty::Vector(s, n) => (0..*n)
@@ -280,7 +289,9 @@ impl Emitter<'_> {
             }
         };
         let t = self.ty(ty);
-        self.b.composite_construct(t, None, parts).expect("open")
+        self.b
+            .composite_construct(t, None, parts)
+            .or_internal(&mut self.internal, "open")
     }
 
     pub(super) fn builtin_input(&mut self, builtin: spirv::BuiltIn, name: &str) -> Word {
@@ -305,7 +316,7 @@ impl Emitter<'_> {
             Some(self.b.id()),
             vec![Operand::StorageClass(StorageClass::Workgroup)],
         );
-        let id = inst.result_id.expect("set above");
+        let id = inst.result_id.or_internal(&mut self.internal, "set above");
         self.b.insert_types_global_values(InsertPoint::End, inst);
         self.b.name(id, name);
         id

@@ -30,6 +30,10 @@ use rspirv::dr::{self, Builder, InsertPoint, Operand};
 use rspirv::spirv::{self, Op, StorageClass, Word};
 use std::collections::{HashMap, HashSet};
 
+/// A kernel of this name gets an internal error from the emitter, so that the path a bug in
+/// the compiler takes to the user (an error that asks for a report) is tested.
+pub const INTERNAL_ERROR_PROBE: &str = "__amp_internal_error_probe";
+
 /// Threads per workgroup of simple (untiled) kernels.
 pub const SIMPLE_WORKGROUP_SIZE: u32 = 64;
 
@@ -55,8 +59,13 @@ pub struct Module {
     pub workgroup_size: [u32; 3],
 }
 
-/// Lowers a type-checked kernel.
-pub fn emit(kernel: &Kernel, ranges: &Ranges, layout: &Layout, checks: BoundsChecks) -> Module {
+/// Lowers a type-checked kernel; an error (the broken invariant) only on a bug in the emitter.
+pub fn emit(
+    kernel: &Kernel,
+    ranges: &Ranges,
+    layout: &Layout,
+    checks: BoundsChecks,
+) -> Result<Module, String> {
     let mut e = Emitter::new(kernel, ranges, layout);
     e.oob = oob_report_binding(kernel, checks).map(|binding| OobReport {
         binding,
@@ -65,17 +74,23 @@ pub fn emit(kernel: &Kernel, ranges: &Ranges, layout: &Layout, checks: BoundsChe
         pending: [0; PENDING_REPORT_WORDS as usize],
     });
     e.kernel();
+    if kernel.name == INTERNAL_ERROR_PROBE {
+        e.internal = Some("the probe kernel asked for an internal error".into());
+    }
     let uses_float64 = e.uses_float64;
     if uses_float64 {
         e.b.capability(spirv::Capability::Float64);
     }
     e.preserve_float_specials();
     e.declare_atomic_float_add();
-    Module {
+    if let Some(internal) = e.internal {
+        return Err(internal);
+    }
+    Ok(Module {
         words: e.b.module().assemble(),
         uses_float64,
         workgroup_size: [SIMPLE_WORKGROUP_SIZE, 1, 1],
-    }
+    })
 }
 
 /// Whether values of `ty` occupy storage: `()`, `!` and arrays of them (`[(); 4]`, or the
@@ -144,6 +159,35 @@ struct Emitter<'k> {
     /// Index ranges the range analysis proved: clamps and checks they make redundant are left
     /// out.
     ranges: &'k Ranges,
+    /// The first broken invariant of the emitter itself (see [`OrInternal`]): the kernel then
+    /// gets an internal-error diagnostic instead of a module.
+    internal: Option<String>,
+}
+
+/// A step of the emitter that fails only on a bug in the emitter (an instruction outside a
+/// block, a declaration it did not make): the first failure is kept in `internal` and a
+/// placeholder (id 0) lets emission finish; [`emit`] then returns the failure, which the kernel
+/// gets as an internal-error diagnostic, never a panic.
+trait OrInternal<T> {
+    fn or_internal(self, internal: &mut Option<String>, invariant: &str) -> T;
+}
+
+impl<T: Default, E: std::fmt::Debug> OrInternal<T> for Result<T, E> {
+    fn or_internal(self, internal: &mut Option<String>, invariant: &str) -> T {
+        self.unwrap_or_else(|e| {
+            internal.get_or_insert_with(|| format!("broken invariant ({invariant}): {e:?}"));
+            T::default()
+        })
+    }
+}
+
+impl<T: Default> OrInternal<T> for Option<T> {
+    fn or_internal(self, internal: &mut Option<String>, invariant: &str) -> T {
+        self.unwrap_or_else(|| {
+            internal.get_or_insert_with(|| format!("broken invariant ({invariant})"));
+            T::default()
+        })
+    }
 }
 
 impl<'k> Emitter<'k> {
@@ -182,6 +226,7 @@ impl<'k> Emitter<'k> {
             uses_atomic_float_add: false,
             oob: None,
             ranges,
+            internal: None,
         }
     }
 
@@ -311,7 +356,7 @@ impl<'k> Emitter<'k> {
         );
         self.b
             .insert_into_block(InsertPoint::End, inst)
-            .expect("a block is open while emitting values");
+            .or_internal(&mut self.internal, "a block is open while emitting values");
         id
     }
 
@@ -325,23 +370,25 @@ impl<'k> Emitter<'k> {
                 inst,
                 args.iter().map(|&w| Operand::IdRef(w)),
             )
-            .expect("a block is open")
+            .or_internal(&mut self.internal, "a block is open")
     }
 
     fn load(&mut self, ty: Word, ptr: Word) -> Word {
         self.b
             .load(ty, None, ptr, None, [])
-            .expect("a block is open")
+            .or_internal(&mut self.internal, "a block is open")
     }
 
     fn store(&mut self, ptr: Word, value: Word) {
-        self.b.store(ptr, value, None, []).expect("a block is open");
+        self.b
+            .store(ptr, value, None, [])
+            .or_internal(&mut self.internal, "a block is open");
     }
 
     fn access(&mut self, ptr_ty: Word, base: Word, indices: &[Word]) -> Word {
         self.b
             .access_chain(ptr_ty, None, base, indices.iter().copied())
-            .expect("a block is open")
+            .or_internal(&mut self.internal, "a block is open")
     }
 
     fn terminated(&self) -> bool {
@@ -351,12 +398,14 @@ impl<'k> Emitter<'k> {
     fn begin(&mut self, label: Word) {
         self.b
             .begin_block(Some(label))
-            .expect("the previous block was terminated");
+            .or_internal(&mut self.internal, "the previous block was terminated");
         self.label = label;
     }
 
     fn branch(&mut self, target: Word) {
-        self.b.branch(target).expect("a block is open");
+        self.b
+            .branch(target)
+            .or_internal(&mut self.internal, "a block is open");
     }
 
     /// A `Function` variable, declared at the top of the entry block as SPIR-V requires.
@@ -366,7 +415,7 @@ impl<'k> Emitter<'k> {
         let current = self.b.selected_block();
         self.b
             .select_block(Some(0))
-            .expect("the entry block exists");
+            .or_internal(&mut self.internal, "the entry block exists");
         let inst = dr::Instruction::new(
             Op::Variable,
             Some(ptr),
@@ -375,10 +424,10 @@ impl<'k> Emitter<'k> {
         );
         self.b
             .insert_into_block(InsertPoint::Begin, inst)
-            .expect("entry block selected");
+            .or_internal(&mut self.internal, "entry block selected");
         self.b
             .select_block(current)
-            .expect("restoring the selected block");
+            .or_internal(&mut self.internal, "restoring the selected block");
         if let Some(n) = name {
             self.b.name(id, n);
         }

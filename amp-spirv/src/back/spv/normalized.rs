@@ -36,8 +36,10 @@ impl Emitter<'_> {
     /// The host's `new` of the normalized type `to`, component-wise for a vector: NaN to 0,
     /// then clamped into `[lo, 1]` by two selects.
     fn normalize(&mut self, x: Word, to: &Ty) -> Word {
-        let s = to.component().expect("a normalized scalar or vector");
-        let lo = s.normalized_min().expect("a normalized type");
+        let lo = to
+            .component()
+            .and_then(Scalar::normalized_min)
+            .or_internal(&mut self.internal, "a normalized type");
         let n = match to {
             Ty::Vector(_, n) => Some(*n),
             _ => None,

@@ -7,6 +7,7 @@
 use super::bounds::Check;
 use super::control::IfLabels;
 use super::Emitter;
+use super::OrInternal;
 use crate::back::ParamSlot;
 use crate::ir::*;
 use crate::types::{Elem, Scalar, Ty};
@@ -17,7 +18,7 @@ use rspirv::spirv::{self, Op, StorageClass, Word};
 const GLSL_ROUND_EVEN: u32 = 2;
 
 /// A texture or sampler parameter's variable and the types that go with it.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Default)]
 pub(super) struct ImageVar {
     var: Word,
     /// The image type (`OpTypeImage`), or the sampler type for a sampler.
@@ -136,8 +137,8 @@ impl Emitter<'_> {
             .collect()
     }
 
-    fn image_var(&self, p: ParamId) -> ImageVar {
-        self.images[p].expect("texture params have image variables")
+    fn image_var(&mut self, p: ParamId) -> ImageVar {
+        self.images[p].or_internal(&mut self.internal, "texture params have image variables")
     }
 
     fn texel_info(&self, p: ParamId) -> (Elem, u32) {
@@ -156,7 +157,7 @@ impl Emitter<'_> {
         let t = self.ty(&Ty::Vector(Scalar::U32, index.len() as u32));
         self.b
             .composite_construct(t, None, index.iter().rev().copied())
-            .expect("a block is open")
+            .or_internal(&mut self.internal, "a block is open")
     }
 
     /// The texel of type `texel` in the first components of `v4`, a 4-component vector of
@@ -169,11 +170,11 @@ impl Emitter<'_> {
             Ty::Vector(_, n) => self
                 .b
                 .vector_shuffle(t, None, v4, v4, 0..n)
-                .expect("a block is open"),
+                .or_internal(&mut self.internal, "a block is open"),
             _ => self
                 .b
                 .composite_extract(t, None, v4, [0])
-                .expect("a block is open"),
+                .or_internal(&mut self.internal, "a block is open"),
         }
     }
 
@@ -192,18 +193,18 @@ impl Emitter<'_> {
                         let st = self.scalar_ty(s);
                         self.b
                             .composite_extract(st, None, value, [k])
-                            .expect("a block is open")
+                            .or_internal(&mut self.internal, "a block is open")
                     })
                     .chain((n..4).map(|_| zero))
                     .collect();
                 self.b
                     .composite_construct(v4, None, parts)
-                    .expect("a block is open")
+                    .or_internal(&mut self.internal, "a block is open")
             }
             _ => self
                 .b
                 .composite_construct(v4, None, [value, zero, zero, zero])
-                .expect("a block is open"),
+                .or_internal(&mut self.internal, "a block is open"),
         }
     }
 
@@ -233,7 +234,7 @@ impl Emitter<'_> {
                 Some(
                     self.b
                         .composite_construct(t, None, extent)
-                        .expect("a block is open"),
+                        .or_internal(&mut self.internal, "a block is open"),
                 )
             }
             TextureOp::Load => {
@@ -270,7 +271,7 @@ impl Emitter<'_> {
                         Some(spirv::ImageOperands::LOD),
                         [Operand::IdRef(lod)],
                     )
-                    .expect("a block is open");
+                    .or_internal(&mut self.internal, "a block is open");
                 let value = self.texel_from_vec4(&texel, fetched);
                 Some(match inside {
                     Some(inside) => {
@@ -282,7 +283,7 @@ impl Emitter<'_> {
                                 let bv = self.ty(&Ty::Vector(Scalar::Bool, *n));
                                 self.b
                                     .composite_construct(bv, None, vec![inside; *n as usize])
-                                    .expect("a block is open")
+                                    .or_internal(&mut self.internal, "a block is open")
                             }
                             _ => inside,
                         };
@@ -308,7 +309,7 @@ impl Emitter<'_> {
                         spirv::ImageOperands::LOD,
                         [Operand::IdRef(lod)],
                     )
-                    .expect("a block is open");
+                    .or_internal(&mut self.internal, "a block is open");
                 Some(self.texel_from_vec4(&texel, sampled))
             }
             TextureOp::Gather(sampler, component) => {
@@ -321,7 +322,7 @@ impl Emitter<'_> {
                 Some(
                     self.b
                         .image_gather(v4, None, combined, coord, component, None, [])
-                        .expect("a block is open"),
+                        .or_internal(&mut self.internal, "a block is open"),
                 )
             }
             TextureOp::Store => {
@@ -428,6 +429,6 @@ impl Emitter<'_> {
         let image = self.load(img.ty, img.var);
         self.b
             .image_write(image, coord, texel4, None, [])
-            .expect("a block is open");
+            .or_internal(&mut self.internal, "a block is open");
     }
 }

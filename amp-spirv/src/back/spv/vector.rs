@@ -8,6 +8,7 @@
 //! `OpTypeStruct` of its fields' buffer types with the C offsets
 //! ([`structs`](crate::structs)); in the kernel it is a struct of the fields' kernel types.
 
+use super::OrInternal;
 use super::*;
 use crate::types::Elem;
 
@@ -62,7 +63,9 @@ impl Emitter<'_> {
                 let scalar = self.scalar_ty(*s);
                 let len = self.const_u32(*n);
                 self.b.type_array_id(Some(id), scalar, len);
-                let stride = Ty::Scalar(*s).packed_bytes().expect("a scalar");
+                let stride = Ty::Scalar(*s)
+                    .packed_bytes()
+                    .or_internal(&mut self.internal, "a scalar has a size");
                 self.b.decorate(
                     id,
                     spirv::Decoration::ArrayStride,
@@ -145,12 +148,14 @@ impl Emitter<'_> {
                 let part = self
                     .b
                     .composite_extract(stored, None, raw, [k as u32])
-                    .expect("open");
+                    .or_internal(&mut self.internal, "open");
                 self.storage_to_value(m, part)
             })
             .collect();
         let t = self.ty(ty);
-        self.b.composite_construct(t, None, parts).expect("open")
+        self.b
+            .composite_construct(t, None, parts)
+            .or_internal(&mut self.internal, "open")
     }
 
     /// Converts a kernel value to its layout in a buffer, member by member.
@@ -166,14 +171,14 @@ impl Emitter<'_> {
                 let part = self
                     .b
                     .composite_extract(t, None, value, [k as u32])
-                    .expect("open");
+                    .or_internal(&mut self.internal, "open");
                 self.value_to_storage(m, part)
             })
             .collect();
         let stored = self.storage_ty(ty);
         self.b
             .composite_construct(stored, None, parts)
-            .expect("open")
+            .or_internal(&mut self.internal, "open")
     }
 
     /// `dot`, `length`, `normalize`, `cross` of float vectors; `None` for other built-ins.
@@ -195,12 +200,20 @@ impl Emitter<'_> {
         let st = self.ty(&scalar);
         let parts: Vec<Word> = (0..n)
             .map(|k| {
-                let a = self.b.composite_extract(st, None, l, [k]).expect("open");
-                let b = self.b.composite_extract(st, None, r, [k]).expect("open");
+                let a = self
+                    .b
+                    .composite_extract(st, None, l, [k])
+                    .or_internal(&mut self.internal, "open");
+                let b = self
+                    .b
+                    .composite_extract(st, None, r, [k])
+                    .or_internal(&mut self.internal, "open");
                 self.binary(op, s, &scalar, a, b, &scalar)
             })
             .collect();
         let t = self.ty(&Ty::Vector(s, n));
-        self.b.composite_construct(t, None, parts).expect("open")
+        self.b
+            .composite_construct(t, None, parts)
+            .or_internal(&mut self.internal, "open")
     }
 }

@@ -4,6 +4,7 @@
 //! drifts, even in sign, once `x / y` is large). Both are computed here without rounding.
 
 use super::inst;
+use crate::back::spv::OrInternal;
 use crate::back::spv::{glsl, Emitter};
 use crate::types::Scalar;
 use rspirv::spirv::{self, Op, Word};
@@ -95,7 +96,7 @@ impl Emitter<'_> {
         self.begin(header);
         self.b
             .loop_merge(merge, cont, spirv::LoopControl::NONE, [])
-            .expect("open");
+            .or_internal(&mut self.internal, "open");
         self.branch(test);
         self.begin(test);
         let j = self.load(i, j_var);
@@ -103,7 +104,7 @@ impl Emitter<'_> {
         let go = self.cmp(Op::SGreaterThanEqual, j, zero_i);
         self.b
             .branch_conditional(go, body, merge, [])
-            .expect("open");
+            .or_internal(&mut self.internal, "open");
         self.begin(body);
         let r = self.load(t_ty, r_var);
         let t = self.load(t_ty, t_var);

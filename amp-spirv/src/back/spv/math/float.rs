@@ -3,6 +3,7 @@
 
 use super::inst;
 use crate::back::spv::Emitter;
+use crate::back::spv::OrInternal;
 use crate::ir::Lit;
 use crate::types::Scalar;
 use rspirv::spirv::{Op, Word};
@@ -126,7 +127,9 @@ impl Emitter<'_> {
 
     /// `c[0] + x (c[1] + x (c[2] + ...))` (with `Fma`, fused or not).
     pub(super) fn horner(&mut self, x: Word, c: &[f64]) -> Word {
-        let (last, rest) = c.split_last().expect("a polynomial has coefficients");
+        let Some((last, rest)) = c.split_last() else {
+            return None.or_internal(&mut self.internal, "a polynomial has coefficients");
+        };
         let mut acc = self.d(*last);
         for &k in rest.iter().rev() {
             let k = self.d(k);
@@ -140,8 +143,14 @@ impl Emitter<'_> {
         let u = self.scalar_ty(Scalar::U32);
         let v2 = self.b.type_vector(u, 2);
         let v = self.op(Op::Bitcast, v2, &[x]);
-        let lo = self.b.composite_extract(u, None, v, [0]).expect("open");
-        let hi = self.b.composite_extract(u, None, v, [1]).expect("open");
+        let lo = self
+            .b
+            .composite_extract(u, None, v, [0])
+            .or_internal(&mut self.internal, "open");
+        let hi = self
+            .b
+            .composite_extract(u, None, v, [1])
+            .or_internal(&mut self.internal, "open");
         (lo, hi)
     }
 
@@ -151,7 +160,7 @@ impl Emitter<'_> {
         let v = self
             .b
             .composite_construct(v2, None, [lo, hi])
-            .expect("open");
+            .or_internal(&mut self.internal, "open");
         let t = self.scalar_ty(Scalar::F64);
         self.op(Op::Bitcast, t, &[v])
     }
