@@ -419,6 +419,7 @@ const RUNTIME_LAYERS: &[&[&str]] = &[
         "kernel",
         "normalized",
         "numeric",
+        "outer_const",
         "scalar",
         "short_vector",
         "sync",

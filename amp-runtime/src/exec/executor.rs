@@ -270,7 +270,8 @@ impl NativeLaunch<'_> {
         }
     }
 
-    /// Runs `tile` for every tile of the domain, one pool task per tile.
+    /// Runs `tile` for every tile of the domain: each pool task runs a run of consecutive tiles
+    /// (about 16K threads' worth, fewer when that would leave cores idle), one after another.
     #[inline]
     pub fn for_each_tile<const R: usize, F: Fn([u32; R]) + Sync + Copy>(&self, tile: F) {
         let grid: [u32; R] = std::array::from_fn(|k| self.domain[k] / self.tile[k]);
