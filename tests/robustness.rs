@@ -143,17 +143,19 @@ fn copies_between_mismatched_shapes_are_errors() -> Result<(), Error> {
     let mut array = Array::from_slice([2, 3], &[1, 2, 3, 4, 5, 6])?;
     assert!(matches!(
         array.copy_from_slice(&[1, 2, 3]),
-        Err(Error::LengthMismatch {
-            expected: 6,
-            actual: 3
+        Err(Error::MismatchedLengths {
+            first: 6,
+            second: 3,
+            ..
         })
     ));
     let mut short = vec![0; 5];
     assert!(matches!(
         array.copy_to_slice(&mut short),
-        Err(Error::LengthMismatch {
-            expected: 6,
-            actual: 5
+        Err(Error::MismatchedLengths {
+            first: 6,
+            second: 5,
+            ..
         })
     ));
     assert_eq!(short, vec![0; 5]);

@@ -148,20 +148,14 @@ pub enum Error {
         /// The accelerator that was asked to use it.
         launch: String,
     },
-    /// A host slice's length differs from the element count of an array.
-    #[error("slice has {actual} elements but the array has {expected}")]
-    LengthMismatch {
-        /// The array's element count.
-        expected: usize,
-        /// The slice's length.
-        actual: usize,
-    },
-    /// Two inputs of an algorithm (`amp::algorithms`) that must have the same length do not.
+    /// Two things that must have the same length do not: the inputs of an algorithm
+    /// (`amp::algorithms`: `inclusive_scan`'s input and output, `sort_by_key`'s keys and values)
+    /// or an array and a host slice (`Array::copy_to_slice`, `copy_from_slice`).
     #[error("{operation}: {first_name} has {first} elements but {second_name} has {second}")]
     MismatchedLengths {
-        /// The algorithm (`inclusive_scan`, `sort_by_key`, ...).
+        /// The operation (`inclusive_scan`, `sort_by_key`, `copy_to_slice`, ...).
         operation: &'static str,
-        /// What the first input is (`input`, `keys`).
+        /// What the first is (`input`, `keys`, `the array`).
         first_name: &'static str,
         /// Its length.
         first: usize,
@@ -176,13 +170,14 @@ pub enum Error {
         /// The algorithm.
         operation: &'static str,
     },
-    /// A Vulkan call failed.
+    /// A Vulkan call failed (with a result other than running out of memory or losing the
+    /// device, which have their own variants).
     #[error("{call} failed: {result}")]
     Vulkan {
         /// The Vulkan function.
         call: &'static str,
         /// Its result code.
-        result: vk::Result,
+        result: VulkanResult,
     },
     /// The memory allocator failed for a reason other than running out of memory.
     #[error("device memory allocation failed: {0}")]
@@ -336,8 +331,35 @@ impl Error {
                 Error::OutOfDeviceMemory
             }
             vk::Result::ERROR_DEVICE_LOST => Error::DeviceLost { call },
-            result => Error::Vulkan { call, result },
+            result => Error::Vulkan {
+                call,
+                result: VulkanResult(result.as_raw()),
+            },
         }
+    }
+}
+
+/// A Vulkan result code (`VkResult`), as [`Error::Vulkan`] reports it: its number and, in
+/// `Display`, its name and meaning. It does not expose the Vulkan bindings' own type, so an
+/// upgrade of those bindings changes nothing in this API.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct VulkanResult(i32);
+
+impl VulkanResult {
+    /// The `VkResult` number (negative for errors, as `VK_ERROR_INITIALIZATION_FAILED` = -3).
+    pub fn code(self) -> i32 {
+        self.0
+    }
+}
+
+impl std::fmt::Display for VulkanResult {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} ({:?})",
+            vk::Result::from_raw(self.0),
+            vk::Result::from_raw(self.0)
+        )
     }
 }
 
@@ -375,12 +397,18 @@ mod tests {
         let oom = Error::vk("vkAllocateMemory")(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY);
         assert!(matches!(oom, Error::OutOfDeviceMemory));
         let other = Error::vk("vkCreateBuffer")(vk::Result::ERROR_INITIALIZATION_FAILED);
-        assert!(matches!(
-            other,
+        match other {
             Error::Vulkan {
                 call: "vkCreateBuffer",
-                result: vk::Result::ERROR_INITIALIZATION_FAILED
+                result,
+            } => {
+                assert_eq!(result.code(), -3);
+                assert!(
+                    result.to_string().contains("ERROR_INITIALIZATION_FAILED"),
+                    "{result}"
+                );
             }
-        ));
+            e => panic!("{e:?}"),
+        }
     }
 }

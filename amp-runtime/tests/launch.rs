@@ -201,9 +201,10 @@ fn array_round_trips() {
     assert_eq!(copy, data);
     assert!(matches!(
         a.copy_to_slice(&mut [0; 3]),
-        Err(Error::LengthMismatch {
-            expected: 500,
-            actual: 3
+        Err(Error::MismatchedLengths {
+            first: 500,
+            second: 3,
+            ..
         })
     ));
 

@@ -352,9 +352,12 @@ impl<T: DeviceElement, const N: usize> Array<T, N> {
     /// Copies the contents into `out`, whose length must equal the element count.
     pub fn copy_to_slice(&self, out: &mut [T]) -> Result<(), Error> {
         if out.len() != self.len {
-            return Err(Error::LengthMismatch {
-                expected: self.len,
-                actual: out.len(),
+            return Err(Error::MismatchedLengths {
+                operation: "copy_to_slice",
+                first_name: "the array",
+                first: self.len,
+                second_name: "the slice",
+                second: out.len(),
             });
         }
         self.storage.read_at(0, crate::scalar::as_bytes_mut(out))
@@ -363,9 +366,12 @@ impl<T: DeviceElement, const N: usize> Array<T, N> {
     /// Overwrites the contents with `data`, whose length must equal the element count.
     pub fn copy_from_slice(&mut self, data: &[T]) -> Result<(), Error> {
         if data.len() != self.len {
-            return Err(Error::LengthMismatch {
-                expected: self.len,
-                actual: data.len(),
+            return Err(Error::MismatchedLengths {
+                operation: "copy_from_slice",
+                first_name: "the array",
+                first: self.len,
+                second_name: "the slice",
+                second: data.len(),
             });
         }
         self.storage.write_at(0, crate::scalar::as_bytes(data))
