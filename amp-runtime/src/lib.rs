@@ -94,9 +94,11 @@ pub use short_vector::{
     UInt4,
 };
 pub use texture::{
-    AddressMode, Filter, ImageTexel, Sampler, Texel, TexelKind, Texture, TextureView,
+    AddressMode, Filter, Sampler, Texel, TexelKind, Texture, TextureView,
     WriteonlyTextureView,
 };
+#[cfg(feature = "image-files")]
+pub use texture::ImageTexel;
 
 /// Compile-time proof that the types C++ AMP lets several threads share are `Send + Sync`.
 const _: () = {

@@ -11,6 +11,7 @@
 //! # Ok::<(), amp_runtime::Error>(())
 //! ```
 
+#[cfg(feature = "image-files")]
 mod file;
 mod format;
 mod host;
@@ -21,6 +22,7 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
+#[cfg(feature = "image-files")]
 pub use file::ImageTexel;
 pub(crate) use format::native_kind;
 pub use format::{Texel, TexelKind};
