@@ -33,7 +33,7 @@ for sync in 0 1; do
         cargo test -p amp --all-features --test device "$@"
 done
 # The run-time suites again on the native CPU accelerator: the same kernels, compiled to Rust.
-AMP_DEVICE=cpu cargo test -p amp --all-features --test device --test native --test accelerator "$@"
+AMP_DEVICE=cpu cargo test -p amp --all-features --test device --test native_accelerator --test accelerator "$@"
 
 # The GPU kit (docs/gpu-kit.md), proven to run where Rust is not installed: the quick kit, built
 # from the test build above, runs on this machine's Vulkan device with every folder that holds

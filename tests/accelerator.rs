@@ -7,8 +7,7 @@
 
 mod common;
 use common::assert_validation_clean;
-
-use std::process::Command;
+use common::{in_child, run_child};
 
 use amp::prelude::*;
 use amp::{AcceleratorView, DeviceType};
@@ -49,34 +48,6 @@ fn affine_cpu(a: &[i32], k: i32, c: i32) -> Vec<i32> {
     a.iter()
         .map(|&x| x.wrapping_mul(k).wrapping_add(c))
         .collect()
-}
-
-/// Runs the test `name` of this binary in a child process with `env` set; returns its output.
-fn run_child(name: &str, env: &[(&str, &str)]) -> std::process::Output {
-    let exe = std::env::current_exe().expect("test binary path");
-    let mut cmd = Command::new(exe);
-    cmd.args([name, "--exact", "--nocapture", "--test-threads=1"])
-        .env("AMP_TEST_CHILD", name);
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = cmd.output().expect("spawn the test binary");
-    assert!(
-        out.status.success(),
-        "child `{name}` failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        stdout.contains("1 passed"),
-        "the child ran no test:\n{stdout}"
-    );
-    out
-}
-
-fn in_child(name: &str) -> bool {
-    std::env::var("AMP_TEST_CHILD").is_ok_and(|v| v == name)
 }
 
 #[test]
@@ -172,7 +143,7 @@ fn device_path_finds_the_same_accelerator() -> Result<(), Error> {
 fn set_default_overrides_before_first_use() -> Result<(), Error> {
     let name = "set_default_overrides_before_first_use";
     if !in_child(name) {
-        run_child(name, &[("AMP_DEVICE", "no-such-device-xyz")]);
+        run_child(name, &[("AMP_DEVICE", "no-such-device-xyz")], &[]);
         return Ok(());
     }
     // The environment names no device, but the API choice comes first and wins.
@@ -196,7 +167,11 @@ fn amp_device_accepts_a_device_path() -> Result<(), Error> {
     let name = "amp_device_accepts_a_device_path";
     if !in_child(name) {
         let path = Accelerator::all()?[0].device_path().to_owned();
-        run_child(name, &[("AMP_DEVICE", &path), ("AMP_TEST_EXPECT", &path)]);
+        run_child(
+            name,
+            &[("AMP_DEVICE", &path), ("AMP_TEST_EXPECT", &path)],
+            &[],
+        );
         return Ok(());
     }
     let want = std::env::var("AMP_TEST_EXPECT").unwrap();
@@ -208,7 +183,7 @@ fn amp_device_accepts_a_device_path() -> Result<(), Error> {
 fn set_default_after_first_use_is_refused_when_different() -> Result<(), Error> {
     let name = "set_default_after_first_use_is_refused_when_different";
     if !in_child(name) {
-        run_child(name, &[]);
+        run_child(name, &[], &[]);
         return Ok(());
     }
     let acc = Accelerator::default()?;

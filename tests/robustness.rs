@@ -18,8 +18,7 @@
 
 mod common;
 use common::assert_validation_clean;
-
-use std::process::Command;
+use common::{in_child, run_child};
 
 use amp::prelude::*;
 
@@ -243,33 +242,12 @@ fn grids_whose_thread_ids_would_wrap_are_refused() -> Result<(), Error> {
     Ok(())
 }
 
-fn run_child(test: &str, env: &[(&str, &str)]) {
-    let exe = std::env::current_exe().expect("test binary path");
-    let mut cmd = Command::new(exe);
-    cmd.args([test, "--exact", "--nocapture", "--test-threads=1"])
-        .env("AMP_TEST_CHILD", test);
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = cmd.output().expect("spawn the test binary");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success() && stdout.contains("1 passed"),
-        "child `{test}` failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-fn in_child(test: &str) -> bool {
-    std::env::var("AMP_TEST_CHILD").is_ok_and(|v| v == test)
-}
-
 /// Every entry point that needs a Vulkan device (`AMP_DEVICE=vulkan`) reports `expected`
 /// (checked by `is_expected`).
 fn every_entry_point_fails(is_expected: impl Fn(&Error) -> bool) {
     let check = |what: &str, e: Error| assert!(is_expected(&e), "{what}: unexpected {e:?}");
     check("Accelerator::default", Accelerator::default().unwrap_err());
-    // Without Vulkan, the native CPU accelerator is all there is (tests/native.rs runs on it).
+    // Without Vulkan, the native CPU accelerator is all there is (tests/native_accelerator.rs runs on it).
     match Accelerator::all() {
         Ok(all) => assert!(all.iter().all(|a| a.is_native()), "{all:?}"),
         Err(e) => check("Accelerator::all", e),
@@ -295,6 +273,7 @@ fn no_vulkan_loader_is_an_error() {
                 ("AMP_VULKAN_LIBRARY", "/nonexistent/libvulkan.so.1"),
                 ("AMP_DEVICE", "vulkan"),
             ],
+            &[],
         );
         return;
     }
@@ -316,6 +295,7 @@ fn no_device_is_an_error() {
                 ("VK_ICD_FILENAMES", nowhere),
                 ("AMP_DEVICE", "vulkan"),
             ],
+            &[],
         );
         return;
     }

@@ -22,7 +22,6 @@
 //! fails, never skips, when they are missing.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// Folders searched, relative to the repository root and to each workspace member.
 const FOLDERS: [&str; 4] = ["examples", "tests", "benches", "src"];
@@ -103,58 +102,14 @@ fn member_dirs(root: &Path) -> Vec<PathBuf> {
     dirs
 }
 
-/// A SPIRV-Tools program (`spirv-val`, `spirv-dis`), found in the usual places or on `PATH`.
-fn spirv_tool(name: &str) -> PathBuf {
-    let candidates = [
-        PathBuf::from("/usr/bin").join(name),
-        PathBuf::from("/usr/local/bin").join(name),
-    ];
-    if let Some(found) = candidates.iter().find(|p| p.is_file()) {
-        return found.clone();
-    }
-    match Command::new(name).arg("--version").output() {
-        Ok(out) if out.status.success() => PathBuf::from(name),
-        _ => panic!(
-            "{name} (SPIRV-Tools) was not found: it is required to check every kernel's SPIR-V. \
-             Run scripts/setup.sh (or install the `spirv-tools` package) and test again."
-        ),
-    }
-}
-
-/// Runs `tool args.. <module>` on `words`; `Ok` holds its standard output, `Err` all of it.
-fn run_on_module(tool: &str, args: &[&str], words: &[u32], tag: &str) -> Result<String, String> {
-    let path = std::env::temp_dir().join(format!(
-        "amp-spirv-val-all-{}-{tag}.spv",
-        std::process::id()
-    ));
-    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    std::fs::write(&path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    let out = Command::new(spirv_tool(tool))
-        .args(args)
-        .arg(&path)
-        .output();
-    let _ = std::fs::remove_file(&path);
-    let out = out.map_err(|e| format!("cannot run {tool}: {e}"))?;
-    if out.status.success() {
-        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-    } else {
-        Err(format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ))
-    }
-}
-
 /// Runs `spirv-val --target-env vulkan1.1` on `words`; `Err` holds its output.
-fn validate(words: &[u32], tag: &str) -> Result<(), String> {
-    run_on_module("spirv-val", &["--target-env", "vulkan1.1"], words, tag).map(drop)
+fn validate(words: &[u32], _tag: &str) -> Result<(), String> {
+    amp_test_support::spirv_val(words)
 }
 
 /// The module's disassembly, as `spirv-dis` writes it (friendly names, no colour).
 fn disassemble(words: &[u32], tag: &str) -> String {
-    run_on_module("spirv-dis", &["--no-color"], words, tag)
-        .unwrap_or_else(|e| panic!("spirv-dis failed on {tag}:\n{e}"))
+    amp_test_support::spirv_dis(words).unwrap_or_else(|e| panic!("spirv-dis failed on {tag}:\n{e}"))
 }
 
 /// Where the snapshot of the kernels of `shown` (a path relative to the root) is kept.

@@ -649,44 +649,7 @@ void main() {
 /// Compiles GLSL compute source with `glslangValidator -V --target-env vulkan1.1` into SPIR-V
 /// words. Fails with a clear message when the tool is missing.
 pub fn compile_glsl(name: &str, source: &str) -> Result<Vec<u32>, BoxError> {
-    let dir = glsl_dir()?;
-    let comp = dir.join(format!("{name}.comp"));
-    let spv = dir.join(format!("{name}.spv"));
-    std::fs::write(&comp, source)?;
-    let output = Command::new("glslangValidator")
-        .args(["-V", "--target-env", "vulkan1.1", "-o"])
-        .arg(&spv)
-        .arg(&comp)
-        .output()
-        .map_err(|e| -> BoxError {
-            if e.kind() == std::io::ErrorKind::NotFound {
-                "glslangValidator not found on PATH: the benchmark compiles its GLSL baselines \
-                 with it (Debian/Ubuntu: apt-get install glslang-tools)"
-                    .into()
-            } else {
-                format!("could not run glslangValidator: {e}").into()
-            }
-        })?;
-    if !output.status.success() {
-        return Err(format!(
-            "glslangValidator failed on {}:\n{}{}",
-            comp.display(),
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        )
-        .into());
-    }
-    let bytes = std::fs::read(&spv)?;
-    Ok(bytes
-        .chunks_exact(4)
-        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
-        .collect())
-}
-
-fn glsl_dir() -> Result<PathBuf, BoxError> {
-    let dir = std::env::temp_dir().join(format!("amp-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&dir)?;
-    Ok(dir)
+    Ok(amp_test_support::compile_glsl(name, source)?)
 }
 
 fn raw(
@@ -1707,8 +1670,6 @@ pub fn run(cfg: &Config) -> Result<Report, BoxError> {
         let result = bounds_cost(&mut ctx).map(|b| bounds = b);
         attempt("bounds", result, t0);
     }
-    // The GLSL sources and modules of this process.
-    let _ = std::fs::remove_dir_all(glsl_dir()?);
     Ok(Report {
         device: ctx.acc.name().to_owned(),
         device_is_cpu_driver: ctx.acc.device_type() == DeviceType::Cpu,

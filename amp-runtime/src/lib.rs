@@ -93,12 +93,11 @@ pub use short_vector::{
     uint_4, Double2, Double3, Double4, Float2, Float3, Float4, Int2, Int3, Int4, UInt2, UInt3,
     UInt4,
 };
-pub use texture::{
-    AddressMode, Filter, Sampler, Texel, TexelKind, Texture, TextureView,
-    WriteonlyTextureView,
-};
 #[cfg(feature = "image-files")]
 pub use texture::ImageTexel;
+pub use texture::{
+    AddressMode, Filter, Sampler, Texel, TexelKind, Texture, TextureView, WriteonlyTextureView,
+};
 
 /// Compile-time proof that the types C++ AMP lets several threads share are `Send + Sync`.
 const _: () = {

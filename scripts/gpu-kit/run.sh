@@ -115,7 +115,7 @@ suites=(
     "device|device|180|"
     "$bench"
     "device-staging|device|180|AMP_FORCE_STAGING=1"
-    "native|native|120|"
+    "native_accelerator|native_accelerator|120|"
     "accelerator|accelerator|120|"
     "robustness|robustness|120|"
     "timeout|timeout|120|"

@@ -1,14 +1,88 @@
 //! What every device test file shares.
 
 /// Every test ends here: validation (when asked for) is on and reported nothing.
+#[allow(dead_code)] // not every test binary that includes this module checks validation
 pub fn assert_validation_clean() {
-    if std::env::var_os("AMP_VALIDATION").is_some_and(|v| v == "1") {
-        assert!(
-            amp::validation_enabled(),
-            "AMP_VALIDATION=1 but the validation layer is not active"
-        );
+    if let Err(e) = validation_clean() {
+        panic!("{e}");
     }
-    assert_eq!(amp::validation_message_count(), 0);
+}
+
+/// [`assert_validation_clean`] as a `Result`, for property tests (which turn it into a
+/// failed case).
+#[allow(dead_code)] // not every test binary that includes this module runs property tests
+pub fn validation_clean() -> Result<(), String> {
+    if std::env::var_os("AMP_VALIDATION").is_some_and(|v| v == "1") && !amp::validation_enabled() {
+        return Err("AMP_VALIDATION=1 but the validation layer is not active".into());
+    }
+    match amp::validation_message_count() {
+        0 => Ok(()),
+        n => Err(format!("the validation layer reported {n} messages")),
+    }
+}
+
+/// A small deterministic generator (xorshift64*) of test data, so failures reproduce.
+#[allow(dead_code)] // not every test binary that includes this module needs random data
+pub struct Rng(pub u64);
+
+#[allow(dead_code)]
+impl Rng {
+    pub fn next_u32(&mut self) -> u32 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 32) as u32
+    }
+
+    /// Uniform in `lo..hi`.
+    pub fn range(&mut self, lo: i32, hi: i32) -> i32 {
+        lo + (self.next_u32() % (hi - lo) as u32) as i32
+    }
+
+    pub fn vec_i32(&mut self, n: usize, lo: i32, hi: i32) -> Vec<i32> {
+        (0..n).map(|_| self.range(lo, hi)).collect()
+    }
+
+    /// An integer in [-8, 8] as an `f32`: products and partial sums of a few are exact.
+    pub fn small_f32(&mut self) -> f32 {
+        (self.next_u32() % 17) as f32 - 8.0
+    }
+
+    /// Uniform in [-1, 1), on a grid of 2^-23.
+    pub fn unit_f32(&mut self) -> f32 {
+        (self.next_u32() >> 8) as f32 / (1u32 << 23) as f32 - 1.0
+    }
+}
+
+/// Runs the test `name` of this test binary alone in a child process, with `env` set and the
+/// variables `unset` removed (for a test that needs the process's default device chosen
+/// differently); asserts it ran and passed, and returns its output.
+#[allow(dead_code)] // only the binaries with such tests use it
+pub fn run_child(name: &str, env: &[(&str, &str)], unset: &[&str]) -> std::process::Output {
+    let exe = std::env::current_exe().expect("test binary path");
+    let mut cmd = std::process::Command::new(exe);
+    cmd.args([name, "--exact", "--nocapture", "--test-threads=1"])
+        .env("AMP_TEST_CHILD", name);
+    for var in unset {
+        cmd.env_remove(var);
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("spawn the test binary");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("1 passed"),
+        "child `{name}` failed or ran no test:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// Whether this process is the child [`run_child`] started for test `name`.
+#[allow(dead_code)]
+pub fn in_child(name: &str) -> bool {
+    std::env::var("AMP_TEST_CHILD").is_ok_and(|v| v == name)
 }
 
 /// The value of an `f64` operation where the default device has `shaderFloat64`; elsewhere

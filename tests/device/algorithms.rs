@@ -4,22 +4,10 @@
 //! `total_cmp` order with every bit kept, and a stable `sort_by_key`.
 
 use crate::common;
-use common::assert_validation_clean;
+use common::{assert_validation_clean, Rng};
 
 use amp::algorithms;
 use amp::prelude::*;
-
-/// A small deterministic generator (xorshift).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 16) as u32
-    }
-}
 
 const LENGTHS: [usize; 7] = [1, 7, 255, 2048, 2049, 6 * 2048 + 5, 300_000];
 
@@ -27,14 +15,14 @@ const LENGTHS: [usize; 7] = [1, 7, 255, 2048, 2049, 6 * 2048 + 5, 300_000];
 fn sums_minima_and_maxima_match_the_host() {
     let mut rng = Rng(7);
     for n in LENGTHS {
-        let ints: Vec<i32> = (0..n).map(|_| rng.next() as i32).collect();
+        let ints: Vec<i32> = (0..n).map(|_| rng.next_u32() as i32).collect();
         let v = ArrayView::new([n], &ints).unwrap();
         let wrapping = ints.iter().fold(0i32, |a, &b| a.wrapping_add(b));
         assert_eq!(algorithms::sum(&v).unwrap(), wrapping, "i32 sum of {n}");
         assert_eq!(algorithms::min(&v).unwrap(), *ints.iter().min().unwrap());
         assert_eq!(algorithms::max(&v).unwrap(), *ints.iter().max().unwrap());
 
-        let uints: Vec<u32> = (0..n).map(|_| rng.next() % 1000).collect();
+        let uints: Vec<u32> = (0..n).map(|_| rng.next_u32() % 1000).collect();
         let array = Array::from_slice([n], &uints).unwrap();
         assert_eq!(
             algorithms::sum(&array.view()).unwrap(),
@@ -47,7 +35,7 @@ fn sums_minima_and_maxima_match_the_host() {
 
         // Halves of small integers: every partial sum is exact in f32, in any order.
         let floats: Vec<f32> = (0..n)
-            .map(|_| (rng.next() % 64) as f32 * 0.5 - 16.0)
+            .map(|_| (rng.next_u32() % 64) as f32 * 0.5 - 16.0)
             .collect();
         let v = ArrayView::new([n], &floats).unwrap();
         assert_eq!(
@@ -86,7 +74,9 @@ fn nans_are_passed_over_by_min_and_max() {
 fn scans_match_the_host() {
     let mut rng = Rng(11);
     for n in LENGTHS {
-        let ints: Vec<i32> = (0..n).map(|_| (rng.next() % 200) as i32 - 100).collect();
+        let ints: Vec<i32> = (0..n)
+            .map(|_| (rng.next_u32() % 200) as i32 - 100)
+            .collect();
         let mut inclusive = vec![0i32; n];
         let mut exclusive = vec![0i32; n];
         {
@@ -103,7 +93,7 @@ fn scans_match_the_host() {
             assert_eq!(inclusive[i], run, "inclusive scan of {n} at {i}");
         }
         // Floats that add exactly; into an array on the device.
-        let floats: Vec<f32> = (0..n).map(|_| (rng.next() % 8) as f32).collect();
+        let floats: Vec<f32> = (0..n).map(|_| (rng.next_u32() % 8) as f32).collect();
         let input = Array::from_slice([n], &floats).unwrap();
         let mut out = Array::<f32, 1>::new([n]).unwrap();
         algorithms::inclusive_scan(&input.view(), &mut out.view_mut()).unwrap();
@@ -143,13 +133,13 @@ fn a_scan_of_four_million() {
 fn sorts_match_the_host() {
     let mut rng = Rng(3);
     for n in LENGTHS {
-        let mut uints: Vec<u32> = (0..n).map(|_| rng.next()).collect();
+        let mut uints: Vec<u32> = (0..n).map(|_| rng.next_u32()).collect();
         let mut want = uints.clone();
         want.sort_unstable();
         algorithms::sort(&mut ArrayViewMut::new([n], &mut uints).unwrap()).unwrap();
         assert_eq!(uints, want, "u32 sort of {n}");
 
-        let ints: Vec<i32> = (0..n).map(|_| rng.next() as i32).collect();
+        let ints: Vec<i32> = (0..n).map(|_| rng.next_u32() as i32).collect();
         let mut array = Array::from_slice([n], &ints).unwrap();
         algorithms::sort(&mut array.view_mut()).unwrap();
         let mut want = ints.clone();
@@ -197,7 +187,7 @@ fn sorts_match_the_host() {
                 1 => -0.0,
                 2 => 0.0,
                 3 => f64::NEG_INFINITY,
-                _ => (rng.next() as f64 - 2e9) * 1e-3,
+                _ => (rng.next_u32() as f64 - 2e9) * 1e-3,
             })
             .collect();
         let mut want = doubles.clone();
@@ -217,7 +207,7 @@ fn sorts_match_the_host() {
 fn sort_by_key_is_stable() {
     let mut rng = Rng(5);
     for n in [2, 300, 2049, 70_000] {
-        let mut keys: Vec<i32> = (0..n).map(|_| (rng.next() % 50) as i32 - 25).collect();
+        let mut keys: Vec<i32> = (0..n).map(|_| (rng.next_u32() % 50) as i32 - 25).collect();
         let mut values: Vec<u32> = (0..n as u32).collect();
         let mut want: Vec<(i32, u32)> = keys.iter().copied().zip(values.iter().copied()).collect();
         want.sort_by_key(|&(k, _)| k);

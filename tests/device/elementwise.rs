@@ -12,6 +12,8 @@
 //! as Vulkan defines OpFRem (see `float_rem_check!`). f64 kernels run where the device has
 //! `shaderFloat64` and must fail with `Error::MissingCapability` elsewhere.
 
+use crate::common;
+use common::assert_validation_clean;
 use std::cmp::Ordering;
 use std::fmt::Debug;
 
@@ -38,21 +40,7 @@ fn fail(e: amp::Error) -> TestCaseError {
 
 /// Every test case ends here: validation (when asked for) is on and reported nothing.
 fn check_clean() -> Result<(), TestCaseError> {
-    if std::env::var_os("AMP_VALIDATION").is_some_and(|v| v == "1") {
-        prop_assert!(
-            amp::validation_enabled(),
-            "AMP_VALIDATION=1 but the validation layer is not active"
-        );
-    }
-    prop_assert_eq!(amp::validation_message_count(), 0);
-    Ok(())
-}
-
-/// `check_clean` for plain (non-proptest) tests.
-fn assert_validation_clean() {
-    if let Err(e) = check_clean() {
-        panic!("{e}");
-    }
+    common::validation_clean().map_err(TestCaseError::fail)
 }
 
 fn double_supported() -> bool {

@@ -4,7 +4,7 @@
 
 use crate::common;
 use amp::prelude::*;
-use common::assert_validation_clean;
+use common::{assert_validation_clean, Rng};
 
 /// `M x N x W`: C (M x N) = A (M x W) * B (W x N).
 const SHAPES: [(usize, usize, usize); 4] = [(1, 1, 1), (17, 33, 9), (100, 3, 250), (64, 64, 64)];
@@ -32,22 +32,6 @@ fn matmul_i32(idx: Index<2>, a: ArrayView<i32, 2>, b: ArrayView<i32, 2>, c: Arra
         k += 1;
     }
     c[idx] = sum;
-}
-
-/// A small deterministic generator (xorshift64*), so failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn next_u32(&mut self) -> u32 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 32) as u32
-    }
-    /// Uniform in [-1, 1).
-    fn unit_f32(&mut self) -> f32 {
-        (self.next_u32() >> 8) as f32 / (1u32 << 23) as f32 - 1.0
-    }
 }
 
 fn matmul_device_f32(

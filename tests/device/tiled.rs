@@ -8,7 +8,7 @@
 //! Tiles and matrices stay small: a software device (lavapipe) runs barriers slowly.
 
 use crate::common;
-use common::assert_validation_clean;
+use common::{assert_validation_clean, Rng};
 
 use amp::prelude::*;
 use proptest::prelude::*;
@@ -44,25 +44,6 @@ fn config() -> ProptestConfig {
         cases: 6,
         failure_persistence: None,
         ..ProptestConfig::default()
-    }
-}
-
-/// A small deterministic generator (xorshift64*), so failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn next_u32(&mut self) -> u32 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 32) as u32
-    }
-    /// Uniform in `lo..hi`.
-    fn range(&mut self, lo: i32, hi: i32) -> i32 {
-        lo + (self.next_u32() % (hi - lo) as u32) as i32
-    }
-    fn vec_i32(&mut self, n: usize, lo: i32, hi: i32) -> Vec<i32> {
-        (0..n).map(|_| self.range(lo, hi)).collect()
     }
 }
 

@@ -4,7 +4,7 @@
 
 use crate::common;
 use amp::prelude::*;
-use common::assert_validation_clean;
+use common::{assert_validation_clean, Rng};
 
 const TS: usize = 16;
 
@@ -25,22 +25,6 @@ fn matmul_tiled(t: TiledIndex<TS, TS>, a: ArrayView<f32, 2>, b: ArrayView<f32, 2
         i += TS;
     }
     c[t.global] = sum;
-}
-
-/// A small deterministic generator (xorshift64*), so failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn next_u32(&mut self) -> u32 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 32) as u32
-    }
-    /// An integer in [-8, 8] as f32: every product and partial sum below is exact.
-    fn small_f32(&mut self) -> f32 {
-        (self.next_u32() % 17) as f32 - 8.0
-    }
 }
 
 fn matmul_cpu(a: &[f32], b: &[f32], m: usize, n: usize, w: usize) -> Vec<f32> {

@@ -5,7 +5,6 @@ use crate::gen::{Program, TestFn, Ty};
 use amp::__private::{KernelArg, KernelCall, KernelInfo, ParamInfo, ParamKind};
 use amp::{Accelerator, ArrayView, ArrayViewMut};
 use amp_spirv::{CompiledKernel, DeviceFnSource, Options};
-use std::process::Command;
 
 /// The parameters of `t`'s kernel (`p0: ArrayView<T, 1>, .., out: ArrayViewMut<R, 1>`) and
 /// the arguments of its call (`p0[idx], ..`).
@@ -72,28 +71,7 @@ pub fn compile(program: &Program, t: &TestFn, opaque: bool) -> Result<CompiledKe
 }
 
 fn spirv_val(words: &[u32]) -> Result<(), String> {
-    let path = std::env::temp_dir().join(format!(
-        "amp-diff-{}-{:?}.spv",
-        std::process::id(),
-        std::thread::current().id()
-    ));
-    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    std::fs::write(&path, bytes).map_err(|e| e.to_string())?;
-    let out = Command::new(crate::host::tool("spirv-val"))
-        .args(["--target-env", "vulkan1.1"])
-        .arg(&path)
-        .output()
-        .map_err(|e| format!("running spirv-val: {e}"))?;
-    let _ = std::fs::remove_file(&path);
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "spirv-val: {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ))
-    }
+    amp_test_support::spirv_val(words).map_err(|e| format!("spirv-val: {e}"))
 }
 
 /// What `#[kernel(amp)]` would put in the kernel's static: leaked, as the launcher needs a

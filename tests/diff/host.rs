@@ -7,17 +7,6 @@ use std::fmt::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// A tool from the system (`spirv-val`), where the setup script installs it.
-pub fn tool(name: &str) -> PathBuf {
-    for dir in ["/usr/bin", "/usr/local/bin"] {
-        let p = Path::new(dir).join(name);
-        if p.is_file() {
-            return p;
-        }
-    }
-    PathBuf::from(name)
-}
-
 /// Where a run keeps its host programs: `AMP_DIFF_KEEP`, or a temporary folder.
 pub fn work_dir(seed: u64) -> PathBuf {
     let dir = match std::env::var_os("AMP_DIFF_KEEP") {
@@ -118,7 +107,7 @@ pub fn inputs_of(rng: &mut Rng, program: &Program) -> Vec<Vec<Vec<u64>>> {
 /// per row, flag 0 where the function panicked.
 fn program_source(
     program: &Program,
-    natives: &[Result<crate::native::NativeFns, String>],
+    natives: &[Result<crate::native_backend::NativeFns, String>],
 ) -> String {
     let mut s = String::from(
         "#![allow(warnings)]\n\
@@ -131,7 +120,7 @@ fn program_source(
          fn put(out: &mut Vec<u8>, r: Option<u64>) { out.push(r.is_some() as u8); out.extend_from_slice(&r.unwrap_or(0).to_le_bytes()); }\n\n",
     );
     s.push_str(&program.source().replace("#[amp::device]\n", ""));
-    s.push_str(&crate::native::runtime_support());
+    s.push_str(&crate::native_backend::runtime_support());
     for n in natives.iter().flatten() {
         s.push_str(&n.source);
     }
@@ -174,7 +163,11 @@ fn program_source(
 /// `main`'s code that runs `t`'s native kernel (when generated) over the rows, batch by batch
 /// for a batched one: a status byte (1 ran, 0 panicked, 2 not generated, 3 reported an
 /// out-of-bounds access), then one `u64` of bits per row.
-fn native_call(s: &mut String, t: &crate::gen::TestFn, native: Option<&crate::native::NativeFns>) {
+fn native_call(
+    s: &mut String,
+    t: &crate::gen::TestFn,
+    native: Option<&crate::native_backend::NativeFns>,
+) {
     s.push_str("    {\n        let mut status = 2u8;\n");
     let _ = writeln!(s, "        let mut vals = vec![0u64; {ROWS}];");
     if let Some(native) = native {
@@ -215,7 +208,7 @@ fn native_call(s: &mut String, t: &crate::gen::TestFn, native: Option<&crate::na
         let _ = writeln!(
             s,
             "            for r in {first}..{ROWS} {{ unsafe {{ {}([r as u32], {args}&oob) }} }}\n            (oob.read()[0], o.into_iter().map(Bits::to_u64).collect::<Vec<u64>>())\n        }});",
-            crate::native::fn_name(t),
+            crate::native_backend::fn_name(t),
         );
         s.push_str(
             "        match res { Ok((flag, v)) => { status = if flag == 0 { 1 } else { 3 }; vals = v; } Err(_) => status = 0 }\n",
@@ -242,7 +235,7 @@ pub fn run(
     program: &Program,
     inputs: &[Vec<Vec<u64>>],
 ) -> Result<HostResults, String> {
-    let natives = crate::native::kernels(program);
+    let natives = crate::native_backend::kernels(program);
     let src = dir.join(format!("host{round}.rs"));
     let exe = dir.join(format!("host{round}"));
     let input = dir.join(format!("input{round}.bin"));

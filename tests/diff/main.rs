@@ -34,7 +34,7 @@ mod common;
 mod device;
 mod gen;
 mod host;
-mod native;
+mod native_backend;
 mod opaque;
 
 use gen::{Check, Program, Rng, TestFn, Ty};

@@ -3,8 +3,6 @@
 #![allow(dead_code)]
 
 use std::collections::HashMap;
-use std::path::PathBuf;
-use std::process::Command;
 use std::sync::{Mutex, Once};
 
 use amp_runtime::{KernelInfo, ParamInfo, ParamKind, ScalarType};
@@ -40,28 +38,7 @@ pub fn compile(name: &str, source: &str) -> &'static [u32] {
     if let Some(w) = cache.get(name) {
         return w;
     }
-    let dir: PathBuf =
-        std::env::temp_dir().join(format!("amp-runtime-tests-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let src = dir.join(format!("{name}.comp"));
-    let out = dir.join(format!("{name}.spv"));
-    std::fs::write(&src, source).unwrap();
-    let status = Command::new("glslangValidator")
-        .args(["-V", "--target-env", "vulkan1.1", "-o"])
-        .arg(&out)
-        .arg(&src)
-        .output()
-        .expect("glslangValidator is installed (package glslang-tools)");
-    assert!(
-        status.status.success(),
-        "glslangValidator failed:\n{}",
-        String::from_utf8_lossy(&status.stdout)
-    );
-    let bytes = std::fs::read(&out).unwrap();
-    let words: Vec<u32> = bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
+    let words = amp_test_support::compile_glsl(name, source).unwrap_or_else(|e| panic!("{e}"));
     let words: &'static [u32] = Box::leak(words.into_boxed_slice());
     cache.insert(name.to_owned(), words);
     words

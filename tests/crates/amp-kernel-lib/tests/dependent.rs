@@ -4,6 +4,10 @@
 //! imported), take the library's device struct as an element type by path and through `use`,
 //! and it launches the library's own kernel.
 
+#[path = "../../../common/mod.rs"]
+mod common;
+use common::assert_validation_clean;
+
 use amp::prelude::*;
 use amp_kernel_lib::interp::{affine, point_at};
 use amp_kernel_lib::shapes::Segment;
@@ -57,13 +61,6 @@ fn segments(n: usize) -> Vec<Segment> {
             }
         })
         .collect()
-}
-
-fn assert_validation_clean() {
-    if std::env::var_os("AMP_VALIDATION").is_some_and(|v| v == "1") {
-        assert!(amp::validation_enabled());
-    }
-    assert_eq!(amp::validation_message_count(), 0);
 }
 
 #[test]
