@@ -413,6 +413,7 @@ fn the_manifest_reader_finds_dependencies() {
 /// docs/design.md). A module uses only modules of its own layer or the layers below.
 const RUNTIME_LAYERS: &[&[&str]] = &[
     &[
+        "config",
         "dims",
         "error",
         "extent",

@@ -301,6 +301,14 @@ pub enum Error {
         /// What it should hold.
         expected: &'static str,
     },
+    /// [`Config::apply`](crate::Config::apply) came after the runtime read one of its settings
+    /// (each is read once, at the first use that needs it: the default accelerator, the Vulkan
+    /// instance, the native pool) with another value.
+    #[error("{setting} was already read with another value: apply the Config before the first use of a device")]
+    ConfigTooLate {
+        /// The setting's environment variable (`AMP_DEVICE`, ...).
+        setting: &'static str,
+    },
     /// [`AcceleratorView::set_profiling`](crate::AcceleratorView::set_profiling) was asked to
     /// time launches on a device whose compute queue cannot write timestamps
     /// (`timestampValidBits` is 0), so their device times cannot be measured there.

@@ -33,6 +33,7 @@
 //! kernels can be launched from several host threads at once.
 #![deny(missing_docs)]
 
+mod config;
 mod data;
 mod device;
 mod dims;
@@ -51,6 +52,7 @@ mod texture;
 
 #[doc(hidden)]
 pub use amp_native_rt as native_rt;
+pub use config::Config;
 pub use data::{
     copy, copy_async, transfer_stats, AccessType, Array, ArrayView, ArrayViewMut, CompletionFuture,
     CopyDestination, CopySource, TransferStats,

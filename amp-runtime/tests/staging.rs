@@ -7,7 +7,10 @@ use common::{add, assert_clean, init};
 
 #[test]
 fn staging_copies_are_correct_and_clean() {
-    std::env::set_var("AMP_FORCE_STAGING", "1");
+    amp_runtime::Config::new()
+        .force_staging(true)
+        .apply()
+        .expect("set before the first transfer");
     init();
     let a_vec: Vec<f32> = (0..3000).map(|i| i as f32).collect();
     let mut out = vec![1.0f32; 3000];

@@ -187,10 +187,11 @@ impl Accelerator {
         if let Some(acc) = slot.as_ref() {
             return Ok(acc.clone());
         }
-        let acc = match std::env::var(DEVICE_ENV) {
-            Ok(want) if !want.is_empty() => named(&want)?,
+        let acc = match crate::config::peek(DEVICE_ENV) {
+            Some(want) if !want.is_empty() => named(&want)?,
             _ => preferred()?,
         };
+        crate::config::latch(DEVICE_ENV);
         *slot = Some(acc.clone());
         Ok(acc)
     }
@@ -229,6 +230,7 @@ impl Accelerator {
             Some(current) => current == acc,
             None => {
                 *slot = Some(acc.clone());
+                crate::config::latch(DEVICE_ENV);
                 true
             }
         }

@@ -41,7 +41,7 @@ const KEEP_FREE: usize = 4;
 /// (the synchronous launches of earlier versions; for measurements and debugging).
 pub(crate) fn sync_launches() -> bool {
     static SYNC: OnceLock<bool> = OnceLock::new();
-    *SYNC.get_or_init(|| std::env::var("AMP_SYNC_LAUNCHES").is_ok_and(|v| v == "1"))
+    *SYNC.get_or_init(|| crate::config::var("AMP_SYNC_LAUNCHES").is_some_and(|v| v == "1"))
 }
 
 /// A device error of one launch, reported once: the launch (if it waits), its view's next

@@ -35,7 +35,9 @@ const STORAGE_OFFSET_ALIGNMENT: u64 = 256;
 /// Whether `AMP_SIMULATE_DISCRETE=1` is set (read once per process).
 pub(crate) fn simulate_discrete() -> bool {
     static SIMULATE: OnceLock<bool> = OnceLock::new();
-    *SIMULATE.get_or_init(|| std::env::var("AMP_SIMULATE_DISCRETE").is_ok_and(|v| v.trim() == "1"))
+    *SIMULATE.get_or_init(|| {
+        crate::config::var("AMP_SIMULATE_DISCRETE").is_some_and(|v| v.trim() == "1")
+    })
 }
 
 /// `minStorageBufferOffsetAlignment` as the runtime uses it: the device's, or the simulated

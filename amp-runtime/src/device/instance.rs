@@ -95,10 +95,11 @@ const LOADER_ENV: &str = "AMP_VULKAN_LIBRARY";
 
 /// Loads the Vulkan loader: the library `AMP_VULKAN_LIBRARY` names, else the system's.
 fn load_entry() -> Result<ash::Entry, Error> {
-    let result = match std::env::var_os(LOADER_ENV) {
+    let result = match crate::config::var(LOADER_ENV) {
         // SAFETY: loading a Vulkan loader the user named; it is kept alive by the entry.
-        Some(path) if !path.is_empty() => unsafe { ash::Entry::load_from(&path) }
-            .map_err(|e| format!("{}: {e}", path.to_string_lossy())),
+        Some(path) if !path.is_empty() => {
+            unsafe { ash::Entry::load_from(&path) }.map_err(|e| format!("{}: {e}", path))
+        }
         // SAFETY: loading the system Vulkan loader; it is kept alive by the entry.
         _ => unsafe { ash::Entry::load() }.map_err(|e| e.to_string()),
     };
@@ -108,9 +109,8 @@ fn load_entry() -> Result<ash::Entry, Error> {
 fn create_instance() -> Result<InstanceShared, Error> {
     let entry = load_entry()?;
 
-    let want_validation = std::env::var("AMP_VALIDATION")
-        .map(|v| !v.is_empty() && v != "0")
-        .unwrap_or(false);
+    let want_validation =
+        crate::config::var("AMP_VALIDATION").is_some_and(|v| !v.is_empty() && v != "0");
     let mut layers: Vec<*const std::ffi::c_char> = Vec::new();
     let mut extensions: Vec<*const std::ffi::c_char> = Vec::new();
     let mut validation = false;

@@ -46,8 +46,8 @@ pub(crate) struct NativeView {
 impl NativeDevice {
     fn create() -> Result<NativeDevice, Error> {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let threads = match std::env::var(THREADS_ENV) {
-            Ok(v) if !v.trim().is_empty() => match v.trim().parse::<usize>() {
+        let threads = match crate::config::var(THREADS_ENV) {
+            Some(v) if !v.trim().is_empty() => match v.trim().parse::<usize>() {
                 Ok(n) if n >= 1 => n,
                 _ => {
                     return Err(Error::InvalidEnvironment {

@@ -143,7 +143,7 @@ impl DriverCache {
 /// The folder of the cache files, or `None` when the disk cache is off.
 fn cache_folder() -> Option<PathBuf> {
     folder_from(
-        std::env::var_os("AMP_PIPELINE_CACHE"),
+        crate::config::var("AMP_PIPELINE_CACHE").map(Into::into),
         std::env::var_os("XDG_CACHE_HOME"),
         std::env::var_os("HOME"),
     )

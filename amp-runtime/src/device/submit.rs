@@ -18,7 +18,7 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 /// when it is unset or not a number.
 pub(crate) fn default_timeout() -> Duration {
     static TIMEOUT: OnceLock<Duration> = OnceLock::new();
-    *TIMEOUT.get_or_init(|| parse_timeout(std::env::var("AMP_LAUNCH_TIMEOUT_MS").ok().as_deref()))
+    *TIMEOUT.get_or_init(|| parse_timeout(crate::config::var("AMP_LAUNCH_TIMEOUT_MS").as_deref()))
 }
 
 /// The timeout a value of `AMP_LAUNCH_TIMEOUT_MS` sets.

@@ -23,9 +23,7 @@ pub(crate) fn force_staging() -> bool {
         1 => false,
         2 => true,
         _ => {
-            let force = std::env::var("AMP_FORCE_STAGING")
-                .map(|v| v == "1")
-                .unwrap_or(false);
+            let force = crate::config::var("AMP_FORCE_STAGING").is_some_and(|v| v == "1");
             STAGING_MODE.store(if force { 2 } else { 1 }, Ordering::Relaxed);
             force
         }

@@ -12,7 +12,10 @@ static INIT: Once = Once::new();
 /// Turns validation on before the first device use. Every test calls this first.
 pub fn init() {
     INIT.call_once(|| {
-        std::env::set_var("AMP_VALIDATION", "1");
+        amp_runtime::Config::new()
+            .validation(true)
+            .apply()
+            .expect("validation is set before the first device use");
     });
 }
 

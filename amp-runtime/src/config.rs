@@ -1,0 +1,196 @@
+//! Process-wide settings: each `AMP_*` environment variable of the runtime, and its typed form
+//! in code, [`Config`]. The runtime reads every setting through [`var`], which takes a value
+//! applied by `Config::apply` over the environment's, and remembers which settings it read: a
+//! setting is read once, at the first use that needs it (the default accelerator is chosen
+//! once, the Vulkan instance is made once), so a `Config` applied later cannot change it and
+//! says so.
+
+use std::path::Path;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use crate::Error;
+
+/// The settings [`Config::apply`] set (`None`: unset, whatever the environment says), and the
+/// names the runtime has read.
+struct Settings {
+    applied: Vec<(&'static str, Option<String>)>,
+    read: Vec<&'static str>,
+}
+
+static SETTINGS: Mutex<Settings> = Mutex::new(Settings {
+    applied: Vec::new(),
+    read: Vec::new(),
+});
+
+fn settings() -> std::sync::MutexGuard<'static, Settings> {
+    // The lock guards plain data that every update leaves consistent.
+    SETTINGS.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The value of setting `name` (an `AMP_*` variable): the one a [`Config`] applied, else the
+/// environment's. Marks the setting read: the runtime keeps what it made of it.
+pub(crate) fn var(name: &'static str) -> Option<String> {
+    let value = peek(name);
+    latch(name);
+    value
+}
+
+/// [`var`] without marking the setting read, for a reader that may fail and read it again
+/// (the default accelerator is not chosen until a choice succeeds): it calls [`latch`] once
+/// the value took effect.
+pub(crate) fn peek(name: &'static str) -> Option<String> {
+    let s = settings();
+    match s.applied.iter().find(|(n, _)| *n == name) {
+        Some((_, value)) => value.clone(),
+        None => std::env::var(name).ok(),
+    }
+}
+
+/// Marks setting `name` read: a later [`Config`] cannot change it.
+pub(crate) fn latch(name: &'static str) {
+    let mut s = settings();
+    if !s.read.contains(&name) {
+        s.read.push(name);
+    }
+}
+
+/// The runtime's settings in code, one method per `AMP_*` environment variable (the table in
+/// README.md); what a `Config` leaves alone comes from the environment. Apply it before the
+/// first use of a device:
+///
+/// ```no_run
+/// use std::time::Duration;
+/// amp_runtime::Config::new()
+///     .device("cpu")
+///     .cpu_threads(4)
+///     .launch_timeout(Duration::from_secs(5))
+///     .apply()?;
+/// # Ok::<(), amp_runtime::Error>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+#[must_use = "a Config does nothing until it is applied"]
+pub struct Config {
+    settings: Vec<(&'static str, Option<String>)>,
+}
+
+impl Config {
+    /// A configuration that changes nothing.
+    pub fn new() -> Config {
+        Config::default()
+    }
+
+    fn set(mut self, name: &'static str, value: Option<String>) -> Config {
+        self.settings.retain(|(n, _)| *n != name);
+        self.settings.push((name, value));
+        self
+    }
+
+    /// `AMP_DEVICE`: the default accelerator, `"cpu"` (the native one), `"vulkan"` (the
+    /// preferred Vulkan device), a case-insensitive part of a device's name, or a
+    /// `device_path()`.
+    pub fn device(self, device: &str) -> Config {
+        self.set("AMP_DEVICE", Some(device.to_owned()))
+    }
+
+    /// `AMP_CPU_THREADS`: the threads of the native accelerator's pool (default: every core).
+    pub fn cpu_threads(self, threads: usize) -> Config {
+        self.set("AMP_CPU_THREADS", Some(threads.to_string()))
+    }
+
+    /// `AMP_VULKAN_LIBRARY`: the Vulkan loader library to load instead of the system's.
+    pub fn vulkan_library(self, path: &Path) -> Config {
+        self.set(
+            "AMP_VULKAN_LIBRARY",
+            Some(path.to_string_lossy().into_owned()),
+        )
+    }
+
+    /// `AMP_VALIDATION`: the Khronos validation layer on or off.
+    pub fn validation(self, on: bool) -> Config {
+        self.set("AMP_VALIDATION", Some(flag(on)))
+    }
+
+    /// `AMP_SYNC_LAUNCHES`: every launch waits for its work before returning.
+    pub fn sync_launches(self, on: bool) -> Config {
+        self.set("AMP_SYNC_LAUNCHES", Some(flag(on)))
+    }
+
+    /// `AMP_LAUNCH_TIMEOUT_MS`: the timeout of new accelerator views, per launch
+    /// ([`Duration::ZERO`]: none).
+    pub fn launch_timeout(self, timeout: Duration) -> Config {
+        self.set(
+            "AMP_LAUNCH_TIMEOUT_MS",
+            Some(timeout.as_millis().to_string()),
+        )
+    }
+
+    /// `AMP_FORCE_STAGING`: no zero-copy; every transfer through staging buffers.
+    pub fn force_staging(self, on: bool) -> Config {
+        self.set("AMP_FORCE_STAGING", Some(flag(on)))
+    }
+
+    /// `AMP_SIMULATE_DISCRETE`: every Vulkan device behaves as a discrete GPU.
+    pub fn simulate_discrete(self, on: bool) -> Config {
+        self.set("AMP_SIMULATE_DISCRETE", Some(flag(on)))
+    }
+
+    /// `AMP_PIPELINE_CACHE`: where compiled pipelines are kept between runs; `None` keeps
+    /// them in memory only.
+    pub fn pipeline_cache(self, dir: Option<&Path>) -> Config {
+        let value = dir.map_or_else(|| "0".to_owned(), |d| d.to_string_lossy().into_owned());
+        self.set("AMP_PIPELINE_CACHE", Some(value))
+    }
+
+    /// Makes these settings the process's, over the environment's.
+    ///
+    /// Errors: [`Error::ConfigTooLate`] when the runtime has already read one of them with
+    /// another value (it reads each at the first use that needs it); nothing is changed then.
+    pub fn apply(self) -> Result<(), Error> {
+        let mut s = settings();
+        for (name, value) in &self.settings {
+            if s.read.contains(name) {
+                let current = match s.applied.iter().find(|(n, _)| n == name) {
+                    Some((_, v)) => v.clone(),
+                    None => std::env::var(name).ok(),
+                };
+                if current != *value {
+                    return Err(Error::ConfigTooLate { setting: name });
+                }
+            }
+        }
+        for (name, value) in self.settings {
+            s.applied.retain(|(n, _)| *n != name);
+            s.applied.push((name, value));
+        }
+        Ok(())
+    }
+}
+
+fn flag(on: bool) -> String {
+    if on { "1" } else { "0" }.to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn applied_settings_win_until_read_and_a_late_change_is_an_error() {
+        // A setting the runtime does not have, so that no other test sees it.
+        const NAME: &str = "AMP_TEST_ONLY_SETTING";
+        let on = || Config::new().set(NAME, Some("1".into()));
+        on().apply().unwrap();
+        assert_eq!(var(NAME).as_deref(), Some("1"));
+        // The same value again is fine; another one is too late.
+        on().apply().unwrap();
+        let late = Config::new().set(NAME, None).apply();
+        assert!(
+            matches!(late, Err(Error::ConfigTooLate { setting }) if setting == NAME),
+            "{late:?}"
+        );
+        assert_eq!(var(NAME).as_deref(), Some("1"));
+        let msg = Error::ConfigTooLate { setting: NAME }.to_string();
+        assert!(msg.contains(NAME) && msg.contains("before"), "{msg}");
+    }
+}
