@@ -679,3 +679,57 @@ fn cbrt_f32_is_within_its_bound_everywhere() -> Result<(), amp::Error> {
     assert_validation_clean();
     Ok(())
 }
+
+#[kernel(amp)]
+fn copysign64(
+    idx: Index<1>,
+    x: ArrayView<f64, 1>,
+    y: ArrayView<f64, 1>,
+    out: ArrayViewMut<f64, 1>,
+) {
+    out[idx] = x[idx].copysign(y[idx]);
+}
+
+/// `copysign` takes the sign bit of `y` whatever `y` is, a NaN included (the differential
+/// tester found `f64`'s comparing instead, which reads every NaN as positive).
+#[test]
+fn f64_copysign_takes_the_sign_bit_of_nans_too() -> Result<(), amp::Error> {
+    let signs = [
+        1.0,
+        -1.0,
+        0.0,
+        -0.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::from_bits(0xfff1_8fcb_ba17_2536), // a NaN with the sign bit set
+        f64::from_bits(0x7ff8_0000_0000_0001), // and one without
+    ];
+    let values = [1.5, -2.0, 0.0, -0.0, f64::INFINITY, -6.5e6, 5e-324];
+    let (mut x, mut y) = (Vec::new(), Vec::new());
+    for &v in &values {
+        for &s in &signs {
+            x.push(v);
+            y.push(s);
+        }
+    }
+    let n = x.len();
+    let mut out = vec![0.0f64; n];
+    {
+        let (xv, yv) = (ArrayView::new([n], &x)?, ArrayView::new([n], &y)?);
+        let mut ov = ArrayViewMut::new([n], &mut out)?;
+        parallel_for_each(xv.extent(), copysign64(&xv, &yv, &mut ov))?;
+    }
+    for i in 0..n {
+        let want = x[i].copysign(y[i]);
+        assert_eq!(
+            out[i].to_bits(),
+            want.to_bits(),
+            "{:e}.copysign({:#x}): {:e}, Rust {want:e}",
+            x[i],
+            y[i].to_bits(),
+            out[i]
+        );
+    }
+    assert_validation_clean();
+    Ok(())
+}

@@ -270,11 +270,12 @@ impl Emitter<'_> {
         })
     }
 
-    /// `|x|` with the sign of `y`, through the sign bit (f32) or a comparison (f64, which has no
-    /// 64-bit integer to hold its bits without the `Int64` capability).
+    /// `|x|` with the sign bit of `y`, on the bits (of the high words of an `f64`, which has no
+    /// 64-bit integer to hold it without the `Int64` capability): exact for every `x` and `y`,
+    /// NaNs included, as Rust's `copysign`.
     fn copysign(&mut self, s: Scalar, x: Word, y: Word) -> Word {
-        let t = self.scalar_ty(s);
         if s == Scalar::F32 {
+            let t = self.scalar_ty(s);
             let u = self.scalar_ty(Scalar::U32);
             let xb = self.op(Op::Bitcast, u, &[x]);
             let yb = self.op(Op::Bitcast, u, &[y]);
@@ -285,17 +286,16 @@ impl Emitter<'_> {
             let r = self.op(Op::BitwiseOr, u, &[xm, ys]);
             return self.op(Op::Bitcast, t, &[r]);
         }
-        let b = self.scalar_ty(Scalar::Bool);
-        let ax = self.ext(4, t, &[x]);
-        let neg = self.op(Op::FNegate, t, &[ax]);
-        let zero = self.const_scalar(s, Lit::Float(0.0, 0.0));
-        let one = self.const_scalar(s, Lit::Float(1.0, 1.0));
-        // A negative y, or -0.0 (1 / -0.0 is -inf).
-        let below = self.op(Op::FOrdLessThan, b, &[y, zero]);
-        let inv = self.op(Op::FDiv, t, &[one, y]);
-        let neg_zero = self.op(Op::FOrdLessThan, b, &[inv, zero]);
-        let negative = self.op(Op::LogicalOr, b, &[below, neg_zero]);
-        self.op(Op::Select, t, &[negative, neg, ax])
+        // `f64`: the same on the high words (comparisons would miss the sign of a NaN `y`).
+        let u = self.scalar_ty(Scalar::U32);
+        let (lo, hi) = self.words(x);
+        let (_, y_hi) = self.words(y);
+        let magnitude = self.constant(u, 0x7fff_ffff, false);
+        let sign = self.constant(u, 0x8000_0000, false);
+        let hm = self.op(Op::BitwiseAnd, u, &[hi, magnitude]);
+        let ys = self.op(Op::BitwiseAnd, u, &[y_hi, sign]);
+        let hi = self.op(Op::BitwiseOr, u, &[hm, ys]);
+        self.f64_of_words(lo, hi)
     }
 
     /// Rust's `powf` (and C's `pow`) on every input: GLSL's Pow is undefined for `x < 0` and for
