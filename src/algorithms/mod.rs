@@ -1,6 +1,6 @@
-//! Parallel algorithms written in the kernel language: reductions, scans and sorts, for any
-//! length, on the accelerator the data lives on (C++ AMP's Algorithms Library; Thrust and CUB
-//! for CUDA users).
+//! Parallel algorithms written in the kernel language: reductions, scans, sorts, searches and
+//! the elementwise basics, for any length, on the accelerator the data lives on (C++ AMP's
+//! Algorithms Library; Thrust and CUB for CUDA users).
 //!
 //! ```no_run
 //! use amp::prelude::*;
@@ -29,16 +29,27 @@
 //! - Reductions ([`sum`], [`min`], [`max`]) and scans ([`inclusive_scan`],
 //!   [`exclusive_scan`]) combine in a tree, not left to right: integer sums wrap (as
 //!   everywhere on the device), float sums may round differently from a sequential loop.
-//! - Sorts ([`sort`], [`sort_by_key`]) are LSD radix sorts: ascending, floats in `total_cmp`
-//!   order (negative NaNs first, positive NaNs last, every bit kept); `sort_by_key` is stable.
+//! - Sorts ([`sort`], [`sort_by_key`], [`sort_descending`]) are LSD radix sorts: floats in
+//!   `total_cmp` order (negative NaNs first, positive NaNs last, every bit kept); `sort_by_key`
+//!   is stable.
+//! - [`fill`], [`iota`], [`count`], [`unique`]; searches of sorted data ([`lower_bound`],
+//!   [`upper_bound`], a binary search per query) and a stable [`merge`].
 
+mod count;
+mod fill;
 mod reduce;
 mod scan;
+mod search;
 mod sort;
+mod unique;
 
+pub use count::count;
+pub use fill::{fill, iota};
 pub use reduce::{max, min, sum};
 pub use scan::{exclusive_scan, inclusive_scan};
-pub use sort::{sort, sort_by_key};
+pub use search::{lower_bound, merge, upper_bound};
+pub use sort::{sort, sort_by_key, sort_descending};
+pub use unique::unique;
 
 #[cfg(doc)]
 use crate::Array;

@@ -402,6 +402,40 @@ pub fn sort<T: DeviceScalar>(data: &mut ArrayViewMut<'_, T, 1>) -> Result<(), Er
     bits.synchronize()
 }
 
+/// Swaps element `i` with element `n - 1 - i` for the first half: the view reversed in place
+/// (each thread owns one pair, so the other thread's element it reads is its own too).
+#[kernel(amp, unchecked, allow(write_conflict, flow_dependence))]
+fn reverse_halves<T: DeviceScalar>(idx: Index<1>, data: ArrayViewMut<T, 1>) {
+    let n = data.extent()[0];
+    let (i, j) = (idx[0], n - 1 - idx[0]);
+    let (a, b) = (data[i], data[j]);
+    data[i] = b;
+    data[j] = a;
+}
+
+/// Sorts `data` descending: the reverse of [`sort`]'s order (for floats, `total_cmp`'s reversed:
+/// positive NaNs first, then `+inf` .. `0.0`, `-0.0` .. `-inf`, negative NaNs last), every bit
+/// kept; the same as `v.sort_by(|a, b| b.total_cmp(a))`.
+///
+/// ```no_run
+/// # use amp::prelude::*;
+/// # fn main() -> Result<(), amp::Error> {
+/// let mut data = [3, 1, 2];
+/// amp::algorithms::sort_descending(&mut ArrayViewMut::new([3], &mut data)?)?;
+/// assert_eq!(data, [3, 2, 1]);
+/// # Ok(()) }
+/// ```
+pub fn sort_descending<T: DeviceScalar>(data: &mut ArrayViewMut<'_, T, 1>) -> Result<(), Error> {
+    sort(data)?;
+    let n = data.extent()[0];
+    if n <= 1 {
+        return Ok(());
+    }
+    let acc = accelerator_of(data.accelerator())?;
+    parallel_for_each_on(&acc, Extent::new([n / 2]), reverse_halves(data))?;
+    data.synchronize()
+}
+
 /// Sorts `keys` ascending as [`sort`] does and applies the same permutation to `values`:
 /// stable, so equal keys keep their values' order.
 ///

@@ -288,3 +288,270 @@ fn mismatched_lengths_are_errors() {
         "{err}"
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// fill, iota, count, lower_bound / upper_bound, merge, unique, sort_descending
+// ---------------------------------------------------------------------------------------------
+
+/// The lengths every algorithm below is checked at: empty, one, a non-power-of-two past a
+/// block boundary, and several million.
+const CONTRACT_LENGTHS: [usize; 4] = [0, 1, 2049, 3_000_000];
+
+/// Floats with the cases that differ between comparisons: both zeros, both NaNs, infinities.
+fn floats_with_specials(rng: &mut Rng, n: usize) -> Vec<f32> {
+    let specials = [
+        0.0,
+        -0.0,
+        f32::NAN,
+        -f32::NAN,
+        f32::INFINITY,
+        -f32::INFINITY,
+        1.5,
+    ];
+    (0..n)
+        .map(|i| match rng.next_u32() % 8 {
+            0 => specials[i % specials.len()],
+            _ => (rng.next_u32() % 64) as f32 * 0.25 - 8.0,
+        })
+        .collect()
+}
+
+fn bits(v: &[f32]) -> Vec<u32> {
+    v.iter().map(|x| x.to_bits()).collect()
+}
+
+#[test]
+fn fill_and_iota_write_every_element() -> Result<(), amp::Error> {
+    for n in CONTRACT_LENGTHS {
+        let mut ints = vec![3i32; n];
+        algorithms::fill(&mut ArrayViewMut::new([n], &mut ints)?, -7)?;
+        assert!(ints.iter().all(|&x| x == -7), "fill of {n}");
+        let mut floats = vec![0.0f32; n];
+        algorithms::fill(&mut ArrayViewMut::new([n], &mut floats)?, -0.0)?;
+        assert!(floats.iter().all(|x| x.to_bits() == (-0.0f32).to_bits()));
+
+        // Integers wrap past the largest value.
+        let mut us = vec![0u32; n];
+        algorithms::iota(&mut ArrayViewMut::new([n], &mut us)?, u32::MAX - 5)?;
+        let want: Vec<u32> = (0..n)
+            .map(|i| (u32::MAX - 5).wrapping_add(i as u32))
+            .collect();
+        assert_eq!(us, want, "iota of {n}");
+        let mut fs = vec![0.0f32; n];
+        algorithms::iota(&mut ArrayViewMut::new([n], &mut fs)?, 0.5)?;
+        let want: Vec<f32> = (0..n).map(|i| 0.5 + i as f32).collect();
+        assert_eq!(bits(&fs), bits(&want), "f32 iota of {n}");
+    }
+    // On an array, on its accelerator.
+    let acc = Accelerator::default()?;
+    let mut a = Array::<i32, 1>::new_on(&acc, [100])?;
+    algorithms::iota(&mut a.view_mut(), -50)?;
+    assert_eq!(a.to_vec()?, (-50..50).collect::<Vec<_>>());
+    assert_validation_clean();
+    Ok(())
+}
+
+#[test]
+fn count_compares_as_rust_does() -> Result<(), amp::Error> {
+    let mut rng = Rng(11);
+    for n in CONTRACT_LENGTHS {
+        let ints: Vec<i32> = (0..n).map(|_| rng.range(-3, 4)).collect();
+        let v = ArrayView::new([n], &ints)?;
+        for value in [-3, 0, 3, 9] {
+            let want = ints.iter().filter(|&&x| x == value).count();
+            assert_eq!(algorithms::count(&v, value)?, want, "count {value} in {n}");
+        }
+        let floats = floats_with_specials(&mut rng, n);
+        let v = ArrayView::new([n], &floats)?;
+        for value in [0.0f32, -0.0, f32::NAN, f32::INFINITY, 1.5] {
+            let want = floats.iter().filter(|&&x| x == value).count();
+            assert_eq!(
+                algorithms::count(&v, value)?,
+                want,
+                "count {value} in {n} floats"
+            );
+        }
+    }
+    assert_validation_clean();
+    Ok(())
+}
+
+#[test]
+fn bounds_answer_as_partition_point() -> Result<(), amp::Error> {
+    let mut rng = Rng(12);
+    for n in CONTRACT_LENGTHS {
+        let mut sorted: Vec<i32> = (0..n).map(|_| rng.range(-1000, 1000)).collect();
+        sorted.sort();
+        let m = 5000.min(n + 3);
+        let queries: Vec<i32> = (0..m).map(|_| rng.range(-1100, 1100)).collect();
+        let (s, q) = (
+            ArrayView::new([n], &sorted)?,
+            ArrayView::new([m], &queries)?,
+        );
+        let mut lower = vec![0u32; m];
+        let mut upper = vec![0u32; m];
+        algorithms::lower_bound(&s, &q, &mut ArrayViewMut::new([m], &mut lower)?)?;
+        algorithms::upper_bound(&s, &q, &mut ArrayViewMut::new([m], &mut upper)?)?;
+        for (k, &x) in queries.iter().enumerate() {
+            assert_eq!(
+                lower[k] as usize,
+                sorted.partition_point(|&y| y < x),
+                "lower {x}"
+            );
+            assert_eq!(
+                upper[k] as usize,
+                sorted.partition_point(|&y| y <= x),
+                "upper {x}"
+            );
+        }
+        // Floats, both zeros among them: -0.0 and 0.0 compare equal.
+        let mut fs: Vec<f32> = (0..n).map(|i| [0.0, -0.0, 1.0, -2.5][i % 4]).collect();
+        fs.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        let fq = [-0.0f32, 0.0, 1.0, -3.0, 2.0];
+        let (s, q) = (ArrayView::new([n], &fs)?, ArrayView::new([5], &fq)?);
+        let mut out = [0u32; 5];
+        algorithms::lower_bound(&s, &q, &mut ArrayViewMut::new([5], &mut out)?)?;
+        for (k, &x) in fq.iter().enumerate() {
+            assert_eq!(
+                out[k] as usize,
+                fs.partition_point(|&y| y < x),
+                "f32 lower {x}"
+            );
+        }
+    }
+    let (s, q) = ([1, 2], [1, 2, 3]);
+    let mut short = [0u32; 2];
+    let e = algorithms::lower_bound(
+        &ArrayView::new([2], &s)?,
+        &ArrayView::new([3], &q)?,
+        &mut ArrayViewMut::new([2], &mut short)?,
+    )
+    .unwrap_err();
+    assert!(matches!(e, amp::Error::MismatchedLengths { .. }), "{e}");
+    assert_validation_clean();
+    Ok(())
+}
+
+/// The stable merge, as the host would write it: an element of `b` goes after the equal ones
+/// of `a`.
+fn host_merge<T: Copy + PartialOrd>(a: &[T], b: &[T]) -> Vec<T> {
+    let (mut i, mut j) = (0, 0);
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    while i < a.len() && j < b.len() {
+        if b[j] < a[i] {
+            out.push(b[j]);
+            j += 1;
+        } else {
+            out.push(a[i]);
+            i += 1;
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
+}
+
+#[test]
+fn merge_is_stable() -> Result<(), amp::Error> {
+    let mut rng = Rng(13);
+    for n in CONTRACT_LENGTHS {
+        let m = n / 2 + 1;
+        let mut a: Vec<i32> = (0..n).map(|_| rng.range(-500, 500)).collect();
+        let mut b: Vec<i32> = (0..m).map(|_| rng.range(-500, 500)).collect();
+        a.sort();
+        b.sort();
+        let mut out = vec![0; n + m];
+        algorithms::merge(
+            &ArrayView::new([n], &a)?,
+            &ArrayView::new([m], &b)?,
+            &mut ArrayViewMut::new([n + m], &mut out)?,
+        )?;
+        assert_eq!(out, host_merge(&a, &b), "merge of {n} and {m}");
+        // Stability shows on the zeros: `a`'s come first.
+        let fa: Vec<f32> = (0..n)
+            .map(|i| if i < n / 2 { -1.0 } else { -0.0 })
+            .collect();
+        let fb: Vec<f32> = (0..m).map(|i| if i < m / 2 { 0.0 } else { 2.0 }).collect();
+        let mut fo = vec![9.0f32; n + m];
+        algorithms::merge(
+            &ArrayView::new([n], &fa)?,
+            &ArrayView::new([m], &fb)?,
+            &mut ArrayViewMut::new([n + m], &mut fo)?,
+        )?;
+        assert_eq!(
+            bits(&fo),
+            bits(&host_merge(&fa, &fb)),
+            "f32 merge of {n} and {m}"
+        );
+    }
+    let mut small = [0; 3];
+    let e = algorithms::merge(
+        &ArrayView::new([2], &[1, 2])?,
+        &ArrayView::new([2], &[1, 2])?,
+        &mut ArrayViewMut::new([3], &mut small)?,
+    )
+    .unwrap_err();
+    assert!(matches!(e, amp::Error::MismatchedLengths { .. }), "{e}");
+    assert_validation_clean();
+    Ok(())
+}
+
+#[test]
+fn unique_keeps_one_of_each_run_as_dedup() -> Result<(), amp::Error> {
+    let mut rng = Rng(14);
+    for n in CONTRACT_LENGTHS {
+        let ints: Vec<u32> = (0..n).map(|_| rng.next_u32() % 3).collect();
+        let mut want = ints.clone();
+        want.dedup();
+        let mut out = vec![u32::MAX; n];
+        let kept = algorithms::unique(
+            &ArrayView::new([n], &ints)?,
+            &mut ArrayViewMut::new([n], &mut out)?,
+        )?;
+        assert_eq!(&out[..kept], &want[..], "unique of {n}");
+        assert!(
+            out[kept..].iter().all(|&x| x == u32::MAX),
+            "the rest is untouched"
+        );
+        let floats = floats_with_specials(&mut rng, n);
+        let mut want = floats.clone();
+        want.dedup();
+        let mut out = vec![0.0f32; n];
+        let kept = algorithms::unique(
+            &ArrayView::new([n], &floats)?,
+            &mut ArrayViewMut::new([n], &mut out)?,
+        )?;
+        assert_eq!(bits(&out[..kept]), bits(&want), "f32 unique of {n}");
+    }
+    let mut small = [0; 1];
+    let e = algorithms::unique(
+        &ArrayView::new([3], &[1, 2, 3])?,
+        &mut ArrayViewMut::new([1], &mut small)?,
+    )
+    .unwrap_err();
+    assert!(
+        matches!(e, amp::Error::MismatchedLengths { first: 3, .. }),
+        "{e}"
+    );
+    assert_validation_clean();
+    Ok(())
+}
+
+#[test]
+fn sort_descending_reverses_total_cmp() -> Result<(), amp::Error> {
+    let mut rng = Rng(15);
+    for n in CONTRACT_LENGTHS {
+        let mut ints: Vec<i32> = (0..n).map(|_| rng.next_u32() as i32).collect();
+        let mut want = ints.clone();
+        want.sort_by(|a, b| b.cmp(a));
+        algorithms::sort_descending(&mut ArrayViewMut::new([n], &mut ints)?)?;
+        assert_eq!(ints, want, "descending {n}");
+        let mut floats = floats_with_specials(&mut rng, n);
+        let mut want = floats.clone();
+        want.sort_by(|a, b| b.total_cmp(a));
+        algorithms::sort_descending(&mut ArrayViewMut::new([n], &mut floats)?)?;
+        assert_eq!(bits(&floats), bits(&want), "f32 descending {n}");
+    }
+    assert_validation_clean();
+    Ok(())
+}
