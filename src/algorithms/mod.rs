@@ -32,11 +32,12 @@
 //! - Sorts ([`sort`], [`sort_by_key`], [`sort_descending`]) are LSD radix sorts: floats in
 //!   `total_cmp` order (negative NaNs first, positive NaNs last, every bit kept); `sort_by_key`
 //!   is stable.
-//! - [`fill`], [`iota`], [`count`], [`unique`]; searches of sorted data ([`lower_bound`],
+//! - [`fill`], [`iota`], [`count`], [`histogram`], [`unique`]; searches of sorted data ([`lower_bound`],
 //!   [`upper_bound`], a binary search per query) and a stable [`merge`].
 
 mod count;
 mod fill;
+mod histogram;
 mod reduce;
 mod scan;
 mod search;
@@ -45,6 +46,7 @@ mod unique;
 
 pub use count::count;
 pub use fill::{fill, iota};
+pub use histogram::histogram;
 pub use reduce::{max, min, sum};
 pub use scan::{exclusive_scan, inclusive_scan};
 pub use search::{lower_bound, merge, upper_bound};

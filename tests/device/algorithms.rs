@@ -555,3 +555,38 @@ fn sort_descending_reverses_total_cmp() -> Result<(), amp::Error> {
     assert_validation_clean();
     Ok(())
 }
+
+#[test]
+fn histogram_counts_equal_width_bins() -> Result<(), amp::Error> {
+    let mut rng = Rng(16);
+    for n in CONTRACT_LENGTHS {
+        // Integers over the whole i32 range: the bins are exact (64-bit products).
+        let ints: Vec<i32> = (0..n).map(|_| rng.next_u32() as i32).collect();
+        for (bins, lo, hi) in [(7usize, i32::MIN, i32::MAX), (256, -1000, 1000), (3, 5, 6)] {
+            let got = algorithms::histogram(&ArrayView::new([n], &ints)?, bins, lo, hi)?;
+            let mut want = vec![0u32; bins];
+            for &x in ints.iter().filter(|&&x| x >= lo && x < hi) {
+                let bin = (x as i64 - lo as i64) * bins as i64 / (hi as i64 - lo as i64);
+                want[bin as usize] += 1;
+            }
+            assert_eq!(got, want, "{bins} i32 bins of [{lo}, {hi}) over {n}");
+        }
+        // Floats: NaNs and values outside are not counted.
+        let floats = floats_with_specials(&mut rng, n);
+        let (bins, lo, hi) = (10usize, -4.0f32, 6.0f32);
+        let got = algorithms::histogram(&ArrayView::new([n], &floats)?, bins, lo, hi)?;
+        let mut want = vec![0u32; bins];
+        for &x in floats.iter().filter(|&&x| x >= lo && x < hi) {
+            let bin = (((x - lo) / (hi - lo) * bins as f32) as u32).min(bins as u32 - 1);
+            want[bin as usize] += 1;
+        }
+        assert_eq!(got, want, "f32 bins over {n}");
+    }
+    let v = ArrayView::new([2], &[1.0f32, 2.0])?;
+    for (bins, lo, hi) in [(0, 0.0, 1.0), (4, 1.0, 1.0), (4, f32::NAN, 1.0)] {
+        let e = algorithms::histogram(&v, bins, lo, hi).unwrap_err();
+        assert!(matches!(e, amp::Error::EmptyInput { .. }), "{e}");
+    }
+    assert_validation_clean();
+    Ok(())
+}

@@ -1,0 +1,114 @@
+//! `histogram`: one atomic increment per counted element, into `bins` counters.
+
+use super::accelerator_of;
+use crate::prelude::*;
+use crate::{DeviceElement, ScalarType};
+
+/// `floor(a * b / c)` for `a < c`, exactly: the 64-bit product in two words (16-bit limbs),
+/// then a long division of its low word under the high word (`a < c` keeps the high word and
+/// the quotient below 2^32). Device-only: it relies on the kernel language's wrapping `-`.
+#[amp::device(amp)]
+fn mul_div(a: u32, b: u32, c: u32) -> u32 {
+    let (a_lo, a_hi) = (a & 0xffff, a >> 16);
+    let (b_lo, b_hi) = (b & 0xffff, b >> 16);
+    let ll = a_lo * b_lo;
+    let lh = a_lo * b_hi;
+    let hl = a_hi * b_lo;
+    let mid = (ll >> 16) + (lh & 0xffff) + (hl & 0xffff);
+    let lo = (ll & 0xffff) | (mid << 16);
+    let mut rem = a_hi * b_hi + (lh >> 16) + (hl >> 16) + (mid >> 16);
+    let mut q = 0u32;
+    for k in 0..32 {
+        let top = rem >> 31;
+        rem = (rem << 1) | ((lo >> (31 - k)) & 1);
+        q <<= 1;
+        // `top` set: the shifted remainder is at least 2^32 > c (the wrapping subtraction
+        // gives the true difference, which is below c).
+        if top == 1 || rem >= c {
+            rem -= c;
+            q |= 1;
+        }
+    }
+    q
+}
+
+/// Counts each element in `[lo, hi)` in its bin: integers exactly (`(x - lo) * bins / (hi -
+/// lo)`), floats as `((x - lo) / (hi - lo) * bins)` rounded down in `T` (and kept below
+/// `bins`); NaNs and the elements outside are not counted.
+#[kernel(amp)]
+fn count_bins<T: DeviceScalar>(
+    idx: Index<1>,
+    input: ArrayView<T, 1>,
+    counts: &mut Array<u32, 1>,
+    lo: T,
+    hi: T,
+    bins: u32,
+    float: bool,
+) {
+    let x = input[idx];
+    if x >= lo && x < hi {
+        let bin = if float {
+            let b = ((x - lo) / (hi - lo) * bins as T) as u32;
+            if b >= bins {
+                bins - 1
+            } else {
+                b
+            }
+        } else {
+            // Kernel integers wrap: the differences are right for any `lo <= x < hi`.
+            let offset = x as u32 - lo as u32;
+            let width = hi as u32 - lo as u32;
+            mul_div(offset, bins, width)
+        };
+        atomic_fetch_add(&mut counts[bin as usize], 1);
+    }
+}
+
+/// How many elements of `input` fall in each of `bins` equal-width bins of `[lo, hi)`
+/// (Thrust's histogram with `upper_bound` on the bin edges, C++ AMP's histogram sample):
+/// integer bins exactly (`bin = (x - lo) * bins / (hi - lo)`, rounded down), float bins as
+/// `((x - lo) / (hi - lo) * bins as T) as u32` in `T` (kept below `bins`). Elements outside
+/// `[lo, hi)` and NaNs are not counted.
+///
+/// Errors: [`Error::EmptyInput`] for `bins == 0` or an empty range (`hi <= lo`, or a NaN bound),
+/// [`Error::ExtentTooLarge`] for more than `u32::MAX` bins, and the launch errors.
+///
+/// ```no_run
+/// # use amp::prelude::*;
+/// # fn main() -> Result<(), amp::Error> {
+/// let data = [0.5f32, 1.5, 1.7, 9.0, -1.0, 3.9];
+/// let counts = amp::algorithms::histogram(&ArrayView::new([6], &data)?, 4, 0.0, 4.0)?;
+/// assert_eq!(counts, [1, 2, 0, 1]);
+/// # Ok(()) }
+/// ```
+pub fn histogram<T: DeviceScalar>(
+    input: &ArrayView<'_, T, 1>,
+    bins: usize,
+    lo: T,
+    hi: T,
+) -> Result<Vec<u32>, Error> {
+    // `!(lo < hi)` also refuses NaN bounds.
+    #[allow(clippy::neg_cmp_op_on_partial_ord)]
+    if bins == 0 || !(lo < hi) {
+        return Err(Error::EmptyInput {
+            operation: "histogram (no bins, or an empty range)",
+        });
+    }
+    let bins32 = u32::try_from(bins).map_err(|_| Error::ExtentTooLarge {
+        what: "the number of histogram bins",
+        value: bins as u64,
+        limit: u64::from(u32::MAX),
+    })?;
+    let acc = accelerator_of(input.accelerator())?;
+    let mut counts = Array::<u32, 1>::new_on(&acc, [bins])?;
+    let float = matches!(
+        <T as DeviceElement>::TYPE,
+        ScalarType::F32 | ScalarType::F64
+    );
+    parallel_for_each_on(
+        &acc,
+        input.extent(),
+        count_bins(input, &mut counts, lo, hi, bins32, float),
+    )?;
+    counts.to_vec()
+}
