@@ -506,3 +506,54 @@ fn the_checker_finds_a_cycle_between_siblings() {
     );
     assert_eq!(krate.cycles(), ["crate: a -> b -> c -> a"]);
 }
+
+/// Every variant of `amp::Error` is documented (when it happens) and made somewhere in the
+/// library: a variant nothing returns is a promise to users that no code keeps.
+#[test]
+fn every_error_variant_is_documented_and_returned_somewhere() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let source = std::fs::read_to_string(root.join("amp-runtime/src/error.rs")).expect("error.rs");
+    let file = syn::parse_file(&source).expect("error.rs parses");
+    let error = file
+        .items
+        .iter()
+        .find_map(|item| match item {
+            syn::Item::Enum(e) if e.ident == "Error" => Some(e),
+            _ => None,
+        })
+        .expect("the Error enum");
+    // The library's sources, error.rs included (its `Error::vk` maps Vulkan results).
+    let mut library = String::new();
+    for dir in ["amp-runtime/src", "src"] {
+        let mut stack = vec![root.join(dir)];
+        while let Some(d) = stack.pop() {
+            for entry in std::fs::read_dir(&d).expect("a source folder").flatten() {
+                let p = entry.path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else if p.extension().is_some_and(|x| x == "rs") {
+                    library.push_str(&std::fs::read_to_string(&p).expect("a source file"));
+                }
+            }
+        }
+    }
+    let mut problems = Vec::new();
+    for v in &error.variants {
+        let name = v.ident.to_string();
+        if !v.attrs.iter().any(|a| a.path().is_ident("doc")) {
+            problems.push(format!("`{name}` has no documentation"));
+        }
+        let made = [
+            format!("Error::{name} {{"),
+            format!("Error::{name}("),
+            format!("Error::{name})"),
+            format!("Error::{name},"),
+            format!("Error::{name};"),
+            format!("Error::{name}\n"),
+        ];
+        if !made.iter().any(|m| library.contains(m.as_str())) {
+            problems.push(format!("`{name}` is never returned by the library"));
+        }
+    }
+    assert!(problems.is_empty(), "amp::Error:\n{}", problems.join("\n"));
+}
