@@ -14,16 +14,47 @@
 //! Each row is the median of the timed runs after one warm-up run. `MESA_SHADER_CACHE_DISABLE=true`
 //! makes the first-launch row a cold compile on lavapipe.
 //!
-//! The benchmark itself is the `amp_bench` library; this binary reads the command line and calls
-//! it.
+//! `--help` lists every flag. The benchmark itself is the `amp_bench` library; this binary reads
+//! the command line and calls it.
 
 use amp_bench::report::{publish, Outputs};
+use amp_bench::workloads::ALL;
 use amp_bench::{instructions, list_devices, run, BoxError, Config};
 use std::path::PathBuf;
 use std::time::Instant;
 
+/// `--help`.
+const USAGE: &str = "\
+amp-bench: every workload as an amp kernel, as hand-written GLSL and on the CPU (and natively)
+
+usage: amp-bench [flags]
+
+  --tiny                a few-ms smoke run (writes nothing)
+  --full                also the 1024 x 1024 matrix products
+  --gpu                 the GPU profile: GPU sizes, the copy-kernel yardstick and the GPU targets
+  --native              with --gpu: run the native column too
+  --max-buffer-mib N    shrink the GPU profile to buffers of at most N MiB
+  --reps N              most timed runs per row (default 7)
+  --only SECTION        only the sections whose names contain SECTION
+  --no-write            print only (do not rewrite docs/performance.md)
+  --report-dir DIR      write bench.md and bench.json into DIR (docs/performance.md untouched)
+  --chart PNG           also draw the amp/glslang chart into PNG
+  --devices             list the accelerators and exit
+  --instructions        count instructions per launch under callgrind (needs valgrind)
+  --help, -h            this text
+
+Without --tiny, --gpu, --only, --report-dir or --no-write the run rewrites the generated
+section of docs/performance.md and its chart.
+";
+
 fn main() -> Result<(), BoxError> {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        print!("{USAGE}");
+        let sections: Vec<&str> = ALL.iter().map(|w| w.section()).collect();
+        println!("\nsections, in the order they run: {}", sections.join(", "));
+        return Ok(());
+    }
     if args.iter().any(|a| a == "--devices") {
         return list_devices();
     }
