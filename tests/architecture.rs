@@ -24,10 +24,7 @@ const CRATES: [&str; 7] = [
     "src",
 ];
 
-/// Crates left out of the length check: the benchmark's tables of cases are long by nature.
-const LENGTH_EXEMPT: [&str; 1] = ["amp-bench/src"];
-
-/// Longest source file allowed (tests and the benchmark aside).
+/// Longest source file allowed (tests aside).
 const MAX_LINES: usize = 1200;
 
 type ModPath = Vec<String>;
@@ -461,7 +458,7 @@ fn runtime_modules_use_only_their_layer_and_the_ones_below() {
 #[test]
 fn no_source_file_is_too_long() {
     let mut too_long = Vec::new();
-    for src in CRATES.iter().filter(|c| !LENGTH_EXEMPT.contains(c)) {
+    for src in CRATES {
         for file in read_crate(&root().join(src)).files {
             let lines = std::fs::read_to_string(&file)
                 .expect("reading a source file")

@@ -1,9 +1,8 @@
-//! The benchmark (`amp-bench/src/main.rs`) at its tiny size: every workload runs once through the
+//! The benchmark (the `amp_bench` library) at its tiny size: every workload runs once through the
 //! amp kernel, the hand-written GLSL (compiled by `glslangValidator`), the CPU and the amp kernel
 //! on the native CPU accelerator, and the results must agree. Timings are not checked.
 
-#[path = "../src/main.rs"]
-mod bench;
+use amp_bench as bench;
 
 /// The benchmark times launches on the process's default view, with profiling switched on and
 /// off around them: two runs at once in this process would take each other's kernel times.

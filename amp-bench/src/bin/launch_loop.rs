@@ -1,17 +1,14 @@
 //! Profiling aid for launch overhead: empty-kernel launches interleaved with round trips of
-//! the benchmark's raw `ash` floor loop (`amp-bench/src/bench_support/raw_vulkan.rs`), so machine
-//! load hits both alike. Prints medians, the median of the pairwise ratios, and the minima.
+//! the benchmark's raw `ash` floor loop (`amp-bench/src/raw_vulkan.rs`), so machine load
+//! hits both alike. Prints medians, the median of the pairwise ratios, and the minima.
 //!
 //! `cargo run --release -p amp-bench --bin launch_loop -- N` times `N` of each (needs
 //! `glslangValidator` for the raw loop's shader); `... -- N amp` runs only `N` amp launches,
 //! e.g. under `valgrind --tool=callgrind` (deterministic instruction counts); `... -- N chain`
 //! runs `N` dependent asynchronous launches over two arrays and one read (the batched path;
 //! with `LP_NUM_THREADS=0` the driver's share is smallest).
-#[path = "../bench_support/raw_vulkan.rs"]
-#[allow(dead_code)]
-mod raw_vulkan;
-
 use amp::prelude::*;
+use amp_bench::raw_vulkan;
 use std::time::Instant;
 
 #[kernel(amp)]

@@ -5,8 +5,24 @@
 //! target is that two cores beat one loop of plain Rust clearly, at most 0.75x its time).
 //! The kernel has no hand-written GLSL twin.
 
-use super::{check, count, native_cell, timed, BoxError, Ctx, Row, Work};
 use amp::prelude::*;
+
+use super::{Ctx, Workload};
+use crate::report::{check, check_native, count, native_cell, timed, Cell, Row, Work};
+use crate::BoxError;
+
+/// The tiled-stencil row.
+pub struct Conv;
+
+impl Workload for Conv {
+    fn section(&self) -> &'static str {
+        "conv"
+    }
+
+    fn run(&self, ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
+        conv_rows(ctx)
+    }
+}
 
 /// Tile side and halo width.
 const CT: usize = 16;
@@ -111,18 +127,15 @@ pub fn conv_rows(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         name: "conv 5x5, tile_static halo (tiled, checked; CPU: serial)".into(),
         size: format!("{n} x {n} f32 ({} px)", count(n * n)),
         amp: timed(t_amp, work),
-        glsl: super::Cell::None,
+        glsl: Cell::None,
         cpu: timed(t_cpu, work),
         native: native_cell(&t_native, Some(work)),
     });
     ctx.checks
         .push(check("conv 5x5 (bit for bit)", &amp_out, &amp_out, &cpu));
     if t_native.is_ok() {
-        ctx.checks.push(super::check_native(
-            "conv 5x5 (bit for bit)",
-            &native_out,
-            &cpu,
-        ));
+        ctx.checks
+            .push(check_native("conv 5x5 (bit for bit)", &native_out, &cpu));
     }
     Ok(())
 }

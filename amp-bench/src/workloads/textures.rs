@@ -6,13 +6,28 @@
 //!   GLSL twin over `vec4` buffers;
 //! - plain Rust with rayon over the 8-bit pixels.
 
-use super::{
-    check, compile_glsl, fold, native_unsupported, push, raw, workload_row, BoxError, Ctx, Native,
-    Work, GLSL_1D,
-};
 use amp::prelude::*;
 use amp::{KernelArg, RawBinding, RawKernel};
 use rayon::prelude::*;
+
+use super::{Ctx, Workload};
+use crate::glsl::{compile_glsl, fold, push, raw, GLSL_1D};
+use crate::measure::native_unsupported;
+use crate::report::{check, check_native, workload_row, Native, Work};
+use crate::BoxError;
+
+/// The texture rows.
+pub struct Textures;
+
+impl Workload for Textures {
+    fn section(&self) -> &'static str {
+        "textures"
+    }
+
+    fn run(&self, ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
+        texture_rows(ctx)
+    }
+}
 
 const RADIUS: usize = 4;
 const TAPS: usize = 2 * RADIUS + 1;
@@ -290,7 +305,7 @@ pub fn texture_rows(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         &all_true,
     ));
     if let (Ok(_), Some(out)) = (&t_native, &n_out_tex) {
-        ctx.checks.push(super::check_native(
+        ctx.checks.push(check_native(
             "blur, sampled texture (within one 8-bit step)",
             &near(out.to_vec()?, 1),
             &all_true,
@@ -365,7 +380,7 @@ pub fn texture_rows(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         &all_true,
     ));
     if t_native.is_ok() {
-        ctx.checks.push(super::check_native(
+        ctx.checks.push(check_native(
             "blur, arrays (within two 8-bit steps)",
             &near(n_out.to_vec()?, 2),
             &all_true,

@@ -4,12 +4,27 @@
 //! bandwidth of sum and scan is compared with the vector-add row's in docs/performance.md.
 //! The native column runs the same calls over arrays on the native CPU accelerator.
 
-use super::{
-    check, count, cpu_exclusive_scan, native_cell, timed, BoxError, Cell, Ctx, Native, Row, Work,
-};
 use amp::algorithms;
 use amp::prelude::*;
 use rayon::prelude::*;
+
+use super::scan::cpu_exclusive_scan;
+use super::{Ctx, Workload};
+use crate::report::{check, check_native, count, native_cell, timed, Cell, Native, Row, Work};
+use crate::BoxError;
+
+/// The `amp::algorithms` rows.
+pub struct Algorithms;
+
+impl Workload for Algorithms {
+    fn section(&self) -> &'static str {
+        "algorithms"
+    }
+
+    fn run(&self, ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
+        algorithms_rows(ctx)
+    }
+}
 
 fn row(name: &str, size: String, work: Work, amp: f64, cpu: f64, native: &Native) -> Row {
     Row {
@@ -33,11 +48,8 @@ pub fn algorithms_rows(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
     ctx.checks
         .push(check("algorithms::sum i32", &[got], &[got], &[want]));
     if let Some(native) = native {
-        ctx.checks.push(super::check_native(
-            "algorithms::sum i32",
-            &[native],
-            &[want],
-        ));
+        ctx.checks
+            .push(check_native("algorithms::sum i32", &[native], &[want]));
     }
 
     let floats: Vec<f32> = (0..n).map(|i| (i % 8) as f32).collect();
@@ -53,7 +65,7 @@ pub fn algorithms_rows(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
     ));
     if let Some(native) = native {
         let close = ((native - want) / want).abs() < 1e-6;
-        ctx.checks.push(super::check_native(
+        ctx.checks.push(check_native(
             "algorithms::sum f32 (relative 1e-6)",
             &[close],
             &[true],

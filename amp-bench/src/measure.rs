@@ -1,0 +1,104 @@
+//! Statistics and timers: the median of timed runs after a warm-up run, the repetition budget,
+//! alternating pairs, and `settle`, the wait that ends every timed run.
+
+use amp::prelude::*;
+use std::time::Instant;
+
+use crate::{BoxError, Config};
+
+pub(crate) fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// Waits for the launches on the default accelerator's default view: launches are
+/// asynchronous, so every timed run ends here (a run that read its results waits for
+/// nothing more).
+pub fn settle() -> Result<(), BoxError> {
+    Ok(Accelerator::default()?.default_view().wait()?)
+}
+
+/// One warm-up run, then the median of up to `cfg.reps` timed runs (at least 3, fewer beyond
+/// about 2 s of work). The tiny configuration times the single warm-up run.
+pub(crate) fn measure(
+    cfg: &Config,
+    mut f: impl FnMut() -> Result<(), BoxError>,
+) -> Result<f64, BoxError> {
+    let mut f = move || -> Result<(), BoxError> {
+        f()?;
+        settle()
+    };
+    let t0 = Instant::now();
+    f()?;
+    let first = t0.elapsed().as_secs_f64();
+    if cfg.tiny {
+        return Ok(first);
+    }
+    let (min_reps, budget) = rep_budget(cfg);
+    let reps = ((budget / first.max(1e-9)).ceil() as usize).clamp(min_reps, cfg.reps.max(min_reps));
+    let mut times = Vec::with_capacity(reps);
+    for _ in 0..reps {
+        let t = Instant::now();
+        f()?;
+        times.push(t.elapsed().as_secs_f64());
+    }
+    Ok(median(&mut times))
+}
+
+/// The fewest timed runs of a row and the seconds of work after which no more are started:
+/// at least 3 runs within about 2 s; in the GPU profile, whose CPU rows at GPU sizes take
+/// seconds each, at least 2 within about 1 s.
+fn rep_budget(cfg: &Config) -> (usize, f64) {
+    if cfg.gpu {
+        (2, 1.0)
+    } else {
+        (3, 2.0)
+    }
+}
+
+/// [`measure`] for two versions of a workload, alternating them: after one warm-up run of
+/// each, every repetition runs the first and then the second (the order flips each time).
+pub(crate) fn measure_pair(
+    cfg: &Config,
+    mut first: impl FnMut() -> Result<(), BoxError>,
+    mut second: impl FnMut() -> Result<(), BoxError>,
+) -> Result<(f64, f64), BoxError> {
+    let timed = |f: &mut dyn FnMut() -> Result<(), BoxError>| -> Result<f64, BoxError> {
+        let t = Instant::now();
+        f()?;
+        settle()?;
+        Ok(t.elapsed().as_secs_f64())
+    };
+    let (w1, w2) = (timed(&mut first)?, timed(&mut second)?);
+    if cfg.tiny {
+        return Ok((w1, w2));
+    }
+    let slowest = w1.max(w2).max(1e-9);
+    let (min_reps, budget) = rep_budget(cfg);
+    let reps = ((budget / slowest).ceil() as usize).clamp(min_reps, cfg.reps.max(min_reps));
+    let (mut t1, mut t2) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
+    for rep in 0..reps {
+        if rep % 2 == 0 {
+            t1.push(timed(&mut first)?);
+            t2.push(timed(&mut second)?);
+        } else {
+            t2.push(timed(&mut second)?);
+            t1.push(timed(&mut first)?);
+        }
+    }
+    Ok((median(&mut t1), median(&mut t2)))
+}
+
+/// The reason when `e` is `amp::Error::NativeUnsupported` (a kernel the native back end does
+/// not translate yet).
+pub(crate) fn native_unsupported(e: &BoxError) -> Option<String> {
+    match e.downcast_ref::<amp::Error>() {
+        Some(amp::Error::NativeUnsupported { what, reason }) => Some(format!("{what}: {reason}")),
+        _ => None,
+    }
+}
