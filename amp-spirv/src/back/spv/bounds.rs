@@ -126,12 +126,18 @@ impl Emitter<'_> {
         };
         let mut access = Some(access);
         // Branch weights: the in-bounds path is the likely one.
-        let arm = self
+        let Some(arm) = self
             .structured_if(inside, labels, &[255, 1], |e, _| {
                 let ptr = e.buffer_element_ptr(param, &index);
-                access.take().expect("one arm")(e, ptr)
+                match access.take() {
+                    Some(access) => access(e, ptr),
+                    None => e.broken("a structured if runs one arm once"),
+                }
             })
-            .only_arm();
+            .only_arm()
+        else {
+            return self.broken("a structured if has an arm");
+        };
         let (value, accessed_end, t) = (arm.value?, arm.end?, result?);
         let zero = self.b.constant_null(t);
         Some(

@@ -15,7 +15,7 @@ impl Emitter<'_> {
     pub(super) fn buffer_extent(&mut self, p: ParamId) -> Vec<Word> {
         let first_member = self.buffer_first_member(p);
         let ParamKind::Buffer { rank, .. } = self.k.params[p].kind else {
-            unreachable!("buffer param")
+            return self.broken("a buffer param");
         };
         let u = self.scalar_ty(Scalar::U32);
         (0..rank)
@@ -31,10 +31,10 @@ impl Emitter<'_> {
             .collect()
     }
 
-    fn buffer_first_member(&self, p: ParamId) -> u32 {
+    fn buffer_first_member(&mut self, p: ParamId) -> u32 {
         match self.layout.params[p] {
             ParamSlot::Buffer { first_member, .. } => first_member,
-            _ => unreachable!("buffer slot"),
+            _ => self.broken("a buffer param has a buffer slot"),
         }
     }
 
@@ -79,10 +79,10 @@ impl Emitter<'_> {
     fn buffer_offset(&mut self, p: ParamId) -> Word {
         let rank = match self.k.params[p].kind {
             ParamKind::Buffer { rank, .. } => rank,
-            _ => unreachable!("buffer param"),
+            _ => return self.broken("a buffer param"),
         };
-        let pushed = self
-            .push_member(self.buffer_first_member(p) + amp_abi::buffer_layout::offset_word(rank));
+        let first_member = self.buffer_first_member(p);
+        let pushed = self.push_member(first_member + amp_abi::buffer_layout::offset_word(rank));
         let zero_offset = self.layout_fact(p, crate::layout_fact::ZERO_OFFSET);
         let u = self.scalar_ty(Scalar::U32);
         let zero = self.const_u32(0);

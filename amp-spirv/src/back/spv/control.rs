@@ -36,11 +36,10 @@ impl<R> IfEnd<R> {
             .any(|arm| !matches!(arm, Some(IfArm { end: None, .. })))
     }
 
-    /// The one arm of an `if` without `else` (either way round).
-    pub(super) fn only_arm(self) -> IfArm<R> {
-        self.then
-            .or(self.otherwise)
-            .expect("a structured if has an arm")
+    /// The one arm of an `if` without `else` (either way round); `None` only on a bug in the
+    /// emitter (its callers record it).
+    pub(super) fn only_arm(self) -> Option<IfArm<R>> {
+        self.then.or(self.otherwise)
     }
 }
 
@@ -183,13 +182,16 @@ impl Emitter<'_> {
                 otherwise: Some(rhs),
             },
         };
-        let arm = self
+        let Some(arm) = self
             .structured_if(l, labels, &[], |e, _| {
                 let r = e.expr(b);
                 let short = e.const_scalar(Scalar::Bool, Lit::Bool(op == LogicOp::Or));
                 (r, short)
             })
-            .only_arm();
+            .only_arm()
+        else {
+            return self.broken("a structured if has an arm");
+        };
         let (r, short) = arm.value;
         let mut incoming = vec![(short, from)];
         if let (Some(r), Some(end)) = (r, arm.end) {
@@ -229,7 +231,7 @@ impl Emitter<'_> {
             let v = match (holds, els) {
                 (true, _) => e.block(then),
                 (false, Some(els)) => e.expr(els),
-                (false, None) => unreachable!("no else arm without an else"),
+                (false, None) => e.broken("no else arm without an else"),
             };
             if !e.terminated() {
                 if let (Some(var), Some(v)) = (result, v) {

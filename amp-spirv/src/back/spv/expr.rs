@@ -57,7 +57,7 @@ impl Emitter<'_> {
                     ParamSlot::Value { first_member, .. } => {
                         return Some(self.push_value(&e.ty, &mut (first_member..)));
                     }
-                    _ => unreachable!("value params have value slots"),
+                    _ => return self.broken("value params have value slots"),
                 };
                 let raw = self.push_member(member);
                 if e.ty == Ty::BOOL {
@@ -191,7 +191,7 @@ impl Emitter<'_> {
                     (Builtin::Abs, s) if s.is_float() => glsl::FABS,
                     (Builtin::Abs, _) => glsl::SABS,
                     (Builtin::Dot | Builtin::Length | Builtin::Normalize | Builtin::Cross, _) => {
-                        unreachable!("geometric() lowered them")
+                        return self.broken("geometric() lowered them");
                     }
                 };
                 Some(self.ext(inst, t, &vals))
@@ -693,7 +693,7 @@ impl Emitter<'_> {
                     let n = def.fields.len() as u32;
                     (struct_field_ty(&def, index), Len::Lit(n))
                 }
-                _ => unreachable!("checked: indexing an array"),
+                _ => return self.broken("checked: indexing an array"),
             };
             ids.push(self.array_index(index, &len)?);
             ty = elem;
@@ -727,7 +727,7 @@ impl Emitter<'_> {
             Ty::Array(_, len) => len.clone(),
             Ty::Vector(_, n) => Len::Lit(*n),
             Ty::Struct(def) => Len::Lit(def.fields.len() as u32),
-            _ => unreachable!("checked: indexing an array"),
+            _ => return self.broken("checked: indexing an array"),
         };
         let len = &len;
         if let ExprKind::Lit(Lit::Int(k)) = index.kind {
@@ -765,9 +765,8 @@ impl Emitter<'_> {
                 ParamKind::Buffer { elem, .. } => elem.ty(),
                 &ParamKind::Scalar(s) => Ty::Scalar(s),
                 ParamKind::Value(elem) => elem.ty(),
-                ParamKind::Texture { .. } | ParamKind::Sampler => {
-                    unreachable!("textures are not places")
-                }
+                // Textures are not places (the front end refuses them): no type to give.
+                ParamKind::Texture { .. } | ParamKind::Sampler => Ty::Never,
             },
         }
     }

@@ -103,7 +103,8 @@ impl Emitter<'_> {
                 continue;
             };
             let ParamSlot::Buffer { binding, .. } = self.layout.params[i] else {
-                unreachable!("layout follows params")
+                self.broken::<()>("the layout follows the params");
+                continue;
             };
             let var = self.storage_buffer(&elem, binding, &p.name);
             if !writable {
@@ -187,10 +188,11 @@ impl Emitter<'_> {
         let rta = self.b.type_runtime_array(elem_ty);
         let block = self.b.type_struct([rta]);
         if self.decorated.insert(rta) {
+            let stride = self.storage_elem_bytes(elem);
             self.b.decorate(
                 rta,
                 spirv::Decoration::ArrayStride,
-                [Operand::LiteralBit32(Self::storage_elem_bytes(elem))],
+                [Operand::LiteralBit32(stride)],
             );
         }
         if self.decorated.insert(block) {
@@ -285,7 +287,9 @@ impl Emitter<'_> {
                 .map(|f| self.push_value(&f.ty, members))
                 .collect(),
             other => {
-                unreachable!("by-value parameters are scalars, vectors or structs, not {other}")
+                let invariant =
+                    format!("by-value parameters are scalars, vectors or structs, not {other}");
+                return self.broken(&invariant);
             }
         };
         let t = self.ty(ty);

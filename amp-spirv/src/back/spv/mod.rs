@@ -102,12 +102,15 @@ fn has_storage(ty: &Ty) -> bool {
     }
 }
 
-/// The type of the field of struct `def` that the literal `index` selects.
+/// The type of the field of struct `def` that the literal `index` selects (`!` if it is no
+/// field: the front end selects fields by literal, in range).
 fn struct_field_ty(def: &StructDef, index: &Expr) -> Ty {
     let ExprKind::Lit(Lit::Int(k)) = index.kind else {
-        unreachable!("struct fields are selected by literal indices")
+        return Ty::Never;
     };
-    def.fields[k as usize].ty.clone()
+    def.fields
+        .get(k as usize)
+        .map_or(Ty::Never, |f| f.ty.clone())
 }
 
 struct BufferVar {
@@ -178,6 +181,13 @@ impl<T: Default, E: std::fmt::Debug> OrInternal<T> for Result<T, E> {
             internal.get_or_insert_with(|| format!("broken invariant ({invariant}): {e:?}"));
             T::default()
         })
+    }
+}
+
+impl Emitter<'_> {
+    /// Records the broken invariant `invariant` (see [`OrInternal`]) and returns a placeholder.
+    fn broken<T: Default>(&mut self, invariant: &str) -> T {
+        None.or_internal(&mut self.internal, invariant)
     }
 }
 
@@ -255,7 +265,7 @@ impl<'k> Emitter<'k> {
                     self.uses_float64 = true;
                     self.b.type_float(64, None)
                 }
-                Scalar::Norm | Scalar::Unorm => unreachable!("device() maps them to f32"),
+                Scalar::Norm | Scalar::Unorm => self.broken("device() maps them to f32"),
             },
             Ty::Array(elem, n) => {
                 let e = self.ty(elem);

@@ -83,7 +83,11 @@ impl Emitter<'_> {
                     )
                 }
                 ParamKind::Sampler => self.b.type_sampler(),
-                _ => unreachable!("texture and sampler params have their slots"),
+                _ => {
+                    self.broken::<()>("texture and sampler params have their slots");
+                    self.images.push(None);
+                    continue;
+                }
             };
             let ptr = self.ptr(ty, StorageClass::UniformConstant);
             let var = self
@@ -127,10 +131,10 @@ impl Emitter<'_> {
     /// Texture `p`'s extent, one `u32` per dimension, from the push-constant block.
     pub(super) fn texture_extent(&mut self, p: ParamId) -> Vec<Word> {
         let ParamSlot::Texture { first_member, .. } = self.layout.params[p] else {
-            unreachable!("texture param")
+            return self.broken("a texture param has a texture slot");
         };
         let ParamKind::Texture { rank, .. } = self.k.params[p].kind else {
-            unreachable!("texture param")
+            return self.broken("a texture param");
         };
         (0..rank)
             .map(|d| self.push_member(first_member + d))
@@ -141,9 +145,10 @@ impl Emitter<'_> {
         self.images[p].or_internal(&mut self.internal, "texture params have image variables")
     }
 
-    fn texel_info(&self, p: ParamId) -> (Elem, u32) {
+    fn texel_info(&mut self, p: ParamId) -> (Elem, u32) {
         let ParamKind::Texture { texel, rank, .. } = &self.k.params[p].kind else {
-            unreachable!("texture param")
+            self.broken::<()>("a texture param");
+            return (Elem::Scalar(Scalar::F32), 1);
         };
         (texel.clone(), *rank)
     }

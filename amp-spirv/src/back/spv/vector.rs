@@ -85,7 +85,7 @@ impl Emitter<'_> {
                     );
                 }
             }
-            _ => unreachable!("checked above"),
+            _ => self.broken::<()>("only vectors and structs have storage types of their own"),
         }
         self.storage_types.insert(ty.clone(), id);
         id
@@ -99,10 +99,10 @@ impl Emitter<'_> {
     }
 
     /// The byte size of one buffer element (the runtime array's `ArrayStride`).
-    pub(super) fn storage_elem_bytes(elem: &Elem) -> u32 {
+    pub(super) fn storage_elem_bytes(&mut self, elem: &Elem) -> u32 {
         elem.ty()
             .packed_bytes()
-            .expect("buffer elements have a size")
+            .or_internal(&mut self.internal, "buffer elements have a size")
     }
 
     /// Loads a buffer element of kernel type `ty` from `ptr`.

@@ -234,7 +234,7 @@ impl Emitter<'_> {
                 let above = self.op(Op::FOrdGreaterThan, b, &[r, a[2]]);
                 self.op(Op::Select, t, &[above, a[2], r])
             }
-            _ => unreachable!("handled by GLSL.std.450 above"),
+            _ => self.broken("handled by GLSL.std.450 above"),
         }
     }
 
