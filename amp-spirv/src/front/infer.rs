@@ -144,7 +144,8 @@ impl Infer {
                     // An outer constant is an integer, a float or a `bool`.
                     VarState::Any => !s.is_normalized(),
                     VarState::AnyInt => s.is_int(),
-                    VarState::Bound(_) => unreachable!("shallow() follows bindings"),
+                    // `shallow()` follows bindings, so a bound variable never gets here.
+                    VarState::Bound(_) => false,
                 };
                 if !fits {
                     return None;

@@ -260,9 +260,10 @@ fn tile_dims(args: &[&syn::GenericArgument], span: Span) -> Result<Vec<TileDim>,
         let dim = match arg {
             syn::GenericArgument::Const(e) => match (literal_usize(e), strip_braces(e)) {
                 (Some(n), _) => literal_tile_dim(n, e.span())?,
-                (None, syn::Expr::Path(p)) if p.path.get_ident().is_some() => {
-                    TileDim::Named(p.path.get_ident().cloned().expect("checked"))
-                }
+                (None, syn::Expr::Path(p)) => match p.path.get_ident() {
+                    Some(ident) => TileDim::Named(ident.clone()),
+                    None => return Err(tile_dim_error(arg.span())),
+                },
                 _ => return Err(tile_dim_error(arg.span())),
             },
             // A bare name (`TiledIndex<TS, TS>`) parses as a type argument.

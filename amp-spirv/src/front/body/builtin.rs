@@ -104,7 +104,7 @@ impl BodyChecker<'_> {
             Builtin::Min => ("min", 2),
             Builtin::Max => ("max", 2),
             Builtin::Abs => ("abs", 1),
-            _ => unreachable!("the geometric functions are checked in front::body::vector"),
+            _ => return self.internal(span, "the geometric functions are checked in vector.rs"),
         };
         if args.len() != arity {
             self.err(Diagnostic::error(
@@ -127,7 +127,8 @@ impl BodyChecker<'_> {
                 .is_some_and(|s| !s.is_signed_int());
         if builtin == Builtin::Abs && unsigned && self.generic_instances > 0 {
             // `DeviceScalar::abs` of a `u32` is the value itself.
-            return args.into_iter().next().expect("one argument");
+            let arg = args.into_iter().next();
+            return arg.unwrap_or_else(|| Self::error_expr(span));
         }
         let ok = match builtin {
             Builtin::Abs => {

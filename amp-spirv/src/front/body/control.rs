@@ -215,7 +215,8 @@ impl BodyChecker<'_> {
         let block = self.block(body);
         self.deferred.leave_loop();
         self.deferred.restart(before);
-        let frame = self.loops.pop().expect("pushed above");
+        // The frame pushed above: whether the body breaks (assumed so if it were missing).
+        let has_break = self.loops.pop().is_none_or(|frame| frame.has_break);
         if let Some(t) = &block.tail {
             if self.infer.unify(&t.ty, &Ty::Unit).is_none() {
                 self.err(
@@ -228,7 +229,7 @@ impl BodyChecker<'_> {
                 );
             }
         }
-        (block, frame.has_break)
+        (block, has_break)
     }
 
     /// `break`, without a label or a value.

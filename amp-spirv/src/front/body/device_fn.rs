@@ -1111,10 +1111,10 @@ impl<'a> BodyChecker<'a> {
             }))
         );
         if is_loop {
-            let span = match stmts.last() {
-                Some(Stmt::Expr(e)) => e.span,
-                _ => unreachable!("checked above"),
+            let Some(Stmt::Expr(Expr { span, .. })) = stmts.last() else {
+                return;
             };
+            let span = *span;
             let leave = Block {
                 stmts: vec![Stmt::Expr(never(ExprKind::Break, span))],
                 tail: None,

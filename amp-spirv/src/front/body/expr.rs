@@ -279,7 +279,9 @@ impl BodyChecker<'_> {
         // `super::GAIN`, `crate::consts::GAIN`, `util::GAIN`: a constant by path, read where
         // the path leads (module segments in lower case, the constant's name in constant style).
         let all: Vec<&syn::PathSegment> = p.path.segments.iter().collect();
-        let (last, modules) = all.split_last().expect("a path has a segment");
+        let Some((last, modules)) = all.split_last() else {
+            return self.internal(span, "a path has a segment");
+        };
         // (`f32::GOLDEN` is no module path; `std::f32::consts::PI` is one.)
         let module_like = |(i, s): (usize, &&syn::PathSegment)| {
             let name = s.ident.to_string();
@@ -754,7 +756,7 @@ fn scalar_constant(s: Scalar, name: &str) -> Option<Lit> {
         (Scalar::Norm | Scalar::Unorm, "ZERO") => Lit::Float(0.0, 0.0),
         (Scalar::Norm | Scalar::Unorm, "ONE") => Lit::Float(1.0, 1.0),
         (Scalar::Norm | Scalar::Unorm, "MIN") => {
-            let lo = s.normalized_min().expect("normalized");
+            let lo = s.normalized_min().unwrap_or(0.0);
             Lit::Float(lo as f64, lo)
         }
         _ => return None,

@@ -73,7 +73,9 @@ impl BodyChecker<'_> {
             );
             return Some(Self::error_expr(span));
         };
-        let arg = args.into_iter().next().expect("one argument");
+        let Some(arg) = args.into_iter().next() else {
+            return Some(self.internal(span, "the arity was checked above"));
+        };
         let want = Ty::array(Ty::USIZE, rank);
         self.expect_ty(&want, &arg, &format!("in this `{ty}::new`"));
         Some(Expr {
@@ -249,7 +251,7 @@ impl BodyChecker<'_> {
                     ty: Ty::BOOL,
                     span,
                 })
-                .expect("rank 1 to 3");
+                .unwrap_or_else(|| Self::error_expr(span));
             (folded, Ty::BOOL)
         };
         if stmts.is_empty() {

@@ -231,6 +231,20 @@ impl<'a> BodyChecker<'a> {
         self.diags.push(d);
     }
 
+    /// A broken invariant of the checker itself (a bug in amp-rs, never the kernel's): an
+    /// internal-error diagnostic at `span`, and an expression that cascades into nothing.
+    fn internal(&mut self, span: Span, invariant: &str) -> Expr {
+        self.err(
+            Diagnostic::error(
+                Rule::InternalError,
+                span,
+                format!("internal error in amp-rs while checking this kernel: broken invariant ({invariant})"),
+            )
+            .with_help("this is a bug in amp-rs, not in the kernel: please report it with the kernel's source"),
+        );
+        Self::error_expr(span)
+    }
+
     fn error_expr(span: Span) -> Expr {
         // `!` unifies with everything, so one error does not cascade into more.
         Expr {
@@ -248,10 +262,13 @@ impl<'a> BodyChecker<'a> {
             storage: Storage::Function,
         });
         let id = self.locals.len() - 1;
-        self.scopes
-            .last_mut()
-            .expect("a scope is always open")
-            .push((name.to_string(), Binding::Local(id)));
+        if self.scopes.is_empty() {
+            // Always one open (the body's); a scope for the name all the same.
+            self.scopes.push(Vec::new());
+        }
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.push((name.to_string(), Binding::Local(id)));
+        }
         id
     }
 

@@ -17,7 +17,8 @@ impl BodyChecker<'_> {
                 writable,
                 ..
             } => (elem, rank, writable && !self.read_only_in_callee(id)),
-            _ => unreachable!("is_buffer() checked the kind"),
+            // `is_buffer()` chose it, so it is one; nothing reaches this.
+            _ => (Elem::Scalar(Scalar::U32), 1, false),
         }
     }
 
@@ -206,7 +207,11 @@ impl BodyChecker<'_> {
     ) -> Option<Vec<Expr>> {
         let rank = match self.params[param].kind {
             ParamKind::Buffer { rank, .. } | ParamKind::Texture { rank, .. } => rank,
-            _ => unreachable!("buffer or texture param"),
+            _ => {
+                let span = Span::of(index);
+                self.internal(span, "a buffer or texture param is indexed");
+                return None;
+            }
         };
         let name = self.params[param].name.clone();
         if let syn::Expr::Array(list) = strip(index) {

@@ -50,12 +50,14 @@ impl BodyChecker<'_> {
     /// `Particle { pos: p, mass }`: every field exactly once, no `..base`.
     pub(super) fn struct_literal(&mut self, s: &syn::ExprStruct) -> Expr {
         let span = s.span();
-        let name = s.path.segments.last().expect("checked").ident.to_string();
-        let def: Arc<StructDef> = self
-            .structs
-            .by_name(&name)
-            .expect("checked by is_device_struct")
-            .clone();
+        let Some(last) = s.path.segments.last() else {
+            return self.internal(span, "a struct path has a segment");
+        };
+        let name = last.ident.to_string();
+        let Some(def) = self.structs.by_name(&name).cloned() else {
+            return self.internal(span, "is_device_struct() found the struct");
+        };
+        let def: Arc<StructDef> = def;
         if let Some(rest) = &s.rest {
             self.err(
                 Diagnostic::error(
@@ -111,7 +113,12 @@ impl BodyChecker<'_> {
             return Self::error_expr(span);
         }
         Expr {
-            kind: ExprKind::ArrayList(values.into_iter().map(|v| v.expect("checked")).collect()),
+            kind: ExprKind::ArrayList(
+                values
+                    .into_iter()
+                    .map(|v| v.unwrap_or_else(|| Self::error_expr(span)))
+                    .collect(),
+            ),
             ty: Ty::Struct(def),
             span,
         }

@@ -54,6 +54,8 @@ impl BodyChecker<'_> {
         }
     }
 
+    /// Texture `id`'s texel type, rank and access (`is_texture()` chose it, so it is one; a
+    /// float texel of rank 1 read otherwise, which nothing reaches).
     fn texture_info(&self, id: ParamId) -> (Elem, u32, TextureAccess) {
         match &self.params[id].kind {
             ParamKind::Texture {
@@ -61,7 +63,7 @@ impl BodyChecker<'_> {
                 rank,
                 access,
             } => (texel.clone(), *rank, *access),
-            _ => unreachable!("is_texture() checked the kind"),
+            _ => (Elem::Scalar(Scalar::F32), 1, TextureAccess::Read),
         }
     }
 

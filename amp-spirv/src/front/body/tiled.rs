@@ -24,7 +24,9 @@ impl BodyChecker<'_> {
     /// `t.global`, `t.local`, `t.tile`, `t.tile_origin`, `t.tile_extent`.
     pub(super) fn tiled_field(&mut self, f: &syn::ExprField) -> Expr {
         let span = f.span();
-        let (_, locals) = self.tiled.clone().expect("tiled_base() checked");
+        let Some((_, locals)) = self.tiled.clone() else {
+            return self.internal(span, "tiled_base() found the tiled index");
+        };
         let field = match &f.member {
             syn::Member::Named(n) => n.to_string(),
             syn::Member::Unnamed(_) => String::new(),

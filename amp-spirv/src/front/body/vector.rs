@@ -150,8 +150,10 @@ impl BodyChecker<'_> {
             self.expect_ty(&Ty::Scalar(s), a, &context);
         }
         let kind = if ctor == "splat" {
-            let v = args.into_iter().next().expect("one argument");
-            ExprKind::ArrayRepeat(Box::new(v), n)
+            match args.into_iter().next() {
+                Some(v) => ExprKind::ArrayRepeat(Box::new(v), n),
+                None => return self.internal(span, "splat has one argument"),
+            }
         } else {
             ExprKind::ArrayList(args)
         };
@@ -262,7 +264,9 @@ impl BodyChecker<'_> {
     }
 
     fn component_of_local(&self, local: LocalId, ty: Ty, k: u32, span: Span) -> Expr {
-        let s = ty.component().expect("a vector");
+        let Some(s) = ty.component() else {
+            return Self::error_expr(span);
+        };
         let base = Expr {
             kind: ExprKind::Local(local),
             ty,
@@ -326,7 +330,10 @@ impl BodyChecker<'_> {
             return Self::error_expr(span);
         }
         let result = match builtin {
-            Builtin::Dot | Builtin::Length => Ty::Scalar(shallow.component().expect("vector")),
+            Builtin::Dot | Builtin::Length => match shallow.component() {
+                Some(s) => Ty::Scalar(s),
+                None => return self.internal(span, "a geometric function's operand is a vector"),
+            },
             _ => shallow,
         };
         Expr {
@@ -563,7 +570,7 @@ impl BodyChecker<'_> {
             }
             (Some(a), None) => (a, Some(false)),
             (None, Some(b)) => (b, Some(true)),
-            (None, None) => unreachable!("has_vector_operand() checked"),
+            (None, None) => return self.internal(span, "has_vector_operand() found one"),
         };
         let (s, n) = vector;
         let ty = Ty::Vector(s, n);
