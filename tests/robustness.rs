@@ -204,6 +204,8 @@ fn allocations_larger_than_the_device_allows_are_errors() -> Result<(), Error> {
             assert_eq!(limit, range);
         }
         Err(Error::OutOfDeviceMemory) => {}
+        // The native accelerator's arrays are host memory: only the host's memory bounds them.
+        Ok(_) if acc.is_native() => {}
         other => panic!("expected ExtentTooLarge or OutOfDeviceMemory, got {other:?}"),
     }
     // The device still works afterwards.

@@ -61,7 +61,9 @@ pub struct Limits {
     pub max_shared_memory_bytes: u32,
     /// Most bytes of push constants (`maxPushConstantsSize`).
     pub max_push_constants_size: u32,
-    /// Largest storage buffer a kernel can bind, in bytes (`maxStorageBufferRange`).
+    /// Largest storage buffer a kernel can bind, in bytes (`maxStorageBufferRange`). The
+    /// native CPU accelerator reports `u32::MAX`, the most a Vulkan device can; its arrays are
+    /// host memory, which only the host's memory bounds.
     pub max_storage_buffer_range: u32,
     /// Largest single memory allocation, in bytes (`maxMemoryAllocationSize`).
     pub max_memory_allocation_size: u64,
