@@ -128,6 +128,162 @@ pub fn algorithms_rows(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         |v| v.par_sort_unstable_by(f32::total_cmp),
         |x| x.to_bits(),
     )?;
+    search_and_count_rows(ctx, &keys)?;
+    Ok(())
+}
+
+/// A row of one algorithm run by `amp_run` on `acc` (the default accelerator, then the native
+/// one), beside `cpu_run` (rayon or a plain loop), each returning what the check compares.
+fn algorithm_row(
+    ctx: &mut Ctx<'_>,
+    name: &str,
+    size: String,
+    work: Work,
+    amp_run: impl Fn(&Accelerator) -> Result<Vec<u64>, BoxError>,
+    cpu_run: impl Fn() -> Vec<u64>,
+) -> Result<(), BoxError> {
+    let acc = Accelerator::default()?;
+    let mut got = Vec::new();
+    let t_amp = ctx.time_amp(|| {
+        got = amp_run(&acc)?;
+        Ok(())
+    })?;
+    let mut want = Vec::new();
+    let t_cpu = ctx.time(|| {
+        want = cpu_run();
+        Ok(())
+    })?;
+    let native = ctx.native.clone();
+    let mut n_got = Vec::new();
+    let t_native = ctx.time_native(|| {
+        n_got = amp_run(&native)?;
+        Ok(())
+    })?;
+    ctx.push_row(row(name, size, work, t_amp, t_cpu, &t_native));
+    ctx.checks.push(check(name, &got, &got, &want));
+    ctx.check_native(name, &t_native, || Ok(n_got), &want)?;
+    Ok(())
+}
+
+/// `count`, `histogram`, `lower_bound`, `unique` and `merge` over arrays of `keys` (on each
+/// accelerator, uploaded once, outside the timing), beside rayon's or a plain loop's answer.
+fn search_and_count_rows(ctx: &mut Ctx<'_>, keys: &[u32]) -> Result<(), BoxError> {
+    let n = keys.len();
+    let small: Vec<u32> = keys.iter().map(|k| k % 1000).collect();
+    let mut sorted = small.clone();
+    sorted.par_sort_unstable();
+    let queries: Vec<u32> = keys.iter().take(n / 16).map(|k| k % 1100).collect();
+    let on = |acc: &Accelerator, data: &[u32]| Array::from_slice_on(acc, [data.len()], data);
+    let arrays = |acc: &Accelerator| -> Result<[Array<u32, 1>; 3], BoxError> {
+        Ok([on(acc, &small)?, on(acc, &sorted)?, on(acc, &queries)?])
+    };
+    let (default, native) = (
+        arrays(&Accelerator::default()?)?,
+        arrays(&ctx.native.clone())?,
+    );
+    let pick = |acc: &Accelerator| if acc.is_native() { &native } else { &default };
+
+    algorithm_row(
+        ctx,
+        "amp::algorithms::count",
+        format!("{} u32", count(n)),
+        Work::Bytes(4.0 * n as f64),
+        |acc| Ok(vec![algorithms::count(&pick(acc)[0].view(), 7)? as u64]),
+        || vec![small.par_iter().filter(|&&x| x == 7).count() as u64],
+    )?;
+    algorithm_row(
+        ctx,
+        "amp::algorithms::histogram (256 bins)",
+        format!("{} u32", count(n)),
+        Work::Bytes(4.0 * n as f64),
+        |acc| {
+            let h = algorithms::histogram(&pick(acc)[0].view(), 256, 0, 1000)?;
+            Ok(h.into_iter().map(u64::from).collect())
+        },
+        || {
+            small
+                .par_iter()
+                .fold(
+                    || vec![0u64; 256],
+                    |mut h, &x| {
+                        h[(x as usize * 256) / 1000] += 1;
+                        h
+                    },
+                )
+                .reduce(
+                    || vec![0u64; 256],
+                    |a, b| a.iter().zip(&b).map(|(x, y)| x + y).collect(),
+                )
+        },
+    )?;
+    let m = queries.len();
+    algorithm_row(
+        ctx,
+        "amp::algorithms::lower_bound",
+        format!("{} queries into {} u32", count(m), count(n)),
+        Work::Bytes(8.0 * m as f64),
+        |acc| {
+            let [_, s, q] = pick(acc);
+            let mut out = Array::<u32, 1>::new_on(acc, [m])?;
+            algorithms::lower_bound(&s.view(), &q.view(), &mut out.view_mut())?;
+            Ok(out.to_vec()?.into_iter().map(u64::from).collect())
+        },
+        || {
+            queries
+                .par_iter()
+                .map(|&q| sorted.partition_point(|&x| x < q) as u64)
+                .collect()
+        },
+    )?;
+    algorithm_row(
+        ctx,
+        "amp::algorithms::unique (sorted input)",
+        format!("{} u32", count(n)),
+        Work::Bytes(8.0 * n as f64),
+        |acc| {
+            let mut out = Array::<u32, 1>::new_on(acc, [n])?;
+            let kept = algorithms::unique(&pick(acc)[1].view(), &mut out.view_mut())?;
+            let all = out.to_vec()?;
+            Ok(all[..kept].iter().map(|&x| u64::from(x)).collect())
+        },
+        || {
+            let mut v = sorted.clone();
+            v.dedup();
+            v.into_iter().map(u64::from).collect()
+        },
+    )?;
+    let half = n / 2;
+    algorithm_row(
+        ctx,
+        "amp::algorithms::merge (two sorted halves)",
+        format!("2 x {} u32", count(half)),
+        Work::Bytes(8.0 * 2.0 * half as f64),
+        |acc| {
+            let s = &pick(acc)[1];
+            let mut out = Array::<u32, 1>::new_on(acc, [2 * half])?;
+            let a = s.view().section([0], [half])?;
+            let b = s.view().section([half], [half])?;
+            algorithms::merge(&a, &b, &mut out.view_mut())?;
+            Ok(out.to_vec()?.into_iter().map(u64::from).collect())
+        },
+        || {
+            // A sequential merge: rayon has none.
+            let (a, b) = (&sorted[..half], &sorted[half..2 * half]);
+            let (mut i, mut j) = (0, 0);
+            let mut out = Vec::with_capacity(2 * half);
+            while i < half && j < half {
+                if b[j] < a[i] {
+                    out.push(u64::from(b[j]));
+                    j += 1;
+                } else {
+                    out.push(u64::from(a[i]));
+                    i += 1;
+                }
+            }
+            out.extend(a[i..].iter().chain(&b[j..]).map(|&x| u64::from(x)));
+            out
+        },
+    )?;
     Ok(())
 }
 
