@@ -1,16 +1,47 @@
-//! `count`: each element's match as a 0 or 1, then their sum.
+//! `count`: each tile counts the matches of a block of 16,384 elements (per thread, then as a
+//! tree in `tile_static` memory) into one partial; `sum` adds the partials.
 
-use super::{accelerator_of, sum};
+use super::{accelerator_of, sum, tiles, TILE};
 use crate::prelude::*;
 
-#[kernel(amp, unchecked)]
-fn matches<T: DeviceScalar>(
-    idx: Index<1>,
+/// Elements each thread of [`count_blocks`] compares.
+const COUNT_ITEMS: usize = 64;
+
+/// `partials[b]` is how many elements of block `b` (`256 * COUNT_ITEMS` elements) equal
+/// `value`. Thread 0 of each tile writes its block's partial.
+#[kernel(amp, unchecked, allow(write_conflict))]
+fn count_blocks<T: DeviceScalar>(
+    t: TiledIndex<256>,
     input: ArrayView<T, 1>,
-    flags: &mut Array<u32, 1>,
+    partials: &mut Array<u32, 1>,
     value: T,
 ) {
-    flags[idx] = if input[idx] == value { 1 } else { 0 };
+    #[tile_static]
+    let mut part: [u32; 256];
+    let n = input.extent()[0];
+    let l = t.local[0];
+    let b = t.tile[0];
+    let start = b * 256 * COUNT_ITEMS;
+    let mut matches = 0u32;
+    for k in 0..COUNT_ITEMS {
+        let i = start + k * 256 + l;
+        if i < n && input[i] == value {
+            matches += 1;
+        }
+    }
+    part[l] = matches;
+    t.barrier.wait();
+    let mut stride = 128;
+    while stride > 0 {
+        if l < stride {
+            part[l] += part[l + stride];
+        }
+        t.barrier.wait();
+        stride /= 2;
+    }
+    if l == 0 {
+        partials[b] = part[0];
+    }
 }
 
 /// How many elements equal `value` (`==`: floats as Rust compares them, so a NaN matches
@@ -29,8 +60,13 @@ pub fn count<T: DeviceScalar>(input: &ArrayView<'_, T, 1>, value: T) -> Result<u
         return Ok(0);
     }
     let acc = accelerator_of(input.accelerator())?;
-    let mut flags = Array::<u32, 1>::new_on(&acc, [n])?;
-    parallel_for_each_on(&acc, input.extent(), matches(input, &mut flags, value))?;
+    let blocks = n.div_ceil(TILE * COUNT_ITEMS);
+    let mut partials = Array::<u32, 1>::new_on(&acc, [blocks])?;
+    parallel_for_each_on(
+        &acc,
+        tiles(blocks),
+        count_blocks(input, &mut partials, value),
+    )?;
     // At most u32::MAX elements (an extent's limit), so the u32 sum does not wrap.
-    Ok(sum(&flags.view())? as usize)
+    Ok(sum(&partials.view())? as usize)
 }

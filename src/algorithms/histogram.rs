@@ -1,6 +1,7 @@
-//! `histogram`: one atomic increment per counted element, into `bins` counters.
+//! `histogram`: each tile counts into its own bins in `tile_static` memory, then adds them to
+//! the global counters (one atomic add per element into the global counters past 1,024 bins).
 
-use super::accelerator_of;
+use super::{accelerator_of, tiles, TILE};
 use crate::prelude::*;
 use crate::{DeviceElement, ScalarType};
 
@@ -32,9 +33,35 @@ fn mul_div(a: u32, b: u32, c: u32) -> u32 {
     q
 }
 
-/// Counts each element in `[lo, hi)` in its bin: integers exactly (`(x - lo) * bins / (hi -
-/// lo)`), floats as `((x - lo) / (hi - lo) * bins)` rounded down in `T` (and kept below
-/// `bins`); NaNs and the elements outside are not counted.
+/// The bin of `x` among `bins` equal-width bins of `[lo, hi)`, or `bins` when `x` is outside
+/// (or NaN): integers exactly (`(x - lo) * bins / (hi - lo)`), floats as
+/// `((x - lo) / (hi - lo) * bins)` rounded down in `T` (and kept below `bins`).
+#[amp::device(amp)]
+fn bin_of<T: DeviceScalar>(x: T, lo: T, hi: T, bins: u32, float: bool) -> u32 {
+    if !(x >= lo && x < hi) {
+        return bins;
+    }
+    if float {
+        let b = ((x - lo) / (hi - lo) * bins as T) as u32;
+        if b >= bins {
+            bins - 1
+        } else {
+            b
+        }
+    } else {
+        // Kernel integers wrap: the differences are right for any `lo <= x < hi`.
+        let offset = x as u32 - lo as u32;
+        let width = hi as u32 - lo as u32;
+        if width <= u32::MAX / bins {
+            // The product fits 32 bits (the usual case): one multiply and one divide.
+            offset * bins / width
+        } else {
+            mul_div(offset, bins, width)
+        }
+    }
+}
+
+/// One atomic add per counted element, into the global counters (any number of bins).
 #[kernel(amp)]
 fn count_bins<T: DeviceScalar>(
     idx: Index<1>,
@@ -45,22 +72,58 @@ fn count_bins<T: DeviceScalar>(
     bins: u32,
     float: bool,
 ) {
-    let x = input[idx];
-    if x >= lo && x < hi {
-        let bin = if float {
-            let b = ((x - lo) / (hi - lo) * bins as T) as u32;
-            if b >= bins {
-                bins - 1
-            } else {
-                b
-            }
-        } else {
-            // Kernel integers wrap: the differences are right for any `lo <= x < hi`.
-            let offset = x as u32 - lo as u32;
-            let width = hi as u32 - lo as u32;
-            mul_div(offset, bins, width)
-        };
+    let bin = bin_of(input[idx], lo, hi, bins, float);
+    if bin < bins {
         atomic_fetch_add(&mut counts[bin as usize], 1);
+    }
+}
+
+/// Bins a tile keeps privately in `tile_static` memory (up to this many bins).
+const PRIVATE_BINS: usize = 1024;
+/// Elements each thread of [`count_bins_tiled`] counts.
+const HISTOGRAM_ITEMS: usize = 64;
+
+/// Each tile counts a block of `256 * HISTOGRAM_ITEMS` elements into its own bins in
+/// `tile_static` memory (cheap atomics, no contention between tiles), then adds each non-empty
+/// bin to the global counters once: one global atomic per bin per tile instead of one per
+/// element (the privatization of CUB's and the C++ AMP sample's histograms).
+#[kernel(amp, unchecked)]
+fn count_bins_tiled<T: DeviceScalar>(
+    t: TiledIndex<256>,
+    input: ArrayView<T, 1>,
+    counts: &mut Array<u32, 1>,
+    lo: T,
+    hi: T,
+    bins: u32,
+    float: bool,
+) {
+    #[tile_static]
+    let mut local: [u32; 1024];
+    let l = t.local[0];
+    for k in 0..4 {
+        local[l + 256 * k] = 0;
+    }
+    t.barrier.wait();
+    let n = input.extent()[0];
+    let start = t.tile[0] * 256 * HISTOGRAM_ITEMS;
+    for k in 0..HISTOGRAM_ITEMS {
+        let i = start + k * 256 + l;
+        if i < n {
+            let bin = bin_of(input[i], lo, hi, bins, float);
+            if bin < bins {
+                atomic_fetch_add(&mut local[bin as usize], 1);
+            }
+        }
+    }
+    t.barrier.wait();
+    for k in 0..4 {
+        let b = l + 256 * k;
+        if (b as u32) < bins {
+            let c = local[b];
+            if c > 0 {
+                atomic_fetch_add(&mut counts[b], c);
+            }
+        }
     }
 }
 
@@ -105,10 +168,19 @@ pub fn histogram<T: DeviceScalar>(
         <T as DeviceElement>::TYPE,
         ScalarType::F32 | ScalarType::F64
     );
-    parallel_for_each_on(
-        &acc,
-        input.extent(),
-        count_bins(input, &mut counts, lo, hi, bins32, float),
-    )?;
+    if bins <= PRIVATE_BINS {
+        let blocks = input.extent()[0].div_ceil(TILE * HISTOGRAM_ITEMS);
+        parallel_for_each_on(
+            &acc,
+            tiles(blocks),
+            count_bins_tiled(input, &mut counts, lo, hi, bins32, float),
+        )?;
+    } else {
+        parallel_for_each_on(
+            &acc,
+            input.extent(),
+            count_bins(input, &mut counts, lo, hi, bins32, float),
+        )?;
+    }
     counts.to_vec()
 }

@@ -562,7 +562,13 @@ fn histogram_counts_equal_width_bins() -> Result<(), amp::Error> {
     for n in CONTRACT_LENGTHS {
         // Integers over the whole i32 range: the bins are exact (64-bit products).
         let ints: Vec<i32> = (0..n).map(|_| rng.next_u32() as i32).collect();
-        for (bins, lo, hi) in [(7usize, i32::MIN, i32::MAX), (256, -1000, 1000), (3, 5, 6)] {
+        // Up to 1,024 bins per tile in tile_static memory, more in global memory only.
+        for (bins, lo, hi) in [
+            (7usize, i32::MIN, i32::MAX),
+            (256, -1000, 1000),
+            (3, 5, 6),
+            (5000, -9000, 9000),
+        ] {
             let got = algorithms::histogram(&ArrayView::new([n], &ints)?, bins, lo, hi)?;
             let mut want = vec![0u32; bins];
             for &x in ints.iter().filter(|&&x| x >= lo && x < hi) {
