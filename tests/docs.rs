@@ -25,18 +25,22 @@ fn markdown_files() -> Vec<PathBuf> {
     files
 }
 
+/// The lines of a markdown text outside fenced code blocks.
+fn outside_fences(text: &str) -> impl Iterator<Item = &str> {
+    let mut fenced = false;
+    text.lines().filter(move |line| {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            return false;
+        }
+        !fenced
+    })
+}
+
 /// The prose of a markdown text: fenced code blocks dropped, inline code spans blanked.
 fn prose(text: &str) -> String {
     let mut out = String::new();
-    let mut fenced = false;
-    for line in text.lines() {
-        if line.trim_start().starts_with("```") {
-            fenced = !fenced;
-            continue;
-        }
-        if fenced {
-            continue;
-        }
+    for line in outside_fences(text) {
         let mut in_code = false;
         for c in line.chars() {
             if c == '`' {
@@ -52,19 +56,9 @@ fn prose(text: &str) -> String {
 
 /// The inline-code spans of a markdown text, outside fenced blocks.
 fn code_spans(text: &str) -> Vec<String> {
-    let mut spans = Vec::new();
-    let mut fenced = false;
-    for line in text.lines() {
-        if line.trim_start().starts_with("```") {
-            fenced = !fenced;
-            continue;
-        }
-        if fenced {
-            continue;
-        }
-        spans.extend(line.split('`').skip(1).step_by(2).map(str::to_owned));
-    }
-    spans
+    outside_fences(text)
+        .flat_map(|line| line.split('`').skip(1).step_by(2).map(str::to_owned))
+        .collect()
 }
 
 /// The targets of the `[text](target)` links of a markdown text's prose.
@@ -98,18 +92,10 @@ fn anchor(heading: &str) -> String {
 
 /// The anchors of a markdown file's headings (code spans keep their text).
 fn anchors(text: &str) -> BTreeSet<String> {
-    let mut fenced = false;
-    let mut out = BTreeSet::new();
-    for line in text.lines() {
-        if line.trim_start().starts_with("```") {
-            fenced = !fenced;
-            continue;
-        }
-        if !fenced && line.starts_with('#') {
-            out.insert(anchor(line.trim_start_matches('#')));
-        }
-    }
-    out
+    outside_fences(text)
+        .filter(|line| line.starts_with('#'))
+        .map(|line| anchor(line.trim_start_matches('#')))
+        .collect()
 }
 
 #[test]

@@ -81,6 +81,13 @@ impl Diagnostic {
         }
     }
 
+    /// A bug in amp-rs met at `span` (`what`: while doing what, and what broke): never the
+    /// kernel's fault, so it asks for a report (rule `internal-error`).
+    pub fn internal(span: impl Into<Span>, what: impl std::fmt::Display) -> Self {
+        Diagnostic::error(Rule::InternalError, span, format!("internal error in amp-rs {what}"))
+            .with_help("this is a bug in amp-rs, not in the kernel: please report it with the kernel's source (and `AMP_REPORT=1` output)")
+    }
+
     /// Adds a suggested fix.
     pub fn with_help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());

@@ -65,6 +65,24 @@ fn tiles(blocks: usize) -> TiledExtent<TILE, 0, 0> {
     Extent::new([blocks * TILE]).tile::<TILE>()
 }
 
+/// `Error::MismatchedLengths` of `operation` unless the named lengths are equal.
+fn check_lengths(
+    operation: &'static str,
+    (first_name, first): (&'static str, usize),
+    (second_name, second): (&'static str, usize),
+) -> Result<(), Error> {
+    if first == second {
+        return Ok(());
+    }
+    Err(Error::MismatchedLengths {
+        operation,
+        first_name,
+        first,
+        second_name,
+        second,
+    })
+}
+
 /// The accelerator a view's data lives on, or the default one for host data.
 /// (`view.accelerator()` of an `ArrayView` or `ArrayViewMut`.)
 fn accelerator_of(view: Option<Accelerator>) -> Result<Accelerator, Error> {

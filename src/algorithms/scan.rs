@@ -8,7 +8,7 @@
 //! threads), so a tile could wait forever. See docs/algorithms.md.
 
 use super::reduce::{reduce_into, OP_SUM};
-use super::{accelerator_of, tiles, TILE};
+use super::{accelerator_of, check_lengths, tiles, TILE};
 use crate::prelude::*;
 
 /// Scans block `t.tile` (`256 * ITEMS` elements) of `input` into `output`,
@@ -110,16 +110,8 @@ fn scan<T: DeviceScalar>(
     exclusive: bool,
     operation: &'static str,
 ) -> Result<(), Error> {
-    let (n, m) = (input.extent()[0], output.extent()[0]);
-    if n != m {
-        return Err(Error::MismatchedLengths {
-            operation,
-            first_name: "input",
-            first: n,
-            second_name: "output",
-            second: m,
-        });
-    }
+    let n = input.extent()[0];
+    check_lengths(operation, ("input", n), ("output", output.extent()[0]))?;
     if n == 0 {
         return Ok(());
     }

@@ -1,7 +1,7 @@
 //! `lower_bound`, `upper_bound` and `merge`: a binary search per element (a merge places each
 //! element at its own index plus its rank in the other input).
 
-use super::accelerator_of;
+use super::{accelerator_of, check_lengths};
 use crate::prelude::*;
 
 /// Where `q` goes in `sorted`: the first index whose element is not `< q` (`upper == false`)
@@ -46,23 +46,6 @@ fn place<T: DeviceScalar, const SECOND: bool>(
     let x = from[idx];
     let rank = bound(&other, x, SECOND);
     out[idx[0] + rank] = x;
-}
-
-fn check_lengths(
-    operation: &'static str,
-    (first_name, first): (&'static str, usize),
-    (second_name, second): (&'static str, usize),
-) -> Result<(), Error> {
-    if first == second {
-        return Ok(());
-    }
-    Err(Error::MismatchedLengths {
-        operation,
-        first_name,
-        first,
-        second_name,
-        second,
-    })
 }
 
 fn search<T: DeviceScalar, const UPPER: bool>(

@@ -17,7 +17,7 @@
 //! between workgroups, which Vulkan does not promise: see docs/algorithms.md.
 
 use super::scan::exclusive_scan_on;
-use super::{accelerator_of, tiles, TILE};
+use super::{accelerator_of, check_lengths, tiles, TILE};
 use crate::prelude::*;
 use crate::{DeviceElement, ScalarType};
 
@@ -457,16 +457,8 @@ pub fn sort_by_key<K: DeviceScalar, V: DeviceScalar>(
     keys: &mut ArrayViewMut<'_, K, 1>,
     values: &mut ArrayViewMut<'_, V, 1>,
 ) -> Result<(), Error> {
-    let (n, m) = (keys.extent()[0], values.extent()[0]);
-    if n != m {
-        return Err(Error::MismatchedLengths {
-            operation: "sort_by_key",
-            first_name: "keys",
-            first: n,
-            second_name: "values",
-            second: m,
-        });
-    }
+    let n = keys.extent()[0];
+    check_lengths("sort_by_key", ("keys", n), ("values", values.extent()[0]))?;
     if n <= 1 {
         return Ok(());
     }

@@ -207,14 +207,10 @@ pub fn device_fn_consts_with(func: &syn::ItemFn, structs: &[syn::ItemStruct]) ->
 /// back end), at the kernel's name: never the kernel's fault, so it asks for a report.
 pub fn internal_error(kernel: &str, stage: &str, what: &str, at: diag::Span) -> Diagnostics {
     let mut diags = Diagnostics::default();
-    diags.push(
-        Diagnostic::error(
-            Rule::InternalError,
-            at,
-            format!("internal error in amp-rs while compiling kernel `{kernel}` to {stage}: {what}"),
-        )
-        .with_help("this is a bug in amp-rs, not in the kernel: please report it with the kernel's source (and `AMP_REPORT=1` output)"),
-    );
+    diags.push(Diagnostic::internal(
+        at,
+        format!("while compiling kernel `{kernel}` to {stage}: {what}"),
+    ));
     diags
 }
 

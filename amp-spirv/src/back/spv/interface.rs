@@ -126,14 +126,7 @@ impl Emitter<'_> {
             // the driver then folds the general address arithmetic down to what a
             // hand-written shader has, and shares one value where GLSL would name one
             // (lavapipe ran vector add ~10 % and the simple matmul ~7 % slower without).
-            let u = self.scalar_ty(Scalar::U32);
-            let facts = self.b.spec_constant_bit32(u, 0);
-            self.b.decorate(
-                facts,
-                spirv::Decoration::SpecId,
-                [Operand::LiteralBit32(crate::LAYOUT_SPEC_ID_BASE + binding)],
-            );
-            self.b.name(facts, format!("{}_layout", p.name));
+            let facts = self.binding_facts(binding, format!("{}_layout", p.name));
             self.layout_facts.push(Some(facts));
         }
         if let Some(binding) = self.oob.as_ref().map(|o| o.binding) {
@@ -148,6 +141,21 @@ impl Emitter<'_> {
                 oob.record = record;
             }
         }
+    }
+
+    /// The `u32` specialization constant of the facts of the resource at `binding` (`SpecId`
+    /// [`crate::LAYOUT_SPEC_ID_BASE`] + binding, default 0), named `name`: a buffer's layout
+    /// facts, a written texture's texture facts.
+    pub(super) fn binding_facts(&mut self, binding: u32, name: String) -> Word {
+        let u = self.scalar_ty(Scalar::U32);
+        let facts = self.b.spec_constant_bit32(u, 0);
+        self.b.decorate(
+            facts,
+            spirv::Decoration::SpecId,
+            [Operand::LiteralBit32(crate::LAYOUT_SPEC_ID_BASE + binding)],
+        );
+        self.b.name(facts, name);
+        facts
     }
 
     /// Whether buffer `p`'s layout facts have `bit` set: a boolean specialization constant

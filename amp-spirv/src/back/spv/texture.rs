@@ -114,14 +114,7 @@ impl Emitter<'_> {
                 if texel.ty().component() == Some(Scalar::F32) {
                     // Whether the texture stores 16-bit floats, known at each launch: the
                     // store then rounds as the host does (see `round_to_half`).
-                    let u = self.scalar_ty(Scalar::U32);
-                    let facts = self.b.spec_constant_bit32(u, 0);
-                    self.b.decorate(
-                        facts,
-                        spirv::Decoration::SpecId,
-                        [Operand::LiteralBit32(crate::LAYOUT_SPEC_ID_BASE + binding)],
-                    );
-                    self.b.name(facts, format!("{}_facts", p.name));
+                    let facts = self.binding_facts(binding, format!("{}_facts", p.name));
                     self.layout_facts[i] = Some(facts);
                 }
             }

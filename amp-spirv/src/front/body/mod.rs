@@ -234,14 +234,10 @@ impl<'a> BodyChecker<'a> {
     /// A broken invariant of the checker itself (a bug in amp-rs, never the kernel's): an
     /// internal-error diagnostic at `span`, and an expression that cascades into nothing.
     fn internal(&mut self, span: Span, invariant: &str) -> Expr {
-        self.err(
-            Diagnostic::error(
-                Rule::InternalError,
-                span,
-                format!("internal error in amp-rs while checking this kernel: broken invariant ({invariant})"),
-            )
-            .with_help("this is a bug in amp-rs, not in the kernel: please report it with the kernel's source"),
-        );
+        self.err(Diagnostic::internal(
+            span,
+            format!("while checking this kernel: broken invariant ({invariant})"),
+        ));
         Self::error_expr(span)
     }
 
