@@ -41,9 +41,8 @@ pub use compile::{
 };
 pub use diag::{Diagnostic, Diagnostics, Rule, Span};
 pub use front::{
-    callee_path, const_accessor_name, instantiate, merge_instance_errors, path_tokens,
-    recovered_instance, DeviceFnSource, Instance, CONSTS_ATTR, MAX_TILE_STATIC_BYTES,
-    MAX_TILE_THREADS,
+    callee_path, const_accessor_name, instantiate, merge_instance_errors, recovered_instance,
+    DeviceFnSource, Instance, CONSTS_ATTR, MAX_TILE_STATIC_BYTES, MAX_TILE_THREADS,
 };
 pub use imports::{imports_of_fn, resolve_imports, Imports};
 pub use ir::{Container, OuterConst, ParamKind, TextureAccess, TileDim};

@@ -121,7 +121,7 @@ pub fn const_accessor_name(func: &str, path: &[String]) -> String {
 
 /// `segments` (a path from the kernel's module: `""` for a leading `::`, `"$crate"` for
 /// `crate_root`) as Rust tokens ending in `::`; nothing for no segments.
-pub fn path_tokens(
+pub(crate) fn path_tokens(
     segments: &[String],
     crate_root: Option<&proc_macro2::Ident>,
 ) -> proc_macro2::TokenStream {
