@@ -733,3 +733,67 @@ fn f64_copysign_takes_the_sign_bit_of_nans_too() -> Result<(), amp::Error> {
     assert_validation_clean();
     Ok(())
 }
+
+#[kernel(amp)]
+fn abs_of_non_negatives(
+    idx: Index<1>,
+    x: ArrayView<f32, 1>,
+    d: ArrayView<f64, 1>,
+    out32: ArrayViewMut<f32, 1>,
+    out64: ArrayViewMut<f64, 1>,
+    copy: ArrayViewMut<f32, 1>,
+) {
+    // `sqrt` of `-0.0` is `-0.0`; a driver that treats every `sqrt` as non-negative drops the
+    // `abs` around it.
+    out32[idx] = f32::abs(x[idx].sqrt().to_radians());
+    out64[idx] = (d[idx].sqrt() * 3.0).abs();
+    copy[idx] = (x[idx].sqrt() * 2.0).copysign(1.0);
+}
+
+/// `abs` clears the sign of `-0.0` wherever it comes from (the differential tester found
+/// `f32::abs(sqrt(-0.0).to_radians())` giving `-0.0` on lavapipe, whose compiler removes an
+/// absolute value of anything it proves non-negative, `-0.0` included).
+#[test]
+fn abs_clears_the_sign_of_negative_zero_from_any_source() -> Result<(), amp::Error> {
+    let x = [-0.0f32, 0.0, 4.0, f32::INFINITY, -1.0, f32::NAN];
+    let d: Vec<f64> = x.iter().map(|&v| v as f64).collect();
+    let n = x.len();
+    let (mut o32, mut o64, mut copy) = (vec![0.0f32; n], vec![0.0f64; n], vec![0.0f32; n]);
+    {
+        let (xv, dv) = (ArrayView::new([n], &x)?, ArrayView::new([n], &d)?);
+        let mut o32v = ArrayViewMut::new([n], &mut o32)?;
+        let mut o64v = ArrayViewMut::new([n], &mut o64)?;
+        let mut cv = ArrayViewMut::new([n], &mut copy)?;
+        parallel_for_each(
+            xv.extent(),
+            abs_of_non_negatives(&xv, &dv, &mut o32v, &mut o64v, &mut cv),
+        )?;
+    }
+    for i in 0..n {
+        let want32 = f32::abs(x[i].sqrt().to_radians());
+        let want64 = (d[i].sqrt() * 3.0).abs();
+        let want_copy = (x[i].sqrt() * 2.0).copysign(1.0);
+        // Any NaN equals any NaN (Rust leaves NaN bits open).
+        let same32 = |a: f32, b: f32| a.to_bits() == b.to_bits() || a.is_nan() && b.is_nan();
+        assert!(
+            same32(o32[i], want32),
+            "abs: x = {:e}: {:e}, Rust {want32:e}",
+            x[i],
+            o32[i]
+        );
+        assert!(
+            o64[i].to_bits() == want64.to_bits() || o64[i].is_nan() && want64.is_nan(),
+            "f64 abs: x = {:e}: {:e}, Rust {want64:e}",
+            d[i],
+            o64[i]
+        );
+        assert!(
+            same32(copy[i], want_copy),
+            "copysign: x = {:e}: {:e}",
+            x[i],
+            copy[i]
+        );
+    }
+    assert_validation_clean();
+    Ok(())
+}

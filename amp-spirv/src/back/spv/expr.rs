@@ -181,6 +181,13 @@ impl Emitter<'_> {
                 if let Some(id) = self.geometric(*f, t, &vals) {
                     return Some(id);
                 }
+                if *f == Builtin::Abs && s.is_float() {
+                    let n = match e.ty {
+                        Ty::Vector(_, n) => n,
+                        _ => 1,
+                    };
+                    return Some(self.abs_bits(s.device(), n, t, vals[0]));
+                }
                 let inst = match (f, s) {
                     (Builtin::Min, s) if s.is_float() => glsl::NMIN,
                     (Builtin::Min, Scalar::I32) => glsl::SMIN,
@@ -188,7 +195,6 @@ impl Emitter<'_> {
                     (Builtin::Max, s) if s.is_float() => glsl::NMAX,
                     (Builtin::Max, Scalar::I32) => glsl::SMAX,
                     (Builtin::Max, _) => glsl::UMAX,
-                    (Builtin::Abs, s) if s.is_float() => glsl::FABS,
                     (Builtin::Abs, _) => glsl::SABS,
                     (Builtin::Dot | Builtin::Length | Builtin::Normalize | Builtin::Cross, _) => {
                         return self.broken("geometric() lowered them");

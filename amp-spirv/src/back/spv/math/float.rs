@@ -216,9 +216,35 @@ impl Emitter<'_> {
         self.cmp(Op::IEqual, bits, zero)
     }
 
+    /// `|x|` for a float scalar or vector of `n` components (`n = 1` for a scalar) of type
+    /// `t`, by clearing the sign bits: exact for every `x`. Not `GLSL.std.450`'s `FAbs`, which
+    /// Mesa's NIR drops where its range analysis proves the operand non-negative, counting
+    /// `-0.0` as such (the differential tester met `abs(sqrt(-0.0) * c)` giving `-0.0`).
+    pub(in crate::back::spv) fn abs_bits(&mut self, s: Scalar, n: u32, t: Word, x: Word) -> Word {
+        // Words of 32 bits per component: the sign is in the last word of each (little endian).
+        let per = if s == Scalar::F64 { 2 } else { 1 };
+        let u = self.scalar_ty(Scalar::U32);
+        let all = self.uint(0xffff_ffff);
+        let magnitude = self.uint(0x7fff_ffff);
+        let words = n * per;
+        let (ut, mask) = if words == 1 {
+            (u, magnitude)
+        } else {
+            let ut = self.b.type_vector(u, words);
+            let mask: Vec<Word> = (0..words)
+                .map(|i| if i % per == per - 1 { magnitude } else { all })
+                .collect();
+            (ut, self.b.constant_composite(ut, mask))
+        };
+        let bits = self.op(Op::Bitcast, ut, &[x]);
+        let cleared = self.op(Op::BitwiseAnd, ut, &[bits, mask]);
+        self.op(Op::Bitcast, t, &[cleared])
+    }
+
     /// `|x|` with the sign bit of `y`.
     pub(super) fn copysign_bits(&mut self, s: Scalar, x: Word, y: Word) -> Word {
-        let ax = self.glsl1(s, inst::FABS, x);
+        let t = self.scalar_ty(s);
+        let ax = self.abs_bits(s, 1, t, x);
         let negative = self.sign_bit(s, y);
         let nx = self.neg(s, ax);
         self.select(s, negative, nx, ax)
