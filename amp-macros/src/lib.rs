@@ -151,10 +151,13 @@ fn compile_instances(
     // Each instance is checked once; both back ends start from that.
     let results: Vec<_> = instances
         .into_iter()
-        .map(|i| {
+        .enumerate()
+        .map(|(n, i)| {
             let compiled = amp_spirv::check(&i.func, options).and_then(|checked| {
-                let kernel = checked.spirv()?;
-                Ok((checked, kernel))
+                let mut kernel = checked.spirv()?;
+                let native = native::entry(&checked, &i.func, kernel.tile.is_some(), n)?;
+                kernel.report.push_str(&native.2);
+                Ok((kernel, native))
             });
             (compiled, i)
         })
@@ -162,12 +165,8 @@ fn compile_instances(
     if results.iter().all(|(r, _)| r.is_ok()) {
         return Ok(results
             .into_iter()
-            .enumerate()
-            .filter_map(|(n, (r, i))| {
-                let (checked, mut kernel) = r.ok()?;
-                let (native_item, native_code, status) =
-                    native::entry(&checked, &i.func, kernel.tile.is_some(), n);
-                kernel.report.push_str(&status);
+            .filter_map(|(r, i)| {
+                let (kernel, (native_item, native_code, _)) = r.ok()?;
                 Some(Instance {
                     bindings: i.bindings,
                     kernel,

@@ -15,14 +15,15 @@ const THREAD_FN: &str = "__amp_thread";
 /// The entry function of instance `i` (an item for the launcher's body), the
 /// `NativeCode` expression that names it, and the compile report's line about it. Without
 /// native code (a construct the back end does not translate), no item and a
-/// `NativeCode::Unsupported` naming the construct; when the back end fails on its own (its
-/// source does not parse: a compiler bug), a compile error at the kernel that says so.
+/// `NativeCode::Unsupported` naming the construct; when the back end fails on its own (a
+/// broken invariant, or source that does not parse: a compiler bug), the internal-error
+/// diagnostic at the kernel.
 pub(crate) fn entry(
     checked: &CheckedKernel,
     func: &syn::ItemFn,
     tiled: bool,
     i: usize,
-) -> (TokenStream2, TokenStream2, String) {
+) -> Result<(TokenStream2, TokenStream2, String), amp_spirv::Diagnostics> {
     let unsupported = |why: String| {
         let line = format!("  native: Vulkan only: {why}\n");
         (
@@ -33,39 +34,23 @@ pub(crate) fn entry(
     };
     let kernel = match checked.native(RT, THREAD_FN) {
         Ok(k) => k,
-        Err(u) => return unsupported(u.to_string()),
+        Err(amp_spirv::NativeError::Internal(diags)) => return Err(diags),
+        Err(other) => return Ok(unsupported(other.to_string())),
     };
     let generated = |source: &str, spans: &[amp_spirv::Span]| {
         generated_tokens(source, spans, &func.sig.ident, checked.name())
     };
-    let internal = |error: TokenStream2| {
-        (
-            error,
-            quote!(::amp::__private::NativeCode::Unsupported(
-                "an internal compiler error"
-            )),
-            String::new(),
-        )
-    };
-    let thread = match generated(&kernel.source, &kernel.spans) {
-        Ok(t) => t,
-        Err(e) => return internal(e),
-    };
+    let thread = generated(&kernel.source, &kernel.spans)?;
     let variant = |v: &amp_spirv::NativeVariant| {
         generated(&v.source, &v.spans).map(|t| (t, format_ident!("{}", v.fn_name)))
     };
-    let covering = match kernel.covering.as_ref().map(variant).transpose() {
-        Ok(c) => c,
-        Err(e) => return internal(e),
-    };
+    let covering = kernel.covering.as_ref().map(variant).transpose()?;
     let batched = match &kernel.batched {
-        Some(b) => match (
-            variant(&b.plain),
-            b.covering.as_ref().map(variant).transpose(),
-        ) {
-            (Ok(plain), Ok(covering)) => Some((b.lanes, plain, covering)),
-            (Err(e), _) | (_, Err(e)) => return internal(e),
-        },
+        Some(b) => Some((
+            b.lanes,
+            variant(&b.plain)?,
+            b.covering.as_ref().map(variant).transpose()?,
+        )),
         None => None,
     };
     let status = match &batched {
@@ -183,33 +168,33 @@ pub(crate) fn entry(
             }
         }
     };
-    (
+    Ok((
         item,
         quote!(::amp::__private::NativeCode::Entry(#entry)),
         status,
-    )
+    ))
 }
 
 /// The tokens of generated native source, with the kernel's statement spans; when it does not
-/// parse (a bug of the native back end, never of the user's kernel), a `compile_error!` at
-/// the kernel `at` that says so and asks for a report.
+/// parse (a bug of the native back end, never of the user's kernel), the internal-error
+/// diagnostic at the kernel `at`.
 fn generated_tokens(
     source: &str,
     spans: &[amp_spirv::Span],
     at: &syn::Ident,
     kernel: &str,
-) -> Result<TokenStream2, TokenStream2> {
-    match source.parse::<TokenStream2>() {
-        Ok(t) => Ok(respan(t, spans, None)),
-        Err(e) => {
-            let msg = format!(
-                "internal compiler error: the native code generated for kernel `{kernel}` does not \
-                 parse ({e}); this is a bug in amp, not in your kernel: please report it with the \
-                 kernel's source"
-            );
-            Err(quote::quote_spanned!(at.span()=> ::core::compile_error!(#msg);))
-        }
-    }
+) -> Result<TokenStream2, amp_spirv::Diagnostics> {
+    source
+        .parse::<TokenStream2>()
+        .map(|t| respan(t, spans, None))
+        .map_err(|e| {
+            amp_spirv::internal_error(
+                kernel,
+                "native Rust",
+                &format!("the generated code does not parse ({e})"),
+                amp_spirv::Span::of(at),
+            )
+        })
 }
 
 /// The tokens of `<RT>::at` before a marker's `(n);`.
@@ -293,10 +278,12 @@ mod tests {
             "blur",
         )
         .expect_err("unbalanced source");
-        let text = err.to_string();
-        assert!(text.contains("compile_error"), "{text}");
-        assert!(text.contains("internal compiler error"), "{text}");
+        let d = err.iter().next().expect("one diagnostic");
+        assert_eq!(d.rule, amp_spirv::Rule::InternalError);
+        let text = d.to_string();
+        assert!(text.contains("internal error in amp-rs"), "{text}");
         assert!(text.contains("kernel `blur`"), "{text}");
+        assert!(text.contains("does not parse"), "{text}");
         let ok = generated_tokens("pub unsafe fn f() {}", &[], &at, "blur").expect("parses");
         assert!(ok.to_string().contains("fn f"));
     }

@@ -81,6 +81,8 @@ pub enum NativeError {
     Invalid(Diagnostics),
     /// A construct the native back end does not support yet.
     Unsupported(Unsupported),
+    /// A bug in the native back end: the internal-error diagnostic, at the kernel.
+    Internal(Diagnostics),
 }
 
 impl std::fmt::Display for NativeError {
@@ -93,6 +95,12 @@ impl std::fmt::Display for NativeError {
                 Ok(())
             }
             NativeError::Unsupported(u) => write!(f, "{u}"),
+            NativeError::Internal(d) => {
+                for diag in d.iter() {
+                    writeln!(f, "{diag}")?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -110,13 +118,22 @@ pub fn compile_native(
     super::check(func, options)
         .map_err(NativeError::Invalid)?
         .native(rt, fn_name)
-        .map_err(NativeError::Unsupported)
 }
 
 impl CheckedKernel {
     /// The kernel as native Rust source (see [`compile_native`]), or the construct the native
-    /// back end does not translate yet.
-    pub fn native(&self, rt: &str, fn_name: &str) -> Result<NativeKernel, Unsupported> {
+    /// back end does not translate yet ([`NativeError::Unsupported`]), or the internal error
+    /// of a bug in it ([`NativeError::Internal`]).
+    pub fn native(&self, rt: &str, fn_name: &str) -> Result<NativeKernel, NativeError> {
+        self.native_source(rt, fn_name).map_err(|stop| match stop {
+            native::Stop::Unsupported(u) => NativeError::Unsupported(u),
+            native::Stop::Internal { invariant, span } => NativeError::Internal(
+                super::internal_error(self.name(), "native Rust", &invariant, span),
+            ),
+        })
+    }
+
+    fn native_source(&self, rt: &str, fn_name: &str) -> Result<NativeKernel, native::Stop> {
         let (kernel, ranges) = (&self.kernel, &self.ranges);
         let checks = self.options.bounds_checks();
         let native::NativeSource {
@@ -139,24 +156,31 @@ impl CheckedKernel {
         };
         // A batch the back end cannot emit is no reason to lose the thread function: such a
         // kernel runs one thread at a time.
-        let batched = |name: String, covers: bool| {
-            native::native_batched(kernel, ranges, checks, rt, &name, covers)
-                .ok()
-                .flatten()
-                .map(|v| (v.uses_covers, variant(name, v)))
+        let batched = |name: String, covers: bool| -> Result<_, native::Stop> {
+            match native::native_batched(kernel, ranges, checks, rt, &name, covers) {
+                Ok(v) => Ok(v.map(|v| (v.uses_covers, variant(name, v)))),
+                Err(native::Stop::Unsupported(_)) => Ok(None),
+                Err(internal) => Err(internal),
+            }
         };
-        let batched =
-            batched(format!("{fn_name}_batch"), false).and_then(|(uses_covers, plain)| {
+        let batched = match batched(format!("{fn_name}_batch"), false)? {
+            None => None,
+            Some((uses_covers, plain)) => {
                 let covering = match uses_covers {
-                    true => Some(batched(format!("{fn_name}_batch_covering"), true)?.1),
+                    true => batched(format!("{fn_name}_batch_covering"), true)?,
                     false => None,
                 };
-                Some(BatchedVariant {
-                    lanes: native::LANES,
-                    plain,
-                    covering,
-                })
-            });
+                match (uses_covers, covering) {
+                    // The covering variant is needed but cannot be emitted: no batches.
+                    (true, None) => None,
+                    (_, covering) => Some(BatchedVariant {
+                        lanes: native::LANES,
+                        plain,
+                        covering: covering.map(|c| c.1),
+                    }),
+                }
+            }
+        };
         Ok(NativeKernel {
             name: kernel.name.clone(),
             fn_name: fn_name.to_string(),

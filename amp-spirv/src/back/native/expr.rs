@@ -2,7 +2,7 @@
 //! elements of locals, buffer accesses with their bounds checks, atomics, built-ins and math.
 //! Every compound expression is parenthesized, so precedence never depends on the context.
 
-use super::{unsupported, Emitter, Res};
+use super::{broken, unsupported, Emitter, Res};
 use crate::back::BoundsChecks;
 use crate::diag::Span;
 use crate::ir::*;
@@ -639,7 +639,7 @@ impl Emitter<'_> {
                     BinOp::Le => "<=",
                     BinOp::Gt => ">",
                     BinOp::Ge => ">=",
-                    BinOp::Shl | BinOp::Shr => unreachable!("above"),
+                    BinOp::Shl | BinOp::Shr => return broken("shifts are emitted above", span),
                 };
                 format!("({l} {o} {r})")
             }
@@ -980,7 +980,9 @@ impl Emitter<'_> {
                     AtomicOp::Exchange => ("swap", v.to_string()),
                     AtomicOp::Inc => ("fetch_add", format!("(1 as {t})")),
                     AtomicOp::Dec => ("fetch_sub", format!("(1 as {t})")),
-                    AtomicOp::CompareExchange => unreachable!("above"),
+                    AtomicOp::CompareExchange => {
+                        return broken("compare-exchange is emitted above", span)
+                    }
                 };
                 format!("{rt}::{atom}(ptr).{method}({arg}, {rt}::RELAXED)")
             }

@@ -173,7 +173,28 @@ impl fmt::Display for Unsupported {
 
 impl std::error::Error for Unsupported {}
 
-pub(crate) type Res<T> = Result<T, Unsupported>;
+/// Why the native back end stopped: a construct it does not translate yet (the kernel runs on
+/// Vulkan only), or a broken invariant of its own (a bug in amp-rs, reported as such).
+#[derive(Clone, Debug)]
+pub enum Stop {
+    /// A construct the native back end does not translate yet.
+    Unsupported(Unsupported),
+    /// A bug: what broke, and where in the kernel the back end was.
+    Internal {
+        /// The invariant that does not hold.
+        invariant: String,
+        /// Where the back end was.
+        span: Span,
+    },
+}
+
+impl From<Unsupported> for Stop {
+    fn from(u: Unsupported) -> Self {
+        Stop::Unsupported(u)
+    }
+}
+
+pub(crate) type Res<T> = Result<T, Stop>;
 
 /// Rust source for one thread of `kernel`: a function named `fn_name` with the ABI of this
 /// module's documentation, calling the prelude through the path `rt` (for example
@@ -247,25 +268,10 @@ fn emit(
     batch: bool,
     hoisted: std::collections::HashSet<LocalId>,
 ) -> Res<NativeSource> {
-    let mut e = Emitter {
-        k: kernel,
-        checks,
-        rt,
-        labels: 0,
-        loops: Vec::new(),
-        temps: 0,
-        tile: None,
-        fn_name: fn_name.to_string(),
-        structs: RefCell::new(Vec::new()),
-        dyn_arrays: Default::default(),
-        spans: Vec::new(),
-        ranges,
-        assume_covers,
-        uses_covers: false,
-        batch,
-        entry_guards: None,
-        hoisted,
-    };
+    let mut e = Emitter::new(kernel, ranges, checks, rt, fn_name);
+    e.assume_covers = assume_covers;
+    e.batch = batch;
+    e.hoisted = hoisted;
     let f = if kernel.tiled.is_some() {
         e.guarded_tiled_function(fn_name)?
     } else {
@@ -364,9 +370,48 @@ pub(crate) struct Emitter<'a> {
     hoisted: std::collections::HashSet<LocalId>,
 }
 
+impl<'k> Emitter<'k> {
+    /// An emitter of a thread function of `kernel` (neither a batch nor a covering variant).
+    fn new(
+        kernel: &'k Kernel,
+        ranges: &'k Ranges,
+        checks: BoundsChecks,
+        rt: &'k str,
+        fn_name: &str,
+    ) -> Self {
+        Emitter {
+            k: kernel,
+            checks,
+            rt,
+            labels: 0,
+            loops: Vec::new(),
+            temps: 0,
+            tile: None,
+            fn_name: fn_name.to_string(),
+            structs: RefCell::new(Vec::new()),
+            dyn_arrays: Default::default(),
+            spans: Vec::new(),
+            ranges,
+            assume_covers: false,
+            uses_covers: false,
+            batch: false,
+            entry_guards: None,
+            hoisted: Default::default(),
+        }
+    }
+}
+
 fn unsupported<T>(construct: impl Into<String>, span: Span) -> Res<T> {
-    Err(Unsupported {
+    Err(Stop::Unsupported(Unsupported {
         construct: construct.into(),
+        span,
+    }))
+}
+
+/// A broken invariant of the back end (`invariant`: what should have held), at `span`.
+fn broken<T>(invariant: &str, span: Span) -> Res<T> {
+    Err(Stop::Internal {
+        invariant: format!("broken invariant of the native back end ({invariant})"),
         span,
     })
 }
@@ -715,7 +760,7 @@ impl Emitter<'_> {
         match self.loops.last() {
             Some(l) if l.tile => {
                 let id = l.id;
-                Ok(self.leave_tile_loop(id, 1))
+                self.leave_tile_loop(id, 1)
             }
             Some(l) => Ok(format!("(break 'l{})", l.id)),
             None => unsupported("`break` outside a loop", span),
@@ -726,11 +771,50 @@ impl Emitter<'_> {
         match self.loops.last() {
             Some(l) if l.tile => {
                 let id = l.id;
-                Ok(self.leave_tile_loop(id, 2))
+                self.leave_tile_loop(id, 2)
             }
             Some(l) if l.body_block => Ok(format!("(break 'c{})", l.id)),
             Some(l) => Ok(format!("(continue 'l{})", l.id)),
             None => unsupported("`continue` outside a loop", span),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A broken invariant of the back end is an internal error, never "unsupported" and never a
+    /// panic: tile-level code asked of a simple kernel's emitter.
+    #[test]
+    fn a_broken_invariant_is_an_internal_error() {
+        let func: syn::ItemFn = syn::parse_quote! {
+            fn k(idx: Index<1>, a: ArrayViewMut<f32, 1>) { a[idx] = 1.0; }
+        };
+        let checked = crate::compile::check(&func, &crate::Options::default()).expect("valid");
+        let mut e = Emitter::new(
+            &checked.kernel,
+            &checked.ranges,
+            BoundsChecks::On,
+            "rt",
+            "f",
+        );
+        match e.lead(
+            &checked
+                .kernel
+                .body
+                .stmts
+                .iter()
+                .find_map(|s| match s {
+                    Stmt::Expr(x) => Some(x.clone()),
+                    _ => None,
+                })
+                .expect("a statement"),
+        ) {
+            Err(Stop::Internal { invariant, .. }) => {
+                assert!(invariant.contains("tiled kernels only"), "{invariant}")
+            }
+            other => panic!("not an internal error: {:?}", other.map(|_| ())),
         }
     }
 }

@@ -5,7 +5,7 @@
 //! texel type keeps its own. Checked kernels compare every index component with the extent,
 //! as the SPIR-V back end does for textures.
 
-use super::{Emitter, Res};
+use super::{broken, Emitter, Res};
 use crate::back::BoundsChecks;
 use crate::ir::*;
 use crate::types::{Scalar, Ty};
@@ -14,9 +14,12 @@ impl Emitter<'_> {
     /// The component type texture `p`'s texels are read and written as (`f32` for float and
     /// normalized texels, `i32` or `u32` for integer ones), and the texel's component count
     /// (`None` for a scalar texel).
-    fn texel_shape(&self, p: ParamId) -> (&'static str, Option<u32>) {
+    fn texel_shape(&self, p: ParamId) -> Res<(&'static str, Option<u32>)> {
         let ParamKind::Texture { texel, .. } = &self.k.params[p].kind else {
-            unreachable!("texture operations name texture parameters")
+            return broken(
+                "texture operations name texture parameters",
+                self.k.params[p].span,
+            );
         };
         let ty = texel.ty();
         let comp = match ty.component() {
@@ -28,7 +31,7 @@ impl Emitter<'_> {
             Ty::Vector(_, n) => Some(n),
             _ => None,
         };
-        (comp, n)
+        Ok((comp, n))
     }
 
     /// The texel of `n` components (`None`: a scalar) in the first components of `v4`.
@@ -69,7 +72,7 @@ impl Emitter<'_> {
         operands: &[Expr],
     ) -> Res<String> {
         let checked = self.checks == BoundsChecks::On;
-        let (comp, n) = self.texel_shape(p);
+        let (comp, n) = self.texel_shape(p)?;
         Ok(match op {
             TextureOp::Extent => format!("p{p}.extent"),
             TextureOp::Load => {

@@ -19,7 +19,7 @@
 //! lead evaluations) name each local, the second emits with the frame chosen from that.
 
 use super::tile_locals::{block_has, has_barrier};
-use super::{local, unsupported, Emitter, LoopLabel, RangeFlavour, Res};
+use super::{broken, local, unsupported, Emitter, LoopLabel, RangeFlavour, Res};
 use crate::diag::Span;
 use crate::ir::*;
 use crate::types::{Len, Scalar, Ty};
@@ -122,8 +122,13 @@ fn has_return(e: &Expr) -> bool {
 }
 
 impl Emitter<'_> {
-    fn st(&mut self) -> &mut TileState {
-        self.tile.as_mut().expect("a tiled kernel")
+    /// The work-item loop state: only a tiled kernel's emission has one.
+    fn st(&mut self) -> Res<&mut TileState> {
+        let span = self.whole_kernel();
+        match self.tile.as_mut() {
+            Some(st) => Ok(st),
+            None => broken("tile-level code is emitted for tiled kernels only", span),
+        }
     }
 
     /// The function of one tile (the module docs' tile ABI), with the bounds checks (in a
@@ -222,8 +227,8 @@ impl Emitter<'_> {
             .filter(|&id| k.locals[id].storage == Storage::TileStatic)
             .collect();
         fixed.extend(statics.iter().copied());
-        let uniform = super::tile_locals::tile_uniform(k);
-        let remat = super::tile_locals::rematerialized(k, &uniform);
+        let uniform = super::tile_locals::tile_uniform(k, tiled);
+        let remat = super::tile_locals::rematerialized(k, tiled, &uniform);
         fixed.extend(uniform.iter().copied());
         fixed.extend(remat.iter().map(|(id, _)| *id));
         // `tile_static` arrays whose length is a named constant: flat vectors, allocated once
@@ -282,11 +287,11 @@ impl Emitter<'_> {
             let t = self.ty(&k.locals[*id].ty, span)?;
             let _ = write!(defs, "let mut {}: {t} = {v}; ", local(*id));
         }
-        self.st().remat_defs = defs;
+        self.st()?.remat_defs = defs;
 
         // First run: which contexts name which locals.
         self.tile_block(&k.body)?;
-        let st = self.st();
+        let st = self.st()?;
         st.frame = st
             .uses
             .iter()
@@ -333,7 +338,7 @@ impl Emitter<'_> {
             local(tiled.tile_extent),
             list("d"),
         );
-        let st = self.tile.as_ref().expect("a tiled kernel");
+        let st = self.st()?;
         let scalars: Vec<LocalId> = statics
             .iter()
             .copied()
@@ -420,11 +425,11 @@ impl Emitter<'_> {
         let mut run: Vec<&Stmt> = Vec::new();
         for st in &b.stmts {
             if let Stmt::Let(id, _) = st {
-                if self.st().remat.contains(id) {
+                if self.st()?.remat.contains(id) {
                     continue; // defined by every work-item loop
                 }
             }
-            if super::tile_locals::assigns_uniform(st, &self.st().uniform) {
+            if super::tile_locals::assigns_uniform(st, &self.st()?.uniform) {
                 // Once per tile, between the work-item loops.
                 out.push_str(&self.region(&run, None)?);
                 run.clear();
@@ -494,13 +499,13 @@ impl Emitter<'_> {
 
     /// `e` evaluated for the lead thread, as a block expression.
     pub(super) fn lead(&mut self, e: &Expr) -> Res<String> {
-        let st = self.st();
+        let st = self.st()?;
         st.contexts += 1;
         let ctx = st.contexts;
         st.ctx = Some(ctx);
         st.lead_ctx.insert(ctx);
         let v = self.expr(e);
-        let st = self.st();
+        let st = self.st()?;
         st.ctx = None;
         let v = v?;
         let (has_frame, done_flag) = (st.has_frame(), st.done_flag);
@@ -524,15 +529,18 @@ impl Emitter<'_> {
         if has_frame {
             s.push_str("let lane: usize = lead; ");
         }
-        s.push_str(&self.thread_prologue());
+        s.push_str(&self.thread_prologue()?);
         let _ = write!(s, "{v} }}");
         Ok(s)
     }
 
     /// The thread's `t.local` and `t.global` from its local index `i0, ..`.
-    fn thread_prologue(&self) -> String {
-        let remat = &self.tile.as_ref().expect("a tiled kernel").remat_defs;
-        let tiled = self.k.tiled.as_ref().expect("a tiled kernel");
+    fn thread_prologue(&mut self) -> Res<String> {
+        let span = self.whole_kernel();
+        let remat = &self.st()?.remat_defs.clone();
+        let Some(tiled) = self.k.tiled.as_ref() else {
+            return broken("a tiled kernel has its tiled index", span);
+        };
         let rank = self.k.rank as usize;
         let l = (0..rank)
             .map(|d| format!("i{d}"))
@@ -542,11 +550,11 @@ impl Emitter<'_> {
             .map(|d| format!("o{d}.wrapping_add(i{d})"))
             .collect::<Vec<_>>()
             .join(", ");
-        format!(
+        Ok(format!(
             "let mut {}: [u32; {rank}] = [{l}]; let mut {}: [u32; {rank}] = [{g}]; {remat}",
             local(tiled.local),
             local(tiled.global)
-        )
+        ))
     }
 
     /// A work-item loop running `stmts` and `tail` (no barrier among them) for every thread of
@@ -568,7 +576,7 @@ impl Emitter<'_> {
                 None => (None, stmts.to_vec(), tail),
             };
         let w = self.new_label();
-        let st = self.st();
+        let st = self.st()?;
         st.contexts += 1;
         let ctx = st.contexts;
         st.ctx = Some(ctx);
@@ -580,20 +588,20 @@ impl Emitter<'_> {
             Lanes::Multiples => format!("((((d0 - 1) / n{w}) * n{w}) as u64)"),
         });
         // The guarded version first (`guard.rs`): if it hoists no check, it is the only one.
-        self.st().guards = Some(Vec::new());
+        self.st()?.guards = Some(Vec::new());
         let body = self.region_body(&stmts, tail);
-        let guards = self.st().guards.take().unwrap_or_default();
+        let guards = self.st()?.guards.take().unwrap_or_default();
         let checked = match (&body, guards.is_empty()) {
             (Ok(_), false) => Some(self.region_body(&stmts, tail)),
             _ => None,
         };
-        let st = self.st();
+        let st = self.st()?;
         st.ctx = None;
         st.region = None;
         st.lane_limit = None;
         let body = body?;
         let checked = checked.transpose()?;
-        let st = self.st();
+        let st = self.st()?;
         let (has_frame, done_flag, flag_set) = (st.has_frame(), st.done_flag, st.flag_set);
         let scalars: Vec<LocalId> = st
             .uses
@@ -614,7 +622,7 @@ impl Emitter<'_> {
             );
         }
         let rank = self.k.rank as usize;
-        let prologue = self.thread_prologue();
+        let prologue = self.thread_prologue()?;
         let work_item_loop = |body: &str| {
             let mut s = String::new();
             for d in 0..rank {
@@ -773,7 +781,7 @@ impl Emitter<'_> {
         let Some(s) = self.k.locals[r.counter].ty.scalar() else {
             return unsupported("a range loop over a non-scalar", span);
         };
-        let st = self.st();
+        let st = self.st()?;
         for id in [r.counter, r.done, r.var] {
             st.fixed.insert(id);
             st.tile_scalars.insert(id);
@@ -787,7 +795,7 @@ impl Emitter<'_> {
                 .insert(r.var, ((*r.end).clone(), r.inclusive));
         }
         if let Some(body) = self.jam_body(r, s) {
-            self.scope_lets(&body);
+            self.scope_lets(&body)?;
             return self.jammed_for(r, s, span, &body);
         }
         let names = (local(r.counter), local(r.done), local(r.var));
@@ -842,13 +850,14 @@ impl Emitter<'_> {
     }
 
     /// Records the locals the statements of a jammed body declare ([`TileState::scoped`]).
-    fn scope_lets(&mut self, body: &[Stmt]) {
-        let st = self.st();
+    fn scope_lets(&mut self, body: &[Stmt]) -> Res<()> {
+        let st = self.st()?;
         for x in body {
             if let Stmt::Let(id, _) = x {
                 st.scoped.insert(*id);
             }
         }
+        Ok(())
     }
 
     /// Hoisted loop `r` with [`JAM`] iterations per work-item loop (unroll and jam): each
@@ -879,10 +888,10 @@ impl Emitter<'_> {
         }
         let (start, end) = (self.lead(&r.start)?, self.lead(&r.end)?);
         // `var` takes JAM values in the work-item loop: no guard of it may assume one.
-        self.st().facts.uniform.remove(&r.var);
+        self.st()?.facts.uniform.remove(&r.var);
         let refs: Vec<&Stmt> = stmts.iter().collect();
         let jammed = self.region(&refs, None);
-        self.st().facts.uniform.insert(r.var);
+        self.st()?.facts.uniform.insert(r.var);
         let jammed = jammed?;
         // The rest: the ordinary loop, from where the jammed one stopped.
         let mut rest = r.clone();
@@ -918,15 +927,15 @@ impl Emitter<'_> {
     /// `break` (`code` 1) or `continue` (2) of tile-level loop `id` in a work-item loop: the
     /// thread sets the loop's flag and ends its region; the tile leaves or continues the loop
     /// after the region.
-    pub(super) fn leave_tile_loop(&mut self, id: u32, code: u8) -> String {
-        let st = self.st();
-        match st.region {
+    pub(super) fn leave_tile_loop(&mut self, id: u32, code: u8) -> Res<String> {
+        let st = self.st()?;
+        Ok(match st.region {
             Some(w) => {
                 st.flag_set = true;
                 format!("{{ b{id} = {code}; continue 'w{w}; }}")
             }
             None if code == 1 => format!("(break 'l{id})"),
             None => format!("(break 'c{id})"),
-        }
+        })
     }
 }

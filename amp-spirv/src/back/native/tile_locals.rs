@@ -40,8 +40,7 @@ struct Site<'a> {
 }
 
 /// The tile-uniform locals of `k` (see the module docs).
-pub(super) fn tile_uniform(k: &Kernel) -> HashSet<LocalId> {
-    let tiled = k.tiled.as_ref().expect("a tiled kernel");
+pub(super) fn tile_uniform(k: &Kernel, tiled: &Tiled) -> HashSet<LocalId> {
     let mut sites = Vec::new();
     let mut excluded = HashSet::new();
     collect_block(&k.body, true, &mut sites, &mut excluded);
@@ -79,8 +78,11 @@ pub(super) fn tile_uniform(k: &Kernel) -> HashSet<LocalId> {
 
 /// The immutable locals the body declares at its top level from the thread's index (see the
 /// module docs), in declaration order, with their initializers.
-pub(super) fn rematerialized(k: &Kernel, uniform: &HashSet<LocalId>) -> Vec<(LocalId, Expr)> {
-    let tiled = k.tiled.as_ref().expect("a tiled kernel");
+pub(super) fn rematerialized(
+    k: &Kernel,
+    tiled: &Tiled,
+    uniform: &HashSet<LocalId>,
+) -> Vec<(LocalId, Expr)> {
     let index = [
         tiled.global,
         tiled.local,
