@@ -88,16 +88,21 @@ done
 cp "$(command -v glslangValidator)" "$stage/tools/glslangValidator"
 strip "$stage/tools/glslangValidator" 2>/dev/null || true
 
-echo "gpu-kit: fetching the Vulkan loader and the validation layer packages" >&2
+# Beside the loader and the layer, GLVND's dispatch libraries (about 250 KiB): NVIDIA's Vulkan
+# driver lives in its GLX vendor library (libGLX_nvidia.so.0), which cannot create an instance
+# without them, and a GPU container image often has the driver but not GLVND.
+packages="libvulkan1 vulkan-validationlayers libglvnd0 libglx0 libegl1 libgl1 libopengl0 libgles2"
+echo "gpu-kit: fetching the Vulkan loader, the validation layer and GLVND packages" >&2
 (
     cd "$kit/debs"
-    if ! apt-get download libvulkan1 vulkan-validationlayers >/dev/null 2>&1; then
+    # shellcheck disable=SC2086 # a list of package names
+    if ! apt-get download $packages >/dev/null 2>&1; then
         # The package lists may be missing on a fresh machine.
         apt-get update -qq >/dev/null 2>&1 || true
-        apt-get download libvulkan1 vulkan-validationlayers
+        apt-get download $packages
     fi
 ) || {
-    echo "gpu-kit: could not download libvulkan1 and vulkan-validationlayers with apt-get" >&2
+    echo "gpu-kit: could not download $packages with apt-get" >&2
     exit 1
 }
 

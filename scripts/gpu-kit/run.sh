@@ -85,6 +85,13 @@ if [ -z "${VK_DRIVER_FILES:-}${VK_ICD_FILENAMES:-}" ]; then
         export VK_DRIVER_FILES="$joined" VK_ICD_FILENAMES="$joined"
     fi
 fi
+# GLVND's EGL finds NVIDIA's vendor library through a manifest the container image may keep
+# under /usr/local/nvidia as well.
+if [ -z "${__EGL_VENDOR_LIBRARY_FILENAMES:-}" ]; then
+    for f in /usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json; do
+        [ -f "$f" ] && export __EGL_VENDOR_LIBRARY_FILENAMES="$f"
+    done
+fi
 export AMP_DEVICE="${AMP_DEVICE:-vulkan}"
 if [ "${AMP_KIT_NO_VALIDATION:-0}" = 1 ]; then
     validation=0
@@ -100,6 +107,25 @@ nvidia=$( (nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,
 devices=$(AMP_VALIDATION=$validation "$bin/amp-bench" --devices 2>&1)
 echo "$devices" >"$logs/devices.log"
 echo "$devices" >&2
+if [ "$AMP_DEVICE" != cpu ] && printf '%s' "$devices" | grep -q NoDevice; then
+    # No Vulkan device: say why, from the loader's own account (which manifests it read, which
+    # libraries it loaded and what failed), and which libraries the drivers lack.
+    say "no Vulkan device found; the loader's account is in $logs/loader.log"
+    VK_LOADER_DEBUG=error,warn,driver "$bin/amp-bench" --devices >"$logs/loader.log" 2>&1
+    {
+        echo "VK_DRIVER_FILES=${VK_DRIVER_FILES:-}"
+        echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
+        IFS=: read -ra manifests <<<"${VK_DRIVER_FILES:-}"
+        for m in "${manifests[@]}"; do
+            lib=$(grep -o '"library_path"[^,]*' "$m" 2>/dev/null | sed 's/.*: *"//; s/".*//')
+            [ -n "$lib" ] || continue
+            path=$(ldconfig -p 2>/dev/null | grep -F "$lib" | head -1 | sed 's/.*=> //')
+            echo "$m -> $lib -> ${path:-not found by ldconfig}"
+            [ -n "$path" ] && ldd "$path" 2>&1 | grep -i 'not found'
+        done
+    } >>"$logs/loader.log" 2>&1
+    tail -n 40 "$logs/loader.log" >&2
+fi
 
 # --- the suites ----------------------------------------------------------------------------
 # name | command (relative to the unpacked bin/) | seconds allowed | extra environment
