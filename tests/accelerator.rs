@@ -216,9 +216,12 @@ fn default_view_and_created_views() -> Result<(), Error> {
     assert_eq!(affine_on(&v1, &data, 2, 5)?, affine_cpu(&data, 2, 5));
     assert_eq!(affine_on(&v2, &data, -3, 1)?, affine_cpu(&data, -3, 1));
     assert_eq!(affine_on(&v1, &data, 4, 0)?, affine_cpu(&data, 4, 0));
-    // Copies go through the default view: a created view submits its launches only.
-    assert_eq!(v1.submission_count(), 2);
-    assert_eq!(v2.submission_count(), 1);
+    // Copies go through the default view: a created view submits its launches, and where
+    // host data travels through staging buffers (a discrete GPU), the uploads recorded ahead
+    // of each launch on its own view as a submission of their own.
+    let per_launch = [1, 2];
+    assert!(per_launch.map(|k| 2 * k).contains(&v1.submission_count()));
+    assert!(per_launch.contains(&v2.submission_count()));
     v1.flush()?;
     v1.wait()?;
     v2.wait()?;
@@ -320,7 +323,10 @@ fn eight_threads_on_their_own_and_shared_views() -> Result<(), Error> {
                         assert_eq!(out, affine_cpu(&data, k, c), "thread {t}, launch {i}");
                     }
                     own.wait()?;
-                    assert_eq!(own.submission_count(), launches as u64 / 2);
+                    // One submission per launch, or two where host data is staged (as
+                    // above).
+                    let half = launches as u64 / 2;
+                    assert!([half, 2 * half].contains(&own.submission_count()));
                     // (Each launch of host data waits for its batch; on a shared view, one
                     // batch may hold another thread's launch too.)
                     Ok(())

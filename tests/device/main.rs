@@ -36,6 +36,7 @@ mod normalized;
 mod numeric;
 mod ping_pong;
 mod profiling;
+mod read_write;
 mod semantics;
 mod structs;
 mod textures;

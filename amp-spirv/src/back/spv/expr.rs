@@ -436,6 +436,9 @@ impl Emitter<'_> {
         {
             return self.integer_division(op, kind, t, l, r);
         }
+        if opcode == Op::SRem {
+            return self.signed_rem(t, l, r);
+        }
         let id = self.op(opcode, t, &[l, r]);
         if float && !op.is_comparison() {
             self.exact(id);
@@ -478,8 +481,21 @@ impl Emitter<'_> {
             (_, false) => (Op::UMod, l),
         };
         // `MIN / 1` is MIN and `MIN % 1` is 0: the wrapping results, as they should be.
-        let q = self.op(opcode, t, &[l, divisor]);
+        let q = if opcode == Op::SRem {
+            self.signed_rem(t, l, divisor)
+        } else {
+            self.op(opcode, t, &[l, divisor])
+        };
         self.op(Op::Select, t, &[by_zero, when_zero, q])
+    }
+
+    /// `l % d` for `i32` (`d` neither 0 nor, with `l = MIN`, -1) as `l - (l / d) * d`, Rust's
+    /// definition, with `SDiv`. Not `OpSRem`: NVIDIA's driver (580, H200) returns `l` itself
+    /// for negative divisors (`1 % -1` gave 1, `i32::MAX % -703012821` gave `i32::MAX`).
+    fn signed_rem(&mut self, t: Word, l: Word, d: Word) -> Word {
+        let q = self.op(Op::SDiv, t, &[l, d]);
+        let p = self.op(Op::IMul, t, &[q, d]);
+        self.op(Op::ISub, t, &[l, p])
     }
 
     pub(super) fn cast(&mut self, v: Word, from: Scalar, to: Scalar) -> Word {
