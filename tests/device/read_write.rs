@@ -12,6 +12,24 @@ fn write_then_update(idx: Index<1>, a: ArrayView<u32, 1>, out: ArrayViewMut<u32,
     out[idx] += 7;
 }
 
+#[kernel(amp, unchecked)]
+fn write_then_update_unchecked(idx: Index<1>, a: ArrayView<u32, 1>, out: ArrayViewMut<u32, 1>) {
+    out[idx] = a[idx];
+    out[idx] += 7;
+}
+
+/// The shape of a checked kernel's code, written out: each access in a conditional of its own.
+#[kernel(amp, unchecked)]
+fn write_then_update_in_ifs(idx: Index<1>, a: ArrayView<u32, 1>, out: ArrayViewMut<u32, 1>) {
+    let n = out.extent()[0];
+    if idx[0] < n {
+        out[idx] = a[idx];
+    }
+    if idx[0] < n {
+        out[idx] += 7;
+    }
+}
+
 #[kernel(amp)]
 fn update_in_place(idx: Index<1>, a: ArrayView<u32, 1>, out: ArrayViewMut<u32, 1>) {
     out[idx] = out[idx] * 3 + a[idx];
@@ -44,6 +62,12 @@ fn check(
         |av: &ArrayView<u32, 1>, ov: &mut ArrayViewMut<u32, 1>| -> Result<(), amp::Error> {
             match which {
                 "write_then_update" => parallel_for_each(ov.extent(), write_then_update(av, ov)),
+                "write_then_update_unchecked" => {
+                    parallel_for_each(ov.extent(), write_then_update_unchecked(av, ov))
+                }
+                "write_then_update_in_ifs" => {
+                    parallel_for_each(ov.extent(), write_then_update_in_ifs(av, ov))
+                }
                 "update_in_place" => parallel_for_each(ov.extent(), update_in_place(av, ov)),
                 _ => parallel_for_each(ov.extent(), write_even(av, ov)),
             }
@@ -95,9 +119,14 @@ fn check(
 /// Each pattern, each kind of view: all wrong results are reported together.
 #[test]
 fn kernels_read_back_their_writes_and_keep_what_they_do_not_write() -> Result<(), amp::Error> {
-    let mut wrong = check("write_then_update", |a, _| {
-        a.iter().map(|x| x + 7).collect()
-    })?;
+    let mut wrong = Vec::new();
+    for which in [
+        "write_then_update",
+        "write_then_update_unchecked",
+        "write_then_update_in_ifs",
+    ] {
+        wrong.extend(check(which, |a, _| a.iter().map(|x| x + 7).collect())?);
+    }
     wrong.extend(check("update_in_place", |a, h| {
         a.iter()
             .zip(h)
