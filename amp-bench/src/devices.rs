@@ -56,7 +56,7 @@ pub fn list_devices() -> Result<(), BoxError> {
         let l = acc.limits();
         println!(
             "{}\n  path: {}\n  description: {}\n  type: {:?}; dedicated memory: {} MiB; \
-             cpu-shared memory: {}; host-memory import: {}; f64: {}; validation layer: {}\n  \
+             cpu-shared memory: {}; host-memory import: {}; f64: {}; denormals kept: {}; validation layer: {}\n  \
              limits: workgroup count {:?}, workgroup size {:?}, {} threads per workgroup, {} B \
              shared memory, {} B push constants",
             acc.name(),
@@ -67,6 +67,7 @@ pub fn list_devices() -> Result<(), BoxError> {
             acc.supports_cpu_shared_memory(),
             acc.supports_host_memory_import(),
             acc.supports_double_precision(),
+            acc.preserves_denormals(),
             if acc.validation_enabled() {
                 "on"
             } else {

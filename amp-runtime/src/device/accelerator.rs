@@ -340,6 +340,17 @@ impl Accelerator {
         }
     }
 
+    /// Whether `f32` denormals are kept exactly, as Rust keeps them: the Vulkan property
+    /// `shaderDenormPreserveFloat32`, which amp-rs then asks for (always on the native CPU
+    /// accelerator). Where it is `false` a device may flush denormal results to zero (NVIDIA
+    /// GPUs do; lavapipe is exact without promising it); see docs/semantics.md.
+    pub fn preserves_denormals(&self) -> bool {
+        match &self.backend {
+            Backend::Vulkan(d) => d.float_controls().preserve_denormals[0],
+            Backend::Native(_) => true,
+        }
+    }
+
     /// Whether kernels can `atomic_fetch_add` into `f32` elements of views and arrays (the
     /// Vulkan feature `shaderBufferFloat32AtomicAdd` of `VK_EXT_shader_atomic_float`; always on
     /// the native CPU accelerator). Such kernels fail with [`Error::MissingCapability`] where

@@ -16,6 +16,7 @@ use super::pipeline_cache::DriverCache;
 use super::profile::Timestamps;
 use super::properties::{DeviceType, Limits};
 use super::Device;
+use super::FloatControls;
 use crate::Error;
 
 /// A physical device with a compute queue and Vulkan 1.1.
@@ -133,6 +134,7 @@ pub(super) fn create_device(
             has_extension(host_import),
         );
         let mut preserve_float_specials = [false; 2];
+        let mut preserve_denormals = [false; 2];
         if has_float_controls {
             let mut fc = vk::PhysicalDeviceFloatControlsProperties::default();
             let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut fc);
@@ -140,6 +142,18 @@ pub(super) fn create_device(
             preserve_float_specials = [
                 fc.shader_signed_zero_inf_nan_preserve_float32 == vk::TRUE,
                 fc.shader_signed_zero_inf_nan_preserve_float64 == vk::TRUE,
+            ];
+            // A width's denormal mode may be set on its own only where the device says so:
+            // with `32_BIT_ONLY`, 64-bit floats share 16-bit floats' mode (which kernels leave
+            // unset), and with `NONE` every width shares one.
+            let independent = match fc.denorm_behavior_independence {
+                vk::ShaderFloatControlsIndependence::ALL => [true, true],
+                vk::ShaderFloatControlsIndependence::TYPE_32_ONLY => [true, false],
+                _ => [false, false],
+            };
+            preserve_denormals = [
+                independent[0] && fc.shader_denorm_preserve_float32 == vk::TRUE,
+                independent[1] && fc.shader_denorm_preserve_float64 == vk::TRUE,
             ];
         }
         let mut extensions = if has_float_controls {
@@ -237,7 +251,10 @@ pub(super) fn create_device(
             physical: phys.handle,
             storage_image_write_without_format: supported.shader_storage_image_write_without_format
                 == vk::TRUE,
-            preserve_float_specials,
+            float_controls: FloatControls {
+                preserve_specials: preserve_float_specials,
+                preserve_denormals,
+            },
             atomic_float32,
             pipeline_robustness,
             allocator: Mutex::new(Some(allocator)),

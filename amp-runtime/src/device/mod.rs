@@ -52,6 +52,16 @@ use crate::Error;
 
 /// One logical device, shared by all [`Accelerator`] handles to it. Lives until the process
 /// ends (the registry in `accelerator.rs` keeps it).
+/// What a device lets kernels ask of its float arithmetic (`VK_KHR_shader_float_controls`),
+/// per width `[f32, f64]`.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct FloatControls {
+    /// NaN, infinities and signed zeros kept (`SignedZeroInfNanPreserve`).
+    pub(crate) preserve_specials: [bool; 2],
+    /// Denormals kept, never flushed to zero (`DenormPreserve`), set on its own per width.
+    pub(crate) preserve_denormals: [bool; 2],
+}
+
 pub(crate) struct Device {
     instance: Arc<InstanceShared>,
     device: ash::Device,
@@ -68,8 +78,8 @@ pub(crate) struct Device {
     physical: vk::PhysicalDevice,
     /// `shaderStorageImageWriteWithoutFormat`, which write-only texture views need.
     storage_image_write_without_format: bool,
-    /// Whether kernels may ask to keep NaN, infinities and signed zeros (`[f32, f64]`).
-    preserve_float_specials: [bool; 2],
+    /// The float controls kernels get here.
+    float_controls: FloatControls,
     /// The `f32` atomics kernels may use (`VK_EXT_shader_atomic_float`).
     atomic_float32: AtomicFloat32,
     /// `VK_EXT_pipeline_robustness` is enabled: a pipeline may turn robust buffer access off.
@@ -160,9 +170,9 @@ impl Device {
         self.storage_image_write_without_format
     }
 
-    /// Whether kernels may ask to keep NaN, infinities and signed zeros (`[f32, f64]`).
-    pub(crate) fn preserve_float_specials(&self) -> [bool; 2] {
-        self.preserve_float_specials
+    /// The float controls kernels get here.
+    pub(crate) fn float_controls(&self) -> FloatControls {
+        self.float_controls
     }
 
     /// The `f32` atomics kernels may use.

@@ -132,7 +132,7 @@ impl Pipeline {
         // destroyed (destroying null handles is a no-op).
         let result = unsafe {
             (|| -> Result<(), Error> {
-                let spirv = float_controls_for(spirv, device.preserve_float_specials());
+                let spirv = float_controls_for(spirv, device.float_controls());
                 p.module = d
                     .create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&spirv), None)
                     .map_err(Error::vk("vkCreateShaderModule"))?;
