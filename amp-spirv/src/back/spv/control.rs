@@ -75,15 +75,15 @@ pub(super) struct LoopTargets {
 }
 
 impl Emitter<'_> {
-    /// A structured `if` on `cond`: `OpSelectionMerge` and `OpBranchConditional`, then each
-    /// arm in turn (`then` first), filled by `arm(self, holds)` and branching to the merge block
-    /// unless it terminated; leaves the builder in the merge block. No branch weights: with
-    /// them, NVIDIA's compiler (580.159) lost a checked store to the next checked load of the
-    /// same element (see `bounds.rs`).
+    /// A structured `if` on `cond`: `OpSelectionMerge` and `OpBranchConditional` (with
+    /// `weights`, true then false, or none), then each arm in turn (`then` first), filled by
+    /// `arm(self, holds)` and branching to the merge block unless it terminated; leaves the
+    /// builder in the merge block.
     pub(super) fn structured_if<R>(
         &mut self,
         cond: Word,
         labels: IfLabels,
+        weights: &[u32],
         mut arm: impl FnMut(&mut Self, bool) -> R,
     ) -> IfEnd<R> {
         let IfLabels {
@@ -95,7 +95,12 @@ impl Emitter<'_> {
             .selection_merge(merge, spirv::SelectionControl::NONE)
             .or_internal(&mut self.internal, "open");
         self.b
-            .branch_conditional(cond, then.unwrap_or(merge), otherwise.unwrap_or(merge), [])
+            .branch_conditional(
+                cond,
+                then.unwrap_or(merge),
+                otherwise.unwrap_or(merge),
+                weights.iter().copied(),
+            )
             .or_internal(&mut self.internal, "a block is open");
         let mut fill = |e: &mut Self, label: Option<Word>, holds: bool| {
             let label = label?;
@@ -178,7 +183,7 @@ impl Emitter<'_> {
             },
         };
         let Some(arm) = self
-            .structured_if(l, labels, |e, _| {
+            .structured_if(l, labels, &[], |e, _| {
                 let r = e.expr(b);
                 let short = e.const_scalar(Scalar::Bool, Lit::Bool(op == LogicOp::Or));
                 (r, short)
@@ -222,7 +227,7 @@ impl Emitter<'_> {
             then: Some(then_label),
             otherwise: els.is_some().then_some(else_label),
         };
-        let arms = self.structured_if(c, labels, |e, holds| {
+        let arms = self.structured_if(c, labels, &[], |e, holds| {
             let v = match (holds, els) {
                 (true, _) => e.block(then),
                 (false, Some(els)) => e.expr(els),

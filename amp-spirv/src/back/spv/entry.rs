@@ -92,7 +92,7 @@ impl Emitter<'_> {
             then: None,
             otherwise: Some(out),
         };
-        self.structured_if(inside, labels, |e, _| {
+        self.structured_if(inside, labels, &[], |e, _| {
             e.b.ret().or_internal(&mut e.internal, "open")
         });
     }

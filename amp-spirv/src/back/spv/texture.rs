@@ -349,7 +349,7 @@ impl Emitter<'_> {
                             then: Some(write),
                             otherwise: None,
                         };
-                        self.structured_if(inside, labels, |e, _| {
+                        self.structured_if(inside, labels, &[255, 1], |e, _| {
                             e.image_write(p, &index, texel4);
                         });
                     }
