@@ -172,14 +172,20 @@ pub(super) fn create_device(
             extensions.push(atomic_float_extension.as_ptr());
         }
         // Per-pipeline robustness: kernels that check every access of their views run
-        // without the device's robust buffer access (exec/pipeline.rs).
+        // without the device's robust buffer access (exec/pipeline.rs), on CPU devices only
+        // (lavapipe), where that was measured to be right and to pay. On NVIDIA's driver
+        // (580.159, H200) a checked kernel without robust access read a stale value back after
+        // its own store (`out[i] = a[i]; out[i] += 7` gave the old `out[i]` + 7), which the
+        // same kernel with robust access, or unchecked, did not: GPUs keep their default.
         let robustness_extension = ash::ext::pipeline_robustness::NAME;
-        let pipeline_robustness = has_extension(robustness_extension) && {
-            let mut robustness = vk::PhysicalDevicePipelineRobustnessFeaturesEXT::default();
-            let mut features2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut robustness);
-            instance.get_physical_device_features2(phys.handle, &mut features2);
-            robustness.pipeline_robustness == vk::TRUE
-        };
+        let pipeline_robustness =
+            phys.device_type == DeviceType::Cpu && has_extension(robustness_extension) && {
+                let mut robustness = vk::PhysicalDevicePipelineRobustnessFeaturesEXT::default();
+                let mut features2 =
+                    vk::PhysicalDeviceFeatures2::default().push_next(&mut robustness);
+                instance.get_physical_device_features2(phys.handle, &mut features2);
+                robustness.pipeline_robustness == vk::TRUE
+            };
         let mut enabled_robustness =
             vk::PhysicalDevicePipelineRobustnessFeaturesEXT::default().pipeline_robustness(true);
         if pipeline_robustness {
