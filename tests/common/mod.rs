@@ -207,3 +207,24 @@ pub fn lcg_jump(x: u32, mut steps: u32) -> u32 {
 pub fn spun(threads: usize, steps: u32) -> Vec<u32> {
     (0..threads as u32).map(|i| lcg_jump(i, steps)).collect()
 }
+
+/// Whether the default accelerator computes `f32` denormals exactly: it promises to
+/// ([`amp::Accelerator::preserves_denormals`]), or it is lavapipe, measured exact though it does
+/// not promise. Elsewhere Vulkan lets a device flush denormal operands and results to zero (as
+/// NVIDIA's do; docs/semantics.md), and exactness tests leave such cases out.
+#[allow(dead_code)] // only the binaries with exactness tests use it
+pub fn denormals_exact() -> bool {
+    static EXACT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *EXACT.get_or_init(|| {
+        amp::Accelerator::default()
+            .map(|acc| acc.preserves_denormals() || acc.name().contains("llvmpipe"))
+            .unwrap_or(true)
+    })
+}
+
+/// Whether a case with these `f32` operands and Rust result may differ from Rust only because
+/// the device flushes denormals: one of them is denormal and [`denormals_exact`] is false.
+#[allow(dead_code)] // only the binaries with exactness tests use it
+pub fn flushable32(values: &[f32]) -> bool {
+    !denormals_exact() && values.iter().any(|v| v.is_subnormal())
+}

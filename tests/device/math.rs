@@ -420,7 +420,8 @@ fn frexp_ldexp_modf_sincos_nextafter() -> Result<(), amp::Error> {
         }
         let e = i as i32 % 300 - 150;
         assert!(
-            ulps(scaled[i], ldexp_ref(x, e)) == 0,
+            ulps(scaled[i], ldexp_ref(x, e)) == 0
+                || crate::common::flushable32(&[x, ldexp_ref(x, e)]),
             "ldexp({x:e}, {e}) = {:e}, want {:e}",
             scaled[i],
             ldexp_ref(x, e)
