@@ -60,6 +60,9 @@ pub fn count<T: DeviceScalar>(input: &ArrayView<'_, T, 1>, value: T) -> Result<u
         return Ok(0);
     }
     let acc = accelerator_of(input.accelerator())?;
+    if let Some(matches) = super::host::count(input, value, &acc) {
+        return Ok(matches);
+    }
     let blocks = n.div_ceil(TILE * COUNT_ITEMS);
     let mut partials = Array::<u32, 1>::new_on(&acc, [blocks])?;
     parallel_for_each_on(

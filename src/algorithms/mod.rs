@@ -38,6 +38,7 @@
 mod count;
 mod fill;
 mod histogram;
+mod host;
 mod reduce;
 mod scan;
 mod search;

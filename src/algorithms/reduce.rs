@@ -113,6 +113,10 @@ pub fn sum<T: DeviceScalar>(input: &ArrayView<'_, T, 1>) -> Result<T, Error> {
     if input.extent()[0] == 0 {
         return Ok(T::ZERO);
     }
+    let acc = accelerator_of(input.accelerator())?;
+    if let Some(total) = super::host::sum(input, &acc) {
+        return Ok(total);
+    }
     reduce::<T, OP_SUM>(input, T::ZERO, "sum")
 }
 

@@ -116,6 +116,9 @@ fn scan<T: DeviceScalar>(
         return Ok(());
     }
     let acc = accelerator_of(input.accelerator())?;
+    if super::host::scan(input, output, exclusive, &acc).is_some() {
+        return Ok(());
+    }
     scan_into(&acc, input, output, exclusive)?;
     output.synchronize()
 }

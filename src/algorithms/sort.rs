@@ -378,6 +378,9 @@ pub fn sort<T: DeviceScalar>(data: &mut ArrayViewMut<'_, T, 1>) -> Result<(), Er
         return Ok(());
     }
     let acc = accelerator_of(data.accelerator())?;
+    if super::host::sort(data, false, &acc).is_some() {
+        return Ok(());
+    }
     let Some(kind) = kind_of::<T>() else {
         let order = sorted_order(&acc, &data.view_as::<1>([n])?)?;
         return permute(&acc, &order, data);
@@ -426,12 +429,15 @@ fn reverse_halves<T: DeviceScalar>(idx: Index<1>, data: ArrayViewMut<T, 1>) {
 /// # Ok(()) }
 /// ```
 pub fn sort_descending<T: DeviceScalar>(data: &mut ArrayViewMut<'_, T, 1>) -> Result<(), Error> {
-    sort(data)?;
     let n = data.extent()[0];
     if n <= 1 {
         return Ok(());
     }
     let acc = accelerator_of(data.accelerator())?;
+    if super::host::sort(data, true, &acc).is_some() {
+        return Ok(());
+    }
+    sort(data)?;
     parallel_for_each_on(&acc, Extent::new([n / 2]), reverse_halves(data))?;
     data.synchronize()
 }

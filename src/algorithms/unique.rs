@@ -58,6 +58,9 @@ pub fn unique<T: DeviceScalar>(
         return Ok(0);
     }
     let acc = accelerator_of(input.accelerator())?;
+    if let Some(result) = super::host::unique(input, out, &acc) {
+        return result.map_err(|kept| too_short(kept, out.extent()[0]));
+    }
     let mut flags = Array::<u32, 1>::new_on(&acc, [n])?;
     parallel_for_each_on(&acc, input.extent(), run_starts(input, &mut flags))?;
     let mut positions = Array::<u32, 1>::new_on(&acc, [n])?;
@@ -65,13 +68,7 @@ pub fn unique<T: DeviceScalar>(
     let last = |a: &Array<u32, 1>| a.get([n - 1]).map(|v| v.unwrap_or(0));
     let kept = (last(&positions)? + last(&flags)?) as usize;
     if kept > out.extent()[0] {
-        return Err(Error::MismatchedLengths {
-            operation: "unique",
-            first_name: "the unique elements",
-            first: kept,
-            second_name: "out",
-            second: out.extent()[0],
-        });
+        return Err(too_short(kept, out.extent()[0]));
     }
     parallel_for_each_on(
         &acc,
@@ -80,4 +77,15 @@ pub fn unique<T: DeviceScalar>(
     )?;
     out.synchronize()?;
     Ok(kept)
+}
+
+/// The error of an `out` of `len` elements for `kept` unique elements.
+fn too_short(kept: usize, len: usize) -> Error {
+    Error::MismatchedLengths {
+        operation: "unique",
+        first_name: "the unique elements",
+        first: kept,
+        second_name: "out",
+        second: len,
+    }
 }

@@ -340,6 +340,18 @@ impl Accelerator {
         }
     }
 
+    /// Runs `f` on the native CPU accelerator's thread pool (`AMP_CPU_THREADS` threads) and
+    /// returns what it returns; `None`, without running it, on a Vulkan device. The algorithms'
+    /// plain-Rust paths use it (`amp::algorithms`), so their parallel loops share the pool the
+    /// accelerator's kernels run on.
+    #[doc(hidden)]
+    pub fn on_native_pool<R: Send>(&self, f: impl FnOnce() -> R + Send) -> Option<R> {
+        match &self.backend {
+            Backend::Native(d) => Some(d.pool().install(f)),
+            Backend::Vulkan(_) => None,
+        }
+    }
+
     /// Whether `f32` denormals are kept exactly, as Rust keeps them: the Vulkan property
     /// `shaderDenormPreserveFloat32`, which amp-rs then asks for (always on the native CPU
     /// accelerator). Where it is `false` a device may flush denormal results to zero (NVIDIA

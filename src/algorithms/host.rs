@@ -1,0 +1,264 @@
+//! The algorithms as plain Rust on the native CPU accelerator (Thrust's CPU back ends): where
+//! the data is a contiguous view of host data and the result does not depend on the order of
+//! the work (integer sums and scans, counts, sorts), the native accelerator runs a rayon loop
+//! over the slice on its own pool instead of the kernels, whose tile-by-tile form a CPU runs
+//! several times slower (docs/performance.md). Floats keep the kernels, so that a float sum or
+//! scan rounds the same on every accelerator. Each function returns `None` where it does not
+//! apply, and the caller launches the kernels.
+
+use crate::prelude::*;
+use amp_runtime::ScalarType;
+use rayon::prelude::*;
+
+/// Elements below which a parallel loop is not worth its tasks.
+const SEQUENTIAL: usize = 1 << 14;
+
+/// The accelerator if it is the native CPU accelerator.
+fn native(acc: &Accelerator) -> Option<&Accelerator> {
+    acc.is_native().then_some(acc)
+}
+
+fn is_int<T: DeviceScalar>() -> bool {
+    matches!(
+        <T as amp_runtime::DeviceElement>::TYPE,
+        ScalarType::I32 | ScalarType::U32
+    )
+}
+
+/// `s` as `u32` words: `T` is `i32` or `u32` ([`is_int`]).
+fn words<T: DeviceScalar>(s: &[T]) -> &[u32] {
+    debug_assert!(is_int::<T>());
+    // SAFETY: `T` is `i32` or `u32`: the same size and alignment as `u32`, every bit pattern
+    // a value of both.
+    unsafe { std::slice::from_raw_parts(s.as_ptr().cast::<u32>(), s.len()) }
+}
+
+/// `s` as `u32` words, for writing: `T` is `i32` or `u32` ([`is_int`]).
+fn words_mut<T: DeviceScalar>(s: &mut [T]) -> &mut [u32] {
+    debug_assert!(is_int::<T>());
+    // SAFETY: as in `words`; the borrow of `s` moves into the result.
+    unsafe { std::slice::from_raw_parts_mut(s.as_mut_ptr().cast::<u32>(), s.len()) }
+}
+
+/// The `T` (`i32` or `u32`) whose bits are `w`.
+fn from_word<T: DeviceScalar>(w: u32) -> T {
+    debug_assert!(is_int::<T>());
+    // SAFETY: `T` is `i32` or `u32`, four bytes, every bit pattern a value.
+    unsafe { std::mem::transmute_copy(&w) }
+}
+
+/// The wrapping sum of an integer view (two's complement: the bits of an `i32` sum are those of
+/// the `u32` sum of its bits).
+pub(super) fn sum<T: DeviceScalar>(input: &ArrayView<'_, T, 1>, acc: &Accelerator) -> Option<T> {
+    if !is_int::<T>() {
+        return None;
+    }
+    let s = words(input.data().ok()?);
+    let total = native(acc)?.on_native_pool(|| {
+        s.par_chunks(SEQUENTIAL)
+            .map(|c| c.iter().fold(0u32, |a, &b| a.wrapping_add(b)))
+            .reduce(|| 0, u32::wrapping_add)
+    })?;
+    Some(from_word(total))
+}
+
+/// How many elements equal `value` (`==`, as the kernels compare).
+pub(super) fn count<T: DeviceScalar>(
+    input: &ArrayView<'_, T, 1>,
+    value: T,
+    acc: &Accelerator,
+) -> Option<usize> {
+    let s = input.data().ok()?;
+    native(acc)?.on_native_pool(|| {
+        s.par_chunks(SEQUENTIAL)
+            .map(|c| c.iter().filter(|&&x| x == value).count())
+            .sum()
+    })
+}
+
+/// The view sorted ascending, integers by value, floats as `total_cmp` orders them (what the
+/// radix sort computes); `descending` reverses the order.
+pub(super) fn sort<T: DeviceScalar>(
+    data: &mut ArrayViewMut<'_, T, 1>,
+    descending: bool,
+    acc: &Accelerator,
+) -> Option<()> {
+    let acc = native(acc)?.clone();
+    let s = data.data_mut().ok()?;
+    acc.on_native_pool(|| {
+        match <T as amp_runtime::DeviceElement>::TYPE {
+            ScalarType::U32 => words_mut(s).par_sort_unstable(),
+            ScalarType::I32 => {
+                // `i32` order on the bits: flip the sign bit, sort as `u32`, flip back.
+                let w = words_mut(s);
+                w.par_iter_mut().for_each(|x| *x ^= 1 << 31);
+                w.par_sort_unstable();
+                w.par_iter_mut().for_each(|x| *x ^= 1 << 31);
+            }
+            ScalarType::F32 => {
+                // SAFETY: `T` is `f32`.
+                let f = unsafe {
+                    std::slice::from_raw_parts_mut(s.as_mut_ptr().cast::<f32>(), s.len())
+                };
+                f.par_sort_unstable_by(f32::total_cmp);
+            }
+            ScalarType::F64 => {
+                // SAFETY: `T` is `f64`.
+                let f = unsafe {
+                    std::slice::from_raw_parts_mut(s.as_mut_ptr().cast::<f64>(), s.len())
+                };
+                f.par_sort_unstable_by(f64::total_cmp);
+            }
+            // Not a scalar type of `DeviceScalar`: the kernels decide.
+            _ => return None,
+        }
+        if descending {
+            s.reverse();
+        }
+        Some(())
+    })?
+}
+
+/// The inclusive or (`exclusive`) exclusive wrapping prefix sum of an integer view into
+/// `output`: per chunk a total, the chunks' offsets from the totals, then each chunk's scan.
+pub(super) fn scan<T: DeviceScalar>(
+    input: &ArrayView<'_, T, 1>,
+    output: &mut ArrayViewMut<'_, T, 1>,
+    exclusive: bool,
+    acc: &Accelerator,
+) -> Option<()> {
+    if !is_int::<T>() {
+        return None;
+    }
+    let acc = native(acc)?.clone();
+    let a = words(input.data().ok()?);
+    let out = words_mut(output.data_mut().ok()?);
+    acc.on_native_pool(|| {
+        let chunk = SEQUENTIAL.max(a.len().div_ceil(4 * rayon::current_num_threads()));
+        let totals: Vec<u32> = a
+            .par_chunks(chunk)
+            .map(|c| c.iter().fold(0u32, |x, &y| x.wrapping_add(y)))
+            .collect();
+        let mut offsets = Vec::with_capacity(totals.len());
+        let mut running = 0u32;
+        for t in &totals {
+            offsets.push(running);
+            running = running.wrapping_add(*t);
+        }
+        a.par_chunks(chunk)
+            .zip(out.par_chunks_mut(chunk))
+            .zip(offsets.par_iter())
+            .for_each(|((src, dst), &start)| {
+                let mut acc = start;
+                for (x, y) in src.iter().zip(dst) {
+                    if exclusive {
+                        *y = acc;
+                        acc = acc.wrapping_add(*x);
+                    } else {
+                        acc = acc.wrapping_add(*x);
+                        *y = acc;
+                    }
+                }
+            });
+    })
+}
+
+/// The run starts of `input` (elements unequal, by `==`, to the one before) copied to the
+/// front of `out`, and how many; `Err(kept)` when `out` is shorter than that (nothing is written
+/// then). In chunks: each counts its run starts, the counts give each chunk's place, and each
+/// copies its own.
+pub(super) fn unique<T: DeviceScalar>(
+    input: &ArrayView<'_, T, 1>,
+    out: &mut ArrayViewMut<'_, T, 1>,
+    acc: &Accelerator,
+) -> Option<Result<usize, usize>> {
+    let acc = native(acc)?.clone();
+    let s = input.data().ok()?;
+    let o = out.data_mut().ok()?;
+    // Whether element `i` starts a run.
+    let starts = |i: usize| i == 0 || s[i] != s[i - 1];
+    acc.on_native_pool(|| {
+        let chunk = SEQUENTIAL.max(s.len().div_ceil(4 * rayon::current_num_threads()));
+        let bounds: Vec<(usize, usize)> = (0..s.len())
+            .step_by(chunk)
+            .map(|lo| (lo, (lo + chunk).min(s.len())))
+            .collect();
+        let counts: Vec<usize> = bounds
+            .par_iter()
+            .map(|&(lo, hi)| (lo..hi).filter(|&i| starts(i)).count())
+            .collect();
+        let kept: usize = counts.iter().sum();
+        if kept > o.len() {
+            return Err(kept);
+        }
+        // Each chunk's part of `out`, split off in order.
+        let mut parts = Vec::with_capacity(counts.len());
+        let mut rest = &mut o[..kept];
+        for &c in &counts {
+            let (part, tail) = rest.split_at_mut(c);
+            parts.push(part);
+            rest = tail;
+        }
+        bounds
+            .par_iter()
+            .zip(parts.into_par_iter())
+            .for_each(|(&(lo, hi), part)| {
+                let mut k = 0;
+                for i in lo..hi {
+                    if starts(i) {
+                        part[k] = s[i];
+                        k += 1;
+                    }
+                }
+            });
+        Ok(kept)
+    })
+}
+
+/// `a` and `b` (ascending by `<`) merged into `out`, stably: an element of `b` goes first only
+/// when it is less than the element of `a` (as the kernels place them). The output is cut into
+/// pieces; each finds where its inputs start by binary search (the merge path) and merges them.
+pub(super) fn merge<T: DeviceScalar>(
+    a: &ArrayView<'_, T, 1>,
+    b: &ArrayView<'_, T, 1>,
+    out: &mut ArrayViewMut<'_, T, 1>,
+    acc: &Accelerator,
+) -> Option<()> {
+    let acc = native(acc)?.clone();
+    let (a, b) = (a.data().ok()?, b.data().ok()?);
+    let o = out.data_mut().ok()?;
+    let (n, m) = (a.len(), b.len());
+    // How many of the first `k` outputs come from `a`.
+    let split = |k: usize| {
+        let (mut lo, mut hi) = (k.saturating_sub(m), k.min(n));
+        while lo < hi {
+            let i = (lo + hi) / 2;
+            let j = k - i;
+            // `a[i]` goes before `b[j - 1]`: more of the first `k` come from `a`.
+            if j > 0 && i < n && !(b[j - 1] < a[i]) {
+                lo = i + 1;
+            } else {
+                hi = i;
+            }
+        }
+        lo
+    };
+    acc.on_native_pool(|| {
+        let piece = SEQUENTIAL.max(o.len().div_ceil(4 * rayon::current_num_threads()));
+        o.par_chunks_mut(piece).enumerate().for_each(|(p, dst)| {
+            let k = p * piece;
+            let (mut i, mut j) = (split(k), 0);
+            j += k - i;
+            for slot in dst.iter_mut() {
+                let take_b = j < m && (i == n || b[j] < a[i]);
+                if take_b {
+                    *slot = b[j];
+                    j += 1;
+                } else {
+                    *slot = a[i];
+                    i += 1;
+                }
+            }
+        });
+    })
+}
