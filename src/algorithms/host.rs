@@ -9,6 +9,7 @@
 use crate::prelude::*;
 use amp_runtime::ScalarType;
 use rayon::prelude::*;
+use std::cmp::Ordering::Less;
 
 /// Elements below which a parallel loop is not worth its tasks.
 const SEQUENTIAL: usize = 1 << 14;
@@ -204,9 +205,9 @@ pub(super) fn unique<T: DeviceScalar>(
             .zip(parts.into_par_iter())
             .for_each(|(&(lo, hi), part)| {
                 let mut k = 0;
-                for i in lo..hi {
+                for (i, &x) in s.iter().enumerate().take(hi).skip(lo) {
                     if starts(i) {
-                        part[k] = s[i];
+                        part[k] = x;
                         k += 1;
                     }
                 }
@@ -235,7 +236,8 @@ pub(super) fn merge<T: DeviceScalar>(
             let i = (lo + hi) / 2;
             let j = k - i;
             // `a[i]` goes before `b[j - 1]`: more of the first `k` come from `a`.
-            if j > 0 && i < n && !(b[j - 1] < a[i]) {
+            let b_before = j > 0 && i < n && b[j - 1].partial_cmp(&a[i]) == Some(Less);
+            if j > 0 && i < n && !b_before {
                 lo = i + 1;
             } else {
                 hi = i;
