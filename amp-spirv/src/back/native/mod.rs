@@ -188,12 +188,6 @@ pub enum Stop {
     },
 }
 
-impl From<Unsupported> for Stop {
-    fn from(u: Unsupported) -> Self {
-        Stop::Unsupported(u)
-    }
-}
-
 pub(crate) type Res<T> = Result<T, Stop>;
 
 /// Rust source for one thread of `kernel`: a function named `fn_name` with the ABI of this
