@@ -50,28 +50,24 @@ fn inputs() -> (Vec<u32>, Vec<u32>) {
     (a, host)
 }
 
-/// Runs `which` with `out` as a host view, an array, and a section at an offset of a host
-/// view; the wrong results of each, in words.
+/// A kernel of this file, bound to its views.
+type Kernel = for<'a> fn(
+    &'a ArrayView<'_, u32, 1>,
+    &'a mut ArrayViewMut<'_, u32, 1>,
+) -> amp::KernelCall<'a, 1>;
+
+/// Runs `kernel` (named `which`) with `out` as a host view, an array, and a section at an
+/// offset of a host view; the wrong results of each, in words.
 fn check(
     which: &str,
+    kernel: Kernel,
     expected: impl Fn(&[u32], &[u32]) -> Vec<u32>,
 ) -> Result<Vec<String>, amp::Error> {
     let (a, host) = inputs();
     let want = expected(&a, &host);
-    let launch =
-        |av: &ArrayView<u32, 1>, ov: &mut ArrayViewMut<u32, 1>| -> Result<(), amp::Error> {
-            match which {
-                "write_then_update" => parallel_for_each(ov.extent(), write_then_update(av, ov)),
-                "write_then_update_unchecked" => {
-                    parallel_for_each(ov.extent(), write_then_update_unchecked(av, ov))
-                }
-                "write_then_update_in_ifs" => {
-                    parallel_for_each(ov.extent(), write_then_update_in_ifs(av, ov))
-                }
-                "update_in_place" => parallel_for_each(ov.extent(), update_in_place(av, ov)),
-                _ => parallel_for_each(ov.extent(), write_even(av, ov)),
-            }
-        };
+    let launch = |av: &ArrayView<u32, 1>,
+                  ov: &mut ArrayViewMut<u32, 1>|
+     -> Result<(), amp::Error> { parallel_for_each(ov.extent(), kernel(av, ov)) };
     let mut wrong = Vec::new();
     let mut compare = |form: &str, got: &[u32], want: &[u32]| {
         let bad: Vec<usize> = (0..want.len()).filter(|&i| got[i] != want[i]).collect();
@@ -120,20 +116,23 @@ fn check(
 #[test]
 fn kernels_read_back_their_writes_and_keep_what_they_do_not_write() -> Result<(), amp::Error> {
     let mut wrong = Vec::new();
-    for which in [
-        "write_then_update",
-        "write_then_update_unchecked",
-        "write_then_update_in_ifs",
-    ] {
-        wrong.extend(check(which, |a, _| a.iter().map(|x| x + 7).collect())?);
+    let kernels: [(&str, Kernel); 3] = [
+        ("write_then_update", write_then_update),
+        ("write_then_update_unchecked", write_then_update_unchecked),
+        ("write_then_update_in_ifs", write_then_update_in_ifs),
+    ];
+    for (which, kernel) in kernels {
+        wrong.extend(check(which, kernel, |a, _| {
+            a.iter().map(|x| x + 7).collect()
+        })?);
     }
-    wrong.extend(check("update_in_place", |a, h| {
+    wrong.extend(check("update_in_place", update_in_place, |a, h| {
         a.iter()
             .zip(h)
             .map(|(x, y)| y.wrapping_mul(3).wrapping_add(*x))
             .collect()
     })?);
-    wrong.extend(check("write_even", |a, h| {
+    wrong.extend(check("write_even", write_even, |a, h| {
         (0..a.len())
             .map(|i| if i % 2 == 0 { a[i] } else { h[i] })
             .collect()
