@@ -3,7 +3,7 @@
 //! native CPU accelerator calls (`amp::__private::NativeCode::Entry`).
 
 use amp_spirv::{CheckedKernel, ParamKind, Scalar};
-use proc_macro2::{Delimiter, Group, Literal, Span, TokenStream as TokenStream2, TokenTree};
+use proc_macro2::{Literal, TokenStream as TokenStream2};
 use quote::{format_ident, quote};
 
 /// The path generated native code names the runtime's support module by.
@@ -16,7 +16,7 @@ const THREAD_FN: &str = "__amp_thread";
 /// `NativeCode` expression that names it, and the compile report's line about it. Without
 /// native code (a construct the back end does not translate), no item and a
 /// `NativeCode::Unsupported` naming the construct; when the back end fails on its own (a
-/// broken invariant, or source that does not parse: a compiler bug), the internal-error
+/// broken invariant, or code that is not well-formed Rust: a compiler bug), the internal-error
 /// diagnostic at the kernel.
 pub(crate) fn entry(
     checked: &CheckedKernel,
@@ -37,12 +37,10 @@ pub(crate) fn entry(
         Err(amp_spirv::NativeError::Internal(diags)) => return Err(diags),
         Err(other) => return Ok(unsupported(other.to_string())),
     };
-    let generated = |source: &str, spans: &[amp_spirv::Span]| {
-        generated_tokens(source, spans, &func.sig.ident, checked.name())
-    };
-    let thread = generated(&kernel.source, &kernel.spans)?;
+    let generated = |code: &TokenStream2| well_formed(code, &func.sig.ident, checked.name());
+    let thread = generated(&kernel.code)?;
     let variant = |v: &amp_spirv::NativeVariant| {
-        generated(&v.source, &v.spans).map(|t| (t, format_ident!("{}", v.fn_name)))
+        generated(&v.code).map(|t| (t, format_ident!("{}", v.fn_name)))
     };
     let covering = kernel.covering.as_ref().map(variant).transpose()?;
     let batched = match &kernel.batched {
@@ -175,90 +173,23 @@ pub(crate) fn entry(
     ))
 }
 
-/// The tokens of generated native source, with the kernel's statement spans; when it does not
-/// parse (a bug of the native back end, never of the user's kernel), the internal-error
-/// diagnostic at the kernel `at`.
-fn generated_tokens(
-    source: &str,
-    spans: &[amp_spirv::Span],
+/// The generated code `code`, when it is a sequence of Rust items; when it is not (a bug of
+/// the native back end, never of the user's kernel), the internal-error diagnostic at the
+/// kernel `at` instead of rustc's syntax errors in code the user never wrote.
+fn well_formed(
+    code: &TokenStream2,
     at: &syn::Ident,
     kernel: &str,
 ) -> Result<TokenStream2, amp_spirv::Diagnostics> {
-    source
-        .parse::<TokenStream2>()
-        .map(|t| respan(t, spans, None))
-        .map_err(|e| {
-            amp_spirv::internal_error(
-                kernel,
-                "native Rust",
-                &format!("the generated code does not parse ({e})"),
-                amp_spirv::Span::of(at),
-            )
-        })
-}
-
-/// The tokens of `<RT>::at` before a marker's `(n);`.
-fn marker_path() -> Vec<String> {
-    let path: TokenStream2 = format!("{RT}::at").parse().expect("a path");
-    path.into_iter().map(|t| t.to_string()).collect()
-}
-
-/// Gives the code after each statement marker `<RT>::at(n);` the span of kernel statement
-/// `n` (its location, with the macro's hygiene) and removes the markers, so rustc's debug
-/// information points at the kernel's own lines. Tokens before the first marker keep the
-/// macro's span; a group's markers end with the group.
-fn respan(ts: TokenStream2, spans: &[amp_spirv::Span], mut current: Option<Span>) -> TokenStream2 {
-    let path = marker_path();
-    let mut out: Vec<TokenTree> = Vec::new();
-    let mut iter = ts.into_iter().peekable();
-    while let Some(mut tt) = iter.next() {
-        if let TokenTree::Ident(id) = &tt {
-            if id == "at" && ends_with_path(&out, &path) {
-                let n = match iter.peek() {
-                    Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis => {
-                        g.stream().to_string().trim().parse::<usize>().ok()
-                    }
-                    _ => None,
-                };
-                if let Some(n) = n {
-                    out.truncate(out.len() + 1 - path.len());
-                    iter.next(); // (n)
-                    if matches!(iter.peek(), Some(TokenTree::Punct(p)) if p.as_char() == ';') {
-                        iter.next();
-                    }
-                    current = spans.get(n).map(|s| s.start);
-                    continue;
-                }
-            }
-        }
-        if let TokenTree::Group(g) = &tt {
-            let mut inner = Group::new(g.delimiter(), respan(g.stream(), spans, current));
-            inner.set_span(located(g.span(), current));
-            tt = TokenTree::Group(inner);
-        } else {
-            tt.set_span(located(tt.span(), current));
-        }
-        out.push(tt);
+    match syn::parse2::<syn::File>(code.clone()) {
+        Ok(_) => Ok(code.clone()),
+        Err(e) => Err(amp_spirv::internal_error(
+            kernel,
+            "native Rust",
+            &format!("the generated code is not well-formed Rust ({e})"),
+            amp_spirv::Span::of(at),
+        )),
     }
-    out.into_iter().collect()
-}
-
-/// `span` with the location of `at`, if any.
-fn located(span: Span, at: Option<Span>) -> Span {
-    match at {
-        Some(at) => span.located_at(at),
-        None => span,
-    }
-}
-
-/// Whether `out` ends with the tokens of `path` but its last (`at`, not pushed yet).
-fn ends_with_path(out: &[TokenTree], path: &[String]) -> bool {
-    let prefix = &path[..path.len() - 1];
-    out.len() >= prefix.len()
-        && out[out.len() - prefix.len()..]
-            .iter()
-            .zip(prefix)
-            .all(|(t, p)| t.to_string() == *p)
 }
 
 #[cfg(test)]
@@ -269,22 +200,28 @@ mod tests {
     /// kernel and calls itself an internal error, not a kernel that builds and then returns
     /// `NativeUnsupported` at its first native launch.
     #[test]
-    fn generated_source_that_does_not_parse_is_a_compile_error_at_the_kernel() {
+    fn generated_code_that_is_not_well_formed_is_a_compile_error_at_the_kernel() {
         let at = format_ident!("blur");
-        let err = generated_tokens(
-            "pub unsafe fn __amp_thread(idx: [u32; 1] {",
-            &[],
+        let err = well_formed(
+            &quote!(pub unsafe fn __amp_thread(idx: [u32; 1]) -> {}),
             &at,
             "blur",
         )
-        .expect_err("unbalanced source");
+        .expect_err("a return type missing");
         let d = err.iter().next().expect("one diagnostic");
         assert_eq!(d.rule, amp_spirv::Rule::InternalError);
         let text = d.to_string();
         assert!(text.contains("internal error in amp-rs"), "{text}");
         assert!(text.contains("kernel `blur`"), "{text}");
-        assert!(text.contains("does not parse"), "{text}");
-        let ok = generated_tokens("pub unsafe fn f() {}", &[], &at, "blur").expect("parses");
+        assert!(text.contains("not well-formed"), "{text}");
+        let ok = well_formed(
+            &quote!(
+                pub unsafe fn f() {}
+            ),
+            &at,
+            "blur",
+        )
+        .expect("parses");
         assert!(ok.to_string().contains("fn f"));
     }
 }

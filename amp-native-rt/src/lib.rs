@@ -79,11 +79,6 @@ pub use int::{div_i32, div_u32, ix, rem_i32, rem_u32};
 pub use report::OobReport;
 pub use texture::{decode, encode, f16_to_f32, f32_to_f16, Address, Comp, Smp, Tex, TexKind};
 
-/// Marks the start of kernel statement `n` in generated code (the macro gives the code after it
-/// the statement's span and removes the call; elsewhere it does nothing).
-#[inline(always)]
-pub fn at(_statement: u32) {}
-
 /// The per-thread frames of one call of a tiled kernel's tile function: `n` copies of `init`
 /// (the only allocation of a tile call; none when no local outlives a barrier).
 #[inline]

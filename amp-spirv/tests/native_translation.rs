@@ -15,7 +15,7 @@ fn run(kernels: &[(&str, Options)], main: &str) -> String {
         let name = func.sig.ident.to_string();
         let native = compile_native(&func, options, "crate::rt", &name)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
-        items.push_str(&native.source);
+        items.push_str(&native.code.to_string());
     }
     run_source(&items, main)
 }
@@ -685,7 +685,7 @@ fn device_structs_in_buffers_params_and_locals() {
             ("Pair".to_string(), "step_Pair".to_string())
         ]
     );
-    let k = native.source;
+    let k = native.code.to_string();
     let main = r#"
         // The host's layout: the generated twins checked their sizes and offsets when compiled.
         assert_eq!(std::mem::size_of::<step_Particle>(), 40);
@@ -937,7 +937,7 @@ fn thread_and_batched(kernel: &str, setup: &str, args: &str) -> (String, String)
     let native = compile_native(&func, &Options::default(), "crate::rt", &name)
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     let batched = native.batched.as_ref().expect("the kernel is batched");
-    let items = format!("{}{}", native.source, batched.plain.source);
+    let items = format!("{}{}", native.code, batched.plain.code);
     let (lanes, batch) = (batched.lanes, &batched.plain.fn_name);
     let main = format!(
         r#"

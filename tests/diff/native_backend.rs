@@ -72,12 +72,12 @@ pub fn kernels(program: &Program) -> Vec<Result<NativeFns, String>> {
                 .map_err(|e| format!("the native back end refused the kernel: {e}"))?;
             match (&k.batched, batched) {
                 (Some(b), true) => Ok(NativeFns {
-                    source: format!("{}{}", k.source, b.plain.source),
+                    source: format!("{}{}", k.code, b.plain.code),
                     batch: Some((b.plain.fn_name.clone(), b.lanes)),
                 }),
                 (None, true) => Err(format!("the kernel was not batched:\n{source}")),
                 _ => Ok(NativeFns {
-                    source: k.source,
+                    source: k.code.to_string(),
                     batch: None,
                 }),
             }

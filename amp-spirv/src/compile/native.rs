@@ -1,4 +1,4 @@
-//! The native back end's driver: a kernel's source and options in, the Rust source of one of
+//! The native back end's driver: a kernel's source and options in, the Rust code of one of
 //! its threads (or, for a tiled kernel, of one of its tiles) out (see `back::native` for the
 //! thread and tile ABIs).
 
@@ -31,13 +31,11 @@ pub struct NativeKernel {
     /// host's layout (fields `f0, f1, ..`): (the struct's name, its generated name,
     /// `<fn_name>_<Name>`). Buffers of them are `Buf<twin, R>`, by-value ones the twin itself.
     pub structs: Vec<(String, String)>,
-    /// The function's source: one item, naming the `amp-native-rt` crate through the path
-    /// given. For a tiled kernel it runs one whole tile (`back::native`'s tile ABI).
-    pub source: String,
-    /// The kernel statement each `<rt>::at(n);` marker of the source stands for: the macro
-    /// gives the code after a marker that statement's span, so debuggers show the kernel's
-    /// lines.
-    pub spans: Vec<crate::Span>,
+    /// The code: the struct twins, then the function, naming the `amp-native-rt` crate
+    /// through the path given. For a tiled kernel it runs one whole tile (`back::native`'s
+    /// tile ABI). The code of each kernel statement is located at that statement, so
+    /// debuggers show the kernel's lines.
+    pub code: proc_macro2::TokenStream,
     /// The variant for launches whose every view covers the domain (`Buf::covers`), when some
     /// bounds check depends on that: its checks of index components the range analysis bounds
     /// by the domain are gone, so LLVM can vectorize an elementwise kernel's loop.
@@ -54,10 +52,8 @@ pub struct NativeKernel {
 pub struct NativeVariant {
     /// Its function's name (`<fn_name>_covering`, `<fn_name>_batch`, ..).
     pub fn_name: String,
-    /// Its source (its own struct twins, then the function).
-    pub source: String,
-    /// Its statement markers' spans.
-    pub spans: Vec<crate::Span>,
+    /// Its code (its own struct twins, then the function).
+    pub code: proc_macro2::TokenStream,
 }
 
 /// The batched functions of a simple kernel: each runs threads `[t0, .., tn * lanes + l]` for
@@ -137,15 +133,13 @@ impl CheckedKernel {
         let (kernel, ranges) = (&self.kernel, &self.ranges);
         let checks = self.options.bounds_checks();
         let native::NativeSource {
-            source,
+            code,
             structs,
-            spans,
             uses_covers,
         } = native::native(kernel, ranges, checks, rt, fn_name, false)?;
         let variant = |fn_name: String, v: native::NativeSource| NativeVariant {
             fn_name,
-            source: v.source,
-            spans: v.spans,
+            code: v.code,
         };
         let covering = if uses_covers {
             let name = format!("{fn_name}_covering");
@@ -193,8 +187,7 @@ impl CheckedKernel {
             consts: kernel.consts.clone(),
             tile: kernel.tiled.as_ref().map(|t| t.dims.clone()),
             structs,
-            source,
-            spans,
+            code,
             covering,
             batched,
         })

@@ -2,17 +2,20 @@
 //! elements of locals, buffer accesses with their bounds checks, atomics, built-ins and math.
 //! Every compound expression is parenthesized, so precedence never depends on the context.
 
-use super::{broken, unsupported, Emitter, Res};
+use super::{broken, conjunction, index_lit, numbered, unsupported, Emitter, Res};
 use crate::back::BoundsChecks;
 use crate::diag::Span;
 use crate::ir::*;
 use crate::math::MathFn;
 use crate::types::{Elem, Len, Scalar, Ty};
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote_spanned};
 
 impl Emitter<'_> {
     /// An expression; its Rust type is the IR type's ([`Emitter::ty`]).
-    pub(super) fn expr(&mut self, e: &Expr) -> Res<String> {
+    pub(super) fn expr(&mut self, e: &Expr) -> Res<TokenStream> {
         let span = e.span;
+        let at = self.at;
         Ok(match &e.kind {
             ExprKind::Lit(l) => self.lit(*l, &e.ty, span)?,
             ExprKind::Local(id) if self.dyn_arrays.contains_key(id) => {
@@ -22,26 +25,34 @@ impl Emitter<'_> {
                 )
             }
             ExprKind::Local(id) => self.local(*id),
-            ExprKind::ScalarParam(p) => format!("p{p}"),
-            ExprKind::OuterConst(k) => format!("c{k}"),
+            ExprKind::ScalarParam(p) => {
+                let p = numbered("p", p);
+                quote_spanned!(at=> #p)
+            }
+            ExprKind::OuterConst(k) => {
+                let c = numbered("c", k);
+                quote_spanned!(at=> #c)
+            }
             ExprKind::Unary(op, a) => {
                 let (s, n) = self.shape(&a.ty, span)?;
                 let v = self.expr(a)?;
                 let op = *op;
-                self.lanes(n, &[v], |x| match (op, s.device()) {
-                    (UnOp::Neg, s) if s.is_float() => format!("(-{})", x[0]),
-                    (UnOp::Neg, _) => format!("({}.wrapping_neg())", x[0]),
-                    (UnOp::Not, _) => format!("(!{})", x[0]),
+                self.lanes(n, &[v], |x| {
+                    let x = &x[0];
+                    match (op, s.device()) {
+                        (UnOp::Neg, s) if s.is_float() => quote_spanned!(at=> (-#x)),
+                        (UnOp::Neg, _) => quote_spanned!(at=> (#x.wrapping_neg())),
+                        (UnOp::Not, _) => quote_spanned!(at=> (!#x)),
+                    }
                 })?
             }
             ExprKind::Binary(op, a, b) => self.binary(*op, a, b, &e.ty, span)?,
             ExprKind::Logic(op, a, b) => {
                 let (l, r) = (self.expr(a)?, self.expr(b)?);
-                let o = match op {
-                    LogicOp::And => "&&",
-                    LogicOp::Or => "||",
-                };
-                format!("({l} {o} {r})")
+                match op {
+                    LogicOp::And => quote_spanned!(at=> (#l && #r)),
+                    LogicOp::Or => quote_spanned!(at=> (#l || #r)),
+                }
             }
             ExprKind::Cast(a) if a.ty.is_normalized() || e.ty.is_normalized() => {
                 self.normalized_cast(a, &e.ty, span)?
@@ -53,8 +64,8 @@ impl Emitter<'_> {
                 let t = self.scalar(to, span)?;
                 match (from, to) {
                     (f, t) if f == t => v,
-                    (Scalar::Bool, _) => format!("(({v}) as u32 as {t})"),
-                    _ => format!("(({v}) as {t})"),
+                    (Scalar::Bool, _) => quote_spanned!(at=> ((#v) as u32 as #t)),
+                    _ => quote_spanned!(at=> ((#v) as #t)),
                 }
             }
             ExprKind::Bitcast(a) => {
@@ -62,13 +73,13 @@ impl Emitter<'_> {
                 let to = self.scalar_of(&e.ty, span)?;
                 let v = self.expr(a)?;
                 let bits = match from {
-                    Scalar::F32 => format!("({v}).to_bits()"),
-                    Scalar::I32 | Scalar::U32 | Scalar::Usize => format!("(({v}) as u32)"),
+                    Scalar::F32 => quote_spanned!(at=> (#v).to_bits()),
+                    Scalar::I32 | Scalar::U32 | Scalar::Usize => quote_spanned!(at=> ((#v) as u32)),
                     _ => return unsupported(format!("a bitcast from `{}`", from.name()), span),
                 };
                 match to {
-                    Scalar::F32 => format!("f32::from_bits({bits})"),
-                    Scalar::I32 => format!("({bits} as i32)"),
+                    Scalar::F32 => quote_spanned!(at=> f32::from_bits(#bits)),
+                    Scalar::I32 => quote_spanned!(at=> (#bits as i32)),
                     Scalar::U32 | Scalar::Usize => bits,
                     _ => return unsupported(format!("a bitcast to `{}`", to.name()), span),
                 }
@@ -79,8 +90,9 @@ impl Emitter<'_> {
                     Ty::Array(_, len) => len.clone(),
                     Ty::Vector(_, n) => Len::Lit(*n),
                     Ty::Struct(_) => {
-                        let k = field_index(index, span)?;
-                        return Ok(format!("({}.f{k})", self.expr(base)?));
+                        let f = numbered("f", field_index(index, span)?);
+                        let b = self.expr(base)?;
+                        return Ok(quote_spanned!(at=> (#b.#f)));
                     }
                     other => return unsupported(format!("indexing `{other}`"), span),
                 };
@@ -89,43 +101,54 @@ impl Emitter<'_> {
             }
             ExprKind::BufferLoad(p, idx) => {
                 self.buffer_elem(*p, span)?;
+                let (pn, pl) = (numbered("p", p), index_lit(*p));
                 match self.bounds_check(*p, idx)? {
-                    (index, None) => format!("p{p}.load_unchecked({index})"),
-                    (index, Some(ok)) => {
-                        format!("{{ let bix = {index}; p{p}.load_if(bix, {ok}, {p}, oob) }}")
-                    }
+                    (index, None) => quote_spanned!(at=> #pn.load_unchecked(#index)),
+                    (index, Some(ok)) => quote_spanned!(at=>
+                        { let bix = #index; #pn.load_if(bix, #ok, #pl, oob) }
+                    ),
                 }
             }
-            ExprKind::BufferExtent(p) => format!("p{p}.extent"),
+            ExprKind::BufferExtent(p) => {
+                let p = numbered("p", p);
+                quote_spanned!(at=> #p.extent)
+            }
             ExprKind::ArrayList(items) if matches!(e.ty, Ty::Struct(_)) => {
                 let name = self.ty(&e.ty, span)?;
                 let mut fields = Vec::new();
                 for (k, x) in items.iter().enumerate() {
-                    fields.push(format!("f{k}: {}", self.expr(x)?));
+                    let (f, v) = (numbered("f", k), self.expr(x)?);
+                    fields.push(quote_spanned!(at=> #f: #v));
                 }
-                format!("{name} {{ {} }}", fields.join(", "))
+                quote_spanned!(at=> #name { #(#fields),* })
             }
             ExprKind::ArrayList(items) => {
                 let parts = items
                     .iter()
                     .map(|x| self.expr(x))
                     .collect::<Res<Vec<_>>>()?;
-                format!("[{}]", parts.join(", "))
+                quote_spanned!(at=> [#(#parts),*])
             }
-            ExprKind::ArrayRepeat(item, n) => format!("[{}; {n}]", self.expr(item)?),
+            ExprKind::ArrayRepeat(item, n) => {
+                let (v, n) = (self.expr(item)?, index_lit(*n));
+                quote_spanned!(at=> [#v; #n])
+            }
             ExprKind::Builtin(f, args) => self.builtin(*f, args, &e.ty, span)?,
             ExprKind::Math(f, args) => self.math(*f, args, span)?,
             ExprKind::If(cond, then, els) => {
                 let c = self.expr(cond)?;
                 let t = self.block(then)?;
                 match els {
-                    None => format!("(if {c} {t})"),
+                    None => quote_spanned!(at=> (if #c #t)),
                     Some(x) => {
                         let x = match &x.kind {
                             ExprKind::Block(b) => self.block(b)?,
-                            _ => format!("{{ {} }}", self.expr(x)?),
+                            _ => {
+                                let x = self.expr(x)?;
+                                quote_spanned!(at=> { #x })
+                            }
                         };
-                        format!("(if {c} {t} else {x})")
+                        quote_spanned!(at=> (if #c #t else #x))
                     }
                 }
             }
@@ -143,20 +166,19 @@ impl Emitter<'_> {
                 match place {
                     Place::Local(..) => {
                         let p = self.local_place(place, span)?;
-                        format!("{{ let {tv} = {v}; {p} = {tv}; }}")
+                        quote_spanned!(at=> { let #tv = #v; #p = #tv; })
                     }
                     Place::Buffer(p, idx) => {
                         self.buffer_elem(*p, span)?;
+                        let (pn, pl) = (numbered("p", p), index_lit(*p));
                         match self.bounds_check(*p, idx)? {
-                            (index, None) => {
-                                format!(
-                                    "{{ let {tv} = {v}; p{p}.store_unchecked({index}, {tv}); }}"
-                                )
-                            }
-                            (index, Some(ok)) => format!(
-                                "{{ let {tv} = {v}; let bix = {index}; \
-                                 p{p}.store_if(bix, {ok}, {tv}, {p}, oob); }}"
+                            (index, None) => quote_spanned!(at=>
+                                { let #tv = #v; #pn.store_unchecked(#index, #tv); }
                             ),
+                            (index, Some(ok)) => quote_spanned!(at=> {
+                                let #tv = #v; let bix = #index;
+                                #pn.store_if(bix, #ok, #tv, #pl, oob);
+                            }),
                         }
                     }
                 }
@@ -165,17 +187,25 @@ impl Emitter<'_> {
                 let v = self.expr(value)?;
                 let tv = self.temp();
                 let ty = self.place_ty(place, span)?;
-                let new = self.binary_value(*op, &ty, &value.ty, "(*ptr)", &tv, &ty, span)?;
+                let new = self.binary_value(
+                    *op,
+                    &ty,
+                    &value.ty,
+                    &quote_spanned!(at=> (*ptr)),
+                    &quote_spanned!(at=> #tv),
+                    &ty,
+                    span,
+                )?;
                 let ptr = match place {
                     Place::Local(..) => {
                         let p = self.local_place(place, span)?;
-                        return Ok(format!(
-                            "{{ let {tv} = {v}; let ptr = &mut {p}; *ptr = {new}; }}"
+                        return Ok(quote_spanned!(at=>
+                            { let #tv = #v; let ptr = &mut #p; *ptr = #new; }
                         ));
                     }
                     Place::Buffer(p, idx) => self.checked_ptr(*p, idx)?,
                 };
-                format!("{{ let {tv} = {v}; if let Some(ptr) = {ptr} {{ *ptr = {new}; }} }}")
+                quote_spanned!(at=> { let #tv = #v; if let Some(ptr) = #ptr { *ptr = #new; } })
             }
             ExprKind::Atomic(a) => self.atomic(a, span)?,
             ExprKind::Texture(op, p, operands) => self.texture_op(*op, *p, operands)?,
@@ -184,10 +214,10 @@ impl Emitter<'_> {
             }
             // The threads of a tile run one after another on one OS thread: a fence only
             // orders global memory for other tiles (tile_static memory is the tile's own).
-            ExprKind::MemoryFence(Fence::TileStatic) => "()".to_string(),
-            ExprKind::MemoryFence(_) => {
-                "::core::sync::atomic::fence(::core::sync::atomic::Ordering::SeqCst)".to_string()
-            }
+            ExprKind::MemoryFence(Fence::TileStatic) => quote_spanned!(at=> ()),
+            ExprKind::MemoryFence(_) => quote_spanned!(at=>
+                ::core::sync::atomic::fence(::core::sync::atomic::Ordering::SeqCst)
+            ),
         })
     }
 
@@ -206,7 +236,8 @@ impl Emitter<'_> {
 
     /// An element of a flat `tile_static` array: the chain's indices, outermost first, make
     /// one clamped row-major index.
-    fn dyn_element(&mut self, e: &Expr, span: Span) -> Res<String> {
+    fn dyn_element(&mut self, e: &Expr, span: Span) -> Res<TokenStream> {
+        let at = self.at;
         let mut chain = Vec::new();
         let mut x = e;
         while let ExprKind::Element(base, index) = &x.kind {
@@ -226,8 +257,8 @@ impl Emitter<'_> {
         }
         let name = self.local(id);
         let mut s = match self.dyn_index(id, &dims, &chain[..dims.len()])? {
-            (flat, true) => unchecked_element(&name, &flat, false),
-            (flat, false) => format!("({name}[{flat}])"),
+            (flat, true) => unchecked_element(at, &name, &flat, false),
+            (flat, false) => quote_spanned!(at=> (#name[#flat])),
         };
         // Components or fields below the element, as usual.
         let mut ty = self.k.locals[id].ty.clone();
@@ -241,12 +272,13 @@ impl Emitter<'_> {
             match ty {
                 Ty::Struct(def) => {
                     let k = field_index(i, span)?;
-                    s = format!("({s}.f{k})");
+                    let f = numbered("f", k);
+                    s = quote_spanned!(at=> (#s.#f));
                     ty = field_ty(&def, k, span)?;
                 }
                 Ty::Vector(c, n) => {
                     let ix = self.array_index(i, &Len::Lit(n), span)?;
-                    s = format!("({s}[{ix}])");
+                    s = quote_spanned!(at=> (#s[#ix]));
                     ty = Ty::Scalar(c);
                 }
                 other => return unsupported(format!("indexing `{other}`"), span),
@@ -259,33 +291,40 @@ impl Emitter<'_> {
     /// dimensions `dims` (`u32` expressions), and whether every component is known to be in
     /// range (proved by the range analysis, or by a guard holding here: `guard.rs`), so the
     /// index is the element's and needs neither clamps nor Rust's check.
-    fn dyn_index(&mut self, id: LocalId, dims: &[String], idx: &[&Expr]) -> Res<(String, bool)> {
+    fn dyn_index(
+        &mut self,
+        id: LocalId,
+        dims: &[TokenStream],
+        idx: &[&Expr],
+    ) -> Res<(TokenStream, bool)> {
+        let at = self.at;
         let mut lens = Vec::new();
         let mut ty = &self.k.locals[id].ty;
         while let Ty::Array(elem, len) = ty {
             lens.push(len.clone());
             ty = elem;
         }
-        let mut flat = String::new();
+        let rt = self.rt.clone();
+        let mut flat = TokenStream::new();
         let mut in_range = true;
         for (d, (n, i)) in dims.iter().zip(idx).enumerate() {
             let proven = match lens.get(d) {
                 Some(len) if pure_index(i) => {
                     self.ranges.below_len(i, len)
-                        || self.guard_below(i, &format!("(({n}) as u64)"))?
+                        || self.guard_below(i, &quote_spanned!(at=> ((#n) as u64)))?
                 }
                 _ => false,
             };
             in_range &= proven;
             let i = self.as_u32(i)?;
             let c = match proven {
-                true => format!("(({i}) as usize)"),
-                false => format!("{}::ix({i}, {n})", self.rt),
+                true => quote_spanned!(at=> ((#i) as usize)),
+                false => quote_spanned!(at=> #rt::ix(#i, #n)),
             };
             flat = if d == 0 {
                 c
             } else {
-                format!("({flat} * ({n} as usize) + {c})")
+                quote_spanned!(at=> (#flat * (#n as usize) + #c))
             };
         }
         Ok((flat, in_range))
@@ -310,41 +349,45 @@ impl Emitter<'_> {
     fn lanes(
         &mut self,
         n: Option<u32>,
-        operands: &[String],
-        f: impl Fn(&[String]) -> String,
-    ) -> Res<String> {
+        operands: &[TokenStream],
+        f: impl Fn(&[TokenStream]) -> TokenStream,
+    ) -> Res<TokenStream> {
+        let at = self.at;
         let Some(n) = n else {
             return Ok(f(operands));
         };
-        let mut s = String::from("{ ");
+        let mut lets = Vec::new();
         let mut names = Vec::new();
         for o in operands {
             let t = self.temp();
-            s.push_str(&format!("let {t} = {o}; "));
+            lets.push(quote_spanned!(at=> let #t = #o;));
             names.push(t);
         }
-        let parts: Vec<String> = (0..n)
+        let parts: Vec<TokenStream> = (0..n)
             .map(|k| {
-                let x: Vec<String> = names.iter().map(|t| format!("{t}[{k}]")).collect();
+                let k = index_lit(k);
+                let x: Vec<TokenStream> =
+                    names.iter().map(|t| quote_spanned!(at=> #t[#k])).collect();
                 f(&x)
             })
             .collect();
-        s.push_str(&format!("[{}] }}", parts.join(", ")));
-        Ok(s)
+        Ok(quote_spanned!(at=> { #(#lets)* [#(#parts),*] }))
     }
 
     /// `x` (an `f32` expression) clamped into normalized type `s` as the host's `new` does.
-    fn clamp_normalized(&self, s: Scalar, x: &str) -> String {
+    fn clamp_normalized(&self, s: Scalar, x: &TokenStream) -> TokenStream {
+        let (at, rt) = (self.at, &self.rt);
         match s {
-            Scalar::Norm => format!("{}::norm({x})", self.rt),
-            Scalar::Unorm => format!("{}::unorm({x})", self.rt),
-            _ => x.to_string(),
+            Scalar::Norm => quote_spanned!(at=> #rt::norm(#x)),
+            Scalar::Unorm => quote_spanned!(at=> #rt::unorm(#x)),
+            _ => x.clone(),
         }
     }
 
     /// A conversion from or to a normalized type (the SPIR-V back end's `normalized_cast`):
     /// into `Norm` / `Unorm` clamps, except `Unorm` to `Norm`; out of them is the `f32` itself.
-    fn normalized_cast(&mut self, a: &Expr, to: &Ty, span: Span) -> Res<String> {
+    fn normalized_cast(&mut self, a: &Expr, to: &Ty, span: Span) -> Res<TokenStream> {
+        let at = self.at;
         let (f, _) = self.shape(&a.ty, span)?;
         let (t, n) = self.shape(to, span)?;
         let v = self.expr(a)?;
@@ -357,22 +400,19 @@ impl Emitter<'_> {
                 return Ok(v);
             }
             let ty = self.scalar(t, span)?;
-            return Ok(format!("(({v}) as {ty})"));
+            return Ok(quote_spanned!(at=> ((#v) as #ty)));
         }
         let from_f32 = f.device() == Scalar::F32;
-        let conv = move |x: &str| {
-            if from_f32 {
-                x.to_string()
-            } else {
-                format!("(({x}) as f32)")
-            }
-        };
-        let rt = self.rt.to_string();
+        let rt = self.rt.clone();
         self.lanes(n, &[v], |x| {
-            let c = conv(&x[0]);
+            let x = &x[0];
+            let c = match from_f32 {
+                true => x.clone(),
+                false => quote_spanned!(at=> ((#x) as f32)),
+            };
             match t {
-                Scalar::Norm => format!("{rt}::norm({c})"),
-                _ => format!("{rt}::unorm({c})"),
+                Scalar::Norm => quote_spanned!(at=> #rt::norm(#c)),
+                _ => quote_spanned!(at=> #rt::unorm(#c)),
             }
         })
     }
@@ -386,37 +426,50 @@ impl Emitter<'_> {
         }
     }
 
-    fn lit(&self, l: Lit, ty: &Ty, span: Span) -> Res<String> {
+    fn lit(&self, l: Lit, ty: &Ty, span: Span) -> Res<TokenStream> {
+        let at = self.at;
         let s = self.scalar_of(ty, span)?;
+        let f32_bits = |v: f32| {
+            let bits = syn::LitInt::new(&format!("{:#010x}", v.to_bits()), at);
+            quote_spanned!(at=> f32::from_bits(#bits))
+        };
+        let f64_bits = |v: f64| {
+            let bits = syn::LitInt::new(&format!("{:#018x}", v.to_bits()), at);
+            quote_spanned!(at=> f64::from_bits(#bits))
+        };
+        let u32_lit = |v: u32| {
+            let v = proc_macro2::Literal::u32_suffixed(v);
+            quote_spanned!(at=> #v)
+        };
         Ok(match (s, l) {
-            (_, Lit::Bool(b)) if s == Scalar::Bool => b.to_string(),
-            (Scalar::F32, Lit::Float(_, v)) => format!("f32::from_bits({:#010x})", v.to_bits()),
-            (Scalar::F64, Lit::Float(v, _)) => format!("f64::from_bits({:#018x})", v.to_bits()),
-            (Scalar::F32, Lit::Int(v)) => {
-                format!("f32::from_bits({:#010x})", (v as f32).to_bits())
-            }
-            (Scalar::F64, Lit::Int(v)) => {
-                format!("f64::from_bits({:#018x})", (v as f64).to_bits())
-            }
-            (Scalar::I32, Lit::Int(v)) => i32_lit(v as u32 as i32),
-            (Scalar::I32, Lit::Float(v, _)) => i32_lit(v as i64 as u32 as i32),
-            (_, Lit::Int(v)) => format!("{}u32", v as u32),
-            (_, Lit::Float(v, _)) => format!("{}u32", v as i64 as u32),
-            (_, Lit::Bool(b)) => format!("{}u32", b as u32),
+            (_, Lit::Bool(true)) if s == Scalar::Bool => quote_spanned!(at=> true),
+            (_, Lit::Bool(false)) if s == Scalar::Bool => quote_spanned!(at=> false),
+            (Scalar::F32, Lit::Float(_, v)) => f32_bits(v),
+            (Scalar::F64, Lit::Float(v, _)) => f64_bits(v),
+            (Scalar::F32, Lit::Int(v)) => f32_bits(v as f32),
+            (Scalar::F64, Lit::Int(v)) => f64_bits(v as f64),
+            (Scalar::I32, Lit::Int(v)) => i32_lit(at, v as u32 as i32),
+            (Scalar::I32, Lit::Float(v, _)) => i32_lit(at, v as i64 as u32 as i32),
+            (_, Lit::Int(v)) => u32_lit(v as u32),
+            (_, Lit::Float(v, _)) => u32_lit(v as i64 as u32),
+            (_, Lit::Bool(b)) => u32_lit(b as u32),
         })
     }
 
     /// A local array index, clamped into the array (the SPIR-V back end's rule: an index past
     /// the end reads and writes the last element).
-    fn array_index(&mut self, index: &Expr, len: &Len, span: Span) -> Res<String> {
+    fn array_index(&mut self, index: &Expr, len: &Len, span: Span) -> Res<TokenStream> {
+        let at = self.at;
         let n = self.len(len, span)?;
         if let ExprKind::Lit(Lit::Int(v)) = index.kind {
             if v < n as u128 {
-                return Ok(v.to_string());
+                let v = index_lit(v as u32);
+                return Ok(quote_spanned!(at=> #v));
             }
         }
         let i = self.as_u32(index)?;
-        Ok(format!("{}::ix({i}, {n})", self.rt))
+        let (rt, n) = (&self.rt, proc_macro2::Literal::u32_suffixed(n));
+        Ok(quote_spanned!(at=> #rt::ix(#i, #n)))
     }
 
     /// An element of a local array as a Rust place or value: `base[index]`, with the index
@@ -425,39 +478,47 @@ impl Emitter<'_> {
     /// around it can be vectorized.
     fn array_element(
         &mut self,
-        base: &str,
+        base: &TokenStream,
         index: &Expr,
         len: &Len,
         place: bool,
         span: Span,
-    ) -> Res<String> {
+    ) -> Res<TokenStream> {
+        let at = self.at;
         if !matches!(index.kind, ExprKind::Lit(_)) && pure_index(index) {
-            let n = self.len(len, span)?;
+            let n = proc_macro2::Literal::u32_suffixed(self.len(len, span)?);
             // In range: the range analysis proves it, or the guard holding here does. Rust's
             // own check would be a branch to a panic LLVM cannot always remove, and a loop
             // with one is not vectorized.
             if self.ranges.below_len(index, len)
-                || self.guard_below(index, &format!("({n} as u64)"))?
+                || self.guard_below(index, &quote_spanned!(at=> (#n as u64)))?
             {
                 let i = self.as_u32(index)?;
-                return Ok(unchecked_element(base, &format!("({i}) as usize"), place));
+                return Ok(unchecked_element(
+                    at,
+                    base,
+                    &quote_spanned!(at=> (#i) as usize),
+                    place,
+                ));
             }
         }
         let ix = self.array_index(index, len, span)?;
-        Ok(format!("({base}[{ix}])"))
+        Ok(quote_spanned!(at=> (#base[#ix])))
     }
 
     /// An index value as a `u32` (a `usize` is one already; an `i32` keeps its bits).
-    fn as_u32(&mut self, e: &Expr) -> Res<String> {
+    fn as_u32(&mut self, e: &Expr) -> Res<TokenStream> {
+        let at = self.at;
         let v = self.expr(e)?;
         Ok(match e.ty {
             Ty::Scalar(Scalar::Usize | Scalar::U32) => v,
-            _ => format!("(({v}) as u32)"),
+            _ => quote_spanned!(at=> ((#v) as u32)),
         })
     }
 
     /// A local (or an element of one) as a Rust place.
-    fn local_place(&mut self, place: &Place, span: Span) -> Res<String> {
+    fn local_place(&mut self, place: &Place, span: Span) -> Res<TokenStream> {
+        let at = self.at;
         let Place::Local(id, idx) = place else {
             return unsupported("a buffer element here", span);
         };
@@ -473,8 +534,8 @@ impl Emitter<'_> {
             }
             let first: Vec<&Expr> = idx[..dims.len()].iter().collect();
             s = match self.dyn_index(*id, &dims, &first)? {
-                (flat, true) => unchecked_element(&s, &flat, true),
-                (flat, false) => format!("{s}[{flat}]"),
+                (flat, true) => unchecked_element(at, &s, &flat, true),
+                (flat, false) => quote_spanned!(at=> #s[#flat]),
             };
             ty = inner;
             idx = &idx[dims.len()..];
@@ -485,7 +546,8 @@ impl Emitter<'_> {
                 Ty::Vector(s, n) => (Ty::Scalar(s), Len::Lit(n)),
                 Ty::Struct(def) => {
                     let k = field_index(i, span)?;
-                    s = format!("{s}.f{k}");
+                    let f = numbered("f", k);
+                    s = quote_spanned!(at=> #s.#f);
                     ty = field_ty(&def, k, span)?;
                     continue;
                 }
@@ -538,15 +600,23 @@ impl Emitter<'_> {
     }
 
     /// A buffer index as a `[u32; R]` (components evaluated in order).
-    pub(super) fn indices(&mut self, idx: &[Expr]) -> Res<String> {
+    pub(super) fn indices(&mut self, idx: &[Expr]) -> Res<TokenStream> {
+        let at = self.at;
         let parts = idx
             .iter()
             .map(|x| self.as_u32(x))
             .collect::<Res<Vec<_>>>()?;
-        Ok(format!("[{}]", parts.join(", ")))
+        Ok(quote_spanned!(at=> [#(#parts),*]))
     }
 
-    fn binary(&mut self, op: BinOp, a: &Expr, b: &Expr, result: &Ty, span: Span) -> Res<String> {
+    fn binary(
+        &mut self,
+        op: BinOp,
+        a: &Expr,
+        b: &Expr,
+        result: &Ty,
+        span: Span,
+    ) -> Res<TokenStream> {
         let (l, r) = (self.expr(a)?, self.expr(b)?);
         self.binary_value(op, &a.ty, &b.ty, &l, &r, result, span)
     }
@@ -559,16 +629,17 @@ impl Emitter<'_> {
         op: BinOp,
         lt: &Ty,
         rt: &Ty,
-        l: &str,
-        r: &str,
+        l: &TokenStream,
+        r: &TokenStream,
         result: &Ty,
         span: Span,
-    ) -> Res<String> {
+    ) -> Res<TokenStream> {
+        let at = self.at;
         let (s, n) = self.shape(lt, span)?;
         let (rs, _) = self.shape(rt, span)?;
         let (s, rs) = (s.device(), rs.device());
         let out = result.component().filter(|c| c.is_normalized());
-        let one = |this: &Self, a: &str, b: &str| -> Res<String> {
+        let one = |this: &Self, a: &TokenStream, b: &TokenStream| -> Res<TokenStream> {
             let v = this.binary_op(op, s, rs, a, b, span)?;
             Ok(match out {
                 Some(c) => this.clamp_normalized(c, &v),
@@ -579,14 +650,18 @@ impl Emitter<'_> {
             return one(self, l, r);
         };
         self.temps += 1;
-        let (ta, tb) = (format!("va{}", self.temps), format!("vb{}", self.temps));
+        let (ta, tb) = (numbered("va", self.temps), numbered("vb", self.temps));
         let parts = (0..n)
-            .map(|k| one(self, &format!("{ta}[{k}]"), &format!("{tb}[{k}]")))
+            .map(|k| {
+                let k = index_lit(k);
+                one(
+                    self,
+                    &quote_spanned!(at=> #ta[#k]),
+                    &quote_spanned!(at=> #tb[#k]),
+                )
+            })
             .collect::<Res<Vec<_>>>()?;
-        Ok(format!(
-            "{{ let {ta} = {l}; let {tb} = {r}; [{}] }}",
-            parts.join(", ")
-        ))
+        Ok(quote_spanned!(at=> { let #ta = #l; let #tb = #r; [#(#parts),*] }))
     }
 
     /// `l op r` with operands of type `s` (`rs` for the right one, which differs for shifts),
@@ -596,57 +671,56 @@ impl Emitter<'_> {
         op: BinOp,
         s: Scalar,
         rs: Scalar,
-        l: &str,
-        r: &str,
+        l: &TokenStream,
+        r: &TokenStream,
         span: Span,
-    ) -> Res<String> {
-        let rt = self.rt;
+    ) -> Res<TokenStream> {
+        let (at, rt) = (self.at, &self.rt);
         let int = s.is_int();
-        let t = self.scalar(s, span)?;
+        let t = Self::scalar_name(s);
         Ok(match op {
-            BinOp::Add if int => format!("({l}.wrapping_add({r}))"),
-            BinOp::Sub if int => format!("({l}.wrapping_sub({r}))"),
-            BinOp::Mul if int => format!("({l}.wrapping_mul({r}))"),
-            BinOp::Div if int => format!("{rt}::div_{t}({l}, {r})"),
-            BinOp::Rem if int => format!("{rt}::rem_{t}({l}, {r})"),
+            BinOp::Add if int => quote_spanned!(at=> (#l.wrapping_add(#r))),
+            BinOp::Sub if int => quote_spanned!(at=> (#l.wrapping_sub(#r))),
+            BinOp::Mul if int => quote_spanned!(at=> (#l.wrapping_mul(#r))),
+            BinOp::Div if int => {
+                let f = format_ident!("div_{}", t);
+                quote_spanned!(at=> #rt::#f(#l, #r))
+            }
+            BinOp::Rem if int => {
+                let f = format_ident!("rem_{}", t);
+                quote_spanned!(at=> #rt::#f(#l, #r))
+            }
             BinOp::Shl | BinOp::Shr => {
                 let amount = match rs {
                     Scalar::F32 | Scalar::F64 | Scalar::Bool => {
                         return unsupported("a shift by a non-integer", span)
                     }
-                    _ => format!("(({r}) as u32)"),
+                    _ => quote_spanned!(at=> ((#r) as u32)),
                 };
-                let f = if op == BinOp::Shl {
-                    "wrapping_shl"
-                } else {
-                    "wrapping_shr"
-                };
-                format!("({l}.{f}({amount}))")
+                match op {
+                    BinOp::Shl => quote_spanned!(at=> (#l.wrapping_shl(#amount))),
+                    _ => quote_spanned!(at=> (#l.wrapping_shr(#amount))),
+                }
             }
-            _ => {
-                let o = match op {
-                    BinOp::Add => "+",
-                    BinOp::Sub => "-",
-                    BinOp::Mul => "*",
-                    BinOp::Div => "/",
-                    BinOp::Rem => "%",
-                    BinOp::BitAnd => "&",
-                    BinOp::BitOr => "|",
-                    BinOp::BitXor => "^",
-                    BinOp::Eq => "==",
-                    BinOp::Ne => "!=",
-                    BinOp::Lt => "<",
-                    BinOp::Le => "<=",
-                    BinOp::Gt => ">",
-                    BinOp::Ge => ">=",
-                    BinOp::Shl | BinOp::Shr => return broken("shifts are emitted above", span),
-                };
-                format!("({l} {o} {r})")
-            }
+            BinOp::Add => quote_spanned!(at=> (#l + #r)),
+            BinOp::Sub => quote_spanned!(at=> (#l - #r)),
+            BinOp::Mul => quote_spanned!(at=> (#l * #r)),
+            BinOp::Div => quote_spanned!(at=> (#l / #r)),
+            BinOp::Rem => quote_spanned!(at=> (#l % #r)),
+            BinOp::BitAnd => quote_spanned!(at=> (#l & #r)),
+            BinOp::BitOr => quote_spanned!(at=> (#l | #r)),
+            BinOp::BitXor => quote_spanned!(at=> (#l ^ #r)),
+            BinOp::Eq => quote_spanned!(at=> (#l == #r)),
+            BinOp::Ne => quote_spanned!(at=> (#l != #r)),
+            BinOp::Lt => quote_spanned!(at=> (#l < #r)),
+            BinOp::Le => quote_spanned!(at=> (#l <= #r)),
+            BinOp::Gt => quote_spanned!(at=> (#l > #r)),
+            BinOp::Ge => quote_spanned!(at=> (#l >= #r)),
         })
     }
 
-    fn builtin(&mut self, f: Builtin, args: &[Expr], ty: &Ty, span: Span) -> Res<String> {
+    fn builtin(&mut self, f: Builtin, args: &[Expr], ty: &Ty, span: Span) -> Res<TokenStream> {
+        let at = self.at;
         let vals = args.iter().map(|a| self.expr(a)).collect::<Res<Vec<_>>>()?;
         if matches!(
             f,
@@ -656,82 +730,112 @@ impl Emitter<'_> {
         }
         let (s, n) = self.shape(ty, span)?;
         self.lanes(n, &vals, |x| match (f, s.device()) {
-            (Builtin::Min, _) => format!("({}.min({}))", x[0], x[1]),
-            (Builtin::Max, _) => format!("({}.max({}))", x[0], x[1]),
-            (Builtin::Abs, s) if s.is_float() => format!("({}.abs())", x[0]),
-            (Builtin::Abs, Scalar::I32) => format!("({}.wrapping_abs())", x[0]),
+            (Builtin::Min, _) => {
+                let (a, b) = (&x[0], &x[1]);
+                quote_spanned!(at=> (#a.min(#b)))
+            }
+            (Builtin::Max, _) => {
+                let (a, b) = (&x[0], &x[1]);
+                quote_spanned!(at=> (#a.max(#b)))
+            }
+            (Builtin::Abs, s) if s.is_float() => {
+                let a = &x[0];
+                quote_spanned!(at=> (#a.abs()))
+            }
+            (Builtin::Abs, Scalar::I32) => {
+                let a = &x[0];
+                quote_spanned!(at=> (#a.wrapping_abs()))
+            }
             // GLSL's SAbs reads the bits as signed.
-            (_, _) => format!("((({}) as i32).wrapping_abs() as u32)", x[0]),
+            (_, _) => {
+                let a = &x[0];
+                quote_spanned!(at=> (((#a) as i32).wrapping_abs() as u32))
+            }
         })
     }
 
     /// `dot`, `length`, `normalize` and `cross` of float vectors, as GLSL defines them: the
     /// dot product summed from the first component, `sqrt(dot(v, v))`, `v / length(v)`.
-    fn geometric(&mut self, f: Builtin, args: &[Expr], vals: &[String], span: Span) -> Res<String> {
+    fn geometric(
+        &mut self,
+        f: Builtin,
+        args: &[Expr],
+        vals: &[TokenStream],
+        span: Span,
+    ) -> Res<TokenStream> {
+        let at = self.at;
         let (_, n) = self.shape(&args[0].ty, span)?;
         let Some(n) = n else {
             return unsupported("geometric functions of scalars", span);
         };
         let t = self.temp();
-        let dot = |a: &str, b: &str| {
+        let dot = |a: &Ident, b: &Ident| {
             (0..n)
-                .map(|k| format!("({a}[{k}] * {b}[{k}])"))
-                .reduce(|acc, x| format!("({acc} + {x})"))
+                .map(|k| {
+                    let k = index_lit(k);
+                    quote_spanned!(at=> (#a[#k] * #b[#k]))
+                })
+                .reduce(|acc, x| quote_spanned!(at=> (#acc + #x)))
                 .unwrap_or_default()
         };
+        let v0 = &vals[0];
         Ok(match f {
             Builtin::Dot => {
                 let u = self.temp();
-                format!(
-                    "{{ let {t} = {}; let {u} = {}; {} }}",
-                    vals[0],
-                    vals[1],
-                    dot(&t, &u)
-                )
+                let (v1, d) = (&vals[1], dot(&t, &u));
+                quote_spanned!(at=> { let #t = #v0; let #u = #v1; #d })
             }
-            Builtin::Length => format!("{{ let {t} = {}; ({}).sqrt() }}", vals[0], dot(&t, &t)),
+            Builtin::Length => {
+                let d = dot(&t, &t);
+                quote_spanned!(at=> { let #t = #v0; (#d).sqrt() })
+            }
             Builtin::Normalize => {
                 let len = self.temp();
-                let parts: Vec<String> = (0..n).map(|k| format!("({t}[{k}] / {len})")).collect();
-                format!(
-                    "{{ let {t} = {}; let {len} = ({}).sqrt(); [{}] }}",
-                    vals[0],
-                    dot(&t, &t),
-                    parts.join(", ")
-                )
+                let parts = (0..n).map(|k| {
+                    let k = index_lit(k);
+                    quote_spanned!(at=> (#t[#k] / #len))
+                });
+                let d = dot(&t, &t);
+                quote_spanned!(at=> { let #t = #v0; let #len = (#d).sqrt(); [#(#parts),*] })
             }
             _ => {
                 if n != 3 {
                     return unsupported("`cross` of a vector of other than 3 components", span);
                 }
                 let u = self.temp();
-                let c = |i: u32, j: u32| format!("({t}[{i}] * {u}[{j}] - {t}[{j}] * {u}[{i}])");
-                format!(
-                    "{{ let {t} = {}; let {u} = {}; [{}, {}, {}] }}",
-                    vals[0],
-                    vals[1],
-                    c(1, 2),
-                    c(2, 0),
-                    c(0, 1)
-                )
+                let c = |i: u32, j: u32| {
+                    let (i, j) = (index_lit(i), index_lit(j));
+                    quote_spanned!(at=> (#t[#i] * #u[#j] - #t[#j] * #u[#i]))
+                };
+                let (c0, c1, c2, v1) = (c(1, 2), c(2, 0), c(0, 1), &vals[1]);
+                quote_spanned!(at=> { let #t = #v0; let #u = #v1; [#c0, #c1, #c2] })
             }
         })
     }
 
-    fn math(&mut self, f: MathFn, args: &[Expr], span: Span) -> Res<String> {
+    fn math(&mut self, f: MathFn, args: &[Expr], span: Span) -> Res<TokenStream> {
         use MathFn::*;
+        let at = self.at;
         let s = self.scalar_of(&args[0].ty, span)?;
         if !s.is_float() {
             return unsupported(format!("math on `{}`", s.name()), span);
         }
         let a = args.iter().map(|a| self.expr(a)).collect::<Res<Vec<_>>>()?;
-        let m = format!(
-            "{}::{}",
-            self.rt,
-            if s == Scalar::F32 { "m32" } else { "m64" }
-        );
+        let rt = &self.rt;
+        let m = match s {
+            Scalar::F32 => quote_spanned!(at=> #rt::m32),
+            _ => quote_spanned!(at=> #rt::m64),
+        };
         let x = &a[0];
-        let method = |name: &str| format!("({x}.{name}({}))", a[1..].join(", "));
+        let rest = &a[1..];
+        let method = |name: &str| {
+            let name = Ident::new(name, at);
+            quote_spanned!(at=> (#x.#name(#(#rest),*)))
+        };
+        let helper = |name: &str| {
+            let name = Ident::new(name, at);
+            quote_spanned!(at=> #m::#name(#x #(, #rest)*))
+        };
         Ok(match f {
             Sqrt => method("sqrt"),
             Sin => method("sin"),
@@ -745,8 +849,8 @@ impl Emitter<'_> {
             Cosh => method("cosh"),
             Tanh => method("tanh"),
             Asinh => method("asinh"),
-            Acosh => format!("{m}::acosh({x})"),
-            Atanh => format!("{m}::atanh({x})"),
+            Acosh => helper("acosh"),
+            Atanh => helper("atanh"),
             Exp => method("exp"),
             Exp2 => method("exp2"),
             Expm1 => method("exp_m1"),
@@ -756,12 +860,12 @@ impl Emitter<'_> {
             Log1p => method("ln_1p"),
             Pow => method("powf"),
             // std's results without a libm call each (see `amp-native-rt`'s `float.rs`).
-            Floor => format!("{m}::floor({x})"),
-            Ceil => format!("{m}::ceil({x})"),
-            Round => format!("{m}::round({x})"),
-            Trunc => format!("{m}::trunc({x})"),
+            Floor => helper("floor"),
+            Ceil => helper("ceil"),
+            Round => helper("round"),
+            Trunc => helper("trunc"),
             // std's `fract` is `x - x.trunc()`.
-            Fract => format!("{{ let v = {x}; v - {m}::trunc(v) }}"),
+            Fract => quote_spanned!(at=> { let v = #x; v - #m::trunc(v) }),
             Fma => method("mul_add"),
             Hypot => method("hypot"),
             Cbrt => method("cbrt"),
@@ -772,18 +876,21 @@ impl Emitter<'_> {
             Signum => method("signum"),
             ToDegrees => method("to_degrees"),
             ToRadians => method("to_radians"),
-            Fmod => format!("({x} % {})", a[1]),
-            Rsqrt => format!("{m}::rsqrt({x})"),
-            Rcp => format!("{m}::rcp({x})"),
-            Exp10 => format!("{m}::exp10({x})"),
-            Fdim => format!("{m}::fdim({x}, {})", a[1]),
-            Clamp => format!("{m}::clamp({x}, {}, {})", a[1], a[2]),
-            Ldexp => format!("{m}::ldexp({x}, {})", a[1]),
-            FrexpMantissa => format!("{m}::frexp_mantissa({x})"),
-            FrexpExponent => format!("{m}::frexp_exponent({x})"),
-            ModfFrac => format!("{m}::modf_frac({x})"),
-            ModfInt => format!("{m}::modf_int({x})"),
-            Nextafter => format!("{m}::nextafter({x}, {})", a[1]),
+            Fmod => {
+                let y = &a[1];
+                quote_spanned!(at=> (#x % #y))
+            }
+            Rsqrt => helper("rsqrt"),
+            Rcp => helper("rcp"),
+            Exp10 => helper("exp10"),
+            Fdim => helper("fdim"),
+            Clamp => helper("clamp"),
+            Ldexp => helper("ldexp"),
+            FrexpMantissa => helper("frexp_mantissa"),
+            FrexpExponent => helper("frexp_exponent"),
+            ModfFrac => helper("modf_frac"),
+            ModfInt => helper("modf_int"),
+            Nextafter => helper("nextafter"),
         })
     }
 
@@ -792,11 +899,17 @@ impl Emitter<'_> {
     /// the range analysis proves below the extent is not compared, one below the domain's
     /// extent in its dimension is compared only when the view does not cover the domain
     /// (`covers`, a launch-wide constant), the others are compared. `None`: nothing to check.
-    fn bounds_check(&mut self, p: ParamId, idx: &[Expr]) -> Res<(String, Option<String>)> {
+    fn bounds_check(
+        &mut self,
+        p: ParamId,
+        idx: &[Expr],
+    ) -> Res<(TokenStream, Option<TokenStream>)> {
+        let at = self.at;
         let index = self.indices(idx)?;
         if self.checks == BoundsChecks::Off {
             return Ok((index, None));
         }
+        let pn = numbered("p", p);
         let same_rank = idx.len() as u32 == self.k.rank;
         let mut terms = Vec::new();
         for (d, i) in idx.iter().enumerate() {
@@ -804,7 +917,8 @@ impl Emitter<'_> {
             if self.ranges.below(i, crate::range::Sym::Extent(p, dim)) {
                 continue;
             }
-            let compare = format!("bix[{d}] < p{p}.extent[{d}]");
+            let dl = index_lit(d);
+            let compare = quote_spanned!(at=> bix[#dl] < #pn.extent[#dl]);
             let by_domain = same_rank && self.ranges.below_domain(i) == Some(dim);
             if by_domain {
                 self.uses_covers = true;
@@ -816,13 +930,13 @@ impl Emitter<'_> {
                 continue;
             }
             match by_domain {
-                true => terms.push(format!("(p{p}.covers || {compare})")),
+                true => terms.push(quote_spanned!(at=> (#pn.covers || #compare))),
                 false => terms.push(compare),
             }
         }
         Ok(match terms.is_empty() {
             true => (index, None),
-            false => (index, Some(terms.join(" && "))),
+            false => (index, Some(conjunction(&terms))),
         })
     }
 
@@ -831,13 +945,16 @@ impl Emitter<'_> {
     /// version and the tile's start knows the index's largest value, or else the work-item
     /// loop's, in its guarded version.
     fn guard_check(&mut self, p: ParamId, d: usize, i: &Expr) -> Res<bool> {
-        self.guard_below(i, &format!("(p{p}.extent[{d}] as u64)"))
+        let at = self.at;
+        let (pn, dl) = (numbered("p", p), index_lit(d));
+        self.guard_below(i, &quote_spanned!(at=> (#pn.extent[#dl] as u64)))
     }
 
     /// Whether a guard (`guard.rs`) takes over the comparison `i < limit` (`limit` a `u64`
     /// expression the guard can evaluate): see [`guard_check`](Self::guard_check).
-    fn guard_below(&mut self, i: &Expr, limit: &str) -> Res<bool> {
+    fn guard_below(&mut self, i: &Expr, limit: &TokenStream) -> Res<bool> {
         use super::guard::{bound, At};
+        let at = self.at;
         let Some(st) = self.tile.as_ref() else {
             return Ok(false);
         };
@@ -849,45 +966,61 @@ impl Emitter<'_> {
             }
             None => None,
         };
-        let Some((b, at)) = found else {
+        let Some((b, place)) = found else {
             return Ok(false);
         };
         // Before a narrowed work-item loop: the largest `t.local[0]` it runs.
-        let lane0_max = match at {
+        let lane0_max = match place {
             At::WorkItemLoop => self.tile.as_ref().and_then(|st| st.lane_limit.clone()),
             At::Entry => None,
         };
-        let mut sum = String::from("0u64");
+        let mut sum = vec![quote_spanned!(at=> 0u64)];
         for part in &b.parts {
             use super::guard::Part;
-            let v = match (part, &lane0_max) {
+            sum.push(match (part, &lane0_max) {
                 (Part::Local(0), Some(max)) => max.clone(),
-                (Part::Local(l), _) => format!("((d{l} - 1) as u64)"),
-                (Part::Global(l), _) => format!("(o{l} as u64 + (d{l} - 1) as u64)"),
-                (Part::Origin(l), _) => format!("(o{l} as u64)"),
-                (Part::Tile(l), _) => format!("(tile[{l}] as u64)"),
-                (Part::Dims(l), _) => format!("(d{l} as u64)"),
+                (Part::Local(l), _) => {
+                    let d = numbered("d", l);
+                    quote_spanned!(at=> ((#d - 1) as u64))
+                }
+                (Part::Global(l), _) => {
+                    let (o, d) = (numbered("o", l), numbered("d", l));
+                    quote_spanned!(at=> (#o as u64 + (#d - 1) as u64))
+                }
+                (Part::Origin(l), _) => {
+                    let o = numbered("o", l);
+                    quote_spanned!(at=> (#o as u64))
+                }
+                (Part::Tile(l), _) => {
+                    let l = index_lit(*l);
+                    quote_spanned!(at=> (tile[#l] as u64))
+                }
+                (Part::Dims(l), _) => {
+                    let d = numbered("d", l);
+                    quote_spanned!(at=> (#d as u64))
+                }
                 (Part::LoopMax(end, inclusive), _) => {
                     let end = self.as_u32(end)?;
                     match inclusive {
-                        true => format!("(({end}) as u64)"),
-                        false => format!("(({end}) as u64).saturating_sub(1)"),
+                        true => quote_spanned!(at=> ((#end) as u64)),
+                        false => quote_spanned!(at=> ((#end) as u64).saturating_sub(1)),
                     }
                 }
-            };
-            sum.push_str(&format!(" + {v}"));
+            });
         }
         for term in &b.terms {
             let v = self.as_u32(term)?;
-            sum.push_str(&format!(" + (({v}) as u64)"));
+            sum.push(quote_spanned!(at=> ((#v) as u64)));
         }
-        let guard = format!("({sum} < {limit})");
-        let list = match at {
+        let guard = quote_spanned!(at=> (#(#sum)+* < #limit));
+        let list = match place {
             At::Entry => self.entry_guards.as_mut(),
             At::WorkItemLoop => self.tile.as_mut().and_then(|st| st.guards.as_mut()),
         };
         if let Some(list) = list {
-            if !list.contains(&guard) {
+            // The same comparison twice is made once.
+            let text = guard.to_string();
+            if !list.iter().any(|g| g.to_string() == text) {
                 list.push(guard);
             }
         }
@@ -896,11 +1029,13 @@ impl Emitter<'_> {
 
     /// `Some(pointer)` to a buffer element for a read-modify-write, `None` (recorded in the
     /// report) when the checked index is outside the view.
-    fn checked_ptr(&mut self, p: ParamId, idx: &[Expr]) -> Res<String> {
+    fn checked_ptr(&mut self, p: ParamId, idx: &[Expr]) -> Res<TokenStream> {
+        let at = self.at;
+        let (pn, pl) = (numbered("p", p), index_lit(p));
         Ok(match self.bounds_check(p, idx)? {
-            (index, None) => format!("Some(p{p}.at({index}))"),
+            (index, None) => quote_spanned!(at=> Some(#pn.at(#index))),
             (index, Some(ok)) => {
-                format!("{{ let bix = {index}; p{p}.checked_if(bix, {ok}, {p}, oob) }}")
+                quote_spanned!(at=> { let bix = #index; #pn.checked_if(bix, #ok, #pl, oob) })
             }
         })
     }
@@ -908,7 +1043,8 @@ impl Emitter<'_> {
     /// An atomic on a buffer element, relaxed; in a checked kernel an element outside its view
     /// is a constant 0 (the operation does nothing and returns 0; a compare-exchange succeeds
     /// iff `expected` is 0), as on the device.
-    fn atomic(&mut self, a: &Atomic, span: Span) -> Res<String> {
+    fn atomic(&mut self, a: &Atomic, span: Span) -> Res<TokenStream> {
+        let at = self.at;
         let value = match &a.value {
             Some(v) => Some(self.expr(v)?),
             None => None,
@@ -927,74 +1063,75 @@ impl Emitter<'_> {
             }
         };
         let t = self.scalar(s, span)?;
-        let rt = self.rt;
-        let v = "tv";
-        let zero = format!("(0 as {t})");
+        let rt = self.rt.clone();
+        let zero = quote_spanned!(at=> (0 as #t));
+        let atom = match s {
+            Scalar::F32 => format_ident!("atom_f32"),
+            Scalar::I32 => format_ident!("atom_i32"),
+            _ => format_ident!("atom_u32"),
+        };
         let op = match (a.op, s) {
-            (AtomicOp::Add, Scalar::F32) => format!("{rt}::atomic_add_f32(ptr, {v})"),
-            (AtomicOp::Exchange, Scalar::F32) => {
-                format!("f32::from_bits({rt}::atom_f32(ptr).swap(({v}).to_bits(), {rt}::RELAXED))")
-            }
+            (AtomicOp::Add, Scalar::F32) => quote_spanned!(at=> #rt::atomic_add_f32(ptr, tv)),
+            (AtomicOp::Exchange, Scalar::F32) => quote_spanned!(at=>
+                f32::from_bits(#rt::atom_f32(ptr).swap((tv).to_bits(), #rt::RELAXED))
+            ),
             (AtomicOp::CompareExchange, _) => {
                 let Some(expected) = &a.expected else {
                     return unsupported("compare-exchange without an expected value", span);
                 };
                 let e = self.local_place(expected, span)?;
-                let (atom, to, from) = if s == Scalar::F32 {
-                    ("atom_f32", ".to_bits()", "f32::from_bits")
-                } else {
-                    (
-                        if s == Scalar::I32 {
-                            "atom_i32"
-                        } else {
-                            "atom_u32"
-                        },
-                        "",
-                        "",
-                    )
+                let (ex, tv, old) = match s {
+                    Scalar::F32 => (
+                        quote_spanned!(at=> ex.to_bits()),
+                        quote_spanned!(at=> tv.to_bits()),
+                        quote_spanned!(at=> f32::from_bits),
+                    ),
+                    _ => (
+                        quote_spanned!(at=> ex),
+                        quote_spanned!(at=> tv),
+                        TokenStream::new(),
+                    ),
                 };
                 let value = value.unwrap_or_default();
-                return Ok(format!(
-                    "{{ let tv = {value}; let ptr = {ptr}; let ep: *mut {t} = &mut {e}; let ex = *ep; \
-                     let old = match ptr {{ Some(ptr) => {from}(match {rt}::{atom}(ptr).compare_exchange(ex{to}, tv{to}, {rt}::RELAXED, {rt}::RELAXED) {{ Ok(o) | Err(o) => o }}), None => {zero} }}; \
-                     *ep = old; old == ex }}"
-                ));
+                return Ok(quote_spanned!(at=> {
+                    let tv = #value; let ptr = #ptr; let ep: *mut #t = &mut #e; let ex = *ep;
+                    let old = match ptr {
+                        Some(ptr) => #old(match #rt::#atom(ptr).compare_exchange(
+                            #ex, #tv, #rt::RELAXED, #rt::RELAXED
+                        ) { Ok(o) | Err(o) => o }),
+                        None => #zero,
+                    };
+                    *ep = old; old == ex
+                }));
             }
             (_, Scalar::F32) => {
                 return unsupported(format!("{:?} on `f32`", a.op), span);
             }
             (op, _) => {
-                let atom = if s == Scalar::I32 {
-                    "atom_i32"
-                } else {
-                    "atom_u32"
-                };
                 let (method, arg) = match op {
-                    AtomicOp::Add => ("fetch_add", v.to_string()),
-                    AtomicOp::Sub => ("fetch_sub", v.to_string()),
-                    AtomicOp::Min => ("fetch_min", v.to_string()),
-                    AtomicOp::Max => ("fetch_max", v.to_string()),
-                    AtomicOp::And => ("fetch_and", v.to_string()),
-                    AtomicOp::Or => ("fetch_or", v.to_string()),
-                    AtomicOp::Xor => ("fetch_xor", v.to_string()),
-                    AtomicOp::Exchange => ("swap", v.to_string()),
-                    AtomicOp::Inc => ("fetch_add", format!("(1 as {t})")),
-                    AtomicOp::Dec => ("fetch_sub", format!("(1 as {t})")),
+                    AtomicOp::Add => ("fetch_add", quote_spanned!(at=> tv)),
+                    AtomicOp::Sub => ("fetch_sub", quote_spanned!(at=> tv)),
+                    AtomicOp::Min => ("fetch_min", quote_spanned!(at=> tv)),
+                    AtomicOp::Max => ("fetch_max", quote_spanned!(at=> tv)),
+                    AtomicOp::And => ("fetch_and", quote_spanned!(at=> tv)),
+                    AtomicOp::Or => ("fetch_or", quote_spanned!(at=> tv)),
+                    AtomicOp::Xor => ("fetch_xor", quote_spanned!(at=> tv)),
+                    AtomicOp::Exchange => ("swap", quote_spanned!(at=> tv)),
+                    AtomicOp::Inc => ("fetch_add", quote_spanned!(at=> (1 as #t))),
+                    AtomicOp::Dec => ("fetch_sub", quote_spanned!(at=> (1 as #t))),
                     AtomicOp::CompareExchange => {
                         return broken("compare-exchange is emitted above", span)
                     }
                 };
-                format!("{rt}::{atom}(ptr).{method}({arg}, {rt}::RELAXED)")
+                let method = Ident::new(method, at);
+                quote_spanned!(at=> #rt::#atom(ptr).#method(#arg, #rt::RELAXED))
             }
         };
-        let bind = if let Some(value) = &value {
-            format!("let tv = {value}; ")
-        } else {
-            String::new()
+        let bind = match &value {
+            Some(value) => quote_spanned!(at=> let tv = #value;),
+            None => TokenStream::new(),
         };
-        Ok(format!(
-            "{{ {bind}match {ptr} {{ Some(ptr) => {op}, None => {zero} }} }}"
-        ))
+        Ok(quote_spanned!(at=> { #bind match #ptr { Some(ptr) => #op, None => #zero } }))
     }
 }
 
@@ -1008,16 +1145,17 @@ impl Emitter<'_> {
         &mut self,
         a: &Atomic,
         s: Scalar,
-        value: Option<String>,
+        value: Option<TokenStream>,
         place: &Place,
         span: Span,
-    ) -> Res<String> {
+    ) -> Res<TokenStream> {
+        let at = self.at;
         let t = self.scalar(s, span)?;
         let p = self.local_place(place, span)?;
-        let value = value.unwrap_or_else(|| format!("(0 as {t})"));
+        let value = value.unwrap_or_else(|| quote_spanned!(at=> (0 as #t)));
         let new = match (a.op, s) {
-            (AtomicOp::Add, Scalar::F32) => "old + tv".to_string(),
-            (AtomicOp::Exchange, _) => "tv".to_string(),
+            (AtomicOp::Add, Scalar::F32) => quote_spanned!(at=> old + tv),
+            (AtomicOp::Exchange, _) => quote_spanned!(at=> tv),
             (AtomicOp::CompareExchange, _) => {
                 let Some(expected) = &a.expected else {
                     return unsupported("compare-exchange without an expected value", span);
@@ -1026,28 +1164,28 @@ impl Emitter<'_> {
                 // Integers compare as values; an `f32` by its bits, as the device's
                 // compare-exchange on the word does.
                 let same = match s {
-                    Scalar::F32 => "old.to_bits() == ex.to_bits()",
-                    _ => "old == ex",
+                    Scalar::F32 => quote_spanned!(at=> old.to_bits() == ex.to_bits()),
+                    _ => quote_spanned!(at=> old == ex),
                 };
-                return Ok(format!(
-                    "{{ let tv: {t} = {value}; let ptr: *mut {t} = &mut {p}; let ep: *mut {t} = &mut {e}; \
-                     let ex = *ep; let old = *ptr; let hit = {same}; if hit {{ *ptr = tv; }} *ep = old; hit }}"
-                ));
+                return Ok(quote_spanned!(at=> {
+                    let tv: #t = #value; let ptr: *mut #t = &mut #p; let ep: *mut #t = &mut #e;
+                    let ex = *ep; let old = *ptr; let hit = #same; if hit { *ptr = tv; } *ep = old; hit
+                }));
             }
             (_, Scalar::F32) => return unsupported(format!("{:?} on `f32`", a.op), span),
-            (AtomicOp::Add, _) => "old.wrapping_add(tv)".to_string(),
-            (AtomicOp::Sub, _) => "old.wrapping_sub(tv)".to_string(),
-            (AtomicOp::Min, _) => "old.min(tv)".to_string(),
-            (AtomicOp::Max, _) => "old.max(tv)".to_string(),
-            (AtomicOp::And, _) => "old & tv".to_string(),
-            (AtomicOp::Or, _) => "old | tv".to_string(),
-            (AtomicOp::Xor, _) => "old ^ tv".to_string(),
-            (AtomicOp::Inc, _) => format!("old.wrapping_add(1 as {t})"),
-            (AtomicOp::Dec, _) => format!("old.wrapping_sub(1 as {t})"),
+            (AtomicOp::Add, _) => quote_spanned!(at=> old.wrapping_add(tv)),
+            (AtomicOp::Sub, _) => quote_spanned!(at=> old.wrapping_sub(tv)),
+            (AtomicOp::Min, _) => quote_spanned!(at=> old.min(tv)),
+            (AtomicOp::Max, _) => quote_spanned!(at=> old.max(tv)),
+            (AtomicOp::And, _) => quote_spanned!(at=> old & tv),
+            (AtomicOp::Or, _) => quote_spanned!(at=> old | tv),
+            (AtomicOp::Xor, _) => quote_spanned!(at=> old ^ tv),
+            (AtomicOp::Inc, _) => quote_spanned!(at=> old.wrapping_add(1 as #t)),
+            (AtomicOp::Dec, _) => quote_spanned!(at=> old.wrapping_sub(1 as #t)),
         };
-        Ok(format!(
-            "{{ let tv: {t} = {value}; let ptr: *mut {t} = &mut {p}; let old = *ptr; *ptr = {new}; old }}"
-        ))
+        Ok(quote_spanned!(at=> {
+            let tv: #t = #value; let ptr: *mut #t = &mut #p; let old = *ptr; *ptr = #new; old
+        }))
     }
 }
 
@@ -1067,25 +1205,34 @@ fn field_ty(def: &crate::types::StructDef, k: usize, span: Span) -> Res<Ty> {
     }
 }
 
-/// An `i32` literal.
-fn i32_lit(v: i32) -> String {
+/// An `i32` literal (a negative one parenthesized, so a method call binds to all of it).
+fn i32_lit(at: proc_macro2::Span, v: i32) -> TokenStream {
     match v {
-        i32::MIN => "i32::MIN".to_string(),
-        v if v < 0 => format!("({v}i32)"),
-        v => format!("{v}i32"),
+        i32::MIN => quote_spanned!(at=> i32::MIN),
+        v if v < 0 => {
+            let v = proc_macro2::Literal::i32_suffixed(v.unsigned_abs() as i32);
+            quote_spanned!(at=> (-#v))
+        }
+        v => {
+            let v = proc_macro2::Literal::i32_suffixed(v);
+            quote_spanned!(at=> #v)
+        }
     }
 }
 
 /// Element `index` (a `usize` expression known to be in range) of the array or slice `base`,
 /// as a place (`place`) or a value, without Rust's check. The index is evaluated first, in a
 /// block of its own, so it may read `base` itself.
-fn unchecked_element(base: &str, index: &str, place: bool) -> String {
-    let get = if place {
-        "get_unchecked_mut"
-    } else {
-        "get_unchecked"
-    };
-    format!("(*{{ let ix_: usize = {index}; ({base}).{get}(ix_) }})")
+fn unchecked_element(
+    at: proc_macro2::Span,
+    base: &TokenStream,
+    index: &TokenStream,
+    place: bool,
+) -> TokenStream {
+    match place {
+        true => quote_spanned!(at=> (*{ let ix_: usize = #index; (#base).get_unchecked_mut(ix_) })),
+        false => quote_spanned!(at=> (*{ let ix_: usize = #index; (#base).get_unchecked(ix_) })),
+    }
 }
 
 /// Whether index expression `e` has no side effects (no atomics, assignments, buffer reads

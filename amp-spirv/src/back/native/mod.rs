@@ -1,9 +1,12 @@
-//! The native back end: a checked [`Kernel`] as Rust source for ONE THREAD of a simple kernel
+//! The native back end: a checked [`Kernel`] as Rust code for ONE THREAD of a simple kernel
 //! or ONE TILE of a tiled kernel, compiled by rustc beside the SPIR-V words and run by a CPU
-//! executor (issue 13).
+//! executor.
 //!
-//! The code is generated from the IR, never from the kernel's tokens, so both back ends give a
-//! kernel the same meaning; every rule of docs/semantics.md holds in the generated code
+//! The code is tokens (`quote!`), generated from the IR, never from the kernel's tokens, so
+//! both back ends give a kernel the same meaning. Each kernel statement's tokens are located at
+//! that statement (`Emitter::at`), so debuggers step through the kernel's own lines, and the
+//! names inside the generated function (`p<k>`, `c<k>`, `l<id>`, `oob`) are its own: callers
+//! pass arguments by position; every rule of docs/semantics.md holds in the generated code
 //! (wrapping `+ - *`, `x / 0`, `x % 0`, `MIN / -1`, shifts by the amount modulo 32, Rust's `as`,
 //! NaN-ignoring `min`/`max`, no contraction, index clamps on local arrays).
 //!
@@ -147,9 +150,10 @@ use crate::ir::*;
 use crate::range::Ranges;
 use crate::types::StructDef;
 use crate::types::{Len, Scalar, Ty};
+use proc_macro2::{Ident, Literal, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
 use std::cell::RefCell;
 use std::fmt;
-use std::fmt::Write as _;
 use std::sync::Arc;
 
 /// A construct the native back end does not translate yet: the kernel runs on Vulkan only.
@@ -190,11 +194,11 @@ pub enum Stop {
 
 pub(crate) type Res<T> = Result<T, Stop>;
 
-/// Rust source for one thread of `kernel`: a function named `fn_name` with the ABI of this
-/// module's documentation, calling the prelude through the path `rt` (for example
+/// The Rust code of one thread of `kernel`: a function named `fn_name` with the ABI of this
+/// module's documentation, calling the support crate through the path `rt` (for example
 /// `crate::amp_native`).
 ///
-/// Also returns the structs the source defines: (the kernel's name of each
+/// Also returns the structs the code defines: (the kernel's name of each
 /// `#[derive(DeviceStruct)]` struct it uses, the name of its generated `#[repr(C)]` twin).
 ///
 /// With `assume_covers`, every view is taken to cover the launch domain: index components the
@@ -223,7 +227,7 @@ pub fn native(
     }
 }
 
-/// Rust source for one *batch* of a simple kernel: [`LANES`] neighbouring threads along the
+/// The Rust code of one *batch* of a simple kernel: [`LANES`] neighbouring threads along the
 /// last dimension, with the loops every thread runs the same way hoisted out of the work-item
 /// loops (see `batch.rs`). `None` when the kernel has no such loop (batching would gain
 /// nothing), or is tiled.
@@ -262,49 +266,61 @@ fn emit(
     batch: bool,
     hoisted: std::collections::HashSet<LocalId>,
 ) -> Res<NativeSource> {
+    let whole = whole_kernel(kernel);
+    let rt: TokenStream = match syn::parse_str::<syn::Path>(rt) {
+        Ok(path) => quote!(#path),
+        Err(_) => return broken("the support crate's path is a Rust path", whole),
+    };
+    let name = item_name(fn_name, whole)?;
     let mut e = Emitter::new(kernel, ranges, checks, rt, fn_name);
     e.assume_covers = assume_covers;
     e.batch = batch;
     e.hoisted = hoisted;
     let f = if kernel.tiled.is_some() {
-        e.guarded_tiled_function(fn_name)?
+        e.guarded_tiled_function(&name)?
     } else {
-        e.function(fn_name)?
+        e.function(&name)?
     };
     // The structs' items: each one's fields may name more structs.
-    let span = e.whole_kernel();
-    let mut items = String::new();
+    let mut code = TokenStream::new();
     let mut done = 0;
     while done < e.structs.borrow().len() {
         let def = e.structs.borrow()[done].clone();
-        items.push_str(&e.struct_item(&def, span)?);
+        code.extend(e.struct_item(&def, whole)?);
         done += 1;
     }
+    code.extend(f);
     let names = e
         .structs
         .borrow()
         .iter()
-        .map(|d| (d.name.clone(), e.struct_name(d)))
+        .map(|d| (d.name.clone(), e.struct_name(d).to_string()))
         .collect();
     Ok(NativeSource {
-        source: format!("{items}{f}"),
+        code,
         structs: names,
-        spans: e.spans,
         uses_covers: e.uses_covers,
     })
 }
 
+/// A generated item's name as an identifier (the callers choose the names: a name that is not
+/// one is a bug of theirs).
+fn item_name(name: &str, span: Span) -> Res<Ident> {
+    match syn::parse_str::<Ident>(name) {
+        Ok(ident) => Ok(ident),
+        Err(_) => broken("generated items are named by identifiers", span),
+    }
+}
+
 /// What [`native`] generates.
 pub struct NativeSource {
-    /// The source: the structs' items, then the function.
-    pub source: String,
+    /// The code: the structs' items, then the function. Each kernel statement's code carries
+    /// that statement's location (debuggers then step through the kernel's own lines); the
+    /// rest, the macro's.
+    pub code: TokenStream,
     /// Each `#[derive(DeviceStruct)]` struct the code uses: its name in the kernel, the name of
     /// its generated `#[repr(C)]` twin.
     pub structs: Vec<(String, String)>,
-    /// The kernel statement of each `<rt>::at(n);` marker in the source: a marker precedes the
-    /// code of each statement, so a caller that turns the source into tokens can give that code
-    /// the statement's span (debuggers then step through the kernel's own lines).
-    pub spans: Vec<Span>,
     /// Some bounds check depends on whether a view covers the launch domain (`Buf::covers`):
     /// the variant made with `assume_covers` then runs without those checks.
     pub uses_covers: bool,
@@ -332,7 +348,11 @@ struct LoopLabel {
 pub(crate) struct Emitter<'a> {
     k: &'a Kernel,
     checks: BoundsChecks,
-    rt: &'a str,
+    /// The path of the support crate (`amp-native-rt`) in the generated code.
+    rt: TokenStream,
+    /// The location of the code being emitted: the kernel statement it belongs to, or the
+    /// macro's (call site) outside statements. Every token the emitter makes carries it.
+    at: proc_macro2::Span,
     labels: u32,
     loops: Vec<LoopLabel>,
     temps: u32,
@@ -344,9 +364,7 @@ pub(crate) struct Emitter<'a> {
     structs: RefCell<Vec<Arc<StructDef>>>,
     /// `tile_static` arrays with a named-constant length: flat vectors, with their dimensions
     /// (`u32` expressions, outermost first) and element type.
-    dyn_arrays: std::collections::HashMap<LocalId, (Vec<String>, Ty)>,
-    /// The spans of the statement markers emitted so far.
-    spans: Vec<Span>,
+    dyn_arrays: std::collections::HashMap<LocalId, (Vec<TokenStream>, Ty)>,
     /// What the range analysis proves about index values (as for the SPIR-V back end's
     /// bounds checks).
     ranges: &'a Ranges,
@@ -358,7 +376,7 @@ pub(crate) struct Emitter<'a> {
     batch: bool,
     /// While a tile function is generated in its guarded version (`guard.rs`): the comparisons
     /// its wrapper makes before calling it (the bounds checks hoisted out of it).
-    entry_guards: Option<Vec<String>>,
+    entry_guards: Option<Vec<TokenStream>>,
     /// The variables of the loops `batch.rs` hoisted out of the work-item loops (no barrier
     /// of the kernel orders their iterations: `tile.rs` may run several per work-item loop).
     hoisted: std::collections::HashSet<LocalId>,
@@ -370,13 +388,14 @@ impl<'k> Emitter<'k> {
         kernel: &'k Kernel,
         ranges: &'k Ranges,
         checks: BoundsChecks,
-        rt: &'k str,
+        rt: TokenStream,
         fn_name: &str,
     ) -> Self {
         Emitter {
             k: kernel,
             checks,
             rt,
+            at: proc_macro2::Span::call_site(),
             labels: 0,
             loops: Vec::new(),
             temps: 0,
@@ -384,7 +403,6 @@ impl<'k> Emitter<'k> {
             fn_name: fn_name.to_string(),
             structs: RefCell::new(Vec::new()),
             dyn_arrays: Default::default(),
-            spans: Vec::new(),
             ranges,
             assume_covers: false,
             uses_covers: false,
@@ -411,99 +429,148 @@ fn broken<T>(invariant: &str, span: Span) -> Res<T> {
 }
 
 /// The name of local `id` in the generated code.
-fn local(id: LocalId) -> String {
-    format!("l{id}")
+fn local(id: LocalId) -> Ident {
+    format_ident!("l{}", id)
+}
+
+/// A name made of `prefix` and a number: a parameter `p0`, a constant `c1`, a loop's flag
+/// `b2`, a dimension `d0`, ..
+fn numbered(prefix: &str, n: impl fmt::Display) -> Ident {
+    Ident::new(&format!("{prefix}{n}"), proc_macro2::Span::call_site())
+}
+
+/// A loop label: `'l3`, `'c3`, `'w2`, ..
+fn label(prefix: &str, id: u32) -> syn::Lifetime {
+    syn::Lifetime::new(&format!("'{prefix}{id}"), proc_macro2::Span::call_site())
+}
+
+/// An index or length as an unsuffixed literal (`[T; 4]`, `v[2]`).
+fn index_lit(n: impl TryInto<usize>) -> Literal {
+    Literal::usize_unsuffixed(n.try_into().unwrap_or(usize::MAX))
+}
+
+/// `a && b && ..` of comparisons (`true` of none).
+fn conjunction(terms: &[TokenStream]) -> TokenStream {
+    terms
+        .iter()
+        .cloned()
+        .reduce(|a, b| quote!(#a && #b))
+        .unwrap_or_else(|| quote!(true))
+}
+
+/// The span of the kernel as a whole (its first parameter's).
+fn whole_kernel(k: &Kernel) -> Span {
+    k.params
+        .first()
+        .map_or(Span::from(proc_macro2::Span::call_site()), |p| p.span)
 }
 
 impl Emitter<'_> {
     /// The name of local `id` in the generated code (a per-thread local of a tiled kernel is a
     /// thread's element of its frame array, `(*fl<id>.add(lane))`); a tiled kernel's first pass
     /// records the use.
-    pub(crate) fn local(&mut self, id: LocalId) -> String {
+    pub(crate) fn local(&mut self, id: LocalId) -> TokenStream {
         match &mut self.tile {
             Some(t) => t.name(id),
-            None => local(id),
+            None => {
+                let l = local(id);
+                quote!(#l)
+            }
         }
     }
 
     fn whole_kernel(&self) -> Span {
-        self.k
-            .params
-            .first()
-            .map_or(Span::from(proc_macro2::Span::call_site()), |p| p.span)
+        whole_kernel(self.k)
     }
 
     /// A fresh name for a temporary.
-    fn temp(&mut self) -> String {
+    fn temp(&mut self) -> Ident {
         self.temps += 1;
-        format!("t{}", self.temps)
+        numbered("t", self.temps)
     }
 
-    /// The Rust type of a scalar.
-    fn scalar(&self, s: Scalar, _span: Span) -> Res<&'static str> {
-        Ok(match s {
+    /// The name of a scalar's Rust type (`Norm` and `Unorm` are their `f32`s: the host's
+    /// types are `#[repr(transparent)]`, clamped by the operations that produce them).
+    fn scalar_name(s: Scalar) -> &'static str {
+        match s {
             Scalar::Bool => "bool",
             Scalar::I32 => "i32",
             Scalar::U32 | Scalar::Usize => "u32",
-            Scalar::F32 => "f32",
+            Scalar::F32 | Scalar::Norm | Scalar::Unorm => "f32",
             Scalar::F64 => "f64",
-            // Their `f32`s (the host's types are `#[repr(transparent)]`), clamped by the
-            // operations that produce them.
-            Scalar::Norm | Scalar::Unorm => "f32",
-        })
+        }
+    }
+
+    /// The Rust type of a scalar.
+    fn scalar(&self, s: Scalar, _span: Span) -> Res<TokenStream> {
+        let t = Ident::new(Self::scalar_name(s), self.at);
+        Ok(quote!(#t))
     }
 
     /// The Rust type of a kernel type.
-    fn ty(&self, t: &Ty, span: Span) -> Res<String> {
+    fn ty(&self, t: &Ty, span: Span) -> Res<TokenStream> {
+        let at = self.at;
         Ok(match t {
-            Ty::Scalar(s) => self.scalar(*s, span)?.to_string(),
-            Ty::Array(elem, len) => format!("[{}; {}]", self.ty(elem, span)?, self.len(len, span)?),
-            Ty::Unit | Ty::Never => "()".to_string(),
+            Ty::Scalar(s) => self.scalar(*s, span)?,
+            Ty::Array(elem, len) => {
+                let (elem, n) = (self.ty(elem, span)?, index_lit(self.len(len, span)?));
+                quote_spanned!(at=> [#elem; #n])
+            }
+            Ty::Unit | Ty::Never => quote_spanned!(at=> ()),
             Ty::Var(_) => return unsupported("an uninferred type", span),
             // A short vector is an array of its components: the host's `#[repr(C)]` types are
             // packed, so `[f32; 3]` has the layout of a `Float3` (12 bytes).
-            Ty::Vector(s, n) => format!("[{}; {n}]", self.scalar(*s, span)?),
+            Ty::Vector(s, n) => {
+                let (s, n) = (self.scalar(*s, span)?, index_lit(*n));
+                quote_spanned!(at=> [#s; #n])
+            }
             Ty::Struct(def) => {
                 let mut structs = self.structs.borrow_mut();
                 if !structs.iter().any(|d| Arc::ptr_eq(d, def) || **d == **def) {
                     structs.push(def.clone());
                 }
-                self.struct_name(def)
+                let name = self.struct_name(def);
+                quote!(#name)
             }
         })
     }
 
     /// The generated name of a struct: `<fn_name>_<Name>` (non-identifier characters as `_`).
-    pub(crate) fn struct_name(&self, def: &StructDef) -> String {
+    pub(crate) fn struct_name(&self, def: &StructDef) -> Ident {
         let name: String = def
             .name
             .chars()
             .map(|c| if c.is_alphanumeric() { c } else { '_' })
             .collect();
-        format!("{}_{name}", self.fn_name)
+        format_ident!("{}_{}", self.fn_name, name)
     }
 
     /// The `#[repr(C)]` twin of a `#[derive(DeviceStruct)]` struct: fields `f0, f1, ..` of the
     /// fields' Rust types in declaration order, which gives the host's C layout; its size and
     /// offsets are checked at compile time.
-    fn struct_item(&self, def: &StructDef, span: Span) -> Res<String> {
+    fn struct_item(&self, def: &StructDef, span: Span) -> Res<TokenStream> {
         let name = self.struct_name(def);
-        let mut fields = String::new();
-        let mut checks = format!("assert!(::core::mem::size_of::<{name}>() == {});", def.size);
+        let size = index_lit(def.size);
+        let mut fields = Vec::new();
+        let mut offsets = Vec::new();
         for (k, f) in def.fields.iter().enumerate() {
-            let _ = write!(fields, "pub f{k}: {}, ", self.ty(&f.ty, span)?);
-            let _ = write!(
-                checks,
-                " assert!(::core::mem::offset_of!({name}, f{k}) == {});",
-                f.offset
-            );
+            let (field, ty, offset) =
+                (numbered("f", k), self.ty(&f.ty, span)?, index_lit(f.offset));
+            fields.push(quote!(pub #field: #ty));
+            offsets.push(quote!(assert!(::core::mem::offset_of!(#name, #field) == #offset);));
         }
-        Ok(format!(
-            "/// `{}` of kernel `{}` (fields `f0, ..` in declaration order, the host's layout).\n\
-             #[repr(C)]\n#[derive(Clone, Copy, Debug, Default, PartialEq)]\n#[allow(non_camel_case_types)]\n\
-             pub struct {name} {{ {fields}}}\nconst _: () = {{ {checks} }};\n",
+        let doc = format!(
+            " `{}` of kernel `{}` (fields `f0, ..` in declaration order, the host's layout).",
             def.name, self.k.name
-        ))
+        );
+        Ok(quote! {
+            #[doc = #doc]
+            #[repr(C)]
+            #[derive(Clone, Copy, Debug, Default, PartialEq)]
+            #[allow(non_camel_case_types)]
+            pub struct #name { #(#fields,)* }
+            const _: () = { assert!(::core::mem::size_of::<#name>() == #size); #(#offsets)* };
+        })
     }
 
     fn len(&self, len: &Len, span: Span) -> Res<u32> {
@@ -515,129 +582,147 @@ impl Emitter<'_> {
     }
 
     /// The zero value of a type (what `let x: T;` holds before its assignment).
-    fn zero(&self, t: &Ty, span: Span) -> Res<String> {
+    fn zero(&self, t: &Ty, span: Span) -> Res<TokenStream> {
+        let at = self.at;
         Ok(match t {
-            Ty::Scalar(Scalar::Bool) => "false".to_string(),
-            Ty::Scalar(Scalar::F32 | Scalar::Norm | Scalar::Unorm) => "0.0f32".to_string(),
-            Ty::Scalar(Scalar::F64) => "0.0f64".to_string(),
-            Ty::Scalar(s) => format!("0{}", self.scalar(*s, span)?),
+            Ty::Scalar(Scalar::Bool) => quote_spanned!(at=> false),
+            Ty::Scalar(Scalar::F32 | Scalar::Norm | Scalar::Unorm) => quote_spanned!(at=> 0.0f32),
+            Ty::Scalar(Scalar::F64) => quote_spanned!(at=> 0.0f64),
+            Ty::Scalar(Scalar::I32) => quote_spanned!(at=> 0i32),
+            Ty::Scalar(Scalar::U32 | Scalar::Usize) => quote_spanned!(at=> 0u32),
             Ty::Array(elem, len) => {
-                format!("[{}; {}]", self.zero(elem, span)?, self.len(len, span)?)
+                let (z, n) = (self.zero(elem, span)?, index_lit(self.len(len, span)?));
+                quote_spanned!(at=> [#z; #n])
             }
-            Ty::Vector(s, n) => format!("[{}; {n}]", self.zero(&Ty::Scalar(*s), span)?),
-            Ty::Struct(_) => format!(
-                "<{} as ::core::default::Default>::default()",
-                self.ty(t, span)?
-            ),
-            Ty::Unit | Ty::Never => "()".to_string(),
+            Ty::Vector(s, n) => {
+                let (z, n) = (self.zero(&Ty::Scalar(*s), span)?, index_lit(*n));
+                quote_spanned!(at=> [#z; #n])
+            }
+            Ty::Struct(_) => {
+                let t = self.ty(t, span)?;
+                quote_spanned!(at=> <#t as ::core::default::Default>::default())
+            }
+            Ty::Unit | Ty::Never => quote_spanned!(at=> ()),
             other => return self.ty(other, span),
         })
     }
 
-    /// The function's arguments: the index (named `first`), the parameters, the outer
-    /// constants and the out-of-bounds report.
-    /// The names of [`args`](Self::args), in order.
-    fn arg_names(&self, first: &str) -> Vec<String> {
+    /// The names of [`args`](Self::args), in order: the index (named `first`), the
+    /// parameters, the outer constants and the out-of-bounds report.
+    fn arg_names(&self, first: &str) -> Vec<Ident> {
         let k = self.k;
-        std::iter::once(first.to_string())
-            .chain((0..k.params.len()).map(|i| format!("p{i}")))
-            .chain((0..k.consts.len()).map(|i| format!("c{i}")))
-            .chain(std::iter::once("oob".to_string()))
+        std::iter::once(format_ident!("{}", first))
+            .chain((0..k.params.len()).map(|i| numbered("p", i)))
+            .chain((0..k.consts.len()).map(|i| numbered("c", i)))
+            .chain(std::iter::once(format_ident!("oob")))
             .collect()
     }
 
-    fn args(&self, first: &str) -> Res<Vec<String>> {
+    /// The function's arguments: the index (named `first`), the parameters, the outer
+    /// constants and the out-of-bounds report.
+    fn args(&self, first: &str) -> Res<Vec<TokenStream>> {
         let k = self.k;
-        let rt = self.rt;
-        let mut args = vec![format!("{first}: [u32; {}]", k.rank)];
-        for (i, p) in k.params.iter().enumerate() {
-            let t = match &p.kind {
+        let rt = &self.rt;
+        let names = self.arg_names(first);
+        let rank = index_lit(k.rank);
+        let mut types = vec![quote!([u32; #rank])];
+        for p in &k.params {
+            types.push(match &p.kind {
                 ParamKind::Buffer { elem, rank, .. } => {
-                    format!("{rt}::Buf<{}, {rank}>", self.ty(&elem.ty(), p.span)?)
+                    let (t, r) = (self.ty(&elem.ty(), p.span)?, index_lit(*rank));
+                    quote!(#rt::Buf<#t, #r>)
                 }
-                ParamKind::Scalar(s) => self.scalar(*s, p.span)?.to_string(),
+                ParamKind::Scalar(s) => self.scalar(*s, p.span)?,
                 ParamKind::Value(elem) => self.ty(&elem.ty(), p.span)?,
-                ParamKind::Texture { rank, .. } => format!("{rt}::Tex<{rank}>"),
-                ParamKind::Sampler => format!("{rt}::Smp"),
-            };
-            args.push(format!("p{i}: {t}"));
+                ParamKind::Texture { rank, .. } => {
+                    let r = index_lit(*rank);
+                    quote!(#rt::Tex<#r>)
+                }
+                ParamKind::Sampler => quote!(#rt::Smp),
+            });
         }
-        for (i, c) in k.consts.iter().enumerate() {
-            let span = Span::from(c.ident.span());
-            args.push(format!("c{i}: {}", self.scalar(c.ty, span)?));
+        for c in &k.consts {
+            types.push(self.scalar(c.ty, Span::from(c.ident.span()))?);
         }
-        args.push(format!("oob: &{rt}::OobReport"));
-        Ok(args)
+        types.push(quote!(&#rt::OobReport));
+        Ok(names
+            .iter()
+            .zip(types)
+            .map(|(n, t)| quote!(#n: #t))
+            .collect())
     }
 
-    fn function(&mut self, name: &str) -> Res<String> {
+    fn function(&mut self, name: &Ident) -> Res<TokenStream> {
         let k = self.k;
         let span = self.whole_kernel();
         let args = self.args("idx")?;
-
-        let mut s = String::new();
-        let _ = writeln!(
-            s,
-            "/// One thread of kernel `{}` (generated by amp-spirv's native back end).",
-            k.name
-        );
-        s.push_str("#[inline]\n#[allow(warnings, clippy::all, unused_unsafe)]\n");
-        let _ = writeln!(s, "pub unsafe fn {name}({}) {{", args.join(", "));
+        let mut lets = Vec::new();
         for (id, l) in k.locals.iter().enumerate() {
             if l.storage == Storage::TileStatic {
                 return unsupported("`tile_static` variables", span);
             }
             let init = if id == k.index_local {
-                "idx".to_string()
+                quote!(idx)
             } else {
                 self.zero(&l.ty, span)?
             };
-            let _ = writeln!(
-                s,
-                "    let mut {}: {} = {init}; // {}",
-                local(id),
-                self.ty(&l.ty, span)?,
-                l.name
-            );
+            let (name, ty) = (local(id), self.ty(&l.ty, span)?);
+            lets.push(quote!(let mut #name: #ty = #init;));
         }
         let body = self.block(&k.body)?;
-        let _ = writeln!(s, "    unsafe {{ let _ = {body}; }}\n}}");
-        Ok(s)
+        let doc = format!(
+            " One thread of kernel `{}` (generated by amp-spirv's native back end).",
+            k.name
+        );
+        Ok(quote! {
+            #[doc = #doc]
+            #[inline]
+            #[allow(warnings, clippy::all, unused_unsafe)]
+            pub unsafe fn #name(#(#args),*) {
+                #(#lets)*
+                unsafe { let _ = #body; }
+            }
+        })
     }
 
     /// A block as a Rust block expression.
-    fn block(&mut self, b: &Block) -> Res<String> {
-        let mut s = String::from("{ ");
+    fn block(&mut self, b: &Block) -> Res<TokenStream> {
+        let mut code = TokenStream::new();
         for st in &b.stmts {
-            s.push_str(&self.stmt(st)?);
+            code.extend(self.stmt(st)?);
         }
         if let Some(t) = &b.tail {
-            s.push_str(&self.expr(t)?);
+            code.extend(self.expr(t)?);
         }
-        s.push_str(" }");
-        Ok(s)
+        let at = self.at;
+        Ok(quote_spanned!(at=> { #code }))
     }
 
-    /// A statement, ending in `;`, after its span marker.
-    fn stmt(&mut self, st: &Stmt) -> Res<String> {
-        let code = self.stmt_code(st)?;
-        let span = match st {
-            Stmt::Let(_, Some(e)) | Stmt::Expr(e) => e.span,
-            Stmt::Let(_, None) => return Ok(code),
-        };
-        if code.is_empty() {
-            return Ok(code);
+    /// `emit` with the tokens it makes located at kernel code `span` (see [`Emitter::at`]).
+    fn located<T>(&mut self, span: Span, emit: impl FnOnce(&mut Self) -> T) -> T {
+        let outer = self.at;
+        self.at = proc_macro2::Span::call_site().located_at(span.start);
+        let code = emit(self);
+        self.at = outer;
+        code
+    }
+
+    /// A statement, ending in `;`, its tokens located at the kernel statement (so debuggers
+    /// step through the kernel's own lines).
+    fn stmt(&mut self, st: &Stmt) -> Res<TokenStream> {
+        match st {
+            Stmt::Let(_, Some(e)) | Stmt::Expr(e) => self.located(e.span, |e| e.stmt_code(st)),
+            Stmt::Let(_, None) => self.stmt_code(st),
         }
-        self.spans.push(span);
-        Ok(format!("{}::at({}); {code}", self.rt, self.spans.len() - 1))
     }
 
     /// A statement's code, ending in `;`.
-    fn stmt_code(&mut self, st: &Stmt) -> Res<String> {
+    fn stmt_code(&mut self, st: &Stmt) -> Res<TokenStream> {
+        let at = self.at;
         Ok(match st {
             // `tile_static` memory is undefined until written (C++ AMP's semantics).
             Stmt::Let(id, None) if self.k.locals[*id].storage == Storage::TileStatic => {
-                String::new()
+                TokenStream::new()
             }
             Stmt::Let(id, init) => {
                 let l = &self.k.locals[*id];
@@ -645,14 +730,15 @@ impl Emitter<'_> {
                     Some(e) => self.expr(e)?,
                     None => self.zero(&l.ty, Span::from(proc_macro2::Span::call_site()))?,
                 };
-                format!("{} = {v}; ", self.local(*id))
+                let place = self.local(*id);
+                quote_spanned!(at=> #place = #v;)
             }
             Stmt::Expr(e) => {
                 let v = self.expr(e)?;
                 if matches!(e.ty, Ty::Unit | Ty::Never) {
-                    format!("{v}; ")
+                    quote_spanned!(at=> #v;)
                 } else {
-                    format!("let _ = {v}; ")
+                    quote_spanned!(at=> let _ = #v;)
                 }
             }
         })
@@ -664,12 +750,17 @@ impl Emitter<'_> {
     }
 
     /// `while cond { body }` (`cond: None`: `loop`).
-    fn while_loop(&mut self, cond: Option<&Expr>, body: &Block) -> Res<String> {
+    fn while_loop(&mut self, cond: Option<&Expr>, body: &Block) -> Res<TokenStream> {
+        let at = self.at;
         let id = self.new_label();
+        let l = label("l", id);
         // The condition belongs to the enclosing loop's `break`s, as on the device.
         let test = match cond {
-            Some(c) => format!("if !{} {{ break 'l{id}; }} ", self.expr(c)?),
-            None => String::new(),
+            Some(c) => {
+                let c = self.expr(c)?;
+                quote_spanned!(at=> if !#c { break #l; })
+            }
+            None => TokenStream::new(),
         };
         self.loops.push(LoopLabel {
             id,
@@ -678,13 +769,14 @@ impl Emitter<'_> {
         });
         let body = self.block(body);
         self.loops.pop();
-        Ok(format!("('l{id}: loop {{ {test}{}; }})", body?))
+        let body = body?;
+        Ok(quote_spanned!(at=> (#l: loop { #test #body; })))
     }
 
     /// A range `for`, as the SPIR-V back end runs it: the counter compared with the end, and
     /// for `step_by` and inclusive ranges the remaining distance compared with the step, so no
     /// range overflows into an endless loop; `step_by(0)` runs zero times.
-    fn for_loop(&mut self, r: &RangeLoop, span: Span) -> Res<String> {
+    fn for_loop(&mut self, r: &RangeLoop, span: Span) -> Res<TokenStream> {
         let Some(s) = self.k.locals[r.counter].ty.scalar() else {
             return unsupported("a range loop over a non-scalar", span);
         };
@@ -700,29 +792,40 @@ impl Emitter<'_> {
         r: &RangeLoop,
         s: Scalar,
         span: Span,
-        (c, done, var): (String, String, String),
+        (c, done, var): (TokenStream, TokenStream, TokenStream),
         flavour: RangeFlavour,
-    ) -> Res<String> {
+    ) -> Res<TokenStream> {
+        let at = self.at;
         let tile = flavour == RangeFlavour::Tile;
         let value = |e: &mut Self, x: &Expr| if tile { e.lead(x) } else { e.expr(x) };
         let t = self.scalar(s, span)?;
         let (start, end) = (value(self, &r.start)?, value(self, &r.end)?);
         let step = match &r.step {
-            Some(step) => Some(format!("(({}) as {t})", value(self, step)?)),
-            None if r.inclusive => Some(format!("(1 as {t})")),
+            Some(step) => {
+                let step = value(self, step)?;
+                Some(quote_spanned!(at=> ((#step) as #t)))
+            }
+            None if r.inclusive => Some(quote_spanned!(at=> (1 as #t))),
             None => None,
         };
         let id = self.new_label();
-        let (flag, reset) = if tile {
-            (format!("let mut b{id}: u8 = 0; "), format!("b{id} = 0; "))
-        } else {
-            (String::new(), String::new())
+        let (l, cl) = (label("l", id), label("c", id));
+        let (b, e, st) = (numbered("b", id), numbered("e", id), numbered("s", id));
+        let (flag, reset) = match tile {
+            true => (
+                quote_spanned!(at=> let mut #b: u8 = 0;),
+                quote_spanned!(at=> #b = 0;),
+            ),
+            false => (TokenStream::new(), TokenStream::new()),
         };
-        let mut out = format!("{{ {flag}{c} = {start}; let e{id}: {t} = {end}; ");
-        let mut go = format!("{c} {} e{id}", if r.inclusive { "<=" } else { "<" });
+        let mut go = match r.inclusive {
+            true => quote_spanned!(at=> #c <= #e),
+            false => quote_spanned!(at=> #c < #e),
+        };
+        let mut step_init = TokenStream::new();
         if let Some(step) = &step {
-            let _ = write!(out, "let s{id}: {t} = {step}; {done} = s{id} == 0; ");
-            go = format!("({go}) && !{done}");
+            step_init = quote_spanned!(at=> let #st: #t = #step; #done = #st == 0;);
+            go = quote_spanned!(at=> (#go) && !#done);
         }
         self.loops.push(LoopLabel {
             id,
@@ -736,39 +839,51 @@ impl Emitter<'_> {
         };
         self.loops.pop();
         let body = body?;
-        let next = match &step {
-            None => format!("{c} = {c}.wrapping_add(1);"),
-            Some(_) => format!(
-                "{done} = (s{id} as u32) {} (e{id}.wrapping_sub({c}) as u32); {c} = {c}.wrapping_add(s{id});",
-                if r.inclusive { ">" } else { ">=" }
+        let next = match (&step, r.inclusive) {
+            (None, _) => quote_spanned!(at=> #c = #c.wrapping_add(1);),
+            (Some(_), true) => quote_spanned!(at=>
+                #done = (#st as u32) > (#e.wrapping_sub(#c) as u32); #c = #c.wrapping_add(#st);
+            ),
+            (Some(_), false) => quote_spanned!(at=>
+                #done = (#st as u32) >= (#e.wrapping_sub(#c) as u32); #c = #c.wrapping_add(#st);
             ),
         };
-        let _ = write!(
-            out,
-            "'l{id}: loop {{ if !({go}) {{ break 'l{id}; }} {var} = {c}; {reset}'c{id}: {body} {next} }} }} "
-        );
-        Ok(out)
+        Ok(quote_spanned!(at=> {
+            #flag #c = #start; let #e: #t = #end; #step_init
+            #l: loop { if !(#go) { break #l; } #var = #c; #reset #cl: #body #next }
+        }))
     }
 
-    fn break_(&mut self, span: Span) -> Res<String> {
+    fn break_(&mut self, span: Span) -> Res<TokenStream> {
+        let at = self.at;
         match self.loops.last() {
             Some(l) if l.tile => {
                 let id = l.id;
                 self.leave_tile_loop(id, 1)
             }
-            Some(l) => Ok(format!("(break 'l{})", l.id)),
+            Some(l) => {
+                let l = label("l", l.id);
+                Ok(quote_spanned!(at=> (break #l)))
+            }
             None => unsupported("`break` outside a loop", span),
         }
     }
 
-    fn continue_(&mut self, span: Span) -> Res<String> {
+    fn continue_(&mut self, span: Span) -> Res<TokenStream> {
+        let at = self.at;
         match self.loops.last() {
             Some(l) if l.tile => {
                 let id = l.id;
                 self.leave_tile_loop(id, 2)
             }
-            Some(l) if l.body_block => Ok(format!("(break 'c{})", l.id)),
-            Some(l) => Ok(format!("(continue 'l{})", l.id)),
+            Some(l) if l.body_block => {
+                let l = label("c", l.id);
+                Ok(quote_spanned!(at=> (break #l)))
+            }
+            Some(l) => {
+                let l = label("l", l.id);
+                Ok(quote_spanned!(at=> (continue #l)))
+            }
             None => unsupported("`continue` outside a loop", span),
         }
     }
@@ -790,7 +905,7 @@ mod tests {
             &checked.kernel,
             &checked.ranges,
             BoundsChecks::On,
-            "rt",
+            quote!(rt),
             "f",
         );
         match e.lead(
@@ -810,5 +925,23 @@ mod tests {
             }
             other => panic!("not an internal error: {:?}", other.map(|_| ())),
         }
+    }
+
+    /// A support path that is not a Rust path is the caller's bug: an internal error.
+    #[test]
+    fn a_bad_support_path_is_an_internal_error() {
+        let func: syn::ItemFn = syn::parse_quote! {
+            fn k(idx: Index<1>, a: ArrayViewMut<f32, 1>) { a[idx] = 1.0; }
+        };
+        let checked = crate::compile::check(&func, &crate::Options::default()).expect("valid");
+        let r = native(
+            &checked.kernel,
+            &checked.ranges,
+            BoundsChecks::On,
+            "not a path!",
+            "f",
+            false,
+        );
+        assert!(matches!(r, Err(Stop::Internal { .. })));
     }
 }
