@@ -2,13 +2,12 @@
 //! elements of locals, buffer accesses with their bounds checks, atomics, built-ins and math.
 //! Every compound expression is parenthesized, so precedence never depends on the context.
 
-use super::{broken, conjunction, index_lit, numbered, unsupported, Emitter, Res};
+use super::{conjunction, index_lit, numbered, unsupported, Emitter, Res};
 use crate::back::BoundsChecks;
 use crate::diag::Span;
 use crate::ir::*;
-use crate::math::MathFn;
 use crate::types::{Elem, Len, Scalar, Ty};
-use proc_macro2::{Ident, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote_spanned};
 
 impl Emitter<'_> {
@@ -346,7 +345,7 @@ impl Emitter<'_> {
 
     /// `f` applied to the operands (Rust expressions of `n`-vectors, or scalars when `n` is
     /// `None`) component by component: each operand is evaluated once, in order.
-    fn lanes(
+    pub(super) fn lanes(
         &mut self,
         n: Option<u32>,
         operands: &[TokenStream],
@@ -418,7 +417,7 @@ impl Emitter<'_> {
     }
 
     /// The scalar type of a scalar value (`Norm` and `Unorm` are their `f32`s).
-    fn scalar_of(&self, t: &Ty, span: Span) -> Res<Scalar> {
+    pub(super) fn scalar_of(&self, t: &Ty, span: Span) -> Res<Scalar> {
         match t {
             Ty::Scalar(s) => Ok(s.device()),
             Ty::Vector(..) => unsupported("short vectors", span),
@@ -517,7 +516,7 @@ impl Emitter<'_> {
     }
 
     /// A local (or an element of one) as a Rust place.
-    fn local_place(&mut self, place: &Place, span: Span) -> Res<TokenStream> {
+    pub(super) fn local_place(&mut self, place: &Place, span: Span) -> Res<TokenStream> {
         let at = self.at;
         let Place::Local(id, idx) = place else {
             return unsupported("a buffer element here", span);
@@ -559,7 +558,7 @@ impl Emitter<'_> {
         Ok(s)
     }
 
-    fn place_ty(&self, place: &Place, span: Span) -> Res<Ty> {
+    pub(super) fn place_ty(&self, place: &Place, span: Span) -> Res<Ty> {
         match place {
             Place::Local(id, idx) => {
                 let mut ty = self.k.locals[*id].ty.clone();
@@ -586,7 +585,7 @@ impl Emitter<'_> {
     }
 
     /// The scalar element type of buffer parameter `p` (for atomics).
-    fn buffer_elem_ty(&self, p: ParamId, span: Span) -> Res<Scalar> {
+    pub(super) fn buffer_elem_ty(&self, p: ParamId, span: Span) -> Res<Scalar> {
         match &self.k.params[p].kind {
             ParamKind::Buffer {
                 elem: Elem::Scalar(s),
@@ -716,181 +715,6 @@ impl Emitter<'_> {
             BinOp::Le => quote_spanned!(at=> (#l <= #r)),
             BinOp::Gt => quote_spanned!(at=> (#l > #r)),
             BinOp::Ge => quote_spanned!(at=> (#l >= #r)),
-        })
-    }
-
-    fn builtin(&mut self, f: Builtin, args: &[Expr], ty: &Ty, span: Span) -> Res<TokenStream> {
-        let at = self.at;
-        let vals = args.iter().map(|a| self.expr(a)).collect::<Res<Vec<_>>>()?;
-        if matches!(
-            f,
-            Builtin::Dot | Builtin::Length | Builtin::Normalize | Builtin::Cross
-        ) {
-            return self.geometric(f, args, &vals, span);
-        }
-        let (s, n) = self.shape(ty, span)?;
-        self.lanes(n, &vals, |x| match (f, s.device()) {
-            (Builtin::Min, _) => {
-                let (a, b) = (&x[0], &x[1]);
-                quote_spanned!(at=> (#a.min(#b)))
-            }
-            (Builtin::Max, _) => {
-                let (a, b) = (&x[0], &x[1]);
-                quote_spanned!(at=> (#a.max(#b)))
-            }
-            (Builtin::Abs, s) if s.is_float() => {
-                let a = &x[0];
-                quote_spanned!(at=> (#a.abs()))
-            }
-            (Builtin::Abs, Scalar::I32) => {
-                let a = &x[0];
-                quote_spanned!(at=> (#a.wrapping_abs()))
-            }
-            // GLSL's SAbs reads the bits as signed.
-            (_, _) => {
-                let a = &x[0];
-                quote_spanned!(at=> (((#a) as i32).wrapping_abs() as u32))
-            }
-        })
-    }
-
-    /// `dot`, `length`, `normalize` and `cross` of float vectors, as GLSL defines them: the
-    /// dot product summed from the first component, `sqrt(dot(v, v))`, `v / length(v)`.
-    fn geometric(
-        &mut self,
-        f: Builtin,
-        args: &[Expr],
-        vals: &[TokenStream],
-        span: Span,
-    ) -> Res<TokenStream> {
-        let at = self.at;
-        let (_, n) = self.shape(&args[0].ty, span)?;
-        let Some(n) = n else {
-            return unsupported("geometric functions of scalars", span);
-        };
-        let t = self.temp();
-        let dot = |a: &Ident, b: &Ident| {
-            (0..n)
-                .map(|k| {
-                    let k = index_lit(k);
-                    quote_spanned!(at=> (#a[#k] * #b[#k]))
-                })
-                .reduce(|acc, x| quote_spanned!(at=> (#acc + #x)))
-                .unwrap_or_default()
-        };
-        let v0 = &vals[0];
-        Ok(match f {
-            Builtin::Dot => {
-                let u = self.temp();
-                let (v1, d) = (&vals[1], dot(&t, &u));
-                quote_spanned!(at=> { let #t = #v0; let #u = #v1; #d })
-            }
-            Builtin::Length => {
-                let d = dot(&t, &t);
-                quote_spanned!(at=> { let #t = #v0; (#d).sqrt() })
-            }
-            Builtin::Normalize => {
-                let len = self.temp();
-                let parts = (0..n).map(|k| {
-                    let k = index_lit(k);
-                    quote_spanned!(at=> (#t[#k] / #len))
-                });
-                let d = dot(&t, &t);
-                quote_spanned!(at=> { let #t = #v0; let #len = (#d).sqrt(); [#(#parts),*] })
-            }
-            _ => {
-                if n != 3 {
-                    return unsupported("`cross` of a vector of other than 3 components", span);
-                }
-                let u = self.temp();
-                let c = |i: u32, j: u32| {
-                    let (i, j) = (index_lit(i), index_lit(j));
-                    quote_spanned!(at=> (#t[#i] * #u[#j] - #t[#j] * #u[#i]))
-                };
-                let (c0, c1, c2, v1) = (c(1, 2), c(2, 0), c(0, 1), &vals[1]);
-                quote_spanned!(at=> { let #t = #v0; let #u = #v1; [#c0, #c1, #c2] })
-            }
-        })
-    }
-
-    fn math(&mut self, f: MathFn, args: &[Expr], span: Span) -> Res<TokenStream> {
-        use MathFn::*;
-        let at = self.at;
-        let s = self.scalar_of(&args[0].ty, span)?;
-        if !s.is_float() {
-            return unsupported(format!("math on `{}`", s.name()), span);
-        }
-        let a = args.iter().map(|a| self.expr(a)).collect::<Res<Vec<_>>>()?;
-        let rt = &self.rt;
-        let m = match s {
-            Scalar::F32 => quote_spanned!(at=> #rt::m32),
-            _ => quote_spanned!(at=> #rt::m64),
-        };
-        let x = &a[0];
-        let rest = &a[1..];
-        let method = |name: &str| {
-            let name = Ident::new(name, at);
-            quote_spanned!(at=> (#x.#name(#(#rest),*)))
-        };
-        let helper = |name: &str| {
-            let name = Ident::new(name, at);
-            quote_spanned!(at=> #m::#name(#x #(, #rest)*))
-        };
-        Ok(match f {
-            Sqrt => method("sqrt"),
-            Sin => method("sin"),
-            Cos => method("cos"),
-            Tan => method("tan"),
-            Asin => method("asin"),
-            Acos => method("acos"),
-            Atan => method("atan"),
-            Atan2 => method("atan2"),
-            Sinh => method("sinh"),
-            Cosh => method("cosh"),
-            Tanh => method("tanh"),
-            Asinh => method("asinh"),
-            Acosh => helper("acosh"),
-            Atanh => helper("atanh"),
-            Exp => method("exp"),
-            Exp2 => method("exp2"),
-            Expm1 => method("exp_m1"),
-            Log => method("ln"),
-            Log2 => method("log2"),
-            Log10 => method("log10"),
-            Log1p => method("ln_1p"),
-            Pow => method("powf"),
-            // std's results without a libm call each (see `amp-native-rt`'s `float.rs`).
-            Floor => helper("floor"),
-            Ceil => helper("ceil"),
-            Round => helper("round"),
-            Trunc => helper("trunc"),
-            // std's `fract` is `x - x.trunc()`.
-            Fract => quote_spanned!(at=> { let v = #x; v - #m::trunc(v) }),
-            Fma => method("mul_add"),
-            Hypot => method("hypot"),
-            Cbrt => method("cbrt"),
-            Copysign => method("copysign"),
-            IsNan => method("is_nan"),
-            IsInf => method("is_infinite"),
-            IsFinite => method("is_finite"),
-            Signum => method("signum"),
-            ToDegrees => method("to_degrees"),
-            ToRadians => method("to_radians"),
-            Fmod => {
-                let y = &a[1];
-                quote_spanned!(at=> (#x % #y))
-            }
-            Rsqrt => helper("rsqrt"),
-            Rcp => helper("rcp"),
-            Exp10 => helper("exp10"),
-            Fdim => helper("fdim"),
-            Clamp => helper("clamp"),
-            Ldexp => helper("ldexp"),
-            FrexpMantissa => helper("frexp_mantissa"),
-            FrexpExponent => helper("frexp_exponent"),
-            ModfFrac => helper("modf_frac"),
-            ModfInt => helper("modf_int"),
-            Nextafter => helper("nextafter"),
         })
     }
 
@@ -1029,7 +853,7 @@ impl Emitter<'_> {
 
     /// `Some(pointer)` to a buffer element for a read-modify-write, `None` (recorded in the
     /// report) when the checked index is outside the view.
-    fn checked_ptr(&mut self, p: ParamId, idx: &[Expr]) -> Res<TokenStream> {
+    pub(super) fn checked_ptr(&mut self, p: ParamId, idx: &[Expr]) -> Res<TokenStream> {
         let at = self.at;
         let (pn, pl) = (numbered("p", p), index_lit(p));
         Ok(match self.bounds_check(p, idx)? {
@@ -1039,158 +863,10 @@ impl Emitter<'_> {
             }
         })
     }
-
-    /// An atomic on a buffer element, relaxed; in a checked kernel an element outside its view
-    /// is a constant 0 (the operation does nothing and returns 0; a compare-exchange succeeds
-    /// iff `expected` is 0), as on the device.
-    fn atomic(&mut self, a: &Atomic, span: Span) -> Res<TokenStream> {
-        let at = self.at;
-        let value = match &a.value {
-            Some(v) => Some(self.expr(v)?),
-            None => None,
-        };
-        let (s, ptr) = match &a.target {
-            Place::Buffer(p, idx) => {
-                let s = self.buffer_elem_ty(*p, span)?;
-                (s, self.checked_ptr(*p, idx)?)
-            }
-            // `tile_static` memory: the tile's threads run one at a time on one OS thread, so
-            // the atomic on the tile function's local is only a read-modify-write.
-            place @ Place::Local(..) => {
-                let ty = self.place_ty(place, span)?;
-                let s = self.scalar_of(&ty, span)?;
-                return self.local_atomic(a, s, value, place, span);
-            }
-        };
-        let t = self.scalar(s, span)?;
-        let rt = self.rt.clone();
-        let zero = quote_spanned!(at=> (0 as #t));
-        let atom = match s {
-            Scalar::F32 => format_ident!("atom_f32"),
-            Scalar::I32 => format_ident!("atom_i32"),
-            _ => format_ident!("atom_u32"),
-        };
-        let op = match (a.op, s) {
-            (AtomicOp::Add, Scalar::F32) => quote_spanned!(at=> #rt::atomic_add_f32(ptr, tv)),
-            (AtomicOp::Exchange, Scalar::F32) => quote_spanned!(at=>
-                f32::from_bits(#rt::atom_f32(ptr).swap((tv).to_bits(), #rt::RELAXED))
-            ),
-            (AtomicOp::CompareExchange, _) => {
-                let Some(expected) = &a.expected else {
-                    return unsupported("compare-exchange without an expected value", span);
-                };
-                let e = self.local_place(expected, span)?;
-                let (ex, tv, old) = match s {
-                    Scalar::F32 => (
-                        quote_spanned!(at=> ex.to_bits()),
-                        quote_spanned!(at=> tv.to_bits()),
-                        quote_spanned!(at=> f32::from_bits),
-                    ),
-                    _ => (
-                        quote_spanned!(at=> ex),
-                        quote_spanned!(at=> tv),
-                        TokenStream::new(),
-                    ),
-                };
-                let value = value.unwrap_or_default();
-                return Ok(quote_spanned!(at=> {
-                    let tv = #value; let ptr = #ptr; let ep: *mut #t = &mut #e; let ex = *ep;
-                    let old = match ptr {
-                        Some(ptr) => #old(match #rt::#atom(ptr).compare_exchange(
-                            #ex, #tv, #rt::RELAXED, #rt::RELAXED
-                        ) { Ok(o) | Err(o) => o }),
-                        None => #zero,
-                    };
-                    *ep = old; old == ex
-                }));
-            }
-            (_, Scalar::F32) => {
-                return unsupported(format!("{:?} on `f32`", a.op), span);
-            }
-            (op, _) => {
-                let (method, arg) = match op {
-                    AtomicOp::Add => ("fetch_add", quote_spanned!(at=> tv)),
-                    AtomicOp::Sub => ("fetch_sub", quote_spanned!(at=> tv)),
-                    AtomicOp::Min => ("fetch_min", quote_spanned!(at=> tv)),
-                    AtomicOp::Max => ("fetch_max", quote_spanned!(at=> tv)),
-                    AtomicOp::And => ("fetch_and", quote_spanned!(at=> tv)),
-                    AtomicOp::Or => ("fetch_or", quote_spanned!(at=> tv)),
-                    AtomicOp::Xor => ("fetch_xor", quote_spanned!(at=> tv)),
-                    AtomicOp::Exchange => ("swap", quote_spanned!(at=> tv)),
-                    AtomicOp::Inc => ("fetch_add", quote_spanned!(at=> (1 as #t))),
-                    AtomicOp::Dec => ("fetch_sub", quote_spanned!(at=> (1 as #t))),
-                    AtomicOp::CompareExchange => {
-                        return broken("compare-exchange is emitted above", span)
-                    }
-                };
-                let method = Ident::new(method, at);
-                quote_spanned!(at=> #rt::#atom(ptr).#method(#arg, #rt::RELAXED))
-            }
-        };
-        let bind = match &value {
-            Some(value) => quote_spanned!(at=> let tv = #value;),
-            None => TokenStream::new(),
-        };
-        Ok(quote_spanned!(at=> { #bind match #ptr { Some(ptr) => #op, None => #zero } }))
-    }
-}
-
-impl Emitter<'_> {
-    /// An atomic on `tile_static` memory (or another local): the tile's threads run one at a
-    /// time on one OS thread, so it is a plain read-modify-write with the operation's result
-    /// (wrapping integer arithmetic, `min`/`max` of the element type, an `f32` sum rounded
-    /// once), returning the old value; a compare-exchange stores only on a match, and returns
-    /// whether it did, the old value going to `expected`.
-    fn local_atomic(
-        &mut self,
-        a: &Atomic,
-        s: Scalar,
-        value: Option<TokenStream>,
-        place: &Place,
-        span: Span,
-    ) -> Res<TokenStream> {
-        let at = self.at;
-        let t = self.scalar(s, span)?;
-        let p = self.local_place(place, span)?;
-        let value = value.unwrap_or_else(|| quote_spanned!(at=> (0 as #t)));
-        let new = match (a.op, s) {
-            (AtomicOp::Add, Scalar::F32) => quote_spanned!(at=> old + tv),
-            (AtomicOp::Exchange, _) => quote_spanned!(at=> tv),
-            (AtomicOp::CompareExchange, _) => {
-                let Some(expected) = &a.expected else {
-                    return unsupported("compare-exchange without an expected value", span);
-                };
-                let e = self.local_place(expected, span)?;
-                // Integers compare as values; an `f32` by its bits, as the device's
-                // compare-exchange on the word does.
-                let same = match s {
-                    Scalar::F32 => quote_spanned!(at=> old.to_bits() == ex.to_bits()),
-                    _ => quote_spanned!(at=> old == ex),
-                };
-                return Ok(quote_spanned!(at=> {
-                    let tv: #t = #value; let ptr: *mut #t = &mut #p; let ep: *mut #t = &mut #e;
-                    let ex = *ep; let old = *ptr; let hit = #same; if hit { *ptr = tv; } *ep = old; hit
-                }));
-            }
-            (_, Scalar::F32) => return unsupported(format!("{:?} on `f32`", a.op), span),
-            (AtomicOp::Add, _) => quote_spanned!(at=> old.wrapping_add(tv)),
-            (AtomicOp::Sub, _) => quote_spanned!(at=> old.wrapping_sub(tv)),
-            (AtomicOp::Min, _) => quote_spanned!(at=> old.min(tv)),
-            (AtomicOp::Max, _) => quote_spanned!(at=> old.max(tv)),
-            (AtomicOp::And, _) => quote_spanned!(at=> old & tv),
-            (AtomicOp::Or, _) => quote_spanned!(at=> old | tv),
-            (AtomicOp::Xor, _) => quote_spanned!(at=> old ^ tv),
-            (AtomicOp::Inc, _) => quote_spanned!(at=> old.wrapping_add(1 as #t)),
-            (AtomicOp::Dec, _) => quote_spanned!(at=> old.wrapping_sub(1 as #t)),
-        };
-        Ok(quote_spanned!(at=> {
-            let tv: #t = #value; let ptr: *mut #t = &mut #p; let old = *ptr; *ptr = #new; old
-        }))
-    }
 }
 
 /// The field number of a struct member access (a literal index in the IR).
-fn field_index(index: &Expr, span: Span) -> Res<usize> {
+pub(super) fn field_index(index: &Expr, span: Span) -> Res<usize> {
     match index.kind {
         ExprKind::Lit(Lit::Int(k)) => Ok(k as usize),
         _ => unsupported("a struct field chosen at run time", span),
@@ -1198,7 +874,7 @@ fn field_index(index: &Expr, span: Span) -> Res<usize> {
 }
 
 /// The type of field `k` of a struct.
-fn field_ty(def: &crate::types::StructDef, k: usize, span: Span) -> Res<Ty> {
+pub(super) fn field_ty(def: &crate::types::StructDef, k: usize, span: Span) -> Res<Ty> {
     match def.fields.get(k) {
         Some(f) => Ok(f.ty.clone()),
         None => unsupported(format!("field {k} of `{}`", def.name), span),

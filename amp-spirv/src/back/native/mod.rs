@@ -135,7 +135,9 @@
 //! The helpers the code calls live in the `amp-native-rt` crate, named through a path the caller
 //! chooses (`rt`): `#[kernel(amp)]` uses `::amp::__private::native`, the runtime's re-export.
 
+mod atomic;
 mod batch;
+mod builtin;
 mod expr;
 mod guard;
 mod texture;
