@@ -132,6 +132,7 @@ fn scan(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         })?;
         let name = "exclusive scan (tile scan + scan of tile sums + add)";
         let size = format!("{} u32", count(n));
+        let t_algorithm = tile_scan_in_plain_rust(ctx, &xs)?;
         for (variant, t) in [
             ("the three launches natively", Ok(t_all)),
             (
@@ -141,6 +142,11 @@ fn scan(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
             (
                 "`scan_sums` natively (one tile of 1024 threads: one worker thread)",
                 t_sums,
+            ),
+            (
+                "`scan_tiles`' algorithm in plain Rust (rayon over tiles; Hillis-Steele in a \
+                 local [u32; 256]: 8 steps, each reading every lane before adding)",
+                Ok(t_algorithm),
             ),
             ("`scan_add` natively (one add per element)", t_add),
             ("the CPU column: two-pass chunked scan over 64K-element chunks", Ok(t_cpu)),
@@ -162,6 +168,55 @@ fn scan(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         &cpu,
     ));
     Ok(())
+}
+
+/// `scan_tiles`' own algorithm in plain Rust, to tell the native back end's cost from the
+/// algorithm's: each 256-element tile scanned Hillis-Steele in a local array (8 steps, each
+/// reading every lane before adding, as the kernel's two barriers per step order it), rayon
+/// over tiles. Checked against a sequential scan of each tile; returns its time.
+fn tile_scan_in_plain_rust(ctx: &mut Ctx<'_>, xs: &[u32]) -> Result<f64, BoxError> {
+    let mut out = vec![0u32; xs.len()];
+    let mut sums = vec![0u32; xs.len() / RT];
+    let secs = ctx.time(|| {
+        out.par_chunks_mut(RT)
+            .zip(xs.par_chunks(RT))
+            .zip(sums.par_iter_mut())
+            .for_each(|((out, tile), sum)| {
+                let mut sh = [0u32; RT];
+                sh.copy_from_slice(tile);
+                let mut v = [0u32; RT];
+                let mut off = 1;
+                while off < RT {
+                    for l in 0..RT {
+                        v[l] = if l >= off { sh[l - off] } else { 0 };
+                    }
+                    for l in 0..RT {
+                        sh[l] = sh[l].wrapping_add(v[l]);
+                    }
+                    off *= 2;
+                }
+                for l in 0..RT {
+                    out[l] = sh[l].wrapping_sub(tile[l]);
+                }
+                *sum = sh[RT - 1];
+            });
+        Ok(())
+    })?;
+    let mut want = vec![0u32; xs.len()];
+    for (w, tile) in want.chunks_mut(RT).zip(xs.chunks(RT)) {
+        let mut s = 0u32;
+        for (w, &x) in w.iter_mut().zip(tile) {
+            *w = s;
+            s = s.wrapping_add(x);
+        }
+    }
+    ctx.checks.push(check(
+        "scan_tiles' algorithm in plain Rust",
+        &out,
+        &want,
+        &want,
+    ));
+    Ok(secs)
 }
 
 /// The CPU column's exclusive scan: chunk totals in parallel, a scan of the totals, then each
