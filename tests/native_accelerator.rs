@@ -356,3 +356,78 @@ fn batched_kernels_match_plain_rust_on_every_shape() -> Result<(), Error> {
     }
     Ok(())
 }
+
+/// Conditions on `t.local[0]` against a tile-uniform bound in every spelling the native back
+/// end splits its work-item loops at (`l < u`, `l >= u`, `u > l`, `u <= l`), inside a value,
+/// an `if` statement, a loop and a compound condition, with bounds below, inside and past the
+/// tile, and a Hillis-Steele scan whose bound changes between the loops.
+#[kernel(amp, allow(write_conflict))]
+fn split_lanes(t: TiledIndex<64>, u: u32, a: &Array<u32, 1>, out: &mut Array<u32, 1>) {
+    #[tile_static]
+    let mut sh: [u32; 64];
+    let l = t.local[0];
+    let x = a[t.global];
+    sh[l] = x;
+    t.barrier.wait_with_tile_static_memory_fence();
+    let mut off = 1;
+    while off < 64 {
+        let v = if l >= off { sh[l - off] } else { 0u32 };
+        t.barrier.wait_with_tile_static_memory_fence();
+        sh[l] += v;
+        t.barrier.wait_with_tile_static_memory_fence();
+        off *= 2;
+    }
+    // Each condition first in its region (a barrier between them), so each splits one.
+    let uu = u as usize;
+    let mut r = sh[l] * 3;
+    if l < uu {
+        r += 1;
+    }
+    t.barrier.wait();
+    if uu > l && x % 2 == 0 {
+        r += 10;
+    }
+    t.barrier.wait();
+    for k in 0..3 {
+        if uu <= l {
+            r += 100 * k;
+        }
+    }
+    t.barrier.wait();
+    r += if l >= uu { 1000 } else { 2000 };
+    out[t.global] = r;
+}
+
+#[test]
+fn split_work_item_loops_match_plain_rust() -> Result<(), Error> {
+    let cpu = Accelerator::cpu()?;
+    let n = 64 * 5;
+    let a: Vec<u32> = (0..n as u32)
+        .map(|i| i.wrapping_mul(2_654_435_761) >> 20)
+        .collect();
+    let xs = Array::from_slice_on(&cpu, [n], &a)?;
+    for u in [0u32, 1, 5, 63, 64, 100, u32::MAX] {
+        let mut out = Array::<u32, 1>::new_on(&cpu, [n])?;
+        parallel_for_each_on(
+            &cpu,
+            Extent::new([n]).tile::<64>(),
+            split_lanes(u, &xs, &mut out),
+        )?;
+        let mut want = Vec::new();
+        for tile in a.chunks(64) {
+            let mut s = 0u32;
+            for (l, &x) in tile.iter().enumerate() {
+                s = s.wrapping_add(x);
+                let uu = u as usize;
+                let mut r = s.wrapping_mul(3);
+                r += u32::from(l < uu);
+                r += if uu > l && x % 2 == 0 { 10 } else { 0 };
+                r += if uu <= l { 300 } else { 0 };
+                r += if l >= uu { 1000 } else { 2000 };
+                want.push(r);
+            }
+        }
+        assert_eq!(out.to_vec()?, want, "u = {u}");
+    }
+    Ok(())
+}

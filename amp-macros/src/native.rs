@@ -90,8 +90,10 @@ pub(crate) fn entry(
                 _ => value,
             };
             word += if c.ty == Scalar::F64 { 2 } else { 1 };
-            lets.push(quote!(let #name = #value;));
-            args.push(quote!(#name));
+            // Read where the function is called, inside the executor's closure: a value
+            // captured from outside reaches the code through the closure's environment, which
+            // the executor calls through `dyn Fn`, and LLVM would not fold it.
+            args.push(value);
             continue;
         }
         let value = match c.ty {

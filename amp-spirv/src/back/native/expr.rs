@@ -15,6 +15,13 @@ impl Emitter<'_> {
     pub(super) fn expr(&mut self, e: &Expr) -> Res<TokenStream> {
         let span = e.span;
         let at = self.at;
+        // The condition a split work-item loop decides (`tile.rs`): a constant in each part.
+        let folded = self.tile.as_ref().and_then(|st| st.folded);
+        if let Some((cond, value)) = folded {
+            if std::ptr::eq(cond as *const Expr, e) {
+                return Ok(quote_spanned!(at=> #value));
+            }
+        }
         Ok(match &e.kind {
             ExprKind::Lit(l) => self.lit(*l, &e.ty, span)?,
             ExprKind::Local(id) if self.dyn_arrays.contains_key(id) => {

@@ -38,6 +38,10 @@ enum Lanes {
     Multiples,
 }
 
+/// A condition a part of a split work-item loop decides: its address, and its value there
+/// ([`Emitter::split_condition`]).
+type Folded = Option<(usize, bool)>;
+
 /// Iterations of a hoisted loop one work-item loop runs ([`Emitter::jammed_for`]).
 const JAM: u32 = 4;
 
@@ -89,6 +93,9 @@ pub(crate) struct TileState {
     /// While a narrowed work-item loop is emitted ([`Emitter::narrowed`]): the largest
     /// `t.local[0]` it runs, a `u64` expression (its guards bound the thread's index by it).
     pub(super) lane_limit: Option<TokenStream>,
+    /// While one part of a split work-item loop is emitted ([`Emitter::split_condition`]):
+    /// the address of the condition it decides, and its value there.
+    pub(super) folded: Folded,
 }
 
 impl TileState {
@@ -282,6 +289,7 @@ impl Emitter<'_> {
             facts,
             guards: None,
             lane_limit: None,
+            folded: None,
             frame: BTreeSet::new(),
             fixed,
             tile_scalars: uniform.iter().copied().collect(),
@@ -579,8 +587,18 @@ impl Emitter<'_> {
                 ),
                 None => (None, stmts.to_vec(), tail),
             };
+        // Otherwise a condition `t.local[0] < u` (or `>= u`) splits the loop in two, each
+        // with the condition a constant; `u` is evaluated before the loops, as `n` above.
+        let split = match limit {
+            None => self.split_condition(&stmts, tail),
+            Some(_) => None,
+        };
+        let split = match split {
+            Some((cond, u, below)) => Some((cond, self.expr(u)?, below)),
+            None => None,
+        };
         let w = self.new_label();
-        let (nw, wl) = (numbered("n", w), label("w", w));
+        let (nw, qw, wl) = (numbered("n", w), numbered("q", w), label("w", w));
         let st = self.st()?;
         st.contexts += 1;
         let ctx = st.contexts;
@@ -592,20 +610,38 @@ impl Emitter<'_> {
             // The last multiple of the step below the tile's size (`n<w>` is at least 1).
             Lanes::Multiples => quote!(((((d0 - 1) / #nw) * #nw) as u64)),
         });
-        // The guarded version first (`guard.rs`): if it hoists no check, it is the only one.
-        self.st()?.guards = Some(Vec::new());
-        let body = self.region_body(&stmts, tail);
-        let guards = self.st()?.guards.take().unwrap_or_default();
-        let checked = match (&body, guards.is_empty()) {
-            (Ok(_), false) => Some(self.region_body(&stmts, tail)),
-            _ => None,
+        // Each part: the threads it runs (`lo..hi` of `t.local[0]`), and the condition's
+        // value there.
+        let parts: Vec<(TokenStream, TokenStream, Folded)> = match &split {
+            None => vec![(quote!(0), quote!(d0), None)],
+            Some((cond, _, below)) => vec![
+                (quote!(0), quote!(#qw), Some((*cond, *below))),
+                (quote!(#qw), quote!(d0), Some((*cond, !*below))),
+            ],
         };
+        let mut codes = Vec::new();
+        for (_, _, folded) in &parts {
+            self.st()?.folded = *folded;
+            // The guarded version first (`guard.rs`): if it hoists no check, it is the only
+            // one.
+            self.st()?.guards = Some(Vec::new());
+            let body = self.region_body(&stmts, tail);
+            let guards = self.st()?.guards.take().unwrap_or_default();
+            let checked = match (&body, guards.is_empty()) {
+                (Ok(_), false) => Some(self.region_body(&stmts, tail)),
+                _ => None,
+            };
+            codes.push((body, guards, checked));
+        }
         let st = self.st()?;
         st.ctx = None;
         st.region = None;
         st.lane_limit = None;
-        let body = body?;
-        let checked = checked.transpose()?;
+        st.folded = None;
+        let mut bodies = Vec::new();
+        for (body, guards, checked) in codes {
+            bodies.push((body?, guards, checked.transpose()?));
+        }
         let st = self.st()?;
         let (has_frame, done_flag, flag_set) = (st.has_frame(), st.done_flag, st.flag_set);
         let scalars: Vec<LocalId> = st
@@ -623,7 +659,7 @@ impl Emitter<'_> {
         }
         let rank = self.k.rank as usize;
         let prologue = self.thread_prologue()?;
-        let work_item_loop = |body: &TokenStream| {
+        let work_item_loop = |body: &TokenStream, lo: &TokenStream, hi: &TokenStream| {
             let lane = (1..rank).fold(quote!((i0 as usize)), |lin, d| {
                 let (dn, i) = (numbered("d", d), numbered("i", d));
                 quote!((#lin * (#dn as usize) + (#i as usize)))
@@ -647,6 +683,7 @@ impl Emitter<'_> {
                     (0, Some((Lanes::Multiples, _))) => {
                         quote!(for i0 in (0..d0).step_by(#nw as usize))
                     }
+                    (0, None) => quote!(for i0 in #lo..#hi),
                     _ => quote!(for #i in 0..#dn),
                 };
                 code = match d + 1 == rank {
@@ -668,14 +705,21 @@ impl Emitter<'_> {
             }
             None => TokenStream::new(),
         };
-        s.extend(match checked {
-            None => work_item_loop(&body),
-            Some(checked) => {
-                let guard = conjunction(&guards);
-                let (fast, slow) = (work_item_loop(&body), work_item_loop(&checked));
-                quote!(if #guard { #fast } else { #slow })
-            }
-        });
+        if let Some((_, u, _)) = &split {
+            // The threads below `u` (all of them when `u` is larger).
+            s.extend(quote!(let #qw: u32 = { let u: u32 = #u; if u < d0 { u } else { d0 } };));
+        }
+        for ((lo, hi, _), (body, guards, checked)) in parts.iter().zip(bodies) {
+            s.extend(match checked {
+                None => work_item_loop(&body, lo, hi),
+                Some(checked) => {
+                    let guard = conjunction(&guards);
+                    let fast = work_item_loop(&body, lo, hi);
+                    let slow = work_item_loop(&checked, lo, hi);
+                    quote!(if #guard { #fast } else { #slow })
+                }
+            });
+        }
         if flag_set {
             if let Some(l) = self.loops.last() {
                 let (b, ll, cl) = (numbered("b", l.id), label("l", l.id), label("c", l.id));
@@ -683,6 +727,66 @@ impl Emitter<'_> {
             }
         }
         Ok(s)
+    }
+
+    /// A condition of a rank-1 region that splits its work-item loop in two (index-set
+    /// splitting): `t.local[0] < u` or `t.local[0] >= u` (or `u > ..`, `u <= ..`) with `u` a
+    /// `u32`/`usize` value the same for every thread of the region. Each thread's value of such
+    /// a condition is fixed for the whole region, so the threads below `u` run the region with
+    /// it a constant, then the others with the opposite constant: the same threads, in the same
+    /// order, each running the same code, and two loops without the branch, which LLVM can
+    /// vectorize (a Hillis-Steele scan's `if l >= off { sh[l - off] } else { 0 }` becomes a
+    /// fill and a copy). The condition (its address), `u`, and whether the condition holds
+    /// below `u`; the first one found, in the order the code runs.
+    fn split_condition<'b>(
+        &self,
+        stmts: &[&'b Stmt],
+        tail: Option<&'b Expr>,
+    ) -> Option<(usize, &'b Expr, bool)> {
+        if self.k.rank != 1 {
+            return None;
+        }
+        let st = self.tile.as_ref()?;
+        let is_lane = |x: &Expr| {
+            super::guard::bound(x, &st.facts, super::guard::At::WorkItemLoop).is_some_and(|b| {
+                matches!(b.parts[..], [super::guard::Part::Local(0)]) && b.terms.is_empty()
+            })
+        };
+        let uniform = |x: &Expr| {
+            super::tile_locals::uniform_expr(x, &|l| st.facts.uniform.contains(&l))
+                && matches!(x.ty, Ty::Scalar(Scalar::U32 | Scalar::Usize))
+        };
+        let mut found = None;
+        let mut probe = |x: &'b Expr| {
+            let hit = match &x.kind {
+                ExprKind::Binary(BinOp::Lt, a, b) if is_lane(a) && uniform(b) => Some((&**b, true)),
+                ExprKind::Binary(BinOp::Ge, a, b) if is_lane(a) && uniform(b) => {
+                    Some((&**b, false))
+                }
+                ExprKind::Binary(BinOp::Gt, a, b) if uniform(a) && is_lane(b) => Some((&**a, true)),
+                ExprKind::Binary(BinOp::Le, a, b) if uniform(a) && is_lane(b) => {
+                    Some((&**a, false))
+                }
+                _ => None,
+            };
+            match hit {
+                Some((u, below)) => {
+                    found = Some((x as *const Expr as usize, u, below));
+                    Probe::Hit
+                }
+                None => Probe::Descend,
+            }
+        };
+        let exprs = stmts.iter().filter_map(|s| match s {
+            Stmt::Let(_, Some(e)) | Stmt::Expr(e) => Some(e),
+            Stmt::Let(_, None) => None,
+        });
+        for e in exprs.chain(tail) {
+            if any_expr(e, &mut probe) {
+                break;
+            }
+        }
+        found
     }
 
     /// When the region `stmts` + `tail` of a rank-1 tile is one `if t.local[0] < n { .. }`
