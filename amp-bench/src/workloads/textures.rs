@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use super::{Ctx, Workload};
 use crate::glsl::{compile_glsl, fold, push, raw, GLSL_1D};
 use crate::measure::native_unsupported;
-use crate::report::{check, check_native, workload_row, Native, Work};
+use crate::report::{check, check_native, workload_row, Diagnostic, Native, Work};
 use crate::BoxError;
 
 /// The texture rows.
@@ -157,6 +157,50 @@ fn cpu_blur(
     };
     pass(px, tmp, 1, 0);
     pass(tmp, out, 0, 1);
+}
+
+/// The sampled blur kernel's algorithm in plain Rust: two passes (along x, then y) of
+/// [`TAPS`] linear samples per pixel with the kernel's coordinates, each weighing the four
+/// texels around it (decoded as `c * (1 / 255)`, edges clamped), rounded to 8 bits per pass as
+/// the texture stores it; rayon over rows.
+fn bilinear_blur(
+    px: &[[u8; 4]],
+    n: usize,
+    wt: &[f32; TAPS],
+    out: &mut [[u8; 4]],
+    tmp: &mut [[u8; 4]],
+) {
+    let step = 1.0 / n as f32;
+    let pass = |src: &[[u8; 4]], dst: &mut [[u8; 4]], sx: f32, sy: f32| {
+        let texel = |y: f32, x: f32| {
+            let clamp = |i: f32| (i as isize).clamp(0, n as isize - 1) as usize;
+            src[clamp(y) * n + clamp(x)].map(|c| f32::from(c) * (1.0 / 255.0))
+        };
+        dst.par_chunks_mut(n).enumerate().for_each(|(y, row)| {
+            for (x, o) in row.iter_mut().enumerate() {
+                let u = (x as f32 + 0.5) / n as f32;
+                let v = (y as f32 + 0.5) / n as f32;
+                let mut sum = [0.0f32; 4];
+                for (k, wk) in wt.iter().enumerate() {
+                    let d = k as f32 - RADIUS as f32;
+                    let fx = (u + d * sx) * n as f32 - 0.5;
+                    let fy = (v + d * sy) * n as f32 - 0.5;
+                    let (x0, y0) = (fx.floor(), fy.floor());
+                    let (ax, ay) = (fx - x0, fy - y0);
+                    let (t00, t01) = (texel(y0, x0), texel(y0, x0 + 1.0));
+                    let (t10, t11) = (texel(y0 + 1.0, x0), texel(y0 + 1.0, x0 + 1.0));
+                    for c in 0..4 {
+                        let top = (1.0 - ax) * t00[c] + ax * t01[c];
+                        let bottom = (1.0 - ax) * t10[c] + ax * t11[c];
+                        sum[c] += ((1.0 - ay) * top + ay * bottom) * wk;
+                    }
+                }
+                *o = sum.map(|s| (s.clamp(0.0, 1.0) * 255.0).round() as u8);
+            }
+        });
+    };
+    pass(px, tmp, step, 0.0);
+    pass(tmp, out, 0.0, step);
 }
 
 fn side(ctx: &Ctx<'_>) -> usize {
@@ -310,6 +354,45 @@ pub fn texture_rows(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
             &near(out.to_vec()?, 1),
             &all_true,
         ));
+    }
+    if let Ok(t_native) = &t_native {
+        // Why the native sampled blur trails the CPU column: the kernel's own algorithm (a
+        // linear sample per tap, which weighs four texels: a texel centre's coordinate is
+        // rarely exact in `f32`) in plain Rust, beside the kernel and the CPU column (one texel
+        // per tap).
+        let mut out = vec![[0u8; 4]; n * n];
+        let t_algorithm = ctx.time(|| {
+            bilinear_blur(&pixels, n, &wt, &mut out, &mut tmp);
+            Ok(())
+        })?;
+        ctx.checks.push(check(
+            "blur, the sampled kernel's algorithm in plain Rust (within one 8-bit step)",
+            &near(
+                out.iter()
+                    .map(|p| Unorm4::from_f32_array(p.map(|c| f32::from(c) / 255.0)))
+                    .collect(),
+                1,
+            ),
+            &all_true,
+            &all_true,
+        ));
+        let name = "blur 9+9 taps, sampled TextureView<Unorm4, 2>";
+        for (variant, secs) in [
+            ("the kernel natively (`unchecked`)", *t_native),
+            (
+                "the kernel's algorithm in plain Rust (rayon over rows; a linear sample per tap: \
+                 four texels decoded and weighed, as the sampler does)",
+                t_algorithm,
+            ),
+            ("the CPU column: plain Rust, one 8-bit texel per tap", t_cpu),
+        ] {
+            ctx.diagnostics.push(Diagnostic {
+                workload: name.into(),
+                size: size.clone(),
+                variant: variant.into(),
+                secs,
+            });
+        }
     }
 
     // Over arrays of Unorm4 (f32 components).
