@@ -163,6 +163,9 @@ pub fn histogram<T: DeviceScalar>(
         limit: u64::from(u32::MAX),
     })?;
     let acc = accelerator_of(input.accelerator())?;
+    if let Some(counts) = super::host::histogram(input, bins32, lo, hi, &acc) {
+        return Ok(counts);
+    }
     let mut counts = Array::<u32, 1>::new_on(&acc, [bins])?;
     let float = matches!(
         <T as DeviceElement>::TYPE,

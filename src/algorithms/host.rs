@@ -1,6 +1,6 @@
 //! The algorithms as plain Rust on the native CPU accelerator (Thrust's CPU back ends): where
 //! the data is a contiguous view of host data and the result does not depend on the order of
-//! the work (integer sums and scans, counts, sorts), the native accelerator runs a rayon loop
+//! the work (integer sums, scans and histograms, counts, sorts), the native accelerator runs a rayon loop
 //! over the slice on its own pool instead of the kernels, whose tile-by-tile form a CPU runs
 //! several times slower (docs/performance.md). Floats keep the kernels, so that a float sum or
 //! scan rounds the same on every accelerator. Each function returns `None` where it does not
@@ -46,6 +46,78 @@ fn from_word<T: DeviceScalar>(w: u32) -> T {
     debug_assert!(is_int::<T>());
     // SAFETY: `T` is `i32` or `u32`, four bytes, every bit pattern a value.
     unsafe { std::mem::transmute_copy(&w) }
+}
+
+/// The bits of `x` (`T` is `i32` or `u32`).
+fn to_word<T: DeviceScalar>(x: T) -> u32 {
+    debug_assert!(is_int::<T>());
+    // SAFETY: `T` is `i32` or `u32`, four bytes.
+    unsafe { std::mem::transmute_copy(&x) }
+}
+
+/// The counts of an integer view's elements in `bins` equal-width bins of `[lo, hi)` (`lo <
+/// hi`), as the kernels count them: bin `(x - lo) * bins / (hi - lo)`, rounded down, exactly.
+/// Each chunk counts into its own bins, then the chunks' bins are added. When the product fits
+/// 32 bits (the usual case) the division by the width `d` is a multiplication by
+/// `m = ceil(2^64 / d)` and a shift by 64: with `m * d = 2^64 + e`, `e < d`, the result is
+/// `floor(a / d + a * e / (d * 2^64))`, and for `a < 2^32` the second term is below
+/// `2^-32 < 1 / d`, which the fraction of `a / d` (at most `1 - 1 / d`) never reaches.
+pub(super) fn histogram<T: DeviceScalar>(
+    input: &ArrayView<'_, T, 1>,
+    bins: u32,
+    lo: T,
+    hi: T,
+    acc: &Accelerator,
+) -> Option<Vec<u32>> {
+    if !is_int::<T>() {
+        return None;
+    }
+    let acc = native(acc)?.clone();
+    let s = words(input.data().ok()?);
+    // `i32`s compare as `u32`s with their sign bit flipped.
+    let flip = match <T as amp_runtime::DeviceElement>::TYPE {
+        ScalarType::I32 => 0x8000_0000u32,
+        _ => 0,
+    };
+    let (lo, hi) = (to_word(lo) ^ flip, to_word(hi) ^ flip);
+    let width = hi - lo;
+    // `m` fits 64 bits from a width of 2 (a width of 1 has one bin in use: the division).
+    let narrow = width >= 2 && width <= u32::MAX / bins;
+    let reciprocal = (1u128 << 64).div_ceil(u128::from(width)) as u64;
+    let bin = move |x: u32| -> Option<usize> {
+        // Inside `[lo, hi)` exactly when the wrapping offset is below the width.
+        let offset = (x ^ flip).wrapping_sub(lo);
+        if offset >= width {
+            return None;
+        }
+        Some(match narrow {
+            true => ((u128::from(offset * bins) * u128::from(reciprocal)) >> 64) as usize,
+            false => (u64::from(offset) * u64::from(bins) / u64::from(width)) as usize,
+        })
+    };
+    let n = bins as usize;
+    acc.on_native_pool(|| {
+        let chunk = SEQUENTIAL.max(s.len().div_ceil(4 * rayon::current_num_threads()));
+        s.par_chunks(chunk)
+            .map(|c| {
+                let mut counts = vec![0u32; n];
+                for &x in c {
+                    if let Some(b) = bin(x) {
+                        counts[b] = counts[b].wrapping_add(1);
+                    }
+                }
+                counts
+            })
+            .reduce(
+                || vec![0u32; n],
+                |mut a, b| {
+                    for (x, y) in a.iter_mut().zip(b) {
+                        *x = x.wrapping_add(y);
+                    }
+                    a
+                },
+            )
+    })
 }
 
 /// The wrapping sum of an integer view (two's complement: the bits of an `i32` sum are those of

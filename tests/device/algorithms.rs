@@ -577,6 +577,33 @@ fn histogram_counts_equal_width_bins() -> Result<(), amp::Error> {
             }
             assert_eq!(got, want, "{bins} i32 bins of [{lo}, {hi}) over {n}");
         }
+        // u32 over the whole range and at every bin edge (the native accelerator divides by
+        // the width through its reciprocal where the product fits 32 bits).
+        let mut words: Vec<u32> = (0..n).map(|_| rng.next_u32()).collect();
+        for (bins, lo, hi) in [
+            (1u32, 0u32, u32::MAX),
+            (3, 7, 7 + 0x5555_5555),
+            (255, 1, 256 * 255 + 1),
+            (65_535, 0, 65_537),
+            (1000, 12_345, 99_999_999),
+            (7, 0, u32::MAX),
+        ] {
+            let width = u64::from(hi - lo);
+            // Edges: the first value of each bin, and the one before it.
+            for k in 0..u64::from(bins).min(64) {
+                let edge = u64::from(lo) + (k * width).div_ceil(u64::from(bins));
+                if let Some(w) = words.get_mut(2 * k as usize..2 * k as usize + 2) {
+                    w[0] = edge as u32;
+                    w[1] = edge.saturating_sub(1) as u32;
+                }
+            }
+            let got = algorithms::histogram(&ArrayView::new([n], &words)?, bins as usize, lo, hi)?;
+            let mut want = vec![0u32; bins as usize];
+            for &x in words.iter().filter(|&&x| x >= lo && x < hi) {
+                want[(u64::from(x - lo) * u64::from(bins) / width) as usize] += 1;
+            }
+            assert_eq!(got, want, "{bins} u32 bins of [{lo}, {hi}) over {n}");
+        }
         // Floats: NaNs and values outside are not counted.
         let floats = floats_with_specials(&mut rng, n);
         let (bins, lo, hi) = (10usize, -4.0f32, 6.0f32);
