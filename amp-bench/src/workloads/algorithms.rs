@@ -243,8 +243,9 @@ fn search_and_count_rows(ctx: &mut Ctx<'_>, keys: &[u32]) -> Result<(), BoxError
         |acc| {
             let mut out = Array::<u32, 1>::new_on(acc, [n])?;
             let kept = algorithms::unique(&pick(acc)[1].view(), &mut out.view_mut())?;
-            let all = out.to_vec()?;
-            Ok(all[..kept].iter().map(|&x| u64::from(x)).collect())
+            // Only the kept elements come back, as `dedup` keeps only them.
+            let kept = out.view().section([0], [kept])?.to_vec()?;
+            Ok(kept.into_iter().map(u64::from).collect())
         },
         || {
             let mut v = sorted.clone();
