@@ -14,6 +14,13 @@ use std::cmp::Ordering::Less;
 /// Elements below which a parallel loop is not worth its tasks.
 const SEQUENTIAL: usize = 1 << 14;
 
+/// Elements per piece of a loop over `len` elements in pieces each with its own state (bins,
+/// a scan's offset, an output part): about four per pool thread, at least [`SEQUENTIAL`].
+/// Called on the pool.
+fn piece_len(len: usize) -> usize {
+    SEQUENTIAL.max(len.div_ceil(4 * rayon::current_num_threads()))
+}
+
 /// The accelerator if it is the native CPU accelerator.
 fn native(acc: &Accelerator) -> Option<&Accelerator> {
     acc.is_native().then_some(acc)
@@ -97,7 +104,7 @@ pub(super) fn histogram<T: DeviceScalar>(
     };
     let n = bins as usize;
     acc.on_native_pool(|| {
-        let chunk = SEQUENTIAL.max(s.len().div_ceil(4 * rayon::current_num_threads()));
+        let chunk = piece_len(s.len());
         s.par_chunks(chunk)
             .map(|c| {
                 let mut counts = vec![0u32; n];
@@ -207,7 +214,7 @@ pub(super) fn scan<T: DeviceScalar>(
     let a = words(input.data().ok()?);
     let out = words_mut(output.data_mut().ok()?);
     acc.on_native_pool(|| {
-        let chunk = SEQUENTIAL.max(a.len().div_ceil(4 * rayon::current_num_threads()));
+        let chunk = piece_len(a.len());
         let totals: Vec<u32> = a
             .par_chunks(chunk)
             .map(|c| c.iter().fold(0u32, |x, &y| x.wrapping_add(y)))
@@ -251,7 +258,7 @@ pub(super) fn unique<T: DeviceScalar>(
     // Whether element `i` starts a run.
     let starts = |i: usize| i == 0 || s[i] != s[i - 1];
     acc.on_native_pool(|| {
-        let chunk = SEQUENTIAL.max(s.len().div_ceil(4 * rayon::current_num_threads()));
+        let chunk = piece_len(s.len());
         let bounds: Vec<(usize, usize)> = (0..s.len())
             .step_by(chunk)
             .map(|lo| (lo, (lo + chunk).min(s.len())))
@@ -318,7 +325,7 @@ pub(super) fn merge<T: DeviceScalar>(
         lo
     };
     acc.on_native_pool(|| {
-        let piece = SEQUENTIAL.max(o.len().div_ceil(4 * rayon::current_num_threads()));
+        let piece = piece_len(o.len());
         o.par_chunks_mut(piece).enumerate().for_each(|(p, dst)| {
             let k = p * piece;
             let (mut i, mut j) = (split(k), 0);

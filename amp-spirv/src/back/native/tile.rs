@@ -584,13 +584,9 @@ impl Emitter<'_> {
             };
         // Otherwise a condition `t.local[0] < u` (or `>= u`) splits the loop in two, each
         // with the condition a constant; `u` is evaluated before the loops, as `n` above.
-        let split = match limit {
-            None => self.split_condition(&stmts, tail),
-            Some(_) => None,
-        };
-        let split = match split {
-            Some((cond, u, below)) => Some((cond, self.expr(u)?, below)),
-            None => None,
+        let split = match limit.is_none().then(|| self.split_condition(&stmts, tail)) {
+            Some(Some((cond, u, below))) => Some((cond, self.expr(u)?, below)),
+            _ => None,
         };
         let w = self.new_label();
         let (nw, qw, wl) = (numbered("n", w), numbered("q", w), label("w", w));
