@@ -79,6 +79,11 @@ pub use int::{div_i32, div_u32, ix, rem_i32, rem_u32};
 pub use report::OobReport;
 pub use texture::{decode, encode, f16_to_f32, f32_to_f16, Address, Comp, Smp, Tex, TexKind};
 
+/// Lanes per subgroup on the native accelerator: a tile's threads in row-major local-index
+/// order, 32 at a time (a warp's width, so code tuned for NVIDIA's subgroups sees the same
+/// size). A power of two, as on every Vulkan device.
+pub const SUBGROUP_SIZE: u32 = 32;
+
 /// The per-thread frames of one call of a tiled kernel's tile function: `n` copies of `init`
 /// (the only allocation of a tile call; none when no local outlives a barrier).
 #[inline]

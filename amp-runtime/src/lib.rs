@@ -68,7 +68,8 @@ pub use error::{Error, VulkanResult};
 pub use exec::{launch_plan_counts, NativeCode, NativeLaunch};
 pub use exec::{
     parallel_for_each, parallel_for_each_on, ComputeDomain, KernelArg, KernelCall, RawBinding,
-    RawKernel, TileBarrier, TiledExtent, TiledIndex, TiledKernelCall, MAX_TILE_THREADS,
+    RawKernel, Subgroup, SubgroupNumber, TileBarrier, TiledExtent, TiledIndex, TiledKernelCall,
+    MAX_TILE_THREADS,
 };
 pub use extent::{Extent, Index};
 #[doc(hidden)]

@@ -39,6 +39,7 @@ mod profiling;
 mod read_write;
 mod semantics;
 mod structs;
+mod subgroup;
 mod textures;
 mod tiled;
 mod tiled_contract;

@@ -191,6 +191,7 @@ pub(super) fn create_device(
         if pipeline_robustness {
             extensions.push(robustness_extension.as_ptr());
         }
+        let subgroups = super::subgroup::Subgroups::query(instance, phys.handle);
         let priorities = [1.0f32];
         let queues = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(family)
@@ -252,6 +253,7 @@ pub(super) fn create_device(
                     l.max_image_dimension2_d,
                     l.max_image_dimension3_d,
                 ],
+                subgroup_size: subgroups.size,
             }),
             float64: supported.shader_float64 == vk::TRUE,
             physical: phys.handle,
@@ -262,6 +264,7 @@ pub(super) fn create_device(
                 preserve_denormals,
             },
             atomic_float32,
+            subgroups,
             pipeline_robustness,
             allocator: Mutex::new(Some(allocator)),
             memory,

@@ -20,6 +20,7 @@ mod profile;
 mod properties;
 mod queue;
 mod state;
+mod subgroup;
 mod submit;
 
 use std::sync::atomic::AtomicU64;
@@ -82,6 +83,8 @@ pub(crate) struct Device {
     float_controls: FloatControls,
     /// The `f32` atomics kernels may use (`VK_EXT_shader_atomic_float`).
     atomic_float32: AtomicFloat32,
+    /// Its subgroups, as compute kernels see them.
+    subgroups: subgroup::Subgroups,
     /// `VK_EXT_pipeline_robustness` is enabled: a pipeline may turn robust buffer access off.
     pipeline_robustness: bool,
     allocator: Mutex<Option<Allocator>>,
@@ -178,6 +181,11 @@ impl Device {
     /// The `f32` atomics kernels may use.
     pub(crate) fn atomic_float32(&self) -> &AtomicFloat32 {
         &self.atomic_float32
+    }
+
+    /// The first subgroup feature a module needs that the device lacks, by its name.
+    pub(crate) fn missing_subgroup_feature(&self, spirv: &[u32]) -> Option<&'static str> {
+        self.subgroups.first_missing(spirv)
     }
 
     /// Memory types and host-memory import.

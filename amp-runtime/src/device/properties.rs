@@ -69,6 +69,9 @@ pub struct Limits {
     pub max_memory_allocation_size: u64,
     /// Largest texture dimension for ranks 1, 2 and 3 (`maxImageDimension1D`, `2D`, `3D`).
     pub max_image_dimension: [u32; 3],
+    /// Lanes per subgroup (`subgroupSize`): the `size()` of `t.subgroup()` in kernels. The
+    /// native CPU accelerator's subgroups have 32 lanes.
+    pub subgroup_size: u32,
 }
 
 impl Limits {
@@ -85,6 +88,7 @@ impl Limits {
             max_storage_buffer_range: u32::MAX,
             max_memory_allocation_size: isize::MAX as u64,
             max_image_dimension: [0; 3],
+            subgroup_size: amp_native_rt::SUBGROUP_SIZE,
         }
     }
 

@@ -18,6 +18,7 @@ mod native;
 mod pipeline;
 mod plan;
 mod raw;
+mod subgroup;
 mod tiled;
 
 pub use call::{ComputeDomain, KernelArg, KernelCall, TiledKernelCall};
@@ -27,4 +28,5 @@ pub use launch::{parallel_for_each, parallel_for_each_on};
 #[doc(hidden)]
 pub use plan::launch_plan_counts;
 pub use raw::{RawBinding, RawKernel};
+pub use subgroup::{Subgroup, SubgroupNumber};
 pub use tiled::{TileBarrier, TiledExtent, TiledIndex, MAX_TILE_THREADS};

@@ -117,6 +117,13 @@ impl Pipeline {
                 device: device.name().to_owned(),
             });
         }
+        if let Some(feature) = device.missing_subgroup_feature(spirv) {
+            return Err(Error::MissingCapability {
+                kernel: kernel.to_owned(),
+                capability: feature,
+                device: device.name().to_owned(),
+            });
+        }
         let entry = CString::new(entry_point)
             .map_err(|_| invalid("entry point contains a NUL byte".into()))?;
         let d = device.vk();

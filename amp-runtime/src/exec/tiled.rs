@@ -290,6 +290,12 @@ impl<const T0: usize, const T1: usize, const T2: usize> TiledIndex<T0, T1, T2> {
             barrier: TileBarrier,
         }
     }
+
+    /// The thread's subgroup: `let sg = t.subgroup();`, then `sg.add(x)`,
+    /// `sg.shuffle_xor(x, 1)`, ... (see [`Subgroup`](crate::Subgroup)).
+    pub fn subgroup(&self) -> crate::Subgroup {
+        crate::Subgroup
+    }
 }
 
 /// The barrier of a tile (C++ AMP's `tile_barrier`), reached in a kernel as `t.barrier`.

@@ -6,6 +6,8 @@
 //! - **races and dependences** (warnings): a `tile_static` element read with no barrier after
 //!   another thread wrote it; writes to a view at an index not proven unique per thread; a view
 //!   read at a neighbour's element while threads write their own;
+//! - **subgroup placement** (errors): an operation that combines a subgroup's lanes stands
+//!   where it can be evaluated ahead of its statement (`subgroup.rs`);
 //! - **bank conflicts** (warnings): a `tile_static` 2-D array whose rows are a multiple of 32
 //!   elements long, walked down a column by neighbouring threads.
 //!
@@ -23,6 +25,7 @@
 mod banks;
 mod index;
 mod races;
+mod subgroup;
 mod uniformity;
 
 use crate::diag::{Diagnostics, Span};
@@ -108,7 +111,9 @@ pub fn analyse(kernel: &Kernel) -> Findings {
     }
     w.report = true;
     w.run();
-    w.finish()
+    let mut findings = w.finish();
+    subgroup::check_placement(kernel, &mut findings.errors);
+    findings
 }
 
 /// The state of the analyses' walk over one kernel.

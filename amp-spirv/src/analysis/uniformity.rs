@@ -199,6 +199,17 @@ impl Walker<'_> {
                 false
             }
             ExprKind::MemoryFence(_) => false,
+            // A subgroup's values differ between its lanes and between the tile's subgroups;
+            // only the size and the number of subgroups are the tile's own.
+            ExprKind::Subgroup(op, args) => {
+                for a in args {
+                    self.expr(a);
+                }
+                if op.is_collective() {
+                    self.subgroup_operation(e.span);
+                }
+                !matches!(op, SubgroupOp::Size | SubgroupOp::Count)
+            }
             // Atomics are how threads share an element safely: no race, no write conflict; the
             // old value they return differs between threads.
             ExprKind::Atomic(a) => {
@@ -260,6 +271,29 @@ impl Walker<'_> {
     }
 
     fn barrier(&mut self, span: Span) {
+        self.unreached(
+            span,
+            Rule::BarrierUniformity,
+            "this barrier",
+            "every thread of a tile must reach each barrier (C++ AMP 8.1.1); move the barrier out of the per-thread control flow, or make the condition depend only on values that are the same for the whole tile (`t.tile`, constants, scalar arguments, extents)",
+        );
+    }
+
+    /// A subgroup operation that combines lanes: the same rule as a barrier's. On a device its
+    /// lanes would be the ones that happen to be active, which the language leaves to no
+    /// driver; on the native accelerator it is where the tile's work-item loops meet.
+    fn subgroup_operation(&mut self, span: Span) {
+        self.unreached(
+            span,
+            Rule::SubgroupUniformity,
+            "this subgroup operation",
+            "every thread of a tile must reach each subgroup operation that combines lanes (all but `size`, `lane`, `index` and `count`), as it must reach a barrier: compute it in every thread before the condition and use its value under it, or make the condition depend only on values that are the same for the whole tile (`t.tile`, constants, scalar arguments, extents)",
+        );
+    }
+
+    /// Reports `what` at `span` under the rule `rule` when not every thread of the tile gets
+    /// there.
+    fn unreached(&mut self, span: Span, rule: Rule, what: &str, help: &str) {
         let Some(d) = self.divergence() else { return };
         if !self.report {
             return;
@@ -275,16 +309,14 @@ impl Walker<'_> {
         };
         self.errors.push(
             Diagnostic::error(
-                Rule::BarrierUniformity,
+                rule,
                 span,
                 format!(
-                    "this barrier is not reached by every thread of the tile: it comes under {}{where_}",
+                    "{what} is not reached by every thread of the tile: it comes under {}{where_}",
                     d.reason
                 ),
             )
-            .with_help(
-                "every thread of a tile must reach each barrier (C++ AMP 8.1.1); move the barrier out of the per-thread control flow, or make the condition depend only on values that are the same for the whole tile (`t.tile`, constants, scalar arguments, extents)",
-            ),
+            .with_help(help),
         );
     }
 

@@ -154,6 +154,8 @@ rules! {
     TiledIndexFields = "tiled-index-fields",
     /// `barrier-calls`: the barrier is waited at or handed to a fence.
     BarrierCalls = "barrier-calls",
+    /// `subgroup-calls`: the tile's subgroup is used through its operations, on their types.
+    SubgroupCalls = "subgroup-calls",
     /// `tile-static-declarations`: `tile_static` variables are typed names without a value.
     TileStaticDeclarations = "tile-static-declarations",
     /// `tile-static-limit`: at most 32 KiB of `tile_static` memory per tile.
@@ -194,6 +196,9 @@ rules! {
     // 15. Barrier uniformity.
     /// `barrier-uniformity`: every thread of a tile reaches each barrier.
     BarrierUniformity = "barrier-uniformity",
+    /// `subgroup-uniformity`: every thread of a tile reaches each operation that combines the
+    /// lanes of its subgroup, where its value can be computed for all of them.
+    SubgroupUniformity = "subgroup-uniformity",
 
     // 16. The compiler's own errors.
     /// `internal-error`: a bug in amp-rs met while compiling a kernel, reported as an error

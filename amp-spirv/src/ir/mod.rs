@@ -386,6 +386,74 @@ pub struct Atomic {
     pub expected: Option<Place>,
 }
 
+/// How a subgroup operation combines the lanes' values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GroupOp {
+    /// `+` (wrapping for integers).
+    Add,
+    /// `min` (floats pass over NaN, as `f32::min`).
+    Min,
+    /// `max` (floats pass over NaN, as `f32::max`).
+    Max,
+    /// `&` (integers) / `&&` (`bool`).
+    And,
+    /// `|` (integers) / `||` (`bool`).
+    Or,
+    /// `^` (integers) / `!=` (`bool`).
+    Xor,
+}
+
+/// A subgroup operation (`t.subgroup().op(..)`, docs/kernel-language.md): Vulkan 1.1's
+/// `GroupNonUniform*` instructions, the warp or wave of other APIs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SubgroupOp {
+    /// `size()`: lanes per subgroup on this device (`u32`).
+    Size,
+    /// `lane()`: this thread's lane in its subgroup (`u32`).
+    Lane,
+    /// `index()`: which subgroup of the tile this thread is in (`u32`).
+    Index,
+    /// `count()`: subgroups per tile (`u32`).
+    Count,
+    /// `elect()`: `true` in the subgroup's lowest lane.
+    Elect,
+    /// `all(b)`.
+    All,
+    /// `any(b)`.
+    Any,
+    /// `ballot(b)`: a `UInt4` with bit `i` set where lane `i` has `b` (128 lanes at most).
+    Ballot,
+    /// `count_true(b)`: how many lanes have `b` (`u32`).
+    CountTrue,
+    /// `exclusive_count_true(b)`: how many lanes below this one have `b` (`u32`).
+    ExclusiveCountTrue,
+    /// `broadcast(v, lane)`: `v` of lane `lane % size()`.
+    Broadcast,
+    /// `broadcast_first(v)`: `v` of the lowest lane.
+    BroadcastFirst,
+    /// `shuffle(v, lane)`: `v` of lane `lane % size()`, each thread its own lane.
+    Shuffle,
+    /// `shuffle_xor(v, mask)`: `v` of lane `lane() ^ (mask % size())`.
+    ShuffleXor,
+    /// `add(v)`, `min(v)`, ..: the operation over every lane's `v`.
+    Reduce(GroupOp),
+    /// `inclusive_add(v)`, ..: over the lanes up to and including this one.
+    InclusiveScan(GroupOp),
+    /// `exclusive_add(v)`, ..: over the lanes below this one (the identity in lane 0).
+    ExclusiveScan(GroupOp),
+}
+
+impl SubgroupOp {
+    /// Whether the operation combines the values of several lanes, so every lane of the
+    /// subgroup must reach it together (the rest are facts of the thread's position).
+    pub fn is_collective(self) -> bool {
+        !matches!(
+            self,
+            SubgroupOp::Size | SubgroupOp::Lane | SubgroupOp::Index | SubgroupOp::Count
+        )
+    }
+}
+
 /// Which memory a barrier or fence orders.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fence {
@@ -469,6 +537,8 @@ pub enum ExprKind {
     Atomic(Box<Atomic>),
     /// A built-in function.
     Builtin(Builtin, Vec<Expr>),
+    /// A subgroup operation with its operands.
+    Subgroup(SubgroupOp, Vec<Expr>),
     /// A math function (`x.sqrt()`, `fast_math::exp10(x)`).
     Math(crate::math::MathFn, Vec<Expr>),
     /// `if cond { .. } else { .. }`; the else is a block or another `if`.

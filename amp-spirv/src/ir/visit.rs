@@ -109,6 +109,7 @@ macro_rules! walk_functions {
                 | ExprKind::Texture(_, _, list)
                 | ExprKind::ArrayList(list)
                 | ExprKind::Builtin(_, list)
+                | ExprKind::Subgroup(_, list)
                 | ExprKind::Math(_, list) => {
                     for x in list {
                         v.$visit_expr(x);

@@ -218,6 +218,7 @@ impl Emitter<'_> {
             ExprKind::Barrier(_) => {
                 return unsupported("a barrier inside an expression or a non-tiled kernel", span)
             }
+            ExprKind::Subgroup(op, _) => self.subgroup_fact(*op, span)?,
             // The threads of a tile run one after another on one OS thread: a fence only
             // orders global memory for other tiles (tile_static memory is the tile's own).
             ExprKind::MemoryFence(Fence::TileStatic) => quote_spanned!(at=> ()),

@@ -140,6 +140,7 @@ mod batch;
 mod builtin;
 mod expr;
 mod guard;
+mod subgroup;
 mod texture;
 mod tile;
 mod tile_locals;
@@ -214,6 +215,8 @@ pub fn native(
     fn_name: &str,
     assume_covers: bool,
 ) -> Res<NativeSource> {
+    let split = subgroup::hoisted(kernel);
+    let kernel = split.as_ref().unwrap_or(kernel);
     match batch::hoisted_tiled(kernel) {
         Some((h, loops)) => emit(&h, ranges, checks, rt, fn_name, assume_covers, false, loops),
         None => emit(

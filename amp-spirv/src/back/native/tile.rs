@@ -60,12 +60,13 @@ pub(crate) struct TileState {
     tile_scalars: BTreeSet<LocalId>,
     /// The contexts in which each other local is named.
     uses: BTreeMap<LocalId, BTreeSet<u32>>,
-    /// The contexts that are lead evaluations.
-    lead_ctx: HashSet<u32>,
+    /// The contexts that are lead evaluations (or subgroup operations, `subgroup.rs`): every
+    /// local they name lives in the frames.
+    pub(super) lead_ctx: HashSet<u32>,
     /// The current context: a region or a lead evaluation (`None`: tile-level code).
-    ctx: Option<u32>,
+    pub(super) ctx: Option<u32>,
     /// Contexts numbered so far.
-    contexts: u32,
+    pub(super) contexts: u32,
     /// The label of the work-item loop being emitted.
     region: Option<u32>,
     /// Whether threads have a `done` flag: the kernel has a barrier and a `return`.
@@ -136,7 +137,7 @@ fn has_return(e: &Expr) -> bool {
 
 impl Emitter<'_> {
     /// The work-item loop state: only a tiled kernel's emission has one.
-    fn st(&mut self) -> Res<&mut TileState> {
+    pub(super) fn st(&mut self) -> Res<&mut TileState> {
         let span = self.whole_kernel();
         match self.tile.as_mut() {
             Some(st) => Ok(st),
@@ -451,6 +452,14 @@ impl Emitter<'_> {
                 match st {
                     Stmt::Expr(e) => {
                         let code = self.located(e.span, |e2| e2.tile_expr(e))?;
+                        out.extend(code)
+                    }
+                    Stmt::Let(id, Some(e)) if matches!(e.kind, ExprKind::Subgroup(..)) => {
+                        let ExprKind::Subgroup(op, operands) = &e.kind else {
+                            return broken("matched above", e.span);
+                        };
+                        let code =
+                            self.located(e.span, |e2| e2.collective(*id, *op, operands, e))?;
                         out.extend(code)
                     }
                     Stmt::Let(_, Some(e)) => {

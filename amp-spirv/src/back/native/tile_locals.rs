@@ -15,10 +15,12 @@ use crate::ir::*;
 use crate::types::Ty;
 use std::collections::HashSet;
 
-/// Whether `e` contains a barrier (the statements that do are tile-level code).
+/// Whether `e` contains a barrier, or a subgroup operation that combines lanes (the
+/// statements that do are tile-level code: every thread must have arrived at either).
 pub(super) fn has_barrier(e: &Expr) -> bool {
-    any_expr(e, |x| match x.kind {
+    any_expr(e, |x| match &x.kind {
         ExprKind::Barrier(_) => Probe::Hit,
+        ExprKind::Subgroup(op, _) if op.is_collective() => Probe::Hit,
         _ => Probe::Descend,
     })
 }
@@ -314,6 +316,7 @@ fn walk_children<'a>(e: &'a Expr, sites: &mut Vec<Site<'a>>, excluded: &mut Hash
         | ExprKind::Texture(_, _, xs)
         | ExprKind::ArrayList(xs)
         | ExprKind::Builtin(_, xs)
+        | ExprKind::Subgroup(_, xs)
         | ExprKind::Math(_, xs) => {
             for x in xs {
                 collect_expr(x, false, sites, excluded);

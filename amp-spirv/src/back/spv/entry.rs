@@ -15,6 +15,7 @@ impl Emitter<'_> {
         self.declare_textures();
         self.declare_push_constants();
         let tiled = self.k.tiled.is_some();
+        let subgroup_inputs = self.declare_subgroup_inputs();
         let interface: Vec<Word> = if tiled {
             vec![
                 self.builtin_input(spirv::BuiltIn::LocalInvocationId, "gl_LocalInvocationID"),
@@ -63,6 +64,7 @@ impl Emitter<'_> {
             .end_function()
             .or_internal(&mut self.internal, "the function is open");
         self.record_out_of_bounds_function();
+        let interface: Vec<Word> = interface.into_iter().chain(subgroup_inputs).collect();
         self.b
             .entry_point(spirv::ExecutionModel::GLCompute, main, "main", interface);
         if !tiled {

@@ -234,6 +234,7 @@ impl Emitter<'_> {
                 self.memory_fence(*fence);
                 None
             }
+            ExprKind::Subgroup(op, args) => self.subgroup(*op, args, &e.ty),
             ExprKind::Break => {
                 let target = self
                     .loops

@@ -15,6 +15,7 @@ mod expr;
 mod interface;
 mod math;
 mod normalized;
+mod subgroup;
 mod texture;
 mod vector;
 
@@ -79,6 +80,9 @@ pub fn emit(
     let uses_float64 = e.uses_float64;
     if uses_float64 {
         e.b.capability(spirv::Capability::Float64);
+    }
+    for capability in std::mem::take(&mut e.capabilities) {
+        e.b.capability(capability);
     }
     e.preserve_float_specials();
     e.declare_atomic_float_add();
@@ -156,6 +160,10 @@ struct Emitter<'k> {
     uses_float64: bool,
     /// Whether an `atomic_fetch_add` on an `f32` element was emitted (`OpAtomicFAddEXT`).
     uses_atomic_float_add: bool,
+    /// The subgroup's built-in inputs the kernel reads, by the operation that reads them.
+    subgroup_inputs: Vec<(SubgroupOp, Word)>,
+    /// Capabilities the emitted instructions need beyond `Shader` (declared at the end).
+    capabilities: Vec<spirv::Capability>,
     /// Set when buffer accesses are bounds-checked.
     oob: Option<OobReport>,
     /// Index ranges the range analysis proved: clamps and checks they make redundant are left
@@ -233,6 +241,8 @@ impl<'k> Emitter<'k> {
             uses_float32: false,
             uses_float64: false,
             uses_atomic_float_add: false,
+            subgroup_inputs: Vec::new(),
+            capabilities: Vec::new(),
             oob: None,
             ranges,
             internal: None,

@@ -8,6 +8,17 @@ impl BodyChecker<'_> {
         if self.is_barrier(&m.receiver) {
             return self.barrier_wait(m);
         }
+        if self.is_subgroup(&m.receiver) {
+            return self.subgroup_method(m);
+        }
+        if m.method == "subgroup" {
+            if self.tiled_base(&m.receiver) {
+                return self.subgroup_as_value(m.span(), false);
+            }
+            if self.is_simple_index(&m.receiver) {
+                return self.subgroup_as_value(m.span(), true);
+            }
+        }
         if let syn::Expr::Field(f) = strip(&m.receiver) {
             if self.is_rejected(&f.base) {
                 return Self::error_expr(m.span());

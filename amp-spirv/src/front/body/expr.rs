@@ -199,6 +199,7 @@ impl BodyChecker<'_> {
                     ty: self.locals[id].ty.clone(),
                     span,
                 },
+                Some(Binding::Subgroup) => self.subgroup_as_value(span, false),
                 Some(Binding::Param(id)) => match self.params[id].kind.clone() {
                     ParamKind::Scalar(s) => Expr {
                         kind: ExprKind::ScalarParam(id),

@@ -35,6 +35,7 @@ mod normalized;
 mod place;
 mod stmt;
 mod structs;
+mod subgroup;
 mod texture;
 mod tiled;
 mod vector;
@@ -50,6 +51,8 @@ pub use device_fn::{
 enum Binding {
     Local(LocalId),
     Param(ParamId),
+    /// `let sg = t.subgroup();`: the tile's subgroup (see `subgroup.rs`).
+    Subgroup,
 }
 
 struct LoopFrame {

@@ -105,6 +105,10 @@ impl BodyChecker<'_> {
         let name = ident.to_string();
         let id = match self.lookup(&name) {
             Some(Binding::Local(id)) => id,
+            Some(Binding::Subgroup) => {
+                self.subgroup_as_value(span, false);
+                return None;
+            }
             Some(Binding::Param(_)) => {
                 self.err(
                     Diagnostic::error(

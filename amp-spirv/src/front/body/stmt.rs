@@ -110,6 +110,9 @@ impl BodyChecker<'_> {
             }
         }
         let init_expr = l.init.as_ref().map(|i| &*i.expr);
+        if init_expr.is_some_and(|e| self.is_subgroup_call(e)) {
+            return self.bind_subgroup(&l.pat);
+        }
         // `let (a, b) = (x, y);` destructures element-wise.
         if let syn::Pat::Tuple(pt) = &l.pat {
             match init_expr.map(strip) {

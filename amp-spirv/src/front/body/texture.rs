@@ -47,7 +47,7 @@ impl BodyChecker<'_> {
             syn::Expr::Path(p) if p.qself.is_none() => {
                 match self.lookup(&p.path.get_ident()?.to_string())? {
                     Binding::Param(id) => Some(id),
-                    Binding::Local(_) => None,
+                    Binding::Local(_) | Binding::Subgroup => None,
                 }
             }
             _ => None,

@@ -1,0 +1,193 @@
+//! Where subgroup operations that combine lanes may stand (the placement half of rule
+//! `subgroup-uniformity`; the uniformity walk checks the control flow around them).
+//!
+//! Every lane of a subgroup must supply its operand before any lane gets the result, so the
+//! native accelerator computes such an operation between two work-item loops: the operand of
+//! every thread first, then the results. That is possible when the operation can be evaluated
+//! ahead of the rest of its statement without changing what the statement does:
+//!
+//! - it stands in a statement (a `let`'s value, an expression statement, an `if` condition or
+//!   a `for` loop's bounds), not inside a block or loop that is itself a value, nor in a
+//!   branch of an `if` that is a value (its condition is fine);
+//! - not on the right of `&&` / `||` (which would not always evaluate it), and not in a `while`
+//!   condition (evaluated again each iteration);
+//! - the statement has no other effect that would run before it (an assignment or atomic
+//!   inside the expression): the assignment the statement itself makes is fine.
+
+use crate::diag::{Diagnostic, Diagnostics, Rule};
+use crate::ir::*;
+
+/// Reports every collective subgroup operation of `k` that stands where it cannot be
+/// evaluated ahead of its statement.
+pub(super) fn check_placement(k: &Kernel, errors: &mut Diagnostics) {
+    let mut check = Placement { errors };
+    check.block(&k.body);
+}
+
+/// Where the branches of an `if` that is a value stand.
+const CONDITIONAL: &str = "a branch of an `if` that is a value, which not every thread evaluates: compute it into a variable before the `if`";
+
+struct Placement<'d> {
+    errors: &'d mut Diagnostics,
+}
+
+/// Whether `e` contains a subgroup operation that combines lanes.
+pub(crate) fn has_collective(e: &Expr) -> bool {
+    any_expr(e, |x| match &x.kind {
+        ExprKind::Subgroup(op, _) if op.is_collective() => Probe::Hit,
+        _ => Probe::Descend,
+    })
+}
+
+impl Placement<'_> {
+    fn block(&mut self, b: &Block) {
+        for s in &b.stmts {
+            match s {
+                Stmt::Let(_, Some(e)) => self.operand_position(e),
+                Stmt::Expr(e) => self.statement(e),
+                Stmt::Let(_, None) => {}
+            }
+        }
+        if let Some(t) = &b.tail {
+            self.statement(t);
+        }
+    }
+
+    /// An expression in statement position.
+    fn statement(&mut self, e: &Expr) {
+        match &e.kind {
+            ExprKind::Block(b) | ExprKind::Loop(b) => self.block(b),
+            ExprKind::If(c, then, els) => {
+                self.operand_position(c);
+                self.block(then);
+                if let Some(x) = els {
+                    self.statement(x);
+                }
+            }
+            ExprKind::While(c, body) => {
+                self.nowhere(c, "a `while` condition, which runs again for each iteration: compute the value into a variable before the loop and again at the end of its body");
+                self.block(body);
+            }
+            ExprKind::For(r) => {
+                self.operand_position(&r.start);
+                self.operand_position(&r.end);
+                if let Some(s) = &r.step {
+                    self.operand_position(s);
+                }
+                self.block(&r.body);
+            }
+            ExprKind::Assign(place, value) | ExprKind::CompoundAssign(_, place, value) => {
+                self.operand_position(value);
+                let (Place::Local(_, idx) | Place::Buffer(_, idx)) = place;
+                for i in idx {
+                    self.operand_position(i);
+                }
+            }
+            _ => self.operand_position(e),
+        }
+    }
+
+    /// An expression evaluated as a whole: collectives in it are evaluated first, so nothing
+    /// else in it may have an effect, and none may stand where it is evaluated conditionally.
+    fn operand_position(&mut self, e: &Expr) {
+        if !has_collective(e) {
+            return;
+        }
+        match &e.kind {
+            ExprKind::Logic(_, a, b) => {
+                self.operand_position(a);
+                self.nowhere(b, "the right side of `&&` or `||`, which not every thread evaluates: compute it into a variable before the condition");
+            }
+            // The condition of an `if` that is a value is always evaluated; its branches not.
+            ExprKind::If(c, then, els) => {
+                self.operand_position(c);
+                for s in &then.stmts {
+                    if let Stmt::Let(_, Some(x)) | Stmt::Expr(x) = s {
+                        self.nowhere(x, CONDITIONAL);
+                    }
+                }
+                if let Some(t) = &then.tail {
+                    self.nowhere(t, CONDITIONAL);
+                }
+                if let Some(x) = els {
+                    self.nowhere(x, CONDITIONAL);
+                }
+            }
+            ExprKind::Block(_)
+            | ExprKind::Loop(_)
+            | ExprKind::While(..)
+            | ExprKind::For(_) => self.nowhere(e, "a block or loop that is a value: compute it into a variable in a statement of its own"),
+            ExprKind::Assign(..) | ExprKind::CompoundAssign(..) | ExprKind::Atomic(_) => {
+                self.nowhere(e, "an expression with an assignment or atomic in it: compute it into a variable first")
+            }
+            ExprKind::Subgroup(_, args) => {
+                for a in args {
+                    self.operand_position(a);
+                }
+            }
+            _ => {
+                if side_effect(e) {
+                    self.nowhere(e, "an expression with an assignment or atomic in it: compute it into a variable first");
+                    return;
+                }
+                let mut parts = Vec::new();
+                walk_expr(&mut Children(&mut parts), e);
+                for p in parts {
+                    self.operand_position(p);
+                }
+            }
+        }
+    }
+
+    /// Reports each collective in `e`: it stands in `place`.
+    fn nowhere(&mut self, e: &Expr, place: &str) {
+        struct Find<'x>(Vec<&'x Expr>);
+        impl<'x> Visitor<'x> for Find<'x> {
+            fn visit_expr(&mut self, expr: &'x Expr) {
+                if matches!(&expr.kind, ExprKind::Subgroup(op, _) if op.is_collective()) {
+                    self.0.push(expr);
+                }
+                walk_expr(self, expr);
+            }
+        }
+        let mut find = Find(Vec::new());
+        find.visit_expr(e);
+        for x in find.0 {
+            self.errors.push(
+                Diagnostic::error(
+                    Rule::SubgroupUniformity,
+                    x.span,
+                    format!("this subgroup operation stands in {}", place.split(':').next().unwrap_or(place)),
+                )
+                .with_help(format!(
+                    "a subgroup operation that combines lanes must be evaluated by every thread at the same point of the kernel:{}",
+                    place.split_once(':').map_or("", |(_, fix)| fix)
+                )),
+            );
+        }
+    }
+}
+
+/// The direct operands of an expression, for [`Placement::operand_position`].
+struct Children<'v, 'x>(&'v mut Vec<&'x Expr>);
+
+impl<'x> Visitor<'x> for Children<'_, 'x> {
+    fn visit_expr(&mut self, expr: &'x Expr) {
+        self.0.push(expr);
+    }
+}
+
+/// Whether evaluating `e` (outside its collectives) has an effect besides its value.
+fn side_effect(e: &Expr) -> bool {
+    any_expr(e, |x| match &x.kind {
+        ExprKind::Assign(..)
+        | ExprKind::CompoundAssign(..)
+        | ExprKind::Atomic(_)
+        | ExprKind::Texture(TextureOp::Store, ..)
+        | ExprKind::Barrier(_)
+        | ExprKind::Return
+        | ExprKind::Break
+        | ExprKind::Continue => Probe::Hit,
+        _ => Probe::Descend,
+    })
+}
