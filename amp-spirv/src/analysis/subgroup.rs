@@ -18,9 +18,11 @@ use crate::diag::{Diagnostic, Diagnostics, Rule};
 use crate::ir::*;
 
 /// Reports every collective subgroup operation of `k` that stands where it cannot be
-/// evaluated ahead of its statement.
+/// evaluated ahead of its statement, unless `errors` already has an error there (the
+/// uniformity walk's, for an operation that not every thread reaches: one error a place).
 pub(super) fn check_placement(k: &Kernel, errors: &mut Diagnostics) {
-    let mut check = Placement { errors };
+    let reported = errors.iter().map(|d| d.span.start.start()).collect();
+    let mut check = Placement { errors, reported };
     check.block(&k.body);
 }
 
@@ -29,6 +31,8 @@ const CONDITIONAL: &str = "a branch of an `if` that is a value, which not every 
 
 struct Placement<'d> {
     errors: &'d mut Diagnostics,
+    /// Where errors were reported before.
+    reported: Vec<proc_macro2::LineColumn>,
 }
 
 /// Whether `e` contains a subgroup operation that combines lanes.
@@ -153,6 +157,9 @@ impl Placement<'_> {
         let mut find = Find(Vec::new());
         find.visit_expr(e);
         for x in find.0 {
+            if self.reported.contains(&x.span.start.start()) {
+                continue;
+            }
             self.errors.push(
                 Diagnostic::error(
                     Rule::SubgroupUniformity,

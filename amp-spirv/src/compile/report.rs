@@ -2,7 +2,7 @@
 //! what memory it uses, how each binding is accessed, and what the analyses found.
 
 use super::CompiledKernel;
-use crate::ir::{Kernel, ParamKind, Storage, TileDim};
+use crate::ir::{walk_expr, Expr, ExprKind, Kernel, ParamKind, Storage, TileDim, Visitor};
 use crate::types::Len;
 use std::fmt::Write;
 
@@ -132,6 +132,14 @@ pub fn render(kernel: &Kernel, compiled: &CompiledKernel, access: &[(bool, bool)
         "  capabilities: {}",
         capabilities(&compiled.spirv).join(", ")
     );
+    let subgroup = subgroup_operations(kernel);
+    if !subgroup.is_empty() {
+        let _ = writeln!(
+            out,
+            "  subgroup operations: {} (the device's subgroup size; 32 lanes natively)",
+            subgroup.join(", ")
+        );
+    }
     let _ = writeln!(out, "  SPIR-V: {} words", compiled.spirv.len());
     if compiled.warnings.is_empty() {
         let _ = writeln!(out, "  findings: none");
@@ -151,6 +159,25 @@ pub fn render(kernel: &Kernel, compiled: &CompiledKernel, access: &[(bool, bool)
     out
 }
 
+/// The subgroup operations a kernel calls, by their method names, in order of first use.
+fn subgroup_operations(kernel: &Kernel) -> Vec<String> {
+    struct Search(Vec<String>);
+    impl<'a> Visitor<'a> for Search {
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            if let ExprKind::Subgroup(op, _) = &expr.kind {
+                let name = op.method_name();
+                if !self.0.contains(&name) {
+                    self.0.push(name);
+                }
+            }
+            walk_expr(self, expr);
+        }
+    }
+    let mut search = Search(Vec::new());
+    search.visit_block(&kernel.body);
+    search.0
+}
+
 /// The capabilities a module declares (`SignedZeroInfNanPreserve` is dropped by the runtime on
 /// devices without it).
 fn capabilities(words: &[u32]) -> Vec<String> {
@@ -161,11 +188,9 @@ fn capabilities(words: &[u32]) -> Vec<String> {
         let count = ((words[at] >> 16) as usize).max(1);
         if words[at] & 0xffff == OP_CAPABILITY {
             if let Some(&c) = words.get(at + 1) {
-                out.push(match c {
-                    1 => "Shader".to_string(),
-                    10 => "Float64".to_string(),
-                    4466 => "SignedZeroInfNanPreserve".to_string(),
-                    other => format!("capability {other}"),
+                out.push(match rspirv::spirv::Capability::from_u32(c) {
+                    Some(known) => format!("{known:?}"),
+                    None => format!("capability {c}"),
                 });
             }
         }

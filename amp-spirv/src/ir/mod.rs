@@ -443,7 +443,44 @@ pub enum SubgroupOp {
     ExclusiveScan(GroupOp),
 }
 
+impl GroupOp {
+    /// The operation's name in the method names (`add`, `min`, ..).
+    pub fn name(self) -> &'static str {
+        match self {
+            GroupOp::Add => "add",
+            GroupOp::Min => "min",
+            GroupOp::Max => "max",
+            GroupOp::And => "and",
+            GroupOp::Or => "or",
+            GroupOp::Xor => "xor",
+        }
+    }
+}
+
 impl SubgroupOp {
+    /// The method of `t.subgroup()` that calls the operation.
+    pub fn method_name(self) -> String {
+        match self {
+            SubgroupOp::Size => "size".into(),
+            SubgroupOp::Lane => "lane".into(),
+            SubgroupOp::Index => "index".into(),
+            SubgroupOp::Count => "count".into(),
+            SubgroupOp::Elect => "elect".into(),
+            SubgroupOp::All => "all".into(),
+            SubgroupOp::Any => "any".into(),
+            SubgroupOp::Ballot => "ballot".into(),
+            SubgroupOp::CountTrue => "count_true".into(),
+            SubgroupOp::ExclusiveCountTrue => "exclusive_count_true".into(),
+            SubgroupOp::Broadcast => "broadcast".into(),
+            SubgroupOp::BroadcastFirst => "broadcast_first".into(),
+            SubgroupOp::Shuffle => "shuffle".into(),
+            SubgroupOp::ShuffleXor => "shuffle_xor".into(),
+            SubgroupOp::Reduce(g) => g.name().into(),
+            SubgroupOp::InclusiveScan(g) => format!("inclusive_{}", g.name()),
+            SubgroupOp::ExclusiveScan(g) => format!("exclusive_{}", g.name()),
+        }
+    }
+
     /// Whether the operation combines the values of several lanes, so every lane of the
     /// subgroup must reach it together (the rest are facts of the thread's position).
     pub fn is_collective(self) -> bool {

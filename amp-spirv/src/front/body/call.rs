@@ -11,6 +11,11 @@ impl BodyChecker<'_> {
         if self.is_subgroup(&m.receiver) {
             return self.subgroup_method(m);
         }
+        if let syn::Expr::MethodCall(r) = strip(&m.receiver) {
+            if r.method == "subgroup" && self.is_simple_index(&r.receiver) {
+                return self.subgroup_as_value(r.span(), true);
+            }
+        }
         if m.method == "subgroup" {
             if self.tiled_base(&m.receiver) {
                 return self.subgroup_as_value(m.span(), false);
