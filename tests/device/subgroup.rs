@@ -303,12 +303,12 @@ fn float_reductions_pass_over_nan_and_sum_exactly() -> Result<(), amp::Error> {
         .and_then(|()| odv.synchronize());
     if f64_result(launched).is_some() {
         drop(odv);
-        for i in 0..xd.len() {
+        for (i, &got) in outd.iter().enumerate() {
             let start = i / size.min(64) * size.min(64);
             let lanes = &xd[start..start + size.min(64)];
             let want = lanes.iter().sum::<f64>()
                 + lanes.iter().copied().fold(f64::INFINITY, f64::min) * 1000.0;
-            assert_eq!(outd[i], want, "f64 at {i}");
+            assert_eq!(got, want, "f64 at {i}");
         }
     }
     assert_validation_clean();
