@@ -40,6 +40,7 @@
 extern crate self as amp;
 
 pub mod algorithms;
+pub mod multi;
 pub use amp_macros::{device, kernel, DeviceStruct};
 pub use amp_runtime::*;
 
