@@ -62,7 +62,7 @@ use std::ops::Range;
 use std::time::Instant;
 
 use crate::{AcceleratorView, Error, Extent, LaunchTarget, SplitError};
-use split::{check_weights, cuts, Weights};
+use split::{check_weights, cuts, weights_from_rates, Weights};
 
 /// What a split launch did: one entry per part that ran, in the order they ran (a launch with
 /// measured weights that had nothing measured yet runs a probe round first).
@@ -178,6 +178,7 @@ where
                 weights = measured.weights_for(&devices).unwrap_or(weights);
             }
             let left = rows - probe_rows;
+            let weights = weights_from_rates(left, options.tile_rows, &weights);
             let mut rest_cuts = cuts(left, options.tile_rows, &weights);
             let pieces = rest.split_rows(left, &rest_cuts)?;
             let times = launch.round(probe_rows, &rest_cuts, pieces, &mut report)?;

@@ -9,14 +9,27 @@ use crate::Error;
 /// parts' row boundaries, so that each part writes its own rows, in place, while the others
 /// write theirs.
 ///
-/// Implemented for `&mut [T]`, for `()` (no outputs) and for tuples of up to four outputs. To
-/// write into an [`ArrayViewMut`](crate::ArrayViewMut) over host data, pass its
+/// Implemented for `&mut [T]`, for `()` (no outputs) and for tuples of up to four outputs
+/// (sealed: no other type can implement it). To write into an
+/// [`ArrayViewMut`](crate::ArrayViewMut) over host data, pass its
 /// [`data_mut`](crate::ArrayViewMut::data_mut) slice.
-pub trait Outputs: Send + Sized {
+pub trait Outputs: Send + Sized + sealed::Sealed {
     /// Cuts `self`, which has `rows` rows, into the pieces `cuts[i]..cuts[i + 1]` (ascending
     /// row numbers from 0 to `rows`). Errors: [`SplitError::RowsMismatch`](crate::SplitError)
     /// when `self` is not a whole number of rows.
     fn split_rows(self, rows: usize, cuts: &[usize]) -> Result<Vec<Self>, Error>;
+}
+
+mod sealed {
+    /// Only this module's types are [`Outputs`](super::Outputs): the launch relies on every
+    /// output giving one piece per part.
+    pub trait Sealed {}
+    impl<T: Send> Sealed for &mut [T] {}
+    impl Sealed for () {}
+    impl<A> Sealed for (A,) {}
+    impl<A, B> Sealed for (A, B) {}
+    impl<A, B, C> Sealed for (A, B, C) {}
+    impl<A, B, C, D> Sealed for (A, B, C, D) {}
 }
 
 impl<T: Send> Outputs for &mut [T] {

@@ -157,6 +157,34 @@ impl Measured {
     }
 }
 
+/// Weights for sharing `rows` rows among accelerators that run `rates` rows per second: the
+/// rates themselves, but an accelerator whose share (at least a tile) would still be running
+/// after the others could have finished everything gets nothing. The slowest are dropped one
+/// by one while that shortens the predicted time of the launch.
+pub(super) fn weights_from_rates(rows: usize, tile_rows: usize, rates: &[f64]) -> Vec<f64> {
+    let makespan = |weights: &[f64]| {
+        let cuts = cuts(rows, tile_rows, weights);
+        cuts.windows(2)
+            .zip(rates)
+            .map(|(cut, rate)| (cut[1] - cut[0]) as f64 / rate.max(f64::MIN_POSITIVE))
+            .fold(0.0, f64::max)
+    };
+    let mut weights = rates.to_vec();
+    let mut best = makespan(&weights);
+    let mut slowest_first: Vec<usize> = (0..rates.len()).collect();
+    slowest_first.sort_by(|&a, &b| rates[a].total_cmp(&rates[b]));
+    for &i in &slowest_first[..slowest_first.len().saturating_sub(1)] {
+        let mut fewer = weights.clone();
+        fewer[i] = 0.0;
+        let time = makespan(&fewer);
+        if time >= best {
+            break;
+        }
+        (weights, best) = (fewer, time);
+    }
+    weights
+}
+
 /// Checks `weights` (one per accelerator, finite, not negative, not all zero).
 pub(super) fn check_weights(weights: &[f64], accelerators: usize) -> Result<(), Error> {
     if weights.len() != accelerators {
@@ -260,5 +288,15 @@ mod tests {
         m.record(&devices, &[300, 50], &[1.0, 1.0]);
         assert_eq!(m.weights_for(&devices), Some(vec![200.0, 50.0]));
         assert_eq!(m.weights_for(&devices[..1]), None);
+    }
+
+    #[test]
+    fn an_accelerator_too_slow_for_one_tile_gets_nothing() {
+        // 64 rows in tiles of 16: the slow one's share rounds up to a tile, 0.8 s, while the
+        // fast one does all 64 rows in 0.64 s.
+        assert_eq!(weights_from_rates(64, 16, &[20.0, 100.0]), [0.0, 100.0]);
+        // In rows of one, or with closer rates, both keep their share.
+        assert_eq!(weights_from_rates(64, 1, &[20.0, 100.0]), [20.0, 100.0]);
+        assert_eq!(weights_from_rates(64, 16, &[30.0, 100.0]), [30.0, 100.0]);
     }
 }
