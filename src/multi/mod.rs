@@ -138,13 +138,9 @@ where
     let mut report = Report::default();
     match options.weights {
         Weights::Even => {
-            let pieces = outputs.split_rows(rows, &cuts(rows, options.tile_rows, &even))?;
-            launch.round(
-                0,
-                &cuts(rows, options.tile_rows, &even),
-                pieces,
-                &mut report,
-            )?;
+            let cuts = cuts(rows, options.tile_rows, &even);
+            let pieces = outputs.split_rows(rows, &cuts)?;
+            launch.round(0, &cuts, pieces, &mut report)?;
         }
         Weights::Fixed(weights) => {
             check_weights(weights, views.len())?;
@@ -214,7 +210,7 @@ fn rows_in(len: usize, rows: usize, what: &'static str) -> Result<usize, Error> 
     match (len, rows) {
         (0, _) => Ok(0),
         (_, 0) => Err(mismatch()),
-        _ if len % rows != 0 => Err(mismatch()),
+        _ if !len.is_multiple_of(rows) => Err(mismatch()),
         _ => Ok(len / rows),
     }
 }
