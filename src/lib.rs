@@ -34,12 +34,15 @@
 //! - Launches: [`parallel_for_each`] over an [`Extent`]; every failure is an [`Error`].
 //! - Devices: [`Accelerator`] and its queues, [`AcceleratorView`]; `AMP_DEVICE=<name>` picks
 //!   one, `AMP_VALIDATION=1` turns on the Khronos validation layer.
+//! - Many devices: [`multi::parallel_for_each`] splits one launch over several accelerators
+//!   (`docs/scaling.md`).
 
 // The kernels of `algorithms` are compiled by the same macros as users' kernels, whose
 // generated code names this crate `::amp`.
 extern crate self as amp;
 
 pub mod algorithms;
+pub mod multi;
 pub use amp_macros::{device, kernel, DeviceStruct};
 pub use amp_runtime::*;
 

@@ -328,6 +328,66 @@ pub enum Error {
         /// The timeout in milliseconds.
         timeout_ms: u64,
     },
+    /// One part of a launch split over several accelerators (`amp::multi`) failed: the
+    /// accelerator it ran on, the rows of the domain it covered, and its own error. When
+    /// several parts fail, the first of them in the order of the accelerators is returned.
+    #[error("part {part} of a multi-device launch (rows {}..{} on {device}) failed: {error}", rows.start, rows.end)]
+    PartFailed {
+        /// The part's position in the list of accelerators.
+        part: usize,
+        /// The name of the accelerator the part ran on.
+        device: String,
+        /// The rows of the domain (along its first dimension) the part covered.
+        rows: std::ops::Range<usize>,
+        /// What went wrong there.
+        #[source]
+        error: Box<Error>,
+    },
+    /// A launch over several accelerators (`amp::multi`) was asked for a split that cannot be
+    /// made; nothing ran.
+    #[error("multi-device launch: {0}")]
+    InvalidSplit(SplitError),
+}
+
+/// Why a launch over several accelerators cannot be split ([`Error::InvalidSplit`]).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SplitError {
+    /// The list of accelerators is empty.
+    #[error("the list of accelerators is empty")]
+    NoAccelerators,
+    /// The weights are not one per accelerator.
+    #[error("{weights} weights were given for {accelerators} accelerators")]
+    WeightCount {
+        /// The number of weights.
+        weights: usize,
+        /// The number of accelerators.
+        accelerators: usize,
+    },
+    /// A weight is negative, infinite or not a number.
+    #[error("weight {index} is {value}: weights must be finite and not negative")]
+    InvalidWeight {
+        /// The weight's position.
+        index: usize,
+        /// Its value.
+        value: f64,
+    },
+    /// Every weight is zero, so no accelerator would get any rows.
+    #[error("every weight is zero")]
+    ZeroWeights,
+    /// Parts aligned to tiles of zero rows.
+    #[error("parts must be aligned to tiles of at least one row")]
+    ZeroTileRows,
+    /// Data to split by rows does not have a whole number of elements per row of the domain.
+    #[error("{what} has {len} elements, which cannot be split into the domain's {rows} rows (its length must be a multiple of the rows, and 0 when there are none)")]
+    RowsMismatch {
+        /// What the data is (`an output`, `an input`).
+        what: &'static str,
+        /// Its length.
+        len: usize,
+        /// The domain's rows (its first dimension).
+        rows: usize,
+    },
 }
 
 impl Error {

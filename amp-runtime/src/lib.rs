@@ -63,7 +63,7 @@ pub use device::{
     live_object_counts, validation_enabled, validation_message_count, Accelerator, AcceleratorView,
     DeviceType, KernelTime, LaunchTarget, Limits, ObjectCounts,
 };
-pub use error::{Error, VulkanResult};
+pub use error::{Error, SplitError, VulkanResult};
 #[doc(hidden)]
 pub use exec::{launch_plan_counts, NativeCode, NativeLaunch};
 pub use exec::{

@@ -10,6 +10,7 @@ mod first_launch;
 mod histogram;
 mod launch;
 mod matmul;
+mod multi;
 mod reductions;
 mod scan;
 mod textures;
@@ -44,7 +45,7 @@ pub trait Workload {
 
 /// Every section, in the order a run measures them: the first launch of a kernel in the process
 /// before anything else, the bounds-checking cost last.
-pub const ALL: [&dyn Workload; 15] = [
+pub const ALL: [&dyn Workload; 16] = [
     &first_launch::FirstLaunch,
     &vector::Vector,
     &matmul::Matmul,
@@ -57,6 +58,7 @@ pub const ALL: [&dyn Workload; 15] = [
     &textures::Textures,
     &launch::Launch,
     &chain::Chain,
+    &multi::Multi,
     &transfers::Transfers,
     &build::Build,
     &bounds::Bounds,
