@@ -60,6 +60,45 @@ pub(super) fn reduce_blocks<T: DeviceScalar, const OP: u32, const ITEMS: usize>(
     }
 }
 
+/// One sum per block of `256 * ITEMS` elements, as [`reduce_blocks`] with `OP_SUM`, combining
+/// the tile's 256 values with subgroup additions: each subgroup adds its lanes (`sg.add`), lane
+/// 0 of each writes its sum, and thread 0 adds the subgroups' sums in order. One barrier instead
+/// of the tree's nine, which is what a CPU driver pays most for (lavapipe switches between the
+/// tile's threads at each).
+#[kernel(amp, unchecked, allow(write_conflict))]
+pub(super) fn sum_blocks<T: DeviceScalar, const ITEMS: usize>(
+    t: TiledIndex<256>,
+    input: ArrayView<T, 1>,
+    partials: ArrayViewMut<T, 1>,
+) {
+    #[tile_static]
+    let mut part: [T; 256];
+    let sg = t.subgroup();
+    let n = input.extent()[0];
+    let l = t.local[0];
+    let b = t.tile[0];
+    let start = b * 256 * ITEMS;
+    let mut acc = T::ZERO;
+    for k in 0..ITEMS {
+        let i = start + k * 256 + l;
+        if i < n {
+            acc += input[i];
+        }
+    }
+    let s = sg.add(acc);
+    if sg.lane() == 0 {
+        part[sg.index() as usize] = s;
+    }
+    t.barrier.wait();
+    if l == 0 {
+        let mut total = part[0];
+        for i in 1..sg.count() as usize {
+            total += part[i];
+        }
+        partials[b] = total;
+    }
+}
+
 /// Elements per thread of a reduction (more than a scan's: fewer barriers per element, which
 /// are what a CPU driver pays most for).
 const REDUCE_ITEMS: usize = 64;
@@ -77,6 +116,23 @@ pub(super) fn reduce_into<T: DeviceScalar, const OP: u32, const ITEMS: usize>(
     )
 }
 
+/// Launches [`sum_blocks`] over every block of `ITEMS * 256` elements of `input` into
+/// `partials`, where the device has subgroup arithmetic; `reduce_blocks` elsewhere.
+fn sum_into<T: DeviceScalar, const ITEMS: usize>(
+    input: &ArrayView<'_, T, 1>,
+    partials: &mut Array<T, 1>,
+) -> Result<(), Error> {
+    match parallel_for_each(
+        tiles(partials.len()),
+        sum_blocks::<T, ITEMS>(input, &mut partials.view_mut()),
+    ) {
+        Err(Error::MissingCapability { .. }) => {
+            reduce_into::<T, OP_SUM, ITEMS>(input, partials, T::ZERO)
+        }
+        other => other,
+    }
+}
+
 fn reduce<T: DeviceScalar, const OP: u32>(
     input: &ArrayView<'_, T, 1>,
     identity: T,
@@ -88,11 +144,15 @@ fn reduce<T: DeviceScalar, const OP: u32>(
     }
     let acc = accelerator_of(input.accelerator())?;
     let block = TILE * REDUCE_ITEMS;
+    let level = |input: &ArrayView<'_, T, 1>, out: &mut Array<T, 1>| match OP {
+        OP_SUM => sum_into::<T, REDUCE_ITEMS>(input, out),
+        _ => reduce_into::<T, OP, REDUCE_ITEMS>(input, out, identity),
+    };
     let mut partials = Array::<T, 1>::new_on(&acc, [n.div_ceil(block)])?;
-    reduce_into::<T, OP, REDUCE_ITEMS>(input, &mut partials, identity)?;
+    level(input, &mut partials)?;
     while partials.len() > 1 {
         let mut next = Array::<T, 1>::new_on(&acc, [partials.len().div_ceil(block)])?;
-        reduce_into::<T, OP, REDUCE_ITEMS>(&partials.view(), &mut next, identity)?;
+        level(&partials.view(), &mut next)?;
         partials = next;
     }
     let total = partials.to_vec()?;
