@@ -118,7 +118,7 @@ pub(super) fn reduce_into<T: DeviceScalar, const OP: u32, const ITEMS: usize>(
 
 /// Launches [`sum_blocks`] over every block of `ITEMS * 256` elements of `input` into
 /// `partials`, where the device has subgroup arithmetic; `reduce_blocks` elsewhere.
-fn sum_into<T: DeviceScalar, const ITEMS: usize>(
+pub(super) fn sum_into<T: DeviceScalar, const ITEMS: usize>(
     input: &ArrayView<'_, T, 1>,
     partials: &mut Array<T, 1>,
 ) -> Result<(), Error> {

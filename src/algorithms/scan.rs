@@ -7,7 +7,7 @@
 //! Vulkan does not promise it (lavapipe runs a dispatch's workgroups in any order on a few
 //! threads), so a tile could wait forever. See docs/algorithms.md.
 
-use super::reduce::{reduce_into, OP_SUM};
+use super::reduce::sum_into;
 use super::{accelerator_of, check_lengths, tiles, TILE};
 use crate::prelude::*;
 
@@ -75,6 +75,52 @@ fn scan_blocks<T: DeviceScalar, const ITEMS: usize>(
     }
 }
 
+/// [`scan_blocks`] with the threads' totals scanned by subgroups: each subgroup scans its
+/// lanes (`sg.exclusive_add`) and publishes its sum, and each thread adds the sums of the
+/// subgroups before its own: one barrier per block instead of three.
+#[kernel(amp, unchecked, allow(write_conflict))]
+fn scan_blocks_subgroups<T: DeviceScalar, const ITEMS: usize>(
+    t: TiledIndex<256>,
+    input: ArrayView<T, 1>,
+    offsets: ArrayView<T, 1>,
+    output: ArrayViewMut<T, 1>,
+    exclusive: u32,
+) {
+    #[tile_static]
+    let mut sums: [T; 256];
+    let sg = t.subgroup();
+    let n = input.extent()[0];
+    let l = t.local[0];
+    let b = t.tile[0];
+    let start = (b * 256 + l) * ITEMS;
+    let end = if start + ITEMS < n { start + ITEMS } else { n };
+    let mut total = T::ZERO;
+    for i in start..end {
+        total += input[i];
+    }
+    let before = sg.exclusive_add(total);
+    let whole = sg.add(total);
+    let index = sg.index() as usize;
+    if sg.lane() == 0 {
+        sums[index] = whole;
+    }
+    t.barrier.wait();
+    let mut run = offsets[b] + before;
+    for k in 0..index {
+        run += sums[k];
+    }
+    for i in start..end {
+        let x = input[i];
+        if exclusive == 1 {
+            output[i] = run;
+            run += x;
+        } else {
+            run += x;
+            output[i] = run;
+        }
+    }
+}
+
 /// Elements per thread of a scan.
 const SCAN_ITEMS: usize = 32;
 /// Elements per block of a scan.
@@ -93,15 +139,22 @@ fn scan_into<T: DeviceScalar>(
         Array::from_slice_on(acc, [1], &[T::ZERO])?
     } else {
         let mut sums = Array::<T, 1>::new_on(acc, [blocks])?;
-        reduce_into::<T, OP_SUM, SCAN_ITEMS>(input, &mut sums, T::ZERO)?;
+        sum_into::<T, SCAN_ITEMS>(input, &mut sums)?;
         let mut offsets = Array::<T, 1>::new_on(acc, [blocks])?;
         scan_into(acc, &sums.view(), &mut offsets.view_mut(), true)?;
         offsets
     };
-    parallel_for_each(
+    let subgroups = parallel_for_each(
         tiles(blocks),
-        scan_blocks::<T, SCAN_ITEMS>(input, &offsets.view(), output, exclusive as u32),
-    )
+        scan_blocks_subgroups::<T, SCAN_ITEMS>(input, &offsets.view(), output, exclusive as u32),
+    );
+    match subgroups {
+        Err(Error::MissingCapability { .. }) => parallel_for_each(
+            tiles(blocks),
+            scan_blocks::<T, SCAN_ITEMS>(input, &offsets.view(), output, exclusive as u32),
+        ),
+        other => other,
+    }
 }
 
 fn scan<T: DeviceScalar>(
