@@ -48,7 +48,10 @@ fn main() -> ExitCode {
     };
     let world = universe.world();
     if provided < Threading::Funneled {
-        fail(&world, "the MPI library does not support MPI_THREAD_FUNNELED".into());
+        fail(
+            &world,
+            "the MPI library does not support MPI_THREAD_FUNNELED".into(),
+        );
     }
     match run(&world) {
         Ok(()) => ExitCode::SUCCESS,
@@ -64,6 +67,10 @@ fn fail(world: &SimpleCommunicator, error: BoxError) -> ! {
         world.rank(),
         world.size()
     ));
+    // The launcher forwards each rank's output as it reads it, and MPI_Abort tears the job
+    // down at once: without a pause the error line can still be in the pipe when the launcher
+    // ends (seen with MPICH's hydra), and the job fails without saying why.
+    std::thread::sleep(std::time::Duration::from_millis(300));
     world.abort(1)
 }
 

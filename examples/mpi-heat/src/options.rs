@@ -31,10 +31,7 @@ impl Options {
             timing: false,
         };
         while let Some(arg) = args.next() {
-            let mut value = || {
-                args.next()
-                    .ok_or_else(|| format!("{arg} needs a value"))
-            };
+            let mut value = || args.next().ok_or_else(|| format!("{arg} needs a value"));
             match arg.as_str() {
                 "--rows" => options.rows = number(&arg, &value()?)?,
                 "--cols" => options.cols = number(&arg, &value()?)?,

@@ -26,7 +26,9 @@ fn jacobi_step(
         if col > 0 && col + 1 < old.extent()[1] {
             // One fixed order of additions, and a multiplication by a power of two, which is
             // exact: every rank count and every accelerator rounds each cell the same way.
-            value = (old[[row, col - 1]] + old[[row, col + 1]] + old[[row - 1, col]]
+            value = (old[[row, col - 1]]
+                + old[[row, col + 1]]
+                + old[[row - 1, col]]
                 + old[[row + 1, col]])
                 * 0.25;
         }
@@ -136,7 +138,10 @@ impl Solver {
         )?;
         // Copying the edge rows out waits for the kernel, and moves only those two rows: on a
         // discrete GPU that is 2 x cols values over the bus per step, not the band.
-        copy(&self.new.section([1, 0], [1, cols])?, &mut self.edges.first[..])?;
+        copy(
+            &self.new.section([1, 0], [1, cols])?,
+            &mut self.edges.first[..],
+        )?;
         copy(
             &self.new.section([rows, 0], [1, cols])?,
             &mut self.edges.last[..],
