@@ -35,7 +35,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use options::Options;
-use solver::{Band, Solver, StepTimes};
+use solver::{Band, Solver};
 
 type BoxError = Box<dyn std::error::Error>;
 
@@ -95,21 +95,21 @@ fn run(world: &SimpleCommunicator) -> Result<(), BoxError> {
     while steps < options.max_steps {
         let started = Instant::now();
         solver.compute(options.tolerance)?;
-        times.compute += started.elapsed().as_secs_f64();
+        times.compute.push(started.elapsed().as_secs_f64());
         if options.timing {
             // Timed alone, the exchange would also count the wait for a slower neighbour.
             world.barrier();
         }
         let started = Instant::now();
         solver.exchange_halos(&neighbours)?;
-        times.exchange += started.elapsed().as_secs_f64();
+        times.exchange.push(started.elapsed().as_secs_f64());
         let started = Instant::now();
         // The residual is a count of cells, an integer: its sum is the same in any order and
         // on any number of ranks, so a split run stops at the same step as a single one. (A
         // sum of the cells' float changes would round differently when the grid is split.)
         let local = solver.changing_cells()?;
         world.all_reduce_into(&u64::from(local), &mut changing, SystemOperation::sum());
-        times.residual += started.elapsed().as_secs_f64();
+        times.residual.push(started.elapsed().as_secs_f64());
         steps += 1;
         if changing == 0 {
             break;
@@ -117,7 +117,7 @@ fn run(world: &SimpleCommunicator) -> Result<(), BoxError> {
     }
 
     let grid = solver.gather(world, rank, ranks, options.rows)?;
-    let slowest = slowest_rank_times(world, &times, steps);
+    let slowest = slowest_rank_medians(world, &times);
     if rank == 0 {
         let grid = grid.expect("rank 0 gathers the grid");
         println!(
@@ -130,11 +130,11 @@ fn run(world: &SimpleCommunicator) -> Result<(), BoxError> {
         );
         if options.timing {
             println!(
-                "mpi-heat: per step (mean, slowest rank): compute {:.3} ms, halo exchange {:.3} ms, \
-                 residual {:.3} ms",
-                slowest.compute * 1e3,
-                slowest.exchange * 1e3,
-                slowest.residual * 1e3
+                "mpi-heat: per step (median, slowest rank): compute {:.3} ms, halo exchange \
+                 {:.3} ms, residual {:.3} ms",
+                slowest[0] * 1e3,
+                slowest[1] * 1e3,
+                slowest[2] * 1e3
             );
         }
         if let Some(path) = &options.grid_out {
@@ -185,22 +185,34 @@ fn choose_accelerator(world: &SimpleCommunicator) -> Result<amp::Accelerator, Bo
     Ok(accelerator)
 }
 
-/// Every rank's per-step means, reduced to the slowest rank's (a step is as slow as its
-/// slowest rank).
-fn slowest_rank_times(world: &SimpleCommunicator, times: &StepTimes, steps: usize) -> StepTimes {
-    let steps = steps.max(1) as f64;
+/// The seconds each step of a rank spent in each part.
+#[derive(Debug, Default)]
+struct StepTimes {
+    /// Launching the kernel and waiting for the band's edge rows.
+    compute: Vec<f64>,
+    /// Swapping edge rows with the neighbours and writing the halos.
+    exchange: Vec<f64>,
+    /// Counting the band's changing cells and the all-reduce.
+    residual: Vec<f64>,
+}
+
+/// The medians of every rank's step times (compute, exchange, residual), each the slowest
+/// rank's: a step is as slow as its slowest rank. Medians, not means: on a shared machine a
+/// rank that loses its core for a time slice makes a few steps far slower than the rest.
+fn slowest_rank_medians(world: &SimpleCommunicator, times: &StepTimes) -> [f64; 3] {
+    let median = |values: &[f64]| {
+        let mut sorted = values.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        sorted.get(sorted.len() / 2).copied().unwrap_or(0.0)
+    };
     let mine = [
-        times.compute / steps,
-        times.exchange / steps,
-        times.residual / steps,
+        median(&times.compute),
+        median(&times.exchange),
+        median(&times.residual),
     ];
     let mut slowest = [0.0f64; 3];
     world.all_reduce_into(&mine[..], &mut slowest[..], SystemOperation::max());
-    StepTimes {
-        compute: slowest[0],
-        exchange: slowest[1],
-        residual: slowest[2],
-    }
+    slowest
 }
 
 /// FNV-1a over the grid's bits: equal checksums for equal grids, bit for bit.

@@ -77,17 +77,6 @@ fn initial_value(row: usize, _col: usize) -> f32 {
     }
 }
 
-/// The time a rank spent in each part of its steps, in seconds.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct StepTimes {
-    /// Launching the kernel and waiting for the band's edge rows.
-    pub compute: f64,
-    /// Swapping edge rows with the neighbours and writing the halos.
-    pub exchange: f64,
-    /// Counting the band's changing cells and the all-reduce.
-    pub residual: f64,
-}
-
 /// A rank's band on its accelerator: the current values (`old`, halos included), the next
 /// step's (`new`), the cells that changed in the last step (flags, 0 or 1), and the host rows the exchange
 /// moves.
