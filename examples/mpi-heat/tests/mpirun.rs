@@ -129,6 +129,12 @@ fn solve(groups: &[Ranks], grid_args: &[&str], grid_file: &str) -> (String, Vec<
         "the job failed ({}):\n{stdout}\n{stderr}",
         output.status
     );
+    // With `AMP_VALIDATION=1` (scripts/test.sh) the ranks on Vulkan run under the validation
+    // layer, which prints what it reports.
+    assert!(
+        !stderr.contains("[amp validation"),
+        "the validation layer reported problems:\n{stderr}"
+    );
     let summary = stdout
         .lines()
         .find(|l| l.contains("grid checksum"))
