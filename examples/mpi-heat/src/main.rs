@@ -118,8 +118,7 @@ fn run(world: &SimpleCommunicator) -> Result<(), BoxError> {
 
     let grid = solver.gather(world, rank, ranks, options.rows)?;
     let slowest = slowest_rank_medians(world, &times);
-    if rank == 0 {
-        let grid = grid.expect("rank 0 gathers the grid");
+    if let Some(grid) = grid {
         println!(
             "mpi-heat: {ranks} ranks, {} x {} grid, {steps} steps, {changing} cells changing by more \
              than {:e}, grid checksum {:016x}",
@@ -158,12 +157,14 @@ fn say(line: &str) {
 /// with MPICH, `-x AMP_DEVICE=cpu` with Open MPI), else GPU `k % gpus` of this machine for its
 /// `k`-th rank, else the native CPU accelerator.
 fn choose_accelerator(world: &SimpleCommunicator) -> Result<amp::Accelerator, BoxError> {
+    // The ranks that share this machine's memory are the ranks on this machine. The split is a
+    // collective call, made by every rank, also those whose `AMP_DEVICE` is set: the others
+    // would wait in it for them.
+    let node = world.split_shared(world.rank());
+    let local_rank = node.rank() as usize;
     if std::env::var_os("AMP_DEVICE").is_some_and(|v| !v.is_empty()) {
         return Ok(amp::Accelerator::default()?);
     }
-    // The ranks that share this machine's memory are the ranks on this machine.
-    let node = world.split_shared(world.rank());
-    let local_rank = node.rank() as usize;
     let gpus: Vec<amp::Accelerator> = amp::Accelerator::all()?
         .into_iter()
         .filter(|a| {

@@ -53,6 +53,11 @@ static ONE_JOB_AT_A_TIME: Mutex<()> = Mutex::new(());
 /// Runs the solver under `mpiexec` with `args`, the groups of ranks one after another, and
 /// returns its output; panics if the job outlives [`JOB_TIMEOUT`].
 fn mpiexec(groups: &[Ranks], args: &[&str]) -> Output {
+    mpiexec_with(groups, args, true)
+}
+
+/// [`mpiexec`], with the test's own `AMP_DEVICE` passed to the ranks or not.
+fn mpiexec_with(groups: &[Ranks], args: &[&str], inherit_device: bool) -> Output {
     let _one_job = ONE_JOB_AT_A_TIME
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -71,6 +76,9 @@ fn mpiexec(groups: &[Ranks], args: &[&str]) -> Output {
             }
         }
         command.arg(env!("CARGO_BIN_EXE_mpi-heat")).args(args);
+    }
+    if !inherit_device {
+        command.env_remove("AMP_DEVICE");
     }
     // CI runs as root, which Open MPI refuses unless told; MPICH ignores these.
     command
@@ -117,11 +125,21 @@ fn scratch_file(name: &str) -> PathBuf {
 /// Solves `grid_args` with the ranks of `groups` and returns rank 0's summary line and the grid
 /// file's bytes.
 fn solve(groups: &[Ranks], grid_args: &[&str], grid_file: &str) -> (String, Vec<u8>) {
+    solve_with(groups, grid_args, grid_file, true)
+}
+
+/// [`solve`], with the test's own `AMP_DEVICE` passed to the ranks or not.
+fn solve_with(
+    groups: &[Ranks],
+    grid_args: &[&str],
+    grid_file: &str,
+    inherit_device: bool,
+) -> (String, Vec<u8>) {
     let path = scratch_file(grid_file);
     let mut args = grid_args.to_vec();
     let path_arg = path.to_string_lossy().into_owned();
     args.extend(["--grid-out", &path_arg]);
-    let output = mpiexec(groups, &args);
+    let output = mpiexec_with(groups, &args, inherit_device);
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
@@ -194,6 +212,21 @@ fn ranks_on_different_accelerators_compute_the_same_grid() {
         grid == one_grid,
         "the native and Vulkan ranks computed another grid"
     );
+}
+
+/// A rank without `AMP_DEVICE` takes its device by its rank on the machine (a GPU, else the
+/// native CPU accelerator), through a collective call the rank with `AMP_DEVICE` must join too.
+#[test]
+fn ranks_with_and_without_amp_device_run_together() {
+    let (one_summary, one_grid) = solve(&[ranks_on(1, "cpu")], &GRID, "alone.bin");
+    let (summary, grid) = solve_with(
+        &[ranks_on(1, "cpu"), ranks(1)],
+        &GRID,
+        "with-and-without.bin",
+        false,
+    );
+    assert_eq!(result_part(&summary), result_part(&one_summary));
+    assert!(grid == one_grid, "the two ranks computed another grid");
 }
 
 #[test]
