@@ -130,6 +130,34 @@ void main() {
 }
 ";
 
+/// A tile's sum by subgroups: `subgroupAdd`, one value per subgroup in shared memory, thread 0
+/// adds them (appended to [`GLSL_T256`], whose `#version` line the caller follows with the
+/// extensions).
+pub(crate) const G_REDUCE_SUBGROUP: &str = "
+layout(std430, binding = 0) readonly buffer A { T a[]; };
+layout(std430, binding = 1) writeonly buffer S { T sums[]; };
+shared T sh[256];
+void main() {
+    uint tile = tile_id();
+    if (tile >= pc.tiles) return;
+    uint l = gl_LocalInvocationID.x;
+    T s = subgroupAdd(a[tile * 256u + l]);
+    if (subgroupElect()) sh[gl_SubgroupID] = s;
+    barrier();
+    if (l == 0u) {
+        T t = sh[0];
+        for (uint i = 1u; i < gl_NumSubgroups; i++) t += sh[i];
+        sums[tile] = t;
+    }
+}
+";
+
+/// The extensions [`G_REDUCE_SUBGROUP`] needs, after the `#version` line.
+pub(crate) const SUBGROUP_EXTENSIONS: &str = "#version 450
+#extension GL_KHR_shader_subgroup_basic : enable
+#extension GL_KHR_shader_subgroup_arithmetic : enable
+";
+
 /// Transpose; `W` is the tile row length (33 padded, 32 square).
 pub(crate) const G_TRANSPOSE: &str = "#version 450
 layout(local_size_x = 32, local_size_y = 32) in;

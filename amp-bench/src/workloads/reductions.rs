@@ -1,12 +1,16 @@
-//! The reductions: tree and sequential addressing, i32 and f32.
+//! The reductions: tree and sequential addressing in `tile_static` memory, and subgroup sums;
+//! i32 and f32.
 
 use amp::prelude::*;
 use amp::KernelArg;
 use rayon::prelude::*;
 
 use super::{Ctx, Workload};
-use crate::glsl::{fold, push, raw, GLSL_T256, G_REDUCE};
-use crate::kernels::{reduce_seq_f32, reduce_seq_i32, reduce_tree_f32, reduce_tree_i32, RT};
+use crate::glsl::{fold, push, raw, GLSL_T256, G_REDUCE, G_REDUCE_SUBGROUP, SUBGROUP_EXTENSIONS};
+use crate::kernels::{
+    reduce_seq_f32, reduce_seq_i32, reduce_subgroup_f32, reduce_subgroup_i32, reduce_tree_f32,
+    reduce_tree_i32, RT,
+};
 use crate::report::{check, count, workload_row, Check, Diagnostic, Work};
 use crate::BoxError;
 
@@ -35,11 +39,12 @@ fn reductions(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         &xs,
         |v| v.par_iter().copied().reduce(|| 0, i32::wrapping_add),
         |v| v.iter().fold(0, |x, &y| x.wrapping_add(y)),
-        |on, tree, a, sums| {
+        |on, shape, a, sums| {
             let e = Extent::new([n]).tile::<RT>();
-            match tree {
-                true => parallel_for_each_on(on, e, reduce_tree_i32(a, sums)),
-                false => parallel_for_each_on(on, e, reduce_seq_i32(a, sums)),
+            match shape {
+                Shape::Tree => parallel_for_each_on(on, e, reduce_tree_i32(a, sums)),
+                Shape::Sequential => parallel_for_each_on(on, e, reduce_seq_i32(a, sums)),
+                Shape::Subgroup => parallel_for_each_on(on, e, reduce_subgroup_i32(a, sums)),
             }
         },
     )?;
@@ -52,14 +57,26 @@ fn reductions(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         &xs,
         |v| v.par_iter().sum(),
         |v| v.iter().sum(),
-        |on, tree, a, sums| {
+        |on, shape, a, sums| {
             let e = Extent::new([n]).tile::<RT>();
-            match tree {
-                true => parallel_for_each_on(on, e, reduce_tree_f32(a, sums)),
-                false => parallel_for_each_on(on, e, reduce_seq_f32(a, sums)),
+            match shape {
+                Shape::Tree => parallel_for_each_on(on, e, reduce_tree_f32(a, sums)),
+                Shape::Sequential => parallel_for_each_on(on, e, reduce_seq_f32(a, sums)),
+                Shape::Subgroup => parallel_for_each_on(on, e, reduce_subgroup_f32(a, sums)),
             }
         },
     )
+}
+
+/// How a tile combines its 256 values.
+#[derive(Clone, Copy)]
+enum Shape {
+    /// Interleaved addressing in `tile_static` memory (`l % 2s == 0`).
+    Tree,
+    /// Sequential addressing in `tile_static` memory (`l < s`).
+    Sequential,
+    /// Subgroup sums, then one value per subgroup.
+    Subgroup,
 }
 
 /// Native time of the row named `name` (the last one), for the diagnostics.
@@ -154,8 +171,8 @@ fn reduction_diagnostics(ctx: &mut Ctx<'_>, xs: &[i32]) -> Result<(), BoxError> 
     Ok(())
 }
 
-/// The tree and the sequential reduction rows of one element type (`ty`: its Rust and GLSL
-/// names): `launch(on, tree, a, sums)` runs the amp kernel on `on`, `finish` adds up the tile
+/// The tree, sequential and subgroup reduction rows of one element type (`ty`: its Rust and GLSL
+/// names): `launch(on, shape, a, sums)` runs the amp kernel on `on`, `finish` adds up the tile
 /// sums on the CPU (the amp, glslang and native columns pay it), `cpu_total` is the CPU column.
 fn reduction_rows<T>(
     ctx: &mut Ctx<'_>,
@@ -163,7 +180,7 @@ fn reduction_rows<T>(
     xs: &[T],
     cpu_total: impl Fn(&[T]) -> T,
     finish: impl Fn(&[T]) -> T,
-    launch: impl Fn(&Accelerator, bool, &Array<T, 1>, &mut Array<T, 1>) -> Result<(), amp::Error>,
+    launch: impl Fn(&Accelerator, Shape, &Array<T, 1>, &mut Array<T, 1>) -> Result<(), amp::Error>,
 ) -> Result<(), BoxError>
 where
     T: amp::DeviceElement + Default + PartialEq + std::fmt::Debug,
@@ -189,30 +206,39 @@ where
     })?;
     let loops = [
         (
+            Shape::Tree,
             "tree",
             "for (uint s = 1u; s < 256u; s *= 2u)",
             "l % (2u * s) == 0u",
         ),
         (
+            Shape::Sequential,
             "sequential",
             "for (uint s = 128u; s > 0u; s >>= 1u)",
             "l < s",
         ),
+        (Shape::Subgroup, "subgroups", "", ""),
     ];
-    for (label, lp, cond) in loops {
-        let source = format!(
-            "{GLSL_T256}{}",
-            G_REDUCE
-                .replace("T ", &format!("{glsl_ty} "))
-                .replace("LOOP", lp)
-                .replace("COND", cond)
-        );
+    for (shape, label, lp, cond) in loops {
+        let source = match shape {
+            Shape::Subgroup => format!(
+                "{}{}",
+                GLSL_T256.replace("#version 450\n", SUBGROUP_EXTENSIONS),
+                G_REDUCE_SUBGROUP.replace("T ", &format!("{glsl_ty} "))
+            ),
+            _ => format!(
+                "{GLSL_T256}{}",
+                G_REDUCE
+                    .replace("T ", &format!("{glsl_ty} "))
+                    .replace("LOOP", lp)
+                    .replace("COND", cond)
+            ),
+        };
         let k = raw(&acc, &format!("reduce_{label}_{ty}"), &source, 2, 4)?;
-        let tree = label == "tree";
         let (mut r_amp, mut r_glsl) = (T::default(), T::default());
         let (t_amp, t_glsl) = ctx.time_pair(
             || {
-                launch(&acc, tree, &a, &mut s_amp)?;
+                launch(&acc, shape, &a, &mut s_amp)?;
                 r_amp = total(&s_amp)?;
                 Ok(())
             },
@@ -229,7 +255,7 @@ where
         // Natively the tile sums are host memory: the CPU pass reads them in place.
         let mut r_native = T::default();
         let t_native = ctx.time_native(|| {
-            launch(&native, tree, &na, &mut ns)?;
+            launch(&native, shape, &na, &mut ns)?;
             r_native = finish(ns.as_slice()?);
             Ok(())
         })?;
