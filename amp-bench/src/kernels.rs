@@ -254,29 +254,13 @@ pub(crate) fn reduce_seq_f32(t: TiledIndex<RT>, a: &Array<f32, 1>, sums: &mut Ar
 /// A tile's sum by subgroups: each subgroup adds its lanes, lane 0 of each stores the sum, and
 /// thread 0 adds the subgroups' sums (one barrier, where the trees above wait at nine).
 #[kernel(amp, unchecked)]
-pub(crate) fn reduce_subgroup_i32(t: TiledIndex<RT>, a: &Array<i32, 1>, sums: &mut Array<i32, 1>) {
+pub(crate) fn reduce_subgroup<T: DeviceScalar>(
+    t: TiledIndex<RT>,
+    a: &Array<T, 1>,
+    sums: &mut Array<T, 1>,
+) {
     #[tile_static]
-    let mut sh: [i32; RT];
-    let sg = t.subgroup();
-    let s = sg.add(a[t.global]);
-    if sg.lane() == 0 {
-        sh[sg.index() as usize] = s;
-    }
-    t.barrier.wait_with_tile_static_memory_fence();
-    if t.local[0] == 0 {
-        let mut total = sh[0];
-        for i in 1..sg.count() as usize {
-            total += sh[i];
-        }
-        sums[t.tile] = total;
-    }
-}
-
-/// [`reduce_subgroup_i32`] of `f32`.
-#[kernel(amp, unchecked)]
-pub(crate) fn reduce_subgroup_f32(t: TiledIndex<RT>, a: &Array<f32, 1>, sums: &mut Array<f32, 1>) {
-    #[tile_static]
-    let mut sh: [f32; RT];
+    let mut sh: [T; RT];
     let sg = t.subgroup();
     let s = sg.add(a[t.global]);
     if sg.lane() == 0 {

@@ -8,8 +8,7 @@ use rayon::prelude::*;
 use super::{Ctx, Workload};
 use crate::glsl::{fold, push, raw, GLSL_T256, G_REDUCE, G_REDUCE_SUBGROUP, SUBGROUP_EXTENSIONS};
 use crate::kernels::{
-    reduce_seq_f32, reduce_seq_i32, reduce_subgroup_f32, reduce_subgroup_i32, reduce_tree_f32,
-    reduce_tree_i32, RT,
+    reduce_seq_f32, reduce_seq_i32, reduce_subgroup, reduce_tree_f32, reduce_tree_i32, RT,
 };
 use crate::report::{check, count, workload_row, Check, Diagnostic, Work};
 use crate::BoxError;
@@ -44,7 +43,7 @@ fn reductions(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
             match shape {
                 Shape::Tree => parallel_for_each_on(on, e, reduce_tree_i32(a, sums)),
                 Shape::Sequential => parallel_for_each_on(on, e, reduce_seq_i32(a, sums)),
-                Shape::Subgroup => parallel_for_each_on(on, e, reduce_subgroup_i32(a, sums)),
+                Shape::Subgroup => parallel_for_each_on(on, e, reduce_subgroup(a, sums)),
             }
         },
     )?;
@@ -62,7 +61,7 @@ fn reductions(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
             match shape {
                 Shape::Tree => parallel_for_each_on(on, e, reduce_tree_f32(a, sums)),
                 Shape::Sequential => parallel_for_each_on(on, e, reduce_seq_f32(a, sums)),
-                Shape::Subgroup => parallel_for_each_on(on, e, reduce_subgroup_f32(a, sums)),
+                Shape::Subgroup => parallel_for_each_on(on, e, reduce_subgroup(a, sums)),
             }
         },
     )
