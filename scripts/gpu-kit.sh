@@ -60,7 +60,7 @@ collect() {
         strip "$stage/$dest" 2>/dev/null || true
     done
 }
-suites="device native_accelerator accelerator robustness leaks timeout"
+suites="device native_accelerator accelerator robustness leaks timeout multi_device"
 mkdir -p "$stage/bin/examples"
 
 if [ "$profile" = quick ]; then

@@ -146,6 +146,7 @@ suites=(
     "robustness|robustness|120|"
     "timeout|timeout|120|"
     "leaks|leaks|180|"
+    "multi_device|multi_device|120|"
 )
 for t in "$bin"/runtime-*; do
     [ -x "$t" ] && suites+=("$(basename "$t")|$(basename "$t")|120|")
