@@ -5,6 +5,7 @@
 
 use super::scan::exclusive_scan_on;
 use super::unique::{run_starts, scatter_starts};
+use super::with_fn::AlgorithmElement;
 use super::{accelerator_of, check_lengths, sum};
 use crate::prelude::*;
 
@@ -25,7 +26,7 @@ type Blocks<'f, A, B> =
 /// partial combines its block in order, and the partials stay in order, so the operator need not
 /// be commutative.
 #[doc(hidden)]
-pub fn reduce<A: DeviceScalar, B: DeviceScalar>(
+pub fn reduce<A: AlgorithmElement, B: AlgorithmElement>(
     input: &ArrayView<'_, A, 1>,
     init: B,
     first: impl Fn(&ArrayView<'_, A, 1>, &mut Array<B, 1>, B, u32) -> Result<(), Error>,
@@ -50,7 +51,7 @@ pub fn reduce<A: DeviceScalar, B: DeviceScalar>(
 
 /// `transform`: checks the lengths and launches the user's kernel over `input`'s extent.
 #[doc(hidden)]
-pub fn transform<A: DeviceScalar, B: DeviceScalar>(
+pub fn transform<A: AlgorithmElement, B: AlgorithmElement>(
     input: &ArrayView<'_, A, 1>,
     out: &mut ArrayViewMut<'_, B, 1>,
     launch: impl Fn(&ArrayView<'_, A, 1>, &mut ArrayViewMut<'_, B, 1>) -> Result<(), Error>,
@@ -66,7 +67,7 @@ pub fn transform<A: DeviceScalar, B: DeviceScalar>(
 
 /// `count_if`: the user's kernel counts each block's matches into a partial, `sum` adds them.
 #[doc(hidden)]
-pub fn count_if<T: DeviceScalar>(
+pub fn count_if<T: AlgorithmElement>(
     input: &ArrayView<'_, T, 1>,
     blocks: impl Fn(&ArrayView<'_, T, 1>, &mut Array<u32, 1>) -> Result<(), Error>,
 ) -> Result<usize, Error> {
@@ -106,7 +107,7 @@ fn scatter_partition<T: DeviceScalar>(
 /// elements, an exclusive scan of the flags gives their output positions, and the library's
 /// scatter writes them.
 #[doc(hidden)]
-pub fn select<T: DeviceScalar>(
+pub fn select<T: AlgorithmElement>(
     operation: &'static str,
     partition: bool,
     input: &ArrayView<'_, T, 1>,
@@ -193,7 +194,7 @@ pub struct SegmentKernels<'f, V: DeviceScalar> {
 
 /// `reduce_by_key`: checks the lengths, then [`runs`].
 #[doc(hidden)]
-pub fn reduce_by_key<K: DeviceScalar, V: DeviceScalar>(
+pub fn reduce_by_key<K: AlgorithmElement, V: AlgorithmElement>(
     keys: &ArrayView<'_, K, 1>,
     values: &ArrayView<'_, V, 1>,
     keys_out: &mut ArrayViewMut<'_, K, 1>,

@@ -34,6 +34,12 @@
 //!   is stable.
 //! - [`fill`], [`iota`], [`count`], [`histogram`], [`unique`]; searches of sorted data ([`lower_bound`],
 //!   [`upper_bound`], a binary search per query) and a stable [`merge`].
+//! - The ones that take an `#[amp::device]` function of the caller's are macros, which expand
+//!   to the kernels that call it in the caller's crate: [`reduce!`](reduce),
+//!   [`transform!`](transform), [`transform_reduce!`](transform_reduce),
+//!   [`count_if!`](count_if), [`copy_if!`](copy_if), [`partition!`](partition) (stable) and
+//!   [`reduce_by_key!`](reduce_by_key). The element types come first, the function is a path:
+//!   `reduce!(f32, &view, 0.0, max_abs)`.
 
 mod count;
 mod drivers;
@@ -69,7 +75,7 @@ pub use drivers::{
     select as __select, transform as __transform, SegmentKernels as __SegmentKernels,
 };
 #[doc(hidden)]
-pub use with_fn::{supported as __supported, AlgorithmElement as __AlgorithmElement};
+pub use with_fn::AlgorithmElement as __AlgorithmElement;
 
 #[cfg(doc)]
 use crate::Array;

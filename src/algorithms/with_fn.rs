@@ -30,10 +30,6 @@ impl AlgorithmElement for u32 {}
 impl AlgorithmElement for f32 {}
 impl AlgorithmElement for f64 {}
 
-/// Checks at compile time that `T` is one of the algorithms' element types.
-#[doc(hidden)]
-pub const fn supported<T: AlgorithmElement>() {}
-
 /// The blocks kernel of a reduction (one partial per block of `256 * 32` elements, combined in
 /// order) named `$name`, reading `$in` elements and combining `$out` values with `$op`; each
 /// element loaded through `$f` when there is one.
@@ -116,7 +112,6 @@ macro_rules! __amp_reduce_blocks {
 #[macro_export]
 macro_rules! __amp_algorithms_reduce {
     ($t:ident, $input:expr, $init:expr, $($op:ident)::+ $(,)?) => {{
-        const _: () = $crate::algorithms::__supported::<$t>();
         let __amp_input: &$crate::ArrayView<'_, $t, 1> = $input;
         let __amp_init: $t = $init;
         {
@@ -173,8 +168,6 @@ macro_rules! __amp_algorithms_reduce {
 #[macro_export]
 macro_rules! __amp_algorithms_transform_reduce {
     ($a:ident => $b:ident, $input:expr, $($f:ident)::+, $init:expr, $($op:ident)::+ $(,)?) => {{
-        const _: () = $crate::algorithms::__supported::<$a>();
-        const _: () = $crate::algorithms::__supported::<$b>();
         let __amp_input: &$crate::ArrayView<'_, $a, 1> = $input;
         let __amp_init: $b = $init;
         {
@@ -235,8 +228,6 @@ macro_rules! __amp_algorithms_transform_reduce {
 #[macro_export]
 macro_rules! __amp_algorithms_transform {
     ($a:ident => $b:ident, $input:expr, $out:expr, $($f:ident)::+ $(,)?) => {{
-        const _: () = $crate::algorithms::__supported::<$a>();
-        const _: () = $crate::algorithms::__supported::<$b>();
         let __amp_input: &$crate::ArrayView<'_, $a, 1> = $input;
         let __amp_out: &mut $crate::ArrayViewMut<'_, $b, 1> = $out;
         {
@@ -292,7 +283,6 @@ macro_rules! __amp_flags_kernel {
 #[macro_export]
 macro_rules! __amp_algorithms_count_if {
     ($t:ident, $input:expr, $($pred:ident)::+ $(,)?) => {{
-        const _: () = $crate::algorithms::__supported::<$t>();
         let __amp_input: &$crate::ArrayView<'_, $t, 1> = $input;
         {
             use $crate::prelude::*;
@@ -372,7 +362,6 @@ macro_rules! __amp_algorithms_count_if {
 #[macro_export]
 macro_rules! __amp_algorithms_copy_if {
     ($t:ident, $input:expr, $out:expr, $($pred:ident)::+ $(,)?) => {{
-        const _: () = $crate::algorithms::__supported::<$t>();
         let __amp_input: &$crate::ArrayView<'_, $t, 1> = $input;
         let __amp_out: &mut $crate::ArrayViewMut<'_, $t, 1> = $out;
         {
@@ -421,7 +410,6 @@ macro_rules! __amp_algorithms_copy_if {
 #[macro_export]
 macro_rules! __amp_algorithms_partition {
     ($t:ident, $input:expr, $out:expr, $($pred:ident)::+ $(,)?) => {{
-        const _: () = $crate::algorithms::__supported::<$t>();
         let __amp_input: &$crate::ArrayView<'_, $t, 1> = $input;
         let __amp_out: &mut $crate::ArrayViewMut<'_, $t, 1> = $out;
         {
@@ -477,8 +465,6 @@ macro_rules! __amp_algorithms_partition {
 macro_rules! __amp_algorithms_reduce_by_key {
     ($k:ident, $v:ident, $keys:expr, $values:expr, $keys_out:expr, $values_out:expr,
      $($op:ident)::+ $(,)?) => {{
-        const _: () = $crate::algorithms::__supported::<$k>();
-        const _: () = $crate::algorithms::__supported::<$v>();
         let __amp_keys: &$crate::ArrayView<'_, $k, 1> = $keys;
         let __amp_values: &$crate::ArrayView<'_, $v, 1> = $values;
         let __amp_keys_out: &mut $crate::ArrayViewMut<'_, $k, 1> = $keys_out;

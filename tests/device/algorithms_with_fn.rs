@@ -15,6 +15,8 @@ const MILLIONS: usize = 3_000_017;
 
 /// Device functions of the tests, in a module of their own: the macros reach them by path.
 mod ops {
+    use amp::prelude::*;
+
     /// The larger magnitude, the first of equal ones.
     #[amp::device]
     pub fn max_abs(a: f32, b: f32) -> f32 {
@@ -39,6 +41,13 @@ mod ops {
     #[amp::device]
     pub fn add(a: u32, b: u32) -> u32 {
         a + b
+    }
+
+    /// The larger, for every scalar type: a generic device function, instantiated by the
+    /// macro's kernel for its element type.
+    #[amp::device]
+    pub fn larger<T: DeviceScalar>(a: T, b: T) -> T {
+        a.max(b)
     }
 
     /// `f64` sum.
@@ -115,6 +124,8 @@ fn reduce_matches_the_host() {
         let expected = sparse.iter().copied().find(|&x| x != 0).unwrap_or(0);
         let got = algorithms::reduce!(i32, &array.view(), 0, ops::first_nonzero).unwrap();
         assert_eq!(got, expected, "first non-zero of {n}");
+        let largest = algorithms::reduce!(i32, &array.view(), i32::MIN, ops::larger).unwrap();
+        assert_eq!(largest, sparse.iter().copied().fold(i32::MIN, i32::max));
 
         let floats: Vec<f32> = (0..n)
             .map(|_| (rng.next_u32() % 2001) as f32 - 1000.0)

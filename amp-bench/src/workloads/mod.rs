@@ -2,6 +2,7 @@
 //! which runs them in the order of [`ALL`].
 
 mod algorithms;
+mod algorithms_fn;
 mod bounds;
 mod build;
 mod chain;
