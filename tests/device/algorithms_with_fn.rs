@@ -125,7 +125,7 @@ fn reduce_matches_the_host() {
         let got = algorithms::reduce!(i32, &array.view(), 0, ops::first_nonzero).unwrap();
         assert_eq!(got, expected, "first non-zero of {n}");
         let largest = algorithms::reduce!(i32, &array.view(), i32::MIN, ops::larger).unwrap();
-        assert_eq!(largest, sparse.iter().copied().fold(i32::MIN, i32::max));
+        assert_eq!(largest, sparse.iter().copied().fold(i32::MIN, Ord::max));
 
         let floats: Vec<f32> = (0..n)
             .map(|_| (rng.next_u32() % 2001) as f32 - 1000.0)
