@@ -8,6 +8,8 @@ use amp::algorithms;
 use amp::prelude::*;
 use rayon::prelude::*;
 
+mod with_fn;
+
 use super::scan::cpu_exclusive_scan;
 use super::{Ctx, Workload};
 use crate::report::{check, check_native, count, native_cell, timed, Cell, Native, Row, Work};
@@ -129,13 +131,13 @@ pub fn algorithms_rows(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         |x| x.to_bits(),
     )?;
     search_and_count_rows(ctx, &keys)?;
-    super::algorithms_fn::user_fn_rows(ctx, &keys)?;
+    with_fn::user_fn_rows(ctx, &keys)?;
     Ok(())
 }
 
 /// A row of one algorithm run by `amp_run` on `acc` (the default accelerator, then the native
 /// one), beside `cpu_run` (rayon or a plain loop), each returning what the check compares.
-pub(super) fn algorithm_row(
+fn algorithm_row(
     ctx: &mut Ctx<'_>,
     name: &str,
     size: String,

@@ -2,7 +2,6 @@
 //! which runs them in the order of [`ALL`].
 
 mod algorithms;
-mod algorithms_fn;
 mod bounds;
 mod build;
 mod chain;

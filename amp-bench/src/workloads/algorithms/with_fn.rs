@@ -6,8 +6,8 @@ use amp::algorithms;
 use amp::prelude::*;
 use rayon::prelude::*;
 
-use super::algorithms::algorithm_row;
-use super::Ctx;
+use super::algorithm_row;
+use crate::context::Ctx;
 use crate::report::{count, Work};
 use crate::BoxError;
 
