@@ -109,6 +109,7 @@ macro_rules! __amp_reduce_blocks {
 /// assert_eq!(largest, -7.0);
 /// # Ok(()) }
 /// ```
+#[doc(hidden)]
 #[macro_export]
 macro_rules! __amp_algorithms_reduce {
     ($t:ident, $input:expr, $init:expr, $($op:ident)::+ $(,)?) => {{
@@ -165,6 +166,7 @@ macro_rules! __amp_algorithms_reduce {
 /// assert_eq!(norm2, 25.0);
 /// # Ok(()) }
 /// ```
+#[doc(hidden)]
 #[macro_export]
 macro_rules! __amp_algorithms_transform_reduce {
     ($a:ident => $b:ident, $input:expr, $($f:ident)::+, $init:expr, $($op:ident)::+ $(,)?) => {{
@@ -225,6 +227,7 @@ macro_rules! __amp_algorithms_transform_reduce {
 /// assert_eq!(out, [0, 5, 9]);
 /// # Ok(()) }
 /// ```
+#[doc(hidden)]
 #[macro_export]
 macro_rules! __amp_algorithms_transform {
     ($a:ident => $b:ident, $input:expr, $out:expr, $($f:ident)::+ $(,)?) => {{
@@ -280,6 +283,7 @@ macro_rules! __amp_flags_kernel {
 /// assert_eq!(amp::algorithms::count_if!(i32, &ArrayView::new([5], &data)?, is_odd)?, 3);
 /// # Ok(()) }
 /// ```
+#[doc(hidden)]
 #[macro_export]
 macro_rules! __amp_algorithms_count_if {
     ($t:ident, $input:expr, $($pred:ident)::+ $(,)?) => {{
@@ -359,6 +363,7 @@ macro_rules! __amp_algorithms_count_if {
 /// assert_eq!(&out[..n], &[1.0, 3.0]);
 /// # Ok(()) }
 /// ```
+#[doc(hidden)]
 #[macro_export]
 macro_rules! __amp_algorithms_copy_if {
     ($t:ident, $input:expr, $out:expr, $($pred:ident)::+ $(,)?) => {{
@@ -407,6 +412,7 @@ macro_rules! __amp_algorithms_copy_if {
 /// assert_eq!((evens, out), (2, [2, 4, 1, 3, 5]));
 /// # Ok(()) }
 /// ```
+#[doc(hidden)]
 #[macro_export]
 macro_rules! __amp_algorithms_partition {
     ($t:ident, $input:expr, $out:expr, $($pred:ident)::+ $(,)?) => {{
@@ -461,6 +467,7 @@ macro_rules! __amp_algorithms_partition {
 /// assert_eq!((&k[..runs], &v[..runs]), (&[1, 2, 3][..], &[3.0, 3.0, 15.0][..]));
 /// # Ok(()) }
 /// ```
+#[doc(hidden)]
 #[macro_export]
 macro_rules! __amp_algorithms_reduce_by_key {
     ($k:ident, $v:ident, $keys:expr, $values:expr, $keys_out:expr, $values_out:expr,
