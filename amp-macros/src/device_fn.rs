@@ -256,8 +256,13 @@ pub fn fetch_missing(
     func: &syn::ItemFn,
     known: &[DeviceFnSource],
 ) -> Option<TokenStream2> {
-    let unmarked = crate::source_file::unmarked_fns(func);
-    let (key, call, crate_root) = amp_spirv::missing_device_fns_with_roots(func, known)
+    let missing = amp_spirv::missing_device_fns_with_roots(func, known);
+    let callee = missing
+        .first()
+        .and_then(|(_, call, _)| call.segments.last())
+        .map(|s| s.ident.span());
+    let unmarked = crate::source_file::unmarked_fns(func, callee);
+    let (key, call, crate_root) = missing
         .into_iter()
         .find(|(key, _, _)| !unmarked.as_ref().is_some_and(|u| u.contains(key)))?;
     let at = call

@@ -34,8 +34,15 @@
 //!   is stable.
 //! - [`fill`], [`iota`], [`count`], [`histogram`], [`unique`]; searches of sorted data ([`lower_bound`],
 //!   [`upper_bound`], a binary search per query) and a stable [`merge`].
+//! - The ones that take an `#[amp::device]` function of the caller's are macros, which expand
+//!   to the kernels that call it in the caller's crate: [`reduce!`](reduce),
+//!   [`transform!`](transform), [`transform_reduce!`](transform_reduce),
+//!   [`count_if!`](count_if), [`copy_if!`](copy_if), [`partition!`](partition) (stable) and
+//!   [`reduce_by_key!`](reduce_by_key). The element types come first, the function is a path:
+//!   `reduce!(f32, &view, 0.0, max_abs)`.
 
 mod count;
+mod drivers;
 mod fill;
 mod histogram;
 mod host;
@@ -44,6 +51,7 @@ mod scan;
 mod search;
 mod sort;
 mod unique;
+mod with_fn;
 
 pub use count::count;
 pub use fill::{fill, iota};
@@ -53,6 +61,21 @@ pub use scan::{exclusive_scan, inclusive_scan};
 pub use search::{lower_bound, merge, upper_bound};
 pub use sort::{sort, sort_by_key, sort_descending};
 pub use unique::unique;
+
+#[doc(inline)]
+pub use crate::{
+    __amp_algorithms_copy_if as copy_if, __amp_algorithms_count_if as count_if,
+    __amp_algorithms_partition as partition, __amp_algorithms_reduce as reduce,
+    __amp_algorithms_reduce_by_key as reduce_by_key, __amp_algorithms_transform as transform,
+    __amp_algorithms_transform_reduce as transform_reduce,
+};
+#[doc(hidden)]
+pub use drivers::{
+    count_if as __count_if, reduce as __reduce, reduce_by_key as __reduce_by_key,
+    select as __select, transform as __transform, SegmentKernels as __SegmentKernels,
+};
+#[doc(hidden)]
+pub use with_fn::AlgorithmElement as __AlgorithmElement;
 
 #[cfg(doc)]
 use crate::Array;
@@ -64,6 +87,12 @@ const TILE: usize = 256;
 /// a second dimension, so any count works).
 fn tiles(blocks: usize) -> TiledExtent<TILE, 0, 0> {
     Extent::new([blocks * TILE]).tile::<TILE>()
+}
+
+/// [`tiles`], for the kernels the macros of `with_fn.rs` expand to in the user's crate.
+#[doc(hidden)]
+pub fn __tiles(blocks: usize) -> TiledExtent<TILE, 0, 0> {
+    tiles(blocks)
 }
 
 /// `Error::MismatchedLengths` of `operation` unless the named lengths are equal.

@@ -6,7 +6,11 @@ use crate::prelude::*;
 
 /// `flags[i]` is 1 where `input[i]` starts a run of equal elements (`!=` its predecessor).
 #[kernel(amp, unchecked)]
-fn run_starts<T: DeviceScalar>(idx: Index<1>, input: ArrayView<T, 1>, flags: &mut Array<u32, 1>) {
+pub(super) fn run_starts<T: DeviceScalar>(
+    idx: Index<1>,
+    input: ArrayView<T, 1>,
+    flags: &mut Array<u32, 1>,
+) {
     let i = idx[0];
     let previous = if i == 0 { 0 } else { i - 1 };
     flags[idx] = if i == 0 || input[i] != input[previous] {
@@ -18,7 +22,7 @@ fn run_starts<T: DeviceScalar>(idx: Index<1>, input: ArrayView<T, 1>, flags: &mu
 
 /// Each run's first element at its position (`positions[i]`, the exclusive scan of the flags).
 #[kernel(amp, allow(write_conflict))]
-fn scatter_starts<T: DeviceScalar>(
+pub(super) fn scatter_starts<T: DeviceScalar>(
     idx: Index<1>,
     input: ArrayView<T, 1>,
     flags: &Array<u32, 1>,

@@ -17,6 +17,7 @@
 mod common;
 
 mod algorithms;
+mod algorithms_with_fn;
 mod asynchrony;
 mod atomics;
 mod bounds;

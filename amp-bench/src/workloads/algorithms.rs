@@ -8,6 +8,8 @@ use amp::algorithms;
 use amp::prelude::*;
 use rayon::prelude::*;
 
+mod with_fn;
+
 use super::scan::cpu_exclusive_scan;
 use super::{Ctx, Workload};
 use crate::report::{check, check_native, count, native_cell, timed, Cell, Native, Row, Work};
@@ -129,6 +131,7 @@ pub fn algorithms_rows(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         |x| x.to_bits(),
     )?;
     search_and_count_rows(ctx, &keys)?;
+    with_fn::user_fn_rows(ctx, &keys)?;
     Ok(())
 }
 
