@@ -579,13 +579,14 @@ impl Emitter<'_> {
         if stmts.is_empty() && tail.is_none() {
             return Ok(TokenStream::new());
         }
-        // A region that is one `if t.local[0] < n { .. }`: its work-item loop stops at `n`;
+        // A region that is one `if t.local[0] < n { .. }` (or `== 0`, below 1): its work-item
+        // loop stops at `n`;
         // one `if t.local[0] % m == 0 { .. }`: it runs every m-th thread. `n` and `m` name
         // tile-level values only, so they are evaluated before the loop, outside any context.
         let (limit, stmts, tail): (Option<(Lanes, TokenStream)>, Vec<&Stmt>, Option<&Expr>) =
             match self.narrowed(stmts, tail) {
                 Some((lanes, n, then)) => (
-                    Some((lanes, self.expr(n)?)),
+                    Some((lanes, self.expr(&n)?)),
                     then.stmts.iter().collect(),
                     then.tail.as_deref(),
                 ),
@@ -791,7 +792,7 @@ impl Emitter<'_> {
         &self,
         stmts: &[&'b Stmt],
         tail: Option<&'b Expr>,
-    ) -> Option<(Lanes, &'b Expr, &'b Block)> {
+    ) -> Option<(Lanes, Expr, &'b Block)> {
         if self.k.rank != 1 {
             return None;
         }
@@ -808,11 +809,22 @@ impl Emitter<'_> {
         let zero = |x: &Expr| matches!(x.kind, ExprKind::Lit(Lit::Int(0)));
         match &cond.kind {
             ExprKind::Binary(BinOp::Lt, lane, n) if is_lane(lane) && uniform(n) => {
-                Some((Lanes::Below, &**n, then))
+                Some((Lanes::Below, (**n).clone(), then))
+            }
+            // `t.local[0] == 0` (a tile's result written by its first thread): the threads
+            // below 1.
+            ExprKind::Binary(BinOp::Eq, lane, z) | ExprKind::Binary(BinOp::Eq, z, lane)
+                if zero(z) && is_lane(lane) =>
+            {
+                let one = Expr {
+                    kind: ExprKind::Lit(Lit::Int(1)),
+                    ..(**z).clone()
+                };
+                Some((Lanes::Below, one, then))
             }
             ExprKind::Binary(BinOp::Eq, rem, z) if zero(z) => match &rem.kind {
                 ExprKind::Binary(BinOp::Rem, lane, m) if is_lane(lane) && uniform(m) => {
-                    Some((Lanes::Multiples, &**m, then))
+                    Some((Lanes::Multiples, (**m).clone(), then))
                 }
                 _ => None,
             },
