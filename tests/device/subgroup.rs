@@ -363,3 +363,80 @@ fn a_butterfly_reduction_sums_each_tile() -> Result<(), amp::Error> {
     assert_validation_clean();
     Ok(())
 }
+
+/// Subgroups of a 2-D tile (12 x 16 threads: the last dimension a multiple of every subgroup
+/// size up to 16, and the thread count of every size up to 64, so every subgroup is whole), in
+/// a kernel whose second tile row returns before the operations (every thread of those tiles
+/// returns together, so the rule holds): each thread writes its lane, its subgroup and the
+/// subgroup's count of lanes, which must agree with the lanes seen.
+#[kernel(amp, allow(write_conflict))]
+fn subgroups_of_a_2d_tile(t: TiledIndex<12, 16>, out: ArrayViewMut<u32, 2>) {
+    if t.tile[0] == 1 {
+        return;
+    }
+    let sg = t.subgroup();
+    let lanes = sg.add(1u32);
+    let first = sg.broadcast_first(t.local[0] as u32 * 16 + t.local[1] as u32);
+    out[[t.global[0], t.global[1] * 4]] = sg.lane();
+    out[[t.global[0], t.global[1] * 4 + 1]] = sg.index();
+    out[[t.global[0], t.global[1] * 4 + 2]] = lanes;
+    out[[t.global[0], t.global[1] * 4 + 3]] = first;
+}
+
+#[test]
+fn a_2d_tile_has_whole_subgroups_and_a_returned_tile_writes_nothing() -> Result<(), amp::Error> {
+    let (rows, cols) = (36, 32);
+    let mut out = vec![u32::MAX; rows * cols * 4];
+    let mut ov = ArrayViewMut::new([rows, cols * 4], &mut out)?;
+    let domain = Extent::new([rows, cols]).tile::<12, 16>();
+    parallel_for_each(domain, subgroups_of_a_2d_tile(&mut ov))?;
+    ov.synchronize()?;
+    drop(ov);
+    let at = |r: usize, c: usize, k: usize| out[(r * cols + c) * 4 + k];
+    for tile_r in 0..rows / 12 {
+        for tile_c in 0..cols / 16 {
+            let mut groups: BTreeMap<u32, Vec<(u32, u32)>> = BTreeMap::new();
+            for lr in 0..12 {
+                for lc in 0..16 {
+                    let (r, c) = (tile_r * 12 + lr, tile_c * 16 + lc);
+                    if tile_r == 1 {
+                        assert_eq!(at(r, c, 0), u32::MAX, "a returned thread wrote");
+                        continue;
+                    }
+                    let linear = (lr * 16 + lc) as u32;
+                    groups
+                        .entry(at(r, c, 1))
+                        .or_default()
+                        .push((at(r, c, 0), linear));
+                }
+            }
+            let mut seen = 0;
+            for (index, members) in &groups {
+                let first_linear = members.iter().min_by_key(|m| m.0).unwrap().1;
+                for &(lane, linear) in members {
+                    let (r, c) = (
+                        tile_r * 12 + linear as usize / 16,
+                        tile_c * 16 + linear as usize % 16,
+                    );
+                    assert_eq!(
+                        at(r, c, 2) as usize,
+                        members.len(),
+                        "lanes of subgroup {index}"
+                    );
+                    assert_eq!(
+                        at(r, c, 3),
+                        first_linear,
+                        "broadcast_first in subgroup {index}"
+                    );
+                    assert!(lane < 128);
+                }
+                seen += members.len();
+            }
+            if tile_r != 1 {
+                assert_eq!(seen, 12 * 16, "every thread in one subgroup");
+            }
+        }
+    }
+    assert_validation_clean();
+    Ok(())
+}

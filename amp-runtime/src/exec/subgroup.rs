@@ -23,9 +23,11 @@ use crate::short_vector::UInt4;
 ///   `+inf`/`-inf`; float `add` combines in an order of the device's, so its rounding may
 ///   differ between devices (lane order on the native accelerator).
 ///
-/// Which threads share a subgroup is the device's choice on a GPU (in practice consecutive
-/// local indices); the native accelerator takes the tile's threads in row-major order, 32 at a
-/// time. Kernels should use `lane()` and `index()`, not assume the mapping.
+/// Which threads share a subgroup is the device's choice (consecutive local indices on NVIDIA);
+/// the native accelerator takes the tile's threads in row-major order, 32 at a time. Kernels
+/// should use `lane()` and `index()`, not assume the mapping, and give the tile's last
+/// dimension a multiple of the subgroup size (lavapipe cuts each row of the last dimension into
+/// subgroups of its own, where its `index()` no longer tells them apart).
 ///
 /// On the host (where kernels never run, and reference implementations may call these) a
 /// thread is a subgroup of one lane: the values below are that subgroup's.
