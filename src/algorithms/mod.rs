@@ -32,7 +32,7 @@
 //! - Sorts ([`sort`], [`sort_by_key`], [`sort_descending`]) are LSD radix sorts: floats in
 //!   `total_cmp` order (negative NaNs first, positive NaNs last, every bit kept); `sort_by_key`
 //!   is stable.
-//! - [`fill`], [`iota`], [`count`], [`histogram`], [`unique`]; searches of sorted data ([`lower_bound`],
+//! - [`fill`], [`iota`], [`gather`], [`scatter`], [`count`], [`histogram`], [`unique`]; searches of sorted data ([`lower_bound`],
 //!   [`upper_bound`], a binary search per query) and a stable [`merge`].
 //! - The ones that take an `#[amp::device]` function of the caller's are macros, which expand
 //!   to the kernels that call it in the caller's crate: [`reduce!`](reduce),
@@ -44,6 +44,7 @@
 mod count;
 mod drivers;
 mod fill;
+mod gather;
 mod histogram;
 mod host;
 mod reduce;
@@ -55,6 +56,7 @@ mod with_fn;
 
 pub use count::count;
 pub use fill::{fill, iota};
+pub use gather::{gather, scatter};
 pub use histogram::histogram;
 pub use reduce::{max, min, sum};
 pub use scan::{exclusive_scan, inclusive_scan};

@@ -623,3 +623,81 @@ fn histogram_counts_equal_width_bins() -> Result<(), amp::Error> {
     assert_validation_clean();
     Ok(())
 }
+
+#[test]
+fn gather_and_scatter_move_elements_through_the_map() -> Result<(), amp::Error> {
+    let mut rng = Rng(31);
+    for n in CONTRACT_LENGTHS {
+        // A permutation: gather applies it, scatter undoes it.
+        let data = floats_with_specials(&mut rng, n);
+        let mut perm: Vec<u32> = (0..n as u32).collect();
+        for i in (1..n).rev() {
+            perm.swap(i, rng.next_u32() as usize % (i + 1));
+        }
+        let mut gathered = vec![0.0f32; n];
+        algorithms::gather(
+            &ArrayView::new([n], &data)?,
+            &ArrayView::new([n], &perm)?,
+            &mut ArrayViewMut::new([n], &mut gathered)?,
+        )?;
+        let want: Vec<f32> = perm.iter().map(|&p| data[p as usize]).collect();
+        assert_eq!(bits(&gathered), bits(&want), "gather of {n}");
+        let mut back = vec![1.0f32; n];
+        algorithms::scatter(
+            &ArrayView::new([n], &gathered)?,
+            &ArrayView::new([n], &perm)?,
+            &mut ArrayViewMut::new([n], &mut back)?,
+        )?;
+        assert_eq!(bits(&back), bits(&data), "scatter of {n}");
+    }
+    // A table looked up with repeats, and a scatter that leaves unnamed elements alone.
+    let table = [5i32, -6, 7];
+    let map = [2u32, 2, 0, 1, 0];
+    let mut out = [0i32; 5];
+    algorithms::gather(
+        &ArrayView::new([3], &table)?,
+        &ArrayView::new([5], &map)?,
+        &mut ArrayViewMut::new([5], &mut out)?,
+    )?;
+    assert_eq!(out, [7, 7, 5, -6, 5]);
+    let mut wide = [9u32; 6];
+    algorithms::scatter(
+        &ArrayView::new([2], &[1u32, 2])?,
+        &ArrayView::new([2], &[4u32, 0])?,
+        &mut ArrayViewMut::new([6], &mut wide)?,
+    )?;
+    assert_eq!(wide, [2, 9, 9, 9, 1, 9]);
+    assert_validation_clean();
+
+    // Bad input: typed errors.
+    let mut three = [0i32; 3];
+    let short = algorithms::gather(
+        &ArrayView::new([3], &table)?,
+        &ArrayView::new([5], &map)?,
+        &mut ArrayViewMut::new([3], &mut three)?,
+    );
+    assert!(
+        matches!(short, Err(amp::Error::MismatchedLengths { .. })),
+        "{short:?}"
+    );
+    let past = algorithms::gather(
+        &ArrayView::new([3], &table)?,
+        &ArrayView::new([3], &[0u32, 3, 1])?,
+        &mut ArrayViewMut::new([3], &mut three)?,
+    );
+    assert!(
+        matches!(past, Err(amp::Error::IndexOutOfBounds { .. })),
+        "{past:?}"
+    );
+    let past = algorithms::scatter(
+        &ArrayView::new([3], &table)?,
+        &ArrayView::new([3], &[0u32, 7, 1])?,
+        &mut ArrayViewMut::new([3], &mut three)?,
+    );
+    assert!(
+        matches!(past, Err(amp::Error::IndexOutOfBounds { .. })),
+        "{past:?}"
+    );
+    assert_validation_clean();
+    Ok(())
+}
