@@ -366,15 +366,25 @@ macro_rules! __amp_algorithms_count_if {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __amp_algorithms_copy_if {
-    ($t:ident, $input:expr, $out:expr, $($pred:ident)::+ $(,)?) => {{
+    ($t:ident, $input:expr, $out:expr, $($pred:ident)::+ $(,)?) => {
+        $crate::__amp_select!("copy_if", false, $t, $input, $out, $($pred)::+)
+    };
+}
+
+/// `copy_if!` (`partition` false) and `partition!` (true): the flags kernel of the caller's
+/// predicate, then the library's scan and scatter.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __amp_select {
+    ($name:literal, $partition:literal, $t:ident, $input:expr, $out:expr, $($pred:ident)::+) => {{
         let __amp_input: &$crate::ArrayView<'_, $t, 1> = $input;
         let __amp_out: &mut $crate::ArrayViewMut<'_, $t, 1> = $out;
         {
             use $crate::prelude::*;
             $crate::__amp_flags_kernel!($t, $($pred)::+);
             $crate::algorithms::__select::<$t>(
-                "copy_if",
-                false,
+                $name,
+                $partition,
                 __amp_input,
                 __amp_out,
                 |input, flags| $crate::parallel_for_each(input.extent(), __amp_flags(input, flags)),
@@ -415,21 +425,9 @@ macro_rules! __amp_algorithms_copy_if {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __amp_algorithms_partition {
-    ($t:ident, $input:expr, $out:expr, $($pred:ident)::+ $(,)?) => {{
-        let __amp_input: &$crate::ArrayView<'_, $t, 1> = $input;
-        let __amp_out: &mut $crate::ArrayViewMut<'_, $t, 1> = $out;
-        {
-            use $crate::prelude::*;
-            $crate::__amp_flags_kernel!($t, $($pred)::+);
-            $crate::algorithms::__select::<$t>(
-                "partition",
-                true,
-                __amp_input,
-                __amp_out,
-                |input, flags| $crate::parallel_for_each(input.extent(), __amp_flags(input, flags)),
-            )
-        }
-    }};
+    ($t:ident, $input:expr, $out:expr, $($pred:ident)::+ $(,)?) => {
+        $crate::__amp_select!("partition", true, $t, $input, $out, $($pred)::+)
+    };
 }
 
 /// For each run of consecutive equal keys, the key and its values combined in order with
