@@ -26,21 +26,34 @@ pub(super) fn check_placement(k: &Kernel, errors: &mut Diagnostics) {
     check.block(&k.body);
 }
 
-/// Where the branches of an `if` that is a value stand.
-const CONDITIONAL: &str = "a branch of an `if` that is a value, which not every thread evaluates: compute it into a variable before the `if`";
+/// A place a collective may not stand, and how to move it out: (where, the fix).
+type Spot = (&'static str, &'static str);
+
+const WHILE_CONDITION: Spot = (
+    "a `while` condition, which runs again for each iteration",
+    "compute the value into a variable before the loop and again at the end of its body",
+);
+const SHORT_CIRCUIT: Spot = (
+    "the right side of `&&` or `||`, which not every thread evaluates",
+    "compute it into a variable before the condition",
+);
+const CONDITIONAL: Spot = (
+    "a branch of an `if` that is a value, which not every thread evaluates",
+    "compute it into a variable before the `if`",
+);
+const VALUE_CONSTRUCT: Spot = (
+    "a block or loop that is a value",
+    "compute it into a variable in a statement of its own",
+);
+const WITH_EFFECTS: Spot = (
+    "an expression with an assignment or atomic in it",
+    "compute it into a variable first",
+);
 
 struct Placement<'d> {
     errors: &'d mut Diagnostics,
     /// Where errors were reported before.
     reported: Vec<proc_macro2::LineColumn>,
-}
-
-/// Whether `e` contains a subgroup operation that combines lanes.
-pub(crate) fn has_collective(e: &Expr) -> bool {
-    any_expr(e, |x| match &x.kind {
-        ExprKind::Subgroup(op, _) if op.is_collective() => Probe::Hit,
-        _ => Probe::Descend,
-    })
 }
 
 impl Placement<'_> {
@@ -69,7 +82,7 @@ impl Placement<'_> {
                 }
             }
             ExprKind::While(c, body) => {
-                self.nowhere(c, "a `while` condition, which runs again for each iteration: compute the value into a variable before the loop and again at the end of its body");
+                self.nowhere(c, WHILE_CONDITION);
                 self.block(body);
             }
             ExprKind::For(r) => {
@@ -100,7 +113,7 @@ impl Placement<'_> {
         match &e.kind {
             ExprKind::Logic(_, a, b) => {
                 self.operand_position(a);
-                self.nowhere(b, "the right side of `&&` or `||`, which not every thread evaluates: compute it into a variable before the condition");
+                self.nowhere(b, SHORT_CIRCUIT);
             }
             // The condition of an `if` that is a value is always evaluated; its branches not.
             ExprKind::If(c, then, els) => {
@@ -117,12 +130,11 @@ impl Placement<'_> {
                     self.nowhere(x, CONDITIONAL);
                 }
             }
-            ExprKind::Block(_)
-            | ExprKind::Loop(_)
-            | ExprKind::While(..)
-            | ExprKind::For(_) => self.nowhere(e, "a block or loop that is a value: compute it into a variable in a statement of its own"),
+            ExprKind::Block(_) | ExprKind::Loop(_) | ExprKind::While(..) | ExprKind::For(_) => {
+                self.nowhere(e, VALUE_CONSTRUCT)
+            }
             ExprKind::Assign(..) | ExprKind::CompoundAssign(..) | ExprKind::Atomic(_) => {
-                self.nowhere(e, "an expression with an assignment or atomic in it: compute it into a variable first")
+                self.nowhere(e, WITH_EFFECTS)
             }
             ExprKind::Subgroup(_, args) => {
                 for a in args {
@@ -131,7 +143,7 @@ impl Placement<'_> {
             }
             _ => {
                 if side_effect(e) {
-                    self.nowhere(e, "an expression with an assignment or atomic in it: compute it into a variable first");
+                    self.nowhere(e, WITH_EFFECTS);
                     return;
                 }
                 let mut parts = Vec::new();
@@ -143,8 +155,8 @@ impl Placement<'_> {
         }
     }
 
-    /// Reports each collective in `e`: it stands in `place`.
-    fn nowhere(&mut self, e: &Expr, place: &str) {
+    /// Reports each collective in `e`: it stands in `spot`.
+    fn nowhere(&mut self, e: &Expr, (place, fix): Spot) {
         struct Find<'x>(Vec<&'x Expr>);
         impl<'x> Visitor<'x> for Find<'x> {
             fn visit_expr(&mut self, expr: &'x Expr) {
@@ -164,11 +176,10 @@ impl Placement<'_> {
                 Diagnostic::error(
                     Rule::SubgroupUniformity,
                     x.span,
-                    format!("this subgroup operation stands in {}", place.split(':').next().unwrap_or(place)),
+                    format!("this subgroup operation stands in {place}"),
                 )
                 .with_help(format!(
-                    "a subgroup operation that combines lanes must be evaluated by every thread at the same point of the kernel:{}",
-                    place.split_once(':').map_or("", |(_, fix)| fix)
+                    "a subgroup operation that combines lanes must be evaluated by every thread at the same point of the kernel: {fix}"
                 )),
             );
         }

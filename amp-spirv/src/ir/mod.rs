@@ -491,6 +491,14 @@ impl SubgroupOp {
     }
 }
 
+/// Whether `e` contains a subgroup operation that combines lanes.
+pub fn has_collective(e: &Expr) -> bool {
+    any_expr(e, |x| match &x.kind {
+        ExprKind::Subgroup(op, _) if op.is_collective() => Probe::Hit,
+        _ => Probe::Descend,
+    })
+}
+
 /// Which memory a barrier or fence orders.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fence {

@@ -19,6 +19,7 @@
 //! operand or mask taken modulo the subgroup size; a lane past the partial last subgroup's
 //! end reads the type's zero.
 
+use super::tile_locals::block_has;
 use super::{index_lit, unsupported, Emitter, Res};
 use crate::diag::Span;
 use crate::ir::*;
@@ -30,13 +31,7 @@ use quote::{quote, quote_spanned};
 /// the module docs); `None` when it has none.
 pub(super) fn hoisted(k: &Kernel) -> Option<Kernel> {
     k.tiled.as_ref()?;
-    let any = {
-        let mut found = false;
-        let mut probe = Probe(&mut found);
-        probe.visit_block(&k.body);
-        found
-    };
-    if !any {
+    if !block_has(&k.body, has_collective) {
         return None;
     }
     let mut out = k.clone();
@@ -53,18 +48,6 @@ pub(super) fn hoisted(k: &Kernel) -> Option<Kernel> {
     h.block(&mut body);
     out.body = body;
     Some(out)
-}
-
-/// Finds a collective subgroup operation.
-struct Probe<'f>(&'f mut bool);
-
-impl<'a> Visitor<'a> for Probe<'_> {
-    fn visit_expr(&mut self, expr: &'a Expr) {
-        if matches!(&expr.kind, ExprKind::Subgroup(op, _) if op.is_collective()) {
-            *self.0 = true;
-        }
-        walk_expr(self, expr);
-    }
 }
 
 struct Hoister<'l> {

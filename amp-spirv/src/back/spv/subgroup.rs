@@ -99,6 +99,14 @@ impl Emitter<'_> {
         interface
     }
 
+    /// The variable of the built-in input `op` reads, if the kernel declared it.
+    fn subgroup_input(&self, op: SubgroupOp) -> Option<Word> {
+        self.subgroup_inputs
+            .iter()
+            .find(|(o, _)| *o == op)
+            .map(|&(_, var)| var)
+    }
+
     /// Declares `capability` once (at the end of emission).
     fn require(&mut self, capability: Capability) {
         if !self.capabilities.contains(&capability) {
@@ -112,7 +120,7 @@ impl Emitter<'_> {
         for a in args {
             vals.push(self.expr(a)?);
         }
-        if let Some(&(_, var)) = self.subgroup_inputs.iter().find(|(o, _)| *o == op) {
+        if let Some(var) = self.subgroup_input(op) {
             let u = self.scalar_ty(Scalar::U32);
             return Some(self.load(u, var));
         }
@@ -194,11 +202,7 @@ impl Emitter<'_> {
     /// `lane % gl_SubgroupSize` (the size is a power of two).
     fn modulo_size(&mut self, lane: Word) -> Word {
         let u = self.scalar_ty(Scalar::U32);
-        let Some(&(_, var)) = self
-            .subgroup_inputs
-            .iter()
-            .find(|(o, _)| *o == SubgroupOp::Size)
-        else {
+        let Some(var) = self.subgroup_input(SubgroupOp::Size) else {
             return self.broken("the subgroup size is declared for lane operands");
         };
         let size = self.load(u, var);

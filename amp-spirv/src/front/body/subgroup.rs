@@ -199,7 +199,7 @@ impl BodyChecker<'_> {
     }
 
     /// Whether a value of type `ty` (as far as it is inferred) suits an operand of `kind`.
-    fn subgroup_operand_ok(&mut self, kind: Operand, ty: &Ty) -> bool {
+    fn subgroup_operand_ok(&self, kind: Operand, ty: &Ty) -> bool {
         let scalar = match ty {
             Ty::Scalar(s) => Some(*s),
             _ => None,
