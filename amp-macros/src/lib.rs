@@ -79,7 +79,7 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
                     eprint!("{}", i.kernel.report);
                 }
             }
-            let mut out = launcher(&func, &instances);
+            let mut out = launcher(&func, &instances, options.unchecked);
             out.extend(imports::markers(&imported));
             out.extend(callback::layout_assertions(
                 &func,
@@ -452,7 +452,16 @@ fn written_type_param(
         .filter(is_param)
 }
 
-fn launcher(func: &syn::ItemFn, instances: &[Instance]) -> TokenStream2 {
+/// The `# Safety` section of an unchecked kernel's launcher.
+const UNCHECKED_SAFETY_DOC: &str = "\n\n# Safety\n\n\
+This kernel is compiled with `#[kernel(amp, unchecked)]`: its view and array accesses are not \
+bounds-checked. The caller promises that every access of every thread of every launch of the \
+returned call lies inside the view or array it indexes (for a view, inside its extent). An \
+access outside is undefined behaviour: on the native CPU accelerator it reads or writes host \
+memory outside the data, and on a Vulkan device without robust buffer access it reaches \
+whatever device memory lies there.";
+
+fn launcher(func: &syn::ItemFn, instances: &[Instance], unchecked: bool) -> TokenStream2 {
     // Instances share their shape (parameters, rank, tile), which the signature fixes.
     let kernel = &instances[0].kernel;
     let type_params: Vec<syn::Ident> = instances[0]
@@ -637,16 +646,24 @@ fn launcher(func: &syn::ItemFn, instances: &[Instance]) -> TokenStream2 {
         }
     };
     let (ret, build) = call;
+    // An unchecked kernel's accesses go straight to memory: its launcher is `unsafe`, and the
+    // caller promises what the bounds checks would have proven.
+    let (unsafety, safety_doc) = if unchecked {
+        (quote!(unsafe), quote!(#[doc = #UNCHECKED_SAFETY_DOC]))
+    } else {
+        (TokenStream2::new(), TokenStream2::new())
+    };
     quote! {
         #(#item_checks)*
         #(#attrs)*
+        #safety_doc
         #[allow(
             clippy::needless_lifetimes,
             clippy::too_many_arguments,
             clippy::eq_op,
             clippy::identity_op
         )]
-        #vis fn #name<'k #(, #generics)*>(#(#inputs),*) -> #ret #where_clause {
+        #vis #unsafety fn #name<'k #(, #generics)*>(#(#inputs),*) -> #ret #where_clause {
             #(#statics)*
             #(#inline_checks)*
             #(#warnings)*

@@ -65,11 +65,12 @@ pub fn count<T: DeviceScalar>(input: &ArrayView<'_, T, 1>, value: T) -> Result<u
     }
     let blocks = n.div_ceil(TILE * COUNT_ITEMS);
     let mut partials = Array::<u32, 1>::new_on(&acc, [blocks])?;
-    parallel_for_each_on(
-        &acc,
-        tiles(blocks),
-        count_blocks(input, &mut partials, value),
-    )?;
+    // SAFETY: `count_blocks` reads `input[i]` only for `i < n` and writes `partials[b]` for
+    // the launch's tiles `b < blocks`, the length of `partials`.
+    parallel_for_each_on(&acc, tiles(blocks), unsafe {
+        count_blocks(input, &mut partials, value)
+    })?;
     // At most u32::MAX elements (an extent's limit), so the u32 sum does not wrap.
-    Ok(sum(&partials.view())? as usize)
+    let total = sum(&partials.view())?;
+    Ok(total as usize)
 }

@@ -79,7 +79,8 @@ pub fn count_if<T: AlgorithmElement>(
     let mut partials = Array::<u32, 1>::new_on(&acc, [n.div_ceil(COUNT_BLOCK)])?;
     blocks(input, &mut partials)?;
     // At most u32::MAX elements (an extent's limit), so the u32 sum does not wrap.
-    Ok(sum(&partials.view())? as usize)
+    let total = sum(&partials.view())?;
+    Ok(total as usize)
 }
 
 /// Each element at its place in a stable partition: the selected ones (`flags[i] == 1`) at
@@ -128,7 +129,10 @@ pub fn select<T: AlgorithmElement>(
     exclusive_scan_on(&acc, &flags.view(), &mut positions.view_mut())?;
     let kept = (last(&positions)? + last(&flags)?) as usize;
     if partition {
-        let kernel = scatter_partition(input, &flags, &positions, out, kept as u32);
+        // SAFETY: `flags`, `positions` and `out` have `input`'s length `n` (checked above);
+        // `positions` is the exclusive scan of the 0/1 `flags`, so a selected element goes to
+        // `positions[i] < kept` and an unselected one to `kept + i - positions[i] < n`.
+        let kernel = unsafe { scatter_partition(input, &flags, &positions, out, kept as u32) };
         parallel_for_each_on(&acc, input.extent(), kernel)?;
     } else {
         if kept > out.extent()[0] {
@@ -230,7 +234,8 @@ fn runs<K: DeviceScalar, V: DeviceScalar>(
 ) -> Result<usize, Error> {
     let n = keys.extent()[0];
     let mut flags = Array::<u32, 1>::new_on(acc, [n])?;
-    parallel_for_each_on(acc, keys.extent(), run_starts(keys, &mut flags))?;
+    // SAFETY: one thread per key; `flags` has the keys' length `n`.
+    parallel_for_each_on(acc, keys.extent(), unsafe { run_starts(keys, &mut flags) })?;
     let mut positions = Array::<u32, 1>::new_on(acc, [n])?;
     exclusive_scan_on(acc, &flags.view(), &mut positions.view_mut())?;
     let found = (last(&positions)? + last(&flags)?) as usize;
@@ -259,11 +264,11 @@ fn runs<K: DeviceScalar, V: DeviceScalar>(
     )?;
     let mut whole = Array::<V, 1>::new_on(acc, [found])?;
     if chunks == 1 {
-        parallel_for_each_on(
-            acc,
-            Extent::new([1]),
-            scatter_to(&suf.view(), &ends, &mut whole.view_mut()),
-        )?;
+        // SAFETY: one thread, reading element 0 of the one-chunk `suf` and `ends`; `ends[0]`
+        // is the index of the chunk's last run, `found - 1`, inside `whole` (`found` long).
+        parallel_for_each_on(acc, Extent::new([1]), unsafe {
+            scatter_to(&suf.view(), &ends, &mut whole.view_mut())
+        })?;
     } else {
         let mut next_keys = Array::<u32, 1>::new_on(acc, [chunks])?;
         let mut next_values = Array::<V, 1>::new_on(acc, [chunks])?;
@@ -275,11 +280,11 @@ fn runs<K: DeviceScalar, V: DeviceScalar>(
             &mut next_values.view_mut(),
             kernels,
         )?;
-        parallel_for_each_on(
-            acc,
-            Extent::new([m]),
-            scatter_to(&next_values.view(), &next_keys, &mut whole.view_mut()),
-        )?;
+        // SAFETY: `m <= chunks` threads read `next_values` and `next_keys` (`chunks` long);
+        // `next_keys` holds distinct run indices below `found`, the length of `whole`.
+        parallel_for_each_on(acc, Extent::new([m]), unsafe {
+            scatter_to(&next_values.view(), &next_keys, &mut whole.view_mut())
+        })?;
     }
     (kernels.finish)(&ends, &pre, &flags, &whole, values_out)?;
     Ok(found)

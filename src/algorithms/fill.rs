@@ -25,7 +25,8 @@ fn iota_elements<T: DeviceScalar>(idx: Index<1>, out: ArrayViewMut<T, 1>, start:
 /// ```
 pub fn fill<T: DeviceScalar>(out: &mut ArrayViewMut<'_, T, 1>, value: T) -> Result<(), Error> {
     let acc = accelerator_of(out.accelerator())?;
-    parallel_for_each_on(&acc, out.extent(), fill_elements(out, value))?;
+    // SAFETY: one thread per element of `out`, writing only its own.
+    parallel_for_each_on(&acc, out.extent(), unsafe { fill_elements(out, value) })?;
     out.synchronize()
 }
 
@@ -42,6 +43,7 @@ pub fn fill<T: DeviceScalar>(out: &mut ArrayViewMut<'_, T, 1>, value: T) -> Resu
 /// ```
 pub fn iota<T: DeviceScalar>(out: &mut ArrayViewMut<'_, T, 1>, start: T) -> Result<(), Error> {
     let acc = accelerator_of(out.accelerator())?;
-    parallel_for_each_on(&acc, out.extent(), iota_elements(out, start))?;
+    // SAFETY: one thread per element of `out`, writing only its own.
+    parallel_for_each_on(&acc, out.extent(), unsafe { iota_elements(out, start) })?;
     out.synchronize()
 }

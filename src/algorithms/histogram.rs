@@ -173,11 +173,11 @@ pub fn histogram<T: DeviceScalar>(
     );
     if bins <= PRIVATE_BINS {
         let blocks = input.extent()[0].div_ceil(TILE * HISTOGRAM_ITEMS);
-        parallel_for_each_on(
-            &acc,
-            tiles(blocks),
-            count_bins_tiled(input, &mut counts, lo, hi, bins32, float),
-        )?;
+        // SAFETY: `count_bins_tiled` reads `input[i]` only for `i < n` and adds to
+        // `counts[b]` only for `b < bins`, the length of `counts`.
+        parallel_for_each_on(&acc, tiles(blocks), unsafe {
+            count_bins_tiled(input, &mut counts, lo, hi, bins32, float)
+        })?;
     } else {
         parallel_for_each_on(
             &acc,

@@ -110,10 +110,11 @@ pub(super) fn reduce_into<T: DeviceScalar, const OP: u32, const ITEMS: usize>(
     partials: &mut Array<T, 1>,
     identity: T,
 ) -> Result<(), Error> {
-    parallel_for_each(
-        tiles(partials.len()),
-        reduce_blocks::<T, OP, ITEMS>(input, &mut partials.view_mut(), identity),
-    )
+    // SAFETY: `reduce_blocks` reads `input[i]` only for `i < n` and writes `partials[b]` for
+    // the launch's tiles `b < partials.len()`.
+    parallel_for_each(tiles(partials.len()), unsafe {
+        reduce_blocks::<T, OP, ITEMS>(input, &mut partials.view_mut(), identity)
+    })
 }
 
 /// Launches [`sum_blocks`] over every block of `ITEMS * 256` elements of `input` into
@@ -122,10 +123,11 @@ pub(super) fn sum_into<T: DeviceScalar, const ITEMS: usize>(
     input: &ArrayView<'_, T, 1>,
     partials: &mut Array<T, 1>,
 ) -> Result<(), Error> {
-    match parallel_for_each(
-        tiles(partials.len()),
-        sum_blocks::<T, ITEMS>(input, &mut partials.view_mut()),
-    ) {
+    // SAFETY: as in `reduce_into`.
+    let launched = parallel_for_each(tiles(partials.len()), unsafe {
+        sum_blocks::<T, ITEMS>(input, &mut partials.view_mut())
+    });
+    match launched {
         Err(Error::MissingCapability { .. }) => {
             reduce_into::<T, OP_SUM, ITEMS>(input, partials, T::ZERO)
         }

@@ -144,15 +144,20 @@ fn scan_into<T: DeviceScalar>(
         scan_into(acc, &sums.view(), &mut offsets.view_mut(), true)?;
         offsets
     };
-    let subgroups = parallel_for_each(
-        tiles(blocks),
-        scan_blocks_subgroups::<T, SCAN_ITEMS>(input, &offsets.view(), output, exclusive as u32),
-    );
+    let exclusive = exclusive as u32;
+    // SAFETY (both kernels): thread `l` of tile `b < blocks` reads and writes elements
+    // `start..end` of `input` and `output` (the same length), clamped to `n`, and reads
+    // `offsets[b]` (`blocks` long).
+    let subgroups = parallel_for_each(tiles(blocks), unsafe {
+        scan_blocks_subgroups::<T, SCAN_ITEMS>(input, &offsets.view(), output, exclusive)
+    });
     match subgroups {
-        Err(Error::MissingCapability { .. }) => parallel_for_each(
-            tiles(blocks),
-            scan_blocks::<T, SCAN_ITEMS>(input, &offsets.view(), output, exclusive as u32),
-        ),
+        Err(Error::MissingCapability { .. }) => {
+            // SAFETY: as above.
+            parallel_for_each(tiles(blocks), unsafe {
+                scan_blocks::<T, SCAN_ITEMS>(input, &offsets.view(), output, exclusive)
+            })
+        }
         other => other,
     }
 }

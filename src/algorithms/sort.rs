@@ -254,26 +254,29 @@ impl Passes {
                 (true, true) => 2,
                 (true, false) => 1,
             };
-            let [keys_in, keys_out] = &mut self.keys;
-            let [index_in, index_out] = &mut self.index;
-            let domain = tiles(self.blocks);
-            let (keys_in, index_in) = (&keys_in.view(), &index_in.view());
-            let offsets = &self.offsets.view();
-            let (keys_out, index_out) = (&mut keys_out.view_mut(), &mut index_out.view_mut());
-            // The payload mode is a specialization constant: no branch per key.
-            match with_index {
-                0 => parallel_for_each(
-                    domain,
-                    radix_scatter::<0>(keys_in, index_in, offsets, keys_out, index_out, shift),
-                )?,
-                1 => parallel_for_each(
-                    domain,
-                    radix_scatter::<1>(keys_in, index_in, offsets, keys_out, index_out, shift),
-                )?,
-                _ => parallel_for_each(
-                    domain,
-                    radix_scatter::<2>(keys_in, index_in, offsets, keys_out, index_out, shift),
-                )?,
+            // The views borrow the buffers until the block ends; the swap comes after.
+            {
+                let [keys_in, keys_out] = &mut self.keys;
+                let [index_in, index_out] = &mut self.index;
+                let domain = tiles(self.blocks);
+                let (keys_in, index_in) = (&keys_in.view(), &index_in.view());
+                let offsets = &self.offsets.view();
+                let (keys_out, index_out) = (&mut keys_out.view_mut(), &mut index_out.view_mut());
+                // The payload mode is a specialization constant: no branch per key.
+                match with_index {
+                    0 => parallel_for_each(
+                        domain,
+                        radix_scatter::<0>(keys_in, index_in, offsets, keys_out, index_out, shift),
+                    )?,
+                    1 => parallel_for_each(
+                        domain,
+                        radix_scatter::<1>(keys_in, index_in, offsets, keys_out, index_out, shift),
+                    )?,
+                    _ => parallel_for_each(
+                        domain,
+                        radix_scatter::<2>(keys_in, index_in, offsets, keys_out, index_out, shift),
+                    )?,
+                }
             }
             self.keys.swap(0, 1);
             self.index.swap(0, 1);
@@ -438,7 +441,8 @@ pub fn sort_descending<T: DeviceScalar>(data: &mut ArrayViewMut<'_, T, 1>) -> Re
         return Ok(());
     }
     sort(data)?;
-    parallel_for_each_on(&acc, Extent::new([n / 2]), reverse_halves(data))?;
+    // SAFETY: thread `i < n / 2` swaps elements `i` and `n - 1 - i` of `data` (`n` long).
+    parallel_for_each_on(&acc, Extent::new([n / 2]), unsafe { reverse_halves(data) })?;
     data.synchronize()
 }
 

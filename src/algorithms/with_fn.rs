@@ -40,7 +40,7 @@ macro_rules! __amp_reduce_blocks {
         /// One partial per block of 8,192 elements, each thread combining 32 consecutive ones
         /// in order, then the tile's 256 in order (`part[l]` with `part[l + s]`): the operator
         /// need only be associative. `first` puts `init` before the first element.
-        #[$crate::kernel(amp, unchecked, allow(write_conflict))]
+        #[$crate::kernel(amp, allow(write_conflict))]
         fn $name(
             t: TiledIndex<256>,
             input: ArrayView<$in, 1>,
@@ -236,7 +236,7 @@ macro_rules! __amp_algorithms_transform {
         {
             use $crate::prelude::*;
             /// `out[i] = f(input[i])`.
-            #[$crate::kernel(amp, unchecked)]
+            #[$crate::kernel(amp)]
             fn __amp_transform(idx: Index<1>, input: ArrayView<$a, 1>, out: ArrayViewMut<$b, 1>) {
                 out[idx] = $($f)::+(input[idx]);
             }
@@ -258,7 +258,7 @@ macro_rules! __amp_algorithms_transform {
 macro_rules! __amp_flags_kernel {
     ($t:ident, $($pred:ident)::+) => {
         /// `flags[i]` is 1 where `pred(input[i])`.
-        #[$crate::kernel(amp, unchecked)]
+        #[$crate::kernel(amp)]
         fn __amp_flags(idx: Index<1>, input: ArrayView<$t, 1>, flags: &mut Array<u32, 1>) {
             flags[idx] = if $($pred)::+(input[idx]) { 1 } else { 0 };
         }
@@ -292,7 +292,7 @@ macro_rules! __amp_algorithms_count_if {
             use $crate::prelude::*;
             /// `partials[b]` counts the elements of block `b` (8,192 elements) that satisfy the
             /// predicate.
-            #[$crate::kernel(amp, unchecked, allow(write_conflict))]
+            #[$crate::kernel(amp, allow(write_conflict))]
             fn __amp_count_blocks(
                 t: TiledIndex<256>,
                 input: ArrayView<$t, 1>,
@@ -480,7 +480,7 @@ macro_rules! __amp_algorithms_reduce_by_key {
             /// written to `out` (run `positions[i] - 1` ends before head `i`); `pre[c]` is the
             /// part before the chunk's first head of a run that started earlier, `suf[c]` the
             /// part of the run of the chunk's last element, whose run is `last[c]`.
-            #[$crate::kernel(amp, unchecked, allow(write_conflict))]
+            #[$crate::kernel(amp, allow(write_conflict))]
             fn __amp_chunks(
                 idx: Index<1>,
                 values: ArrayView<$v, 1>,
@@ -515,7 +515,7 @@ macro_rules! __amp_algorithms_reduce_by_key {
             }
             /// The runs that reach a chunk's end: `whole[s]` is run `s` combined over the
             /// chunks whose last element it holds; the chunk where it ends adds its `pre`.
-            #[$crate::kernel(amp, unchecked, allow(write_conflict))]
+            #[$crate::kernel(amp, allow(write_conflict))]
             fn __amp_finish(
                 idx: Index<1>,
                 last: &Array<u32, 1>,

@@ -56,7 +56,8 @@ fn a_long_launch_returns_long_before_it_finishes() -> Result<(), amp::Error> {
     let view = acc.create_view()?;
     let mut out = Array::<u32, 1>::new_on(&acc, [THREADS])?;
     // Warm up: the pipeline is built by the first launch.
-    parallel_for_each_on(&view, out.extent(), spin(&mut out, 1))?;
+    // SAFETY: one thread per element of the array or view it writes.
+    parallel_for_each_on(&view, out.extent(), unsafe { spin(&mut out, 1) })?;
     view.wait()?;
     // Enough threads for a launch of 100 ms or more on this device (a GPU needs many more
     // than lavapipe).
@@ -67,7 +68,8 @@ fn a_long_launch_returns_long_before_it_finishes() -> Result<(), amp::Error> {
         |threads| {
             let mut a = Array::<u32, 1>::new_on(&acc, [threads])?;
             let t = Instant::now();
-            parallel_for_each_on(&view, a.extent(), spin(&mut a, STEPS))?;
+            // SAFETY: one thread per element of the array or view it writes.
+            parallel_for_each_on(&view, a.extent(), unsafe { spin(&mut a, STEPS) })?;
             view.wait()?;
             Ok(t.elapsed())
         },
@@ -75,7 +77,8 @@ fn a_long_launch_returns_long_before_it_finishes() -> Result<(), amp::Error> {
     let mut out = Array::<u32, 1>::new_on(&acc, [threads])?;
 
     let start = Instant::now();
-    parallel_for_each_on(&view, out.extent(), spin(&mut out, STEPS))?;
+    // SAFETY: one thread per element of the array or view it writes.
+    parallel_for_each_on(&view, out.extent(), unsafe { spin(&mut out, STEPS) })?;
     let launched = start.elapsed();
     view.wait()?;
     let finished = start.elapsed();
@@ -98,9 +101,11 @@ fn a_hundred_ping_pong_launches_then_one_read() -> Result<(), amp::Error> {
     let mut b = Array::<u32, 1>::new([n])?;
     for i in 0..100 {
         if i % 2 == 0 {
-            parallel_for_each(a.extent(), add_one(&a, &mut b))?;
+            // SAFETY: one thread per element of the array or view it writes.
+            parallel_for_each(a.extent(), unsafe { add_one(&a, &mut b) })?;
         } else {
-            parallel_for_each(a.extent(), add_one(&b, &mut a))?;
+            // SAFETY: one thread per element of the array or view it writes.
+            parallel_for_each(a.extent(), unsafe { add_one(&b, &mut a) })?;
         }
     }
     // The 100th launch wrote `a`.
@@ -117,7 +122,8 @@ fn two_thousand_small_launches_then_one_read() -> Result<(), amp::Error> {
     let view = acc.create_view()?;
     let mut a = Array::from_slice_on(&acc, [64], &[1u32; 64])?;
     for i in 0..2000u32 {
-        parallel_for_each_on(&view, a.extent(), bump(i % 3, &mut a))?;
+        // SAFETY: one thread per element of the array or view it writes.
+        parallel_for_each_on(&view, a.extent(), unsafe { bump(i % 3, &mut a) })?;
     }
     let want = 1 + (0..2000u32).map(|i| i % 3).sum::<u32>();
     assert_eq!(a.to_vec()?, vec![want; 64]);
@@ -185,19 +191,23 @@ fn dropping_an_array_right_after_launching_on_it_is_safe() -> Result<(), amp::Er
     let view = acc.create_view()?;
     for round in 0..20u32 {
         let mut a = Array::from_slice_on(&acc, [4096], &vec![round; 4096])?;
-        parallel_for_each_on(&view, a.extent(), spin(&mut a, 200))?;
-        parallel_for_each_on(&view, a.extent(), bump(1, &mut a))?;
+        // SAFETY: one thread per element of the array or view it writes.
+        parallel_for_each_on(&view, a.extent(), unsafe { spin(&mut a, 200) })?;
+        // SAFETY: one thread per element of the array or view it writes.
+        parallel_for_each_on(&view, a.extent(), unsafe { bump(1, &mut a) })?;
         view.flush()?;
         drop(a);
         // A new array may get the freed memory only once the work is done.
         let mut b = Array::from_slice_on(&acc, [4096], &vec![1u32; 4096])?;
-        parallel_for_each_on(&view, b.extent(), bump(round, &mut b))?;
+        // SAFETY: one thread per element of the array or view it writes.
+        parallel_for_each_on(&view, b.extent(), unsafe { bump(round, &mut b) })?;
         assert_eq!(b.to_vec()?, vec![1 + round; 4096]);
     }
     view.wait()?;
     // The view's work holds nothing once it is done: its arrays are freed.
     let mut a = Array::<u32, 1>::new_on(&acc, [16])?;
-    parallel_for_each_on(&view, a.extent(), bump(2, &mut a))?;
+    // SAFETY: one thread per element of the array or view it writes.
+    parallel_for_each_on(&view, a.extent(), unsafe { bump(2, &mut a) })?;
     drop(a);
     drop(view);
     assert_validation_clean();
@@ -209,7 +219,8 @@ fn repeated_launches_on_host_views_are_correct_after_synchronize() -> Result<(),
     let mut data = vec![0u32; 300];
     let mut v = ArrayViewMut::new([300], &mut data)?;
     for round in 1..=50u32 {
-        parallel_for_each(v.extent(), bump_view(round, &mut v))?;
+        // SAFETY: one thread per element of the array or view it writes.
+        parallel_for_each(v.extent(), unsafe { bump_view(round, &mut v) })?;
         v.synchronize()?;
         let want = round * (round + 1) / 2;
         assert_eq!(v.data()?, &vec![want; 300][..], "round {round}");
@@ -220,8 +231,10 @@ fn repeated_launches_on_host_views_are_correct_after_synchronize() -> Result<(),
     let mut data = vec![0u32; 301];
     let mut v = ArrayViewMut::new([300], &mut data[1..])?;
     for round in 1..=20u32 {
-        parallel_for_each(v.extent(), bump_view(2, &mut v))?;
-        parallel_for_each(v.extent(), bump_view(1, &mut v))?;
+        // SAFETY: one thread per element of the array or view it writes.
+        parallel_for_each(v.extent(), unsafe { bump_view(2, &mut v) })?;
+        // SAFETY: one thread per element of the array or view it writes.
+        parallel_for_each(v.extent(), unsafe { bump_view(1, &mut v) })?;
         v.synchronize()?;
         assert_eq!(v.data()?, &vec![3 * round; 300][..], "round {round}");
     }
@@ -238,9 +251,11 @@ fn flush_submits_and_wait_finishes() -> Result<(), amp::Error> {
     let view = acc.create_view()?;
     let mut a = Array::<u32, 1>::new_on(&acc, [32])?;
     // The first launch on an idle view starts at once; the second is recorded behind it.
-    parallel_for_each_on(&view, a.extent(), bump(1, &mut a))?;
+    // SAFETY: one thread per element of the array or view it writes.
+    parallel_for_each_on(&view, a.extent(), unsafe { bump(1, &mut a) })?;
     assert_eq!(view.submission_count(), 1);
-    parallel_for_each_on(&view, a.extent(), bump(3, &mut a))?;
+    // SAFETY: one thread per element of the array or view it writes.
+    parallel_for_each_on(&view, a.extent(), unsafe { bump(3, &mut a) })?;
     let before = view.submission_count();
     // (Unless the machine paused long enough for the view to count as idle again.)
     let recorded = before == 1;
@@ -263,9 +278,12 @@ fn work_on_two_views_is_ordered_by_the_buffers_it_touches() -> Result<(), amp::E
     let mut b = Array::<u32, 1>::new_on(&acc, [256])?;
     for i in 0..20 {
         // Writes `a` on one view, reads it on the other.
-        parallel_for_each_on(&v1, a.extent(), bump(1, &mut a))?;
-        parallel_for_each_on(&v2, a.extent(), add_one(&a, &mut b))?;
-        parallel_for_each_on(&v1, a.extent(), add_one(&b, &mut a))?;
+        // SAFETY: one thread per element of the array or view it writes.
+        parallel_for_each_on(&v1, a.extent(), unsafe { bump(1, &mut a) })?;
+        // SAFETY: one thread per element of the array or view it writes.
+        parallel_for_each_on(&v2, a.extent(), unsafe { add_one(&a, &mut b) })?;
+        // SAFETY: one thread per element of the array or view it writes.
+        parallel_for_each_on(&v1, a.extent(), unsafe { add_one(&b, &mut a) })?;
         let _ = i;
     }
     // Each round: a += 1; b = a + 1; a = b + 1, so a grows by 3 per round.
@@ -290,7 +308,8 @@ fn threads_launch_on_shared_and_own_views() -> Result<(), amp::Error> {
                     let mut a = Array::from_slice_on(&acc, [128], &[t; 128])?;
                     for i in 0..300u32 {
                         let view = if i % 2 == 0 { &own } else { &shared_view };
-                        parallel_for_each_on(view, a.extent(), bump(1, &mut a))?;
+                        // SAFETY: one thread per element of the array or view it writes.
+                        parallel_for_each_on(view, a.extent(), unsafe { bump(1, &mut a) })?;
                     }
                     assert_eq!(a.to_vec()?, vec![t + 300; 128]);
                     own.wait()
@@ -312,14 +331,17 @@ fn copies_see_pending_launches_and_copy_async_completes() -> Result<(), amp::Err
     let mut a = Array::from_slice([64], &[1u32; 64])?;
     let mut b = Array::<u32, 1>::new([64])?;
     for _ in 0..10 {
-        parallel_for_each(a.extent(), bump(2, &mut a))?;
+        // SAFETY: one thread per element of the array or view it writes.
+        parallel_for_each(a.extent(), unsafe { bump(2, &mut a) })?;
     }
     copy(&a, &mut b)?;
     assert_eq!(b.to_vec()?, vec![21u32; 64]);
-    parallel_for_each(a.extent(), bump(1, &mut a))?;
+    // SAFETY: one thread per element of the array or view it writes.
+    parallel_for_each(a.extent(), unsafe { bump(1, &mut a) })?;
     copy_async(&a, &mut b)?.wait()?;
     assert_eq!(b.to_vec()?, vec![22u32; 64]);
-    parallel_for_each(a.extent(), bump(1, &mut a))?;
+    // SAFETY: one thread per element of the array or view it writes.
+    parallel_for_each(a.extent(), unsafe { bump(1, &mut a) })?;
     let mut host = vec![0u32; 64];
     copy_async(&a, &mut host[..])?.wait()?;
     assert_eq!(host, vec![23u32; 64]);
@@ -334,7 +356,8 @@ fn dropping_a_view_with_work_in_flight_finishes_it() -> Result<(), amp::Error> {
     {
         let view = acc.create_view()?;
         for _ in 0..30 {
-            parallel_for_each_on(&view, a.extent(), bump(1, &mut a))?;
+            // SAFETY: one thread per element of the array or view it writes.
+            parallel_for_each_on(&view, a.extent(), unsafe { bump(1, &mut a) })?;
         }
     }
     assert_eq!(a.to_vec()?, vec![30u32; 512]);
@@ -361,7 +384,8 @@ fn an_upload_for_a_launch_on_a_created_view_precedes_it() -> Result<(), amp::Err
             let sv = ArrayView::new([n], &src)?;
             parallel_for_each_on(&view, dst.extent(), copy_in(&sv, &mut dst))?;
         }
-        parallel_for_each(dst.extent(), bump(1, &mut dst))?;
+        // SAFETY: one thread per element of the array or view it writes.
+        parallel_for_each(dst.extent(), unsafe { bump(1, &mut dst) })?;
         let expected: Vec<u32> = src.iter().map(|x| x + 1).collect();
         assert!(dst.to_vec()? == expected, "{n} elements");
     }

@@ -608,7 +608,8 @@ fn transfers_larger_than_a_staging_chunk_arrive_whole() -> Result<(), amp::Error
     assert!(a.to_vec()? == data, "whole array");
     // Doubled on the device, then the last 40 MiB (from an odd offset) overwritten from the
     // host through a section.
-    parallel_for_each(a.extent(), double_u32(&mut a))?;
+    // SAFETY: one thread per element of the array or view it writes.
+    parallel_for_each(a.extent(), unsafe { double_u32(&mut a) })?;
     let tail = n - (40 << 20) / 4 - 1;
     {
         let mut section = a.section_mut([tail], [n - tail])?;

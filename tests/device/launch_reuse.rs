@@ -23,7 +23,8 @@ fn double(idx: Index<1>, a: &mut Array<u32, 1>) {
 fn repeated_identical_launches_all_run() -> Result<(), amp::Error> {
     let mut a = Array::from_slice([37], &[0u32; 37])?;
     for _ in 0..5 {
-        parallel_for_each(a.extent(), add_to(3, &mut a))?;
+        // SAFETY: one thread per element of `a`.
+        parallel_for_each(a.extent(), unsafe { add_to(3, &mut a) })?;
     }
     assert_eq!(a.to_vec()?, vec![15u32; 37]);
     assert_validation_clean();
@@ -33,13 +34,16 @@ fn repeated_identical_launches_all_run() -> Result<(), amp::Error> {
 #[test]
 fn changed_scalar_kernel_or_grid_is_recorded_again() -> Result<(), amp::Error> {
     let mut a = Array::from_slice([100], &[1u32; 100])?;
-    parallel_for_each(a.extent(), add_to(1, &mut a))?; // 2
-    parallel_for_each(a.extent(), add_to(10, &mut a))?; // 12
-    parallel_for_each(a.extent(), double(&mut a))?; // 24
-    parallel_for_each(a.extent(), add_to(10, &mut a))?; // 34
-                                                        // Half the domain: the other half keeps 34.
-    parallel_for_each(Extent::new([50]), add_to(10, &mut a))?;
-    parallel_for_each(Extent::new([50]), add_to(10, &mut a))?;
+    // SAFETY (every launch here): one thread per element of `a`, or of its first half.
+    unsafe {
+        parallel_for_each(a.extent(), add_to(1, &mut a))?; // 2
+        parallel_for_each(a.extent(), add_to(10, &mut a))?; // 12
+        parallel_for_each(a.extent(), double(&mut a))?; // 24
+        parallel_for_each(a.extent(), add_to(10, &mut a))?; // 34
+                                                            // Half the domain: the other half keeps 34.
+        parallel_for_each(Extent::new([50]), add_to(10, &mut a))?;
+        parallel_for_each(Extent::new([50]), add_to(10, &mut a))?;
+    }
     let v = a.to_vec()?;
     assert_eq!(&v[..50], &[54u32; 50][..]);
     assert_eq!(&v[50..], &[34u32; 50][..]);
@@ -50,10 +54,12 @@ fn changed_scalar_kernel_or_grid_is_recorded_again() -> Result<(), amp::Error> {
 #[test]
 fn host_writes_between_identical_launches_are_seen() -> Result<(), amp::Error> {
     let mut a = Array::from_slice([64], &[0u32; 64])?;
-    parallel_for_each(a.extent(), add_to(1, &mut a))?;
+    // SAFETY: one thread per element of `a`.
+    parallel_for_each(a.extent(), unsafe { add_to(1, &mut a) })?;
     // A copy on the same (default) view in between, then the same launch again.
     a.copy_from_slice(&[100u32; 64])?;
-    parallel_for_each(a.extent(), add_to(1, &mut a))?;
+    // SAFETY: one thread per element of `a`.
+    parallel_for_each(a.extent(), unsafe { add_to(1, &mut a) })?;
     assert_eq!(a.to_vec()?, vec![101u32; 64]);
     assert_validation_clean();
     Ok(())
@@ -64,8 +70,10 @@ fn a_buffer_replaced_between_identical_launches_is_bound() -> Result<(), amp::Er
     // Same size every round, so the new buffer may well get the old one's handle.
     for round in 0..4u32 {
         let mut a = Array::from_slice([256], &vec![round; 256])?;
-        parallel_for_each(a.extent(), add_to(7, &mut a))?;
-        parallel_for_each(a.extent(), add_to(7, &mut a))?;
+        // SAFETY: one thread per element of `a`.
+        parallel_for_each(a.extent(), unsafe { add_to(7, &mut a) })?;
+        // SAFETY: one thread per element of `a`.
+        parallel_for_each(a.extent(), unsafe { add_to(7, &mut a) })?;
         assert_eq!(a.to_vec()?, vec![round + 14; 256], "round {round}");
     }
     assert_validation_clean();
@@ -81,7 +89,8 @@ fn add_checked(idx: Index<1>, step: u32, a: &mut Array<u32, 1>) {
 fn checked_and_unchecked_launches_interleave() -> Result<(), amp::Error> {
     let mut a = Array::from_slice([16], &[0u32; 16])?;
     for _ in 0..3 {
-        parallel_for_each(a.extent(), add_to(1, &mut a))?;
+        // SAFETY: one thread per element of `a`.
+        parallel_for_each(a.extent(), unsafe { add_to(1, &mut a) })?;
         parallel_for_each(a.extent(), add_checked(10, &mut a))?;
         parallel_for_each(a.extent(), add_checked(10, &mut a))?;
     }
@@ -97,9 +106,12 @@ fn views_alternate_between_two_arrays() -> Result<(), amp::Error> {
     let mut a = Array::from_slice([10], &[0u32; 10])?;
     let mut b = Array::from_slice([10], &[0u32; 10])?;
     for _ in 0..3 {
-        parallel_for_each_on(&view, a.extent(), add_to(1, &mut a))?;
-        parallel_for_each_on(&view, b.extent(), add_to(2, &mut b))?;
-        parallel_for_each_on(&view, b.extent(), add_to(2, &mut b))?;
+        // SAFETY: one thread per element of `a`.
+        parallel_for_each_on(&view, a.extent(), unsafe { add_to(1, &mut a) })?;
+        // SAFETY: one thread per element of `a`.
+        parallel_for_each_on(&view, b.extent(), unsafe { add_to(2, &mut b) })?;
+        // SAFETY: one thread per element of `a`.
+        parallel_for_each_on(&view, b.extent(), unsafe { add_to(2, &mut b) })?;
     }
     assert_eq!(a.to_vec()?, vec![3u32; 10]);
     assert_eq!(b.to_vec()?, vec![12u32; 10]);
@@ -113,22 +125,31 @@ fn a_repeated_launch_reuses_its_plan() -> Result<(), amp::Error> {
     // Plans are counted per thread: the launches below are this test's own.
     let mut a = Array::from_slice([300], &[0u32; 300])?;
     let mut b = Array::from_slice([300], &[0u32; 300])?;
-    parallel_for_each(a.extent(), add_to(1, &mut a))?;
+    // SAFETY: one thread per element of `a`.
+    parallel_for_each(a.extent(), unsafe { add_to(1, &mut a) })?;
     let (built, reused) = amp::launch_plan_counts();
     for _ in 0..10 {
-        parallel_for_each(a.extent(), add_to(1, &mut a))?;
+        // SAFETY: one thread per element of `a`.
+        parallel_for_each(a.extent(), unsafe { add_to(1, &mut a) })?;
     }
     // Another array of the same layout: the same plan.
-    parallel_for_each(b.extent(), add_to(1, &mut b))?;
+    // SAFETY: one thread per element of `a`.
+    parallel_for_each(b.extent(), unsafe { add_to(1, &mut b) })?;
     assert_eq!(amp::launch_plan_counts(), (built, reused + 11));
     // A new scalar, a new domain, another kernel: new plans, each reused the next time.
-    parallel_for_each(a.extent(), add_to(2, &mut a))?;
-    parallel_for_each(Extent::new([100]), add_to(1, &mut a))?;
-    parallel_for_each(a.extent(), double(&mut a))?;
+    // SAFETY: one thread per element of `a`.
+    parallel_for_each(a.extent(), unsafe { add_to(2, &mut a) })?;
+    // SAFETY: one thread per element of `a`.
+    parallel_for_each(Extent::new([100]), unsafe { add_to(1, &mut a) })?;
+    // SAFETY: one thread per element of `a`.
+    parallel_for_each(a.extent(), unsafe { double(&mut a) })?;
     assert_eq!(amp::launch_plan_counts(), (built + 3, reused + 11));
-    parallel_for_each(a.extent(), add_to(2, &mut a))?;
-    parallel_for_each(Extent::new([100]), add_to(1, &mut a))?;
-    parallel_for_each(a.extent(), double(&mut a))?;
+    // SAFETY: one thread per element of `a`.
+    parallel_for_each(a.extent(), unsafe { add_to(2, &mut a) })?;
+    // SAFETY: one thread per element of `a`.
+    parallel_for_each(Extent::new([100]), unsafe { add_to(1, &mut a) })?;
+    // SAFETY: one thread per element of `a`.
+    parallel_for_each(a.extent(), unsafe { double(&mut a) })?;
     assert_eq!(amp::launch_plan_counts(), (built + 3, reused + 14));
     let v = a.to_vec()?;
     // 11 + 2, +1 on the first 100, doubled; +2, +1 on the first 100, doubled.
@@ -137,7 +158,8 @@ fn a_repeated_launch_reuses_its_plan() -> Result<(), amp::Error> {
     assert_eq!(b.to_vec()?, vec![1u32; 300]);
     // Many repeated launches (several batches) on one plan.
     for _ in 0..500 {
-        parallel_for_each(b.extent(), add_to(1, &mut b))?;
+        // SAFETY: one thread per element of `a`.
+        parallel_for_each(b.extent(), unsafe { add_to(1, &mut b) })?;
     }
     assert_eq!(b.to_vec()?, vec![501u32; 300]);
     assert_eq!(amp::launch_plan_counts(), (built + 3, reused + 514));

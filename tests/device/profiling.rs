@@ -49,9 +49,11 @@ fn one_time_per_launch_in_order(acc: &Accelerator) -> Result<(), amp::Error> {
     assert!(view.profiling());
     let mut a = Array::from_slice_on(acc, [1000], &[1u32; 1000])?;
     let mut b = Array::from_slice_on(acc, [1000], &[0u32; 1000])?;
-    parallel_for_each_on(&view, a.extent(), prof_add(2, &mut a))?;
+    // SAFETY: one thread per element of the array or view it writes.
+    parallel_for_each_on(&view, a.extent(), unsafe { prof_add(2, &mut a) })?;
     parallel_for_each_on(&view, a.extent(), prof_square(&a, &mut b))?;
-    parallel_for_each_on(&view, a.extent(), prof_add(1, &mut a))?;
+    // SAFETY: one thread per element of the array or view it writes.
+    parallel_for_each_on(&view, a.extent(), unsafe { prof_add(1, &mut a) })?;
     let times = view.take_kernel_times()?;
     assert_eq!(names(&times), ["prof_add", "prof_square", "prof_add"]);
     assert_sane(&times);
@@ -59,12 +61,14 @@ fn one_time_per_launch_in_order(acc: &Accelerator) -> Result<(), amp::Error> {
     assert_eq!(a.to_vec()?, vec![4u32; 1000]);
     // Taken: the next call has only what came after.
     assert!(view.take_kernel_times()?.is_empty());
-    parallel_for_each_on(&view, a.extent(), prof_add(1, &mut a))?;
+    // SAFETY: one thread per element of the array or view it writes.
+    parallel_for_each_on(&view, a.extent(), unsafe { prof_add(1, &mut a) })?;
     let clone = view.clone();
     assert_eq!(names(&clone.take_kernel_times()?), ["prof_add"]);
     // Off: launches are not timed.
     view.set_profiling(false)?;
-    parallel_for_each_on(&view, a.extent(), prof_add(1, &mut a))?;
+    // SAFETY: one thread per element of the array or view it writes.
+    parallel_for_each_on(&view, a.extent(), unsafe { prof_add(1, &mut a) })?;
     assert!(view.take_kernel_times()?.is_empty());
     assert_eq!(a.to_vec()?, vec![6u32; 1000]);
     Ok(())
@@ -90,7 +94,8 @@ fn views_that_do_not_time_record_no_times() -> Result<(), amp::Error> {
     let view = acc.create_view()?;
     let mut a = Array::from_slice_on(&acc, [64], &[0u32; 64])?;
     for _ in 0..5 {
-        parallel_for_each_on(&view, a.extent(), prof_add(1, &mut a))?;
+        // SAFETY: one thread per element of the array or view it writes.
+        parallel_for_each_on(&view, a.extent(), unsafe { prof_add(1, &mut a) })?;
     }
     assert!(view.take_kernel_times()?.is_empty());
     assert_eq!(a.to_vec()?, vec![5u32; 64]);
@@ -108,7 +113,8 @@ fn many_timed_launches_reuse_their_query_pools() -> Result<(), amp::Error> {
     let mut a = Array::from_slice_on(&acc, [256], &[0u32; 256])?;
     let mut round = || -> Result<amp::ObjectCounts, amp::Error> {
         for _ in 0..300 {
-            parallel_for_each_on(&view, a.extent(), prof_add(1, &mut a))?;
+            // SAFETY: one thread per element of the array or view it writes.
+            parallel_for_each_on(&view, a.extent(), unsafe { prof_add(1, &mut a) })?;
         }
         let times = view.take_kernel_times()?;
         assert_eq!(times.len(), 300);

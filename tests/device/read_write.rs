@@ -51,7 +51,9 @@ fn inputs() -> (Vec<u32>, Vec<u32>) {
 }
 
 /// A kernel of this file, bound to its views.
-type Kernel = for<'a> fn(
+/// Each kernel indexes its views at the thread's index only, over the output's extent (the
+/// promise an `unchecked` kernel's `unsafe` launcher asks for; checked ones coerce too).
+type Kernel = for<'a> unsafe fn(
     &'a ArrayView<'_, u32, 1>,
     &'a mut ArrayViewMut<'_, u32, 1>,
 ) -> amp::KernelCall<'a, 1>;
@@ -65,9 +67,11 @@ fn check(
 ) -> Result<Vec<String>, amp::Error> {
     let (a, host) = inputs();
     let want = expected(&a, &host);
-    let launch = |av: &ArrayView<u32, 1>,
-                  ov: &mut ArrayViewMut<u32, 1>|
-     -> Result<(), amp::Error> { parallel_for_each(ov.extent(), kernel(av, ov)) };
+    let launch =
+        |av: &ArrayView<u32, 1>, ov: &mut ArrayViewMut<u32, 1>| -> Result<(), amp::Error> {
+            // SAFETY: `av` and `ov` have the same extent, the launch's; see `Kernel`.
+            parallel_for_each(ov.extent(), unsafe { kernel(av, ov) })
+        };
     let mut wrong = Vec::new();
     let mut compare = |form: &str, got: &[u32], want: &[u32]| {
         let bad: Vec<usize> = (0..want.len()).filter(|&i| got[i] != want[i]).collect();

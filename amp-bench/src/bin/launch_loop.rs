@@ -56,14 +56,17 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         // the per-launch cost of the batched path (run under callgrind with LP_NUM_THREADS=0).
         let mut a = Array::<f32, 1>::from_slice([64], &[0.0; 64])?;
         let mut b = Array::<f32, 1>::new([64])?;
-        parallel_for_each(a.extent(), plus_one(&a, &mut b))?;
+        // SAFETY: the kernel indexes only inside its views over this extent.
+        parallel_for_each(a.extent(), unsafe { plus_one(&a, &mut b) })?;
         b.to_vec()?;
         let t = Instant::now();
         for i in 0..n {
             if i % 2 == 0 {
-                parallel_for_each(a.extent(), plus_one(&a, &mut b))?;
+                // SAFETY: the kernel indexes only inside its views over this extent.
+                parallel_for_each(a.extent(), unsafe { plus_one(&a, &mut b) })?;
             } else {
-                parallel_for_each(b.extent(), plus_one(&b, &mut a))?;
+                // SAFETY: the kernel indexes only inside its views over this extent.
+                parallel_for_each(b.extent(), unsafe { plus_one(&b, &mut a) })?;
             }
         }
         let last = if n % 2 == 1 { b.to_vec()? } else { a.to_vec()? };

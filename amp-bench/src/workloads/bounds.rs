@@ -86,7 +86,8 @@ fn bounds_cost(ctx: &mut Ctx<'_>) -> Result<Vec<BoundsCost>, BoxError> {
         unchecked.push(ctx.time(|| {
             Ok(parallel_for_each(
                 Extent::new([n, n]),
-                mm_simple(&a, &b, &mut c_unchecked),
+                // SAFETY: the kernel indexes only inside its views over this extent.
+                unsafe { mm_simple(&a, &b, &mut c_unchecked) },
             )?)
         })?);
     }
@@ -107,7 +108,8 @@ fn bounds_cost(ctx: &mut Ctx<'_>) -> Result<Vec<BoundsCost>, BoxError> {
             Ok(parallel_for_each_on(
                 &native,
                 e,
-                mm_simple(&na, &nb, &mut nc_unchecked),
+                // SAFETY: the kernel indexes only inside its views over this extent.
+                unsafe { mm_simple(&na, &nb, &mut nc_unchecked) },
             )?)
         },
     )?;
@@ -139,7 +141,8 @@ fn bounds_cost(ctx: &mut Ctx<'_>) -> Result<Vec<BoundsCost>, BoxError> {
         unchecked.push(ctx.time(|| {
             Ok(parallel_for_each(
                 Extent::new([n, n]).tile::<TS, TS>(),
-                mm_tiled(&a, &b, &mut c_unchecked),
+                // SAFETY: the kernel indexes only inside its views over this extent.
+                unsafe { mm_tiled(&a, &b, &mut c_unchecked) },
             )?)
         })?);
     }
@@ -162,7 +165,8 @@ fn bounds_cost(ctx: &mut Ctx<'_>) -> Result<Vec<BoundsCost>, BoxError> {
             Ok(parallel_for_each_on(
                 &native,
                 e,
-                mm_tiled(&na, &nb, &mut nc_unchecked),
+                // SAFETY: the kernel indexes only inside its views over this extent.
+                unsafe { mm_tiled(&na, &nb, &mut nc_unchecked) },
             )?)
         },
     )?;
@@ -200,7 +204,8 @@ fn bounds_cost(ctx: &mut Ctx<'_>) -> Result<Vec<BoundsCost>, BoxError> {
         unchecked.push(ctx.time(|| {
             Ok(parallel_for_each(
                 Extent::new([n]),
-                vadd(&x, &y, &mut z_unchecked),
+                // SAFETY: the kernel indexes only inside its views over this extent.
+                unsafe { vadd(&x, &y, &mut z_unchecked) },
             )?)
         })?);
     }
@@ -225,7 +230,8 @@ fn bounds_cost(ctx: &mut Ctx<'_>) -> Result<Vec<BoundsCost>, BoxError> {
             Ok(parallel_for_each_on(
                 &native,
                 e,
-                vadd(&nx, &ny, &mut nz_unchecked),
+                // SAFETY: the kernel indexes only inside its views over this extent.
+                unsafe { vadd(&nx, &ny, &mut nz_unchecked) },
             )?)
         },
     )?;
@@ -301,7 +307,12 @@ fn tiled_bounds_rows(ctx: &mut Ctx<'_>, out: &mut Vec<BoundsCost>) -> Result<(),
     let times = bounds_times(
         ctx,
         || Ok(parallel_for_each(e, reduce_tree_i32_checked(&a, &mut s0))?),
-        || Ok(parallel_for_each(e, reduce_tree_i32(&a, &mut s1))?),
+        // SAFETY: the kernel indexes only inside its views over this extent.
+        || {
+            Ok(parallel_for_each(e, unsafe {
+                reduce_tree_i32(&a, &mut s1)
+            })?)
+        },
         || {
             Ok(parallel_for_each_on(
                 &native,
@@ -313,7 +324,8 @@ fn tiled_bounds_rows(ctx: &mut Ctx<'_>, out: &mut Vec<BoundsCost>) -> Result<(),
             Ok(parallel_for_each_on(
                 &native,
                 e,
-                reduce_tree_i32(&na, &mut n1),
+                // SAFETY: the kernel indexes only inside its views over this extent.
+                unsafe { reduce_tree_i32(&na, &mut n1) },
             )?)
         },
     )?;
@@ -335,7 +347,8 @@ fn tiled_bounds_rows(ctx: &mut Ctx<'_>, out: &mut Vec<BoundsCost>) -> Result<(),
     let times = bounds_times(
         ctx,
         || Ok(parallel_for_each(e, histogram_checked(&d, &mut h0))?),
-        || Ok(parallel_for_each(e, histogram(&d, &mut h1))?),
+        // SAFETY: the kernel indexes only inside its views over this extent.
+        || Ok(parallel_for_each(e, unsafe { histogram(&d, &mut h1) })?),
         || {
             Ok(parallel_for_each_on(
                 &native,
@@ -343,7 +356,12 @@ fn tiled_bounds_rows(ctx: &mut Ctx<'_>, out: &mut Vec<BoundsCost>) -> Result<(),
                 histogram_checked(&nd, &mut m0),
             )?)
         },
-        || Ok(parallel_for_each_on(&native, e, histogram(&nd, &mut m1))?),
+        // SAFETY: the kernel indexes only inside its views over this extent.
+        || {
+            Ok(parallel_for_each_on(&native, e, unsafe {
+                histogram(&nd, &mut m1)
+            })?)
+        },
     )?;
     // Bins after one launch of each (the timed runs added up different counts).
     let once = |k: &dyn Fn(&mut Array<u32, 1>) -> Result<(), amp::Error>,
@@ -356,13 +374,15 @@ fn tiled_bounds_rows(ctx: &mut Ctx<'_>, out: &mut Vec<BoundsCost>) -> Result<(),
     let acc = ctx.acc.clone();
     let r = [
         once(&|b| parallel_for_each(e, histogram_checked(&d, b)), &acc)?,
-        once(&|b| parallel_for_each(e, histogram(&d, b)), &acc)?,
+        // SAFETY: the kernel indexes only inside its views over this extent.
+        once(&|b| parallel_for_each(e, unsafe { histogram(&d, b) }), &acc)?,
         once(
             &|b| parallel_for_each_on(&native, e, histogram_checked(&nd, b)),
             &native,
         )?,
         once(
-            &|b| parallel_for_each_on(&native, e, histogram(&nd, b)),
+            // SAFETY: the kernel indexes only inside its views over this extent.
+            &|b| parallel_for_each_on(&native, e, unsafe { histogram(&nd, b) }),
             &native,
         )?,
     ];
@@ -390,7 +410,12 @@ fn tiled_bounds_rows(ctx: &mut Ctx<'_>, out: &mut Vec<BoundsCost>) -> Result<(),
                 scan_tiles_checked(&d, &mut o0, &mut t0),
             )?)
         },
-        || Ok(parallel_for_each(e, scan_tiles(&d, &mut o1, &mut t1))?),
+        // SAFETY: the kernel indexes only inside its views over this extent.
+        || {
+            Ok(parallel_for_each(e, unsafe {
+                scan_tiles(&d, &mut o1, &mut t1)
+            })?)
+        },
         || {
             let call = scan_tiles_checked(&nd, &mut p0, &mut q0);
             Ok(parallel_for_each_on(&native, e, call)?)
@@ -399,7 +424,8 @@ fn tiled_bounds_rows(ctx: &mut Ctx<'_>, out: &mut Vec<BoundsCost>) -> Result<(),
             Ok(parallel_for_each_on(
                 &native,
                 e,
-                scan_tiles(&nd, &mut p1, &mut q1),
+                // SAFETY: the kernel indexes only inside its views over this extent.
+                unsafe { scan_tiles(&nd, &mut p1, &mut q1) },
             )?)
         },
     )?;

@@ -39,9 +39,11 @@ fn launch_chain(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         a.copy_from_slice(&vec![0.0; n])?;
         for i in 0..launches {
             if i % 2 == 0 {
-                parallel_for_each(a.extent(), vadd(&a, &ones, &mut b))?;
+                // SAFETY: the kernel indexes only inside its views over this extent.
+                parallel_for_each(a.extent(), unsafe { vadd(&a, &ones, &mut b) })?;
             } else {
-                parallel_for_each(a.extent(), vadd(&b, &ones, &mut a))?;
+                // SAFETY: the kernel indexes only inside its views over this extent.
+                parallel_for_each(a.extent(), unsafe { vadd(&b, &ones, &mut a) })?;
             }
             if wait_each {
                 view.wait()?;
@@ -78,9 +80,11 @@ fn launch_chain(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         na.copy_from_slice(&vec![0.0; n])?;
         for i in 0..launches {
             if i % 2 == 0 {
-                parallel_for_each_on(&native, na.extent(), vadd(&na, &n_ones, &mut nb))?;
+                // SAFETY: the kernel indexes only inside its views over this extent.
+                parallel_for_each_on(&native, na.extent(), unsafe { vadd(&na, &n_ones, &mut nb) })?;
             } else {
-                parallel_for_each_on(&native, na.extent(), vadd(&nb, &n_ones, &mut na))?;
+                // SAFETY: the kernel indexes only inside its views over this extent.
+                parallel_for_each_on(&native, na.extent(), unsafe { vadd(&nb, &n_ones, &mut na) })?;
             }
         }
         got_native = na.to_vec()?.into_iter().map(f32::to_bits).collect();

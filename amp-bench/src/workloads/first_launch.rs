@@ -35,7 +35,8 @@ fn first_launch(ctx: &mut Ctx<'_>, init: f64, native_init: f64) -> Result<(), Bo
     let mut c = Array::<f32, 1>::new([n])?;
     let mut c2 = Array::<f32, 1>::new([n])?;
     let t = Instant::now();
-    parallel_for_each(Extent::new([n]), vadd(&a, &b, &mut c))?;
+    // SAFETY: the kernel indexes only inside its views over this extent.
+    parallel_for_each(Extent::new([n]), unsafe { vadd(&a, &b, &mut c) })?;
     let amp_first = t.elapsed().as_secs_f64();
     let t = Instant::now();
     let words = compile_glsl("first_vadd", &format!("{GLSL_1D}{G_VADD}"))?;
@@ -64,7 +65,8 @@ fn first_launch(ctx: &mut Ctx<'_>, init: f64, native_init: f64) -> Result<(), Bo
     let ran = parallel_for_each_on(
         &ctx.native,
         Extent::new([n]),
-        vadd_first_native(&na, &nb, &mut nc),
+        // SAFETY: the kernel indexes only inside its views over this extent.
+        unsafe { vadd_first_native(&na, &nb, &mut nc) },
     );
     let native_first = t.elapsed().as_secs_f64();
     let native_first: Native = match ran {

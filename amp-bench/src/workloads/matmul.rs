@@ -66,7 +66,8 @@ fn matmul(ctx: &mut Ctx<'_>, n: usize) -> Result<(), BoxError> {
         || {
             Ok(parallel_for_each(
                 Extent::new([n, n]),
-                mm_simple(&a, &b, &mut c_amp),
+                // SAFETY: the kernel indexes only inside its views over this extent.
+                unsafe { mm_simple(&a, &b, &mut c_amp) },
             )?)
         },
         || {
@@ -85,7 +86,8 @@ fn matmul(ctx: &mut Ctx<'_>, n: usize) -> Result<(), BoxError> {
         Ok(parallel_for_each_on(
             &cpu_acc,
             Extent::new([n, n]),
-            mm_simple(&na, &nb, &mut nc),
+            // SAFETY: the kernel indexes only inside its views over this extent.
+            unsafe { mm_simple(&na, &nb, &mut nc) },
         )?)
     })?;
     ctx.check_native(
@@ -157,7 +159,8 @@ fn matmul(ctx: &mut Ctx<'_>, n: usize) -> Result<(), BoxError> {
         || {
             Ok(parallel_for_each(
                 Extent::new([n, n]).tile::<TS, TS>(),
-                mm_tiled(&a, &b, &mut c_amp),
+                // SAFETY: the kernel indexes only inside its views over this extent.
+                unsafe { mm_tiled(&a, &b, &mut c_amp) },
             )?)
         },
         || {
@@ -176,7 +179,8 @@ fn matmul(ctx: &mut Ctx<'_>, n: usize) -> Result<(), BoxError> {
         Ok(parallel_for_each_on(
             &cpu_acc,
             Extent::new([n, n]).tile::<TS, TS>(),
-            mm_tiled(&na, &nb, &mut nc),
+            // SAFETY: the kernel indexes only inside its views over this extent.
+            unsafe { mm_tiled(&na, &nb, &mut nc) },
         )?)
     })?;
     ctx.check_native(

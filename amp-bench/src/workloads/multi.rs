@@ -70,7 +70,8 @@ impl Workload for Multi {
                 parallel_for_each_on(
                     part.accelerator_view(),
                     domain,
-                    mm_tiled_views(&a, &b, &mut c),
+                    // SAFETY: the kernel indexes only inside its views over this extent.
+                    unsafe { mm_tiled_views(&a, &b, &mut c) },
                 )?;
                 c.synchronize()
             })
@@ -97,7 +98,8 @@ impl Workload for Multi {
                 parallel_for_each_on(
                     part.accelerator_view(),
                     part.extent(),
-                    vadd_views(&a, &b, &mut c),
+                    // SAFETY: the kernel indexes only inside its views over this extent.
+                    unsafe { vadd_views(&a, &b, &mut c) },
                 )?;
                 c.synchronize()
             })

@@ -41,9 +41,14 @@ fn reductions(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         |on, shape, a, sums| {
             let e = Extent::new([n]).tile::<RT>();
             match shape {
-                Shape::Tree => parallel_for_each_on(on, e, reduce_tree_i32(a, sums)),
-                Shape::Sequential => parallel_for_each_on(on, e, reduce_seq_i32(a, sums)),
-                Shape::Subgroup => parallel_for_each_on(on, e, reduce_subgroup(a, sums)),
+                // SAFETY: the kernel indexes only inside its views over this extent.
+                Shape::Tree => parallel_for_each_on(on, e, unsafe { reduce_tree_i32(a, sums) }),
+                // SAFETY: the kernel indexes only inside its views over this extent.
+                Shape::Sequential => {
+                    parallel_for_each_on(on, e, unsafe { reduce_seq_i32(a, sums) })
+                }
+                // SAFETY: the kernel indexes only inside its views over this extent.
+                Shape::Subgroup => parallel_for_each_on(on, e, unsafe { reduce_subgroup(a, sums) }),
             }
         },
     )?;
@@ -59,9 +64,14 @@ fn reductions(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         |on, shape, a, sums| {
             let e = Extent::new([n]).tile::<RT>();
             match shape {
-                Shape::Tree => parallel_for_each_on(on, e, reduce_tree_f32(a, sums)),
-                Shape::Sequential => parallel_for_each_on(on, e, reduce_seq_f32(a, sums)),
-                Shape::Subgroup => parallel_for_each_on(on, e, reduce_subgroup(a, sums)),
+                // SAFETY: the kernel indexes only inside its views over this extent.
+                Shape::Tree => parallel_for_each_on(on, e, unsafe { reduce_tree_f32(a, sums) }),
+                // SAFETY: the kernel indexes only inside its views over this extent.
+                Shape::Sequential => {
+                    parallel_for_each_on(on, e, unsafe { reduce_seq_f32(a, sums) })
+                }
+                // SAFETY: the kernel indexes only inside its views over this extent.
+                Shape::Subgroup => parallel_for_each_on(on, e, unsafe { reduce_subgroup(a, sums) }),
             }
         },
     )

@@ -46,10 +46,15 @@ fn scan(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         || {
             parallel_for_each(
                 Extent::new([n]).tile::<RT>(),
-                scan_tiles(&input, &mut o_amp, &mut s_amp),
+                // SAFETY: the kernel indexes only inside its views over this extent.
+                unsafe { scan_tiles(&input, &mut o_amp, &mut s_amp) },
             )?;
-            parallel_for_each(Extent::new([1024]).tile::<1024>(), scan_sums(&mut s_amp))?;
-            parallel_for_each(Extent::new([n]), scan_add(&mut o_amp, &s_amp))?;
+            // SAFETY: the kernel indexes only inside its views over this extent.
+            parallel_for_each(Extent::new([1024]).tile::<1024>(), unsafe {
+                scan_sums(&mut s_amp)
+            })?;
+            // SAFETY: the kernel indexes only inside its views over this extent.
+            parallel_for_each(Extent::new([n]), unsafe { scan_add(&mut o_amp, &s_amp) })?;
             Ok(())
         },
         || {
@@ -88,14 +93,19 @@ fn scan(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         parallel_for_each_on(
             &native,
             Extent::new([n]).tile::<RT>(),
-            scan_tiles(&n_in, &mut n_out, &mut n_sums),
+            // SAFETY: the kernel indexes only inside its views over this extent.
+            unsafe { scan_tiles(&n_in, &mut n_out, &mut n_sums) },
         )?;
         parallel_for_each_on(
             &native,
             Extent::new([1024]).tile::<1024>(),
-            scan_sums(&mut n_sums),
+            // SAFETY: the kernel indexes only inside its views over this extent.
+            unsafe { scan_sums(&mut n_sums) },
         )?;
-        parallel_for_each_on(&native, Extent::new([n]), scan_add(&mut n_out, &n_sums))?;
+        // SAFETY: the kernel indexes only inside its views over this extent.
+        parallel_for_each_on(&native, Extent::new([n]), unsafe {
+            scan_add(&mut n_out, &n_sums)
+        })?;
         Ok(())
     })?;
     ctx.check_native("exclusive scan", &t_native, || Ok(n_out.to_vec()?), &cpu)?;
@@ -113,21 +123,24 @@ fn scan(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
             Ok(parallel_for_each_on(
                 &native,
                 Extent::new([n]).tile::<RT>(),
-                scan_tiles(&n_in, &mut n_out, &mut n_sums),
+                // SAFETY: the kernel indexes only inside its views over this extent.
+                unsafe { scan_tiles(&n_in, &mut n_out, &mut n_sums) },
             )?)
         })?;
         let t_sums = ctx.time_native(|| {
             Ok(parallel_for_each_on(
                 &native,
                 Extent::new([1024]).tile::<1024>(),
-                scan_sums(&mut n_sums),
+                // SAFETY: the kernel indexes only inside its views over this extent.
+                unsafe { scan_sums(&mut n_sums) },
             )?)
         })?;
         let t_add = ctx.time_native(|| {
             Ok(parallel_for_each_on(
                 &native,
                 Extent::new([n]),
-                scan_add(&mut n_out, &n_sums),
+                // SAFETY: the kernel indexes only inside its views over this extent.
+                unsafe { scan_add(&mut n_out, &n_sums) },
             )?)
         })?;
         let name = "exclusive scan (tile scan + scan of tile sums + add)";

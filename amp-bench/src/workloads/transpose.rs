@@ -54,9 +54,11 @@ fn transpose(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
             || {
                 let e = Extent::new([n, n]).tile::<32, 32>();
                 if padded {
-                    parallel_for_each(e, transpose_padded(&a, &mut o_amp))?;
+                    // SAFETY: the kernel indexes only inside its views over this extent.
+                    parallel_for_each(e, unsafe { transpose_padded(&a, &mut o_amp) })?;
                 } else {
-                    parallel_for_each(e, transpose_square(&a, &mut o_amp))?;
+                    // SAFETY: the kernel indexes only inside its views over this extent.
+                    parallel_for_each(e, unsafe { transpose_square(&a, &mut o_amp) })?;
                 }
                 Ok(())
             },
@@ -72,9 +74,11 @@ fn transpose(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         let t_native = ctx.time_native(|| {
             let e = Extent::new([n, n]).tile::<32, 32>();
             if padded {
-                parallel_for_each_on(&native, e, transpose_padded(&na, &mut no))?;
+                // SAFETY: the kernel indexes only inside its views over this extent.
+                parallel_for_each_on(&native, e, unsafe { transpose_padded(&na, &mut no) })?;
             } else {
-                parallel_for_each_on(&native, e, transpose_square(&na, &mut no))?;
+                // SAFETY: the kernel indexes only inside its views over this extent.
+                parallel_for_each_on(&native, e, unsafe { transpose_square(&na, &mut no) })?;
             }
             Ok(())
         })?;

@@ -54,7 +54,8 @@ fn vector(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         Ok(parallel_for_each_on(
             &cpu_acc,
             Extent::new([n]),
-            vadd(&na, &nb, &mut nc),
+            // SAFETY: the kernel indexes only inside its views over this extent.
+            unsafe { vadd(&na, &nb, &mut nc) },
         )?)
     })?;
     ctx.check_native("vector add", &t_native, || Ok(nc.to_vec()?), &cpu)?;
@@ -80,7 +81,8 @@ fn vector(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         || {
             Ok(parallel_for_each(
                 Extent::new([n]),
-                saxpy(alpha, &a, &b, &mut c_amp),
+                // SAFETY: the kernel indexes only inside its views over this extent.
+                unsafe { saxpy(alpha, &a, &b, &mut c_amp) },
             )?)
         },
         || {
@@ -105,7 +107,8 @@ fn vector(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         Ok(parallel_for_each_on(
             &cpu_acc,
             Extent::new([n]),
-            saxpy(alpha, &na, &nb, &mut nc),
+            // SAFETY: the kernel indexes only inside its views over this extent.
+            unsafe { saxpy(alpha, &na, &nb, &mut nc) },
         )?)
     })?;
     ctx.check_native("saxpy", &t_native, || Ok(nc.to_vec()?), &cpu)?;
@@ -123,7 +126,12 @@ fn vector(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
     let k = raw(&acc, "copy", &format!("{GLSL_1D}{G_COPY}"), 2, 4)?;
     let pc = push(&[n as u32]);
     let (t_amp, t_glsl) = ctx.time_pair(
-        || Ok(parallel_for_each(Extent::new([n]), vcopy(&a, &mut c_amp))?),
+        // SAFETY: the kernel indexes only inside its views over this extent.
+        || {
+            Ok(parallel_for_each(Extent::new([n]), unsafe {
+                vcopy(&a, &mut c_amp)
+            })?)
+        },
         || {
             Ok(k.dispatch(
                 groups,
@@ -142,7 +150,8 @@ fn vector(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         Ok(parallel_for_each_on(
             &cpu_acc,
             Extent::new([n]),
-            vcopy(&na, &mut nc),
+            // SAFETY: the kernel indexes only inside its views over this extent.
+            unsafe { vcopy(&na, &mut nc) },
         )?)
     })?;
     ctx.check_native(COPY_ROW, &t_native, || Ok(nc.to_vec()?), &cpu)?;
@@ -193,7 +202,12 @@ fn vadd_pair(
     let groups = fold(&ctx.acc, n.div_ceil(64));
     let pc = push(&[n as u32]);
     ctx.time_pair(
-        || Ok(parallel_for_each(Extent::new([n]), vadd(a, b, c_amp))?),
+        // SAFETY: the kernel indexes only inside its views over this extent.
+        || {
+            Ok(parallel_for_each(Extent::new([n]), unsafe {
+                vadd(a, b, c_amp)
+            })?)
+        },
         || {
             Ok(k.dispatch(
                 groups,

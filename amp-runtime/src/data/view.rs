@@ -475,6 +475,20 @@ macro_rules! projections {
 
 projections!(2 => 1, 3 => 2, 4 => 3);
 
+// The views' `Drop`s do nothing themselves; they exist for the borrow checker. A type without
+// `Drop` keeps its borrow `'a` only until its last use, so rustc would accept freeing or
+// reusing the borrowed slice while the view is still alive, and the family's last drop (which
+// copies device results back into the slice, and waits for device work on an imported copy of
+// it) would then write freed memory. With a `Drop`, the borrow lasts until the view is gone:
+// dropping or touching the slice first is E0505/E0502.
+impl<T: DeviceElement, const N: usize> Drop for ArrayView<'_, T, N> {
+    fn drop(&mut self) {}
+}
+
+impl<T: DeviceElement, const N: usize> Drop for ArrayViewMut<'_, T, N> {
+    fn drop(&mut self) {}
+}
+
 impl<T: DeviceElement, const N: usize> fmt::Debug for ArrayView<'_, T, N> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ArrayView")
