@@ -7,7 +7,7 @@
 //! address of an element inside its view (a checked kernel's atomic outside the view is not
 //! performed), or of a `tile_static` variable of the running tile function.
 
-use std::sync::atomic::{AtomicI32, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicU32, AtomicU8, Ordering};
 
 /// Relaxed, as on the device.
 pub const RELAXED: Ordering = Ordering::Relaxed;
@@ -69,4 +69,77 @@ pub unsafe fn atom_f32<'a>(p: *mut f32) -> &'a AtomicU32 {
     // SAFETY: `from_ptr`'s requirements, met by the caller; an `f32` is 4 bytes like the `u32`
     // the atomic reads and writes, and any bits are a valid `u32`.
     unsafe { AtomicU32::from_ptr(p.cast::<u32>()) }
+}
+
+/// Whether a `T` is whole aligned 32-bit words (every device element is).
+#[inline(always)]
+fn in_words<T>() -> bool {
+    std::mem::size_of::<T>().is_multiple_of(4) && std::mem::align_of::<T>().is_multiple_of(4)
+}
+
+/// Reads the element at `p` with relaxed atomic loads, one 32-bit word at a time (one byte at a
+/// time for a type whose size or alignment is not a multiple of 4): how a kernel reads a view
+/// whose elements threads of the launch may write while others access them (the compiler
+/// could not prove otherwise, see `analysis` in amp-spirv). A racing write can tear the
+/// element between words, as on a device, but the program's behaviour stays defined.
+///
+/// # Safety
+///
+/// `p` is aligned for `T` and points at a live `T`; every thread that accesses the element
+/// during the launch does so through [`read_relaxed`], [`write_relaxed`] or the atomics of
+/// this module (never plainly). Every bit pattern of `T`'s size is a `T` (a device element).
+#[inline(always)]
+pub unsafe fn read_relaxed<T: Copy + Default>(p: *const T) -> T {
+    let mut out = T::default();
+    let dst = (&mut out as *mut T).cast::<u8>();
+    let size = std::mem::size_of::<T>();
+    if in_words::<T>() {
+        for w in 0..size / 4 {
+            // SAFETY: word `w` of an aligned live `T` is an aligned live `u32` that every
+            // thread accesses atomically (caller); `dst` is the local `out`, the same size.
+            unsafe {
+                let a = AtomicU32::from_ptr(p.cast::<u32>().cast_mut().add(w));
+                dst.cast::<u32>().add(w).write(a.load(Ordering::Relaxed));
+            }
+        }
+    } else {
+        for b in 0..size {
+            // SAFETY: as above, byte by byte.
+            unsafe {
+                let a = AtomicU8::from_ptr(p.cast::<u8>().cast_mut().add(b));
+                dst.add(b).write(a.load(Ordering::Relaxed));
+            }
+        }
+    }
+    out
+}
+
+/// Writes `v` to the element at `p` with relaxed atomic stores (see [`read_relaxed`]).
+///
+/// # Safety
+///
+/// As for [`read_relaxed`], and the element's memory is writable.
+#[inline(always)]
+pub unsafe fn write_relaxed<T: Copy>(p: *mut T, v: T) {
+    let src = (&v as *const T).cast::<u8>();
+    let size = std::mem::size_of::<T>();
+    if in_words::<T>() {
+        for w in 0..size / 4 {
+            // SAFETY: word `w` of an aligned live `T` is an aligned live `u32` accessed only
+            // atomically (caller); `src` is the local `v`, whose bytes are all initialised (a
+            // device element has no padding).
+            unsafe {
+                let a = AtomicU32::from_ptr(p.cast::<u32>().add(w));
+                a.store(src.cast::<u32>().add(w).read_unaligned(), Ordering::Relaxed);
+            }
+        }
+    } else {
+        for b in 0..size {
+            // SAFETY: as above, byte by byte.
+            unsafe {
+                let a = AtomicU8::from_ptr(p.cast::<u8>().add(b));
+                a.store(src.add(b).read(), Ordering::Relaxed);
+            }
+        }
+    }
 }

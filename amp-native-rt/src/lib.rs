@@ -72,7 +72,9 @@ mod int;
 mod report;
 mod texture;
 
-pub use atomic::{atom_f32, atom_i32, atom_u32, atomic_add_f32, RELAXED};
+pub use atomic::{
+    atom_f32, atom_i32, atom_u32, atomic_add_f32, read_relaxed, write_relaxed, RELAXED,
+};
 pub use buf::Buf;
 pub use float::{m32, m64, norm, unorm};
 pub use int::{div_i32, div_u32, ix, rem_i32, rem_u32};

@@ -283,11 +283,14 @@ impl<const R: usize> Tex<R> {
         out
     }
 
-    /// Stores the first `comps` of four host words as texel `i`.
+    /// Stores the first `comps` of four host words as texel `i`, byte by byte with relaxed
+    /// atomic stores: threads of a launch may write one texel (a texture written in a launch
+    /// is only written in it, never read, so every access of its texels is such a store), and
+    /// the last store wins per byte, as on a device, without a data race.
     ///
     /// # Safety
-    /// `i` is inside the extent, the view's memory holds the texel, and no other thread
-    /// accesses the texel during the store.
+    /// `i` is inside the extent and the view's memory holds the texel; during the launch every
+    /// access of the texture's memory is a store through this function.
     #[inline]
     pub unsafe fn store_words(&self, i: [u32; R], v: [u32; 4]) {
         let step = (self.bits / 8) as usize;
@@ -295,9 +298,12 @@ impl<const R: usize> Tex<R> {
         let mut bytes = [0u8; 4];
         for (c, &w) in v.iter().enumerate().take(self.comps as usize) {
             encode(self.kind, self.bits, w, &mut bytes);
-            // SAFETY: component `c` of texel `i` lies inside the view's memory (contract); the
-            // caller keeps other threads off it.
-            unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), p.add(c * step), step) };
+            for (k, &b) in bytes.iter().enumerate().take(step) {
+                // SAFETY: byte `k` of component `c` of texel `i` lies inside the view's memory
+                // (contract), which every thread accesses only through these atomic stores.
+                let a = unsafe { std::sync::atomic::AtomicU8::from_ptr(p.add(c * step + k)) };
+                a.store(b, std::sync::atomic::Ordering::Relaxed);
+            }
         }
     }
 

@@ -1130,3 +1130,78 @@ fn tiled_kernels_run_uniform_loops_at_tile_level() {
     }
     assert_eq!(lines, [format!("{first:?}"), format!("{second:?}")]);
 }
+
+/// The native code of `k` as text.
+fn native_text(k: &str) -> String {
+    let func: syn::ItemFn = syn::parse_str(k).expect("a function");
+    let name = func.sig.ident.to_string();
+    compile_native(&func, &Options::default(), "crate::rt", &name)
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
+        .code
+        .to_string()
+}
+
+/// Buffers whose elements threads may share with a writer are accessed with relaxed atomics
+/// natively (a race there has a device's results, not undefined behaviour); buffers each thread
+/// only touches at its own element, and buffers nobody writes, keep plain accesses.
+#[test]
+fn buffers_threads_may_share_with_a_writer_use_relaxed_atomics() {
+    let private = [
+        "fn k(idx: Index<1>, a: ArrayView<f32, 1>, out: ArrayViewMut<f32, 1>) { out[idx] = a[idx] + a[idx[0] + 1]; }",
+        "fn k(idx: Index<1>, out: ArrayViewMut<f32, 1>) { out[idx] = out[idx] * 2.0; out[idx] += 1.0; }",
+        "fn k(idx: Index<2>, out: ArrayViewMut<u32, 2>, s: u32) { out[[idx[1], idx[0] + s as usize]] = 1; }",
+    ];
+    for k in private {
+        let code = native_text(k);
+        assert!(
+            !code.contains("relaxed"),
+            "plain accesses expected: {k}\n{code}"
+        );
+    }
+    let shared = [
+        // Every thread writes element 0.
+        "#[kernel(amp, allow(write_conflict))] fn k(idx: Index<1>, out: ArrayViewMut<u32, 1>) { out[0] = idx[0] as u32; }",
+        // A neighbour's element read while every thread writes its own.
+        "#[kernel(amp, allow(flow_dependence))] fn k(idx: Index<1>, out: ArrayViewMut<u32, 1>) { let n = out.extent()[0]; if idx[0] + 1 < n { out[idx] = out[idx[0] + 1]; } }",
+        // A shift by a loop's variable is not one element per thread: thread 0 writes
+        // element 1 at `j == 1`, thread 1 at `j == 0`.
+        "#[kernel(amp, allow(write_conflict))] fn k(idx: Index<1>, out: ArrayViewMut<u32, 1>) { for j in 0..2 { out[idx[0] + j] += 1; } }",
+        // Two writes per thread at permuted indices: threads (a, b) and (b, a) share both.
+        "#[kernel(amp, allow(write_conflict))] fn k(idx: Index<2>, out: ArrayViewMut<u32, 2>) { out[[idx[0], idx[1]]] = 1; out[[idx[1], idx[0]]] = 2; }",
+        // Plain and atomic accesses of one buffer.
+        "#[kernel(amp, allow(write_conflict))] fn k(idx: Index<1>, out: ArrayViewMut<u32, 1>) { out[idx] = 1; atomic_fetch_add(&mut out[0], 1u32); }",
+    ];
+    for k in shared {
+        let code = native_text(k);
+        assert!(
+            code.contains("write_relaxed"),
+            "relaxed stores expected: {k}\n{code}"
+        );
+    }
+}
+
+/// A kernel whose threads all write one element, and read-modify-write a neighbour's, runs
+/// natively with relaxed atomics: the element holds one thread's value.
+#[test]
+fn racing_writes_keep_one_threads_value() {
+    let k = r#"#[kernel(amp, allow(write_conflict, flow_dependence))]
+    fn race(idx: Index<1>, out: ArrayViewMut<u32, 1>) {
+        out[0] = idx[0] as u32 + 100;
+        let n = out.extent()[0];
+        if idx[0] + 1 < n { out[idx[0] + 1] += 1; }
+    }"#;
+    let main = r#"
+        let oob = rt::OobReport::new();
+        let mut out = vec![0u32; 8];
+        let p = buf(&mut out, [8]);
+        let oob = &oob;
+        std::thread::scope(|s| {
+            for t in 0..8u32 { s.spawn(move || unsafe { race([t], p, oob) }); }
+        });
+        println!("{}", (100..108).contains(&out[0]));
+        println!("{:?}", &out[1..]);
+    "#;
+    let out = run(&[plain(k)], main);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines, ["true", "[1, 1, 1, 1, 1, 1, 1]"]);
+}

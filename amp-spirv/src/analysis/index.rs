@@ -93,20 +93,58 @@ impl Walker<'_> {
                 let key = self.alias.get(id)?;
                 (0..self.k.rank).find(|&d| *key == IndexKey::component(own, d))
             }
+            // The shift must be one value for the whole launch, not only the same for every
+            // thread at one time: `idx[0] + k` with `k` a loop's variable is thread 0's
+            // element `1` at `k == 1` and thread 1's at `k == 0`.
             ExprKind::Binary(BinOp::Add | BinOp::Sub, a, b) => {
                 if let Some(d) = self.own_component(a) {
-                    return (!self.may_vary(b)).then_some(d);
+                    return self.launch_invariant(b).then_some(d);
                 }
                 if let (ExprKind::Binary(BinOp::Add, ..), Some(d)) =
                     (&e.kind, self.own_component(b))
                 {
-                    return (!self.may_vary(a)).then_some(d);
+                    return self.launch_invariant(a).then_some(d);
                 }
                 None
             }
             ExprKind::Cast(a) => self.own_component(a),
             _ => None,
         }
+    }
+
+    /// Whether an expression has one value for the whole launch: literals, constants, scalar
+    /// parameters, extents, and immutable locals bound to them, combined by operators.
+    fn launch_invariant(&self, e: &Expr) -> bool {
+        fn key_invariant(k: &IndexKey) -> bool {
+            match k {
+                IndexKey::Int(_)
+                | IndexKey::Bool(_)
+                | IndexKey::Float(..)
+                | IndexKey::Param(_)
+                | IndexKey::Const(_)
+                | IndexKey::Extent(_) => true,
+                IndexKey::Binary(_, a, b) => key_invariant(a) && key_invariant(b),
+                IndexKey::Unary(_, a) | IndexKey::Cast(a, _) => key_invariant(a),
+                IndexKey::Local(_)
+                | IndexKey::Element(..)
+                | IndexKey::Opaque(_)
+                | IndexKey::Atomic => false,
+            }
+        }
+        !any_expr(e, |e| match &e.kind {
+            ExprKind::Local(id) => match self.alias.get(id) {
+                Some(key) if key_invariant(key) => Probe::Prune,
+                _ => Probe::Hit,
+            },
+            ExprKind::Lit(_)
+            | ExprKind::OuterConst(_)
+            | ExprKind::ScalarParam(_)
+            | ExprKind::BufferExtent(_)
+            | ExprKind::Unary(..)
+            | ExprKind::Cast(_)
+            | ExprKind::Binary(..) => Probe::Descend,
+            _ => Probe::Hit,
+        })
     }
 
     /// Whether an expression (without side effects) may differ between threads, from what the

@@ -97,6 +97,11 @@ pub struct Findings {
     pub warnings: Vec<Warning>,
     /// Per parameter: whether the body reads it and whether it writes it.
     pub access: Vec<(bool, bool)>,
+    /// Per parameter: whether two threads of a launch may access one of its elements at the
+    /// same time, one of them writing (see [`races::shared_elements`]). The native back end
+    /// accesses such a buffer with relaxed atomics, so a race the kernel's author allowed (or
+    /// the race lints missed) has device-like results there instead of undefined behaviour.
+    pub shared: Vec<bool>,
 }
 
 /// Runs every analysis on a checked kernel.
@@ -198,11 +203,13 @@ impl<'k> Walker<'k> {
         for w in &self.writes {
             access[w.param].1 = true;
         }
+        let shared = races::shared_elements(self.k.params.len(), &self.writes, &self.reads);
         self.dependences();
         Findings {
             errors: self.errors,
             warnings: self.warnings,
             access,
+            shared,
         }
     }
 

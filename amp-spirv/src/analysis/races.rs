@@ -25,6 +25,34 @@ pub(super) struct Access {
     pub(super) atomic: bool,
 }
 
+/// Per parameter of `n`: whether threads may share an element of it with a writer. A buffer
+/// nobody writes is never shared; one written only by atomics needs nothing more. Otherwise
+/// the plain accesses are private to their thread only when every write is at an index unique
+/// per thread (or per tile: the threads of a tile run on one OS thread natively) and every
+/// plain access, read or write, is at that one index; a buffer that is also accessed
+/// atomically is shared (an atomic and a plain access of one element must not meet).
+pub(super) fn shared_elements(n: usize, writes: &[Access], reads: &[Access]) -> Vec<bool> {
+    (0..n)
+        .map(|p| {
+            let w: Vec<&Access> = writes.iter().filter(|a| a.param == p).collect();
+            let r: Vec<&Access> = reads.iter().filter(|a| a.param == p).collect();
+            if w.is_empty() {
+                return false;
+            }
+            let atomic = w.iter().chain(&r).filter(|a| a.atomic).count();
+            let all = w.len() + r.len();
+            if atomic == all {
+                return false;
+            }
+            if atomic > 0 || w.iter().any(|a| !a.unique) {
+                return true;
+            }
+            let key = &w[0].key;
+            !w.iter().chain(&r).all(|a| a.key == *key)
+        })
+        .collect()
+}
+
 impl Walker<'_> {
     /// Whether `p` was written earlier in this walk and a barrier fencing global memory came
     /// since.

@@ -105,6 +105,14 @@ impl Emitter<'_> {
                 let b = self.expr(base)?;
                 self.array_element(&b, index, &len, false, span)?
             }
+            ExprKind::BufferLoad(p, idx) if self.is_shared(*p) => {
+                self.buffer_elem(*p, span)?;
+                let (ptr, rt) = (self.checked_ptr(*p, idx)?, &self.rt);
+                quote_spanned!(at=> match #ptr {
+                    Some(ptr) => #rt::read_relaxed(ptr),
+                    None => ::core::default::Default::default(),
+                })
+            }
             ExprKind::BufferLoad(p, idx) => {
                 self.buffer_elem(*p, span)?;
                 let (pn, pl) = (numbered("p", p), index_lit(*p));
@@ -174,6 +182,14 @@ impl Emitter<'_> {
                         let p = self.local_place(place, span)?;
                         quote_spanned!(at=> { let #tv = #v; #p = #tv; })
                     }
+                    Place::Buffer(p, idx) if self.is_shared(*p) => {
+                        self.buffer_elem(*p, span)?;
+                        let (ptr, rt) = (self.checked_ptr(*p, idx)?, &self.rt);
+                        quote_spanned!(at=> {
+                            let #tv = #v;
+                            if let Some(ptr) = #ptr { #rt::write_relaxed(ptr, #tv); }
+                        })
+                    }
                     Place::Buffer(p, idx) => {
                         self.buffer_elem(*p, span)?;
                         let (pn, pl) = (numbered("p", p), index_lit(*p));
@@ -193,11 +209,17 @@ impl Emitter<'_> {
                 let v = self.expr(value)?;
                 let tv = self.temp();
                 let ty = self.place_ty(place, span)?;
+                let shared = matches!(place, Place::Buffer(p, _) if self.is_shared(*p));
+                let rt = &self.rt;
+                let old = match shared {
+                    true => quote_spanned!(at=> #rt::read_relaxed(ptr)),
+                    false => quote_spanned!(at=> (*ptr)),
+                };
                 let new = self.binary_value(
                     *op,
                     &ty,
                     &value.ty,
-                    &quote_spanned!(at=> (*ptr)),
+                    &old,
                     &quote_spanned!(at=> #tv),
                     &ty,
                     span,
@@ -211,7 +233,18 @@ impl Emitter<'_> {
                     }
                     Place::Buffer(p, idx) => self.checked_ptr(*p, idx)?,
                 };
-                quote_spanned!(at=> { let #tv = #v; if let Some(ptr) = #ptr { *ptr = #new; } })
+                match shared {
+                    true => {
+                        let rt = &self.rt;
+                        quote_spanned!(at=> {
+                            let #tv = #v;
+                            if let Some(ptr) = #ptr { #rt::write_relaxed(ptr, #new); }
+                        })
+                    }
+                    false => quote_spanned!(at=>
+                        { let #tv = #v; if let Some(ptr) = #ptr { *ptr = #new; } }
+                    ),
+                }
             }
             ExprKind::Atomic(a) => self.atomic(a, span)?,
             ExprKind::Texture(op, p, operands) => self.texture_op(*op, *p, operands)?,
@@ -857,6 +890,11 @@ impl Emitter<'_> {
             }
         }
         Ok(true)
+    }
+
+    /// Whether buffer `p`'s elements may be shared with a writer (accessed as relaxed atomics).
+    fn is_shared(&self, p: ParamId) -> bool {
+        self.shared.get(p).copied().unwrap_or(false)
     }
 
     /// `Some(pointer)` to a buffer element for a read-modify-write, `None` (recorded in the

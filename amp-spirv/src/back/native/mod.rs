@@ -207,10 +207,15 @@ pub(crate) type Res<T> = Result<T, Stop>;
 /// With `assume_covers`, every view is taken to cover the launch domain: index components the
 /// range analysis bounds by the domain are not checked (the runtime calls this variant only
 /// when every buffer argument covers the domain; see [`NativeSource::uses_covers`]).
+///
+/// `shared` (per parameter, the analyses' [`Findings::shared`](crate::analysis::Findings)):
+/// the buffers whose elements threads may share with a writer, accessed with relaxed atomics.
+#[allow(clippy::too_many_arguments)]
 pub fn native(
     kernel: &Kernel,
     ranges: &Ranges,
     checks: BoundsChecks,
+    shared: &[bool],
     rt: &str,
     fn_name: &str,
     assume_covers: bool,
@@ -218,11 +223,22 @@ pub fn native(
     let split = subgroup::hoisted(kernel);
     let kernel = split.as_ref().unwrap_or(kernel);
     match batch::hoisted_tiled(kernel) {
-        Some((h, loops)) => emit(&h, ranges, checks, rt, fn_name, assume_covers, false, loops),
+        Some((h, loops)) => emit(
+            &h,
+            ranges,
+            checks,
+            shared,
+            rt,
+            fn_name,
+            assume_covers,
+            false,
+            loops,
+        ),
         None => emit(
             kernel,
             ranges,
             checks,
+            shared,
             rt,
             fn_name,
             assume_covers,
@@ -240,19 +256,30 @@ pub fn native(
 /// The function has the tile ABI of a tiled kernel whose tile shape is `[1, .., 1, LANES]`:
 /// its first argument `[t0, .., tn]` runs threads `[t0, .., tn * LANES + l]` for `l` in
 /// `0..LANES`, all of which must be inside the domain (the caller runs a row's remainder with
-/// the thread function).
+/// the thread function). `shared` as for [`native`].
+#[allow(clippy::too_many_arguments)]
 pub fn native_batched(
     kernel: &Kernel,
     ranges: &Ranges,
     checks: BoundsChecks,
+    shared: &[bool],
     rt: &str,
     fn_name: &str,
     assume_covers: bool,
 ) -> Res<Option<NativeSource>> {
     match batch::batched_kernel(kernel) {
-        Some((b, loops)) => {
-            emit(&b, ranges, checks, rt, fn_name, assume_covers, true, loops).map(Some)
-        }
+        Some((b, loops)) => emit(
+            &b,
+            ranges,
+            checks,
+            shared,
+            rt,
+            fn_name,
+            assume_covers,
+            true,
+            loops,
+        )
+        .map(Some),
         None => Ok(None),
     }
 }
@@ -265,6 +292,7 @@ fn emit(
     kernel: &Kernel,
     ranges: &Ranges,
     checks: BoundsChecks,
+    shared: &[bool],
     rt: &str,
     fn_name: &str,
     assume_covers: bool,
@@ -279,6 +307,7 @@ fn emit(
     let name = item_name(fn_name, whole)?;
     let mut e = Emitter::new(kernel, ranges, checks, rt, fn_name);
     e.assume_covers = assume_covers;
+    e.shared = shared.to_vec();
     e.batch = batch;
     e.hoisted = hoisted;
     let f = if kernel.tiled.is_some() {
@@ -375,6 +404,9 @@ pub(crate) struct Emitter<'a> {
     ranges: &'a Ranges,
     /// Every view covers the domain (see [`native`]).
     assume_covers: bool,
+    /// Per parameter: its elements may be shared with a writer, so every access is a relaxed
+    /// atomic one (see [`native`]); missing entries are `false`.
+    shared: Vec<bool>,
     /// A check on `covers` was emitted.
     uses_covers: bool,
     /// The kernel is a batch of a simple kernel (`batch.rs`): its few frames live on the stack.
@@ -410,6 +442,7 @@ impl<'k> Emitter<'k> {
             dyn_arrays: Default::default(),
             ranges,
             assume_covers: false,
+            shared: Vec::new(),
             uses_covers: false,
             batch: false,
             entry_guards: None,
@@ -951,6 +984,7 @@ mod tests {
             &checked.kernel,
             &checked.ranges,
             BoundsChecks::On,
+            &checked.findings.shared,
             "not a path!",
             "f",
             false,
