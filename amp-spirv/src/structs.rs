@@ -211,6 +211,18 @@ pub fn check_definition(def: &syn::ItemStruct) -> Vec<Diagnostic> {
             .with_help("write `struct Name { a: f32, b: u32 }`; kernels access fields by name"),
         );
     }
+    if matches!(&def.fields, syn::Fields::Named(f) if f.named.is_empty()) {
+        errors.push(
+            Diagnostic::error(
+                Rule::StructDefinition,
+                name.span(),
+                format!("device struct `{name}` has no fields"),
+            )
+            .with_help(
+                "give it at least one field: an element of zero bytes has no place in device memory",
+            ),
+        );
+    }
     for f in &def.fields {
         if let Some(d) = check_field_type(&f.ty) {
             errors.push(d);

@@ -655,3 +655,37 @@ fn public_handles_are_send_sync_and_unwind_safe() {
     let caught = std::panic::catch_unwind(|| view.section([1, 0], [1, 2]).map(|s| s.to_vec()));
     assert_eq!(caught.unwrap().unwrap().unwrap(), vec![3.0, 4.0]);
 }
+
+/// `mem::forget` of a view after a launch wrote it ends the borrow without running any code:
+/// the family is leaked, so nothing ever writes the slice again. Memory reused after the
+/// slice is freed keeps what the program put there (on every path: in place, staged, deferred
+/// or waited for).
+#[test]
+fn a_forgotten_view_never_writes_its_slice_again() -> Result<(), amp::Error> {
+    const N: usize = 65_536;
+    for round in 0..3 {
+        let mut out = vec![0i32; N];
+        let mut view = ArrayViewMut::new([N], &mut out)?;
+        parallel_for_each(view.extent(), stamp1(&mut view))?;
+        std::mem::forget(view);
+        // Whatever the launch left in `out` (in place: its results; staged: the zeros), the
+        // slice is the program's again.
+        assert!(out[1] == 0 || out[1] == 501, "round {round}: {}", out[1]);
+        drop(out);
+        let other = vec![-1i32; N];
+        // A later wait anywhere, and the end of the default view's work.
+        let mut probe = vec![0i32; 1];
+        {
+            let mut p = ArrayViewMut::new([1], &mut probe)?;
+            parallel_for_each(p.extent(), stamp1(&mut p))?;
+            p.synchronize()?;
+        }
+        Accelerator::default()?.default_view().wait()?;
+        assert!(
+            other.iter().all(|&x| x == -1),
+            "round {round}: reused memory written"
+        );
+    }
+    assert_validation_clean();
+    Ok(())
+}

@@ -33,6 +33,7 @@ mod index_arith;
 mod launch_reuse;
 mod math;
 mod matmul;
+mod model;
 mod normalized;
 mod numeric;
 mod ping_pong;

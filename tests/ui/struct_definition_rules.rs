@@ -12,4 +12,9 @@ struct Pair<T> {
 #[derive(Clone, Copy, DeviceStruct)]
 struct Point(f32, f32);
 
+// ... and at least one field: a zero-byte element has no place in device memory.
+#[repr(C)]
+#[derive(Clone, Copy, DeviceStruct)]
+struct Nothing {}
+
 fn main() {}
