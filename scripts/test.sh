@@ -30,7 +30,7 @@ AMP_DEVICE=vulkan AMP_VALIDATION=1 cargo test --workspace --all-features "$@"
 # once with every launch waited for, which must agree.
 for sync in 0 1; do
     AMP_DEVICE=vulkan AMP_VALIDATION=1 AMP_SIMULATE_DISCRETE=1 AMP_SYNC_LAUNCHES=$sync \
-        cargo test -p amp --all-features --test device "$@"
+        cargo test -p amp --all-features --test device --test faults "$@"
 done
 # The run-time suites again on the native CPU accelerator: the same kernels, compiled to Rust.
 AMP_DEVICE=cpu cargo test -p amp --all-features --test device --test native_accelerator --test accelerator "$@"

@@ -40,6 +40,10 @@ mod dims;
 mod error;
 mod exec;
 mod extent;
+#[cfg(feature = "fault-injection")]
+pub mod fault;
+#[cfg(not(feature = "fault-injection"))]
+mod fault;
 mod kernel;
 mod memory;
 mod normalized;

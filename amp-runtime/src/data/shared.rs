@@ -149,12 +149,21 @@ impl Shared {
         if st.host_current {
             return Ok(());
         }
-        if let Some(c) = st.copies.iter().find(|c| c.current && !c.imported) {
+        if let Some(c) = st.copies.iter_mut().find(|c| c.current && !c.imported) {
             // SAFETY: the family borrows `len` bytes at `ptr`; a device copy is only ever
             // newer after a launch through an `ArrayViewMut`, so the borrow is mutable, and the
             // lock excludes other writers.
             let host = unsafe { std::slice::from_raw_parts_mut(ptr, len) };
-            c.buffer.read_at(c.base as u64, host)?;
+            // A copy whose contents a failed batch lost is not read (`read_at` returns that
+            // error before it copies anything): the host data, last synchronized, is then the
+            // newest there is, and the next launch uploads it again.
+            if let Err(e) = c.buffer.read_at(c.base as u64, host) {
+                if c.buffer.pending().lost().is_some() {
+                    c.current = false;
+                    st.host_current = true;
+                }
+                return Err(e);
+            }
             count(|s| {
                 s.downloads += 1;
                 s.download_bytes += len as u64;
@@ -187,6 +196,14 @@ impl Shared {
                 st.copies.len() - 1
             }
         };
+        if !st.copies[i].imported && st.copies[i].buffer.pending().lost().is_some() {
+            // A failed batch lost the copy's contents: it is uploaded again (from the host
+            // data, brought up to date from any other current copy first).
+            st.copies[i].current = false;
+            if !st.copies.iter().any(|c| c.current && !c.imported) {
+                st.host_current = true;
+            }
+        }
         if st.copies[i].imported {
             // The device reads the host memory itself: it only has to be current.
             self.sync_host(st)?;

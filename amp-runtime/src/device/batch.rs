@@ -111,6 +111,10 @@ struct PendingState {
     /// At most one per view: a view's later batch finishes after its earlier ones.
     tickets: Vec<Ticket>,
     errors: Vec<Arc<Reported>>,
+    /// A batch that used the buffer failed as a whole (its submission, or the wait for it):
+    /// the buffer's contents are unknown until the host writes all of it again. Unlike
+    /// `errors`, reported by every read until then.
+    lost: Option<Error>,
 }
 
 impl Pending {
@@ -213,6 +217,28 @@ impl Pending {
 
     fn fail(&self, cell: &Arc<Reported>) {
         lock(&self.state).errors.push(cell.clone());
+    }
+
+    /// [`fail`](Self::fail) for a batch that failed as a whole: the buffer's contents are lost
+    /// too.
+    fn lose(&self, cell: &Arc<Reported>) {
+        let error = lock(&cell.0).clone();
+        let mut st = lock(&self.state);
+        st.errors.push(cell.clone());
+        if st.lost.is_none() {
+            st.lost = error;
+        }
+    }
+
+    /// The error that lost the buffer's contents, if a failed batch did and the host has not
+    /// written all of it since.
+    pub(crate) fn lost(&self) -> Option<Error> {
+        lock(&self.state).lost.clone()
+    }
+
+    /// The host wrote the whole buffer: its contents are known again.
+    pub(crate) fn restore(&self) {
+        lock(&self.state).lost = None;
     }
 }
 
@@ -535,6 +561,9 @@ impl QueueState {
                 let submit = vk::SubmitInfo::default().command_buffers(&cmds);
                 // vkQueueSubmit needs the queue externally synchronized.
                 let queue = lock(&device.queue);
+                if crate::fault::fires(crate::fault::SUBMIT) {
+                    return Err(Error::vk("vkQueueSubmit")(vk::Result::ERROR_DEVICE_LOST));
+                }
                 d.queue_submit(*queue, &[submit], batch.slot.fence)
                     .map_err(Error::vk("vkQueueSubmit"))
             })
@@ -583,8 +612,24 @@ impl QueueState {
             } else {
                 self.timeout.saturating_mul(front.items.max(1))
             };
+            // (A wait without a limit cannot time out.)
+            if !forever && crate::fault::fires(crate::fault::TIMEOUT) {
+                return Err(Error::Timeout {
+                    timeout_ms: timeout_millis(limit),
+                });
+            }
             // SAFETY: the fence belongs to this device and was submitted.
-            match unsafe { d.wait_for_fences(&[front.slot.fence], true, timeout_nanos(limit)) } {
+            let waited =
+                unsafe { d.wait_for_fences(&[front.slot.fence], true, timeout_nanos(limit)) };
+            // An injected loss comes after the real wait: the work is done, nothing it uses is
+            // freed under the device.
+            let waited = match waited {
+                Ok(()) if crate::fault::fires(crate::fault::WAIT) => {
+                    Err(vk::Result::ERROR_DEVICE_LOST)
+                }
+                other => other,
+            };
+            match waited {
                 Ok(()) => {
                     let batch = self.in_flight.pop_front().expect("checked");
                     self.retire(batch, None, device, garbage);
@@ -654,7 +699,7 @@ impl QueueState {
     fn fail_batch(&mut self, sinks: &[Arc<Pending>], cell: &Arc<Reported>) {
         self.errors.push_back(cell.clone());
         for sink in sinks {
-            sink.fail(cell);
+            sink.lose(cell);
         }
     }
 }

@@ -302,14 +302,16 @@ impl NativeLaunch<'_> {
     /// thread when one piece covers it all).
     fn split(&self, n: usize, chunk: usize, run: &(dyn Fn(usize, usize) + Sync)) {
         if n <= chunk || self.threads == 1 {
+            crate::fault::fires(crate::fault::NATIVE_TASK);
             run(0, n);
             return;
         }
         let pieces = n.div_ceil(chunk);
         self.pool.install(|| {
-            (0..pieces)
-                .into_par_iter()
-                .for_each(|p| run(p * chunk, ((p + 1) * chunk).min(n)));
+            (0..pieces).into_par_iter().for_each(|p| {
+                crate::fault::fires(crate::fault::NATIVE_TASK);
+                run(p * chunk, ((p + 1) * chunk).min(n))
+            });
         });
     }
 }

@@ -38,6 +38,9 @@ impl Buffer {
         usage: vk::BufferUsageFlags,
         location: MemoryLocation,
     ) -> Result<Buffer, Error> {
+        if crate::fault::fires(crate::fault::BUFFER_ALLOC) {
+            return Err(Error::OutOfDeviceMemory);
+        }
         let d = device.vk();
         let info = vk::BufferCreateInfo::default()
             .size(size)

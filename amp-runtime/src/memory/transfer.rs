@@ -47,6 +47,15 @@ impl Buffer {
         if len == 0 {
             return Ok(());
         }
+        if crate::fault::fires(crate::fault::MAP) {
+            return Err(Error::vk("vkMapMemory")(
+                vk::Result::ERROR_MEMORY_MAP_FAILED,
+            ));
+        }
+        if at == 0 && len as u64 == self.size {
+            // Whatever a failed batch left in the buffer is overwritten (in queue order).
+            self.pending().restore();
+        }
         if self.direct {
             self.wait_idle()?;
             if len >= OVERLAP_BYTES {
@@ -133,6 +142,14 @@ impl Buffer {
     /// Copies the bytes from byte `at` into `out`.
     pub(crate) fn read_at(&self, at: u64, out: &mut [u8]) -> Result<(), Error> {
         self.wait_idle()?;
+        if let Some(lost) = self.pending().lost() {
+            return Err(lost);
+        }
+        if crate::fault::fires(crate::fault::MAP) {
+            return Err(Error::vk("vkMapMemory")(
+                vk::Result::ERROR_MEMORY_MAP_FAILED,
+            ));
+        }
         let len = out.len().min(self.size.saturating_sub(at) as usize);
         if len == 0 {
             return Ok(());
