@@ -414,6 +414,7 @@ const RUNTIME_LAYERS: &[&[&str]] = &[
         "dims",
         "error",
         "extent",
+        "fault",
         "kernel",
         "normalized",
         "numeric",

@@ -1,8 +1,8 @@
 //! Fault injection at the runtime's seams (the `fault-injection` feature): each seam asks
-//! [`fires`] whether its failpoint (the `fail` crate's, named by the constants here) is
-//! configured to fail now, and then fails the way the real fault would: the same error value
-//! on the same path, so a test shows what a user would get. Without the feature, [`fires`] is
-//! `false` and costs nothing.
+//! whether its failpoint (the `fail` crate's, named by the constants here) is configured to
+//! fail now, and then fails the way the real fault would: the same error value on the same
+//! path, so a test shows what a user would get. Without the feature the question is not asked
+//! and costs nothing.
 //!
 //! A test configures one with `fail::cfg(NAME, "return")` (every evaluation fails),
 //! `"1*return"` (the next one only) or, for [`NATIVE_TASK`], `"panic"`.
