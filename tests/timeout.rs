@@ -1,7 +1,8 @@
-//! Launch timeouts: a wait for work that runs longer than its view's timeout (a launch of host
-//! data in place, the view's `wait`, reading an array) returns `Error::Timeout` instead of
-//! blocking; the work keeps running, a later wait sees its real results, dropping its buffers
-//! is safe, and the view keeps working afterwards.
+//! Launch timeouts: a wait for work that runs longer than its view's timeout (the view's
+//! `wait`, reading an array) returns `Error::Timeout` instead of blocking; the work keeps
+//! running, a later wait sees its real results, dropping its buffers is safe, and the view
+//! keeps working afterwards. A launch of host data in place reports the timeout too, but only
+//! once the device is done with the caller's memory.
 //!
 //! Its own test binary: the long kernels would slow unrelated tests down.
 
@@ -93,9 +94,10 @@ fn a_launch_past_its_timeout_returns_timeout_and_its_results_arrive() -> Result<
         );
         let message = result.unwrap_err().to_string();
         assert!(message.contains("did not finish within 1 ms"), "{message}");
-        // Still running: waiting on the view times out as well.
-        assert!(matches!(view.wait(), Err(Error::Timeout { .. })));
-        // Dropping the view copies the results back, after the launch finished.
+        // A launch that uses host memory in place returns only once the device is done with
+        // it (the timeout is reported all the same): nothing is left running.
+        assert!(started.elapsed() >= Duration::from_millis(1));
+        view.wait()?;
     }
     let elapsed = started.elapsed();
     assert_eq!(out, common::spun(threads, STEPS), "after {elapsed:?}");

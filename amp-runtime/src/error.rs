@@ -322,8 +322,11 @@ pub enum Error {
     /// cannot cancel it: it keeps running, host access to the data it uses (reading a view
     /// or array, dropping it) waits for it, and a launch's results appear once it is done.
     ///
+    /// A launch that uses host memory in place (an imported host slice) is the exception: it
+    /// returns this error only once the device is done with that memory.
+    ///
     /// [`AcceleratorView::set_timeout`]: crate::AcceleratorView::set_timeout
-    #[error("device work did not finish within {timeout_ms} ms (AMP_LAUNCH_TIMEOUT_MS or AcceleratorView::set_timeout); it is still running; the next wait or host access of its data waits for it again")]
+    #[error("device work did not finish within {timeout_ms} ms (AMP_LAUNCH_TIMEOUT_MS or AcceleratorView::set_timeout); unless it used host data in place (then it has finished since), it is still running, and the next wait or host access of its data waits for it again")]
     Timeout {
         /// The timeout in milliseconds.
         timeout_ms: u64,

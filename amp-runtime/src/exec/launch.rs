@@ -481,7 +481,15 @@ pub(super) fn enqueue(
     }
     mark();
     if must_wait {
-        queue.wait_for(device, ticket.serial(), false)?;
+        let waited = queue.wait_for(device, ticket.serial(), false);
+        if matches!(waited, Err(Error::Timeout { .. })) && prepared.iter().any(|p| p.in_place) {
+            // The device uses the caller's host memory in place: the launch may not return
+            // while it does, whatever the timeout (the borrow would end with the call, and a
+            // view forgotten after it would let the memory be freed under the device). It
+            // reports the timeout once the work is done.
+            queue.wait_for(device, ticket.serial(), true)?;
+        }
+        waited?;
         if let Some(e) = cell.and_then(|c| c.take()) {
             return Err(e);
         }
