@@ -1082,6 +1082,7 @@ fn report_of_a_simple_kernel() {
             "  push constants: 88 bytes",
             "  capabilities: Shader, Float64, SignedZeroInfNanPreserve",
             &format!("  SPIR-V: {} words", k.spirv.len()),
+            "  elements threads may share with a writer (relaxed atomics natively): acc",
             "  warning [write_conflict] at 3:5: `acc` is written at an index that is not proven unique per thread: several threads may write the same element, and the last one wins (an output dependence)",
         ],
         "{}",

@@ -338,7 +338,12 @@ impl CheckedKernel {
             report: String::new(),
             structs: self.structs.iter().cloned().collect(),
         };
-        compiled.report = report::render(kernel, &compiled, &self.findings.access);
+        compiled.report = report::render(
+            kernel,
+            &compiled,
+            &self.findings.access,
+            &self.findings.shared,
+        );
         Ok(compiled)
     }
 }

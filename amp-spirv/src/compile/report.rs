@@ -7,7 +7,12 @@ use crate::types::Len;
 use std::fmt::Write;
 
 /// Renders the report of a compiled kernel.
-pub fn render(kernel: &Kernel, compiled: &CompiledKernel, access: &[(bool, bool)]) -> String {
+pub fn render(
+    kernel: &Kernel,
+    compiled: &CompiledKernel,
+    access: &[(bool, bool)],
+    shared: &[bool],
+) -> String {
     let mut out = String::new();
     let name = &compiled.name;
     match &compiled.tile {
@@ -141,6 +146,20 @@ pub fn render(kernel: &Kernel, compiled: &CompiledKernel, access: &[(bool, bool)
         );
     }
     let _ = writeln!(out, "  SPIR-V: {} words", compiled.spirv.len());
+    let shared: Vec<&str> = kernel
+        .params
+        .iter()
+        .zip(shared)
+        .filter(|(_, &s)| s)
+        .map(|(p, _)| p.name.as_str())
+        .collect();
+    if !shared.is_empty() {
+        let _ = writeln!(
+            out,
+            "  elements threads may share with a writer (relaxed atomics natively): {}",
+            shared.join(", ")
+        );
+    }
     if compiled.warnings.is_empty() {
         let _ = writeln!(out, "  findings: none");
     } else {
