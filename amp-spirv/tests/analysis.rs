@@ -344,14 +344,34 @@ fn writes_at_the_own_index_are_unique() {
     out[[idx[2], idx[0], idx[1]]] = 1.0;
 }",
     );
-    // Shifted by a uniform amount, through immutable locals, with casts.
-    assert_clean(
-        "fn k(idx: Index<1>, out: ArrayViewMut<f32, 1>, s: u32) {
+    // Shifted by a launch-wide amount, through immutable locals, with casts.
+    for index in [
+        "i + 1",
+        "idx[0] + s as usize",
+        "idx[0] - 1",
+        "idx[0] as u32 as usize",
+        "j",
+        "idx[0] + out.extent()[0] / 2",
+    ] {
+        assert_clean(&format!(
+            "fn k(idx: Index<1>, out: ArrayViewMut<f32, 1>, s: u32) {{
     let i = idx[0];
-    out[i + 1] = 1.0;
-    out[idx[0] + s as usize] = 2.0;
-    out[idx[0] - 1] = 3.0;
-    out[idx[0] as u32 as usize] = 4.0;
+    let j = i + s as usize;
+    out[{index}] = 1.0;
+}}"
+        ));
+    }
+    // A diagonal: one element per thread.
+    assert_clean(
+        "fn k(idx: Index<1>, out: ArrayViewMut<f32, 2>) {
+    out[[idx[0], idx[0]]] = 1.0;
+}",
+    );
+    // Two elements per thread that no other thread writes.
+    assert_clean(
+        "fn k(idx: Index<1>, out: ArrayViewMut<f32, 2>) {
+    out[[idx[0], 0]] = 1.0;
+    out[[idx[0], 1]] = out[[idx[0], 0]] + 1.0;
 }",
     );
     // Rank-1 views indexed with a plain `usize`.
@@ -369,6 +389,81 @@ fn writes_at_the_own_index_are_unique() {
         out[[t.global[0], t.global[1]]] = 2.0;
     }
 }",
+    );
+}
+
+#[test]
+fn two_writes_whose_elements_threads_share_conflict() {
+    // Thread i's second element is thread i + 1's first.
+    assert_warns(
+        "fn k(idx: Index<1>, out: ArrayViewMut<f32, 1>) {
+    out[idx] = 1.0;
+    out[idx[0] + 1] = 2.0;
+}",
+        &[(Lint::WriteConflict, 3)],
+        "`out` is written here at another index than before in the same thread",
+    );
+    // A transpose pair: threads (a, b) and (b, a) both write both, unless a guard orders them.
+    assert_warns(
+        "fn k(idx: Index<2>, out: ArrayViewMut<f32, 2>) {
+    out[[idx[0], idx[1]]] = 1.0;
+    out[[idx[1], idx[0]]] = 2.0;
+}",
+        &[(Lint::WriteConflict, 3)],
+        "`out` is written here at another index",
+    );
+    assert_clean(
+        "fn k(idx: Index<2>, out: ArrayViewMut<f32, 2>) {
+    let (i, j) = (idx[0], idx[1]);
+    if j >= i {
+        out[[i, j]] = 1.0;
+        out[[j, i]] = 2.0;
+    }
+}",
+    );
+}
+
+#[test]
+fn a_shift_by_a_loop_variable_is_not_unique() {
+    assert_warns(
+        "fn k(idx: Index<1>, out: ArrayViewMut<f32, 1>) {
+    for j in 0..4 {
+        out[idx[0] + j] = 1.0;
+    }
+}",
+        &[(Lint::WriteConflict, 3)],
+        "`out` is written at an index that is not proven unique per thread",
+    );
+}
+
+#[test]
+fn reads_of_elements_no_thread_writes_are_no_dependence() {
+    // LU's update: row k and column k are never written (the guard), so reading them is safe.
+    assert_clean(
+        "fn k(idx: Index<2>, a: ArrayViewMut<f32, 2>, k: u32) {
+    let (i, j) = (idx[0], idx[1]);
+    let k = k as usize;
+    if i > k && j > k {
+        a[idx] -= a[[i, k]] * a[[k, j]];
+    }
+}",
+    );
+    // LU's row scale: the pivot `a[k][k]` is left of every written element.
+    assert_clean(
+        "fn k(idx: Index<1>, a: ArrayViewMut<f32, 2>, k: u32) {
+    let k = k as usize;
+    let j = idx[0] + k + 1;
+    a[[k, j]] = a[[k, j]] / a[[k, k]];
+}",
+    );
+    // Without the guard, column k is written by the threads that read it.
+    assert_warns(
+        "fn k(idx: Index<2>, a: ArrayViewMut<f32, 2>, k: u32) {
+    let k = k as usize;
+    a[idx] -= a[[idx[0], k]];
+}",
+        &[(Lint::FlowDependence, 3)],
+        "`a` is read here at another thread's element",
     );
 }
 

@@ -382,7 +382,8 @@ fn unchecked_kernels_run_without_a_report() -> Result<(), amp::Error> {
     Ok(())
 }
 
-#[kernel(amp)]
+// Threads i and i + 1 both write element i + 1: a real write conflict, by design.
+#[kernel(amp, allow(write_conflict))]
 fn fill_domain(idx: Index<1>, out: ArrayViewMut<u32, 1>) {
     out[idx] = (100 + idx[0]) as u32;
     out[idx[0] + 1] = (200 + idx[0]) as u32;
@@ -431,7 +432,7 @@ fn checked_writes_never_leave_their_view() -> Result<(), amp::Error> {
     Ok(())
 }
 
-#[kernel(amp)]
+#[kernel(amp, allow(write_conflict))]
 fn fill_array(idx: Index<1>, out: &mut Array<u32, 1>) {
     out[idx] = (100 + idx[0]) as u32;
     out[idx[0] + 1] = (200 + idx[0]) as u32;

@@ -6,6 +6,24 @@ use crate::ir::*;
 use crate::types::Ty;
 use proc_macro2::LineColumn;
 
+/// Whether a key has one value for the whole launch: literals, constants, scalar parameters and
+/// extents, combined by operators.
+pub(super) fn key_invariant(k: &IndexKey) -> bool {
+    match k {
+        IndexKey::Int(_)
+        | IndexKey::Bool(_)
+        | IndexKey::Float(..)
+        | IndexKey::Param(_)
+        | IndexKey::Const(_)
+        | IndexKey::Extent(_) => true,
+        IndexKey::Binary(_, a, b) => key_invariant(a) && key_invariant(b),
+        IndexKey::Unary(_, a) | IndexKey::Cast(a, _) => key_invariant(a),
+        // `v.extent()[d]`.
+        IndexKey::Element(a, d) => matches!(**a, IndexKey::Extent(_)) && key_invariant(d),
+        IndexKey::Local(_) | IndexKey::Opaque(_) | IndexKey::Atomic => false,
+    }
+}
+
 /// The structure of an index expression, to compare indices: two expressions with equal keys
 /// have equal values in a thread. An immutable local stands for its initializer's key.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -73,78 +91,63 @@ impl Walker<'_> {
     }
 
     /// The dimension `d` when `e` is the thread's own index component `d`, possibly shifted by
-    /// a uniform amount (`idx[0]`, `t.global[1] + 1`, `row` bound to `idx[0]`).
+    /// a value fixed for the whole launch (`idx[0]`, `t.global[1] + 1`, `row` bound to
+    /// `idx[0] + k`, `k` a scalar parameter). Judged on the key, so immutable locals are
+    /// transparent.
     fn own_component(&mut self, e: &Expr) -> Option<u32> {
+        let key = self.key(e);
+        self.own_key(&key).map(|(d, _)| d)
+    }
+
+    /// [`own_component`](Self::own_component) of a key, with the shift's terms (each added, or
+    /// subtracted when `false`).
+    pub(super) fn own_key(&self, key: &IndexKey) -> Option<(u32, Vec<(bool, IndexKey)>)> {
         let own = match &self.k.tiled {
             Some(t) => t.global,
             None => self.k.index_local,
         };
-        match &e.kind {
-            ExprKind::Element(b, i) => match (&b.kind, &i.kind) {
-                // `idx[k]`, or `g[k]` after `let g = t.global;`.
-                (ExprKind::Local(id), ExprKind::Lit(Lit::Int(k)))
-                    if *id == own || self.alias.get(id) == Some(&IndexKey::Local(own)) =>
-                {
-                    Some(*k as u32)
+        match key {
+            IndexKey::Element(b, i) => match (&**b, &**i) {
+                (IndexKey::Local(id), IndexKey::Int(d)) if *id == own => {
+                    Some((*d as u32, Vec::new()))
                 }
                 _ => None,
             },
-            ExprKind::Local(id) => {
-                let key = self.alias.get(id)?;
-                (0..self.k.rank).find(|&d| *key == IndexKey::component(own, d))
-            }
-            // The shift must be one value for the whole launch, not only the same for every
-            // thread at one time: `idx[0] + k` with `k` a loop's variable is thread 0's
-            // element `1` at `k == 1` and thread 1's at `k == 0`.
-            ExprKind::Binary(BinOp::Add | BinOp::Sub, a, b) => {
-                if let Some(d) = self.own_component(a) {
-                    return self.launch_invariant(b).then_some(d);
+            IndexKey::Cast(a, _) => self.own_key(a),
+            IndexKey::Binary(op @ (BinOp::Add | BinOp::Sub), a, b) => {
+                if let Some((d, mut terms)) = self.own_key(a) {
+                    if !key_invariant(b) {
+                        return None;
+                    }
+                    terms.push((*op == BinOp::Add, (**b).clone()));
+                    return Some((d, terms));
                 }
-                if let (ExprKind::Binary(BinOp::Add, ..), Some(d)) =
-                    (&e.kind, self.own_component(b))
-                {
-                    return self.launch_invariant(a).then_some(d);
+                if *op == BinOp::Add {
+                    if let Some((d, mut terms)) = self.own_key(b) {
+                        if key_invariant(a) {
+                            terms.push((true, (**a).clone()));
+                            return Some((d, terms));
+                        }
+                    }
                 }
                 None
             }
-            ExprKind::Cast(a) => self.own_component(a),
             _ => None,
         }
     }
 
-    /// Whether an expression has one value for the whole launch: literals, constants, scalar
-    /// parameters, extents, and immutable locals bound to them, combined by operators.
-    fn launch_invariant(&self, e: &Expr) -> bool {
-        fn key_invariant(k: &IndexKey) -> bool {
-            match k {
-                IndexKey::Int(_)
-                | IndexKey::Bool(_)
-                | IndexKey::Float(..)
-                | IndexKey::Param(_)
-                | IndexKey::Const(_)
-                | IndexKey::Extent(_) => true,
-                IndexKey::Binary(_, a, b) => key_invariant(a) && key_invariant(b),
-                IndexKey::Unary(_, a) | IndexKey::Cast(a, _) => key_invariant(a),
-                IndexKey::Local(_)
-                | IndexKey::Element(..)
-                | IndexKey::Opaque(_)
-                | IndexKey::Atomic => false,
+    /// Pushes the conjuncts of `cond` (split at `&&`) onto the guards.
+    pub(super) fn conjuncts(&mut self, cond: &Expr) {
+        match &cond.kind {
+            ExprKind::Logic(LogicOp::And, a, b) => {
+                self.conjuncts(a);
+                self.conjuncts(b);
+            }
+            _ => {
+                let key = self.key(cond);
+                self.guards.push(key);
             }
         }
-        !any_expr(e, |e| match &e.kind {
-            ExprKind::Local(id) => match self.alias.get(id) {
-                Some(key) if key_invariant(key) => Probe::Prune,
-                _ => Probe::Hit,
-            },
-            ExprKind::Lit(_)
-            | ExprKind::OuterConst(_)
-            | ExprKind::ScalarParam(_)
-            | ExprKind::BufferExtent(_)
-            | ExprKind::Unary(..)
-            | ExprKind::Cast(_)
-            | ExprKind::Binary(..) => Probe::Descend,
-            _ => Probe::Hit,
-        })
     }
 
     /// Whether an expression (without side effects) may differ between threads, from what the
@@ -170,13 +173,15 @@ impl Walker<'_> {
         })
     }
 
-    /// Whether the write indices are one own index component each, every dimension once: a
-    /// different element for every thread (transposes and uniform shifts included).
+    /// Whether the write indices give every thread its own element: each component an own
+    /// index component (shifted by a launch-wide value) or a launch-wide value, every dimension
+    /// of the domain carried by at least one (transposes, shifts and diagonals included).
     pub(super) fn unique_per_thread(&mut self, idx: &[Expr]) -> bool {
         let mut seen = vec![false; self.k.rank as usize];
         for e in idx {
             match self.own_component(e) {
-                Some(d) if !seen[d as usize] => seen[d as usize] = true,
+                // A dimension carried by several components still tells threads apart.
+                Some(d) => seen[d as usize] = true,
                 // A component the same for every thread keeps the map injective.
                 None if !self.may_vary(e) => {}
                 _ => return false,

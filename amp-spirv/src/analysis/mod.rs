@@ -142,6 +142,9 @@ struct Walker<'k> {
     dirty_buffers: HashSet<ParamId>,
     /// Components of `t.local` fixed to a constant by the enclosing conditions.
     pins: Vec<u32>,
+    /// The conjuncts of the enclosing `if` conditions (then-branches), as keys: facts a write
+    /// happens under (`if i > k { a[idx] = .. }`).
+    guards: Vec<IndexKey>,
     errors: Diagnostics,
     /// Where the reported barriers start (an inlined device function repeats its spans).
     error_spans: HashSet<LineColumn>,
@@ -173,6 +176,7 @@ impl<'k> Walker<'k> {
             dirty_tile: HashMap::new(),
             dirty_buffers: HashSet::new(),
             pins: Vec::new(),
+            guards: Vec::new(),
             errors: Diagnostics::default(),
             error_spans: HashSet::new(),
             warnings: Vec::new(),
@@ -189,6 +193,7 @@ impl<'k> Walker<'k> {
         self.dirty_tile.clear();
         self.dirty_buffers.clear();
         self.pins.clear();
+        self.guards.clear();
         self.writes.clear();
         self.reads.clear();
         let body = &self.k.body;
@@ -203,7 +208,7 @@ impl<'k> Walker<'k> {
         for w in &self.writes {
             access[w.param].1 = true;
         }
-        let shared = races::shared_elements(self.k.params.len(), &self.writes, &self.reads);
+        let shared = races::shared_elements(&self, self.k.params.len());
         self.dependences();
         Findings {
             errors: self.errors,

@@ -23,37 +23,123 @@ pub(super) struct Access {
     pub(super) after_barrier: bool,
     /// An atomic operation: never a conflict or a dependence.
     pub(super) atomic: bool,
+    /// The conditions it happens under (conjuncts of the enclosing `if`s, as keys).
+    pub(super) guards: Vec<IndexKey>,
 }
 
-/// Per parameter of `n`: whether threads may share an element of it with a writer. A buffer
-/// nobody writes is never shared; one written only by atomics needs nothing more. Otherwise
-/// the plain accesses are private to their thread only when every write is at an index unique
-/// per thread (or per tile: the threads of a tile run on one OS thread natively) and every
-/// plain access, read or write, is at that one index; a buffer that is also accessed
-/// atomically is shared (an atomic and a plain access of one element must not meet).
-pub(super) fn shared_elements(n: usize, writes: &[Access], reads: &[Access]) -> Vec<bool> {
-    (0..n)
-        .map(|p| {
-            let w: Vec<&Access> = writes.iter().filter(|a| a.param == p).collect();
-            let r: Vec<&Access> = reads.iter().filter(|a| a.param == p).collect();
-            if w.is_empty() {
-                return false;
-            }
-            let atomic = w.iter().chain(&r).filter(|a| a.atomic).count();
-            let all = w.len() + r.len();
-            if atomic == all {
-                return false;
-            }
-            if atomic > 0 || w.iter().any(|a| !a.unique) {
-                return true;
-            }
-            let key = &w[0].key;
-            !w.iter().chain(&r).all(|a| a.key == *key)
-        })
-        .collect()
+/// Per parameter of `n`: whether threads may share an element of it with a writer: the
+/// complement of what [`Walker::private_elements`] proves.
+pub(super) fn shared_elements(w: &Walker<'_>, n: usize) -> Vec<bool> {
+    (0..n).map(|p| !w.private_elements(p)).collect()
+}
+
+/// Whether `a` and `b` are the two own components `x` and `y` ordered by one of `guards`
+/// (`x > y`, `y <= x`, ..).
+fn ordered(guards: &[IndexKey], x: &IndexKey, y: &IndexKey) -> bool {
+    guards.iter().any(|g| match g {
+        IndexKey::Binary(BinOp::Gt | BinOp::Ge | BinOp::Lt | BinOp::Le, a, b) => {
+            (**a == *x && **b == *y) || (**a == *y && **b == *x)
+        }
+        _ => false,
+    })
+}
+
+/// Whether `guards` rule out `own == value` (`own > value`, `value < own`, `own != value`, ..).
+fn excludes(guards: &[IndexKey], own: &IndexKey, value: &IndexKey) -> bool {
+    guards.iter().any(|g| match g {
+        IndexKey::Binary(BinOp::Gt | BinOp::Lt | BinOp::Ne, a, b) => {
+            (**a == *own && **b == *value) || (**a == *value && **b == *own)
+        }
+        _ => false,
+    })
 }
 
 impl Walker<'_> {
+    /// Whether two threads can never meet at an element through writes at keys `a` and `b`
+    /// (both unique per thread): every dimension of the domain is carried, unshifted-alike,
+    /// by one component the two keys share, or the keys are each other's transpose under a
+    /// guard that orders the two components (thread `(x, y)` with `y >= x` writes `[x, y]`
+    /// and `[y, x]`; thread `(y, x)` fails the guard).
+    fn apart(&self, a: &Access, b: &Access) -> bool {
+        if a.key == b.key {
+            return true;
+        }
+        let rank = self.k.rank as usize;
+        let mut carried = vec![false; rank];
+        for (x, y) in a.key.iter().zip(&b.key) {
+            if x == y {
+                if let Some((d, _)) = self.own_key(x) {
+                    carried[d as usize] = true;
+                }
+            }
+        }
+        if a.key.len() == b.key.len() && carried.iter().all(|&c| c) {
+            return true;
+        }
+        if let ([x0, x1], [y0, y1]) = (&a.key[..], &b.key[..]) {
+            let own = |k: &IndexKey| self.own_key(k).is_some_and(|(_, t)| t.is_empty());
+            if x0 == y1 && x1 == y0 && own(x0) && own(x1) {
+                return ordered(&a.guards, x0, x1) && ordered(&b.guards, x0, x1);
+            }
+        }
+        false
+    }
+
+    /// Whether a read at `r` never meets a write at `w` of another thread: `r` is one of the
+    /// thread's own written elements, or a component of `r` is a launch-wide value no write can
+    /// have there (the write's component is the own index shifted by that value plus a
+    /// positive literal, or the unshifted own index under a guard that rules the value out).
+    fn read_apart(&self, r: &Access, w: &Access) -> bool {
+        if r.key == w.key {
+            return true;
+        }
+        r.key.len() == w.key.len()
+            && r.key.iter().zip(&w.key).any(|(rk, wk)| {
+                if !super::index::key_invariant(rk) {
+                    return false;
+                }
+                // Two different literals (`v[[i, 0]]` read, `v[[i, 1]]` written).
+                if let (IndexKey::Int(a), IndexKey::Int(b)) = (rk, wk) {
+                    return a != b;
+                }
+                let Some((_, terms)) = self.own_key(wk) else {
+                    return false;
+                };
+                let beyond = terms.iter().all(|(plus, _)| *plus)
+                    && terms.iter().any(|(_, t)| t == rk)
+                    && terms
+                        .iter()
+                        .any(|(_, t)| matches!(t, IndexKey::Int(c) if *c > 0));
+                let guarded = terms.is_empty() && excludes(&w.guards, wk, rk);
+                beyond || guarded
+            })
+    }
+
+    /// Whether no element of buffer `p` can be accessed by two threads at once with one of
+    /// them writing, from the accesses of the last walk: no plain access beside an atomic one,
+    /// every write unique per thread and apart from the others, every read apart from every
+    /// write.
+    pub(super) fn private_elements(&self, p: ParamId) -> bool {
+        let writes: Vec<&Access> = self.writes.iter().filter(|a| a.param == p).collect();
+        if writes.is_empty() {
+            return true;
+        }
+        let reads: Vec<&Access> = self.reads.iter().filter(|a| a.param == p).collect();
+        let atomic = writes.iter().chain(&reads).filter(|a| a.atomic).count();
+        if atomic == writes.len() + reads.len() {
+            return true;
+        }
+        if atomic > 0 || writes.iter().any(|w| !w.unique) {
+            return false;
+        }
+        writes
+            .iter()
+            .all(|a| writes.iter().all(|b| self.apart(a, b)))
+            && reads
+                .iter()
+                .all(|r| r.after_barrier || writes.iter().all(|w| self.read_apart(r, w)))
+    }
+
     /// Whether `p` was written earlier in this walk and a barrier fencing global memory came
     /// since.
     pub(super) fn written_before(&self, p: ParamId) -> bool {
@@ -62,40 +148,59 @@ impl Walker<'_> {
 
     /// Write conflicts and flow dependences, from the accesses of the last walk.
     pub(super) fn dependences(&mut self) {
-        let writes = std::mem::take(&mut self.writes);
-        let reads = std::mem::take(&mut self.reads);
-        for w in &writes {
-            let name = self.k.params[w.param].name.clone();
+        let mut warnings = Vec::new();
+        for (n, w) in self.writes.iter().enumerate() {
+            if w.atomic {
+                continue;
+            }
+            let name = &self.k.params[w.param].name;
             if !w.unique {
-                self.warn(
+                warnings.push((
                     Lint::WriteConflict,
                     w.span,
                     format!("`{name}` is written at an index that is not proven unique per thread: several threads may write the same element, and the last one wins (an output dependence)"),
-                    "write each thread's result to its own element (index with the thread's index), or combine the values with an atomic or a tile reduction".into(),
-                );
+                    "write each thread's result to its own element (index with the thread's index), or combine the values with an atomic or a tile reduction".to_string(),
+                ));
+                continue;
+            }
+            let clash = self.writes[..n]
+                .iter()
+                .any(|e| e.param == w.param && !e.atomic && e.unique && !self.apart(e, w));
+            if clash {
+                warnings.push((
+                    Lint::WriteConflict,
+                    w.span,
+                    format!("`{name}` is written here at another index than before in the same thread: one thread's element here can be another thread's element there, and the last one wins (an output dependence)"),
+                    "write one element per thread per view, or guard the two writes so that the threads' elements cannot meet (`if j >= i` for a transpose pair)".to_string(),
+                ));
             }
         }
-        for r in &reads {
-            if r.after_barrier {
+        for r in &self.reads {
+            if r.after_barrier || r.atomic {
                 continue;
             }
-            if r.atomic {
-                continue;
-            }
-            let own_write = writes
+            let own: Vec<&Access> = self
+                .writes
                 .iter()
-                .find(|w| w.param == r.param && w.unique && !w.atomic);
-            if let Some(w) = own_write {
-                if w.key != r.key {
-                    let name = self.k.params[r.param].name.clone();
-                    self.warn(
-                        Lint::FlowDependence,
-                        r.span,
-                        format!("`{name}` is read here at another thread's element while every thread writes its own: the value read depends on the order the threads run (a flow or anti dependence)"),
-                        "read from one view and write to another (double buffering), or split the work into two kernels".into(),
-                    );
-                }
+                .filter(|w| w.param == r.param && w.unique && !w.atomic)
+                .collect();
+            if own.is_empty() {
+                continue;
             }
+            if !own.iter().all(|w| self.read_apart(r, w)) {
+                let name = &self.k.params[r.param].name;
+                warnings.push((
+                    Lint::FlowDependence,
+                    r.span,
+                    format!("`{name}` is read here at another thread's element while every thread writes its own: the value read depends on the order the threads run (a flow or anti dependence)"),
+                    "read from one view and write to another (double buffering), or split the work into two kernels".to_string(),
+                ));
+            }
+        }
+        self.writes.clear();
+        self.reads.clear();
+        for (lint, span, message, help) in warnings {
+            self.warn(lint, span, message, help);
         }
     }
 }

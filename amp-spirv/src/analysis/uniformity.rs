@@ -126,6 +126,7 @@ impl Walker<'_> {
                     unique: false,
                     after_barrier: self.written_before(*p),
                     atomic: false,
+                    guards: self.guards.clone(),
                 });
                 v || self.dirty_buffers.contains(p)
             }
@@ -231,6 +232,7 @@ impl Walker<'_> {
                         unique: true,
                         after_barrier: false,
                         atomic: true,
+                        guards: self.guards.clone(),
                     });
                     self.writes.push(Access {
                         param: *p,
@@ -239,6 +241,7 @@ impl Walker<'_> {
                         unique: true,
                         after_barrier: false,
                         atomic: true,
+                        guards: self.guards.clone(),
                     });
                 }
                 if let Place::Local(id, _) = &a.target {
@@ -333,10 +336,13 @@ impl Walker<'_> {
         self.pins_of(c, &mut pins);
         let pinned = pins.len();
         self.pins.extend(pins);
+        let guards = self.guards.len();
+        self.conjuncts(c);
         let before_tile = self.dirty_tile.clone();
         let before_buffers = self.dirty_buffers.clone();
         let tv = self.block(then);
         self.pins.truncate(self.pins.len() - pinned);
+        self.guards.truncate(guards);
         let (after_tile, after_buffers) = (
             std::mem::replace(&mut self.dirty_tile, before_tile),
             std::mem::replace(&mut self.dirty_buffers, before_buffers),
@@ -465,6 +471,7 @@ impl Walker<'_> {
                     unique: false,
                     after_barrier: self.written_before(*p),
                     atomic: false,
+                    guards: self.guards.clone(),
                 });
                 v || self.dirty_buffers.contains(p)
             }
@@ -490,6 +497,7 @@ impl Walker<'_> {
                     unique: false,
                     after_barrier: self.written_before(p),
                     atomic: false,
+                    guards: self.guards.clone(),
                 });
                 v || self.dirty_buffers.contains(&p)
             }
@@ -504,6 +512,7 @@ impl Walker<'_> {
                     unique,
                     after_barrier: false,
                     atomic: false,
+                    guards: self.guards.clone(),
                 });
                 self.dirty_buffers.insert(p);
                 false
@@ -550,6 +559,7 @@ impl Walker<'_> {
                     unique,
                     after_barrier: false,
                     atomic: false,
+                    guards: self.guards.clone(),
                 });
                 self.dirty_buffers.insert(*p);
             }
