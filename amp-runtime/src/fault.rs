@@ -7,6 +7,9 @@
 //! A test configures one with `fail::cfg(NAME, "return")` (every evaluation fails),
 //! `"1*return"` (the next one only) or, for [`NATIVE_TASK`], `"panic"`.
 
+// Without the feature only `fires` is used (and answers `false`).
+#![cfg_attr(not(feature = "fault-injection"), allow(dead_code))]
+
 /// Allocating a device buffer (arrays, device copies of views, staging, reports):
 /// [`Error::OutOfDeviceMemory`](crate::Error::OutOfDeviceMemory).
 pub const BUFFER_ALLOC: &str = "amp::buffer-alloc";

@@ -635,3 +635,39 @@ fn checks_decided_per_work_item_loop_still_catch_a_short_view() -> Result<(), am
     assert_validation_clean();
     Ok(())
 }
+
+#[kernel(amp)]
+fn stamp(idx: Index<1>, out: ArrayViewMut<u32, 1>) {
+    out[idx] = 99;
+}
+
+// One thread writes one element past the view, after every thread wrote its own.
+#[kernel(amp, allow(write_conflict))]
+fn stamp_then_one_past(idx: Index<1>, out: ArrayViewMut<u32, 1>) {
+    out[idx] = 10 + idx[0] as u32;
+    if idx[0] == 7 {
+        out[8] = 1;
+    }
+}
+
+/// A view of host data dropped without `synchronize` after a launch with an out-of-bounds
+/// write keeps the launch's in-bounds writes, on every device and path (the error, which no
+/// later call could return, does not take the results with it).
+#[test]
+fn a_dropped_view_keeps_the_in_bounds_writes_of_a_failed_launch() -> Result<(), amp::Error> {
+    let mut data = vec![0u32; 8];
+    {
+        let mut view = ArrayViewMut::new([8], &mut data)?;
+        // An earlier launch, so the failing one finds the data on the device already.
+        parallel_for_each(view.extent(), stamp(&mut view))?;
+        let launched = parallel_for_each(view.extent(), stamp_then_one_past(&mut view));
+        // Waited-for launches report it here; deferred ones at the next wait (here: none).
+        assert!(
+            matches!(launched, Ok(()) | Err(amp::Error::IndexOutOfBounds { .. })),
+            "{launched:?}"
+        );
+    }
+    assert_eq!(data, (10..18).collect::<Vec<u32>>());
+    assert_validation_clean();
+    Ok(())
+}

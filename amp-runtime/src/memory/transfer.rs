@@ -141,9 +141,18 @@ impl Buffer {
 
     /// Copies the bytes from byte `at` into `out`.
     pub(crate) fn read_at(&self, at: u64, out: &mut [u8]) -> Result<(), Error> {
-        self.wait_idle()?;
+        let waited = self.wait_idle();
         if let Some(lost) = self.pending().lost() {
             return Err(lost);
+        }
+        // A checked kernel's out-of-bounds error leaves the work done and its in-bounds writes
+        // in place: they are copied, and the error is returned after them (so a drop, which
+        // cannot report it, still keeps the results). Any other error (a timeout: the work is
+        // still running) stops the read.
+        if let Err(e) = &waited {
+            if !matches!(e, Error::IndexOutOfBounds { .. }) {
+                return waited;
+            }
         }
         if crate::fault::fires(crate::fault::MAP) {
             return Err(Error::vk("vkMapMemory")(
@@ -152,7 +161,7 @@ impl Buffer {
         }
         let len = out.len().min(self.size.saturating_sub(at) as usize);
         if len == 0 {
-            return Ok(());
+            return waited;
         }
         if let Some(p) = self.direct_ptr() {
             self.invalidate(at, len as u64);
@@ -160,7 +169,7 @@ impl Buffer {
             // the host by the barrier and fence wait ending every submission, and by the
             // invalidation.
             unsafe { std::ptr::copy_nonoverlapping(p.add(at as usize), out.as_mut_ptr(), len) };
-            return Ok(());
+            return waited;
         }
         // In chunks, each a pooled staging buffer (see `write_at_on`).
         for (i, piece) in out[..len].chunks_mut(STAGING_CHUNK).enumerate() {
@@ -191,7 +200,7 @@ impl Buffer {
             // SAFETY: the copy finished and was made visible to the host.
             unsafe { std::ptr::copy_nonoverlapping(p, piece.as_mut_ptr(), piece.len()) };
         }
-        Ok(())
+        waited
     }
 
     /// Fills the buffer with zero bytes.
