@@ -222,30 +222,22 @@ pub fn native(
 ) -> Res<NativeSource> {
     let split = subgroup::hoisted(kernel);
     let kernel = split.as_ref().unwrap_or(kernel);
-    match batch::hoisted_tiled(kernel) {
-        Some((h, loops)) => emit(
-            &h,
-            ranges,
-            checks,
-            shared,
-            rt,
-            fn_name,
-            assume_covers,
-            false,
-            loops,
-        ),
-        None => emit(
-            kernel,
-            ranges,
-            checks,
-            shared,
-            rt,
-            fn_name,
-            assume_covers,
-            false,
-            Default::default(),
-        ),
-    }
+    let hoisted = batch::hoisted_tiled(kernel);
+    let (kernel, loops) = match hoisted {
+        Some((ref h, ref loops)) => (h, loops.clone()),
+        None => (kernel, Default::default()),
+    };
+    emit(
+        kernel,
+        ranges,
+        checks,
+        shared,
+        rt,
+        fn_name,
+        assume_covers,
+        false,
+        loops,
+    )
 }
 
 /// The Rust code of one *batch* of a simple kernel: [`LANES`] neighbouring threads along the
