@@ -94,7 +94,7 @@ impl Walker<'_> {
     /// a value fixed for the whole launch (`idx[0]`, `t.global[1] + 1`, `row` bound to
     /// `idx[0] + k`, `k` a scalar parameter). Judged on the key, so immutable locals are
     /// transparent.
-    fn own_component(&mut self, e: &Expr) -> Option<u32> {
+    fn own_component(&self, e: &Expr) -> Option<u32> {
         let key = self.key(e);
         self.own_key(&key).map(|(d, _)| d)
     }
@@ -176,7 +176,7 @@ impl Walker<'_> {
     /// Whether the write indices give every thread its own element: each component an own
     /// index component (shifted by a launch-wide value) or a launch-wide value, every dimension
     /// of the domain carried by at least one (transposes, shifts and diagonals included).
-    pub(super) fn unique_per_thread(&mut self, idx: &[Expr]) -> bool {
+    pub(super) fn unique_per_thread(&self, idx: &[Expr]) -> bool {
         let mut seen = vec![false; self.k.rank as usize];
         for e in idx {
             match self.own_component(e) {

@@ -98,7 +98,7 @@ pub struct Findings {
     /// Per parameter: whether the body reads it and whether it writes it.
     pub access: Vec<(bool, bool)>,
     /// Per parameter: whether two threads of a launch may access one of its elements at the
-    /// same time, one of them writing (see [`races::shared_elements`]). The native back end
+    /// same time, one of them writing (what the race analysis cannot prove private). The native back end
     /// accesses such a buffer with relaxed atomics, so a race the kernel's author allowed (or
     /// the race lints missed) has device-like results there instead of undefined behaviour.
     pub shared: Vec<bool>,
@@ -208,7 +208,9 @@ impl<'k> Walker<'k> {
         for w in &self.writes {
             access[w.param].1 = true;
         }
-        let shared = races::shared_elements(&self, self.k.params.len());
+        let shared = (0..self.k.params.len())
+            .map(|p| !self.private_elements(p))
+            .collect();
         self.dependences();
         Findings {
             errors: self.errors,

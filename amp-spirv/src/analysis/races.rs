@@ -27,12 +27,6 @@ pub(super) struct Access {
     pub(super) guards: Vec<IndexKey>,
 }
 
-/// Per parameter of `n`: whether threads may share an element of it with a writer: the
-/// complement of what [`Walker::private_elements`] proves.
-pub(super) fn shared_elements(w: &Walker<'_>, n: usize) -> Vec<bool> {
-    (0..n).map(|p| !w.private_elements(p)).collect()
-}
-
 /// Whether `a` and `b` are the two own components `x` and `y` ordered by one of `guards`
 /// (`x > y`, `y <= x`, ..).
 fn ordered(guards: &[IndexKey], x: &IndexKey, y: &IndexKey) -> bool {

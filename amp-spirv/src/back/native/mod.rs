@@ -197,6 +197,18 @@ pub enum Stop {
 
 pub(crate) type Res<T> = Result<T, Stop>;
 
+/// How the generated code reaches buffer elements: the bounds-check policy, and per parameter
+/// whether threads of a launch may share its elements with a writer (the analyses'
+/// [`Findings::shared`](crate::analysis::Findings)), in which case every access is a relaxed
+/// atomic one.
+#[derive(Clone, Copy, Debug)]
+pub struct Access<'a> {
+    /// The bounds-check policy.
+    pub checks: BoundsChecks,
+    /// Per parameter: its elements may be shared with a writer.
+    pub shared: &'a [bool],
+}
+
 /// The Rust code of one thread of `kernel`: a function named `fn_name` with the ABI of this
 /// module's documentation, calling the support crate through the path `rt` (for example
 /// `crate::amp_native`).
@@ -208,14 +220,11 @@ pub(crate) type Res<T> = Result<T, Stop>;
 /// range analysis bounds by the domain are not checked (the runtime calls this variant only
 /// when every buffer argument covers the domain; see [`NativeSource::uses_covers`]).
 ///
-/// `shared` (per parameter, the analyses' [`Findings::shared`](crate::analysis::Findings)):
-/// the buffers whose elements threads may share with a writer, accessed with relaxed atomics.
-#[allow(clippy::too_many_arguments)]
+/// `access` says how the code reaches buffer elements (see [`Access`]).
 pub fn native(
     kernel: &Kernel,
     ranges: &Ranges,
-    checks: BoundsChecks,
-    shared: &[bool],
+    access: Access<'_>,
     rt: &str,
     fn_name: &str,
     assume_covers: bool,
@@ -230,8 +239,7 @@ pub fn native(
     emit(
         kernel,
         ranges,
-        checks,
-        shared,
+        access,
         rt,
         fn_name,
         assume_covers,
@@ -248,30 +256,19 @@ pub fn native(
 /// The function has the tile ABI of a tiled kernel whose tile shape is `[1, .., 1, LANES]`:
 /// its first argument `[t0, .., tn]` runs threads `[t0, .., tn * LANES + l]` for `l` in
 /// `0..LANES`, all of which must be inside the domain (the caller runs a row's remainder with
-/// the thread function). `shared` as for [`native`].
-#[allow(clippy::too_many_arguments)]
+/// the thread function). `access` as for [`native`].
 pub fn native_batched(
     kernel: &Kernel,
     ranges: &Ranges,
-    checks: BoundsChecks,
-    shared: &[bool],
+    access: Access<'_>,
     rt: &str,
     fn_name: &str,
     assume_covers: bool,
 ) -> Res<Option<NativeSource>> {
     match batch::batched_kernel(kernel) {
-        Some((b, loops)) => emit(
-            &b,
-            ranges,
-            checks,
-            shared,
-            rt,
-            fn_name,
-            assume_covers,
-            true,
-            loops,
-        )
-        .map(Some),
+        Some((b, loops)) => {
+            emit(&b, ranges, access, rt, fn_name, assume_covers, true, loops).map(Some)
+        }
         None => Ok(None),
     }
 }
@@ -283,8 +280,7 @@ pub fn native_batched(
 fn emit(
     kernel: &Kernel,
     ranges: &Ranges,
-    checks: BoundsChecks,
-    shared: &[bool],
+    access: Access<'_>,
     rt: &str,
     fn_name: &str,
     assume_covers: bool,
@@ -297,9 +293,9 @@ fn emit(
         Err(_) => return broken("the support crate's path is a Rust path", whole),
     };
     let name = item_name(fn_name, whole)?;
-    let mut e = Emitter::new(kernel, ranges, checks, rt, fn_name);
+    let mut e = Emitter::new(kernel, ranges, access.checks, rt, fn_name);
     e.assume_covers = assume_covers;
-    e.shared = shared.to_vec();
+    e.shared = access.shared.to_vec();
     e.batch = batch;
     e.hoisted = hoisted;
     let f = if kernel.tiled.is_some() {
@@ -975,8 +971,10 @@ mod tests {
         let r = native(
             &checked.kernel,
             &checked.ranges,
-            BoundsChecks::On,
-            &checked.findings.shared,
+            Access {
+                checks: BoundsChecks::On,
+                shared: &checked.findings.shared,
+            },
             "not a path!",
             "f",
             false,
