@@ -1168,6 +1168,9 @@ fn buffers_threads_may_share_with_a_writer_use_relaxed_atomics() {
         "#[kernel(amp, allow(write_conflict))] fn k(idx: Index<1>, out: ArrayViewMut<u32, 1>) { for j in 0..2 { out[idx[0] + j] += 1; } }",
         // Two writes per thread at permuted indices: threads (a, b) and (b, a) share both.
         "#[kernel(amp, allow(write_conflict))] fn k(idx: Index<2>, out: ArrayViewMut<u32, 2>) { out[[idx[0], idx[1]]] = 1; out[[idx[1], idx[0]]] = 2; }",
+        // A neighbour's element read after a barrier: ordered within a tile, but the neighbour
+        // may be another tile's thread.
+        "fn k(t: TiledIndex<4>, out: ArrayViewMut<u32, 1>) { out[t.global] = 1; t.barrier.wait_with_global_memory_fence(); let n = out.extent()[0]; if t.global[0] + 1 < n { let x = out[t.global[0] + 1]; out[t.global] = x; } }",
         // Plain and atomic accesses of one buffer.
         "#[kernel(amp, allow(write_conflict))] fn k(idx: Index<1>, out: ArrayViewMut<u32, 1>) { out[idx] = 1; atomic_fetch_add(&mut out[0], 1u32); }",
     ];

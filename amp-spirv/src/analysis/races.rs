@@ -112,7 +112,7 @@ impl Walker<'_> {
     /// Whether no element of buffer `p` can be accessed by two threads at once with one of
     /// them writing, from the accesses of the last walk: no plain access beside an atomic one,
     /// every write unique per thread and apart from the others, every read apart from every
-    /// write.
+    /// write (a read after a barrier too: the barrier orders a tile, not the tiles).
     pub(super) fn private_elements(&self, p: ParamId) -> bool {
         let writes: Vec<&Access> = self.writes.iter().filter(|a| a.param == p).collect();
         if writes.is_empty() {
@@ -131,7 +131,9 @@ impl Walker<'_> {
             .all(|a| writes.iter().all(|b| self.apart(a, b)))
             && reads
                 .iter()
-                .all(|r| r.after_barrier || writes.iter().all(|w| self.read_apart(r, w)))
+                // Not even after a barrier: the element read may be another tile's, which runs
+                // on another OS thread natively.
+                .all(|r| writes.iter().all(|w| self.read_apart(r, w)))
     }
 
     /// Whether `p` was written earlier in this walk and a barrier fencing global memory came
