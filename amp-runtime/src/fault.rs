@@ -40,6 +40,15 @@ pub const ALL: [&str; 7] = [
     NATIVE_TASK,
 ];
 
+/// `Err(error())` when failpoint `name` fails now.
+#[inline(always)]
+pub(crate) fn check(name: &str, error: impl FnOnce() -> crate::Error) -> Result<(), crate::Error> {
+    match fires(name) {
+        true => Err(error()),
+        false => Ok(()),
+    }
+}
+
 /// Whether failpoint `name` fails now (a configured `panic` panics here).
 #[inline(always)]
 pub(crate) fn fires(name: &str) -> bool {

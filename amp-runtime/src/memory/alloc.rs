@@ -38,9 +38,7 @@ impl Buffer {
         usage: vk::BufferUsageFlags,
         location: MemoryLocation,
     ) -> Result<Buffer, Error> {
-        if crate::fault::fires(crate::fault::BUFFER_ALLOC) {
-            return Err(Error::OutOfDeviceMemory);
-        }
+        crate::fault::check(crate::fault::BUFFER_ALLOC, || Error::OutOfDeviceMemory)?;
         let d = device.vk();
         let info = vk::BufferCreateInfo::default()
             .size(size)

@@ -24,9 +24,7 @@ unsafe impl Sync for HostMemory {}
 impl HostMemory {
     /// `size` zeroed bytes ([`Error::OutOfDeviceMemory`] when the allocation fails).
     pub(crate) fn zeroed(size: usize) -> Result<HostMemory, Error> {
-        if crate::fault::fires(crate::fault::HOST_ALLOC) {
-            return Err(Error::OutOfDeviceMemory);
-        }
+        crate::fault::check(crate::fault::HOST_ALLOC, || Error::OutOfDeviceMemory)?;
         let layout = Self::layout(size)?;
         // SAFETY: the layout has a non-zero size.
         let ptr = unsafe { std::alloc::alloc_zeroed(layout) };

@@ -25,6 +25,11 @@ const STAGING_CHUNK: usize = 32 << 20;
 /// before it fills another.
 const CHUNKS_IN_FLIGHT: usize = 3;
 
+/// The error of a failed mapping (the `fault::MAP` failpoint's).
+fn map_failed() -> Error {
+    Error::vk("vkMapMemory")(vk::Result::ERROR_MEMORY_MAP_FAILED)
+}
+
 impl Buffer {
     /// Copies `data` to the buffer at byte `at`.
     ///
@@ -47,11 +52,7 @@ impl Buffer {
         if len == 0 {
             return Ok(());
         }
-        if crate::fault::fires(crate::fault::MAP) {
-            return Err(Error::vk("vkMapMemory")(
-                vk::Result::ERROR_MEMORY_MAP_FAILED,
-            ));
-        }
+        crate::fault::check(crate::fault::MAP, map_failed)?;
         if at == 0 && len as u64 == self.size {
             // Whatever a failed batch left in the buffer is overwritten (in queue order).
             self.pending().restore();
@@ -154,11 +155,7 @@ impl Buffer {
                 return waited;
             }
         }
-        if crate::fault::fires(crate::fault::MAP) {
-            return Err(Error::vk("vkMapMemory")(
-                vk::Result::ERROR_MEMORY_MAP_FAILED,
-            ));
-        }
+        crate::fault::check(crate::fault::MAP, map_failed)?;
         let len = out.len().min(self.size.saturating_sub(at) as usize);
         if len == 0 {
             return waited;
