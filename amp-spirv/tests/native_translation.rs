@@ -1,4 +1,4 @@
-//! The native back end (issue 13): kernels translated to Rust source for one thread, compiled
+//! The native back end: kernels translated to Rust source for one thread, compiled
 //! by rustc into a small program linked against amp-native-rt (their run-time support), run
 //! over a domain, and their results checked against docs/semantics.md (the device's defined
 //! values where Rust would panic).

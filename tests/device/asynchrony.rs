@@ -1,4 +1,4 @@
-//! Asynchronous launches (issue 14): a launch over arrays records and returns; host access,
+//! Asynchronous launches: a launch over arrays records and returns; host access,
 //! `wait` and `flush` are the sync points; chains of dependent launches, launches from several
 //! threads and views, dropping arrays with work in flight, and device errors that surface
 //! later (by the view's `wait` or the buffers' next host access, once).

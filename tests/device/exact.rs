@@ -1,5 +1,5 @@
 //! Exactly Rust: the cases random differential testing found where the device disagreed with
-//! Rust's std (issue 17), each against Rust on edge values and random bit patterns, compared
+//! Rust's std, each against Rust on edge values and random bit patterns, compared
 //! bit for bit (NaN equals NaN). docs/semantics.md has a row per case.
 
 use crate::common;
@@ -276,7 +276,7 @@ fn float_remainder_is_exact() -> Result<(), amp::Error> {
 }
 
 /// A device function with a variable declared without a value and assigned once per branch
-/// (finding 5): valid Rust, so it runs on the host and on the device alike.
+/// (valid Rust), so it runs on the host and on the device alike.
 // The late initialization is the point of the test.
 #[allow(clippy::needless_late_init)]
 #[amp::device]
@@ -411,7 +411,7 @@ fn mul_add_rounds_once() -> Result<(), amp::Error> {
     assert_none_wrong("f32", &wrong);
     // The case of the issue: 1.0 before, as Rust 1.0000001 now.
     let i = (0..n).find(|&i| (a[i], b[i], c[i]) == (1e35, 1e-35, 1e-8));
-    assert_eq!(out[i.expect("the issue's case is a triple")], 1.000_000_1);
+    assert_eq!(out[i.expect("the reported case is a triple")], 1.000_000_1);
 
     let mut bits = Bits(47);
     let (a, b, c) = triples(
@@ -600,7 +600,7 @@ fn special_values_follow_rust() -> Result<(), amp::Error> {
     let x32: Vec<f32> = pairs.iter().map(|p| p.0 as f32).collect();
     let y32: Vec<f32> = pairs.iter().map(|p| p.1 as f32).collect();
     let (mut x64, mut y64): (Vec<f64>, Vec<f64>) = pairs.iter().copied().unzip();
-    // f64 denormals and the ends of the range (cbrt's Newton step, issue 17's tester).
+    // f64 denormals and the ends of the range (cbrt's Newton step).
     for v in [5e-324, -1e-310, 2.2e-308, f64::MAX, -1e300] {
         x64.push(v);
         y64.push(0.5);

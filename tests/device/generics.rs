@@ -1,4 +1,4 @@
-//! Generic kernels and device functions (issue 15): one kernel written over `DeviceFloat`,
+//! Generic kernels and device functions: one kernel written over `DeviceFloat`,
 //! `DeviceInt` or `DeviceScalar` runs for each member, the instance chosen from the argument
 //! types; generic device functions are instantiated at their calls (inferred or with a
 //! turbofish) and stay ordinary generic Rust on the host; tiled kernels with `tile_static`

@@ -639,7 +639,7 @@ impl<'a> Gen<'a> {
         format!("(({e}) % {len}u32) as usize")
     }
 
-    /// `let y: T;` assigned once on each path (issue 17, finding 5).
+    /// `let y: T;` assigned once on each path.
     fn deferred_let(&mut self) {
         let ty = self.rng.pick(&Ty::PARAMS);
         let name = self.fresh("d");

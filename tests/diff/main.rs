@@ -1,4 +1,4 @@
-//! The differential tester (issue 17): random device functions, each run through a one-line
+//! The differential tester: random device functions, each run through a one-line
 //! kernel on the Vulkan device and natively as plain Rust on the host, compared bit for bit.
 //!
 //! A round generates a program of random `#[amp::device]` functions over `i32`, `u32`, `f32` and

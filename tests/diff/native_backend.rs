@@ -1,4 +1,4 @@
-//! The native back end in the differential tester (issue 13): each test function's one-line
+//! The native back end in the differential tester: each test function's one-line
 //! kernel (the device's, `device::kernel_source`) translated by `amp_spirv::compile_native` to
 //! the Rust source of one thread, compiled into the round's host program beside the oracle and
 //! run over the same inputs; its results are compared with the oracle's as the device's are.

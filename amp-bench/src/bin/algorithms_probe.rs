@@ -1,6 +1,6 @@
 //! Profiling aid for `amp::algorithms`: times sum, exclusive scan and sort of `N` elements
 //! (default 16M) beside a vector add over the same `N`, in one process, and prints each one's
-//! bandwidth relative to the vector add's (the yardstick for the bandwidth-bound sum
+//! bandwidth relative to the vector add's (the yardstick for the bandwidth-bound sum
 //! and scan). `cargo run --release -p amp-bench --bin algorithms_probe -- [N] [sum|scan|sort]`.
 
 use amp::algorithms;

@@ -130,9 +130,9 @@ impl Emitter<'_> {
             }
             Fmod => self.float_rem(s, x, a[1]),
             // `m sqrt(1 + (n/m)^2)` with `m` the larger magnitude: `sqrt(x^2 + y^2)` overflows
-            // beyond ~1.8e19 (f32) and loses everything below ~1e-19 (issue 17's tester found
-            // `hypot(-2.2e4, 1.2e-38)` and `hypot(x, 1e-40)` wrong). An infinity wins over a NaN,
-            // as in C and Rust.
+            // beyond ~1.8e19 (f32) and loses everything below ~1e-19 (`hypot(-2.2e4, 1.2e-38)`
+            // and `hypot(x, 1e-40)` came out wrong). An infinity wins over a NaN, as in C and
+            // Rust.
             Hypot => {
                 let y = a[1];
                 let ax = self.ext(4, t, &[x]);
@@ -215,8 +215,8 @@ impl Emitter<'_> {
                 self.op(Op::Select, t, &[nan, x, r])
             }
             // A zero is returned as it is: where the driver knows `x` is a zero (an expression
-            // of constants), llvmpipe folds `x * k` to `+0.0` even for `-0.0` (issue 17, the
-            // class of finding 4), and `±0 * k` is `x` anyway.
+            // of constants), llvmpipe folds `x * k` to `+0.0` even for `-0.0` (as with the
+            // other operations on zeros, docs/semantics.md), and `±0 * k` is `x` anyway.
             ToDegrees | ToRadians => {
                 let k = if f == ToDegrees {
                     180.0 / std::f64::consts::PI
