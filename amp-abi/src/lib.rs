@@ -45,8 +45,8 @@
 //!   yields zero of the element type (`0` / `0.0`), a write is dropped, an atomic does nothing
 //!   and returns 0 (a compare-exchange sees the element as 0). A failing access is noted in
 //!   the thread's private pending report; when the thread ends, a pending report goes to the
-//!   out-of-bounds report, a storage buffer of [`OOB_REPORT_WORDS`] `u32`s at binding
-//!   [`KernelInfo::oob_report_binding`] (the one after the buffer parameters):
+//!   out-of-bounds report, the first [`OOB_REPORT_WORDS`] `u32`s of the buffer at binding
+//!   [`KernelInfo::report_binding`] (the one after the buffer parameters):
 //!   `[flag, param, rank, index[3], extent[3]]`, where `param` indexes [`KernelInfo::params`]
 //!   and unused dimensions are 0. The thread whose atomic compare-exchange moves `flag` from 0
 //!   to 1 writes the rest; later threads change nothing. (One atomic per failing thread, at its
@@ -54,6 +54,14 @@
 //!   binds a zeroed report to every launch and, once the launch has finished, turns a set
 //!   flag into `Error::IndexOutOfBounds`. `tile_static` arrays and
 //!   local arrays are not buffers: their indices are clamped to the last element instead.
+//! - Loop watching (kernels with [`KernelInfo::loop_lines`]): a device may end loops after a
+//!   fixed number of iterations without an error (lavapipe: 65,535 per group of threads,
+//!   counted over every loop). Such kernels read the device's limit from specialization
+//!   constant [`spec_id::LOOP_LIMIT`] (0: none, and the watching folds away); under a limit, a
+//!   thread that leaves a loop its code did not end notes the loop's number plus one, and
+//!   when it ends, moves word [`LOOP_CUT_REPORT_WORD`] of the report (the buffer is
+//!   [`REPORT_WORDS`] long) from 0 to that value with a compare-exchange. The runtime turns a
+//!   nonzero word into `Error::LoopLimit`, naming the loop's line.
 //! - Simple (untiled) kernels run with [`KernelInfo::workgroup_size`] threads per workgroup. The
 //!   runtime dispatches `ceil(total / workgroup_size[0])` workgroups, folded onto `x` and `y` when
 //!   they exceed the device's per-dimension limit (`y = ceil(groups / max_x)` rows of
@@ -105,6 +113,10 @@ pub mod spec_id {
     ///
     /// [`KernelInfo::spec_constants`]: crate::KernelInfo::spec_constants
     pub const FIRST_OUTER_CONST: u32 = 3;
+    /// The `u32` loop limit of the device the pipeline is built for (0: none), in kernels whose
+    /// loops are watched ([`KernelInfo::loop_lines`](crate::KernelInfo::loop_lines)): where it
+    /// is 0 the driver folds the watching away.
+    pub const LOOP_LIMIT: u32 = 0x2_0000;
 }
 
 /// `SpecId` of the `u32` specialization constant holding the layout facts of the buffer bound
@@ -364,15 +376,30 @@ pub struct KernelInfo {
     /// The compiler's report: shape, memory, bindings and their access, capabilities, and the
     /// analyses' findings (empty for hand-written modules).
     pub report: &'static str,
-    /// For a bounds-checked kernel, the binding in set 0 of its out-of-bounds report buffer
-    /// ([`OOB_REPORT_WORDS`] `u32`s; see the module documentation); `None` for `unchecked`
-    /// kernels, kernels without buffers, and hand-written modules.
-    pub oob_report_binding: Option<u32>,
+    /// The binding in set 0 of the kernel's report buffer ([`REPORT_WORDS`] `u32`s; see the
+    /// module documentation), for a bounds-checked kernel with buffers or a kernel whose loops
+    /// are watched ([`loop_lines`](Self::loop_lines)); `None` otherwise, and for hand-written
+    /// modules.
+    pub report_binding: Option<u32>,
+    /// Whether the kernel checks every access of its views and arrays against their extents
+    /// and records a failing one in its report (a bounds-checked kernel with buffers).
+    pub bounds_checked: bool,
+    /// The source line of each loop the kernel watches for a device's loop limit, by loop
+    /// number (the report's [`LOOP_CUT_REPORT_WORD`] holds the number plus one); empty when
+    /// its loops cannot reach such a limit.
+    pub loop_lines: &'static [u32],
 }
 
-/// Size in `u32`s of a checked kernel's out-of-bounds report: `[flag, param, rank, index[3],
-/// extent[3]]`.
+/// Size in `u32`s of the out-of-bounds part of a kernel's report: `[flag, param, rank,
+/// index[3], extent[3]]`.
 pub const OOB_REPORT_WORDS: u32 = 9;
+
+/// The word of a kernel's report that names the first watched loop a device ended by itself
+/// (its number in [`KernelInfo::loop_lines`] plus one; 0: none).
+pub const LOOP_CUT_REPORT_WORD: u32 = OOB_REPORT_WORDS;
+
+/// Size in `u32`s of a kernel's report buffer: the out-of-bounds report, then the loop word.
+pub const REPORT_WORDS: u32 = OOB_REPORT_WORDS + 1;
 
 impl KernelInfo {
     /// The SPIR-V words of this kernel.

@@ -773,12 +773,14 @@ fn instance_statics(func: &syn::ItemFn, kernel: &CompiledKernel, i: usize) -> To
     let hash = kernel.hash;
     let entry = kernel.entry_point;
     let tile_rank = kernel.tile.as_ref().map_or(0, |t| t.len() as u32);
-    let oob_report_binding = match kernel.oob_report_binding {
+    let report_binding = match kernel.report_binding {
         Some(b) => quote!(::core::option::Option::Some(#b)),
         None => quote!(::core::option::Option::None),
     };
     let spec_types = kernel.consts.iter().map(|c| scalar_type_tokens(c.ty));
     let report = &kernel.report;
+    let loop_lines = &kernel.loop_lines;
+    let bounds_checked = kernel.bounds_checked;
     quote! {
         static #spirv: [u32; #len] = [#(#words),*];
         static #info: ::amp::__private::KernelInfo = ::amp::__private::KernelInfo {
@@ -794,7 +796,9 @@ fn instance_statics(func: &syn::ItemFn, kernel: &CompiledKernel, i: usize) -> To
             tile_rank: #tile_rank,
             spec_constants: &[#(#spec_types),*],
             report: #report,
-            oob_report_binding: #oob_report_binding,
+            report_binding: #report_binding,
+            bounds_checked: #bounds_checked,
+            loop_lines: &[#(#loop_lines),*],
         };
     }
 }

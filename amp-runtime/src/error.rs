@@ -280,6 +280,24 @@ pub enum Error {
         /// The view's extent.
         extent: Vec<usize>,
     },
+    /// A device ended one of a kernel's loops by itself: it runs at most
+    /// [`Limits::max_loop_iterations`](crate::Limits::max_loop_iterations) loop iterations per
+    /// group of threads, counted over every loop (lavapipe: 65,535), and leaves the loop it is
+    /// in when they are spent, with no error of its own. The launch's results are wrong; the
+    /// rest of the launch ran. When several loops were ended, the first one noted is reported.
+    #[error(
+        "kernel `{kernel}`: the device `{device}` ended the loop at line {line} after its limit of {limit} loop iterations (counted over all the loops a group of threads runs), so the results are wrong; run the kernel on the native CPU accelerator (AMP_DEVICE=cpu) or a GPU, or spread the loop over more threads or launches"
+    )]
+    LoopLimit {
+        /// The kernel's name.
+        kernel: String,
+        /// The source line of the loop's `for`, `while` or `loop`.
+        line: u32,
+        /// The device's limit.
+        limit: u32,
+        /// The device's name.
+        device: String,
+    },
     /// Something the native CPU accelerator ([`Accelerator::cpu`](crate::Accelerator::cpu))
     /// cannot do: a Vulkan-only feature (textures, raw SPIR-V kernels, extra queues), or a
     /// kernel that uses a construct the native back end does not translate yet. Run it on a

@@ -43,7 +43,9 @@ fn kernel_info(
         tile_rank,
         spec_constants,
         report: "",
-        oob_report_binding: None,
+        report_binding: None,
+        bounds_checked: false,
+        loop_lines: &[],
     }))
 }
 

@@ -77,7 +77,7 @@ fn textures_and_samplers_bind_after_buffers_in_order() {
         k.params[3].kind,
         ParamKind::Texture { rank: 2, .. }
     ));
-    assert_eq!(k.oob_report_binding, Some(5));
+    assert_eq!(k.report_binding, Some(5));
     assert_valid(&k.spirv);
 }
 

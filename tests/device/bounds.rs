@@ -349,7 +349,7 @@ fn unchecked_kernels_run_without_a_report() -> Result<(), amp::Error> {
             // runs on Vulkan devices only, where robust buffer access (enabled wherever the
             // device has it: lavapipe and every GPU met so far) discards the write.
             let call = unsafe { write_next_unchecked(&mut ov) };
-            assert_eq!(call.kernel().oob_report_binding, None);
+            assert_eq!(call.kernel().report_binding, None);
             parallel_for_each(Extent::new([5]), call)?;
         }
         assert_eq!(&out[..5], &[-7, 10, 11, 12, 13]);
@@ -359,7 +359,7 @@ fn unchecked_kernels_run_without_a_report() -> Result<(), amp::Error> {
         let mut ov = ArrayViewMut::new([5], &mut out)?;
         // SAFETY: thread `i < 4` writes `out[i + 1]`, inside the view.
         let call = unsafe { write_next_unchecked(&mut ov) };
-        assert_eq!(call.kernel().oob_report_binding, None);
+        assert_eq!(call.kernel().report_binding, None);
         parallel_for_each(Extent::new([4]), call)?;
         drop(ov);
         assert_eq!(out, [-7, 10, 11, 12, 13]);
@@ -370,14 +370,14 @@ fn unchecked_kernels_run_without_a_report() -> Result<(), amp::Error> {
         let mut ov = ArrayViewMut::new([4], &mut out)?;
         // SAFETY: thread `i < 4` writes `out[0]` and `out[i]`, inside the view.
         let call = unsafe { write_first_unchecked(&mut ov) };
-        assert_eq!(call.kernel().oob_report_binding, None);
+        assert_eq!(call.kernel().report_binding, None);
         parallel_for_each(Extent::new([4]), call)?;
     }
     assert_eq!(out, [42; 4]);
 
     let mut out = vec![0i32; 5];
     let mut ov = ArrayViewMut::new([5], &mut out)?;
-    assert_eq!(write_next(&mut ov).kernel().oob_report_binding, Some(1));
+    assert_eq!(write_next(&mut ov).kernel().report_binding, Some(1));
     assert_validation_clean();
     Ok(())
 }

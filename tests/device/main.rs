@@ -31,6 +31,7 @@ mod generics;
 mod guard;
 mod index_arith;
 mod launch_reuse;
+mod loop_limit;
 mod math;
 mod matmul;
 mod model;

@@ -124,7 +124,9 @@ fn info(k: CompiledKernel) -> &'static KernelInfo {
         tile_rank: 0,
         spec_constants: &[],
         report: leak(k.report),
-        oob_report_binding: k.oob_report_binding,
+        report_binding: k.report_binding,
+        bounds_checked: k.bounds_checked,
+        loop_lines: Box::leak(k.loop_lines.into_boxed_slice()),
     }))
 }
 

@@ -254,6 +254,7 @@ pub(super) fn create_device(
                     l.max_image_dimension3_d,
                 ],
                 subgroup_size: subgroups.size,
+                max_loop_iterations: super::properties::loop_limit(&phys.name),
             }),
             float64: supported.shader_float64 == vk::TRUE,
             physical: phys.handle,

@@ -72,6 +72,21 @@ pub struct Limits {
     /// Lanes per subgroup (`subgroupSize`): the `size()` of `t.subgroup()` in kernels. The
     /// native CPU accelerator's subgroups have 32 lanes.
     pub subgroup_size: u32,
+    /// Most loop iterations a group of threads runs before the device leaves the loop it is in
+    /// by itself, without an error, counted over every loop of the kernel (lavapipe:
+    /// 65,535); `None` where loops run to their end. amp-rs watches the loops of kernels that
+    /// could reach it and returns [`Error::LoopLimit`](crate::Error::LoopLimit) instead of
+    /// their wrong results.
+    pub max_loop_iterations: Option<u32>,
+}
+
+/// lavapipe's (Mesa llvmpipe's) loop limit, `LP_MAX_TGSI_LOOP_ITERATIONS`.
+const LLVMPIPE_LOOP_LIMIT: u32 = 65_535;
+
+/// The loop limit of the device named `name`: lavapipe's, which names its devices
+/// `llvmpipe (LLVM ...)`; no other Vulkan driver is known to have one.
+pub(crate) fn loop_limit(name: &str) -> Option<u32> {
+    name.starts_with("llvmpipe").then_some(LLVMPIPE_LOOP_LIMIT)
 }
 
 impl Limits {
@@ -89,6 +104,7 @@ impl Limits {
             max_memory_allocation_size: isize::MAX as u64,
             max_image_dimension: [0; 3],
             subgroup_size: amp_native_rt::SUBGROUP_SIZE,
+            max_loop_iterations: None,
         }
     }
 

@@ -1,5 +1,6 @@
-//! The host side of bounds-checked kernels: the out-of-bounds report buffer bound to each
-//! launch, and the [`Error::IndexOutOfBounds`] it turns into (the ABI is in `kernel.rs`).
+//! The host side of a kernel's report: the buffer bound to each launch of a bounds-checked
+//! kernel or one whose loops are watched, and the [`Error::IndexOutOfBounds`] or
+//! [`Error::LoopLimit`] it turns into (the ABI is in `kernel.rs`).
 
 use std::ptr::NonNull;
 use std::sync::{Arc, Mutex};
@@ -9,13 +10,13 @@ use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme};
 use gpu_allocator::MemoryLocation;
 
 use crate::device::{Device, DeviceState};
-use crate::kernel::{KernelInfo, OOB_REPORT_WORDS};
+use crate::kernel::{KernelInfo, LOOP_CUT_REPORT_WORD, REPORT_WORDS};
 use crate::sync::lock;
 use crate::Error;
 
 /// Bytes of one report.
-const REPORT_WORDS: usize = OOB_REPORT_WORDS as usize;
-const REPORT_BYTES: u64 = 4 * REPORT_WORDS as u64;
+const WORDS: usize = REPORT_WORDS as usize;
+const REPORT_BYTES: u64 = 4 * WORDS as u64;
 
 /// The memory of one out-of-bounds report: a small buffer sub-allocated by gpu-allocator in
 /// host-visible, host-coherent memory, mapped for its whole life.
@@ -94,15 +95,15 @@ impl ReportMemory {
 
     /// Clears the report before a launch (no device work uses it now).
     fn zero(&self) {
-        // SAFETY: the mapping holds at least `OOB_REPORT_WORDS` words and nothing else uses
+        // SAFETY: the mapping holds at least `REPORT_WORDS` words and nothing else uses
         // it; the memory is coherent.
-        unsafe { std::ptr::write_bytes(self.words.as_ptr(), 0, REPORT_WORDS) };
+        unsafe { std::ptr::write_bytes(self.words.as_ptr(), 0, WORDS) };
     }
 
     /// The report's words after the launch finished (the submission's fence was waited for
     /// and its final barrier made the device's writes available to the host).
-    fn read(&self) -> [u32; REPORT_WORDS] {
-        let mut words = [0u32; REPORT_WORDS];
+    fn read(&self) -> [u32; WORDS] {
+        let mut words = [0u32; WORDS];
         // SAFETY: as in `zero`.
         unsafe {
             std::ptr::copy_nonoverlapping(self.words.as_ptr(), words.as_mut_ptr(), words.len())
@@ -161,6 +162,8 @@ impl ReportPool {
 /// different views or threads) never share one.
 pub(crate) struct OobReport {
     binding: u32,
+    /// For a kernel whose loops are watched: the device's loop limit (0: none) and name.
+    loop_limit: Option<(u32, String)>,
     pool: Arc<ReportPool>,
     /// `None` only during drop.
     memory: Option<ReportMemory>,
@@ -173,13 +176,18 @@ impl OobReport {
         device: &Arc<Device>,
         info: &KernelInfo,
     ) -> Result<Option<OobReport>, Error> {
-        let Some(binding) = info.oob_report_binding else {
+        let Some(binding) = info.report_binding else {
             return Ok(None);
         };
         let pool = device.state::<ReportPool>();
         let memory = pool.take(device)?;
+        let loop_limit = (!info.loop_lines.is_empty()).then(|| {
+            let limit = device.limits().max_loop_iterations.unwrap_or(0);
+            (limit, device.name().to_owned())
+        });
         let report = OobReport {
             binding,
+            loop_limit,
             pool,
             memory: Some(memory),
         };
@@ -209,9 +217,15 @@ impl OobReport {
         )
     }
 
-    /// After the launch has finished: `Err(IndexOutOfBounds)` when an access failed.
+    /// After the launch has finished: `Err(LoopLimit)` when the device ended a watched loop,
+    /// else `Err(IndexOutOfBounds)` when an access failed.
     pub(crate) fn check(&self, info: &KernelInfo) -> Result<(), Error> {
         let words = self.memory()?.read();
+        if let Some((limit, device)) = &self.loop_limit {
+            if let Some(error) = decode_loop_cut(&words, info, *limit, device) {
+                return Err(error);
+            }
+        }
         match decode(&words, info) {
             None => Ok(()),
             Some(error) => Err(error),
@@ -225,6 +239,25 @@ impl Drop for OobReport {
             self.pool.give_back(memory);
         }
     }
+}
+
+/// The error the loop word of a report's `words` describes, if any: the device (`limit`,
+/// `device`) ended the watched loop it names. A cut loop comes first: what an out-of-bounds
+/// access after it saw may be its consequence.
+pub(super) fn decode_loop_cut(
+    words: &[u32],
+    info: &KernelInfo,
+    limit: u32,
+    device: &str,
+) -> Option<Error> {
+    let tag = words.get(LOOP_CUT_REPORT_WORD as usize).copied().unwrap_or(0);
+    let number = tag.checked_sub(1)? as usize;
+    Some(Error::LoopLimit {
+        kernel: info.name.to_owned(),
+        line: info.loop_lines.get(number).copied().unwrap_or(0),
+        limit,
+        device: device.to_owned(),
+    })
 }
 
 /// The error a report's words `[flag, param, rank, index[3], extent[3]]` describe, if any.
@@ -280,12 +313,24 @@ mod tests {
         tile_rank: 0,
         spec_constants: &[],
         report: "",
-        oob_report_binding: Some(1),
+        report_binding: Some(1),
+        bounds_checked: true,
+        loop_lines: &[12, 40],
     };
 
     #[test]
     fn a_clear_flag_is_no_error() {
         assert!(decode(&[0, 0, 2, 5, 3, 0, 4, 4, 0], &INFO).is_none());
+    }
+
+    #[test]
+    fn a_loop_word_names_the_loop_line_and_the_limit() {
+        let mut words = [0u32; super::WORDS];
+        assert!(super::decode_loop_cut(&words, &INFO, 65_535, "llvmpipe").is_none());
+        words[super::LOOP_CUT_REPORT_WORD as usize] = 2;
+        let e = super::decode_loop_cut(&words, &INFO, 65_535, "llvmpipe").expect("an error");
+        assert!(matches!(e, crate::Error::LoopLimit { line: 40, limit: 65_535, .. }));
+        assert!(e.to_string().contains("line 40"), "{e}");
     }
 
     #[test]

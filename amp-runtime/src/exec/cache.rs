@@ -137,7 +137,7 @@ pub(crate) fn cached(
             ParamKind::Scalar { .. } | ParamKind::Value { .. } => None,
         })
         .chain(
-            info.oob_report_binding
+            info.report_binding
                 .map(|b| (b, vk::DescriptorType::STORAGE_BUFFER)),
         )
         .collect();
@@ -149,7 +149,7 @@ pub(crate) fn cached(
         &bindings,
         info.push_constant_size,
         Some(spec),
-        info.oob_report_binding.is_some(),
+        info.bounds_checked,
     )?);
     cache.insert(info, &spec.data, p.clone());
     Ok(p)

@@ -166,6 +166,10 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
             Some(t) => tiled_grid(info, &domain, t, device.limits(), &mut specialization)?,
         };
         push_spec_constants(info, &spec, &mut specialization);
+        if !info.loop_lines.is_empty() {
+            let limit = device.limits().max_loop_iterations.unwrap_or(0);
+            specialization.push(spec_id::LOOP_LIMIT, &[limit]);
+        }
         let pipeline = cached(device, info, &specialization)?;
         Ok(LaunchPlan {
             push,

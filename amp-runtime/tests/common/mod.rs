@@ -99,7 +99,9 @@ pub fn info(
         tile_rank: 0,
         spec_constants: &[],
         report: "",
-        oob_report_binding: None,
+        report_binding: None,
+        bounds_checked: false,
+        loop_lines: &[],
     }))
 }
 

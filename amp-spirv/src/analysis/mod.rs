@@ -8,6 +8,7 @@
 //!   read at a neighbour's element while threads write their own;
 //! - **subgroup placement** (errors): an operation that combines a subgroup's lanes stands
 //!   where it can be evaluated ahead of its statement (`subgroup.rs`);
+//! - **loop trip counts** (`loops.rs`): which loops a device's loop limit could cut short;
 //! - **bank conflicts** (warnings): a `tile_static` 2-D array whose rows are a multiple of 32
 //!   elements long, walked down a column by neighbouring threads.
 //!
@@ -24,6 +25,7 @@
 
 mod banks;
 mod index;
+pub mod loops;
 mod races;
 mod subgroup;
 mod uniformity;
@@ -102,6 +104,8 @@ pub struct Findings {
     /// accesses such a buffer with relaxed atomics, so a race the kernel's author allowed (or
     /// the race lints missed) has device-like results there instead of undefined behaviour.
     pub shared: Vec<bool>,
+    /// The kernel's loops, their trip counts, and whether a device's loop limit could cut one.
+    pub loops: loops::Loops,
 }
 
 /// Runs every analysis on a checked kernel.
@@ -118,6 +122,7 @@ pub fn analyse(kernel: &Kernel) -> Findings {
     w.run();
     let mut findings = w.finish();
     subgroup::check_placement(kernel, &mut findings.errors);
+    findings.loops = loops::Loops::of(kernel);
     findings
 }
 
@@ -217,6 +222,7 @@ impl<'k> Walker<'k> {
             warnings: self.warnings,
             access,
             shared,
+            loops: loops::Loops::default(),
         }
     }
 

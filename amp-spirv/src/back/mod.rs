@@ -4,7 +4,7 @@
 //! A back end takes the kernel, its launch-parameter [`Layout`] and the [`BoundsChecks`] mode,
 //! and honours the same contract with the runtime whatever it produces: the parameters where the
 //! layout puts them, the layout facts, and the out-of-bounds report ([`OOB_REPORT_WORDS`] words
-//! at [`oob_report_binding`]). Those shared pieces live here; each back end has its own folder:
+//! at [`report_binding`]). Those shared pieces live here; each back end has its own folder:
 //!
 //! - [`spv`]: SPIR-V 1.3 words for a Vulkan compute pipeline.
 //! - [`native`]: Rust source for one thread of the kernel, for a CPU executor.
@@ -35,14 +35,20 @@ pub enum BoundsChecks {
 /// compare-exchange and writes the rest; unused index and extent entries are 0.
 pub use amp_abi::OOB_REPORT_WORDS;
 
-/// The binding of the out-of-bounds report buffer when `kernel` is compiled with bounds checks:
-/// right after its buffer, texture and sampler parameters; `None` when it has no buffers or
-/// textures (nothing to check).
-pub fn oob_report_binding(kernel: &Kernel, checks: BoundsChecks) -> Option<u32> {
+/// The binding of the kernel's report buffer: right after its buffer, texture and sampler
+/// parameters, when `kernel` is compiled with bounds checks and has buffers or textures (the
+/// out-of-bounds report) or its loops are `watched` for a device's loop limit
+/// (the loop analysis's `Loops::watched`); `None` otherwise.
+pub fn report_binding(kernel: &Kernel, checks: BoundsChecks, watched: bool) -> Option<u32> {
     let bound = kernel.params.iter().filter(|p| p.kind.is_bound()).count() as u32;
     let checked = kernel
         .params
         .iter()
         .any(|p| matches!(p.kind, ParamKind::Buffer { .. } | ParamKind::Texture { .. }));
-    (checks == BoundsChecks::On && checked).then_some(bound)
+    (checks == BoundsChecks::On && checked || watched).then_some(bound)
+}
+
+/// Whether a kernel compiled with `checks` records out-of-bounds accesses in its report.
+pub fn reports_out_of_bounds(kernel: &Kernel, checks: BoundsChecks) -> bool {
+    report_binding(kernel, checks, false).is_some()
 }

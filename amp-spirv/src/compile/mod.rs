@@ -60,10 +60,16 @@ pub struct CompiledKernel {
     /// The `tile_static` variables' sizes, for the launcher's limit check when a size is a
     /// constant the compiler cannot see.
     pub tile_static: Vec<TileStaticSize>,
-    /// The binding (in set 0) of the out-of-bounds report buffer of a bounds-checked kernel
-    /// ([`back::OOB_REPORT_WORDS`] `u32`s, zeroed before the launch); `None` when the kernel is
-    /// `unchecked` or has no buffer parameters.
-    pub oob_report_binding: Option<u32>,
+    /// The binding (in set 0) of the kernel's report buffer (`amp_abi::REPORT_WORDS` `u32`s,
+    /// zeroed before the launch): for a bounds-checked kernel with buffer parameters, or one
+    /// whose loops are watched for a device's loop limit; `None` otherwise.
+    pub report_binding: Option<u32>,
+    /// Whether the kernel checks its buffer accesses and reports a failing one
+    /// (`KernelInfo::bounds_checked`).
+    pub bounds_checked: bool,
+    /// The source line of each loop watched for a device's loop limit, by loop number
+    /// (`KernelInfo::loop_lines`); empty when none is watched.
+    pub loop_lines: Vec<u32>,
     /// Races, dependences and bank conflicts found (those the options did not allow).
     pub warnings: Vec<Warning>,
     /// The compile report: shape, memory, bindings, capabilities, findings.
@@ -288,7 +294,7 @@ impl CheckedKernel {
             return Err(diags);
         }
         let checks = options.bounds_checks();
-        let module = back::emit(kernel, &self.ranges, &layout, checks)
+        let module = back::emit(kernel, &self.ranges, &layout, checks, &self.findings.loops)
             .map_err(|internal| internal_error(&kernel.name, "SPIR-V", &internal, self.name))?;
         let params = kernel
             .params
@@ -333,7 +339,9 @@ impl CheckedKernel {
             tile: kernel.tiled.as_ref().map(|t| t.dims.clone()),
             consts: kernel.consts.clone(),
             tile_static,
-            oob_report_binding: back::oob_report_binding(kernel, checks),
+            report_binding: back::report_binding(kernel, checks, self.findings.loops.watched()),
+            bounds_checked: back::reports_out_of_bounds(kernel, checks),
+            loop_lines: module.loop_lines,
             warnings,
             report: String::new(),
             structs: self.structs.iter().cloned().collect(),
@@ -343,6 +351,7 @@ impl CheckedKernel {
             &compiled,
             &self.findings.access,
             &self.findings.shared,
+            &self.findings.loops,
         );
         Ok(compiled)
     }

@@ -2,6 +2,7 @@
 //! what memory it uses, how each binding is accessed, and what the analyses found.
 
 use super::CompiledKernel;
+use crate::analysis::loops::{Loops, Trips, DEVICE_LOOP_LIMIT};
 use crate::ir::{walk_expr, Expr, ExprKind, Kernel, ParamKind, Storage, TileDim, Visitor};
 use crate::types::Len;
 use std::fmt::Write;
@@ -12,6 +13,7 @@ pub fn render(
     compiled: &CompiledKernel,
     access: &[(bool, bool)],
     shared: &[bool],
+    loops: &Loops,
 ) -> String {
     let mut out = String::new();
     let name = &compiled.name;
@@ -146,6 +148,7 @@ pub fn render(
         );
     }
     let _ = writeln!(out, "  SPIR-V: {} words", compiled.spirv.len());
+    render_loops(&mut out, loops);
     let shared: Vec<&str> = kernel
         .params
         .iter()
@@ -216,4 +219,35 @@ fn capabilities(words: &[u32]) -> Vec<String> {
         at += count;
     }
     out
+}
+
+/// The loops line: each loop's trip count (literal bounds, data-dependent, unbounded), and
+/// whether a device's loop limit could cut them, so the kernel watches them.
+fn render_loops(out: &mut String, loops: &Loops) {
+    if loops.loops.is_empty() {
+        return;
+    }
+    let each: Vec<String> = loops
+        .loops
+        .iter()
+        .map(|l| {
+            let trips = match l.trips {
+                Trips::Bounded(n) => format!("{n} trips"),
+                Trips::DataDependent => "data-dependent trips".to_owned(),
+                Trips::Unbounded => "unbounded".to_owned(),
+            };
+            format!("`{}` at line {} ({trips})", l.keyword, l.line)
+        })
+        .collect();
+    let _ = writeln!(out, "  loops: {}", each.join(", "));
+    let watched = if loops.watched() {
+        "watched: a device that ends loops by itself (lavapipe) makes the launch fail with \
+         LoopLimit instead of wrong results"
+    } else {
+        "never reach a device's loop limit"
+    };
+    let _ = writeln!(
+        out,
+        "  loop limit ({DEVICE_LOOP_LIMIT} iterations per thread group on lavapipe): {watched}"
+    );
 }

@@ -13,10 +13,10 @@ use rspirv::spirv::{self, Op, StorageClass, Word};
 /// failing index, padded to three components.
 pub(super) const PENDING_REPORT_WORDS: u32 = 4;
 
-/// The out-of-bounds report of a checked kernel: its storage buffer and the function that
-/// records a failing access in it (emitted after `main`, once something calls it).
+/// The out-of-bounds report of a checked kernel: its storage buffer (the kernel's report) and
+/// the function that records a failing access in it (emitted after `main`, once something
+/// calls it).
 pub(super) struct OobReport {
-    pub(super) binding: u32,
     pub(super) var: Word,
     pub(super) record: Word,
     /// The thread's own pending report, [`PENDING_REPORT_WORDS`] `u32` `Function` variables
@@ -225,6 +225,7 @@ impl Emitter<'_> {
     /// `OpReturn` from `main`, sending the thread's pending out-of-bounds report (if any) to the
     /// report buffer first: one branch per thread instead of an atomic behind every access.
     pub(super) fn return_from_main(&mut self) {
+        self.send_loop_cut();
         if let Some(OobReport {
             pending, record, ..
         }) = self.oob

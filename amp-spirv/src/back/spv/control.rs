@@ -72,6 +72,8 @@ impl Visitor<'_> for BreakFinder {
 pub(super) struct LoopTargets {
     pub(super) merge: Word,
     pub(super) cont: Word,
+    /// A watched loop's "go on" flag, which `break` clears (`loops.rs`).
+    pub(super) go: Option<Word>,
 }
 
 impl Emitter<'_> {
@@ -259,13 +261,21 @@ impl Emitter<'_> {
             .or_internal(&mut self.internal, "open");
         self.branch(first);
         self.begin(first);
-        (header, LoopTargets { merge, cont })
+        (
+            header,
+            LoopTargets {
+                merge,
+                cont,
+                go: None,
+            },
+        )
     }
 
     fn loop_body(&mut self, targets: &LoopTargets, body: &Block) {
         self.loops.push(LoopTargets {
             merge: targets.merge,
             cont: targets.cont,
+            go: None,
         });
         self.block(body);
         self.loops.pop();
@@ -284,7 +294,16 @@ impl Emitter<'_> {
         body
     }
 
-    pub(super) fn while_loop(&mut self, cond: Option<&Expr>, body: &Block) {
+    pub(super) fn while_loop(&mut self, line: usize, cond: Option<&Expr>, body: &Block) {
+        if let Some((go, n)) = self.watched_loop(line) {
+            self.watched_while(cond, body, go, n);
+            if !self.terminated() && cond.is_none() && !self.loop_has_break(body) {
+                // A `loop` without `break` ends only where the device ended it: the thread
+                // ends there too, its note sent.
+                self.return_from_main();
+            }
+            return;
+        }
         let (header, targets) = self.loop_header();
         if let Some(cond) = cond {
             match self.expr(cond) {
@@ -319,7 +338,7 @@ impl Emitter<'_> {
         finder.0
     }
 
-    pub(super) fn for_loop(&mut self, r: &RangeLoop) {
+    pub(super) fn for_loop(&mut self, line: usize, r: &RangeLoop) {
         let Some(s) = self.k.locals[r.counter].ty.scalar() else {
             return;
         };
@@ -347,28 +366,55 @@ impl Emitter<'_> {
             let no_step = self.op(Op::IEqual, bt, &[step, zero]);
             self.store(done, no_step);
         }
-
-        let (header, targets) = self.loop_header();
-        let i = self.load(t, counter);
         let less = match (r.inclusive, s.is_signed_int()) {
             (false, true) => Op::SLessThan,
             (false, false) => Op::ULessThan,
             (true, true) => Op::SLessThanEqual,
             (true, false) => Op::ULessThanEqual,
         };
-        let mut go = self.op(less, bt, &[i, end]);
-        if step.is_some() {
-            let d = self.load(bt, done);
-            let not_done = self.op(Op::LogicalNot, bt, &[d]);
-            go = self.op(Op::LogicalAnd, bt, &[go, not_done]);
-        }
-        let body_label = self.loop_test(go, targets.merge);
-        self.begin(body_label);
+        // Whether the counter's value is in the range (and a step is left).
+        let test = |e: &mut Self| {
+            let i = e.load(t, counter);
+            let mut go = e.op(less, bt, &[i, end]);
+            if step.is_some() {
+                let d = e.load(bt, done);
+                let not_done = e.op(Op::LogicalNot, bt, &[d]);
+                go = e.op(Op::LogicalAnd, bt, &[go, not_done]);
+            }
+            go
+        };
+
+        let watched = self.watched_loop(line);
+        let (header, targets) = match watched {
+            Some((go, _)) => {
+                let first = test(self);
+                self.store(go, first);
+                let (header, merge, cont) = self.watched_header(go);
+                (
+                    header,
+                    LoopTargets {
+                        merge,
+                        cont,
+                        go: Some(go),
+                    },
+                )
+            }
+            None => {
+                let (header, targets) = self.loop_header();
+                let go = test(self);
+                let body_label = self.loop_test(go, targets.merge);
+                self.begin(body_label);
+                (header, targets)
+            }
+        };
         if let Some(var) = self.locals[r.var] {
             let i = self.load(t, counter);
             self.store(var, i);
         }
-        self.loop_body(&targets, &r.body);
+        match watched {
+            Some((go, _)) => self.watched_body(targets.merge, targets.cont, go, &r.body),
+            None => self.loop_body(&targets, &r.body),
+        }
 
         self.begin(targets.cont);
         let i = self.load(t, counter);
@@ -396,7 +442,14 @@ impl Emitter<'_> {
                 self.store(counter, next);
             }
         }
-        self.branch(header);
+        if let Some((go, _)) = watched {
+            let next = test(self);
+            self.store(go, next);
+        }
+        self.back_edge(header, targets.merge, watched.is_some());
         self.begin(targets.merge);
+        if let Some((go, n)) = watched {
+            self.note_loop_cut(go, n);
+        }
     }
 }

@@ -213,15 +213,15 @@ impl Emitter<'_> {
             ExprKind::If(cond, then, els) => self.if_expr(e, cond, then, els.as_deref()),
             ExprKind::Block(b) => self.block(b),
             ExprKind::While(cond, body) => {
-                self.while_loop(Some(cond), body);
+                self.while_loop(e.span.start().line, Some(cond), body);
                 None
             }
             ExprKind::Loop(body) => {
-                self.while_loop(None, body);
+                self.while_loop(e.span.start().line, None, body);
                 None
             }
             ExprKind::For(r) => {
-                self.for_loop(r);
+                self.for_loop(e.span.start().line, r);
                 None
             }
             ExprKind::OuterConst(k) => Some(self.spec[*k]),
@@ -236,11 +236,15 @@ impl Emitter<'_> {
             }
             ExprKind::Subgroup(op, args) => self.subgroup(*op, args, &e.ty),
             ExprKind::Break => {
-                let target = self
+                let (target, go) = self
                     .loops
                     .last()
-                    .map(|l| l.merge)
+                    .map(|l| (l.merge, l.go))
                     .or_internal(&mut self.internal, "checked: break inside a loop");
+                if let Some(go) = go {
+                    let stop = self.const_scalar(Scalar::Bool, Lit::Bool(false));
+                    self.store(go, stop);
+                }
                 self.branch(target);
                 None
             }

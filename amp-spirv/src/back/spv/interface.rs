@@ -129,12 +129,9 @@ impl Emitter<'_> {
             let facts = self.binding_facts(binding, format!("{}_layout", p.name));
             self.layout_facts.push(Some(facts));
         }
-        if let Some(binding) = self.oob.as_ref().map(|o| o.binding) {
-            let var = self.storage_buffer(
-                &Elem::Scalar(Scalar::U32),
-                binding,
-                "amp_out_of_bounds_report",
-            );
+        if let Some(binding) = self.report_binding {
+            let var = self.storage_buffer(&Elem::Scalar(Scalar::U32), binding, "amp_report");
+            self.report_var = var;
             let record = self.b.id();
             if let Some(oob) = self.oob.as_mut() {
                 oob.var = var;

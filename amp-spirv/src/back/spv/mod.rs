@@ -13,13 +13,15 @@ mod control;
 mod entry;
 mod expr;
 mod interface;
+mod loops;
 mod math;
 mod normalized;
 mod subgroup;
 mod texture;
 mod vector;
 
-use super::{oob_report_binding, BoundsChecks, Layout};
+use super::{report_binding, reports_out_of_bounds, BoundsChecks, Layout};
+use crate::analysis::loops::Loops;
 use crate::ir::*;
 use crate::range::Ranges;
 use crate::types::{Len, Scalar, StructDef, Ty};
@@ -57,6 +59,8 @@ pub struct Module {
     pub uses_float64: bool,
     /// Threads per workgroup.
     pub workgroup_size: [u32; 3],
+    /// The source line of each loop watched for a device's loop limit, by loop number.
+    pub loop_lines: Vec<u32>,
 }
 
 /// Lowers a type-checked kernel; an error (the broken invariant) only on a bug in the emitter.
@@ -65,14 +69,18 @@ pub fn emit(
     ranges: &Ranges,
     layout: &Layout,
     checks: BoundsChecks,
+    loops: &Loops,
 ) -> Result<Module, String> {
     let mut e = Emitter::new(kernel, ranges, layout);
-    e.oob = oob_report_binding(kernel, checks).map(|binding| OobReport {
-        binding,
-        var: 0,
-        record: 0,
-        pending: [0; PENDING_REPORT_WORDS as usize],
-    });
+    e.report_binding = report_binding(kernel, checks, loops.watched());
+    if reports_out_of_bounds(kernel, checks) {
+        e.oob = Some(OobReport {
+            var: 0,
+            record: 0,
+            pending: [0; PENDING_REPORT_WORDS as usize],
+        });
+    }
+    e.declare_loop_watch(loops.watched());
     e.kernel();
     if kernel.name == INTERNAL_ERROR_PROBE {
         e.internal = Some("the probe kernel asked for an internal error".into());
@@ -89,10 +97,12 @@ pub fn emit(
     if let Some(internal) = e.internal {
         return Err(internal);
     }
+    let loop_lines = e.watch.take().map(|w| w.lines).unwrap_or_default();
     Ok(Module {
         words: e.b.module().assemble(),
         uses_float64,
         workgroup_size: [SIMPLE_WORKGROUP_SIZE, 1, 1],
+        loop_lines,
     })
 }
 
@@ -166,6 +176,11 @@ struct Emitter<'k> {
     capabilities: Vec<spirv::Capability>,
     /// Set when buffer accesses are bounds-checked.
     oob: Option<OobReport>,
+    /// The binding of the kernel's report buffer, if it has one, and its variable.
+    report_binding: Option<u32>,
+    report_var: Word,
+    /// The loop watching of a kernel whose loops a device's limit could cut (`loops.rs`).
+    watch: Option<loops::LoopWatch>,
     /// Index ranges the range analysis proved: clamps and checks they make redundant are left
     /// out.
     ranges: &'k Ranges,
@@ -244,6 +259,9 @@ impl<'k> Emitter<'k> {
             subgroup_inputs: Vec::new(),
             capabilities: Vec::new(),
             oob: None,
+            report_binding: None,
+            report_var: 0,
+            watch: None,
             ranges,
             internal: None,
         }

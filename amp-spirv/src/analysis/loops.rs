@@ -1,0 +1,130 @@
+//! Loop trip counts: how many times each loop of a kernel can run, and whether a device that
+//! ends loops after a fixed number of iterations could cut one of them short.
+//!
+//! lavapipe (Mesa's llvmpipe) keeps one counter per shader invocation group, starts it at
+//! [`DEVICE_LOOP_LIMIT`], takes one off at the end of every iteration of every loop (a nest
+//! counts all its inner iterations), and leaves whichever loop is running when it reaches 0,
+//! without an error. A kernel whose loops cannot take that many iterations in all is never
+//! cut; the others are *watched*: the SPIR-V back end lowers their loops so that a thread that
+//! leaves a loop the kernel did not end records which loop it was, and the launch fails with
+//! a typed error naming it (`back/spv/loops.rs`).
+
+use crate::ir::*;
+
+/// The iterations a device may run in all before it ends a loop by itself: lavapipe's
+/// `LP_MAX_TGSI_LOOP_ITERATIONS`, the only such limit known among Vulkan drivers.
+pub const DEVICE_LOOP_LIMIT: u64 = 65_535;
+
+/// How many times a loop's body can run each time the loop is entered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Trips {
+    /// A range loop with literal bounds: exactly this many.
+    Bounded(u64),
+    /// A range loop whose bounds are values the launch gives (parameters, extents, constants
+    /// from outside the kernel) or the kernel computes.
+    DataDependent,
+    /// A `while` loop (as many as its condition says) or a `loop` (until a `break`).
+    Unbounded,
+}
+
+/// One loop of a kernel, in source order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoopFact {
+    /// The line of its `for`, `while` or `loop` keyword.
+    pub line: usize,
+    /// `for`, `while` or `loop`.
+    pub keyword: &'static str,
+    /// Its trip count.
+    pub trips: Trips,
+}
+
+/// The loops of a kernel and the most iterations they can run in all.
+#[derive(Clone, Debug, Default)]
+pub struct Loops {
+    /// Every loop, in source order (device functions' loops where they are called).
+    pub loops: Vec<LoopFact>,
+    /// The most loop iterations one thread can run in all (every loop's trips times those of
+    /// the loops around it), when every loop is [`Trips::Bounded`].
+    pub total_bound: Option<u64>,
+}
+
+impl Loops {
+    /// The loops of `kernel`.
+    pub fn of(kernel: &Kernel) -> Loops {
+        let mut walk = Walk {
+            loops: Vec::new(),
+            total: Some(0),
+            around: Some(1),
+        };
+        walk.visit_block(&kernel.body);
+        Loops {
+            loops: walk.loops,
+            total_bound: walk.total,
+        }
+    }
+
+    /// Whether a device with a loop limit could end one of the kernel's loops early: its loops
+    /// can run more than [`DEVICE_LOOP_LIMIT`] iterations in all, or no bound is known.
+    pub fn watched(&self) -> bool {
+        !self.loops.is_empty() && self.total_bound.is_none_or(|t| t > DEVICE_LOOP_LIMIT)
+    }
+}
+
+struct Walk {
+    loops: Vec<LoopFact>,
+    /// Iterations counted so far, `None` once one loop has no bound.
+    total: Option<u64>,
+    /// The product of the trips of the loops around the current point.
+    around: Option<u64>,
+}
+
+impl Walk {
+    fn enter(&mut self, expr: &Expr, keyword: &'static str, trips: Trips) -> Option<u64> {
+        self.loops.push(LoopFact {
+            line: expr.span.start().line,
+            keyword,
+            trips,
+        });
+        let own = match trips {
+            Trips::Bounded(n) => Some(n),
+            Trips::DataDependent | Trips::Unbounded => None,
+        };
+        let runs = own.zip(self.around).map(|(n, a)| n.saturating_mul(a));
+        self.total = self.total.zip(runs).map(|(t, r)| t.saturating_add(r));
+        std::mem::replace(&mut self.around, runs)
+    }
+}
+
+impl<'a> Visitor<'a> for Walk {
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        let (keyword, trips) = match &expr.kind {
+            ExprKind::For(r) => ("for", range_trips(r)),
+            ExprKind::While(..) => ("while", Trips::Unbounded),
+            ExprKind::Loop(_) => ("loop", Trips::Unbounded),
+            _ => return walk_expr(self, expr),
+        };
+        let outer = self.enter(expr, keyword, trips);
+        walk_expr(self, expr);
+        self.around = outer;
+    }
+}
+
+/// The trips of a range loop whose start, end and step are literals.
+fn range_trips(r: &RangeLoop) -> Trips {
+    let lit = |e: &Expr| match e.kind {
+        // Negative literals of signed types are stored as their bits: above `i64::MAX`.
+        ExprKind::Lit(Lit::Int(v)) if v <= i64::MAX as u128 => Some(v as u64),
+        _ => None,
+    };
+    let step = match &r.step {
+        None => Some(1),
+        Some(s) => lit(s),
+    };
+    match (lit(&r.start), lit(&r.end), step) {
+        (Some(start), Some(end), Some(step)) if step > 0 => {
+            let span = end.saturating_sub(start) + u64::from(r.inclusive && end >= start);
+            Trips::Bounded(span.div_ceil(step))
+        }
+        _ => Trips::DataDependent,
+    }
+}

@@ -1,0 +1,233 @@
+//! Watched loops: the lowering that lets a kernel tell a loop it ended from one the device
+//! ended by itself (lavapipe leaves whichever loop is running after 65,535 iterations of a
+//! group of threads, with no error; see `analysis/loops.rs`).
+//!
+//! A watched loop keeps "go on" in a `bool` variable that only the loop's own code writes:
+//! set before the loop from the first test, at the end of every iteration from the next test,
+//! and to `false` by `break`; the header branches on it. Only a thread the device took out of
+//! the loop leaves with it still `true`, and after the loop that thread notes the loop's number
+//! in a pending word, sent to the report when the thread ends (one atomic per thread, as the
+//! out-of-bounds report). Two details keep the driver from proving the flag `false` after the
+//! loop (it cannot see its own limit): the test sits at the end of the iteration, where the
+//! flag is a loop-carried value rather than a value of the header, and the back edge may also
+//! leave the loop when the launch's domain is empty, which a running thread never sees. Both
+//! the note and that exit are under the specialization constant holding the device's limit,
+//! which is 0 on devices without one: there the driver folds them away.
+
+use super::control::IfLabels;
+use super::{Emitter, OrInternal};
+use crate::ir::*;
+use crate::types::Scalar;
+use rspirv::dr::Operand;
+use rspirv::spirv::{self, Op, StorageClass, Word};
+
+/// A kernel's loop watching.
+pub(super) struct LoopWatch {
+    /// The `u32` specialization constant holding the device's loop limit (0: none).
+    limit: Word,
+    /// The thread's pending note: the number of the first loop the device ended, plus one.
+    pending: Word,
+    /// The source line of each watched loop, by number.
+    pub(super) lines: Vec<u32>,
+}
+
+impl Emitter<'_> {
+    /// Declares the limit's specialization constant and the pending note (cleared at the start
+    /// of `main`) when the kernel's loops are watched.
+    pub(super) fn declare_loop_watch(&mut self, watched: bool) {
+        if !watched {
+            return;
+        }
+        let u = self.scalar_ty(Scalar::U32);
+        let limit = self.b.spec_constant_bit32(u, 0);
+        self.b.decorate(
+            limit,
+            spirv::Decoration::SpecId,
+            [Operand::LiteralBit32(amp_abi::spec_id::LOOP_LIMIT)],
+        );
+        self.b.name(limit, "amp_device_loop_limit");
+        self.watch = Some(LoopWatch {
+            limit,
+            pending: 0,
+            lines: Vec::new(),
+        });
+    }
+
+    /// Clears the pending note at the start of `main`.
+    pub(super) fn clear_pending_loop_cut(&mut self) {
+        if self.watch.is_none() {
+            return;
+        }
+        let u = self.scalar_ty(Scalar::U32);
+        let pending = self.function_var(u, Some("amp_pending_loop_cut"));
+        let zero = self.const_u32(0);
+        self.store(pending, zero);
+        if let Some(w) = self.watch.as_mut() {
+            w.pending = pending;
+        }
+    }
+
+    /// Whether the device has a loop limit (a specialization-constant test the driver folds).
+    fn device_limits_loops(&mut self) -> Option<Word> {
+        let limit = self.watch.as_ref()?.limit;
+        let b = self.scalar_ty(Scalar::Bool);
+        let zero = self.const_u32(0);
+        Some(self.op(Op::INotEqual, b, &[limit, zero]))
+    }
+
+    /// A new watched loop's "go on" variable and number; `None` when loops are not watched.
+    pub(super) fn watched_loop(&mut self, line: usize) -> Option<(Word, u32)> {
+        let number = self.watch.as_ref()?.lines.len() as u32;
+        let b = self.scalar_ty(Scalar::Bool);
+        let go = self.function_var(b, Some("amp_loop_go_on"));
+        if let Some(w) = self.watch.as_mut() {
+            w.lines.push(u32::try_from(line).unwrap_or(0));
+        }
+        Some((go, number))
+    }
+
+    /// `true`, as a value the driver cannot fold: the launch's domain is never empty while a
+    /// thread runs. Keeps a `loop`'s flag loop-carried.
+    pub(super) fn opaque_true(&mut self) -> Word {
+        let b = self.scalar_ty(Scalar::Bool);
+        let extent0 = self.push_member(0);
+        let zero = self.const_u32(0);
+        self.op(Op::INotEqual, b, &[extent0, zero])
+    }
+
+    /// Ends an iteration: back to `header`, or, in a watched loop on a device with a limit,
+    /// out to `merge` when the domain is empty (never; the driver cannot know that).
+    pub(super) fn back_edge(&mut self, header: Word, merge: Word, watched: bool) {
+        let limited = if watched {
+            self.device_limits_loops()
+        } else {
+            None
+        };
+        let Some(limited) = limited else {
+            self.branch(header);
+            return;
+        };
+        let b = self.scalar_ty(Scalar::Bool);
+        let running = self.opaque_true();
+        let empty = self.op(Op::LogicalNot, b, &[running]);
+        let never = self.op(Op::LogicalAnd, b, &[limited, empty]);
+        self.b
+            .branch_conditional(never, merge, header, [])
+            .or_internal(&mut self.internal, "open");
+    }
+
+    /// After watched loop `number`: a thread whose "go on" flag is still set was taken out of
+    /// the loop by the device; the first such loop goes in its pending note.
+    pub(super) fn note_loop_cut(&mut self, go: Word, number: u32) {
+        let (Some(limited), Some(pending)) = (
+            self.device_limits_loops(),
+            self.watch.as_ref().map(|w| w.pending),
+        ) else {
+            return;
+        };
+        let (b, u) = (self.scalar_ty(Scalar::Bool), self.scalar_ty(Scalar::U32));
+        let still = self.load(b, go);
+        let cut = self.op(Op::LogicalAnd, b, &[limited, still]);
+        let old = self.load(u, pending);
+        let zero = self.const_u32(0);
+        let first = self.op(Op::IEqual, b, &[old, zero]);
+        let record = self.op(Op::LogicalAnd, b, &[cut, first]);
+        let tag = self.const_u32(number + 1);
+        let new = self.op(Op::Select, u, &[record, tag, old]);
+        self.store(pending, new);
+    }
+
+    /// Before `main` returns: sends a pending note to the report's loop word (the first
+    /// thread's compare-exchange wins).
+    pub(super) fn send_loop_cut(&mut self) {
+        let Some(pending) = self.watch.as_ref().map(|w| w.pending) else {
+            return;
+        };
+        let var = self.report_var;
+        let (b, u) = (self.scalar_ty(Scalar::Bool), self.scalar_ty(Scalar::U32));
+        let note = self.load(u, pending);
+        let zero = self.const_u32(0);
+        let cut = self.op(Op::INotEqual, b, &[note, zero]);
+        let (send, done) = (self.b.id(), self.b.id());
+        let labels = IfLabels {
+            merge: done,
+            then: Some(send),
+            otherwise: None,
+        };
+        self.structured_if(cut, labels, &[1, 255], |e, _| {
+            let ptr_u = e.ptr(u, StorageClass::StorageBuffer);
+            let word = e.const_u32(amp_abi::LOOP_CUT_REPORT_WORD);
+            let zero = e.const_u32(0);
+            let slot = e.access(ptr_u, var, &[zero, word]);
+            let device = e.const_u32(spirv::Scope::Device as u32);
+            e.op(
+                Op::AtomicCompareExchange,
+                u,
+                &[slot, device, zero, zero, note, zero],
+            );
+        });
+    }
+
+    /// `while cond { body }` (or `loop { body }` without `cond`) as a watched loop `go`.
+    pub(super) fn watched_while(&mut self, cond: Option<&Expr>, body: &Block, go: Word, n: u32) {
+        let first = match cond {
+            Some(c) => match self.expr(c) {
+                Some(v) => v,
+                // The condition left the loop (`while (return) {}`): no loop follows.
+                None => return,
+            },
+            None => self.const_scalar(Scalar::Bool, Lit::Bool(true)),
+        };
+        self.store(go, first);
+        let (header, merge, cont) = self.watched_header(go);
+        self.watched_body(merge, cont, go, body);
+        self.begin(cont);
+        let next = match cond {
+            Some(c) => self.expr(c),
+            None => Some(self.opaque_true()),
+        };
+        match next {
+            Some(next) => {
+                self.store(go, next);
+                self.back_edge(header, merge, true);
+            }
+            None => {
+                self.b.unreachable().or_internal(&mut self.internal, "open");
+            }
+        }
+        self.begin(merge);
+        self.note_loop_cut(go, n);
+    }
+
+    /// A watched loop's header: branches on `go` into the body or out to the merge; returns
+    /// the header, merge and continue labels, leaving the builder in the body.
+    pub(super) fn watched_header(&mut self, go: Word) -> (Word, Word, Word) {
+        let (header, merge, cont, body) = (self.b.id(), self.b.id(), self.b.id(), self.b.id());
+        self.branch(header);
+        self.begin(header);
+        let b = self.scalar_ty(Scalar::Bool);
+        let g = self.load(b, go);
+        self.b
+            .loop_merge(merge, cont, spirv::LoopControl::NONE, [])
+            .or_internal(&mut self.internal, "open");
+        self.b
+            .branch_conditional(g, body, merge, [])
+            .or_internal(&mut self.internal, "open");
+        self.begin(body);
+        (header, merge, cont)
+    }
+
+    /// A watched loop's body, with `break` clearing `go` on its way out.
+    pub(super) fn watched_body(&mut self, merge: Word, cont: Word, go: Word, body: &Block) {
+        self.loops.push(super::control::LoopTargets {
+            merge,
+            cont,
+            go: Some(go),
+        });
+        self.block(body);
+        self.loops.pop();
+        if !self.terminated() {
+            self.branch(cont);
+        }
+    }
+}
