@@ -108,7 +108,11 @@ fn exact_or_loop_limit(
             limit: reported,
             ..
         }) => {
-            assert_eq!(Some(reported), limit, "only a device with a limit cuts loops");
+            assert_eq!(
+                Some(reported),
+                limit,
+                "only a device with a limit cuts loops"
+            );
             let source = include_str!("loop_limit.rs");
             let text = source.lines().nth(line as usize - 1).unwrap_or("");
             assert!(
@@ -151,8 +155,7 @@ fn a_flat_loop_past_the_limit_is_an_error_or_exact() -> Result<(), amp::Error> {
 }
 
 #[test]
-fn a_loop_with_break_and_continue_past_the_limit_is_an_error_or_exact(
-) -> Result<(), amp::Error> {
+fn a_loop_with_break_and_continue_past_the_limit_is_an_error_or_exact() -> Result<(), amp::Error> {
     let acc = Accelerator::default()?;
     let mut host = vec![0u32; 64];
     let launched = {
@@ -197,7 +200,9 @@ fn only_loops_that_could_reach_a_limit_are_watched() -> Result<(), amp::Error> {
     let call = short_loops(&mut out);
     assert!(call.kernel().loop_lines.is_empty());
     parallel_for_each(extent, call)?;
-    let expected = (0..16u32).flat_map(|a| (0..16u32).map(move |b| a * b)).sum::<u32>();
+    let expected = (0..16u32)
+        .flat_map(|a| (0..16u32).map(move |b| a * b))
+        .sum::<u32>();
     assert_eq!(out.to_vec()?, vec![expected; 8]);
     let call = triangle(1, 1, &mut out);
     assert_eq!(call.kernel().loop_lines.len(), 2);

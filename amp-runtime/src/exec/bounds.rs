@@ -250,7 +250,10 @@ pub(super) fn decode_loop_cut(
     limit: u32,
     device: &str,
 ) -> Option<Error> {
-    let tag = words.get(LOOP_CUT_REPORT_WORD as usize).copied().unwrap_or(0);
+    let tag = words
+        .get(LOOP_CUT_REPORT_WORD as usize)
+        .copied()
+        .unwrap_or(0);
     let number = tag.checked_sub(1)? as usize;
     Some(Error::LoopLimit {
         kernel: info.name.to_owned(),
@@ -329,7 +332,14 @@ mod tests {
         assert!(super::decode_loop_cut(&words, &INFO, 65_535, "llvmpipe").is_none());
         words[super::LOOP_CUT_REPORT_WORD as usize] = 2;
         let e = super::decode_loop_cut(&words, &INFO, 65_535, "llvmpipe").expect("an error");
-        assert!(matches!(e, crate::Error::LoopLimit { line: 40, limit: 65_535, .. }));
+        assert!(matches!(
+            e,
+            crate::Error::LoopLimit {
+                line: 40,
+                limit: 65_535,
+                ..
+            }
+        ));
         assert!(e.to_string().contains("line 40"), "{e}");
     }
 

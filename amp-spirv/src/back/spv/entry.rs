@@ -51,7 +51,7 @@ impl Emitter<'_> {
             self.locals.push(var);
         }
         self.declare_pending_report();
-        self.clear_pending_loop_cut();
+        self.start_loop_watch();
         if tiled {
             self.tiled_prologue(interface[0], interface[1], interface[2]);
         } else {

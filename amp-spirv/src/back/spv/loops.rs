@@ -27,6 +27,12 @@ pub(super) struct LoopWatch {
     limit: Word,
     /// The thread's pending note: the number of the first loop the device ended, plus one.
     pending: Word,
+    /// Whether the device has a loop limit (`limit != 0`, computed once at the start of
+    /// `main`; the driver folds it).
+    limited: Word,
+    /// `true` as a value the driver cannot fold (computed once at the start of `main`): the
+    /// launch's domain is not empty.
+    running: Word,
     /// The source line of each watched loop, by number.
     pub(super) lines: Vec<u32>,
 }
@@ -49,30 +55,35 @@ impl Emitter<'_> {
         self.watch = Some(LoopWatch {
             limit,
             pending: 0,
+            limited: 0,
+            running: 0,
             lines: Vec::new(),
         });
     }
 
-    /// Clears the pending note at the start of `main`.
-    pub(super) fn clear_pending_loop_cut(&mut self) {
-        if self.watch.is_none() {
+    /// At the start of `main`: clears the pending note, and computes whether the device has
+    /// a limit and the opaque `true`.
+    pub(super) fn start_loop_watch(&mut self) {
+        let Some(limit) = self.watch.as_ref().map(|w| w.limit) else {
             return;
-        }
-        let u = self.scalar_ty(Scalar::U32);
+        };
+        let (b, u) = (self.scalar_ty(Scalar::Bool), self.scalar_ty(Scalar::U32));
         let pending = self.function_var(u, Some("amp_pending_loop_cut"));
         let zero = self.const_u32(0);
         self.store(pending, zero);
+        let limited = self.op(Op::INotEqual, b, &[limit, zero]);
+        let extent0 = self.push_member(0);
+        let running = self.op(Op::INotEqual, b, &[extent0, zero]);
         if let Some(w) = self.watch.as_mut() {
             w.pending = pending;
+            w.limited = limited;
+            w.running = running;
         }
     }
 
     /// Whether the device has a loop limit (a specialization-constant test the driver folds).
-    fn device_limits_loops(&mut self) -> Option<Word> {
-        let limit = self.watch.as_ref()?.limit;
-        let b = self.scalar_ty(Scalar::Bool);
-        let zero = self.const_u32(0);
-        Some(self.op(Op::INotEqual, b, &[limit, zero]))
+    fn device_limits_loops(&self) -> Option<Word> {
+        self.watch.as_ref().map(|w| w.limited)
     }
 
     /// A new watched loop's "go on" variable and number; `None` when loops are not watched.
@@ -88,11 +99,8 @@ impl Emitter<'_> {
 
     /// `true`, as a value the driver cannot fold: the launch's domain is never empty while a
     /// thread runs. Keeps a `loop`'s flag loop-carried.
-    pub(super) fn opaque_true(&mut self) -> Word {
-        let b = self.scalar_ty(Scalar::Bool);
-        let extent0 = self.push_member(0);
-        let zero = self.const_u32(0);
-        self.op(Op::INotEqual, b, &[extent0, zero])
+    fn opaque_true(&self) -> Word {
+        self.watch.as_ref().map_or(0, |w| w.running)
     }
 
     /// Ends an iteration: back to `header`, or, in a watched loop on a device with a limit,
