@@ -85,18 +85,34 @@ fn short_loops(idx: Index<1>, out: &mut Array<u32, 1>) {
     out[idx] = acc;
 }
 
+/// A literal loop inside a data-dependent one: the inner loop keeps its plain form (drivers
+/// unroll short ones; lavapipe keeps one of 1,000) and the outer loop's last back edge sees a
+/// cut inside it. The outer loop may also end early by `break` after the inner one.
+#[kernel(amp)]
+fn literal_inside(idx: Index<1>, n: u32, stop: u32, out: &mut Array<u32, 1>) {
+    let mut acc = 0u32;
+    for t in 0..n {
+        for k in 0..1_000u32 {
+            acc += k + t;
+        }
+        if t == stop {
+            break;
+        }
+    }
+    out[idx] = acc;
+}
+
 /// The launch's result: `Ok` with the host's result, or, on a device with a loop limit,
 /// `LoopLimit` naming a loop of this file (the line of a `for`, `while` or `loop`).
 fn exact_or_loop_limit(
     acc: &Accelerator,
-    launched: Result<(), amp::Error>,
-    got: &[u32],
+    got: Result<Vec<u32>, amp::Error>,
     expected: &[u32],
     must_cut: bool,
 ) {
     let limit = acc.limits().max_loop_iterations;
-    match launched {
-        Ok(()) => {
+    match got {
+        Ok(got) => {
             assert!(
                 !(must_cut && limit.is_some()),
                 "a device with a loop limit returned Ok"
@@ -132,10 +148,9 @@ fn a_loop_nest_past_the_limit_is_an_error_or_exact() -> Result<(), amp::Error> {
     let (m, n) = (256u32, 256u32);
     let mut out = Array::<u32, 1>::new_on(&acc, [m as usize])?;
     let launched = parallel_for_each(out.extent(), triangle(m, n, &mut out));
-    let launched = launched.and_then(|()| acc.default_view().wait());
-    let got = out.to_vec().unwrap_or_default();
+    let got = launched.and_then(|()| out.to_vec());
     let expected: Vec<u32> = (0..m).map(|j| (m - j) * n).collect();
-    exact_or_loop_limit(&acc, launched, &got, &expected, true);
+    exact_or_loop_limit(&acc, got, &expected, true);
     common::assert_validation_clean();
     Ok(())
 }
@@ -145,11 +160,10 @@ fn a_flat_loop_past_the_limit_is_an_error_or_exact() -> Result<(), amp::Error> {
     let acc = Accelerator::default()?;
     let mut out = Array::<u32, 1>::new_on(&acc, [1])?;
     let launched = parallel_for_each(out.extent(), flat_sum(200_000, &mut out));
-    let launched = launched.and_then(|()| acc.default_view().wait());
-    let got = out.to_vec().unwrap_or_default();
+    let got = launched.and_then(|()| out.to_vec());
     let expected = (0..200_000u32).fold(0u32, |s, i| s.wrapping_add(i));
     assert_eq!(expected, 2_820_030_816);
-    exact_or_loop_limit(&acc, launched, &got, &[expected], true);
+    exact_or_loop_limit(&acc, got, &[expected], true);
     common::assert_validation_clean();
     Ok(())
 }
@@ -164,7 +178,46 @@ fn a_loop_with_break_and_continue_past_the_limit_is_an_error_or_exact() -> Resul
         parallel_for_each(out.extent(), unsafe { evens_below(100_001, &mut out) })
             .and_then(|()| out.synchronize())
     };
-    exact_or_loop_limit(&acc, launched, &host, &[50_000; 64], true);
+    exact_or_loop_limit(&acc, launched.map(|()| host), &[50_000; 64], true);
+    common::assert_validation_clean();
+    Ok(())
+}
+
+#[test]
+fn a_cut_inside_a_literal_loop_is_seen_by_the_loop_around_it() -> Result<(), amp::Error> {
+    let acc = Accelerator::default()?;
+    let host = |n: u32, stop: u32| {
+        let mut acc = 0u32;
+        for t in 0..n {
+            for k in 0..1_000u32 {
+                acc = acc.wrapping_add(k + t);
+            }
+            if t == stop {
+                break;
+            }
+        }
+        acc
+    };
+    // Around the limit (66 outer iterations of 1,001 back edges: the cut falls in the inner
+    // loop of the last one), with an early `break` right after a cut inner loop, and with the
+    // outer loop alone far past the limit.
+    let cases = (60..72u32)
+        .flat_map(|n| [(n, u32::MAX), (200, n)])
+        .chain([(100_000, u32::MAX)]);
+    for (n, stop) in cases {
+        let mut out = Array::<u32, 1>::new_on(&acc, [64])?;
+        let launched = parallel_for_each(out.extent(), literal_inside(n, stop, &mut out));
+        let got = launched.and_then(|()| out.to_vec());
+        exact_or_loop_limit(&acc, got, &[host(n, stop); 64], n == 100_000);
+    }
+    let mut one = Array::<u32, 1>::new_on(&acc, [1])?;
+    let call = literal_inside(1, 0, &mut one);
+    assert_eq!(
+        call.kernel().loop_lines.len(),
+        1,
+        "the literal loop is not watched"
+    );
+    drop(call);
     common::assert_validation_clean();
     Ok(())
 }

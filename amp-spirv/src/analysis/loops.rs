@@ -36,6 +36,8 @@ pub struct LoopFact {
     pub keyword: &'static str,
     /// Its trip count.
     pub trips: Trips,
+    /// Whether it is watched itself in a watched kernel ([`watches`]).
+    pub watched: bool,
 }
 
 /// The loops of a kernel and the most iterations they can run in all.
@@ -55,6 +57,7 @@ impl Loops {
             loops: Vec::new(),
             total: Some(0),
             around: Some(1),
+            covering: 0,
         };
         walk.visit_block(&kernel.body);
         Loops {
@@ -76,6 +79,8 @@ struct Walk {
     total: Option<u64>,
     /// The product of the trips of the loops around the current point.
     around: Option<u64>,
+    /// How many watched loops around the current point cover the loops inside them.
+    covering: u32,
 }
 
 impl Walk {
@@ -84,6 +89,7 @@ impl Walk {
             line: expr.span.start().line,
             keyword,
             trips,
+            watched: watches(trips, self.covering > 0),
         });
         let own = match trips {
             Trips::Bounded(n) => Some(n),
@@ -104,13 +110,47 @@ impl<'a> Visitor<'a> for Walk {
             _ => return walk_expr(self, expr),
         };
         let outer = self.enter(expr, keyword, trips);
+        let body = match &expr.kind {
+            ExprKind::For(r) => &r.body,
+            ExprKind::While(_, b) | ExprKind::Loop(b) => b,
+            _ => unreachable!("a loop"),
+        };
+        let covers = watches(trips, self.covering > 0) && covers_inner_loops(body);
+        self.covering += u32::from(covers);
         walk_expr(self, expr);
+        self.covering -= u32::from(covers);
         self.around = outer;
     }
 }
 
+/// Whether a loop of a watched kernel with `trips` is watched itself: every loop is, but a
+/// literal one inside a watched loop that covers it ([`covers_inner_loops`]): a device that
+/// ends it ends the loop around it too, at that loop's last back edge, which sees the cut.
+/// (Literal loops then keep their plain form, which drivers unroll.)
+pub fn watches(trips: Trips, covered: bool) -> bool {
+    !(covered && matches!(trips, Trips::Bounded(_)))
+}
+
+/// Whether a watched loop with this body covers the literal loops inside it: every way out of
+/// a watched loop goes through one last back edge, but `return`, which ends the thread.
+pub fn covers_inner_loops(body: &Block) -> bool {
+    struct FindReturn(bool);
+    impl<'a> Visitor<'a> for FindReturn {
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            if matches!(expr.kind, ExprKind::Return) {
+                self.0 = true;
+            } else if !self.0 {
+                walk_expr(self, expr);
+            }
+        }
+    }
+    let mut find = FindReturn(false);
+    find.visit_block(body);
+    !find.0
+}
+
 /// The trips of a range loop whose start, end and step are literals.
-fn range_trips(r: &RangeLoop) -> Trips {
+pub fn range_trips(r: &RangeLoop) -> Trips {
     let lit = |e: &Expr| match e.kind {
         // Negative literals of signed types are stored as their bits: above `i64::MAX`.
         ExprKind::Lit(Lit::Int(v)) if v <= i64::MAX as u128 => Some(v as u64),

@@ -236,13 +236,18 @@ fn render_loops(out: &mut String, loops: &Loops) {
                 Trips::DataDependent => "data-dependent trips".to_owned(),
                 Trips::Unbounded => "unbounded".to_owned(),
             };
-            format!("`{}` at line {} ({trips})", l.keyword, l.line)
+            let watched = if loops.watched() && l.watched {
+                ", watched"
+            } else {
+                ""
+            };
+            format!("`{}` at line {} ({trips}{watched})", l.keyword, l.line)
         })
         .collect();
     let _ = writeln!(out, "  loops: {}", each.join(", "));
     let watched = if loops.watched() {
-        "watched: a device that ends loops by itself (lavapipe) makes the launch fail with \
-         LoopLimit instead of wrong results"
+        "the watched loops make a device that ends loops by itself (lavapipe) fail the \
+         launch with LoopLimit instead of returning wrong results"
     } else {
         "never reach a device's loop limit"
     };

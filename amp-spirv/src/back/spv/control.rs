@@ -2,6 +2,7 @@
 
 use super::OrInternal;
 use super::{has_storage, Emitter, Foldable};
+use crate::analysis::loops::{range_trips, Trips};
 use crate::ir::*;
 use crate::types::Scalar;
 use rspirv::spirv::{self, Op, Word};
@@ -72,8 +73,9 @@ impl Visitor<'_> for BreakFinder {
 pub(super) struct LoopTargets {
     pub(super) merge: Word,
     pub(super) cont: Word,
-    /// A watched loop's "go on" flag, which `break` clears (`loops.rs`).
-    pub(super) go: Option<Word>,
+    /// A watched loop's own test, which `break` clears before it goes round once more
+    /// (`loops.rs`).
+    pub(super) more: Option<Word>,
 }
 
 impl Emitter<'_> {
@@ -266,7 +268,7 @@ impl Emitter<'_> {
             LoopTargets {
                 merge,
                 cont,
-                go: None,
+                more: None,
             },
         )
     }
@@ -275,7 +277,7 @@ impl Emitter<'_> {
         self.loops.push(LoopTargets {
             merge: targets.merge,
             cont: targets.cont,
-            go: None,
+            more: None,
         });
         self.block(body);
         self.loops.pop();
@@ -295,8 +297,8 @@ impl Emitter<'_> {
     }
 
     pub(super) fn while_loop(&mut self, line: usize, cond: Option<&Expr>, body: &Block) {
-        if let Some((go, n)) = self.watched_loop(line) {
-            self.watched_while(cond, body, go, n);
+        if let Some(n) = self.watched_loop(line, Trips::Unbounded) {
+            self.watched_while(cond, body, n);
             if !self.terminated() && cond.is_none() && !self.loop_has_break(body) {
                 // A `loop` without `break` ends only where the device ended it: the thread
                 // ends there too, its note sent.
@@ -383,51 +385,60 @@ impl Emitter<'_> {
             }
             go
         };
-
-        let watched = self.watched_loop(line);
-        let (header, targets) = match watched {
-            Some((go, _)) => {
-                let first = test(self);
-                self.store(go, first);
-                let (header, merge, cont) = self.watched_header(go);
-                (
-                    header,
-                    LoopTargets {
-                        merge,
-                        cont,
-                        go: Some(go),
-                    },
-                )
-            }
-            None => {
-                let (header, targets) = self.loop_header();
-                let go = test(self);
-                let body_label = self.loop_test(go, targets.merge);
-                self.begin(body_label);
-                (header, targets)
-            }
+        let range = RangeStep {
+            counter,
+            done,
+            step,
+            end,
+            inclusive: r.inclusive,
+            s,
         };
+
+        if let Some(n) = self.watched_loop(line, range_trips(r)) {
+            let first = test(self);
+            let w = self.watched_open(first);
+            if let Some(var) = self.locals[r.var] {
+                let i = self.load(t, counter);
+                self.store(var, i);
+            }
+            self.watched_body(&w, &r.body);
+            self.begin(w.cont);
+            self.range_step(&range);
+            self.watched_next(&w, |e| Some(test(e)));
+            self.watched_close(&w, n);
+            return;
+        }
+        let (header, targets) = self.loop_header();
+        let go = test(self);
+        let body_label = self.loop_test(go, targets.merge);
+        self.begin(body_label);
         if let Some(var) = self.locals[r.var] {
             let i = self.load(t, counter);
             self.store(var, i);
         }
-        match watched {
-            Some((go, _)) => self.watched_body(targets.merge, targets.cont, go, &r.body),
-            None => self.loop_body(&targets, &r.body),
-        }
-
+        self.loop_body(&targets, &r.body);
         self.begin(targets.cont);
-        let i = self.load(t, counter);
-        match step {
+        self.range_step(&range);
+        self.branch(header);
+        self.begin(targets.merge);
+    }
+
+    /// A range loop's step, in its continue block: the counter moves on (by `step`, noting in
+    /// `done` when no value is left).
+    fn range_step(&mut self, r: &RangeStep) {
+        let t = self.scalar_ty(r.s);
+        let bt = self.scalar_ty(Scalar::Bool);
+        let i = self.load(t, r.counter);
+        match r.step {
             None => {
-                let one = self.const_scalar(s, Lit::Int(1));
+                let one = self.const_scalar(r.s, Lit::Int(1));
                 let next = self.op(Op::IAdd, t, &[i, one]);
-                self.store(counter, next);
+                self.store(r.counter, next);
             }
             Some(step) => {
                 // The next value is in range iff step < end - i (exclusive) or step <= end - i
                 // (inclusive); comparing the distance avoids overflowing past the type's end.
-                let remaining = self.op(Op::ISub, t, &[end, i]);
+                let remaining = self.op(Op::ISub, t, &[r.end, i]);
                 let finished = self.op(
                     if r.inclusive {
                         Op::UGreaterThan
@@ -437,19 +448,20 @@ impl Emitter<'_> {
                     bt,
                     &[step, remaining],
                 );
-                self.store(done, finished);
+                self.store(r.done, finished);
                 let next = self.op(Op::IAdd, t, &[i, step]);
-                self.store(counter, next);
+                self.store(r.counter, next);
             }
         }
-        if let Some((go, _)) = watched {
-            let next = test(self);
-            self.store(go, next);
-        }
-        self.back_edge(header, targets.merge, watched.is_some());
-        self.begin(targets.merge);
-        if let Some((go, n)) = watched {
-            self.note_loop_cut(go, n);
-        }
     }
+}
+
+/// What a range loop's continue block needs to step its counter.
+struct RangeStep {
+    counter: Word,
+    done: Word,
+    step: Option<Word>,
+    end: Word,
+    inclusive: bool,
+    s: Scalar,
 }

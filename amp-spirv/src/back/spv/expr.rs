@@ -236,16 +236,20 @@ impl Emitter<'_> {
             }
             ExprKind::Subgroup(op, args) => self.subgroup(*op, args, &e.ty),
             ExprKind::Break => {
-                let (target, go) = self
+                let (merge, cont, more) = self
                     .loops
                     .last()
-                    .map(|l| (l.merge, l.go))
+                    .map(|l| (l.merge, l.cont, l.more))
                     .or_internal(&mut self.internal, "checked: break inside a loop");
-                if let Some(go) = go {
-                    let stop = self.const_scalar(Scalar::Bool, Lit::Bool(false));
-                    self.store(go, stop);
+                match more {
+                    // A watched loop ends through its header (`loops.rs`).
+                    Some(more) => {
+                        let stop = self.const_scalar(Scalar::Bool, Lit::Bool(false));
+                        self.store(more, stop);
+                        self.branch(cont);
+                    }
+                    None => self.branch(merge),
                 }
-                self.branch(target);
                 None
             }
             ExprKind::Continue => {

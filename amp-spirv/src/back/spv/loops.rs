@@ -16,6 +16,7 @@
 
 use super::control::IfLabels;
 use super::{Emitter, OrInternal};
+use crate::analysis::loops::{covers_inner_loops, watches, Trips};
 use crate::ir::*;
 use crate::types::Scalar;
 use rspirv::dr::Operand;
@@ -35,6 +36,9 @@ pub(super) struct LoopWatch {
     running: Word,
     /// The source line of each watched loop, by number.
     pub(super) lines: Vec<u32>,
+    /// How many watched loops around the current point confirm the end of literal loops
+    /// inside them.
+    covering: u32,
 }
 
 impl Emitter<'_> {
@@ -58,6 +62,7 @@ impl Emitter<'_> {
             limited: 0,
             running: 0,
             lines: Vec::new(),
+            covering: 0,
         });
     }
 
@@ -86,15 +91,17 @@ impl Emitter<'_> {
         self.watch.as_ref().map(|w| w.limited)
     }
 
-    /// A new watched loop's "go on" variable and number; `None` when loops are not watched.
-    pub(super) fn watched_loop(&mut self, line: usize) -> Option<(Word, u32)> {
-        let number = self.watch.as_ref()?.lines.len() as u32;
-        let b = self.scalar_ty(Scalar::Bool);
-        let go = self.function_var(b, Some("amp_loop_go_on"));
-        if let Some(w) = self.watch.as_mut() {
-            w.lines.push(u32::try_from(line).unwrap_or(0));
+    /// A new watched loop's number, or `None` when the loop is not watched: the kernel's
+    /// loops are not, or `trips` is literal and a watched loop around it confirms its end
+    /// (`analysis/loops.rs`, [`watches`]).
+    pub(super) fn watched_loop(&mut self, line: usize, trips: Trips) -> Option<u32> {
+        let w = self.watch.as_mut()?;
+        if !watches(trips, w.covering > 0) {
+            return None;
         }
-        Some((go, number))
+        let number = w.lines.len() as u32;
+        w.lines.push(u32::try_from(line).unwrap_or(0));
+        Some(number)
     }
 
     /// `true`, as a value the driver cannot fold: the launch's domain is never empty while a
@@ -176,8 +183,8 @@ impl Emitter<'_> {
         });
     }
 
-    /// `while cond { body }` (or `loop { body }` without `cond`) as a watched loop `go`.
-    pub(super) fn watched_while(&mut self, cond: Option<&Expr>, body: &Block, go: Word, n: u32) {
+    /// `while cond { body }` (or `loop { body }` without `cond`) as watched loop `n`.
+    pub(super) fn watched_while(&mut self, cond: Option<&Expr>, body: &Block, n: u32) {
         let first = match cond {
             Some(c) => match self.expr(c) {
                 Some(v) => v,
@@ -186,56 +193,127 @@ impl Emitter<'_> {
             },
             None => self.const_scalar(Scalar::Bool, Lit::Bool(true)),
         };
-        self.store(go, first);
-        let (header, merge, cont) = self.watched_header(go);
-        self.watched_body(merge, cont, go, body);
-        self.begin(cont);
-        let next = match cond {
-            Some(c) => self.expr(c),
-            None => Some(self.opaque_true()),
-        };
-        match next {
-            Some(next) => {
-                self.store(go, next);
-                self.back_edge(header, merge, true);
-            }
-            None => {
-                self.b.unreachable().or_internal(&mut self.internal, "open");
-            }
-        }
-        self.begin(merge);
-        self.note_loop_cut(go, n);
+        let w = self.watched_open(first);
+        self.watched_body(&w, body);
+        self.begin(w.cont);
+        self.watched_next(&w, |e| match cond {
+            Some(c) => e.expr(c),
+            None => Some(e.const_scalar(Scalar::Bool, Lit::Bool(true))),
+        });
+        self.watched_close(&w, n);
     }
 
-    /// A watched loop's header: branches on `go` into the body or out to the merge; returns
-    /// the header, merge and continue labels, leaving the builder in the body.
-    pub(super) fn watched_header(&mut self, go: Word) -> (Word, Word, Word) {
-        let (header, merge, cont, body) = (self.b.id(), self.b.id(), self.b.id(), self.b.id());
+    /// Opens a watched loop whose first test gave `first`: declares its flags, branches into
+    /// the header, and leaves the builder at the start of the body.
+    ///
+    /// The header goes on into the body while `more` (the loop's own test) holds and
+    /// otherwise leaves, clearing `go`: the only exit of the loop's code. `break` clears
+    /// `more` and goes round once more, so every end of the loop takes one last back edge; a
+    /// device that ended a literal loop nested inside, out of iterations, ends this one at
+    /// that back edge too, with `go` still set.
+    pub(super) fn watched_open(&mut self, first: Word) -> WatchedLoop {
+        let b = self.scalar_ty(Scalar::Bool);
+        let more = self.function_var(b, Some("amp_loop_more"));
+        let go = self.function_var(b, Some("amp_loop_go_on"));
+        self.store(more, first);
+        let t = self.const_scalar(Scalar::Bool, Lit::Bool(true));
+        self.store(go, t);
+        let (header, merge, cont, body, leave) = (
+            self.b.id(),
+            self.b.id(),
+            self.b.id(),
+            self.b.id(),
+            self.b.id(),
+        );
         self.branch(header);
         self.begin(header);
-        let b = self.scalar_ty(Scalar::Bool);
-        let g = self.load(b, go);
+        let m = self.load(b, more);
         self.b
             .loop_merge(merge, cont, spirv::LoopControl::NONE, [])
             .or_internal(&mut self.internal, "open");
         self.b
-            .branch_conditional(g, body, merge, [])
+            .branch_conditional(m, body, leave, [])
             .or_internal(&mut self.internal, "open");
+        self.begin(leave);
+        let f = self.const_scalar(Scalar::Bool, Lit::Bool(false));
+        self.store(go, f);
+        self.branch(merge);
         self.begin(body);
-        (header, merge, cont)
-    }
-
-    /// A watched loop's body, with `break` clearing `go` on its way out.
-    pub(super) fn watched_body(&mut self, merge: Word, cont: Word, go: Word, body: &Block) {
-        self.loops.push(super::control::LoopTargets {
+        WatchedLoop {
+            header,
             merge,
             cont,
-            go: Some(go),
-        });
-        self.block(body);
-        self.loops.pop();
-        if !self.terminated() {
-            self.branch(cont);
+            more,
+            go,
         }
     }
+
+    /// A watched loop's body: `break` clears `more` and goes to the continue block; literal
+    /// loops inside are covered by this loop's last back edge unless the body can `return`.
+    pub(super) fn watched_body(&mut self, w: &WatchedLoop, body: &Block) {
+        self.loops.push(super::control::LoopTargets {
+            merge: w.merge,
+            cont: w.cont,
+            more: Some(w.more),
+        });
+        let covers = covers_inner_loops(body);
+        if let Some(watch) = self.watch.as_mut() {
+            watch.covering += u32::from(covers);
+        }
+        self.block(body);
+        if let Some(watch) = self.watch.as_mut() {
+            watch.covering -= u32::from(covers);
+        }
+        self.loops.pop();
+        if !self.terminated() {
+            self.branch(w.cont);
+        }
+    }
+
+    /// In the continue block: `more` becomes the next test (evaluated only while `more`
+    /// holds: a `break` skips it), and `go` is stored again as a value of this iteration.
+    pub(super) fn watched_next(
+        &mut self,
+        w: &WatchedLoop,
+        next: impl FnOnce(&mut Self) -> Option<Word>,
+    ) {
+        let b = self.scalar_ty(Scalar::Bool);
+        let m = self.load(b, w.more);
+        let (test, done) = (self.b.id(), self.b.id());
+        let labels = IfLabels {
+            merge: done,
+            then: Some(test),
+            otherwise: None,
+        };
+        let more = w.more;
+        let mut next = Some(next);
+        self.structured_if(m, labels, &[], |e, _| {
+            if let Some(v) = next.take().and_then(|f| f(e)) {
+                e.store(more, v);
+            }
+        });
+        let g = self.load(b, w.go);
+        let running = self.opaque_true();
+        let g = self.op(Op::LogicalAnd, b, &[g, running]);
+        self.store(w.go, g);
+    }
+
+    /// Ends a watched loop's continue block with its back edge, and notes a cut after it.
+    pub(super) fn watched_close(&mut self, w: &WatchedLoop, n: u32) {
+        self.back_edge(w.header, w.merge, true);
+        self.begin(w.merge);
+        self.note_loop_cut(w.go, n);
+    }
+}
+
+/// The labels and flags of a watched loop (`Emitter::watched_open`).
+pub(super) struct WatchedLoop {
+    header: Word,
+    pub(super) merge: Word,
+    pub(super) cont: Word,
+    /// The loop's own test: go into the body again.
+    pub(super) more: Word,
+    /// Cleared only where the loop's code leaves it: still set after the loop, the device
+    /// ended it.
+    go: Word,
 }
