@@ -73,6 +73,29 @@ fn data_dependent_loops_are_watched_and_literal_ones_inside_them_covered() {
 }
 
 #[test]
+fn only_the_outermost_loops_are_watched_and_a_loop_only_a_cut_can_end() {
+    let k = compile_ok(
+        "fn k(idx: Index<1>, m: u32, n: u32, out: &mut Array<u32, 1>) {
+    let mut s = 0u32;
+    for a in 0..m {
+        let mut b = 0u32;
+        while b < n {
+            s += a * b;
+            b += 1;
+        }
+        if s == 7 {
+            loop {
+                s += 1;
+            }
+        }
+    }
+    out[idx] = s;
+}",
+    );
+    assert_eq!(k.loop_lines, [3, 10]);
+}
+
+#[test]
 fn a_return_inside_a_watched_loop_leaves_its_literal_loops_watched() {
     let k = compile_ok(
         "fn k(idx: Index<1>, n: u32, out: &mut Array<u32, 1>) {

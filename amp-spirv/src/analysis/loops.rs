@@ -5,9 +5,10 @@
 //! [`DEVICE_LOOP_LIMIT`], takes one off at the end of every iteration of every loop (a nest
 //! counts all its inner iterations), and leaves whichever loop is running when it reaches 0,
 //! without an error. A kernel whose loops cannot take that many iterations in all is never
-//! cut; the others are *watched*: the SPIR-V back end lowers their loops so that a thread that
-//! leaves a loop the kernel did not end records which loop it was, and the launch fails with
-//! a typed error naming it (`back/spv/loops.rs`).
+//! cut; the others are *watched*: the SPIR-V back end lowers their outermost loops so that a
+//! thread that leaves a loop its code did not end notes which loop it was, and the launch
+//! fails with a typed error naming it (`back/spv/loops.rs`). Loops inside a watched loop are
+//! covered by it ([`watches`]).
 
 use crate::ir::*;
 
@@ -84,12 +85,18 @@ struct Walk {
 }
 
 impl Walk {
-    fn enter(&mut self, expr: &Expr, keyword: &'static str, trips: Trips) -> Option<u64> {
+    fn enter(
+        &mut self,
+        expr: &Expr,
+        keyword: &'static str,
+        trips: Trips,
+        ends: bool,
+    ) -> Option<u64> {
         self.loops.push(LoopFact {
             line: expr.span.start().line,
             keyword,
             trips,
-            watched: watches(trips, self.covering > 0),
+            watched: watches(self.covering > 0, ends),
         });
         let own = match trips {
             Trips::Bounded(n) => Some(n),
@@ -109,13 +116,14 @@ impl<'a> Visitor<'a> for Walk {
             ExprKind::Loop(_) => ("loop", Trips::Unbounded),
             _ => return walk_expr(self, expr),
         };
-        let outer = self.enter(expr, keyword, trips);
-        let body = match &expr.kind {
-            ExprKind::For(r) => &r.body,
-            ExprKind::While(_, b) | ExprKind::Loop(b) => b,
-            _ => unreachable!("a loop"),
+        let (body, ends) = match &expr.kind {
+            ExprKind::For(r) => (&r.body, true),
+            ExprKind::While(_, b) => (b, true),
+            ExprKind::Loop(b) => (b, breaks_out(b)),
+            _ => return,
         };
-        let covers = watches(trips, self.covering > 0) && covers_inner_loops(body);
+        let outer = self.enter(expr, keyword, trips, ends);
+        let covers = watches(self.covering > 0, ends) && covers_inner_loops(body);
         self.covering += u32::from(covers);
         walk_expr(self, expr);
         self.covering -= u32::from(covers);
@@ -123,12 +131,22 @@ impl<'a> Visitor<'a> for Walk {
     }
 }
 
-/// Whether a loop of a watched kernel with `trips` is watched itself: every loop is, but a
-/// literal one inside a watched loop that covers it ([`covers_inner_loops`]): a device that
-/// ends it ends the loop around it too, at that loop's last back edge, which sees the cut.
-/// (Literal loops then keep their plain form, which drivers unroll.)
-pub fn watches(trips: Trips, covered: bool) -> bool {
-    !(covered && matches!(trips, Trips::Bounded(_)))
+/// Whether a loop of a watched kernel is watched itself: every loop is but one inside a
+/// watched loop that covers it ([`covers_inner_loops`]): a device that ends it, out of
+/// iterations, ends the loop around it too, at that loop's next back edge, which sees the
+/// cut (and names the outer loop). A `loop` that only a cut can end (`ends` false: no
+/// `break`) stays watched, so that what follows it is never run. Inner loops keep their
+/// plain form, which drivers unroll and optimise as they would without a limit.
+pub fn watches(covered: bool, ends: bool) -> bool {
+    !covered || !ends
+}
+
+/// Whether a `loop` body has a `break` that leaves it (one inside a nested loop leaves that
+/// loop instead).
+pub fn breaks_out(body: &Block) -> bool {
+    let mut finder = BreakFinder(false);
+    finder.visit_block(body);
+    finder.0
 }
 
 /// Whether a watched loop with this body covers the literal loops inside it: every way out of
@@ -166,5 +184,30 @@ pub fn range_trips(r: &RangeLoop) -> Trips {
             Trips::Bounded(span.div_ceil(step))
         }
         _ => Trips::DataDependent,
+    }
+}
+
+/// Looks for a `break` that leaves the loop whose body it walks.
+struct BreakFinder(bool);
+
+impl Visitor<'_> for BreakFinder {
+    fn visit_expr(&mut self, e: &Expr) {
+        match &e.kind {
+            ExprKind::Break => self.0 = true,
+            // A break inside a nested loop leaves that loop, not this one.
+            ExprKind::While(c, _) => self.visit_expr(c),
+            ExprKind::Loop(_) => {}
+            ExprKind::For(r) => {
+                self.visit_expr(&r.start);
+                self.visit_expr(&r.end);
+                if let Some(step) = &r.step {
+                    self.visit_expr(step);
+                }
+            }
+            // Not looked into, as before the walker existed: a `break` in these operands
+            // would leave the merge block marked unreachable.
+            ExprKind::Math(..) | ExprKind::Atomic(_) => {}
+            _ => walk_expr(self, e),
+        }
     }
 }

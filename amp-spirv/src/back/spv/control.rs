@@ -2,7 +2,7 @@
 
 use super::OrInternal;
 use super::{has_storage, Emitter, Foldable};
-use crate::analysis::loops::{range_trips, Trips};
+use crate::analysis::loops::breaks_out;
 use crate::ir::*;
 use crate::types::Scalar;
 use rspirv::spirv::{self, Op, Word};
@@ -41,31 +41,6 @@ impl<R> IfEnd<R> {
     /// emitter (its callers record it).
     pub(super) fn only_arm(self) -> Option<IfArm<R>> {
         self.then.or(self.otherwise)
-    }
-}
-
-/// Looks for a `break` that leaves the loop whose body it walks.
-struct BreakFinder(bool);
-
-impl Visitor<'_> for BreakFinder {
-    fn visit_expr(&mut self, e: &Expr) {
-        match &e.kind {
-            ExprKind::Break => self.0 = true,
-            // A break inside a nested loop leaves that loop, not this one.
-            ExprKind::While(c, _) => self.visit_expr(c),
-            ExprKind::Loop(_) => {}
-            ExprKind::For(r) => {
-                self.visit_expr(&r.start);
-                self.visit_expr(&r.end);
-                if let Some(step) = &r.step {
-                    self.visit_expr(step);
-                }
-            }
-            // Not looked into, as before the walker existed: a `break` in these operands
-            // would leave the merge block marked unreachable.
-            ExprKind::Math(..) | ExprKind::Atomic(_) => {}
-            _ => walk_expr(self, e),
-        }
     }
 }
 
@@ -297,9 +272,10 @@ impl Emitter<'_> {
     }
 
     pub(super) fn while_loop(&mut self, line: usize, cond: Option<&Expr>, body: &Block) {
-        if let Some(n) = self.watched_loop(line, Trips::Unbounded) {
+        let ends = cond.is_some() || self.loop_has_break(body);
+        if let Some(n) = self.watched_loop(line, ends) {
             self.watched_while(cond, body, n);
-            if !self.terminated() && cond.is_none() && !self.loop_has_break(body) {
+            if !self.terminated() && !ends {
                 // A `loop` without `break` ends only where the device ended it: the thread
                 // ends there too, its note sent.
                 self.return_from_main();
@@ -335,9 +311,7 @@ impl Emitter<'_> {
     }
 
     fn loop_has_break(&self, body: &Block) -> bool {
-        let mut finder = BreakFinder(false);
-        finder.visit_block(body);
-        finder.0
+        breaks_out(body)
     }
 
     pub(super) fn for_loop(&mut self, line: usize, r: &RangeLoop) {
@@ -394,9 +368,10 @@ impl Emitter<'_> {
             s,
         };
 
-        if let Some(n) = self.watched_loop(line, range_trips(r)) {
-            let first = test(self);
-            let w = self.watched_open(first);
+        if let Some(n) = self.watched_loop(line, true) {
+            let w = self.watched_open(true);
+            let holds = test(self);
+            self.watched_test(&w, holds);
             if let Some(var) = self.locals[r.var] {
                 let i = self.load(t, counter);
                 self.store(var, i);
@@ -404,7 +379,7 @@ impl Emitter<'_> {
             self.watched_body(&w, &r.body);
             self.begin(w.cont);
             self.range_step(&range);
-            self.watched_next(&w, |e| Some(test(e)));
+            self.watched_next(&w);
             self.watched_close(&w, n);
             return;
         }

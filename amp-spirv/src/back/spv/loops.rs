@@ -2,21 +2,25 @@
 //! ended by itself (lavapipe leaves whichever loop is running after 65,535 iterations of a
 //! group of threads, with no error; see `analysis/loops.rs`).
 //!
-//! A watched loop keeps "go on" in a `bool` variable that only the loop's own code writes:
-//! set before the loop from the first test, at the end of every iteration from the next test,
-//! and to `false` by `break`; the header branches on it. Only a thread the device took out of
-//! the loop leaves with it still `true`, and after the loop that thread notes the loop's number
-//! in a pending word, sent to the report when the thread ends (one atomic per thread, as the
-//! out-of-bounds report). Two details keep the driver from proving the flag `false` after the
-//! loop (it cannot see its own limit): the test sits at the end of the iteration, where the
-//! flag is a loop-carried value rather than a value of the header, and the back edge may also
-//! leave the loop when the launch's domain is empty, which a running thread never sees. Both
-//! the note and that exit are under the specialization constant holding the device's limit,
-//! which is 0 on devices without one: there the driver folds them away.
+//! A watched loop tests `more` (its own test: set before the loop, at the end of every
+//! iteration, cleared by `break`) in its header, and leaves only there, clearing a second
+//! flag, `go`, on the way out. A thread the device took out of the loop, at a back edge,
+//! leaves with `go` still set; after the loop it notes the loop's number in a pending word,
+//! sent to the report when the thread ends (one atomic per thread, as the out-of-bounds
+//! report). Every end of the loop goes through one last back edge (`break` goes round once
+//! more), so a cut inside an inner loop, which leaves the device's count spent, is seen by
+//! the watched loop around it.
+//!
+//! The driver must not prove `go` clear after the loop, though to it the header is the only
+//! way out: beside the clearing exit sits one that keeps `go` and runs only when the launch's
+//! domain is empty, which a running thread never sees. Both it and the note are under the
+//! specialization constant holding the device's limit, 0 on devices without one, where the
+//! driver folds them away. (An exit on every back edge instead cost lavapipe a fifth of the
+//! tiled matrix product; this one runs once per loop.)
 
 use super::control::IfLabels;
 use super::{Emitter, OrInternal};
-use crate::analysis::loops::{covers_inner_loops, watches, Trips};
+use crate::analysis::loops::{breaks_out, covers_inner_loops, watches};
 use crate::ir::*;
 use crate::types::Scalar;
 use rspirv::dr::Operand;
@@ -34,6 +38,8 @@ pub(super) struct LoopWatch {
     /// `true` as a value the driver cannot fold (computed once at the start of `main`): the
     /// launch's domain is not empty.
     running: Word,
+    /// `limited && !running`: false, but not to the driver where the device has a limit.
+    never: Word,
     /// The source line of each watched loop, by number.
     pub(super) lines: Vec<u32>,
     /// How many watched loops around the current point confirm the end of literal loops
@@ -61,6 +67,7 @@ impl Emitter<'_> {
             pending: 0,
             limited: 0,
             running: 0,
+            never: 0,
             lines: Vec::new(),
             covering: 0,
         });
@@ -79,10 +86,13 @@ impl Emitter<'_> {
         let limited = self.op(Op::INotEqual, b, &[limit, zero]);
         let extent0 = self.push_member(0);
         let running = self.op(Op::INotEqual, b, &[extent0, zero]);
+        let empty = self.op(Op::LogicalNot, b, &[running]);
+        let never = self.op(Op::LogicalAnd, b, &[limited, empty]);
         if let Some(w) = self.watch.as_mut() {
             w.pending = pending;
             w.limited = limited;
             w.running = running;
+            w.never = never;
         }
     }
 
@@ -92,11 +102,11 @@ impl Emitter<'_> {
     }
 
     /// A new watched loop's number, or `None` when the loop is not watched: the kernel's
-    /// loops are not, or `trips` is literal and a watched loop around it confirms its end
-    /// (`analysis/loops.rs`, [`watches`]).
-    pub(super) fn watched_loop(&mut self, line: usize, trips: Trips) -> Option<u32> {
+    /// loops are not, or a watched loop around it covers it and its code can end it (`ends`;
+    /// `analysis/loops.rs`, [`watches`]).
+    pub(super) fn watched_loop(&mut self, line: usize, ends: bool) -> Option<u32> {
         let w = self.watch.as_mut()?;
-        if !watches(trips, w.covering > 0) {
+        if !watches(w.covering > 0, ends) {
             return None;
         }
         let number = w.lines.len() as u32;
@@ -110,24 +120,13 @@ impl Emitter<'_> {
         self.watch.as_ref().map_or(0, |w| w.running)
     }
 
-    /// Ends an iteration: back to `header`, or, in a watched loop on a device with a limit,
-    /// out to `merge` when the domain is empty (never; the driver cannot know that).
-    pub(super) fn back_edge(&mut self, header: Word, merge: Word, watched: bool) {
-        let limited = if watched {
-            self.device_limits_loops()
-        } else {
-            None
-        };
-        let Some(limited) = limited else {
-            self.branch(header);
-            return;
-        };
-        let b = self.scalar_ty(Scalar::Bool);
-        let running = self.opaque_true();
-        let empty = self.op(Op::LogicalNot, b, &[running]);
-        let never = self.op(Op::LogicalAnd, b, &[limited, empty]);
+    /// `OpBranchConditional` to `merge` (a loop's merge block) when the device has a limit and
+    /// the domain is empty (never; the driver cannot know that), else to `otherwise`: a way
+    /// out of the loop that keeps the driver from proving what the loop's own exit stores.
+    fn branch_out_never(&mut self, merge: Word, otherwise: Word) {
+        let never = self.watch.as_ref().map_or(0, |w| w.never);
         self.b
-            .branch_conditional(never, merge, header, [])
+            .branch_conditional(never, merge, otherwise, [])
             .or_internal(&mut self.internal, "open");
     }
 
@@ -185,38 +184,36 @@ impl Emitter<'_> {
 
     /// `while cond { body }` (or `loop { body }` without `cond`) as watched loop `n`.
     pub(super) fn watched_while(&mut self, cond: Option<&Expr>, body: &Block, n: u32) {
-        let first = match cond {
-            Some(c) => match self.expr(c) {
-                Some(v) => v,
-                // The condition left the loop (`while (return) {}`): no loop follows.
-                None => return,
-            },
-            None => self.const_scalar(Scalar::Bool, Lit::Bool(true)),
+        let ends = cond.is_some() || breaks_out(body);
+        let w = self.watched_open(ends);
+        let tested = match cond {
+            Some(c) => self.expr(c).map(|v| self.watched_test(&w, v)).is_some(),
+            None => true,
         };
-        let w = self.watched_open(first);
-        self.watched_body(&w, body);
+        // A condition that left the loop (`while (return) {}`) leaves the body dead.
+        if tested {
+            self.watched_body(&w, body);
+        }
         self.begin(w.cont);
-        self.watched_next(&w, |e| match cond {
-            Some(c) => e.expr(c),
-            None => Some(e.const_scalar(Scalar::Bool, Lit::Bool(true))),
-        });
+        self.watched_next(&w);
         self.watched_close(&w, n);
     }
 
-    /// Opens a watched loop whose first test gave `first`: declares its flags, branches into
-    /// the header, and leaves the builder at the start of the body.
+    /// Opens a watched loop: declares its flags, branches into the header, and leaves the
+    /// builder at the start of the body, where the loop's test comes first
+    /// ([`Self::watched_test`]).
     ///
-    /// The header goes on into the body while `more` (the loop's own test) holds and
-    /// otherwise leaves, clearing `go`: the only exit of the loop's code. `break` clears
-    /// `more` and goes round once more, so every end of the loop takes one last back edge; a
-    /// device that ended a literal loop nested inside, out of iterations, ends this one at
-    /// that back edge too, with `go` still set.
-    pub(super) fn watched_open(&mut self, first: Word) -> WatchedLoop {
+    /// The header goes on into the body while `more` holds and otherwise leaves, clearing
+    /// `go`: the only exit of the loop's code. A failed test and `break` clear `more` and go
+    /// round once more, so every end of the loop takes one last back edge; a device that
+    /// ended a loop nested inside, out of iterations, ends this one at that back edge too,
+    /// with `go` still set.
+    pub(super) fn watched_open(&mut self, ends: bool) -> WatchedLoop {
         let b = self.scalar_ty(Scalar::Bool);
         let more = self.function_var(b, Some("amp_loop_more"));
         let go = self.function_var(b, Some("amp_loop_go_on"));
-        self.store(more, first);
         let t = self.const_scalar(Scalar::Bool, Lit::Bool(true));
+        self.store(more, t);
         self.store(go, t);
         let (header, merge, cont, body, leave) = (
             self.b.id(),
@@ -234,10 +231,35 @@ impl Emitter<'_> {
         self.b
             .branch_conditional(m, body, leave, [])
             .or_internal(&mut self.internal, "open");
+        // The loop's own way out clears `go`, and beside it a way out that never runs keeps
+        // `go` as it is, so that the driver cannot prove `go` clear after the loop.
         self.begin(leave);
+        let (clear, keep, unreached) = (self.b.id(), self.b.id(), self.b.id());
+        let never = self.watch.as_ref().map_or(0, |w| w.never);
+        self.b
+            .selection_merge(unreached, spirv::SelectionControl::NONE)
+            .or_internal(&mut self.internal, "open");
+        self.b
+            .branch_conditional(never, keep, clear, [])
+            .or_internal(&mut self.internal, "open");
+        self.begin(keep);
+        {
+            let u = self.scalar_ty(Scalar::U32);
+            let var = self.report_var;
+            let ptr_u = self.ptr(u, StorageClass::StorageBuffer);
+            let word = self.const_u32(amp_abi::LOOP_CUT_REPORT_WORD);
+            let zero = self.const_u32(0);
+            let slot = self.access(ptr_u, var, &[zero, word]);
+            let device = self.const_u32(spirv::Scope::Device as u32);
+            self.op(Op::AtomicIAdd, u, &[slot, device, zero, zero]);
+        }
+        self.branch(merge);
+        self.begin(clear);
         let f = self.const_scalar(Scalar::Bool, Lit::Bool(false));
         self.store(go, f);
         self.branch(merge);
+        self.begin(unreached);
+        self.b.unreachable().or_internal(&mut self.internal, "open");
         self.begin(body);
         WatchedLoop {
             header,
@@ -245,11 +267,12 @@ impl Emitter<'_> {
             cont,
             more,
             go,
+            ends,
         }
     }
 
-    /// A watched loop's body: `break` clears `more` and goes to the continue block; literal
-    /// loops inside are covered by this loop's last back edge unless the body can `return`.
+    /// A watched loop's body: `break` clears `more` and goes to the continue block; loops
+    /// inside are covered by this loop's last back edge unless the body can `return`.
     pub(super) fn watched_body(&mut self, w: &WatchedLoop, body: &Block) {
         self.loops.push(super::control::LoopTargets {
             merge: w.merge,
@@ -270,28 +293,27 @@ impl Emitter<'_> {
         }
     }
 
-    /// In the continue block: `more` becomes the next test (evaluated only while `more`
-    /// holds: a `break` skips it), and `go` is stored again as a value of this iteration.
-    pub(super) fn watched_next(
-        &mut self,
-        w: &WatchedLoop,
-        next: impl FnOnce(&mut Self) -> Option<Word>,
-    ) {
+    /// At the start of a watched loop's body: where the loop's test `holds` is false, clears
+    /// `more` and goes to the continue block (round once more, out at the header).
+    pub(super) fn watched_test(&mut self, w: &WatchedLoop, holds: Word) {
+        let (rest, fail) = (self.b.id(), self.b.id());
+        self.b
+            .selection_merge(rest, spirv::SelectionControl::NONE)
+            .or_internal(&mut self.internal, "open");
+        self.b
+            .branch_conditional(holds, rest, fail, [])
+            .or_internal(&mut self.internal, "open");
+        self.begin(fail);
+        let f = self.const_scalar(Scalar::Bool, Lit::Bool(false));
+        self.store(w.more, f);
+        self.branch(w.cont);
+        self.begin(rest);
+    }
+
+    /// In the continue block: `go` is stored again as a value of this iteration, which keeps
+    /// it a value the loop carries rather than one the driver can follow.
+    pub(super) fn watched_next(&mut self, w: &WatchedLoop) {
         let b = self.scalar_ty(Scalar::Bool);
-        let m = self.load(b, w.more);
-        let (test, done) = (self.b.id(), self.b.id());
-        let labels = IfLabels {
-            merge: done,
-            then: Some(test),
-            otherwise: None,
-        };
-        let more = w.more;
-        let mut next = Some(next);
-        self.structured_if(m, labels, &[], |e, _| {
-            if let Some(v) = next.take().and_then(|f| f(e)) {
-                e.store(more, v);
-            }
-        });
         let g = self.load(b, w.go);
         let running = self.opaque_true();
         let g = self.op(Op::LogicalAnd, b, &[g, running]);
@@ -300,7 +322,13 @@ impl Emitter<'_> {
 
     /// Ends a watched loop's continue block with its back edge, and notes a cut after it.
     pub(super) fn watched_close(&mut self, w: &WatchedLoop, n: u32) {
-        self.back_edge(w.header, w.merge, true);
+        if w.ends {
+            self.branch(w.header);
+        } else {
+            // A `loop` only a cut can end: its way out above is dead code to the driver, which
+            // would then drop all that follows the loop; this one, at every back edge, is not.
+            self.branch_out_never(w.merge, w.header);
+        }
         self.begin(w.merge);
         self.note_loop_cut(w.go, n);
     }
@@ -316,4 +344,6 @@ pub(super) struct WatchedLoop {
     /// Cleared only where the loop's code leaves it: still set after the loop, the device
     /// ended it.
     go: Word,
+    /// Whether the loop's code can end it (a `loop` without `break` cannot).
+    ends: bool,
 }
