@@ -369,9 +369,8 @@ impl Emitter<'_> {
         };
 
         if let Some(n) = self.watched_loop(line, true) {
-            let w = self.watched_open(true);
-            let holds = test(self);
-            self.watched_test(&w, holds);
+            let first = test(self);
+            let w = self.watched_open(first, true);
             if let Some(var) = self.locals[r.var] {
                 let i = self.load(t, counter);
                 self.store(var, i);
@@ -379,7 +378,7 @@ impl Emitter<'_> {
             self.watched_body(&w, &r.body);
             self.begin(w.cont);
             self.range_step(&range);
-            self.watched_next(&w);
+            self.watched_next(&w, |e| Some(test(e)));
             self.watched_close(&w, n);
             return;
         }

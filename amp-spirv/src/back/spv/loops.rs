@@ -183,10 +183,24 @@ impl Emitter<'_> {
     }
 
     /// `while cond { body }` (or `loop { body }` without `cond`) as watched loop `n`.
+    ///
+    /// A condition without control flow of its own is tested before the loop and again at
+    /// the end of every iteration, in the continue block, as a range loop's; one with loops
+    /// or `return`s (from inlined device functions) cannot stand in a continue block and is
+    /// tested at the top of the body instead ([`Self::watched_test`]), which lavapipe runs
+    /// slower around barriers.
     pub(super) fn watched_while(&mut self, cond: Option<&Expr>, body: &Block, n: u32) {
         let ends = cond.is_some() || breaks_out(body);
-        let w = self.watched_open(ends);
-        let tested = match cond {
+        let at_end = cond.filter(|c| !has_control_flow(c));
+        let first = match at_end {
+            Some(c) => match self.expr(c) {
+                Some(v) => v,
+                None => return,
+            },
+            None => self.const_scalar(Scalar::Bool, Lit::Bool(true)),
+        };
+        let w = self.watched_open(first, ends);
+        let tested = match cond.filter(|_| at_end.is_none()) {
             Some(c) => self.expr(c).map(|v| self.watched_test(&w, v)).is_some(),
             None => true,
         };
@@ -195,25 +209,24 @@ impl Emitter<'_> {
             self.watched_body(&w, body);
         }
         self.begin(w.cont);
-        self.watched_next(&w);
+        self.watched_next(&w, |e| at_end.and_then(|c| e.expr(c)));
         self.watched_close(&w, n);
     }
 
-    /// Opens a watched loop: declares its flags, branches into the header, and leaves the
-    /// builder at the start of the body, where the loop's test comes first
-    /// ([`Self::watched_test`]).
+    /// Opens a watched loop whose test, before the loop, gave `first`: declares its flags,
+    /// branches into the header, and leaves the builder at the start of the body.
     ///
     /// The header goes on into the body while `more` holds and otherwise leaves, clearing
     /// `go`: the only exit of the loop's code. A failed test and `break` clear `more` and go
     /// round once more, so every end of the loop takes one last back edge; a device that
     /// ended a loop nested inside, out of iterations, ends this one at that back edge too,
     /// with `go` still set.
-    pub(super) fn watched_open(&mut self, ends: bool) -> WatchedLoop {
+    pub(super) fn watched_open(&mut self, first: Word, ends: bool) -> WatchedLoop {
         let b = self.scalar_ty(Scalar::Bool);
         let more = self.function_var(b, Some("amp_loop_more"));
         let go = self.function_var(b, Some("amp_loop_go_on"));
+        self.store(more, first);
         let t = self.const_scalar(Scalar::Bool, Lit::Bool(true));
-        self.store(more, t);
         self.store(go, t);
         let (header, merge, cont, body, leave) = (
             self.b.id(),
@@ -293,8 +306,9 @@ impl Emitter<'_> {
         }
     }
 
-    /// At the start of a watched loop's body: where the loop's test `holds` is false, clears
-    /// `more` and goes to the continue block (round once more, out at the header).
+    /// At the start of a watched loop's body, for a test that cannot stand in the continue
+    /// block: where `holds` is false, clears `more` and goes to the continue block (round once
+    /// more, out at the header).
     pub(super) fn watched_test(&mut self, w: &WatchedLoop, holds: Word) {
         let (rest, fail) = (self.b.id(), self.b.id());
         self.b
@@ -310,10 +324,30 @@ impl Emitter<'_> {
         self.begin(rest);
     }
 
-    /// In the continue block: `go` is stored again as a value of this iteration, which keeps
-    /// it a value the loop carries rather than one the driver can follow.
-    pub(super) fn watched_next(&mut self, w: &WatchedLoop) {
+    /// In the continue block: `more` becomes the `next` test, if there is one (evaluated
+    /// only while `more` holds: a `break` or a failed test skips it), and `go` is stored again
+    /// as a value of this iteration, which keeps it a value the loop carries rather than one
+    /// the driver can follow.
+    pub(super) fn watched_next(
+        &mut self,
+        w: &WatchedLoop,
+        next: impl FnOnce(&mut Self) -> Option<Word>,
+    ) {
         let b = self.scalar_ty(Scalar::Bool);
+        let m = self.load(b, w.more);
+        let (test, done) = (self.b.id(), self.b.id());
+        let labels = IfLabels {
+            merge: done,
+            then: Some(test),
+            otherwise: None,
+        };
+        let more = w.more;
+        let mut next = Some(next);
+        self.structured_if(m, labels, &[], |e, _| {
+            if let Some(v) = next.take().and_then(|f| f(e)) {
+                e.store(more, v);
+            }
+        });
         let g = self.load(b, w.go);
         let running = self.opaque_true();
         let g = self.op(Op::LogicalAnd, b, &[g, running]);
@@ -346,4 +380,18 @@ pub(super) struct WatchedLoop {
     go: Word,
     /// Whether the loop's code can end it (a `loop` without `break` cannot).
     ends: bool,
+}
+
+/// Whether a loop condition has control flow a continue block cannot hold: loops, or the
+/// `return`s, `break`s and `continue`s of inlined device functions.
+fn has_control_flow(cond: &Expr) -> bool {
+    any_expr(cond, |e| match e.kind {
+        ExprKind::While(..)
+        | ExprKind::Loop(_)
+        | ExprKind::For(_)
+        | ExprKind::Return
+        | ExprKind::Break
+        | ExprKind::Continue => Probe::Hit,
+        _ => Probe::Descend,
+    })
 }
