@@ -9,12 +9,8 @@
 
 use amp_spirv::{compile_str, Lint};
 
-/// Kernels whose verdict is known to differ from the label, with why.
-const KNOWN: &[(&str, &str)] = &[(
-    "45_amp_bitonic_step",
-    "a false positive: the partner `i ^ j` is written by the thread with the lower index of \
-     each pair only; the checker does not reason about bitwise pairings",
-)];
+/// Kernels whose verdict is known to differ from the label, with why (none today).
+const KNOWN: &[(&str, &str)] = &[];
 
 #[test]
 fn the_race_checker_agrees_with_the_labelled_corpus() {

@@ -96,7 +96,23 @@ impl Walker<'_> {
     /// transparent.
     fn own_component(&self, e: &Expr) -> Option<u32> {
         let key = self.key(e);
-        self.own_key(&key).map(|(d, _)| d)
+        self.own_key(&key)
+            .map(|(d, _)| d)
+            .or_else(|| self.own_xor(&key).map(|(d, _)| d))
+    }
+
+    /// A key that is an own component (unshifted) xor-ed with a launch-wide value
+    /// (`i ^ j`, the partner in a butterfly or bitonic step): a bijection of the component, so
+    /// still the thread's own. Returns the dimension and the own component's key.
+    pub(super) fn own_xor<'k>(&self, key: &'k IndexKey) -> Option<(u32, &'k IndexKey)> {
+        let IndexKey::Binary(BinOp::BitXor, a, b) = key else {
+            return None;
+        };
+        let own = |x: &'k IndexKey, c: &IndexKey| {
+            let (d, terms) = self.own_key(x)?;
+            (terms.is_empty() && key_invariant(c)).then_some((d, x))
+        };
+        own(a, b).or_else(|| own(b, a))
     }
 
     /// [`own_component`](Self::own_component) of a key, with the shift's terms (each added, or

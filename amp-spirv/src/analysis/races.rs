@@ -70,6 +70,9 @@ impl Walker<'_> {
         if a.key.len() == b.key.len() && carried.iter().all(|&c| c) {
             return true;
         }
+        if self.xor_partners(a, b) || self.xor_partners(b, a) {
+            return true;
+        }
         if let ([x0, x1], [y0, y1]) = (&a.key[..], &b.key[..]) {
             let own = |k: &IndexKey| self.own_key(k).is_some_and(|(_, t)| t.is_empty());
             if x0 == y1 && x1 == y0 && own(x0) && own(x1) {
@@ -79,12 +82,30 @@ impl Walker<'_> {
         false
     }
 
+    /// Whether `a` and `b` write the two elements of a butterfly pair: their keys agree but
+    /// in one component, the thread's own `x` in `a` and `x ^ c` in `b` (`c` launch-wide),
+    /// and both happen only under a guard that orders `x` and `x ^ c`. Threads `x` and
+    /// `x ^ c` share the pair, and the guard lets exactly one of them write it (a bitonic
+    /// sort's compare-exchange step).
+    fn xor_partners(&self, a: &Access, b: &Access) -> bool {
+        if a.key.len() != b.key.len() {
+            return false;
+        }
+        let differ: Vec<(&IndexKey, &IndexKey)> =
+            a.key.iter().zip(&b.key).filter(|(x, y)| x != y).collect();
+        let [(x, y)] = differ[..] else { return false };
+        self.own_xor(y).is_some_and(|(_, own)| own == x)
+            && ordered(&a.guards, x, y)
+            && ordered(&b.guards, x, y)
+    }
+
     /// Whether a read at `r` never meets a write at `w` of another thread: `r` is one of the
-    /// thread's own written elements, or a component of `r` is a launch-wide value no write can
+    /// thread's own written elements (the same key, or the butterfly partner of the write
+    /// under the same ordering guard), or a component of `r` is a launch-wide value no write can
     /// have there (the write's component is the own index shifted by that value plus a
     /// positive literal, or the unshifted own index under a guard that rules the value out).
     fn read_apart(&self, r: &Access, w: &Access) -> bool {
-        if r.key == w.key {
+        if r.key == w.key || self.xor_partners(r, w) || self.xor_partners(w, r) {
             return true;
         }
         r.key.len() == w.key.len()
