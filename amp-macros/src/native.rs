@@ -59,56 +59,65 @@ pub(crate) fn entry(
     };
     let entry = format_ident!("__amp_native_{i}");
     let thread_fn = format_ident!("{THREAD_FN}");
-    let mut lets = Vec::new();
-    let mut args = Vec::new();
-    for (k, (_, kind)) in kernel.params.iter().enumerate() {
-        let p = format_ident!("p{k}");
-        let at = Literal::usize_unsuffixed(k);
-        lets.push(match kind {
-            ParamKind::Buffer { .. } => quote!(let #p = l.buf(#at);),
-            ParamKind::Texture { .. } => quote!(let #p = l.tex(#at);),
-            ParamKind::Sampler => quote!(let #p = l.sampler(#at);),
-            _ => quote!(let #p = l.value(#at);),
-        });
-        args.push(quote!(#p));
-    }
-    let mut word = 0usize;
-    for (k, c) in kernel.consts.iter().enumerate() {
-        let name = format_ident!("c{k}");
-        let w = Literal::usize_unsuffixed(word);
-        let w1 = Literal::usize_unsuffixed(word + 1);
-        // A `const` item's value is known where the entry is compiled: LLVM then folds the
-        // tile shape, `tile_static` lengths and loop bounds it sets into the code. A
-        // const-generic parameter's comes with the launch (the entry is not generic).
-        if !c.generic {
-            let t = crate::scalar_tokens(c.ty);
-            let read = crate::outer_const_read(c, &t);
-            let value = quote!({ let value: #t = #read; value });
+    // The launch's arguments as `let`s (buffers, textures, samplers, values and
+    // const-generic parameters, named `{prefix}{k}`) and the argument list that passes them.
+    let reads = |prefix: &str| {
+        let mut lets = Vec::new();
+        let mut args = Vec::new();
+        for (k, (_, kind)) in kernel.params.iter().enumerate() {
+            let p = format_ident!("{prefix}{k}");
+            let at = Literal::usize_unsuffixed(k);
+            lets.push(match kind {
+                ParamKind::Buffer { .. } => quote!(let #p = l.buf(#at);),
+                ParamKind::Texture { .. } => quote!(let #p = l.tex(#at);),
+                ParamKind::Sampler => quote!(let #p = l.sampler(#at);),
+                _ => quote!(let #p = l.value(#at);),
+            });
+            args.push(quote!(#p));
+        }
+        let mut word = 0usize;
+        for (k, c) in kernel.consts.iter().enumerate() {
+            let name = format_ident!("{prefix}c{k}");
+            let w = Literal::usize_unsuffixed(word);
+            let w1 = Literal::usize_unsuffixed(word + 1);
+            // A `const` item's value is known where the entry is compiled: LLVM then folds the
+            // tile shape, `tile_static` lengths and loop bounds it sets into the code. A
+            // const-generic parameter's comes with the launch (the entry is not generic).
+            if !c.generic {
+                let t = crate::scalar_tokens(c.ty);
+                let read = crate::outer_const_read(c, &t);
+                let value = quote!({ let value: #t = #read; value });
+                let value = match c.ty {
+                    Scalar::Usize => quote!(#value as u32),
+                    Scalar::Norm | Scalar::Unorm => quote!(#value.get()),
+                    _ => value,
+                };
+                word += if c.ty == Scalar::F64 { 2 } else { 1 };
+                // Read where the function is called, inside the executor's closure: a value
+                // captured from outside reaches the code through the closure's environment, which
+                // the executor calls through `dyn Fn`, and LLVM would not fold it.
+                args.push(value);
+                continue;
+            }
             let value = match c.ty {
-                Scalar::Usize => quote!(#value as u32),
-                Scalar::Norm | Scalar::Unorm => quote!(#value.get()),
-                _ => value,
+                Scalar::U32 | Scalar::Usize => quote!(l.spec(#w)),
+                Scalar::I32 => quote!(l.spec(#w) as i32),
+                Scalar::Bool => quote!(l.spec(#w) != 0),
+                Scalar::F32 | Scalar::Norm | Scalar::Unorm => quote!(f32::from_bits(l.spec(#w))),
+                Scalar::F64 => {
+                    quote!(f64::from_bits(u64::from(l.spec(#w)) | (u64::from(l.spec(#w1)) << 32)))
+                }
             };
             word += if c.ty == Scalar::F64 { 2 } else { 1 };
-            // Read where the function is called, inside the executor's closure: a value
-            // captured from outside reaches the code through the closure's environment, which
-            // the executor calls through `dyn Fn`, and LLVM would not fold it.
-            args.push(value);
-            continue;
+            lets.push(quote!(let #name = #value;));
+            args.push(quote!(#name));
         }
-        let value = match c.ty {
-            Scalar::U32 | Scalar::Usize => quote!(l.spec(#w)),
-            Scalar::I32 => quote!(l.spec(#w) as i32),
-            Scalar::Bool => quote!(l.spec(#w) != 0),
-            Scalar::F32 | Scalar::Norm | Scalar::Unorm => quote!(f32::from_bits(l.spec(#w))),
-            Scalar::F64 => {
-                quote!(f64::from_bits(u64::from(l.spec(#w)) | (u64::from(l.spec(#w1)) << 32)))
-            }
-        };
-        word += if c.ty == Scalar::F64 { 2 } else { 1 };
-        lets.push(quote!(let #name = #value;));
-        args.push(quote!(#name));
-    }
+        (lets, args)
+    };
+    let (lets, args) = reads("p");
+    // A batch function's struct twins are its own types, so it gets its own reads of the
+    // arguments beside the thread function's.
+    let (batch_lets, batch_args) = reads("b");
     // The arguments are read in each branch: a variant's struct twins are its own types.
     let run = |f: &syn::Ident, batch: Option<&syn::Ident>| match (tiled, batch) {
         (true, _) => {
@@ -118,9 +127,10 @@ pub(crate) fn entry(
             let lanes = batched.as_ref().map_or(1, |(lanes, ..)| *lanes);
             quote!({
                 #(#lets)*
+                #(#batch_lets)*
                 l.for_each_batched(
                     #lanes,
-                    move |tile| unsafe { #b(tile, #(#args,)* oob) },
+                    move |tile| unsafe { #b(tile, #(#batch_args,)* oob) },
                     move |idx| unsafe { #f(idx, #(#args,)* oob) },
                 );
             })

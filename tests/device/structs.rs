@@ -168,6 +168,46 @@ fn structs_in_device_arrays() -> Result<(), amp::Error> {
     Ok(())
 }
 
+/// A struct view read inside a loop every thread runs the same way (an n-body step): the
+/// native back end runs such a loop for a batch of threads at once, a variant whose struct
+/// types are its own beside the one-thread variant's.
+#[kernel(amp)]
+fn pull(idx: Index<1>, ps: ArrayView<Particle, 1>, out: ArrayViewMut<f32, 1>) {
+    let me = ps[idx];
+    let mut f = 0.0f32;
+    for j in 0..ps.extent()[0] {
+        let o = ps[j];
+        f += o.mass * (o.pos.x - me.pos.x);
+    }
+    out[idx] = f;
+}
+
+#[test]
+fn struct_reads_in_a_loop_every_thread_runs_alike() -> Result<(), amp::Error> {
+    let n = 300;
+    let ps: Vec<Particle> = (0..n)
+        .map(|i| Particle {
+            pos: Float3::new(i as f32 * 0.25, 1.0, -(i as f32)),
+            mass: 1.0 + (i % 7) as f32,
+        })
+        .collect();
+    let mut out = vec![0.0f32; n];
+    {
+        let pv = ArrayView::new([n], &ps)?;
+        let mut ov = ArrayViewMut::new([n], &mut out)?;
+        parallel_for_each(pv.extent(), pull(&pv, &mut ov))?;
+    }
+    for (i, got) in out.iter().enumerate() {
+        let mut f = 0.0f32;
+        for o in &ps {
+            f += o.mass * (o.pos.x - ps[i].pos.x);
+        }
+        assert_eq!(got.to_bits(), f.to_bits(), "thread {i}");
+    }
+    assert_validation_clean();
+    Ok(())
+}
+
 /// A struct from another module, named by its path (the kernel fetches its definition through
 /// `shapes::__amp_device_struct_Body!`).
 mod shapes {
