@@ -23,6 +23,7 @@ mod atomics;
 mod bounds;
 mod data_model;
 mod device_fns;
+mod element_variants;
 mod elementwise;
 mod empty;
 mod exact;
