@@ -55,7 +55,12 @@ pub(crate) fn entry(
         Some((lanes, ..)) => {
             format!("  native: runs on the native CPU accelerator (batches of {lanes} threads)\n")
         }
-        None => "  native: runs on the native CPU accelerator\n".to_string(),
+        None => match &kernel.unbatched {
+            Some(why) => format!(
+                "  native: runs on the native CPU accelerator, one thread at a time: {why}\n"
+            ),
+            None => "  native: runs on the native CPU accelerator\n".to_string(),
+        },
     };
     let entry = format_ident!("__amp_native_{i}");
     let thread_fn = format_ident!("{THREAD_FN}");

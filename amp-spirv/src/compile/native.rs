@@ -44,6 +44,9 @@ pub struct NativeKernel {
     /// a batch of [`BatchedVariant::lanes`] threads at once with those loops hoisted out of
     /// the work-item loops (`back::native::native_batched`).
     pub batched: Option<BatchedVariant>,
+    /// For a simple kernel with loops that has no batched functions: why (it runs one thread
+    /// at a time), for the compile report.
+    pub unbatched: Option<String>,
 }
 
 /// Another function of a native kernel: the variant for launches whose every view covers the
@@ -192,6 +195,7 @@ impl CheckedKernel {
             structs,
             code,
             covering,
+            unbatched: native::unbatched_reason(kernel, batched.is_some()).map(str::to_owned),
             batched,
         })
     }

@@ -199,6 +199,38 @@ fn leaves_loop(e: &Expr) -> bool {
 }
 
 /// Whether anything in `b` assigns local `id` (or a part of it).
+/// Why a simple kernel with loops runs one thread at a time natively, when its batched form
+/// was not `emitted`; `None` for tiled kernels and kernels without loops (a batch gains
+/// nothing).
+pub(super) fn unbatched_reason(k: &Kernel, emitted: bool) -> Option<&'static str> {
+    let loops = k.body.stmts.iter().any(|s| match s {
+        Stmt::Let(_, Some(e)) | Stmt::Expr(e) => any_loop(e),
+        Stmt::Let(_, None) => false,
+    }) || k.body.tail.as_deref().is_some_and(any_loop);
+    if emitted || k.tiled.is_some() || !loops {
+        return None;
+    }
+    if assigns_local(&k.body, k.index_local) {
+        return Some("the kernel assigns to its index");
+    }
+    if batched_kernel(k).is_some() {
+        return Some("a construct in its loops has no batched form yet");
+    }
+    Some(
+        "none of its loops can run for a batch of threads at once: only a `for` over a range \
+         that is the same in every thread, standing in the kernel's body or in such a loop \
+         (not under an `if` or a `while` that differs between threads) and left by no `break` \
+         or `continue`, can",
+    )
+}
+
+fn any_loop(e: &Expr) -> bool {
+    any_expr(e, |e| match e.kind {
+        ExprKind::For(_) | ExprKind::While(..) | ExprKind::Loop(_) => Probe::Hit,
+        _ => Probe::Descend,
+    })
+}
+
 fn assigns_local(b: &Block, id: LocalId) -> bool {
     let target = |p: &Place| matches!(p, Place::Local(l, _) if *l == id);
     let hit = |e: &Expr| {

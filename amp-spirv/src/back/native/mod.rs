@@ -147,6 +147,12 @@ mod tile_locals;
 
 pub use batch::LANES;
 
+/// Why a simple kernel with loops runs one thread at a time natively, when its batched form
+/// was not `emitted`.
+pub fn unbatched_reason(kernel: &Kernel, emitted: bool) -> Option<&'static str> {
+    batch::unbatched_reason(kernel, emitted)
+}
+
 use super::BoundsChecks;
 use crate::diag::Span;
 use crate::ir::*;

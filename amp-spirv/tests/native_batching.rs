@@ -1,0 +1,46 @@
+//! Which simple kernels the native back end runs a batch of threads at a time, and the reason
+//! it gives (for the compile report) when a kernel with loops runs one thread at a time.
+
+use amp_spirv::{compile_native, NativeKernel, Options};
+
+fn native(src: &str) -> NativeKernel {
+    let func: syn::ItemFn = syn::parse_str(src).expect("a function");
+    compile_native(&func, &Options::default(), "rt", "thread")
+        .unwrap_or_else(|e| panic!("no native code: {e}"))
+}
+
+#[test]
+fn a_loop_every_thread_runs_alike_is_batched() {
+    let k = native(
+        "fn k(idx: Index<1>, a: ArrayView<f32, 1>, out: ArrayViewMut<f32, 1>) {
+            let mut s = 0.0;
+            for j in 0..a.extent()[0] { s += a[j]; }
+            out[idx] = s;
+        }",
+    );
+    assert!(k.batched.is_some());
+    assert_eq!(k.unbatched, None);
+}
+
+#[test]
+fn a_kernel_without_loops_needs_no_batch_and_no_reason() {
+    let k = native("fn k(idx: Index<1>, out: ArrayViewMut<u32, 1>) { out[idx] = 1; }");
+    assert!(k.batched.is_none());
+    assert_eq!(k.unbatched, None);
+}
+
+#[test]
+fn a_loop_under_a_per_thread_if_runs_one_thread_at_a_time_and_says_why() {
+    let k = native(
+        "fn k(idx: Index<1>, a: ArrayView<f32, 1>, out: ArrayViewMut<f32, 1>) {
+            let mut s = 0.0;
+            if idx[0] % 2 == 0 {
+                for j in 0..a.extent()[0] { s += a[j]; }
+            }
+            out[idx] = s;
+        }",
+    );
+    assert!(k.batched.is_none());
+    let why = k.unbatched.expect("a reason");
+    assert!(why.contains("not under an `if`"), "{why}");
+}
