@@ -2,6 +2,8 @@
 //! loops a device's loop limit could cut, which of them the kernel watches, and what the
 //! report says of each loop's trip count.
 
+mod common;
+
 use amp_spirv::{compile_str, CompiledKernel};
 
 #[track_caller]
@@ -136,4 +138,40 @@ fn an_unchecked_kernel_with_watched_loops_has_a_report_but_checks_nothing() {
     assert_eq!(k.loop_lines, [3]);
     assert_eq!(k.report_binding, Some(1));
     assert!(!k.bounds_checked);
+}
+
+#[test]
+fn every_shape_of_watched_loop_validates() {
+    // `loop` ended only by `return` (only a cut ends it otherwise), `loop` with `break`,
+    // `while` with a call in its condition, `continue`, nested loops covered by the outer.
+    let k = compile_ok(
+        "fn k(idx: Index<1>, n: u32, v: ArrayView<u32, 1>, out: &mut Array<u32, 1>) {
+    let mut s = 0u32;
+    let mut i = 0u32;
+    while i < n && v[[(i % 4) as usize]] != 7 {
+        i += 1;
+        if i % 3 == 0 {
+            continue;
+        }
+        for j in 0..i {
+            s += j;
+        }
+    }
+    loop {
+        s += 1;
+        if s > n {
+            break;
+        }
+    }
+    loop {
+        s += 2;
+        if s > 2 * n {
+            out[idx] = s;
+            return;
+        }
+    }
+}",
+    );
+    assert_eq!(k.loop_lines, [4, 13, 19]);
+    common::assert_valid(&k.spirv);
 }

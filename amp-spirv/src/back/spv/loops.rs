@@ -42,8 +42,8 @@ pub(super) struct LoopWatch {
     never: Word,
     /// The source line of each watched loop, by number.
     pub(super) lines: Vec<u32>,
-    /// How many watched loops around the current point confirm the end of literal loops
-    /// inside them.
+    /// How many watched loops around the current point cover the loops inside them
+    /// (`analysis/loops.rs`, [`covers_inner_loops`]).
     covering: u32,
 }
 
