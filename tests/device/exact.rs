@@ -143,7 +143,7 @@ fn rounding64(idx: Index<1>, x: ArrayView<f64, 1>, out: ArrayViewMut<f64, 1>) {
     out[i + 2] = v.fract();
 }
 
-/// Finding 1: `f64` `trunc`, `round` and `fract` for values above 2^31 and for the sign of
+/// `f64` `trunc`, `round` and `fract` for values above 2^31 and for the sign of
 /// `trunc(-0.5)` (lavapipe's `Trunc` on doubles got both wrong).
 #[test]
 fn f64_trunc_round_and_fract_are_exact() -> Result<(), amp::Error> {
@@ -204,7 +204,7 @@ fn remainder_vector(idx: Index<1>, x: ArrayView<Float2, 1>, out: ArrayViewMut<Fl
     out[idx] = x[idx] % Float2::new(0.3, -7.0);
 }
 
-/// Finding 3: float `%` is Rust's remainder (C's `fmod`) exactly, sign included, also where
+/// Float `%` is Rust's remainder (C's `fmod`) exactly, sign included, also where
 /// `x / y` is huge (`OpFRem` rounds its quotient there).
 #[test]
 fn float_remainder_is_exact() -> Result<(), amp::Error> {
@@ -305,7 +305,7 @@ fn deferred(idx: Index<1>, x: ArrayView<f32, 1>, out: ArrayViewMut<f32, 1>) {
     out[idx] = w;
 }
 
-/// Finding 5: `let y: f32;` assigned once in each branch compiles and computes what Rust does.
+/// `let y: f32;` assigned once in each branch compiles and computes what Rust does.
 #[test]
 fn variables_assigned_once_per_branch() -> Result<(), amp::Error> {
     let x: Vec<f32> = (0..256).map(|i| (i as f32 - 100.0) / 64.0).collect();
@@ -374,7 +374,7 @@ fn triples<T: Copy>(
     (a, b, c)
 }
 
-/// Finding 2: `mul_add` rounds once for every input: operands above `f32::MAX / 4097` (where
+/// `mul_add` rounds once for every input: operands above `f32::MAX / 4097` (where
 /// the old splitting step overflowed), cancellation, results in the subnormal range, zeros'
 /// signs, infinities and NaN.
 #[test]
@@ -499,7 +499,7 @@ fn zeros(idx: Index<2>, g: ArrayView<f32, 1>, n: ArrayView<i32, 1>, out: ArrayVi
     out[idx] = with_zero(g[idx[0]], n[idx[0]], idx[1] as i32);
 }
 
-/// Finding 4: lavapipe (Mesa 22.3) folds `x * 0.0`, `x + 0.0`, `0.0 - x`, `0.0 / x` and
+/// lavapipe (Mesa 22.3) folds `x * 0.0`, `x + 0.0`, `0.0 - x`, `0.0 / x` and
 /// `x / 0.0` where it knows the zero, as if zeros had no sign and NaN and infinities did not
 /// exist, despite `NoContraction` and `SignedZeroInfNanPreserve`. The kernel's operations with a
 /// literal zero select the exact result, and those with an operand the driver may fold to a
