@@ -272,9 +272,9 @@ impl Emitter<'_> {
     }
 
     pub(super) fn while_loop(&mut self, line: usize, cond: Option<&Expr>, body: &Block) {
-        let ends = cond.is_some() || self.loop_has_break(body);
+        let ends = cond.is_some() || breaks_out(body);
         if let Some(n) = self.watched_loop(line, ends) {
-            self.watched_while(cond, body, n);
+            self.watched_while(cond, body, ends, n);
             if !self.terminated() && !ends {
                 // A `loop` without `break` ends only where the device ended it: the thread
                 // ends there too, its note sent.
@@ -304,14 +304,10 @@ impl Emitter<'_> {
         self.begin(targets.cont);
         self.branch(header);
         self.begin(targets.merge);
-        let reaches_merge = cond.is_some() || self.loop_has_break(body);
+        let reaches_merge = cond.is_some() || breaks_out(body);
         if !reaches_merge {
             self.b.unreachable().or_internal(&mut self.internal, "open");
         }
-    }
-
-    fn loop_has_break(&self, body: &Block) -> bool {
-        breaks_out(body)
     }
 
     pub(super) fn for_loop(&mut self, line: usize, r: &RangeLoop) {
@@ -368,13 +364,17 @@ impl Emitter<'_> {
             s,
         };
 
+        // The loop variable takes the counter's value at the start of each iteration.
+        let bind_var = |e: &mut Self| {
+            if let Some(var) = e.locals[r.var] {
+                let i = e.load(t, counter);
+                e.store(var, i);
+            }
+        };
         if let Some(n) = self.watched_loop(line, true) {
             let first = test(self);
             let w = self.watched_open(first, true);
-            if let Some(var) = self.locals[r.var] {
-                let i = self.load(t, counter);
-                self.store(var, i);
-            }
+            bind_var(self);
             self.watched_body(&w, &r.body);
             self.begin(w.cont);
             self.range_step(&range);
@@ -386,10 +386,7 @@ impl Emitter<'_> {
         let go = test(self);
         let body_label = self.loop_test(go, targets.merge);
         self.begin(body_label);
-        if let Some(var) = self.locals[r.var] {
-            let i = self.load(t, counter);
-            self.store(var, i);
-        }
+        bind_var(self);
         self.loop_body(&targets, &r.body);
         self.begin(targets.cont);
         self.range_step(&range);

@@ -20,7 +20,7 @@
 
 use super::control::IfLabels;
 use super::{Emitter, OrInternal};
-use crate::analysis::loops::{breaks_out, covers_inner_loops, watches};
+use crate::analysis::loops::{covers_inner_loops, watches};
 use crate::ir::*;
 use crate::types::Scalar;
 use rspirv::dr::Operand;
@@ -96,11 +96,6 @@ impl Emitter<'_> {
         }
     }
 
-    /// Whether the device has a loop limit (a specialization-constant test the driver folds).
-    fn device_limits_loops(&self) -> Option<Word> {
-        self.watch.as_ref().map(|w| w.limited)
-    }
-
     /// A new watched loop's number, or `None` when the loop is not watched: the kernel's
     /// loops are not, or a watched loop around it covers it and its code can end it (`ends`;
     /// `analysis/loops.rs`, [`watches`]).
@@ -133,10 +128,7 @@ impl Emitter<'_> {
     /// After watched loop `number`: a thread whose "go on" flag is still set was taken out of
     /// the loop by the device; the first such loop goes in its pending note.
     pub(super) fn note_loop_cut(&mut self, go: Word, number: u32) {
-        let (Some(limited), Some(pending)) = (
-            self.device_limits_loops(),
-            self.watch.as_ref().map(|w| w.pending),
-        ) else {
+        let Some((limited, pending)) = self.watch.as_ref().map(|w| (w.limited, w.pending)) else {
             return;
         };
         let (b, u) = (self.scalar_ty(Scalar::Bool), self.scalar_ty(Scalar::U32));
@@ -157,7 +149,6 @@ impl Emitter<'_> {
         let Some(pending) = self.watch.as_ref().map(|w| w.pending) else {
             return;
         };
-        let var = self.report_var;
         let (b, u) = (self.scalar_ty(Scalar::Bool), self.scalar_ty(Scalar::U32));
         let note = self.load(u, pending);
         let zero = self.const_u32(0);
@@ -169,28 +160,39 @@ impl Emitter<'_> {
             otherwise: None,
         };
         self.structured_if(cut, labels, &[1, 255], |e, _| {
-            let ptr_u = e.ptr(u, StorageClass::StorageBuffer);
-            let word = e.const_u32(amp_abi::LOOP_CUT_REPORT_WORD);
             let zero = e.const_u32(0);
-            let slot = e.access(ptr_u, var, &[zero, word]);
-            let device = e.const_u32(spirv::Scope::Device as u32);
-            e.op(
-                Op::AtomicCompareExchange,
-                u,
-                &[slot, device, zero, zero, note, zero],
-            );
+            e.loop_word_atomic(Op::AtomicCompareExchange, &[zero, note, zero]);
         });
     }
 
-    /// `while cond { body }` (or `loop { body }` without `cond`) as watched loop `n`.
+    /// Atomic `op` on the report's loop word, at device scope with relaxed semantics, with
+    /// `operands` after the scope and semantics (the second semantics of a compare-exchange,
+    /// the value, ..).
+    fn loop_word_atomic(&mut self, op: Op, operands: &[Word]) -> Word {
+        let u = self.scalar_ty(Scalar::U32);
+        let ptr_u = self.ptr(u, StorageClass::StorageBuffer);
+        let (zero, word) = (
+            self.const_u32(0),
+            self.const_u32(amp_abi::LOOP_CUT_REPORT_WORD),
+        );
+        let slot = self.access(ptr_u, self.report_var, &[zero, word]);
+        let device = self.const_u32(spirv::Scope::Device as u32);
+        let args: Vec<Word> = [slot, device, zero]
+            .into_iter()
+            .chain(operands.iter().copied())
+            .collect();
+        self.op(op, u, &args)
+    }
+
+    /// `while cond { body }` (or `loop { body }` without `cond`) as watched loop `n`; `ends`
+    /// when the loop's code can end it.
     ///
     /// A condition without control flow of its own is tested before the loop and again at
     /// the end of every iteration, in the continue block, as a range loop's; one with loops
     /// or `return`s (from inlined device functions) cannot stand in a continue block and is
     /// tested at the top of the body instead ([`Self::watched_test`]), which lavapipe runs
     /// slower around barriers.
-    pub(super) fn watched_while(&mut self, cond: Option<&Expr>, body: &Block, n: u32) {
-        let ends = cond.is_some() || breaks_out(body);
+    pub(super) fn watched_while(&mut self, cond: Option<&Expr>, body: &Block, ends: bool, n: u32) {
         let at_end = cond.filter(|c| !has_control_flow(c));
         let first = match at_end {
             Some(c) => match self.expr(c) {
@@ -256,16 +258,8 @@ impl Emitter<'_> {
             .branch_conditional(never, keep, clear, [])
             .or_internal(&mut self.internal, "open");
         self.begin(keep);
-        {
-            let u = self.scalar_ty(Scalar::U32);
-            let var = self.report_var;
-            let ptr_u = self.ptr(u, StorageClass::StorageBuffer);
-            let word = self.const_u32(amp_abi::LOOP_CUT_REPORT_WORD);
-            let zero = self.const_u32(0);
-            let slot = self.access(ptr_u, var, &[zero, word]);
-            let device = self.const_u32(spirv::Scope::Device as u32);
-            self.op(Op::AtomicIAdd, u, &[slot, device, zero, zero]);
-        }
+        let zero = self.const_u32(0);
+        self.loop_word_atomic(Op::AtomicIAdd, &[zero]);
         self.branch(merge);
         self.begin(clear);
         let f = self.const_scalar(Scalar::Bool, Lit::Bool(false));
