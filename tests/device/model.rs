@@ -344,6 +344,18 @@ fn check(what: &str, got: &[i32], want: &[Option<i32>]) {
 
 struct DataModelTest;
 
+/// The view the model's launches run on and its waits wait for: its own, so that a wait never
+/// returns the error of another test's launch (tests of this binary run at the same time, and
+/// an error is returned by the first wait of the view it was launched on).
+fn model_view() -> &'static AcceleratorView {
+    static VIEW: std::sync::OnceLock<AcceleratorView> = std::sync::OnceLock::new();
+    VIEW.get_or_init(|| {
+        Accelerator::default()
+            .and_then(|a| a.create_view())
+            .expect("a view of the default accelerator")
+    })
+}
+
 impl StateMachineTest for DataModelTest {
     type SystemUnderTest = Sut;
     type Reference = DataModel;
@@ -388,18 +400,26 @@ impl StateMachineTest for DataModelTest {
             }
             Step::Stamp { s, lo, hi, base } => sut.with_view(s, |v| {
                 let mut section = v.section_mut([lo], [hi - lo])?;
-                parallel_for_each(section.extent(), model_stamp(&mut section, base))
+                parallel_for_each_on(
+                    model_view(),
+                    section.extent(),
+                    model_stamp(&mut section, base),
+                )
             }),
             Step::Increment { s, lo, hi } => sut.with_view(s, |v| {
                 let mut section = v.section_mut([lo], [hi - lo])?;
-                parallel_for_each(section.extent(), model_increment(&mut section))
+                parallel_for_each_on(
+                    model_view(),
+                    section.extent(),
+                    model_increment(&mut section),
+                )
             }),
             Step::Stamp2 { s } => sut.with_view(s, |v| {
                 let mut grid = v.view_as_mut([N / 8, 8])?;
-                parallel_for_each(grid.extent(), model_stamp2(&mut grid))
+                parallel_for_each_on(model_view(), grid.extent(), model_stamp2(&mut grid))
             }),
             Step::CopyKernel { src, dst } => with_two(&mut sut, src, dst, |a, b| {
-                parallel_for_each(b.extent(), model_copy(a, b))
+                parallel_for_each_on(model_view(), b.extent(), model_copy(a, b))
             }),
             Step::CopyHost { src, dst } => with_two(&mut sut, src, dst, |a, b| amp::copy(a, b)),
             Step::Sync { s } => sut.with_view(s, |v| v.synchronize()),
@@ -419,7 +439,7 @@ impl StateMachineTest for DataModelTest {
             Step::StampRow { s, r, base } => sut.with_view(s, |v| {
                 let mut grid = v.view_as_mut([N / 8, 8])?;
                 let mut row = grid.project_mut(r)?;
-                parallel_for_each(row.extent(), model_stamp(&mut row, base))
+                parallel_for_each_on(model_view(), row.extent(), model_stamp(&mut row, base))
             }),
             Step::CopyAsync { src, dst } => {
                 with_two(&mut sut, src, dst, |a, b| amp::copy_async(a, b)?.wait())
@@ -444,9 +464,7 @@ impl StateMachineTest for DataModelTest {
                 Err(amp::Error::NotHostAccessible { .. }) => {}
                 Err(e) => panic!("the array's as_slice: {e}"),
             },
-            Step::Wait => Accelerator::default()
-                .and_then(|a| a.default_view().wait())
-                .expect("a wait"),
+            Step::Wait => model_view().wait().expect("a wait"),
         }
         sut
     }
