@@ -117,6 +117,16 @@ pub mod spec_id {
     /// loops are watched ([`KernelInfo::loop_lines`](crate::KernelInfo::loop_lines)): where it
     /// is 0 the driver folds the watching away.
     pub const LOOP_LIMIT: u32 = 0x2_0000;
+    /// A boolean: every `f32` operation that amp-rs computes exactly on top of the device's own
+    /// (division, square root) takes its exact path even where the device's result is right,
+    /// starting from a deliberately rough guess (false by default; the runtime's
+    /// `AMP_FORCE_EXACT_PATHS` sets it), so that those paths are tested on devices that never
+    /// need them.
+    pub const FORCE_EXACT_PATHS: u32 = 0x2_0001;
+    /// A boolean: the device's own `f32` division and square root are correctly rounded
+    /// (measured and known by device: lavapipe), so the checks that correct them fold away
+    /// (false by default: every result is checked).
+    pub const DEVICE_ROUNDS_EXACTLY: u32 = 0x2_0002;
 }
 
 /// `SpecId` of the `u32` specialization constant holding the layout facts of the buffer bound

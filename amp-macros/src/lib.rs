@@ -212,17 +212,17 @@ pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// `compile_error!` spanning the diagnostic's whole range: rustc reports an error at a macro
 /// invocation from its first token (the path) to its last (the group), which is how a stable
 /// proc macro underlines more than one token.
-/// `amp`, optionally followed by `unchecked` and `allow(lint, ...)`, in any order.
+/// `amp`, optionally followed by `unchecked`, `fast_math` and `allow(lint, ...)`, in any order.
 fn parse_options(attr: TokenStream2) -> Result<Options, Diagnostic> {
     // The first argument names the restriction; later ones are options.
     let usage = |rule: Rule, span: Span| {
         Diagnostic::error(
             rule,
             span,
-            "expected `#[kernel(amp)]`, optionally with `unchecked` and `allow(...)`: `#[kernel(amp, unchecked, allow(...))]`",
+            "expected `#[kernel(amp)]`, optionally with `unchecked`, `fast_math` and `allow(...)`: `#[kernel(amp, unchecked, allow(...))]`",
         )
         .with_help(format!(
-            "amp kernels are marked with `#[kernel(amp)]`; `unchecked` turns off the bounds checks of view and array accesses; warnings can be allowed by name: {}",
+            "amp kernels are marked with `#[kernel(amp)]`; `unchecked` turns off the bounds checks of view and array accesses; `fast_math` uses the device's own `f32` division, square root and trigonometry; warnings can be allowed by name: {}",
             Lint::ALL.map(|l| l.name()).join(", ")
         ))
     };
@@ -248,16 +248,23 @@ fn parse_options(attr: TokenStream2) -> Result<Options, Diagnostic> {
     let mut options = Options::default();
     for meta in metas {
         if let syn::Meta::Path(path) = &meta {
-            if path.is_ident("unchecked") {
-                if options.unchecked {
+            let switch = if path.is_ident("unchecked") {
+                Some(("unchecked", &mut options.unchecked))
+            } else if path.is_ident("fast_math") {
+                Some(("fast_math", &mut options.fast_math))
+            } else {
+                None
+            };
+            if let Some((name, on)) = switch {
+                if *on {
                     return Err(Diagnostic::error(
                         Rule::UncheckedOnce,
                         syn::spanned::Spanned::span(path),
-                        "`unchecked` is given twice",
+                        format!("`{name}` is given twice"),
                     )
-                    .with_help("remove one `unchecked`"));
+                    .with_help(format!("remove one `{name}`")));
                 }
-                options.unchecked = true;
+                *on = true;
                 continue;
             }
         }

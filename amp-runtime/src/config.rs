@@ -142,6 +142,13 @@ impl Config {
         self.set("AMP_PIPELINE_CACHE", Some(value))
     }
 
+    /// `AMP_FORCE_EXACT_PATHS`: every `f32` division and square root takes the exact path
+    /// that corrects a device's imprecise result, even on a device whose results need no
+    /// correction, so that the path is tested there (slower; for tests).
+    pub fn force_exact_paths(self, on: bool) -> Config {
+        self.set("AMP_FORCE_EXACT_PATHS", Some(flag(on)))
+    }
+
     /// Makes these settings the process's, over the environment's.
     ///
     /// Errors: [`Error::ConfigTooLate`] when the runtime has already read one of them with
@@ -165,6 +172,13 @@ impl Config {
         }
         Ok(())
     }
+}
+
+/// Whether `AMP_FORCE_EXACT_PATHS=1` is set (read once per process): launches then set the
+/// kernels' `FORCE_EXACT_PATHS` specialization constant.
+pub(crate) fn force_exact_paths() -> bool {
+    static FORCED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *FORCED.get_or_init(|| var("AMP_FORCE_EXACT_PATHS").is_some_and(|v| v.trim() == "1"))
 }
 
 fn flag(on: bool) -> String {

@@ -37,6 +37,13 @@ macro_rules! valid {
 // ----- types -----
 
 valid! {
+    rounded_f32_division_and_square_root: r#"
+        fn k(idx: Index<1>, a: ArrayView<f32, 1>, b: ArrayView<Float4, 1>, out: ArrayViewMut<f32, 1>, d: f32) {
+            let i = idx[0];
+            let v = b[idx] / Float4::new(a[idx], 2.0, d, 0.5);
+            let z = (i - i) as f32;
+            out[idx] = a[idx] / d + a[idx].sqrt() + d.recip() + v.x + v.w + a[idx] / z + 1.0 / a[idx];
+        }"#;
     empty_body: "fn k(idx: Index<1>) {}";
     float_atomics_on_views_arrays_and_tile_static: r#"
         fn k(t: TiledIndex<64>, v: ArrayViewMut<f32, 1>, a: &mut Array<f32, 1>) {
@@ -1325,5 +1332,29 @@ fn variables_declared_without_a_value_are_assigned_once_per_path() {
             "cannot modify `y`: it is not declared `mut`",
             "cannot modify `a`: it is not declared `mut`",
         ],
+    );
+}
+
+/// `fast_math` keeps the device's own instructions: no rounded-operation functions.
+#[test]
+fn fast_math_uses_the_devices_division_and_square_root() {
+    let src = "fn k(idx: Index<1>, a: ArrayView<f32, 1>, out: ArrayViewMut<f32, 1>, d: f32) { out[idx] = a[idx] / d + a[idx].sqrt(); }";
+    let func: syn::ItemFn = syn::parse_str(src).expect("parses");
+    let functions = |options: &amp_spirv::Options| {
+        let kernel = amp_spirv::compile_with(&func, options).expect("compiles");
+        if let Err(msg) = spirv_val_words(&kernel.spirv) {
+            panic!("spirv-val rejected the module of:\n{src}\n{msg}");
+        }
+        let module = rspirv::dr::load_words(&kernel.spirv).expect("loads");
+        module.functions.len()
+    };
+    let fast = amp_spirv::Options {
+        fast_math: true,
+        ..Default::default()
+    };
+    assert_eq!(
+        functions(&amp_spirv::Options::default()),
+        functions(&fast) + 2,
+        "amp_div_f32 and amp_sqrt_f32 beside main"
     );
 }

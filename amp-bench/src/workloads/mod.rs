@@ -11,6 +11,7 @@ mod histogram;
 mod launch;
 mod matmul;
 mod multi;
+mod precision;
 mod reductions;
 mod scan;
 mod textures;
@@ -45,7 +46,7 @@ pub trait Workload {
 
 /// Every section, in the order a run measures them: the first launch of a kernel in the process
 /// before anything else, the bounds-checking cost last.
-pub const ALL: [&dyn Workload; 16] = [
+pub const ALL: [&dyn Workload; 17] = [
     &first_launch::FirstLaunch,
     &vector::Vector,
     &matmul::Matmul,
@@ -54,6 +55,7 @@ pub const ALL: [&dyn Workload; 16] = [
     &histogram::Histogram,
     &scan::Scan,
     &conv::Conv,
+    &precision::Precision,
     &algorithms::Algorithms,
     &textures::Textures,
     &launch::Launch,

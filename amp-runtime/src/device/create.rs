@@ -255,6 +255,7 @@ pub(super) fn create_device(
                 ],
                 subgroup_size: subgroups.size,
                 max_loop_iterations: super::properties::loop_limit(&phys.name),
+                rounds_f32_exactly: super::properties::rounds_f32_exactly(&phys.name),
             }),
             float64: supported.shader_float64 == vk::TRUE,
             physical: phys.handle,

@@ -78,6 +78,18 @@ pub struct Limits {
     /// could reach it and returns [`Error::LoopLimit`](crate::Error::LoopLimit) instead of
     /// their wrong results.
     pub max_loop_iterations: Option<u32>,
+    /// Whether the device's own `f32` division and square root are correctly rounded, as
+    /// Rust's are (lavapipe: LLVM's IEEE operations; the native accelerator: Rust's). Where
+    /// they may not be (Vulkan allows 2.5 ULP), kernels check each result and correct it;
+    /// where they are, the check is left out of the pipeline.
+    pub rounds_f32_exactly: bool,
+}
+
+/// Whether the device named `name` rounds `f32` division and square root correctly: lavapipe
+/// (`llvmpipe (LLVM ...)`), whose `OpFDiv` and `Sqrt` are LLVM's IEEE `fdiv` and `llvm.sqrt`
+/// (the exactness tests run there with and without the checks). Every other device is checked.
+pub(crate) fn rounds_f32_exactly(name: &str) -> bool {
+    name.starts_with("llvmpipe")
 }
 
 /// lavapipe's (Mesa llvmpipe's) loop limit, `LP_MAX_TGSI_LOOP_ITERATIONS`.
@@ -105,6 +117,7 @@ impl Limits {
             max_image_dimension: [0; 3],
             subgroup_size: amp_native_rt::SUBGROUP_SIZE,
             max_loop_iterations: None,
+            rounds_f32_exactly: true,
         }
     }
 

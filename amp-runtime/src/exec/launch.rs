@@ -170,6 +170,11 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
             let limit = device.limits().max_loop_iterations.unwrap_or(0);
             specialization.push(spec_id::LOOP_LIMIT, &[limit]);
         }
+        if crate::config::force_exact_paths() {
+            specialization.push(spec_id::FORCE_EXACT_PATHS, &[1]);
+        } else if device.limits().rounds_f32_exactly {
+            specialization.push(spec_id::DEVICE_ROUNDS_EXACTLY, &[1]);
+        }
         let pipeline = cached(device, info, &specialization)?;
         Ok(LaunchPlan {
             push,

@@ -30,6 +30,20 @@ pub enum BoundsChecks {
     Off,
 }
 
+/// How the `f32` operations whose Vulkan precision is looser than Rust's are computed:
+/// division, square root, `sin`, `cos` and `tan`. The native back end computes Rust's results
+/// either way.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Precision {
+    /// Rust's results on every device: division and square root correctly rounded, the
+    /// trigonometric functions within docs/math.md's bounds (the default).
+    #[default]
+    Exact,
+    /// The device's own instructions, within Vulkan's precision (`#[kernel(amp, fast_math)]`):
+    /// a division may be 2.5 ULP off, a sine off by 2^-11 absolute.
+    Fast,
+}
+
 /// Size in `u32` words of the out-of-bounds report buffer of a checked kernel: `[flag,
 /// param, rank, index[3], extent[3]]`. The first failing access sets `flag` from 0 to 1 with a
 /// compare-exchange and writes the rest; unused index and extent entries are 0.

@@ -92,6 +92,10 @@ pub struct Options {
     /// faster, but an out-of-bounds access is then left to the device's `robustBufferAccess`
     /// and reported nowhere.
     pub unchecked: bool,
+    /// The device's own `f32` division, square root and trigonometry
+    /// (`#[kernel(amp, fast_math)]`): faster on GPUs whose instructions are less precise than
+    /// Rust's, and no longer Rust's results there.
+    pub fast_math: bool,
 }
 
 impl Options {
@@ -294,8 +298,20 @@ impl CheckedKernel {
             return Err(diags);
         }
         let checks = options.bounds_checks();
-        let module = back::emit(kernel, &self.ranges, &layout, checks, &self.findings.loops)
-            .map_err(|internal| internal_error(&kernel.name, "SPIR-V", &internal, self.name))?;
+        let precision = if options.fast_math {
+            back::Precision::Fast
+        } else {
+            back::Precision::Exact
+        };
+        let module = back::emit(
+            kernel,
+            &self.ranges,
+            &layout,
+            checks,
+            &self.findings.loops,
+            precision,
+        )
+        .map_err(|internal| internal_error(&kernel.name, "SPIR-V", &internal, self.name))?;
         let params = kernel
             .params
             .iter()

@@ -31,7 +31,7 @@ rules! {
     AttributeIsAmp = "attribute-is-amp",
     /// `attribute-options`: after `amp`, only `unchecked` and `allow(...)`.
     AttributeOptions = "attribute-options",
-    /// `unchecked-once`: `unchecked` is given at most once.
+    /// `unchecked-once`: a switch (`unchecked`, `fast_math`) is given at most once.
     UncheckedOnce = "unchecked-once",
     /// `allow-known-lint`: `allow(...)` names known warnings.
     AllowKnownLint = "allow-known-lint",

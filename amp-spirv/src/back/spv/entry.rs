@@ -65,6 +65,7 @@ impl Emitter<'_> {
             .end_function()
             .or_internal(&mut self.internal, "the function is open");
         self.record_out_of_bounds_function();
+        self.rounded_functions();
         let interface: Vec<Word> = interface.into_iter().chain(subgroup_inputs).collect();
         self.b
             .entry_point(spirv::ExecutionModel::GLCompute, main, "main", interface);

@@ -428,6 +428,12 @@ impl Emitter<'_> {
                 return v;
             }
         }
+        if let (BinOp::Div, Float, Scalar::F32) = (op, kind, operand) {
+            return match result {
+                Ty::Vector(_, n) => self.componentwise(op, operand, *n, l, r),
+                _ => self.div_f32(l, r),
+            };
+        }
         if let (BinOp::Rem, Float) = (op, kind) {
             return match result {
                 Ty::Vector(_, n) => self.componentwise(op, operand, *n, l, r),

@@ -20,14 +20,14 @@ mod subgroup;
 mod texture;
 mod vector;
 
-use super::{report_binding, reports_out_of_bounds, BoundsChecks, Layout};
+use super::{report_binding, reports_out_of_bounds, BoundsChecks, Layout, Precision};
 use crate::analysis::loops::Loops;
 use crate::ir::*;
 use crate::range::Ranges;
 use crate::types::{Len, Scalar, StructDef, Ty};
 use bounds::{OobReport, PENDING_REPORT_WORDS};
 use control::LoopTargets;
-use math::Foldable;
+use math::{Foldable, Rounded};
 use rspirv::binary::Assemble;
 use rspirv::dr::{self, Builder, InsertPoint, Operand};
 use rspirv::spirv::{self, Op, StorageClass, Word};
@@ -70,8 +70,10 @@ pub fn emit(
     layout: &Layout,
     checks: BoundsChecks,
     loops: &Loops,
+    precision: Precision,
 ) -> Result<Module, String> {
     let mut e = Emitter::new(kernel, ranges, layout);
+    e.fast_math = precision == Precision::Fast;
     e.report_binding = report_binding(kernel, checks, loops.watched());
     if reports_out_of_bounds(kernel, checks) {
         e.oob = Some(OobReport {
@@ -187,6 +189,11 @@ struct Emitter<'k> {
     /// The first broken invariant of the emitter itself (see [`OrInternal`]): the kernel then
     /// gets an internal-error diagnostic instead of a module.
     internal: Option<String>,
+    /// The rounded `f32` division and square root functions (`math/rounded.rs`).
+    rounded: Rounded,
+    /// `#[kernel(amp, fast_math)]`: the device's own `f32` division, square root and
+    /// trigonometry, within Vulkan's precision instead of Rust's results.
+    fast_math: bool,
 }
 
 /// A step of the emitter that fails only on a bug in the emitter (an instruction outside a
@@ -264,6 +271,8 @@ impl<'k> Emitter<'k> {
             watch: None,
             ranges,
             internal: None,
+            rounded: Rounded::default(),
+            fast_math: false,
         }
     }
 

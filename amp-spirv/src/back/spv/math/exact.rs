@@ -306,15 +306,17 @@ impl Emitter<'_> {
             let negative = self.sign_bit(s, operand);
             exact = self.select(s, negative, negative_zero, exact);
         }
-        let t = self.scalar_ty(s);
         let opcode = match op {
             crate::ir::BinOp::Add => Op::FAdd,
             crate::ir::BinOp::Sub => Op::FSub,
             crate::ir::BinOp::Mul => Op::FMul,
             _ => Op::FDiv,
         };
-        let plain = self.op(opcode, t, &[l, r]);
-        self.exact(plain);
+        let plain = if opcode == Op::FDiv && s == Scalar::F32 {
+            self.div_f32(l, r)
+        } else {
+            self.fop(opcode, s, l, r)
+        };
         let zero = self.float_const(s, 0.0);
         let is_zero = self.cmp(Op::FOrdEqual, operand, zero);
         Some(self.select(s, is_zero, exact, plain))

@@ -166,7 +166,7 @@ impl Emitter<'_> {
     }
 
     /// The bits of an `f32` as a `u32`.
-    fn bits32(&mut self, x: Word) -> Word {
+    pub(super) fn bits32(&mut self, x: Word) -> Word {
         let u = self.scalar_ty(Scalar::U32);
         self.op(Op::Bitcast, u, &[x])
     }

@@ -15,6 +15,7 @@ pub(super) use exact::Foldable;
 mod exp_log64;
 mod float;
 mod hyperbolic64;
+mod rounded;
 mod trig64;
 
 use super::{glsl, Emitter};
@@ -22,6 +23,7 @@ use crate::ir::Lit;
 use crate::math::MathFn;
 use crate::types::Scalar;
 use exp_log64::{LOG10E, LOG2E};
+pub(super) use rounded::Rounded;
 use rspirv::spirv::{Op, Word};
 
 /// `GLSL.std.450` instruction numbers used here.
@@ -81,7 +83,10 @@ impl Emitter<'_> {
         if f == Atan2 {
             return self.atan2_32(a[0], a[1]);
         }
-        if s == Scalar::F32 && matches!(f, Sin | Tan) {
+        if s == Scalar::F32 && f == Sqrt {
+            return self.sqrt_f32(a[0]);
+        }
+        if s == Scalar::F32 && matches!(f, Sin | Tan) && !self.fast_math {
             return self.small_argument_sin_tan(f == Tan, a[0]);
         }
         if let Some(inst) = glsl_op(f) {
@@ -197,7 +202,11 @@ impl Emitter<'_> {
             }
             Rcp => {
                 let one = c(self, 1.0);
-                self.op(Op::FDiv, t, &[one, x])
+                if s == Scalar::F32 {
+                    self.div_f32(one, x)
+                } else {
+                    self.op(Op::FDiv, t, &[one, x])
+                }
             }
             IsNan => self.op(Op::IsNan, b, &[x]),
             IsInf => self.op(Op::IsInf, b, &[x]),
