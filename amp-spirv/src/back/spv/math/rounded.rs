@@ -19,7 +19,7 @@
 //!   significands alone (`1 <= a', b' < 2`, so no guess underflows, overflows or meets a
 //!   flushed denormal), puts the exponent back in integers, and steps the guess one unit at a
 //!   time toward `t`, three times: enough for Vulkan's 2.5 ULP bound (a model of these steps
-//!   in `tests/rounded.rs` checks every guess up to 3 ULP off).
+//!   in `amp-spirv/tests/rounded.rs` checks every guess up to 3 ULP off).
 //! - Zeros, infinities and NaN are the device's (IEEE's results under
 //!   `SignedZeroInfNanPreserve`). A denormal result is computed exactly; a device that
 //!   flushes denormals flushes it afterwards as it does every denormal.
