@@ -149,14 +149,20 @@ pub mod layout_fact {
     pub const EQUALS_DOMAIN_DIM0: u32 = 1 << 3;
 }
 
-/// The bits of a written texture's facts: the `u32` specialization constant with `SpecId`
-/// [`LAYOUT_SPEC_ID_BASE`]` + b` of a `WriteonlyTextureView` of `f32` components at binding
-/// `b` (defaults to 0; the runtime sets it for every launch).
+/// The bits of a texture's facts: the `u32` specialization constant with `SpecId`
+/// [`LAYOUT_SPEC_ID_BASE`]` + b` of a `WriteonlyTextureView` of `f32` components, or of a
+/// `TextureView` of `Unorm` or `Norm` texels, at binding `b` (defaults to 0; the runtime sets
+/// it for every launch).
 pub mod texture_fact {
     /// The texture stores 16-bit floats. The kernel rounds each component to the nearest
     /// half-precision value (ties to even, as the host's conversion) before the store, so the
     /// device's own conversion, which Vulkan lets round toward zero, is exact.
     pub const HALF_FLOAT: u32 = 1;
+    /// A read texture of `Unorm` or `Norm` texels stores 16 bits per component (else 8): the
+    /// kernel recovers each component's code from the device's decode and decodes it as the
+    /// host does (`code * (1 / (2^b - 1))` rounded to `f32`), which Vulkan does not promise
+    /// (NVIDIA's driver divides, an ULP away from the host's product for some codes).
+    pub const SIXTEEN_BITS: u32 = 1 << 1;
 }
 
 /// The largest push-constant block every Vulkan device supports (`maxPushConstantsSize` is at

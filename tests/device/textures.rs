@@ -595,6 +595,27 @@ fn decode_normalized(
 /// reads as -1).
 #[test]
 fn every_normalized_code_decodes_as_the_host_decodes() -> Result<(), amp::Error> {
+    decode_every_normalized_code()
+}
+
+/// The same where the device's decode is an ULP off (as NVIDIA's is for some codes): under
+/// `AMP_FORCE_EXACT_PATHS=1` (a process of its own) kernels move each decoded component an ULP
+/// before recovering its code, so the recovery is tested on a device that decodes as the host.
+#[test]
+fn every_normalized_code_decodes_as_the_host_decodes_from_a_decode_an_ulp_off(
+) -> Result<(), amp::Error> {
+    const NAME: &str =
+        "textures::every_normalized_code_decodes_as_the_host_decodes_from_a_decode_an_ulp_off";
+    if common::in_child(NAME) {
+        return decode_every_normalized_code();
+    }
+    if vulkan().is_some() {
+        common::run_child(NAME, &[("AMP_FORCE_EXACT_PATHS", "1")], &[]);
+    }
+    Ok(())
+}
+
+fn decode_every_normalized_code() -> Result<(), amp::Error> {
     let mut accs = vec![Accelerator::cpu()?];
     accs.extend(vulkan());
     for (bits, rows) in [(8u32, 1usize), (16, 256)] {

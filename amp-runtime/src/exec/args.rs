@@ -161,6 +161,17 @@ pub(super) fn encode_args(
                     };
                     specialization.push(LAYOUT_SPEC_ID_BASE + binding, &[half]);
                 }
+                if access == TextureAccess::Read
+                    && matches!(target.kind, TexelKind::Unorm | TexelKind::Norm)
+                {
+                    // The kernel decodes the components as the host does, from their codes.
+                    let sixteen = if target.bits == 16 {
+                        texture_fact::SIXTEEN_BITS
+                    } else {
+                        0
+                    };
+                    specialization.push(LAYOUT_SPEC_ID_BASE + binding, &[sixteen]);
+                }
             }
             (ParamKind::Sampler { .. }, Arg::Sampler(_)) => {}
             (kind, arg) => {

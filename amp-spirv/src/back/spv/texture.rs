@@ -105,15 +105,17 @@ impl Emitter<'_> {
             }
             self.b.name(var, p.name.clone());
             self.images.push(Some(ImageVar { var, ty }));
-            if let ParamKind::Texture {
-                texel,
-                access: TextureAccess::Write,
-                ..
-            } = &p.kind
-            {
-                if texel.ty().component() == Some(Scalar::F32) {
-                    // Whether the texture stores 16-bit floats, known at each launch: the
-                    // store then rounds as the host does (see `round_to_half`).
+            if let ParamKind::Texture { texel, access, .. } = &p.kind {
+                let component = texel.ty().component();
+                let written_float =
+                    *access == TextureAccess::Write && component == Some(Scalar::F32);
+                let read_normalized =
+                    *access == TextureAccess::Read && component.is_some_and(|c| c.is_normalized());
+                if written_float || read_normalized {
+                    // Known at each launch: whether a written texture stores 16-bit floats
+                    // (the store then rounds as the host does, see `round_to_half`), and
+                    // whether a read normalized one has 16-bit components (see
+                    // `decode_as_host`).
                     let facts = self.binding_facts(binding, format!("{}_facts", p.name));
                     self.layout_facts[i] = Some(facts);
                 }
@@ -270,6 +272,7 @@ impl Emitter<'_> {
                         [Operand::IdRef(lod)],
                     )
                     .or_internal(&mut self.internal, "a block is open");
+                let fetched = self.decode_as_host(p, &texel, fetched);
                 let value = self.texel_from_vec4(&texel, fetched);
                 Some(match inside {
                     Some(inside) => {
@@ -317,11 +320,12 @@ impl Emitter<'_> {
                 let s = Self::texel_component(&texel);
                 let v4 = self.ty(&Ty::Vector(s, 4));
                 let component = self.const_u32(component);
-                Some(
-                    self.b
-                        .image_gather(v4, None, combined, coord, component, None, [])
-                        .or_internal(&mut self.internal, "a block is open"),
-                )
+                let gathered = self
+                    .b
+                    .image_gather(v4, None, combined, coord, component, None, [])
+                    .or_internal(&mut self.internal, "a block is open");
+                // Four texels' values of one component, each decoded as the host does.
+                Some(self.decode_as_host(p, &texel, gathered))
             }
             TextureOp::Store => {
                 let (idx, value) = operands.split_at(operands.len() - 1);
@@ -357,6 +361,80 @@ impl Emitter<'_> {
                 None
             }
         }
+    }
+
+    /// The components of `v4`, as a read of a `Unorm` or `Norm` texture `p` decoded them,
+    /// decoded as the host decodes them: `code * (1 / (2^b - 1))` rounded to `f32` (and at
+    /// least -1 for `Norm`). The device's decode is within an ULP of the code's value, so
+    /// `round(v * (2^b - 1))` is the code. Other texels are returned as they are.
+    fn decode_as_host(&mut self, p: ParamId, texel: &Elem, v4: Word) -> Word {
+        let component = texel.ty().component();
+        let signed = match component {
+            Some(Scalar::Unorm) => false,
+            Some(Scalar::Norm) => true,
+            _ => return v4,
+        };
+        let s = Scalar::F32;
+        let sixteen = self.layout_fact(p, crate::texture_fact::SIXTEEN_BITS);
+        let (max8, max16) = if signed {
+            (127.0f64, 32767.0f64)
+        } else {
+            (255.0, 65535.0)
+        };
+        let scale = |e: &mut Self, eight: f64, sixteen_bits: f64| {
+            let a = e.float_const(s, eight);
+            let b = e.float_const(s, sixteen_bits);
+            e.select(s, sixteen, b, a)
+        };
+        let max = scale(self, max8, max16);
+        // The host's factor: 1 / max rounded once, from the exact quotient.
+        let recip = scale(
+            self,
+            (1.0 / max8) as f32 as f64,
+            (1.0 / max16) as f32 as f64,
+        );
+        let f4 = self.ty(&Ty::Vector(s, 4));
+        let v4 = self.perturbed_when_forced(v4);
+        let max4 = self.op(Op::CompositeConstruct, f4, &[max; 4]);
+        let recip4 = self.op(Op::CompositeConstruct, f4, &[recip; 4]);
+        let scaled = self.op(Op::FMul, f4, &[v4, max4]);
+        self.exact(scaled);
+        let code = self.ext(GLSL_ROUND_EVEN, f4, &[scaled]);
+        let value = self.op(Op::FMul, f4, &[code, recip4]);
+        self.exact(value);
+        if !signed {
+            return value;
+        }
+        let minus_one = self.float_const(s, -1.0);
+        let floor4 = self.op(Op::CompositeConstruct, f4, &[minus_one; 4]);
+        self.ext(super::glsl::NMAX, f4, &[value, floor4])
+    }
+
+    /// Under [`crate::spec_id::FORCE_EXACT_PATHS`], `v4` with its nonzero components moved an
+    /// ULP up or down (alternately), as a device whose decode differs from the host's gives
+    /// them, so that the recovery of the codes is tested on devices that decode as the host.
+    fn perturbed_when_forced(&mut self, v4: Word) -> Word {
+        let (forced, _) = self.exact_path_constants();
+        let u4 = self.ty(&Ty::Vector(Scalar::U32, 4));
+        let f4 = self.ty(&Ty::Vector(Scalar::F32, 4));
+        let bits = self.op(Op::Bitcast, u4, &[v4]);
+        let (up, down, zero) = (
+            self.const_u32(1),
+            self.const_u32(u32::MAX),
+            self.const_u32(0),
+        );
+        let delta = self.b.constant_composite(u4, [up, down, up, down]);
+        let zeros = self.b.constant_composite(u4, [zero; 4]);
+        let magnitude = self.const_u32(0x7fff_ffff);
+        let magnitudes = self.b.constant_composite(u4, [magnitude; 4]);
+        let nonzero = self.op(Op::BitwiseAnd, u4, &[bits, magnitudes]);
+        let b4 = self.ty(&Ty::Vector(Scalar::Bool, 4));
+        let nonzero = self.op(Op::INotEqual, b4, &[nonzero, zeros]);
+        let forced4 = self.op(Op::CompositeConstruct, b4, &[forced; 4]);
+        let apply = self.op(Op::LogicalAnd, b4, &[nonzero, forced4]);
+        let delta = self.op(Op::Select, u4, &[apply, delta, zeros]);
+        let moved = self.op(Op::IAdd, u4, &[bits, delta]);
+        self.op(Op::Bitcast, f4, &[moved])
     }
 
     /// Each component of `v4` (an `f32` vector) rounded to the nearest half-precision value,

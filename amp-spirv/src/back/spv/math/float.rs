@@ -9,7 +9,7 @@ use crate::types::Scalar;
 use rspirv::spirv::{Op, Word};
 
 impl Emitter<'_> {
-    pub(super) fn float_const(&mut self, s: Scalar, v: f64) -> Word {
+    pub(in crate::back::spv) fn float_const(&mut self, s: Scalar, v: f64) -> Word {
         self.const_scalar(s, Lit::Float(v, v as f32))
     }
 
@@ -72,7 +72,7 @@ impl Emitter<'_> {
         self.cmp(Op::LogicalOr, a, b)
     }
 
-    pub(super) fn select(&mut self, s: Scalar, cond: Word, a: Word, b: Word) -> Word {
+    pub(in crate::back::spv) fn select(&mut self, s: Scalar, cond: Word, a: Word, b: Word) -> Word {
         let t = self.scalar_ty(s);
         self.op(Op::Select, t, &[cond, a, b])
     }

@@ -396,7 +396,7 @@ impl Emitter<'_> {
 
     /// The boolean specialization constants that force the slow paths and that leave the
     /// checks out (both false by default), declared once.
-    fn exact_path_constants(&mut self) -> (Word, Word) {
+    pub(in crate::back::spv) fn exact_path_constants(&mut self) -> (Word, Word) {
         if let Some(ids) = self.rounded.constants {
             return ids;
         }
