@@ -967,3 +967,70 @@ fn fast_math_is_within_vulkans_precision() -> Result<(), amp::Error> {
     assert_validation_clean();
     Ok(())
 }
+
+// Each thread writes its own three consecutive elements, which the lint cannot prove.
+#[kernel(amp, allow(write_conflict))]
+fn trig32(idx: Index<1>, x: ArrayView<f32, 1>, out: ArrayViewMut<f32, 1>) {
+    let i = idx[0] * 3;
+    out[i] = x[idx].sin();
+    out[i + 1] = x[idx].cos();
+    out[i + 2] = x[idx].tan();
+}
+
+/// Distance in units in the last place (0 for two NaNs).
+fn ulps32(a: f32, b: f32) -> u64 {
+    if a.is_nan() && b.is_nan() {
+        return 0;
+    }
+    let key = |v: f32| {
+        let i = v.to_bits() as i32;
+        if i < 0 {
+            i64::from(i32::MIN) - i64::from(i)
+        } else {
+            i64::from(i)
+        }
+    };
+    (key(a) - key(b)).unsigned_abs()
+}
+
+/// `f32` `sin`, `cos` and `tan` within 1, 1 and 2 ULP of Rust's for arguments of every
+/// exponent (random bit patterns, the edge values, floats next to multiples of π/2), NaN for
+/// infinities and NaN, and zeros kept with their sign.
+#[test]
+fn f32_trigonometry_is_within_its_ulps_everywhere() -> Result<(), amp::Error> {
+    let mut bits = Bits(37);
+    let mut x: Vec<f32> = F32_EDGES.to_vec();
+    x.extend((0..1 << 15).map(|_| bits.f32()));
+    // The floats nearest k π/2, where the reduction cancels most.
+    x.extend((1..2000).map(|k| (k as f64 * std::f64::consts::FRAC_PI_2) as f32));
+    x.extend((1..2000).map(|k| (k as f64 * 1e4 * std::f64::consts::FRAC_PI_2) as f32));
+    let n = x.len();
+    let mut out = vec![0.0f32; 3 * n];
+    {
+        let xv = ArrayView::new([n], &x)?;
+        let mut ov = ArrayViewMut::new([3 * n], &mut out)?;
+        parallel_for_each(xv.extent(), trig32(&xv, &mut ov))?;
+        ov.synchronize()?;
+    }
+    let mut wrong = Vec::new();
+    for (i, &v) in x.iter().enumerate() {
+        for (k, name, want, bound) in [
+            (0, "sin", v.sin(), 1),
+            (1, "cos", v.cos(), 1),
+            (2, "tan", v.tan(), 2),
+        ] {
+            let got = out[3 * i + k];
+            let off = ulps32(got, want);
+            let zero_sign = want == 0.0 && got.to_bits() != want.to_bits();
+            if (off > bound || zero_sign) && !common::flushable32(&[v, want]) {
+                wrong.push(format!(
+                    "{name}({v:e} = {:#010x}): {got:e}, Rust {want:e} ({off} ULP)",
+                    v.to_bits()
+                ));
+            }
+        }
+    }
+    assert_none_wrong("trigonometry", &wrong);
+    assert_validation_clean();
+    Ok(())
+}

@@ -1,6 +1,7 @@
-//! What Rust's precision costs: `f32` division and square root correctly rounded (the default)
-//! against the device's own instructions (`#[kernel(amp, fast_math)]`, and glslang's `x / y`,
-//! which compiles to the same `OpFDiv`), on a memory-bound kernel and on a chain of divisions.
+//! What Rust's precision costs: `f32` division and square root correctly rounded and `sin`,
+//! `cos` within an ULP (the default) against the device's own instructions
+//! (`#[kernel(amp, fast_math)]`, and glslang's `x / y` and `sin(x)`, which compile to the same
+//! instructions), on memory-bound kernels and on a chain of divisions.
 
 use amp::prelude::*;
 use amp::KernelArg;
@@ -56,6 +57,28 @@ fn div_chain_fast(idx: Index<1>, x: &Array<f32, 1>, y: &Array<f32, 1>, z: &mut A
     }
     z[idx] = v;
 }
+
+#[kernel(amp, unchecked)]
+fn sin_cos(idx: Index<1>, x: &Array<f32, 1>, y: &Array<f32, 1>, z: &mut Array<f32, 1>) {
+    z[idx] = x[idx].sin() + y[idx].cos();
+}
+
+#[kernel(amp, unchecked, fast_math)]
+fn sin_cos_fast(idx: Index<1>, x: &Array<f32, 1>, y: &Array<f32, 1>, z: &mut Array<f32, 1>) {
+    z[idx] = x[idx].sin() + y[idx].cos();
+}
+
+const G_SIN_COS: &str = "
+layout(std430, binding = 0) readonly buffer X { float x[]; };
+layout(std430, binding = 1) readonly buffer Y { float y[]; };
+layout(std430, binding = 2) writeonly buffer Z { float z[]; };
+layout(push_constant) uniform P { uint n; } pc;
+void main() {
+    uint i = gid();
+    if (i >= pc.n) return;
+    z[i] = sin(x[i]) + cos(y[i]);
+}
+";
 
 const G_DIV_SQRT: &str = "
 layout(std430, binding = 0) readonly buffer X { float x[]; };
@@ -119,6 +142,7 @@ fn precision(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
 
     let div_sqrt_cpu = |x: f32, y: f32| x / y + x.sqrt();
     let div_chain_cpu = |x: f32, y: f32| (0..CHAIN).fold(x, |v, _| y / (v + 1.0));
+    let sin_cos_cpu = |x: f32, y: f32| x.sin() + y.cos();
     let cases = [
         Case {
             name: "z = x / y + sqrt(x)",
@@ -149,6 +173,21 @@ fn precision(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
             },
             work: Work::Flops(2.0 * CHAIN as f64 * n as f64),
             on_cpu: div_chain_cpu,
+        },
+        Case {
+            name: "z = sin(x) + cos(y)",
+            shader: "sin_cos",
+            glsl: G_SIN_COS,
+            exact: |x, y, z| {
+                // SAFETY: the kernel indexes only inside its arrays over this extent.
+                parallel_for_each(z.extent(), unsafe { sin_cos(x, y, z) })
+            },
+            fast: |x, y, z| {
+                // SAFETY: as above.
+                parallel_for_each(z.extent(), unsafe { sin_cos_fast(x, y, z) })
+            },
+            work: Work::Bytes(12.0 * n as f64),
+            on_cpu: sin_cos_cpu,
         },
     ];
     for case in cases {

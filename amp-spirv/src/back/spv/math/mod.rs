@@ -16,6 +16,7 @@ mod exp_log64;
 mod float;
 mod hyperbolic64;
 mod rounded;
+mod trig32;
 mod trig64;
 
 use super::{glsl, Emitter};
@@ -86,8 +87,8 @@ impl Emitter<'_> {
         if s == Scalar::F32 && f == Sqrt {
             return self.sqrt_f32(a[0]);
         }
-        if s == Scalar::F32 && matches!(f, Sin | Tan) && !self.fast_math {
-            return self.small_argument_sin_tan(f == Tan, a[0]);
+        if s == Scalar::F32 && matches!(f, Sin | Cos | Tan) && !self.fast_math {
+            return self.trig32(f, a[0]);
         }
         if let Some(inst) = glsl_op(f) {
             return self.ext(inst, t, a);
@@ -280,38 +281,6 @@ impl Emitter<'_> {
             Cbrt => self.cbrt64(x),
             _ => return None,
         })
-    }
-
-    /// `f32` `sin` or `tan` (`tan`) of `x`: `GLSL.std.450`'s, which Vulkan bounds by an
-    /// absolute error (2^-11), except for `|x| < 1/16`, where that error is most of the result
-    /// (NVIDIA's `tan(1.3e-5)` was 0.56% off): there the Taylor polynomial, whose truncation
-    /// error is below 2^-50 relative, leaves only the rounding of a few operations.
-    fn small_argument_sin_tan(&mut self, tan: bool, x: Word) -> Word {
-        let s = Scalar::F32;
-        let t = self.scalar_ty(s);
-        let b = self.scalar_ty(Scalar::Bool);
-        let device = self.ext(if tan { 15 } else { 13 }, t, &[x]);
-        // x + x^3 (c1 + x^2 (c2 + ..)), in Horner's form.
-        let coefficients: &[f64] = if tan {
-            &[1.0 / 3.0, 2.0 / 15.0, 17.0 / 315.0, 62.0 / 2835.0]
-        } else {
-            &[-1.0 / 6.0, 1.0 / 120.0, -1.0 / 5040.0]
-        };
-        let x2 = self.fop(Op::FMul, s, x, x);
-        let last = coefficients[coefficients.len() - 1];
-        let mut p = self.const_scalar(s, Lit::Float(last, last as f32));
-        for &k in coefficients.iter().rev().skip(1) {
-            let m = self.fop(Op::FMul, s, p, x2);
-            let k = self.const_scalar(s, Lit::Float(k, k as f32));
-            p = self.fop(Op::FAdd, s, m, k);
-        }
-        let x3 = self.fop(Op::FMul, s, x, x2);
-        let tail = self.fop(Op::FMul, s, x3, p);
-        let series = self.fop(Op::FAdd, s, x, tail);
-        let ax = self.glsl1(s, inst::FABS, x);
-        let bound = self.const_scalar(s, Lit::Float(0.0625, 0.0625));
-        let small = self.op(Op::FOrdLessThan, b, &[ax, bound]);
-        self.op(Op::Select, t, &[small, series, device])
     }
 
     /// `|x|` with the sign bit of `y`, on the bits (of the high words of an `f64`, which has no

@@ -665,7 +665,7 @@ impl Emitter<'_> {
     }
 
     /// `struct { u32, u32 }` for `OpUMulExtended`.
-    fn wide_ty(&mut self) -> Word {
+    pub(super) fn wide_ty(&mut self) -> Word {
         if let Some(t) = self.rounded.wide {
             return t;
         }
