@@ -149,6 +149,15 @@ impl Config {
         self.set("AMP_FORCE_EXACT_PATHS", Some(flag(on)))
     }
 
+    /// `AMP_PIPELINE_ROBUSTNESS`: which pipelines run without the device's robust buffer access
+    /// (see [`Robustness`]).
+    pub fn pipeline_robustness(self, robustness: Robustness) -> Config {
+        self.set(
+            "AMP_PIPELINE_ROBUSTNESS",
+            Some(robustness.name().to_owned()),
+        )
+    }
+
     /// Makes these settings the process's, over the environment's.
     ///
     /// Errors: [`Error::ConfigTooLate`] when the runtime has already read one of them with
@@ -172,6 +181,50 @@ impl Config {
         }
         Ok(())
     }
+}
+
+/// Which pipelines run without the device's robust buffer access, where the device lets a
+/// pipeline turn it off (`VK_EXT_pipeline_robustness`). Robust access keeps an out-of-bounds
+/// access of an `unchecked` kernel inside its buffer; a checked kernel never makes one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Robustness {
+    /// Checked kernels without it on CPU devices (lavapipe: measured right, and faster), every
+    /// kernel with the device's default on GPUs (NVIDIA's driver read a checked kernel's own
+    /// store back stale without it).
+    #[default]
+    Default,
+    /// Checked kernels without it on every device that allows it (for experiments on GPUs).
+    CheckedOff,
+    /// Every kernel without it: an `unchecked` kernel's out-of-bounds access is then undefined
+    /// behaviour, which its caller promised not to make (for experiments).
+    Off,
+}
+
+impl Robustness {
+    /// The setting's value in `AMP_PIPELINE_ROBUSTNESS`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Robustness::Default => "default",
+            Robustness::CheckedOff => "checked-off",
+            Robustness::Off => "off",
+        }
+    }
+}
+
+/// `AMP_PIPELINE_ROBUSTNESS` (read when a Vulkan device is created).
+pub(crate) fn pipeline_robustness() -> Result<Robustness, Error> {
+    const NAME: &str = "AMP_PIPELINE_ROBUSTNESS";
+    let Some(value) = var(NAME) else {
+        return Ok(Robustness::Default);
+    };
+    [Robustness::Default, Robustness::CheckedOff, Robustness::Off]
+        .into_iter()
+        .find(|r| r.name() == value.trim())
+        .ok_or(Error::InvalidEnvironment {
+            variable: NAME,
+            value,
+            expected: "default, checked-off or off",
+        })
 }
 
 /// Whether `AMP_FORCE_EXACT_PATHS=1` is set (read once per process): launches then set the

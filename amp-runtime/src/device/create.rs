@@ -177,15 +177,17 @@ pub(super) fn create_device(
         // (580.159, H200) a checked kernel without robust access read a stale value back after
         // its own store (`out[i] = a[i]; out[i] += 7` gave the old `out[i]` + 7), which the
         // same kernel with robust access, or unchecked, did not: GPUs keep their default.
+        // AMP_PIPELINE_ROBUSTNESS can turn it off on GPUs too, for experiments.
+        let robustness = crate::config::pipeline_robustness()?;
         let robustness_extension = ash::ext::pipeline_robustness::NAME;
-        let pipeline_robustness =
-            phys.device_type == DeviceType::Cpu && has_extension(robustness_extension) && {
-                let mut robustness = vk::PhysicalDevicePipelineRobustnessFeaturesEXT::default();
-                let mut features2 =
-                    vk::PhysicalDeviceFeatures2::default().push_next(&mut robustness);
-                instance.get_physical_device_features2(phys.handle, &mut features2);
-                robustness.pipeline_robustness == vk::TRUE
-            };
+        let wanted =
+            phys.device_type == DeviceType::Cpu || robustness != crate::Robustness::Default;
+        let pipeline_robustness = wanted && has_extension(robustness_extension) && {
+            let mut robustness = vk::PhysicalDevicePipelineRobustnessFeaturesEXT::default();
+            let mut features2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut robustness);
+            instance.get_physical_device_features2(phys.handle, &mut features2);
+            robustness.pipeline_robustness == vk::TRUE
+        };
         let mut enabled_robustness =
             vk::PhysicalDevicePipelineRobustnessFeaturesEXT::default().pipeline_robustness(true);
         if pipeline_robustness {
@@ -268,6 +270,7 @@ pub(super) fn create_device(
             atomic_float32,
             subgroups,
             pipeline_robustness,
+            robustness,
             allocator: Mutex::new(Some(allocator)),
             memory,
             default_queue: Queue::new(family, timestamps),

@@ -87,6 +87,8 @@ pub(crate) struct Device {
     subgroups: subgroup::Subgroups,
     /// `VK_EXT_pipeline_robustness` is enabled: a pipeline may turn robust buffer access off.
     pipeline_robustness: bool,
+    /// Which pipelines turn it off (`AMP_PIPELINE_ROBUSTNESS`).
+    robustness: crate::Robustness,
     allocator: Mutex<Option<Allocator>>,
     /// Memory types and host-memory import.
     memory: MemoryInfo,
@@ -124,10 +126,16 @@ impl Device {
         &self.device
     }
 
-    /// Whether a pipeline can run without robust buffer access while the device keeps it
-    /// for the others (`VK_EXT_pipeline_robustness`).
-    pub(crate) fn pipeline_robustness(&self) -> bool {
+    /// Whether a pipeline of a kernel that does (`checked`) or does not check its accesses
+    /// runs without robust buffer access here: where `VK_EXT_pipeline_robustness` lets a
+    /// pipeline turn it off while the device keeps it for the others, as
+    /// `AMP_PIPELINE_ROBUSTNESS` says.
+    pub(crate) fn robust_access_off(&self, checked: bool) -> bool {
         self.pipeline_robustness
+            && match self.robustness {
+                crate::Robustness::Default | crate::Robustness::CheckedOff => checked,
+                crate::Robustness::Off => true,
+            }
     }
 
     /// The pipeline cache to create pipelines through; call

@@ -192,7 +192,7 @@ impl Pipeline {
                 let mut create = vk::ComputePipelineCreateInfo::default()
                     .stage(stage)
                     .layout(p.layout);
-                if checks_its_accesses && device.pipeline_robustness() {
+                if device.robust_access_off(checks_its_accesses) {
                     create = create.push_next(&mut unchecked_by_device);
                 }
                 p.pipeline = d

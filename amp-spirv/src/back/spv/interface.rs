@@ -106,18 +106,20 @@ impl Emitter<'_> {
                 self.broken::<()>("the layout follows the params");
                 continue;
             };
-            let var = self.storage_buffer(&elem, binding, &p.name);
-            if !writable {
-                self.b.decorate(var, spirv::Decoration::NonWritable, []);
+            // The memory model (docs/kernel-language.md): a fence on views and arrays makes a
+            // thread's earlier writes visible to every thread of the launch that synchronizes
+            // with it (through an atomic), in any tile. Without `Coherent` a GPU may serve the
+            // other tile's reads from a stale per-core cache (lavapipe has none to go stale).
+            // Only writable buffers can hold data written during the launch, so read-only
+            // views keep their caching.
+            let qualifiers: &[spirv::Decoration] = if !writable {
+                &[spirv::Decoration::NonWritable]
             } else if device_fence {
-                // The memory model (docs/kernel-language.md): a fence on views and arrays
-                // makes a thread's earlier writes visible to every thread of the launch that
-                // synchronizes with it (through an atomic), in any tile. Without `Coherent`
-                // a GPU may serve the other tile's reads from a stale per-core cache
-                // (lavapipe has none to go stale). Only writable buffers can hold data
-                // written during the launch, so read-only views keep their caching.
-                self.b.decorate(var, spirv::Decoration::Coherent, []);
-            }
+                &[spirv::Decoration::Coherent]
+            } else {
+                &[]
+            };
+            let var = self.storage_buffer(&elem, binding, &p.name, qualifiers);
             let elem_ty = self.storage_elem_ty(&elem);
             let elem_ptr = self.ptr(elem_ty, StorageClass::StorageBuffer);
             self.buffers.push(Some(BufferVar { var, elem_ptr }));
@@ -130,7 +132,7 @@ impl Emitter<'_> {
             self.layout_facts.push(Some(facts));
         }
         if let Some(binding) = self.report_binding {
-            let var = self.storage_buffer(&Elem::Scalar(Scalar::U32), binding, "amp_report");
+            let var = self.storage_buffer(&Elem::Scalar(Scalar::U32), binding, "amp_report", &[]);
             self.report_var = var;
             let record = self.b.id();
             if let Some(oob) = self.oob.as_mut() {
@@ -187,11 +189,21 @@ impl Emitter<'_> {
         id
     }
 
-    /// A storage buffer in set 0 at `binding`: a block holding a runtime array of `elem`.
-    fn storage_buffer(&mut self, elem: &Elem, binding: u32, name: &str) -> Word {
+    /// A storage buffer in set 0 at `binding`: a block holding a runtime array of `elem`,
+    /// shaped as glslang shapes a GLSL `buffer` block: a block type of its own (never shared
+    /// with another buffer's, though their members are alike), its access qualifiers
+    /// (`NonWritable`, `Coherent`) on the block's member.
+    fn storage_buffer(
+        &mut self,
+        elem: &Elem,
+        binding: u32,
+        name: &str,
+        qualifiers: &[spirv::Decoration],
+    ) -> Word {
         let elem_ty = self.storage_elem_ty(elem);
         let rta = self.b.type_runtime_array(elem_ty);
-        let block = self.b.type_struct([rta]);
+        let fresh = self.b.id();
+        let block = self.b.type_struct_id(Some(fresh), [rta]);
         if self.decorated.insert(rta) {
             let stride = self.storage_elem_bytes(elem);
             self.b.decorate(
@@ -200,15 +212,17 @@ impl Emitter<'_> {
                 [Operand::LiteralBit32(stride)],
             );
         }
-        if self.decorated.insert(block) {
-            self.b.decorate(block, spirv::Decoration::Block, []);
-            self.b.member_decorate(
-                block,
-                0,
-                spirv::Decoration::Offset,
-                [Operand::LiteralBit32(0)],
-            );
+        self.b.decorate(block, spirv::Decoration::Block, []);
+        self.b.member_decorate(
+            block,
+            0,
+            spirv::Decoration::Offset,
+            [Operand::LiteralBit32(0)],
+        );
+        for &q in qualifiers {
+            self.b.member_decorate(block, 0, q, []);
         }
+        self.b.name(block, format!("{name}_block"));
         let ptr = self.ptr(block, StorageClass::StorageBuffer);
         let var = self
             .b
