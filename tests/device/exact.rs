@@ -949,7 +949,7 @@ fn fast_math_is_within_vulkans_precision() -> Result<(), amp::Error> {
     let mut bits = Bits(31);
     let n = 4096;
     let x: Vec<f32> = (0..n)
-        .map(|_| (bits.next() % 100_000) as f32 / 15_915.0 - 3.14)
+        .map(|_| (bits.next() % 100_000) as f32 / 15_915.0 - std::f32::consts::PI)
         .collect();
     let y: Vec<f32> = (0..n)
         .map(|_| 1.0 + (bits.next() % 100_000) as f32 / 3.0)
