@@ -988,7 +988,7 @@ fn fast_math_is_within_vulkans_precision() -> Result<(), amp::Error> {
         for i in 0..n {
             let (got, want) = (out[6 * i + k], rust(x[i], y[i]));
             assert!(
-                within(got, want),
+                within(bound, got, want),
                 "fast_math {op} of {}, {}: {got}, Rust {want}",
                 x[i],
                 y[i]
