@@ -974,7 +974,8 @@ fn fast_math_is_within_vulkans_precision() -> Result<(), amp::Error> {
         Bound::Abs(e) => (got - want).abs() <= e,
         Bound::Open => true,
     };
-    let checks: [(&str, fn(f32, f32) -> f32, Bound); 6] = [
+    type Rust = fn(f32, f32) -> f32;
+    let checks: [(&str, Rust, Bound); 6] = [
         ("/", |a, b| a / b, Bound::Ulps(3.0)),
         ("sqrt", |_, b| b.sqrt(), Bound::Ulps(3.0)),
         ("recip", |_, b| b.recip(), Bound::Ulps(3.0)),
