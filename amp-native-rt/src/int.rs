@@ -43,3 +43,41 @@ pub fn rem_u32(a: u32, b: u32) -> u32 {
         a % b
     }
 }
+
+/// `a.rem_euclid(b)` with the kernel's `%` (so `x.rem_euclid(0)` is `x`): the remainder made
+/// non-negative by adding `|b|`.
+#[inline(always)]
+pub fn rem_euclid_i32(a: i32, b: i32) -> i32 {
+    let r = rem_i32(a, b);
+    if r >= 0 {
+        r
+    } else if b < 0 {
+        r.wrapping_sub(b)
+    } else {
+        r.wrapping_add(b)
+    }
+}
+
+/// `a.div_euclid(b)` with the kernel's `/` and `%` (the quotient that goes with
+/// [`rem_euclid_i32`]; `x.div_euclid(0)` is `-1` for `x >= 0`, `0` below).
+#[inline(always)]
+pub fn div_euclid_i32(a: i32, b: i32) -> i32 {
+    let q = div_i32(a, b);
+    if rem_i32(a, b) >= 0 {
+        q
+    } else if b < 0 {
+        q.wrapping_add(1)
+    } else {
+        q.wrapping_sub(1)
+    }
+}
+
+/// `x.next_power_of_two()` as a release build computes it: 0 past 2^31.
+#[inline(always)]
+pub fn next_power_of_two_u32(x: u32) -> u32 {
+    if x <= 1 {
+        1
+    } else {
+        (u32::MAX >> (x - 1).leading_zeros()).wrapping_add(1)
+    }
+}

@@ -77,7 +77,9 @@ pub use atomic::{
 };
 pub use buf::Buf;
 pub use float::{m32, m64, norm, unorm};
-pub use int::{div_i32, div_u32, ix, rem_i32, rem_u32};
+pub use int::{
+    div_euclid_i32, div_i32, div_u32, ix, next_power_of_two_u32, rem_euclid_i32, rem_i32, rem_u32,
+};
 pub use report::OobReport;
 pub use texture::{decode, encode, f16_to_f32, f32_to_f16, Address, Comp, Smp, Tex, TexKind};
 

@@ -143,3 +143,235 @@ fn float_bits_are_exact() {
     }
     crate::common::assert_validation_clean();
 }
+
+/// Operations per pair in the integer-method kernels.
+const INT_METHODS: usize = 20;
+
+// Each thread writes its own consecutive elements, which the lint cannot prove.
+#[kernel(amp, allow(write_conflict))]
+fn int_methods_i32(
+    idx: Index<1>,
+    a: ArrayView<i32, 1>,
+    b: ArrayView<i32, 1>,
+    out: ArrayViewMut<i32, 1>,
+) {
+    let (x, y) = (a[idx], b[idx]);
+    let n = y as u32;
+    let i = idx[0] * 20;
+    out[i] = x.count_ones() as i32;
+    out[i + 1] = x.count_zeros() as i32;
+    out[i + 2] = x.leading_zeros() as i32;
+    out[i + 3] = x.trailing_zeros() as i32;
+    out[i + 4] = x.leading_ones() as i32;
+    out[i + 5] = x.trailing_ones() as i32;
+    out[i + 6] = x.reverse_bits();
+    out[i + 7] = x.swap_bytes();
+    out[i + 8] = x.rotate_left(n);
+    out[i + 9] = x.rotate_right(n);
+    out[i + 10] = x.pow(n % 40);
+    out[i + 11] = x.abs_diff(y) as i32;
+    out[i + 12] = x.saturating_add(y);
+    out[i + 13] = x.saturating_sub(y);
+    out[i + 14] = x.rem_euclid(y);
+    out[i + 15] = x.div_euclid(y);
+    out[i + 16] = x.signum();
+    out[i + 17] = x.wrapping_add(y).wrapping_mul(3).wrapping_sub(x);
+    out[i + 18] = x.wrapping_neg().wrapping_shl(n);
+    out[i + 19] = x.wrapping_pow(n);
+}
+
+// Each thread writes its own consecutive elements, which the lint cannot prove.
+#[kernel(amp, allow(write_conflict))]
+fn int_methods_u32(
+    idx: Index<1>,
+    a: ArrayView<u32, 1>,
+    b: ArrayView<u32, 1>,
+    out: ArrayViewMut<u32, 1>,
+) {
+    let (x, y) = (a[idx], b[idx]);
+    let i = idx[0] * 20;
+    out[i] = x.count_ones();
+    out[i + 1] = x.count_zeros();
+    out[i + 2] = x.leading_zeros();
+    out[i + 3] = x.trailing_zeros();
+    out[i + 4] = x.leading_ones();
+    out[i + 5] = x.trailing_ones();
+    out[i + 6] = x.reverse_bits();
+    out[i + 7] = x.swap_bytes();
+    out[i + 8] = x.rotate_left(y);
+    out[i + 9] = x.rotate_right(y);
+    out[i + 10] = x.pow(y % 40);
+    out[i + 11] = x.abs_diff(y);
+    out[i + 12] = x.saturating_add(y);
+    out[i + 13] = x.saturating_sub(y);
+    out[i + 14] = x.rem_euclid(y);
+    out[i + 15] = x.div_euclid(y);
+    out[i + 16] = if x.is_power_of_two() { 1 } else { 0 };
+    out[i + 17] = x.next_power_of_two();
+    out[i + 18] = x.wrapping_neg().wrapping_shr(y);
+    out[i + 19] = x.wrapping_pow(y);
+}
+
+/// What Rust's release build computes for the i32 kernel's row (the kernel's `/` and `%` where
+/// Rust panics on a zero divisor).
+fn int_methods_i32_host(x: i32, y: i32) -> [i32; INT_METHODS] {
+    let n = y as u32;
+    let rem = |a: i32, b: i32| if b == 0 { a } else { a.wrapping_rem(b) };
+    let div = |a: i32, b: i32| if b == 0 { -1 } else { a.wrapping_div(b) };
+    let r = rem(x, y);
+    let rem_euclid = if r >= 0 {
+        r
+    } else if y < 0 {
+        r.wrapping_sub(y)
+    } else {
+        r.wrapping_add(y)
+    };
+    let q = div(x, y);
+    let div_euclid = if r >= 0 {
+        q
+    } else if y < 0 {
+        q.wrapping_add(1)
+    } else {
+        q.wrapping_sub(1)
+    };
+    [
+        x.count_ones() as i32,
+        x.count_zeros() as i32,
+        x.leading_zeros() as i32,
+        x.trailing_zeros() as i32,
+        x.leading_ones() as i32,
+        x.trailing_ones() as i32,
+        x.reverse_bits(),
+        x.swap_bytes(),
+        x.rotate_left(n),
+        x.rotate_right(n),
+        x.wrapping_pow(n % 40),
+        x.abs_diff(y) as i32,
+        x.saturating_add(y),
+        x.saturating_sub(y),
+        rem_euclid,
+        div_euclid,
+        x.signum(),
+        x.wrapping_add(y).wrapping_mul(3).wrapping_sub(x),
+        x.wrapping_neg().wrapping_shl(n),
+        x.wrapping_pow(n),
+    ]
+}
+
+fn int_methods_u32_host(x: u32, y: u32) -> [u32; INT_METHODS] {
+    let next = if x <= 1 {
+        1
+    } else {
+        (u32::MAX >> (x - 1).leading_zeros()).wrapping_add(1)
+    };
+    [
+        x.count_ones(),
+        x.count_zeros(),
+        x.leading_zeros(),
+        x.trailing_zeros(),
+        x.leading_ones(),
+        x.trailing_ones(),
+        x.reverse_bits(),
+        x.swap_bytes(),
+        x.rotate_left(y),
+        x.rotate_right(y),
+        x.wrapping_pow(y % 40),
+        x.abs_diff(y),
+        x.saturating_add(y),
+        x.saturating_sub(y),
+        x.checked_rem_euclid(y).unwrap_or(x),
+        x.checked_div_euclid(y).unwrap_or(u32::MAX),
+        u32::from(x.is_power_of_two()),
+        next,
+        x.wrapping_neg().wrapping_shr(y),
+        x.wrapping_pow(y),
+    ]
+}
+
+/// Rust's integer methods in kernels compute what Rust's release build computes, bit for bit,
+/// on edge values and random pairs.
+#[test]
+fn integer_methods_match_rust() -> Result<(), amp::Error> {
+    let edges = [
+        0i32,
+        1,
+        -1,
+        2,
+        -2,
+        3,
+        7,
+        -7,
+        31,
+        32,
+        33,
+        255,
+        0x100,
+        0x1234_5678,
+        i32::MIN,
+        i32::MAX,
+        i32::MIN + 1,
+        1 << 30,
+        (1 << 30) + 1,
+        -(1 << 30),
+    ];
+    let mut state = 0x9e37_79b9u32;
+    let mut random = || {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        state as i32
+    };
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for &x in &edges {
+        for &y in &edges {
+            a.push(x);
+            b.push(y);
+        }
+    }
+    for _ in 0..2000 {
+        let (x, y) = (random(), random());
+        a.push(x);
+        b.push(y >> (x as u32 % 32));
+    }
+    let n = a.len();
+    let mut out = vec![0i32; INT_METHODS * n];
+    {
+        let av = ArrayView::new([n], &a)?;
+        let bv = ArrayView::new([n], &b)?;
+        let mut ov = ArrayViewMut::new([INT_METHODS * n], &mut out)?;
+        parallel_for_each(av.extent(), int_methods_i32(&av, &bv, &mut ov))?;
+        ov.synchronize()?;
+    }
+    for i in 0..n {
+        let want = int_methods_i32_host(a[i], b[i]);
+        assert_eq!(
+            &out[INT_METHODS * i..INT_METHODS * (i + 1)],
+            &want,
+            "i32 {} and {}",
+            a[i],
+            b[i]
+        );
+    }
+    let ua: Vec<u32> = a.iter().map(|&x| x as u32).collect();
+    let ub: Vec<u32> = b.iter().map(|&x| x as u32).collect();
+    let mut out = vec![0u32; INT_METHODS * n];
+    {
+        let av = ArrayView::new([n], &ua)?;
+        let bv = ArrayView::new([n], &ub)?;
+        let mut ov = ArrayViewMut::new([INT_METHODS * n], &mut out)?;
+        parallel_for_each(av.extent(), int_methods_u32(&av, &bv, &mut ov))?;
+        ov.synchronize()?;
+    }
+    for i in 0..n {
+        let want = int_methods_u32_host(ua[i], ub[i]);
+        assert_eq!(
+            &out[INT_METHODS * i..INT_METHODS * (i + 1)],
+            &want,
+            "u32 {} and {}",
+            ua[i],
+            ub[i]
+        );
+    }
+    crate::common::assert_validation_clean();
+    Ok(())
+}

@@ -809,7 +809,7 @@ impl<'a> Gen<'a> {
                 return e;
             }
         }
-        match self.rng.below(8) {
+        match self.rng.below(9) {
             0..=3 => {
                 let op = self
                     .rng
@@ -834,7 +834,77 @@ impl<'a> Gen<'a> {
                 }
             }
             6 if ty == Ty::I32 => format!("({}).abs()", self.expr(ty, depth)),
+            7 => self.int_method(ty, depth),
             _ => self.leaf(ty),
+        }
+    }
+
+    /// One of Rust's integer methods on an expression of `ty`, of type `ty` (a `u32` result
+    /// cast to `i32`).
+    fn int_method(&mut self, ty: Ty, depth: u32) -> String {
+        let a = self.expr(ty, depth);
+        let as_ty = |e: String| {
+            if ty == Ty::I32 {
+                format!("(({e}) as i32)")
+            } else {
+                e
+            }
+        };
+        match self.rng.below(5) {
+            0 => {
+                let m = self.rng.pick(&[
+                    "count_ones",
+                    "count_zeros",
+                    "leading_zeros",
+                    "trailing_zeros",
+                    "leading_ones",
+                    "trailing_ones",
+                ]);
+                as_ty(format!("({a}).{m}()"))
+            }
+            1 => {
+                let m = if ty == Ty::I32 {
+                    self.rng
+                        .pick(&["reverse_bits", "swap_bytes", "signum", "wrapping_neg"])
+                } else {
+                    self.rng.pick(&[
+                        "reverse_bits",
+                        "swap_bytes",
+                        "next_power_of_two",
+                        "wrapping_neg",
+                    ])
+                };
+                format!("({a}).{m}()")
+            }
+            2 => {
+                let m = self.rng.pick(&[
+                    "rotate_left",
+                    "rotate_right",
+                    "pow",
+                    "wrapping_pow",
+                    "wrapping_shl",
+                    "wrapping_shr",
+                ]);
+                let n = self.expr(Ty::U32, depth);
+                format!("({a}).{m}({n})")
+            }
+            3 => {
+                let b = self.expr(ty, depth);
+                as_ty(format!("({a}).abs_diff({b})"))
+            }
+            _ => {
+                let m = self.rng.pick(&[
+                    "saturating_add",
+                    "saturating_sub",
+                    "rem_euclid",
+                    "div_euclid",
+                    "wrapping_add",
+                    "wrapping_sub",
+                    "wrapping_mul",
+                ]);
+                let b = self.expr(ty, depth);
+                format!("({a}).{m}({b})")
+            }
         }
     }
 

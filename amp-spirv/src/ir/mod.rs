@@ -322,6 +322,118 @@ pub enum Builtin {
     Normalize,
     /// `a.cross(b)` / `cross(a, b)` of two 3-component float vectors.
     Cross,
+    /// One of Rust's integer methods on an `i32`, `u32` or `usize` scalar.
+    Int(IntMethod),
+}
+
+/// Rust's integer methods in kernels, each computing what Rust's release build computes (where
+/// Rust panics, on a zero divisor, the kernel's `/` and `%` values are used; docs/semantics.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntMethod {
+    /// `x.count_ones()` (`u32`).
+    CountOnes,
+    /// `x.count_zeros()` (`u32`).
+    CountZeros,
+    /// `x.leading_zeros()` (`u32`).
+    LeadingZeros,
+    /// `x.trailing_zeros()` (`u32`).
+    TrailingZeros,
+    /// `x.leading_ones()` (`u32`).
+    LeadingOnes,
+    /// `x.trailing_ones()` (`u32`).
+    TrailingOnes,
+    /// `x.reverse_bits()`.
+    ReverseBits,
+    /// `x.swap_bytes()`.
+    SwapBytes,
+    /// `x.rotate_left(n)`, `n: u32`.
+    RotateLeft,
+    /// `x.rotate_right(n)`, `n: u32`.
+    RotateRight,
+    /// `x.pow(e)` / `x.wrapping_pow(e)`, `e: u32`: wraps, as release builds.
+    Pow,
+    /// `x.abs_diff(y)` (`u32`).
+    AbsDiff,
+    /// `x.saturating_add(y)`.
+    SaturatingAdd,
+    /// `x.saturating_sub(y)`.
+    SaturatingSub,
+    /// `x.rem_euclid(y)`: never negative (for `y != 0`).
+    RemEuclid,
+    /// `x.div_euclid(y)`: the quotient that goes with `rem_euclid`.
+    DivEuclid,
+    /// `x.signum()` of an `i32`: -1, 0 or 1.
+    Signum,
+    /// `x.is_power_of_two()` of a `u32` (`bool`).
+    IsPowerOfTwo,
+    /// `x.next_power_of_two()` of a `u32`: 0 past 2^31, as release builds.
+    NextPowerOfTwo,
+}
+
+impl IntMethod {
+    /// The method a name denotes, and whether it is only for unsigned integers.
+    pub fn from_name(name: &str) -> Option<IntMethod> {
+        use IntMethod::*;
+        Some(match name {
+            "count_ones" => CountOnes,
+            "count_zeros" => CountZeros,
+            "leading_zeros" => LeadingZeros,
+            "trailing_zeros" => TrailingZeros,
+            "leading_ones" => LeadingOnes,
+            "trailing_ones" => TrailingOnes,
+            "reverse_bits" => ReverseBits,
+            "swap_bytes" => SwapBytes,
+            "rotate_left" => RotateLeft,
+            "rotate_right" => RotateRight,
+            "pow" | "wrapping_pow" => Pow,
+            "abs_diff" => AbsDiff,
+            "saturating_add" => SaturatingAdd,
+            "saturating_sub" => SaturatingSub,
+            "rem_euclid" => RemEuclid,
+            "div_euclid" => DivEuclid,
+            "signum" => Signum,
+            "is_power_of_two" => IsPowerOfTwo,
+            "next_power_of_two" => NextPowerOfTwo,
+            _ => return None,
+        })
+    }
+
+    /// Arguments besides the receiver: `Some(true)` for a `u32` (a count or an exponent),
+    /// `Some(false)` for one of the receiver's type, `None` for none.
+    pub fn argument(self) -> Option<bool> {
+        use IntMethod::*;
+        match self {
+            RotateLeft | RotateRight | Pow => Some(true),
+            AbsDiff | SaturatingAdd | SaturatingSub | RemEuclid | DivEuclid => Some(false),
+            _ => None,
+        }
+    }
+
+    /// Whether the result is a `u32` whatever the receiver (counts, `abs_diff`).
+    pub fn returns_u32(self) -> bool {
+        use IntMethod::*;
+        matches!(
+            self,
+            CountOnes
+                | CountZeros
+                | LeadingZeros
+                | TrailingZeros
+                | LeadingOnes
+                | TrailingOnes
+                | AbsDiff
+        )
+    }
+
+    /// Whether Rust defines it only on signed (`Some(true)`) or unsigned (`Some(false)`)
+    /// integers.
+    pub fn signedness(self) -> Option<bool> {
+        use IntMethod::*;
+        match self {
+            Signum => Some(true),
+            IsPowerOfTwo | NextPowerOfTwo => Some(false),
+            _ => None,
+        }
+    }
 }
 
 /// Atomic read-modify-write operations (C++ AMP chapter 6).

@@ -26,6 +26,10 @@ impl Emitter<'_> {
         ) {
             return self.geometric(f, args, &vals, span);
         }
+        if let Builtin::Int(m) = f {
+            let receiver = args[0].ty.scalar().map(|s| s.device());
+            return Ok(self.int_method(m, receiver == Some(Scalar::I32), &vals));
+        }
         let (s, n) = self.shape(ty, span)?;
         self.lanes(n, &vals, |x| match (f, s.device()) {
             (Builtin::Min, _) => {
@@ -50,6 +54,48 @@ impl Emitter<'_> {
                 quote_spanned!(at=> (((#a) as i32).wrapping_abs() as u32))
             }
         })
+    }
+
+    /// One of Rust's integer methods on the evaluated operands (the receiver first, an `i32`
+    /// where `signed`, else a `u32`): the method itself where it cannot panic, the kernel's
+    /// definitions (amp-native-rt) where Rust's would.
+    fn int_method(&self, m: IntMethod, signed: bool, x: &[TokenStream]) -> TokenStream {
+        use IntMethod::*;
+        let (at, rt) = (self.at, &self.rt);
+        let a = &x[0];
+        let name = match m {
+            CountOnes => "count_ones",
+            CountZeros => "count_zeros",
+            LeadingZeros => "leading_zeros",
+            TrailingZeros => "trailing_zeros",
+            LeadingOnes => "leading_ones",
+            TrailingOnes => "trailing_ones",
+            ReverseBits => "reverse_bits",
+            SwapBytes => "swap_bytes",
+            Signum => "signum",
+            IsPowerOfTwo => "is_power_of_two",
+            RotateLeft => "rotate_left",
+            RotateRight => "rotate_right",
+            Pow => "wrapping_pow",
+            AbsDiff => "abs_diff",
+            SaturatingAdd => "saturating_add",
+            SaturatingSub => "saturating_sub",
+            NextPowerOfTwo => return quote_spanned!(at=> #rt::next_power_of_two_u32(#a)),
+            RemEuclid | DivEuclid => {
+                let b = &x[1];
+                let f = match (m == RemEuclid, signed) {
+                    (true, true) => quote_spanned!(at=> #rt::rem_euclid_i32),
+                    (false, true) => quote_spanned!(at=> #rt::div_euclid_i32),
+                    // Unsigned: the kernel's `%` and `/`.
+                    (true, false) => quote_spanned!(at=> #rt::rem_u32),
+                    (false, false) => quote_spanned!(at=> #rt::div_u32),
+                };
+                return quote_spanned!(at=> #f(#a, #b));
+            }
+        };
+        let method = Ident::new(name, at);
+        let rest = &x[1..];
+        quote_spanned!(at=> (#a).#method(#(#rest),*))
     }
 
     /// `dot`, `length`, `normalize` and `cross` of float vectors, as GLSL defines them: the

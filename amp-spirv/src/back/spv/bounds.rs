@@ -1,8 +1,8 @@
 //! Bounds checks on buffer accesses, and the out-of-bounds report: each thread keeps its first
 //! failing access in a pending report and sends it to the report buffer as it ends.
 
-use super::control::IfLabels;
 use super::Emitter;
+use super::IfLabels;
 use super::OrInternal;
 use crate::ir::*;
 use crate::range::Sym;

@@ -1,20 +1,11 @@
 //! Statements and structured control flow: blocks, `if`, short-circuit `&&` / `||`, and loops.
 
 use super::OrInternal;
-use super::{has_storage, Emitter, Foldable};
+use super::{has_storage, Emitter, Foldable, IfLabels};
 use crate::analysis::loops::breaks_out;
 use crate::ir::*;
 use crate::types::Scalar;
 use rspirv::spirv::{self, Op, Word};
-
-/// The labels of a structured `if`, allocated by the caller (their order is the ids' order in
-/// the module): the merge block, and the block entered when the condition holds or does not
-/// (`None`: that way goes straight to the merge block).
-pub(super) struct IfLabels {
-    pub(super) merge: Word,
-    pub(super) then: Option<Word>,
-    pub(super) otherwise: Option<Word>,
-}
 
 /// What one arm of a structured `if` produced, and the label of its last block when it falls
 /// through to the merge block (`None`: it terminated: a return, a break, ...).

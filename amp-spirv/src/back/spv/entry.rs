@@ -1,7 +1,7 @@
 //! The entry point: `main` with its locals, the prologue that turns the invocation ids into
 //! the kernel's index (and leaves threads outside the domain), the body, and the epilogue.
 
-use super::control::IfLabels;
+use super::IfLabels;
 use super::OrInternal;
 use super::{has_storage, Emitter, SIMPLE_WORKGROUP_SIZE};
 use crate::ir::*;

@@ -181,6 +181,10 @@ impl Emitter<'_> {
                 if let Some(id) = self.geometric(*f, t, &vals) {
                     return Some(id);
                 }
+                if let Builtin::Int(m) = *f {
+                    let receiver = args[0].ty.scalar()?.device();
+                    return Some(self.int_method(m, receiver, &vals));
+                }
                 if *f == Builtin::Abs && s.is_float() {
                     let n = match e.ty {
                         Ty::Vector(_, n) => n,
@@ -196,7 +200,14 @@ impl Emitter<'_> {
                     (Builtin::Max, Scalar::I32) => glsl::SMAX,
                     (Builtin::Max, _) => glsl::UMAX,
                     (Builtin::Abs, _) => glsl::SABS,
-                    (Builtin::Dot | Builtin::Length | Builtin::Normalize | Builtin::Cross, _) => {
+                    (
+                        Builtin::Dot
+                        | Builtin::Length
+                        | Builtin::Normalize
+                        | Builtin::Cross
+                        | Builtin::Int(_),
+                        _,
+                    ) => {
                         return self.broken("geometric() lowered them");
                     }
                 };

@@ -18,7 +18,7 @@
 //! driver folds them away. (An exit on every back edge instead cost lavapipe a fifth of the
 //! tiled matrix product; this one runs once per loop.)
 
-use super::control::IfLabels;
+use super::IfLabels;
 use super::{Emitter, OrInternal};
 use crate::analysis::loops::{covers_inner_loops, watches};
 use crate::ir::*;

@@ -128,6 +128,15 @@ fn struct_field_ty(def: &StructDef, index: &Expr) -> Ty {
         .map_or(Ty::Never, |f| f.ty.clone())
 }
 
+/// The labels of a structured `if`, allocated by the caller (their order is the ids' order in
+/// the module): the merge block, and the block entered when the condition holds or does not
+/// (`None`: that way goes straight to the merge block).
+pub(super) struct IfLabels {
+    pub(super) merge: Word,
+    pub(super) then: Option<Word>,
+    pub(super) otherwise: Option<Word>,
+}
+
 struct BufferVar {
     var: Word,
     elem_ptr: Word,

@@ -5,8 +5,8 @@
 //! accesses compare against it without `ImageQuery`.
 
 use super::bounds::Check;
-use super::control::IfLabels;
 use super::Emitter;
+use super::IfLabels;
 use super::OrInternal;
 use crate::back::ParamSlot;
 use crate::ir::*;

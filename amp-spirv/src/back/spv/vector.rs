@@ -188,7 +188,7 @@ impl Emitter<'_> {
             Builtin::Length => self.ext(geometric::LENGTH, result, args),
             Builtin::Normalize => self.ext(geometric::NORMALIZE, result, args),
             Builtin::Cross => self.ext(geometric::CROSS, result, args),
-            Builtin::Min | Builtin::Max | Builtin::Abs => return None,
+            Builtin::Min | Builtin::Max | Builtin::Abs | Builtin::Int(_) => return None,
         };
         Some(id)
     }

@@ -168,6 +168,127 @@ impl BodyChecker<'_> {
     }
 }
 
+impl BodyChecker<'_> {
+    /// `x.wrapping_add(y)` and the other wrapping operators: the kernel's own `+ - * << >>`
+    /// wrap (docs/semantics.md), so each is that operator, checked as written that way
+    /// (`wrapping_neg` is `!x + 1`).
+    pub(super) fn wrapping_method(
+        &mut self,
+        m: &syn::ExprMethodCall,
+        method: &str,
+    ) -> Option<Expr> {
+        let r = &m.receiver;
+        let args: Vec<&syn::Expr> = m.args.iter().collect();
+        let span = m.span();
+        let at = m.method.span();
+        let expr: syn::Expr = match (method, args.as_slice()) {
+            ("wrapping_add", [a]) => syn::parse_quote_spanned!(at=> (#r) + (#a)),
+            ("wrapping_sub", [a]) => syn::parse_quote_spanned!(at=> (#r) - (#a)),
+            ("wrapping_mul", [a]) => syn::parse_quote_spanned!(at=> (#r) * (#a)),
+            ("wrapping_shl", [a]) => syn::parse_quote_spanned!(at=> (#r) << (#a)),
+            ("wrapping_shr", [a]) => syn::parse_quote_spanned!(at=> (#r) >> (#a)),
+            ("wrapping_neg", []) => syn::parse_quote_spanned!(at=> !(#r) + 1),
+            _ => return None,
+        };
+        let e = self.expr(&expr);
+        let ty = self.infer.shallow(&e.ty);
+        let class = self.component_class(&ty);
+        if matches!(ty, Ty::Vector(..)) || !matches!(class, Class::Int | Class::Never) {
+            let t = self.infer.describe(&e.ty);
+            self.err(
+                Diagnostic::error(
+                    Rule::BuiltinFunctions,
+                    m.method.span(),
+                    format!("`{method}` is an integer method; `{t}` has no `{method}`"),
+                )
+                .with_help("Rust's wrapping methods work on `i32`, `u32` and `usize`; on those, the kernel's `+`, `-`, `*`, `<<` and `>>` wrap too, as in Rust's release builds"),
+            );
+            return Some(Self::error_expr(span));
+        }
+        Some(e)
+    }
+
+    /// One of Rust's integer methods (`IntMethod`) on `receiver`, its other argument checked:
+    /// a `u32` count or exponent, or a value of the receiver's type.
+    pub(super) fn int_method(
+        &mut self,
+        f: IntMethod,
+        name: &str,
+        receiver: Expr,
+        args: Vec<Expr>,
+        span: Span,
+    ) -> Expr {
+        let expected = usize::from(f.argument().is_some());
+        if args.len() != expected {
+            self.err(Diagnostic::error(
+                Rule::BuiltinFunctions,
+                span,
+                format!(
+                    "`{name}` takes {expected} argument(s), found {}",
+                    args.len()
+                ),
+            ));
+            return Self::error_expr(span);
+        }
+        let ty = receiver.ty.clone();
+        let scalar = match self.component_class(&ty) {
+            Class::Int if !matches!(self.infer.shallow(&ty), Ty::Vector(..)) => {
+                self.infer.shallow(&ty).scalar()
+            }
+            Class::Never => return Self::error_expr(span),
+            _ => {
+                let t = self.infer.describe(&ty);
+                self.err(
+                    Diagnostic::error(
+                        Rule::BuiltinFunctions,
+                        span,
+                        format!("`{name}` is an integer method; `{t}` has no `{name}`"),
+                    )
+                    .with_help("Rust's integer methods work on `i32`, `u32` and `usize` scalars"),
+                );
+                return Self::error_expr(span);
+            }
+        };
+        if let (Some(signed), Some(s)) = (f.signedness(), scalar) {
+            if s.is_signed_int() != signed {
+                let t = self.infer.describe(&ty);
+                let kind = if signed { "signed" } else { "unsigned" };
+                self.err(Diagnostic::error(
+                    Rule::BuiltinFunctions,
+                    span,
+                    format!("`{name}` is defined on {kind} integers only, not on `{t}`"),
+                ));
+                return Self::error_expr(span);
+            }
+        }
+        if let Some(arg) = args.first() {
+            let context = format!("the argument of `{name}`");
+            match f.argument() {
+                Some(true) => {
+                    self.expect_ty(&Ty::Scalar(Scalar::U32), arg, &context);
+                }
+                _ => {
+                    self.expect_ty(&ty, arg, &context);
+                }
+            }
+        }
+        let result = if f.returns_u32() {
+            Ty::Scalar(Scalar::U32)
+        } else if f == IntMethod::IsPowerOfTwo {
+            Ty::BOOL
+        } else {
+            ty
+        };
+        let mut all = vec![receiver];
+        all.extend(args);
+        Expr {
+            kind: ExprKind::Builtin(Builtin::Int(f), all),
+            ty: result,
+            span,
+        }
+    }
+}
+
 /// A call of a two-valued math function (`precise_math::frexp(x)`, `x.sin_cos()`): its two
 /// functions, its name, its arguments (the receiver first), and whether it is `precise_math`.
 pub(super) fn pair_call(e: &syn::Expr) -> Option<([MathFn; 2], String, Vec<&syn::Expr>, bool)> {

@@ -74,6 +74,19 @@ impl BodyChecker<'_> {
         if let Some(e) = self.vector_method(m, &method) {
             return e;
         }
+        if let Some(e) = self.wrapping_method(m, &method) {
+            return e;
+        }
+        if let Some(f) = IntMethod::from_name(&method) {
+            let receiver = self.expr(&m.receiver);
+            let float = self.component_class(&receiver.ty) == Class::Float;
+            if !(float && f == IntMethod::Signum) {
+                let args: Vec<Expr> = m.args.iter().map(|a| self.expr(a)).collect();
+                return self.int_method(f, &method, receiver, args, span);
+            }
+            let args = vec![receiver];
+            return self.math(MathFn::Signum, &method, args, span, false);
+        }
         if let Some(f) = MathFn::from_method(&method) {
             let mut args = vec![self.expr(&m.receiver)];
             args.extend(m.args.iter().map(|a| self.expr(a)));
@@ -116,7 +129,7 @@ impl BodyChecker<'_> {
                         m.method.span(),
                         format!("method `{method}` is not supported in kernels"),
                     )
-                    .with_help("kernels support `.min()`, `.max()`, `.abs()`, the float math methods (`.sqrt()`, `.sin()`, `.powf()`, ...; see docs/math.md) and `view.extent()`"),
+                    .with_help("kernels support `.min()`, `.max()`, `.abs()`, the float math methods (`.sqrt()`, `.sin()`, `.powf()`, ...; see docs/math.md), Rust's integer methods (`.count_ones()`, `.rotate_left(n)`, `.saturating_add(y)`, `.wrapping_mul(y)`, ...; see docs/kernel-language.md) and `view.extent()`"),
                 );
                 return Self::error_expr(span);
             }

@@ -15,6 +15,7 @@ pub(super) use exact::Foldable;
 mod exp_log64;
 mod float;
 mod hyperbolic64;
+mod integer;
 mod rounded;
 mod trig32;
 mod trig64;

@@ -28,7 +28,7 @@
 //! the slow path with a worse guess (`a · (1 / b)`, as fast GPU divisions compute it), so the
 //! correction runs, and is tested, on a device whose own results are exact.
 
-use crate::back::spv::control::IfLabels;
+use crate::back::spv::IfLabels;
 use crate::back::spv::{glsl, Emitter, OrInternal};
 use crate::types::Scalar;
 use rspirv::dr::Operand;
