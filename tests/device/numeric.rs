@@ -375,3 +375,128 @@ fn integer_methods_match_rust() -> Result<(), amp::Error> {
     crate::common::assert_validation_clean();
     Ok(())
 }
+
+/// Results per input in the direct3d kernel.
+const D3D: usize = 16;
+
+// Each thread writes its own consecutive elements, which the lint cannot prove.
+#[kernel(amp, allow(write_conflict))]
+fn direct3d_functions(
+    idx: Index<1>,
+    a: ArrayView<i32, 1>,
+    f: ArrayView<f32, 1>,
+    out: ArrayViewMut<u32, 1>,
+) {
+    let (x, y) = (a[idx], f[idx]);
+    let u = x as u32;
+    let i = idx[0] * 16;
+    out[i] = direct3d::countbits(u);
+    out[i + 1] = direct3d::firstbithigh(x) as u32;
+    out[i + 2] = direct3d::firstbitlow(x) as u32;
+    out[i + 3] = direct3d::reversebits(u);
+    out[i + 4] = direct3d::sign(x) as u32;
+    out[i + 5] = direct3d::mad(x, 3, -7) as u32;
+    out[i + 6] = direct3d::mad(y, 1.5, -0.25).to_bits();
+    out[i + 7] = direct3d::clamp(x, -100, 100) as u32;
+    out[i + 8] = direct3d::clamp(y, -1.0, 2.0).to_bits();
+    out[i + 9] = direct3d::rcp(y).to_bits();
+    out[i + 10] = direct3d::saturate(y).to_bits();
+    out[i + 11] = direct3d::smoothstep(-1.0, 3.0, y).to_bits();
+    out[i + 12] = direct3d::step(0.5, y).to_bits();
+    out[i + 13] = (direct3d::imax(x, 5) ^ direct3d::imin(x, -5)) as u32;
+    out[i + 14] = direct3d::umax(u, 77) ^ direct3d::umin(u, 1 << 31);
+    out[i + 15] = direct3d::radians(y).to_bits() ^ direct3d::abs(x) as u32;
+}
+
+fn direct3d_host(x: i32, y: f32) -> [u32; D3D] {
+    use amp::direct3d as d;
+    let u = x as u32;
+    [
+        d::countbits(u),
+        d::firstbithigh(x) as u32,
+        d::firstbitlow(x) as u32,
+        d::reversebits(u),
+        d::sign(x) as u32,
+        d::mad(x, 3, -7) as u32,
+        d::mad(y, 1.5, -0.25).to_bits(),
+        d::clamp(x, -100, 100) as u32,
+        d::clamp(y, -1.0, 2.0).to_bits(),
+        d::rcp(y).to_bits(),
+        d::saturate(y).to_bits(),
+        d::smoothstep(-1.0, 3.0, y).to_bits(),
+        d::step(0.5, y).to_bits(),
+        (d::imax(x, 5) ^ d::imin(x, -5)) as u32,
+        d::umax(u, 77) ^ d::umin(u, 1 << 31),
+        d::radians(y).to_bits() ^ d::abs(x) as u32,
+    ]
+}
+
+/// C++ AMP's `direct3d` functions compute in kernels what `amp::direct3d` computes on the host,
+/// bit for bit (NaN inputs included).
+#[test]
+fn direct3d_functions_match_the_host() -> Result<(), amp::Error> {
+    let ints = [
+        0,
+        1,
+        -1,
+        2,
+        -2,
+        5,
+        -5,
+        100,
+        -101,
+        0x1234_5678,
+        i32::MIN,
+        i32::MAX,
+        1 << 31 >> 1,
+    ];
+    let floats = [
+        0.0f32,
+        -0.0,
+        0.5,
+        0.49999997,
+        1.0,
+        -1.5,
+        2.75,
+        3.0,
+        1e-40,
+        f32::MAX,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+    ];
+    let (mut a, mut f) = (Vec::new(), Vec::new());
+    for &x in &ints {
+        for &y in &floats {
+            a.push(x);
+            f.push(y);
+        }
+    }
+    let n = a.len();
+    let mut out = vec![0u32; D3D * n];
+    {
+        let av = ArrayView::new([n], &a)?;
+        let fv = ArrayView::new([n], &f)?;
+        let mut ov = ArrayViewMut::new([D3D * n], &mut out)?;
+        parallel_for_each(av.extent(), direct3d_functions(&av, &fv, &mut ov))?;
+        ov.synchronize()?;
+    }
+    for i in 0..n {
+        let want = direct3d_host(a[i], f[i]);
+        let got = &out[D3D * i..D3D * (i + 1)];
+        for k in 0..D3D {
+            // NaN results may differ in their payload bits.
+            let nan = |b: u32| f32::from_bits(b).is_nan();
+            assert!(
+                got[k] == want[k] || (nan(got[k]) && nan(want[k])),
+                "result {k} of {} and {:e}: {:#x}, host {:#x}",
+                a[i],
+                f[i],
+                got[k],
+                want[k]
+            );
+        }
+    }
+    crate::common::assert_validation_clean();
+    Ok(())
+}

@@ -289,6 +289,82 @@ impl BodyChecker<'_> {
     }
 }
 
+impl BodyChecker<'_> {
+    /// C++ AMP's `concurrency::direct3d` functions (`direct3d::countbits(x)`, ...), each the
+    /// kernel-language expression that `amp::direct3d`'s host function of the same name
+    /// computes, its arguments bound once to locals of the function's parameter types (so a
+    /// wrong type is the usual mismatch at the argument). `None` for another name.
+    pub(super) fn direct3d_call(&mut self, c: &syn::ExprCall, name: &str) -> Option<Expr> {
+        let args: Vec<&syn::Expr> = c.args.iter().collect();
+        let at = syn::spanned::Spanned::span(&c.func);
+        let expr: syn::Expr = match (name, args.as_slice()) {
+            ("countbits", [x]) => {
+                syn::parse_quote_spanned!(at=> { let d3d_x: u32 = #x; d3d_x.count_ones() })
+            }
+            ("reversebits", [x]) => {
+                syn::parse_quote_spanned!(at=> { let d3d_x: u32 = #x; d3d_x.reverse_bits() })
+            }
+            ("firstbithigh", [x]) => syn::parse_quote_spanned!(at=> {
+                let d3d_x: i32 = #x;
+                let d3d_y: i32 = if d3d_x < 0 { !d3d_x } else { d3d_x };
+                31 - (d3d_y.leading_zeros() as i32)
+            }),
+            ("firstbitlow", [x]) => syn::parse_quote_spanned!(at=> {
+                let d3d_x: i32 = #x;
+                if d3d_x == 0 { -1 } else { d3d_x.trailing_zeros() as i32 }
+            }),
+            ("sign", [x]) => {
+                syn::parse_quote_spanned!(at=> { let d3d_x: i32 = #x; d3d_x.signum() })
+            }
+            ("abs", [x]) => syn::parse_quote_spanned!(at=> { let d3d_x: i32 = #x; d3d_x.abs() }),
+            ("imax", [a, b]) => {
+                syn::parse_quote_spanned!(at=> { let d3d_a: i32 = #a; let d3d_b: i32 = #b; d3d_a.max(d3d_b) })
+            }
+            ("imin", [a, b]) => {
+                syn::parse_quote_spanned!(at=> { let d3d_a: i32 = #a; let d3d_b: i32 = #b; d3d_a.min(d3d_b) })
+            }
+            ("umax", [a, b]) => {
+                syn::parse_quote_spanned!(at=> { let d3d_a: u32 = #a; let d3d_b: u32 = #b; d3d_a.max(d3d_b) })
+            }
+            ("umin", [a, b]) => {
+                syn::parse_quote_spanned!(at=> { let d3d_a: u32 = #a; let d3d_b: u32 = #b; d3d_a.min(d3d_b) })
+            }
+            ("mad", [a, b, c]) => syn::parse_quote_spanned!(at=> ((#a) * (#b) + (#c))),
+            // Comparisons, not `max`/`min`: Rust leaves the sign of `max(-0.0, 0.0)` open.
+            ("clamp", [x, lo, hi]) => syn::parse_quote_spanned!(at=> {
+                let d3d_x = #x;
+                let d3d_lo = #lo;
+                let d3d_hi = #hi;
+                let d3d_m = if d3d_x > d3d_lo { d3d_x } else { d3d_lo };
+                if d3d_m < d3d_hi { d3d_m } else { d3d_hi }
+            }),
+            ("rcp", [x]) => syn::parse_quote_spanned!(at=> ((#x).recip())),
+            ("saturate", [x]) => syn::parse_quote_spanned!(at=> {
+                let d3d_x: f32 = #x;
+                if d3d_x > 0.0 { if d3d_x < 1.0 { d3d_x } else { 1.0 } } else { 0.0 }
+            }),
+            ("radians", [x]) => {
+                syn::parse_quote_spanned!(at=> { let d3d_x: f32 = #x; d3d_x.to_radians() })
+            }
+            ("step", [y, x]) => syn::parse_quote_spanned!(at=> {
+                let d3d_y: f32 = #y;
+                let d3d_x: f32 = #x;
+                if d3d_x >= d3d_y { 1.0 } else { 0.0 }
+            }),
+            ("smoothstep", [a, b, x]) => syn::parse_quote_spanned!(at=> {
+                let d3d_a: f32 = #a;
+                let d3d_b: f32 = #b;
+                let d3d_x: f32 = #x;
+                let d3d_r: f32 = (d3d_x - d3d_a) / (d3d_b - d3d_a);
+                let d3d_t: f32 = if d3d_r > 0.0 { if d3d_r < 1.0 { d3d_r } else { 1.0 } } else { 0.0 };
+                d3d_t * d3d_t * (3.0 - 2.0 * d3d_t)
+            }),
+            _ => return None,
+        };
+        Some(self.expr(&expr))
+    }
+}
+
 /// A call of a two-valued math function (`precise_math::frexp(x)`, `x.sin_cos()`): its two
 /// functions, its name, its arguments (the receiver first), and whether it is `precise_math`.
 pub(super) fn pair_call(e: &syn::Expr) -> Option<([MathFn; 2], String, Vec<&syn::Expr>, bool)> {

@@ -160,6 +160,11 @@ impl BodyChecker<'_> {
                 }
                 let last = segs.last().cloned().unwrap_or_default();
                 let prefix = &segs[..segs.len() - 1];
+                if matches!(prefix, [m] | [_, m] if m == "direct3d") {
+                    if let Some(e) = self.direct3d_call(c, &last) {
+                        return e;
+                    }
+                }
                 // `fast_math::sqrt(x)`, `amp::precise_math::pow(x, y)`: C++ AMP's names.
                 let amp_math =
                     matches!(prefix, [m] | [_, m] if m == "fast_math" || m == "precise_math");

@@ -202,7 +202,7 @@ fn is_kernel_function(path: &syn::Path) -> bool {
     let Some((last, prefix)) = segs.split_last() else {
         return false;
     };
-    let math_module = |m: &String| m == "fast_math" || m == "precise_math";
+    let math_module = |m: &String| m == "fast_math" || m == "precise_math" || m == "direct3d";
     match prefix {
         [] => {
             matches!(
