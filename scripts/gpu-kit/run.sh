@@ -147,15 +147,20 @@ suites=(
     "timeout|timeout|120|"
     "leaks|leaks|180|"
     "multi_device|multi_device|120|"
-    # Which exact paths this device needs: how often its own f32 division, square root and
-    # trigonometry differ from Rust's (printed), then the exact paths forced on it.
-    "exact-needed|device exact::fast_math_is_within_vulkans_precision --nocapture|60|"
-    "exact-forced|device exact:: textures::every_normalized|120|AMP_FORCE_EXACT_PATHS=1"
-    # A checked kernel's stale read of its own store without robust buffer access (NVIDIA,
-    # with the block types shared between buffers): the read-write suites with robust access
-    # off for checked kernels, now that every buffer has a block type of its own.
-    "robustness-checked-off|device read_write:: bounds:: data_model::|120|AMP_PIPELINE_ROBUSTNESS=checked-off"
 )
+# Experiments on what a GPU needs (the full kit only: the device tests run the same code in
+# the README's test command). Which exact paths this device needs: how often its own f32
+# division, square root and trigonometry differ from Rust's (printed), then the exact paths
+# forced on it; and a checked kernel's stale read of its own store without robust buffer
+# access (NVIDIA, while the block types were shared between buffers): the read-write suites
+# with robust access off for checked kernels, now that every buffer has a block type of its own.
+if [ "${profile:-full}" != quick ]; then
+    suites+=(
+        "exact-needed|device exact::fast_math_is_within_vulkans_precision --nocapture|60|"
+        "exact-forced|device exact:: textures::every_normalized|120|AMP_FORCE_EXACT_PATHS=1"
+        "robustness-checked-off|device read_write:: bounds:: data_model::|120|AMP_PIPELINE_ROBUSTNESS=checked-off"
+    )
+fi
 for t in "$bin"/runtime-*; do
     [ -x "$t" ] && suites+=("$(basename "$t")|$(basename "$t")|120|")
 done
