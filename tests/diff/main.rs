@@ -18,7 +18,7 @@
 //! What else Rust leaves open the generator avoids (see `gen.rs`).
 //!
 //! A failure prints the seed, the function, its inputs and both results. Environment:
-//! - `AMP_DIFF_FUNCTIONS=n`: test functions in all (default 320, 4 rounds; CI runs this);
+//! - `AMP_DIFF_FUNCTIONS=n`: test functions in all (default 160, 2 rounds; CI runs this);
 //! - `AMP_DIFF_SEED=s`: replay a run (default: a random seed, printed);
 //! - `AMP_DIFF_KEEP=dir`: keep each round's host program and inputs in `dir` (the program is
 //!   linked against amp-native-rt: rustc's `--extern amp_native_rt=<its .rlib>`);
@@ -50,7 +50,7 @@ fn device_functions_compute_what_rust_computes() {
     let total: usize = std::env::var("AMP_DIFF_FUNCTIONS")
         .ok()
         .map(|s| s.parse().expect("AMP_DIFF_FUNCTIONS is a number"))
-        .unwrap_or(320);
+        .unwrap_or(160);
     let seed: u64 = match std::env::var("AMP_DIFF_SEED") {
         Ok(s) => s.parse().expect("AMP_DIFF_SEED is a number"),
         Err(_) => std::time::SystemTime::now()
