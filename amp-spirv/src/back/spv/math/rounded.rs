@@ -355,36 +355,12 @@ impl Emitter<'_> {
         let l_lo = self.iop(Op::ShiftLeftLogical, u, ma, s_u);
         let right = self.iop(Op::ISub, u, thirty_two, s_u);
         let l_hi = self.iop(Op::ShiftRightLogical, u, ma, right);
-        let p_lo = self
-            .b
-            .composite_extract(ut, None, product, [0])
-            .or_internal(&mut self.internal, "open");
-        let p_hi = self
-            .b
-            .composite_extract(ut, None, product, [1])
-            .or_internal(&mut self.internal, "open");
+        let (p_lo, p_hi) = self.wide_halves(product);
         // D = L - P + w in 64 bits.
-        let wide = self.wide_ty();
-        let diff = self.op(Op::ISubBorrow, wide, &[l_lo, p_lo]);
-        let d_lo = self
-            .b
-            .composite_extract(ut, None, diff, [0])
-            .or_internal(&mut self.internal, "open");
-        let borrow = self
-            .b
-            .composite_extract(ut, None, diff, [1])
-            .or_internal(&mut self.internal, "open");
+        let (d_lo, borrow) = self.wide_op(Op::ISubBorrow, l_lo, p_lo);
         let d_hi = self.iop(Op::ISub, u, l_hi, p_hi);
         let d_hi = self.iop(Op::ISub, u, d_hi, borrow);
-        let sum = self.op(Op::IAddCarry, wide, &[d_lo, w]);
-        let d_lo = self
-            .b
-            .composite_extract(ut, None, sum, [0])
-            .or_internal(&mut self.internal, "open");
-        let carry = self
-            .b
-            .composite_extract(ut, None, sum, [1])
-            .or_internal(&mut self.internal, "open");
+        let (d_lo, carry) = self.wide_op(Op::IAddCarry, d_lo, w);
         let d_hi = self.iop(Op::IAdd, u, d_hi, carry);
         // 0 < D <= bound (D = 0 and D = bound would be ties, which cannot occur).
         let high_clear = self.cmp(Op::IEqual, d_hi, zero);
@@ -509,17 +485,7 @@ impl Emitter<'_> {
                 (odd, self.iop(Op::IAdd, i, d, k))
             }
         };
-        let wide = self.wide_ty();
-        let product = self.op(Op::UMulExtended, wide, &[odd, other]);
-        let ut = self.scalar_ty(u);
-        let r_lo = self
-            .b
-            .composite_extract(ut, None, product, [0])
-            .or_internal(&mut self.internal, "open");
-        let r_hi = self
-            .b
-            .composite_extract(ut, None, product, [1])
-            .or_internal(&mut self.internal, "open");
+        let (r_lo, r_hi) = self.wide_op(Op::UMulExtended, odd, other);
         // a.m << s as 64 bits, for 0 <= s <= 40 (shift amounts kept below 32).
         let (zero_i, thirty_one, thirty_two) = (self.int(0), self.int(31), self.int(32));
         let zero_u = self.uint(0);
@@ -662,6 +628,25 @@ impl Emitter<'_> {
         let overflow = self.cmp(Op::SGreaterThanEqual, field, max_field);
         let inf_bits = self.uint(INFINITY_BITS);
         self.select(u, overflow, inf_bits, q)
+    }
+
+    /// `op` (`OpUMulExtended`, `OpIAddCarry`, `OpISubBorrow`) on two `u32`: its two words, the
+    /// low (or the sum) first.
+    pub(super) fn wide_op(&mut self, op: Op, a: Word, b: Word) -> (Word, Word) {
+        let wide = self.wide_ty();
+        let value = self.op(op, wide, &[a, b]);
+        self.wide_halves(value)
+    }
+
+    /// The two `u32` members of a `struct { u32, u32 }` result.
+    pub(super) fn wide_halves(&mut self, value: Word) -> (Word, Word) {
+        let u = self.scalar_ty(Scalar::U32);
+        let [lo, hi] = [0, 1].map(|k| {
+            self.b
+                .composite_extract(u, None, value, [k])
+                .or_internal(&mut self.internal, "open")
+        });
+        (lo, hi)
     }
 
     /// `struct { u32, u32 }` for `OpUMulExtended`.

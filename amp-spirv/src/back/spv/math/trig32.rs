@@ -22,7 +22,7 @@
 // The coefficients keep musl's digits, so they can be checked against its source.
 #![allow(clippy::excessive_precision)]
 
-use crate::back::spv::{Emitter, OrInternal};
+use crate::back::spv::Emitter;
 use crate::math::MathFn;
 use crate::types::Scalar;
 use rspirv::spirv::{Op, Word};
@@ -171,24 +171,11 @@ impl Emitter<'_> {
             })
             .collect();
         // P = m · window, 120 bits in words p0 (low) .. p2 (p3 is not needed).
-        let wide = self.wide_ty();
-        let halves = |e: &mut Self, w: Word| {
-            let product = e.op(Op::UMulExtended, wide, &[m, w]);
-            let lo =
-                e.b.composite_extract(ut, None, product, [0])
-                    .or_internal(&mut e.internal, "open");
-            let hi =
-                e.b.composite_extract(ut, None, product, [1])
-                    .or_internal(&mut e.internal, "open");
-            (lo, hi)
-        };
-        let (a2_lo, a2_hi) = halves(self, window[2]);
-        let (a1_lo, a1_hi) = halves(self, window[1]);
-        let (a0_lo, _) = halves(self, window[0]);
+        let (a2_lo, a2_hi) = self.wide_op(Op::UMulExtended, m, window[2]);
+        let (a1_lo, a1_hi) = self.wide_op(Op::UMulExtended, m, window[1]);
+        let (a0_lo, _) = self.wide_op(Op::UMulExtended, m, window[0]);
         let p0 = a2_lo;
-        let sum1 = self.op(Op::IAddCarry, wide, &[a2_hi, a1_lo]);
-        let p1 = self.extract(ut, sum1, 0);
-        let c1 = self.extract(ut, sum1, 1);
+        let (p1, c1) = self.wide_op(Op::IAddCarry, a2_hi, a1_lo);
         let p2 = self.iop(Op::IAdd, u, a1_hi, a0_lo);
         let p2 = self.iop(Op::IAdd, u, p2, c1);
         // |x| 2/π = P / 2^94 (mod 4): n = bits 95..94, the fraction's top 64 bits below.
@@ -208,9 +195,7 @@ impl Emitter<'_> {
         let upper = self.cmp(Op::IEqual, half, one);
         let not_lo = self.op(Op::Not, ut, &[f_lo]);
         let not_hi = self.op(Op::Not, ut, &[f_hi]);
-        let neg = self.op(Op::IAddCarry, wide, &[not_lo, one]);
-        let neg_lo = self.extract(ut, neg, 0);
-        let carry = self.extract(ut, neg, 1);
+        let (neg_lo, carry) = self.wide_op(Op::IAddCarry, not_lo, one);
         let neg_hi = self.iop(Op::IAdd, u, not_hi, carry);
         let m_hi = self.select(u, upper, neg_hi, f_hi);
         let m_lo = self.select(u, upper, neg_lo, f_lo);
@@ -343,12 +328,6 @@ impl Emitter<'_> {
             acc = self.fop(Op::FAdd, s, k, m);
         }
         acc
-    }
-
-    fn extract(&mut self, ty: Word, composite: Word, index: u32) -> Word {
-        self.b
-            .composite_extract(ty, None, composite, [index])
-            .or_internal(&mut self.internal, "open")
     }
 }
 
