@@ -11,6 +11,7 @@
 
 mod layout;
 pub mod native;
+pub(crate) mod plan;
 pub mod spv;
 
 pub use layout::{Layout, ParamSlot};

@@ -272,6 +272,11 @@ pub fn compile_with(func: &syn::ItemFn, options: &Options) -> Result<CompiledKer
 }
 
 impl CheckedKernel {
+    /// The decisions both back ends take from the kernel's range facts and options.
+    pub(crate) fn plan(&self) -> back::plan::Plan<'_> {
+        back::plan::Plan::new(&self.ranges, self.options.bounds_checks())
+    }
+
     /// The kernel's name.
     pub fn name(&self) -> &str {
         &self.kernel.name
@@ -305,9 +310,8 @@ impl CheckedKernel {
         };
         let module = back::emit(
             kernel,
-            &self.ranges,
+            self.plan(),
             &layout,
-            checks,
             &self.findings.loops,
             precision,
         )

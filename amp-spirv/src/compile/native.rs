@@ -133,23 +133,22 @@ impl CheckedKernel {
     }
 
     fn native_source(&self, rt: &str, fn_name: &str) -> Result<NativeKernel, native::Stop> {
-        let (kernel, ranges) = (&self.kernel, &self.ranges);
+        let (kernel, plan) = (&self.kernel, self.plan());
         let access = native::Access {
-            checks: self.options.bounds_checks(),
             shared: &self.findings.shared,
         };
         let native::NativeSource {
             code,
             structs,
             uses_covers,
-        } = native::native(kernel, ranges, access, rt, fn_name, false)?;
+        } = native::native(kernel, plan, access, rt, fn_name, false)?;
         let variant = |fn_name: String, v: native::NativeSource| NativeVariant {
             fn_name,
             code: v.code,
         };
         let covering = if uses_covers {
             let name = format!("{fn_name}_covering");
-            let v = native::native(kernel, ranges, access, rt, &name, true)?;
+            let v = native::native(kernel, plan, access, rt, &name, true)?;
             Some(variant(name, v))
         } else {
             None
@@ -157,7 +156,7 @@ impl CheckedKernel {
         // A batch the back end cannot emit is no reason to lose the thread function: such a
         // kernel runs one thread at a time.
         let batched = |name: String, covers: bool| -> Result<_, native::Stop> {
-            match native::native_batched(kernel, ranges, access, rt, &name, covers) {
+            match native::native_batched(kernel, plan, access, rt, &name, covers) {
                 Ok(v) => Ok(v.map(|v| (v.uses_covers, variant(name, v)))),
                 Err(native::Stop::Unsupported(_)) => Ok(None),
                 Err(internal) => Err(internal),

@@ -3,7 +3,7 @@
 //! Every compound expression is parenthesized, so precedence never depends on the context.
 
 use super::{conjunction, index_lit, numbered, unsupported, Emitter, Res};
-use crate::back::BoundsChecks;
+use crate::back::plan::{self, ArrayIndex, IndexCheck};
 use crate::diag::Span;
 use crate::ir::*;
 use crate::types::{Elem, Len, Scalar, Ty};
@@ -95,8 +95,8 @@ impl Emitter<'_> {
                 let len = match &base.ty {
                     Ty::Array(_, len) => len.clone(),
                     Ty::Vector(_, n) => Len::Lit(*n),
-                    Ty::Struct(_) => {
-                        let f = numbered("f", field_index(index, span)?);
+                    Ty::Struct(def) => {
+                        let f = numbered("f", field(def, index, span)?.0);
                         let b = self.expr(base)?;
                         return Ok(quote_spanned!(at=> (#b.#f)));
                     }
@@ -311,10 +311,10 @@ impl Emitter<'_> {
         for i in &chain[dims.len()..] {
             match ty {
                 Ty::Struct(def) => {
-                    let k = field_index(i, span)?;
+                    let (k, field_ty) = field(&def, i, span)?;
                     let f = numbered("f", k);
                     s = quote_spanned!(at=> (#s.#f));
-                    ty = field_ty(&def, k, span)?;
+                    ty = field_ty;
                 }
                 Ty::Vector(c, n) => {
                     let ix = self.array_index(i, &Len::Lit(n), span)?;
@@ -350,7 +350,7 @@ impl Emitter<'_> {
         for (d, (n, i)) in dims.iter().zip(idx).enumerate() {
             let proven = match lens.get(d) {
                 Some(len) if pure_index(i) => {
-                    self.ranges.below_len(i, len)
+                    self.plan.array_index(i, len) != ArrayIndex::Clamped
                         || self.guard_below(i, &quote_spanned!(at=> ((#n) as u64)))?
                 }
                 _ => false,
@@ -501,11 +501,9 @@ impl Emitter<'_> {
     fn array_index(&mut self, index: &Expr, len: &Len, span: Span) -> Res<TokenStream> {
         let at = self.at;
         let n = self.len(len, span)?;
-        if let ExprKind::Lit(Lit::Int(v)) = index.kind {
-            if v < n as u128 {
-                let v = index_lit(v as u32);
-                return Ok(quote_spanned!(at=> #v));
-            }
+        if let ArrayIndex::Literal(v) = self.plan.array_index(index, len) {
+            let v = index_lit(v);
+            return Ok(quote_spanned!(at=> #v));
         }
         let i = self.as_u32(index)?;
         let (rt, n) = (&self.rt, proc_macro2::Literal::u32_suffixed(n));
@@ -530,7 +528,7 @@ impl Emitter<'_> {
             // In range: the range analysis proves it, or the guard holding here does. Rust's
             // own check would be a branch to a panic LLVM cannot always remove, and a loop
             // with one is not vectorized.
-            if self.ranges.below_len(index, len)
+            if self.plan.array_index(index, len) == ArrayIndex::Proven
                 || self.guard_below(index, &quote_spanned!(at=> (#n as u64)))?
             {
                 let i = self.as_u32(index)?;
@@ -585,10 +583,10 @@ impl Emitter<'_> {
                 Ty::Array(elem, len) => (*elem, len),
                 Ty::Vector(s, n) => (Ty::Scalar(s), Len::Lit(n)),
                 Ty::Struct(def) => {
-                    let k = field_index(i, span)?;
+                    let (k, field_ty) = field(&def, i, span)?;
                     let f = numbered("f", k);
                     s = quote_spanned!(at=> #s.#f);
-                    ty = field_ty(&def, k, span)?;
+                    ty = field_ty;
                     continue;
                 }
                 other => return unsupported(format!("indexing `{other}`"), span),
@@ -600,21 +598,7 @@ impl Emitter<'_> {
     }
 
     pub(super) fn place_ty(&self, place: &Place, span: Span) -> Res<Ty> {
-        match place {
-            Place::Local(id, idx) => {
-                let mut ty = self.k.locals[*id].ty.clone();
-                for i in idx {
-                    ty = match ty {
-                        Ty::Array(e, _) => *e,
-                        Ty::Vector(s, _) => Ty::Scalar(s),
-                        Ty::Struct(def) => field_ty(&def, field_index(i, span)?, span)?,
-                        other => return unsupported(format!("indexing `{other}`"), span),
-                    };
-                }
-                Ok(ty)
-            }
-            Place::Buffer(p, _) => self.buffer_elem(*p, span),
-        }
+        plan::place_ty(self.k, place).or_else(|e| unsupported(e.to_string(), span))
     }
 
     /// The element type of buffer parameter `p`.
@@ -771,20 +755,18 @@ impl Emitter<'_> {
     ) -> Res<(TokenStream, Option<TokenStream>)> {
         let at = self.at;
         let index = self.indices(idx)?;
-        if self.checks == BoundsChecks::Off {
+        let Some(checks) = self.plan.buffer_checks(self.k.rank, p, idx) else {
             return Ok((index, None));
-        }
+        };
         let pn = numbered("p", p);
-        let same_rank = idx.len() as u32 == self.k.rank;
         let mut terms = Vec::new();
-        for (d, i) in idx.iter().enumerate() {
-            let dim = d as u32;
-            if self.ranges.below(i, crate::range::Sym::Extent(p, dim)) {
+        for (d, (i, check)) in idx.iter().zip(checks).enumerate() {
+            if check == IndexCheck::Proven {
                 continue;
             }
             let dl = index_lit(d);
             let compare = quote_spanned!(at=> bix[#dl] < #pn.extent[#dl]);
-            let by_domain = same_rank && self.ranges.below_domain(i) == Some(dim);
+            let by_domain = check == IndexCheck::Covered;
             if by_domain {
                 self.uses_covers = true;
                 if self.assume_covers {
@@ -911,20 +893,9 @@ impl Emitter<'_> {
     }
 }
 
-/// The field number of a struct member access (a literal index in the IR).
-pub(super) fn field_index(index: &Expr, span: Span) -> Res<usize> {
-    match index.kind {
-        ExprKind::Lit(Lit::Int(k)) => Ok(k as usize),
-        _ => unsupported("a struct field chosen at run time", span),
-    }
-}
-
-/// The type of field `k` of a struct.
-pub(super) fn field_ty(def: &crate::types::StructDef, k: usize, span: Span) -> Res<Ty> {
-    match def.fields.get(k) {
-        Some(f) => Ok(f.ty.clone()),
-        None => unsupported(format!("field {k} of `{}`", def.name), span),
-    }
+/// The number and type of the struct field a member access's index names.
+pub(super) fn field(def: &crate::types::StructDef, index: &Expr, span: Span) -> Res<(usize, Ty)> {
+    plan::field(def, index).or_else(|e| unsupported(e.to_string(), span))
 }
 
 /// An `i32` literal (a negative one parenthesized, so a method call binds to all of it).

@@ -153,10 +153,9 @@ pub fn unbatched_reason(kernel: &Kernel, emitted: bool) -> Option<&'static str> 
     batch::unbatched_reason(kernel, emitted)
 }
 
-use super::BoundsChecks;
+use crate::back::plan::{self, Plan, RangeStep, RangeTest, Step};
 use crate::diag::Span;
 use crate::ir::*;
-use crate::range::Ranges;
 use crate::types::StructDef;
 use crate::types::{Len, Scalar, Ty};
 use proc_macro2::{Ident, Literal, TokenStream};
@@ -209,8 +208,6 @@ pub(crate) type Res<T> = Result<T, Stop>;
 /// atomic one.
 #[derive(Clone, Copy, Debug)]
 pub struct Access<'a> {
-    /// The bounds-check policy.
-    pub checks: BoundsChecks,
     /// Per parameter: its elements may be shared with a writer.
     pub shared: &'a [bool],
 }
@@ -229,7 +226,7 @@ pub struct Access<'a> {
 /// `access` says how the code reaches buffer elements (see [`Access`]).
 pub fn native(
     kernel: &Kernel,
-    ranges: &Ranges,
+    plan: Plan<'_>,
     access: Access<'_>,
     rt: &str,
     fn_name: &str,
@@ -244,7 +241,7 @@ pub fn native(
     };
     emit(
         kernel,
-        ranges,
+        plan,
         access,
         rt,
         fn_name,
@@ -265,7 +262,7 @@ pub fn native(
 /// the thread function). `access` as for [`native`].
 pub fn native_batched(
     kernel: &Kernel,
-    ranges: &Ranges,
+    plan: Plan<'_>,
     access: Access<'_>,
     rt: &str,
     fn_name: &str,
@@ -273,19 +270,19 @@ pub fn native_batched(
 ) -> Res<Option<NativeSource>> {
     match batch::batched_kernel(kernel) {
         Some((b, loops)) => {
-            emit(&b, ranges, access, rt, fn_name, assume_covers, true, loops).map(Some)
+            emit(&b, plan, access, rt, fn_name, assume_covers, true, loops).map(Some)
         }
         None => Ok(None),
     }
 }
 
 /// [`native`] of `kernel` (the checked kernel, or a batched or hoisted form of it: the same
-/// locals and index), with the checked kernel's range facts `ranges`; `batch` when `kernel`
+/// locals and index), with the checked kernel's shared decisions `plan`; `batch` when `kernel`
 /// is a simple kernel's batch; `hoisted`: the variables of its loops `batch.rs` hoisted.
 #[allow(clippy::too_many_arguments)]
 fn emit(
     kernel: &Kernel,
-    ranges: &Ranges,
+    plan: Plan<'_>,
     access: Access<'_>,
     rt: &str,
     fn_name: &str,
@@ -299,7 +296,7 @@ fn emit(
         Err(_) => return broken("the support crate's path is a Rust path", whole),
     };
     let name = item_name(fn_name, whole)?;
-    let mut e = Emitter::new(kernel, ranges, access.checks, rt, fn_name);
+    let mut e = Emitter::new(kernel, plan, rt, fn_name);
     e.assume_covers = assume_covers;
     e.shared = access.shared.to_vec();
     e.batch = batch;
@@ -375,7 +372,6 @@ struct LoopLabel {
 
 pub(crate) struct Emitter<'a> {
     k: &'a Kernel,
-    checks: BoundsChecks,
     /// The path of the support crate (`amp-native-rt`) in the generated code.
     rt: TokenStream,
     /// The location of the code being emitted: the kernel statement it belongs to, or the
@@ -393,9 +389,9 @@ pub(crate) struct Emitter<'a> {
     /// `tile_static` arrays with a named-constant length: flat vectors, with their dimensions
     /// (`u32` expressions, outermost first) and element type.
     dyn_arrays: std::collections::HashMap<LocalId, (Vec<TokenStream>, Ty)>,
-    /// What the range analysis proves about index values (as for the SPIR-V back end's
-    /// bounds checks).
-    ranges: &'a Ranges,
+    /// The kernel's shared decisions (`back::plan`): which checks and clamps it needs, as the
+    /// SPIR-V back end asks them.
+    plan: Plan<'a>,
     /// Every view covers the domain (see [`native`]).
     assume_covers: bool,
     /// Per parameter: its elements may be shared with a writer, so every access is a relaxed
@@ -415,16 +411,9 @@ pub(crate) struct Emitter<'a> {
 
 impl<'k> Emitter<'k> {
     /// An emitter of a thread function of `kernel` (neither a batch nor a covering variant).
-    fn new(
-        kernel: &'k Kernel,
-        ranges: &'k Ranges,
-        checks: BoundsChecks,
-        rt: TokenStream,
-        fn_name: &str,
-    ) -> Self {
+    fn new(kernel: &'k Kernel, plan: Plan<'k>, rt: TokenStream, fn_name: &str) -> Self {
         Emitter {
             k: kernel,
-            checks,
             rt,
             at: proc_macro2::Span::call_site(),
             labels: 0,
@@ -434,7 +423,7 @@ impl<'k> Emitter<'k> {
             fn_name: fn_name.to_string(),
             structs: RefCell::new(Vec::new()),
             dyn_arrays: Default::default(),
-            ranges,
+            plan,
             assume_covers: false,
             shared: Vec::new(),
             uses_covers: false,
@@ -840,13 +829,14 @@ impl Emitter<'_> {
         let value = |e: &mut Self, x: &Expr| if tile { e.lead(x) } else { e.expr(x) };
         let t = self.scalar(s, span)?;
         let (start, end) = (value(self, &r.start)?, value(self, &r.end)?);
-        let step = match &r.step {
-            Some(step) => {
+        let shape = plan::range_shape(r);
+        let step = match shape.step {
+            RangeStep::By(Step::Given(step)) => {
                 let step = value(self, step)?;
                 Some(quote_spanned!(at=> ((#step) as #t)))
             }
-            None if r.inclusive => Some(quote_spanned!(at=> (1 as #t))),
-            None => None,
+            RangeStep::By(Step::Unit) => Some(quote_spanned!(at=> (1 as #t))),
+            RangeStep::One => None,
         };
         let id = self.new_label();
         let (l, cl) = (label("l", id), label("c", id));
@@ -858,9 +848,9 @@ impl Emitter<'_> {
             ),
             false => (TokenStream::new(), TokenStream::new()),
         };
-        let mut go = match r.inclusive {
-            true => quote_spanned!(at=> #c <= #e),
-            false => quote_spanned!(at=> #c < #e),
+        let mut go = match shape.test {
+            RangeTest::UpTo => quote_spanned!(at=> #c <= #e),
+            RangeTest::Below => quote_spanned!(at=> #c < #e),
         };
         let mut step_init = TokenStream::new();
         if let Some(step) = &step {
@@ -879,12 +869,12 @@ impl Emitter<'_> {
         };
         self.loops.pop();
         let body = body?;
-        let next = match (&step, r.inclusive) {
+        let next = match (&step, shape.test) {
             (None, _) => quote_spanned!(at=> #c = #c.wrapping_add(1);),
-            (Some(_), true) => quote_spanned!(at=>
+            (Some(_), RangeTest::UpTo) => quote_spanned!(at=>
                 #done = (#st as u32) > (#e.wrapping_sub(#c) as u32); #c = #c.wrapping_add(#st);
             ),
-            (Some(_), false) => quote_spanned!(at=>
+            (Some(_), RangeTest::Below) => quote_spanned!(at=>
                 #done = (#st as u32) >= (#e.wrapping_sub(#c) as u32); #c = #c.wrapping_add(#st);
             ),
         };
@@ -941,13 +931,7 @@ mod tests {
             fn k(idx: Index<1>, a: ArrayViewMut<f32, 1>) { a[idx] = 1.0; }
         };
         let checked = crate::compile::check(&func, &crate::Options::default()).expect("valid");
-        let mut e = Emitter::new(
-            &checked.kernel,
-            &checked.ranges,
-            BoundsChecks::On,
-            quote!(rt),
-            "f",
-        );
+        let mut e = Emitter::new(&checked.kernel, checked.plan(), quote!(rt), "f");
         match e.lead(
             &checked
                 .kernel
@@ -976,9 +960,8 @@ mod tests {
         let checked = crate::compile::check(&func, &crate::Options::default()).expect("valid");
         let r = native(
             &checked.kernel,
-            &checked.ranges,
+            checked.plan(),
             Access {
-                checks: BoundsChecks::On,
                 shared: &checked.findings.shared,
             },
             "not a path!",

@@ -78,7 +78,7 @@ impl Emitter<'_> {
         operands: &[Expr],
     ) -> Res<TokenStream> {
         let at = self.at;
-        let checked = self.checks == BoundsChecks::On;
+        let checked = self.plan.checks() == BoundsChecks::On;
         let (comp, n) = self.texel_shape(p)?;
         let (pn, pl) = (numbered("p", p), index_lit(p));
         Ok(match op {

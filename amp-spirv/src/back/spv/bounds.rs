@@ -4,8 +4,8 @@
 use super::Emitter;
 use super::IfLabels;
 use super::OrInternal;
+use crate::back::plan::IndexCheck;
 use crate::ir::*;
-use crate::range::Sym;
 use crate::types::Scalar;
 use rspirv::spirv::{self, Op, StorageClass, Word};
 
@@ -32,25 +32,12 @@ pub(super) enum Target {
     /// buffer element in an unchecked kernel.
     Ptr(Word),
     /// A buffer element to check against the buffer's extent before it is touched, each index
-    /// component as its [`Check`] says.
+    /// component as its [`IndexCheck`] says.
     Checked {
         param: ParamId,
         index: Vec<Word>,
-        checks: Vec<Check>,
+        checks: Vec<IndexCheck>,
     },
-}
-
-/// How one component of a buffer index is checked against the buffer's extent.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Check {
-    /// The range analysis proved it in range: no check.
-    Proven,
-    /// It is below the launch domain's extent in the same dimension: in range whenever the
-    /// buffer covers the domain, which the runtime states with a specialization constant (the
-    /// compare folds away in the specialized pipeline); compared otherwise.
-    Covered,
-    /// Compared with the extent.
-    Compared,
 }
 
 impl Emitter<'_> {
@@ -62,24 +49,10 @@ impl Emitter<'_> {
         for i in idx {
             index.push(self.expr(i)?);
         }
-        let same_rank = idx.len() as u32 == self.k.rank;
-        let checks: Vec<Check> = idx
-            .iter()
-            .enumerate()
-            .map(|(d, i)| {
-                let d = d as u32;
-                if self.ranges.below(i, Sym::Extent(p, d)) {
-                    Check::Proven
-                } else if same_rank && self.ranges.below_domain(i) == Some(d) {
-                    Check::Covered
-                } else {
-                    Check::Compared
-                }
-            })
-            .collect();
-        if self.oob.is_none() || checks.iter().all(|&c| c == Check::Proven) {
-            return Some(Target::Ptr(self.buffer_element_ptr(p, &index)));
-        }
+        let checks = match self.plan.buffer_checks(self.k.rank, p, idx) {
+            Some(checks) if self.oob.is_some() => checks,
+            _ => return Some(Target::Ptr(self.buffer_element_ptr(p, &index))),
+        };
         Some(Target::Checked {
             param: p,
             index,
@@ -155,7 +128,7 @@ impl Emitter<'_> {
         p: ParamId,
         index: &[Word],
         extent: &[Word],
-        checks: &[Check],
+        checks: &[IndexCheck],
     ) -> Word {
         let b = self.scalar_ty(Scalar::Bool);
         let mut all: Option<Word> = None;
@@ -163,10 +136,10 @@ impl Emitter<'_> {
             .iter()
             .zip(extent)
             .zip(checks)
-            .filter(|(_, &c)| c != Check::Proven)
+            .filter(|(_, &c)| c != IndexCheck::Proven)
         {
             let mut fits = self.op(Op::ULessThan, b, &[i, e]);
-            if check == Check::Covered {
+            if check == IndexCheck::Covered {
                 let covers = self.layout_fact(p, crate::layout_fact::COVERS_DOMAIN);
                 fits = self.op(Op::LogicalOr, b, &[covers, fits]);
             }
@@ -360,7 +333,7 @@ impl Emitter<'_> {
         &mut self,
         p: ParamId,
         index: &[Word],
-        checks: &[Check],
+        checks: &[IndexCheck],
         s: Scalar,
     ) -> Word {
         let extent = self.buffer_extent(p);

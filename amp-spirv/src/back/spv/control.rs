@@ -3,6 +3,7 @@
 use super::OrInternal;
 use super::{has_storage, Emitter, Foldable, IfLabels};
 use crate::analysis::loops::breaks_out;
+use crate::back::plan::{self, RangeStep, RangeTest, Step};
 use crate::ir::*;
 use crate::types::Scalar;
 use rspirv::spirv::{self, Op, Word};
@@ -311,13 +312,14 @@ impl Emitter<'_> {
         let Some(end) = self.expr(&r.end) else { return };
         let t = self.scalar_ty(s);
         let bt = self.scalar_ty(Scalar::Bool);
-        let step = match &r.step {
-            Some(step) => {
+        let shape = plan::range_shape(r);
+        let step = match shape.step {
+            RangeStep::By(Step::Given(step)) => {
                 let Some(v) = self.expr(step) else { return };
                 Some(self.cast(v, Scalar::Usize, s))
             }
-            None if r.inclusive => Some(self.const_scalar(s, Lit::Int(1))),
-            None => None,
+            RangeStep::By(Step::Unit) => Some(self.const_scalar(s, Lit::Int(1))),
+            RangeStep::One => None,
         };
         let counter =
             self.locals[r.counter].or_internal(&mut self.internal, "counters are scalars");
@@ -329,11 +331,11 @@ impl Emitter<'_> {
             let no_step = self.op(Op::IEqual, bt, &[step, zero]);
             self.store(done, no_step);
         }
-        let less = match (r.inclusive, s.is_signed_int()) {
-            (false, true) => Op::SLessThan,
-            (false, false) => Op::ULessThan,
-            (true, true) => Op::SLessThanEqual,
-            (true, false) => Op::ULessThanEqual,
+        let less = match (shape.test, s.is_signed_int()) {
+            (RangeTest::Below, true) => Op::SLessThan,
+            (RangeTest::Below, false) => Op::ULessThan,
+            (RangeTest::UpTo, true) => Op::SLessThanEqual,
+            (RangeTest::UpTo, false) => Op::ULessThanEqual,
         };
         // Whether the counter's value is in the range (and a step is left).
         let test = |e: &mut Self| {
@@ -346,12 +348,12 @@ impl Emitter<'_> {
             }
             go
         };
-        let range = RangeStep {
+        let range = RangeCounter {
             counter,
             done,
             step,
             end,
-            inclusive: r.inclusive,
+            test: shape.test,
             s,
         };
 
@@ -387,7 +389,7 @@ impl Emitter<'_> {
 
     /// A range loop's step, in its continue block: the counter moves on (by `step`, noting in
     /// `done` when no value is left).
-    fn range_step(&mut self, r: &RangeStep) {
+    fn range_step(&mut self, r: &RangeCounter) {
         let t = self.scalar_ty(r.s);
         let bt = self.scalar_ty(Scalar::Bool);
         let i = self.load(t, r.counter);
@@ -402,10 +404,9 @@ impl Emitter<'_> {
                 // (inclusive); comparing the distance avoids overflowing past the type's end.
                 let remaining = self.op(Op::ISub, t, &[r.end, i]);
                 let finished = self.op(
-                    if r.inclusive {
-                        Op::UGreaterThan
-                    } else {
-                        Op::UGreaterThanEqual
+                    match r.test {
+                        RangeTest::UpTo => Op::UGreaterThan,
+                        RangeTest::Below => Op::UGreaterThanEqual,
                     },
                     bt,
                     &[step, remaining],
@@ -419,11 +420,11 @@ impl Emitter<'_> {
 }
 
 /// What a range loop's continue block needs to step its counter.
-struct RangeStep {
+struct RangeCounter {
     counter: Word,
     done: Word,
     step: Option<Word>,
     end: Word,
-    inclusive: bool,
+    test: RangeTest,
     s: Scalar,
 }

@@ -3,7 +3,8 @@
 
 use super::bounds::Target;
 use super::OrInternal;
-use super::{glsl, has_storage, struct_field_ty, Emitter, Foldable};
+use super::{glsl, has_storage, Emitter, Foldable};
+use crate::back::plan::{self, ArrayIndex};
 use crate::back::ParamSlot;
 use crate::ir::*;
 use crate::types::{Len, Scalar, Ty};
@@ -705,13 +706,11 @@ impl Emitter<'_> {
     /// would be undefined behaviour on the device, so it reads or writes the last element.
     /// Indices the range analysis proves in range need no clamp.
     fn array_index(&mut self, index: &Expr, len: &Len) -> Option<Word> {
-        if let (ExprKind::Lit(Lit::Int(v)), Len::Lit(_)) = (&index.kind, len) {
-            return Some(self.const_u32(*v as u32));
-        }
-        let i = self.expr(index)?;
-        if self.ranges.below_len(index, len) {
-            return Some(i);
-        }
+        let i = match self.plan.array_index(index, len) {
+            ArrayIndex::Literal(v) => return Some(self.const_u32(v)),
+            ArrayIndex::Proven => return self.expr(index),
+            ArrayIndex::Clamped => self.expr(index)?,
+        };
         let u = self.scalar_ty(Scalar::U32);
         let last = match len {
             Len::Lit(n) => self.const_u32(n - 1),
@@ -739,7 +738,10 @@ impl Emitter<'_> {
                 Ty::Vector(s, n) => (Ty::Scalar(s), Len::Lit(n)),
                 Ty::Struct(def) => {
                     let n = def.fields.len() as u32;
-                    (struct_field_ty(&def, index), Len::Lit(n))
+                    match plan::field(&def, index) {
+                        Ok((_, ty)) => (ty, Len::Lit(n)),
+                        Err(e) => return self.broken(&format!("checked: {e}")),
+                    }
                 }
                 _ => return self.broken("checked: indexing an array"),
             };
@@ -795,27 +797,13 @@ impl Emitter<'_> {
         Some(self.load(t, ptr))
     }
 
-    fn place_ty(&self, place: &Place) -> Ty {
-        match place {
-            Place::Local(id, idx) => {
-                let mut ty = self.k.locals[*id].ty.clone();
-                for i in idx {
-                    ty = match ty {
-                        Ty::Array(e, _) => *e,
-                        Ty::Vector(s, _) => Ty::Scalar(s),
-                        Ty::Struct(def) => struct_field_ty(&def, i),
-                        other => other,
-                    };
-                }
-                ty
+    fn place_ty(&mut self, place: &Place) -> Ty {
+        match plan::place_ty(self.k, place) {
+            Ok(ty) => ty,
+            Err(e) => {
+                self.broken::<()>(&format!("places the front end checked: {e}"));
+                Ty::Never
             }
-            Place::Buffer(p, _) => match &self.k.params[*p].kind {
-                ParamKind::Buffer { elem, .. } => elem.ty(),
-                &ParamKind::Scalar(s) => Ty::Scalar(s),
-                ParamKind::Value(elem) => elem.ty(),
-                // Textures are not places (the front end refuses them): no type to give.
-                ParamKind::Texture { .. } | ParamKind::Sampler => Ty::Never,
-            },
         }
     }
 

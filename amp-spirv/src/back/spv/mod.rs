@@ -20,10 +20,10 @@ mod subgroup;
 mod texture;
 mod vector;
 
-use super::{report_binding, reports_out_of_bounds, BoundsChecks, Layout, Precision};
+use super::{report_binding, reports_out_of_bounds, Layout, Precision};
 use crate::analysis::loops::Loops;
+use crate::back::plan::Plan;
 use crate::ir::*;
-use crate::range::Ranges;
 use crate::types::{Len, Scalar, StructDef, Ty};
 use bounds::{OobReport, PENDING_REPORT_WORDS};
 use control::LoopTargets;
@@ -66,13 +66,13 @@ pub struct Module {
 /// Lowers a type-checked kernel; an error (the broken invariant) only on a bug in the emitter.
 pub fn emit(
     kernel: &Kernel,
-    ranges: &Ranges,
+    plan: Plan<'_>,
     layout: &Layout,
-    checks: BoundsChecks,
     loops: &Loops,
     precision: Precision,
 ) -> Result<Module, String> {
-    let mut e = Emitter::new(kernel, ranges, layout);
+    let checks = plan.checks();
+    let mut e = Emitter::new(kernel, plan, layout);
     e.fast_math = precision == Precision::Fast;
     e.report_binding = report_binding(kernel, checks, loops.watched());
     if reports_out_of_bounds(kernel, checks) {
@@ -115,17 +115,6 @@ fn has_storage(ty: &Ty) -> bool {
         Ty::Array(elem, _) => has_storage(elem),
         other => !other.is_zero_sized(),
     }
-}
-
-/// The type of the field of struct `def` that the literal `index` selects (`!` if it is no
-/// field: the front end selects fields by literal, in range).
-fn struct_field_ty(def: &StructDef, index: &Expr) -> Ty {
-    let ExprKind::Lit(Lit::Int(k)) = index.kind else {
-        return Ty::Never;
-    };
-    def.fields
-        .get(k as usize)
-        .map_or(Ty::Never, |f| f.ty.clone())
 }
 
 /// The labels of a structured `if`, allocated by the caller (their order is the ids' order in
@@ -192,9 +181,8 @@ struct Emitter<'k> {
     report_var: Word,
     /// The loop watching of a kernel whose loops a device's limit could cut (`loops.rs`).
     watch: Option<loops::LoopWatch>,
-    /// Index ranges the range analysis proved: clamps and checks they make redundant are left
-    /// out.
-    ranges: &'k Ranges,
+    /// The kernel's shared decisions: which checks and clamps the range facts make redundant.
+    plan: Plan<'k>,
     /// The first broken invariant of the emitter itself (see [`OrInternal`]): the kernel then
     /// gets an internal-error diagnostic instead of a module.
     internal: Option<String>,
@@ -239,7 +227,7 @@ impl<T: Default> OrInternal<T> for Option<T> {
 }
 
 impl<'k> Emitter<'k> {
-    fn new(k: &'k Kernel, ranges: &'k Ranges, layout: &'k Layout) -> Self {
+    fn new(k: &'k Kernel, plan: Plan<'k>, layout: &'k Layout) -> Self {
         let mut b = Builder::new();
         b.set_version(1, 3);
         b.capability(spirv::Capability::Shader);
@@ -278,7 +266,7 @@ impl<'k> Emitter<'k> {
             report_binding: None,
             report_var: 0,
             watch: None,
-            ranges,
+            plan,
             internal: None,
             rounded: Rounded::default(),
             fast_math: false,

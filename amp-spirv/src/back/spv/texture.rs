@@ -4,10 +4,10 @@
 //! A texture's extent travels in the push-constant block like a buffer's, so checked texel
 //! accesses compare against it without `ImageQuery`.
 
-use super::bounds::Check;
 use super::Emitter;
 use super::IfLabels;
 use super::OrInternal;
+use crate::back::plan::IndexCheck;
 use crate::back::ParamSlot;
 use crate::ir::*;
 use crate::types::{Elem, Scalar, Ty};
@@ -213,7 +213,7 @@ impl Emitter<'_> {
     fn texture_in_bounds(&mut self, p: ParamId, index: &[Word]) -> Option<Word> {
         self.oob.as_ref()?;
         let extent = self.texture_extent(p);
-        let checks = vec![Check::Compared; index.len()];
+        let checks = vec![IndexCheck::Compared; index.len()];
         let inside = self.in_bounds(p, index, &extent, &checks);
         self.record_out_of_bounds(p, index, inside);
         Some(inside)
