@@ -70,8 +70,24 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
             return fetch.into();
         }
     }
-    match guarded(&func, || compile_instances(&func, &options)) {
-        Ok(instances) if errors.is_empty() => {
+    // The launcher is generated inside the guard too: its code relies on facts of the compiled
+    // kernels (bindings, type names), and a bug there is an internal error like one in the
+    // compiler.
+    let expanded = guarded(&func, || {
+        let instances = compile_instances(&func, &options)?;
+        let code = errors.is_empty().then(|| {
+            let mut out = launcher(&func, &instances, options.unchecked);
+            out.extend(callback::layout_assertions(
+                &func,
+                &options.structs,
+                &instances[0].kernel,
+            ));
+            out
+        });
+        Ok((instances, code))
+    });
+    match expanded {
+        Ok((instances, Some(mut out))) => {
             let report = std::env::var_os("AMP_REPORT").is_some_and(|v| v != "0");
             for i in &instances {
                 dump_spirv(&i.kernel, &i.bindings);
@@ -79,16 +95,10 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
                     eprint!("{}", i.kernel.report);
                 }
             }
-            let mut out = launcher(&func, &instances, options.unchecked);
             out.extend(imports::markers(&imported));
-            out.extend(callback::layout_assertions(
-                &func,
-                &options.structs,
-                &instances[0].kernel,
-            ));
             out.into()
         }
-        Ok(_) => errors.into(),
+        Ok((_, None)) => errors.into(),
         Err(diags) => {
             for d in diags.iter() {
                 errors.extend(error_tokens(d));

@@ -315,7 +315,9 @@ impl CheckedKernel {
             &self.findings.loops,
             precision,
         )
-        .map_err(|internal| internal_error(&kernel.name, "SPIR-V", &internal, self.name))?;
+        .map_err(|internal| {
+            internal_error(&kernel.name, "SPIR-V", &internal.to_string(), self.name)
+        })?;
         let params = kernel
             .params
             .iter()

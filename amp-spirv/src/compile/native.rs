@@ -127,7 +127,7 @@ impl CheckedKernel {
         self.native_source(rt, fn_name).map_err(|stop| match stop {
             native::Stop::Unsupported(u) => NativeError::Unsupported(u),
             native::Stop::Internal { invariant, span } => NativeError::Internal(
-                super::internal_error(self.name(), "native Rust", &invariant, span),
+                super::internal_error(self.name(), "native Rust", &invariant.to_string(), span),
             ),
         })
     }

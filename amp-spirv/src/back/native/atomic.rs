@@ -2,6 +2,7 @@
 //! element (relaxed, as the device's), on `tile_static` memory as plain read-modify-writes (the
 //! tile's threads run one at a time on one OS thread).
 
+use super::invariant::Invariant;
 use super::{broken, unsupported, Emitter, Res};
 use crate::diag::Span;
 use crate::ir::*;
@@ -89,9 +90,7 @@ impl Emitter<'_> {
                     AtomicOp::Exchange => ("swap", quote_spanned!(at=> tv)),
                     AtomicOp::Inc => ("fetch_add", quote_spanned!(at=> (1 as #t))),
                     AtomicOp::Dec => ("fetch_sub", quote_spanned!(at=> (1 as #t))),
-                    AtomicOp::CompareExchange => {
-                        return broken("compare-exchange is emitted above", span)
-                    }
+                    AtomicOp::CompareExchange => return broken(Invariant::MatchedAbove, span),
                 };
                 let method = Ident::new(method, at);
                 quote_spanned!(at=> #rt::#atom(ptr).#method(#arg, #rt::RELAXED))

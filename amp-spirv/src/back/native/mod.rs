@@ -140,6 +140,7 @@ mod batch;
 mod builtin;
 mod expr;
 mod guard;
+mod invariant;
 mod subgroup;
 mod texture;
 mod tile;
@@ -158,6 +159,7 @@ use crate::diag::Span;
 use crate::ir::*;
 use crate::types::StructDef;
 use crate::types::{Len, Scalar, Ty};
+pub use invariant::Invariant;
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use std::cell::RefCell;
@@ -194,7 +196,7 @@ pub enum Stop {
     /// A bug: what broke, and where in the kernel the back end was.
     Internal {
         /// The invariant that does not hold.
-        invariant: String,
+        invariant: Invariant,
         /// Where the back end was.
         span: Span,
     },
@@ -293,7 +295,7 @@ fn emit(
     let whole = whole_kernel(kernel);
     let rt: TokenStream = match syn::parse_str::<syn::Path>(rt) {
         Ok(path) => quote!(#path),
-        Err(_) => return broken("the support crate's path is a Rust path", whole),
+        Err(_) => return broken(Invariant::SupportPath, whole),
     };
     let name = item_name(fn_name, whole)?;
     let mut e = Emitter::new(kernel, plan, rt, fn_name);
@@ -333,7 +335,7 @@ fn emit(
 fn item_name(name: &str, span: Span) -> Res<Ident> {
     match syn::parse_str::<Ident>(name) {
         Ok(ident) => Ok(ident),
-        Err(_) => broken("generated items are named by identifiers", span),
+        Err(_) => broken(Invariant::ItemNames, span),
     }
 }
 
@@ -442,11 +444,8 @@ fn unsupported<T>(construct: impl Into<String>, span: Span) -> Res<T> {
 }
 
 /// A broken invariant of the back end (`invariant`: what should have held), at `span`.
-fn broken<T>(invariant: &str, span: Span) -> Res<T> {
-    Err(Stop::Internal {
-        invariant: format!("broken invariant of the native back end ({invariant})"),
-        span,
-    })
+fn broken<T>(invariant: Invariant, span: Span) -> Res<T> {
+    Err(Stop::Internal { invariant, span })
 }
 
 /// The name of local `id` in the generated code.
@@ -945,7 +944,7 @@ mod tests {
                 .expect("a statement"),
         ) {
             Err(Stop::Internal { invariant, .. }) => {
-                assert!(invariant.contains("tiled kernels only"), "{invariant}")
+                assert_eq!(invariant, Invariant::TileLevelInTiledKernels)
             }
             other => panic!("not an internal error: {:?}", other.map(|_| ())),
         }

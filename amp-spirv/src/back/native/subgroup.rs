@@ -19,6 +19,7 @@
 //! operand or mask taken modulo the subgroup size; a lane past the partial last subgroup's
 //! end reads the type's zero.
 
+use super::invariant::Invariant;
 use super::tile_locals::block_has;
 use super::{index_lit, unsupported, Emitter, Res};
 use crate::diag::Span;
@@ -228,7 +229,7 @@ impl Emitter<'_> {
                 quote_spanned!(at=> (#l / #size))
             }
             SubgroupOp::Count => quote_spanned!(at=> ((nt as u32).div_ceil(#size))),
-            _ => return super::broken("collective subgroup operations are hoisted", span),
+            _ => return super::broken(Invariant::HoistedSubgroup, span),
         })
     }
 
@@ -246,7 +247,7 @@ impl Emitter<'_> {
         for o in operands {
             match o.kind {
                 ExprKind::Local(id) => ids.push(id),
-                _ => return super::broken("a hoisted operand is a local", o.span),
+                _ => return super::broken(Invariant::HoistedSubgroup, o.span),
             }
         }
         // A context of its own whose every local lives in the threads' frames (as a lead
@@ -340,7 +341,7 @@ impl Emitter<'_> {
                 }
             }
             SubgroupOp::Size | SubgroupOp::Lane | SubgroupOp::Index | SubgroupOp::Count => {
-                return super::broken("only collective operations are hoisted", span)
+                return super::broken(Invariant::HoistedSubgroup, span)
             }
         };
         Ok(quote_spanned!(at=> {

@@ -5,6 +5,7 @@
 //! texel type keeps its own. Checked kernels compare every index component with the extent,
 //! as the SPIR-V back end does for textures.
 
+use super::invariant::Invariant;
 use super::{broken, index_lit, numbered, Emitter, Res};
 use crate::back::BoundsChecks;
 use crate::ir::*;
@@ -18,10 +19,7 @@ impl Emitter<'_> {
     /// (`None` for a scalar texel).
     fn texel_shape(&self, p: ParamId) -> Res<(Ident, Option<u32>)> {
         let ParamKind::Texture { texel, .. } = &self.k.params[p].kind else {
-            return broken(
-                "texture operations name texture parameters",
-                self.k.params[p].span,
-            );
+            return broken(Invariant::TextureParam, self.k.params[p].span);
         };
         let ty = texel.ty();
         let comp = match ty.component() {

@@ -18,6 +18,7 @@
 //! The emitter runs twice over the body: the first run records which contexts (regions and
 //! lead evaluations) name each local, the second emits with the frame chosen from that.
 
+use super::invariant::Invariant;
 use super::tile_locals::{block_has, has_barrier};
 use super::{
     broken, conjunction, generated_fn, index_lit, item_name, label, local, numbered, unsupported,
@@ -141,7 +142,7 @@ impl Emitter<'_> {
         let span = self.whole_kernel();
         match self.tile.as_mut() {
             Some(st) => Ok(st),
-            None => broken("tile-level code is emitted for tiled kernels only", span),
+            None => broken(Invariant::TileLevelInTiledKernels, span),
         }
     }
 
@@ -456,7 +457,7 @@ impl Emitter<'_> {
                     }
                     Stmt::Let(id, Some(e)) if matches!(e.kind, ExprKind::Subgroup(..)) => {
                         let ExprKind::Subgroup(op, operands) = &e.kind else {
-                            return broken("matched above", e.span);
+                            return broken(Invariant::MatchedAbove, e.span);
                         };
                         let code =
                             self.located(e.span, |e2| e2.collective(*id, *op, operands, e))?;
@@ -560,7 +561,7 @@ impl Emitter<'_> {
         let span = self.whole_kernel();
         let remat = self.st()?.remat_defs.clone();
         let Some(tiled) = self.k.tiled.as_ref() else {
-            return broken("a tiled kernel has its tiled index", span);
+            return broken(Invariant::TiledIndex, span);
         };
         let rank = self.k.rank as usize;
         let is: Vec<Ident> = (0..rank).map(|d| numbered("i", d)).collect();

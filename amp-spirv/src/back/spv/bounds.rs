@@ -5,6 +5,7 @@ use super::Emitter;
 use super::IfLabels;
 use super::OrInternal;
 use crate::back::plan::IndexCheck;
+use crate::back::spv::Invariant;
 use crate::ir::*;
 use crate::types::Scalar;
 use rspirv::spirv::{self, Op, StorageClass, Word};
@@ -104,19 +105,19 @@ impl Emitter<'_> {
                 let ptr = e.buffer_element_ptr(param, &index);
                 match access.take() {
                     Some(access) => access(e, ptr),
-                    None => e.broken("a structured if runs one arm once"),
+                    None => e.broken(Invariant::IfArm),
                 }
             })
             .only_arm()
         else {
-            return self.broken("a structured if has an arm");
+            return self.broken(Invariant::IfArm);
         };
         let (value, accessed_end, t) = (arm.value?, arm.end?, result?);
         let zero = self.b.constant_null(t);
         Some(
             self.b
                 .phi(t, None, [(value, accessed_end), (zero, skipped_end)])
-                .or_internal(&mut self.internal, "open"),
+                .or_internal(&mut self.internal, Invariant::BlockOpen),
         )
     }
 
@@ -148,10 +149,7 @@ impl Emitter<'_> {
                 Some(prev) => self.op(Op::LogicalAnd, b, &[prev, fits]),
             });
         }
-        all.or_internal(
-            &mut self.internal,
-            "a checked access has a component to check",
-        )
+        all.or_internal(&mut self.internal, Invariant::CheckedComponent)
     }
 
     /// Notes a failed access (where `inside` is false) in the thread's pending report: the
@@ -165,7 +163,7 @@ impl Emitter<'_> {
             .oob
             .as_ref()
             .map(|o| o.pending)
-            .or_internal(&mut self.internal, "checked kernels have a report");
+            .or_internal(&mut self.internal, Invariant::ReportDeclared);
         let u = self.scalar_ty(Scalar::U32);
         let words = std::iter::once(self.const_u32(p as u32 + 1)).chain(index.iter().copied());
         for (ptr, w) in pending.into_iter().zip(words.collect::<Vec<_>>()) {
@@ -218,10 +216,12 @@ impl Emitter<'_> {
                 let args = e.pending_report_details(flag);
                 let void = e.b.type_void();
                 e.b.function_call(void, None, record, args)
-                    .or_internal(&mut e.internal, "open");
+                    .or_internal(&mut e.internal, Invariant::BlockOpen);
             });
         }
-        self.b.ret().or_internal(&mut self.internal, "open");
+        self.b
+            .ret()
+            .or_internal(&mut self.internal, Invariant::BlockOpen);
     }
 
     /// The eight detail words of the report (param, rank, index[3], extent[3]) from the pending
@@ -235,7 +235,7 @@ impl Emitter<'_> {
             .oob
             .as_ref()
             .map(|o| o.pending)
-            .or_internal(&mut self.internal, "checked kernels have a report");
+            .or_internal(&mut self.internal, Invariant::ReportDeclared);
         let (zero, one) = (self.const_u32(0), self.const_u32(1));
         let param = self.op(Op::ISub, u, &[tag, one]);
         let (mut rank, mut extent) = (zero, [zero; 3]);
@@ -284,13 +284,13 @@ impl Emitter<'_> {
         let fn_ty = self.b.type_function(void, vec![u; 8]);
         self.b
             .begin_function(void, Some(record), spirv::FunctionControl::NONE, fn_ty)
-            .or_internal(&mut self.internal, "main is closed");
+            .or_internal(&mut self.internal, Invariant::MainClosed);
         self.b.name(record, "amp_record_out_of_bounds");
         let details: Vec<Word> = (0..8)
             .map(|_| {
                 self.b
                     .function_parameter(u)
-                    .or_internal(&mut self.internal, "in the function")
+                    .or_internal(&mut self.internal, Invariant::FunctionOpen)
             })
             .collect();
         let entry = self.b.id();
@@ -319,10 +319,12 @@ impl Emitter<'_> {
                 e.store(ptr, value);
             }
         });
-        self.b.ret().or_internal(&mut self.internal, "open");
+        self.b
+            .ret()
+            .or_internal(&mut self.internal, Invariant::BlockOpen);
         self.b
             .end_function()
-            .or_internal(&mut self.internal, "the function is open");
+            .or_internal(&mut self.internal, Invariant::FunctionOpen);
     }
 
     /// A checked read without a branch around it, so the hot path stays straight-line code

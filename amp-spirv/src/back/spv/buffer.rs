@@ -3,6 +3,7 @@
 
 use super::Emitter;
 use super::OrInternal;
+use crate::back::spv::Invariant;
 use crate::back::ParamSlot;
 use crate::ir::*;
 use crate::types::Scalar;
@@ -15,7 +16,7 @@ impl Emitter<'_> {
     pub(super) fn buffer_extent(&mut self, p: ParamId) -> Vec<Word> {
         let first_member = self.buffer_first_member(p);
         let ParamKind::Buffer { rank, .. } = self.k.params[p].kind else {
-            return self.broken("a buffer param");
+            return self.broken(Invariant::BufferDeclared);
         };
         let u = self.scalar_ty(Scalar::U32);
         (0..rank)
@@ -34,7 +35,7 @@ impl Emitter<'_> {
     fn buffer_first_member(&mut self, p: ParamId) -> u32 {
         match self.layout.params[p] {
             ParamSlot::Buffer { first_member, .. } => first_member,
-            _ => self.broken("a buffer param has a buffer slot"),
+            _ => self.broken(Invariant::BufferDeclared),
         }
     }
 
@@ -79,7 +80,7 @@ impl Emitter<'_> {
     fn buffer_offset(&mut self, p: ParamId) -> Word {
         let rank = match self.k.params[p].kind {
             ParamKind::Buffer { rank, .. } => rank,
-            _ => return self.broken("a buffer param"),
+            _ => return self.broken(Invariant::BufferDeclared),
         };
         let first_member = self.buffer_first_member(p);
         let pushed = self.push_member(first_member + amp_abi::buffer_layout::offset_word(rank));
@@ -95,7 +96,7 @@ impl Emitter<'_> {
         let (var, elem_ptr) = self.buffers[p]
             .as_ref()
             .map(|b| (b.var, b.elem_ptr))
-            .or_internal(&mut self.internal, "buffer params have variables");
+            .or_internal(&mut self.internal, Invariant::BufferDeclared);
         self.access(elem_ptr, var, &[zero, linear])
     }
 }

@@ -4,6 +4,7 @@ use super::OrInternal;
 use super::{has_storage, Emitter, Foldable, IfLabels};
 use crate::analysis::loops::breaks_out;
 use crate::back::plan::{self, RangeStep, RangeTest, Step};
+use crate::back::spv::Invariant;
 use crate::ir::*;
 use crate::types::Scalar;
 use rspirv::spirv::{self, Op, Word};
@@ -64,7 +65,7 @@ impl Emitter<'_> {
         } = labels;
         self.b
             .selection_merge(merge, spirv::SelectionControl::NONE)
-            .or_internal(&mut self.internal, "open");
+            .or_internal(&mut self.internal, Invariant::BlockOpen);
         self.b
             .branch_conditional(
                 cond,
@@ -72,7 +73,7 @@ impl Emitter<'_> {
                 otherwise.unwrap_or(merge),
                 weights.iter().copied(),
             )
-            .or_internal(&mut self.internal, "a block is open");
+            .or_internal(&mut self.internal, Invariant::BlockOpen);
         let mut fill = |e: &mut Self, label: Option<Word>, holds: bool| {
             let label = label?;
             e.begin(label);
@@ -161,7 +162,7 @@ impl Emitter<'_> {
             })
             .only_arm()
         else {
-            return self.broken("a structured if has an arm");
+            return self.broken(Invariant::IfArm);
         };
         let (r, short) = arm.value;
         let mut incoming = vec![(short, from)];
@@ -172,7 +173,7 @@ impl Emitter<'_> {
         Some(
             self.b
                 .phi(bt, None, incoming)
-                .or_internal(&mut self.internal, "open"),
+                .or_internal(&mut self.internal, Invariant::BlockOpen),
         )
     }
 
@@ -202,7 +203,7 @@ impl Emitter<'_> {
             let v = match (holds, els) {
                 (true, _) => e.block(then),
                 (false, Some(els)) => e.expr(els),
-                (false, None) => e.broken("no else arm without an else"),
+                (false, None) => e.broken(Invariant::IfArm),
             };
             if !e.terminated() {
                 if let (Some(var), Some(v)) = (result, v) {
@@ -211,7 +212,9 @@ impl Emitter<'_> {
             }
         });
         if !arms.reaches_merge() {
-            self.b.unreachable().or_internal(&mut self.internal, "open");
+            self.b
+                .unreachable()
+                .or_internal(&mut self.internal, Invariant::BlockOpen);
             return None;
         }
         let var = result?;
@@ -227,7 +230,7 @@ impl Emitter<'_> {
         self.begin(header);
         self.b
             .loop_merge(merge, cont, spirv::LoopControl::NONE, [])
-            .or_internal(&mut self.internal, "open");
+            .or_internal(&mut self.internal, Invariant::BlockOpen);
         self.branch(first);
         self.begin(first);
         (
@@ -259,7 +262,7 @@ impl Emitter<'_> {
         let body = self.b.id();
         self.b
             .branch_conditional(cond, body, merge, [])
-            .or_internal(&mut self.internal, "open");
+            .or_internal(&mut self.internal, Invariant::BlockOpen);
         body
     }
 
@@ -298,7 +301,9 @@ impl Emitter<'_> {
         self.begin(targets.merge);
         let reaches_merge = cond.is_some() || breaks_out(body);
         if !reaches_merge {
-            self.b.unreachable().or_internal(&mut self.internal, "open");
+            self.b
+                .unreachable()
+                .or_internal(&mut self.internal, Invariant::BlockOpen);
         }
     }
 
@@ -322,8 +327,8 @@ impl Emitter<'_> {
             RangeStep::One => None,
         };
         let counter =
-            self.locals[r.counter].or_internal(&mut self.internal, "counters are scalars");
-        let done = self.locals[r.done].or_internal(&mut self.internal, "flags are scalars");
+            self.locals[r.counter].or_internal(&mut self.internal, Invariant::ScalarLocal);
+        let done = self.locals[r.done].or_internal(&mut self.internal, Invariant::ScalarLocal);
         self.store(counter, start);
         if let Some(step) = step {
             // `step_by(0)` panics in Rust; on the device the loop runs zero times.

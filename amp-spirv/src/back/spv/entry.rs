@@ -4,6 +4,7 @@
 use super::IfLabels;
 use super::OrInternal;
 use super::{has_storage, Emitter, SIMPLE_WORKGROUP_SIZE};
+use crate::back::spv::Invariant;
 use crate::ir::*;
 use crate::types::Scalar;
 use rspirv::spirv::{self, Op, StorageClass, Word};
@@ -34,7 +35,7 @@ impl Emitter<'_> {
         let main = self
             .b
             .begin_function(void, None, spirv::FunctionControl::NONE, fn_ty)
-            .or_internal(&mut self.internal, "no function is open");
+            .or_internal(&mut self.internal, Invariant::NoFunctionOpen);
         self.b.name(main, self.k.name.clone());
         self.main = main;
         let entry = self.b.id();
@@ -63,7 +64,7 @@ impl Emitter<'_> {
         }
         self.b
             .end_function()
-            .or_internal(&mut self.internal, "the function is open");
+            .or_internal(&mut self.internal, Invariant::FunctionOpen);
         self.record_out_of_bounds_function();
         self.rounded_functions();
         let interface: Vec<Word> = interface.into_iter().chain(subgroup_inputs).collect();
@@ -97,7 +98,7 @@ impl Emitter<'_> {
             otherwise: Some(out),
         };
         self.structured_if(inside, labels, &[], |e, _| {
-            e.b.ret().or_internal(&mut e.internal, "open")
+            e.b.ret().or_internal(&mut e.internal, Invariant::BlockOpen)
         });
     }
 
@@ -105,7 +106,7 @@ impl Emitter<'_> {
     /// onto y for rank 1), `global = tile * size + local`, `tile_origin = tile * size`.
     fn tiled_prologue(&mut self, lid_var: Word, wid_var: Word, nwg_var: Word) {
         let Some(tiled) = self.k.tiled.clone() else {
-            return None.or_internal(&mut self.internal, "a tiled kernel has a tiled index");
+            return None.or_internal(&mut self.internal, Invariant::TiledIndex);
         };
         let rank = tiled.dims.len();
         let u = self.scalar_ty(Scalar::U32);
@@ -121,14 +122,14 @@ impl Emitter<'_> {
             .map(|d| {
                 self.b
                     .composite_extract(u, None, lid, [axis(d)])
-                    .or_internal(&mut self.internal, "open")
+                    .or_internal(&mut self.internal, Invariant::BlockOpen)
             })
             .collect();
         let mut tile: Vec<Word> = (0..rank)
             .map(|d| {
                 self.b
                     .composite_extract(u, None, wid, [axis(d)])
-                    .or_internal(&mut self.internal, "open")
+                    .or_internal(&mut self.internal, Invariant::BlockOpen)
             })
             .collect();
         if rank == 1 {
@@ -138,11 +139,11 @@ impl Emitter<'_> {
             let nx = self
                 .b
                 .composite_extract(u, None, nwg, [0])
-                .or_internal(&mut self.internal, "open");
+                .or_internal(&mut self.internal, Invariant::BlockOpen);
             let wy = self
                 .b
                 .composite_extract(u, None, wid, [1])
-                .or_internal(&mut self.internal, "open");
+                .or_internal(&mut self.internal, Invariant::BlockOpen);
             let row = self.op(Op::IMul, u, &[wy, nx]);
             tile[0] = self.op(Op::IAdd, u, &[tile[0], row]);
             // `tile < extent / size` as `tile * size < extent`: no division per thread
@@ -187,15 +188,15 @@ impl Emitter<'_> {
         let gx = self
             .b
             .composite_extract(u, None, gid, [0])
-            .or_internal(&mut self.internal, "open");
+            .or_internal(&mut self.internal, Invariant::BlockOpen);
         let gy = self
             .b
             .composite_extract(u, None, gid, [1])
-            .or_internal(&mut self.internal, "open");
+            .or_internal(&mut self.internal, Invariant::BlockOpen);
         let nx = self
             .b
             .composite_extract(u, None, nwg, [0])
-            .or_internal(&mut self.internal, "open");
+            .or_internal(&mut self.internal, Invariant::BlockOpen);
         let wg = self.const_u32(SIMPLE_WORKGROUP_SIZE);
         // `(gy * nx) * wg`, not `gy * (nx * wg)`: lavapipe runs the first (the order GLSL's
         // `gl_GlobalInvocationID.y * gl_NumWorkGroups.x * 64u` gives) in 0.4 % fewer
@@ -214,8 +215,8 @@ impl Emitter<'_> {
         self.leave_unless(inside);
 
         // Row-major unflattening: the last dimension varies fastest.
-        let idx_var = self.locals[self.k.index_local]
-            .or_internal(&mut self.internal, "the index is not zero-sized");
+        let idx_var =
+            self.locals[self.k.index_local].or_internal(&mut self.internal, Invariant::Sized);
         let ptr_u = self.ptr(u, StorageClass::Function);
         let mut rest = linear;
         for d in (0..rank).rev() {

@@ -5,6 +5,7 @@ use super::bounds::Target;
 use super::OrInternal;
 use super::{glsl, has_storage, Emitter, Foldable};
 use crate::back::plan::{self, ArrayIndex};
+use crate::back::spv::Invariant;
 use crate::back::ParamSlot;
 use crate::ir::*;
 use crate::types::{Len, Scalar, Ty};
@@ -58,7 +59,7 @@ impl Emitter<'_> {
                     ParamSlot::Value { first_member, .. } => {
                         return Some(self.push_value(&e.ty, &mut (first_member..)));
                     }
-                    _ => return self.broken("value params have value slots"),
+                    _ => return self.broken(Invariant::ValueSlot),
                 };
                 let raw = self.push_member(member);
                 if e.ty == Ty::BOOL {
@@ -117,7 +118,7 @@ impl Emitter<'_> {
                 Some(
                     self.b
                         .bitcast(ty, None, v)
-                        .or_internal(&mut self.internal, "bitcast"),
+                        .or_internal(&mut self.internal, Invariant::CheckedType),
                 )
             }
             ExprKind::Element(base, index) => self.element(e, base, index),
@@ -148,7 +149,7 @@ impl Emitter<'_> {
                 Some(
                     self.b
                         .composite_construct(t, None, parts)
-                        .or_internal(&mut self.internal, "open"),
+                        .or_internal(&mut self.internal, Invariant::BlockOpen),
                 )
             }
             ExprKind::ArrayList(list) => {
@@ -160,7 +161,7 @@ impl Emitter<'_> {
                 Some(
                     self.b
                         .composite_construct(t, None, parts)
-                        .or_internal(&mut self.internal, "open"),
+                        .or_internal(&mut self.internal, Invariant::BlockOpen),
                 )
             }
             ExprKind::ArrayRepeat(item, n) => {
@@ -169,7 +170,7 @@ impl Emitter<'_> {
                 Some(
                     self.b
                         .composite_construct(t, None, vec![v; *n as usize])
-                        .or_internal(&mut self.internal, "open"),
+                        .or_internal(&mut self.internal, Invariant::BlockOpen),
                 )
             }
             ExprKind::Builtin(f, args) => {
@@ -209,7 +210,7 @@ impl Emitter<'_> {
                         | Builtin::Int(_),
                         _,
                     ) => {
-                        return self.broken("geometric() lowered them");
+                        return self.broken(Invariant::CheckedType);
                     }
                 };
                 Some(self.ext(inst, t, &vals))
@@ -252,7 +253,7 @@ impl Emitter<'_> {
                     .loops
                     .last()
                     .map(|l| (l.merge, l.cont, l.more))
-                    .or_internal(&mut self.internal, "checked: break inside a loop");
+                    .or_internal(&mut self.internal, Invariant::InsideLoop);
                 match more {
                     // A watched loop ends through its header (`loops.rs`).
                     Some(more) => {
@@ -269,7 +270,7 @@ impl Emitter<'_> {
                     .loops
                     .last()
                     .map(|l| l.cont)
-                    .or_internal(&mut self.internal, "checked: continue inside a loop");
+                    .or_internal(&mut self.internal, Invariant::InsideLoop);
                 self.branch(target);
                 None
             }
@@ -676,7 +677,7 @@ impl Emitter<'_> {
         let sem = self.const_u32(semantics.bits());
         self.b
             .control_barrier(exec, mem, sem)
-            .or_internal(&mut self.internal, "open");
+            .or_internal(&mut self.internal, Invariant::BlockOpen);
     }
 
     /// `OpMemoryBarrier` for `*_memory_fence(t.barrier)`: orders this thread's accesses.
@@ -686,7 +687,7 @@ impl Emitter<'_> {
         let sem = self.const_u32(semantics.bits());
         self.b
             .memory_barrier(mem, sem)
-            .or_internal(&mut self.internal, "open");
+            .or_internal(&mut self.internal, Invariant::BlockOpen);
     }
 
     /// A pointer to the local-array element `e`, when `e` is `local[i][j]...`.
@@ -740,10 +741,10 @@ impl Emitter<'_> {
                     let n = def.fields.len() as u32;
                     match plan::field(&def, index) {
                         Ok((_, ty)) => (ty, Len::Lit(n)),
-                        Err(e) => return self.broken(&format!("checked: {e}")),
+                        Err(e) => return self.failed(e.into()),
                     }
                 }
-                _ => return self.broken("checked: indexing an array"),
+                _ => return self.broken(Invariant::CheckedType),
             };
             ids.push(self.array_index(index, &len)?);
             ty = elem;
@@ -777,14 +778,14 @@ impl Emitter<'_> {
             Ty::Array(_, len) => len.clone(),
             Ty::Vector(_, n) => Len::Lit(*n),
             Ty::Struct(def) => Len::Lit(def.fields.len() as u32),
-            _ => return self.broken("checked: indexing an array"),
+            _ => return self.broken(Invariant::CheckedType),
         };
         let len = &len;
         if let ExprKind::Lit(Lit::Int(k)) = index.kind {
             return Some(
                 self.b
                     .composite_extract(t, None, value, [k as u32])
-                    .or_internal(&mut self.internal, "open"),
+                    .or_internal(&mut self.internal, Invariant::BlockOpen),
             );
         }
         // Dynamic index into a value: spill it to a variable and index that.
@@ -801,7 +802,7 @@ impl Emitter<'_> {
         match plan::place_ty(self.k, place) {
             Ok(ty) => ty,
             Err(e) => {
-                self.broken::<()>(&format!("places the front end checked: {e}"));
+                self.failed::<()>(e.into());
                 Ty::Never
             }
         }
@@ -928,7 +929,7 @@ impl Emitter<'_> {
                     Ty::Vector(..) => self
                         .b
                         .composite_extract(st, None, v, [k])
-                        .or_internal(&mut self.internal, "open"),
+                        .or_internal(&mut self.internal, Invariant::BlockOpen),
                     _ => v,
                 });
                 let kinds = (sides[0].2, sides[1].2);
@@ -941,6 +942,6 @@ impl Emitter<'_> {
         let t = self.ty(&Ty::Vector(s, n));
         self.b
             .composite_construct(t, None, parts)
-            .or_internal(&mut self.internal, "open")
+            .or_internal(&mut self.internal, Invariant::BlockOpen)
     }
 }

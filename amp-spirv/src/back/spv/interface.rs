@@ -4,6 +4,7 @@
 
 use super::OrInternal;
 use super::{BufferVar, Emitter};
+use crate::back::spv::Invariant;
 use crate::back::ParamSlot;
 use crate::ir::*;
 use crate::types::{Elem, Scalar, Ty};
@@ -103,7 +104,7 @@ impl Emitter<'_> {
                 continue;
             };
             let ParamSlot::Buffer { binding, .. } = self.layout.params[i] else {
-                self.broken::<()>("the layout follows the params");
+                self.broken::<()>(Invariant::LayoutFollowsParams);
                 continue;
             };
             // The memory model (docs/kernel-language.md): a fence on views and arrays makes a
@@ -163,8 +164,7 @@ impl Emitter<'_> {
         if let Some(&id) = self.fact_bools.get(&(p, bit)) {
             return id;
         }
-        let facts =
-            self.layout_facts[p].or_internal(&mut self.internal, "buffer params have layout facts");
+        let facts = self.layout_facts[p].or_internal(&mut self.internal, Invariant::BufferDeclared);
         let (u, b) = (self.scalar_ty(Scalar::U32), self.scalar_ty(Scalar::Bool));
         let (mask, zero) = (self.const_u32(bit), self.const_u32(0));
         let masked = self.spec_constant_op(u, Op::BitwiseAnd, &[facts, mask]);
@@ -182,8 +182,7 @@ impl Emitter<'_> {
                 .operands
                 .extend(operands.iter().map(|&w| Operand::IdRef(w))),
             None => {
-                let _: () =
-                    None.or_internal(&mut self.internal, "an OpSpecConstantOp was appended");
+                let _: () = None.or_internal(&mut self.internal, Invariant::SpecConstantOp);
             }
         }
         id
@@ -279,10 +278,9 @@ impl Emitter<'_> {
         let ty = self.scalar_ty(m.ty);
         let ptr_ty = self.ptr(ty, StorageClass::PushConstant);
         let idx = self.const_u32(member);
-        let push = self.push.or_internal(
-            &mut self.internal,
-            "members exist, so the block was declared",
-        );
+        let push = self
+            .push
+            .or_internal(&mut self.internal, Invariant::StorageType);
         let ptr = self.access(ptr_ty, push, &[idx]);
         self.load(ty, ptr)
     }
@@ -294,7 +292,7 @@ impl Emitter<'_> {
             Ty::Scalar(_) => {
                 let member = members
                     .next()
-                    .or_internal(&mut self.internal, "one member per scalar");
+                    .or_internal(&mut self.internal, Invariant::StorageType);
                 return self.push_member(member);
             }
             Ty::Vector(s, n) => (0..*n)
@@ -306,15 +304,13 @@ impl Emitter<'_> {
                 .map(|f| self.push_value(&f.ty, members))
                 .collect(),
             other => {
-                let invariant =
-                    format!("by-value parameters are scalars, vectors or structs, not {other}");
-                return self.broken(&invariant);
+                return self.broken(Invariant::ValueParamType(other.to_string()));
             }
         };
         let t = self.ty(ty);
         self.b
             .composite_construct(t, None, parts)
-            .or_internal(&mut self.internal, "open")
+            .or_internal(&mut self.internal, Invariant::BlockOpen)
     }
 
     pub(super) fn builtin_input(&mut self, builtin: spirv::BuiltIn, name: &str) -> Word {
@@ -339,7 +335,9 @@ impl Emitter<'_> {
             Some(self.b.id()),
             vec![Operand::StorageClass(StorageClass::Workgroup)],
         );
-        let id = inst.result_id.or_internal(&mut self.internal, "set above");
+        let id = inst
+            .result_id
+            .or_internal(&mut self.internal, Invariant::ResultId);
         self.b.insert_types_global_values(InsertPoint::End, inst);
         self.b.name(id, name);
         id

@@ -21,6 +21,7 @@
 use super::IfLabels;
 use super::{Emitter, OrInternal};
 use crate::analysis::loops::{covers_inner_loops, watches};
+use crate::back::spv::Invariant;
 use crate::ir::*;
 use crate::types::Scalar;
 use rspirv::dr::Operand;
@@ -122,7 +123,7 @@ impl Emitter<'_> {
         let never = self.watch.as_ref().map_or(0, |w| w.never);
         self.b
             .branch_conditional(never, merge, otherwise, [])
-            .or_internal(&mut self.internal, "open");
+            .or_internal(&mut self.internal, Invariant::BlockOpen);
     }
 
     /// After watched loop `number`: a thread whose "go on" flag is still set was taken out of
@@ -242,10 +243,10 @@ impl Emitter<'_> {
         let m = self.load(b, more);
         self.b
             .loop_merge(merge, cont, spirv::LoopControl::NONE, [])
-            .or_internal(&mut self.internal, "open");
+            .or_internal(&mut self.internal, Invariant::BlockOpen);
         self.b
             .branch_conditional(m, body, leave, [])
-            .or_internal(&mut self.internal, "open");
+            .or_internal(&mut self.internal, Invariant::BlockOpen);
         // The loop's own way out clears `go`, and beside it a way out that never runs keeps
         // `go` as it is, so that the driver cannot prove `go` clear after the loop.
         self.begin(leave);
@@ -253,10 +254,10 @@ impl Emitter<'_> {
         let never = self.watch.as_ref().map_or(0, |w| w.never);
         self.b
             .selection_merge(unreached, spirv::SelectionControl::NONE)
-            .or_internal(&mut self.internal, "open");
+            .or_internal(&mut self.internal, Invariant::BlockOpen);
         self.b
             .branch_conditional(never, keep, clear, [])
-            .or_internal(&mut self.internal, "open");
+            .or_internal(&mut self.internal, Invariant::BlockOpen);
         self.begin(keep);
         let zero = self.const_u32(0);
         self.loop_word_atomic(Op::AtomicIAdd, &[zero]);
@@ -266,7 +267,9 @@ impl Emitter<'_> {
         self.store(go, f);
         self.branch(merge);
         self.begin(unreached);
-        self.b.unreachable().or_internal(&mut self.internal, "open");
+        self.b
+            .unreachable()
+            .or_internal(&mut self.internal, Invariant::BlockOpen);
         self.begin(body);
         WatchedLoop {
             header,
@@ -307,10 +310,10 @@ impl Emitter<'_> {
         let (rest, fail) = (self.b.id(), self.b.id());
         self.b
             .selection_merge(rest, spirv::SelectionControl::NONE)
-            .or_internal(&mut self.internal, "open");
+            .or_internal(&mut self.internal, Invariant::BlockOpen);
         self.b
             .branch_conditional(holds, rest, fail, [])
-            .or_internal(&mut self.internal, "open");
+            .or_internal(&mut self.internal, Invariant::BlockOpen);
         self.begin(fail);
         let f = self.const_scalar(Scalar::Bool, Lit::Bool(false));
         self.store(w.more, f);

@@ -11,6 +11,7 @@ mod bounds;
 mod buffer;
 mod control;
 mod entry;
+mod error;
 mod expr;
 mod interface;
 mod loops;
@@ -27,6 +28,7 @@ use crate::ir::*;
 use crate::types::{Len, Scalar, StructDef, Ty};
 use bounds::{OobReport, PENDING_REPORT_WORDS};
 use control::LoopTargets;
+pub use error::{EmitError, Invariant};
 use math::{Foldable, Rounded};
 use rspirv::binary::Assemble;
 use rspirv::dr::{self, Builder, InsertPoint, Operand};
@@ -70,7 +72,7 @@ pub fn emit(
     layout: &Layout,
     loops: &Loops,
     precision: Precision,
-) -> Result<Module, String> {
+) -> Result<Module, EmitError> {
     let checks = plan.checks();
     let mut e = Emitter::new(kernel, plan, layout);
     e.fast_math = precision == Precision::Fast;
@@ -85,7 +87,7 @@ pub fn emit(
     e.declare_loop_watch(loops.watched());
     e.kernel();
     if kernel.name == INTERNAL_ERROR_PROBE {
-        e.internal = Some("the probe kernel asked for an internal error".into());
+        e.internal = Some(EmitError::Probe);
     }
     let uses_float64 = e.uses_float64;
     if uses_float64 {
@@ -185,7 +187,7 @@ struct Emitter<'k> {
     plan: Plan<'k>,
     /// The first broken invariant of the emitter itself (see [`OrInternal`]): the kernel then
     /// gets an internal-error diagnostic instead of a module.
-    internal: Option<String>,
+    internal: Option<EmitError>,
     /// The rounded `f32` division and square root functions (`math/rounded.rs`).
     rounded: Rounded,
     /// `#[kernel(amp, fast_math)]`: the device's own `f32` division, square root and
@@ -195,16 +197,25 @@ struct Emitter<'k> {
 
 /// A step of the emitter that fails only on a bug in the emitter (an instruction outside a
 /// block, a declaration it did not make): the first failure is kept in `internal` and a
-/// placeholder (id 0) lets emission finish; [`emit`] then returns the failure, which the kernel
-/// gets as an internal-error diagnostic, never a panic.
+/// placeholder (id 0) lets emission finish; [`emit`] then returns the failure
+/// ([`EmitError`]), which the kernel gets as an internal-error diagnostic, never a panic.
 trait OrInternal<T> {
-    fn or_internal(self, internal: &mut Option<String>, invariant: &str) -> T;
+    fn or_internal(self, internal: &mut Option<EmitError>, invariant: Invariant) -> T;
 }
 
-impl<T: Default, E: std::fmt::Debug> OrInternal<T> for Result<T, E> {
-    fn or_internal(self, internal: &mut Option<String>, invariant: &str) -> T {
-        self.unwrap_or_else(|e| {
-            internal.get_or_insert_with(|| format!("broken invariant ({invariant}): {e:?}"));
+impl<T: Default> OrInternal<T> for Result<T, rspirv::dr::Error> {
+    fn or_internal(self, internal: &mut Option<EmitError>, invariant: Invariant) -> T {
+        self.unwrap_or_else(|refused| {
+            internal.get_or_insert(EmitError::Builder { invariant, refused });
+            T::default()
+        })
+    }
+}
+
+impl<T: Default> OrInternal<T> for Option<T> {
+    fn or_internal(self, internal: &mut Option<EmitError>, invariant: Invariant) -> T {
+        self.unwrap_or_else(|| {
+            internal.get_or_insert(EmitError::Broken(invariant));
             T::default()
         })
     }
@@ -212,17 +223,14 @@ impl<T: Default, E: std::fmt::Debug> OrInternal<T> for Result<T, E> {
 
 impl Emitter<'_> {
     /// Records the broken invariant `invariant` (see [`OrInternal`]) and returns a placeholder.
-    fn broken<T: Default>(&mut self, invariant: &str) -> T {
-        None.or_internal(&mut self.internal, invariant)
+    fn broken<T: Default>(&mut self, invariant: Invariant) -> T {
+        self.failed(EmitError::Broken(invariant))
     }
-}
 
-impl<T: Default> OrInternal<T> for Option<T> {
-    fn or_internal(self, internal: &mut Option<String>, invariant: &str) -> T {
-        self.unwrap_or_else(|| {
-            internal.get_or_insert_with(|| format!("broken invariant ({invariant})"));
-            T::default()
-        })
+    /// Records `error` unless an earlier failure is recorded, and returns a placeholder.
+    fn failed<T: Default>(&mut self, error: EmitError) -> T {
+        self.internal.get_or_insert(error);
+        T::default()
     }
 }
 
@@ -298,7 +306,7 @@ impl<'k> Emitter<'k> {
                     self.uses_float64 = true;
                     self.b.type_float(64, None)
                 }
-                Scalar::Norm | Scalar::Unorm => self.broken("device() maps them to f32"),
+                Scalar::Norm | Scalar::Unorm => self.broken(Invariant::CheckedType),
             },
             Ty::Array(elem, n) => {
                 let e = self.ty(elem);
@@ -399,7 +407,7 @@ impl<'k> Emitter<'k> {
         );
         self.b
             .insert_into_block(InsertPoint::End, inst)
-            .or_internal(&mut self.internal, "a block is open while emitting values");
+            .or_internal(&mut self.internal, Invariant::BlockOpen);
         id
     }
 
@@ -413,25 +421,25 @@ impl<'k> Emitter<'k> {
                 inst,
                 args.iter().map(|&w| Operand::IdRef(w)),
             )
-            .or_internal(&mut self.internal, "a block is open")
+            .or_internal(&mut self.internal, Invariant::BlockOpen)
     }
 
     fn load(&mut self, ty: Word, ptr: Word) -> Word {
         self.b
             .load(ty, None, ptr, None, [])
-            .or_internal(&mut self.internal, "a block is open")
+            .or_internal(&mut self.internal, Invariant::BlockOpen)
     }
 
     fn store(&mut self, ptr: Word, value: Word) {
         self.b
             .store(ptr, value, None, [])
-            .or_internal(&mut self.internal, "a block is open");
+            .or_internal(&mut self.internal, Invariant::BlockOpen);
     }
 
     fn access(&mut self, ptr_ty: Word, base: Word, indices: &[Word]) -> Word {
         self.b
             .access_chain(ptr_ty, None, base, indices.iter().copied())
-            .or_internal(&mut self.internal, "a block is open")
+            .or_internal(&mut self.internal, Invariant::BlockOpen)
     }
 
     fn terminated(&self) -> bool {
@@ -441,14 +449,14 @@ impl<'k> Emitter<'k> {
     fn begin(&mut self, label: Word) {
         self.b
             .begin_block(Some(label))
-            .or_internal(&mut self.internal, "the previous block was terminated");
+            .or_internal(&mut self.internal, Invariant::BlockSelectable);
         self.label = label;
     }
 
     fn branch(&mut self, target: Word) {
         self.b
             .branch(target)
-            .or_internal(&mut self.internal, "a block is open");
+            .or_internal(&mut self.internal, Invariant::BlockOpen);
     }
 
     /// A `Function` variable, declared at the top of the entry block as SPIR-V requires.
@@ -458,7 +466,7 @@ impl<'k> Emitter<'k> {
         let current = self.b.selected_block();
         self.b
             .select_block(Some(0))
-            .or_internal(&mut self.internal, "the entry block exists");
+            .or_internal(&mut self.internal, Invariant::BlockSelectable);
         let inst = dr::Instruction::new(
             Op::Variable,
             Some(ptr),
@@ -467,10 +475,10 @@ impl<'k> Emitter<'k> {
         );
         self.b
             .insert_into_block(InsertPoint::Begin, inst)
-            .or_internal(&mut self.internal, "entry block selected");
+            .or_internal(&mut self.internal, Invariant::BlockSelectable);
         self.b
             .select_block(current)
-            .or_internal(&mut self.internal, "restoring the selected block");
+            .or_internal(&mut self.internal, Invariant::BlockSelectable);
         if let Some(n) = name {
             self.b.name(id, n);
         }

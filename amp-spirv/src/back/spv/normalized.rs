@@ -7,6 +7,7 @@
 //! and leaves the sign of a zero bound open, so it is not used.
 
 use super::*;
+use crate::back::spv::Invariant;
 
 impl Emitter<'_> {
     /// `value` of type `ty`, clamped when `ty` is a normalized scalar or vector; any other
@@ -39,7 +40,7 @@ impl Emitter<'_> {
         let lo = to
             .component()
             .and_then(Scalar::normalized_min)
-            .or_internal(&mut self.internal, "a normalized type");
+            .or_internal(&mut self.internal, Invariant::CheckedType);
         let n = match to {
             Ty::Vector(_, n) => Some(*n),
             _ => None,

@@ -13,6 +13,7 @@
 //!   so a count of the non-NaN values chooses the identity there.
 
 use super::{Emitter, OrInternal};
+use crate::back::spv::Invariant;
 use crate::ir::*;
 use crate::types::{Scalar, Ty};
 use rspirv::dr::{self, Builder, Operand};
@@ -131,7 +132,7 @@ impl Emitter<'_> {
         let operand_scalar = args.first().and_then(|a| a.ty.scalar());
         let result = match op {
             SubgroupOp::Size | SubgroupOp::Lane | SubgroupOp::Index | SubgroupOp::Count => {
-                return self.broken("the subgroup's inputs are declared for every use");
+                return self.broken(Invariant::SubgroupInputs);
             }
             SubgroupOp::Elect => self.b.group_non_uniform_elect(t, None, scope),
             SubgroupOp::All => {
@@ -152,7 +153,7 @@ impl Emitter<'_> {
                 let ballot = self
                     .b
                     .group_non_uniform_ballot(u4, None, scope, value)
-                    .or_internal(&mut self.internal, "open");
+                    .or_internal(&mut self.internal, Invariant::BlockOpen);
                 let operation = match op {
                     SubgroupOp::CountTrue => GroupOperation::Reduce,
                     _ => GroupOperation::ExclusiveScan,
@@ -186,34 +187,34 @@ impl Emitter<'_> {
                 };
                 let s = operand_scalar.unwrap_or(Scalar::I32);
                 let Some(inst) = arithmetic(g, s) else {
-                    return self.broken("the front end checked the operand's type");
+                    return self.broken(Invariant::CheckedType);
                 };
                 let combined = inst(&mut self.b, t, None, scope, operation, value, None)
-                    .or_internal(&mut self.internal, "open");
+                    .or_internal(&mut self.internal, Invariant::BlockOpen);
                 if s.is_float() && matches!(g, GroupOp::Min | GroupOp::Max) {
                     return Some(self.identity_where_all_nan(g, s, operation, value, combined));
                 }
                 return Some(combined);
             }
         };
-        Some(result.or_internal(&mut self.internal, "open"))
+        Some(result.or_internal(&mut self.internal, Invariant::BlockOpen))
     }
 
     /// `lane % gl_SubgroupSize` (the size is a power of two).
     fn modulo_size(&mut self, lane: Word) -> Word {
         let u = self.scalar_ty(Scalar::U32);
         let Some(var) = self.subgroup_input(SubgroupOp::Size) else {
-            return self.broken("the subgroup size is declared for lane operands");
+            return self.broken(Invariant::SubgroupInputs);
         };
         let size = self.load(u, var);
         let one = self.const_u32(1);
         let mask = self
             .b
             .i_sub(u, None, size, one)
-            .or_internal(&mut self.internal, "open");
+            .or_internal(&mut self.internal, Invariant::BlockOpen);
         self.b
             .bitwise_and(u, None, lane, mask)
-            .or_internal(&mut self.internal, "open")
+            .or_internal(&mut self.internal, Invariant::BlockOpen)
     }
 
     /// `combined` where some value it combined is not NaN, else the identity of `g` (`+inf`
@@ -233,19 +234,19 @@ impl Emitter<'_> {
         let nan = self
             .b
             .is_nan(b, None, value)
-            .or_internal(&mut self.internal, "open");
+            .or_internal(&mut self.internal, Invariant::BlockOpen);
         let counted = self
             .b
             .select(u, None, nan, zero, one)
-            .or_internal(&mut self.internal, "open");
+            .or_internal(&mut self.internal, Invariant::BlockOpen);
         let numbers = self
             .b
             .group_non_uniform_i_add(u, None, scope, operation, counted, None)
-            .or_internal(&mut self.internal, "open");
+            .or_internal(&mut self.internal, Invariant::BlockOpen);
         let none = self
             .b
             .i_equal(b, None, numbers, zero)
-            .or_internal(&mut self.internal, "open");
+            .or_internal(&mut self.internal, Invariant::BlockOpen);
         let inf = match g {
             GroupOp::Min => f64::INFINITY,
             _ => f64::NEG_INFINITY,
@@ -253,7 +254,7 @@ impl Emitter<'_> {
         let identity = self.const_scalar(s, Lit::Float(inf, inf as f32));
         self.b
             .select(t, None, none, identity, combined)
-            .or_internal(&mut self.internal, "open")
+            .or_internal(&mut self.internal, Invariant::BlockOpen)
     }
 }
 

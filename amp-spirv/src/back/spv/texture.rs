@@ -8,6 +8,7 @@ use super::Emitter;
 use super::IfLabels;
 use super::OrInternal;
 use crate::back::plan::IndexCheck;
+use crate::back::spv::Invariant;
 use crate::back::ParamSlot;
 use crate::ir::*;
 use crate::types::{Elem, Scalar, Ty};
@@ -84,7 +85,7 @@ impl Emitter<'_> {
                 }
                 ParamKind::Sampler => self.b.type_sampler(),
                 _ => {
-                    self.broken::<()>("texture and sampler params have their slots");
+                    self.broken::<()>(Invariant::TextureDeclared);
                     self.images.push(None);
                     continue;
                 }
@@ -126,10 +127,10 @@ impl Emitter<'_> {
     /// Texture `p`'s extent, one `u32` per dimension, from the push-constant block.
     pub(super) fn texture_extent(&mut self, p: ParamId) -> Vec<Word> {
         let ParamSlot::Texture { first_member, .. } = self.layout.params[p] else {
-            return self.broken("a texture param has a texture slot");
+            return self.broken(Invariant::TextureDeclared);
         };
         let ParamKind::Texture { rank, .. } = self.k.params[p].kind else {
-            return self.broken("a texture param");
+            return self.broken(Invariant::TextureDeclared);
         };
         (0..rank)
             .map(|d| self.push_member(first_member + d))
@@ -137,12 +138,12 @@ impl Emitter<'_> {
     }
 
     fn image_var(&mut self, p: ParamId) -> ImageVar {
-        self.images[p].or_internal(&mut self.internal, "texture params have image variables")
+        self.images[p].or_internal(&mut self.internal, Invariant::TextureDeclared)
     }
 
     fn texel_info(&mut self, p: ParamId) -> (Elem, u32) {
         let ParamKind::Texture { texel, rank, .. } = &self.k.params[p].kind else {
-            self.broken::<()>("a texture param");
+            self.broken::<()>(Invariant::TextureDeclared);
             return (Elem::Scalar(Scalar::F32), 1);
         };
         (texel.clone(), *rank)
@@ -157,7 +158,7 @@ impl Emitter<'_> {
         let t = self.ty(&Ty::Vector(Scalar::U32, index.len() as u32));
         self.b
             .composite_construct(t, None, index.iter().rev().copied())
-            .or_internal(&mut self.internal, "a block is open")
+            .or_internal(&mut self.internal, Invariant::BlockOpen)
     }
 
     /// The texel of type `texel` in the first components of `v4`, a 4-component vector of
@@ -170,11 +171,11 @@ impl Emitter<'_> {
             Ty::Vector(_, n) => self
                 .b
                 .vector_shuffle(t, None, v4, v4, 0..n)
-                .or_internal(&mut self.internal, "a block is open"),
+                .or_internal(&mut self.internal, Invariant::BlockOpen),
             _ => self
                 .b
                 .composite_extract(t, None, v4, [0])
-                .or_internal(&mut self.internal, "a block is open"),
+                .or_internal(&mut self.internal, Invariant::BlockOpen),
         }
     }
 
@@ -193,18 +194,18 @@ impl Emitter<'_> {
                         let st = self.scalar_ty(s);
                         self.b
                             .composite_extract(st, None, value, [k])
-                            .or_internal(&mut self.internal, "a block is open")
+                            .or_internal(&mut self.internal, Invariant::BlockOpen)
                     })
                     .chain((n..4).map(|_| zero))
                     .collect();
                 self.b
                     .composite_construct(v4, None, parts)
-                    .or_internal(&mut self.internal, "a block is open")
+                    .or_internal(&mut self.internal, Invariant::BlockOpen)
             }
             _ => self
                 .b
                 .composite_construct(v4, None, [value, zero, zero, zero])
-                .or_internal(&mut self.internal, "a block is open"),
+                .or_internal(&mut self.internal, Invariant::BlockOpen),
         }
     }
 
@@ -234,7 +235,7 @@ impl Emitter<'_> {
                 Some(
                     self.b
                         .composite_construct(t, None, extent)
-                        .or_internal(&mut self.internal, "a block is open"),
+                        .or_internal(&mut self.internal, Invariant::BlockOpen),
                 )
             }
             TextureOp::Load => {
@@ -271,7 +272,7 @@ impl Emitter<'_> {
                         Some(spirv::ImageOperands::LOD),
                         [Operand::IdRef(lod)],
                     )
-                    .or_internal(&mut self.internal, "a block is open");
+                    .or_internal(&mut self.internal, Invariant::BlockOpen);
                 let fetched = self.decode_as_host(p, &texel, fetched);
                 let value = self.texel_from_vec4(&texel, fetched);
                 Some(match inside {
@@ -284,7 +285,7 @@ impl Emitter<'_> {
                                 let bv = self.ty(&Ty::Vector(Scalar::Bool, *n));
                                 self.b
                                     .composite_construct(bv, None, vec![inside; *n as usize])
-                                    .or_internal(&mut self.internal, "a block is open")
+                                    .or_internal(&mut self.internal, Invariant::BlockOpen)
                             }
                             _ => inside,
                         };
@@ -310,7 +311,7 @@ impl Emitter<'_> {
                         spirv::ImageOperands::LOD,
                         [Operand::IdRef(lod)],
                     )
-                    .or_internal(&mut self.internal, "a block is open");
+                    .or_internal(&mut self.internal, Invariant::BlockOpen);
                 Some(self.texel_from_vec4(&texel, sampled))
             }
             TextureOp::Gather(sampler, component) => {
@@ -323,7 +324,7 @@ impl Emitter<'_> {
                 let gathered = self
                     .b
                     .image_gather(v4, None, combined, coord, component, None, [])
-                    .or_internal(&mut self.internal, "a block is open");
+                    .or_internal(&mut self.internal, Invariant::BlockOpen);
                 // Four texels' values of one component, each decoded as the host does.
                 Some(self.decode_as_host(p, &texel, gathered))
             }
@@ -505,6 +506,6 @@ impl Emitter<'_> {
         let image = self.load(img.ty, img.var);
         self.b
             .image_write(image, coord, texel4, None, [])
-            .or_internal(&mut self.internal, "a block is open");
+            .or_internal(&mut self.internal, Invariant::BlockOpen);
     }
 }

@@ -10,6 +10,7 @@
 
 use super::OrInternal;
 use super::*;
+use crate::back::spv::Invariant;
 use crate::types::Elem;
 
 /// `GLSL.std.450` instruction numbers of the geometric functions.
@@ -65,7 +66,7 @@ impl Emitter<'_> {
                 self.b.type_array_id(Some(id), scalar, len);
                 let stride = Ty::Scalar(*s)
                     .packed_bytes()
-                    .or_internal(&mut self.internal, "a scalar has a size");
+                    .or_internal(&mut self.internal, Invariant::Sized);
                 self.b.decorate(
                     id,
                     spirv::Decoration::ArrayStride,
@@ -85,7 +86,7 @@ impl Emitter<'_> {
                     );
                 }
             }
-            _ => self.broken::<()>("only vectors and structs have storage types of their own"),
+            _ => self.broken::<()>(Invariant::StorageType),
         }
         self.storage_types.insert(ty.clone(), id);
         id
@@ -102,7 +103,7 @@ impl Emitter<'_> {
     pub(super) fn storage_elem_bytes(&mut self, elem: &Elem) -> u32 {
         elem.ty()
             .packed_bytes()
-            .or_internal(&mut self.internal, "buffer elements have a size")
+            .or_internal(&mut self.internal, Invariant::Sized)
     }
 
     /// Loads a buffer element of kernel type `ty` from `ptr`.
@@ -148,14 +149,14 @@ impl Emitter<'_> {
                 let part = self
                     .b
                     .composite_extract(stored, None, raw, [k as u32])
-                    .or_internal(&mut self.internal, "open");
+                    .or_internal(&mut self.internal, Invariant::BlockOpen);
                 self.storage_to_value(m, part)
             })
             .collect();
         let t = self.ty(ty);
         self.b
             .composite_construct(t, None, parts)
-            .or_internal(&mut self.internal, "open")
+            .or_internal(&mut self.internal, Invariant::BlockOpen)
     }
 
     /// Converts a kernel value to its layout in a buffer, member by member.
@@ -171,14 +172,14 @@ impl Emitter<'_> {
                 let part = self
                     .b
                     .composite_extract(t, None, value, [k as u32])
-                    .or_internal(&mut self.internal, "open");
+                    .or_internal(&mut self.internal, Invariant::BlockOpen);
                 self.value_to_storage(m, part)
             })
             .collect();
         let stored = self.storage_ty(ty);
         self.b
             .composite_construct(stored, None, parts)
-            .or_internal(&mut self.internal, "open")
+            .or_internal(&mut self.internal, Invariant::BlockOpen)
     }
 
     /// `dot`, `length`, `normalize`, `cross` of float vectors; `None` for other built-ins.
@@ -203,17 +204,17 @@ impl Emitter<'_> {
                 let a = self
                     .b
                     .composite_extract(st, None, l, [k])
-                    .or_internal(&mut self.internal, "open");
+                    .or_internal(&mut self.internal, Invariant::BlockOpen);
                 let b = self
                     .b
                     .composite_extract(st, None, r, [k])
-                    .or_internal(&mut self.internal, "open");
+                    .or_internal(&mut self.internal, Invariant::BlockOpen);
                 self.binary(op, s, &scalar, a, b, &scalar)
             })
             .collect();
         let t = self.ty(&Ty::Vector(s, n));
         self.b
             .composite_construct(t, None, parts)
-            .or_internal(&mut self.internal, "open")
+            .or_internal(&mut self.internal, Invariant::BlockOpen)
     }
 }

@@ -4,6 +4,7 @@
 //! drifts, even in sign, once `x / y` is large). Both are computed here without rounding.
 
 use super::inst;
+use crate::back::spv::Invariant;
 use crate::back::spv::OrInternal;
 use crate::back::spv::{glsl, Emitter};
 use crate::types::Scalar;
@@ -96,7 +97,7 @@ impl Emitter<'_> {
         self.begin(header);
         self.b
             .loop_merge(merge, cont, spirv::LoopControl::NONE, [])
-            .or_internal(&mut self.internal, "open");
+            .or_internal(&mut self.internal, Invariant::BlockOpen);
         self.branch(test);
         self.begin(test);
         let j = self.load(i, j_var);
@@ -104,7 +105,7 @@ impl Emitter<'_> {
         let go = self.cmp(Op::SGreaterThanEqual, j, zero_i);
         self.b
             .branch_conditional(go, body, merge, [])
-            .or_internal(&mut self.internal, "open");
+            .or_internal(&mut self.internal, Invariant::BlockOpen);
         self.begin(body);
         let r = self.load(t_ty, r_var);
         let t = self.load(t_ty, t_var);

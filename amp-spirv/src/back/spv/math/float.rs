@@ -3,6 +3,7 @@
 
 use super::inst;
 use crate::back::spv::Emitter;
+use crate::back::spv::Invariant;
 use crate::back::spv::OrInternal;
 use crate::ir::Lit;
 use crate::types::Scalar;
@@ -128,7 +129,7 @@ impl Emitter<'_> {
     /// `c[0] + x (c[1] + x (c[2] + ...))` (with `Fma`, fused or not).
     pub(super) fn horner(&mut self, x: Word, c: &[f64]) -> Word {
         let Some((last, rest)) = c.split_last() else {
-            return None.or_internal(&mut self.internal, "a polynomial has coefficients");
+            return None.or_internal(&mut self.internal, Invariant::Polynomial);
         };
         let mut acc = self.d(*last);
         for &k in rest.iter().rev() {
@@ -146,11 +147,11 @@ impl Emitter<'_> {
         let lo = self
             .b
             .composite_extract(u, None, v, [0])
-            .or_internal(&mut self.internal, "open");
+            .or_internal(&mut self.internal, Invariant::BlockOpen);
         let hi = self
             .b
             .composite_extract(u, None, v, [1])
-            .or_internal(&mut self.internal, "open");
+            .or_internal(&mut self.internal, Invariant::BlockOpen);
         (lo, hi)
     }
 
@@ -160,7 +161,7 @@ impl Emitter<'_> {
         let v = self
             .b
             .composite_construct(v2, None, [lo, hi])
-            .or_internal(&mut self.internal, "open");
+            .or_internal(&mut self.internal, Invariant::BlockOpen);
         let t = self.scalar_ty(Scalar::F64);
         self.op(Op::Bitcast, t, &[v])
     }

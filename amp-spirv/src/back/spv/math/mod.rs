@@ -21,6 +21,7 @@ mod trig32;
 mod trig64;
 
 use super::{glsl, Emitter};
+use crate::back::spv::Invariant;
 use crate::ir::Lit;
 use crate::math::MathFn;
 use crate::types::Scalar;
@@ -248,7 +249,7 @@ impl Emitter<'_> {
                 let above = self.op(Op::FOrdGreaterThan, b, &[r, a[2]]);
                 self.op(Op::Select, t, &[above, a[2], r])
             }
-            _ => self.broken("handled by GLSL.std.450 above"),
+            _ => self.broken(Invariant::CheckedType),
         }
     }
 

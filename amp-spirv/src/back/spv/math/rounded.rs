@@ -29,6 +29,7 @@
 //! correction runs, and is tested, on a device whose own results are exact.
 
 use crate::back::spv::IfLabels;
+use crate::back::spv::Invariant;
 use crate::back::spv::{glsl, Emitter, OrInternal};
 use crate::types::Scalar;
 use rspirv::dr::Operand;
@@ -86,7 +87,7 @@ impl Emitter<'_> {
         let t = self.scalar_ty(Scalar::F32);
         self.b
             .function_call(t, None, f, [a, b])
-            .or_internal(&mut self.internal, "a block is open")
+            .or_internal(&mut self.internal, Invariant::BlockOpen)
     }
 
     /// `sqrt(a)` of an `f32` scalar, rounded as Rust rounds it (the device's `Sqrt` under
@@ -99,7 +100,7 @@ impl Emitter<'_> {
         let f = self.rounded_fn(Operation::Sqrt);
         self.b
             .function_call(t, None, f, [a])
-            .or_internal(&mut self.internal, "a block is open")
+            .or_internal(&mut self.internal, Invariant::BlockOpen)
     }
 
     fn rounded_fn(&mut self, op: Operation) -> Word {
@@ -137,7 +138,7 @@ impl Emitter<'_> {
         let fn_ty = self.b.type_function(f, vec![f; arity]);
         self.b
             .begin_function(f, Some(id), spirv::FunctionControl::NONE, fn_ty)
-            .or_internal(&mut self.internal, "main is closed");
+            .or_internal(&mut self.internal, Invariant::MainClosed);
         let name = match op {
             Operation::Div => "amp_div_f32",
             Operation::Sqrt => "amp_sqrt_f32",
@@ -147,7 +148,7 @@ impl Emitter<'_> {
             .map(|_| {
                 self.b
                     .function_parameter(f)
-                    .or_internal(&mut self.internal, "in the function")
+                    .or_internal(&mut self.internal, Invariant::FunctionOpen)
             })
             .collect();
         let entry = self.b.id();
@@ -245,21 +246,21 @@ impl Emitter<'_> {
             e.op(Op::Bitcast, ft, &[signed])
         });
         let Some(arm) = end.then else {
-            return self.broken("the slow path is an arm");
+            return self.broken(Invariant::IfArm);
         };
         let slow_end = arm
             .end
-            .or_internal(&mut self.internal, "the slow path ends");
+            .or_internal(&mut self.internal, Invariant::BlockOpen);
         let result = self
             .b
             .phi(f, None, [(arm.value, slow_end), (device, from)])
-            .or_internal(&mut self.internal, "the merge block is open");
+            .or_internal(&mut self.internal, Invariant::BlockOpen);
         self.b
             .ret_value(result)
-            .or_internal(&mut self.internal, "open");
+            .or_internal(&mut self.internal, Invariant::BlockOpen);
         self.b
             .end_function()
-            .or_internal(&mut self.internal, "the function is open");
+            .or_internal(&mut self.internal, Invariant::FunctionOpen);
     }
 
     fn constant_false(&mut self) -> Word {
@@ -644,7 +645,7 @@ impl Emitter<'_> {
         let [lo, hi] = [0, 1].map(|k| {
             self.b
                 .composite_extract(u, None, value, [k])
-                .or_internal(&mut self.internal, "open")
+                .or_internal(&mut self.internal, Invariant::BlockOpen)
         });
         (lo, hi)
     }

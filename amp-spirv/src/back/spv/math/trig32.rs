@@ -23,6 +23,7 @@
 #![allow(clippy::excessive_precision)]
 
 use crate::back::spv::Emitter;
+use crate::back::spv::Invariant;
 use crate::math::MathFn;
 use crate::types::Scalar;
 use rspirv::spirv::{Op, Word};
@@ -319,7 +320,7 @@ impl Emitter<'_> {
     fn f32_horner(&mut self, z: Word, c: &[f64]) -> Word {
         let s = Scalar::F32;
         let Some((&last, rest)) = c.split_last() else {
-            return self.broken("a polynomial has coefficients");
+            return self.broken(Invariant::Polynomial);
         };
         let mut acc = self.float_const(s, f64::from(last as f32));
         for &k in rest.iter().rev() {
