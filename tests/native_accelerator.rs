@@ -220,8 +220,51 @@ fn a_bad_amp_cpu_threads_is_a_typed_error() -> Result<(), Error> {
         return Ok(());
     }
     match Accelerator::cpu() {
-        Err(Error::InvalidEnvironment { variable, .. }) => assert_eq!(variable, "AMP_CPU_THREADS"),
-        other => panic!("expected InvalidEnvironment, got {other:?}"),
+        Err(Error::InvalidSetting { setting, from, .. }) => {
+            assert_eq!(setting, "AMP_CPU_THREADS");
+            assert_eq!(from, amp::SettingSource::Environment);
+        }
+        other => panic!("expected InvalidSetting, got {other:?}"),
+    }
+    Ok(())
+}
+
+#[test]
+fn a_bad_thread_count_from_config_names_the_method() -> Result<(), Error> {
+    let name = "a_bad_thread_count_from_config_names_the_method";
+    if !in_child(name) {
+        run_child(name, &[], &["AMP_DEVICE", "AMP_CPU_THREADS"]);
+        return Ok(());
+    }
+    amp::Config::new().cpu_threads(0).apply()?;
+    match Accelerator::cpu() {
+        Err(e @ Error::InvalidSetting { .. }) => {
+            let Error::InvalidSetting { setting, from, .. } = &e else {
+                unreachable!()
+            };
+            assert_eq!(*setting, "AMP_CPU_THREADS");
+            assert_eq!(*from, amp::SettingSource::Config("cpu_threads"));
+            assert!(e.to_string().contains("Config::cpu_threads"), "{e}");
+        }
+        other => panic!("expected InvalidSetting, got {other:?}"),
+    }
+    Ok(())
+}
+
+/// Every flag has one grammar, and a value outside it is an error when an accelerator is
+/// made, whichever flag it is (this one is read only at the first launch).
+#[test]
+fn an_invalid_flag_is_an_error_when_an_accelerator_is_made() -> Result<(), Error> {
+    let name = "an_invalid_flag_is_an_error_when_an_accelerator_is_made";
+    if !in_child(name) {
+        run_child(name, &[("AMP_SYNC_LAUNCHES", "maybe")], &["AMP_DEVICE"]);
+        return Ok(());
+    }
+    match Accelerator::cpu() {
+        Err(Error::InvalidSetting { setting, value, .. }) => {
+            assert_eq!((setting, value.as_str()), ("AMP_SYNC_LAUNCHES", "maybe"));
+        }
+        other => panic!("expected InvalidSetting, got {other:?}"),
     }
     Ok(())
 }

@@ -69,7 +69,8 @@ fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The `.rs` files under `dir`, recursively, in a stable order; `tests/ui` is left out.
+/// The `.rs` files under `dir`, recursively, in a stable order; `tests/ui` is left out, and so
+/// is `tests/snapshots` (its kernels are validated and kept per back end by `tests/codegen.rs`).
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
@@ -78,9 +79,11 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     paths.sort();
     for path in paths {
         if path.is_dir() {
-            let is_ui = path.file_name().is_some_and(|n| n == "ui")
+            let left_out = path
+                .file_name()
+                .is_some_and(|n| n == "ui" || n == "snapshots")
                 && path.parent().is_some_and(|p| p.ends_with("tests"));
-            if !is_ui {
+            if !left_out {
                 rust_files(&path, out);
             }
         } else if path.extension().is_some_and(|e| e == "rs") {
@@ -121,54 +124,11 @@ fn snapshot_path(root: &Path, shown: &str) -> PathBuf {
 
 /// Compares (or, with `AMP_BLESS=1`, writes) the snapshots; returns the mismatches.
 fn check_snapshots(root: &Path, snapshots: &[(String, String)]) -> Vec<String> {
-    let bless = std::env::var_os("AMP_BLESS").is_some_and(|v| v == "1");
-    let dir = root.join("tests/snapshots/spirv");
-    let mut problems = Vec::new();
-    let mut expected_files = std::collections::BTreeSet::new();
-    for (shown, text) in snapshots {
-        let path = snapshot_path(root, shown);
-        expected_files.insert(path.clone());
-        let old = std::fs::read_to_string(&path).ok();
-        if old.as_deref() == Some(text.as_str()) {
-            continue;
-        }
-        if bless {
-            std::fs::create_dir_all(&dir).expect("creating tests/snapshots/spirv");
-            std::fs::write(&path, text).expect("writing a snapshot");
-            continue;
-        }
-        match old {
-            None => problems.push(format!("{shown}: no snapshot at {}", path.display())),
-            Some(old) => {
-                let first = old
-                    .lines()
-                    .zip(text.lines())
-                    .position(|(a, b)| a != b)
-                    .unwrap_or(old.lines().count().min(text.lines().count()));
-                problems.push(format!(
-                    "{shown}: the generated SPIR-V differs from {} from line {}:\n  was: {}\n  now: {}",
-                    path.display(),
-                    first + 1,
-                    old.lines().nth(first).unwrap_or("<end>"),
-                    text.lines().nth(first).unwrap_or("<end>"),
-                ));
-            }
-        }
-    }
-    // A snapshot whose source file lost its kernels is stale.
-    if let Ok(entries) = std::fs::read_dir(&dir) {
-        for entry in entries.filter_map(|e| e.ok()) {
-            let path = entry.path();
-            if !expected_files.contains(&path) {
-                if bless {
-                    std::fs::remove_file(&path).expect("removing a stale snapshot");
-                } else {
-                    problems.push(format!("stale snapshot {}", path.display()));
-                }
-            }
-        }
-    }
-    problems
+    let files: Vec<(PathBuf, String)> = snapshots
+        .iter()
+        .map(|(shown, text)| (snapshot_path(root, shown), text.clone()))
+        .collect();
+    amp_test_support::check_snapshots(&root.join("tests/snapshots/spirv"), "spvasm", &files)
 }
 
 #[test]

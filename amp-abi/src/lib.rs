@@ -104,6 +104,8 @@
 #![no_std]
 #![deny(missing_docs)]
 
+pub mod settings;
+
 /// `SpecId`s of the specialization constants every module may declare.
 pub mod spec_id {
     /// The workgroup size x, y, z of a tiled kernel (x is the last tile dimension).

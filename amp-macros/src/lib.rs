@@ -34,7 +34,8 @@ pub fn device_struct(input: TokenStream) -> TokenStream {
 /// writable ones) and scalars by value, and returns a call to pass to `parallel_for_each`.
 ///
 /// Set the environment variable `AMP_DUMP_SPIRV=<dir>` while building to get every kernel's
-/// module as `<dir>/<kernel>.spv`.
+/// module as `<dir>/<kernel>.spv`, and `AMP_DUMP_NATIVE=<dir>` to get the Rust each kernel
+/// became for the native CPU accelerator, formatted, as `<dir>/<kernel>.rs`.
 #[proc_macro_attribute]
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     let (attr, mut imported) = imports::take_arg(TokenStream2::from(attr));
@@ -88,7 +89,14 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     });
     match expanded {
         Ok((instances, Some(mut out))) => {
-            let report = std::env::var_os("AMP_REPORT").is_some_and(|v| v != "0");
+            let report = match build_flag("AMP_REPORT") {
+                Ok(on) => on,
+                Err(message) => {
+                    return syn::Error::new(func.sig.ident.span(), message)
+                        .to_compile_error()
+                        .into()
+                }
+            };
             for i in &instances {
                 dump_spirv(&i.kernel, &i.bindings);
                 if report {
@@ -105,6 +113,22 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
             }
             errors.into()
         }
+    }
+}
+
+/// Build-time flag `name` (`amp_abi::settings`' one grammar for flags); an error message
+/// naming the variable when its value is not a flag.
+fn build_flag(name: &str) -> Result<bool, String> {
+    use amp_spirv::abi::settings::{parse, Kind, Value};
+    let Ok(raw) = std::env::var(name) else {
+        return Ok(false);
+    };
+    match parse(Kind::Flag, &raw) {
+        Some(v) => Ok(v == Value::Flag(true)),
+        None => Err(format!(
+            "environment variable {name}={raw:?} is invalid: expected {}",
+            Kind::Flag.expected()
+        )),
     }
 }
 
@@ -165,7 +189,8 @@ fn compile_instances(
         .map(|(n, i)| {
             let compiled = amp_spirv::check(&i.func, options).and_then(|checked| {
                 let mut kernel = checked.spirv()?;
-                let native = native::entry(&checked, &i.func, kernel.tile.is_some(), n)?;
+                let native =
+                    native::entry(&checked, &i.func, &i.bindings, kernel.tile.is_some(), n)?;
                 kernel.report.push_str(&native.2);
                 Ok((kernel, native))
             });
@@ -365,19 +390,30 @@ fn error_tokens(d: &Diagnostic) -> TokenStream2 {
 /// Writes the module to `$AMP_DUMP_SPIRV/<name>.spv` (`<name>-f32.spv` and so on for the
 /// instances of a generic kernel) when that variable is set.
 fn dump_spirv(kernel: &CompiledKernel, bindings: &[(syn::Ident, Scalar)]) {
-    let Some(dir) = std::env::var_os("AMP_DUMP_SPIRV") else {
+    let bytes: Vec<u8> = kernel.spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
+    dump("AMP_DUMP_SPIRV", &kernel.name, bindings, "spv", &bytes);
+}
+
+/// Writes `bytes` to `$<variable>/<name><instance>.<extension>` when `variable` is set, where
+/// `<instance>` names a generic kernel's instance (`-f32`, ...). Best effort: a failed dump
+/// must not fail the user's build.
+pub(crate) fn dump(
+    variable: &str,
+    name: &str,
+    bindings: &[(syn::Ident, Scalar)],
+    extension: &str,
+    bytes: &[u8],
+) {
+    let Some(dir) = std::env::var_os(variable) else {
         return;
     };
     let dir = std::path::PathBuf::from(dir);
-    let bytes: Vec<u8> = kernel.spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
-    // Best effort: a failed dump must not fail the user's build.
-    let _ = std::fs::create_dir_all(&dir).and_then(|_| {
-        let suffix: String = bindings
-            .iter()
-            .map(|(_, s)| format!("-{}", s.name()))
-            .collect();
-        std::fs::write(dir.join(format!("{}{suffix}.spv", kernel.name)), bytes)
-    });
+    let suffix: String = bindings
+        .iter()
+        .map(|(_, s)| format!("-{}", s.name()))
+        .collect();
+    let _ = std::fs::create_dir_all(&dir)
+        .and_then(|_| std::fs::write(dir.join(format!("{name}{suffix}.{extension}")), bytes));
 }
 
 pub(crate) fn scalar_tokens(s: Scalar) -> TokenStream2 {

@@ -21,6 +21,7 @@ const THREAD_FN: &str = "__amp_thread";
 pub(crate) fn entry(
     checked: &CheckedKernel,
     func: &syn::ItemFn,
+    bindings: &[(syn::Ident, Scalar)],
     tiled: bool,
     i: usize,
 ) -> Result<(TokenStream2, TokenStream2, String), amp_spirv::Diagnostics> {
@@ -37,6 +38,16 @@ pub(crate) fn entry(
         Err(amp_spirv::NativeError::Internal(diags)) => return Err(diags),
         Err(other) => return Ok(unsupported(other.to_string())),
     };
+    if std::env::var_os("AMP_DUMP_NATIVE").is_some() {
+        let source = kernel.source();
+        crate::dump(
+            "AMP_DUMP_NATIVE",
+            checked.name(),
+            bindings,
+            "rs",
+            source.as_bytes(),
+        );
+    }
     let generated = |code: &TokenStream2| well_formed(code, &func.sig.ident, checked.name());
     let thread = generated(&kernel.code)?;
     let variant = |v: &amp_spirv::NativeVariant| {

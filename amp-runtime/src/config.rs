@@ -1,5 +1,8 @@
 //! Process-wide settings: each `AMP_*` environment variable of the runtime, and its typed form
-//! in code, [`Config`]. The runtime reads every setting through [`var`], which takes a value
+//! in code, [`Config`]. The settings, their kinds and their grammars are one table,
+//! `amp_abi::settings::SETTINGS`; an invalid value is an [`Error::InvalidSetting`] that names
+//! the variable or the `Config` method it came from. The runtime reads every setting through
+//! [`var`], which takes a value
 //! applied by `Config::apply` over the environment's, and remembers which settings it read: a
 //! setting is read once, at the first use that needs it (the default accelerator is chosen
 //! once, the Vulkan instance is made once), so a `Config` applied later cannot change it and
@@ -10,6 +13,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use crate::Error;
+use amp_abi::settings::{Kind, Phase, Value};
 
 /// The settings [`Config::apply`] set (`None`: unset, whatever the environment says), and the
 /// names the runtime has read.
@@ -108,12 +112,12 @@ impl Config {
 
     /// `AMP_VALIDATION`: the Khronos validation layer on or off.
     pub fn validation(self, on: bool) -> Config {
-        self.set("AMP_VALIDATION", Some(flag(on)))
+        self.set("AMP_VALIDATION", Some(flag_text(on)))
     }
 
     /// `AMP_SYNC_LAUNCHES`: every launch waits for its work before returning.
     pub fn sync_launches(self, on: bool) -> Config {
-        self.set("AMP_SYNC_LAUNCHES", Some(flag(on)))
+        self.set("AMP_SYNC_LAUNCHES", Some(flag_text(on)))
     }
 
     /// `AMP_LAUNCH_TIMEOUT_MS`: the timeout of new accelerator views, per launch
@@ -127,12 +131,12 @@ impl Config {
 
     /// `AMP_FORCE_STAGING`: no zero-copy; every transfer through staging buffers.
     pub fn force_staging(self, on: bool) -> Config {
-        self.set("AMP_FORCE_STAGING", Some(flag(on)))
+        self.set("AMP_FORCE_STAGING", Some(flag_text(on)))
     }
 
     /// `AMP_SIMULATE_DISCRETE`: every Vulkan device behaves as a discrete GPU.
     pub fn simulate_discrete(self, on: bool) -> Config {
-        self.set("AMP_SIMULATE_DISCRETE", Some(flag(on)))
+        self.set("AMP_SIMULATE_DISCRETE", Some(flag_text(on)))
     }
 
     /// `AMP_PIPELINE_CACHE`: where compiled pipelines are kept between runs; `None` keeps
@@ -146,7 +150,7 @@ impl Config {
     /// that corrects a device's imprecise result, even on a device whose results need no
     /// correction, so that the path is tested there (slower; for tests).
     pub fn force_exact_paths(self, on: bool) -> Config {
-        self.set("AMP_FORCE_EXACT_PATHS", Some(flag(on)))
+        self.set("AMP_FORCE_EXACT_PATHS", Some(flag_text(on)))
     }
 
     /// `AMP_PIPELINE_ROBUSTNESS`: which pipelines run without the device's robust buffer access
@@ -213,28 +217,125 @@ impl Robustness {
 
 /// `AMP_PIPELINE_ROBUSTNESS` (read when a Vulkan device is created).
 pub(crate) fn pipeline_robustness() -> Result<Robustness, Error> {
-    const NAME: &str = "AMP_PIPELINE_ROBUSTNESS";
-    let Some(value) = var(NAME) else {
-        return Ok(Robustness::Default);
-    };
-    [Robustness::Default, Robustness::CheckedOff, Robustness::Off]
-        .into_iter()
-        .find(|r| r.name() == value.trim())
-        .ok_or(Error::InvalidEnvironment {
-            variable: NAME,
-            value,
-            expected: "default, checked-off or off",
-        })
+    let name = text("AMP_PIPELINE_ROBUSTNESS")?;
+    Ok(
+        [Robustness::Default, Robustness::CheckedOff, Robustness::Off]
+            .into_iter()
+            .find(|r| Some(r.name()) == name.as_deref())
+            .unwrap_or_default(),
+    )
 }
 
-/// Whether `AMP_FORCE_EXACT_PATHS=1` is set (read once per process): launches then set the
+/// Whether `AMP_FORCE_EXACT_PATHS` is on (read once per process): launches then set the
 /// kernels' `FORCE_EXACT_PATHS` specialization constant.
 pub(crate) fn force_exact_paths() -> bool {
     static FORCED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *FORCED.get_or_init(|| var("AMP_FORCE_EXACT_PATHS").is_some_and(|v| v.trim() == "1"))
+    *FORCED.get_or_init(|| validated_flag("AMP_FORCE_EXACT_PATHS"))
 }
 
-fn flag(on: bool) -> String {
+/// Where an invalid setting came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SettingSource {
+    /// The process's environment.
+    Environment,
+    /// The [`Config`] method named.
+    Config(&'static str),
+}
+
+impl std::fmt::Display for SettingSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SettingSource::Environment => f.write_str("the environment"),
+            SettingSource::Config(method) => write!(f, "Config::{method}"),
+        }
+    }
+}
+
+/// Setting `name`'s kind (any text for a name the table does not have).
+fn kind(name: &str) -> Kind {
+    amp_abi::settings::setting(name).map_or(Kind::Path, |s| s.kind)
+}
+
+/// `raw`, setting `name`'s value, parsed by the setting's kind: [`Error::InvalidSetting`],
+/// naming where it came from, when it is not a value of that kind.
+fn parsed<T>(name: &'static str, raw: &str, take: impl FnOnce(Value<'_>) -> T) -> Result<T, Error> {
+    let kind = kind(name);
+    match amp_abi::settings::parse(kind, raw) {
+        Some(v) => Ok(take(v)),
+        None => {
+            let applied = settings().applied.iter().any(|(n, _)| *n == name);
+            let method = amp_abi::settings::setting(name).and_then(|s| s.config);
+            Err(Error::InvalidSetting {
+                setting: name,
+                value: raw.to_owned(),
+                expected: kind.expected(),
+                from: match (applied, method) {
+                    (true, Some(method)) => SettingSource::Config(method),
+                    _ => SettingSource::Environment,
+                },
+            })
+        }
+    }
+}
+
+/// Flag setting `name` (see [`Kind::Flag`]); marks it read.
+pub(crate) fn flag(name: &'static str) -> Result<bool, Error> {
+    match var(name) {
+        Some(raw) => parsed(name, &raw, |v| v == Value::Flag(true)),
+        None => Ok(false),
+    }
+}
+
+/// [`flag`] for a reader that has no error to return: every setting was checked when the
+/// first accelerator was made ([`check_all`]), which comes before any launch or allocation.
+pub(crate) fn validated_flag(name: &'static str) -> bool {
+    flag(name).unwrap_or(false)
+}
+
+/// Number setting `name` ([`Kind::Count`], [`Kind::Millis`]); marks it read. `None`: unset.
+pub(crate) fn number(name: &'static str) -> Result<Option<u64>, Error> {
+    match var(name) {
+        Some(raw) if !raw.trim().is_empty() => parsed(name, &raw, |v| match v {
+            Value::Number(n) => Some(n),
+            _ => None,
+        }),
+        _ => Ok(None),
+    }
+}
+
+/// Text setting `name` (a path, a device, a choice), trimmed; marks it read. `None`: unset,
+/// empty, or a [`Kind::PathOrOff`]'s `0`.
+pub(crate) fn text(name: &'static str) -> Result<Option<String>, Error> {
+    match var(name) {
+        Some(raw) if !raw.trim().is_empty() => parsed(name, &raw, |v| match v {
+            Value::Text(t) => Some(t.to_owned()),
+            _ => None,
+        }),
+        _ => Ok(None),
+    }
+}
+
+/// Whether setting `name` ([`Kind::PathOrOff`]) is set to `0`; does not mark it read.
+pub(crate) fn is_off(name: &'static str) -> bool {
+    peek(name).is_some_and(|raw| amp_abi::settings::parse(kind(name), &raw) == Some(Value::Off))
+}
+
+/// Checks every run-time setting's value, without marking any read: the first invalid one
+/// is an [`Error::InvalidSetting`]. Run when an accelerator is made, so an invalid value is
+/// an error there, whichever setting it is and whenever the runtime would read it.
+pub(crate) fn check_all() -> Result<(), Error> {
+    for setting in amp_abi::settings::SETTINGS {
+        if setting.phase != Phase::Run {
+            continue;
+        }
+        if let Some(raw) = peek(setting.name) {
+            parsed(setting.name, &raw, |_| ())?;
+        }
+    }
+    Ok(())
+}
+
+fn flag_text(on: bool) -> String {
     if on { "1" } else { "0" }.to_owned()
 }
 

@@ -309,15 +309,18 @@ pub enum Error {
         /// Why the native accelerator cannot do it.
         reason: String,
     },
-    /// An environment variable amp-rs reads has a value it cannot use.
-    #[error("environment variable {variable}={value:?} is invalid: expected {expected}")]
-    InvalidEnvironment {
-        /// The variable's name.
-        variable: &'static str,
+    /// A setting (an `AMP_*` variable, or the [`Config`](crate::Config) method that sets it)
+    /// has a value it cannot use.
+    #[error("{setting}={value:?}, from {from}, is invalid: expected {expected}")]
+    InvalidSetting {
+        /// The setting's environment variable.
+        setting: &'static str,
         /// Its value.
         value: String,
         /// What it should hold.
         expected: &'static str,
+        /// Where the value came from.
+        from: crate::config::SettingSource,
     },
     /// [`Config::apply`](crate::Config::apply) came after the runtime read one of its settings
     /// (each is read once, at the first use that needs it: the default accelerator, the Vulkan

@@ -56,7 +56,7 @@ mod texture;
 
 #[doc(hidden)]
 pub use amp_native_rt as native_rt;
-pub use config::{Config, Robustness};
+pub use config::{Config, Robustness, SettingSource};
 pub use data::{
     copy, copy_async, transfer_stats, AccessType, Array, ArrayView, ArrayViewMut, CompletionFuture,
     CopyDestination, CopySource, TransferStats,

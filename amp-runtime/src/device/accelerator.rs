@@ -102,7 +102,8 @@ impl Accelerator {
     /// # Ok::<(), amp_runtime::Error>(())
     /// ```
     ///
-    /// Errors: [`Error::InvalidEnvironment`] when `AMP_CPU_THREADS` is not a positive number.
+    /// Errors: [`Error::InvalidSetting`] when `AMP_CPU_THREADS` (or another setting) has an
+    /// invalid value.
     pub fn cpu() -> Result<Accelerator, Error> {
         Ok(Accelerator {
             backend: Backend::Native(NativeDevice::get()?),
@@ -187,6 +188,7 @@ impl Accelerator {
         if let Some(acc) = slot.as_ref() {
             return Ok(acc.clone());
         }
+        crate::config::check_all()?;
         let acc = match crate::config::peek(DEVICE_ENV) {
             Some(want) if !want.is_empty() => named(&want)?,
             _ => preferred()?,

@@ -37,11 +37,11 @@ const MAX_IN_FLIGHT: usize = 8;
 /// Finished slots a view keeps for reuse.
 const KEEP_FREE: usize = 4;
 
-/// Whether `AMP_SYNC_LAUNCHES=1` asks every launch to wait for its work before returning
+/// Whether `AMP_SYNC_LAUNCHES` asks every launch to wait for its work before returning
 /// (the synchronous launches of earlier versions; for measurements and debugging).
 pub(crate) fn sync_launches() -> bool {
     static SYNC: OnceLock<bool> = OnceLock::new();
-    *SYNC.get_or_init(|| crate::config::var("AMP_SYNC_LAUNCHES").is_some_and(|v| v == "1"))
+    *SYNC.get_or_init(|| crate::config::validated_flag("AMP_SYNC_LAUNCHES"))
 }
 
 /// A device error of one launch, reported once: the launch (if it waits), its view's next

@@ -32,12 +32,10 @@ pub(crate) const POISON: u8 = 0xA5;
 /// older devices' 256: the strictest is simulated).
 const STORAGE_OFFSET_ALIGNMENT: u64 = 256;
 
-/// Whether `AMP_SIMULATE_DISCRETE=1` is set (read once per process).
+/// Whether `AMP_SIMULATE_DISCRETE` is on (read once per process).
 pub(crate) fn simulate_discrete() -> bool {
     static SIMULATE: OnceLock<bool> = OnceLock::new();
-    *SIMULATE.get_or_init(|| {
-        crate::config::var("AMP_SIMULATE_DISCRETE").is_some_and(|v| v.trim() == "1")
-    })
+    *SIMULATE.get_or_init(|| crate::config::validated_flag("AMP_SIMULATE_DISCRETE"))
 }
 
 /// `minStorageBufferOffsetAlignment` as the runtime uses it: the device's, or the simulated

@@ -95,22 +95,20 @@ const LOADER_ENV: &str = "AMP_VULKAN_LIBRARY";
 
 /// Loads the Vulkan loader: the library `AMP_VULKAN_LIBRARY` names, else the system's.
 fn load_entry() -> Result<ash::Entry, Error> {
-    let result = match crate::config::var(LOADER_ENV) {
+    let result = match crate::config::text(LOADER_ENV)? {
         // SAFETY: loading a Vulkan loader the user named; it is kept alive by the entry.
-        Some(path) if !path.is_empty() => {
-            unsafe { ash::Entry::load_from(&path) }.map_err(|e| format!("{}: {e}", path))
-        }
+        Some(path) => unsafe { ash::Entry::load_from(&path) }.map_err(|e| format!("{}: {e}", path)),
         // SAFETY: loading the system Vulkan loader; it is kept alive by the entry.
-        _ => unsafe { ash::Entry::load() }.map_err(|e| e.to_string()),
+        None => unsafe { ash::Entry::load() }.map_err(|e| e.to_string()),
     };
     result.map_err(Error::NoVulkanLoader)
 }
 
 fn create_instance() -> Result<InstanceShared, Error> {
+    crate::config::check_all()?;
     let entry = load_entry()?;
 
-    let want_validation =
-        crate::config::var("AMP_VALIDATION").is_some_and(|v| !v.is_empty() && v != "0");
+    let want_validation = crate::config::flag("AMP_VALIDATION")?;
     let mut layers: Vec<*const std::ffi::c_char> = Vec::new();
     let mut extensions: Vec<*const std::ffi::c_char> = Vec::new();
     let mut validation = false;

@@ -46,18 +46,10 @@ pub(crate) struct NativeView {
 impl NativeDevice {
     fn create() -> Result<NativeDevice, Error> {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let threads = match crate::config::var(THREADS_ENV) {
-            Some(v) if !v.trim().is_empty() => match v.trim().parse::<usize>() {
-                Ok(n) if n >= 1 => n,
-                _ => {
-                    return Err(Error::InvalidEnvironment {
-                        variable: THREADS_ENV,
-                        value: v,
-                        expected: "a thread count of at least 1",
-                    })
-                }
-            },
-            _ => cores,
+        crate::config::check_all()?;
+        let threads = match crate::config::number(THREADS_ENV)? {
+            Some(n) => usize::try_from(n).unwrap_or(usize::MAX),
+            None => cores,
         };
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)

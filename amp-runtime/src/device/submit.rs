@@ -15,15 +15,21 @@ use crate::Error;
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The timeout of new views: `AMP_LAUNCH_TIMEOUT_MS` milliseconds (`0`: no limit), or 60 s
-/// when it is unset or not a number.
+/// when it is unset.
 pub(crate) fn default_timeout() -> Duration {
     static TIMEOUT: OnceLock<Duration> = OnceLock::new();
-    *TIMEOUT.get_or_init(|| parse_timeout(crate::config::var("AMP_LAUNCH_TIMEOUT_MS").as_deref()))
+    // Checked with every setting when the first accelerator was made (`config::check_all`).
+    let millis = || {
+        crate::config::number("AMP_LAUNCH_TIMEOUT_MS")
+            .ok()
+            .flatten()
+    };
+    *TIMEOUT.get_or_init(|| timeout_of(millis()))
 }
 
-/// The timeout a value of `AMP_LAUNCH_TIMEOUT_MS` sets.
-fn parse_timeout(value: Option<&str>) -> Duration {
-    match value.and_then(|v| v.trim().parse::<u64>().ok()) {
+/// The timeout `AMP_LAUNCH_TIMEOUT_MS`'s milliseconds set (`None`: unset).
+fn timeout_of(millis: Option<u64>) -> Duration {
+    match millis {
         Some(0) => Duration::MAX,
         Some(ms) => Duration::from_millis(ms),
         None => DEFAULT_TIMEOUT,
@@ -389,16 +395,13 @@ pub(super) unsafe fn record_barrier(d: &ash::Device, cmd: vk::CommandBuffer, whi
 
 #[cfg(test)]
 mod tests {
-    use super::{parse_timeout, DEFAULT_TIMEOUT};
+    use super::{timeout_of, DEFAULT_TIMEOUT};
     use std::time::Duration;
 
     #[test]
-    fn the_timeout_variable_is_milliseconds_zero_is_no_limit_and_junk_is_the_default() {
-        assert_eq!(parse_timeout(None), DEFAULT_TIMEOUT);
-        assert_eq!(parse_timeout(Some("250")), Duration::from_millis(250));
-        assert_eq!(parse_timeout(Some(" 7 ")), Duration::from_millis(7));
-        assert_eq!(parse_timeout(Some("0")), Duration::MAX);
-        assert_eq!(parse_timeout(Some("soon")), DEFAULT_TIMEOUT);
-        assert_eq!(parse_timeout(Some("-5")), DEFAULT_TIMEOUT);
+    fn the_timeout_is_milliseconds_and_zero_is_no_limit() {
+        assert_eq!(timeout_of(None), DEFAULT_TIMEOUT);
+        assert_eq!(timeout_of(Some(250)), Duration::from_millis(250));
+        assert_eq!(timeout_of(Some(0)), Duration::MAX);
     }
 }

@@ -23,7 +23,7 @@ pub(crate) fn force_staging() -> bool {
         1 => false,
         2 => true,
         _ => {
-            let force = crate::config::var("AMP_FORCE_STAGING").is_some_and(|v| v == "1");
+            let force = crate::config::validated_flag("AMP_FORCE_STAGING");
             STAGING_MODE.store(if force { 2 } else { 1 }, Ordering::Relaxed);
             force
         }

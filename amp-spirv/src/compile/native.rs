@@ -119,6 +119,28 @@ pub fn compile_native(
         .native(rt, fn_name)
 }
 
+impl NativeKernel {
+    /// The kernel's generated Rust, formatted: its struct twins and thread (or tile) function,
+    /// then each variant's function (covering, batched), as a user reads it with
+    /// `AMP_DUMP_NATIVE` and as the native snapshots keep it. Code that does not parse as Rust
+    /// (a bug of the back end, which the macro reports) comes back as its tokens.
+    pub fn source(&self) -> String {
+        let mut code = self.code.clone();
+        let variants = self.covering.iter().chain(
+            self.batched
+                .iter()
+                .flat_map(|b| std::iter::once(&b.plain).chain(&b.covering)),
+        );
+        for v in variants {
+            code.extend(v.code.clone());
+        }
+        match syn::parse2::<syn::File>(code.clone()) {
+            Ok(file) => prettyplease::unparse(&file),
+            Err(_) => code.to_string(),
+        }
+    }
+}
+
 impl CheckedKernel {
     /// The kernel as native Rust source (see [`compile_native`]), or the construct the native
     /// back end does not translate yet ([`NativeError::Unsupported`]), or the internal error

@@ -126,6 +126,63 @@ pub fn compile_glsl(name: &str, source: &str) -> Result<Vec<u32>, String> {
     Ok(spirv_words(&bytes?))
 }
 
+/// Compares each `(path, text)` with the file at `path` (or, with `AMP_BLESS=1`, writes it);
+/// files with extension `extension` under `dir` that no pair names are stale (removed when
+/// blessing). Returns the mismatches, each naming the file and the first differing line.
+pub fn check_snapshots(
+    dir: &std::path::Path,
+    extension: &str,
+    snapshots: &[(PathBuf, String)],
+) -> Vec<String> {
+    let bless = std::env::var_os("AMP_BLESS").is_some_and(|v| v == "1");
+    let mut problems = Vec::new();
+    for (path, text) in snapshots {
+        let old = std::fs::read_to_string(path).ok();
+        if old.as_deref() == Some(text.as_str()) {
+            continue;
+        }
+        if bless {
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent).expect("creating a snapshot folder");
+            }
+            std::fs::write(path, text).expect("writing a snapshot");
+            continue;
+        }
+        match old {
+            None => problems.push(format!("no snapshot at {}", path.display())),
+            Some(old) => {
+                let first = old
+                    .lines()
+                    .zip(text.lines())
+                    .position(|(a, b)| a != b)
+                    .unwrap_or(old.lines().count().min(text.lines().count()));
+                problems.push(format!(
+                    "{} differs from line {}:\n  was: {}\n  now: {}",
+                    path.display(),
+                    first + 1,
+                    old.lines().nth(first).unwrap_or("<end>"),
+                    text.lines().nth(first).unwrap_or("<end>"),
+                ));
+            }
+        }
+    }
+    // A snapshot no source asks for any more is stale.
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for path in entries.filter_map(|e| e.ok()).map(|e| e.path()) {
+            let named = snapshots.iter().any(|(p, _)| *p == path);
+            if named || path.extension().is_none_or(|x| x != extension) {
+                continue;
+            }
+            if bless {
+                std::fs::remove_file(&path).expect("removing a stale snapshot");
+            } else {
+                problems.push(format!("stale snapshot {}", path.display()));
+            }
+        }
+    }
+    problems
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
