@@ -11,8 +11,8 @@
 //! sum.synchronize()?;
 //! ```
 //!
-//! - [`Accelerator`]: a Vulkan device (one logical device per physical device per process);
-//!   [`AcceleratorView`]: a queue on one.
+//! - [`Accelerator`]: a Vulkan device (one logical device per physical device per process) or
+//!   the native CPU accelerator; [`AcceleratorView`]: a queue on one.
 //! - [`ArrayView`] / [`ArrayViewMut`]: views of host slices or arrays, made current on the
 //!   device on demand (zero-copy where the host shares device memory); sections, projections,
 //!   `view_as`, `reinterpret_as` (see `docs/data-model.md`).
@@ -20,6 +20,8 @@
 //! - [`copy`] / [`copy_async`]: between arrays, views and host slices.
 //! - [`parallel_for_each`]: runs a [`KernelCall`] over an [`Extent`], or a [`TiledKernelCall`]
 //!   over a [`TiledExtent`] (C++ AMP's tiled model: [`TiledIndex`], `tile_static`, barriers).
+//! - [`Texture`], [`TextureView`], [`WriteonlyTextureView`] and [`Sampler`]: C++ AMP's graphics
+//!   library (see `docs/textures.md`).
 //! - [`RawKernel`]: hand-written SPIR-V with an explicit grid.
 //!
 //! Environment: each setting is read once, at the first use that needs it, and each has a
