@@ -1,8 +1,10 @@
 //! The documentation stays true to the tree: every relative link of README.md and docs/*.md
 //! leads to a file that exists (and to a heading of it, for a `#fragment`), every
 //! `--example NAME` names an example that exists, and every example is named in README.md.
-//! README.md's Rust code block is compiled and run as a doc test of the `amp` crate
-//! (`src/lib.rs`).
+//! README.md's layout table names every workspace member and every tracked top-level folder,
+//! and only folders that exist; its algorithm list names exactly the public functions and
+//! macros of `amp::algorithms`. README.md's Rust code block is compiled and run as a doc test
+//! of the `amp` crate (`src/lib.rs`).
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -194,4 +196,294 @@ fn the_anchor_rule_matches_github() {
     );
     assert_eq!(anchor(" `device-fn-signature`"), "device-fn-signature");
     assert_eq!(anchor(" 14. Device functions"), "14-device-functions");
+}
+
+/// The paths (without a trailing `/`) in the first cells of the table under README.md's
+/// `## Layout` heading.
+fn layout_paths(readme: &str) -> BTreeSet<String> {
+    let mut in_layout = false;
+    let mut paths = BTreeSet::new();
+    for line in outside_fences(readme) {
+        if line.starts_with("## ") {
+            in_layout = line.trim() == "## Layout";
+            continue;
+        }
+        let Some(row) = line.strip_prefix('|') else {
+            continue;
+        };
+        if !in_layout {
+            continue;
+        }
+        let first_cell = row.split('|').next().unwrap_or("");
+        for span in first_cell.split('`').skip(1).step_by(2) {
+            paths.insert(span.trim_end_matches('/').to_owned());
+        }
+    }
+    paths
+}
+
+/// The `members` of the `[workspace]` of the root Cargo.toml.
+fn workspace_members() -> Vec<String> {
+    let toml = std::fs::read_to_string(repo_root().join("Cargo.toml")).expect("Cargo.toml");
+    let at = toml
+        .find("\nmembers")
+        .expect("the root Cargo.toml has a `members` list");
+    let rest = &toml[at..];
+    let (open, close) = (
+        rest.find('[').expect("`members = [`"),
+        rest.find(']').expect("`members = [..]`"),
+    );
+    rest[open + 1..close]
+        .lines()
+        .map(|line| line.split('#').next().unwrap_or(""))
+        .flat_map(|line| line.split(','))
+        .map(|m| m.trim().trim_matches('"').to_owned())
+        .filter(|m| !m.is_empty())
+        .collect()
+}
+
+/// The repository's top-level folders that hold tracked files (`git ls-files`), hidden ones
+/// aside; without git, the top-level folders but hidden ones and `target`.
+fn top_level_folders() -> BTreeSet<String> {
+    let root = repo_root();
+    let listed = std::process::Command::new("git")
+        .arg("-C")
+        .arg(&root)
+        .args(["ls-files", "-z"])
+        .output();
+    let visible = |name: &str| !name.starts_with('.');
+    match listed {
+        Ok(out) if out.status.success() && !out.stdout.is_empty() => {
+            String::from_utf8_lossy(&out.stdout)
+                .split('\0')
+                .filter_map(|path| Some(path.split_once('/')?.0.to_owned()))
+                .filter(|folder| visible(folder))
+                .collect()
+        }
+        _ => std::fs::read_dir(&root)
+            .expect("the repository root")
+            .filter_map(|e| e.ok())
+            .filter(|e| e.path().is_dir())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|name| visible(name) && name != "target")
+            .collect(),
+    }
+}
+
+#[test]
+fn the_layout_table_names_every_folder_and_no_other() {
+    let readme = std::fs::read_to_string(repo_root().join("README.md")).expect("README.md");
+    let named = layout_paths(&readme);
+    assert!(
+        !named.is_empty(),
+        "README.md has no `## Layout` table whose first column names folders as `path/`"
+    );
+    let root = repo_root();
+    let absent: Vec<&String> = named.iter().filter(|p| !root.join(p).is_dir()).collect();
+    assert!(
+        absent.is_empty(),
+        "README.md's layout table names folders that do not exist: {absent:?}"
+    );
+    let members = workspace_members();
+    assert!(
+        !members.is_empty(),
+        "the root Cargo.toml lists no workspace members"
+    );
+    let unnamed_members: Vec<&String> = members.iter().filter(|m| !named.contains(*m)).collect();
+    assert!(
+        unnamed_members.is_empty(),
+        "workspace members (root Cargo.toml) README.md's layout table does not name (as \
+         `folder/` in its first column): {unnamed_members:?}"
+    );
+    let folders = top_level_folders();
+    let unnamed_folders: Vec<&String> = folders.iter().filter(|f| !named.contains(*f)).collect();
+    assert!(
+        unnamed_folders.is_empty(),
+        "top-level folders README.md's layout table does not name (as `folder/` in its first \
+         column): {unnamed_folders:?}"
+    );
+}
+
+/// README.md's bullet that starts with `item` (`- **Algorithms**`), its lines joined by spaces,
+/// up to the next bullet or paragraph.
+fn readme_item(readme: &str, item: &str) -> String {
+    let mut lines = outside_fences(readme).skip_while(|line| !line.starts_with(item));
+    let first = lines.next().unwrap_or_default();
+    let rest = lines.take_while(|line| line.starts_with("  ") && !line.trim().is_empty());
+    std::iter::once(first)
+        .chain(rest)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The names README.md's **Algorithms** bullet lists in its `amp::algorithms::{..}` code
+/// spans (macros with their `!`).
+fn readme_algorithms(readme: &str) -> BTreeSet<String> {
+    let item = readme_item(readme, "- **Algorithms**");
+    item.split('`')
+        .skip(1)
+        .step_by(2)
+        .filter_map(|span| span.strip_prefix("amp::algorithms::{")?.strip_suffix('}'))
+        .flat_map(|list| list.split(','))
+        .map(|name| name.trim().to_owned())
+        .filter(|name| !name.is_empty())
+        .collect()
+}
+
+/// Whether an item is `#[doc(hidden)]`.
+fn doc_hidden(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        matches!(&a.meta, syn::Meta::List(l) if l.path.is_ident("doc")
+            && l.tokens.to_string().contains("hidden"))
+    })
+}
+
+/// A name a `use` item brings in: the path to the item, the item's own name, and the name it
+/// is known by.
+type UseName = (Vec<String>, String, String);
+
+/// The names a `use` tree brings in.
+fn use_names(tree: &syn::UseTree, prefix: &mut Vec<String>, out: &mut Vec<UseName>) {
+    match tree {
+        syn::UseTree::Path(p) => {
+            prefix.push(p.ident.to_string());
+            use_names(&p.tree, prefix, out);
+            prefix.pop();
+        }
+        syn::UseTree::Name(n) => {
+            let name = n.ident.to_string();
+            out.push((prefix.clone(), name.clone(), name));
+        }
+        syn::UseTree::Rename(r) => {
+            out.push((prefix.clone(), r.ident.to_string(), r.rename.to_string()));
+        }
+        syn::UseTree::Group(g) => {
+            for t in &g.items {
+                use_names(t, prefix, out);
+            }
+        }
+        syn::UseTree::Glob(_) => {
+            panic!("src/algorithms/mod.rs: a glob re-export hides what is public")
+        }
+    }
+}
+
+/// A file of src/algorithms/, parsed.
+fn algorithms_file(name: &str) -> syn::File {
+    let path = repo_root().join("src/algorithms").join(name);
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    syn::parse_file(&text).unwrap_or_else(|e| panic!("parsing {}: {e}", path.display()))
+}
+
+/// The `pub fn`s of a module file of src/algorithms/.
+fn pub_fns(file: &syn::File) -> BTreeSet<String> {
+    file.items
+        .iter()
+        .filter_map(|item| match item {
+            syn::Item::Fn(f) if matches!(f.vis, syn::Visibility::Public(_)) => {
+                Some(f.sig.ident.to_string())
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// The `#[macro_export]` macros defined in src/algorithms/*.rs.
+fn exported_algorithm_macros() -> BTreeSet<String> {
+    let dir = repo_root().join("src/algorithms");
+    let mut macros = BTreeSet::new();
+    for entry in std::fs::read_dir(&dir).expect("src/algorithms/ exists") {
+        let path = entry.expect("a directory entry").path();
+        if path.extension().is_none_or(|x| x != "rs") {
+            continue;
+        }
+        let name = path
+            .file_name()
+            .expect("a file name")
+            .to_string_lossy()
+            .into_owned();
+        for item in algorithms_file(&name).items {
+            if let syn::Item::Macro(m) = item {
+                if m.attrs.iter().any(|a| a.path().is_ident("macro_export")) {
+                    macros.extend(m.ident.map(|i| i.to_string()));
+                }
+            }
+        }
+    }
+    macros
+}
+
+/// The public functions and macros of `amp::algorithms` (macros with a `!`): what
+/// src/algorithms/mod.rs defines or re-exports publicly, `#[doc(hidden)]` and `__` names aside.
+/// A re-exported function must be a `pub fn` of its module, a re-exported macro a
+/// `#[macro_export]` macro of the crate.
+fn algorithms_api() -> BTreeSet<String> {
+    let module = algorithms_file("mod.rs");
+    let macros = exported_algorithm_macros();
+    let public = |vis: &syn::Visibility, attrs: &[syn::Attribute]| {
+        matches!(vis, syn::Visibility::Public(_)) && !doc_hidden(attrs)
+    };
+    let mut api = BTreeSet::new();
+    for item in &module.items {
+        let mut names = Vec::new();
+        match item {
+            syn::Item::Fn(f) if public(&f.vis, &f.attrs) => {
+                let name = f.sig.ident.to_string();
+                if !name.starts_with("__") {
+                    api.insert(name);
+                }
+            }
+            syn::Item::Use(u) if public(&u.vis, &u.attrs) => {
+                use_names(&u.tree, &mut Vec::new(), &mut names);
+            }
+            _ => {}
+        }
+        for (path, own, known) in names.into_iter().filter(|(_, _, k)| !k.starts_with("__")) {
+            match path.first().map(String::as_str) {
+                Some("crate") => {
+                    assert!(
+                        macros.contains(&own),
+                        "amp::algorithms::{known} re-exports `crate::{own}`, which is no \
+                         #[macro_export] macro of src/algorithms/ (this test reads only macros \
+                         from `crate::`)"
+                    );
+                    api.insert(format!("{known}!"));
+                }
+                Some(submodule) if path.len() == 1 => {
+                    let file = algorithms_file(&format!("{submodule}.rs"));
+                    if pub_fns(&file).contains(&own) {
+                        api.insert(known);
+                    }
+                }
+                _ => panic!(
+                    "src/algorithms/mod.rs: a re-export this test does not read: {path:?}::{own}"
+                ),
+            }
+        }
+    }
+    api
+}
+
+#[test]
+fn the_algorithm_list_names_exactly_the_public_api_of_amp_algorithms() {
+    let readme = std::fs::read_to_string(repo_root().join("README.md")).expect("README.md");
+    let listed = readme_algorithms(&readme);
+    assert!(
+        !listed.is_empty(),
+        "README.md's `- **Algorithms**` item lists nothing as `amp::algorithms::{{..}}`"
+    );
+    let api = algorithms_api();
+    assert!(
+        api.len() > 10,
+        "only {api:?} found public in src/algorithms/mod.rs"
+    );
+    let unlisted: Vec<&String> = api.difference(&listed).collect();
+    let not_public: Vec<&String> = listed.difference(&api).collect();
+    assert!(
+        unlisted.is_empty() && not_public.is_empty(),
+        "README.md's algorithm list (`amp::algorithms::{{..}}` spans of its **Algorithms** item, \
+         macros with `!`) and amp::algorithms differ:\n  public but not listed: {unlisted:?}\n  \
+         listed but not public functions or macros of amp::algorithms: {not_public:?}"
+    );
 }

@@ -1,8 +1,10 @@
 //! The `#[kernel(amp)]` attribute of amp-rs.
 //!
-//! Thin by design: it parses the function with `syn`, hands it to [`amp_spirv::compile`], and
-//! emits either the SPIR-V as a static plus a typed launcher with the kernel's name, or one
-//! `compile_error!` per problem at the offending tokens. See the `amp` crate for the user guide.
+//! Thin by design: it parses the function with `syn`, has [`amp_spirv::check`] check it once
+//! (per instance of a generic kernel), runs both back ends on that check, and emits either the
+//! SPIR-V as a static, the native CPU accelerator's entry (or why there is none) and a typed
+//! launcher with the kernel's name, or one `compile_error!` per problem at the offending
+//! tokens. See the `amp` crate for the user guide.
 
 mod callback;
 mod device_fn;

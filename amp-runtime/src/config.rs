@@ -147,8 +147,9 @@ impl Config {
     }
 
     /// `AMP_FORCE_EXACT_PATHS`: every `f32` division and square root takes the exact path
-    /// that corrects a device's imprecise result, even on a device whose results need no
-    /// correction, so that the path is tested there (slower; for tests).
+    /// that corrects a device's imprecise result, and every normalized texel read recovers its
+    /// code from a decode moved an ULP, even on a device whose results need no correction, so
+    /// that those paths are tested there (slower; for tests).
     pub fn force_exact_paths(self, on: bool) -> Config {
         self.set("AMP_FORCE_EXACT_PATHS", Some(flag_text(on)))
     }

@@ -6,8 +6,15 @@ use crate::dims::dims_list;
 
 /// Everything that can go wrong between a kernel call and its results.
 ///
-/// Every fallible runtime function returns `Result<_, Error>`; the runtime never panics on
-/// a path a user can reach.
+/// Every fallible runtime function returns `Result<_, Error>`. The runtime panics only where
+/// std's types panic too, in its operator impls on the host: indexing an
+/// [`ArrayView`](crate::ArrayView) (`view[idx]`) out of bounds, on a view of an
+/// [`Array`](crate::Array)'s device memory or on a reinterpreted view whose elements are not
+/// aligned in host memory ([`ArrayView::get`](crate::ArrayView::get) and
+/// [`ArrayView::try_get`](crate::ArrayView::try_get) do not panic); indexing an
+/// [`Extent`](crate::Extent) or [`Index`](crate::Index) (`extent[d]`) with `d` past its rank;
+/// and `Index` / `Extent` arithmetic, which overflows as `usize` does (a panic in debug builds)
+/// and panics on a division by zero.
 #[derive(Clone, Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {

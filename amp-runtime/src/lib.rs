@@ -11,8 +11,8 @@
 //! sum.synchronize()?;
 //! ```
 //!
-//! - [`Accelerator`]: a Vulkan device (one logical device per physical device per process);
-//!   [`AcceleratorView`]: a queue on one.
+//! - [`Accelerator`]: a Vulkan device (one logical device per physical device per process) or
+//!   the native CPU accelerator; [`AcceleratorView`]: a queue on one.
 //! - [`ArrayView`] / [`ArrayViewMut`]: views of host slices or arrays, made current on the
 //!   device on demand (zero-copy where the host shares device memory); sections, projections,
 //!   `view_as`, `reinterpret_as` (see `docs/data-model.md`).
@@ -20,13 +20,38 @@
 //! - [`copy`] / [`copy_async`]: between arrays, views and host slices.
 //! - [`parallel_for_each`]: runs a [`KernelCall`] over an [`Extent`], or a [`TiledKernelCall`]
 //!   over a [`TiledExtent`] (C++ AMP's tiled model: [`TiledIndex`], `tile_static`, barriers).
+//! - [`Texture`], [`TextureView`], [`WriteonlyTextureView`] and [`Sampler`]: C++ AMP's graphics
+//!   library (see `docs/textures.md`).
 //! - [`RawKernel`]: hand-written SPIR-V with an explicit grid.
 //!
-//! Environment: `AMP_DEVICE=<value>` picks the default device (`cpu`, `vulkan`, a name
-//! substring or an [`Accelerator::device_path`]); `AMP_CPU_THREADS=<n>` sizes the native CPU
-//! accelerator's pool; `AMP_VALIDATION=1` enables the Khronos validation layer with
-//! synchronization validation (see [`validation_message_count`]); `AMP_VULKAN_LIBRARY=<path>`
-//! loads the Vulkan loader from `<path>` instead of the system's.
+//! Environment: each setting is read once, at the first use that needs it, and each has a
+//! method of [`Config`], which wins over the environment when applied before that use.
+//! - `AMP_DEVICE=<value>`: the default accelerator, `cpu` (the native one), `vulkan` (the
+//!   preferred Vulkan device), a case-insensitive part of a device's name or an
+//!   [`Accelerator::device_path`]; unset, a GPU, else the native CPU accelerator (see
+//!   [`Accelerator::default`]).
+//! - `AMP_CPU_THREADS=<n>`: the threads of the native CPU accelerator's pool (default: every
+//!   core).
+//! - `AMP_VULKAN_LIBRARY=<path>`: the Vulkan loader library to load instead of the system's.
+//! - `AMP_VALIDATION=1`: the Khronos validation layer with synchronization validation (see
+//!   [`validation_message_count`]).
+//! - `AMP_SYNC_LAUNCHES=1`: every launch waits for its work before returning.
+//! - `AMP_LAUNCH_TIMEOUT_MS=<n>`: the per-launch timeout of new accelerator views, in
+//!   milliseconds (default 60,000; `0`: none; see [`AcceleratorView::set_timeout`]).
+//! - `AMP_FORCE_STAGING=1`: no zero-copy: host slices are copied, [`AccessType::Auto`] arrays
+//!   stay in device memory and transfers go through staging buffers.
+//! - `AMP_SIMULATE_DISCRETE=1`: every Vulkan device behaves as a discrete GPU (data in device
+//!   memory, non-coherent mappings, a GPU's limits).
+//! - `AMP_FORCE_EXACT_PATHS=1`: every `f32` division and square root takes the path that
+//!   corrects an imprecise device result, and every normalized texel read the path that
+//!   recovers its code, even on a device that needs neither (for tests).
+//! - `AMP_PIPELINE_ROBUSTNESS=<mode>`: which pipelines run without the device's robust buffer
+//!   access: `default`, `checked-off` or `off` (see [`Robustness`]).
+//! - `AMP_PIPELINE_CACHE=<dir>`: where compiled pipelines are kept between runs (default
+//!   `$XDG_CACHE_HOME/amp-rs`, else `~/.cache/amp-rs`; `0`: not on disk).
+//!
+//! (`AMP_DUMP_SPIRV` and `AMP_REPORT` are read at build time by the `#[kernel(amp)]` macro,
+//! not by this crate.)
 //!
 //! Threads: [`Accelerator`], [`AcceleratorView`], [`Array`], [`ArrayView`], [`ArrayViewMut`],
 //! [`RawKernel`] and kernels' metadata are `Send` and `Sync` (checked at compile time), so

@@ -409,9 +409,10 @@ fn mul_add_rounds_once() -> Result<(), amp::Error> {
         |i| common::flushable32(&[a[i], b[i], c[i], want(i)]),
     );
     assert_none_wrong("f32", &wrong);
-    // The case of the issue: 1.0 before, as Rust 1.0000001 now.
+    // An operand above `f32::MAX / 4097`, where splitting it for an exact product overflows
+    // (a splitting step that did gave 1.0): rounded once, as Rust's, it is 1.0000001.
     let i = (0..n).find(|&i| (a[i], b[i], c[i]) == (1e35, 1e-35, 1e-8));
-    assert_eq!(out[i.expect("the reported case is a triple")], 1.000_000_1);
+    assert_eq!(out[i.expect("the triple is among the inputs")], 1.000_000_1);
 
     let mut bits = Bits(47);
     let (a, b, c) = triples(

@@ -1,4 +1,4 @@
-//! The tiled model's contract, exactly as the issue writes it: C++ AMP's `tile_static` matrix
+//! The tiled model's contract, exactly as a C++ AMP user writes it: the `tile_static` matrix
 //! multiplication (16 x 16 tiles staged through shared memory, two barriers per step), launched
 //! over `c.extent().tile::<TS, TS>()` and checked against the CPU bit for bit.
 

@@ -176,10 +176,11 @@ impl Accelerator {
     /// - anything else: the first Vulkan device whose name contains it (case-insensitive) or
     ///   whose [`device_path`](Self::device_path) equals it.
     ///
-    /// Without `AMP_DEVICE`: the first discrete, integrated, then virtual GPU; else the native
-    /// CPU accelerator, which runs kernels far faster than a Vulkan CPU driver such as Mesa's
-    /// lavapipe (those come last, reachable with `AMP_DEVICE`). Without a Vulkan loader the
-    /// default is the native CPU accelerator.
+    /// Without `AMP_DEVICE` (or with it empty): the first discrete, integrated, then virtual
+    /// GPU; else the native CPU accelerator, which runs kernels far faster than a Vulkan CPU
+    /// driver such as Mesa's lavapipe. The default is never such a driver: `AMP_DEVICE=vulkan`
+    /// (where there is no GPU) or a name picks one. Without a Vulkan loader, or when Vulkan
+    /// cannot list its devices, the default is the native CPU accelerator.
     ///
     /// Errors: [`Error::DeviceNotFound`], and those of opening the chosen device.
     #[allow(clippy::should_implement_trait)]

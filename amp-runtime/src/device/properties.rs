@@ -2,7 +2,9 @@
 
 use ash::vk;
 
-/// The kind of a device, in the order [`Accelerator::default`](crate::Accelerator::default) prefers them.
+/// The kind of a device, in the order `AMP_DEVICE=vulkan` prefers them. Without `AMP_DEVICE`,
+/// [`Accelerator::default`](crate::Accelerator::default) takes only the three GPU kinds, in this
+/// order, and else the native CPU accelerator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DeviceType {
     /// A discrete GPU.
