@@ -487,3 +487,37 @@ fn the_algorithm_list_names_exactly_the_public_api_of_amp_algorithms() {
          listed but not public functions or macros of amp::algorithms: {not_public:?}"
     );
 }
+
+/// The README's table of environment variables lists exactly the settings of
+/// `amp_abi::settings::SETTINGS`, in its order, each run-time one with its `Config` method.
+#[test]
+fn the_settings_table_is_the_list_of_settings() {
+    use amp_spirv::abi::settings::{Phase, SETTINGS};
+    let readme = std::fs::read_to_string(repo_root().join("README.md")).expect("README.md");
+    let rows: Vec<&str> = outside_fences(&readme)
+        .filter(|line| line.starts_with("| `AMP_"))
+        .collect();
+    let named: Vec<&str> = rows
+        .iter()
+        .filter_map(|row| row["| `".len()..].split(['=', '`']).next())
+        .collect();
+    let listed: Vec<&str> = SETTINGS.iter().map(|s| s.name).collect();
+    assert_eq!(
+        named, listed,
+        "README.md's table of environment variables is not the list of settings"
+    );
+    for (row, setting) in rows.iter().zip(SETTINGS) {
+        match (setting.phase, setting.config) {
+            (Phase::Run, Some(method)) => assert!(
+                row.contains(&format!("(`{method}`")),
+                "the row of {} does not name `Config::{method}`: {row}",
+                setting.name
+            ),
+            _ => assert!(
+                row.contains("build time"),
+                "the row of {} does not say it is read at build time: {row}",
+                setting.name
+            ),
+        }
+    }
+}

@@ -25,7 +25,10 @@
 //! - [`RawKernel`]: hand-written SPIR-V with an explicit grid.
 //!
 //! Environment: each setting is read once, at the first use that needs it, and each has a
-//! method of [`Config`], which wins over the environment when applied before that use.
+//! method of [`Config`], which wins over the environment when applied before that use. Every
+//! setting is checked when an accelerator is made; a value outside its kind's grammar (a flag
+//! is `1`, `true`, `yes`, `on` or `0`, `false`, `no`, `off`, empty) is
+//! [`Error::InvalidSetting`]. The table of settings is `amp_abi::settings::SETTINGS`.
 //! - `AMP_DEVICE=<value>`: the default accelerator, `cpu` (the native one), `vulkan` (the
 //!   preferred Vulkan device), a case-insensitive part of a device's name or an
 //!   [`Accelerator::device_path`]; unset, a GPU, else the native CPU accelerator (see
@@ -50,8 +53,8 @@
 //! - `AMP_PIPELINE_CACHE=<dir>`: where compiled pipelines are kept between runs (default
 //!   `$XDG_CACHE_HOME/amp-rs`, else `~/.cache/amp-rs`; `0`: not on disk).
 //!
-//! (`AMP_DUMP_SPIRV` and `AMP_REPORT` are read at build time by the `#[kernel(amp)]` macro,
-//! not by this crate.)
+//! (`AMP_DUMP_SPIRV`, `AMP_DUMP_NATIVE` and `AMP_REPORT` are read at build time by the
+//! `#[kernel(amp)]` macro, not by this crate.)
 //!
 //! Threads: [`Accelerator`], [`AcceleratorView`], [`Array`], [`ArrayView`], [`ArrayViewMut`],
 //! [`RawKernel`] and kernels' metadata are `Send` and `Sync` (checked at compile time), so
