@@ -25,7 +25,7 @@ const CRATES: [&str; 7] = [
 ];
 
 /// Longest source file allowed (tests aside).
-const MAX_LINES: usize = 1200;
+const MAX_LINES: usize = 1000;
 
 type ModPath = Vec<String>;
 

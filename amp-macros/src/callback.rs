@@ -32,7 +32,10 @@ pub fn derive_device_struct(input: TokenStream2) -> TokenStream2 {
     };
     let errors = amp_spirv::check_struct_definition(&def);
     if !errors.is_empty() {
-        return errors.iter().map(crate::error_tokens).collect();
+        return errors
+            .iter()
+            .map(crate::diagnostics::error_tokens)
+            .collect();
     }
     let name = &def.ident;
     let name_str = name.to_string();

@@ -45,7 +45,7 @@ pub fn device(attr: TokenStream2, item: TokenStream2) -> TokenStream2 {
     let host = match host_too(attr) {
         Ok(host) => host,
         Err(d) => {
-            out.extend(crate::error_tokens(&d));
+            out.extend(crate::diagnostics::error_tokens(&d));
             true
         }
     };
@@ -57,7 +57,7 @@ pub fn device(attr: TokenStream2, item: TokenStream2) -> TokenStream2 {
     match checked {
         Err(diags) => {
             for d in diags.iter() {
-                out.extend(crate::error_tokens(d));
+                out.extend(crate::diagnostics::error_tokens(d));
             }
         }
         Ok(found) => consts = found,
@@ -276,7 +276,7 @@ pub fn fetch_missing(
             format!("this kernel calls more than {MAX_DEVICE_FNS} device functions"),
         )
         .with_help("split the work into several kernels");
-        return Some(crate::error_tokens(&d));
+        return Some(crate::diagnostics::error_tokens(&d));
     }
     // Resolved where the kernel is, reported at the call; a library's `$crate` is the token
     // its source came with.

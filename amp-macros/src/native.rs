@@ -40,7 +40,7 @@ pub(crate) fn entry(
     };
     if std::env::var_os("AMP_DUMP_NATIVE").is_some() {
         let source = kernel.source();
-        crate::dump(
+        crate::dump::dump(
             "AMP_DUMP_NATIVE",
             checked.name(),
             bindings,
@@ -100,8 +100,8 @@ pub(crate) fn entry(
             // tile shape, `tile_static` lengths and loop bounds it sets into the code. A
             // const-generic parameter's comes with the launch (the entry is not generic).
             if !c.generic {
-                let t = crate::scalar_tokens(c.ty);
-                let read = crate::outer_const_read(c, &t);
+                let t = crate::tokens::scalar_tokens(c.ty);
+                let read = crate::statics::outer_const_read(c, &t);
                 let value = quote!({ let value: #t = #read; value });
                 let value = match c.ty {
                     Scalar::Usize => quote!(#value as u32),

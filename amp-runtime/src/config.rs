@@ -12,6 +12,7 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::time::Duration;
 
+use crate::error::SettingSource;
 use crate::Error;
 use amp_abi::settings::{Kind, Phase, Value};
 
@@ -232,24 +233,6 @@ pub(crate) fn pipeline_robustness() -> Result<Robustness, Error> {
 pub(crate) fn force_exact_paths() -> bool {
     static FORCED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *FORCED.get_or_init(|| validated_flag("AMP_FORCE_EXACT_PATHS"))
-}
-
-/// Where an invalid setting came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SettingSource {
-    /// The process's environment.
-    Environment,
-    /// The [`Config`] method named.
-    Config(&'static str),
-}
-
-impl std::fmt::Display for SettingSource {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            SettingSource::Environment => f.write_str("the environment"),
-            SettingSource::Config(method) => write!(f, "Config::{method}"),
-        }
-    }
 }
 
 /// Setting `name`'s kind (any text for a name the table does not have).

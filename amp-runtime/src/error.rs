@@ -327,7 +327,7 @@ pub enum Error {
         /// What it should hold.
         expected: &'static str,
         /// Where the value came from.
-        from: crate::config::SettingSource,
+        from: SettingSource,
     },
     /// [`Config::apply`](crate::Config::apply) came after the runtime read one of its settings
     /// (each is read once, at the first use that needs it: the default accelerator, the Vulkan
@@ -467,6 +467,24 @@ impl From<gpu_allocator::AllocationError> for Error {
         match e {
             gpu_allocator::AllocationError::OutOfMemory => Error::OutOfDeviceMemory,
             other => Error::Allocation(other.to_string()),
+        }
+    }
+}
+
+/// Where an invalid setting came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SettingSource {
+    /// The process's environment.
+    Environment,
+    /// The [`Config`] method named.
+    Config(&'static str),
+}
+
+impl std::fmt::Display for SettingSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SettingSource::Environment => f.write_str("the environment"),
+            SettingSource::Config(method) => write!(f, "Config::{method}"),
         }
     }
 }

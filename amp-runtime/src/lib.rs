@@ -84,7 +84,7 @@ mod texture;
 
 #[doc(hidden)]
 pub use amp_native_rt as native_rt;
-pub use config::{Config, Robustness, SettingSource};
+pub use config::{Config, Robustness};
 pub use data::{
     copy, copy_async, transfer_stats, AccessType, Array, ArrayView, ArrayViewMut, CompletionFuture,
     CopyDestination, CopySource, TransferStats,
@@ -95,7 +95,7 @@ pub use device::{
     live_object_counts, validation_enabled, validation_message_count, Accelerator, AcceleratorView,
     DeviceType, KernelTime, LaunchTarget, Limits, ObjectCounts,
 };
-pub use error::{Error, SplitError, VulkanResult};
+pub use error::{Error, SettingSource, SplitError, VulkanResult};
 #[doc(hidden)]
 pub use exec::{launch_plan_counts, NativeCode, NativeLaunch};
 pub use exec::{

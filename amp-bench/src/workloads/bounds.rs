@@ -252,6 +252,7 @@ fn bounds_cost(ctx: &mut Ctx<'_>) -> Result<Vec<BoundsCost>, BoxError> {
         native: nat,
     });
     tiled_bounds_rows(ctx, &mut out)?;
+    super::stencils::stencil_bounds_rows(ctx, &mut out)?;
     Ok(out)
 }
 

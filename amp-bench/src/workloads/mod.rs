@@ -14,6 +14,7 @@ mod multi;
 mod precision;
 mod reductions;
 mod scan;
+mod stencils;
 mod textures;
 mod transfers;
 mod transpose;
@@ -46,7 +47,7 @@ pub trait Workload {
 
 /// Every section, in the order a run measures them: the first launch of a kernel in the process
 /// before anything else, the bounds-checking cost last.
-pub const ALL: [&dyn Workload; 17] = [
+pub const ALL: [&dyn Workload; 18] = [
     &first_launch::FirstLaunch,
     &vector::Vector,
     &matmul::Matmul,
@@ -55,6 +56,7 @@ pub const ALL: [&dyn Workload; 17] = [
     &histogram::Histogram,
     &scan::Scan,
     &conv::Conv,
+    &stencils::Stencils,
     &precision::Precision,
     &algorithms::Algorithms,
     &textures::Textures,

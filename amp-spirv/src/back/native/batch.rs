@@ -32,8 +32,11 @@ use std::collections::HashSet;
 pub const LANES: u32 = 32;
 
 /// The tiled kernel whose tile `[t0, .., tn]` runs threads `[t0, .., tn * LANES + 0..LANES]`
-/// of `k`, or `None` when `k` has no loop to hoist (or may not be batched).
-pub(super) fn batched_kernel(k: &Kernel) -> Option<(Kernel, HashSet<LocalId>)> {
+/// of `k`, or `None` when `k` may not be batched, or would gain nothing: it has no loop to
+/// hoist, and it has loops or no check to version (`versioned`: some access compares an index
+/// with a view's extent, which the batch's guard decides once for its threads, as for an
+/// offset index in a stencil).
+pub(super) fn batched_kernel(k: &Kernel, versioned: bool) -> Option<(Kernel, HashSet<LocalId>)> {
     if k.tiled.is_some() || assigns_local(&k.body, k.index_local) {
         return None;
     }
@@ -41,7 +44,8 @@ pub(super) fn batched_kernel(k: &Kernel) -> Option<(Kernel, HashSet<LocalId>)> {
     let mut uniform = HashSet::new();
     let mut loops = HashSet::new();
     let hoisted = hoist_block(&mut b.body, &k.locals, &mut uniform, &mut loops);
-    if hoisted == 0 {
+    // A kernel without loops is batched for its versioned checks alone.
+    if hoisted == 0 && (!versioned || has_loop(&k.body)) {
         return None;
     }
     let rank = k.rank as usize;
@@ -198,22 +202,17 @@ fn leaves_loop(e: &Expr) -> bool {
     })
 }
 
-/// Whether anything in `b` assigns local `id` (or a part of it).
 /// Why a simple kernel with loops runs one thread at a time natively, when its batched form
 /// was not `emitted`; `None` for tiled kernels and kernels without loops (a batch gains
 /// nothing).
 pub(super) fn unbatched_reason(k: &Kernel, emitted: bool) -> Option<&'static str> {
-    let loops = k.body.stmts.iter().any(|s| match s {
-        Stmt::Let(_, Some(e)) | Stmt::Expr(e) => any_loop(e),
-        Stmt::Let(_, None) => false,
-    }) || k.body.tail.as_deref().is_some_and(any_loop);
-    if emitted || k.tiled.is_some() || !loops {
+    if emitted || k.tiled.is_some() || !has_loop(&k.body) {
         return None;
     }
     if assigns_local(&k.body, k.index_local) {
         return Some("the kernel assigns to its index");
     }
-    if batched_kernel(k).is_some() {
+    if batched_kernel(k, false).is_some() {
         return Some("a construct in its loops has no batched form yet");
     }
     Some(
@@ -224,6 +223,14 @@ pub(super) fn unbatched_reason(k: &Kernel, emitted: bool) -> Option<&'static str
     )
 }
 
+/// Whether block `b` has a loop.
+fn has_loop(b: &Block) -> bool {
+    b.stmts.iter().any(|s| match s {
+        Stmt::Let(_, Some(e)) | Stmt::Expr(e) => any_loop(e),
+        Stmt::Let(_, None) => false,
+    }) || b.tail.as_deref().is_some_and(any_loop)
+}
+
 fn any_loop(e: &Expr) -> bool {
     any_expr(e, |e| match e.kind {
         ExprKind::For(_) | ExprKind::While(..) | ExprKind::Loop(_) => Probe::Hit,
@@ -231,6 +238,7 @@ fn any_loop(e: &Expr) -> bool {
     })
 }
 
+/// Whether anything in `b` assigns local `id` (or a part of it).
 fn assigns_local(b: &Block, id: LocalId) -> bool {
     let target = |p: &Place| matches!(p, Place::Local(l, _) if *l == id);
     let hit = |e: &Expr| {

@@ -145,6 +145,7 @@ mod subgroup;
 mod texture;
 mod tile;
 mod tile_locals;
+mod tile_loops;
 
 pub use batch::LANES;
 
@@ -270,7 +271,7 @@ pub fn native_batched(
     fn_name: &str,
     assume_covers: bool,
 ) -> Res<Option<NativeSource>> {
-    match batch::batched_kernel(kernel) {
+    match batch::batched_kernel(kernel, plan.compares_extents(kernel)) {
         Some((b, loops)) => {
             emit(&b, plan, access, rt, fn_name, assume_covers, true, loops).map(Some)
         }

@@ -3,7 +3,7 @@
 
 use super::Plan;
 use crate::back::BoundsChecks;
-use crate::ir::{Expr, ExprKind, Lit, ParamId};
+use crate::ir::{any_expr, Block, Expr, ExprKind, Kernel, Lit, ParamId, Place, Probe, Stmt};
 use crate::range::Sym;
 use crate::types::Len;
 
@@ -81,4 +81,46 @@ impl Plan<'_> {
             false => ArrayIndex::Clamped,
         }
     }
+
+    /// Whether some buffer access of kernel `k` compares an index component with the view's
+    /// extent ([`IndexCheck::Compared`]): a check that neither the range facts nor a view
+    /// covering the domain decide, such as an offset index's.
+    pub(crate) fn compares_extents(&self, k: &Kernel) -> bool {
+        let compared = |p: ParamId, idx: &[Expr]| {
+            self.buffer_checks(k.rank, p, idx)
+                .is_some_and(|c| c.contains(&IndexCheck::Compared))
+        };
+        let in_expr = |e: &Expr| {
+            any_expr(e, |x| {
+                let place = match &x.kind {
+                    ExprKind::BufferLoad(p, idx) => return hit(compared(*p, idx)),
+                    ExprKind::Assign(place, _) | ExprKind::CompoundAssign(_, place, _) => place,
+                    ExprKind::Atomic(a) => &a.target,
+                    _ => return Probe::Descend,
+                };
+                match place {
+                    Place::Buffer(p, idx) if compared(*p, idx) => Probe::Hit,
+                    _ => Probe::Descend,
+                }
+            })
+        };
+        block_any(&k.body, &in_expr)
+    }
+}
+
+/// [`Probe::Hit`] when `found`, else [`Probe::Descend`].
+fn hit(found: bool) -> Probe {
+    match found {
+        true => Probe::Hit,
+        false => Probe::Descend,
+    }
+}
+
+/// Whether an expression of block `b` (its statements' and its tail's, nested blocks
+/// included through them) passes `test`.
+fn block_any(b: &Block, test: &dyn Fn(&Expr) -> bool) -> bool {
+    b.stmts.iter().any(|s| match s {
+        Stmt::Let(_, Some(e)) | Stmt::Expr(e) => test(e),
+        Stmt::Let(_, None) => false,
+    }) || b.tail.as_deref().is_some_and(test)
 }

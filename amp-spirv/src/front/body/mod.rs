@@ -27,6 +27,7 @@ mod call;
 mod control;
 mod deferred;
 mod device_fn;
+mod device_sig;
 mod expr;
 mod finish;
 mod generic_call;
@@ -43,7 +44,7 @@ mod vector;
 use finish::Finisher;
 use generic_call::is_generic;
 
-pub use device_fn::{
+pub use device_sig::{
     callee_path, check_device_fn, closure_names, device_calls, device_fn_consts, is_device_fn_path,
 };
 
