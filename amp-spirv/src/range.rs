@@ -14,8 +14,9 @@
 //!   check that the runtime's specialization removes when a view covers the domain.
 //!
 //! and combines them through `+`, `*`, `/`, `%`, `&`, `>>`, `min` and casts between unsigned
-//! types, with literal bounds only (no symbolic arithmetic). Locals that are ever assigned are
-//! never trusted.
+//! types, with literal bounds only (no symbolic arithmetic), except that `(x + c) - c` (`x + c`
+//! perhaps held by an immutable local, as a stencil's `i - 1` after `let i = idx[0] + 1;`) is
+//! known to be `x`. Locals that are ever assigned are never trusted.
 
 use std::collections::{HashMap, HashSet};
 
@@ -62,6 +63,10 @@ struct LocalFacts {
     tile_local: Option<(LocalId, Vec<Option<Sym>>)>,
     /// The thread's index (`t.global` in a tiled kernel), unless the body assigns to it.
     index_local: Option<LocalId>,
+    /// Immutable locals defined as a value plus a literal (`let i = idx[0] + 1;`): the fact of
+    /// that value, and the literal. `i - 1` is that value again (in wrapping arithmetic,
+    /// whatever it is), so it keeps the value's fact.
+    offsets: HashMap<LocalId, (Fact, u64)>,
 }
 
 impl Ranges {
@@ -82,6 +87,7 @@ impl Ranges {
             locals: HashMap::new(),
             tile_local,
             index_local,
+            offsets: HashMap::new(),
         };
         let mut walk = Walk {
             k,
@@ -206,7 +212,37 @@ impl LocalFacts {
                 _ => None,
             },
             BinOp::BitAnd => below(lit(a).or_else(|| lit(b))?.checked_add(1)?),
+            // `(x + c) - c` is `x`.
+            BinOp::Sub => {
+                let c = lit(b)?;
+                match &a.kind {
+                    ExprKind::Local(id) => match self.offsets.get(id) {
+                        Some(&(fact, offset)) if offset == c => Some(fact),
+                        _ => None,
+                    },
+                    _ => self
+                        .offset_of(a)
+                        .filter(|&(_, offset)| offset == c)
+                        .map(|(f, _)| f),
+                }
+            }
             _ => None,
+        }
+    }
+
+    /// `e` as `x + c` with a literal `c` (in either order): the fact of `x`, and `c`.
+    fn offset_of(&self, e: &Expr) -> Option<(Fact, u64)> {
+        let ExprKind::Binary(BinOp::Add, a, b) = &e.kind else {
+            return None;
+        };
+        let lit = |e: &Expr| match self.fact(e) {
+            Some(Fact::Is(Sym::Lit(v))) => Some(v),
+            _ => None,
+        };
+        match (lit(b), lit(a)) {
+            (Some(c), _) => Some((self.fact(a)?, c)),
+            (None, Some(c)) => Some((self.fact(b)?, c)),
+            (None, None) => None,
         }
     }
 
@@ -274,6 +310,9 @@ impl<'a> Visitor<'a> for Walk<'_> {
             if self.trusted(*id) {
                 if let Some(f) = self.ranges.fact(init) {
                     self.ranges.locals.insert(*id, f);
+                }
+                if let Some(offset) = self.ranges.offset_of(init) {
+                    self.ranges.offsets.insert(*id, offset);
                 }
             }
         }

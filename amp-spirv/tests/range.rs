@@ -240,3 +240,23 @@ fn other_ranks_and_shifted_indices_are_compared() {
         .count();
     assert_eq!(ors, 2, "only out's two dimensions");
 }
+
+#[test]
+fn an_offset_taken_back_is_the_thread_index_again() {
+    // `i - 1` after `let i = idx[0] + 1;` is `idx[0]`, covered by the domain like it; `i` and
+    // `i + 1` stay compared. The same for `j`, and `(idx[1] + 2) - 2` written out.
+    let words = compile(
+        "fn k(idx: Index<2>, a: &Array<f32, 2>, out: &mut Array<f32, 2>) {
+            let (i, j) = (idx[0] + 1, idx[1] + 1);
+            out[[i - 1, j - 1]] = a[[i - 1, j - 1]] + a[[i + 1, (idx[1] + 2) - 2]];
+        }",
+    );
+    let ors = instructions(&words)
+        .iter()
+        .filter(|(op, _)| *op == OP_LOGICAL_OR)
+        .count();
+    assert_eq!(
+        ors, 5,
+        "out's two components, a's first access, a's second column"
+    );
+}

@@ -671,3 +671,50 @@ fn a_dropped_view_keeps_the_in_bounds_writes_of_a_failed_launch() -> Result<(), 
     assert_validation_clean();
     Ok(())
 }
+
+#[kernel(amp)]
+fn five_point(idx: Index<2>, a: ArrayView<f32, 2>, out: ArrayViewMut<f32, 2>) {
+    let (i, j) = (idx[0] + 1, idx[1] + 1);
+    out[[i, j]] = a[[i - 1, j]] + a[[i + 1, j]] + a[[i, j - 1]] + a[[i, j + 1]] - a[[i, j]];
+}
+
+/// A stencil's offset indices, over a domain wide enough for whole batches of threads and a
+/// remainder: inside the grid they compute what the host does; a domain one row and one
+/// column too large reads past the grid's edge, which reads zero and is reported, whether the
+/// threads' checks are decided one by one or once for a batch of them (natively).
+#[test]
+fn offset_indices_in_and_past_a_grid() -> Result<(), amp::Error> {
+    let n = 70;
+    let a: Vec<f32> = (0..n * n).map(|v| (v % 13) as f32 - 6.0).collect();
+    let at = |i: usize, j: usize| if i < n && j < n { a[i * n + j] } else { 0.0 };
+    let expect =
+        |i: usize, j: usize| at(i - 1, j) + at(i + 1, j) + at(i, j - 1) + at(i, j + 1) - at(i, j);
+    for (rows, cols, past) in [(n - 2, n - 2, false), (n - 1, n - 1, true)] {
+        let mut out = vec![-1.0f32; (n + 1) * (n + 1)];
+        let result = {
+            let av = ArrayView::new([n, n], &a)?;
+            let mut ov = ArrayViewMut::new([n + 1, n + 1], &mut out)?;
+            parallel_for_each(Extent::new([rows, cols]), five_point(&av, &mut ov))
+        };
+        match past {
+            false => result?,
+            true => {
+                let (kernel, param, index, extent) = out_of_bounds(result);
+                assert_eq!((kernel.as_str(), param.as_str()), ("five_point", "a"));
+                assert_eq!(extent, [n, n]);
+                assert!(index[0] == n || index[1] == n, "{index:?}");
+            }
+        }
+        for i in 1..=rows {
+            for j in 1..=cols {
+                assert_eq!(
+                    out[i * (n + 1) + j],
+                    expect(i, j),
+                    "({i}, {j}) of {rows} x {cols}"
+                );
+            }
+        }
+    }
+    assert_validation_clean();
+    Ok(())
+}

@@ -1,7 +1,8 @@
 //! Bounds checks: which index components are compared with a view's extent. An index the
 //! domain bounds is checked only when the view may not cover the domain (the native back end's
 //! covering variant drops it); an offset index is compared; a proven one is not; `unchecked`
-//! compares nothing.
+//! compares nothing; `i - 1` after `let i = idx[0] + 1;` is the thread's index again, and an
+//! offset access in a kernel without loops is decided once per batch of threads natively.
 use amp::prelude::*;
 
 #[kernel(amp)]
@@ -28,4 +29,10 @@ fn walk_a_row(idx: Index<1>, a: ArrayView<f32, 2>, out: ArrayViewMut<f32, 1>) {
 #[kernel(amp)]
 fn elementwise_unchecked(idx: Index<1>, a: ArrayView<f32, 1>, out: ArrayViewMut<f32, 1>) {
     out[idx] = a[idx] * 2.0;
+}
+
+#[kernel(amp)]
+fn five_point(idx: Index<2>, a: ArrayView<f32, 2>, out: ArrayViewMut<f32, 2>) {
+    let (i, j) = (idx[0] + 1, idx[1] + 1);
+    out[[i, j]] = a[[i - 1, j]] + a[[i + 1, j]] + a[[i, j - 1]] + a[[i, j + 1]];
 }

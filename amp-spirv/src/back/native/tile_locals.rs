@@ -8,8 +8,9 @@
 //!   work-item loops. Cutting a run of statements there is what a barrier does, which changes
 //!   nothing in a kernel without races.
 //! - **rematerialized** locals: immutable locals the kernel body declares at its top level from
-//!   the thread's own index (`let l = t.local[0];`): each work-item loop recomputes them from
-//!   its loop counters instead of keeping them in the frame.
+//!   the thread's own index and immutable tile-uniform locals (`let l = t.local[0];`,
+//!   `let i = idx[0] + k + 1;`): each work-item loop recomputes them from its loop counters
+//!   instead of keeping them in the frame.
 
 use crate::ir::*;
 use crate::types::Ty;
@@ -103,8 +104,13 @@ pub(super) fn rematerialized(
         };
         let l = &k.locals[*id];
         let only_site = sites.iter().filter(|s| s.local == *id).count() == 1;
+        // From the index, earlier such locals, and immutable tile-uniform locals (the same
+        // value wherever the work-item loops read them): `let i = idx[0] + k + 1;` after
+        // `let k = k as usize;`.
         let derived = uniform_expr(init, &|x| {
-            index.contains(&x) || out.iter().any(|(r, _)| *r == x)
+            index.contains(&x)
+                || out.iter().any(|(r, _)| *r == x)
+                || (uniform.contains(&x) && !k.locals[x].mutable)
         });
         if !l.mutable
             && l.storage == Storage::Function
