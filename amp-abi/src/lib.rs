@@ -106,6 +106,14 @@
 
 pub mod settings;
 
+/// The most threads a tile may have: the limit the compiler enforces on a tile shape and the
+/// runtime on a tiled extent (every device C++ AMP targets allows at least this many; the
+/// runtime also checks the device's own `maxComputeWorkGroupInvocations`).
+pub const MAX_TILE_THREADS: u32 = 1024;
+
+/// The most elements a local (or `tile_static`) array may have per dimension.
+pub const MAX_LOCAL_ARRAY_LEN: u32 = 16384;
+
 /// `SpecId`s of the specialization constants every module may declare.
 pub mod spec_id {
     /// The workgroup size x, y, z of a tiled kernel (x is the last tile dimension).

@@ -131,13 +131,16 @@ pub(crate) fn entry(
         (lets, args)
     };
     let (lets, args) = reads("p");
+    // One thread's work in loop iterations, as the compiler estimates it: how finely the
+    // launch is split among the pool's threads.
+    let work = Literal::u32_suffixed(kernel.thread_work);
     // A batch function's struct twins are its own types, so it gets its own reads of the
     // arguments beside the thread function's.
     let (batch_lets, batch_args) = reads("b");
     // The arguments are read in each branch: a variant's struct twins are its own types.
     let run = |f: &syn::Ident, batch: Option<&syn::Ident>| match (tiled, batch) {
         (true, _) => {
-            quote!({ #(#lets)* l.for_each_tile(move |tile| unsafe { #f(tile, #(#args,)* oob) }); })
+            quote!({ #(#lets)* l.for_each_tile(#work, move |tile| unsafe { #f(tile, #(#args,)* oob) }); })
         }
         (false, Some(b)) => {
             let lanes = batched.as_ref().map_or(1, |(lanes, ..)| *lanes);
@@ -145,6 +148,7 @@ pub(crate) fn entry(
                 #(#lets)*
                 #(#batch_lets)*
                 l.for_each_batched(
+                    #work,
                     #lanes,
                     move |tile| unsafe { #b(tile, #(#batch_args,)* oob) },
                     move |idx| unsafe { #f(idx, #(#args,)* oob) },
@@ -152,7 +156,7 @@ pub(crate) fn entry(
             })
         }
         (false, None) => {
-            quote!({ #(#lets)* l.for_each(move |idx| unsafe { #f(idx, #(#args,)* oob) }); })
+            quote!({ #(#lets)* l.for_each(#work, move |idx| unsafe { #f(idx, #(#args,)* oob) }); })
         }
     };
     let mut items = TokenStream2::new();

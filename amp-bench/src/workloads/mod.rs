@@ -11,6 +11,7 @@ mod histogram;
 mod launch;
 mod matmul;
 mod multi;
+mod nbody;
 mod precision;
 mod reductions;
 mod scan;
@@ -47,7 +48,7 @@ pub trait Workload {
 
 /// Every section, in the order a run measures them: the first launch of a kernel in the process
 /// before anything else, the bounds-checking cost last.
-pub const ALL: [&dyn Workload; 18] = [
+pub const ALL: [&dyn Workload; 19] = [
     &first_launch::FirstLaunch,
     &vector::Vector,
     &matmul::Matmul,
@@ -57,6 +58,7 @@ pub const ALL: [&dyn Workload; 18] = [
     &scan::Scan,
     &conv::Conv,
     &stencils::Stencils,
+    &nbody::Nbody,
     &precision::Precision,
     &algorithms::Algorithms,
     &textures::Textures,

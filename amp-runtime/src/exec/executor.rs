@@ -19,9 +19,13 @@ pub enum NativeCode {
     Unsupported(&'static str),
 }
 
-/// Fewest elements a pool task runs: below this, scheduling costs more than it saves (and a
-/// launch this small runs on the calling thread).
+/// Fewest threads of loop-free work a pool task runs: below this, scheduling costs more than
+/// it saves (and a launch this small runs on the calling thread). A kernel whose threads each
+/// run `work` loop iterations (the compiler's estimate) needs `work` times fewer.
 const MIN_CHUNK: usize = 16 * 1024;
+
+/// Fewest threads a pool task runs, however heavy each is.
+const MIN_HEAVY_CHUNK: usize = 8;
 
 /// One argument of a native launch.
 pub(super) enum NativeArg {
@@ -176,8 +180,9 @@ impl NativeLaunch<'_> {
 
     /// Runs `thread` for every index of the domain, in parallel chunks of whole rows (the
     /// last dimension is each chunk's inner loop).
+    /// `work`: the compiler's estimate of one thread's loop iterations (see [`chunk_len`]).
     #[inline]
-    pub fn for_each<const R: usize, F: Fn([u32; R]) + Sync + Copy>(&self, thread: F) {
+    pub fn for_each<const R: usize, F: Fn([u32; R]) + Sync + Copy>(&self, work: u32, thread: F) {
         let d = &self.domain[..R];
         let inner = d[R - 1] as usize;
         let rows: usize = d[..R - 1].iter().map(|&n| n as usize).product();
@@ -202,7 +207,7 @@ impl NativeLaunch<'_> {
         };
         if R == 1 {
             // One row: chunks of it.
-            let chunk = chunk_len(inner, self.threads);
+            let chunk = chunk_len(inner, self.threads, work);
             let run = |lo: usize, hi: usize| {
                 #[allow(clippy::redundant_locals)] // a copy per task, as in `run_rows`
                 let thread = thread;
@@ -214,7 +219,7 @@ impl NativeLaunch<'_> {
             };
             self.split(inner, chunk, &run);
         } else {
-            let per_chunk = chunk_len(rows * inner, self.threads).div_ceil(inner.max(1));
+            let per_chunk = chunk_len(rows * inner, self.threads, work).div_ceil(inner.max(1));
             self.split(rows, per_chunk.max(1), &run_rows);
         }
     }
@@ -224,7 +229,7 @@ impl NativeLaunch<'_> {
     /// `native_batched`) and `thread` for the rest of each row, in parallel chunks of rows
     /// (of one row's batches for a 1-D domain).
     #[inline]
-    pub fn for_each_batched<const R: usize, B, F>(&self, lanes: u32, batch: B, thread: F)
+    pub fn for_each_batched<const R: usize, B, F>(&self, work: u32, lanes: u32, batch: B, thread: F)
     where
         B: Fn([u32; R]) + Sync + Copy,
         F: Fn([u32; R]) + Sync + Copy,
@@ -255,13 +260,13 @@ impl NativeLaunch<'_> {
             }
         };
         if R == 1 {
-            let chunk = chunk_len(inner as usize, self.threads).div_ceil(lanes as usize);
+            let chunk = chunk_len(inner as usize, self.threads, work).div_ceil(lanes as usize);
             self.split(full as usize, chunk.max(1), &|lo, hi| {
                 run(0, lo as u32, hi as u32)
             });
         } else {
-            let per_chunk =
-                chunk_len(rows * inner as usize, self.threads).div_ceil((inner as usize).max(1));
+            let per_chunk = chunk_len(rows * inner as usize, self.threads, work)
+                .div_ceil((inner as usize).max(1));
             self.split(rows, per_chunk.max(1), &|lo, hi| {
                 for row in lo..hi {
                     run(row, 0, full);
@@ -272,8 +277,9 @@ impl NativeLaunch<'_> {
 
     /// Runs `tile` for every tile of the domain: each pool task runs a run of consecutive tiles
     /// (about 16K threads' worth, fewer when that would leave cores idle), one after another.
+    /// `work` as for [`for_each`](Self::for_each).
     #[inline]
-    pub fn for_each_tile<const R: usize, F: Fn([u32; R]) + Sync + Copy>(&self, tile: F) {
+    pub fn for_each_tile<const R: usize, F: Fn([u32; R]) + Sync + Copy>(&self, work: u32, tile: F) {
         let grid: [u32; R] = std::array::from_fn(|k| self.domain[k] / self.tile[k]);
         let count: usize = grid.iter().map(|&n| n as usize).product();
         let run = |lo: usize, hi: usize| {
@@ -290,7 +296,7 @@ impl NativeLaunch<'_> {
             }
         };
         let threads_per_tile: usize = self.tile[..R].iter().map(|&n| n as usize).product();
-        let per_task = (MIN_CHUNK / threads_per_tile.max(1)).max(1);
+        let per_task = (min_chunk(work) / threads_per_tile.max(1)).max(1);
         self.split(
             count,
             per_task.min(count.div_ceil(self.threads * 4).max(1)),
@@ -316,8 +322,15 @@ impl NativeLaunch<'_> {
     }
 }
 
-/// Elements per pool task for `n` elements: about four tasks per thread, at least
-/// [`MIN_CHUNK`].
-fn chunk_len(n: usize, threads: usize) -> usize {
-    n.div_ceil(threads * 4).max(MIN_CHUNK)
+/// Elements per pool task for `n` threads of `work` loop iterations each: about four tasks
+/// per pool thread, at least [`min_chunk`]. A launch of few, heavy threads (an n-body step's
+/// 2,000 threads of 2,000 interactions) is spread over the pool like a large one.
+fn chunk_len(n: usize, threads: usize, work: u32) -> usize {
+    n.div_ceil(threads * 4).max(min_chunk(work))
+}
+
+/// The fewest threads of `work` loop iterations each worth a pool task: [`MIN_CHUNK`]'s worth
+/// of work, at least [`MIN_HEAVY_CHUNK`] threads.
+fn min_chunk(work: u32) -> usize {
+    (MIN_CHUNK / (work.max(1) as usize)).max(MIN_HEAVY_CHUNK)
 }

@@ -9,7 +9,7 @@ use crate::extent::{Extent, Index};
 /// The most threads one tile may have on any device the runtime checks at compile time
 /// (`T0 * T1 * T2`); the device's own limit (`maxComputeWorkGroupInvocations`, at least 128,
 /// usually 1024) is checked again at launch.
-pub const MAX_TILE_THREADS: usize = 1024;
+pub const MAX_TILE_THREADS: usize = amp_abi::MAX_TILE_THREADS as usize;
 
 /// A launch domain cut into tiles of `T0` (rank 1), `T0 x T1` (rank 2) or `T0 x T1 x T2`
 /// (rank 3) threads: C++ AMP's `tiled_extent`. A tiled kernel runs one workgroup per tile, and

@@ -16,6 +16,9 @@ use crate::ir::*;
 /// `LP_MAX_TGSI_LOOP_ITERATIONS`, the only such limit known among Vulkan drivers.
 pub const DEVICE_LOOP_LIMIT: u64 = 65_535;
 
+/// The work [`Loops::thread_work`] assumes of a thread with a loop of unknown trips.
+pub const UNKNOWN_THREAD_WORK: u32 = 1024;
+
 /// How many times a loop's body can run each time the loop is entered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Trips {
@@ -64,6 +67,18 @@ impl Loops {
         Loops {
             loops: walk.loops,
             total_bound: walk.total,
+        }
+    }
+
+    /// An estimate of one thread's work in loop iterations, for splitting a launch among CPU
+    /// threads: the most iterations it can run in all when every loop is bounded (at least
+    /// 1), else [`UNKNOWN_THREAD_WORK`] (a loop whose trips the launch decides is taken to be
+    /// a long one: splitting a launch of light threads too finely costs little, running a
+    /// launch of heavy ones on one core costs the other cores' share).
+    pub fn thread_work(&self) -> u32 {
+        match self.total_bound {
+            Some(total) => u32::try_from(total.max(1)).unwrap_or(u32::MAX),
+            None => UNKNOWN_THREAD_WORK,
         }
     }
 

@@ -47,6 +47,10 @@ pub struct NativeKernel {
     /// For a simple kernel with loops that has no batched functions: why (it runs one thread
     /// at a time), for the compile report.
     pub unbatched: Option<String>,
+    /// One thread's work in loop iterations, as the loop analysis estimates it
+    /// (`Loops::thread_work`): how finely a
+    /// launch is split among the native accelerator's threads.
+    pub thread_work: u32,
 }
 
 /// Another function of a native kernel: the variant for launches whose every view covers the
@@ -218,6 +222,7 @@ impl CheckedKernel {
             covering,
             unbatched: native::unbatched_reason(kernel, batched.is_some()).map(str::to_owned),
             batched,
+            thread_work: self.findings.loops.thread_work(),
         })
     }
 }

@@ -25,7 +25,7 @@ pub struct Signature {
 
 /// The largest number of threads in a tile on every Vulkan device C++ AMP targets (and the
 /// limit the runtime checks against the actual device).
-pub const MAX_TILE_THREADS: u64 = 1024;
+pub const MAX_TILE_THREADS: u64 = amp_abi::MAX_TILE_THREADS as u64;
 
 /// Checks the signature (whose types may name `structs`), recording every problem.
 pub fn check_signature(
@@ -570,11 +570,14 @@ pub fn literal_len(len: &syn::Expr) -> Result<Len, Diagnostic> {
             len.span(),
             "zero-length arrays are not supported in kernels",
         )),
-        Some(n) if n <= 1 << 14 => Ok(Len::Lit(n as u32)),
+        Some(n) if n <= u64::from(amp_abi::MAX_LOCAL_ARRAY_LEN) => Ok(Len::Lit(n as u32)),
         Some(_) => Err(Diagnostic::error(
             Rule::ArrayLengths,
             len.span(),
-            "local arrays are limited to 16384 elements per dimension",
+            format!(
+                "local arrays are limited to {} elements per dimension",
+                amp_abi::MAX_LOCAL_ARRAY_LEN
+            ),
         )
         .with_help("large data belongs in an `ArrayView` or an `Array`")),
         None => Err(Diagnostic::error(

@@ -42,7 +42,7 @@ impl BodyChecker<'_> {
             syn::Expr::Repeat(r) => {
                 let value = self.expr(&r.expr);
                 match literal_usize(&r.len) {
-                    Some(n) if (1..=1 << 14).contains(&n) => {
+                    Some(n) if (1..=u64::from(amp_abi::MAX_LOCAL_ARRAY_LEN)).contains(&n) => {
                         let ty = Ty::array(value.ty.clone(), n as u32);
                         Expr {
                             kind: ExprKind::ArrayRepeat(Box::new(value), n as u32),
@@ -54,7 +54,10 @@ impl BodyChecker<'_> {
                         self.err(Diagnostic::error(
                             Rule::ArrayLengths,
                             r.len.span(),
-                            "array lengths must be integer literals from 1 to 16384",
+                            format!(
+                                "array lengths must be integer literals from 1 to {}",
+                                amp_abi::MAX_LOCAL_ARRAY_LEN
+                            ),
                         ));
                         Self::error_expr(span)
                     }
