@@ -13,6 +13,7 @@ pub mod sealed {
     impl Sealed for f32 {}
     impl Sealed for f64 {}
     impl Sealed for bool {}
+    impl Sealed for usize {}
 }
 
 /// An element type of views and arrays: `i32`, `u32`, `f32`, `f64`, a short vector of them
@@ -90,8 +91,8 @@ pub(crate) fn zeroed<T: DeviceElement>() -> T {
     unsafe { std::mem::zeroed() }
 }
 
-/// A type a kernel can take by value: `i32`, `u32`, `f32`, `f64` or `bool` (passed as a `u32`
-/// 0 or 1). Sealed.
+/// A type a kernel can take by value: `i32`, `u32`, `usize` (32 bits on the device), `f32`,
+/// `f64` or `bool` (passed as a `u32` 0 or 1). Sealed.
 #[doc(hidden)]
 pub trait ScalarArg: sealed::Sealed + Copy {
     /// The device-side type.
@@ -122,6 +123,14 @@ impl ScalarArg for f64 {
     const TYPE: ScalarType = ScalarType::F64;
     fn to_bits(self) -> u64 {
         self.to_bits()
+    }
+}
+/// A kernel's `usize` parameter: the device's `usize` is 32 bits, so a launch refuses a value
+/// past `u32::MAX`.
+impl ScalarArg for usize {
+    const TYPE: ScalarType = ScalarType::U32;
+    fn to_bits(self) -> u64 {
+        self as u64
     }
 }
 impl ScalarArg for bool {

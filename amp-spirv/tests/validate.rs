@@ -690,10 +690,6 @@ fn diagnostics_for_unsupported_types() {
         &["`bool` is not supported as an element type"],
     );
     assert_errors(
-        "fn k(idx: Index<1>, n: usize) {}",
-        &["`usize` kernel parameters are not supported"],
-    );
-    assert_errors(
         "fn k(idx: Index<1>, a: Array<f32, 1>) {}",
         &["must be taken by reference"],
     );
@@ -1356,5 +1352,36 @@ fn fast_math_uses_the_devices_division_and_square_root() {
         functions(&amp_spirv::Options::default()),
         functions(&fast) + 2,
         "amp_div_f32 and amp_sqrt_f32 beside main"
+    );
+}
+
+/// Tuple `let`s: a typed deferred one declares each name; an untyped deferred one or an
+/// unsupported initializer is one error per problem, and later uses of the names raise no
+/// more (as `cannot find` errors once did, one per use).
+#[test]
+fn tuple_lets_and_no_error_cascades() {
+    validate(
+        "fn k(idx: Index<1>, out: ArrayViewMut<f32, 1>) {
+            let (speed, power): (f32, f32);
+            speed = 1.5;
+            power = 2.0;
+            out[idx] = speed * power + speed;
+        }",
+    );
+    assert_errors(
+        "fn k(idx: Index<1>, out: ArrayViewMut<f32, 1>) {
+            let (speed, power);
+            speed = 1.5f32;
+            power = 2.0f32;
+            out[idx] = speed * power + speed;
+        }",
+        &["needs a type", "needs a type"],
+    );
+    assert_errors(
+        "fn k(idx: Index<1>, out: ArrayViewMut<f32, 1>) {
+            let (a, b) = out.extent();
+            out[idx] = a as f32 + b as f32 + a as f32;
+        }",
+        &["tuple patterns are only supported"],
     );
 }

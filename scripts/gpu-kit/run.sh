@@ -137,10 +137,13 @@ else
     bench="bench|amp-bench --gpu --report-dir $out/bench|300|"
     deadline=${AMP_KIT_DEADLINE:-450}
 fi
+# The device suite runs on the kit's device only (not again natively: its test
+# `every_device_test_on_the_other_accelerator` is skipped).
+one_device="--skip every_device_test_on_the_other_accelerator"
 suites=(
-    "device|device|180|"
+    "device|device $one_device|180|"
     "$bench"
-    "device-staging|device|180|AMP_FORCE_STAGING=1"
+    "device-staging|device $one_device|180|AMP_FORCE_STAGING=1"
     "native_accelerator|native_accelerator|120|"
     "accelerator|accelerator|120|"
     "robustness|robustness|120|"

@@ -500,3 +500,40 @@ fn direct3d_functions_match_the_host() -> Result<(), amp::Error> {
     crate::common::assert_validation_clean();
     Ok(())
 }
+
+#[kernel(amp)]
+fn strided_copy(idx: Index<1>, a: ArrayView<u32, 1>, out: ArrayViewMut<u32, 1>, stride: usize) {
+    out[idx] = a[idx[0] * stride % a.extent()[0]] + stride as u32;
+}
+
+/// A `usize` parameter is the kernel's `usize`, with no cast at either end; a host value past
+/// what the kernel's 32-bit `usize` holds is refused at launch with a typed error.
+#[test]
+fn usize_parameters() -> Result<(), amp::Error> {
+    let a: Vec<u32> = (0..100).collect();
+    let mut out = vec![0u32; 100];
+    {
+        let av = ArrayView::new([100], &a)?;
+        let mut ov = ArrayViewMut::new([100], &mut out)?;
+        parallel_for_each(ov.extent(), strided_copy(&av, &mut ov, 7))?;
+    }
+    let expect: Vec<u32> = (0..100).map(|i| (i * 7 % 100) as u32 + 7).collect();
+    assert_eq!(out, expect);
+    if usize::BITS > 32 {
+        let av = ArrayView::new([100], &a)?;
+        let mut ov = ArrayViewMut::new([100], &mut out)?;
+        let too_large = u32::MAX as usize + 1;
+        match parallel_for_each(ov.extent(), strided_copy(&av, &mut ov, too_large)) {
+            Err(amp::Error::ArgumentMismatch { kernel, reason }) => {
+                assert_eq!(kernel, "strided_copy");
+                assert!(
+                    reason.contains("`stride`") && reason.contains("32-bit"),
+                    "{reason}"
+                );
+            }
+            other => panic!("expected ArgumentMismatch, got {other:?}"),
+        }
+    }
+    crate::common::assert_validation_clean();
+    Ok(())
+}

@@ -6,7 +6,6 @@ fn params(
     idx: Index<1>,
     scale: &f32,
     data: Array<f32, 1>,
-    n: usize,
     weights: [f32; 4],
     out: ArrayViewMut<f32, 1>,
 ) {

@@ -86,6 +86,14 @@ pub(super) fn encode_args(
                         t.name()
                     )));
                 }
+                // A host `usize` past what the kernel's 32-bit `usize` holds.
+                if ty.size() == 4 && *bits > u64::from(u32::MAX) {
+                    return Err(mismatch(format!(
+                        "parameter `{}` is {bits}, more than a kernel's 32-bit `usize` holds ({})",
+                        param.name,
+                        u32::MAX
+                    )));
+                }
                 // An 8-byte scalar is two words in host byte order.
                 let (lo, hi) = (*bits as u32, (*bits >> 32) as u32);
                 let (first, second) = if cfg!(target_endian = "little") {

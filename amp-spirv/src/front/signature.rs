@@ -382,15 +382,9 @@ fn buffer_or_scalar_param(input: &syn::FnArg, structs: &StructTable) -> Result<P
                 ))
             }
             _ => match value_type(ty, structs, &mut literal_len)? {
-                Ty::Scalar(s) if s != Scalar::Usize => ParamKind::Scalar(s),
-                Ty::Scalar(_) => {
-                    return Err(Diagnostic::error(
-                        Rule::ParamTypes,
-                        ty.span(),
-                        "`usize` kernel parameters are not supported",
-                    )
-                    .with_help("pass a `u32` and convert it with `as usize` inside the kernel"))
-                }
+                // A `usize` reaches the device as the kernel's 32-bit `usize`; the launch
+                // refuses a value past `u32::MAX` (`Error::ArgumentMismatch`).
+                Ty::Scalar(s) => ParamKind::Scalar(s),
                 // Push constants carry vectors and structs as their scalars.
                 Ty::Vector(s, n) if s != Scalar::Bool && s != Scalar::Usize => {
                     ParamKind::Value(Elem::Vector(s, n))

@@ -113,26 +113,57 @@ impl BodyChecker<'_> {
         if init_expr.is_some_and(|e| self.is_subgroup_call(e)) {
             return self.bind_subgroup(&l.pat);
         }
-        // `let (a, b) = (x, y);` destructures element-wise.
-        if let syn::Pat::Tuple(pt) = &l.pat {
+        // `let (a, b) = (x, y);` destructures element-wise, `let (a, b): (f32, u32);` declares
+        // each name with its type (assigned later), and `let (a, b);` each without one.
+        let (tuple, tuple_ty) = match &l.pat {
+            syn::Pat::Tuple(pt) => (Some(pt), None),
+            syn::Pat::Type(t) => match (&*t.pat, &*t.ty) {
+                (syn::Pat::Tuple(pt), syn::Type::Tuple(tt)) if tt.elems.len() == pt.elems.len() => {
+                    (Some(pt), Some(tt))
+                }
+                _ => (None, None),
+            },
+            _ => (None, None),
+        };
+        if let Some(pt) = tuple {
+            let types: Vec<Option<&syn::Type>> = match tuple_ty {
+                Some(tt) => tt.elems.iter().map(Some).collect(),
+                None => vec![None; pt.elems.len()],
+            };
             match init_expr.map(strip) {
                 Some(syn::Expr::Tuple(t)) if t.elems.len() == pt.elems.len() => {
                     let inits: Vec<Expr> = t.elems.iter().map(|e| self.expr(e)).collect();
-                    for (pat, init) in pt.elems.iter().zip(inits) {
-                        self.bind(pat, None, Some(init), stmts);
+                    for ((pat, ty), init) in pt.elems.iter().zip(types).zip(inits) {
+                        self.bind(pat, ty, Some(init), stmts);
                     }
                 }
-                Some(call) if pt.elems.len() == 2 && pair_call(call).is_some() => {
+                None => {
+                    for (pat, ty) in pt.elems.iter().zip(types) {
+                        self.bind(pat, ty, None, stmts);
+                    }
+                }
+                Some(call)
+                    if pt.elems.len() == 2 && pair_call(call).is_some() && types[0].is_none() =>
+                {
                     self.let_pair(pt, call, stmts)
                 }
-                _ => self.err(
-                    Diagnostic::error(
-                        Rule::LetPatterns,
-                        l.pat.span(),
-                        "tuple patterns are only supported as `let (a, b) = (x, y);`",
-                    )
-                    .with_help("declare the variables separately"),
-                ),
+                Some(_) => {
+                    self.err(
+                        Diagnostic::error(
+                            Rule::LetPatterns,
+                            l.pat.span(),
+                            "tuple patterns are only supported as `let (a, b) = (x, y);`",
+                        )
+                        .with_help("declare the variables separately"),
+                    );
+                    // The names exist from here on, so their uses raise no more errors.
+                    for pat in &pt.elems {
+                        if let syn::Pat::Ident(p) = pat {
+                            let id = self.declare(&p.ident.to_string(), Ty::Never, true);
+                            stmts.push(Stmt::Let(id, None));
+                        }
+                    }
+                }
             }
             return;
         }
