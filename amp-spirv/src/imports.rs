@@ -274,6 +274,17 @@ impl VisitMut for Rewriter<'_> {
     }
 
     fn visit_type_path_mut(&mut self, ty: &mut syn::TypePath) {
+        // `TiledIndex<TS>`'s arguments are tile sizes: constants, which the generated code
+        // names as written (an imported one through the `use` that brought it in), not
+        // structs.
+        if ty
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == "TiledIndex")
+        {
+            return;
+        }
         if ty.qself.is_none() && self.struct_like(&ty.path) {
             self.rewrite(&mut ty.path);
         }

@@ -1387,3 +1387,46 @@ fn writes_fenced_before_an_atomic_are_seen_by_the_tile_that_observes_it() -> Res
     assert_validation_clean();
     Ok(())
 }
+
+/// Tile sizes shared from another module, as a program keeps them in one place.
+mod sizes {
+    /// The tile's width.
+    pub const EDGE: usize = 8;
+}
+use sizes::EDGE;
+
+#[kernel(amp)]
+fn row_sums_by_imported_edge(t: TiledIndex<EDGE>, a: ArrayView<u32, 1>, out: ArrayViewMut<u32, 1>) {
+    #[tile_static]
+    let mut part: [u32; EDGE];
+    let l = t.local[0];
+    part[l] = a[t.global];
+    t.barrier.wait();
+    if l == 0 {
+        let mut s = 0;
+        for k in 0..EDGE {
+            s += part[k];
+        }
+        out[t.tile] = s;
+    }
+}
+
+/// A constant imported with `use` is a tile size (and a `tile_static` length) like one
+/// declared beside the kernel.
+#[test]
+fn an_imported_constant_is_a_tile_size() -> Result<(), amp::Error> {
+    let a: Vec<u32> = (0..64).collect();
+    let mut out = vec![0u32; 64 / EDGE];
+    {
+        let av = ArrayView::new([64], &a)?;
+        let mut ov = ArrayViewMut::new([64 / EDGE], &mut out)?;
+        parallel_for_each(
+            Extent::new([64]).tile::<EDGE>(),
+            row_sums_by_imported_edge(&av, &mut ov),
+        )?;
+    }
+    let expect: Vec<u32> = a.chunks(EDGE).map(|c| c.iter().sum()).collect();
+    assert_eq!(out, expect);
+    assert_validation_clean();
+    Ok(())
+}
