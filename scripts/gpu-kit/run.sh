@@ -143,7 +143,6 @@ one_device="--skip every_device_test_on_the_other_accelerator"
 suites=(
     "device|device $one_device|180|"
     "$bench"
-    "device-staging|device $one_device|180|AMP_FORCE_STAGING=1"
     "native_accelerator|native_accelerator|120|"
     "accelerator|accelerator|120|"
     "robustness|robustness|120|"
@@ -151,14 +150,16 @@ suites=(
     "leaks|leaks|180|"
     "multi_device|multi_device|120|"
 )
-# Experiments on what a GPU needs (the full kit only: the device tests run the same code in
-# the README's test command). Which exact paths this device needs: how often its own f32
+# The device suite with every transfer staged, and experiments on what a GPU needs (the full
+# kit only: the README's test command runs the same code, staging in its simulated discrete
+# GPU). Which exact paths this device needs: how often its own f32
 # division, square root and trigonometry differ from Rust's (printed), then the exact paths
 # forced on it; and a checked kernel's stale read of its own store without robust buffer
 # access (NVIDIA, while the block types were shared between buffers): the read-write suites
 # with robust access off for checked kernels, now that every buffer has a block type of its own.
 if [ "${profile:-full}" != quick ]; then
     suites+=(
+        "device-staging|device $one_device|180|AMP_FORCE_STAGING=1"
         "exact-needed|device exact::fast_math_is_within_vulkans_precision --nocapture|60|"
         "exact-forced|device exact:: textures::every_normalized|120|AMP_FORCE_EXACT_PATHS=1"
         "robustness-checked-off|device read_write:: bounds:: data_model::|120|AMP_PIPELINE_ROBUSTNESS=checked-off"
@@ -171,7 +172,9 @@ for e in "$bin"/examples/*; do
     [ -x "$e" ] || continue
     name=$(basename "$e")
     case "$name" in
-        soak) suites+=("example-soak|examples/soak 20000|180|") ;;
+        # The quick kit proves the soak runs; the full kit soaks.
+        soak) [ "${profile:-full}" = quick ] && suites+=("example-soak|examples/soak 5000|60|") ||
+            suites+=("example-soak|examples/soak 20000|180|") ;;
         # The quick kit's binaries are unoptimised: its one-thread CPU reference at the default
         # 1024 would take most of the run.
         matmul) [ "${profile:-full}" = quick ] && suites+=("example-matmul|examples/matmul 256 256 256|60|") ||
