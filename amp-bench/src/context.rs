@@ -41,6 +41,25 @@ pub struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// A checked and an unchecked run of a workload timed in alternation, on the Vulkan device
+    /// or `native`ly; `None` while counting instructions, and natively where the native
+    /// accelerator is off or cannot run the kernel.
+    pub(crate) fn checked_pair(
+        &self,
+        native: bool,
+        checked: impl FnMut() -> Result<(), BoxError>,
+        unchecked: impl FnMut() -> Result<(), BoxError>,
+    ) -> Result<Option<(f64, f64)>, BoxError> {
+        if self.cfg.count.is_some() || (native && !self.cfg.native) {
+            return Ok(None);
+        }
+        match measure_pair(self.cfg, checked, unchecked) {
+            Ok(pair) => Ok(Some(pair)),
+            Err(e) if native && native_unsupported(&e).is_some() => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
     pub(crate) fn time(&self, f: impl FnMut() -> Result<(), BoxError>) -> Result<f64, BoxError> {
         if self.cfg.count.is_some() {
             return Ok(1.0);

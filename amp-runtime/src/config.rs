@@ -299,11 +299,6 @@ pub(crate) fn text(name: &'static str) -> Result<Option<String>, Error> {
     }
 }
 
-/// Whether setting `name` ([`Kind::PathOrOff`]) is set to `0`; does not mark it read.
-pub(crate) fn is_off(name: &'static str) -> bool {
-    peek(name).is_some_and(|raw| amp_abi::settings::parse(kind(name), &raw) == Some(Value::Off))
-}
-
 /// Checks every run-time setting's value, without marking any read: the first invalid one
 /// is an [`Error::InvalidSetting`]. Run when an accelerator is made, so an invalid value is
 /// an error there, whichever setting it is and whenever the runtime would read it.

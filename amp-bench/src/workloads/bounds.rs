@@ -8,7 +8,7 @@ use crate::kernels::{
     reduce_tree_i32, reduce_tree_i32_checked, scan_tiles, scan_tiles_checked, vadd, vadd_checked,
     RT, TS,
 };
-use crate::measure::{measure_pair, median, native_unsupported};
+use crate::measure::median;
 use crate::report::{check, count, BoundsCost};
 use crate::BoxError;
 
@@ -29,25 +29,6 @@ impl Workload for Bounds {
 /// The matrix products with and without bounds checks, timed in alternation (checked,
 /// unchecked, checked, ...) so drift in the machine's load hits both alike; the results must be
 /// identical and the checked launches must report nothing.
-/// A checked and an unchecked native launch timed in alternation; `None` where the native
-/// accelerator cannot run the kernel (or while counting instructions).
-fn native_bounds(
-    ctx: &Ctx<'_>,
-    checked: impl FnMut() -> Result<(), BoxError>,
-    unchecked: impl FnMut() -> Result<(), BoxError>,
-) -> Result<Option<(f64, f64)>, BoxError> {
-    if ctx.cfg.count.is_some() || !ctx.cfg.native {
-        return Ok(None);
-    }
-    match measure_pair(ctx.cfg, checked, unchecked) {
-        Ok(pair) => Ok(Some(pair)),
-        Err(e) => match native_unsupported(&e) {
-            Some(_) => Ok(None),
-            None => Err(e),
-        },
-    }
-}
-
 fn bounds_cost(ctx: &mut Ctx<'_>) -> Result<Vec<BoundsCost>, BoxError> {
     let n = if ctx.cfg.tiny {
         64
@@ -95,8 +76,8 @@ fn bounds_cost(ctx: &mut Ctx<'_>) -> Result<Vec<BoundsCost>, BoxError> {
     ctx.checks
         .push(check("matmul simple checked/unchecked", &c1, &c2, &c2));
     let e = Extent::new([n, n]);
-    let nat = native_bounds(
-        ctx,
+    let nat = ctx.checked_pair(
+        true,
         || {
             Ok(parallel_for_each_on(
                 &native,
@@ -152,8 +133,8 @@ fn bounds_cost(ctx: &mut Ctx<'_>) -> Result<Vec<BoundsCost>, BoxError> {
     nc_checked.copy_from_slice(&vec![0.0; n * n])?;
     nc_unchecked.copy_from_slice(&vec![0.0; n * n])?;
     let e = Extent::new([n, n]).tile::<TS, TS>();
-    let nat = native_bounds(
-        ctx,
+    let nat = ctx.checked_pair(
+        true,
         || {
             Ok(parallel_for_each_on(
                 &native,
@@ -217,8 +198,8 @@ fn bounds_cost(ctx: &mut Ctx<'_>) -> Result<Vec<BoundsCost>, BoxError> {
     let mut nz_checked = Array::<f32, 1>::new_on(&native, [n])?;
     let mut nz_unchecked = Array::<f32, 1>::new_on(&native, [n])?;
     let e = Extent::new([n]);
-    let nat = native_bounds(
-        ctx,
+    let nat = ctx.checked_pair(
+        true,
         || {
             Ok(parallel_for_each_on(
                 &native,
@@ -436,7 +417,7 @@ fn tiled_bounds_rows(ctx: &mut Ctx<'_>, out: &mut Vec<BoundsCost>) -> Result<(),
 }
 
 /// Medians of a checked and an unchecked Vulkan launch (timed in alternation) and the same
-/// pair natively (`native_bounds`).
+/// pair natively (`Ctx::checked_pair`).
 type BoundsTimes = (f64, f64, Option<(f64, f64)>);
 
 fn bounds_times(
@@ -452,6 +433,6 @@ fn bounds_times(
         c.push(ctx.time(&mut checked)?);
         u.push(ctx.time(&mut unchecked)?);
     }
-    let nat = native_bounds(ctx, native_checked, native_unchecked)?;
+    let nat = ctx.checked_pair(true, native_checked, native_unchecked)?;
     Ok((median(&mut c), median(&mut u), nat))
 }

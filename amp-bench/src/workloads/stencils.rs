@@ -8,7 +8,6 @@
 use amp::prelude::*;
 
 use super::{Ctx, Workload};
-use crate::measure::{measure_pair, native_unsupported};
 use crate::report::{check, check_native, count, native_cell, timed, BoundsCost, Cell, Row, Work};
 use crate::BoxError;
 
@@ -217,24 +216,6 @@ fn lu_row(ctx: &mut Ctx<'_>, (n, steps): (usize, usize)) -> Result<(), BoxError>
     Ok(())
 }
 
-/// A checked and an unchecked run of a workload timed in alternation; `None` where the
-/// native accelerator cannot run it (or while counting instructions, or natively off).
-fn pair(
-    ctx: &Ctx<'_>,
-    native: bool,
-    checked: impl FnMut() -> Result<(), BoxError>,
-    unchecked: impl FnMut() -> Result<(), BoxError>,
-) -> Result<Option<(f64, f64)>, BoxError> {
-    if ctx.cfg.count.is_some() || (native && !ctx.cfg.native) {
-        return Ok(None);
-    }
-    match measure_pair(ctx.cfg, checked, unchecked) {
-        Ok(p) => Ok(Some(p)),
-        Err(e) if native && native_unsupported(&e).is_some() => Ok(None),
-        Err(e) => Err(e),
-    }
-}
-
 /// The stencil kernels checked and `unchecked`, on the Vulkan device and natively, for the
 /// bounds table; the results of each pair must agree.
 pub(super) fn stencil_bounds_rows(
@@ -256,8 +237,7 @@ pub(super) fn stencil_bounds_rows(
             Some(acc) => Array::<f32, 2>::new_on(acc, [n, n]),
         };
         let (mut oc, mut ou) = (fresh()?, fresh()?);
-        let times = pair(
-            ctx,
+        let times = ctx.checked_pair(
             acc.is_some(),
             || {
                 match acc {
@@ -297,8 +277,7 @@ pub(super) fn stencil_bounds_rows(
             Some(acc) => Array::from_slice_on(acc, [lu_n, lu_n], &start),
         };
         let (mut ac, mut au) = (fresh()?, fresh()?);
-        let times = pair(
-            ctx,
+        let times = ctx.checked_pair(
             acc.is_some(),
             || {
                 ac.copy_from_slice(&start)?;

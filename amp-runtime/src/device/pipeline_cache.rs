@@ -142,14 +142,9 @@ impl DriverCache {
 
 /// The folder of the cache files, or `None` when the disk cache is off.
 fn cache_folder() -> Option<PathBuf> {
-    const NAME: &str = "AMP_PIPELINE_CACHE";
-    let setting = match crate::config::is_off(NAME) {
-        true => Some("0".into()),
-        // Checked with every setting when the first accelerator was made.
-        false => crate::config::text(NAME).ok().flatten().map(Into::into),
-    };
+    // A folder or `0`: any value is one, so there is nothing to check.
     folder_from(
-        setting,
+        crate::config::var("AMP_PIPELINE_CACHE").map(Into::into),
         std::env::var_os("XDG_CACHE_HOME"),
         std::env::var_os("HOME"),
     )

@@ -4,7 +4,8 @@
 mod visit;
 
 pub use visit::{
-    any_expr, walk_expr, walk_expr_mut, walk_place, walk_stmt, Probe, Visitor, VisitorMut,
+    any_expr, block_has, walk_expr, walk_expr_mut, walk_place, walk_stmt, Probe, Visitor,
+    VisitorMut,
 };
 
 use crate::diag::Span;

@@ -216,3 +216,12 @@ pub fn any_expr<'a>(expr: &'a Expr, test: impl FnMut(&'a Expr) -> Probe) -> bool
     search.visit_expr(expr);
     search.hit
 }
+
+/// Whether a statement or the tail of `b` (not looking into nested blocks other than through
+/// `test`) passes `test`.
+pub fn block_has(b: &Block, test: impl Fn(&Expr) -> bool) -> bool {
+    b.stmts.iter().any(|s| match s {
+        Stmt::Let(_, Some(e)) | Stmt::Expr(e) => test(e),
+        Stmt::Let(_, None) => false,
+    }) || b.tail.as_deref().is_some_and(test)
+}

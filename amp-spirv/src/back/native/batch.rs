@@ -22,7 +22,7 @@
 //! `continue` leaves it (a thread could then leave it alone). Kernels that assign their index
 //! are not batched.
 
-use super::tile_locals::{block_has, has_barrier, uniform_expr};
+use super::tile_locals::{has_barrier, uniform_expr};
 use crate::diag::Span;
 use crate::ir::*;
 use crate::types::{Scalar, Ty};
@@ -225,10 +225,7 @@ pub(super) fn unbatched_reason(k: &Kernel, emitted: bool) -> Option<&'static str
 
 /// Whether block `b` has a loop.
 fn has_loop(b: &Block) -> bool {
-    b.stmts.iter().any(|s| match s {
-        Stmt::Let(_, Some(e)) | Stmt::Expr(e) => any_loop(e),
-        Stmt::Let(_, None) => false,
-    }) || b.tail.as_deref().is_some_and(any_loop)
+    block_has(b, any_loop)
 }
 
 fn any_loop(e: &Expr) -> bool {

@@ -20,7 +20,7 @@
 //! end reads the type's zero.
 
 use super::invariant::Invariant;
-use super::tile_locals::block_has;
+
 use super::{index_lit, unsupported, Emitter, Res};
 use crate::diag::Span;
 use crate::ir::*;

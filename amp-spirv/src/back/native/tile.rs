@@ -19,7 +19,7 @@
 //! lead evaluations) name each local, the second emits with the frame chosen from that.
 
 use super::invariant::Invariant;
-use super::tile_locals::{block_has, has_barrier};
+use super::tile_locals::has_barrier;
 use super::{
     broken, conjunction, generated_fn, index_lit, item_name, label, local, numbered, unsupported,
     Emitter, Res,

@@ -26,15 +26,6 @@ pub(super) fn has_barrier(e: &Expr) -> bool {
     })
 }
 
-/// Whether a statement or the tail of `b` (not looking into nested blocks other than through
-/// `test`) passes `test`.
-pub(super) fn block_has(b: &Block, test: impl Fn(&Expr) -> bool) -> bool {
-    b.stmts.iter().any(|s| match s {
-        Stmt::Let(_, Some(e)) | Stmt::Expr(e) => test(e),
-        Stmt::Let(_, None) => false,
-    }) || b.tail.as_deref().is_some_and(test)
-}
-
 /// An assignment of a local: where it is and what it assigns.
 struct Site<'a> {
     local: LocalId,

@@ -3,7 +3,7 @@
 
 use super::Plan;
 use crate::back::BoundsChecks;
-use crate::ir::{any_expr, Block, Expr, ExprKind, Kernel, Lit, ParamId, Place, Probe, Stmt};
+use crate::ir::{any_expr, block_has, Expr, ExprKind, Kernel, Lit, ParamId, Place, Probe};
 use crate::range::Sym;
 use crate::types::Len;
 
@@ -104,7 +104,7 @@ impl Plan<'_> {
                 }
             })
         };
-        block_any(&k.body, &in_expr)
+        block_has(&k.body, in_expr)
     }
 }
 
@@ -114,13 +114,4 @@ fn hit(found: bool) -> Probe {
         true => Probe::Hit,
         false => Probe::Descend,
     }
-}
-
-/// Whether an expression of block `b` (its statements' and its tail's, nested blocks
-/// included through them) passes `test`.
-fn block_any(b: &Block, test: &dyn Fn(&Expr) -> bool) -> bool {
-    b.stmts.iter().any(|s| match s {
-        Stmt::Let(_, Some(e)) | Stmt::Expr(e) => test(e),
-        Stmt::Let(_, None) => false,
-    }) || b.tail.as_deref().is_some_and(test)
 }
