@@ -23,6 +23,7 @@ mod algorithms_with_fn;
 mod asynchrony;
 mod atomics;
 mod bounds;
+mod control_flow;
 mod data_model;
 mod device_fns;
 mod element_variants;

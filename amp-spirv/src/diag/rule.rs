@@ -104,8 +104,9 @@ rules! {
     NoUnsafeAsyncTry = "no-unsafe-async-try",
     /// `no-compound-values`: no tuples, foreign struct expressions or unknown fields.
     NoCompoundValues = "no-compound-values",
-    /// `no-match`: no `match`, `if let` or `let` expressions.
-    NoMatch = "no-match",
+    /// `match-patterns`: `match` on integers and `bool` with exhaustive scalar patterns; no
+    /// `if let` or `let` expressions.
+    MatchPatterns = "match-patterns",
     /// `ranges-only-in-for`: ranges only as the iterator of a `for` loop.
     RangesOnlyInFor = "ranges-only-in-for",
     /// `no-macros`: no macro calls.

@@ -9,7 +9,7 @@ impl BodyChecker<'_> {
         if let syn::Expr::Let(l) = &*i.cond {
             self.err(
                 Diagnostic::error(
-                    Rule::NoMatch,
+                    Rule::MatchPatterns,
                     l.span(),
                     "`if let` is not supported in kernels",
                 )
@@ -71,11 +71,8 @@ impl BodyChecker<'_> {
         }
     }
 
-    /// `while cond { .. }`.
+    /// `while cond { .. }`, labelled or not.
     pub(super) fn while_loop(&mut self, w: &syn::ExprWhile, span: Span) -> Expr {
-        if let Some(l) = &w.label {
-            return self.unsupported_label(l.span());
-        }
         // As in Rust (E0590), `break` and `continue` in the condition cannot refer to an
         // enclosing loop: hide the enclosing loops while checking it.
         let outer = std::mem::take(&mut self.loops);
@@ -87,33 +84,35 @@ impl BodyChecker<'_> {
         self.while_conditions -= 1;
         self.loops = outer;
         self.expect_ty(&Ty::BOOL, &cond, "in this `while` condition");
-        let body = self.loop_body(&w.body);
+        let (body, frame) = self.loop_body(&w.body, w.label.as_ref(), false);
         self.deferred.restart(before);
-        Expr {
-            kind: ExprKind::While(Box::new(cond), body.0),
+        let looped = Expr {
+            kind: ExprKind::While(Box::new(cond), body),
             ty: Ty::Unit,
             span,
-        }
+        };
+        self.finish_loop(looped, frame)
     }
 
-    /// `loop { .. }`: of type `!` unless a `break` leaves it.
+    /// `loop { .. }`: of type `!` unless a `break` leaves it, of the `break`s' values' type
+    /// when they carry one.
     pub(super) fn loop_expr(&mut self, l: &syn::ExprLoop, span: Span) -> Expr {
-        if let Some(l) = &l.label {
-            return self.unsupported_label(l.span());
-        }
-        let (body, has_break) = self.loop_body(&l.body);
-        Expr {
+        let (body, frame) = self.loop_body(&l.body, l.label.as_ref(), true);
+        let ty = if frame.has_break {
+            frame.break_ty.clone()
+        } else {
+            Ty::Never
+        };
+        let looped = Expr {
             kind: ExprKind::Loop(body),
-            ty: if has_break { Ty::Unit } else { Ty::Never },
+            ty,
             span,
-        }
+        };
+        self.finish_loop(looped, frame)
     }
 
     pub(super) fn for_loop(&mut self, f: &syn::ExprForLoop) -> Expr {
         let span = f.span();
-        if let Some(l) = &f.label {
-            return self.unsupported_label(l.span());
-        }
         let (pat_name, pat_mut) = match &*f.pat {
             syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
                 (p.ident.to_string(), p.mutability.is_some())
@@ -187,7 +186,7 @@ impl BodyChecker<'_> {
         let done = self.hidden("#done", Ty::BOOL);
         self.scopes.push(Vec::new());
         let var = self.declare(&pat_name, ty, pat_mut);
-        let (body, _) = self.loop_body(&f.body);
+        let (body, frame) = self.loop_body(&f.body, f.label.as_ref(), false);
         self.scopes.pop();
         let range = RangeLoop {
             var,
@@ -199,15 +198,49 @@ impl BodyChecker<'_> {
             step,
             body,
         };
-        Expr {
+        let looped = Expr {
             kind: ExprKind::For(Box::new(range)),
             ty: Ty::Unit,
             span,
-        }
+        };
+        self.finish_loop(looped, frame)
     }
 
-    fn loop_body(&mut self, body: &syn::Block) -> (Block, bool) {
-        self.loops.push(LoopFrame { has_break: false });
+    /// Checks a loop's body inside a new frame for its `break`s and `continue`s, and returns
+    /// the body and the frame.
+    fn loop_body(
+        &mut self,
+        body: &syn::Block,
+        label: Option<&syn::Label>,
+        is_loop: bool,
+    ) -> (Block, LoopFrame) {
+        if let Some(l) = label {
+            let name = l.name.ident.to_string();
+            if self
+                .loops
+                .iter()
+                .any(|f| f.label.as_deref() == Some(name.as_str()))
+            {
+                self.err(
+                    Diagnostic::error(
+                        Rule::LoopExits,
+                        l.name.span(),
+                        format!("label name `'{name}` shadows a label of an enclosing loop"),
+                    )
+                    .with_help("give the inner loop another label"),
+                );
+            }
+        }
+        self.loops.push(LoopFrame {
+            label: label.map(|l| l.name.ident.to_string()),
+            is_loop,
+            has_break: false,
+            break_ty: Ty::Never,
+            result: None,
+            flag: None,
+            exits_to: Vec::new(),
+            device_returns: self.device_returns(),
+        });
         // Nothing a loop assigns reaches the code after it: a deferred local from outside
         // cannot be assigned in it, and the body's own go out of scope.
         let before = self.deferred.save();
@@ -215,8 +248,12 @@ impl BodyChecker<'_> {
         let block = self.block(body);
         self.deferred.leave_loop();
         self.deferred.restart(before);
-        // The frame pushed above: whether the body breaks (assumed so if it were missing).
-        let has_break = self.loops.pop().is_none_or(|frame| frame.has_break);
+        let frame = self.loops.pop().unwrap_or_else(|| LoopFrame {
+            // The frame pushed above is always there; a loop assumed left otherwise.
+            has_break: true,
+            break_ty: Ty::Unit,
+            ..LoopFrame::default()
+        });
         if let Some(t) = &block.tail {
             if self.infer.unify(&t.ty, &Ty::Unit).is_none() {
                 self.err(
@@ -229,50 +266,251 @@ impl BodyChecker<'_> {
                 );
             }
         }
-        (block, has_break)
+        (block, frame)
     }
 
-    /// `break`, without a label or a value.
+    /// `break`, `break 'label`, `break value`, `break 'label value`.
     pub(super) fn break_expr(&mut self, b: &syn::ExprBreak, span: Span) -> Expr {
-        if let Some(l) = &b.label {
-            return self.unsupported_label(l.span().into());
+        let value = b.expr.as_ref().map(|v| self.expr(v));
+        let Some(target) = self.jump_target(b.label.as_ref(), span, "break") else {
+            self.deferred.diverge();
+            return Self::error_expr(span);
+        };
+        let mut stmts = Vec::new();
+        let value_ty = value.as_ref().map_or(Ty::Unit, |v| v.ty.clone());
+        if let Some(value) = value {
+            if !self.loops[target].is_loop {
+                self.err(
+                    Diagnostic::error(
+                        Rule::LoopExits,
+                        value.span,
+                        "`break` with a value can only leave a `loop`",
+                    )
+                    .with_help(
+                        "use `loop`, or assign the value to a variable declared before this loop",
+                    ),
+                );
+            } else {
+                let result = match self.loops[target].result {
+                    Some(r) => r,
+                    None => {
+                        let r = self.hidden("#break_value", value.ty.clone());
+                        self.loops[target].result = Some(r);
+                        r
+                    }
+                };
+                stmts.push(Stmt::Expr(assign_local(result, value)));
+            }
         }
-        if let Some(v) = &b.expr {
-            self.err(
-                Diagnostic::error(
-                    Rule::LoopExits,
-                    v.span(),
-                    "`break` with a value is not supported in kernels",
-                )
-                .with_help("assign the value to a variable declared before the loop, then `break`"),
-            );
+        let frame = &mut self.loops[target];
+        let before_ty = frame.break_ty.clone();
+        frame.has_break = true;
+        match self.infer.unify(&before_ty, &value_ty) {
+            Some(t) => self.loops[target].break_ty = t,
+            None => {
+                let (a, b) = (
+                    self.infer.describe(&before_ty),
+                    self.infer.describe(&value_ty),
+                );
+                self.err(
+                    Diagnostic::error(
+                        Rule::LoopExits,
+                        span,
+                        format!("the `break`s of this loop leave it with different types: `{a}` and `{b}`"),
+                    )
+                    .with_help("every `break` of a `loop` whose value is used gives a value of the same type"),
+                );
+            }
         }
-        match self.loops.last_mut() {
-            // A `break` with a value was reported above; leaving the loop typed `!`
-            // keeps `let v = loop { break 5; };` from cascading into more errors.
-            Some(frame) => frame.has_break |= b.expr.is_none(),
-            None => self.err(self.outside_loop(span, "break")),
+        self.jump(target, JUMP_BREAK, ExprKind::Break, stmts, span)
+    }
+
+    /// `continue`, `continue 'label`.
+    pub(super) fn continue_expr(&mut self, c: &syn::ExprContinue, span: Span) -> Expr {
+        let Some(target) = self.jump_target(c.label.as_ref(), span, "continue") else {
+            self.deferred.diverge();
+            return Self::error_expr(span);
+        };
+        self.jump(target, JUMP_CONTINUE, ExprKind::Continue, Vec::new(), span)
+    }
+
+    /// The frame a `break` or `continue` leaves: the labelled one, or the innermost.
+    fn jump_target(
+        &mut self,
+        label: Option<&syn::Lifetime>,
+        span: Span,
+        keyword: &str,
+    ) -> Option<usize> {
+        match label {
+            Some(l) => {
+                let name = l.ident.to_string();
+                let found = self
+                    .loops
+                    .iter()
+                    .rposition(|f| f.label.as_deref() == Some(name.as_str()));
+                if found.is_none() {
+                    let help = if self.while_conditions > 0 {
+                        "a `while` condition cannot leave the loops around it; compute it into a variable first"
+                    } else {
+                        "label a loop around this one: `'outer: for i in 0..n { .. }`"
+                    };
+                    self.err(
+                        Diagnostic::error(
+                            Rule::LoopExits,
+                            Span::from(l.span()),
+                            format!("use of undeclared label `'{name}`"),
+                        )
+                        .with_help(help),
+                    );
+                }
+                found
+            }
+            None => {
+                let found = self.loops.len().checked_sub(1);
+                if found.is_none() {
+                    self.err(self.outside_loop(span, keyword));
+                }
+                found
+            }
         }
+    }
+
+    /// Leaves loop frame `target` with `exit` (`break` or `continue`) after `stmts`. A jump
+    /// out of loops nested in the target sets the target's flag and leaves the innermost
+    /// loop; each loop it crosses is followed by the check that goes on leaving (SPIR-V's
+    /// structured control flow leaves one loop at a time, so both back ends share this form).
+    fn jump(
+        &mut self,
+        target: usize,
+        code: u32,
+        mut exit: ExprKind,
+        mut stmts: Vec<Stmt>,
+        span: Span,
+    ) -> Expr {
+        let innermost = self.loops.len() - 1;
+        if target < innermost {
+            // Out of the innermost loop first, whatever the jump does to its target.
+            exit = ExprKind::Break;
+            let flag = match self.loops[target].flag {
+                Some(f) => f,
+                None => {
+                    let f = self.hidden("#jump", Ty::Scalar(Scalar::U32));
+                    self.loops[target].flag = Some(f);
+                    f
+                }
+            };
+            stmts.push(Stmt::Expr(assign_local(flag, u32_lit(code, span))));
+            for frame in &mut self.loops[target + 1..] {
+                if !frame.exits_to.contains(&target) {
+                    frame.exits_to.push(target);
+                }
+            }
+        }
+        stmts.push(Stmt::Expr(Expr {
+            kind: exit,
+            ty: Ty::Never,
+            span,
+        }));
         self.deferred.diverge();
         Expr {
-            kind: ExprKind::Break,
+            kind: ExprKind::Block(Block { stmts, tail: None }),
             ty: Ty::Never,
             span,
         }
     }
 
-    /// `continue`, without a label.
-    pub(super) fn continue_expr(&mut self, c: &syn::ExprContinue, span: Span) -> Expr {
-        if let Some(l) = &c.label {
-            return self.unsupported_label(l.span().into());
+    /// A checked loop with what its frame asks for around it: its jump flag and its value's
+    /// local declared before it, after it the checks that go on leaving the loops a jump from
+    /// inside it leaves (labelled jumps, a device function's `return`), then its value.
+    fn finish_loop(&mut self, looped: Expr, frame: LoopFrame) -> Expr {
+        let span = looped.span;
+        let ty = looped.ty.clone();
+        let returned = self
+            .device_return_flag()
+            .filter(|_| self.device_returns() > frame.device_returns);
+        if frame.flag.is_none()
+            && frame.result.is_none()
+            && frame.exits_to.is_empty()
+            && returned.is_none()
+        {
+            return looped;
         }
-        if self.loops.is_empty() {
-            self.err(self.outside_loop(span, "continue"));
+        let mut stmts = Vec::new();
+        if let Some(flag) = frame.flag {
+            stmts.push(Stmt::Let(flag, Some(u32_lit(0, span))));
         }
-        self.deferred.diverge();
+        if let Some(result) = frame.result {
+            stmts.push(Stmt::Let(result, None));
+        }
+        stmts.push(Stmt::Expr(looped));
+        let enclosing = self.loops.len().checked_sub(1);
+        let mut exits = frame.exits_to;
+        exits.sort_unstable();
+        for target in exits {
+            let Some(flag) = self.loops.get(target).and_then(|f| f.flag) else {
+                continue;
+            };
+            let read = Expr {
+                kind: ExprKind::Local(flag),
+                ty: Ty::Scalar(Scalar::U32),
+                span,
+            };
+            let is = |code: u32| Expr {
+                kind: ExprKind::Binary(
+                    BinOp::Eq,
+                    Box::new(read.clone()),
+                    Box::new(u32_lit(code, span)),
+                ),
+                ty: Ty::BOOL,
+                span,
+            };
+            if Some(target) == enclosing {
+                // The target itself: leave it, or reset the flag and start its next round.
+                stmts.push(Stmt::Expr(if_then(
+                    is(JUMP_BREAK),
+                    vec![exit(ExprKind::Break, span)],
+                )));
+                stmts.push(Stmt::Expr(if_then(
+                    is(JUMP_CONTINUE),
+                    vec![
+                        Stmt::Expr(assign_local(flag, u32_lit(0, span))),
+                        exit(ExprKind::Continue, span),
+                    ],
+                )));
+            } else {
+                let pending = Expr {
+                    kind: ExprKind::Binary(
+                        BinOp::Ne,
+                        Box::new(read.clone()),
+                        Box::new(u32_lit(0, span)),
+                    ),
+                    ty: Ty::BOOL,
+                    span,
+                };
+                stmts.push(Stmt::Expr(if_then(
+                    pending,
+                    vec![exit(ExprKind::Break, span)],
+                )));
+            }
+        }
+        if let Some(flag) = returned {
+            let cond = Expr {
+                kind: ExprKind::Local(flag),
+                ty: Ty::BOOL,
+                span,
+            };
+            stmts.push(Stmt::Expr(if_then(cond, vec![exit(ExprKind::Break, span)])));
+        }
+        let tail = frame.result.map(|result| {
+            Box::new(Expr {
+                kind: ExprKind::Local(result),
+                ty: ty.clone(),
+                span,
+            })
+        });
         Expr {
-            kind: ExprKind::Continue,
-            ty: Ty::Never,
+            kind: ExprKind::Block(Block { stmts, tail }),
+            ty,
             span,
         }
     }
@@ -318,16 +556,77 @@ impl BodyChecker<'_> {
             ))
         }
     }
+}
 
-    pub(super) fn unsupported_label(&mut self, span: Span) -> Expr {
-        self.err(
-            Diagnostic::error(
-                Rule::LoopExits,
-                span,
-                "loop labels are not supported in kernels",
-            )
-            .with_help("use a `bool` flag to leave the outer loop"),
-        );
-        Self::error_expr(span)
+/// The flag values of a jump out of nested loops (0: none).
+const JUMP_BREAK: u32 = 1;
+const JUMP_CONTINUE: u32 = 2;
+
+/// What the checker knows of a loop while it checks its body.
+pub(super) struct LoopFrame {
+    /// Its label, without the `'`.
+    label: Option<String>,
+    /// A `loop` (a `break` may give it a value), not a `while` or `for`.
+    is_loop: bool,
+    /// Whether a `break` leaves it.
+    has_break: bool,
+    /// The type of its `break`s' values (`()` for a plain `break`).
+    break_ty: Ty,
+    /// The local its `break` values are stored in.
+    result: Option<LocalId>,
+    /// The local a jump from a loop nested in it sets (see [`BodyChecker::jump`]).
+    flag: Option<LocalId>,
+    /// The enclosing frames a jump from inside this loop leaves to.
+    exits_to: Vec<usize>,
+    /// How many `return`s the innermost device function had when the loop began.
+    device_returns: u32,
+}
+
+impl Default for LoopFrame {
+    fn default() -> Self {
+        LoopFrame {
+            label: None,
+            is_loop: false,
+            has_break: false,
+            break_ty: Ty::Never,
+            result: None,
+            flag: None,
+            exits_to: Vec::new(),
+            device_returns: 0,
+        }
+    }
+}
+
+fn assign_local(local: LocalId, value: Expr) -> Expr {
+    let span = value.span;
+    Expr {
+        kind: ExprKind::Assign(Place::Local(local, Vec::new()), Box::new(value)),
+        ty: Ty::Unit,
+        span,
+    }
+}
+
+fn u32_lit(value: u32, span: Span) -> Expr {
+    Expr {
+        kind: ExprKind::Lit(Lit::Int(u128::from(value))),
+        ty: Ty::Scalar(Scalar::U32),
+        span,
+    }
+}
+
+fn exit(kind: ExprKind, span: Span) -> Stmt {
+    Stmt::Expr(Expr {
+        kind,
+        ty: Ty::Never,
+        span,
+    })
+}
+
+fn if_then(cond: Expr, stmts: Vec<Stmt>) -> Expr {
+    let span = cond.span;
+    Expr {
+        kind: ExprKind::If(Box::new(cond), Block { stmts, tail: None }, None),
+        ty: Ty::Unit,
+        span,
     }
 }

@@ -33,6 +33,7 @@ impl Default for DeferredInit {
 }
 
 /// What the path has assigned at one point, to check another branch from there.
+#[derive(Clone)]
 pub(super) struct PathState(Option<BTreeSet<LocalId>>);
 
 impl DeferredInit {

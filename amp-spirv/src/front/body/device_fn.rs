@@ -574,62 +574,10 @@ impl<'a> BodyChecker<'a> {
         self.device.frames.last().map_or(0, |f| f.returns)
     }
 
-    /// The tail of a callee's block: a loop that a `return` left becomes a statement, followed
-    /// by the check that leaves the enclosing loop.
-    pub(super) fn device_tail(
-        &mut self,
-        before: u32,
-        tail: Expr,
-        stmts: &mut Vec<Stmt>,
-    ) -> Option<Box<Expr>> {
-        let is_loop = matches!(
-            tail.kind,
-            ExprKind::Loop(_) | ExprKind::While(..) | ExprKind::For(_)
-        );
-        if !is_loop || self.device_returns() == before {
-            return Some(Box::new(tail));
-        }
-        stmts.push(Stmt::Expr(tail));
-        self.after_device_stmt(before, stmts);
-        None
-    }
-
-    /// After a statement of a callee: a loop that a `return` left is left by the enclosing
-    /// loop too, up to the callee's own (`if returned { break; }`).
-    pub(super) fn after_device_stmt(&mut self, before: u32, stmts: &mut Vec<Stmt>) {
-        let Some(frame) = self.device.frames.last() else {
-            return;
-        };
-        let (Some(flag), true) = (frame.returned, frame.returns > before) else {
-            return;
-        };
-        let is_loop = matches!(
-            stmts.last(),
-            Some(Stmt::Expr(Expr {
-                kind: ExprKind::Loop(_) | ExprKind::While(..) | ExprKind::For(_),
-                ..
-            }))
-        );
-        if is_loop {
-            let Some(Stmt::Expr(Expr { span, .. })) = stmts.last() else {
-                return;
-            };
-            let span = *span;
-            let leave = Block {
-                stmts: vec![Stmt::Expr(never(ExprKind::Break, span))],
-                tail: None,
-            };
-            let cond = Expr {
-                kind: ExprKind::Local(flag),
-                ty: Ty::BOOL,
-                span,
-            };
-            stmts.push(Stmt::Expr(Expr {
-                kind: ExprKind::If(Box::new(cond), leave, None),
-                ty: Ty::Unit,
-                span,
-            }));
-        }
+    /// The flag a `return` in the innermost callee sets, when it has one: a loop that such a
+    /// `return` left is followed by `if returned { break; }`, up to the callee's own loop.
+    pub(super) fn device_return_flag(&self) -> Option<LocalId> {
+        self.device.frames.last().and_then(|f| f.returned)
     }
 }
 

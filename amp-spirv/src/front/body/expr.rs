@@ -20,9 +20,18 @@ impl BodyChecker<'_> {
             syn::Expr::MethodCall(m) => self.method_call(m),
             syn::Expr::Call(c) => self.call(c),
             syn::Expr::If(i) => self.if_expr(i),
+            syn::Expr::Match(m) => self.match_expr(m, span),
             syn::Expr::Block(b) => {
                 if let Some(l) = &b.label {
-                    return self.unsupported_label(l.span());
+                    self.err(
+                        Diagnostic::error(
+                            Rule::LoopExits,
+                            l.name.span(),
+                            "labelled blocks are not supported in kernels",
+                        )
+                        .with_help("label a `loop` instead and end it with `break 'label value`"),
+                    );
+                    return Self::error_expr(span);
                 }
                 let block = self.block(&b.block);
                 let ty = self.block_ty(&block);
@@ -859,13 +868,8 @@ pub(super) fn unsupported_expr(e: &syn::Expr) -> Diagnostic {
             "struct expressions are not supported in kernels",
             "use scalars and arrays",
         ),
-        syn::Expr::Match(_) => (
-            Rule::NoMatch,
-            "`match` is not supported in kernels",
-            "use `if` / `else if`",
-        ),
         syn::Expr::Let(_) => (
-            Rule::NoMatch,
+            Rule::MatchPatterns,
             "`let` expressions are not supported in kernels",
             "use a plain `if`",
         ),

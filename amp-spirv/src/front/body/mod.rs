@@ -5,7 +5,7 @@
 //! naga splits its front ends: this module holds the checker's state, its scopes and
 //! declarations and the helpers every part uses; [`stmt`] checks blocks and statements,
 //! [`expr`] expressions and operators, [`place`] assignment targets and indexing, [`control`]
-//! `if` and loops, [`deferred`] variables declared without a value, [`tiled`] the tiled index and its barrier, [`call`] calls and methods of the
+//! `if` and loops, [`matching`] `match`, [`deferred`] variables declared without a value, [`tiled`] the tiled index and its barrier, [`call`] calls and methods of the
 //! kernel language, [`builtin`] math and `min`/`max`/`abs`, [`atomic`] the atomics,
 //! [`device_fn`] calls of device functions (inlined), [`vector`] short vectors and [`structs`]
 //! user structs; [`finish`] settles the types once the body is checked.
@@ -32,6 +32,7 @@ mod expr;
 mod finish;
 mod generic_call;
 mod index_arith;
+mod matching;
 mod normalized;
 mod place;
 mod stmt;
@@ -41,6 +42,7 @@ mod texture;
 mod tiled;
 mod vector;
 
+use control::LoopFrame;
 use finish::Finisher;
 use generic_call::is_generic;
 
@@ -54,10 +56,6 @@ enum Binding {
     Param(ParamId),
     /// `let sg = t.subgroup();`: the tile's subgroup (see `subgroup.rs`).
     Subgroup,
-}
-
-struct LoopFrame {
-    has_break: bool,
 }
 
 /// Checks a body against its signature and builds the IR's locals and block.
@@ -87,6 +85,9 @@ pub struct BodyChecker<'a> {
     deferred: deferred::DeferredInit,
     /// Bytes of the `tile_static` variables of literal sizes declared so far.
     tile_static_bytes: u64,
+    /// The locals that hold the body's `const` items (a `match` pattern naming one compares
+    /// with it rather than binding a new name).
+    body_consts: std::collections::BTreeSet<LocalId>,
 }
 
 /// The hidden locals behind `t.global`, `t.local`, `t.tile`, `t.tile_origin`, `t.tile_extent`.
@@ -127,6 +128,7 @@ impl<'a> BodyChecker<'a> {
             device: device_fn::DeviceState::default(),
             deferred: deferred::DeferredInit::default(),
             tile_static_bytes: 0,
+            body_consts: std::collections::BTreeSet::new(),
         }
     }
 

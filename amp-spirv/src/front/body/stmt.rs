@@ -16,12 +16,9 @@ impl BodyChecker<'_> {
                 // An empty statement (the second `;` of `x = 1;;`).
                 syn::Stmt::Expr(syn::Expr::Verbatim(t), Some(_)) if t.is_empty() => {}
                 syn::Stmt::Expr(e, None) if i + 1 == n => {
-                    let returns = self.device_returns();
-                    let e = self.expr(e);
-                    tail = self.device_tail(returns, e, &mut stmts);
+                    tail = Some(Box::new(self.expr(e)));
                 }
                 syn::Stmt::Expr(e, semi) => {
-                    let returns = self.device_returns();
                     let e = self.expr(e);
                     if semi.is_none() && self.infer.unify(&e.ty, &Ty::Unit).is_none() {
                         let ty = self.infer.describe(&e.ty);
@@ -35,7 +32,6 @@ impl BodyChecker<'_> {
                         );
                     }
                     stmts.push(Stmt::Expr(e));
-                    self.after_device_stmt(returns, &mut stmts);
                 }
                 syn::Stmt::Local(l) => self.let_stmt(l, &mut stmts),
                 syn::Stmt::Item(item) => self.item(item, &mut stmts),
@@ -74,6 +70,7 @@ impl BodyChecker<'_> {
                 let init = self.expr(&c.expr);
                 let ty = self.expect_ty(&ty, &init, "in this constant");
                 let id = self.declare(&c.ident.to_string(), ty, false);
+                self.body_consts.insert(id);
                 stmts.push(Stmt::Let(id, Some(init)));
             }
             syn::Item::Static(s) => self.err(
