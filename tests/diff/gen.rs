@@ -320,6 +320,8 @@ struct Gen<'a> {
     scopes: Vec<(Vec<Var>, Vec<Array>)>,
     next_name: usize,
     loops: u32,
+    /// The labels of the loops around the code being generated (`None`: unlabelled).
+    labels: Vec<Option<String>>,
     /// Statements left for the whole function.
     budget: usize,
     out: String,
@@ -336,6 +338,7 @@ impl<'a> Gen<'a> {
             scopes: Vec::new(),
             next_name: 0,
             loops: 0,
+            labels: Vec::new(),
             budget,
             out: String::new(),
             indent: 1,
@@ -446,6 +449,7 @@ impl<'a> Gen<'a> {
         match self.rng.below(16) {
             0..=3 => self.let_stmt(),
             4 | 5 => self.assign(),
+            6 if nested && self.rng.chance(0.3) => self.match_stmt(depth),
             6 if nested => self.if_stmt(depth),
             7 if nested && self.loops < 2 => self.for_loop(depth),
             8 if nested && self.loops < 2 => self.while_loop(depth),
@@ -467,7 +471,14 @@ impl<'a> Gen<'a> {
                 } else {
                     "continue"
                 };
-                self.line(&format!("if {c} {{ {kw}; }}"));
+                // Sometimes out of a labelled loop further out.
+                let labels: Vec<String> = self.labels.iter().flatten().cloned().collect();
+                let target = if !labels.is_empty() && self.rng.chance(0.5) {
+                    format!(" '{}", labels[self.rng.below(labels.len())])
+                } else {
+                    String::new()
+                };
+                self.line(&format!("if {c} {{ {kw}{target}; }}"));
             }
             _ => self.let_stmt(),
         }
@@ -534,10 +545,11 @@ impl<'a> Gen<'a> {
         } else {
             String::new()
         };
+        let label = self.label();
         let head = if step.is_empty() {
-            format!("for {i} in ({lo}{t}){range}({hi}{t}) {{")
+            format!("{label}for {i} in ({lo}{t}){range}({hi}{t}) {{")
         } else {
-            format!("for {i} in (({lo}{t}){range}({hi}{t})){step} {{")
+            format!("{label}for {i} in (({lo}{t}){range}({hi}{t})){step} {{")
         };
         self.line(&head);
         self.scopes.push((
@@ -553,8 +565,80 @@ impl<'a> Gen<'a> {
         let n = 1 + self.rng.below(3);
         self.block(n, depth + 1);
         self.loops -= 1;
+        self.labels.pop();
         self.scopes.pop();
         self.line("}");
+    }
+
+    /// A label for the loop about to be written (`'l3: `), or none; pushed on the stack of
+    /// labels until the loop's body is done.
+    fn label(&mut self) -> String {
+        if self.rng.chance(0.4) {
+            let name = self.fresh("l");
+            self.labels.push(Some(name.clone()));
+            format!("'{name}: ")
+        } else {
+            self.labels.push(None);
+            String::new()
+        }
+    }
+
+    /// `match` as a statement: an integer or `bool` scrutinee, arms of blocks.
+    fn match_stmt(&mut self, depth: u32) {
+        let ty = self.rng.pick(&[Ty::I32, Ty::U32, Ty::Bool]);
+        let scrutinee = self.expr(ty, 2);
+        self.line(&format!("match {scrutinee} {{"));
+        let arms = self.patterns(ty);
+        let last = arms.len() - 1;
+        for (i, (pat, guarded)) in arms.into_iter().enumerate() {
+            let guard = if guarded {
+                format!(" if {}", self.expr(Ty::Bool, 2))
+            } else {
+                String::new()
+            };
+            self.line(&format!("{pat}{guard} => {{"));
+            let n = 1 + self.rng.below(2);
+            self.block(n, depth + 1);
+            self.line(if i == last { "}" } else { "}," });
+        }
+        self.line("}");
+    }
+
+    /// The patterns of a `match` on `ty`, each with whether it gets a guard; the last covers
+    /// every value left (`_`, a binding, or `true`/`false` completing a `bool` match).
+    fn patterns(&mut self, ty: Ty) -> Vec<(String, bool)> {
+        let mut arms = Vec::new();
+        if ty == Ty::Bool {
+            let first = self.rng.chance(0.5);
+            arms.push((first.to_string(), self.rng.chance(0.3)));
+            arms.push(((!first).to_string(), false));
+            if arms[0].1 {
+                arms.push(("_".to_string(), false));
+            }
+            return arms;
+        }
+        let t = ty.name();
+        let n = 1 + self.rng.below(3);
+        for _ in 0..n {
+            let a = if ty == Ty::I32 {
+                self.rng.below(41) as i64 - 20
+            } else {
+                self.rng.below(41) as i64
+            };
+            let b = a + self.rng.below(10) as i64;
+            let lit = |v: i64| int_lit(v, t).trim_matches(|c| c == '(' || c == ')').to_string();
+            let pat = match self.rng.below(6) {
+                0 | 1 => lit(a),
+                2 => format!("{}..={}", lit(a), lit(b)),
+                3 => format!("{}..{}", lit(a), lit(b + 1)),
+                4 => format!("{} | {}", lit(a), lit(b + 3)),
+                _ if ty == Ty::I32 => format!("{t}::MIN..={}", lit(a)),
+                _ => format!("{}..", lit(b)),
+            };
+            arms.push((pat, self.rng.chance(0.25)));
+        }
+        arms.push(("_".to_string(), false));
+        arms
     }
 
     fn while_loop(&mut self, depth: u32) {
@@ -566,7 +650,8 @@ impl<'a> Gen<'a> {
         } else {
             String::new()
         };
-        self.line(&format!("while {w} < {bound}u32{extra} {{"));
+        let label = self.label();
+        self.line(&format!("{label}while {w} < {bound}u32{extra} {{"));
         self.indent += 1;
         self.line(&format!("{w} += 1u32;"));
         self.indent -= 1;
@@ -577,7 +662,8 @@ impl<'a> Gen<'a> {
         let w = self.fresh("w");
         let bound = 1 + self.rng.below(6);
         self.line(&format!("let mut {w}: u32 = 0u32;"));
-        self.line("loop {");
+        let label = self.label();
+        self.line(&format!("{label}loop {{"));
         self.indent += 1;
         self.line(&format!("{w} += 1u32;"));
         self.line(&format!("if {w} > {bound}u32 {{ break; }}"));
@@ -591,6 +677,7 @@ impl<'a> Gen<'a> {
         let n = 1 + self.rng.below(3);
         self.block(n, depth + 1);
         self.loops -= 1;
+        self.labels.pop();
         self.line("}");
     }
 
@@ -771,6 +858,34 @@ impl<'a> Gen<'a> {
                 let body = self.expr(ty, depth);
                 self.scopes.pop();
                 Some(format!("{{ let {name}: {} = {e}; {body} }}", t.name()))
+            }
+            5 if self.rng.chance(0.5) => {
+                let t = self.rng.pick(&[Ty::I32, Ty::U32, Ty::Bool]);
+                let scrutinee = self.expr(t, depth);
+                let mut arms = Vec::new();
+                for (pat, guarded) in self.patterns(t) {
+                    let guard = if guarded {
+                        format!(" if {}", self.expr(Ty::Bool, depth))
+                    } else {
+                        String::new()
+                    };
+                    arms.push(format!("{pat}{guard} => {}", self.expr(ty, depth)));
+                }
+                Some(format!("(match {scrutinee} {{ {} }})", arms.join(", ")))
+            }
+            5 => {
+                // `loop` as a value: a counted loop that leaves with `break value`.
+                let w = self.fresh("w");
+                let bound = 1 + self.rng.below(6);
+                self.scopes.push((Vec::new(), Vec::new()));
+                self.declare(w.clone(), Ty::U32, false);
+                let c = self.expr(Ty::Bool, depth);
+                let (a, b) = (self.expr(ty, depth), self.expr(ty, depth));
+                self.scopes.pop();
+                Some(format!(
+                    "{{ let mut {w}: u32 = 0u32; loop {{ {w} += 1u32; if {c} {{ break {a}; }} \
+                     if {w} > {bound}u32 {{ break {b}; }} }} }}"
+                ))
             }
             _ => None,
         }

@@ -37,6 +37,9 @@ impl VisitMut for Opaque<'_> {
         }
     }
 
+    // A pattern stays as written: its literals and `MIN`/`MAX` must be constants.
+    fn visit_pat_mut(&mut self, _: &mut syn::Pat) {}
+
     fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
         // A call's callee (`f32::sqrt`) is a path, not a constant: only the arguments change.
         if let syn::Expr::Call(c) = e {

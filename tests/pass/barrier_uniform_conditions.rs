@@ -34,6 +34,12 @@ fn uniform(
     if a.extent()[0] % 2 == 0 {
         t.barrier.wait();
     }
+    // A `match` on a uniform value is judged as the `if` chain it is.
+    match t.tile[0] % 3 {
+        0 => t.barrier.wait(),
+        1 | 2 if n > 1 => t.barrier.wait_with_tile_static_memory_fence(),
+        _ => {}
+    }
     // A view the kernel only reads, at a uniform index.
     if a[t.tile] > 0.0 {
         t.barrier.wait();

@@ -1,4 +1,5 @@
-//! Nested `for`, `while` and `loop` with `break` and `continue` at each level.
+//! Nested `for`, `while` and `loop` with `break` and `continue` at each level, labelled and
+//! not, and `loop` with `break value`.
 #![deny(deprecated)]
 
 use amp::prelude::*;
@@ -38,3 +39,21 @@ fn search(idx: Index<1>, grid: ArrayView<i32, 2>, out: ArrayViewMut<i32, 1>, tar
 }
 
 fn main() {}
+
+#[kernel(amp)]
+fn labelled(idx: Index<1>, grid: ArrayView<i32, 2>, out: ArrayViewMut<i32, 1>, target: i32) {
+    let found = 'rows: loop {
+        for r in 0..grid.extent()[0] {
+            'cols: for c in 0..grid.extent()[1] {
+                if grid[[r, c]] < 0 {
+                    continue 'cols;
+                }
+                if grid[[r, c]] == target {
+                    break 'rows (r * grid.extent()[1] + c) as i32;
+                }
+            }
+        }
+        break -1;
+    };
+    out[idx] = found;
+}

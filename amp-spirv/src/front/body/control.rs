@@ -214,23 +214,7 @@ impl BodyChecker<'_> {
         label: Option<&syn::Label>,
         is_loop: bool,
     ) -> (Block, LoopFrame) {
-        if let Some(l) = label {
-            let name = l.name.ident.to_string();
-            if self
-                .loops
-                .iter()
-                .any(|f| f.label.as_deref() == Some(name.as_str()))
-            {
-                self.err(
-                    Diagnostic::error(
-                        Rule::LoopExits,
-                        l.name.span(),
-                        format!("label name `'{name}` shadows a label of an enclosing loop"),
-                    )
-                    .with_help("give the inner loop another label"),
-                );
-            }
-        }
+        // A label that shadows an enclosing one names the inner loop, as in Rust (which warns).
         self.loops.push(LoopFrame {
             label: label.map(|l| l.name.ident.to_string()),
             is_loop,
@@ -320,6 +304,8 @@ impl BodyChecker<'_> {
                     )
                     .with_help("every `break` of a `loop` whose value is used gives a value of the same type"),
                 );
+                // Reported: the loop's value fits anywhere, so its uses add no errors.
+                self.loops[target].break_ty = Ty::Never;
             }
         }
         self.jump(target, JUMP_BREAK, ExprKind::Break, stmts, span)

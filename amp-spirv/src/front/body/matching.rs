@@ -18,6 +18,9 @@ enum Case {
     /// Matches when this `bool` expression over the scrutinee holds; `covers` is the set of
     /// values it matches when they are known at compile time (literals and `MIN`/`MAX`).
     When(Expr, Option<Interval>),
+    /// A pattern refused with an error: the rest of the `match` is still checked, and its
+    /// coverage is not judged (no second error for the same mistake).
+    Refused,
 }
 
 /// An arm after checking.
@@ -80,6 +83,7 @@ impl BodyChecker<'_> {
         let mut arms: Vec<CheckedArm> = Vec::new();
         let mut covered: Vec<Interval> = Vec::new();
         let mut catch_all = false;
+        let mut refused = false;
         let mut result_ty = Ty::Never;
         let mut ends = Vec::new();
         let before = self.deferred.save();
@@ -94,9 +98,11 @@ impl BodyChecker<'_> {
                     scope.push((name.to_string(), Binding::Local(value)));
                 }
             }
+            refused |= cases.iter().any(|c| matches!(c, Case::Refused));
             let mut cond = any_of(cases.iter().map(|c| match c {
                 Case::Any => None,
                 Case::When(e, _) => Some(e.clone()),
+                Case::Refused => Some(Self::error_expr(arm_span)),
             }));
             if arm.guard.is_none() {
                 if cond.is_none() {
@@ -104,7 +110,7 @@ impl BodyChecker<'_> {
                 }
                 covered.extend(cases.iter().filter_map(|c| match c {
                     Case::When(_, known) => *known,
-                    Case::Any => None,
+                    Case::Any | Case::Refused => None,
                 }));
             }
             if let Some((_, guard)) = &arm.guard {
@@ -161,7 +167,7 @@ impl BodyChecker<'_> {
         for end in ends {
             self.deferred.join(end);
         }
-        if !catch_all {
+        if !catch_all && !refused {
             if let Some(missing) = self.uncovered(&ty, &mut covered) {
                 self.err(
                     Diagnostic::error(
@@ -222,7 +228,7 @@ impl BodyChecker<'_> {
                 match &p.subpat {
                     Some((_, sub)) => {
                         if matches!(&**sub, syn::Pat::Ident(_)) {
-                            self.err(Diagnostic::error(
+                                        self.err(Diagnostic::error(
                                 Rule::MatchPatterns,
                                 sub.span(),
                                 "`x @ y` binds one name in kernels",
@@ -270,7 +276,7 @@ impl BodyChecker<'_> {
                     )
                     .with_help("bind the whole value: `n @ (1 | 2) => ...`"),
                 );
-                vec![Case::Any]
+                vec![Case::Refused]
             }
             other => {
                 let (what, help) = match other {
@@ -292,7 +298,7 @@ impl BodyChecker<'_> {
                     ),
                 };
                 self.err(Diagnostic::error(Rule::MatchPatterns, span, what).with_help(help));
-                vec![Case::Any]
+                vec![Case::Refused]
             }
         }
     }
