@@ -166,6 +166,9 @@ pub enum Ty {
     /// A user struct, with its definition: a type says everything about itself, so nothing
     /// needs a table to lay it out or name it.
     Struct(Arc<StructDef>),
+    /// A tuple of two or more values (`(u32, bool)`): a value of locals and expressions only,
+    /// never in a buffer. Its components are read as elements with a literal index (`t.0`).
+    Tuple(Vec<Ty>),
 }
 
 /// A `#[derive(DeviceStruct)]` struct as the device sees it: `#[repr(C)]`, with short vectors
@@ -255,6 +258,7 @@ impl Ty {
             Ty::Scalar(s) => Ty::Scalar(s.device()),
             Ty::Vector(s, n) => Ty::Vector(s.device(), *n),
             Ty::Array(e, n) => Ty::Array(Box::new(e.device()), n.clone()),
+            Ty::Tuple(items) => Ty::Tuple(items.iter().map(Ty::device).collect()),
             other => other.clone(),
         }
     }
@@ -280,6 +284,10 @@ impl fmt::Display for Ty {
             Ty::Var(_) => f.write_str("{number}"),
             Ty::Vector(s, n) => f.write_str(&crate::types::vector_name(*s, *n)),
             Ty::Struct(def) => f.write_str(&def.name),
+            Ty::Tuple(items) => {
+                let items: Vec<String> = items.iter().map(Ty::to_string).collect();
+                write!(f, "({})", items.join(", "))
+            }
         }
     }
 }

@@ -50,6 +50,7 @@ mod subgroup;
 mod textures;
 mod tiled;
 mod tiled_contract;
+mod tuples;
 mod vector_add_contract;
 mod vectors;
 

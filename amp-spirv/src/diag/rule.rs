@@ -74,8 +74,8 @@ rules! {
     NoHeap = "no-heap",
     /// `no-option-result`: no `Option` or `Result`.
     NoOptionResult = "no-option-result",
-    /// `no-tuple-types`: no tuple types.
-    NoTupleTypes = "no-tuple-types",
+    /// `tuple-types`: tuples hold values, and live in locals and expressions only.
+    TupleTypes = "tuple-types",
     /// `no-pointers`: no references, pointers, slices, function pointers or trait objects.
     NoPointers = "no-pointers",
     /// `array-lengths`: local array lengths are literals or constants, 1 to 16384.

@@ -160,6 +160,17 @@ impl Infer {
                 let e = self.unify(ea, eb)?;
                 Some(Ty::Array(Box::new(e), na.clone()))
             }
+            (Ty::Tuple(xs), Ty::Tuple(ys)) => {
+                if xs.len() != ys.len() {
+                    return None;
+                }
+                let items = xs
+                    .iter()
+                    .zip(ys)
+                    .map(|(x, y)| self.unify(x, y))
+                    .collect::<Option<Vec<_>>>()?;
+                Some(Ty::Tuple(items))
+            }
             _ if a == b => Some(a),
             _ => None,
         }
@@ -174,6 +185,7 @@ impl Infer {
                 _ => Ty::Scalar(Scalar::I32),
             },
             Ty::Array(e, n) => Ty::Array(Box::new(self.finish(&e)), n),
+            Ty::Tuple(items) => Ty::Tuple(items.iter().map(|t| self.finish(t)).collect()),
             other => other,
         }
     }
@@ -188,6 +200,10 @@ impl Infer {
                 _ => "{integer}".into(),
             },
             Ty::Array(e, n) => format!("[{}; {n}]", self.describe(&e)),
+            Ty::Tuple(items) => {
+                let items: Vec<String> = items.iter().map(|t| self.describe(t)).collect();
+                format!("({})", items.join(", "))
+            }
             other => other.to_string(),
         }
     }

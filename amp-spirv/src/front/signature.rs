@@ -653,12 +653,22 @@ pub fn value_type(
             t.span(),
             "`impl Trait` is not allowed in kernels",
         )),
-        syn::Type::Tuple(t) => Err(Diagnostic::error(
-            Rule::NoTupleTypes,
-            t.span(),
-            "tuples are not supported as kernel types",
-        )
-        .with_help("use separate variables or a fixed-size array")),
+        syn::Type::Tuple(t) => {
+            let mut items = Vec::with_capacity(t.elems.len());
+            for elem in &t.elems {
+                let item = value_type(elem, structs, lens)?;
+                if item.is_zero_sized() {
+                    return Err(Diagnostic::error(
+                        Rule::TupleTypes,
+                        elem.span(),
+                        "a tuple in a kernel holds values, not `()`",
+                    )
+                    .with_help("leave the `()` out"));
+                }
+                items.push(item);
+            }
+            Ok(Ty::Tuple(items))
+        }
         _ => Err(unsupported_type(ty)),
     }
 }

@@ -100,6 +100,11 @@ impl Emitter<'_> {
                         let b = self.expr(base)?;
                         return Ok(quote_spanned!(at=> (#b.#f)));
                     }
+                    Ty::Tuple(items) => {
+                        let f = syn::Index::from(tuple_item(items, index, span)?.0);
+                        let b = self.expr(base)?;
+                        return Ok(quote_spanned!(at=> (#b.#f)));
+                    }
                     other => return unsupported(format!("indexing `{other}`"), span),
                 };
                 let b = self.expr(base)?;
@@ -135,6 +140,13 @@ impl Emitter<'_> {
                     fields.push(quote_spanned!(at=> #f: #v));
                 }
                 quote_spanned!(at=> #name { #(#fields),* })
+            }
+            ExprKind::ArrayList(items) if matches!(e.ty, Ty::Tuple(_)) => {
+                let parts = items
+                    .iter()
+                    .map(|x| self.expr(x))
+                    .collect::<Res<Vec<_>>>()?;
+                quote_spanned!(at=> (#(#parts,)*))
             }
             ExprKind::ArrayList(items) => {
                 let parts = items
@@ -315,6 +327,12 @@ impl Emitter<'_> {
                     let f = numbered("f", k);
                     s = quote_spanned!(at=> (#s.#f));
                     ty = field_ty;
+                }
+                Ty::Tuple(items) => {
+                    let (k, item_ty) = tuple_item(&items, i, span)?;
+                    let f = syn::Index::from(k);
+                    s = quote_spanned!(at=> (#s.#f));
+                    ty = item_ty;
                 }
                 Ty::Vector(c, n) => {
                     let ix = self.array_index(i, &Len::Lit(n), span)?;
@@ -587,6 +605,13 @@ impl Emitter<'_> {
                     let f = numbered("f", k);
                     s = quote_spanned!(at=> #s.#f);
                     ty = field_ty;
+                    continue;
+                }
+                Ty::Tuple(items) => {
+                    let (k, item_ty) = tuple_item(&items, i, span)?;
+                    let f = syn::Index::from(k);
+                    s = quote_spanned!(at=> #s.#f);
+                    ty = item_ty;
                     continue;
                 }
                 other => return unsupported(format!("indexing `{other}`"), span),
@@ -896,6 +921,11 @@ impl Emitter<'_> {
 /// The number and type of the struct field a member access's index names.
 pub(super) fn field(def: &crate::types::StructDef, index: &Expr, span: Span) -> Res<(usize, Ty)> {
     plan::field(def, index).or_else(|e| unsupported(e.to_string(), span))
+}
+
+/// The number and type of the tuple component an element access names.
+pub(super) fn tuple_item(items: &[Ty], index: &Expr, span: Span) -> Res<(usize, Ty)> {
+    plan::tuple_item(items, index).or_else(|e| unsupported(e.to_string(), span))
 }
 
 /// An `i32` literal (a negative one parenthesized, so a method call binds to all of it).

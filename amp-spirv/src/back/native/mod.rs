@@ -564,6 +564,13 @@ impl Emitter<'_> {
                 let name = self.struct_name(def);
                 quote!(#name)
             }
+            Ty::Tuple(items) => {
+                let items = items
+                    .iter()
+                    .map(|t| self.ty(t, span))
+                    .collect::<Res<Vec<_>>>()?;
+                quote_spanned!(at=> (#(#items,)*))
+            }
         })
     }
 
@@ -633,6 +640,13 @@ impl Emitter<'_> {
             Ty::Struct(_) => {
                 let t = self.ty(t, span)?;
                 quote_spanned!(at=> <#t as ::core::default::Default>::default())
+            }
+            Ty::Tuple(items) => {
+                let items = items
+                    .iter()
+                    .map(|t| self.zero(t, span))
+                    .collect::<Res<Vec<_>>>()?;
+                quote_spanned!(at=> (#(#items,)*))
             }
             Ty::Unit | Ty::Never => quote_spanned!(at=> ()),
             other => return self.ty(other, span),

@@ -14,7 +14,7 @@ mod places;
 
 pub(crate) use bounds::{ArrayIndex, IndexCheck};
 pub(crate) use loops::{range_shape, RangeStep, RangeTest, Step};
-pub(crate) use places::{field, place_ty, PlaceError};
+pub(crate) use places::{field, place_ty, tuple_item, PlaceError};
 
 use super::BoundsChecks;
 use crate::range::Ranges;

@@ -31,6 +31,7 @@ pub(crate) fn place_ty(k: &Kernel, place: &Place) -> Result<Ty, PlaceError> {
                     Ty::Array(e, _) => *e,
                     Ty::Vector(s, _) => Ty::Scalar(s),
                     Ty::Struct(def) => field(&def, i)?.1,
+                    Ty::Tuple(items) => tuple_item(&items, i)?.1,
                     other => return Err(PlaceError::NotIndexable(other.to_string())),
                 };
             }
@@ -55,6 +56,22 @@ pub(crate) fn field(def: &StructDef, index: &Expr) -> Result<(usize, Ty), PlaceE
         None => Err(PlaceError::NoField {
             field: k,
             name: def.name.clone(),
+        }),
+    }
+}
+
+/// The number and type of the component of a tuple of `items` that an element access's index
+/// (a literal in the IR) names.
+pub(crate) fn tuple_item(items: &[Ty], index: &Expr) -> Result<(usize, Ty), PlaceError> {
+    let ExprKind::Lit(Lit::Int(k)) = index.kind else {
+        return Err(PlaceError::FieldNotLiteral);
+    };
+    let k = k as usize;
+    match items.get(k) {
+        Some(t) => Ok((k, t.clone())),
+        None => Err(PlaceError::NoField {
+            field: k,
+            name: Ty::Tuple(items.to_vec()).to_string(),
         }),
     }
 }

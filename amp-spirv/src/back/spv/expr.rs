@@ -744,6 +744,13 @@ impl Emitter<'_> {
                         Err(e) => return self.failed(e.into()),
                     }
                 }
+                Ty::Tuple(items) => {
+                    let n = items.len() as u32;
+                    match plan::tuple_item(&items, index) {
+                        Ok((_, ty)) => (ty, Len::Lit(n)),
+                        Err(e) => return self.failed(e.into()),
+                    }
+                }
                 _ => return self.broken(Invariant::CheckedType),
             };
             ids.push(self.array_index(index, &len)?);
@@ -778,6 +785,7 @@ impl Emitter<'_> {
             Ty::Array(_, len) => len.clone(),
             Ty::Vector(_, n) => Len::Lit(*n),
             Ty::Struct(def) => Len::Lit(def.fields.len() as u32),
+            Ty::Tuple(items) => Len::Lit(items.len() as u32),
             _ => return self.broken(Invariant::CheckedType),
         };
         let len = &len;

@@ -318,6 +318,10 @@ impl<'k> Emitter<'k> {
                 self.b.type_vector(e, *n)
             }
             Ty::Struct(def) => self.struct_ty(def),
+            Ty::Tuple(items) => {
+                let members: Vec<Word> = items.iter().map(|t| self.ty(t)).collect();
+                self.b.type_struct(members)
+            }
             Ty::Unit | Ty::Never | Ty::Var(_) => self.b.type_void(),
         };
         self.types.insert(ty.clone(), id);

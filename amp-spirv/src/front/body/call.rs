@@ -77,6 +77,9 @@ impl BodyChecker<'_> {
         if let Some(e) = self.wrapping_method(m, &method) {
             return e;
         }
+        if let Some(e) = self.overflowing_method(m, &method) {
+            return e;
+        }
         if let Some(f) = IntMethod::from_name(&method) {
             let receiver = self.expr(&m.receiver);
             let float = self.component_class(&receiver.ty) == Class::Float;

@@ -97,6 +97,7 @@ impl BodyChecker<'_> {
                 ty: Ty::Unit,
                 span,
             },
+            syn::Expr::Tuple(t) => self.tuple_expr(t),
             _ => {
                 self.err(unsupported_expr(e));
                 Self::error_expr(span)
@@ -847,11 +848,6 @@ pub(super) fn unsupported_expr(e: &syn::Expr) -> Diagnostic {
             Rule::NoUnsafeAsyncTry,
             "the `?` operator is not allowed in kernels",
             "there is no `Result` on the device; report failures through an output view",
-        ),
-        syn::Expr::Tuple(_) => (
-            Rule::NoCompoundValues,
-            "tuples are not supported in kernels",
-            "use separate variables, or `let (a, b) = (x, y);`",
         ),
         syn::Expr::Field(_) => (
             Rule::NoCompoundValues,

@@ -228,7 +228,7 @@ impl BodyChecker<'_> {
                 match &p.subpat {
                     Some((_, sub)) => {
                         if matches!(&**sub, syn::Pat::Ident(_)) {
-                                        self.err(Diagnostic::error(
+                            self.err(Diagnostic::error(
                                 Rule::MatchPatterns,
                                 sub.span(),
                                 "`x @ y` binds one name in kernels",

@@ -8,7 +8,7 @@
 //! `if` and loops, [`matching`] `match`, [`deferred`] variables declared without a value, [`tiled`] the tiled index and its barrier, [`call`] calls and methods of the
 //! kernel language, [`builtin`] math and `min`/`max`/`abs`, [`atomic`] the atomics,
 //! [`device_fn`] calls of device functions (inlined), [`vector`] short vectors and [`structs`]
-//! user structs; [`finish`] settles the types once the body is checked.
+//! user structs, [`tuples`] tuples; [`finish`] settles the types once the body is checked.
 
 use super::infer::{Class, Infer};
 use super::signature::{literal_len, literal_usize, value_type};
@@ -40,6 +40,7 @@ mod structs;
 mod subgroup;
 mod texture;
 mod tiled;
+mod tuples;
 mod vector;
 
 use control::LoopFrame;

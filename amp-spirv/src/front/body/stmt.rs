@@ -144,22 +144,19 @@ impl BodyChecker<'_> {
                 {
                     self.let_pair(pt, call, stmts)
                 }
-                Some(_) => {
-                    self.err(
-                        Diagnostic::error(
-                            Rule::LetPatterns,
-                            l.pat.span(),
-                            "tuple patterns are only supported as `let (a, b) = (x, y);`",
-                        )
-                        .with_help("declare the variables separately"),
-                    );
-                    // The names exist from here on, so their uses raise no more errors.
-                    for pat in &pt.elems {
-                        if let syn::Pat::Ident(p) = pat {
-                            let id = self.declare(&p.ident.to_string(), Ty::Never, true);
-                            stmts.push(Stmt::Let(id, None));
-                        }
-                    }
+                Some(value) => {
+                    let declared = match tuple_ty {
+                        Some(tt) => match self.value_type(&syn::Type::Tuple((*tt).clone())) {
+                            Ok(t) => Some(t),
+                            Err(d) => {
+                                self.err(d);
+                                None
+                            }
+                        },
+                        None => None,
+                    };
+                    let init = self.expr(value);
+                    self.bind_tuple(pt, declared, init, stmts);
                 }
             }
             return;
@@ -259,7 +256,7 @@ impl BodyChecker<'_> {
         stmts.push(Stmt::Let(id, None));
     }
 
-    fn bind(
+    pub(super) fn bind(
         &mut self,
         pat: &syn::Pat,
         ty: Option<&syn::Type>,
@@ -319,6 +316,14 @@ impl BodyChecker<'_> {
                     stmts.push(Stmt::Expr(i));
                 }
             }
+            syn::Pat::Tuple(pt) => match init {
+                Some(i) => self.bind_tuple(pt, None, i, stmts),
+                None => {
+                    for p in &pt.elems {
+                        self.bind(p, None, None, stmts);
+                    }
+                }
+            },
             syn::Pat::Ident(p) if p.by_ref.is_some() => self.err(
                 Diagnostic::error(Rule::LetPatterns, p.span(), "`ref` bindings are not allowed in kernels: there are no references on the device")
                     .with_help("remove `ref`"),

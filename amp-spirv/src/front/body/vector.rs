@@ -356,7 +356,7 @@ impl BodyChecker<'_> {
         if base_ty == Ty::Never {
             return Self::error_expr(span);
         }
-        if !matches!(base_ty, Ty::Vector(..) | Ty::Struct(_)) {
+        if !matches!(base_ty, Ty::Vector(..) | Ty::Struct(_) | Ty::Tuple(_)) {
             self.err(unsupported_expr(e));
             return Self::error_expr(span);
         }
@@ -374,6 +374,7 @@ impl BodyChecker<'_> {
                 .component_member(member, *n, s.is_normalized())
                 .map(|k| (k, Ty::Scalar(*s))),
             Ty::Struct(def) => self.struct_field(def, member),
+            Ty::Tuple(items) => self.tuple_member(items, member),
             _ => None,
         }
     }
@@ -419,7 +420,7 @@ impl BodyChecker<'_> {
         };
         let mut inner = self.member_place(&f.base)?;
         let ty = self.infer.shallow(&inner.ty);
-        if !matches!(ty, Ty::Vector(..) | Ty::Struct(_)) {
+        if !matches!(ty, Ty::Vector(..) | Ty::Struct(_) | Ty::Tuple(_)) {
             if ty != Ty::Never {
                 self.err(unsupported_expr(e));
             }
@@ -657,7 +658,7 @@ struct MemberPlace {
 }
 
 /// Member `k` (a vector component or a struct field) of type `ty` of the value `base`.
-fn member_expr(base: Expr, ty: Ty, k: u32, span: Span) -> Expr {
+pub(super) fn member_expr(base: Expr, ty: Ty, k: u32, span: Span) -> Expr {
     let index = Expr {
         kind: ExprKind::Lit(Lit::Int(k as u128)),
         ty: Ty::USIZE,
