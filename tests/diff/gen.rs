@@ -779,7 +779,18 @@ impl<'a> Gen<'a> {
         let (a, b) = (self.expr(t1, 2), self.expr(t2, 2));
         let (n1, n2) = (self.fresh("q"), self.fresh("q"));
         // The kernel language takes this form untyped; every expression here has its type.
-        self.line(&format!("let ({n1}, {n2}) = ({a}, {b});"));
+        // Sometimes through a tuple local and its components.
+        if self.rng.chance(0.3) {
+            let t = self.fresh("t");
+            self.line(&format!(
+                "let {t}: ({}, {}) = ({a}, {b});",
+                t1.name(),
+                t2.name()
+            ));
+            self.line(&format!("let ({n1}, {n2}) = ({t}.0, {t}.1);"));
+        } else {
+            self.line(&format!("let ({n1}, {n2}) = ({a}, {b});"));
+        }
         self.declare(n1, t1, false);
         self.declare(n2, t2, false);
     }
@@ -969,7 +980,25 @@ impl<'a> Gen<'a> {
                 e
             }
         };
-        match self.rng.below(5) {
+        match self.rng.below(6) {
+            5 => {
+                // `overflowing_*`: a component of the tuple, or both folded into one value.
+                let (m, arg) = match self.rng.below(6) {
+                    0 => ("overflowing_add", Some(ty)),
+                    1 => ("overflowing_sub", Some(ty)),
+                    2 => ("overflowing_mul", Some(ty)),
+                    3 => ("overflowing_shl", Some(Ty::U32)),
+                    4 => ("overflowing_shr", Some(Ty::U32)),
+                    _ => ("overflowing_neg", None),
+                };
+                let b = arg.map(|t| self.expr(t, depth)).unwrap_or_default();
+                let call = format!("({a}).{m}({b})");
+                match self.rng.below(3) {
+                    0 => format!("{call}.0"),
+                    1 => as_ty(format!("(({call}.1) as u32)")),
+                    _ => format!("{{ let (r, o) = {call}; if o {{ !r }} else {{ r }} }}"),
+                }
+            }
             0 => {
                 let m = self.rng.pick(&[
                     "count_ones",

@@ -1,10 +1,10 @@
 use amp::prelude::*;
 
-// Only `let (a, b) = (x, y);` destructures; other tuples do not exist on the device.
 #[kernel(amp)]
 fn pair(idx: Index<1>, out: ArrayViewMut<f32, 1>) {
     let both = (1.0f32, 2.0f32);
-    out[idx] = 1.0;
+    let (a, b, c) = both;
+    out[idx] = both.2 + both.x;
 }
 
 fn main() {}

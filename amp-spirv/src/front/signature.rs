@@ -390,6 +390,14 @@ fn buffer_or_scalar_param(input: &syn::FnArg, structs: &StructTable) -> Result<P
                     ParamKind::Value(Elem::Vector(s, n))
                 }
                 Ty::Struct(id) => ParamKind::Value(Elem::Struct(id)),
+                Ty::Tuple(_) => {
+                    return Err(Diagnostic::error(
+                        Rule::TupleTypes,
+                        ty.span(),
+                        "a kernel parameter cannot be a tuple",
+                    )
+                    .with_help("pass the components as separate parameters, or a `DeviceStruct`"));
+                }
                 other => {
                     return Err(Diagnostic::error(
                         Rule::ParamTypes,

@@ -85,18 +85,51 @@ impl BodyChecker<'_> {
         cast(value, result)
     }
 
-    /// `frexp`, `modf`, `sincos` or `sin_cos` where a single value is expected; `call` is the
-    /// call as written (`precise_math::frexp(x)`, `x.sin_cos()`).
-    pub(super) fn pair_outside_let(&mut self, call: &str, name: &str, span: Span) -> Expr {
-        self.err(
-            Diagnostic::error(
+    /// `frexp`, `modf`, `sincos` or `sin_cos` (`precise_math::frexp(x)`, `x.sin_cos()`): a
+    /// tuple of the pair's two functions of the argument, evaluated once into a hidden local.
+    pub(super) fn pair_value(&mut self, call: &syn::Expr) -> Expr {
+        let span = call.span();
+        let Some((fns, name, args, precise)) = pair_call(call) else {
+            return self.internal(span, "a pair function's call has its parts");
+        };
+        if args.len() != 1 {
+            self.err(Diagnostic::error(
                 Rule::BuiltinFunctions,
                 span,
-                format!("`{name}` returns two values, and kernels have no tuple values"),
-            )
-            .with_help(format!("bind both at once: `let (a, b) = {call};`")),
-        );
-        Self::error_expr(span)
+                format!(
+                    "`{name}` takes 1 argument counting the receiver, found {}",
+                    args.len()
+                ),
+            ));
+            return Self::error_expr(span);
+        }
+        let arg = self.expr(args[0]);
+        let ty = arg.ty.clone();
+        let tmp = self.hidden_immutable(&format!("{name}_argument"), ty.clone());
+        let items: Vec<Expr> = fns
+            .into_iter()
+            .map(|f| {
+                let value = Expr {
+                    kind: ExprKind::Local(tmp),
+                    ty: ty.clone(),
+                    span,
+                };
+                self.math(f, &name, vec![value], span, precise)
+            })
+            .collect();
+        let pair_ty = Ty::Tuple(items.iter().map(|i| i.ty.clone()).collect());
+        Expr {
+            kind: ExprKind::Block(Block {
+                stmts: vec![Stmt::Let(tmp, Some(arg))],
+                tail: Some(Box::new(Expr {
+                    kind: ExprKind::ArrayList(items),
+                    ty: pair_ty.clone(),
+                    span,
+                })),
+            }),
+            ty: pair_ty,
+            span,
+        }
     }
 
     pub(super) fn builtin(&mut self, builtin: Builtin, args: Vec<Expr>, span: Span) -> Expr {

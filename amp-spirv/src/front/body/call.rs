@@ -96,7 +96,7 @@ impl BodyChecker<'_> {
             return self.math(f, &method, args, span, false);
         }
         if math::pair_function(&method, true).is_some() {
-            return self.pair_outside_let(&format!("x.{method}()"), &method, span);
+            return self.pair_value(&syn::Expr::MethodCall(m.clone()));
         }
         if method == "to_bits" && m.args.is_empty() {
             let value = self.expr(&m.receiver);
@@ -172,14 +172,13 @@ impl BodyChecker<'_> {
                 let amp_math =
                     matches!(prefix, [m] | [_, m] if m == "fast_math" || m == "precise_math");
                 if amp_math {
+                    if math::pair_function(&last, false).is_some() {
+                        return self.pair_value(&syn::Expr::Call(c.clone()));
+                    }
                     let args: Vec<Expr> = c.args.iter().map(|a| self.expr(a)).collect();
                     if let Some(f) = MathFn::from_amp(&last) {
                         let precise = prefix.last().is_some_and(|m| m == "precise_math");
                         return self.math(f, &last, args, span, precise);
-                    }
-                    if math::pair_function(&last, false).is_some() {
-                        let call = format!("{}::{last}(x)", prefix.join("::"));
-                        return self.pair_outside_let(&call, &last, span);
                     }
                     let builtin = match last.as_str() {
                         "fabs" => Some(Builtin::Abs),

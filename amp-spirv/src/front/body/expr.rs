@@ -566,6 +566,11 @@ impl BodyChecker<'_> {
                     .map(|e| self.infer.describe(&e.ty));
                 let help = if let Some(n) = normalized {
                     format!("a `{n}` combines only with another `{n}` (the result is clamped into its range) and `as` does not convert to or from it; make the other side a `{n}` with `{n}::new(x)`, or compute in `f32` with `f32::from(v)`")
+                } else if [l, r]
+                    .iter()
+                    .any(|e| matches!(self.infer.shallow(&e.ty), Ty::Tuple(_)))
+                {
+                    "a tuple is not a number: read a component (`t.0`) or destructure it (`let (a, b) = t;`)".to_string()
                 } else if int_literal_with_float(l, r) || int_literal_with_float(r, l) {
                     "kernels do no implicit conversions; write the integer literal as a float literal (`1.0`, not `1`)".to_string()
                 } else {

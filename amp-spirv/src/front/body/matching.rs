@@ -276,6 +276,8 @@ impl BodyChecker<'_> {
                     )
                     .with_help("bind the whole value: `n @ (1 | 2) => ...`"),
                 );
+                // Declared all the same (in the arm's scope), so its uses report nothing more.
+                self.declare(&p.ident.to_string(), Ty::Never, false);
                 vec![Case::Refused]
             }
             other => {

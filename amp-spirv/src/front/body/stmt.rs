@@ -1,7 +1,6 @@
 //! Blocks and statements: `let` (with its patterns, pairs and `#[tile_static]`), `const` and the
 //! items kernels refuse, and expression statements.
 
-use super::builtin::pair_call;
 use super::expr::macro_error;
 use super::*;
 
@@ -139,11 +138,6 @@ impl BodyChecker<'_> {
                         self.bind(pat, ty, None, stmts);
                     }
                 }
-                Some(call)
-                    if pt.elems.len() == 2 && pair_call(call).is_some() && types[0].is_none() =>
-                {
-                    self.let_pair(pt, call, stmts)
-                }
                 Some(value) => {
                     let declared = match tuple_ty {
                         Some(tt) => match self.value_type(&syn::Type::Tuple((*tt).clone())) {
@@ -167,40 +161,6 @@ impl BodyChecker<'_> {
         };
         let init = init_expr.map(|e| self.expr(e));
         self.bind(pat, ty, init, stmts);
-    }
-
-    /// `let (m, e) = precise_math::frexp(x);` (also `modf`, `sincos`, `x.sin_cos()`): the
-    /// argument is evaluated once into a hidden local, then each name is bound to one of the
-    /// pair's functions of it.
-    fn let_pair(&mut self, pt: &syn::PatTuple, call: &syn::Expr, stmts: &mut Vec<Stmt>) {
-        let Some((fns, name, args, precise)) = pair_call(call) else {
-            return;
-        };
-        let span = call.span();
-        if args.len() != 1 {
-            self.err(Diagnostic::error(
-                Rule::BuiltinFunctions,
-                span,
-                format!(
-                    "`{name}` takes 1 argument counting the receiver, found {}",
-                    args.len()
-                ),
-            ));
-            return;
-        }
-        let arg = self.expr(args[0]);
-        let ty = arg.ty.clone();
-        let tmp = self.hidden_immutable(&format!("{name}_argument"), ty.clone());
-        stmts.push(Stmt::Let(tmp, Some(arg)));
-        for (pat, f) in pt.elems.iter().zip(fns) {
-            let value = Expr {
-                kind: ExprKind::Local(tmp),
-                ty: ty.clone(),
-                span,
-            };
-            let init = self.math(f, &name, vec![value], span, precise);
-            self.bind(pat, None, Some(init), stmts);
-        }
     }
 
     /// `#[tile_static] let mut name: T;`: memory shared by the threads of a tile.
