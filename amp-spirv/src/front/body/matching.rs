@@ -167,7 +167,10 @@ impl BodyChecker<'_> {
         for end in ends {
             self.deferred.join(end);
         }
-        if !catch_all && !refused {
+        // A scrutinee typed `!` failed to check already (or is a callee's value left unchecked
+        // here): it has no values to cover.
+        let unknown = self.infer.shallow(&ty) == Ty::Never;
+        if !catch_all && !refused && !unknown {
             if let Some(missing) = self.uncovered(&ty, &mut covered) {
                 self.err(
                     Diagnostic::error(
