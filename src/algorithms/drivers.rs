@@ -16,6 +16,75 @@ const COUNT_BLOCK: usize = 256 * 32;
 /// Values per thread of `reduce_by_key`'s chunk kernel.
 const CHUNK: usize = 32;
 
+/// Elements per block of the scans with an operator (`256` threads of `32` each).
+const SCAN_WITH_BLOCK: usize = 256 * 32;
+
+/// Launches a scan's totals kernel: `(input, totals)`, one total per block.
+type ScanTotals<'f, T> = &'f dyn Fn(&ArrayView<'_, T, 1>, &mut Array<T, 1>) -> Result<(), Error>;
+/// Launches a scan's blocks kernel: `(blocks, input, carries, output, init, exclusive)`.
+type ScanBlocks<'f, T> = &'f dyn Fn(
+    usize,
+    &ArrayView<'_, T, 1>,
+    &ArrayView<'_, T, 1>,
+    &mut ArrayViewMut<'_, T, 1>,
+    T,
+    u32,
+) -> Result<(), Error>;
+
+/// `inclusive_scan!` (`init` is `None`) and `exclusive_scan!` (`Some(init)`): checks the
+/// lengths and scans `input` into `output` with the user's kernels.
+#[doc(hidden)]
+pub fn scan_with<T: AlgorithmElement>(
+    operation: &'static str,
+    input: &ArrayView<'_, T, 1>,
+    output: &mut ArrayViewMut<'_, T, 1>,
+    init: Option<T>,
+    totals: ScanTotals<'_, T>,
+    blocks: ScanBlocks<'_, T>,
+) -> Result<(), Error> {
+    let n = input.extent()[0];
+    check_lengths(operation, ("input", n), ("output", output.extent()[0]))?;
+    if n == 0 {
+        return Ok(());
+    }
+    let acc = accelerator_of(input.accelerator())?;
+    scan_pass(&acc, input, output, init, totals, blocks)?;
+    output.synchronize()
+}
+
+/// One level of a scan with an operator: the blocks' totals and their inclusive scan (this
+/// function again) when there is more than one block, then the blocks.
+fn scan_pass<T: AlgorithmElement>(
+    acc: &Accelerator,
+    input: &ArrayView<'_, T, 1>,
+    output: &mut ArrayViewMut<'_, T, 1>,
+    init: Option<T>,
+    totals: ScanTotals<'_, T>,
+    blocks: ScanBlocks<'_, T>,
+) -> Result<(), Error> {
+    let count = input.extent()[0].div_ceil(SCAN_WITH_BLOCK);
+    // `carries[b]` is the operator over blocks `0..=b` (read for the block after it).
+    let carries = if count == 1 {
+        Array::<T, 1>::new_on(acc, [1])?
+    } else {
+        let mut sums = Array::<T, 1>::new_on(acc, [count])?;
+        totals(input, &mut sums)?;
+        let mut carries = Array::<T, 1>::new_on(acc, [count])?;
+        scan_pass(acc, &sums.view(), &mut carries.view_mut(), None, totals, blocks)?;
+        carries
+    };
+    let exclusive = u32::from(init.is_some());
+    let carries = carries.view();
+    blocks(
+        count,
+        input,
+        &carries,
+        output,
+        init.unwrap_or(T::ZERO),
+        exclusive,
+    )
+}
+
 /// Launches a reduction's blocks kernel: `(input, partials, init, first)`.
 type Blocks<'f, A, B> =
     &'f dyn Fn(&ArrayView<'_, A, 1>, &mut Array<B, 1>, B, u32) -> Result<(), Error>;

@@ -49,6 +49,7 @@ mod histogram;
 mod host;
 mod reduce;
 mod scan;
+mod scan_with;
 mod search;
 mod sort;
 mod unique;
@@ -71,9 +72,15 @@ pub use crate::{
     __amp_algorithms_reduce_by_key as reduce_by_key, __amp_algorithms_transform as transform,
     __amp_algorithms_transform_reduce as transform_reduce,
 };
+#[doc(inline)]
+pub use crate::{
+    __amp_algorithms_exclusive_scan as exclusive_scan,
+    __amp_algorithms_inclusive_scan as inclusive_scan,
+};
 #[doc(hidden)]
 pub use drivers::{
     count_if as __count_if, reduce as __reduce, reduce_by_key as __reduce_by_key,
+    scan_with as __scan_with,
     select as __select, transform as __transform, SegmentKernels as __SegmentKernels,
 };
 #[doc(hidden)]

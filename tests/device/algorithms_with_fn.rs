@@ -1,5 +1,6 @@
 //! The algorithms that take a user's `#[amp::device]` function (`reduce!`, `transform!`,
-//! `transform_reduce!`, `count_if!`, `copy_if!`, `partition!`, `reduce_by_key!`) against the
+//! `transform_reduce!`, `count_if!`, `copy_if!`, `partition!`, `reduce_by_key!`,
+//! `inclusive_scan!`, `exclusive_scan!`) against the
 //! same operations in host Rust: lengths 0, 1, around the blocks (8,192 elements per reduction
 //! block, 32 per `reduce_by_key` chunk), a few million, views of host data and of arrays, a
 //! non-commutative operator, NaN and signed zeros, and the typed errors.
@@ -92,6 +93,18 @@ mod ops {
         x % 3 == 0
     }
 
+    /// The composition of two affine maps of `u16` (`x -> m * x + c`, packed as `m << 16 | c`):
+    /// first `f`, then `g`. Associative, not commutative, and with no identity among the
+    /// values the tests draw (odd `m`).
+    #[amp::device]
+    pub fn then(f: u32, g: u32) -> u32 {
+        let (m1, c1) = (f >> 16, f & 0xffff);
+        let (m2, c2) = (g >> 16, g & 0xffff);
+        let m = (m1 * m2) & 0xffff;
+        let c = (c1 * m2 + c2) & 0xffff;
+        (m << 16) | c
+    }
+
     /// `(x as f32) * 0.5`.
     #[amp::device]
     pub fn half(x: i32) -> f32 {
@@ -137,6 +150,67 @@ fn reduce_matches_the_host() {
         let got = algorithms::reduce!(f32, &v, 0.5, ops::max_abs).unwrap();
         assert_eq!(got.to_bits(), expected.to_bits(), "max_abs of {n}");
     }
+    assert_validation_clean();
+}
+
+#[test]
+fn scans_with_an_operator_match_the_host() {
+    let mut rng = Rng(17);
+    for n in LENGTHS.into_iter().chain([8192, 8192 * 2, MILLIONS]) {
+        let maps: Vec<u32> = (0..n)
+            .map(|_| (rng.next_u32() | 0x1_0000) & 0xffff_ffff)
+            .collect();
+        let input = ArrayView::new([n], &maps).unwrap();
+        let mut out = vec![0u32; n];
+        algorithms::inclusive_scan!(
+            u32,
+            &input,
+            &mut ArrayViewMut::new([n], &mut out).unwrap(),
+            ops::then
+        )
+        .unwrap();
+        let mut run = None;
+        for (i, &f) in maps.iter().enumerate() {
+            let next = run.map_or(f, |r| ops::then(r, f));
+            run = Some(next);
+            assert_eq!(out[i], next, "inclusive, {i} of {n}");
+        }
+        let init = 0x0003_0007;
+        let mut out = vec![0u32; n];
+        algorithms::exclusive_scan!(
+            u32,
+            &input,
+            &mut ArrayViewMut::new([n], &mut out).unwrap(),
+            init,
+            ops::then
+        )
+        .unwrap();
+        let mut run = init;
+        for (i, &f) in maps.iter().enumerate() {
+            assert_eq!(out[i], run, "exclusive, {i} of {n}");
+            run = ops::then(run, f);
+        }
+        // A generic operator, on an array's view.
+        let values = ints(&mut rng, n, 1000);
+        let array = Array::from_slice([n], &values).unwrap();
+        let mut out = Array::<i32, 1>::new([n]).unwrap();
+        algorithms::inclusive_scan!(i32, &array.view(), &mut out.view_mut(), ops::larger).unwrap();
+        let got = out.to_vec().unwrap();
+        let mut best = i32::MIN;
+        for (i, &v) in values.iter().enumerate() {
+            best = best.max(v);
+            assert_eq!(got[i], best, "running maximum, {i} of {n}");
+        }
+    }
+    let short = [1u32, 2];
+    let mut long = [0u32; 3];
+    let r = algorithms::inclusive_scan!(
+        u32,
+        &ArrayView::new([2], &short).unwrap(),
+        &mut ArrayViewMut::new([3], &mut long).unwrap(),
+        ops::add
+    );
+    assert!(mismatch(r));
     assert_validation_clean();
 }
 
