@@ -54,7 +54,11 @@ fn count_blocks<T: DeviceScalar>(
 /// assert_eq!(amp::algorithms::count(&ArrayView::new([5], &data)?, 1)?, 3);
 /// # Ok(()) }
 /// ```
-pub fn count<T: DeviceScalar>(input: &ArrayView<'_, T, 1>, value: T) -> Result<usize, Error> {
+pub fn count<T: DeviceScalar, const N: usize>(
+    input: &ArrayView<'_, T, N>,
+    value: T,
+) -> Result<usize, Error> {
+    let input = &super::flat(input, "count")?;
     let n = input.extent()[0];
     if n == 0 {
         return Ok(0);

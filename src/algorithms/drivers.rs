@@ -70,7 +70,14 @@ fn scan_pass<T: AlgorithmElement>(
         let mut sums = Array::<T, 1>::new_on(acc, [count])?;
         totals(input, &mut sums)?;
         let mut carries = Array::<T, 1>::new_on(acc, [count])?;
-        scan_pass(acc, &sums.view(), &mut carries.view_mut(), None, totals, blocks)?;
+        scan_pass(
+            acc,
+            &sums.view(),
+            &mut carries.view_mut(),
+            None,
+            totals,
+            blocks,
+        )?;
         carries
     };
     let exclusive = u32::from(init.is_some());

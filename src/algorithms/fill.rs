@@ -23,7 +23,11 @@ fn iota_elements<T: DeviceScalar>(idx: Index<1>, out: ArrayViewMut<T, 1>, start:
 /// assert_eq!(data, [7; 4]);
 /// # Ok(()) }
 /// ```
-pub fn fill<T: DeviceScalar>(out: &mut ArrayViewMut<'_, T, 1>, value: T) -> Result<(), Error> {
+pub fn fill<T: DeviceScalar, const N: usize>(
+    out: &mut ArrayViewMut<'_, T, N>,
+    value: T,
+) -> Result<(), Error> {
+    let out = &mut super::flat_mut(out, "fill")?;
     let acc = accelerator_of(out.accelerator())?;
     // SAFETY: one thread per element of `out`, writing only its own.
     parallel_for_each_on(&acc, out.extent(), unsafe { fill_elements(out, value) })?;
@@ -41,7 +45,11 @@ pub fn fill<T: DeviceScalar>(out: &mut ArrayViewMut<'_, T, 1>, value: T) -> Resu
 /// assert_eq!(data, [10, 11, 12, 13]);
 /// # Ok(()) }
 /// ```
-pub fn iota<T: DeviceScalar>(out: &mut ArrayViewMut<'_, T, 1>, start: T) -> Result<(), Error> {
+pub fn iota<T: DeviceScalar, const N: usize>(
+    out: &mut ArrayViewMut<'_, T, N>,
+    start: T,
+) -> Result<(), Error> {
+    let out = &mut super::flat_mut(out, "iota")?;
     let acc = accelerator_of(out.accelerator())?;
     // SAFETY: one thread per element of `out`, writing only its own.
     parallel_for_each_on(&acc, out.extent(), unsafe { iota_elements(out, start) })?;

@@ -144,12 +144,13 @@ fn count_bins_tiled<T: DeviceScalar>(
 /// assert_eq!(counts, [1, 2, 0, 1]);
 /// # Ok(()) }
 /// ```
-pub fn histogram<T: DeviceScalar>(
-    input: &ArrayView<'_, T, 1>,
+pub fn histogram<T: DeviceScalar, const N: usize>(
+    input: &ArrayView<'_, T, N>,
     bins: usize,
     lo: T,
     hi: T,
 ) -> Result<Vec<u32>, Error> {
+    let input = &super::flat(input, "histogram")?;
     // `!(lo < hi)` also refuses NaN bounds.
     #[allow(clippy::neg_cmp_op_on_partial_ord)]
     if bins == 0 || !(lo < hi) {

@@ -80,15 +80,15 @@ pub use crate::{
 #[doc(hidden)]
 pub use drivers::{
     count_if as __count_if, reduce as __reduce, reduce_by_key as __reduce_by_key,
-    scan_with as __scan_with,
-    select as __select, transform as __transform, SegmentKernels as __SegmentKernels,
+    scan_with as __scan_with, select as __select, transform as __transform,
+    SegmentKernels as __SegmentKernels,
 };
 #[doc(hidden)]
 pub use with_fn::AlgorithmElement as __AlgorithmElement;
 
 #[cfg(doc)]
 use crate::Array;
-use crate::{Accelerator, Error, Extent, TiledExtent};
+use crate::{Accelerator, ArrayView, ArrayViewMut, Error, Extent, TiledExtent};
 
 /// Threads per tile of every algorithm kernel.
 const TILE: usize = 256;
@@ -124,6 +124,42 @@ fn check_lengths(
 
 /// The accelerator a view's data lives on, or the default one for host data.
 /// (`view.accelerator()` of an `ArrayView` or `ArrayViewMut`.)
+/// A contiguous view of any rank as the rank-1 view of its elements in row-major order, for the
+/// algorithms whose result does not depend on the shape (`sum`, `count`, `fill`, ..).
+/// [`Error::NotContiguous`] naming `operation` for a section with gaps.
+fn flat<'a, T: crate::DeviceElement, const N: usize>(
+    input: &ArrayView<'a, T, N>,
+    operation: &'static str,
+) -> Result<ArrayView<'a, T, 1>, Error> {
+    input
+        .view_as::<1>([input.extent().size()])
+        .map_err(|e| named(e, operation))
+}
+
+/// [`flat`] for a writable view.
+fn flat_mut<'v, T: crate::DeviceElement, const N: usize>(
+    out: &'v mut ArrayViewMut<'_, T, N>,
+    operation: &'static str,
+) -> Result<ArrayViewMut<'v, T, 1>, Error> {
+    let size = out.extent().size();
+    out.view_as_mut::<1>([size])
+        .map_err(|e| named(e, operation))
+}
+
+/// A `NotContiguous` error of `view_as` as the algorithm's own.
+fn named(e: Error, operation: &'static str) -> Error {
+    match e {
+        Error::NotContiguous {
+            extent, strides, ..
+        } => Error::NotContiguous {
+            operation,
+            extent,
+            strides,
+        },
+        other => other,
+    }
+}
+
 fn accelerator_of(view: Option<Accelerator>) -> Result<Accelerator, Error> {
     match view {
         Some(acc) => Ok(acc),

@@ -171,7 +171,8 @@ fn reduce<T: DeviceScalar, const OP: u32>(
 /// assert_eq!(amp::algorithms::sum(&ArrayView::new([4], &data)?)?, 10);
 /// # Ok(()) }
 /// ```
-pub fn sum<T: DeviceScalar>(input: &ArrayView<'_, T, 1>) -> Result<T, Error> {
+pub fn sum<T: DeviceScalar, const N: usize>(input: &ArrayView<'_, T, N>) -> Result<T, Error> {
+    let input = &super::flat(input, "sum")?;
     if input.extent()[0] == 0 {
         return Ok(T::ZERO);
     }
@@ -185,13 +186,13 @@ pub fn sum<T: DeviceScalar>(input: &ArrayView<'_, T, 1>) -> Result<T, Error> {
 /// The smallest element (floats: NaNs are passed over as by `f32::min`; only NaNs give NaN).
 ///
 /// Errors: [`Error::EmptyInput`] for no elements, and the launch errors.
-pub fn min<T: DeviceScalar>(input: &ArrayView<'_, T, 1>) -> Result<T, Error> {
-    reduce::<T, OP_MIN>(input, T::MIN_IDENTITY, "min")
+pub fn min<T: DeviceScalar, const N: usize>(input: &ArrayView<'_, T, N>) -> Result<T, Error> {
+    reduce::<T, OP_MIN>(&super::flat(input, "min")?, T::MIN_IDENTITY, "min")
 }
 
 /// The largest element (floats: NaNs are passed over as by `f32::max`; only NaNs give NaN).
 ///
 /// Errors: [`Error::EmptyInput`] for no elements, and the launch errors.
-pub fn max<T: DeviceScalar>(input: &ArrayView<'_, T, 1>) -> Result<T, Error> {
-    reduce::<T, OP_MAX>(input, T::MAX_IDENTITY, "max")
+pub fn max<T: DeviceScalar, const N: usize>(input: &ArrayView<'_, T, N>) -> Result<T, Error> {
+    reduce::<T, OP_MAX>(&super::flat(input, "max")?, T::MAX_IDENTITY, "max")
 }

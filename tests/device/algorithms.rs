@@ -57,6 +57,47 @@ fn sums_minima_and_maxima_match_the_host() {
     assert_validation_clean();
 }
 
+/// The algorithms whose result does not depend on the shape take contiguous views of any
+/// rank, in row-major order; a section with gaps is a typed error naming the algorithm.
+#[test]
+fn shape_free_algorithms_take_views_of_any_rank() {
+    let mut rng = Rng(29);
+    let (rows, cols) = (37, 129);
+    let data: Vec<i32> = (0..rows * cols)
+        .map(|_| (rng.next_u32() % 2001) as i32 - 1000)
+        .collect();
+    let grid = ArrayView::new([rows, cols], &data).unwrap();
+    assert_eq!(
+        algorithms::sum(&grid).unwrap(),
+        data.iter().fold(0i32, |a, &b| a.wrapping_add(b))
+    );
+    assert_eq!(algorithms::min(&grid).unwrap(), *data.iter().min().unwrap());
+    assert_eq!(algorithms::max(&grid).unwrap(), *data.iter().max().unwrap());
+    let zeros = data.iter().filter(|&&x| x == 0).count();
+    assert_eq!(algorithms::count(&grid, 0).unwrap(), zeros);
+    let cube: Vec<f32> = (0..4 * 5 * 6).map(|i| (i % 7) as f32).collect();
+    let counts =
+        algorithms::histogram(&ArrayView::new([4, 5, 6], &cube).unwrap(), 7, 0.0, 7.0).unwrap();
+    let mut want = vec![0u32; 7];
+    for &x in &cube {
+        want[x as usize] += 1;
+    }
+    assert_eq!(counts, want);
+    let mut array = Array::<u32, 2>::new([rows, cols]).unwrap();
+    algorithms::iota(&mut array.view_mut(), 5).unwrap();
+    let expected: Vec<u32> = (0..(rows * cols) as u32).map(|i| i + 5).collect();
+    assert_eq!(array.to_vec().unwrap(), expected);
+    algorithms::fill(&mut array.view_mut(), 9).unwrap();
+    assert!(array.to_vec().unwrap().iter().all(|&x| x == 9));
+    // A section with gaps between its rows.
+    let section = grid.section([1, 1], [3, 4]).unwrap();
+    match algorithms::sum(&section) {
+        Err(amp::Error::NotContiguous { operation, .. }) => assert_eq!(operation, "sum"),
+        other => panic!("expected NotContiguous, got {other:?}"),
+    }
+    assert_validation_clean();
+}
+
 #[test]
 fn nans_are_passed_over_by_min_and_max() {
     let data = [f32::NAN, 3.0, -2.0, f32::NAN, 5.0];
