@@ -49,6 +49,7 @@ mod subgroup;
 mod textures;
 mod tiled;
 mod tiled_contract;
+mod tracing_spans;
 mod vector_add_contract;
 mod vectors;
 

@@ -110,6 +110,15 @@ pub fn parallel_for_each_on<T: LaunchTarget + ?Sized, D: ComputeDomain>(
 /// Runs `plan` on `view`.
 fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
     let acc = view.accelerator();
+    // The fields are read only when a subscriber wants the span (docs/tracing.md).
+    let _span = tracing::info_span!(
+        "launch",
+        kernel = plan.info.name,
+        extent = ?&plan.domain[..],
+        tile = plan.tiling.as_ref().map(|t| tracing::field::debug(t.tile)),
+        device = acc.device_path(),
+    )
+    .entered();
     let device = match acc.backend() {
         Backend::Vulkan(device) => device,
         Backend::Native(native) => {

@@ -1,0 +1,132 @@
+//! Instrumentation: with a `tracing` subscriber installed, a launch, its transfers and a wait
+//! are spans named `launch`, `upload`, `download` and `wait`, with the kernel, the extent, the
+//! bytes and the device as fields (docs/tracing.md). The subscriber here is a small recorder
+//! installed for this thread only, so the tests that run beside it are not traced.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use crate::common;
+use amp::prelude::*;
+use common::assert_validation_clean;
+use tracing::field::{Field, Visit};
+use tracing::span::{Attributes, Id, Record};
+use tracing::{Event, Metadata, Subscriber};
+
+/// A span as the recorder saw it: its name and its fields, formatted.
+#[derive(Debug, Clone)]
+struct Seen {
+    name: &'static str,
+    fields: BTreeMap<&'static str, String>,
+}
+
+/// Records every span created while it is the thread's default subscriber.
+#[derive(Clone, Default)]
+struct Recorder {
+    spans: Arc<Mutex<Vec<Seen>>>,
+    next: Arc<AtomicU64>,
+}
+
+struct Fields<'a>(&'a mut BTreeMap<&'static str, String>);
+
+impl Visit for Fields<'_> {
+    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
+        self.0.insert(field.name(), format!("{value:?}"));
+    }
+
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.0.insert(field.name(), value.to_owned());
+    }
+}
+
+impl Subscriber for Recorder {
+    fn enabled(&self, _: &Metadata<'_>) -> bool {
+        true
+    }
+
+    fn new_span(&self, span: &Attributes<'_>) -> Id {
+        let mut fields = BTreeMap::new();
+        span.record(&mut Fields(&mut fields));
+        self.spans.lock().unwrap().push(Seen {
+            name: span.metadata().name(),
+            fields,
+        });
+        Id::from_u64(self.next.fetch_add(1, Ordering::Relaxed) + 1)
+    }
+
+    fn record(&self, _: &Id, _: &Record<'_>) {}
+    fn record_follows_from(&self, _: &Id, _: &Id) {}
+    fn event(&self, _: &Event<'_>) {}
+    fn enter(&self, _: &Id) {}
+    fn exit(&self, _: &Id) {}
+}
+
+#[kernel(amp)]
+fn traced_double(idx: Index<1>, a: &Array<u32, 1>, b: &mut Array<u32, 1>) {
+    b[idx] = a[idx] * 2;
+}
+
+fn find<'a>(spans: &'a [Seen], name: &str) -> Vec<&'a Seen> {
+    spans.iter().filter(|s| s.name == name).collect()
+}
+
+#[test]
+fn a_launch_its_transfers_and_a_wait_are_spans_with_fields() -> Result<(), amp::Error> {
+    let recorder = Recorder::default();
+    let acc = Accelerator::default()?;
+    let path = acc.device_path().to_owned();
+    let input: Vec<u32> = (0..256).collect();
+    let out = tracing::subscriber::with_default(recorder.clone(), || {
+        let a = Array::from_slice_on(&acc, [256], &input)?;
+        let mut b = Array::<u32, 1>::new_on(&acc, [256])?;
+        parallel_for_each(b.extent(), traced_double(&a, &mut b))?;
+        acc.default_view().wait()?;
+        b.to_vec()
+    })?;
+    assert_eq!(out, input.iter().map(|x| x * 2).collect::<Vec<_>>());
+    let spans = recorder.spans.lock().unwrap().clone();
+
+    let launches = find(&spans, "launch");
+    assert_eq!(launches.len(), 1, "one launch span: {spans:#?}");
+    let launch = &launches[0].fields;
+    assert_eq!(launch["kernel"], "traced_double");
+    assert_eq!(launch["extent"], "[256]");
+    assert_eq!(launch["device"], path);
+
+    let uploads = find(&spans, "upload");
+    assert!(
+        uploads.iter().any(|s| s.fields["bytes"] == "1024"),
+        "the input's upload: {spans:#?}"
+    );
+    let downloads = find(&spans, "download");
+    assert!(
+        downloads
+            .iter()
+            .any(|s| s.fields["bytes"] == "1024" && s.fields["device"] == path),
+        "the result's download: {spans:#?}"
+    );
+    assert!(
+        find(&spans, "wait")
+            .iter()
+            .any(|s| s.fields["device"] == path),
+        "the view's wait: {spans:#?}"
+    );
+    if !acc.is_native() {
+        // The kernel is built at its first launch, which this is.
+        let created = find(&spans, "pipeline_create");
+        assert!(
+            created
+                .iter()
+                .any(|s| s.fields["kernel"] == "traced_double"),
+            "the pipeline's creation: {spans:#?}"
+        );
+        assert!(
+            !find(&spans, "submit").is_empty(),
+            "a submission: {spans:#?}"
+        );
+    }
+    assert_validation_clean();
+    Ok(())
+}
