@@ -38,6 +38,8 @@ mod loop_limit;
 mod math;
 mod matmul;
 mod model;
+#[cfg(feature = "ndarray")]
+mod ndarray_interop;
 mod normalized;
 mod numeric;
 mod ping_pong;
