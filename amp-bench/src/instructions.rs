@@ -51,29 +51,10 @@ pub struct CountRun {
 }
 
 impl CountRun {
-    /// `--count-pair K --count-side amp|glsl --count-reps R`, or `None` without them.
+    /// `--count-pair K --count-side amp|glsl --count-reps R`, or `None` without them (the
+    /// rest of a command line, [`Cli::parse`](crate::cli::Cli::parse)).
     pub fn from_args(args: &[String]) -> Result<Option<CountRun>, BoxError> {
-        let value = |flag: &str| {
-            args.iter()
-                .position(|a| a == flag)
-                .and_then(|i| args.get(i + 1))
-        };
-        let Some(pair) = value("--count-pair") else {
-            return Ok(None);
-        };
-        let side = match value("--count-side").map(String::as_str) {
-            Some("amp") => Side::Amp,
-            Some("glsl") => Side::Glsl,
-            other => return Err(format!("--count-side must be amp or glsl, not {other:?}").into()),
-        };
-        let reps = value("--count-reps")
-            .and_then(|r| r.parse().ok())
-            .ok_or("--count-reps needs a number")?;
-        Ok(Some(CountRun {
-            pair: pair.parse()?,
-            side,
-            reps,
-        }))
+        Ok(crate::cli::Cli::parse(args)?.count)
     }
 
     /// Runs the chosen side `reps` times when `pair` is the chosen pair.
