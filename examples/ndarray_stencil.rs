@@ -38,12 +38,15 @@ pub fn initial(rows: usize, cols: usize) -> Array2<f32> {
 pub fn steps_ndarray(grid: &Array2<f32>, steps: usize) -> Array2<f32> {
     let mut a = grid.clone();
     let mut b = grid.clone();
+    let (rows, cols) = grid.dim();
     for _ in 0..steps {
-        let sum = &a.slice(s![..-2, 1..-1])
-            + &a.slice(s![2.., 1..-1])
-            + &a.slice(s![1..-1, ..-2])
-            + &a.slice(s![1..-1, 2..]);
-        b.slice_mut(s![1..-1, 1..-1]).assign(&(sum * 0.25));
+        let up = a.slice(s![0..rows - 2, 1..cols - 1]);
+        let down = a.slice(s![2..rows, 1..cols - 1]);
+        let left = a.slice(s![1..rows - 1, 0..cols - 2]);
+        let right = a.slice(s![1..rows - 1, 2..cols]);
+        let sum = &up + &down + left + right;
+        b.slice_mut(s![1..rows - 1, 1..cols - 1])
+            .assign(&(sum * 0.25));
         std::mem::swap(&mut a, &mut b);
     }
     a
