@@ -51,12 +51,6 @@ pub struct CountRun {
 }
 
 impl CountRun {
-    /// `--count-pair K --count-side amp|glsl --count-reps R`, or `None` without them (the
-    /// rest of a command line, [`Cli::parse`](crate::cli::Cli::parse)).
-    pub fn from_args(args: &[String]) -> Result<Option<CountRun>, BoxError> {
-        Ok(crate::cli::Cli::parse(args)?.count)
-    }
-
     /// Runs the chosen side `reps` times when `pair` is the chosen pair.
     pub fn run(
         &self,
