@@ -488,7 +488,7 @@ impl From<gpu_allocator::AllocationError> for Error {
 pub enum SettingSource {
     /// The process's environment.
     Environment,
-    /// The [`Config`] method named.
+    /// The [`Config`](crate::Config) method named.
     Config(&'static str),
 }
 
