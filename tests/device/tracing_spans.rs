@@ -28,6 +28,8 @@ struct Seen {
 #[derive(Clone, Default)]
 struct Recorder {
     spans: Arc<Mutex<Vec<Seen>>>,
+    /// The events' fields (`message` among them).
+    events: Arc<Mutex<Vec<BTreeMap<&'static str, String>>>>,
     next: Arc<AtomicU64>,
 }
 
@@ -60,7 +62,11 @@ impl Subscriber for Recorder {
 
     fn record(&self, _: &Id, _: &Record<'_>) {}
     fn record_follows_from(&self, _: &Id, _: &Id) {}
-    fn event(&self, _: &Event<'_>) {}
+    fn event(&self, event: &Event<'_>) {
+        let mut fields = BTreeMap::new();
+        event.record(&mut Fields(&mut fields));
+        self.events.lock().unwrap().push(fields);
+    }
     fn enter(&self, _: &Id) {}
     fn exit(&self, _: &Id) {}
 }
@@ -90,13 +96,29 @@ fn a_launch_its_transfers_and_a_wait_are_spans_with_fields() -> Result<(), amp::
         let mut b = Array::<u32, 1>::new_on(&acc, [256])?;
         parallel_for_each(b.extent(), traced_double(&a, &mut b))?;
         acc.default_view().wait()?;
+        // With kernel timing on, each timed launch's time is an event too.
+        let view = acc.create_view()?;
+        view.set_profiling(true)?;
+        parallel_for_each_on(&view, b.extent(), traced_double(&a, &mut b))?;
+        view.wait()?;
+        view.take_kernel_times()?;
         b.to_vec()
     })?;
     assert_eq!(out, input.iter().map(|x| x * 2).collect::<Vec<_>>());
     let spans = recorder.spans.lock().unwrap().clone();
 
+    let events = recorder.events.lock().unwrap().clone();
+    assert!(
+        events.iter().any(
+            |e| e.get("message").map(String::as_str) == Some("kernel time")
+                && e.get("kernel").map(String::as_str) == Some("traced_double")
+                && e.get("seconds").is_some()
+        ),
+        "a kernel time event: {events:#?}"
+    );
+
     let launches = find(&spans, "launch");
-    assert_eq!(launches.len(), 1, "one launch span: {spans:#?}");
+    assert_eq!(launches.len(), 2, "a launch span per launch: {spans:#?}");
     let launch = &launches[0].fields;
     assert_eq!(launch["kernel"], "traced_double");
     assert_eq!(launch["extent"], "[256]");

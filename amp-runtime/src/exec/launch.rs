@@ -134,9 +134,11 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
             // A launch that ran (an out-of-bounds access is found after it ran) has a time.
             if let (Some(nv), Some(start)) = (timed, start) {
                 if matches!(result, Ok(()) | Err(Error::IndexOutOfBounds { .. })) {
+                    let seconds = start.elapsed().as_secs_f64();
+                    tracing::info!(kernel, seconds, "kernel time");
                     nv.profiler.push(KernelTime {
                         kernel: kernel.to_owned(),
-                        seconds: start.elapsed().as_secs_f64(),
+                        seconds,
                     });
                 }
             }
