@@ -262,7 +262,7 @@ fn colour_example_matches_the_host_unorm_arithmetic_and_files_round_trip(
 }
 
 /// The ndarray stencil on the device over `ndarray` grids in place matches `ndarray`'s own
-/// computation (a few steps of a small grid; the example runs 200 of 256 x 256).
+/// computation (a few steps of a small grid; the example runs 150 of 128 x 128).
 #[cfg(feature = "ndarray")]
 #[test]
 fn ndarray_stencil_example_matches_ndarray() -> Result<(), amp::Error> {
