@@ -76,6 +76,11 @@ fn traced_double(idx: Index<1>, a: &Array<u32, 1>, b: &mut Array<u32, 1>) {
     b[idx] = a[idx] * 2;
 }
 
+#[kernel(amp)]
+fn traced_copy(idx: Index<1>, a: &Array<u32, 1>, out: ArrayViewMut<u32, 1>) {
+    out[idx] = a[idx];
+}
+
 fn find<'a>(spans: &'a [Seen], name: &str) -> Vec<&'a Seen> {
     spans.iter().filter(|s| s.name == name).collect()
 }
@@ -102,6 +107,16 @@ fn a_launch_its_transfers_and_a_wait_are_spans_with_fields() -> Result<(), amp::
         parallel_for_each_on(&view, b.extent(), traced_double(&a, &mut b))?;
         view.wait()?;
         view.take_kernel_times()?;
+        // A copy and a view's synchronize.
+        let mut host = vec![0u32; 256];
+        amp::copy(&b, &mut host[..])?;
+        let mut back = vec![0u32; 256];
+        {
+            let mut v = ArrayViewMut::new([256], &mut back)?;
+            parallel_for_each(v.extent(), traced_copy(&b, &mut v))?;
+            v.synchronize()?;
+        }
+        assert_eq!(host, back);
         b.to_vec()
     })?;
     assert_eq!(out, input.iter().map(|x| x * 2).collect::<Vec<_>>());
@@ -118,7 +133,7 @@ fn a_launch_its_transfers_and_a_wait_are_spans_with_fields() -> Result<(), amp::
     );
 
     let launches = find(&spans, "launch");
-    assert_eq!(launches.len(), 2, "a launch span per launch: {spans:#?}");
+    assert_eq!(launches.len(), 3, "a launch span per launch: {spans:#?}");
     let launch = &launches[0].fields;
     assert_eq!(launch["kernel"], "traced_double");
     assert_eq!(launch["extent"], "[256]");
@@ -142,6 +157,13 @@ fn a_launch_its_transfers_and_a_wait_are_spans_with_fields() -> Result<(), amp::
             .any(|s| s.fields["device"] == path),
         "the view's wait: {spans:#?}"
     );
+    assert!(
+        find(&spans, "copy")
+            .iter()
+            .any(|s| s.fields["bytes"] == "1024"),
+        "the copy: {spans:#?}"
+    );
+    assert_eq!(find(&spans, "synchronize").len(), 1, "{spans:#?}");
     if !acc.is_native() {
         // The kernel is built at its first launch, which this is.
         let created = find(&spans, "pipeline_create");
