@@ -51,31 +51,6 @@ pub struct CountRun {
 }
 
 impl CountRun {
-    /// `--count-pair K --count-side amp|glsl --count-reps R`, or `None` without them.
-    pub fn from_args(args: &[String]) -> Result<Option<CountRun>, BoxError> {
-        let value = |flag: &str| {
-            args.iter()
-                .position(|a| a == flag)
-                .and_then(|i| args.get(i + 1))
-        };
-        let Some(pair) = value("--count-pair") else {
-            return Ok(None);
-        };
-        let side = match value("--count-side").map(String::as_str) {
-            Some("amp") => Side::Amp,
-            Some("glsl") => Side::Glsl,
-            other => return Err(format!("--count-side must be amp or glsl, not {other:?}").into()),
-        };
-        let reps = value("--count-reps")
-            .and_then(|r| r.parse().ok())
-            .ok_or("--count-reps needs a number")?;
-        Ok(Some(CountRun {
-            pair: pair.parse()?,
-            side,
-            reps,
-        }))
-    }
-
     /// Runs the chosen side `reps` times when `pair` is the chosen pair.
     pub fn run(
         &self,

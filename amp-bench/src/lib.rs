@@ -25,9 +25,10 @@
 //! - [`measure`]: statistics, timers, the repetition budget, [`settle`];
 //! - [`report`]: rows, cells, checks, targets, the Markdown tables, JSON, the chart and
 //!   docs/performance.md;
-//! - [`config`], [`devices`], [`instructions`] (`--instructions`) and [`raw_vulkan`] (the raw
+//! - [`cli`] (the binary's command line), [`config`], [`devices`], [`instructions`] (`--instructions`) and [`raw_vulkan`] (the raw
 //!   `ash` floors of the launch rows).
 
+pub mod cli;
 pub mod config;
 pub mod context;
 pub mod devices;

@@ -164,16 +164,48 @@ fn counting_children_run_one_side_of_one_pair() {
     .iter()
     .map(|s| s.to_string())
     .collect();
-    let run = bench::instructions::CountRun::from_args(&args)
+    let run = bench::cli::Cli::parse(&args)
         .expect("valid flags")
+        .count
         .expect("counting");
     assert_eq!(
         (run.pair, run.side, run.reps),
         (3, bench::instructions::Side::Glsl, 5)
     );
-    assert!(bench::instructions::CountRun::from_args(&[])
+    assert!(bench::cli::Cli::parse(Vec::<String>::new())
         .unwrap()
+        .count
         .is_none());
+    // Every flag of `--help`, with its value; an unknown flag and a malformed number are
+    // errors that name them.
+    let cli = bench::cli::Cli::parse([
+        "--tiny",
+        "--full",
+        "--gpu",
+        "--native",
+        "--max-buffer-mib",
+        "3",
+        "--reps",
+        "2",
+        "--only",
+        "vector",
+        "--no-write",
+        "--report-dir",
+        "out",
+        "--chart",
+        "c.png",
+    ])
+    .expect("valid flags");
+    assert!(cli.tiny && cli.full && cli.gpu && cli.native && cli.no_write && !cli.help);
+    assert_eq!(cli.max_buffer_bytes, Some(3 << 20));
+    assert_eq!((cli.reps, cli.only.as_deref()), (Some(2), Some("vector")));
+    assert_eq!(cli.report_dir.as_deref(), Some(std::path::Path::new("out")));
+    let unknown = bench::cli::Cli::parse(["--bogus"]).unwrap_err().to_string();
+    assert!(unknown.contains("--bogus"), "{unknown}");
+    let bad = bench::cli::Cli::parse(["--reps", "x"])
+        .unwrap_err()
+        .to_string();
+    assert!(bad.contains("--reps"), "{bad}");
 }
 
 /// The GPU profile, shrunk to this device's size with `max_buffer_bytes`: its extra rows (the

@@ -5,6 +5,12 @@
 //! `Norm`/`Unorm` clamps, the math functions std lacks: [`m32`], [`m64`]), and textures: [`Tex`]
 //! (texel fetches, stores, samples and gathers) and [`Smp`].
 //!
+//! ```
+//! // The device's integer rules, in Rust: division by zero gives -1, not a panic.
+//! assert_eq!(amp_native_rt::div_i32(7, 0), -1);
+//! assert_eq!(amp_native_rt::div_i32(i32::MIN, -1), i32::MIN);
+//! ```
+//!
 //! Generated code names this crate through `amp::__private::native`; nothing here is meant to
 //! be called by hand. The items and their paths are the contract with the native back end
 //! (`amp-spirv/src/back/native/`), whose module docs define the thread and tile ABIs.

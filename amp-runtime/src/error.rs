@@ -236,6 +236,18 @@ pub enum Error {
         /// Why, and what to do instead.
         reason: String,
     },
+    /// An `ndarray` view that is not in standard layout (row-major and contiguous), which a
+    /// view of host data needs (the `ndarray` feature).
+    #[error("an ndarray view of shape {shape} with strides {strides} is {layout}, but a view needs standard layout (row-major, contiguous): make one with `.as_standard_layout()`, or copy it into an `Array` with `Array::from_ndarray`")]
+    NotStandardLayout {
+        /// The `ndarray` view's shape.
+        shape: String,
+        /// Its strides, in elements.
+        strides: String,
+        /// What its layout is: column-major (Fortran order), reversed (negative strides) or
+        /// strided (stepped or sliced axes).
+        layout: &'static str,
+    },
     /// `copy` between a source and a destination of different extents.
     #[error("copy from extent {src} to extent {dst}: the extents must have the same element count (and, between views and arrays, the same shape)")]
     CopyExtentMismatch {
@@ -476,7 +488,7 @@ impl From<gpu_allocator::AllocationError> for Error {
 pub enum SettingSource {
     /// The process's environment.
     Environment,
-    /// The [`Config`] method named.
+    /// The [`Config`](crate::Config) method named.
     Config(&'static str),
 }
 

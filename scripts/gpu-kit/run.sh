@@ -179,6 +179,8 @@ for e in "$bin"/examples/*; do
         # 1024 would take most of the run.
         matmul) [ "${profile:-full}" = quick ] && suites+=("example-matmul|examples/matmul 256 256 256|60|") ||
             suites+=("example-matmul|examples/matmul|60|") ;;
+        # The trace goes into the output folder, not the working directory.
+        trace) suites+=("example-trace|examples/trace $out/trace.json|60|") ;;
         *) suites+=("example-$name|examples/$name|60|") ;;
     esac
 done

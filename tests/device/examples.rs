@@ -23,6 +23,9 @@ mod mandelbrot;
 mod matmul;
 #[path = "../../examples/nbody.rs"]
 mod nbody;
+#[cfg(feature = "ndarray")]
+#[path = "../../examples/ndarray_stencil.rs"]
+mod ndarray_stencil;
 #[path = "../../examples/vector_add.rs"]
 mod vector_add;
 
@@ -254,6 +257,21 @@ fn colour_example_matches_the_host_unorm_arithmetic_and_files_round_trip(
         assert!(!bad.exists(), "{name} was created");
     }
     std::fs::remove_dir_all(&dir)?;
+    assert_validation_clean();
+    Ok(())
+}
+
+/// The ndarray stencil on the device over `ndarray` grids in place matches `ndarray`'s own
+/// computation (a few steps of a small grid; the example runs 150 of 128 x 128).
+#[cfg(feature = "ndarray")]
+#[test]
+fn ndarray_stencil_example_matches_ndarray() -> Result<(), amp::Error> {
+    let grid = ndarray_stencil::initial(40, 33);
+    let expected = ndarray_stencil::steps_ndarray(&grid, 12);
+    let got = ndarray_stencil::steps_amp(&grid, 12)?;
+    let diff = ndarray_stencil::max_diff(&got, &expected);
+    assert!(diff <= 1e-4, "largest difference {diff}");
+    assert!(got[[1, 1]] > 0.0, "heat spread from the edges");
     assert_validation_clean();
     Ok(())
 }

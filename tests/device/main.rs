@@ -39,6 +39,8 @@ mod loop_limit;
 mod math;
 mod matmul;
 mod model;
+#[cfg(feature = "ndarray")]
+mod ndarray_interop;
 mod normalized;
 mod numeric;
 mod ping_pong;
@@ -50,6 +52,7 @@ mod subgroup;
 mod textures;
 mod tiled;
 mod tiled_contract;
+mod tracing_spans;
 mod tuples;
 mod vector_add_contract;
 mod vectors;

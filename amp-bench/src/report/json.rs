@@ -1,4 +1,14 @@
-//! The whole run as JSON (`--report-dir`'s bench.json).
+//! The whole run as JSON (`--report-dir`'s bench.json), through `serde_json`.
+//!
+//! The layout: `{"device", "native_device", "profile", "seconds", "rows": [{"workload", "size",
+//! "amp", "glslang", "cpu", "native"}], "gpu_targets": [{"row", "measure", "op", "limit",
+//! "value", "met"}], "kernel_times": [{"workload", "size", "amp_wall_seconds",
+//! "amp_kernel_seconds", "glslang_wall_seconds", "glslang_kernel_seconds"}], "checks":
+//! [{"workload", "agree", "detail"}], "failed_sections": [..]}`. A cell is `null` (not
+//! measured), `{"seconds": s, "rate": "..." | null}`, `{"text": ".."}` or `{"not_run": "why"}`;
+//! a number that is absent or not finite is `null`.
+
+use serde::Serialize;
 
 use super::{Cell, Report, Target};
 use crate::Config;
@@ -12,58 +22,87 @@ pub(crate) fn profile_name(cfg: &Config) -> &'static str {
     }
 }
 
-/// `s` as a JSON string literal.
-fn json_str(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+/// A finite number, else `None` (`null`).
+fn finite(x: Option<f64>) -> Option<f64> {
+    x.filter(|x| x.is_finite())
 }
 
-/// A number as JSON (`null` when absent or not finite).
-fn json_num(x: Option<f64>) -> String {
-    match x {
-        Some(x) if x.is_finite() => format!("{x:e}"),
-        _ => "null".into(),
-    }
+/// One cell (`None`: not measured, `null`).
+#[derive(Serialize)]
+#[serde(untagged)]
+enum JsonCell<'a> {
+    Time {
+        seconds: Option<f64>,
+        rate: Option<&'a str>,
+    },
+    Text {
+        text: &'a str,
+    },
+    NotRun {
+        not_run: &'a str,
+    },
 }
 
-/// One cell as JSON: `{"seconds": s, "rate": "..."}`, a string, or `null`.
-fn json_cell(c: &Cell) -> String {
+fn cell(c: &Cell) -> Option<JsonCell<'_>> {
     match c {
-        Cell::None => "null".into(),
-        Cell::Unsupported(why) => format!("{{\"not_run\": {}}}", json_str(why)),
-        Cell::Text(t) => format!("{{\"text\": {}}}", json_str(t)),
-        Cell::Time { secs, rate } => format!(
-            "{{\"seconds\": {}, \"rate\": {}}}",
-            json_num(Some(*secs)),
-            rate.as_deref().map_or("null".into(), json_str)
-        ),
+        Cell::None => None,
+        Cell::Time { secs, rate } => Some(JsonCell::Time {
+            seconds: finite(Some(*secs)),
+            rate: rate.as_deref(),
+        }),
+        Cell::Text(text) => Some(JsonCell::Text { text }),
+        Cell::Unsupported(why) => Some(JsonCell::NotRun { not_run: why }),
     }
 }
 
-/// A JSON object of already-encoded values, on one line.
-fn json_obj(fields: &[(&str, String)]) -> String {
-    let body: Vec<String> = fields
-        .iter()
-        .map(|(k, v)| format!("{}: {v}", json_str(k)))
-        .collect();
-    format!("{{{}}}", body.join(", "))
+#[derive(Serialize)]
+struct JsonRow<'a> {
+    workload: &'a str,
+    size: &'a str,
+    amp: Option<JsonCell<'a>>,
+    glslang: Option<JsonCell<'a>>,
+    cpu: Option<JsonCell<'a>>,
+    native: Option<JsonCell<'a>>,
 }
 
-/// A JSON array of already-encoded values, one per line.
-fn json_list(items: impl Iterator<Item = String>) -> String {
-    let items: Vec<String> = items.map(|i| format!("    {i}")).collect();
-    format!("[\n{}\n  ]", items.join(",\n"))
+#[derive(Serialize)]
+struct JsonTarget<'a> {
+    row: &'a str,
+    measure: &'a str,
+    op: &'a str,
+    limit: Option<f64>,
+    value: Option<f64>,
+    met: Option<bool>,
+}
+
+#[derive(Serialize)]
+struct JsonKernelTimes<'a> {
+    workload: &'a str,
+    size: &'a str,
+    amp_wall_seconds: Option<f64>,
+    amp_kernel_seconds: Option<f64>,
+    glslang_wall_seconds: Option<f64>,
+    glslang_kernel_seconds: Option<f64>,
+}
+
+#[derive(Serialize)]
+struct JsonCheck<'a> {
+    workload: &'a str,
+    agree: bool,
+    detail: &'a str,
+}
+
+#[derive(Serialize)]
+struct JsonReport<'a> {
+    device: &'a str,
+    native_device: &'a str,
+    profile: &'a str,
+    seconds: Option<f64>,
+    rows: Vec<JsonRow<'a>>,
+    gpu_targets: Vec<JsonTarget<'a>>,
+    kernel_times: Vec<JsonKernelTimes<'a>>,
+    checks: Vec<JsonCheck<'a>>,
+    failed_sections: &'a [String],
 }
 
 /// The whole run as JSON: device, rows, GPU targets, kernel times, checks, failed sections.
@@ -73,59 +112,61 @@ pub(crate) fn report_json(
     cfg: &Config,
     elapsed: f64,
 ) -> String {
-    let rows = json_list(report.rows.iter().map(|r| {
-        json_obj(&[
-            ("workload", json_str(&r.name)),
-            ("size", json_str(&r.size)),
-            ("amp", json_cell(&r.amp)),
-            ("glslang", json_cell(&r.glsl)),
-            ("cpu", json_cell(&r.cpu)),
-            ("native", json_cell(&r.native)),
-        ])
-    }));
-    let targets = json_list(targets.iter().map(|t| {
-        json_obj(&[
-            ("row", json_str(&t.row)),
-            ("measure", json_str(&t.what)),
-            ("op", json_str(t.op)),
-            ("limit", json_num(Some(t.limit))),
-            ("value", json_num(t.value)),
-            ("met", t.met().map_or("null".into(), |m| m.to_string())),
-        ])
-    }));
-    let kernels = json_list(report.kernel_rows.iter().map(|k| {
-        let r = &report.rows[k.row];
-        json_obj(&[
-            ("workload", json_str(&r.name)),
-            ("size", json_str(&r.size)),
-            ("amp_wall_seconds", json_num(r.amp.secs())),
-            ("amp_kernel_seconds", json_num(k.amp_kernel)),
-            ("glslang_wall_seconds", json_num(r.glsl.secs())),
-            ("glslang_kernel_seconds", json_num(k.glsl_kernel)),
-        ])
-    }));
-    let checks = json_list(report.checks.iter().map(|c| {
-        json_obj(&[
-            ("workload", json_str(&c.workload)),
-            ("agree", c.agree.to_string()),
-            ("detail", json_str(&c.detail)),
-        ])
-    }));
-    let failed: Vec<String> = report.failures.iter().map(|f| json_str(f)).collect();
-    let top = [
-        ("device", json_str(&report.device)),
-        ("native_device", json_str(&report.native_device)),
-        ("profile", json_str(profile_name(cfg))),
-        ("seconds", json_num(Some(elapsed))),
-        ("rows", rows),
-        ("gpu_targets", targets),
-        ("kernel_times", kernels),
-        ("checks", checks),
-        ("failed_sections", format!("[{}]", failed.join(", "))),
-    ];
-    let body: Vec<String> = top
-        .iter()
-        .map(|(k, v)| format!("  {}: {v}", json_str(k)))
-        .collect();
-    format!("{{\n{}\n}}\n", body.join(",\n"))
+    let json = JsonReport {
+        device: &report.device,
+        native_device: &report.native_device,
+        profile: profile_name(cfg),
+        seconds: finite(Some(elapsed)),
+        rows: report
+            .rows
+            .iter()
+            .map(|r| JsonRow {
+                workload: &r.name,
+                size: &r.size,
+                amp: cell(&r.amp),
+                glslang: cell(&r.glsl),
+                cpu: cell(&r.cpu),
+                native: cell(&r.native),
+            })
+            .collect(),
+        gpu_targets: targets
+            .iter()
+            .map(|t| JsonTarget {
+                row: &t.row,
+                measure: &t.what,
+                op: t.op,
+                limit: finite(Some(t.limit)),
+                value: finite(t.value),
+                met: t.met(),
+            })
+            .collect(),
+        kernel_times: report
+            .kernel_rows
+            .iter()
+            .map(|k| {
+                let r = &report.rows[k.row];
+                JsonKernelTimes {
+                    workload: &r.name,
+                    size: &r.size,
+                    amp_wall_seconds: finite(r.amp.secs()),
+                    amp_kernel_seconds: finite(k.amp_kernel),
+                    glslang_wall_seconds: finite(r.glsl.secs()),
+                    glslang_kernel_seconds: finite(k.glsl_kernel),
+                }
+            })
+            .collect(),
+        checks: report
+            .checks
+            .iter()
+            .map(|c| JsonCheck {
+                workload: &c.workload,
+                agree: c.agree,
+                detail: &c.detail,
+            })
+            .collect(),
+        failed_sections: &report.failures,
+    };
+    let mut text = serde_json::to_string_pretty(&json).expect("the report serializes");
+    text.push('\n');
+    text
 }

@@ -211,6 +211,7 @@ where
 {
     let elems = check_shapes(src.shape(), dst.shape())?;
     let bytes = (elems * std::mem::size_of::<T>()) as u64;
+    let _span = tracing::info_span!("copy", bytes).entered();
     if let (Some((s, s_acc)), Some((d, d_acc))) = (src.array_buffer(), dst.array_buffer()) {
         if s_acc == d_acc {
             return s.copy_to(0, d, 0, bytes);
@@ -246,6 +247,7 @@ where
 {
     let elems = check_shapes(src.shape(), dst.shape())?;
     let bytes = (elems * std::mem::size_of::<T>()) as u64;
+    let _span = tracing::info_span!("copy_async", bytes).entered();
     if let (Some((s, s_acc)), Some((d, d_acc))) = (src.array_buffer(), dst.array_buffer()) {
         if s_acc == d_acc {
             let (s, d) = (s.clone(), d.clone());

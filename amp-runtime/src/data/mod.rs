@@ -10,6 +10,8 @@ mod array;
 mod copy;
 mod future;
 mod layout;
+#[cfg(feature = "ndarray")]
+mod nd;
 mod shared;
 mod storage;
 mod view;

@@ -21,6 +21,13 @@ impl Storage {
         match self {
             Storage::Device(b) => b.read_at(at as u64, out),
             Storage::Host(h) => {
+                let _span = tracing::info_span!(
+                    "download",
+                    bytes = out.len(),
+                    staged = false,
+                    device = crate::device::NATIVE_PATH
+                )
+                .entered();
                 h.read_at(at, out);
                 Ok(())
             }
@@ -32,6 +39,13 @@ impl Storage {
         match self {
             Storage::Device(b) => b.write_at(at as u64, data),
             Storage::Host(h) => {
+                let _span = tracing::info_span!(
+                    "upload",
+                    bytes = data.len(),
+                    staged = false,
+                    device = crate::device::NATIVE_PATH
+                )
+                .entered();
                 h.write_at(at, data);
                 Ok(())
             }

@@ -377,6 +377,7 @@ impl<'a, T: DeviceElement, const N: usize> ArrayViewMut<'a, T, N> {
     /// were not copied back yet (C++ AMP's `synchronize`). A no-op for views of an
     /// [`Array`](crate::Array) and when the kernel wrote the host memory itself.
     pub fn synchronize(&mut self) -> Result<(), Error> {
+        let _span = tracing::info_span!("synchronize").entered();
         self.shared.sync_host(&mut lock(&self.shared.state))
     }
 

@@ -548,6 +548,13 @@ impl QueueState {
         let Some(batch) = self.open.take() else {
             return Ok(());
         };
+        let _span = tracing::info_span!(
+            "submit",
+            batch = batch.serial,
+            items = batch.items,
+            device = device.device_path()
+        )
+        .entered();
         let d = device.vk();
         if self.in_flight.len() >= MAX_IN_FLIGHT {
             let oldest = self.in_flight[0].serial;
@@ -599,6 +606,14 @@ impl QueueState {
         if self.open.as_ref().is_some_and(|b| b.serial <= serial) {
             self.submit(device, garbage)?;
         }
+        let _span = self
+            .in_flight
+            .front()
+            .is_some_and(|b| b.serial <= serial)
+            .then(|| {
+                tracing::info_span!("fence_wait", batch = serial, device = device.device_path())
+                    .entered()
+            });
         let d = device.vk();
         while let Some(front) = self.in_flight.front() {
             if front.serial > serial {

@@ -40,7 +40,7 @@ pub(crate) use hazards::Touches;
 use instance::InstanceShared;
 pub use instance::{validation_enabled, validation_message_count};
 pub(crate) use memory_info::MemoryInfo;
-pub(crate) use native::NativeDevice;
+pub(crate) use native::{NativeDevice, NATIVE_PATH};
 pub use profile::KernelTime;
 use profile::Timestamps;
 pub use properties::{DeviceType, Limits};
@@ -153,6 +153,11 @@ impl Device {
     /// The device's name, as the driver reports it.
     pub(crate) fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The device's path ([`Accelerator::device_path`]).
+    pub(crate) fn device_path(&self) -> &str {
+        &self.device_path
     }
 
     /// The compute limits.

@@ -159,10 +159,9 @@ impl QueryPools {
             }
             .map_err(Error::vk("vkGetQueryPoolResults"))?;
             for (pair, kernel) in ticks.chunks_exact(2).zip(names.by_ref()) {
-                out.push(KernelTime {
-                    kernel,
-                    seconds: timestamps.seconds(pair[0], pair[1]),
-                });
+                let seconds = timestamps.seconds(pair[0], pair[1]);
+                tracing::info!(kernel = kernel.as_str(), seconds, "kernel time");
+                out.push(KernelTime { kernel, seconds });
             }
         }
         Ok(())

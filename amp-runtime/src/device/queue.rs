@@ -225,6 +225,7 @@ impl AcceleratorView {
     /// reported once (by whichever of this `wait`, the launch itself or a host access of its
     /// buffers comes first).
     pub fn wait(&self) -> Result<(), Error> {
+        let _span = tracing::info_span!("wait", device = self.acc.device_path()).entered();
         let Some((device, queue)) = self.queue() else {
             return Ok(());
         };

@@ -117,6 +117,12 @@ pub(crate) fn cached(
     if let Some(p) = cache.get(info, &spec.data) {
         return Ok(p.clone());
     }
+    let _span = tracing::info_span!(
+        "pipeline_create",
+        kernel = info.name,
+        device = device.device_path()
+    )
+    .entered();
     let bindings: Vec<(u32, vk::DescriptorType)> = info
         .params
         .iter()

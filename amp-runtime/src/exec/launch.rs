@@ -110,6 +110,15 @@ pub fn parallel_for_each_on<T: LaunchTarget + ?Sized, D: ComputeDomain>(
 /// Runs `plan` on `view`.
 fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
     let acc = view.accelerator();
+    // The fields are read only when a subscriber wants the span (docs/tracing.md).
+    let _span = tracing::info_span!(
+        "launch",
+        kernel = plan.info.name,
+        extent = ?&plan.domain[..],
+        tile = plan.tiling.as_ref().map(|t| tracing::field::debug(t.tile)),
+        device = acc.device_path(),
+    )
+    .entered();
     let device = match acc.backend() {
         Backend::Vulkan(device) => device,
         Backend::Native(native) => {
@@ -125,9 +134,11 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
             // A launch that ran (an out-of-bounds access is found after it ran) has a time.
             if let (Some(nv), Some(start)) = (timed, start) {
                 if matches!(result, Ok(()) | Err(Error::IndexOutOfBounds { .. })) {
+                    let seconds = start.elapsed().as_secs_f64();
+                    tracing::info!(kernel, seconds, "kernel time");
                     nv.profiler.push(KernelTime {
                         kernel: kernel.to_owned(),
-                        seconds: start.elapsed().as_secs_f64(),
+                        seconds,
                     });
                 }
             }

@@ -119,6 +119,13 @@ impl RawKernel {
         buffers: Vec<KernelArg<'_>>,
         push_constants: &[u8],
     ) -> Result<(), Error> {
+        let _span = tracing::info_span!(
+            "raw_dispatch",
+            kernel = self.name.as_str(),
+            groups = ?groups,
+            device = self.device.device_path()
+        )
+        .entered();
         let mismatch = |reason: String| Error::ArgumentMismatch {
             kernel: self.name.clone(),
             reason,

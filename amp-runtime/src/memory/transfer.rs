@@ -52,6 +52,13 @@ impl Buffer {
         if len == 0 {
             return Ok(());
         }
+        let _span = tracing::info_span!(
+            "upload",
+            bytes = len,
+            staged = !self.direct,
+            device = self.device.device_path()
+        )
+        .entered();
         crate::fault::check(crate::fault::MAP, map_failed)?;
         if at == 0 && len as u64 == self.size {
             // Whatever a failed batch left in the buffer is overwritten (in queue order).
@@ -142,6 +149,13 @@ impl Buffer {
 
     /// Copies the bytes from byte `at` into `out`.
     pub(crate) fn read_at(&self, at: u64, out: &mut [u8]) -> Result<(), Error> {
+        let _span = tracing::info_span!(
+            "download",
+            bytes = out.len(),
+            staged = !self.direct,
+            device = self.device.device_path()
+        )
+        .entered();
         let waited = self.wait_idle();
         if let Some(lost) = self.pending().lost() {
             return Err(lost);
@@ -264,6 +278,12 @@ impl Buffer {
         dst_at: u64,
         size: u64,
     ) -> Result<(), Error> {
+        let _span = tracing::info_span!(
+            "device_copy",
+            bytes = size,
+            device = self.device.device_path()
+        )
+        .entered();
         // Not `wait_idle`: the background transfers that call this count themselves busy.
         self.wait_device_work()?;
         dst.wait_device_work()?;

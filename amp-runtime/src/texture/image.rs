@@ -292,6 +292,12 @@ impl Image {
     /// Copies tightly packed texels (`byte_len` bytes) into the image.
     pub(crate) fn write(self: &Arc<Self>, bytes: &[u8]) -> Result<(), Error> {
         debug_assert_eq!(bytes.len() as u64, self.byte_len());
+        let _span = tracing::info_span!(
+            "texture_upload",
+            bytes = bytes.len(),
+            device = self.device.device_path()
+        )
+        .entered();
         self.pending.wait(&self.device, None, false, true)?;
         let staging = self.staging(MemoryLocation::CpuToGpu)?;
         staging.write(bytes)?;
@@ -314,6 +320,12 @@ impl Image {
     /// Copies the image's texels, tightly packed, into `out` (`byte_len` bytes).
     pub(crate) fn read(self: &Arc<Self>, out: &mut [u8]) -> Result<(), Error> {
         debug_assert_eq!(out.len() as u64, self.byte_len());
+        let _span = tracing::info_span!(
+            "texture_download",
+            bytes = out.len(),
+            device = self.device.device_path()
+        )
+        .entered();
         self.pending.wait(&self.device, None, false, true)?;
         let staging = self.staging(MemoryLocation::GpuToCpu)?;
         let (src, dst, region) = (self.raw, staging.raw(), self.copy_region());

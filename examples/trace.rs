@@ -1,0 +1,73 @@
+//! A Chrome / Perfetto trace of a small matrix program: the runtime's spans (pipeline creation
+//! at a kernel's first use, each launch, upload, download, batch submission and wait, with the
+//! kernel, extent, bytes and device as fields) written by `tracing-chrome` to a JSON file that
+//! <https://ui.perfetto.dev> or `chrome://tracing` opens.
+//!
+//! ```text
+//! cargo run --release -p amp-examples --example trace --features trace -- trace.json
+//! ```
+//!
+//! The runtime installs no subscriber: a program that wants the spans installs one, as here.
+//! See docs/tracing.md.
+use amp::prelude::*;
+use tracing_subscriber::prelude::*;
+
+const TS: usize = 16;
+
+#[kernel(amp)]
+fn mm_tiled(t: TiledIndex<TS, TS>, a: &Array<f32, 2>, b: &Array<f32, 2>, c: &mut Array<f32, 2>) {
+    let (row, col) = (t.local[0], t.local[1]);
+    #[tile_static]
+    let mut loc_a: [[f32; TS]; TS];
+    #[tile_static]
+    let mut loc_b: [[f32; TS]; TS];
+    let mut sum = 0.0;
+    let mut i = 0;
+    while i < a.extent()[1] {
+        loc_a[row][col] = a[[t.global[0], col + i]];
+        loc_b[row][col] = b[[row + i, t.global[1]]];
+        t.barrier.wait();
+        for k in 0..TS {
+            sum += loc_a[row][k] * loc_b[k][col];
+        }
+        t.barrier.wait();
+        i += TS;
+    }
+    c[t.global] = sum;
+}
+
+#[kernel(amp)]
+fn scale(idx: Index<2>, s: f32, c: &mut Array<f32, 2>) {
+    c[idx] *= s;
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let path = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "trace.json".into());
+    let (chrome, guard) = tracing_chrome::ChromeLayerBuilder::new()
+        .file(&path)
+        .include_args(true)
+        .build();
+    tracing_subscriber::registry().with(chrome).init();
+
+    let n = 256;
+    let acc = Accelerator::default()?;
+    println!("{n} x {n} matrix products on {}", acc.name());
+    let a: Vec<f32> = (0..n * n).map(|i| (i % 7) as f32).collect();
+    let b: Vec<f32> = (0..n * n).map(|i| (i % 5) as f32).collect();
+    let a = Array::from_slice_on(&acc, [n, n], &a)?;
+    let b = Array::from_slice_on(&acc, [n, n], &b)?;
+    let mut c = Array::<f32, 2>::new_on(&acc, [n, n])?;
+    for _ in 0..4 {
+        parallel_for_each(c.extent().tile::<TS, TS>(), mm_tiled(&a, &b, &mut c))?;
+        parallel_for_each(c.extent(), scale(0.5, &mut c))?;
+    }
+    acc.default_view().wait()?;
+    let c = c.to_vec()?;
+    println!("c[0][0] = {}", c[0]);
+    // The guard writes the end of the trace when it is dropped.
+    drop(guard);
+    println!("wrote {path}: open it at https://ui.perfetto.dev or chrome://tracing");
+    Ok(())
+}
