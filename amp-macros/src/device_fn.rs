@@ -63,7 +63,7 @@ pub fn device(attr: TokenStream2, item: TokenStream2) -> TokenStream2 {
         Ok(found) => consts = found,
     }
     out.extend(const_accessors(&func, &consts));
-    if host && !takes_images(&func) {
+    if host && !device_only_params(&func) {
         // Kernels' calls are inlined, so rustc never sees them: unused on the host is normal.
         // The kernel language has `%` but not `is_multiple_of`, which clippy would suggest.
         out.extend(quote!(#[allow(dead_code, clippy::manual_is_multiple_of)] #func));
@@ -128,9 +128,12 @@ fn crate_paths_to_dollar_crate(tokens: TokenStream2) -> TokenStream2 {
     out.into_iter().collect()
 }
 
-/// Whether `func` takes a texture view or a sampler: such a function exists in kernels only
-/// (the host's texture views have no texel access), so no host copy is kept.
-fn takes_images(func: &syn::ItemFn) -> bool {
+/// Whether `func` takes a parameter the host has no element access to: a texture view or a
+/// sampler (the host's texture views have no texel access), an `&Array` or `&mut Array` (an
+/// array's elements live on its accelerator) or an `ArrayViewMut` (host code writes through
+/// slices, not the view). Such a function exists in kernels only, as if marked
+/// `#[amp::device(amp)]`: a host copy would not compile, with an error far from the cause.
+fn device_only_params(func: &syn::ItemFn) -> bool {
     func.sig.inputs.iter().any(|input| {
         let syn::FnArg::Typed(pt) = input else {
             return false;
@@ -140,7 +143,10 @@ fn takes_images(func: &syn::ItemFn) -> bool {
             other => other,
         };
         matches!(ty, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| {
-            matches!(s.ident.to_string().as_str(), "TextureView" | "WriteonlyTextureView" | "Sampler")
+            matches!(
+                s.ident.to_string().as_str(),
+                "TextureView" | "WriteonlyTextureView" | "Sampler" | "Array" | "ArrayViewMut"
+            )
         }))
     })
 }
