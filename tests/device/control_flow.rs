@@ -142,6 +142,25 @@ fn loop_values(x: u32) -> u32 {
     first_square_above * 1_000_000 + pair * 100 + doubled + early(x)
 }
 
+/// `let` without a type or a value, settled by the assignments (rayon-demo's n-body writes
+/// `let (speed_limit, attract_power);`).
+#[amp::device]
+fn untyped_lets(x: u32) -> u32 {
+    let (speed_limit, attract_power);
+    let mut scale;
+    if x % 3 == 0 {
+        speed_limit = 1.5;
+        attract_power = 2;
+        scale = (x as f32) * 0.25;
+    } else {
+        speed_limit = 4.0f32;
+        attract_power = 3u32;
+        scale = 1.0;
+    }
+    scale += speed_limit;
+    (scale as u32).wrapping_mul(attract_power)
+}
+
 #[amp::device]
 fn early(x: u32) -> u32 {
     for i in 0..10u32 {
@@ -156,7 +175,7 @@ fn early(x: u32) -> u32 {
     7
 }
 
-// Each thread writes its own four consecutive elements, which the lint cannot prove.
+// Each thread writes its own five consecutive elements, which the lint cannot prove.
 #[kernel(amp, allow(write_conflict))]
 fn control_flow_kernel(
     idx: Index<1>,
@@ -165,19 +184,21 @@ fn control_flow_kernel(
     out: ArrayViewMut<u32, 1>,
 ) {
     let (x, y) = (a[idx], b[idx]);
-    let i = idx[0] * 4;
+    let i = idx[0] * 5;
     out[[i]] = classify(x, y) as u32;
     out[[i + 1]] = unsigned_and_bool(x as u32, y > 0);
     out[[i + 2]] = labelled(x as u32, y as u32);
     out[[i + 3]] = loop_values(x as u32);
+    out[[i + 4]] = untyped_lets(x as u32);
 }
 
-fn host(x: i32, y: i32) -> [u32; 4] {
+fn host(x: i32, y: i32) -> [u32; 5] {
     [
         classify(x, y) as u32,
         unsigned_and_bool(x as u32, y > 0),
         labelled(x as u32, y as u32),
         loop_values(x as u32),
+        untyped_lets(x as u32),
     ]
 }
 
@@ -198,17 +219,17 @@ fn match_labels_and_loop_values_compute_what_rust_computes() -> Result<(), amp::
         .map(|(i, &x)| x.wrapping_mul(2_654_435_761u32 as i32) ^ (i as i32 * 7 - 300))
         .collect();
     let n = a.len();
-    let mut out = vec![0u32; 4 * n];
+    let mut out = vec![0u32; 5 * n];
     {
         let av = ArrayView::new([n], &a)?;
         let bv = ArrayView::new([n], &b)?;
-        let mut ov = ArrayViewMut::new([4 * n], &mut out)?;
+        let mut ov = ArrayViewMut::new([5 * n], &mut out)?;
         parallel_for_each(av.extent(), control_flow_kernel(&av, &bv, &mut ov))?;
         ov.synchronize()?;
     }
     for i in 0..n {
         assert_eq!(
-            out[4 * i..4 * i + 4],
+            out[5 * i..5 * i + 5],
             host(a[i], b[i]),
             "x = {}, y = {}",
             a[i],

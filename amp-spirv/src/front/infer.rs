@@ -14,6 +14,9 @@ enum VarState {
     /// An outer constant that met an integer literal: an integer, `usize` unless told otherwise
     /// (the type constants used as sizes and bounds have in Rust).
     AnyInt,
+    /// A local declared without a type or a value (`let x;`): whatever its first assignment
+    /// gives it, as in Rust.
+    Unknown,
     /// Settled (possibly to another variable).
     Bound(Ty),
 }
@@ -54,6 +57,17 @@ impl Infer {
         Ty::Var(self.vars.len() as u32 - 1)
     }
 
+    /// A fresh type for `let x;`, settled by what is assigned to it.
+    pub fn new_unknown(&mut self) -> Ty {
+        self.vars.push(VarState::Unknown);
+        Ty::Var(self.vars.len() as u32 - 1)
+    }
+
+    /// Whether `ty` is still a `let x;` type nothing has settled.
+    pub fn is_unknown(&self, ty: &Ty) -> bool {
+        matches!(self.shallow(ty), Ty::Var(v) if matches!(self.vars[v as usize], VarState::Unknown))
+    }
+
     /// A fresh `{float}`.
     pub fn new_float(&mut self) -> Ty {
         self.vars.push(VarState::Float);
@@ -78,7 +92,7 @@ impl Infer {
             Ty::Var(v) => match self.vars[v as usize] {
                 VarState::Float => Class::Float,
                 // Unknown yet: accept what the use asks for; unification settles it.
-                VarState::Any => Class::Never,
+                VarState::Any | VarState::Unknown => Class::Never,
                 VarState::AnyInt => Class::Int,
                 _ => Class::Int,
             },
@@ -97,6 +111,16 @@ impl Infer {
         match (&a, &b) {
             (Ty::Never, _) => Some(b),
             (_, Ty::Never) => Some(a),
+            (Ty::Var(x), _) if matches!(self.vars[*x as usize], VarState::Unknown) => {
+                if a != b {
+                    self.vars[*x as usize] = VarState::Bound(b.clone());
+                }
+                Some(b)
+            }
+            (_, Ty::Var(y)) if matches!(self.vars[*y as usize], VarState::Unknown) => {
+                self.vars[*y as usize] = VarState::Bound(a.clone());
+                Some(a)
+            }
             (Ty::Var(x), Ty::Var(y)) => {
                 if x == y {
                     return Some(a);
@@ -145,7 +169,7 @@ impl Infer {
                     VarState::Any => !s.is_normalized(),
                     VarState::AnyInt => s.is_int(),
                     // `shallow()` follows bindings, so a bound variable never gets here.
-                    VarState::Bound(_) => false,
+                    VarState::Bound(_) | VarState::Unknown => false,
                 };
                 if !fits {
                     return None;
@@ -182,6 +206,8 @@ impl Infer {
             Ty::Var(v) => match self.vars[v as usize] {
                 VarState::Float => Ty::Scalar(Scalar::F64),
                 VarState::Any | VarState::AnyInt => Ty::Scalar(Scalar::Usize),
+                // Never assigned (the checker reports it): no value to hold.
+                VarState::Unknown => Ty::Unit,
                 _ => Ty::Scalar(Scalar::I32),
             },
             Ty::Array(e, n) => Ty::Array(Box::new(self.finish(&e)), n),
@@ -195,7 +221,7 @@ impl Infer {
         match self.shallow(ty) {
             Ty::Var(v) => match self.vars[v as usize] {
                 VarState::Float => "{float}".into(),
-                VarState::Any => "_".into(),
+                VarState::Any | VarState::Unknown => "_".into(),
                 VarState::AnyInt => "{integer}".into(),
                 _ => "{integer}".into(),
             },

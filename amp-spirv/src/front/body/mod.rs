@@ -89,6 +89,9 @@ pub struct BodyChecker<'a> {
     /// The locals that hold the body's `const` items (a `match` pattern naming one compares
     /// with it rather than binding a new name).
     body_consts: std::collections::BTreeSet<LocalId>,
+    /// The types of `let x;` declarations without a type, where they were declared and the
+    /// name: each must be settled by an assignment by the end of the body.
+    untyped_lets: Vec<(Ty, Span, String)>,
 }
 
 /// The hidden locals behind `t.global`, `t.local`, `t.tile`, `t.tile_origin`, `t.tile_extent`.
@@ -130,6 +133,7 @@ impl<'a> BodyChecker<'a> {
             deferred: deferred::DeferredInit::default(),
             tile_static_bytes: 0,
             body_consts: std::collections::BTreeSet::new(),
+            untyped_lets: Vec::new(),
         }
     }
 
@@ -205,6 +209,18 @@ impl<'a> BodyChecker<'a> {
                     .with_help(
                         "end the expression with `;`, or write the value into an `ArrayViewMut`",
                     ),
+                );
+            }
+        }
+        for (ty, span, name) in std::mem::take(&mut self.untyped_lets) {
+            if self.infer.is_unknown(&ty) {
+                self.err(
+                    Diagnostic::error(
+                        Rule::LetPatterns,
+                        span,
+                        format!("type annotations needed for `{name}`: nothing is assigned to it"),
+                    )
+                    .with_help(format!("give it a type (`let {name}: f32;`) or a value")),
                 );
             }
         }

@@ -249,16 +249,14 @@ impl BodyChecker<'_> {
                 }
                 i.ty.clone()
             }
+            // `let x;`: its type is what is assigned to it, as in Rust.
             (None, None) => {
-                self.err(
-                    Diagnostic::error(
-                        Rule::LetPatterns,
-                        pat.span(),
-                        "a variable declared without a value needs a type",
-                    )
-                    .with_help("write `let x: f32;` or give it an initial value"),
-                );
-                Ty::Never
+                let ty = self.infer.new_unknown();
+                if let syn::Pat::Ident(p) = pat {
+                    self.untyped_lets
+                        .push((ty.clone(), Span::from(p.ident.span()), p.ident.to_string()));
+                }
+                ty
             }
         };
         match pat {
