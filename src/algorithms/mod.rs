@@ -136,6 +136,24 @@ fn flat<'a, T: crate::DeviceElement, const N: usize>(
         .map_err(|e| named(e, operation))
 }
 
+/// [`flat`], for the macros of `with_fn.rs`.
+#[doc(hidden)]
+pub fn __flat<'a, T: crate::DeviceElement, const N: usize>(
+    input: &ArrayView<'a, T, N>,
+    operation: &'static str,
+) -> Result<ArrayView<'a, T, 1>, Error> {
+    flat(input, operation)
+}
+
+/// [`flat_mut`], for the macros of `with_fn.rs`.
+#[doc(hidden)]
+pub fn __flat_mut<'v, T: crate::DeviceElement, const N: usize>(
+    out: &'v mut ArrayViewMut<'_, T, N>,
+    operation: &'static str,
+) -> Result<ArrayViewMut<'v, T, 1>, Error> {
+    flat_mut(out, operation)
+}
+
 /// [`flat`] for a writable view.
 fn flat_mut<'v, T: crate::DeviceElement, const N: usize>(
     out: &'v mut ArrayViewMut<'_, T, N>,

@@ -113,28 +113,38 @@ macro_rules! __amp_reduce_blocks {
 #[macro_export]
 macro_rules! __amp_algorithms_reduce {
     ($t:ident, $input:expr, $init:expr, $($op:ident)::+ $(,)?) => {{
-        let __amp_input: &$crate::ArrayView<'_, $t, 1> = $input;
-        let __amp_init: $t = $init;
-        {
-            use $crate::prelude::*;
-            $crate::__amp_reduce_blocks!(__amp_reduce_blocks, $t, $t, [], $($op)::+);
-            $crate::algorithms::__reduce::<$t, $t>(
-                __amp_input,
-                __amp_init,
-                |input, partials, init, first| {
-                    $crate::parallel_for_each(
-                        $crate::algorithms::__tiles(partials.len()),
-                        __amp_reduce_blocks(input, partials, init, first),
+        let __amp_input_arg = $input;
+        let __amp_input_flat: ::core::result::Result<$crate::ArrayView<'_, $t, 1>, $crate::Error> =
+            $crate::algorithms::__flat(__amp_input_arg, "reduce!");
+        // Bound, so the borrows in the match end before the block's locals.
+        let __amp_result = match __amp_input_flat {
+            ::core::result::Result::Ok(__amp_input_view) => {
+                let __amp_input = &__amp_input_view;
+                let __amp_init: $t = $init;
+                {
+                    use $crate::prelude::*;
+                    $crate::__amp_reduce_blocks!(__amp_reduce_blocks, $t, $t, [], $($op)::+);
+                    $crate::algorithms::__reduce::<$t, $t>(
+                        __amp_input,
+                        __amp_init,
+                        |input, partials, init, first| {
+                            $crate::parallel_for_each(
+                                $crate::algorithms::__tiles(partials.len()),
+                                __amp_reduce_blocks(input, partials, init, first),
+                            )
+                        },
+                        |input, partials, init, first| {
+                            $crate::parallel_for_each(
+                                $crate::algorithms::__tiles(partials.len()),
+                                __amp_reduce_blocks(input, partials, init, first),
+                            )
+                        },
                     )
-                },
-                |input, partials, init, first| {
-                    $crate::parallel_for_each(
-                        $crate::algorithms::__tiles(partials.len()),
-                        __amp_reduce_blocks(input, partials, init, first),
-                    )
-                },
-            )
-        }
+                }
+            }
+            ::core::result::Result::Err(e) => ::core::result::Result::Err(e),
+        };
+        __amp_result
     }};
 }
 
@@ -170,29 +180,39 @@ macro_rules! __amp_algorithms_reduce {
 #[macro_export]
 macro_rules! __amp_algorithms_transform_reduce {
     ($a:ident => $b:ident, $input:expr, $($f:ident)::+, $init:expr, $($op:ident)::+ $(,)?) => {{
-        let __amp_input: &$crate::ArrayView<'_, $a, 1> = $input;
-        let __amp_init: $b = $init;
-        {
-            use $crate::prelude::*;
-            $crate::__amp_reduce_blocks!(__amp_map_blocks, $a, $b, [$($f)::+], $($op)::+);
-            $crate::__amp_reduce_blocks!(__amp_reduce_blocks, $b, $b, [], $($op)::+);
-            $crate::algorithms::__reduce::<$a, $b>(
-                __amp_input,
-                __amp_init,
-                |input, partials, init, first| {
-                    $crate::parallel_for_each(
-                        $crate::algorithms::__tiles(partials.len()),
-                        __amp_map_blocks(input, partials, init, first),
+        let __amp_input_arg = $input;
+        let __amp_input_flat: ::core::result::Result<$crate::ArrayView<'_, $a, 1>, $crate::Error> =
+            $crate::algorithms::__flat(__amp_input_arg, "transform_reduce!");
+        // Bound, so the borrows in the match end before the block's locals.
+        let __amp_result = match __amp_input_flat {
+            ::core::result::Result::Ok(__amp_input_view) => {
+                let __amp_input = &__amp_input_view;
+                let __amp_init: $b = $init;
+                {
+                    use $crate::prelude::*;
+                    $crate::__amp_reduce_blocks!(__amp_map_blocks, $a, $b, [$($f)::+], $($op)::+);
+                    $crate::__amp_reduce_blocks!(__amp_reduce_blocks, $b, $b, [], $($op)::+);
+                    $crate::algorithms::__reduce::<$a, $b>(
+                        __amp_input,
+                        __amp_init,
+                        |input, partials, init, first| {
+                            $crate::parallel_for_each(
+                                $crate::algorithms::__tiles(partials.len()),
+                                __amp_map_blocks(input, partials, init, first),
+                            )
+                        },
+                        |input, partials, init, first| {
+                            $crate::parallel_for_each(
+                                $crate::algorithms::__tiles(partials.len()),
+                                __amp_reduce_blocks(input, partials, init, first),
+                            )
+                        },
                     )
-                },
-                |input, partials, init, first| {
-                    $crate::parallel_for_each(
-                        $crate::algorithms::__tiles(partials.len()),
-                        __amp_reduce_blocks(input, partials, init, first),
-                    )
-                },
-            )
-        }
+                }
+            }
+            ::core::result::Result::Err(e) => ::core::result::Result::Err(e),
+        };
+        __amp_result
     }};
     ($t:ident, $($rest:tt)*) => {
         $crate::__amp_algorithms_transform_reduce!($t => $t, $($rest)*)
@@ -231,21 +251,36 @@ macro_rules! __amp_algorithms_transform_reduce {
 #[macro_export]
 macro_rules! __amp_algorithms_transform {
     ($a:ident => $b:ident, $input:expr, $out:expr, $($f:ident)::+ $(,)?) => {{
-        let __amp_input: &$crate::ArrayView<'_, $a, 1> = $input;
-        let __amp_out: &mut $crate::ArrayViewMut<'_, $b, 1> = $out;
-        {
-            use $crate::prelude::*;
-            /// `out[i] = f(input[i])`.
-            #[$crate::kernel(amp)]
-            fn __amp_transform(idx: Index<1>, input: ArrayView<$a, 1>, out: ArrayViewMut<$b, 1>) {
-                out[idx] = $($f)::+(input[idx]);
+        let __amp_input_arg = $input;
+        let __amp_input_flat: ::core::result::Result<$crate::ArrayView<'_, $a, 1>, $crate::Error> =
+            $crate::algorithms::__flat(__amp_input_arg, "transform!");
+        let __amp_out_arg = $out;
+        let __amp_out_flat: ::core::result::Result<$crate::ArrayViewMut<'_, $b, 1>, $crate::Error> =
+            $crate::algorithms::__flat_mut(__amp_out_arg, "transform!");
+        // Bound, so the borrows in the match end before the block's locals.
+        let __amp_result = match (__amp_input_flat, __amp_out_flat) {
+            (::core::result::Result::Ok(__amp_input_view), ::core::result::Result::Ok(mut __amp_out_view)) => {
+                let __amp_input = &__amp_input_view;
+                let __amp_out = &mut __amp_out_view;
+                {
+                    use $crate::prelude::*;
+                    /// `out[i] = f(input[i])`.
+                    #[$crate::kernel(amp)]
+                    fn __amp_transform(idx: Index<1>, input: ArrayView<$a, 1>, out: ArrayViewMut<$b, 1>) {
+                        out[idx] = $($f)::+(input[idx]);
+                    }
+                    $crate::algorithms::__transform::<$a, $b>(
+                        __amp_input,
+                        __amp_out,
+                        |input, out| $crate::parallel_for_each(input.extent(), __amp_transform(input, out)),
+                    )
+                }
             }
-            $crate::algorithms::__transform::<$a, $b>(
-                __amp_input,
-                __amp_out,
-                |input, out| $crate::parallel_for_each(input.extent(), __amp_transform(input, out)),
-            )
-        }
+            (::core::result::Result::Err(e), _) | (_, ::core::result::Result::Err(e)) => {
+                ::core::result::Result::Err(e)
+            }
+        };
+        __amp_result
     }};
     ($t:ident, $($rest:tt)*) => {
         $crate::__amp_algorithms_transform!($t => $t, $($rest)*)
@@ -287,50 +322,60 @@ macro_rules! __amp_flags_kernel {
 #[macro_export]
 macro_rules! __amp_algorithms_count_if {
     ($t:ident, $input:expr, $($pred:ident)::+ $(,)?) => {{
-        let __amp_input: &$crate::ArrayView<'_, $t, 1> = $input;
-        {
-            use $crate::prelude::*;
-            /// `partials[b]` counts the elements of block `b` (8,192 elements) that satisfy the
-            /// predicate.
-            #[$crate::kernel(amp, allow(write_conflict))]
-            fn __amp_count_blocks(
-                t: TiledIndex<256>,
-                input: ArrayView<$t, 1>,
-                partials: &mut Array<u32, 1>,
-            ) {
-                #[tile_static]
-                let mut part: [u32; 256];
-                let n = input.extent()[0];
-                let l = t.local[0];
-                let b = t.tile[0];
-                let mut matches = 0u32;
-                for k in 0..32 {
-                    let i = b * 8192 + k * 256 + l;
-                    if i < n && $($pred)::+(input[i]) {
-                        matches += 1;
+        let __amp_input_arg = $input;
+        let __amp_input_flat: ::core::result::Result<$crate::ArrayView<'_, $t, 1>, $crate::Error> =
+            $crate::algorithms::__flat(__amp_input_arg, "count_if!");
+        // Bound, so the borrows in the match end before the block's locals.
+        let __amp_result = match __amp_input_flat {
+            ::core::result::Result::Ok(__amp_input_view) => {
+                let __amp_input = &__amp_input_view;
+                {
+                    use $crate::prelude::*;
+                    /// `partials[b]` counts the elements of block `b` (8,192 elements) that satisfy the
+                    /// predicate.
+                    #[$crate::kernel(amp, allow(write_conflict))]
+                    fn __amp_count_blocks(
+                        t: TiledIndex<256>,
+                        input: ArrayView<$t, 1>,
+                        partials: &mut Array<u32, 1>,
+                    ) {
+                        #[tile_static]
+                        let mut part: [u32; 256];
+                        let n = input.extent()[0];
+                        let l = t.local[0];
+                        let b = t.tile[0];
+                        let mut matches = 0u32;
+                        for k in 0..32 {
+                            let i = b * 8192 + k * 256 + l;
+                            if i < n && $($pred)::+(input[i]) {
+                                matches += 1;
+                            }
+                        }
+                        part[l] = matches;
+                        t.barrier.wait();
+                        let mut stride = 128;
+                        while stride > 0 {
+                            if l < stride {
+                                part[l] += part[l + stride];
+                            }
+                            t.barrier.wait();
+                            stride /= 2;
+                        }
+                        if l == 0 {
+                            partials[b] = part[0];
+                        }
                     }
-                }
-                part[l] = matches;
-                t.barrier.wait();
-                let mut stride = 128;
-                while stride > 0 {
-                    if l < stride {
-                        part[l] += part[l + stride];
-                    }
-                    t.barrier.wait();
-                    stride /= 2;
-                }
-                if l == 0 {
-                    partials[b] = part[0];
+                    $crate::algorithms::__count_if::<$t>(__amp_input, |input, partials| {
+                        $crate::parallel_for_each(
+                            $crate::algorithms::__tiles(partials.len()),
+                            __amp_count_blocks(input, partials),
+                        )
+                    })
                 }
             }
-            $crate::algorithms::__count_if::<$t>(__amp_input, |input, partials| {
-                $crate::parallel_for_each(
-                    $crate::algorithms::__tiles(partials.len()),
-                    __amp_count_blocks(input, partials),
-                )
-            })
-        }
+            ::core::result::Result::Err(e) => ::core::result::Result::Err(e),
+        };
+        __amp_result
     }};
 }
 

@@ -214,6 +214,42 @@ fn scans_with_an_operator_match_the_host() {
     assert_validation_clean();
 }
 
+/// `reduce!`, `transform_reduce!`, `count_if!` and `transform!` take contiguous views of any
+/// rank, in row-major order; a section with gaps is a typed error naming the macro.
+#[test]
+fn the_shape_free_macros_take_views_of_any_rank() {
+    let (rows, cols) = (37, 129);
+    let data: Vec<u32> = (0..rows * cols).map(|i| (i * 7 % 1000) as u32).collect();
+    let grid = ArrayView::new([rows, cols], &data).unwrap();
+    let sum = data.iter().fold(5u32, |a, &b| a.wrapping_add(b));
+    assert_eq!(algorithms::reduce!(u32, &grid, 5, ops::add).unwrap(), sum);
+    let small = data.iter().filter(|&&x| x % 10 < 5).count();
+    assert_eq!(
+        algorithms::count_if!(u32, &grid, ops::digit_is_small).unwrap(),
+        small
+    );
+    let digits = data.iter().fold(0u32, |a, &b| a.wrapping_add(b % 10));
+    assert_eq!(
+        algorithms::transform_reduce!(u32, &grid, ops::digit, 0, ops::add).unwrap(),
+        digits
+    );
+    let mut out = vec![0u32; rows * cols];
+    algorithms::transform!(
+        u32,
+        &grid,
+        &mut ArrayViewMut::new([rows, cols], &mut out).unwrap(),
+        ops::digit
+    )
+    .unwrap();
+    assert!(out.iter().zip(&data).all(|(&o, &d)| o == d % 10));
+    let section = grid.section([0, 1], [2, 2]).unwrap();
+    match algorithms::reduce!(u32, &section, 0, ops::add) {
+        Err(amp::Error::NotContiguous { operation, .. }) => assert_eq!(operation, "reduce!"),
+        other => panic!("expected NotContiguous, got {other:?}"),
+    }
+    assert_validation_clean();
+}
+
 #[test]
 fn reduce_passes_nans_over_and_keeps_signed_zeros() {
     let mut data = vec![f32::NAN; 10_000];

@@ -253,8 +253,11 @@ impl BodyChecker<'_> {
             (None, None) => {
                 let ty = self.infer.new_unknown();
                 if let syn::Pat::Ident(p) = pat {
-                    self.untyped_lets
-                        .push((ty.clone(), Span::from(p.ident.span()), p.ident.to_string()));
+                    self.untyped_lets.push((
+                        ty.clone(),
+                        Span::from(p.ident.span()),
+                        p.ident.to_string(),
+                    ));
                 }
                 ty
             }
