@@ -62,7 +62,11 @@ impl VisitMut for Opaque<'_> {
                 // `false` as `o_u32 != 0` (`o_u32` is 0), so `(false as i32) as f32` is no
                 // known zero either.
                 syn::Lit::Bool(b) => {
-                    let opaque = if b.value { "(o_u32 == 0)" } else { "(o_u32 != 0)" };
+                    let opaque = if b.value {
+                        "(o_u32 == 0)"
+                    } else {
+                        "(o_u32 != 0)"
+                    };
                     *e = syn::parse_str(opaque).unwrap();
                     return;
                 }
