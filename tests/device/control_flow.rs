@@ -108,8 +108,10 @@ fn labelled(x: u32, y: u32) -> u32 {
 }
 
 /// `loop` as a value: `break value`, also from nested loops by label, and `return` from loops
-/// in a device function.
+/// in a device function. (`'outer: loop { ..; break 0; }` is the labelled-block idiom: it
+/// never loops, on purpose.)
 #[amp::device]
+#[allow(clippy::never_loop)]
 fn loop_values(x: u32) -> u32 {
     let mut i = 0u32;
     let first_square_above = loop {

@@ -88,7 +88,7 @@ impl BodyChecker<'_> {
         let mut ends = Vec::new();
         let before = self.deferred.save();
         for arm in &m.arms {
-            let arm_span = Span::from(arm.pat.span());
+            let arm_span = arm.pat.span();
             self.scopes.push(Vec::new());
             let (cases, binding) = self.arm_pattern(&arm.pat, &read);
             // A binding reads the scrutinee: in the guard as the hidden local itself, in the
@@ -248,7 +248,7 @@ impl BodyChecker<'_> {
 
     /// The alternatives of a pattern without bindings.
     fn cases(&mut self, pat: &syn::Pat, read: &Expr) -> Vec<Case> {
-        let span = Span::from(pat.span());
+        let span = pat.span();
         match pat {
             syn::Pat::Wild(_) => vec![Case::Any],
             syn::Pat::Paren(p) => self.cases(&p.pat, read),
@@ -325,7 +325,7 @@ impl BodyChecker<'_> {
 
     /// `scrutinee == value` for a literal or a constant.
     fn value_case(&mut self, value: &syn::Expr, read: &Expr, span: Span) -> Case {
-        let known = self.pattern_value(value, &read.ty);
+        let known = self.pattern_value(value);
         let v = self.expr(value);
         self.pattern_ty(&v, read);
         let cond = compare(BinOp::Eq, read.clone(), v, span);
@@ -341,7 +341,7 @@ impl BodyChecker<'_> {
         let mut hi = Some(max);
         if let Some(start) = &r.start {
             let start = pattern_bound_expr(start);
-            lo = self.pattern_value(&start, &read.ty);
+            lo = self.pattern_value(&start);
             let e = self.expr(&start);
             self.pattern_ty(&e, read);
             cond = Some(compare(BinOp::Ge, read.clone(), e, span));
@@ -349,7 +349,7 @@ impl BodyChecker<'_> {
         if let Some(end) = &r.end {
             let end = pattern_bound_expr(end);
             hi = self
-                .pattern_value(&end, &read.ty)
+                .pattern_value(&end)
                 .map(|v| if inclusive { v } else { v - 1 });
             let e = self.expr(&end);
             self.pattern_ty(&e, read);
@@ -409,7 +409,7 @@ impl BodyChecker<'_> {
 
     /// The value of a pattern bound known at compile time: an integer literal (negated or
     /// not), `T::MIN` or `T::MAX`.
-    fn pattern_value(&self, e: &syn::Expr, ty: &Ty) -> Option<i128> {
+    fn pattern_value(&self, e: &syn::Expr) -> Option<i128> {
         match strip(e) {
             syn::Expr::Lit(syn::ExprLit {
                 lit: syn::Lit::Int(i),
@@ -419,7 +419,7 @@ impl BodyChecker<'_> {
                 op: syn::UnOp::Neg(_),
                 expr,
                 ..
-            }) => self.pattern_value(expr, ty).map(|v| -v),
+            }) => self.pattern_value(expr).map(|v| -v),
             syn::Expr::Path(p) if p.path.segments.len() == 2 => {
                 let scalar = Scalar::from_name(&p.path.segments[0].ident.to_string())?;
                 let (min, max) = self.domain(&Ty::Scalar(scalar));
