@@ -26,8 +26,8 @@
 //! data run on the default accelerator. The designs and the measured numbers are in
 //! `docs/algorithms.md`.
 //!
-//! - Reductions ([`sum`], [`min`], [`max`]) and scans ([`inclusive_scan`],
-//!   [`exclusive_scan`]) combine in a tree, not left to right: integer sums wrap (as
+//! - Reductions ([`sum`], [`min`], [`max`]) and scans ([`inclusive_scan()`],
+//!   [`exclusive_scan()`]) combine in a tree, not left to right: integer sums wrap (as
 //!   everywhere on the device), float sums may round differently from a sequential loop.
 //! - Sorts ([`sort`], [`sort_by_key`], [`sort_descending`]) are LSD radix sorts: floats in
 //!   `total_cmp` order (negative NaNs first, positive NaNs last, every bit kept); `sort_by_key`
@@ -37,8 +37,9 @@
 //! - The ones that take an `#[amp::device]` function of the caller's are macros, which expand
 //!   to the kernels that call it in the caller's crate: [`reduce!`](reduce),
 //!   [`transform!`](transform), [`transform_reduce!`](transform_reduce),
-//!   [`count_if!`](count_if), [`copy_if!`](copy_if), [`partition!`](partition) (stable) and
-//!   [`reduce_by_key!`](reduce_by_key). The element types come first, the function is a path:
+//!   [`count_if!`](count_if), [`copy_if!`](copy_if), [`partition!`](partition) (stable),
+//!   [`reduce_by_key!`](reduce_by_key), [`inclusive_scan!`](inclusive_scan!) and
+//!   [`exclusive_scan!`](exclusive_scan!). The element types come first, the function is a path:
 //!   `reduce!(f32, &view, 0.0, max_abs)`.
 
 mod count;

@@ -1,5 +1,5 @@
-//! [`inclusive_scan!`](crate::algorithms::inclusive_scan) and
-//! [`exclusive_scan!`](crate::algorithms::exclusive_scan): prefix scans with a user's
+//! [`inclusive_scan!`](crate::algorithms::inclusive_scan!) and
+//! [`exclusive_scan!`](crate::algorithms::exclusive_scan!): prefix scans with a user's
 //! `#[amp::device]` operator, which need only be associative (not commutative, and with no
 //! identity: Thrust's `inclusive_scan` with a binary operator, rayon-demo's prefix product).
 //!
@@ -9,8 +9,8 @@
 //! then each tile scans its block from the totals before it. Without an identity, each part of
 //! a prefix is combined only where it exists, left to right.
 
-/// The scan kernel of [`inclusive_scan!`](crate::algorithms::inclusive_scan) and
-/// [`exclusive_scan!`](crate::algorithms::exclusive_scan), named `$name`: tile `b` scans block
+/// The scan kernel of [`inclusive_scan!`](crate::algorithms::inclusive_scan!) and
+/// [`exclusive_scan!`](crate::algorithms::exclusive_scan!), named `$name`: tile `b` scans block
 /// `b` (`256 * 32` elements, each thread 32 consecutive ones) starting from `carries[b - 1]`
 /// (the inclusive scan of the blocks' totals), after `init` when `exclusive` is 1.
 #[doc(hidden)]
