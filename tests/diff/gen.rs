@@ -626,11 +626,8 @@ impl<'a> Gen<'a> {
                 self.rng.below(41) as i64
             };
             let b = a + self.rng.below(10) as i64;
-            let lit = |v: i64| {
-                int_lit(v, t)
-                    .trim_matches(|c| c == '(' || c == ')')
-                    .to_string()
-            };
+            // A pattern takes a negative literal as it is (no parentheses).
+            let lit = |v: i64| format!("{v}{t}");
             let pat = match self.rng.below(6) {
                 0 | 1 => lit(a),
                 2 => format!("{}..={}", lit(a), lit(b)),

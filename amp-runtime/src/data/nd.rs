@@ -89,10 +89,12 @@ where
                 v.t().is_standard_layout(),
             ));
         }
-        let data = v
-            .into_slice()
-            .expect("a view in standard layout is a slice");
-        ArrayViewMut::new(extent, data)
+        match v.into_slice() {
+            Some(data) => ArrayViewMut::new(extent, data),
+            // A view in standard layout is one slice; checked above, so this is a view whose
+            // layout `ndarray` judges otherwise: the same error, without the details.
+            None => Err(not_standard(&extent, &[], false)),
+        }
     }
 }
 

@@ -30,6 +30,15 @@ pub struct KernelTime {
     pub seconds: f64,
 }
 
+impl KernelTime {
+    /// A launch's measured time, also reported as a `kernel time` tracing event (with the
+    /// kernel and the seconds), on every accelerator alike.
+    pub(crate) fn measured(kernel: String, seconds: f64) -> KernelTime {
+        tracing::info!(kernel = kernel.as_str(), seconds, "kernel time");
+        KernelTime { kernel, seconds }
+    }
+}
+
 /// What a queue family's timestamps mean: nanoseconds per tick (`timestampPeriod`) and the
 /// bits that count (`timestampValidBits`).
 #[derive(Clone, Copy, Debug)]
@@ -160,8 +169,7 @@ impl QueryPools {
             .map_err(Error::vk("vkGetQueryPoolResults"))?;
             for (pair, kernel) in ticks.chunks_exact(2).zip(names.by_ref()) {
                 let seconds = timestamps.seconds(pair[0], pair[1]);
-                tracing::info!(kernel = kernel.as_str(), seconds, "kernel time");
-                out.push(KernelTime { kernel, seconds });
+                out.push(KernelTime::measured(kernel, seconds));
             }
         }
         Ok(())

@@ -135,11 +135,8 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
             if let (Some(nv), Some(start)) = (timed, start) {
                 if matches!(result, Ok(()) | Err(Error::IndexOutOfBounds { .. })) {
                     let seconds = start.elapsed().as_secs_f64();
-                    tracing::info!(kernel, seconds, "kernel time");
-                    nv.profiler.push(KernelTime {
-                        kernel: kernel.to_owned(),
-                        seconds,
-                    });
+                    nv.profiler
+                        .push(KernelTime::measured(kernel.to_owned(), seconds));
                 }
             }
             return result;

@@ -1,6 +1,7 @@
 //! Control flow: `if`, `while`, `loop`, `for` over integer ranges, `break`, `continue` and
 //! `return`.
 
+use super::build::{assign, compare, if_then, local, never, u32_lit};
 use super::*;
 
 impl BodyChecker<'_> {
@@ -222,7 +223,7 @@ impl BodyChecker<'_> {
             break_ty: Ty::Never,
             result: None,
             flag: None,
-            exits_to: Vec::new(),
+            exits_to: std::collections::BTreeSet::new(),
             device_returns: self.device_returns(),
         });
         // Nothing a loop assigns reaches the code after it: a deferred local from outside
@@ -283,7 +284,7 @@ impl BodyChecker<'_> {
                         r
                     }
                 };
-                stmts.push(Stmt::Expr(assign_local(result, value)));
+                stmts.push(Stmt::Expr(assign(result, value)));
             }
         }
         let frame = &mut self.loops[target];
@@ -369,14 +370,12 @@ impl BodyChecker<'_> {
         &mut self,
         target: usize,
         code: u32,
-        mut exit: ExprKind,
+        exit: ExprKind,
         mut stmts: Vec<Stmt>,
         span: Span,
     ) -> Expr {
         let innermost = self.loops.len() - 1;
-        if target < innermost {
-            // Out of the innermost loop first, whatever the jump does to its target.
-            exit = ExprKind::Break;
+        let exit = if target < innermost {
             let flag = match self.loops[target].flag {
                 Some(f) => f,
                 None => {
@@ -385,24 +384,18 @@ impl BodyChecker<'_> {
                     f
                 }
             };
-            stmts.push(Stmt::Expr(assign_local(flag, u32_lit(code, span))));
+            stmts.push(Stmt::Expr(assign(flag, u32_lit(code, span))));
             for frame in &mut self.loops[target + 1..] {
-                if !frame.exits_to.contains(&target) {
-                    frame.exits_to.push(target);
-                }
+                frame.exits_to.insert(target);
             }
-        }
-        stmts.push(Stmt::Expr(Expr {
-            kind: exit,
-            ty: Ty::Never,
-            span,
-        }));
+            // Out of the innermost loop first, whatever the jump does to its target.
+            ExprKind::Break
+        } else {
+            exit
+        };
+        stmts.push(Stmt::Expr(never(exit, span)));
         self.deferred.diverge();
-        Expr {
-            kind: ExprKind::Block(Block { stmts, tail: None }),
-            ty: Ty::Never,
-            span,
-        }
+        never(ExprKind::Block(Block { stmts, tail: None }), span)
     }
 
     /// A checked loop with what its frame asks for around it: its jump flag and its value's
@@ -430,70 +423,40 @@ impl BodyChecker<'_> {
         }
         stmts.push(Stmt::Expr(looped));
         let enclosing = self.loops.len().checked_sub(1);
-        let mut exits = frame.exits_to;
-        exits.sort_unstable();
-        for target in exits {
+        let leave = |kind| Stmt::Expr(never(kind, span));
+        for target in frame.exits_to {
             let Some(flag) = self.loops.get(target).and_then(|f| f.flag) else {
                 continue;
             };
-            let read = Expr {
-                kind: ExprKind::Local(flag),
-                ty: Ty::Scalar(Scalar::U32),
-                span,
-            };
-            let is = |code: u32| Expr {
-                kind: ExprKind::Binary(
-                    BinOp::Eq,
-                    Box::new(read.clone()),
-                    Box::new(u32_lit(code, span)),
-                ),
-                ty: Ty::BOOL,
-                span,
+            let flag_is = |op, code| {
+                let read = local(flag, Ty::Scalar(Scalar::U32), span);
+                compare(op, read, u32_lit(code, span), span)
             };
             if Some(target) == enclosing {
                 // The target itself: leave it, or reset the flag and start its next round.
-                stmts.push(Stmt::Expr(if_then(
-                    is(JUMP_BREAK),
-                    vec![exit(ExprKind::Break, span)],
-                )));
-                stmts.push(Stmt::Expr(if_then(
-                    is(JUMP_CONTINUE),
+                let on_break =
+                    if_then(flag_is(BinOp::Eq, JUMP_BREAK), vec![leave(ExprKind::Break)]);
+                let on_continue = if_then(
+                    flag_is(BinOp::Eq, JUMP_CONTINUE),
                     vec![
-                        Stmt::Expr(assign_local(flag, u32_lit(0, span))),
-                        exit(ExprKind::Continue, span),
+                        Stmt::Expr(assign(flag, u32_lit(0, span))),
+                        leave(ExprKind::Continue),
                     ],
-                )));
+                );
+                stmts.push(Stmt::Expr(on_break));
+                stmts.push(Stmt::Expr(on_continue));
             } else {
-                let pending = Expr {
-                    kind: ExprKind::Binary(
-                        BinOp::Ne,
-                        Box::new(read.clone()),
-                        Box::new(u32_lit(0, span)),
-                    ),
-                    ty: Ty::BOOL,
-                    span,
-                };
-                stmts.push(Stmt::Expr(if_then(
-                    pending,
-                    vec![exit(ExprKind::Break, span)],
-                )));
+                let pending = flag_is(BinOp::Ne, 0);
+                stmts.push(Stmt::Expr(if_then(pending, vec![leave(ExprKind::Break)])));
             }
         }
         if let Some(flag) = returned {
-            let cond = Expr {
-                kind: ExprKind::Local(flag),
-                ty: Ty::BOOL,
-                span,
-            };
-            stmts.push(Stmt::Expr(if_then(cond, vec![exit(ExprKind::Break, span)])));
+            let cond = local(flag, Ty::BOOL, span);
+            stmts.push(Stmt::Expr(if_then(cond, vec![leave(ExprKind::Break)])));
         }
-        let tail = frame.result.map(|result| {
-            Box::new(Expr {
-                kind: ExprKind::Local(result),
-                ty: ty.clone(),
-                span,
-            })
-        });
+        let tail = frame
+            .result
+            .map(|result| Box::new(local(result, ty.clone(), span)));
         Expr {
             kind: ExprKind::Block(Block { stmts, tail }),
             ty,
@@ -562,8 +525,8 @@ pub(super) struct LoopFrame {
     result: Option<LocalId>,
     /// The local a jump from a loop nested in it sets (see [`BodyChecker::jump`]).
     flag: Option<LocalId>,
-    /// The enclosing frames a jump from inside this loop leaves to.
-    exits_to: Vec<usize>,
+    /// The enclosing frames a jump from inside this loop leaves to, outermost first.
+    exits_to: std::collections::BTreeSet<usize>,
     /// How many `return`s the innermost device function had when the loop began.
     device_returns: u32,
 }
@@ -577,42 +540,8 @@ impl Default for LoopFrame {
             break_ty: Ty::Never,
             result: None,
             flag: None,
-            exits_to: Vec::new(),
+            exits_to: std::collections::BTreeSet::new(),
             device_returns: 0,
         }
-    }
-}
-
-fn assign_local(local: LocalId, value: Expr) -> Expr {
-    let span = value.span;
-    Expr {
-        kind: ExprKind::Assign(Place::Local(local, Vec::new()), Box::new(value)),
-        ty: Ty::Unit,
-        span,
-    }
-}
-
-fn u32_lit(value: u32, span: Span) -> Expr {
-    Expr {
-        kind: ExprKind::Lit(Lit::Int(u128::from(value))),
-        ty: Ty::Scalar(Scalar::U32),
-        span,
-    }
-}
-
-fn exit(kind: ExprKind, span: Span) -> Stmt {
-    Stmt::Expr(Expr {
-        kind,
-        ty: Ty::Never,
-        span,
-    })
-}
-
-fn if_then(cond: Expr, stmts: Vec<Stmt>) -> Expr {
-    let span = cond.span;
-    Expr {
-        kind: ExprKind::If(Box::new(cond), Block { stmts, tail: None }, None),
-        ty: Ty::Unit,
-        span,
     }
 }

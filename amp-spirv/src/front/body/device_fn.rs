@@ -13,6 +13,7 @@
 //! calls it, and [`callee_path`] makes it relative to the kernel's module, which is the key the
 //! kernel's [`DeviceFnSource`]s are stored under.
 
+use super::build::{assign, bool_lit, never};
 use super::device_sig::{
     describe_signature, device_signature, has_return, DeviceParam, DeviceParamKind, DeviceSig,
 };
@@ -578,31 +579,6 @@ impl<'a> BodyChecker<'a> {
     /// `return` left is followed by `if returned { break; }`, up to the callee's own loop.
     pub(super) fn device_return_flag(&self) -> Option<LocalId> {
         self.device.frames.last().and_then(|f| f.returned)
-    }
-}
-
-fn assign(local: LocalId, value: Expr) -> Expr {
-    let span = value.span;
-    Expr {
-        kind: ExprKind::Assign(Place::Local(local, Vec::new()), Box::new(value)),
-        ty: Ty::Unit,
-        span,
-    }
-}
-
-fn never(kind: ExprKind, span: Span) -> Expr {
-    Expr {
-        kind,
-        ty: Ty::Never,
-        span,
-    }
-}
-
-fn bool_lit(value: bool, span: Span) -> Expr {
-    Expr {
-        kind: ExprKind::Lit(Lit::Bool(value)),
-        ty: Ty::BOOL,
-        span,
     }
 }
 

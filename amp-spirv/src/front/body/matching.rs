@@ -9,6 +9,7 @@
 //! Rust refuses a `match` that does not cover every value of its scrutinee's type (E0004); the
 //! checker does the same, from the arms without a guard, as rustc does.
 
+use super::build::{compare, local, logic};
 use super::*;
 
 /// One pattern alternative, as the checker understood it.
@@ -74,11 +75,7 @@ impl BodyChecker<'_> {
             return Self::error_expr(span);
         }
         let value = self.hidden_immutable("#match", ty.clone());
-        let read = Expr {
-            kind: ExprKind::Local(value),
-            ty: ty.clone(),
-            span: scrutinee_span,
-        };
+        let read = local(value, ty.clone(), scrutinee_span);
 
         let mut arms: Vec<CheckedArm> = Vec::new();
         let mut covered: Vec<Interval> = Vec::new();
@@ -228,17 +225,9 @@ impl BodyChecker<'_> {
         match pat {
             syn::Pat::Ident(p) if p.by_ref.is_none() && !self.is_const_pattern(p) => {
                 let name = (p.ident.to_string(), p.mutability.is_some());
+                // A second name in `x @ y` is refused by `cases`, as one inside `|` is.
                 match &p.subpat {
-                    Some((_, sub)) => {
-                        if matches!(&**sub, syn::Pat::Ident(_)) {
-                            self.err(Diagnostic::error(
-                                Rule::MatchPatterns,
-                                sub.span(),
-                                "`x @ y` binds one name in kernels",
-                            ));
-                        }
-                        (self.cases(sub, read), Some(name))
-                    }
+                    Some((_, sub)) => (self.cases(sub, read), Some(name)),
                     None => (vec![Case::Any], Some(name)),
                 }
             }
@@ -510,23 +499,6 @@ fn pattern_bound_expr(e: &syn::Expr) -> syn::Expr {
         }
     }
     e.clone()
-}
-
-fn compare(op: BinOp, a: Expr, b: Expr, span: Span) -> Expr {
-    Expr {
-        kind: ExprKind::Binary(op, Box::new(a), Box::new(b)),
-        ty: Ty::BOOL,
-        span,
-    }
-}
-
-fn logic(op: LogicOp, a: Expr, b: Expr) -> Expr {
-    let span = a.span;
-    Expr {
-        kind: ExprKind::Logic(op, Box::new(a), Box::new(b)),
-        ty: Ty::BOOL,
-        span,
-    }
 }
 
 /// The disjunction of the alternatives' conditions; `None` when one matches every value.

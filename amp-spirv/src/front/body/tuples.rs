@@ -5,6 +5,7 @@
 //! component an [`ExprKind::Element`] with a literal index, as struct fields are; both back
 //! ends hold it as a composite (an `OpTypeStruct`, a Rust tuple). It never reaches a buffer.
 
+use super::build::local;
 use super::vector::member_expr;
 use super::*;
 
@@ -210,12 +211,7 @@ impl BodyChecker<'_> {
         let whole = self.hidden_immutable("#tuple", ty.clone());
         stmts.push(Stmt::Let(whole, Some(init)));
         for (k, (pat, item_ty)) in pt.elems.iter().zip(items).enumerate() {
-            let read = Expr {
-                kind: ExprKind::Local(whole),
-                ty: ty.clone(),
-                span,
-            };
-            let item = member_expr(read, item_ty, k as u32, span);
+            let item = member_expr(local(whole, ty.clone(), span), item_ty, k as u32, span);
             match pat {
                 syn::Pat::Tuple(inner) => self.bind_tuple(inner, None, item, stmts),
                 _ => self.bind(pat, None, Some(item), stmts),
