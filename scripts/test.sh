@@ -38,17 +38,21 @@ RUSTDOCFLAGS="-D warnings" cargo doc --all-features --no-deps --quiet \
 # device suite runs again on the native CPU accelerator from there (its test
 # `every_device_test_on_the_other_accelerator`).
 AMP_DEVICE=vulkan AMP_VALIDATION=1 cargo test --workspace --all-features "$@"
+# The later runs select their test binaries from the whole workspace, as the run above did, so
+# that cargo unifies the same dependency features and reuses its build (`-p amp` alone would
+# build the dependencies again with fewer features: about two minutes on two cores).
 # The device suite on a simulated discrete GPU (docs/data-model.md): data in device memory,
 # every transfer through staging buffers, mappings treated as non-coherent, a discrete GPU's
 # limits, the validation layer's best-practices checks on; once with deferred launches and
 # once with every launch waited for, which must agree.
 for sync in 0 1; do
     AMP_DEVICE=vulkan AMP_VALIDATION=1 AMP_SIMULATE_DISCRETE=1 AMP_SYNC_LAUNCHES=$sync \
-        cargo test -p amp --all-features --test device --test faults "$@" \
+        cargo test --workspace --all-features --test device --test faults "$@" \
         -- --skip every_device_test_on_the_other_accelerator
 done
 # The suites whose default accelerator must be the native one.
-AMP_DEVICE=cpu cargo test -p amp --all-features --test native_accelerator --test accelerator "$@"
+AMP_DEVICE=cpu cargo test --workspace --all-features --test native_accelerator --test accelerator \
+    "$@"
 
 # The GPU kit (docs/gpu-kit.md), proven to run where Rust is not installed: the quick kit, built
 # from the test build above, runs on this machine's Vulkan device with every folder that holds

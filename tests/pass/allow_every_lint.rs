@@ -28,5 +28,3 @@ fn split(t: TiledIndex<64>, out: ArrayViewMut<f32, 1>) {
     s[t.local[0]] = 1.0;
     out[[0]] = s[0];
 }
-
-fn main() {}

@@ -44,5 +44,3 @@ fn padded(t: TiledIndex<32, 32>, a: ArrayView<f32, 2>, out: ArrayViewMut<f32, 2>
     t.barrier.wait();
     out[t.global] = tile[t.local[1]][t.local[0]];
 }
-
-fn main() {}

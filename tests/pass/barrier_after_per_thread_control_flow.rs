@@ -25,5 +25,3 @@ fn after(t: TiledIndex<64>, data: ArrayView<u32, 1>, out: ArrayViewMut<u32, 1>) 
     t.barrier.wait();
     out[t.global] = found + j;
 }
-
-fn main() {}

@@ -17,5 +17,3 @@ fn maybe(t: TiledIndex<64>, a: ArrayView<f32, 1>, out: ArrayViewMut<f32, 1>, n: 
     t.barrier.wait();
     out[t.global] = shared[63 - t.local[0]];
 }
-
-fn main() {}

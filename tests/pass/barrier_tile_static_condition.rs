@@ -25,5 +25,3 @@ fn rounds(t: TiledIndex<64>, data: ArrayView<u32, 1>, out: ArrayViewMut<u32, 1>)
     }
     out[t.global] = values[t.local[0]] + round;
 }
-
-fn main() {}

@@ -52,5 +52,3 @@ fn uniform(
     }
     out[t.global] = a[t.global];
 }
-
-fn main() {}

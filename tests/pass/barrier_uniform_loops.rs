@@ -33,5 +33,3 @@ fn loops(t: TiledIndex<TS, TS>, a: ArrayView<f32, 2>, out: ArrayViewMut<f32, 2>,
     }
     out[t.global] = sum;
 }
-
-fn main() {}

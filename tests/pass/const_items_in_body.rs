@@ -17,5 +17,3 @@ fn poly(idx: Index<1>, x: ArrayView<f32, 1>, out: ArrayViewMut<f32, 1>) {
     }
     out[idx] = if ENABLED { y * SCALE } else { y };
 }
-
-fn main() {}

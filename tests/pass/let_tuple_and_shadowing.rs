@@ -17,5 +17,3 @@ fn swap(idx: Index<2>, m: ArrayView<f32, 2>, out: ArrayViewMut<f32, 2>) {
     }
     out[idx] = a;
 }
-
-fn main() {}

@@ -23,5 +23,3 @@ fn reduce(t: TiledIndex<TILE>, a: ArrayView<f32, 1>, sums: ArrayViewMut<f32, 1>)
         sums[t.tile] = s[0];
     }
 }
-
-fn main() {}
