@@ -44,9 +44,13 @@ AMP_DEVICE=vulkan AMP_VALIDATION=1 cargo test --workspace --all-features "$@"
 # The device suite on a simulated discrete GPU (docs/data-model.md): data in device memory,
 # every transfer through staging buffers, mappings treated as non-coherent, a discrete GPU's
 # limits, the validation layer's best-practices checks on; once with deferred launches and
-# once with every launch waited for, which must agree.
+# once with every launch waited for, which must agree. The first run also gives simple kernels
+# four indices per thread (a GPU's workgroup size is the simulated device's default), so that
+# every device test runs through the grid-stride loop too.
 for sync in 0 1; do
+    items=$((sync == 0 ? 4 : 1))
     AMP_DEVICE=vulkan AMP_VALIDATION=1 AMP_SIMULATE_DISCRETE=1 AMP_SYNC_LAUNCHES=$sync \
+        AMP_ITEMS_PER_THREAD=$items \
         cargo test --workspace --all-features --test device --test faults "$@" \
         -- --skip every_device_test_on_the_other_accelerator
 done

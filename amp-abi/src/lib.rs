@@ -116,7 +116,9 @@ pub const MAX_LOCAL_ARRAY_LEN: u32 = 16384;
 
 /// `SpecId`s of the specialization constants every module may declare.
 pub mod spec_id {
-    /// The workgroup size x, y, z of a tiled kernel (x is the last tile dimension).
+    /// The workgroup size x, y, z: a tiled kernel's tile (x is the last tile dimension), or
+    /// a simple kernel's threads per workgroup on x (the runtime's choice for the device; the
+    /// module's default is [`KernelInfo::workgroup_size`](crate::KernelInfo::workgroup_size)).
     pub const WORKGROUP_SIZE: [u32; 3] = [0, 1, 2];
     /// The first constant read from outside the kernel's body ([`KernelInfo::spec_constants`]
     /// are `FIRST_OUTER_CONST`, `FIRST_OUTER_CONST + 1`, ...).
@@ -137,6 +139,11 @@ pub mod spec_id {
     /// (measured and known by device: lavapipe), so the checks that correct them fold away
     /// (false by default: every result is checked).
     pub const DEVICE_ROUNDS_EXACTLY: u32 = 0x2_0002;
+    /// A boolean: a simple kernel's invocations each run every index `first + k * stride`
+    /// below the domain's size (a grid-stride loop; `stride` is the grid's invocations), set
+    /// by the runtime when it dispatches fewer invocations than the domain has indices (false
+    /// by default: one index per invocation, the loop folds away).
+    pub const GRID_STRIDE: u32 = 0x2_0003;
 }
 
 /// `SpecId` of the `u32` specialization constant holding the layout facts of the buffer bound
@@ -362,6 +369,24 @@ pub enum TextureAccess {
     Write,
 }
 
+/// Who chooses the launch shape of a simple kernel: its threads per workgroup and how many
+/// indices each thread runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// The module's own: [`KernelInfo::workgroup_size`] threads per workgroup, one index per
+    /// invocation (hand-written modules; tiled kernels, whose tile is their shape).
+    Fixed,
+    /// The runtime's, per device: the module takes its workgroup size x from specialization
+    /// constant [`spec_id::WORKGROUP_SIZE`]`[0]`, and each invocation runs a grid-stride loop
+    /// over the domain when [`spec_id::GRID_STRIDE`] is on.
+    Chosen {
+        /// Whether the kernel has a loop: a device that ends loops by itself after a count of
+        /// iterations per invocation ([`KernelInfo::loop_lines`]) then gets one index per
+        /// invocation, so that the grid-stride loop adds nothing to that count.
+        loops: bool,
+    },
+}
+
 /// One kernel parameter after the index parameter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ParamInfo {
@@ -387,8 +412,11 @@ pub struct KernelInfo {
     /// Size in bytes of the push-constant block (a multiple of 4; 0 when there is none).
     pub push_constant_size: u32,
     /// Threads per workgroup, as declared by the module's `LocalSize`. Ignored for tiled
-    /// kernels, whose workgroup size is the tile (specialization constants 0, 1, 2).
+    /// kernels, whose workgroup size is the tile (specialization constants 0, 1, 2), and for
+    /// simple kernels whose [`shape`](Self::shape) the runtime chooses.
     pub workgroup_size: [u32; 3],
+    /// Who chooses a simple kernel's launch shape.
+    pub shape: Shape,
     /// Whether the module declares the `Float64` capability.
     pub uses_float64: bool,
     /// A hash of the module, stable across builds; the pipeline cache's key.

@@ -95,6 +95,12 @@ const fn build(name: &'static str, kind: Kind) -> Setting {
 /// The values of `AMP_PIPELINE_ROBUSTNESS`.
 pub const ROBUSTNESS_MODES: &[&str] = &["default", "checked-off", "off"];
 
+/// The values of `AMP_WORKGROUP_SIZE`: threads per workgroup of simple kernels.
+pub const WORKGROUP_SIZES: &[&str] = &["32", "64", "128", "256", "512", "1024"];
+
+/// The values of `AMP_ITEMS_PER_THREAD`: indices each thread of a simple kernel runs.
+pub const ITEMS_PER_THREAD: &[&str] = &["1", "2", "4", "8", "16"];
+
 /// Every setting, in README.md's order.
 pub const SETTINGS: &[Setting] = &[
     run("AMP_DEVICE", Kind::Device, "device"),
@@ -110,6 +116,16 @@ pub const SETTINGS: &[Setting] = &[
         "AMP_PIPELINE_ROBUSTNESS",
         Kind::Choice(ROBUSTNESS_MODES),
         "pipeline_robustness",
+    ),
+    run(
+        "AMP_WORKGROUP_SIZE",
+        Kind::Choice(WORKGROUP_SIZES),
+        "workgroup_size",
+    ),
+    run(
+        "AMP_ITEMS_PER_THREAD",
+        Kind::Choice(ITEMS_PER_THREAD),
+        "items_per_thread",
     ),
     run("AMP_PIPELINE_CACHE", Kind::PathOrOff, "pipeline_cache"),
     build("AMP_DUMP_SPIRV", Kind::Path),

@@ -112,6 +112,13 @@ pub(crate) fn instance_statics(
     let report = &kernel.report;
     let loop_lines = &kernel.loop_lines;
     let bounds_checked = kernel.bounds_checked;
+    let shape = match kernel.tile {
+        Some(_) => quote!(::amp::__private::Shape::Fixed),
+        None => {
+            let loops = kernel.has_loops;
+            quote!(::amp::__private::Shape::Chosen { loops: #loops })
+        }
+    };
     quote! {
         static #spirv: [u32; #len] = [#(#words),*];
         static #info: ::amp::__private::KernelInfo = ::amp::__private::KernelInfo {
@@ -122,6 +129,7 @@ pub(crate) fn instance_statics(
             params: &[#(#infos),*],
             push_constant_size: #push,
             workgroup_size: [#wx, #wy, #wz],
+            shape: #shape,
             uses_float64: #f64_used,
             hash: #hash,
             tile_rank: #tile_rank,

@@ -164,6 +164,20 @@ impl Config {
         )
     }
 
+    /// `AMP_WORKGROUP_SIZE`: threads per workgroup of simple kernels on Vulkan devices: 32,
+    /// 64, 128, 256, 512 or 1024 (another value is [`Error::InvalidSetting`] when an
+    /// accelerator is made), cut to the device's limit (see
+    /// [`LaunchShape`](crate::LaunchShape)).
+    pub fn workgroup_size(self, threads: u32) -> Config {
+        self.set("AMP_WORKGROUP_SIZE", Some(threads.to_string()))
+    }
+
+    /// `AMP_ITEMS_PER_THREAD`: indices each thread of a simple kernel runs on Vulkan devices:
+    /// 1, 2, 4, 8 or 16 (see [`LaunchShape`](crate::LaunchShape)).
+    pub fn items_per_thread(self, items: u32) -> Config {
+        self.set("AMP_ITEMS_PER_THREAD", Some(items.to_string()))
+    }
+
     /// Makes these settings the process's, over the environment's.
     ///
     /// Errors: [`Error::ConfigTooLate`] when the runtime has already read one of them with

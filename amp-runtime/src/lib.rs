@@ -110,7 +110,7 @@ pub use data::{
 pub use data::{DeviceBuffer, DeviceBufferMut};
 pub use device::{
     live_object_counts, validation_enabled, validation_message_count, Accelerator, AcceleratorView,
-    DeviceType, KernelTime, LaunchTarget, Limits, ObjectCounts,
+    DeviceType, KernelTime, LaunchShape, LaunchTarget, Limits, ObjectCounts,
 };
 pub use error::{Error, SettingSource, SplitError, VulkanResult};
 #[doc(hidden)]
@@ -123,7 +123,7 @@ pub use exec::{
 pub use extent::{Extent, Index};
 #[doc(hidden)]
 pub use kernel::{
-    layout_fact, KernelInfo, ParamInfo, ParamKind, TextureAccess, LAYOUT_SPEC_ID_BASE,
+    layout_fact, KernelInfo, ParamInfo, ParamKind, Shape, TextureAccess, LAYOUT_SPEC_ID_BASE,
     OOB_REPORT_WORDS,
 };
 pub use kernel::{ElemType, ScalarType};

@@ -36,6 +36,7 @@ fn kernel_info(
         } else {
             [1, 1, 1]
         },
+        shape: amp_runtime::Shape::Fixed,
         uses_float64,
         hash: spirv.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &w| {
             (h ^ u64::from(w)).wrapping_mul(0x0100_0000_01b3)

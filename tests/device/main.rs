@@ -12,8 +12,8 @@
 //! Tests that need a process of their own stay separate binaries in `tests/`: `accelerator` and
 //! `robustness` (they re-run their own binary for a test that needs the default device chosen
 //! differently, by exact test name), `leaks` (the process's live Vulkan objects and resident
-//! memory must stay flat), `timeout` (its long kernels would slow the others down), `ui` and
-//! `pass` (trybuild) and `spirv_val_all` (no device).
+//! memory must stay flat), `timeout` (its long kernels would slow the others down), `ui`
+//! (trybuild), `pass` (compile-only) and `spirv_val_all` (no device).
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -35,6 +35,7 @@ mod generics;
 mod guard;
 mod index_arith;
 mod launch_reuse;
+mod launch_shapes;
 mod loop_limit;
 mod math;
 mod matmul;

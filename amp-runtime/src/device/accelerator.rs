@@ -15,7 +15,7 @@ use super::create::{create_device, physical_devices, PhysicalInfo};
 use super::instance::{instance, InstanceShared};
 use super::native::{NativeDevice, NATIVE_PATH};
 use super::properties::{DeviceType, Limits};
-use super::Device;
+use super::{Device, LaunchShape};
 use crate::sync::lock;
 use crate::Error;
 
@@ -386,6 +386,16 @@ impl Accelerator {
         match &self.backend {
             Backend::Vulkan(d) => d.limits,
             Backend::Native(_) => Limits::native(),
+        }
+    }
+
+    /// How simple kernels are dispatched on this Vulkan device: threads per workgroup and
+    /// indices per thread (`AMP_WORKGROUP_SIZE`, `AMP_ITEMS_PER_THREAD`); `None` on the native
+    /// CPU accelerator, which runs batches of threads of its own size.
+    pub fn launch_shape(&self) -> Option<LaunchShape> {
+        match &self.backend {
+            Backend::Vulkan(d) => Some(d.launch_shape()),
+            Backend::Native(_) => None,
         }
     }
 

@@ -194,6 +194,30 @@ pub(super) fn create_device(
             extensions.push(robustness_extension.as_ptr());
         }
         let subgroups = super::subgroup::Subgroups::query(instance, phys.handle);
+        let limits = (if memory.simulated {
+            simulated_limits
+        } else {
+            std::convert::identity
+        })(Limits {
+            max_workgroup_count: l.max_compute_work_group_count,
+            max_workgroup_size: l.max_compute_work_group_size,
+            max_threads_per_workgroup: l.max_compute_work_group_invocations,
+            max_shared_memory_bytes: l.max_compute_shared_memory_size,
+            max_push_constants_size: l.max_push_constants_size,
+            max_storage_buffer_range: l.max_storage_buffer_range,
+            max_memory_allocation_size: max_memory_allocation_size(instance, phys.handle),
+            max_image_dimension: [
+                l.max_image_dimension1_d,
+                l.max_image_dimension2_d,
+                l.max_image_dimension3_d,
+            ],
+            subgroup_size: subgroups.size,
+            max_loop_iterations: super::properties::loop_limit(&phys.name),
+            rounds_f32_exactly: super::properties::rounds_f32_exactly(&phys.name),
+        });
+        // Simple kernels' launch shape: a GPU's, or the one of the discrete GPU simulated.
+        let shape =
+            super::LaunchShape::choose(phys.device_type.is_gpu() || memory.simulated, &limits)?;
         let priorities = [1.0f32];
         let queues = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(family)
@@ -238,27 +262,8 @@ pub(super) fn create_device(
             device_type: phys.device_type,
             description: describe(phys, &props, memory.simulated),
             device_path: phys.path(),
-            limits: (if memory.simulated {
-                simulated_limits
-            } else {
-                std::convert::identity
-            })(Limits {
-                max_workgroup_count: l.max_compute_work_group_count,
-                max_workgroup_size: l.max_compute_work_group_size,
-                max_threads_per_workgroup: l.max_compute_work_group_invocations,
-                max_shared_memory_bytes: l.max_compute_shared_memory_size,
-                max_push_constants_size: l.max_push_constants_size,
-                max_storage_buffer_range: l.max_storage_buffer_range,
-                max_memory_allocation_size: max_memory_allocation_size(instance, phys.handle),
-                max_image_dimension: [
-                    l.max_image_dimension1_d,
-                    l.max_image_dimension2_d,
-                    l.max_image_dimension3_d,
-                ],
-                subgroup_size: subgroups.size,
-                max_loop_iterations: super::properties::loop_limit(&phys.name),
-                rounds_f32_exactly: super::properties::rounds_f32_exactly(&phys.name),
-            }),
+            limits,
+            shape,
             float64: supported.shader_float64 == vk::TRUE,
             physical: phys.handle,
             storage_image_write_without_format: supported.shader_storage_image_write_without_format

@@ -19,6 +19,7 @@ mod pipeline_cache;
 mod profile;
 mod properties;
 mod queue;
+mod shape;
 mod state;
 mod subgroup;
 mod submit;
@@ -45,6 +46,7 @@ pub use profile::KernelTime;
 use profile::Timestamps;
 pub use properties::{DeviceType, Limits};
 pub use queue::{AcceleratorView, LaunchTarget};
+pub use shape::LaunchShape;
 pub(crate) use state::DeviceState;
 pub(crate) use submit::Recording;
 
@@ -89,6 +91,8 @@ pub(crate) struct Device {
     pipeline_robustness: bool,
     /// Which pipelines turn it off (`AMP_PIPELINE_ROBUSTNESS`).
     robustness: crate::Robustness,
+    /// How simple kernels are dispatched here.
+    shape: LaunchShape,
     allocator: Mutex<Option<Allocator>>,
     /// Memory types and host-memory import.
     memory: MemoryInfo,
@@ -163,6 +167,11 @@ impl Device {
     /// The compute limits.
     pub(crate) fn limits(&self) -> &Limits {
         &self.limits
+    }
+
+    /// How simple kernels are dispatched here.
+    pub(crate) fn launch_shape(&self) -> LaunchShape {
+        self.shape
     }
 
     /// Whether kernels using `f64` can run (`shaderFloat64`).

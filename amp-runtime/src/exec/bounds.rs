@@ -311,6 +311,7 @@ mod tests {
         params: &PARAMS,
         push_constant_size: 28,
         workgroup_size: [64, 1, 1],
+        shape: crate::kernel::Shape::Fixed,
         uses_float64: false,
         hash: 0,
         tile_rank: 0,

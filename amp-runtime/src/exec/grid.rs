@@ -3,32 +3,59 @@
 
 use super::call::Tiling;
 use super::pipeline::Specialization;
+use crate::device::LaunchShape;
 use crate::device::Limits;
 use crate::dims::dims_list;
-use crate::kernel::{spec_id, KernelInfo};
+use crate::kernel::{spec_id, KernelInfo, Shape};
 use crate::Error;
 
-/// The grid of a simple kernel: `ceil(total / workgroup)` groups, folded onto x and y.
+/// The grid of a simple kernel, `ceil(total / (workgroup * items))` groups folded onto x
+/// and y. A kernel whose shape the runtime chooses ([`Shape::Chosen`]) gets the device's
+/// `shape` (its workgroup size in `specialization`) and, when the grid has fewer threads than
+/// the domain has indices, its grid-stride loop turned on; a device with a loop limit runs a
+/// kernel with loops at one index per thread, so that its loops' count stays the kernel's own.
 pub(super) fn simple_grid(
     info: &KernelInfo,
     total: u64,
     limits: &Limits,
+    shape: LaunchShape,
+    specialization: &mut Specialization,
 ) -> Result<[u32; 3], Error> {
     let invalid = |reason: String| Error::InvalidKernel {
         kernel: info.name.to_owned(),
         reason,
     };
-    let wg = u64::from(info.workgroup_size[0]);
-    if wg == 0 || info.workgroup_size.contains(&0) {
-        return Err(invalid("workgroup size has a zero dimension".into()));
+    let (wg, items) = match info.shape {
+        Shape::Fixed => {
+            if info.workgroup_size.contains(&0) {
+                return Err(invalid("workgroup size has a zero dimension".into()));
+            }
+            if info.workgroup_size[1] != 1 || info.workgroup_size[2] != 1 {
+                return Err(invalid(format!(
+                    "workgroup size {:?}: simple kernels must have one-dimensional workgroups",
+                    info.workgroup_size
+                )));
+            }
+            (u64::from(info.workgroup_size[0]), 1)
+        }
+        Shape::Chosen { loops } => {
+            let items = if loops && limits.max_loop_iterations.is_some() {
+                1
+            } else {
+                shape.items_per_thread.max(1)
+            };
+            (u64::from(shape.workgroup_size), u64::from(items))
+        }
+    };
+    let groups = fold_onto_xy(total.div_ceil(wg * items), wg, limits.max_workgroup_count)?;
+    if let Shape::Chosen { .. } = info.shape {
+        specialization.push(spec_id::WORKGROUP_SIZE[0], &[wg as u32]);
+        let threads = groups.iter().map(|&g| u64::from(g)).product::<u64>() * wg;
+        if threads < total {
+            specialization.push(spec_id::GRID_STRIDE, &[1]);
+        }
     }
-    if info.workgroup_size[1] != 1 || info.workgroup_size[2] != 1 {
-        return Err(invalid(format!(
-            "workgroup size {:?}: simple kernels must have one-dimensional workgroups",
-            info.workgroup_size
-        )));
-    }
-    fold_onto_xy(total.div_ceil(wg), wg, limits.max_workgroup_count)
+    Ok(groups)
 }
 
 /// The grid of a tiled kernel: one workgroup per tile; x is the last dimension. Checks the

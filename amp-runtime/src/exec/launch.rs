@@ -170,7 +170,13 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
         let mut push = vec![0u8; info.push_constant_size as usize];
         encode_args(info, &args, &domain, &mut push, &mut specialization)?;
         let groups = match &tiling {
-            None => simple_grid(info, total, device.limits())?,
+            None => simple_grid(
+                info,
+                total,
+                device.limits(),
+                device.launch_shape(),
+                &mut specialization,
+            )?,
             Some(t) => tiled_grid(info, &domain, t, device.limits(), &mut specialization)?,
         };
         push_spec_constants(info, &spec, &mut specialization);

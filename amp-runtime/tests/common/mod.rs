@@ -92,6 +92,7 @@ pub fn info(
         params: Box::leak(params.into_boxed_slice()),
         push_constant_size,
         workgroup_size: [workgroup, 1, 1],
+        shape: amp_runtime::Shape::Fixed,
         uses_float64,
         hash: spirv.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &w| {
             (h ^ u64::from(w)).wrapping_mul(0x0100_0000_01b3)

@@ -47,8 +47,11 @@ pub struct CompiledKernel {
     pub params: Vec<CompiledParam>,
     /// Size of the push-constant block in bytes.
     pub push_constant_size: u32,
-    /// Threads per workgroup.
+    /// Threads per workgroup (a simple kernel's default: the runtime chooses per device).
     pub workgroup_size: [u32; 3],
+    /// Whether the body has a loop (`KernelInfo::shape`: a device with a loop limit runs
+    /// such a simple kernel one index per invocation).
+    pub has_loops: bool,
     /// Whether the module needs `shaderFloat64`.
     pub uses_float64: bool,
     /// FNV-1a hash of the module, stable across builds.
@@ -356,6 +359,7 @@ impl CheckedKernel {
             params,
             push_constant_size: layout.size,
             workgroup_size: module.workgroup_size,
+            has_loops: has_loops(&kernel.body),
             uses_float64: module.uses_float64,
             hash,
             tile: kernel.tiled.as_ref().map(|t| t.dims.clone()),
@@ -400,4 +404,15 @@ fn fnv1a(words: &[u32]) -> u64 {
         }
     }
     h
+}
+
+/// Whether `body` has a loop anywhere (device functions are inlined by now).
+fn has_loops(body: &ir::Block) -> bool {
+    use ir::{any_expr, block_has, Probe};
+    block_has(body, |e| {
+        any_expr(e, |x| match x.kind {
+            ir::ExprKind::While(..) | ir::ExprKind::Loop(_) | ir::ExprKind::For(_) => Probe::Hit,
+            _ => Probe::Descend,
+        })
+    })
 }

@@ -30,16 +30,77 @@ impl Emitter<'_> {
             ]
         };
 
+        self.main = self.b.id();
+        let name = self.k.name.clone();
+        if tiled {
+            self.begin_function(self.main, &name, None);
+            self.declare_locals();
+            self.tiled_prologue(interface[0], interface[1], interface[2]);
+            self.body_and_return();
+        } else {
+            // The body runs in a function of its own, for one linear index: `main` calls it for
+            // each index of the invocation (one, or several on a grid-stride loop), and a
+            // `return` in the body ends that index only.
+            let u = self.scalar_ty(Scalar::U32);
+            let run = self.b.id();
+            let linear = self.begin_function(run, &format!("{name}_at"), Some(u));
+            self.declare_locals();
+            self.index_from_linear(linear);
+            self.body_and_return();
+            self.begin_function(self.main, &name, None);
+            self.grid_loop(run, interface[0], interface[1]);
+            self.b
+                .ret()
+                .or_internal(&mut self.internal, Invariant::BlockOpen);
+            self.b
+                .end_function()
+                .or_internal(&mut self.internal, Invariant::FunctionOpen);
+        }
+        self.record_out_of_bounds_function();
+        self.rounded_functions();
+        let interface: Vec<Word> = interface.into_iter().chain(subgroup_inputs).collect();
+        self.b.entry_point(
+            spirv::ExecutionModel::GLCompute,
+            self.main,
+            "main",
+            interface,
+        );
+        if !tiled {
+            // The default; the `WorkgroupSize` constant (`declare_spec_constants`) is what
+            // the runtime specializes per device.
+            self.b.execution_mode(
+                self.main,
+                spirv::ExecutionMode::LocalSize,
+                [SIMPLE_WORKGROUP_SIZE, 1, 1],
+            );
+        }
+    }
+
+    /// Opens function `id` named `name`, with no result and one parameter of type `param`
+    /// (returned) or none, and begins its first block.
+    fn begin_function(&mut self, id: Word, name: &str, param: Option<Word>) -> Word {
         let void = self.b.type_void();
-        let fn_ty = self.b.type_function(void, []);
-        let main = self
-            .b
-            .begin_function(void, None, spirv::FunctionControl::NONE, fn_ty)
+        let ty = self.b.type_function(void, param);
+        self.b
+            .begin_function(void, Some(id), spirv::FunctionControl::NONE, ty)
             .or_internal(&mut self.internal, Invariant::NoFunctionOpen);
-        self.b.name(main, self.k.name.clone());
-        self.main = main;
+        self.b.name(id, name);
+        let value = match param {
+            Some(t) => self
+                .b
+                .function_parameter(t)
+                .or_internal(&mut self.internal, Invariant::FunctionOpen),
+            None => 0,
+        };
         let entry = self.b.id();
         self.begin(entry);
+        value
+    }
+
+    /// The kernel's locals (function variables, or workgroup variables for `tile_static`) and
+    /// the per-thread report state, at the top of the function that runs the body.
+    fn declare_locals(&mut self) {
+        self.locals.clear();
         for local in &self.k.locals {
             let var = if !has_storage(&local.ty) {
                 None
@@ -53,11 +114,10 @@ impl Emitter<'_> {
         }
         self.declare_pending_report();
         self.start_loop_watch();
-        if tiled {
-            self.tiled_prologue(interface[0], interface[1], interface[2]);
-        } else {
-            self.prologue(interface[0], interface[1]);
-        }
+    }
+
+    /// The body, then the return (with the thread's reports) where the body falls off its end.
+    fn body_and_return(&mut self) {
         self.block(&self.k.body);
         if !self.terminated() {
             self.return_from_main();
@@ -65,18 +125,6 @@ impl Emitter<'_> {
         self.b
             .end_function()
             .or_internal(&mut self.internal, Invariant::FunctionOpen);
-        self.record_out_of_bounds_function();
-        self.rounded_functions();
-        let interface: Vec<Word> = interface.into_iter().chain(subgroup_inputs).collect();
-        self.b
-            .entry_point(spirv::ExecutionModel::GLCompute, main, "main", interface);
-        if !tiled {
-            self.b.execution_mode(
-                main,
-                spirv::ExecutionMode::LocalSize,
-                [SIMPLE_WORKGROUP_SIZE, 1, 1],
-            );
-        }
     }
 
     /// The storage class of a local's variable.
@@ -179,41 +227,84 @@ impl Emitter<'_> {
         }
     }
 
-    /// Linear thread id from the folded dispatch grid, the out-of-domain guard, and the index.
-    fn prologue(&mut self, gid_var: Word, nwg_var: Word) {
+    /// `main` of a simple kernel: the invocation's first linear index from the folded grid,
+    /// then a call of the body (`run`) for each of its indices below the domain's size: the
+    /// first, then every `stride` (the invocations of the whole grid) after it while the
+    /// `GRID_STRIDE` specialization constant is on (the runtime dispatches fewer invocations
+    /// than indices only then; off, the loop folds away and each invocation runs one index).
+    /// Consecutive invocations take consecutive indices on every pass, so accesses stay
+    /// coalesced.
+    fn grid_loop(&mut self, run: Word, gid_var: Word, nwg_var: Word) {
         let u = self.scalar_ty(Scalar::U32);
+        let bool_ty = self.scalar_ty(Scalar::Bool);
         let v3 = self.b.type_vector(u, 3);
         let gid = self.load(v3, gid_var);
         let nwg = self.load(v3, nwg_var);
-        let gx = self
-            .b
-            .composite_extract(u, None, gid, [0])
-            .or_internal(&mut self.internal, Invariant::BlockOpen);
-        let gy = self
-            .b
-            .composite_extract(u, None, gid, [1])
-            .or_internal(&mut self.internal, Invariant::BlockOpen);
-        let nx = self
-            .b
-            .composite_extract(u, None, nwg, [0])
-            .or_internal(&mut self.internal, Invariant::BlockOpen);
-        let wg = self.const_u32(SIMPLE_WORKGROUP_SIZE);
+        let [gx, gy] = [0, 1].map(|c| {
+            self.b
+                .composite_extract(u, None, gid, [c])
+                .or_internal(&mut self.internal, Invariant::BlockOpen)
+        });
+        let [nx, ny] = [0, 1].map(|c| {
+            self.b
+                .composite_extract(u, None, nwg, [c])
+                .or_internal(&mut self.internal, Invariant::BlockOpen)
+        });
+        let wg = self.tile_size[0];
         // `(gy * nx) * wg`, not `gy * (nx * wg)`: lavapipe runs the first (the order GLSL's
         // `gl_GlobalInvocationID.y * gl_NumWorkGroups.x * 64u` gives) in 0.4 % fewer
         // instructions on vector add.
         let rows = self.op(Op::IMul, u, &[gy, nx]);
         let y_off = self.op(Op::IMul, u, &[rows, wg]);
-        let linear = self.op(Op::IAdd, u, &[gx, y_off]);
-        let rank = self.k.rank;
-        let extents: Vec<Word> = (0..rank).map(|d| self.push_member(d)).collect();
+        let first = self.op(Op::IAdd, u, &[gx, y_off]);
+        let groups = self.op(Op::IMul, u, &[nx, ny]);
+        let stride = self.op(Op::IMul, u, &[groups, wg]);
+        let extents: Vec<Word> = (0..self.k.rank).map(|d| self.push_member(d)).collect();
         let mut total = extents[0];
         for &e in &extents[1..] {
             total = self.op(Op::IMul, u, &[total, e]);
         }
-        let bool_ty = self.scalar_ty(Scalar::Bool);
-        let inside = self.op(Op::ULessThan, bool_ty, &[linear, total]);
-        self.leave_unless(inside);
+        let striding = self.bool_spec_constant(amp_abi::spec_id::GRID_STRIDE, "amp_grid_stride");
+        let inside = self.op(Op::ULessThan, bool_ty, &[first, total]);
+        let labels = IfLabels {
+            merge: self.b.id(),
+            then: Some(self.b.id()),
+            otherwise: None,
+        };
+        self.structured_if(inside, labels, &[], |e, _| {
+            let entry = e.label;
+            let [header, body, step, done, next] = [(); 5].map(|()| e.b.id());
+            e.branch(header);
+            e.begin(header);
+            let index =
+                e.b.phi(u, None, [(first, entry), (next, step)])
+                    .or_internal(&mut e.internal, Invariant::BlockOpen);
+            e.b.loop_merge(done, step, spirv::LoopControl::NONE, [])
+                .or_internal(&mut e.internal, Invariant::BlockOpen);
+            e.branch(body);
+            e.begin(body);
+            let void = e.b.type_void();
+            e.b.function_call(void, None, run, [index])
+                .or_internal(&mut e.internal, Invariant::BlockOpen);
+            e.branch(step);
+            e.begin(step);
+            // `index + stride < total` as `total - index > stride`: no wrap near `u32::MAX`.
+            let rest = e.op(Op::ISub, u, &[total, index]);
+            let more = e.op(Op::UGreaterThan, bool_ty, &[rest, stride]);
+            let again = e.op(Op::LogicalAnd, bool_ty, &[striding, more]);
+            e.b.i_add(u, Some(next), index, stride)
+                .or_internal(&mut e.internal, Invariant::BlockOpen);
+            e.b.branch_conditional(again, header, done, [])
+                .or_internal(&mut e.internal, Invariant::BlockOpen);
+            e.begin(done);
+        });
+    }
 
+    /// The kernel's index from its linear index `linear` (below the domain's size).
+    fn index_from_linear(&mut self, linear: Word) {
+        let u = self.scalar_ty(Scalar::U32);
+        let rank = self.k.rank;
+        let extents: Vec<Word> = (0..rank).map(|d| self.push_member(d)).collect();
         // Row-major unflattening: the last dimension varies fastest.
         let idx_var =
             self.locals[self.k.index_local].or_internal(&mut self.internal, Invariant::Sized);

@@ -3,7 +3,7 @@
 //! execution modes that follow from what the kernel uses.
 
 use super::OrInternal;
-use super::{BufferVar, Emitter};
+use super::{BufferVar, Emitter, SIMPLE_WORKGROUP_SIZE};
 use crate::back::spv::Invariant;
 use crate::back::ParamSlot;
 use crate::ir::*;
@@ -35,13 +35,20 @@ impl Emitter<'_> {
             self.b.name(id, c.ident.to_string());
             self.spec.push(id);
         }
-        let Some(tiled) = &self.k.tiled else { return };
-        let rank = tiled.dims.len();
+        // The workgroup size: a tiled kernel's tile (x is its last dimension), or the simple
+        // kernel's threads per workgroup, chosen by the runtime per device (default 64).
         let u = self.scalar_ty(Scalar::U32);
         for axis in 0..3 {
-            let default = match rank.checked_sub(axis + 1).map(|d| &tiled.dims[d]) {
-                Some(TileDim::Lit(n)) => *n,
-                _ => 1,
+            let default = match &self.k.tiled {
+                None if axis == 0 => SIMPLE_WORKGROUP_SIZE,
+                None => 1,
+                Some(tiled) => match tiled.dims.len().checked_sub(axis + 1) {
+                    Some(d) => match &tiled.dims[d] {
+                        TileDim::Lit(n) => *n,
+                        _ => 1,
+                    },
+                    None => 1,
+                },
             };
             let id = self.b.spec_constant_bit32(u, default);
             self.b.decorate(

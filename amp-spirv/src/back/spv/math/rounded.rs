@@ -388,7 +388,7 @@ impl Emitter<'_> {
     }
 
     /// A boolean specialization constant, false by default.
-    fn bool_spec_constant(&mut self, spec_id: u32, name: &str) -> Word {
+    pub(in crate::back::spv) fn bool_spec_constant(&mut self, spec_id: u32, name: &str) -> Word {
         let b = self.scalar_ty(Scalar::Bool);
         let id = self.b.spec_constant_false(b);
         self.b.decorate(

@@ -1,0 +1,61 @@
+//! The launch shape of simple kernels on a Vulkan device: threads per workgroup and indices
+//! per thread, chosen once per device from its kind and the settings.
+
+use super::properties::Limits;
+use crate::Error;
+
+/// How a Vulkan device runs simple (untiled) kernels compiled by amp-rs: `workgroup_size`
+/// threads per workgroup, each running up to `items_per_thread` indices on a grid-stride
+/// loop (thread `i` of `n` runs `i`, `i + n`, `i + 2n`, ..., so neighbouring threads touch
+/// neighbouring elements on every pass). The results are the same for every shape: a simple
+/// kernel's threads do not communicate. Tiled kernels run their tile, one index per thread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LaunchShape {
+    /// Threads per workgroup (`AMP_WORKGROUP_SIZE`).
+    pub workgroup_size: u32,
+    /// Indices each thread runs (`AMP_ITEMS_PER_THREAD`); a device with a loop limit runs
+    /// kernels that have loops at one.
+    pub items_per_thread: u32,
+}
+
+/// Threads per workgroup on GPUs: a multiple of every vendor's SIMD width (32 on NVIDIA, 32
+/// or 64 on AMD, 8 to 32 on Intel), with enough warps per workgroup to keep an NVIDIA SM's
+/// schedulers fed; the GPU kit's shape experiment measures the others.
+const GPU_WORKGROUP_SIZE: u32 = 64 * 4;
+
+/// Threads per workgroup on CPU devices (lavapipe): its 8-lane SIMD groups run a workgroup
+/// on one core, and more workgroups than cores keep every core busy on small domains.
+const CPU_WORKGROUP_SIZE: u32 = 64;
+
+impl LaunchShape {
+    /// The shape of a device: a GPU (or a simulated discrete one: `gpu`) or a CPU device,
+    /// with `AMP_WORKGROUP_SIZE` and `AMP_ITEMS_PER_THREAD` over the defaults. A workgroup size
+    /// past the device's limits is cut to the largest power of two within them.
+    pub(crate) fn choose(gpu: bool, limits: &Limits) -> Result<LaunchShape, Error> {
+        let default = if gpu {
+            GPU_WORKGROUP_SIZE
+        } else {
+            CPU_WORKGROUP_SIZE
+        };
+        let wanted = setting("AMP_WORKGROUP_SIZE")?.unwrap_or(default);
+        let most = limits
+            .max_threads_per_workgroup
+            .min(limits.max_workgroup_size[0])
+            .max(1);
+        let workgroup_size = if wanted <= most {
+            wanted
+        } else {
+            1 << most.ilog2()
+        };
+        let items_per_thread = setting("AMP_ITEMS_PER_THREAD")?.unwrap_or(1);
+        Ok(LaunchShape {
+            workgroup_size,
+            items_per_thread,
+        })
+    }
+}
+
+/// A shape setting's number (its values are the numbers its table lists).
+fn setting(name: &'static str) -> Result<Option<u32>, Error> {
+    Ok(crate::config::text(name)?.and_then(|v| v.parse().ok()))
+}
