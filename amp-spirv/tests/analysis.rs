@@ -1166,7 +1166,7 @@ fn report_of_a_simple_kernel() {
     assert_eq!(
         lines,
         [
-            "kernel `saxpy`: simple, rank 2, 64 threads per workgroup",
+            "kernel `saxpy`: simple, rank 2, the device's launch shape",
             "  binding 0: `x` f32, rank 2, read-only, read",
             "  binding 1: `y` f32, rank 2, writable, read and written",
             "  binding 2: `acc` f64, rank 1, writable, read and written",
@@ -1200,7 +1200,7 @@ fn report_of_an_integer_kernel_without_findings() {
     assert_eq!(
         k.report,
         format!(
-            "kernel `k`: simple, rank 1, 64 threads per workgroup
+            "kernel `k`: simple, rank 1, the device's launch shape
   binding 0: `a` i32, rank 1, read-only, read
   binding 1: `out` i32, rank 1, writable, written
   push constants: 20 bytes

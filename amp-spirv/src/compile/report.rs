@@ -44,8 +44,8 @@ pub fn render(
         None => {
             let _ = writeln!(
                 out,
-                "kernel `{name}`: simple, rank {}, {} threads per workgroup",
-                compiled.rank, compiled.workgroup_size[0]
+                "kernel `{name}`: simple, rank {}, the device's launch shape",
+                compiled.rank
             );
         }
     }

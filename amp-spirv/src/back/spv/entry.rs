@@ -1,5 +1,7 @@
-//! The entry point: `main` with its locals, the prologue that turns the invocation ids into
-//! the kernel's index (and leaves threads outside the domain), the body, and the epilogue.
+//! The entry point. A tiled kernel's `main` holds its locals, the prologue that turns the
+//! invocation ids into the tiled index (and leaves threads outside the domain), the body and
+//! the epilogue. A simple kernel's body is a function of one linear index, which `main` calls
+//! for each index of its thread (`grid_loop`).
 
 use super::IfLabels;
 use super::OrInternal;

@@ -166,7 +166,8 @@ struct Emitter<'k> {
     main: Word,
     /// Specialization constants of the outer constants (`SpecId` 3, 4, ...).
     spec: Vec<Word>,
-    /// The workgroup-size specialization constants x, y, z of a tiled kernel.
+    /// The workgroup-size specialization constants x, y, z (a tiled kernel's tile, a simple
+    /// kernel's threads per workgroup on x).
     tile_size: [Word; 3],
     uses_float32: bool,
     uses_float64: bool,
