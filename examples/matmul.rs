@@ -1,6 +1,8 @@
-//! C++ AMP's matrix multiplication, three ways, each checked against the CPU:
+//! C++ AMP's matrix multiplication, four ways, each checked against the CPU:
 //! simple (one thread per element of C), tiled without `tile_static` (the same work, launched
-//! in tiles), and tiled with `tile_static` (each tile stages blocks of A and B in shared memory).
+//! in tiles), tiled with `tile_static` (each tile stages blocks of A and B in shared memory),
+//! and register-tiled (each thread a 4 x 4 block of C in a local array, the tile's blocks of A
+//! and B double-buffered in `tile_static` memory: the shape of a fast GPU product).
 //! M = N = W = 1024 with 16 x 16 tiles, then the seed's small case (C = 2 x 4, W = 6) with
 //! 2 x 2 tiles. `cargo run --release --example matmul -- M N W` for another size (multiples of 16).
 use amp::prelude::*;
@@ -62,6 +64,88 @@ pub fn matmul_tiled(
     c[t.global] = sum;
 }
 
+/// Outputs per thread along each side of the register-tiled kernel's block of C.
+const RT: usize = 4;
+/// Rows (columns) of C per tile of the register-tiled kernel: 64.
+const BLOCK: usize = TS * RT;
+/// Columns of A (rows of B) staged per step of the register-tiled kernel.
+const BK: usize = 16;
+
+/// A 64 x 64 block of C per 16 x 16 tile: thread `(ty, tx)` accumulates the 4 x 4 elements at
+/// rows `ty + 16 i` and columns `tx + 16 j` of the block in a local array (neighbouring threads
+/// write neighbouring columns, and read neighbouring `tile_static` words). The tile stages 64 x
+/// 16 of A and 16 x 64 of B per step, four elements of each per thread, into one of two buffers
+/// while it multiplies the other: one barrier per step. Out-of-range elements load as zero, so
+/// any M, N, W work; the launch is `[ceil(M / 64) * 16, ceil(N / 64) * 16]` threads. Each
+/// element of C adds its products in the order of `k`, as the CPU does.
+///
+/// Two findings of the analyses are allowed, both beyond what they prove today: the reads of
+/// buffer `(step - 1) % 2` never meet the writes of buffer `step % 2` of the same step (each
+/// buffer's writes and reads are a barrier apart), and each thread writes its own 16 elements of
+/// C (`ty + 16 i`, `tx + 16 j` with `ty, tx < 16` are unique per thread of the tile).
+#[kernel(amp, allow(tile_static_race, write_conflict))]
+pub fn matmul_register_tiled(
+    t: TiledIndex<TS, TS>,
+    a: ArrayView<f32, 2>,
+    b: ArrayView<f32, 2>,
+    c: ArrayViewMut<f32, 2>,
+) {
+    let (m, w, n) = (a.extent()[0], a.extent()[1], b.extent()[1]);
+    let (ty, tx) = (t.local[0], t.local[1]);
+    let (row0, col0) = (t.tile[0] * BLOCK, t.tile[1] * BLOCK);
+    let me = ty * TS + tx;
+    #[tile_static]
+    let mut loc_a: [[[f32; BK]; BLOCK]; 2];
+    #[tile_static]
+    let mut loc_b: [[[f32; BLOCK]; BK]; 2];
+    // Array expressions take literal lengths (RT x RT).
+    let mut sums = [[0.0f32; 4]; 4];
+    let steps = (w + BK - 1) / BK;
+    let mut step = 0;
+    while step <= steps {
+        // Stage step `step` into buffer `step % 2` while the tile multiplies step - 1.
+        if step < steps {
+            let (buf, k0) = (step % 2, step * BK);
+            for part in 0..RT {
+                let e = me + part * TS * TS;
+                let (ar, ac) = (e / BK, e % BK);
+                let (gr, gc) = (row0 + ar, k0 + ac);
+                loc_a[buf][ar][ac] = if gr < m && gc < w { a[[gr, gc]] } else { 0.0 };
+                let (br, bc) = (e / BLOCK, e % BLOCK);
+                let (hr, hc) = (k0 + br, col0 + bc);
+                loc_b[buf][br][bc] = if hr < w && hc < n { b[[hr, hc]] } else { 0.0 };
+            }
+        }
+        if step > 0 {
+            let buf = (step - 1) % 2;
+            let ks = BK.min(w - (step - 1) * BK);
+            for k in 0..ks {
+                let mut col_a = [0.0f32; 4];
+                let mut row_b = [0.0f32; 4];
+                for i in 0..RT {
+                    col_a[i] = loc_a[buf][ty + i * TS][k];
+                    row_b[i] = loc_b[buf][k][tx + i * TS];
+                }
+                for i in 0..RT {
+                    for j in 0..RT {
+                        sums[i][j] += col_a[i] * row_b[j];
+                    }
+                }
+            }
+        }
+        t.barrier.wait();
+        step += 1;
+    }
+    for i in 0..RT {
+        for j in 0..RT {
+            let (r, col) = (row0 + ty + i * TS, col0 + tx + j * TS);
+            if r < m && col < n {
+                c[[r, col]] = sums[i][j];
+            }
+        }
+    }
+}
+
 /// The `tile_static` kernel with the tile size as a const-generic parameter (`::<2>` below).
 #[kernel(amp)]
 pub fn matmul_tiled_by<const S: usize>(
@@ -101,6 +185,8 @@ pub enum Variant {
     TiledStatic,
     /// The `tile_static` kernel with 2 x 2 tiles (a const-generic tile size).
     TiledStatic2,
+    /// 64 x 64 blocks of C per 16 x 16 tile, 4 x 4 per thread ([`matmul_register_tiled`]).
+    RegisterTiled,
 }
 
 /// `C (m x n) = A (m x w) * B (w x n)` on the device; returns C and the launch-to-result time.
@@ -130,6 +216,11 @@ pub fn multiply(
             }
             Variant::TiledStatic2 => {
                 parallel_for_each(e.tile::<2, 2>(), matmul_tiled_by::<2>(&av, &bv, &mut cv))?
+            }
+            Variant::RegisterTiled => {
+                let threads = |len: usize| len.div_ceil(BLOCK) * TS;
+                let grid = Extent::new([threads(m), threads(n)]).tile::<TS, TS>();
+                parallel_for_each(grid, matmul_register_tiled(&av, &bv, &mut cv))?
             }
         }
         cv.synchronize()?;
@@ -189,6 +280,7 @@ fn main() -> Result<(), amp::Error> {
         (Variant::Simple, "simple"),
         (Variant::TiledGlobal, "tiled, no tile_static"),
         (Variant::TiledStatic, "tiled, tile_static 16 x 16"),
+        (Variant::RegisterTiled, "register-tiled, 4 x 4 each"),
     ] {
         // The first launch pays for the driver's shader compile; time the second.
         multiply(variant, &a, &b, m, n, w)?;

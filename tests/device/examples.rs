@@ -83,7 +83,7 @@ fn matmul_example() -> Result<(), amp::Error> {
 }
 
 /// Every variant of the example that runs 16 x 16 tiles, at 64 x 64 x 64 (tiled kernels run
-/// barriers slowly on a software device), then the `tile_static` kernel with 2 x 2 tiles at the
+/// barriers slowly on a software device), the register-tiled one at ragged sizes, then the `tile_static` kernel with 2 x 2 tiles at the
 /// seed's size (C = 2 x 4, W = 6). All exact against the CPU.
 #[test]
 fn matmul_example_variants() -> Result<(), amp::Error> {
@@ -91,11 +91,26 @@ fn matmul_example_variants() -> Result<(), amp::Error> {
     let (m, n, w) = (64, 64, 64);
     let (a, b) = matmul::inputs(m, n, w);
     let expected = matmul::multiply_cpu(&a, &b, m, n, w);
-    for variant in [Variant::Simple, Variant::TiledGlobal, Variant::TiledStatic] {
+    for variant in [
+        Variant::Simple,
+        Variant::TiledGlobal,
+        Variant::TiledStatic,
+        Variant::RegisterTiled,
+    ] {
         let (c, _) = matmul::multiply(variant, &a, &b, m, n, w)?;
         assert!(
             c == expected,
             "{variant:?}: device result differs from the CPU"
+        );
+    }
+    // The register-tiled kernel at sizes that are not multiples of its 64 x 64 blocks or of its
+    // 16-deep steps: the edges load zeros and write nothing.
+    for (m, n, w) in [(70, 50, 37), (1, 130, 17), (65, 1, 1)] {
+        let (a, b) = matmul::inputs(m, n, w);
+        let (c, _) = matmul::multiply(Variant::RegisterTiled, &a, &b, m, n, w)?;
+        assert!(
+            c == matmul::multiply_cpu(&a, &b, m, n, w),
+            "RegisterTiled, {m} x {n} x {w}"
         );
     }
     let (m, n, w) = (2, 4, 6);
