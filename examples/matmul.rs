@@ -100,7 +100,7 @@ pub fn matmul_register_tiled(
     let mut loc_b: [[[f32; BLOCK]; BK]; 2];
     // Array expressions take literal lengths (RT x RT).
     let mut sums = [[0.0f32; 4]; 4];
-    let steps = (w + BK - 1) / BK;
+    let steps = w.div_ceil(BK);
     let mut step = 0;
     while step <= steps {
         // Stage step `step` into buffer `step % 2` while the tile multiplies step - 1.

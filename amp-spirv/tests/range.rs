@@ -215,15 +215,13 @@ fn thread_index_components_are_covered_by_the_layout_specialization() {
         .filter(|(op, _)| *op == OP_LOGICAL_OR)
         .count();
     assert_eq!(ors, 4);
-    // One layout-facts constant per buffer, at its binding, checked or not.
-    // And the device's loop limit: the loop over `k` is watched.
+    // The workgroup size x, y, z the runtime chooses; one layout-facts constant per buffer, at
+    // its binding, checked or not; and the device's loop limit: the loop over `k` is watched.
     let base = amp_spirv::LAYOUT_SPEC_ID_BASE;
     let limit = amp_spirv::abi::spec_id::LOOP_LIMIT;
-    assert_eq!(spec_ids(&checked), [base, base + 1, base + 2, limit]);
-    assert_eq!(
-        spec_ids(&compile_with(SIMPLE_MM, true)),
-        [base, base + 1, base + 2, limit]
-    );
+    let expected = [0, 1, 2, base, base + 1, base + 2, limit];
+    assert_eq!(spec_ids(&checked), expected);
+    assert_eq!(spec_ids(&compile_with(SIMPLE_MM, true)), expected);
 }
 
 #[test]

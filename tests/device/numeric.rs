@@ -372,8 +372,38 @@ fn integer_methods_match_rust() -> Result<(), amp::Error> {
             ub[i]
         );
     }
+    let mut out = vec![0u32; 2 * n];
+    {
+        let av = ArrayView::new([n], &ua)?;
+        let bv = ArrayView::new([n], &ub)?;
+        let mut ov = ArrayViewMut::new([2 * n], &mut out)?;
+        parallel_for_each(av.extent(), rounding_u32(&av, &bv, &mut ov))?;
+        ov.synchronize()?;
+    }
+    for i in 0..n {
+        let (x, y) = (ua[i], ub[i]);
+        // Rust panics on a zero divisor; the kernel gives its `/` (u32::MAX) and `%` (x) values.
+        let want = match y {
+            0 => [if x == 0 { u32::MAX } else { 0 }, 0],
+            _ => [x.div_ceil(y), x.wrapping_add((y - x % y) % y)],
+        };
+        assert_eq!(&out[2 * i..2 * i + 2], &want, "u32 {x} and {y}");
+    }
     crate::common::assert_validation_clean();
     Ok(())
+}
+
+// Each thread writes its own two elements, which the lint cannot prove.
+#[kernel(amp, allow(write_conflict))]
+fn rounding_u32(
+    idx: Index<1>,
+    a: ArrayView<u32, 1>,
+    b: ArrayView<u32, 1>,
+    out: ArrayViewMut<u32, 1>,
+) {
+    let (x, y) = (a[idx], b[idx]);
+    out[idx[0] * 2] = x.div_ceil(y);
+    out[idx[0] * 2 + 1] = x.next_multiple_of(y);
 }
 
 /// Results per input in the direct3d kernel.

@@ -369,6 +369,11 @@ pub enum IntMethod {
     IsPowerOfTwo,
     /// `x.next_power_of_two()` of a `u32`: 0 past 2^31, as release builds.
     NextPowerOfTwo,
+    /// `x.div_ceil(y)` of a `u32`: the quotient rounded up.
+    DivCeil,
+    /// `x.next_multiple_of(y)` of a `u32`: the least multiple of `y` at or above `x`,
+    /// wrapping past `u32::MAX` as release builds.
+    NextMultipleOf,
 }
 
 impl IntMethod {
@@ -395,6 +400,8 @@ impl IntMethod {
             "signum" => Signum,
             "is_power_of_two" => IsPowerOfTwo,
             "next_power_of_two" => NextPowerOfTwo,
+            "div_ceil" => DivCeil,
+            "next_multiple_of" => NextMultipleOf,
             _ => return None,
         })
     }
@@ -405,7 +412,8 @@ impl IntMethod {
         use IntMethod::*;
         match self {
             RotateLeft | RotateRight | Pow => Some(true),
-            AbsDiff | SaturatingAdd | SaturatingSub | RemEuclid | DivEuclid => Some(false),
+            AbsDiff | SaturatingAdd | SaturatingSub | RemEuclid | DivEuclid | DivCeil
+            | NextMultipleOf => Some(false),
             _ => None,
         }
     }
@@ -431,7 +439,7 @@ impl IntMethod {
         use IntMethod::*;
         match self {
             Signum => Some(true),
-            IsPowerOfTwo | NextPowerOfTwo => Some(false),
+            IsPowerOfTwo | NextPowerOfTwo | DivCeil | NextMultipleOf => Some(false),
             _ => None,
         }
     }

@@ -81,6 +81,25 @@ impl Emitter<'_> {
             SaturatingAdd => "saturating_add",
             SaturatingSub => "saturating_sub",
             NextPowerOfTwo => return quote_spanned!(at=> #rt::next_power_of_two_u32(#a)),
+            DivCeil | NextMultipleOf => {
+                // From the kernel's `%` (and `/`), so a zero divisor gives their values.
+                let b = &x[1];
+                let rounded = if m == DivCeil {
+                    quote_spanned!(at=> #rt::div_u32(a, b).wrapping_add(1))
+                } else {
+                    quote_spanned!(at=> a.wrapping_add(b.wrapping_sub(r)))
+                };
+                let exact = if m == DivCeil {
+                    quote_spanned!(at=> #rt::div_u32(a, b))
+                } else {
+                    quote_spanned!(at=> a)
+                };
+                return quote_spanned!(at=> {
+                    let (a, b): (u32, u32) = (#a, #b);
+                    let r = #rt::rem_u32(a, b);
+                    if r == 0 { #exact } else { #rounded }
+                });
+            }
             RemEuclid | DivEuclid => {
                 let b = &x[1];
                 let f = match (m == RemEuclid, signed) {

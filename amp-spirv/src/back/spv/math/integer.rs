@@ -154,6 +154,20 @@ impl Emitter<'_> {
                 back(self, v)
             }
             RemEuclid | DivEuclid => self.euclid(f == RemEuclid, s, a[0], a[1]),
+            DivCeil | NextMultipleOf => {
+                // From the kernel's `%` (and `/`), so a zero divisor gives their values.
+                let r = self.euclid(true, s, a[0], a[1]);
+                let exact = self.cmp(Op::IEqual, r, zero);
+                if f == DivCeil {
+                    let q = self.euclid(false, s, a[0], a[1]);
+                    let up = self.iop(Op::IAdd, u, q, one);
+                    self.select(u, exact, q, up)
+                } else {
+                    let gap = self.iop(Op::ISub, u, a[1], r);
+                    let up = self.iop(Op::IAdd, u, x, gap);
+                    self.select(u, exact, x, up)
+                }
+            }
             Signum => {
                 let zero_i = self.int(0);
                 let (minus, plus) = (self.int(-1), self.int(1));
