@@ -11,13 +11,38 @@
 //! the destination is cleared before each method, and a check kernel counts the words that
 //! differ. [`Yardsticks::warm_up`] is the GPU profile's warm-up: the copy kernel in a loop.
 
-use std::ffi::CStr;
+use std::ffi::{c_void, CStr};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use ash::vk;
 
 use crate::glsl::compile_glsl;
 use crate::BoxError;
+
+/// Warnings and errors the validation layer reported on the yardsticks' instance.
+static MESSAGES: AtomicUsize = AtomicUsize::new(0);
+
+/// Warnings and errors the validation layer reported on the yardsticks' devices so far (with
+/// `AMP_VALIDATION` on; each is printed to stderr).
+pub(crate) fn validation_messages() -> usize {
+    MESSAGES.load(Ordering::SeqCst)
+}
+
+unsafe extern "system" fn on_message(
+    severity: vk::DebugUtilsMessageSeverityFlagsEXT,
+    _types: vk::DebugUtilsMessageTypeFlagsEXT,
+    data: *const vk::DebugUtilsMessengerCallbackDataEXT<'_>,
+    _user: *mut c_void,
+) -> vk::Bool32 {
+    MESSAGES.fetch_add(1, Ordering::SeqCst);
+    // SAFETY: the layer passes a valid callback-data struct for the duration of the call.
+    let message = unsafe { data.as_ref().and_then(|d| d.message_as_c_str()) }
+        .map(|m| m.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    eprintln!("[amp-bench yardstick validation {severity:?}] {message}");
+    vk::FALSE
+}
 
 /// Threads per workgroup of the yardstick kernels.
 const LOCAL: u32 = 256;
@@ -77,6 +102,8 @@ pub(crate) fn groups(n4: u64) -> u32 {
 pub(crate) struct Yardsticks {
     _entry: ash::Entry,
     instance: ash::Instance,
+    /// The validation layer's messenger, when the layer is on.
+    messenger: Option<(ash::ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT)>,
     device: ash::Device,
     queue: vk::Queue,
     pool: vk::CommandPool,
@@ -128,9 +155,49 @@ impl Drop for Yardsticks {
             d.destroy_fence(self.fence, None);
             d.destroy_command_pool(self.pool, None);
             d.destroy_device(None);
+            if let Some((loader, messenger)) = self.messenger.take() {
+                loader.destroy_debug_utils_messenger(messenger, None);
+            }
             self.instance.destroy_instance(None);
         }
     }
+}
+
+/// The Vulkan loader: the library `AMP_VULKAN_LIBRARY` names (as the runtime reads it), else
+/// the system's.
+fn load_entry() -> Result<ash::Entry, BoxError> {
+    match std::env::var_os("AMP_VULKAN_LIBRARY").filter(|p| !p.is_empty()) {
+        // SAFETY: loading the Vulkan loader the user named, as the runtime does.
+        Some(path) => Ok(unsafe { ash::Entry::load_from(path) }?),
+        // SAFETY: loading the system's Vulkan loader, as the runtime does.
+        None => Ok(unsafe { ash::Entry::load() }?),
+    }
+}
+
+/// Whether the instance can have the Khronos validation layer with `VK_EXT_debug_utils`, and
+/// whether `VK_EXT_validation_features` too (for synchronization validation).
+fn layer_support(entry: &ash::Entry, layer: &CStr) -> (bool, bool) {
+    // SAFETY: plain enumeration calls on a loaded entry.
+    let layers = unsafe { entry.enumerate_instance_layer_properties() }.unwrap_or_default();
+    if !layers
+        .iter()
+        .any(|l| l.layer_name_as_c_str().ok() == Some(layer))
+    {
+        return (false, false);
+    }
+    // SAFETY: as above.
+    let extensions = [None, Some(layer)]
+        .into_iter()
+        .flat_map(|l| {
+            unsafe { entry.enumerate_instance_extension_properties(l) }.unwrap_or_default()
+        })
+        .filter_map(|e| e.extension_name_as_c_str().ok().map(CStr::to_owned))
+        .collect::<Vec<_>>();
+    let has = |n: &CStr| extensions.iter().any(|e| e.as_c_str() == n);
+    (
+        has(ash::ext::debug_utils::NAME),
+        has(ash::ext::validation_features::NAME),
+    )
 }
 
 /// The physical device at `index` of the enumeration if it is named `name`, else the first
@@ -209,31 +276,77 @@ impl Yardsticks {
             compile_glsl("yardstick_copy", &shader(G_COPY4))?,
             compile_glsl("yardstick_check", &shader(G_CHECK4))?,
         ];
-        // SAFETY: loading the system's Vulkan loader, as the runtime does.
-        let entry = unsafe { ash::Entry::load()? };
+        let entry = load_entry()?;
         let layer: &CStr = c"VK_LAYER_KHRONOS_validation";
-        // SAFETY: a loaded entry.
-        let layers = unsafe { entry.enumerate_instance_layer_properties()? };
-        let have_layer = layers
-            .iter()
-            .any(|l| l.layer_name_as_c_str().ok() == Some(layer));
-        let enabled: Vec<*const std::ffi::c_char> = if validation && have_layer {
-            vec![layer.as_ptr()]
+        let (validation, sync_validation) = if validation {
+            layer_support(&entry, layer)
         } else {
-            Vec::new()
+            (false, false)
         };
+        let mut layers = Vec::new();
+        let mut extensions = Vec::new();
+        if validation {
+            layers.push(layer.as_ptr());
+            extensions.push(ash::ext::debug_utils::NAME.as_ptr());
+            if sync_validation {
+                extensions.push(ash::ext::validation_features::NAME.as_ptr());
+            }
+        }
+        let sync = [vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION];
+        let mut features = vk::ValidationFeaturesEXT::default().enabled_validation_features(&sync);
         let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_1);
-        let info = vk::InstanceCreateInfo::default()
+        let mut info = vk::InstanceCreateInfo::default()
             .application_info(&app)
-            .enabled_layer_names(&enabled);
-        // SAFETY: valid create info; the layer name outlives the call.
+            .enabled_layer_names(&layers)
+            .enabled_extension_names(&extensions);
+        if sync_validation {
+            info = info.push_next(&mut features);
+        }
+        // SAFETY: valid create info; every name and chained struct outlives the call.
         let instance = unsafe { entry.create_instance(&info, None)? };
+        let messenger = if validation {
+            let loader = ash::ext::debug_utils::Instance::new(&entry, &instance);
+            let messenger_info = vk::DebugUtilsMessengerCreateInfoEXT::default()
+                .message_severity(
+                    vk::DebugUtilsMessageSeverityFlagsEXT::WARNING
+                        | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR,
+                )
+                .message_type(
+                    vk::DebugUtilsMessageTypeFlagsEXT::GENERAL
+                        | vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION
+                        | vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE,
+                )
+                .pfn_user_callback(Some(on_message));
+            // SAFETY: the extension is enabled on this live instance.
+            match unsafe { loader.create_debug_utils_messenger(&messenger_info, None) } {
+                Ok(m) => Some((loader, m)),
+                Err(e) => {
+                    // SAFETY: nothing else was created from the instance.
+                    unsafe { instance.destroy_instance(None) };
+                    return Err(e.into());
+                }
+            }
+        } else {
+            None
+        };
+        let destroy = |instance: &ash::Instance,
+                       messenger: Option<(
+            ash::ext::debug_utils::Instance,
+            vk::DebugUtilsMessengerEXT,
+        )>| {
+            // SAFETY: only the messenger was created from the instance.
+            unsafe {
+                if let Some((loader, m)) = messenger {
+                    loader.destroy_debug_utils_messenger(m, None);
+                }
+                instance.destroy_instance(None);
+            }
+        };
         let found = find_device(&instance, index, name);
         let (physical, family, valid_bits) = match found {
             Ok(f) => f,
             Err(e) => {
-                // SAFETY: nothing else was created from the instance.
-                unsafe { instance.destroy_instance(None) };
+                destroy(&instance, messenger);
                 return Err(e);
             }
         };
@@ -246,8 +359,7 @@ impl Yardsticks {
         let device = match unsafe { instance.create_device(physical, &info, None) } {
             Ok(d) => d,
             Err(e) => {
-                // SAFETY: nothing else was created from the instance.
-                unsafe { instance.destroy_instance(None) };
+                destroy(&instance, messenger);
                 return Err(e.into());
             }
         };
@@ -260,6 +372,7 @@ impl Yardsticks {
         let mut y = Yardsticks {
             _entry: entry,
             instance,
+            messenger,
             device,
             queue,
             pool: vk::CommandPool::null(),

@@ -53,14 +53,14 @@ impl Report {
         let best = self.best_yardstick().map(|b| b.name.as_str());
         for y in &self.yardsticks {
             s += &format!(
-                "| {}{} | 2 x {} MiB | {} | {:.2} |\n",
+                "| {}{} | 2 x {} | {} | {:.2} |\n",
                 y.name,
                 if Some(y.name.as_str()) == best {
                     " (best)"
                 } else {
                     ""
                 },
-                y.bytes / f64::from(1 << 20),
+                binary_size(y.bytes),
                 stats(Some(&y.stats)),
                 y.gb_per_s(),
             );
@@ -121,6 +121,16 @@ impl Report {
         }
         s
     }
+}
+
+/// `1 GiB`, `256 KiB`.
+fn binary_size(bytes: f64) -> String {
+    let (value, unit) = [(1u64 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")]
+        .into_iter()
+        .map(|(scale, unit)| (bytes / scale as f64, unit))
+        .find(|(value, _)| *value >= 1.0)
+        .unwrap_or((bytes, "B"));
+    format!("{value} {unit}")
 }
 
 /// `1.20 ms (1.18 ms, 10)`, or `-`.

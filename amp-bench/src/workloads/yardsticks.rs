@@ -5,7 +5,7 @@
 use super::{Ctx, Workload};
 use crate::measure::KERNEL_SAMPLES;
 use crate::report::{Check, KernelStats, WarmUp, Yardstick};
-use crate::yardstick::Yardsticks;
+use crate::yardstick::{validation_messages, Yardsticks};
 use crate::BoxError;
 
 /// Seconds of busy work before the GPU profile's timed sections.
@@ -28,6 +28,7 @@ impl Workload for CopyYardsticks {
 fn yardsticks(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
     // The copy row's bytes: n `f32`s.
     let bytes = (ctx.cfg.n() * 4) as u64;
+    let messages = validation_messages();
     let y = Yardsticks::new(
         &ctx.acc.device_path(),
         ctx.acc.name(),
@@ -70,6 +71,16 @@ fn yardsticks(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
             name,
             bytes: bytes as f64,
             stats,
+        });
+    }
+    drop(y);
+    // Under the validation layer (`AMP_VALIDATION`), the raw `ash` code is held to it too.
+    if ctx.acc.validation_enabled() {
+        let reported = validation_messages() - messages;
+        ctx.checks.push(Check {
+            workload: "yardsticks: validation layer".into(),
+            agree: reported == 0,
+            detail: format!("{reported} warnings or errors (printed on stderr)"),
         });
     }
     Ok(())
