@@ -103,7 +103,7 @@ pub(crate) struct Yardsticks {
     _entry: ash::Entry,
     instance: ash::Instance,
     /// The validation layer's messenger, when the layer is on.
-    messenger: Option<(ash::ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT)>,
+    messenger: Option<Messenger>,
     device: ash::Device,
     queue: vk::Queue,
     pool: vk::CommandPool,
@@ -155,11 +155,86 @@ impl Drop for Yardsticks {
             d.destroy_fence(self.fence, None);
             d.destroy_command_pool(self.pool, None);
             d.destroy_device(None);
-            if let Some((loader, messenger)) = self.messenger.take() {
-                loader.destroy_debug_utils_messenger(messenger, None);
-            }
-            self.instance.destroy_instance(None);
+            destroy_instance(&self.instance, self.messenger.take());
         }
+    }
+}
+
+/// The validation layer's messenger and the loader of its extension.
+type Messenger = (ash::ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT);
+
+/// An instance for Vulkan 1.1; with `validation` (and the layer installed), with the Khronos
+/// validation layer, synchronization validation where the layer offers it, and a messenger
+/// that counts and prints its warnings and errors ([`validation_messages`]).
+fn create_instance(
+    entry: &ash::Entry,
+    validation: bool,
+) -> Result<(ash::Instance, Option<Messenger>), BoxError> {
+    let layer: &CStr = c"VK_LAYER_KHRONOS_validation";
+    let (validation, sync_validation) = if validation {
+        layer_support(entry, layer)
+    } else {
+        (false, false)
+    };
+    let mut layers = Vec::new();
+    let mut extensions = Vec::new();
+    if validation {
+        layers.push(layer.as_ptr());
+        extensions.push(ash::ext::debug_utils::NAME.as_ptr());
+        if sync_validation {
+            extensions.push(ash::ext::validation_features::NAME.as_ptr());
+        }
+    }
+    let sync = [vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION];
+    let mut features = vk::ValidationFeaturesEXT::default().enabled_validation_features(&sync);
+    let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_1);
+    let mut info = vk::InstanceCreateInfo::default()
+        .application_info(&app)
+        .enabled_layer_names(&layers)
+        .enabled_extension_names(&extensions);
+    if sync_validation {
+        info = info.push_next(&mut features);
+    }
+    // SAFETY: valid create info; every name and chained struct outlives the call.
+    let instance = unsafe { entry.create_instance(&info, None)? };
+    if !validation {
+        return Ok((instance, None));
+    }
+    let loader = ash::ext::debug_utils::Instance::new(entry, &instance);
+    let messenger_info = vk::DebugUtilsMessengerCreateInfoEXT::default()
+        .message_severity(
+            vk::DebugUtilsMessageSeverityFlagsEXT::WARNING
+                | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR,
+        )
+        .message_type(
+            vk::DebugUtilsMessageTypeFlagsEXT::GENERAL
+                | vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION
+                | vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE,
+        )
+        .pfn_user_callback(Some(on_message));
+    // SAFETY: the extension is enabled on this live instance.
+    match unsafe { loader.create_debug_utils_messenger(&messenger_info, None) } {
+        Ok(m) => Ok((instance, Some((loader, m)))),
+        Err(e) => {
+            // SAFETY: nothing was created from the instance.
+            unsafe { instance.destroy_instance(None) };
+            Err(e.into())
+        }
+    }
+}
+
+/// Destroys `messenger` and `instance`.
+///
+/// # Safety
+///
+/// Nothing else made from `instance` may be left.
+unsafe fn destroy_instance(instance: &ash::Instance, messenger: Option<Messenger>) {
+    // SAFETY: the messenger and the instance are live, and nothing else uses them.
+    unsafe {
+        if let Some((loader, m)) = messenger {
+            loader.destroy_debug_utils_messenger(m, None);
+        }
+        instance.destroy_instance(None);
     }
 }
 
@@ -185,10 +260,10 @@ fn layer_support(entry: &ash::Entry, layer: &CStr) -> (bool, bool) {
     {
         return (false, false);
     }
-    // SAFETY: as above.
     let extensions = [None, Some(layer)]
         .into_iter()
         .flat_map(|l| {
+            // SAFETY: as above.
             unsafe { entry.enumerate_instance_extension_properties(l) }.unwrap_or_default()
         })
         .filter_map(|e| e.extension_name_as_c_str().ok().map(CStr::to_owned))
@@ -265,7 +340,7 @@ impl Yardsticks {
         samples: u32,
         validation: bool,
     ) -> Result<Yardsticks, BoxError> {
-        if bytes == 0 || bytes % 16 != 0 || bytes / 16 > u64::from(u32::MAX) {
+        if bytes == 0 || !bytes.is_multiple_of(16) || bytes / 16 > u64::from(u32::MAX) {
             return Err(format!("a yardstick copy of {bytes} bytes is not whole uvec4s").into());
         }
         let index = device_path
@@ -277,76 +352,13 @@ impl Yardsticks {
             compile_glsl("yardstick_check", &shader(G_CHECK4))?,
         ];
         let entry = load_entry()?;
-        let layer: &CStr = c"VK_LAYER_KHRONOS_validation";
-        let (validation, sync_validation) = if validation {
-            layer_support(&entry, layer)
-        } else {
-            (false, false)
-        };
-        let mut layers = Vec::new();
-        let mut extensions = Vec::new();
-        if validation {
-            layers.push(layer.as_ptr());
-            extensions.push(ash::ext::debug_utils::NAME.as_ptr());
-            if sync_validation {
-                extensions.push(ash::ext::validation_features::NAME.as_ptr());
-            }
-        }
-        let sync = [vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION];
-        let mut features = vk::ValidationFeaturesEXT::default().enabled_validation_features(&sync);
-        let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_1);
-        let mut info = vk::InstanceCreateInfo::default()
-            .application_info(&app)
-            .enabled_layer_names(&layers)
-            .enabled_extension_names(&extensions);
-        if sync_validation {
-            info = info.push_next(&mut features);
-        }
-        // SAFETY: valid create info; every name and chained struct outlives the call.
-        let instance = unsafe { entry.create_instance(&info, None)? };
-        let messenger = if validation {
-            let loader = ash::ext::debug_utils::Instance::new(&entry, &instance);
-            let messenger_info = vk::DebugUtilsMessengerCreateInfoEXT::default()
-                .message_severity(
-                    vk::DebugUtilsMessageSeverityFlagsEXT::WARNING
-                        | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR,
-                )
-                .message_type(
-                    vk::DebugUtilsMessageTypeFlagsEXT::GENERAL
-                        | vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION
-                        | vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE,
-                )
-                .pfn_user_callback(Some(on_message));
-            // SAFETY: the extension is enabled on this live instance.
-            match unsafe { loader.create_debug_utils_messenger(&messenger_info, None) } {
-                Ok(m) => Some((loader, m)),
-                Err(e) => {
-                    // SAFETY: nothing else was created from the instance.
-                    unsafe { instance.destroy_instance(None) };
-                    return Err(e.into());
-                }
-            }
-        } else {
-            None
-        };
-        let destroy = |instance: &ash::Instance,
-                       messenger: Option<(
-            ash::ext::debug_utils::Instance,
-            vk::DebugUtilsMessengerEXT,
-        )>| {
-            // SAFETY: only the messenger was created from the instance.
-            unsafe {
-                if let Some((loader, m)) = messenger {
-                    loader.destroy_debug_utils_messenger(m, None);
-                }
-                instance.destroy_instance(None);
-            }
-        };
+        let (instance, messenger) = create_instance(&entry, validation)?;
         let found = find_device(&instance, index, name);
         let (physical, family, valid_bits) = match found {
             Ok(f) => f,
             Err(e) => {
-                destroy(&instance, messenger);
+                // SAFETY: nothing but the messenger was created from the instance.
+                unsafe { destroy_instance(&instance, messenger) };
                 return Err(e);
             }
         };
@@ -359,7 +371,8 @@ impl Yardsticks {
         let device = match unsafe { instance.create_device(physical, &info, None) } {
             Ok(d) => d,
             Err(e) => {
-                destroy(&instance, messenger);
+                // SAFETY: as above.
+                unsafe { destroy_instance(&instance, messenger) };
                 return Err(e.into());
             }
         };

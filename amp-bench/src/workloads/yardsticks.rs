@@ -30,7 +30,7 @@ fn yardsticks(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
     let bytes = (ctx.cfg.n() * 4) as u64;
     let messages = validation_messages();
     let y = Yardsticks::new(
-        &ctx.acc.device_path(),
+        ctx.acc.device_path(),
         ctx.acc.name(),
         bytes,
         KERNEL_SAMPLES as u32,
