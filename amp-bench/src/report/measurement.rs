@@ -101,7 +101,16 @@ impl Report {
             (Some(work), Some(k)) if k.median > 0.0 => work.rate(k.median),
             _ => "-".into(),
         };
-        let ratio = |x: Option<f64>| x.map_or("-".into(), |x| format!("{x:.2}"));
+        // Two decimals, four below 0.1 (a CPU driver's rows against its own copy).
+        let ratio = |x: Option<f64>| {
+            x.map_or("-".into(), |x| {
+                if x < 0.1 {
+                    format!("{x:.4}")
+                } else {
+                    format!("{x:.2}")
+                }
+            })
+        };
         for k in &self.kernel_rows {
             let r = &self.rows[k.row];
             let (amp, glsl) = (k.amp_kernel.as_ref(), k.glsl_kernel.as_ref());
