@@ -3,8 +3,8 @@
 # for a machine with no Rust toolchain, no cargo, no crates and no internet. Carry the folder
 # there and run `.gpu-kit/run.sh OUTDIR`: it unpacks the Vulkan loader and the Khronos
 # validation layer it carries, finds the GPU's driver, runs the run-time test suites and the
-# examples on the GPU (validation on), then the benchmark's GPU profile, and writes
-# OUTDIR/report.md and OUTDIR/results.json. docs/gpu-kit.md has the details.
+# examples on the GPU (validation on), then the benchmark's GPU profile (validation off), and
+# writes OUTDIR/report.md and OUTDIR/results.json. docs/gpu-kit.md has the details.
 #
 #   scripts/gpu-kit.sh           the full kit: release binaries, the benchmark's GPU profile
 #   scripts/gpu-kit.sh --quick   the quick kit: the test profile's binaries (reused from

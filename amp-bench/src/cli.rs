@@ -13,7 +13,8 @@ usage: amp-bench [flags]
 
   --tiny                a few-ms smoke run (writes nothing)
   --full                also the 1024 x 1024 matrix products
-  --gpu                 the GPU profile: GPU sizes, the copy-kernel yardstick and the GPU targets
+  --gpu                 the GPU profile: GPU sizes, a warm-up, the clocks (nvidia-smi), kernel
+                        times of at least 10 runs against the copy yardsticks, the GPU targets
   --native              with --gpu: run the native column too
   --max-buffer-mib N    shrink the GPU profile to buffers of at most N MiB
   --reps N              most timed runs per row (default 7)

@@ -11,7 +11,8 @@ pub struct Config {
     pub full: bool,
     /// The GPU profile (`--gpu`): sizes that mean something on a discrete GPU (256M-element
     /// vectors, 4096 x 4096 products, 8192 x 8192 transposes), fewer repetitions of rows that
-    /// take over a second, and the copy-kernel yardstick and GPU targets in the report.
+    /// take over a second, a warm-up before the timed sections, the clocks logged around each
+    /// section, kernel times of at least 10 runs, and the GPU targets in the report.
     pub gpu: bool,
     /// Whether the native column runs (off in the GPU profile unless `--native`: at GPU sizes
     /// it would take most of the run).

@@ -4,8 +4,14 @@
 
 use amp::prelude::*;
 
-use crate::measure::{measure, measure_pair, native_unsupported};
-use crate::report::{check_native, BoundsCost, Check, Diagnostic, KernelRow, Native, Row};
+use std::time::Instant;
+
+use crate::clocks::ClockLog;
+use crate::measure::{kernel_sampling, measure, measure_pair, native_unsupported, KERNEL_SAMPLES};
+use crate::report::{
+    check_native, BoundsCost, Check, Diagnostic, KernelRow, KernelStats, Native, Row, WarmUp,
+    Yardstick,
+};
 use crate::{BoxError, Config};
 
 /// Why the native column is empty in the GPU profile.
@@ -28,7 +34,7 @@ pub struct Ctx<'a> {
     /// `time_pair` calls so far (instruction counting picks one by its number).
     pub(crate) pairs: std::cell::Cell<usize>,
     /// Device times of the last timed pair (amp, glslang) or amp-only run, for the next row.
-    pub(crate) pending_kernel: std::cell::Cell<Option<(Option<f64>, Option<f64>)>>,
+    pub(crate) pending_kernel: std::cell::Cell<Option<(Option<KernelStats>, Option<KernelStats>)>>,
     /// Kernel time beside wall time, one per row that launched on the Vulkan device.
     pub(crate) kernel_rows: Vec<KernelRow>,
     /// Seconds the Vulkan device took to come up (`Accelerator::all`, the first non-native),
@@ -38,6 +44,12 @@ pub struct Ctx<'a> {
     pub(crate) native_init: f64,
     /// The bounds-checking cost table, filled by the `bounds` section.
     pub(crate) bounds: Vec<BoundsCost>,
+    /// The memory-bound rows' yardsticks, measured by the `yardsticks` section.
+    pub(crate) yardsticks: Vec<Yardstick>,
+    /// The GPU profile's warm-up, done by the `yardsticks` section.
+    pub(crate) warm_up: Option<WarmUp>,
+    /// The GPU's clocks around each section (the GPU profile).
+    pub(crate) clocks: ClockLog,
 }
 
 impl Ctx<'_> {
@@ -67,8 +79,8 @@ impl Ctx<'_> {
         measure(self.cfg, f)
     }
 
-    /// [`Ctx::time`] for work on the Vulkan device, whose device time (one more run, timed
-    /// with timestamp queries) goes with the next row.
+    /// [`Ctx::time`] for work on the Vulkan device, whose device time (more runs, timed with
+    /// timestamp queries) goes with the next row.
     pub(crate) fn time_amp(
         &self,
         mut f: impl FnMut() -> Result<(), BoxError>,
@@ -80,13 +92,14 @@ impl Ctx<'_> {
         Ok(secs)
     }
 
-    /// The device time of one run of `f`: the sum of the kernel times (timestamp queries) of
-    /// the launches it made on the default view; `None` when it made none there, the device
-    /// cannot time, or instructions are being counted.
+    /// The device time of repeated runs of `f` (see [`kernel_sampling`]): each sample is
+    /// the sum of the kernel times (timestamp queries) of the launches one run made on the
+    /// default view; `None` when it made none there, the device cannot time, or instructions
+    /// are being counted.
     fn kernel_time(
         &self,
         f: &mut dyn FnMut() -> Result<(), BoxError>,
-    ) -> Result<Option<f64>, BoxError> {
+    ) -> Result<Option<KernelStats>, BoxError> {
         if self.cfg.count.is_some() {
             return Ok(None);
         }
@@ -94,13 +107,33 @@ impl Ctx<'_> {
         if view.set_profiling(true).is_err() {
             return Ok(None);
         }
-        let earlier = view.take_kernel_times();
-        let ran = earlier.map_err(BoxError::from).and_then(|_| f());
-        let times = view.take_kernel_times();
+        let sampled = (|| -> Result<Vec<f64>, BoxError> {
+            view.take_kernel_times()?;
+            let (fewest, budget) = kernel_sampling(self.cfg);
+            let t0 = Instant::now();
+            let mut samples = Vec::with_capacity(KERNEL_SAMPLES);
+            while samples.len() < KERNEL_SAMPLES {
+                let t = Instant::now();
+                f()?;
+                let times = view.take_kernel_times()?;
+                if times.is_empty() {
+                    break;
+                }
+                samples.push(times.iter().map(|t| t.seconds).sum());
+                // A run slower than half a second makes three samples enough.
+                let fewest = if t.elapsed().as_secs_f64() > 0.5 {
+                    fewest.min(3)
+                } else {
+                    fewest
+                };
+                if samples.len() >= fewest && t0.elapsed().as_secs_f64() >= budget {
+                    break;
+                }
+            }
+            Ok(samples)
+        })();
         view.set_profiling(false)?;
-        ran?;
-        let times = times?;
-        Ok((!times.is_empty()).then(|| times.iter().map(|t| t.seconds).sum()))
+        Ok(KernelStats::of(&sampled?))
     }
 
     /// Adds `row` to the table, and its kernel times, if the work before it measured any.

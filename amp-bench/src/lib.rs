@@ -26,9 +26,13 @@
 //! - [`report`]: rows, cells, checks, targets, the Markdown tables, JSON, the chart and
 //!   docs/performance.md;
 //! - [`cli`] (the binary's command line), [`config`], [`devices`], [`instructions`] (`--instructions`) and [`raw_vulkan`] (the raw
-//!   `ash` floors of the launch rows).
+//!   `ash` floors of the launch rows);
+//! - `yardstick`: the raw `ash` yardsticks of the memory-bound rows (the driver's buffer copy
+//!   and a `uvec4` copy kernel) and the GPU profile's warm-up; [`clocks`]: the GPU's clocks
+//!   from `nvidia-smi` around each section of the GPU profile.
 
 pub mod cli;
+pub mod clocks;
 pub mod config;
 pub mod context;
 pub mod devices;
@@ -39,6 +43,7 @@ pub mod measure;
 pub mod raw_vulkan;
 pub mod report;
 pub mod workloads;
+mod yardstick;
 
 /// Any failure of the benchmark.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -48,6 +53,7 @@ pub use devices::list_devices;
 pub use measure::settle;
 pub use report::{
     bounds_table, chart, diagnostics_table, publish, targets_table, write_section, BoundsCost,
-    Cell, Check, Diagnostic, KernelRow, Native, Outputs, Report, Row, Target,
+    Cell, Check, Diagnostic, KernelRow, KernelStats, Native, Outputs, Rate, Report, Row, Target,
+    WarmUp, Work, Yardstick,
 };
 pub use workloads::run;

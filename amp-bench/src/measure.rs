@@ -94,6 +94,24 @@ pub(crate) fn measure_pair(
     Ok((median(&mut t1), median(&mut t2)))
 }
 
+/// The most runs whose kernel times (timestamp queries) make a row's kernel time: their
+/// median, with the fastest beside it.
+pub(crate) const KERNEL_SAMPLES: usize = 10;
+
+/// The fewest runs whose kernel times are taken for a row, and the seconds after which no
+/// more are started once that many are: the GPU profile times [`KERNEL_SAMPLES`] runs
+/// (three of a run slower than half a second); the other profiles, which run on CPU drivers
+/// too, stop after about 0.25 s (the tiny one 0.02 s), so that their run time stays as it was.
+pub(crate) fn kernel_sampling(cfg: &Config) -> (usize, f64) {
+    if cfg.gpu {
+        (KERNEL_SAMPLES, 0.0)
+    } else if cfg.tiny {
+        (1, 0.02)
+    } else {
+        (1, 0.25)
+    }
+}
+
 /// The reason when `e` is `amp::Error::NativeUnsupported` (a kernel the native back end does
 /// not translate yet).
 pub(crate) fn native_unsupported(e: &BoxError) -> Option<String> {

@@ -31,16 +31,59 @@ fn every_workload_agrees_at_tiny_size() {
         "sections failed:\n{}",
         report.failures.join("\n")
     );
-    // Device time from timestamp queries beside the wall time of the rows that launch.
+    // Device time from timestamp queries beside the wall time of the rows that launch: the
+    // median of the timed runs, the fastest no slower.
     assert!(
         report
             .kernel_rows
             .iter()
             .any(|k| report.rows[k.row].name == "vector add"
-                && k.amp_kernel.is_some_and(|s| s > 0.0)),
+                && k.amp_kernel
+                    .is_some_and(|s| s.median > 0.0 && s.min <= s.median && s.samples >= 1)),
         "{:?}",
         report.kernel_rows
     );
+    assert_eq!(
+        report.kernel_table().lines().count(),
+        report.kernel_rows.len() + 2
+    );
+    // The yardsticks of the memory-bound rows: the driver's buffer copy and the `uvec4` copy
+    // kernel over the copy row's bytes, 10 timed dispatches each, their copies checked on the
+    // device (and, under the validation layer, reported clean).
+    assert_eq!(report.yardsticks.len(), 2, "{:?}", report.yardsticks);
+    for y in &report.yardsticks {
+        assert_eq!((y.stats.samples, y.bytes), (10, 4.0 * 65536.0), "{y:?}");
+        assert!(y.gb_per_s().is_finite() && y.gb_per_s() > 0.0, "{y:?}");
+        let name = format!("yardstick: {}", y.name);
+        assert!(report.checks.iter().any(|c| c.workload == name), "{name}");
+    }
+    assert!(report.yardstick_table().contains("(best)"));
+    // Memory-bound rows are set against the best of them; other rows are not.
+    for k in &report.kernel_rows {
+        let r = &report.rows[k.row];
+        let of_best = report.of_best_yardstick(&r.amp, k.amp_kernel.as_ref());
+        let memory_bound = r.amp.work().and_then(|w| w.bytes()).is_some();
+        assert_eq!(
+            of_best.is_some(),
+            memory_bound && k.amp_kernel.is_some(),
+            "{}",
+            r.name
+        );
+        assert!(
+            of_best.is_none_or(|x| x.is_finite() && x > 0.0),
+            "{}",
+            r.name
+        );
+    }
+    // The validation layer's state is the run's; no warm-up or clocks outside the GPU profile.
+    assert_eq!(report.validation, amp::validation_enabled());
+    assert!(report.conditions().contains(if report.validation {
+        "**on**"
+    } else {
+        "**off**"
+    }));
+    assert!(report.warm_up.is_none() && report.clocks.samples.is_empty());
+    assert!(report.clocks.note.is_none());
     // The amp and glslang columns ran on a Vulkan device, the native column on the native CPU
     // accelerator.
     assert!(
@@ -209,8 +252,10 @@ fn counting_children_run_one_side_of_one_pair() {
 }
 
 /// The GPU profile, shrunk to this device's size with `max_buffer_bytes`: its extra rows (the
-/// copy-kernel yardstick, the device-local placement) run and agree, and the GPU targets are
-/// judged from them.
+/// copy kernel, the device-local placement) run and agree, the device is warmed up first, the
+/// clocks are logged (or the report says why not), kernel times are medians of at least 10
+/// runs, the GPU targets are judged against the best yardstick, and the report folder says all
+/// of it.
 #[test]
 fn the_gpu_profile_runs_at_a_small_size() {
     let _one = one_run_at_a_time();
@@ -230,11 +275,77 @@ fn the_gpu_profile_runs_at_a_small_size() {
         "{:?}",
         report.rows
     );
+    let warm = report.warm_up.as_ref().expect("the GPU profile warms up");
+    assert!(warm.seconds >= 1.0 && warm.dispatches > 0, "{warm:?}");
+    // nvidia-smi's clocks before and after each section, or one note saying why there are none.
+    match &report.clocks.note {
+        Some(note) => assert!(
+            note.contains("nvidia-smi") && report.clocks.samples.is_empty(),
+            "{note}"
+        ),
+        None => {
+            let sections: Vec<&str> = report
+                .clocks
+                .samples
+                .iter()
+                .map(|c| c.section.as_str())
+                .collect();
+            for s in ["first", "warm-up", "yardsticks", "vector"] {
+                assert!(sections.contains(&s), "{sections:?}");
+            }
+            assert!(report.clocks.samples.iter().all(|c| !c.gpus.is_empty()));
+        }
+    }
+    assert_eq!(report.yardsticks.len(), 2);
+    assert!(report
+        .yardsticks
+        .iter()
+        .all(|y| y.bytes == f64::from(1 << 20)));
+    assert!(!report.kernel_rows.is_empty());
+    for k in &report.kernel_rows {
+        for s in [k.amp_kernel, k.glsl_kernel].into_iter().flatten() {
+            assert!(s.samples >= 10, "{k:?}");
+        }
+    }
     let targets = report.gpu_targets();
     assert!(
-        targets
-            .iter()
-            .any(|t| t.row.starts_with("copy") && t.value.is_some()),
+        targets.iter().any(|t| t.row.starts_with("copy")
+            && t.what.contains("best yardstick")
+            && t.value.is_some()),
         "{targets:?}"
     );
+    // The report folder: the tables, and every new fact in the JSON.
+    let dir = std::env::temp_dir().join(format!("amp-bench-gpu-{}", std::process::id()));
+    let outputs = bench::Outputs {
+        report_dir: Some(dir.clone()),
+        write_docs: false,
+        chart: None,
+    };
+    assert!(bench::publish(&report, &cfg, std::time::Instant::now(), &outputs).unwrap());
+    let md = std::fs::read_to_string(dir.join("bench.md")).unwrap();
+    for part in [
+        "validation layer:",
+        "Warm-up before the timed sections",
+        "### Yardsticks of the memory-bound rows",
+        "amp / best yardstick",
+    ] {
+        assert!(md.contains(part), "no {part:?} in bench.md");
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("bench.json")).unwrap()).unwrap();
+    assert_eq!(json["profile"], "gpu");
+    assert_eq!(json["validation_layer"], report.validation);
+    assert!(json["warm_up"]["dispatches"].as_u64().unwrap() > 0);
+    assert_eq!(json["yardsticks"].as_array().unwrap().len(), 2);
+    assert!(json["clocks"]["note"].is_string() || !json["clocks"]["samples"][0].is_null());
+    let copy = json["kernel_times"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["workload"].as_str().unwrap().starts_with("copy"))
+        .expect("the copy row's kernel times");
+    assert!(copy["amp_kernel_runs"].as_u64().unwrap() >= 10);
+    assert!(copy["amp_of_best_yardstick"].as_f64().unwrap() > 0.0);
+    assert_eq!(copy["bytes"].as_f64(), Some(2.0 * f64::from(1 << 20)));
+    let _ = std::fs::remove_dir_all(dir);
 }

@@ -1,16 +1,22 @@
 //! The whole run as JSON (`--report-dir`'s bench.json), through `serde_json`.
 //!
-//! The layout: `{"device", "native_device", "profile", "seconds", "rows": [{"workload", "size",
-//! "amp", "glslang", "cpu", "native"}], "gpu_targets": [{"row", "measure", "op", "limit",
-//! "value", "met"}], "kernel_times": [{"workload", "size", "amp_wall_seconds",
-//! "amp_kernel_seconds", "glslang_wall_seconds", "glslang_kernel_seconds"}], "checks":
-//! [{"workload", "agree", "detail"}], "failed_sections": [..]}`. A cell is `null` (not
-//! measured), `{"seconds": s, "rate": "..." | null}`, `{"text": ".."}` or `{"not_run": "why"}`;
-//! a number that is absent or not finite is `null`.
+//! The layout: `{"device", "native_device", "profile", "validation_layer", "seconds",
+//! "warm_up": {"seconds", "dispatches"} | null, "clocks": {"query", "note", "samples":
+//! [{"section", "when", "gpus": [[field, ..]]}]}, "yardsticks": [{"name", "bytes", "runs",
+//! "median_seconds", "min_seconds", "gb_per_s", "best"}], "rows": [{"workload", "size", "amp",
+//! "glslang", "cpu", "native"}], "gpu_targets": [{"row", "measure", "op", "limit", "value",
+//! "met"}], "kernel_times": [{"workload", "size", "bytes", "amp_wall_seconds",
+//! "amp_kernel_seconds", "amp_kernel_min_seconds", "amp_kernel_runs", "amp_gb_per_s",
+//! "amp_of_best_yardstick", and the same six for "glslang_"}], "checks": [{"workload",
+//! "agree", "detail"}], "failed_sections": [..]}`. The kernel seconds are medians of the
+//! timed runs; `bytes` (read plus written) and the GB/s are those of memory-bound rows only.
+//! A cell is `null` (not measured), `{"seconds": s, "rate": "..." | null}`, `{"text": ".."}`
+//! or `{"not_run": "why"}`; a number that is absent or not finite is `null`.
 
 use serde::Serialize;
 
-use super::{Cell, Report, Target};
+use super::{Cell, KernelStats, Report, Target};
+use crate::clocks::QUERY;
 use crate::Config;
 
 /// The profile's name in reports.
@@ -48,7 +54,7 @@ fn cell(c: &Cell) -> Option<JsonCell<'_>> {
         Cell::None => None,
         Cell::Time { secs, rate } => Some(JsonCell::Time {
             seconds: finite(Some(*secs)),
-            rate: rate.as_deref(),
+            rate: rate.as_ref().map(|r| r.text.as_str()),
         }),
         Cell::Text(text) => Some(JsonCell::Text { text }),
         Cell::Unsupported(why) => Some(JsonCell::NotRun { not_run: why }),
@@ -79,10 +85,51 @@ struct JsonTarget<'a> {
 struct JsonKernelTimes<'a> {
     workload: &'a str,
     size: &'a str,
+    bytes: Option<f64>,
     amp_wall_seconds: Option<f64>,
     amp_kernel_seconds: Option<f64>,
+    amp_kernel_min_seconds: Option<f64>,
+    amp_kernel_runs: Option<usize>,
+    amp_gb_per_s: Option<f64>,
+    amp_of_best_yardstick: Option<f64>,
     glslang_wall_seconds: Option<f64>,
     glslang_kernel_seconds: Option<f64>,
+    glslang_kernel_min_seconds: Option<f64>,
+    glslang_kernel_runs: Option<usize>,
+    glslang_gb_per_s: Option<f64>,
+    glslang_of_best_yardstick: Option<f64>,
+}
+
+#[derive(Serialize)]
+struct JsonYardstick<'a> {
+    name: &'a str,
+    /// Bytes of one buffer; the copy reads and writes them.
+    bytes: f64,
+    runs: usize,
+    median_seconds: Option<f64>,
+    min_seconds: Option<f64>,
+    gb_per_s: Option<f64>,
+    best: bool,
+}
+
+#[derive(Serialize)]
+struct JsonWarmUp {
+    seconds: Option<f64>,
+    dispatches: usize,
+}
+
+#[derive(Serialize)]
+struct JsonClockSample<'a> {
+    section: &'a str,
+    when: &'a str,
+    gpus: &'a [Vec<String>],
+}
+
+#[derive(Serialize)]
+struct JsonClocks<'a> {
+    query: &'a str,
+    note: Option<&'a str>,
+    samples: Vec<JsonClockSample<'a>>,
 }
 
 #[derive(Serialize)]
@@ -97,7 +144,11 @@ struct JsonReport<'a> {
     device: &'a str,
     native_device: &'a str,
     profile: &'a str,
+    validation_layer: bool,
     seconds: Option<f64>,
+    warm_up: Option<JsonWarmUp>,
+    clocks: JsonClocks<'a>,
+    yardsticks: Vec<JsonYardstick<'a>>,
     rows: Vec<JsonRow<'a>>,
     gpu_targets: Vec<JsonTarget<'a>>,
     kernel_times: Vec<JsonKernelTimes<'a>>,
@@ -116,7 +167,39 @@ pub(crate) fn report_json(
         device: &report.device,
         native_device: &report.native_device,
         profile: profile_name(cfg),
+        validation_layer: report.validation,
         seconds: finite(Some(elapsed)),
+        warm_up: report.warm_up.as_ref().map(|w| JsonWarmUp {
+            seconds: finite(Some(w.seconds)),
+            dispatches: w.dispatches,
+        }),
+        clocks: JsonClocks {
+            query: QUERY,
+            note: report.clocks.note.as_deref(),
+            samples: report
+                .clocks
+                .samples
+                .iter()
+                .map(|c| JsonClockSample {
+                    section: &c.section,
+                    when: &c.when,
+                    gpus: &c.gpus,
+                })
+                .collect(),
+        },
+        yardsticks: report
+            .yardsticks
+            .iter()
+            .map(|y| JsonYardstick {
+                name: &y.name,
+                bytes: y.bytes,
+                runs: y.stats.samples,
+                median_seconds: finite(Some(y.stats.median)),
+                min_seconds: finite(Some(y.stats.min)),
+                gb_per_s: finite(Some(y.gb_per_s())),
+                best: report.best_yardstick().map(|b| b.name.as_str()) == Some(y.name.as_str()),
+            })
+            .collect(),
         rows: report
             .rows
             .iter()
@@ -145,13 +228,25 @@ pub(crate) fn report_json(
             .iter()
             .map(|k| {
                 let r = &report.rows[k.row];
+                let (amp, glsl) = (k.amp_kernel.as_ref(), k.glsl_kernel.as_ref());
+                let median = |s: Option<&KernelStats>| finite(s.map(|s| s.median));
+                let min = |s: Option<&KernelStats>| finite(s.map(|s| s.min));
                 JsonKernelTimes {
                     workload: &r.name,
                     size: &r.size,
+                    bytes: r.amp.work().or(r.glsl.work()).and_then(|w| w.bytes()),
                     amp_wall_seconds: finite(r.amp.secs()),
-                    amp_kernel_seconds: finite(k.amp_kernel),
+                    amp_kernel_seconds: median(amp),
+                    amp_kernel_min_seconds: min(amp),
+                    amp_kernel_runs: amp.map(|s| s.samples),
+                    amp_gb_per_s: finite(Report::kernel_gb_per_s(&r.amp, amp)),
+                    amp_of_best_yardstick: finite(report.of_best_yardstick(&r.amp, amp)),
                     glslang_wall_seconds: finite(r.glsl.secs()),
-                    glslang_kernel_seconds: finite(k.glsl_kernel),
+                    glslang_kernel_seconds: median(glsl),
+                    glslang_kernel_min_seconds: min(glsl),
+                    glslang_kernel_runs: glsl.map(|s| s.samples),
+                    glslang_gb_per_s: finite(Report::kernel_gb_per_s(&r.glsl, glsl)),
+                    glslang_of_best_yardstick: finite(report.of_best_yardstick(&r.glsl, glsl)),
                 }
             })
             .collect(),

@@ -4,13 +4,15 @@
 
 pub mod chart;
 mod json;
+mod measurement;
 mod publish;
 mod rows;
 mod tables;
 mod targets;
 
 pub use publish::{publish, write_section, Outputs};
-pub(crate) use rows::{check, check_native, native_cell, timed, workload_row, Work};
+pub(crate) use rows::{check, check_native, native_cell, timed, workload_row};
+pub use rows::{Rate, Work};
 pub use tables::{bounds_table, diagnostics_table, targets_table};
 pub use targets::Target;
 pub(crate) use targets::{COPY_ROW, PLACED_ROW};
@@ -21,7 +23,7 @@ pub enum Cell {
     /// Not measured.
     None,
     /// A median time in seconds and, where meaningful, a rate.
-    Time { secs: f64, rate: Option<String> },
+    Time { secs: f64, rate: Option<Rate> },
     /// Free text.
     Text(String),
     /// Not run: the native CPU accelerator cannot launch the kernel yet (the reason, from
@@ -44,7 +46,7 @@ impl Cell {
             Cell::Unsupported(_) => "–".into(),
             Cell::Text(s) => s.clone(),
             Cell::Time { secs, rate } => match rate {
-                Some(r) => format!("{} ({r})", fmt_time(*secs)),
+                Some(r) => format!("{} ({})", fmt_time(*secs), r.text),
                 None => fmt_time(*secs),
             },
         }
@@ -109,6 +111,51 @@ pub struct Report {
     pub failures: Vec<String>,
     /// Device (timestamp) time beside wall time for the rows that launched on the device.
     pub kernel_rows: Vec<KernelRow>,
+    /// Whether the Vulkan validation layer was on for the run (it costs host time per launch).
+    pub validation: bool,
+    /// The memory-bound rows' yardsticks: the driver's buffer copy and a hand-written
+    /// `uvec4` copy kernel, timed with timestamp queries on the same device.
+    pub yardsticks: Vec<Yardstick>,
+    /// The GPU profile's warm-up before its timed sections.
+    pub warm_up: Option<WarmUp>,
+    /// The GPU's clocks before and after each section (the GPU profile, where `nvidia-smi` is
+    /// present).
+    pub clocks: ClockLog,
+}
+
+impl Report {
+    /// The best yardstick of the run: the highest bandwidth of [`Report::yardsticks`], in GB/s.
+    pub fn best_yardstick(&self) -> Option<&Yardstick> {
+        self.yardsticks
+            .iter()
+            .max_by(|a, b| a.gb_per_s().total_cmp(&b.gb_per_s()))
+    }
+}
+
+/// Device times of repeated runs of one piece of work, from timestamp queries: each sample is
+/// the sum of the times of the launches one run made.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct KernelStats {
+    /// How many runs were timed.
+    pub samples: usize,
+    pub min: f64,
+    pub median: f64,
+}
+
+impl KernelStats {
+    /// The statistics of `times` (seconds); `None` when there are none.
+    pub fn of(times: &[f64]) -> Option<KernelStats> {
+        if times.is_empty() {
+            return None;
+        }
+        let mut v = times.to_vec();
+        let median = crate::measure::median(&mut v);
+        Some(KernelStats {
+            samples: v.len(),
+            min: v[0],
+            median,
+        })
+    }
 }
 
 /// The device time of one row's work from timestamp queries, to set beside the row's wall
@@ -117,9 +164,37 @@ pub struct Report {
 pub struct KernelRow {
     /// The row's index in [`Report::rows`].
     pub row: usize,
-    pub amp_kernel: Option<f64>,
-    pub glsl_kernel: Option<f64>,
+    pub amp_kernel: Option<KernelStats>,
+    pub glsl_kernel: Option<KernelStats>,
 }
+
+/// One yardstick of the memory-bound rows: a copy of `bytes` bytes, timed with timestamp
+/// queries around each of `stats.samples` dispatches.
+#[derive(Clone, Debug)]
+pub struct Yardstick {
+    /// What ran (`vkCmdCopyBuffer`).
+    pub name: String,
+    /// Bytes of one buffer; a copy reads and writes them once.
+    pub bytes: f64,
+    pub stats: KernelStats,
+}
+
+impl Yardstick {
+    /// Bytes read plus written over the median time, in GB/s.
+    pub fn gb_per_s(&self) -> f64 {
+        2.0 * self.bytes / self.stats.median / 1e9
+    }
+}
+
+/// The GPU profile's warm-up: a copy kernel in a loop for at least a second, so that the
+/// timed sections do not start on an idle GPU's clocks.
+#[derive(Clone, Debug)]
+pub struct WarmUp {
+    pub seconds: f64,
+    pub dispatches: usize,
+}
+
+pub use crate::clocks::{ClockLog, ClockSample};
 
 /// A measurement that explains a native result: one variant of a workload.
 #[derive(Clone, Debug)]
@@ -162,7 +237,18 @@ impl Cell {
         match self {
             Cell::Time {
                 rate: Some(rate), ..
-            } => rate.strip_suffix(unit)?.trim().parse().ok(),
+            } => rate.text.strip_suffix(unit)?.trim().parse().ok(),
+            _ => None,
+        }
+    }
+
+    /// The work of this cell's rate (bytes read and written, or floating-point operations),
+    /// when the rate was computed from one.
+    pub fn work(&self) -> Option<Work> {
+        match self {
+            Cell::Time {
+                rate: Some(rate), ..
+            } => rate.work,
             _ => None,
         }
     }

@@ -6,6 +6,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use super::json::{profile_name, report_json};
+use super::measurement::{KERNEL_TABLE_NOTE, YARDSTICK_NOTE};
 use super::{bounds_table, chart, diagnostics_table, targets_table, Report};
 use crate::{BoxError, Config};
 
@@ -35,8 +36,10 @@ pub fn publish(
     let targets = report.targets();
     let targets_md = targets_table(&targets);
     println!(
-        "device: {}; native: {}",
-        report.device, report.native_device
+        "device: {}; native: {}; validation layer: {}",
+        report.device,
+        report.native_device,
+        if report.validation { "on" } else { "off" }
     );
     println!("{table}");
     if !notes.is_empty() {
@@ -62,6 +65,14 @@ pub fn publish(
     let gpu_targets_md = targets_table(&gpu_targets);
     println!("GPU targets\n\n{gpu_targets_md}");
     let kernels_md = report.kernel_table();
+    let yardsticks_md = report.yardstick_table();
+    let clocks_md = report.clock_table();
+    let conditions = report.conditions();
+    println!("{conditions}");
+    println!("Yardsticks of the memory-bound rows\n\n{yardsticks_md}");
+    if !clocks_md.is_empty() {
+        println!("Clocks (nvidia-smi)\n\n{clocks_md}");
+    }
     println!("Kernel time (timestamp queries) beside wall time\n\n{kernels_md}");
     let elapsed = started.elapsed().as_secs_f64();
     println!(
@@ -71,18 +82,28 @@ pub fn publish(
     );
     if let Some(dir) = &outputs.report_dir {
         std::fs::create_dir_all(dir)?;
+        let clocks = if clocks_md.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "### Clocks\n\n`nvidia-smi --query-gpu={}` before and after each section.\n\n\
+                 {clocks_md}\n",
+                crate::clocks::QUERY
+            )
+        };
         let md = format!(
-            "Device: `{}`; native: `{}`; profile: {}; {:.1} s.\n\n{table}\n\
+            "Device: `{}`; native: `{}`; profile: {}; validation layer: {}; {:.1} s.\n\n\
+             {conditions}\n{table}\n\
              ### GPU targets\n\n{gpu_targets_md}\n\
-             ### Kernel time beside wall time\n\n\
-             Device time of one run from timestamp queries around each dispatch (summed over \
-             a row's launches) beside the row's median wall time; the difference is what the \
-             launches cost on the host.\n\n{kernels_md}\n\
+             ### Yardsticks of the memory-bound rows\n\n{YARDSTICK_NOTE}\n\n{yardsticks_md}\n\
+             ### Kernel time beside wall time\n\n{KERNEL_TABLE_NOTE}\n\n{kernels_md}\n\
+             {clocks}\
              ### Bounds checking cost\n\n{bounds}\n\
              ### Checks\n\n{} of {} agree.\n{}{}",
             report.device,
             report.native_device,
             profile_name(cfg),
+            if report.validation { "on" } else { "off" },
             elapsed,
             report.checks.iter().filter(|c| c.agree).count(),
             report.checks.len(),
@@ -135,7 +156,7 @@ pub fn publish(
         let section = format!(
             "Measured {date} on `{}` ({cores} CPU cores), `cargo run --release -p amp-bench{}`. \
              Times are medians after a warm-up run; rates in parentheses; amp/glslang above 1 \
-             means the amp kernel is slower.\n\n\
+             means the amp kernel is slower. {conditions}\n\
              Columns: **amp** is the `#[kernel(amp)]` kernel on the Vulkan device above, \
              **glslang** hand-written GLSL on the same device, **CPU** plain Rust (rayon where \
              it parallelises), **native** the same amp kernel on the native CPU accelerator \
@@ -149,10 +170,8 @@ pub fn publish(
              product, the reductions and the scan; the first native launch of a kernel within \
              1 ms. This run: {met} met, {missed} missed, {unmeasured} not measured.\n\n\
              {targets_md}\n{}\
-             ### Kernel time beside wall time\n\n\
-             Device time of one run from timestamp queries around each dispatch (summed over a \
-             row's launches) beside the row's median wall time; the difference is what the \
-             launches cost on the host.\n\n{kernels_md}\n\
+             ### Yardsticks of the memory-bound rows\n\n{YARDSTICK_NOTE}\n\n{yardsticks_md}\n\
+             ### Kernel time beside wall time\n\n{KERNEL_TABLE_NOTE}\n\n{kernels_md}\n\
              ### Bounds checking cost\n\n\
              Kernels check every view and array access by default; `#[kernel(amp, unchecked)]` \
              turns the checks off. The same kernel body both ways, timed in alternation, on the \

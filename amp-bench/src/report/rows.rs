@@ -3,20 +3,54 @@
 use super::{Cell, Check, Native, Row};
 
 /// Work of a row, for its rate.
-#[derive(Clone, Copy)]
-pub(crate) enum Work {
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Work {
+    /// Bytes read plus bytes written (each once): the row is memory-bound, its rate is GB/s.
     Bytes(f64),
+    /// Floating-point operations: the rate is GFLOP/s.
     Flops(f64),
 }
 
+impl Work {
+    /// The rate of this work done in `secs`, in its unit (`4.09 GB/s`).
+    pub fn rate(self, secs: f64) -> String {
+        match self {
+            Work::Bytes(b) => format!("{:.2} GB/s", b / secs / 1e9),
+            Work::Flops(f) => format!("{:.2} GFLOP/s", f / secs / 1e9),
+        }
+    }
+
+    /// The bytes of memory-bound work.
+    pub fn bytes(self) -> Option<f64> {
+        match self {
+            Work::Bytes(b) => Some(b),
+            Work::Flops(_) => None,
+        }
+    }
+}
+
+/// A timed cell's rate: its text (`4.09 GB/s`, `12.0 µs/launch`) and, when it was computed
+/// from one, the work it measures, from which the rate by kernel time is computed exactly.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rate {
+    pub text: String,
+    pub work: Option<Work>,
+}
+
+impl From<String> for Rate {
+    /// A rate that is only text.
+    fn from(text: String) -> Rate {
+        Rate { text, work: None }
+    }
+}
+
 pub(crate) fn timed(secs: f64, work: Work) -> Cell {
-    let rate = match work {
-        Work::Bytes(b) => format!("{:.2} GB/s", b / secs / 1e9),
-        Work::Flops(f) => format!("{:.2} GFLOP/s", f / secs / 1e9),
-    };
     Cell::Time {
         secs,
-        rate: Some(rate),
+        rate: Some(Rate {
+            text: work.rate(secs),
+            work: Some(work),
+        }),
     }
 }
 

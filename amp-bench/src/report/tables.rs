@@ -3,41 +3,6 @@
 use super::{fmt_time, BoundsCost, Cell, Diagnostic, Report, Target};
 
 impl Report {
-    /// The kernel-time table in Markdown: each row's wall times beside its kernel times, and
-    /// the amp column's rate recomputed from its kernel time.
-    pub fn kernel_table(&self) -> String {
-        let mut s = String::from(
-            "| workload | size | amp wall | amp kernel | amp rate by kernel time | glslang wall | \
-             glslang kernel |\n|---|---|---|---|---|---|---|\n",
-        );
-        let t = |x: Option<f64>| x.map_or("-".into(), fmt_time);
-        for k in &self.kernel_rows {
-            let r = &self.rows[k.row];
-            let wall = r.amp.secs();
-            let rate = ["GB/s", "GFLOP/s"]
-                .into_iter()
-                .find_map(|unit| Some((r.amp.rate_in(unit)?, unit)));
-            let rate = match (rate, wall, k.amp_kernel) {
-                (Some((rate, unit)), Some(wall), Some(kernel)) if kernel > 0.0 => {
-                    format!("{:.2} {unit}", rate * wall / kernel)
-                }
-                _ => "-".into(),
-            };
-            s += &format!(
-                "| {} | {} | {} | {} | {rate} | {} | {} |\n",
-                r.name,
-                r.size,
-                t(wall),
-                t(k.amp_kernel),
-                t(r.glsl.secs()),
-                t(k.glsl_kernel),
-            );
-        }
-        s
-    }
-}
-
-impl Report {
     /// The rows with an amp/glslang ratio, labelled for the chart.
     pub fn bars(&self) -> Vec<(String, f64)> {
         self.rows

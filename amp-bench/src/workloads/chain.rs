@@ -94,7 +94,7 @@ fn launch_chain(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
     let per_launch = |t: &Native| match t {
         Ok(secs) => Cell::Time {
             secs: *secs,
-            rate: Some(format!("{:.1} µs/launch", secs * 1e6 / launches as f64)),
+            rate: Some(format!("{:.1} µs/launch", secs * 1e6 / launches as f64).into()),
         },
         Err(why) => Cell::Unsupported(why.clone()),
     };
@@ -112,11 +112,11 @@ fn launch_chain(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         size: format!("{n} elements"),
         amp: Cell::Time {
             secs: t_async,
-            rate: Some(format!("{:.1} µs/launch", t_async * 1e6 / launches as f64)),
+            rate: Some(format!("{:.1} µs/launch", t_async * 1e6 / launches as f64).into()),
         },
         glsl: Cell::Time {
             secs: t_floor,
-            rate: Some(format!("{:.1} µs/launch", t_floor * 1e6 / launches as f64)),
+            rate: Some(format!("{:.1} µs/launch", t_floor * 1e6 / launches as f64).into()),
         },
         cpu: Cell::None,
         native: per_launch(&t_native),
@@ -126,11 +126,11 @@ fn launch_chain(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         size: format!("{n} elements"),
         amp: Cell::Time {
             secs: t_sync,
-            rate: Some(format!("{:.1} µs/launch", t_sync * 1e6 / launches as f64)),
+            rate: Some(format!("{:.1} µs/launch", t_sync * 1e6 / launches as f64).into()),
         },
         glsl: Cell::Time {
             secs: t_floor,
-            rate: Some(format!("{:.1} µs/launch", t_floor * 1e6 / launches as f64)),
+            rate: Some(format!("{:.1} µs/launch", t_floor * 1e6 / launches as f64).into()),
         },
         cpu: Cell::None,
         // Native launches always finish before they return: the row above is synchronous.

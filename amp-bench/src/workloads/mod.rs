@@ -20,6 +20,7 @@ mod textures;
 mod transfers;
 mod transpose;
 mod vector;
+mod yardsticks;
 
 use amp::prelude::*;
 use amp::DeviceType;
@@ -47,9 +48,11 @@ pub trait Workload {
 }
 
 /// Every section, in the order a run measures them: the first launch of a kernel in the process
-/// before anything else, the bounds-checking cost last.
-pub const ALL: [&dyn Workload; 19] = [
+/// before anything else, then the yardsticks of the memory-bound rows (and the GPU profile's
+/// warm-up), the bounds-checking cost last.
+pub const ALL: [&dyn Workload; 20] = [
     &first_launch::FirstLaunch,
+    &yardsticks::CopyYardsticks,
     &vector::Vector,
     &matmul::Matmul,
     &reductions::Reductions,
@@ -97,6 +100,9 @@ pub fn run(cfg: &Config) -> Result<Report, BoxError> {
         init,
         native_init,
         bounds: Vec::new(),
+        yardsticks: Vec::new(),
+        warm_up: None,
+        clocks: Default::default(),
     };
     if cfg.count.is_some() {
         // Only the sections with amp/glslang pairs; `--only` names one.
@@ -116,6 +122,10 @@ pub fn run(cfg: &Config) -> Result<Report, BoxError> {
             diagnostics: Vec::new(),
             failures: Vec::new(),
             kernel_rows: Vec::new(),
+            validation: ctx.acc.validation_enabled(),
+            yardsticks: Vec::new(),
+            warm_up: None,
+            clocks: ctx.clocks,
         });
     }
     // A section that fails is reported and the others still run: on a device met for the
@@ -123,11 +133,20 @@ pub fn run(cfg: &Config) -> Result<Report, BoxError> {
     let mut failures = Vec::new();
     for workload in ALL {
         let name = workload.section();
-        if cfg.runs(name) {
+        // The yardsticks run whatever `--only` picks: the memory-bound rows are judged
+        // against them (and the GPU profile warms up there).
+        if cfg.runs(name) || name == "yardsticks" {
             ctx.pending_kernel.set(None);
+            // The GPU profile logs the clocks around each section (nothing without nvidia-smi).
+            if cfg.gpu {
+                ctx.clocks.sample(name, "before");
+            }
             let t0 = Instant::now();
             let result = workload.run(&mut ctx);
             let secs = t0.elapsed().as_secs_f64();
+            if cfg.gpu {
+                ctx.clocks.sample(name, "after");
+            }
             match result {
                 Ok(()) => eprintln!("amp-bench: section {name} done in {secs:.1} s"),
                 Err(e) => {
@@ -147,5 +166,9 @@ pub fn run(cfg: &Config) -> Result<Report, BoxError> {
         diagnostics: ctx.diagnostics,
         failures,
         kernel_rows: ctx.kernel_rows,
+        validation: ctx.acc.validation_enabled(),
+        yardsticks: ctx.yardsticks,
+        warm_up: ctx.warm_up,
+        clocks: ctx.clocks,
     })
 }

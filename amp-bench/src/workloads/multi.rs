@@ -168,7 +168,7 @@ fn compare(
         size: size.to_owned(),
         amp: Cell::Time {
             secs: t_measured,
-            rate: Some(format!("even split {}", fmt_time(t_even))),
+            rate: Some(format!("even split {}", fmt_time(t_even)).into()),
         },
         glsl: Cell::Text(format!("{} alone {}", ctx.acc.name(), fmt_time(t_vulkan))),
         cpu: Cell::None,
