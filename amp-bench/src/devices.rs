@@ -58,7 +58,7 @@ pub fn list_devices() -> Result<(), BoxError> {
             "{}\n  path: {}\n  description: {}\n  type: {:?}; dedicated memory: {} MiB; \
              cpu-shared memory: {}; host-memory import: {}; f64: {}; denormals kept: {}; validation layer: {}\n  \
              limits: workgroup count {:?}, workgroup size {:?}, {} threads per workgroup, {} B \
-             shared memory, {} B push constants",
+             shared memory, {} B push constants\n  launch shape of simple kernels: {}",
             acc.name(),
             acc.device_path(),
             acc.description(),
@@ -78,6 +78,13 @@ pub fn list_devices() -> Result<(), BoxError> {
             l.max_threads_per_workgroup,
             l.max_shared_memory_bytes,
             l.max_push_constants_size,
+            match acc.launch_shape() {
+                Some(s) => format!(
+                    "{} threads per workgroup, {} indices per thread",
+                    s.workgroup_size, s.items_per_thread
+                ),
+                None => "the native accelerator's batches".into(),
+            },
         );
     }
     Ok(())

@@ -169,6 +169,13 @@ if [ "${profile:-full}" != quick ]; then
         "exact-forced|device exact:: textures::every_normalized|120|AMP_FORCE_EXACT_PATHS=1"
         "robustness-checked-off|device read_write:: bounds:: data_model::|120|AMP_PIPELINE_ROBUSTNESS=checked-off"
     )
+    # Launch shapes of simple kernels (docs/performance.md): the vector section (copy, vector
+    # add, the yardsticks) at other workgroup sizes and indices per thread than the default
+    # 256 x 1 of the GPU profile above, each its own report under shape-W-I/.
+    for shape in 64-1 128-1 512-1 1024-1 256-4 256-8; do
+        w=${shape%-*} i=${shape#*-}
+        suites+=("shape-$shape|amp-bench --gpu --only vector --report-dir $out/shape-$shape|90|AMP_VALIDATION=0 AMP_WORKGROUP_SIZE=$w AMP_ITEMS_PER_THREAD=$i")
+    done
 fi
 for t in "$bin"/runtime-*; do
     [ -x "$t" ] && suites+=("$(basename "$t")|$(basename "$t")|120|")

@@ -135,6 +135,28 @@ impl Report {
                 simple.amp.secs().zip(tiled.amp.secs()).map(|(s, t)| s / t),
             ));
         }
+        if let Some(register) = self.row("matmul, register-tiled") {
+            out.push(Target::new(
+                register,
+                "TFLOP/s (amp, wall time)",
+                ">=",
+                25.0,
+                register.amp.rate_in("GFLOP/s").map(|g| g / 1e3),
+            ));
+            if let Some(simple) = self.row("matmul, simple") {
+                out.push(Target::new(
+                    register,
+                    "simple time / register-tiled time (amp)",
+                    ">=",
+                    2.0,
+                    simple
+                        .amp
+                        .secs()
+                        .zip(register.amp.secs())
+                        .map(|(s, t)| s / t),
+                ));
+            }
+        }
         for r in self
             .rows
             .iter()

@@ -1,4 +1,4 @@
-//! The matrix products, simple and tiled.
+//! The matrix products: simple, tiled, and the register-tiled kernel of `examples/matmul.rs`.
 
 use amp::prelude::*;
 use amp::KernelArg;
@@ -7,8 +7,13 @@ use rayon::prelude::*;
 use super::{Ctx, Workload};
 use crate::glsl::{fold, push, raw, GLSL_1D, G_MM_SIMPLE, G_MM_TILED};
 use crate::kernels::{mm_simple, mm_tiled, TS};
-use crate::report::{check, workload_row, Check, Diagnostic, Work};
+use crate::report::{check, native_cell, timed, workload_row, Cell, Check, Diagnostic, Row, Work};
 use crate::BoxError;
+
+/// `examples/matmul.rs`, for its register-tiled kernel as users meet it there.
+#[path = "../../../examples/matmul.rs"]
+#[allow(dead_code)]
+mod example;
 
 /// The matrix products, at each size of the profile.
 pub struct Matmul;
@@ -191,7 +196,7 @@ fn matmul(ctx: &mut Ctx<'_>, n: usize) -> Result<(), BoxError> {
     )?;
     ctx.push_row(workload_row(
         "matmul, tiled 16 x 16 tile_static",
-        size,
+        size.clone(),
         flops,
         [t_amp, t_glsl, t_cpu],
         &t_native,
@@ -202,5 +207,44 @@ fn matmul(ctx: &mut Ctx<'_>, n: usize) -> Result<(), BoxError> {
         &c_glsl.to_vec()?,
         &cpu,
     ));
+
+    // The register-tiled kernel (bounds-checked, as the example writes it): a 64 x 64 block of
+    // C per 16 x 16 tile. A launch that wrote nothing must not pass on the results above.
+    c_amp.copy_from_slice(&vec![0.0; n * n])?;
+    nc.copy_from_slice(&vec![0.0; n * n])?;
+    let blocks = n.div_ceil(64) * TS;
+    let grid = Extent::new([blocks, blocks]).tile::<TS, TS>();
+    let t_amp = ctx.time_amp(|| {
+        let (av, bv, mut cv) = (a.view(), b.view(), c_amp.view_mut());
+        Ok(parallel_for_each(
+            grid,
+            example::matmul_register_tiled(&av, &bv, &mut cv),
+        )?)
+    })?;
+    let t_native = ctx.time_native(|| {
+        let (av, bv, mut cv) = (na.view(), nb.view(), nc.view_mut());
+        Ok(parallel_for_each_on(
+            &cpu_acc,
+            grid,
+            example::matmul_register_tiled(&av, &bv, &mut cv),
+        )?)
+    })?;
+    ctx.check_native(
+        &format!("matmul register-tiled {n}"),
+        &t_native,
+        || Ok(nc.to_vec()?),
+        &cpu,
+    )?;
+    ctx.push_row(Row {
+        name: "matmul, register-tiled 4 x 4 per thread (examples/matmul.rs)".into(),
+        size,
+        amp: timed(t_amp, flops),
+        glsl: Cell::None,
+        cpu: timed(t_cpu, flops),
+        native: native_cell(&t_native, Some(flops)),
+    });
+    let c = c_amp.to_vec()?;
+    ctx.checks
+        .push(check(&format!("matmul register-tiled {n}"), &c, &c, &cpu));
     Ok(())
 }
