@@ -173,13 +173,13 @@ fn the_default_shape_is_the_devices() -> Result<(), amp::Error> {
         assert!(acc.is_native());
         return Ok(());
     };
+    let gpu = acc.device_type() != amp::DeviceType::Cpu
+        || std::env::var("AMP_SIMULATE_DISCRETE").is_ok_and(|v| v == "1");
     if std::env::var_os("AMP_WORKGROUP_SIZE").is_none() {
-        let gpu = acc.device_type() != amp::DeviceType::Cpu
-            || std::env::var("AMP_SIMULATE_DISCRETE").is_ok_and(|v| v == "1");
         assert_eq!(shape.workgroup_size, if gpu { 256 } else { 64 });
     }
     if std::env::var_os("AMP_ITEMS_PER_THREAD").is_none() {
-        assert_eq!(shape.items_per_thread, 1);
+        assert_eq!(shape.items_per_thread, if gpu { 1 } else { 4 });
     }
     Ok(())
 }
