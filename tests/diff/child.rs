@@ -22,7 +22,7 @@ fn stall() -> Duration {
         std::env::var("AMP_DIFF_STALL")
             .ok()
             .and_then(|s| s.parse().ok())
-            .unwrap_or(90),
+            .unwrap_or(30),
     )
 }
 
