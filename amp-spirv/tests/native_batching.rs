@@ -1,5 +1,7 @@
 //! Which simple kernels the native back end runs a batch of threads at a time, and the reason
 //! it gives (for the compile report) when a kernel with loops runs one thread at a time.
+//! Kernels without loops are batched in two and three dimensions, and where a check compares
+//! an offset index with an extent.
 
 use amp_spirv::{compile_native, NativeKernel, Options};
 
@@ -23,9 +25,21 @@ fn a_loop_every_thread_runs_alike_is_batched() {
 }
 
 #[test]
-fn a_kernel_without_loops_needs_no_batch_and_no_reason() {
+fn an_element_wise_kernel_without_loops_needs_no_batch_and_no_reason() {
     let k = native("fn k(idx: Index<1>, out: ArrayViewMut<u32, 1>) { out[idx] = 1; }");
     assert!(k.batched.is_none());
+    assert_eq!(k.unbatched, None);
+}
+
+#[test]
+fn a_two_dimensional_kernel_without_loops_is_batched() {
+    let k = native(
+        "fn k(idx: Index<2>, a: ArrayView<f32, 2>, out: ArrayViewMut<f32, 2>) {
+            let (i, j) = (idx[0] + 1, idx[1] + 1);
+            out[[i, j]] = a[[i - 1, j]] + a[[i, j + 1]];
+        }",
+    );
+    assert!(k.batched.is_some());
     assert_eq!(k.unbatched, None);
 }
 

@@ -359,7 +359,7 @@ impl CheckedKernel {
             params,
             push_constant_size: layout.size,
             workgroup_size: module.workgroup_size,
-            has_loops: has_loops(&kernel.body),
+            has_loops: ir::has_loop(&kernel.body),
             uses_float64: module.uses_float64,
             hash,
             tile: kernel.tiled.as_ref().map(|t| t.dims.clone()),
@@ -404,15 +404,4 @@ fn fnv1a(words: &[u32]) -> u64 {
         }
     }
     h
-}
-
-/// Whether `body` has a loop anywhere (device functions are inlined by now).
-fn has_loops(body: &ir::Block) -> bool {
-    use ir::{any_expr, block_has, Probe};
-    block_has(body, |e| {
-        any_expr(e, |x| match x.kind {
-            ir::ExprKind::While(..) | ir::ExprKind::Loop(_) | ir::ExprKind::For(_) => Probe::Hit,
-            _ => Probe::Descend,
-        })
-    })
 }

@@ -4,7 +4,7 @@
 mod visit;
 
 pub use visit::{
-    any_expr, block_has, walk_expr, walk_expr_mut, walk_place, walk_stmt, Probe, Visitor,
+    any_expr, block_has, has_loop, walk_expr, walk_expr_mut, walk_place, walk_stmt, Probe, Visitor,
     VisitorMut,
 };
 

@@ -225,3 +225,13 @@ pub fn block_has(b: &Block, test: impl Fn(&Expr) -> bool) -> bool {
         Stmt::Let(_, None) => false,
     }) || b.tail.as_deref().is_some_and(test)
 }
+
+/// Whether block `b` has a loop (`for`, `while` or `loop`) anywhere inside it.
+pub fn has_loop(b: &Block) -> bool {
+    block_has(b, |e| {
+        any_expr(e, |x| match x.kind {
+            ExprKind::For(_) | ExprKind::While(..) | ExprKind::Loop(_) => Probe::Hit,
+            _ => Probe::Descend,
+        })
+    })
+}

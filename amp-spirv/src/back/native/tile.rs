@@ -110,8 +110,11 @@ impl TileState {
         }
     }
 
+    /// Whether threads keep frames: for their `done` flags, or for locals that live across
+    /// work-item loops (a batch without barriers has several too where a nested block or a
+    /// block-valued operand splits its statements).
     fn has_frame(&self) -> bool {
-        self.barriers && (self.done_flag || !self.frame.is_empty())
+        (self.barriers && self.done_flag) || !self.frame.is_empty()
     }
 }
 
