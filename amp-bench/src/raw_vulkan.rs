@@ -46,30 +46,37 @@ impl Drop for RawLoop {
     }
 }
 
-/// The physical device named `device_name` and its first compute queue family.
-fn find_device(
+/// The physical device at `index` of the enumeration if it is named `name`, else the first
+/// one named `name`; with its first compute queue family and that family's timestamp bits.
+pub(crate) fn find_device(
     instance: &ash::Instance,
-    device_name: &str,
-) -> Result<(vk::PhysicalDevice, u32), BoxError> {
+    index: Option<usize>,
+    name: &str,
+) -> Result<(vk::PhysicalDevice, u32, u32), BoxError> {
     // SAFETY: a live instance.
     let physicals = unsafe { instance.enumerate_physical_devices()? };
-    physicals
-        .into_iter()
-        .find_map(|p| {
-            // SAFETY: `p` comes from this instance.
-            let props = unsafe { instance.get_physical_device_properties(p) };
-            let name = props.device_name_as_c_str().ok()?.to_str().ok()?;
-            if name != device_name {
-                return None;
-            }
-            // SAFETY: as above.
-            let families = unsafe { instance.get_physical_device_queue_family_properties(p) };
-            let family = families
-                .iter()
-                .position(|f| f.queue_flags.contains(vk::QueueFlags::COMPUTE))?;
-            Some((p, family as u32))
-        })
-        .ok_or_else(|| format!("no device named `{device_name}` with a compute queue").into())
+    let named = |p: &vk::PhysicalDevice| {
+        // SAFETY: `p` comes from this instance.
+        let props = unsafe { instance.get_physical_device_properties(*p) };
+        props
+            .device_name_as_c_str()
+            .ok()
+            .and_then(|n| n.to_str().ok())
+            == Some(name)
+    };
+    let physical = index
+        .and_then(|i| physicals.get(i).copied())
+        .filter(named)
+        .or_else(|| physicals.iter().copied().find(named))
+        .ok_or_else(|| format!("no Vulkan device named `{name}`"))?;
+    // SAFETY: as above.
+    let families = unsafe { instance.get_physical_device_queue_family_properties(physical) };
+    let (family, props) = families
+        .iter()
+        .enumerate()
+        .find(|(_, f)| f.queue_flags.contains(vk::QueueFlags::COMPUTE))
+        .ok_or_else(|| format!("`{name}` has no compute queue"))?;
+    Ok((physical, family as u32, props.timestamp_valid_bits))
 }
 
 impl RawLoop {
@@ -98,7 +105,7 @@ impl RawLoop {
         device_name: &str,
         spirv: &[u32],
     ) -> Result<RawLoop, BoxError> {
-        let (physical, family) = find_device(&instance, device_name)?;
+        let (physical, family, _) = find_device(&instance, None, device_name)?;
         let priorities = [1.0f32];
         let queues = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(family)
@@ -232,7 +239,7 @@ impl RawChain {
                 &vk::InstanceCreateInfo::default().application_info(&app),
                 None,
             )?;
-            let (physical, family) = find_device(&instance, device_name)?;
+            let (physical, family, _) = find_device(&instance, None, device_name)?;
             let priorities = [1.0f32];
             let queues = [vk::DeviceQueueCreateInfo::default()
                 .queue_family_index(family)

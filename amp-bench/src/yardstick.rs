@@ -18,6 +18,7 @@ use std::time::Instant;
 use ash::vk;
 
 use crate::glsl::compile_glsl;
+use crate::raw_vulkan::find_device;
 use crate::BoxError;
 
 /// Warnings and errors the validation layer reported on the yardsticks' instance.
@@ -273,39 +274,6 @@ fn layer_support(entry: &ash::Entry, layer: &CStr) -> (bool, bool) {
         has(ash::ext::debug_utils::NAME),
         has(ash::ext::validation_features::NAME),
     )
-}
-
-/// The physical device at `index` of the enumeration if it is named `name`, else the first
-/// one named `name`; with its first compute queue family and that family's timestamp bits.
-fn find_device(
-    instance: &ash::Instance,
-    index: Option<usize>,
-    name: &str,
-) -> Result<(vk::PhysicalDevice, u32, u32), BoxError> {
-    // SAFETY: a live instance.
-    let physicals = unsafe { instance.enumerate_physical_devices()? };
-    let named = |p: &vk::PhysicalDevice| {
-        // SAFETY: `p` comes from this instance.
-        let props = unsafe { instance.get_physical_device_properties(*p) };
-        props
-            .device_name_as_c_str()
-            .ok()
-            .and_then(|n| n.to_str().ok())
-            == Some(name)
-    };
-    let physical = index
-        .and_then(|i| physicals.get(i).copied())
-        .filter(named)
-        .or_else(|| physicals.iter().copied().find(named))
-        .ok_or_else(|| format!("no Vulkan device named `{name}`"))?;
-    // SAFETY: as above.
-    let families = unsafe { instance.get_physical_device_queue_family_properties(physical) };
-    let (family, props) = families
-        .iter()
-        .enumerate()
-        .find(|(_, f)| f.queue_flags.contains(vk::QueueFlags::COMPUTE))
-        .ok_or_else(|| format!("`{name}` has no compute queue"))?;
-    Ok((physical, family as u32, props.timestamp_valid_bits))
 }
 
 /// The first memory type allowed by `bits` with `want`, else the first with `fallback`.
@@ -702,31 +670,24 @@ impl Yardsticks {
                 d.cmd_fill_buffer(cmd, self.buffers[1], 0, vk::WHOLE_SIZE, 0);
                 d.cmd_reset_query_pool(cmd, self.queries, 0, 2 * samples);
             }
+            // SAFETY: `cmd` is recording; each query written was reset above.
+            let stamp = |query: u32| unsafe {
+                d.cmd_write_timestamp(
+                    cmd,
+                    vk::PipelineStageFlags::BOTTOM_OF_PIPE,
+                    self.queries,
+                    query,
+                )
+            };
+            // The first run is untimed; run `i` writes queries 2(i - 1) and 2(i - 1) + 1.
             for i in 0..=samples {
                 Self::barrier(d, cmd, false);
-                let timed = i > 0;
-                if timed {
-                    // SAFETY: as above; query 2(i - 1) was reset.
-                    unsafe {
-                        d.cmd_write_timestamp(
-                            cmd,
-                            vk::PipelineStageFlags::BOTTOM_OF_PIPE,
-                            self.queries,
-                            2 * (i - 1),
-                        )
-                    };
+                if i > 0 {
+                    stamp(2 * (i - 1));
                 }
                 op(d, cmd);
-                if timed {
-                    // SAFETY: as above.
-                    unsafe {
-                        d.cmd_write_timestamp(
-                            cmd,
-                            vk::PipelineStageFlags::BOTTOM_OF_PIPE,
-                            self.queries,
-                            2 * (i - 1) + 1,
-                        )
-                    };
+                if i > 0 {
+                    stamp(2 * (i - 1) + 1);
                 }
             }
             Self::barrier(d, cmd, false);
