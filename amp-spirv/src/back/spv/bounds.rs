@@ -319,12 +319,7 @@ impl Emitter<'_> {
                 e.store(ptr, value);
             }
         });
-        self.b
-            .ret()
-            .or_internal(&mut self.internal, Invariant::BlockOpen);
-        self.b
-            .end_function()
-            .or_internal(&mut self.internal, Invariant::FunctionOpen);
+        self.return_and_end_function();
     }
 
     /// A checked read without a branch around it, so the hot path stays straight-line code

@@ -51,12 +51,7 @@ impl Emitter<'_> {
             self.body_and_return();
             self.begin_function(self.main, &name, None);
             self.grid_loop(run, interface[0], interface[1]);
-            self.b
-                .ret()
-                .or_internal(&mut self.internal, Invariant::BlockOpen);
-            self.b
-                .end_function()
-                .or_internal(&mut self.internal, Invariant::FunctionOpen);
+            self.return_and_end_function();
         }
         self.record_out_of_bounds_function();
         self.rounded_functions();
@@ -78,8 +73,8 @@ impl Emitter<'_> {
         }
     }
 
-    /// Opens function `id` named `name`, with no result and one parameter of type `param`
-    /// (returned) or none, and begins its first block.
+    /// Opens function `id` named `name`, with no result and one parameter of type `param` or
+    /// none, and begins its first block; returns the parameter's id (0 without one).
     fn begin_function(&mut self, id: Word, name: &str, param: Option<Word>) -> Word {
         let void = self.b.type_void();
         let ty = self.b.type_function(void, param);
@@ -124,6 +119,18 @@ impl Emitter<'_> {
         if !self.terminated() {
             self.return_from_main();
         }
+        self.end_function();
+    }
+
+    /// `OpReturn` from the current block, then the end of the function.
+    pub(super) fn return_and_end_function(&mut self) {
+        self.b
+            .ret()
+            .or_internal(&mut self.internal, Invariant::BlockOpen);
+        self.end_function();
+    }
+
+    fn end_function(&mut self) {
         self.b
             .end_function()
             .or_internal(&mut self.internal, Invariant::FunctionOpen);
