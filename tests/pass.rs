@@ -38,6 +38,25 @@ mod tile_reduction;
 mod warnings_do_not_fail_the_build;
 
 /// The cases above are the test: this binary builds only if every one of them does, under the
-/// lint levels its file sets. Building is the whole check; no case launches its kernels.
+/// lint levels its file sets. This checks that every file under `tests/pass/` is one of them,
+/// so that a new case cannot go unbuilt.
 #[test]
-fn every_case_builds() {}
+fn every_case_file_is_a_module_here() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let this = std::fs::read_to_string(root.join("tests/pass.rs")).expect("tests/pass.rs");
+    let dir = std::fs::read_dir(root.join("tests/pass")).expect("tests/pass/");
+    let mut cases = 0;
+    for entry in dir {
+        let name = entry.expect("a directory entry").file_name();
+        let name = name.to_string_lossy();
+        if let Some(stem) = name.strip_suffix(".rs") {
+            let module = format!("#[path = \"pass/{stem}.rs\"]\nmod {stem};");
+            assert!(
+                this.contains(&module),
+                "tests/pass/{name} is not a module of tests/pass.rs"
+            );
+            cases += 1;
+        }
+    }
+    assert!(cases > 0, "no case under tests/pass/");
+}
