@@ -22,6 +22,8 @@ pub enum Kind {
     Count,
     /// A whole number of milliseconds; `0` means none (no limit).
     Millis,
+    /// A whole number of mebibytes (MiB); `0` means none.
+    Mebibytes,
     /// A file or folder (any text).
     Path,
     /// A folder, or `0` for none.
@@ -39,6 +41,7 @@ impl Kind {
             Kind::Flag => "1, true, yes or on; 0, false, no, off or nothing",
             Kind::Count => "a whole number of at least 1",
             Kind::Millis => "a whole number of milliseconds (0: none)",
+            Kind::Mebibytes => "a whole number of MiB (0: none)",
             Kind::Path => "a path",
             Kind::PathOrOff => "a folder, or 0 for none",
             Kind::Device => "cpu, vulkan, part of a device's name or a device path",
@@ -52,7 +55,7 @@ impl Kind {
 pub enum Value<'a> {
     /// A [`Kind::Flag`].
     Flag(bool),
-    /// A [`Kind::Count`] or [`Kind::Millis`].
+    /// A [`Kind::Count`], [`Kind::Millis`] or [`Kind::Mebibytes`].
     Number(u64),
     /// A [`Kind::Path`], [`Kind::Device`] or [`Kind::Choice`] (trimmed), or a
     /// [`Kind::PathOrOff`]'s folder.
@@ -128,6 +131,7 @@ pub const SETTINGS: &[Setting] = &[
         "items_per_thread",
     ),
     run("AMP_PIPELINE_CACHE", Kind::PathOrOff, "pipeline_cache"),
+    run("AMP_HOST_CACHE_MB", Kind::Mebibytes, "host_cache_mb"),
     build("AMP_DUMP_SPIRV", Kind::Path),
     build("AMP_DUMP_NATIVE", Kind::Path),
     build("AMP_REPORT", Kind::Flag),
@@ -150,7 +154,7 @@ pub fn parse(kind: Kind, raw: &str) -> Option<Value<'_>> {
             Ok(n) if n >= 1 => Some(Value::Number(n)),
             _ => None,
         },
-        Kind::Millis => v.parse::<u64>().ok().map(Value::Number),
+        Kind::Millis | Kind::Mebibytes => v.parse::<u64>().ok().map(Value::Number),
         Kind::Path | Kind::Device => Some(Value::Text(v)),
         Kind::PathOrOff => match v {
             "0" => Some(Value::Off),

@@ -178,6 +178,13 @@ impl Config {
         self.set("AMP_ITEMS_PER_THREAD", Some(items.to_string()))
     }
 
+    /// `AMP_HOST_CACHE_MB`: how many MiB of freed large arrays of the native accelerator
+    /// (2 MiB and up) the process keeps for reuse, as CUDA's caching allocators keep device
+    /// memory (default 512; `0`: every free goes back to the OS at once).
+    pub fn host_cache_mb(self, mb: u64) -> Config {
+        self.set("AMP_HOST_CACHE_MB", Some(mb.to_string()))
+    }
+
     /// Makes these settings the process's, over the environment's.
     ///
     /// Errors: [`Error::ConfigTooLate`] when the runtime has already read one of them with
@@ -290,7 +297,8 @@ pub(crate) fn validated_flag(name: &'static str) -> bool {
     flag(name).unwrap_or(false)
 }
 
-/// Number setting `name` ([`Kind::Count`], [`Kind::Millis`]); marks it read. `None`: unset.
+/// Number setting `name` ([`Kind::Count`], [`Kind::Millis`], [`Kind::Mebibytes`]); marks it
+/// read. `None`: unset.
 pub(crate) fn number(name: &'static str) -> Result<Option<u64>, Error> {
     match var(name) {
         Some(raw) if !raw.trim().is_empty() => parsed(name, &raw, |v| match v {

@@ -6,8 +6,8 @@
 //! - `t.local[d]` is below the tile's dimension `d` (a literal, or the outer constant naming
 //!   it);
 //! - the variable of `for i in a..n` is below `n` (and of `a..=n` below `n + 1`) whatever the
-//!   step, where `n` is a literal, an outer constant, a buffer's `extent()[d]`, or a local
-//!   known to hold one;
+//!   step, where `n` is a literal, an outer constant, a buffer's `extent()[d]`, a local
+//!   known to hold one, or at most one (`min(x, n)`: a chunk's end clamped to an extent);
 //! - an immutable local is bounded like its initializer;
 //! - the thread's index (`idx[d]` of a simple kernel, `t.global[d]` of a tiled one) is below
 //!   the launch domain's dimension `d` ([`Sym::Domain`]), which the back end turns into a
@@ -46,6 +46,8 @@ enum Fact {
     Is(Sym),
     /// It is below this.
     Below(Sym),
+    /// It is at most this (`min(x, n)`): the end of a range whose variable is below it.
+    AtMost(Sym),
 }
 
 /// The facts of one kernel (see the module documentation).
@@ -152,7 +154,14 @@ impl LocalFacts {
                 match (below(&args[0]), below(&args[1])) {
                     (Some(x), Some(y)) => Some(Fact::Below(Sym::Lit(x.min(y)))),
                     (Some(x), None) | (None, Some(x)) => Some(Fact::Below(Sym::Lit(x))),
-                    (None, None) => None,
+                    // `min(x, n)` with a symbolic `n` (a chunk's end clamped to an extent).
+                    (None, None) => [&args[0], &args[1]]
+                        .iter()
+                        .find_map(|a| match self.fact(a) {
+                            Some(Fact::Is(s) | Fact::AtMost(s)) => Some(Fact::AtMost(s)),
+                            Some(Fact::Below(s)) => Some(Fact::Below(s)),
+                            None => None,
+                        }),
                 }
             }
             ExprKind::Block(b) if b.stmts.is_empty() => self.fact(b.tail.as_deref()?),
@@ -251,7 +260,7 @@ impl LocalFacts {
         match self.fact(a)? {
             Fact::Below(s) => Some(Fact::Below(s)),
             Fact::Is(Sym::Lit(v)) => Some(Fact::Below(Sym::Lit(v.checked_add(1)?))),
-            Fact::Is(_) => None,
+            Fact::Is(s) | Fact::AtMost(s) => Some(Fact::AtMost(s)),
         }
     }
 
@@ -259,7 +268,7 @@ impl LocalFacts {
     fn literal_below(&self, e: &Expr) -> Option<u64> {
         match self.fact(e)? {
             Fact::Below(Sym::Lit(n)) => Some(n),
-            Fact::Is(Sym::Lit(v)) => v.checked_add(1),
+            Fact::Is(Sym::Lit(v)) | Fact::AtMost(Sym::Lit(v)) => v.checked_add(1),
             _ => None,
         }
     }
@@ -325,8 +334,8 @@ impl<'a> Visitor<'a> for Walk<'_> {
                 self.visit_expr(&r.end);
                 if self.trusted(r.var) {
                     let bound = match self.ranges.fact(&r.end) {
-                        // `i < n`, or `i <= n` for `a..=n`.
-                        Some(Fact::Is(s)) if !r.inclusive => Some(Fact::Below(s)),
+                        // `i < n`, or `i <= n` for `a..=n`; `i < min(x, n) <= n`.
+                        Some(Fact::Is(s) | Fact::AtMost(s)) if !r.inclusive => Some(Fact::Below(s)),
                         Some(Fact::Is(Sym::Lit(v))) => {
                             v.checked_add(1).map(|b| Fact::Below(Sym::Lit(b)))
                         }

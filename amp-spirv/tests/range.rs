@@ -181,6 +181,34 @@ fn fully_proven_buffer_access_is_unchecked() {
     assert_eq!(compares(&words), 3 + REPORT_COMPARES + watch_compares(2));
 }
 
+#[test]
+fn a_chunk_clamped_to_the_extent_with_min_is_proven() {
+    // One thread per chunk of `chunk` elements, its end clamped to the extent: `a[i]` can
+    // never fail, whatever the chunk's start. `b[i]` (another buffer's extent) keeps its check.
+    let chunked = "fn k(idx: Index<1>, a: ArrayView<u32, 1>, b: ArrayView<u32, 1>,
+                        out: &mut Array<u32, 1>, chunk: u32) {
+            let n = a.extent()[0];
+            let start = idx[0] * chunk as usize;
+            let end = min(start + chunk as usize, n);
+            let mut s = 0u32;
+            for i in start..end {
+                s += a[i];
+            }
+            for i in start..min(a.extent()[0], start + 4) {
+                s += a[i] + b[i];
+            }
+            out[idx] = s;
+        }";
+    let checked = compile(chunked);
+    let unchecked = compile_with(chunked, true);
+    // Only `b[i]` and `out[idx]` are compared (the latter folds away where the launch's
+    // specialization says `out` covers the domain).
+    assert_eq!(
+        compares(&checked),
+        compares(&unchecked) + 2 + REPORT_COMPARES
+    );
+}
+
 const OP_SPEC_CONSTANT: u32 = 50;
 const OP_DECORATE: u32 = 71;
 const OP_LOGICAL_OR: u32 = 166;

@@ -68,7 +68,7 @@ pub fn count<T: DeviceScalar, const N: usize>(
         return Ok(matches);
     }
     let blocks = n.div_ceil(TILE * COUNT_ITEMS);
-    let mut partials = Array::<u32, 1>::new_on(&acc, [blocks])?;
+    let mut partials = Array::<u32, 1>::new_for_overwrite_on(&acc, [blocks])?;
     // SAFETY: `count_blocks` reads `input[i]` only for `i < n` and writes `partials[b]` for
     // the launch's tiles `b < blocks`, the length of `partials`.
     parallel_for_each_on(&acc, tiles(blocks), unsafe {

@@ -3,6 +3,7 @@
 //! functions check the arguments, allocate, and launch them together with the library's own
 //! kernels (scans, scatters), pass after pass. Hidden: only the macros call them.
 
+use super::chunked::{self, ChunkSegments, ChunkSelect};
 use super::scan::exclusive_scan_on;
 use super::unique::{run_starts, scatter_starts};
 use super::with_fn::AlgorithmElement;
@@ -67,9 +68,9 @@ fn scan_pass<T: AlgorithmElement>(
     let carries = if count == 1 {
         Array::<T, 1>::new_on(acc, [1])?
     } else {
-        let mut sums = Array::<T, 1>::new_on(acc, [count])?;
+        let mut sums = Array::<T, 1>::new_for_overwrite_on(acc, [count])?;
         totals(input, &mut sums)?;
-        let mut carries = Array::<T, 1>::new_on(acc, [count])?;
+        let mut carries = Array::<T, 1>::new_for_overwrite_on(acc, [count])?;
         scan_pass(
             acc,
             &sums.view(),
@@ -114,10 +115,11 @@ pub fn reduce<A: AlgorithmElement, B: AlgorithmElement>(
         return Ok(init);
     }
     let acc = accelerator_of(input.accelerator())?;
-    let mut partials = Array::<B, 1>::new_on(&acc, [n.div_ceil(REDUCE_BLOCK)])?;
+    let mut partials = Array::<B, 1>::new_for_overwrite_on(&acc, [n.div_ceil(REDUCE_BLOCK)])?;
     first(input, &mut partials, init, 1)?;
     while partials.len() > 1 {
-        let mut next = Array::<B, 1>::new_on(&acc, [partials.len().div_ceil(REDUCE_BLOCK)])?;
+        let mut next =
+            Array::<B, 1>::new_for_overwrite_on(&acc, [partials.len().div_ceil(REDUCE_BLOCK)])?;
         rest(&partials.view(), &mut next, init, 0)?;
         partials = next;
     }
@@ -152,7 +154,7 @@ pub fn count_if<T: AlgorithmElement>(
         return Ok(0);
     }
     let acc = accelerator_of(input.accelerator())?;
-    let mut partials = Array::<u32, 1>::new_on(&acc, [n.div_ceil(COUNT_BLOCK)])?;
+    let mut partials = Array::<u32, 1>::new_for_overwrite_on(&acc, [n.div_ceil(COUNT_BLOCK)])?;
     blocks(input, &mut partials)?;
     // At most u32::MAX elements (an extent's limit), so the u32 sum does not wrap.
     let total = sum(&partials.view())?;
@@ -180,16 +182,29 @@ fn scatter_partition<T: DeviceScalar>(
     }
 }
 
+/// Launches the flags kernel of a selection: `(input, flags)`.
+type Flags<'f, T> = &'f dyn Fn(&ArrayView<'_, T, 1>, &mut Array<u32, 1>) -> Result<(), Error>;
+
+/// The user's kernels of a `copy_if` or `partition`, as the macro launches them.
+#[doc(hidden)]
+pub struct SelectKernels<'f, T: DeviceScalar> {
+    /// `flags[i]` is 1 where the predicate holds for `input[i]` (every device but the native
+    /// one).
+    pub flags: Flags<'f, T>,
+    /// The chunked form (the native accelerator; `chunked.rs`).
+    pub chunks: ChunkSelect<'f, T>,
+}
+
 /// `copy_if` (`partition == false`) and `partition`: the user's kernel flags the selected
 /// elements, an exclusive scan of the flags gives their output positions, and the library's
-/// scatter writes them.
+/// scatter writes them; on the native accelerator, the chunked form.
 #[doc(hidden)]
 pub fn select<T: AlgorithmElement>(
     operation: &'static str,
     partition: bool,
     input: &ArrayView<'_, T, 1>,
     out: &mut ArrayViewMut<'_, T, 1>,
-    flag: impl Fn(&ArrayView<'_, T, 1>, &mut Array<u32, 1>) -> Result<(), Error>,
+    kernels: &SelectKernels<'_, T>,
 ) -> Result<usize, Error> {
     let n = input.extent()[0];
     if partition {
@@ -199,17 +214,36 @@ pub fn select<T: AlgorithmElement>(
         return Ok(0);
     }
     let acc = accelerator_of(input.accelerator())?;
-    let mut flags = Array::<u32, 1>::new_on(&acc, [n])?;
+    let kept = if acc.is_native() {
+        chunked::select(&acc, operation, partition, input, out, &kernels.chunks)?
+    } else {
+        select_by_flags(&acc, operation, partition, input, out, kernels.flags)?
+    };
+    out.synchronize()?;
+    Ok(kept)
+}
+
+/// [`select`]'s flags, scan and scatter over `n > 0` elements.
+fn select_by_flags<T: AlgorithmElement>(
+    acc: &Accelerator,
+    operation: &'static str,
+    partition: bool,
+    input: &ArrayView<'_, T, 1>,
+    out: &mut ArrayViewMut<'_, T, 1>,
+    flag: Flags<'_, T>,
+) -> Result<usize, Error> {
+    let n = input.extent()[0];
+    let mut flags = Array::<u32, 1>::new_for_overwrite_on(acc, [n])?;
     flag(input, &mut flags)?;
-    let mut positions = Array::<u32, 1>::new_on(&acc, [n])?;
-    exclusive_scan_on(&acc, &flags.view(), &mut positions.view_mut())?;
+    let mut positions = Array::<u32, 1>::new_for_overwrite_on(acc, [n])?;
+    exclusive_scan_on(acc, &flags.view(), &mut positions.view_mut())?;
     let kept = (last(&positions)? + last(&flags)?) as usize;
     if partition {
-        // SAFETY: `flags`, `positions` and `out` have `input`'s length `n` (checked above);
-        // `positions` is the exclusive scan of the 0/1 `flags`, so a selected element goes to
-        // `positions[i] < kept` and an unselected one to `kept + i - positions[i] < n`.
+        // SAFETY: `flags`, `positions` and `out` have `input`'s length `n` (checked by the
+        // caller); `positions` is the exclusive scan of the 0/1 `flags`, so a selected element
+        // goes to `positions[i] < kept` and an unselected one to `kept + i - positions[i] < n`.
         let kernel = unsafe { scatter_partition(input, &flags, &positions, out, kept as u32) };
-        parallel_for_each_on(&acc, input.extent(), kernel)?;
+        parallel_for_each_on(acc, input.extent(), kernel)?;
     } else {
         if kept > out.extent()[0] {
             return Err(Error::MismatchedLengths {
@@ -221,9 +255,8 @@ pub fn select<T: AlgorithmElement>(
             });
         }
         let kernel = scatter_starts(input, &flags, &positions, out);
-        parallel_for_each_on(&acc, input.extent(), kernel)?;
+        parallel_for_each_on(acc, input.extent(), kernel)?;
     }
-    out.synchronize()?;
     Ok(kept)
 }
 
@@ -265,56 +298,21 @@ type Finish<'f, V> = &'f dyn Fn(
 
 /// The user's kernels of a `reduce_by_key`, as the macro launches them.
 #[doc(hidden)]
-pub struct SegmentKernels<'f, V: DeviceScalar> {
+pub struct SegmentKernels<'f, K: DeviceScalar, V: DeviceScalar> {
     /// Each chunk's complete runs, and its partial runs at either end.
     pub chunks: Chunks<'f, V>,
     /// The runs that cross chunk ends.
     pub finish: Finish<'f, V>,
+    /// The chunked form (the native accelerator, integer values; `chunked.rs`).
+    pub native: ChunkSegments<'f, K, V>,
 }
 
-/// `reduce_by_key`: checks the lengths, then [`runs`].
-#[doc(hidden)]
-pub fn reduce_by_key<K: AlgorithmElement, V: AlgorithmElement>(
-    keys: &ArrayView<'_, K, 1>,
-    values: &ArrayView<'_, V, 1>,
-    keys_out: &mut ArrayViewMut<'_, K, 1>,
-    values_out: &mut ArrayViewMut<'_, V, 1>,
-    kernels: &SegmentKernels<'_, V>,
-) -> Result<usize, Error> {
-    let n = keys.extent()[0];
-    check_lengths("reduce_by_key", ("keys", n), ("values", values.extent()[0]))?;
-    if n == 0 {
-        return Ok(0);
-    }
-    let acc = accelerator_of(keys.accelerator())?;
-    let found = runs(&acc, keys, values, keys_out, values_out, kernels)?;
-    keys_out.synchronize()?;
-    values_out.synchronize()?;
-    Ok(found)
-}
-
-/// One level of `reduce_by_key` over `n > 0` elements: run heads (`keys[i] != keys[i - 1]`),
-/// their exclusive scan (each run's index), the runs' keys scattered to `keys_out`; the user's
-/// chunk kernel writes the runs inside one chunk of 32 values and leaves each chunk's partial
-/// runs at its ends. The partials of the runs that reach a chunk's end (`suf`, keyed by the
-/// run's index) are the same problem 32 times smaller, solved by the next level (or already
-/// solved, for one chunk); the finishing kernel adds the part of each such run in the chunk
-/// where it ends (`pre`). No tile waits for another: every level is a few ordinary launches.
-fn runs<K: DeviceScalar, V: DeviceScalar>(
-    acc: &Accelerator,
-    keys: &ArrayView<'_, K, 1>,
-    values: &ArrayView<'_, V, 1>,
-    keys_out: &mut ArrayViewMut<'_, K, 1>,
-    values_out: &mut ArrayViewMut<'_, V, 1>,
-    kernels: &SegmentKernels<'_, V>,
-) -> Result<usize, Error> {
-    let n = keys.extent()[0];
-    let mut flags = Array::<u32, 1>::new_on(acc, [n])?;
-    // SAFETY: one thread per key; `flags` has the keys' length `n`.
-    parallel_for_each_on(acc, keys.extent(), unsafe { run_starts(keys, &mut flags) })?;
-    let mut positions = Array::<u32, 1>::new_on(acc, [n])?;
-    exclusive_scan_on(acc, &flags.view(), &mut positions.view_mut())?;
-    let found = (last(&positions)? + last(&flags)?) as usize;
+/// `Error::MismatchedLengths` of `reduce_by_key` unless both outputs hold `found` runs.
+pub(super) fn check_runs_fit<K: DeviceScalar, V: DeviceScalar>(
+    found: usize,
+    keys_out: &ArrayViewMut<'_, K, 1>,
+    values_out: &ArrayViewMut<'_, V, 1>,
+) -> Result<(), Error> {
     for (name, len) in [
         ("keys_out", keys_out.extent()[0]),
         ("values_out", values_out.extent()[0]),
@@ -329,6 +327,58 @@ fn runs<K: DeviceScalar, V: DeviceScalar>(
             });
         }
     }
+    Ok(())
+}
+
+/// `reduce_by_key`: checks the lengths, then [`runs`] (or its chunked form natively).
+#[doc(hidden)]
+pub fn reduce_by_key<K: AlgorithmElement, V: AlgorithmElement>(
+    keys: &ArrayView<'_, K, 1>,
+    values: &ArrayView<'_, V, 1>,
+    keys_out: &mut ArrayViewMut<'_, K, 1>,
+    values_out: &mut ArrayViewMut<'_, V, 1>,
+    kernels: &SegmentKernels<'_, K, V>,
+) -> Result<usize, Error> {
+    let n = keys.extent()[0];
+    check_lengths("reduce_by_key", ("keys", n), ("values", values.extent()[0]))?;
+    if n == 0 {
+        return Ok(0);
+    }
+    let acc = accelerator_of(keys.accelerator())?;
+    let found = if acc.is_native() && chunked::exact::<V>() {
+        chunked::runs(&acc, keys, values, keys_out, values_out, &kernels.native)?
+    } else {
+        runs(&acc, keys, values, keys_out, values_out, kernels)?
+    };
+    keys_out.synchronize()?;
+    values_out.synchronize()?;
+    Ok(found)
+}
+
+/// One level of `reduce_by_key` over `n > 0` elements: run heads (`keys[i] != keys[i - 1]`),
+/// their exclusive scan (each run's index), the runs' keys scattered to `keys_out`; the user's
+/// chunk kernel writes the runs inside one chunk of 32 values and leaves each chunk's partial
+/// runs at its ends. The partials of the runs that reach a chunk's end (`suf`, keyed by the
+/// run's index) are the same problem 32 times smaller, solved by the next level (or already
+/// solved, for one chunk); the finishing kernel adds the part of each such run in the chunk
+/// where it ends (`pre`). No tile waits for another: every level is a few ordinary launches.
+/// (`UserKey` is the key type of the caller's kernels; a deeper level's keys are run indices.)
+fn runs<K: DeviceScalar, V: DeviceScalar, UserKey: DeviceScalar>(
+    acc: &Accelerator,
+    keys: &ArrayView<'_, K, 1>,
+    values: &ArrayView<'_, V, 1>,
+    keys_out: &mut ArrayViewMut<'_, K, 1>,
+    values_out: &mut ArrayViewMut<'_, V, 1>,
+    kernels: &SegmentKernels<'_, UserKey, V>,
+) -> Result<usize, Error> {
+    let n = keys.extent()[0];
+    let mut flags = Array::<u32, 1>::new_for_overwrite_on(acc, [n])?;
+    // SAFETY: one thread per key; `flags` has the keys' length `n`.
+    parallel_for_each_on(acc, keys.extent(), unsafe { run_starts(keys, &mut flags) })?;
+    let mut positions = Array::<u32, 1>::new_for_overwrite_on(acc, [n])?;
+    exclusive_scan_on(acc, &flags.view(), &mut positions.view_mut())?;
+    let found = (last(&positions)? + last(&flags)?) as usize;
+    check_runs_fit(found, keys_out, values_out)?;
     let scatter = scatter_starts(keys, &flags, &positions, keys_out);
     parallel_for_each_on(acc, keys.extent(), scatter)?;
     let chunks = n.div_ceil(CHUNK);

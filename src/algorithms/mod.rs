@@ -42,6 +42,7 @@
 //!   [`exclusive_scan!`](exclusive_scan!). The element types come first, the function is a path:
 //!   `reduce!(f32, &view, 0.0, max_abs)`.
 
+mod chunked;
 mod count;
 mod drivers;
 mod fill;
@@ -79,10 +80,12 @@ pub use crate::{
     __amp_algorithms_inclusive_scan as inclusive_scan,
 };
 #[doc(hidden)]
+pub use chunked::{ChunkSegments as __ChunkSegments, ChunkSelect as __ChunkSelect};
+#[doc(hidden)]
 pub use drivers::{
     count_if as __count_if, reduce as __reduce, reduce_by_key as __reduce_by_key,
     scan_with as __scan_with, select as __select, transform as __transform,
-    SegmentKernels as __SegmentKernels,
+    SegmentKernels as __SegmentKernels, SelectKernels as __SelectKernels,
 };
 #[doc(hidden)]
 pub use with_fn::AlgorithmElement as __AlgorithmElement;

@@ -150,10 +150,10 @@ fn reduce<T: DeviceScalar, const OP: u32>(
         OP_SUM => sum_into::<T, REDUCE_ITEMS>(input, out),
         _ => reduce_into::<T, OP, REDUCE_ITEMS>(input, out, identity),
     };
-    let mut partials = Array::<T, 1>::new_on(&acc, [n.div_ceil(block)])?;
+    let mut partials = Array::<T, 1>::new_for_overwrite_on(&acc, [n.div_ceil(block)])?;
     level(input, &mut partials)?;
     while partials.len() > 1 {
-        let mut next = Array::<T, 1>::new_on(&acc, [partials.len().div_ceil(block)])?;
+        let mut next = Array::<T, 1>::new_for_overwrite_on(&acc, [partials.len().div_ceil(block)])?;
         level(&partials.view(), &mut next)?;
         partials = next;
     }

@@ -138,9 +138,9 @@ fn scan_into<T: DeviceScalar>(
     let offsets = if blocks == 1 {
         Array::from_slice_on(acc, [1], &[T::ZERO])?
     } else {
-        let mut sums = Array::<T, 1>::new_on(acc, [blocks])?;
+        let mut sums = Array::<T, 1>::new_for_overwrite_on(acc, [blocks])?;
         sum_into::<T, SCAN_ITEMS>(input, &mut sums)?;
-        let mut offsets = Array::<T, 1>::new_on(acc, [blocks])?;
+        let mut offsets = Array::<T, 1>::new_for_overwrite_on(acc, [blocks])?;
         scan_into(acc, &sums.view(), &mut offsets.view_mut(), true)?;
         offsets
     };

@@ -228,14 +228,14 @@ impl Passes {
         Ok(Passes {
             acc: acc.clone(),
             blocks,
-            keys: [keys, Array::new_on(acc, [n])?],
+            keys: [keys, Array::new_for_overwrite_on(acc, [n])?],
             index: [
-                Array::new_on(acc, [payload])?,
-                Array::new_on(acc, [payload])?,
+                Array::new_for_overwrite_on(acc, [payload])?,
+                Array::new_for_overwrite_on(acc, [payload])?,
             ],
             with_index,
-            counts: Array::new_on(acc, [16 * blocks])?,
-            offsets: Array::new_on(acc, [16 * blocks])?,
+            counts: Array::new_for_overwrite_on(acc, [16 * blocks])?,
+            offsets: Array::new_for_overwrite_on(acc, [16 * blocks])?,
         })
     }
 
@@ -306,7 +306,7 @@ fn sorted_order<K: DeviceScalar>(
     let words = keys.reinterpret_as::<u32>()?;
     match kind_of::<K>() {
         Some(kind) => {
-            let mut encoded = Array::<u32, 1>::new_on(acc, [n])?;
+            let mut encoded = Array::<u32, 1>::new_for_overwrite_on(acc, [n])?;
             parallel_for_each(
                 everything,
                 encode_keys(&words, &mut encoded.view_mut(), kind),
@@ -318,15 +318,15 @@ fn sorted_order<K: DeviceScalar>(
         }
         None => {
             // f64: by the low words, then stably by the high words (carrying the order).
-            let mut low = Array::<u32, 1>::new_on(acc, [n])?;
-            let mut high = Array::<u32, 1>::new_on(acc, [n])?;
+            let mut low = Array::<u32, 1>::new_for_overwrite_on(acc, [n])?;
+            let mut high = Array::<u32, 1>::new_for_overwrite_on(acc, [n])?;
             parallel_for_each(
                 everything,
                 encode_keys_f64(&words, &mut low.view_mut(), &mut high.view_mut()),
             )?;
             let mut passes = Passes::new(acc, low, true)?;
             passes.run(true)?;
-            let mut high_in_order = Array::<u32, 1>::new_on(acc, [n])?;
+            let mut high_in_order = Array::<u32, 1>::new_for_overwrite_on(acc, [n])?;
             parallel_for_each(
                 everything,
                 gather::<u32>(
@@ -389,7 +389,7 @@ pub fn sort<T: DeviceScalar>(data: &mut ArrayViewMut<'_, T, 1>) -> Result<(), Er
         return permute(&acc, &order, data);
     };
     let everything = Extent::new([n]);
-    let mut encoded = Array::<u32, 1>::new_on(&acc, [n])?;
+    let mut encoded = Array::<u32, 1>::new_for_overwrite_on(&acc, [n])?;
     parallel_for_each(
         everything,
         encode_keys(

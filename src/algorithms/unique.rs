@@ -65,12 +65,12 @@ pub fn unique<T: DeviceScalar>(
     if let Some(result) = super::host::unique(input, out, &acc) {
         return result.map_err(|kept| too_short(kept, out.extent()[0]));
     }
-    let mut flags = Array::<u32, 1>::new_on(&acc, [n])?;
+    let mut flags = Array::<u32, 1>::new_for_overwrite_on(&acc, [n])?;
     // SAFETY: one thread per element of `input`; `flags` has its length.
     parallel_for_each_on(&acc, input.extent(), unsafe {
         run_starts(input, &mut flags)
     })?;
-    let mut positions = Array::<u32, 1>::new_on(&acc, [n])?;
+    let mut positions = Array::<u32, 1>::new_for_overwrite_on(&acc, [n])?;
     exclusive_scan(&flags.view(), &mut positions.view_mut())?;
     let last = |a: &Array<u32, 1>| a.get([n - 1]).map(|v| v.unwrap_or(0));
     let kept = (last(&positions)? + last(&flags)?) as usize;

@@ -427,12 +427,78 @@ macro_rules! __amp_select {
         {
             use $crate::prelude::*;
             $crate::__amp_flags_kernel!($t, $($pred)::+);
+            /// `counts[c]` counts the elements of chunk `c` (`chunk` elements) that satisfy
+            /// the predicate.
+            #[$crate::kernel(amp)]
+            fn __amp_count_chunks(
+                idx: Index<1>,
+                input: ArrayView<$t, 1>,
+                counts: &mut Array<u32, 1>,
+                chunk: u32,
+            ) {
+                let n = input.extent()[0];
+                let start = idx[0] * chunk as usize;
+                let end = min(start + chunk as usize, n);
+                let mut matches = 0u32;
+                for i in start..end {
+                    if $($pred)::+(input[i]) {
+                        matches += 1;
+                    }
+                }
+                counts[idx] = matches;
+            }
+            /// Chunk `c`'s selected elements, in order, from `out[offsets[c]]`; with
+            /// `partition == 1` its others, in order, from `out[kept + start - offsets[c]]`.
+            #[$crate::kernel(amp, allow(write_conflict))]
+            fn __amp_copy_chunks(
+                idx: Index<1>,
+                input: ArrayView<$t, 1>,
+                offsets: &Array<u32, 1>,
+                out: ArrayViewMut<$t, 1>,
+                kept: u32,
+                partition: u32,
+                chunk: u32,
+            ) {
+                let n = input.extent()[0];
+                let start = idx[0] * chunk as usize;
+                let end = min(start + chunk as usize, n);
+                let mut selected = offsets[idx] as usize;
+                let mut others = kept as usize + start - selected;
+                for i in start..end {
+                    let x = input[i];
+                    if $($pred)::+(x) {
+                        out[selected] = x;
+                        selected += 1;
+                    } else if partition == 1 {
+                        out[others] = x;
+                        others += 1;
+                    }
+                }
+            }
             $crate::algorithms::__select::<$t>(
                 $name,
                 $partition,
                 __amp_input,
                 __amp_out,
-                |input, flags| $crate::parallel_for_each(input.extent(), __amp_flags(input, flags)),
+                &$crate::algorithms::__SelectKernels {
+                    flags: &|input, flags| {
+                        $crate::parallel_for_each(input.extent(), __amp_flags(input, flags))
+                    },
+                    chunks: $crate::algorithms::__ChunkSelect {
+                        count: &|input, counts, chunk| {
+                            $crate::parallel_for_each(
+                                counts.extent(),
+                                __amp_count_chunks(input, counts, chunk),
+                            )
+                        },
+                        copy: &|input, offsets, out, kept, partition, chunk| {
+                            $crate::parallel_for_each(
+                                offsets.extent(),
+                                __amp_copy_chunks(input, offsets, out, kept, partition, chunk),
+                            )
+                        },
+                    },
+                },
             )
         }
     }};
@@ -581,6 +647,106 @@ macro_rules! __amp_algorithms_reduce_by_key {
                     out[s] = v;
                 }
             }
+            /// `counts[c]` counts the run heads of chunk `c` (`chunk` keys): the first key,
+            /// and each key `!=` the one before it.
+            #[$crate::kernel(amp)]
+            fn __amp_count_heads(
+                idx: Index<1>,
+                keys: ArrayView<$k, 1>,
+                counts: &mut Array<u32, 1>,
+                chunk: u32,
+            ) {
+                let n = keys.extent()[0];
+                let start = idx[0] * chunk as usize;
+                let end = min(start + chunk as usize, n);
+                let mut heads = 0u32;
+                if start == 0 || keys[start] != keys[start - 1] {
+                    heads = 1;
+                }
+                for i in start + 1..end {
+                    if keys[i] != keys[i - 1] {
+                        heads += 1;
+                    }
+                }
+                counts[idx] = heads;
+            }
+            /// Chunk `c` walks its keys in order: each run that starts and ends in it is
+            /// written (run `offsets[c]` is the one its first head starts), with the key of its
+            /// last run; `pre[c]` is its part of the run it starts inside, `suf[c]` its part of
+            /// its last run.
+            #[$crate::kernel(amp, allow(write_conflict))]
+            fn __amp_run_chunks(
+                idx: Index<1>,
+                keys: ArrayView<$k, 1>,
+                values: ArrayView<$v, 1>,
+                offsets: &Array<u32, 1>,
+                keys_out: ArrayViewMut<$k, 1>,
+                values_out: ArrayViewMut<$v, 1>,
+                pre: &mut Array<$v, 1>,
+                suf: &mut Array<$v, 1>,
+                chunk: u32,
+            ) {
+                let c = idx[0];
+                let n = keys.extent()[0];
+                let start = c * chunk as usize;
+                let end = min(start + chunk as usize, n);
+                let mut inside = start > 0 && keys[start] == keys[start - 1];
+                let mut run = offsets[c] as usize;
+                let mut head = start;
+                let mut acc = values[start];
+                for i in start + 1..end {
+                    if keys[i] != keys[i - 1] {
+                        if inside {
+                            pre[c] = acc;
+                            inside = false;
+                        } else {
+                            keys_out[run] = keys[head];
+                            values_out[run] = acc;
+                            run += 1;
+                        }
+                        head = i;
+                        acc = values[i];
+                    } else {
+                        acc = $($op)::+(acc, values[i]);
+                    }
+                }
+                if inside {
+                    pre[c] = acc;
+                } else {
+                    keys_out[run] = keys[head];
+                    suf[c] = acc;
+                }
+            }
+            /// One thread joins the runs that reach a chunk's end, in chunk order: a chunk's
+            /// last run (`suf`) combined with the `pre` of each chunk it goes on into.
+            #[$crate::kernel(amp, allow(write_conflict))]
+            fn __amp_join_chunks(
+                idx: Index<1>,
+                keys: ArrayView<$k, 1>,
+                counts: &Array<u32, 1>,
+                offsets: &Array<u32, 1>,
+                pre: &Array<$v, 1>,
+                suf: &Array<$v, 1>,
+                values_out: ArrayViewMut<$v, 1>,
+                chunk: u32,
+            ) {
+                let chunks = counts.extent()[0];
+                // Chunk 0 starts with a head: its last run is the first to carry.
+                let mut run = (counts[idx] - 1) as usize;
+                let mut acc = suf[idx];
+                for c in 1..chunks {
+                    let start = c * chunk as usize;
+                    if keys[start] == keys[start - 1] {
+                        acc = $($op)::+(acc, pre[c]);
+                    }
+                    if counts[c] > 0 {
+                        values_out[run] = acc;
+                        run = (offsets[c] + counts[c] - 1) as usize;
+                        acc = suf[c];
+                    }
+                }
+                values_out[run] = acc;
+            }
             $crate::algorithms::__reduce_by_key::<$k, $v>(
                 __amp_keys,
                 __amp_values,
@@ -598,6 +764,30 @@ macro_rules! __amp_algorithms_reduce_by_key {
                             last.extent(),
                             __amp_finish(last, pre, flags, whole, out),
                         )
+                    },
+                    native: $crate::algorithms::__ChunkSegments {
+                        count: &|keys, counts, chunk| {
+                            $crate::parallel_for_each(
+                                counts.extent(),
+                                __amp_count_heads(keys, counts, chunk),
+                            )
+                        },
+                        runs: &|keys, values, offsets, keys_out, values_out, pre, suf, chunk| {
+                            $crate::parallel_for_each(
+                                offsets.extent(),
+                                __amp_run_chunks(
+                                    keys, values, offsets, keys_out, values_out, pre, suf, chunk,
+                                ),
+                            )
+                        },
+                        join: &|keys, counts, offsets, pre, suf, values_out, chunk| {
+                            $crate::parallel_for_each(
+                                $crate::Extent::new([1]),
+                                __amp_join_chunks(
+                                    keys, counts, offsets, pre, suf, values_out, chunk,
+                                ),
+                            )
+                        },
                     },
                 },
             )

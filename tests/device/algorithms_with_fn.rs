@@ -397,6 +397,11 @@ fn reduce_by_key_matches_the_host() {
         (1100, 1100),
         (8193, 70),
         (40_000, 5000),
+        // Around the native accelerator's chunks of 4,096: a run ending at a chunk's end,
+        // one starting at a chunk's start, runs across whole chunks.
+        (4096, 1),
+        (4097, 4096),
+        (12_289, 9000),
         (MILLIONS, 100),
         (MILLIONS, 1 << 20),
     ] {

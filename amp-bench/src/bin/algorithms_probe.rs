@@ -1,7 +1,9 @@
-//! Profiling aid for `amp::algorithms`: times sum, exclusive scan and sort of `N` elements
-//! (default 16M) beside a vector add over the same `N`, in one process, and prints each one's
-//! bandwidth relative to the vector add's (the yardstick for the bandwidth-bound sum
-//! and scan). `cargo run --release -p amp-bench --bin algorithms_probe -- [N] [sum|scan|sort]`.
+//! Profiling aid for `amp::algorithms`: times sum, exclusive scan, sort, `copy_if!` and
+//! `reduce_by_key!` of `N` elements (default 16M) beside a vector add over the same `N`, in one
+//! process, and prints each one's bandwidth relative to the vector add's (the yardstick for the
+//! bandwidth-bound rows); `phases` times the steps of the flags-scan-scatter form of `copy_if!`
+//! and a zeroed allocation one by one.
+//! `cargo run --release -p amp-bench --bin algorithms_probe -- [N] [sum|scan|sort|copy_if|reduce_by_key|phases]`.
 
 use amp::algorithms;
 use amp::prelude::*;
@@ -10,6 +12,34 @@ use std::time::Instant;
 #[kernel(amp, unchecked)]
 fn add(idx: Index<1>, a: &Array<f32, 1>, b: &Array<f32, 1>, c: &mut Array<f32, 1>) {
     c[idx] = a[idx] + b[idx];
+}
+
+#[amp::device]
+fn ends_in_seven(x: u32) -> bool {
+    x % 10 == 7
+}
+
+#[amp::device]
+fn add_u32(a: u32, b: u32) -> u32 {
+    a + b
+}
+
+#[kernel(amp)]
+fn probe_flags(idx: Index<1>, input: ArrayView<u32, 1>, flags: &mut Array<u32, 1>) {
+    flags[idx] = if ends_in_seven(input[idx]) { 1 } else { 0 };
+}
+
+#[kernel(amp, allow(write_conflict))]
+fn probe_scatter(
+    idx: Index<1>,
+    input: ArrayView<u32, 1>,
+    flags: &Array<u32, 1>,
+    positions: &Array<u32, 1>,
+    out: ArrayViewMut<u32, 1>,
+) {
+    if flags[idx] == 1 {
+        out[positions[idx] as usize] = input[idx];
+    }
 }
 
 fn time(mut f: impl FnMut() -> Result<(), amp::Error>) -> Result<f64, amp::Error> {
@@ -66,6 +96,48 @@ fn main() -> Result<(), amp::Error> {
             algorithms::sort(&mut keys.view_mut())
         })?;
         report("sort u32", t, 8.0 * n as f64);
+    }
+    if only.is_empty() || only == "copy_if" {
+        let mut out = Array::<u32, 1>::new([n])?;
+        let t = time(|| {
+            algorithms::copy_if!(u32, &ints.view(), &mut out.view_mut(), ends_in_seven).map(|_| ())
+        })?;
+        report("copy_if u32", t, 8.0 * n as f64);
+    }
+    if only == "phases" {
+        let mut flags = Array::<u32, 1>::new([n])?;
+        let t = time(|| parallel_for_each(ints.extent(), probe_flags(&ints.view(), &mut flags)))?;
+        report("flags kernel", t, 8.0 * n as f64);
+        let t = time(|| Array::<u32, 1>::new([n]).map(|_| ()))?;
+        report("Array::new", t, 4.0 * n as f64);
+        let mut positions = Array::<u32, 1>::new([n])?;
+        let t = time(|| algorithms::exclusive_scan(&flags.view(), &mut positions.view_mut()))?;
+        report("scan of flags", t, 8.0 * n as f64);
+        let mut out = Array::<u32, 1>::new([n])?;
+        let t = time(|| {
+            parallel_for_each(
+                ints.extent(),
+                probe_scatter(&ints.view(), &flags, &positions, &mut out.view_mut()),
+            )
+        })?;
+        report("scatter", t, 12.0 * n as f64);
+    }
+    if only.is_empty() || only == "reduce_by_key" {
+        let keys = Array::from_slice([n], &(0..n as u32).map(|i| i / 32).collect::<Vec<_>>())?;
+        let (mut k, mut v) = (Array::<u32, 1>::new([n])?, Array::<u32, 1>::new([n])?);
+        let t = time(|| {
+            algorithms::reduce_by_key!(
+                u32,
+                u32,
+                &keys.view(),
+                &ints.view(),
+                &mut k.view_mut(),
+                &mut v.view_mut(),
+                add_u32
+            )
+            .map(|_| ())
+        })?;
+        report("reduce_by_key u32", t, 16.0 * n as f64);
     }
     Ok(())
 }

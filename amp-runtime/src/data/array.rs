@@ -13,7 +13,7 @@ use super::storage::Storage;
 use super::view::{ArrayView, ArrayViewMut};
 use crate::device::{Accelerator, Backend};
 use crate::kernel::ElemType;
-use crate::memory::{force_staging, Buffer, HostMemory};
+use crate::memory::{force_staging, Buffer, Fill, HostMemory};
 use crate::scalar::DeviceElement;
 use crate::{Error, Extent, Index};
 
@@ -131,7 +131,14 @@ pub struct Array<T: DeviceElement, const N: usize> {
 }
 
 impl<T: DeviceElement, const N: usize> Array<T, N> {
-    fn alloc(acc: &Accelerator, extent: Extent<N>, access: AccessType) -> Result<Self, Error> {
+    /// An array whose memory holds what `fill` says on the native accelerator; on a Vulkan
+    /// device its contents are the device's until the caller zeroes or writes them.
+    fn alloc(
+        acc: &Accelerator,
+        extent: Extent<N>,
+        access: AccessType,
+        fill: Fill,
+    ) -> Result<Self, Error> {
         let len = extent.validate()?;
         let bytes = (len as u64).saturating_mul(std::mem::size_of::<T>() as u64);
         let access = access.resolve(acc);
@@ -143,7 +150,7 @@ impl<T: DeviceElement, const N: usize> Array<T, N> {
             )?)),
             Backend::Native(_) => {
                 let bytes = usize::try_from(bytes).map_err(|_| Error::OutOfDeviceMemory)?;
-                Storage::Host(Arc::new(HostMemory::zeroed(bytes)?))
+                Storage::Host(Arc::new(HostMemory::new(bytes, fill)?))
             }
         };
         Ok(Array {
@@ -163,7 +170,7 @@ impl<T: DeviceElement, const N: usize> Array<T, N> {
         extent: impl Into<Extent<N>>,
         access: AccessType,
     ) -> Result<Self, Error> {
-        let a = Self::alloc(acc, extent.into(), access)?;
+        let a = Self::alloc(acc, extent.into(), access, Fill::Zero)?;
         if let Storage::Device(b) = &a.storage {
             b.zero()?;
         }
@@ -280,6 +287,20 @@ impl<T: DeviceElement, const N: usize> Array<T, N> {
         Self::new_with_access(acc, extent, AccessType::Auto)
     }
 
+    /// An array on `acc` whose contents are unspecified (natively zeros or the bytes of an
+    /// array freed earlier, never uninitialized memory; on a Vulkan device what its memory
+    /// held), for an output a launch writes entirely before
+    /// anything reads it (C++20's `make_unique_for_overwrite`): it skips the zero fill, and on
+    /// the native accelerator a reused block costs nothing at all. The library's algorithms
+    /// use it for their temporaries.
+    #[doc(hidden)]
+    pub fn new_for_overwrite_on(
+        acc: &Accelerator,
+        extent: impl Into<Extent<N>>,
+    ) -> Result<Self, Error> {
+        Self::alloc(acc, extent.into(), AccessType::Auto, Fill::Overwritten)
+    }
+
     /// An array on the default accelerator holding a copy of `data` (row-major).
     pub fn from_slice(extent: impl Into<Extent<N>>, data: &[T]) -> Result<Self, Error> {
         Self::from_slice_on(&Accelerator::default()?, extent, data)
@@ -304,7 +325,7 @@ impl<T: DeviceElement, const N: usize> Array<T, N> {
                 })
             }
         }
-        let a = Self::alloc(acc, extent, AccessType::Auto)?;
+        let a = Self::alloc(acc, extent, AccessType::Auto, Fill::Overwritten)?;
         a.storage.write_at(0, crate::scalar::as_bytes(data))?;
         Ok(a)
     }
@@ -380,7 +401,7 @@ impl<T: DeviceElement, const N: usize> Array<T, N> {
     /// A deep copy on the same accelerator with the same access type (copied device to
     /// device; C++ AMP's array copy constructor).
     pub fn try_clone(&self) -> Result<Self, Error> {
-        let copy = Self::alloc(&self.acc, self.extent, self.access)?;
+        let copy = Self::alloc(&self.acc, self.extent, self.access, Fill::Overwritten)?;
         match (&self.storage, &copy.storage) {
             (Storage::Device(from), Storage::Device(to)) => from.copy_to(0, to, 0, from.size())?,
             (Storage::Host(from), Storage::Host(to)) => {

@@ -4,15 +4,30 @@
 use std::alloc::Layout;
 use std::ptr::NonNull;
 
+use super::host_blocks;
 use crate::Error;
 
 /// Alignment of host arrays: a cache line, so rows start where vector loads like them.
 const ALIGN: usize = 64;
 
-/// A zero-initialized, 64-byte-aligned host allocation. Freed on drop.
+/// A 64-byte-aligned host allocation whose bytes are always initialized. Small ones come from
+/// the global allocator; large ones are blocks (`host_blocks`): huge pages, reused after a
+/// free. Freed (or kept for reuse) on drop.
 pub(crate) struct HostMemory {
     ptr: NonNull<u8>,
     size: usize,
+    /// The block's size when the memory is a block (`size` rounded up), else 0.
+    block: usize,
+}
+
+/// What a new allocation must hold.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Fill {
+    /// Zeros.
+    Zero,
+    /// Anything (initialized bytes: zeros or an earlier array's): the caller overwrites it
+    /// all before anyone reads it.
+    Overwritten,
 }
 
 // SAFETY: the allocation is plain bytes owned by this value; shared access is through raw
@@ -24,12 +39,35 @@ unsafe impl Sync for HostMemory {}
 impl HostMemory {
     /// `size` zeroed bytes ([`Error::OutOfDeviceMemory`] when the allocation fails).
     pub(crate) fn zeroed(size: usize) -> Result<HostMemory, Error> {
+        Self::new(size, Fill::Zero)
+    }
+
+    /// `size` bytes holding what `fill` says ([`Error::OutOfDeviceMemory`] when the
+    /// allocation fails).
+    pub(crate) fn new(size: usize, fill: Fill) -> Result<HostMemory, Error> {
         crate::fault::check(crate::fault::HOST_ALLOC, || Error::OutOfDeviceMemory)?;
+        if size >= host_blocks::BLOCK {
+            let rounded = host_blocks::rounded(size).ok_or(Error::OutOfDeviceMemory)?;
+            let (block, reused) = host_blocks::take(rounded).ok_or(Error::OutOfDeviceMemory)?;
+            if reused && fill == Fill::Zero {
+                // SAFETY: the block is `rounded >= size` writable bytes, owned here.
+                unsafe { std::ptr::write_bytes(block.ptr.as_ptr(), 0, size) };
+            }
+            return Ok(HostMemory {
+                ptr: block.ptr,
+                size,
+                block: block.size,
+            });
+        }
         let layout = Self::layout(size)?;
         // SAFETY: the layout has a non-zero size.
         let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
         let ptr = NonNull::new(ptr).ok_or(Error::OutOfDeviceMemory)?;
-        Ok(HostMemory { ptr, size })
+        Ok(HostMemory {
+            ptr,
+            size,
+            block: 0,
+        })
     }
 
     fn layout(size: usize) -> Result<Layout, Error> {
@@ -64,7 +102,12 @@ impl HostMemory {
 
 impl Drop for HostMemory {
     fn drop(&mut self) {
-        if let Ok(layout) = Self::layout(self.size) {
+        if self.block > 0 {
+            host_blocks::give_back(host_blocks::Block {
+                ptr: self.ptr,
+                size: self.block,
+            });
+        } else if let Ok(layout) = Self::layout(self.size) {
             // SAFETY: allocated with this layout in `zeroed`.
             unsafe { std::alloc::dealloc(self.ptr.as_ptr(), layout) };
         }

@@ -6,6 +6,7 @@
 
 mod alloc;
 mod host;
+mod host_blocks;
 mod import;
 mod shadow;
 mod staging;
@@ -17,7 +18,7 @@ use ash::vk;
 use gpu_allocator::vulkan::Allocation;
 
 pub(crate) use alloc::force_staging;
-pub(crate) use host::HostMemory;
+pub(crate) use host::{Fill, HostMemory};
 pub(crate) use staging::Pooled;
 
 use crate::device::{Device, Pending, Queue};

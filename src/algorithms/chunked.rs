@@ -1,0 +1,166 @@
+//! The algorithms with a user's function (`copy_if!`, `partition!`, `reduce_by_key!`) on the
+//! native CPU accelerator, as a CPU runs them best: one thread per chunk of
+//! [`NATIVE_CHUNK`] elements walks its chunk in order (Thrust's and rayon's chunked CPU
+//! loops), so the data is read two or three times instead of once per pass of the GPU form
+//! (flags, a scan over every element, a scatter), and no array of `n` flags or positions is
+//! made. The kernels are the macros', over the user's function, so the function means what it
+//! means in every kernel; only the shape of the work is the CPU's.
+//!
+//! Only where the result cannot depend on that shape: a selection moves elements without
+//! arithmetic, and a `reduce_by_key` of integer values combines them exactly in any grouping
+//! (its operator is associative by contract). Float values keep the kernels every device
+//! runs, so that a run's sum rounds the same on every accelerator.
+
+use super::scan::exclusive_scan_on;
+use super::with_fn::AlgorithmElement;
+use crate::prelude::*;
+use amp_runtime::ScalarType;
+
+/// Elements per chunk, one native thread each: long enough that a thread's loop dwarfs its
+/// launch share, short enough for a few chunks per pool thread at a million elements.
+pub(super) const NATIVE_CHUNK: usize = 4096;
+
+/// Launches the count kernel of a chunked selection: `(input, counts, chunk)`.
+type CountChunks<'f, T> =
+    &'f dyn Fn(&ArrayView<'_, T, 1>, &mut Array<u32, 1>, u32) -> Result<(), Error>;
+/// Launches the copy kernel of a chunked selection: `(input, offsets, out, kept, partition,
+/// chunk)`.
+type CopyChunks<'f, T> = &'f dyn Fn(
+    &ArrayView<'_, T, 1>,
+    &Array<u32, 1>,
+    &mut ArrayViewMut<'_, T, 1>,
+    u32,
+    u32,
+    u32,
+) -> Result<(), Error>;
+
+/// The user's kernels of a `copy_if` or `partition` on the native accelerator.
+#[doc(hidden)]
+pub struct ChunkSelect<'f, T: DeviceScalar> {
+    /// `counts[c]`: the selected elements of chunk `c`.
+    pub count: CountChunks<'f, T>,
+    /// Chunk `c`'s selected elements from `out[offsets[c]]`, and with `partition` its others
+    /// from `out[kept + c * chunk - offsets[c]]`.
+    pub copy: CopyChunks<'f, T>,
+}
+
+/// `select`'s work on the native accelerator, over `n = input.len() > 0` elements; the length
+/// checks are the caller's, except `copy_if`'s (`out` holds the selected elements), made here
+/// before anything is written. Returns how many were selected.
+pub(super) fn select<T: AlgorithmElement>(
+    acc: &Accelerator,
+    operation: &'static str,
+    partition: bool,
+    input: &ArrayView<'_, T, 1>,
+    out: &mut ArrayViewMut<'_, T, 1>,
+    kernels: &ChunkSelect<'_, T>,
+) -> Result<usize, Error> {
+    let (chunks, chunk) = chunks_of(input.extent()[0]);
+    let mut counts = Array::<u32, 1>::new_for_overwrite_on(acc, [chunks])?;
+    (kernels.count)(input, &mut counts, chunk)?;
+    let (offsets, kept) = offsets(acc, &counts)?;
+    if !partition && kept > out.extent()[0] {
+        return Err(Error::MismatchedLengths {
+            operation,
+            first_name: "the selected elements",
+            first: kept,
+            second_name: "out",
+            second: out.extent()[0],
+        });
+    }
+    (kernels.copy)(
+        input,
+        &offsets,
+        out,
+        kept as u32,
+        u32::from(partition),
+        chunk,
+    )?;
+    Ok(kept)
+}
+
+/// Launches the head-count kernel of a chunked `reduce_by_key`: `(keys, counts, chunk)`.
+type CountHeads<'f, K> =
+    &'f dyn Fn(&ArrayView<'_, K, 1>, &mut Array<u32, 1>, u32) -> Result<(), Error>;
+/// Launches the runs kernel: `(keys, values, offsets, keys_out, values_out, pre, suf, chunk)`.
+type RunChunks<'f, K, V> = &'f dyn Fn(
+    &ArrayView<'_, K, 1>,
+    &ArrayView<'_, V, 1>,
+    &Array<u32, 1>,
+    &mut ArrayViewMut<'_, K, 1>,
+    &mut ArrayViewMut<'_, V, 1>,
+    &mut Array<V, 1>,
+    &mut Array<V, 1>,
+    u32,
+) -> Result<(), Error>;
+/// Launches the one-thread join kernel: `(keys, counts, offsets, pre, suf, values_out, chunk)`.
+type JoinChunks<'f, K, V> = &'f dyn Fn(
+    &ArrayView<'_, K, 1>,
+    &Array<u32, 1>,
+    &Array<u32, 1>,
+    &Array<V, 1>,
+    &Array<V, 1>,
+    &mut ArrayViewMut<'_, V, 1>,
+    u32,
+) -> Result<(), Error>;
+
+/// The user's kernels of a `reduce_by_key` on the native accelerator.
+#[doc(hidden)]
+pub struct ChunkSegments<'f, K: DeviceScalar, V: DeviceScalar> {
+    /// `counts[c]`: the run heads in chunk `c`.
+    pub count: CountHeads<'f, K>,
+    /// The runs that start and end in a chunk, written; `pre[c]` the chunk's part of the run
+    /// it starts inside, `suf[c]` the part of its last run.
+    pub runs: RunChunks<'f, K, V>,
+    /// The runs that reach a chunk's end, joined from their parts in chunk order.
+    pub join: JoinChunks<'f, K, V>,
+}
+
+/// Whether `V`'s values combine exactly in any grouping (integers: the chunked form applies).
+pub(super) fn exact<V: DeviceScalar>() -> bool {
+    matches!(
+        <V as amp_runtime::DeviceElement>::TYPE,
+        ScalarType::I32 | ScalarType::U32
+    )
+}
+
+/// `reduce_by_key`'s work on the native accelerator over `n = keys.len() > 0` elements (the
+/// lengths of `keys` and `values` agree); returns how many runs.
+pub(super) fn runs<K: AlgorithmElement, V: AlgorithmElement>(
+    acc: &Accelerator,
+    keys: &ArrayView<'_, K, 1>,
+    values: &ArrayView<'_, V, 1>,
+    keys_out: &mut ArrayViewMut<'_, K, 1>,
+    values_out: &mut ArrayViewMut<'_, V, 1>,
+    kernels: &ChunkSegments<'_, K, V>,
+) -> Result<usize, Error> {
+    let (chunks, chunk) = chunks_of(keys.extent()[0]);
+    let mut counts = Array::<u32, 1>::new_for_overwrite_on(acc, [chunks])?;
+    (kernels.count)(keys, &mut counts, chunk)?;
+    let (offsets, found) = offsets(acc, &counts)?;
+    super::drivers::check_runs_fit(found, keys_out, values_out)?;
+    // `pre[c]` is written where chunk `c` starts inside a run, `suf[c]` where it has a head:
+    // the join reads each only then.
+    let mut pre = Array::<V, 1>::new_for_overwrite_on(acc, [chunks])?;
+    let mut suf = Array::<V, 1>::new_for_overwrite_on(acc, [chunks])?;
+    (kernels.runs)(
+        keys, values, &offsets, keys_out, values_out, &mut pre, &mut suf, chunk,
+    )?;
+    (kernels.join)(keys, &counts, &offsets, &pre, &suf, values_out, chunk)?;
+    Ok(found)
+}
+
+/// How many chunks `n` elements make, and the chunk length as the kernels take it.
+fn chunks_of(n: usize) -> (usize, u32) {
+    (n.div_ceil(NATIVE_CHUNK), NATIVE_CHUNK as u32)
+}
+
+/// The exclusive scan of `counts` (each chunk's first output place) and the total.
+fn offsets(acc: &Accelerator, counts: &Array<u32, 1>) -> Result<(Array<u32, 1>, usize), Error> {
+    let mut offsets = Array::<u32, 1>::new_for_overwrite_on(acc, [counts.len()])?;
+    exclusive_scan_on(acc, &counts.view(), &mut offsets.view_mut())?;
+    let last = |a: &Array<u32, 1>| a.get([a.len() - 1]).map(|v| v.unwrap_or(0));
+    // At most `n <= u32::MAX` elements are selected: no overflow.
+    let total = (last(&offsets)? + last(counts)?) as usize;
+    Ok((offsets, total))
+}
