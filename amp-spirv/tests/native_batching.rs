@@ -44,7 +44,7 @@ fn a_two_dimensional_kernel_without_loops_is_batched() {
 }
 
 #[test]
-fn a_loop_under_a_per_thread_if_runs_one_thread_at_a_time_and_says_why() {
+fn a_loop_under_a_per_thread_if_is_batched_with_a_mask() {
     let k = native(
         "fn k(idx: Index<1>, a: ArrayView<f32, 1>, out: ArrayViewMut<f32, 1>) {
             let mut s = 0.0;
@@ -54,7 +54,58 @@ fn a_loop_under_a_per_thread_if_runs_one_thread_at_a_time_and_says_why() {
             out[idx] = s;
         }",
     );
+    assert!(k.batched.is_some());
+    assert_eq!(k.unbatched, None);
+}
+
+#[test]
+fn nested_ifs_and_the_statements_around_the_loop_are_masked_too() {
+    let k = native(
+        "fn k(idx: Index<2>, a: ArrayView<f32, 2>, out: ArrayViewMut<f32, 2>) {
+            let (i, j) = (idx[0], idx[1]);
+            if j >= i {
+                let mut s = 0.0;
+                if i % 3 != 1 {
+                    for r in 0..a.extent()[0] { s += a[[r, i]] * a[[r, j]]; }
+                }
+                out[idx] = s;
+            }
+        }",
+    );
+    assert!(k.batched.is_some());
+}
+
+#[test]
+fn a_loop_under_a_per_thread_while_runs_one_thread_at_a_time_and_says_why() {
+    let k = native(
+        "fn k(idx: Index<1>, a: ArrayView<f32, 1>, out: ArrayViewMut<f32, 1>) {
+            let mut s = 0.0;
+            let mut n = idx[0];
+            while n > 0 {
+                for j in 0..a.extent()[0] { s += a[j]; }
+                n /= 2;
+            }
+            out[idx] = s;
+        }",
+    );
     assert!(k.batched.is_none());
     let why = k.unbatched.expect("a reason");
-    assert!(why.contains("not under an `if`"), "{why}");
+    assert!(why.contains("not under a `while`"), "{why}");
+}
+
+#[test]
+fn an_if_that_returns_keeps_its_loop_per_thread() {
+    let k = native(
+        "fn k(idx: Index<1>, a: ArrayView<f32, 1>, out: ArrayViewMut<f32, 1>) {
+            let mut s = 0.0;
+            if idx[0] % 2 == 0 {
+                for j in 0..a.extent()[0] { s += a[j]; }
+                out[idx] = s;
+                return;
+            }
+            out[idx] = 1.0;
+        }",
+    );
+    assert!(k.batched.is_none());
+    assert!(k.unbatched.is_some());
 }

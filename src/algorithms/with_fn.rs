@@ -449,6 +449,8 @@ macro_rules! __amp_select {
             }
             /// Chunk `c`'s selected elements, in order, from `out[offsets[c]]`; with
             /// `partition == 1` its others, in order, from `out[kept + start - offsets[c]]`.
+            /// (Checked, as every kernel of these macros: an `unchecked` one would need an
+            /// `unsafe` block here, which a crate that forbids `unsafe_code` refuses.)
             #[$crate::kernel(amp, allow(write_conflict))]
             fn __amp_copy_chunks(
                 idx: Index<1>,

@@ -37,6 +37,7 @@ mod index_arith;
 mod launch_reuse;
 mod launch_shapes;
 mod loop_limit;
+mod masked_loops;
 mod math;
 mod matmul;
 mod model;

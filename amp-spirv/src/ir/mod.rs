@@ -196,7 +196,7 @@ pub struct Local {
 }
 
 /// A `{ ... }` block: statements and an optional tail value.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Block {
     /// The statements.
     pub stmts: Vec<Stmt>,

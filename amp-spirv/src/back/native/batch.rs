@@ -19,14 +19,16 @@
 //!
 //! A loop is hoisted only where it runs in the same control flow for every thread: a statement
 //! of the kernel body, or of a hoisted loop's body; its range is uniform; no `break` or
-//! `continue` leaves it (a thread could then leave it alone). Kernels that assign their index
-//! are not batched.
+//! `continue` leaves it (a thread could then leave it alone). In a batch, a loop under an `if`
+//! whose condition differs between threads runs for all of them with a per-thread mask
+//! ([`masked`], ISPC's model): a thread whose condition is false runs its iterations doing
+//! nothing. Kernels that assign their index are not batched.
 
 use super::tile_locals::{has_barrier, uniform_expr};
 use crate::diag::Span;
 use crate::ir::*;
 use crate::types::{Scalar, Ty};
-use std::collections::HashSet;
+use std::collections::{HashSet, VecDeque};
 
 /// Threads per batch, along the domain's last dimension.
 pub const LANES: u32 = 32;
@@ -46,7 +48,7 @@ pub(super) fn batched_kernel(k: &Kernel, versioned: bool) -> Option<(Kernel, Has
     let mut b = k.clone();
     let mut uniform = HashSet::new();
     let mut loops = HashSet::new();
-    let hoisted = hoist_block(&mut b.body, &k.locals, &mut uniform, &mut loops);
+    let hoisted = hoist_block(&mut b.body, &mut b.locals, &mut uniform, &mut loops, true);
     if hoisted == 0 && (has_loop(&k.body) || (k.rank == 1 && !versioned)) {
         return None;
     }
@@ -97,7 +99,7 @@ pub(super) fn hoisted_tiled(k: &Kernel) -> Option<(Kernel, HashSet<LocalId>)> {
         return None;
     }
     let mut loops = HashSet::new();
-    let hoisted = hoist_block(&mut b.body, &k.locals, &mut uniform, &mut loops);
+    let hoisted = hoist_block(&mut b.body, &mut b.locals, &mut uniform, &mut loops, false);
     (hoisted > 0).then_some((b, loops))
 }
 
@@ -108,13 +110,31 @@ pub(super) fn hoisted_tiled(k: &Kernel) -> Option<(Kernel, HashSet<LocalId>)> {
 /// a barrier of the kernel, so the tile emitter may run several in one work-item loop.
 fn hoist_block(
     b: &mut Block,
-    locals: &[Local],
+    locals: &mut Vec<Local>,
     uniform: &mut HashSet<LocalId>,
     loops: &mut HashSet<LocalId>,
+    masks: bool,
 ) -> usize {
     let mut hoisted = 0;
-    for st in &mut b.stmts {
-        match st {
+    if masks {
+        // A unit tail (an `if` ending the block) as a statement, so it can be masked.
+        if b.tail.as_ref().is_some_and(|t| t.ty == Ty::Unit) {
+            if let Some(tail) = b.tail.take() {
+                b.stmts.push(Stmt::Expr(*tail));
+            }
+        }
+    }
+    let mut pending: VecDeque<Stmt> = std::mem::take(&mut b.stmts).into();
+    while let Some(mut st) = pending.pop_front() {
+        if masks {
+            if let Some(expanded) = masked(&mut st, locals, uniform) {
+                for s in expanded.into_iter().rev() {
+                    pending.push_front(s);
+                }
+                continue;
+            }
+        }
+        match &mut st {
             Stmt::Let(id, Some(init))
                 if !locals[*id].mutable
                     && matches!(locals[*id].ty, Ty::Scalar(_))
@@ -126,12 +146,12 @@ fn hoist_block(
             Stmt::Expr(e) if !matches!(e.kind, ExprKind::For(_)) && has_barrier(e) => {
                 match &mut e.kind {
                     ExprKind::While(_, body) | ExprKind::Loop(body) | ExprKind::Block(body) => {
-                        hoisted += hoist_block(body, locals, &mut uniform.clone(), loops);
+                        hoisted += hoist_block(body, locals, &mut uniform.clone(), loops, masks);
                     }
                     ExprKind::If(_, then, els) => {
-                        hoisted += hoist_block(then, locals, &mut uniform.clone(), loops);
+                        hoisted += hoist_block(then, locals, &mut uniform.clone(), loops, masks);
                         if let Some(ExprKind::Block(b)) = els.as_deref_mut().map(|x| &mut x.kind) {
-                            hoisted += hoist_block(b, locals, &mut uniform.clone(), loops);
+                            hoisted += hoist_block(b, locals, &mut uniform.clone(), loops, masks);
                         }
                     }
                     _ => {}
@@ -151,7 +171,7 @@ fn hoist_block(
                             }
                         }
                         hoisted += usize::from(!barrier)
-                            + hoist_block(&mut r.body, locals, uniform, loops);
+                            + hoist_block(&mut r.body, locals, uniform, loops, masks);
                         if !barrier {
                             loops.insert(r.var);
                             // The end of each iteration is a boundary between work-item loops.
@@ -162,8 +182,162 @@ fn hoist_block(
             }
             Stmt::Let(..) => {}
         }
+        b.stmts.push(st);
     }
     hoisted
+}
+
+/// Statement `st` with per-lane masks, when it is an `if` (without `else`) whose block holds
+/// a loop that may run for the whole batch (directly, or under more such `if`s): ISPC's
+/// model, where a condition that differs between threads does not stop the loops inside it
+/// from running for all of them. `if c { a; for i in r { b } d }` becomes
+/// `let m = c; if m { a } for i in r { if m { b } } if m { d }`: each thread runs the same
+/// statements in the same order as before, and a thread whose `m` is false runs the loop's
+/// iterations doing nothing. The loop's range is uniform (made of values every thread has
+/// before the `if`), so computing it for every thread changes nothing; the block may not
+/// `return` or leave an enclosing loop. `None` leaves the statement as it is.
+fn masked(st: &mut Stmt, locals: &mut Vec<Local>, uniform: &HashSet<LocalId>) -> Option<Vec<Stmt>> {
+    let Stmt::Expr(e) = st else {
+        return None;
+    };
+    if !maskable(e, locals, uniform) {
+        return None;
+    }
+    let span = e.span;
+    let ExprKind::If(cond, then, None) =
+        std::mem::replace(&mut e.kind, ExprKind::Block(Block::default()))
+    else {
+        unreachable!("`maskable` matched an `if` without `else`");
+    };
+    let mask = new_mask(locals);
+    let mut out = vec![Stmt::Let(mask, Some(*cond))];
+    expand(then, mask, span, locals, uniform, &mut out);
+    Some(out)
+}
+
+/// Whether `e` is an `if` [`masked`] applies to.
+fn maskable(e: &Expr, locals: &[Local], uniform: &HashSet<LocalId>) -> bool {
+    let ExprKind::If(_, then, None) = &e.kind else {
+        return false;
+    };
+    let returns = |x: &Expr| {
+        any_expr(x, |y| match y.kind {
+            ExprKind::Return => Probe::Hit,
+            _ => Probe::Descend,
+        })
+    };
+    !has_barrier(e)
+        && !leaves_loop(e)
+        && !block_has(then, returns)
+        && then
+            .stmts
+            .iter()
+            .filter_map(|s| match s {
+                Stmt::Expr(x) => Some(x),
+                Stmt::Let(..) => None,
+            })
+            .chain(then.tail.as_deref())
+            .any(|x| runs_for_all(x, locals, uniform))
+}
+
+/// Whether `e`, a statement of a masked block, is a loop the batch runs once, or an `if` that
+/// holds one.
+fn runs_for_all(e: &Expr, locals: &[Local], uniform: &HashSet<LocalId>) -> bool {
+    match &e.kind {
+        ExprKind::For(r) => hoistable(r, locals, uniform),
+        ExprKind::If(..) => maskable(e, locals, uniform),
+        _ => false,
+    }
+}
+
+/// The statements of block `b` run under mask `m` (see [`masked`]), appended to `out`.
+fn expand(
+    mut b: Block,
+    m: LocalId,
+    span: Span,
+    locals: &mut Vec<Local>,
+    uniform: &HashSet<LocalId>,
+    out: &mut Vec<Stmt>,
+) {
+    if let Some(tail) = b.tail.take() {
+        b.stmts.push(Stmt::Expr(*tail));
+    }
+    let mut group = Vec::new();
+    for st in b.stmts {
+        match st {
+            Stmt::Expr(mut x) if runs_for_all(&x, locals, uniform) => {
+                flush(&mut group, m, span, out);
+                match &mut x.kind {
+                    ExprKind::For(r) => {
+                        let mut body = std::mem::take(&mut r.body);
+                        if let Some(tail) = body.tail.take() {
+                            body.stmts.push(Stmt::Expr(*tail));
+                        }
+                        r.body.stmts.push(Stmt::Expr(under(m, body, span)));
+                        out.push(Stmt::Expr(x));
+                    }
+                    ExprKind::If(..) => {
+                        let ExprKind::If(cond, then, None) =
+                            std::mem::replace(&mut x.kind, ExprKind::Block(Block::default()))
+                        else {
+                            unreachable!("`runs_for_all` matched an `if` without `else`");
+                        };
+                        // `m && c`: `c` is evaluated only where `m` holds, as before.
+                        let inner = new_mask(locals);
+                        let both = Expr {
+                            kind: ExprKind::Logic(LogicOp::And, Box::new(local(m, span)), cond),
+                            ty: Ty::Scalar(Scalar::Bool),
+                            span,
+                        };
+                        out.push(Stmt::Let(inner, Some(both)));
+                        expand(then, inner, span, locals, uniform, out);
+                    }
+                    _ => unreachable!("`runs_for_all` matched a loop or an `if`"),
+                }
+            }
+            other => group.push(other),
+        }
+    }
+    flush(&mut group, m, span, out);
+}
+
+/// The statements of `group` as one `if m { .. }` statement of `out`.
+fn flush(group: &mut Vec<Stmt>, m: LocalId, span: Span, out: &mut Vec<Stmt>) {
+    if !group.is_empty() {
+        let body = Block {
+            stmts: std::mem::take(group),
+            tail: None,
+        };
+        out.push(Stmt::Expr(under(m, body, span)));
+    }
+}
+
+/// `if m { body }`.
+fn under(m: LocalId, body: Block, span: Span) -> Expr {
+    Expr {
+        kind: ExprKind::If(Box::new(local(m, span)), body, None),
+        ty: Ty::Unit,
+        span,
+    }
+}
+
+fn local(id: LocalId, span: Span) -> Expr {
+    Expr {
+        kind: ExprKind::Local(id),
+        ty: Ty::Scalar(Scalar::Bool),
+        span,
+    }
+}
+
+/// A new immutable `bool` local for a mask.
+fn new_mask(locals: &mut Vec<Local>) -> LocalId {
+    locals.push(Local {
+        name: "#mask".to_string(),
+        ty: Ty::Scalar(Scalar::Bool),
+        mutable: false,
+        storage: Storage::Function,
+    });
+    locals.len() - 1
 }
 
 /// Whether every thread runs range loop `r` the same way.
@@ -219,9 +393,9 @@ pub(super) fn unbatched_reason(k: &Kernel, emitted: bool) -> Option<&'static str
     }
     Some(
         "none of its loops can run for a batch of threads at once: only a `for` over a range \
-         that is the same in every thread, standing in the kernel's body or in such a loop \
-         (not under an `if` or a `while` that differs between threads) and left by no `break` \
-         or `continue`, can",
+         that is the same in every thread, standing in the kernel's body, in such a loop or in \
+         an `if` without `else` or `return` there (not under a `while` that differs between \
+         threads), and left by no `break` or `continue`, can",
     )
 }
 
