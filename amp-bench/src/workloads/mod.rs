@@ -6,6 +6,7 @@ mod bounds;
 mod build;
 mod chain;
 mod conv;
+mod divergent;
 mod first_launch;
 mod histogram;
 mod launch;
@@ -50,7 +51,7 @@ pub trait Workload {
 /// Every section, in the order a run measures them: the first launch of a kernel in the process
 /// before anything else, then the yardsticks of the memory-bound rows (and the GPU profile's
 /// warm-up), the bounds-checking cost last.
-pub const ALL: [&dyn Workload; 20] = [
+pub const ALL: [&dyn Workload; 21] = [
     &first_launch::FirstLaunch,
     &yardsticks::CopyYardsticks,
     &vector::Vector,
@@ -62,6 +63,7 @@ pub const ALL: [&dyn Workload; 20] = [
     &conv::Conv,
     &stencils::Stencils,
     &nbody::Nbody,
+    &divergent::Divergent,
     &precision::Precision,
     &algorithms::Algorithms,
     &textures::Textures,
