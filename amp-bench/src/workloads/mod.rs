@@ -14,6 +14,7 @@ mod multi;
 mod nbody;
 mod precision;
 mod reductions;
+mod rodinia;
 mod scan;
 mod stencils;
 mod textures;
@@ -50,7 +51,7 @@ pub trait Workload {
 /// Every section, in the order a run measures them: the first launch of a kernel in the process
 /// before anything else, then the yardsticks of the memory-bound rows (and the GPU profile's
 /// warm-up), the bounds-checking cost last.
-pub const ALL: [&dyn Workload; 20] = [
+pub const ALL: [&dyn Workload; 21] = [
     &first_launch::FirstLaunch,
     &yardsticks::CopyYardsticks,
     &vector::Vector,
@@ -70,6 +71,7 @@ pub const ALL: [&dyn Workload; 20] = [
     &multi::Multi,
     &transfers::Transfers,
     &build::Build,
+    &rodinia::Rodinia,
     &bounds::Bounds,
 ];
 
