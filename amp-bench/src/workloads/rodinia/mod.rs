@@ -57,6 +57,15 @@ trait Port {
     fn result(&self) -> Result<Vec<Self::Out>, BoxError>;
 }
 
+/// A time and the result of the run it measured.
+type Timed<T> = (f64, Vec<T>);
+
+/// The native column's time (or why it did not run) and its result.
+type NativeTimed<T> = (Native, Vec<T>);
+
+/// The Vulkan device's run and the native one.
+type OnBoth<T> = (Timed<T>, NativeTimed<T>);
+
 /// What one kernel measured: its four times and its four results.
 struct Outcome<T> {
     /// The kernel's Rodinia name (`hotspot`).
@@ -65,10 +74,10 @@ struct Outcome<T> {
     what: String,
     size: String,
     work: Work,
-    amp: (f64, Vec<T>),
-    native: (Native, Vec<T>),
-    serial: (f64, Vec<T>),
-    rayon: (f64, Vec<T>),
+    amp: Timed<T>,
+    native: NativeTimed<T>,
+    serial: Timed<T>,
+    rayon: Timed<T>,
 }
 
 /// Runs a port on the Vulkan device (`time_amp`) and natively (`time_native`), each on the
@@ -76,7 +85,7 @@ struct Outcome<T> {
 fn device_and_native<P: Port>(
     ctx: &Ctx<'_>,
     make: impl Fn(&Accelerator) -> Result<P, BoxError>,
-) -> Result<((f64, Vec<P::Out>), (Native, Vec<P::Out>)), BoxError> {
+) -> Result<OnBoth<P::Out>, BoxError> {
     let acc = ctx.acc.clone();
     let mut on_device = make(&acc)?;
     let t_amp = ctx.time_amp(|| on_device.run())?;
@@ -93,7 +102,7 @@ fn device_and_native<P: Port>(
 }
 
 /// Times `f` as the CPU column is timed and returns the time and the last result.
-fn time_cpu<T>(ctx: &Ctx<'_>, mut f: impl FnMut() -> Vec<T>) -> Result<(f64, Vec<T>), BoxError> {
+fn time_cpu<T>(ctx: &Ctx<'_>, mut f: impl FnMut() -> Vec<T>) -> Result<Timed<T>, BoxError> {
     let mut out = Vec::new();
     let t = ctx.time(|| {
         out = f();

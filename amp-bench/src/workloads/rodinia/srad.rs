@@ -41,12 +41,7 @@ fn srad_1(
     let den = 1.0 + 0.25 * l;
     let qsqr = num / (den * den);
     let den = (qsqr - q0sqr) / (q0sqr * (1.0 + q0sqr));
-    let mut coeff = 1.0 / (1.0 + den);
-    if coeff < 0.0 {
-        coeff = 0.0;
-    } else if coeff > 1.0 {
-        coeff = 1.0;
-    }
+    let coeff = (1.0 / (1.0 + den)).clamp(0.0, 1.0);
     dn[idx] = n;
     ds[idx] = s;
     dw[idx] = w;
@@ -99,12 +94,7 @@ fn coefficients(
     let den = 1.0 + 0.25 * l;
     let qsqr = num / (den * den);
     let den = (qsqr - q0sqr) / (q0sqr * (1.0 + q0sqr));
-    let mut coeff = 1.0 / (1.0 + den);
-    if coeff < 0.0 {
-        coeff = 0.0;
-    } else if coeff > 1.0 {
-        coeff = 1.0;
-    }
+    let coeff = (1.0 / (1.0 + den)).clamp(0.0, 1.0);
     [n, s, w, e, coeff]
 }
 
