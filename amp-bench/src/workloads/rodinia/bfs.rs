@@ -222,7 +222,7 @@ pub(super) fn row(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
     } else if ctx.cfg.gpu {
         1 << 22
     } else {
-        1 << 19
+        1 << 18
     };
     let graph = Graph::random(nodes);
     let mut first = vec![0u32; nodes];
