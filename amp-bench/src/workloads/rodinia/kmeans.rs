@@ -108,7 +108,8 @@ pub(super) fn row(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
     let points = if ctx.cfg.tiny {
         1024
     } else if ctx.cfg.gpu {
-        1 << 21
+        // 136 MB of features.
+        1 << 20
     } else {
         1 << 16
     };

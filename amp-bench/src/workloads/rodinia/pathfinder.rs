@@ -113,7 +113,8 @@ pub(super) fn row(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
     let (rows, cols) = if ctx.cfg.tiny {
         (20, 1000)
     } else if ctx.cfg.gpu {
-        (1000, 1 << 20)
+        // 400 MB of weights.
+        (100, 1 << 20)
     } else {
         (100, 100_000)
     };
