@@ -1,6 +1,8 @@
 //! Rodinia's kernels, ported the way a user brings a CUDA program to amp-rs: hotspot (a 2-D
 //! thermal stencil, one launch per time step), pathfinder (dynamic programming, one launch per
-//! row), nw (Needleman-Wunsch, one launch per anti-diagonal), lud (LU decomposition, two
+//! row), nw (Needleman-Wunsch, a blocked wavefront: one tiled launch per anti-diagonal of
+//! 16 x 16 blocks, each block walked in `tile_static` memory as the original does in shared
+//! memory; the simple form, one launch per anti-diagonal of cells, beside it), lud (LU decomposition, two
 //! launches per pivot step), srad (speckle-reducing anisotropic diffusion, two kernels per
 //! iteration and the region-of-interest statistics on the host), kmeans (each point's nearest
 //! centre), backprop (a layer's weighted sums, tiled, reduced in `tile_static` memory as the
@@ -10,8 +12,8 @@
 //! accelerator. Beside it are two plain-Rust versions of the same computation in the kernel's
 //! order of floating-point operations, one serial and one with rayon; all four results are
 //! compared with the serial one bit for bit (integer kernels exactly). A row's CPU column is
-//! the serial version (the native target is 1.0x of it); the rayon time is a diagnostic
-//! (`rayon`) of the same workload.
+//! the serial version (the native target is 1.0x of it); the rayon time is a diagnostic of the
+//! same workload. The inputs are generated (fixed seeds), not the original's data files.
 
 mod backprop;
 mod bfs;
