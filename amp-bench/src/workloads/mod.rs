@@ -15,6 +15,7 @@ mod multi;
 mod nbody;
 mod precision;
 mod reductions;
+mod rodinia;
 mod scan;
 mod stencils;
 mod textures;
@@ -72,6 +73,7 @@ pub const ALL: [&dyn Workload; 21] = [
     &multi::Multi,
     &transfers::Transfers,
     &build::Build,
+    &rodinia::Rodinia,
     &bounds::Bounds,
 ];
 
