@@ -138,7 +138,7 @@ pub(super) fn runs<K: AlgorithmElement, V: AlgorithmElement>(
     let mut counts = Array::<u32, 1>::new_for_overwrite_on(acc, [chunks])?;
     (kernels.count)(keys, &mut counts, chunk)?;
     let (offsets, found) = offsets(acc, &counts)?;
-    super::drivers::check_runs_fit(found, keys_out, values_out)?;
+    super::check_runs_fit(found, keys_out, values_out)?;
     // `pre[c]` is written where chunk `c` starts inside a run, `suf[c]` where it has a head:
     // the join reads each only then.
     let mut pre = Array::<V, 1>::new_for_overwrite_on(acc, [chunks])?;

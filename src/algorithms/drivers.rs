@@ -7,7 +7,7 @@ use super::chunked::{self, ChunkSegments, ChunkSelect};
 use super::scan::exclusive_scan_on;
 use super::unique::{run_starts, scatter_starts};
 use super::with_fn::AlgorithmElement;
-use super::{accelerator_of, check_lengths, sum};
+use super::{accelerator_of, check_lengths, check_runs_fit, sum};
 use crate::prelude::*;
 
 /// Elements per block of the reduction kernels (`256` threads of `32` each).
@@ -305,29 +305,6 @@ pub struct SegmentKernels<'f, K: DeviceScalar, V: DeviceScalar> {
     pub finish: Finish<'f, V>,
     /// The chunked form (the native accelerator, integer values; `chunked.rs`).
     pub native: ChunkSegments<'f, K, V>,
-}
-
-/// `Error::MismatchedLengths` of `reduce_by_key` unless both outputs hold `found` runs.
-pub(super) fn check_runs_fit<K: DeviceScalar, V: DeviceScalar>(
-    found: usize,
-    keys_out: &ArrayViewMut<'_, K, 1>,
-    values_out: &ArrayViewMut<'_, V, 1>,
-) -> Result<(), Error> {
-    for (name, len) in [
-        ("keys_out", keys_out.extent()[0]),
-        ("values_out", values_out.extent()[0]),
-    ] {
-        if found > len {
-            return Err(Error::MismatchedLengths {
-                operation: "reduce_by_key",
-                first_name: "the runs of equal keys",
-                first: found,
-                second_name: name,
-                second: len,
-            });
-        }
-    }
-    Ok(())
 }
 
 /// `reduce_by_key`: checks the lengths, then [`runs`] (or its chunked form natively).

@@ -92,7 +92,7 @@ pub use with_fn::AlgorithmElement as __AlgorithmElement;
 
 #[cfg(doc)]
 use crate::Array;
-use crate::{Accelerator, ArrayView, ArrayViewMut, Error, Extent, TiledExtent};
+use crate::{Accelerator, ArrayView, ArrayViewMut, DeviceScalar, Error, Extent, TiledExtent};
 
 /// Threads per tile of every algorithm kernel.
 const TILE: usize = 256;
@@ -124,6 +124,29 @@ fn check_lengths(
         second_name,
         second,
     })
+}
+
+/// `Error::MismatchedLengths` of `reduce_by_key` unless both outputs hold `found` runs.
+fn check_runs_fit<K: DeviceScalar, V: DeviceScalar>(
+    found: usize,
+    keys_out: &ArrayViewMut<'_, K, 1>,
+    values_out: &ArrayViewMut<'_, V, 1>,
+) -> Result<(), Error> {
+    for (name, len) in [
+        ("keys_out", keys_out.extent()[0]),
+        ("values_out", values_out.extent()[0]),
+    ] {
+        if found > len {
+            return Err(Error::MismatchedLengths {
+                operation: "reduce_by_key",
+                first_name: "the runs of equal keys",
+                first: found,
+                second_name: name,
+                second: len,
+            });
+        }
+    }
+    Ok(())
 }
 
 /// The accelerator a view's data lives on, or the default one for host data.

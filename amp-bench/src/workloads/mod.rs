@@ -52,7 +52,7 @@ pub trait Workload {
 /// Every section, in the order a run measures them: the first launch of a kernel in the process
 /// before anything else, then the yardsticks of the memory-bound rows (and the GPU profile's
 /// warm-up), the bounds-checking cost last.
-pub const ALL: [&dyn Workload; 21] = [
+pub const ALL: [&dyn Workload; 22] = [
     &first_launch::FirstLaunch,
     &yardsticks::CopyYardsticks,
     &vector::Vector,
