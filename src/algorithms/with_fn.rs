@@ -665,10 +665,14 @@ macro_rules! __amp_algorithms_reduce_by_key {
                 if start == 0 || keys[start] != keys[start - 1] {
                     heads = 1;
                 }
+                // The key before `i` carried in a local: one load per key.
+                let mut previous = keys[start];
                 for i in start + 1..end {
-                    if keys[i] != keys[i - 1] {
+                    let key = keys[i];
+                    if key != previous {
                         heads += 1;
                     }
+                    previous = key;
                 }
                 counts[idx] = heads;
             }
@@ -694,28 +698,32 @@ macro_rules! __amp_algorithms_reduce_by_key {
                 let end = min(start + chunk as usize, n);
                 let mut inside = start > 0 && keys[start] == keys[start - 1];
                 let mut run = offsets[c] as usize;
-                let mut head = start;
+                // The current run's first key and the key before `i`, carried in locals.
+                let mut head = keys[start];
+                let mut previous = head;
                 let mut acc = values[start];
                 for i in start + 1..end {
-                    if keys[i] != keys[i - 1] {
+                    let key = keys[i];
+                    if key != previous {
                         if inside {
                             pre[c] = acc;
                             inside = false;
                         } else {
-                            keys_out[run] = keys[head];
+                            keys_out[run] = head;
                             values_out[run] = acc;
                             run += 1;
                         }
-                        head = i;
+                        head = key;
                         acc = values[i];
                     } else {
                         acc = $($op)::+(acc, values[i]);
                     }
+                    previous = key;
                 }
                 if inside {
                     pre[c] = acc;
                 } else {
-                    keys_out[run] = keys[head];
+                    keys_out[run] = head;
                     suf[c] = acc;
                 }
             }

@@ -148,9 +148,13 @@ impl<T: DeviceElement, const N: usize> Array<T, N> {
                 bytes,
                 access.location(),
             )?)),
-            Backend::Native(_) => {
+            Backend::Native(native) => {
                 let bytes = usize::try_from(bytes).map_err(|_| Error::OutOfDeviceMemory)?;
-                Storage::Host(Arc::new(HostMemory::new(bytes, fill)?))
+                Storage::Host(Arc::new(HostMemory::new_on(
+                    bytes,
+                    fill,
+                    Some(native.pool()),
+                )?))
             }
         };
         Ok(Array {

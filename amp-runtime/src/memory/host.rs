@@ -10,6 +10,9 @@ use crate::Error;
 /// Alignment of host arrays: a cache line, so rows start where vector loads like them.
 const ALIGN: usize = 64;
 
+/// Reused blocks of at least this many bytes are zeroed on the accelerator's pool.
+const PARALLEL_ZERO: usize = 8 << 20;
+
 /// A 64-byte-aligned host allocation whose bytes are always initialized. Small ones come from
 /// the global allocator; large ones are blocks (`host_blocks`): huge pages, reused after a
 /// free. Freed (or kept for reuse) on drop.
@@ -45,13 +48,33 @@ impl HostMemory {
     /// `size` bytes holding what `fill` says ([`Error::OutOfDeviceMemory`] when the
     /// allocation fails).
     pub(crate) fn new(size: usize, fill: Fill) -> Result<HostMemory, Error> {
+        Self::new_on(size, fill, None)
+    }
+
+    /// [`new`](Self::new), zeroing a large reused block on `pool`'s threads when there is one
+    /// (a native accelerator's pool: one thread's `memset` of 64 MiB takes milliseconds).
+    pub(crate) fn new_on(
+        size: usize,
+        fill: Fill,
+        pool: Option<&rayon::ThreadPool>,
+    ) -> Result<HostMemory, Error> {
         crate::fault::check(crate::fault::HOST_ALLOC, || Error::OutOfDeviceMemory)?;
         if size >= host_blocks::BLOCK {
             let rounded = host_blocks::rounded(size).ok_or(Error::OutOfDeviceMemory)?;
             let (block, reused) = host_blocks::take(rounded).ok_or(Error::OutOfDeviceMemory)?;
             if reused && fill == Fill::Zero {
-                // SAFETY: the block is `rounded >= size` writable bytes, owned here.
-                unsafe { std::ptr::write_bytes(block.ptr.as_ptr(), 0, size) };
+                // SAFETY: the block is `rounded >= size` writable, initialized bytes, owned
+                // here: nothing else can see them until this returns.
+                let bytes = unsafe { std::slice::from_raw_parts_mut(block.ptr.as_ptr(), size) };
+                match pool {
+                    Some(pool) if size >= PARALLEL_ZERO => pool.install(|| {
+                        use rayon::prelude::*;
+                        bytes
+                            .par_chunks_mut(host_blocks::BLOCK)
+                            .for_each(|part| part.fill(0));
+                    }),
+                    _ => bytes.fill(0),
+                }
             }
             return Ok(HostMemory {
                 ptr: block.ptr,
