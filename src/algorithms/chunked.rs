@@ -34,11 +34,22 @@ type CopyChunks<'f, T> = &'f dyn Fn(
     u32,
 ) -> Result<(), Error>;
 
+/// Launches the one-pass kernel of a chunked `copy_if`: `(input, scratch, counts, chunk)`.
+type CompactChunks<'f, T> = &'f dyn Fn(
+    &ArrayView<'_, T, 1>,
+    &mut Array<T, 1>,
+    &mut Array<u32, 1>,
+    u32,
+) -> Result<(), Error>;
+
 /// The user's kernels of a `copy_if` or `partition` on the native accelerator.
 #[doc(hidden)]
 pub struct ChunkSelect<'f, T: DeviceScalar> {
     /// `counts[c]`: the selected elements of chunk `c`.
     pub count: CountChunks<'f, T>,
+    /// `copy_if`: chunk `c`'s selected elements at the start of its part of a scratch array,
+    /// and `counts[c]`.
+    pub compact: CompactChunks<'f, T>,
     /// Chunk `c`'s selected elements from `out[offsets[c]]`, and with `partition` its others
     /// from `out[kept + c * chunk - offsets[c]]`.
     pub copy: CopyChunks<'f, T>,
@@ -46,7 +57,9 @@ pub struct ChunkSelect<'f, T: DeviceScalar> {
 
 /// `select`'s work on the native accelerator, over `n = input.len() > 0` elements; the length
 /// checks are the caller's, except `copy_if`'s (`out` holds the selected elements), made here
-/// before anything is written. Returns how many were selected.
+/// before anything is written to `out`. `copy_if` reads the input once (each chunk compacts
+/// its selection into a scratch array, then the parts move to their places); `partition`
+/// counts, then writes both groups. Returns how many were selected.
 pub(super) fn select<T: AlgorithmElement>(
     acc: &Accelerator,
     operation: &'static str,
@@ -55,19 +68,22 @@ pub(super) fn select<T: AlgorithmElement>(
     out: &mut ArrayViewMut<'_, T, 1>,
     kernels: &ChunkSelect<'_, T>,
 ) -> Result<usize, Error> {
-    let (chunks, chunk) = chunks_of(input.extent()[0]);
+    let n = input.extent()[0];
+    let (chunks, chunk) = chunks_of(n);
     let mut counts = Array::<u32, 1>::new_for_overwrite_on(acc, [chunks])?;
+    if !partition {
+        // One pass over the input: each chunk's selection compacted in place, then moved.
+        let mut scratch = Array::<T, 1>::new_for_overwrite_on(acc, [n])?;
+        (kernels.compact)(input, &mut scratch, &mut counts, chunk)?;
+        let (offsets, kept) = offsets(acc, &counts)?;
+        check_fits(operation, kept, out)?;
+        let scratch = scratch.view();
+        let moves = move_chunks(&scratch, &counts, &offsets, out, chunk);
+        parallel_for_each_on(acc, counts.extent(), moves)?;
+        return Ok(kept);
+    }
     (kernels.count)(input, &mut counts, chunk)?;
     let (offsets, kept) = offsets(acc, &counts)?;
-    if !partition && kept > out.extent()[0] {
-        return Err(Error::MismatchedLengths {
-            operation,
-            first_name: "the selected elements",
-            first: kept,
-            second_name: "out",
-            second: out.extent()[0],
-        });
-    }
     (kernels.copy)(
         input,
         &offsets,
@@ -77,6 +93,42 @@ pub(super) fn select<T: AlgorithmElement>(
         chunk,
     )?;
     Ok(kept)
+}
+
+/// `Error::MismatchedLengths` of `operation` unless `out` holds the `kept` selected elements.
+fn check_fits<T: DeviceScalar>(
+    operation: &'static str,
+    kept: usize,
+    out: &ArrayViewMut<'_, T, 1>,
+) -> Result<(), Error> {
+    if kept > out.extent()[0] {
+        return Err(Error::MismatchedLengths {
+            operation,
+            first_name: "the selected elements",
+            first: kept,
+            second_name: "out",
+            second: out.extent()[0],
+        });
+    }
+    Ok(())
+}
+
+/// Chunk `c`'s compacted selection (`counts[c]` elements from `scratch[c * chunk]`) to
+/// `out[offsets[c]..]`.
+#[kernel(amp, allow(write_conflict))]
+fn move_chunks<T: DeviceScalar>(
+    idx: Index<1>,
+    scratch: ArrayView<T, 1>,
+    counts: &Array<u32, 1>,
+    offsets: &Array<u32, 1>,
+    out: ArrayViewMut<T, 1>,
+    chunk: u32,
+) {
+    let start = idx[0] * chunk as usize;
+    let to = offsets[idx] as usize;
+    for k in 0..counts[idx] as usize {
+        out[to + k] = scratch[start + k];
+    }
 }
 
 /// Launches the head-count kernel of a chunked `reduce_by_key`: `(keys, counts, chunk)`.

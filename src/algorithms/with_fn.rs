@@ -477,6 +477,30 @@ macro_rules! __amp_select {
                     }
                 }
             }
+            /// `copy_if`'s one pass over the input: chunk `c`'s selected elements, in order,
+            /// at the start of its own part of `scratch` (from `scratch[c * chunk]`), and
+            /// `counts[c]` how many.
+            #[$crate::kernel(amp, allow(write_conflict))]
+            fn __amp_compact_chunks(
+                idx: Index<1>,
+                input: ArrayView<$t, 1>,
+                scratch: &mut Array<$t, 1>,
+                counts: &mut Array<u32, 1>,
+                chunk: u32,
+            ) {
+                let n = input.extent()[0];
+                let start = idx[0] * chunk as usize;
+                let end = min(start + chunk as usize, n);
+                let mut kept = start;
+                for i in start..end {
+                    let x = input[i];
+                    if $($pred)::+(x) {
+                        scratch[kept] = x;
+                        kept += 1;
+                    }
+                }
+                counts[idx] = (kept - start) as u32;
+            }
             $crate::algorithms::__select::<$t>(
                 $name,
                 $partition,
@@ -491,6 +515,12 @@ macro_rules! __amp_select {
                             $crate::parallel_for_each(
                                 counts.extent(),
                                 __amp_count_chunks(input, counts, chunk),
+                            )
+                        },
+                        compact: &|input, scratch, counts, chunk| {
+                            $crate::parallel_for_each(
+                                counts.extent(),
+                                __amp_compact_chunks(input, scratch, counts, chunk),
                             )
                         },
                         copy: &|input, offsets, out, kept, partition, chunk| {
