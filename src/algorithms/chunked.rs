@@ -13,8 +13,8 @@
 
 use super::scan::exclusive_scan_on;
 use super::with_fn::AlgorithmElement;
+use super::{check_runs_fit, check_selected_fit, scanned_total};
 use crate::prelude::*;
-use amp_runtime::ScalarType;
 
 /// Elements per chunk, one native thread each: long enough that a thread's loop dwarfs its
 /// launch share, short enough for a few chunks per pool thread at a million elements.
@@ -76,7 +76,7 @@ pub(super) fn select<T: AlgorithmElement>(
         let mut scratch = Array::<T, 1>::new_for_overwrite_on(acc, [n])?;
         (kernels.compact)(input, &mut scratch, &mut counts, chunk)?;
         let (offsets, kept) = offsets(acc, &counts)?;
-        check_fits(operation, kept, out)?;
+        check_selected_fit(operation, kept, out)?;
         let scratch = scratch.view();
         let moves = move_chunks(&scratch, &counts, &offsets, out, chunk);
         parallel_for_each_on(acc, counts.extent(), moves)?;
@@ -93,24 +93,6 @@ pub(super) fn select<T: AlgorithmElement>(
         chunk,
     )?;
     Ok(kept)
-}
-
-/// `Error::MismatchedLengths` of `operation` unless `out` holds the `kept` selected elements.
-fn check_fits<T: DeviceScalar>(
-    operation: &'static str,
-    kept: usize,
-    out: &ArrayViewMut<'_, T, 1>,
-) -> Result<(), Error> {
-    if kept > out.extent()[0] {
-        return Err(Error::MismatchedLengths {
-            operation,
-            first_name: "the selected elements",
-            first: kept,
-            second_name: "out",
-            second: out.extent()[0],
-        });
-    }
-    Ok(())
 }
 
 /// Chunk `c`'s compacted selection (`counts[c]` elements from `scratch[c * chunk]`) to
@@ -168,14 +150,6 @@ pub struct ChunkSegments<'f, K: DeviceScalar, V: DeviceScalar> {
     pub join: JoinChunks<'f, K, V>,
 }
 
-/// Whether `V`'s values combine exactly in any grouping (integers: the chunked form applies).
-pub(super) fn exact<V: DeviceScalar>() -> bool {
-    matches!(
-        <V as amp_runtime::DeviceElement>::TYPE,
-        ScalarType::I32 | ScalarType::U32
-    )
-}
-
 /// `reduce_by_key`'s work on the native accelerator over `n = keys.len() > 0` elements (the
 /// lengths of `keys` and `values` agree); returns how many runs.
 pub(super) fn runs<K: AlgorithmElement, V: AlgorithmElement>(
@@ -190,7 +164,7 @@ pub(super) fn runs<K: AlgorithmElement, V: AlgorithmElement>(
     let mut counts = Array::<u32, 1>::new_for_overwrite_on(acc, [chunks])?;
     (kernels.count)(keys, &mut counts, chunk)?;
     let (offsets, found) = offsets(acc, &counts)?;
-    super::check_runs_fit(found, keys_out, values_out)?;
+    check_runs_fit(found, keys_out, values_out)?;
     // `pre[c]` is written where chunk `c` starts inside a run, `suf[c]` where it has a head:
     // the join reads each only then.
     let mut pre = Array::<V, 1>::new_for_overwrite_on(acc, [chunks])?;
@@ -211,8 +185,6 @@ fn chunks_of(n: usize) -> (usize, u32) {
 fn offsets(acc: &Accelerator, counts: &Array<u32, 1>) -> Result<(Array<u32, 1>, usize), Error> {
     let mut offsets = Array::<u32, 1>::new_for_overwrite_on(acc, [counts.len()])?;
     exclusive_scan_on(acc, &counts.view(), &mut offsets.view_mut())?;
-    let last = |a: &Array<u32, 1>| a.get([a.len() - 1]).map(|v| v.unwrap_or(0));
-    // At most `n <= u32::MAX` elements are selected: no overflow.
-    let total = (last(&offsets)? + last(counts)?) as usize;
+    let total = scanned_total(&offsets, counts)?;
     Ok((offsets, total))
 }

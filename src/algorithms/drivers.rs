@@ -4,10 +4,13 @@
 //! kernels (scans, scatters), pass after pass. Hidden: only the macros call them.
 
 use super::chunked::{self, ChunkSegments, ChunkSelect};
+use super::host::is_int;
 use super::scan::exclusive_scan_on;
 use super::unique::{run_starts, scatter_starts};
 use super::with_fn::AlgorithmElement;
-use super::{accelerator_of, check_lengths, check_runs_fit, sum};
+use super::{
+    accelerator_of, check_lengths, check_runs_fit, check_selected_fit, scanned_total, sum,
+};
 use crate::prelude::*;
 
 /// Elements per block of the reduction kernels (`256` threads of `32` each).
@@ -237,7 +240,7 @@ fn select_by_flags<T: AlgorithmElement>(
     flag(input, &mut flags)?;
     let mut positions = Array::<u32, 1>::new_for_overwrite_on(acc, [n])?;
     exclusive_scan_on(acc, &flags.view(), &mut positions.view_mut())?;
-    let kept = (last(&positions)? + last(&flags)?) as usize;
+    let kept = scanned_total(&positions, &flags)?;
     if partition {
         // SAFETY: `flags`, `positions` and `out` have `input`'s length `n` (checked by the
         // caller); `positions` is the exclusive scan of the 0/1 `flags`, so a selected element
@@ -245,24 +248,11 @@ fn select_by_flags<T: AlgorithmElement>(
         let kernel = unsafe { scatter_partition(input, &flags, &positions, out, kept as u32) };
         parallel_for_each_on(acc, input.extent(), kernel)?;
     } else {
-        if kept > out.extent()[0] {
-            return Err(Error::MismatchedLengths {
-                operation,
-                first_name: "the selected elements",
-                first: kept,
-                second_name: "out",
-                second: out.extent()[0],
-            });
-        }
+        check_selected_fit(operation, kept, out)?;
         let kernel = scatter_starts(input, &flags, &positions, out);
         parallel_for_each_on(acc, input.extent(), kernel)?;
     }
     Ok(kept)
-}
-
-/// The last element of a non-empty array.
-fn last(a: &Array<u32, 1>) -> Result<u32, Error> {
-    a.get([a.len() - 1]).map(|v| v.unwrap_or(0))
 }
 
 /// `out[indices[r]] = values[r]` for each `r` of the launch.
@@ -322,7 +312,7 @@ pub fn reduce_by_key<K: AlgorithmElement, V: AlgorithmElement>(
         return Ok(0);
     }
     let acc = accelerator_of(keys.accelerator())?;
-    let found = if acc.is_native() && chunked::exact::<V>() {
+    let found = if acc.is_native() && is_int::<V>() {
         chunked::runs(&acc, keys, values, keys_out, values_out, &kernels.native)?
     } else {
         runs(&acc, keys, values, keys_out, values_out, kernels)?
@@ -354,7 +344,7 @@ fn runs<K: DeviceScalar, V: DeviceScalar, UserKey: DeviceScalar>(
     parallel_for_each_on(acc, keys.extent(), unsafe { run_starts(keys, &mut flags) })?;
     let mut positions = Array::<u32, 1>::new_for_overwrite_on(acc, [n])?;
     exclusive_scan_on(acc, &flags.view(), &mut positions.view_mut())?;
-    let found = (last(&positions)? + last(&flags)?) as usize;
+    let found = scanned_total(&positions, &flags)?;
     check_runs_fit(found, keys_out, values_out)?;
     let scatter = scatter_starts(keys, &flags, &positions, keys_out);
     parallel_for_each_on(acc, keys.extent(), scatter)?;

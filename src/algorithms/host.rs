@@ -26,7 +26,9 @@ fn native(acc: &Accelerator) -> Option<&Accelerator> {
     acc.is_native().then_some(acc)
 }
 
-fn is_int<T: DeviceScalar>() -> bool {
+/// Whether `T` is `i32` or `u32`: its sums and other integer combinations are exact in any
+/// grouping, so the order of the work does not show in the result.
+pub(super) fn is_int<T: DeviceScalar>() -> bool {
     matches!(
         <T as amp_runtime::DeviceElement>::TYPE,
         ScalarType::I32 | ScalarType::U32

@@ -90,9 +90,9 @@ pub use drivers::{
 #[doc(hidden)]
 pub use with_fn::AlgorithmElement as __AlgorithmElement;
 
-#[cfg(doc)]
-use crate::Array;
-use crate::{Accelerator, ArrayView, ArrayViewMut, DeviceScalar, Error, Extent, TiledExtent};
+use crate::{
+    Accelerator, Array, ArrayView, ArrayViewMut, DeviceScalar, Error, Extent, TiledExtent,
+};
 
 /// Threads per tile of every algorithm kernel.
 const TILE: usize = 256;
@@ -124,6 +124,31 @@ fn check_lengths(
         second_name,
         second,
     })
+}
+
+/// The total of 0/1 flags or counts from their exclusive scan: the scan's last element plus
+/// the last count (both arrays non-empty). At most `u32::MAX` elements: no overflow.
+fn scanned_total(scan: &Array<u32, 1>, counts: &Array<u32, 1>) -> Result<usize, Error> {
+    let last = |a: &Array<u32, 1>| a.get([a.len() - 1]).map(|v| v.unwrap_or(0));
+    Ok((last(scan)? + last(counts)?) as usize)
+}
+
+/// `Error::MismatchedLengths` of `operation` unless `out` holds the `kept` selected elements.
+fn check_selected_fit<T: DeviceScalar>(
+    operation: &'static str,
+    kept: usize,
+    out: &ArrayViewMut<'_, T, 1>,
+) -> Result<(), Error> {
+    if kept > out.extent()[0] {
+        return Err(Error::MismatchedLengths {
+            operation,
+            first_name: "the selected elements",
+            first: kept,
+            second_name: "out",
+            second: out.extent()[0],
+        });
+    }
+    Ok(())
 }
 
 /// `Error::MismatchedLengths` of `reduce_by_key` unless both outputs hold `found` runs.

@@ -72,8 +72,7 @@ pub fn unique<T: DeviceScalar>(
     })?;
     let mut positions = Array::<u32, 1>::new_for_overwrite_on(&acc, [n])?;
     exclusive_scan(&flags.view(), &mut positions.view_mut())?;
-    let last = |a: &Array<u32, 1>| a.get([n - 1]).map(|v| v.unwrap_or(0));
-    let kept = (last(&positions)? + last(&flags)?) as usize;
+    let kept = super::scanned_total(&positions, &flags)?;
     if kept > out.extent()[0] {
         return Err(too_short(kept, out.extent()[0]));
     }

@@ -42,16 +42,11 @@ unsafe impl Sync for HostMemory {}
 impl HostMemory {
     /// `size` zeroed bytes ([`Error::OutOfDeviceMemory`] when the allocation fails).
     pub(crate) fn zeroed(size: usize) -> Result<HostMemory, Error> {
-        Self::new(size, Fill::Zero)
+        Self::new_on(size, Fill::Zero, None)
     }
 
     /// `size` bytes holding what `fill` says ([`Error::OutOfDeviceMemory`] when the
-    /// allocation fails).
-    pub(crate) fn new(size: usize, fill: Fill) -> Result<HostMemory, Error> {
-        Self::new_on(size, fill, None)
-    }
-
-    /// [`new`](Self::new), zeroing a large reused block on `pool`'s threads when there is one
+    /// allocation fails), a large reused block zeroed on `pool`'s threads when there is one
     /// (a native accelerator's pool: one thread's `memset` of 64 MiB takes milliseconds).
     pub(crate) fn new_on(
         size: usize,

@@ -117,12 +117,8 @@ fn hoist_block(
 ) -> usize {
     let mut hoisted = 0;
     if masks {
-        // A unit tail (an `if` ending the block) as a statement, so it can be masked.
-        if b.tail.as_ref().is_some_and(|t| t.ty == Ty::Unit) {
-            if let Some(tail) = b.tail.take() {
-                b.stmts.push(Stmt::Expr(*tail));
-            }
-        }
+        // An `if` ending the block, so it can be masked.
+        tail_as_statement(b);
     }
     let mut pending: VecDeque<Stmt> = std::mem::take(&mut b.stmts).into();
     while let Some(mut st) = pending.pop_front() {
@@ -164,11 +160,9 @@ fn hoist_block(
                         uniform.insert(r.var);
                         let barrier = block_has(&r.body, has_barrier);
                         if !barrier {
-                            // The body's tail (a `()` expression) as its last statement, so
-                            // a loop there is hoisted like the others.
-                            if let Some(tail) = r.body.tail.take() {
-                                r.body.stmts.push(Stmt::Expr(*tail));
-                            }
+                            // The body's tail as its last statement, so a loop there is
+                            // hoisted like the others.
+                            tail_as_statement(&mut r.body);
                         }
                         hoisted += usize::from(!barrier)
                             + hoist_block(&mut r.body, locals, uniform, loops, masks);
@@ -259,9 +253,7 @@ fn expand(
     uniform: &HashSet<LocalId>,
     out: &mut Vec<Stmt>,
 ) {
-    if let Some(tail) = b.tail.take() {
-        b.stmts.push(Stmt::Expr(*tail));
-    }
+    tail_as_statement(&mut b);
     let mut group = Vec::new();
     for st in b.stmts {
         match st {
@@ -270,9 +262,7 @@ fn expand(
                 match &mut x.kind {
                     ExprKind::For(r) => {
                         let mut body = std::mem::take(&mut r.body);
-                        if let Some(tail) = body.tail.take() {
-                            body.stmts.push(Stmt::Expr(*tail));
-                        }
+                        tail_as_statement(&mut body);
                         r.body.stmts.push(Stmt::Expr(under(m, body, span)));
                         out.push(Stmt::Expr(x));
                     }
@@ -309,6 +299,16 @@ fn flush(group: &mut Vec<Stmt>, m: LocalId, span: Span, out: &mut Vec<Stmt>) {
             tail: None,
         };
         out.push(Stmt::Expr(under(m, body, span)));
+    }
+}
+
+/// Block `b`'s tail, when it is a `()` expression (a loop or an `if` ending the block), as its
+/// last statement.
+fn tail_as_statement(b: &mut Block) {
+    if b.tail.as_ref().is_some_and(|t| t.ty == Ty::Unit) {
+        if let Some(tail) = b.tail.take() {
+            b.stmts.push(Stmt::Expr(*tail));
+        }
     }
 }
 
