@@ -216,6 +216,14 @@ pub enum ScalarType {
     I32,
     /// `u32`.
     U32,
+    /// `i8`: one byte in a buffer; a scalar parameter is an `i32` word (sign-extended).
+    I8,
+    /// `u8`: one byte in a buffer; a scalar parameter is a `u32` word.
+    U8,
+    /// `i16`: two bytes in a buffer; a scalar parameter is an `i32` word (sign-extended).
+    I16,
+    /// `u16`: two bytes in a buffer; a scalar parameter is a `u32` word.
+    U16,
     /// `f32`.
     F32,
     /// `f64`: needs the device feature `shaderFloat64`.
@@ -227,12 +235,33 @@ pub enum ScalarType {
 }
 
 impl ScalarType {
-    /// Size in bytes on the device (and in the push-constant block).
+    /// Size in bytes of one element in a buffer.
     pub const fn size(self) -> u32 {
+        match self {
+            ScalarType::F64 => 8,
+            ScalarType::I8 | ScalarType::U8 => 1,
+            ScalarType::I16 | ScalarType::U16 => 2,
+            _ => 4,
+        }
+    }
+
+    /// Size in bytes of a scalar parameter in the push-constant block: 8 for `f64`, one 4-byte
+    /// word for every other type (`bool` and the small integers included).
+    pub const fn push_size(self) -> u32 {
         match self {
             ScalarType::F64 => 8,
             _ => 4,
         }
+    }
+
+    /// Whether a buffer of this type holds its elements packed into 32-bit words (`i8`, `u8`,
+    /// `i16`, `u16`): the kernel reads and writes them inside words, and the runtime sizes
+    /// such a buffer to whole words.
+    pub const fn is_packed(self) -> bool {
+        matches!(
+            self,
+            ScalarType::I8 | ScalarType::U8 | ScalarType::I16 | ScalarType::U16
+        )
     }
 
     /// The Rust spelling of the type, for error messages.
@@ -241,6 +270,10 @@ impl ScalarType {
             ScalarType::Bool => "bool",
             ScalarType::I32 => "i32",
             ScalarType::U32 => "u32",
+            ScalarType::I8 => "i8",
+            ScalarType::U8 => "u8",
+            ScalarType::I16 => "i16",
+            ScalarType::U16 => "u16",
             ScalarType::F32 => "f32",
             ScalarType::F64 => "f64",
             ScalarType::Norm => "Norm",
@@ -297,6 +330,10 @@ impl core::fmt::Display for ElemType {
                     ScalarType::Bool => "Bool",
                     ScalarType::Norm => "Norm",
                     ScalarType::Unorm => "Unorm",
+                    // No short vector of the small integers exists.
+                    ScalarType::I8 | ScalarType::U8 | ScalarType::I16 | ScalarType::U16 => {
+                        return write!(f, "[{}; {n}]", s.name())
+                    }
                 };
                 write!(f, "{base}{n}")
             }

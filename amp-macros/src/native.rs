@@ -118,6 +118,10 @@ pub(crate) fn entry(
             let value = match c.ty {
                 Scalar::U32 | Scalar::Usize => quote!(l.spec(#w)),
                 Scalar::I32 => quote!(l.spec(#w) as i32),
+                Scalar::I8 => quote!(l.spec(#w) as i8),
+                Scalar::U8 => quote!(l.spec(#w) as u8),
+                Scalar::I16 => quote!(l.spec(#w) as i16),
+                Scalar::U16 => quote!(l.spec(#w) as u16),
                 Scalar::Bool => quote!(l.spec(#w) != 0),
                 Scalar::F32 | Scalar::Norm | Scalar::Unorm => quote!(f32::from_bits(l.spec(#w))),
                 Scalar::F64 => {

@@ -184,6 +184,9 @@ pub(crate) fn spec_words(c: &amp_spirv::OuterConst) -> TokenStream2 {
             spec.push(#value as u32);
         },
         Scalar::I32 => quote!(spec.push(#value as u32);),
+        // One word, as the device holds them: signed ones sign-extended.
+        Scalar::I8 | Scalar::I16 => quote!(spec.push(#value as i32 as u32);),
+        Scalar::U8 | Scalar::U16 => quote!(spec.push(#value as u32);),
         Scalar::U32 => quote!(spec.push(#value);),
         Scalar::Bool => quote!(spec.push(#value as u32);),
         Scalar::F32 => quote!(spec.push(#value.to_bits());),

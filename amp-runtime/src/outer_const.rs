@@ -53,6 +53,11 @@ outer_const_value! {
     f64 => 5, |v| v.to_bits(), |b| f64::from_bits(b);
     crate::Norm => 6, |v| v.get().to_bits() as u64, |b| crate::Norm::new(f32::from_bits(b as u32));
     crate::Unorm => 7, |v| v.get().to_bits() as u64, |b| crate::Unorm::new(f32::from_bits(b as u32));
+    // The small integers are 32-bit words on the device: signed ones sign-extended.
+    i8 => 8, |v| v as i32 as u32 as u64, |b| b as i8;
+    u8 => 9, |v| v as u64, |b| b as u8;
+    i16 => 10, |v| v as i32 as u32 as u64, |b| b as i16;
+    u16 => 11, |v| v as u64, |b| b as u16;
 }
 
 /// The constant `value` (from a device function's public copy) as the type `T` the kernel

@@ -14,9 +14,14 @@ pub mod sealed {
     impl Sealed for f64 {}
     impl Sealed for bool {}
     impl Sealed for usize {}
+    impl Sealed for i8 {}
+    impl Sealed for u8 {}
+    impl Sealed for i16 {}
+    impl Sealed for u16 {}
 }
 
-/// An element type of views and arrays: `i32`, `u32`, `f32`, `f64`, a short vector of them
+/// An element type of views and arrays: `i8`, `u8`, `i16`, `u16`, `i32`, `u32`, `f32`, `f64`,
+/// a short vector of the 32- and 64-bit ones
 /// ([`Float3`](crate::Float3), [`Int2`](crate::Int2), ...), or a `#[repr(C)]` struct with
 /// `#[derive(DeviceStruct)]`.
 ///
@@ -36,7 +41,7 @@ pub mod sealed {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a device element type",
     label = "not a device element type",
-    note = "view and array elements and device-struct fields are `i32`, `u32`, `f32`, `f64`, \
+    note = "view and array elements are `i8`, `u8`, `i16`, `u16`, `i32`, `u32`, `f32`, `f64`, \
             short vectors (`Float3`, ...) and `#[repr(C)]` structs with `#[derive(Clone, Copy, \
             DeviceStruct)]`"
 )]
@@ -63,6 +68,23 @@ unsafe impl DeviceElement for f32 {
 // SAFETY: as for `i32`.
 unsafe impl DeviceElement for f64 {
     const TYPE: ScalarType = ScalarType::F64;
+}
+// SAFETY: as for `i32`. A Vulkan buffer of these holds them packed into 32-bit words, which
+// the runtime sizes in whole words (`ScalarType::is_packed`).
+unsafe impl DeviceElement for i8 {
+    const TYPE: ScalarType = ScalarType::I8;
+}
+// SAFETY: as for `i8`.
+unsafe impl DeviceElement for u8 {
+    const TYPE: ScalarType = ScalarType::U8;
+}
+// SAFETY: as for `i8`.
+unsafe impl DeviceElement for i16 {
+    const TYPE: ScalarType = ScalarType::I16;
+}
+// SAFETY: as for `i8`.
+unsafe impl DeviceElement for u16 {
+    const TYPE: ScalarType = ScalarType::U16;
 }
 
 /// Compiles only for a `DeviceElement` `T`: `#[derive(DeviceStruct)]` calls it with each field's
@@ -124,6 +146,23 @@ impl ScalarArg for f64 {
     fn to_bits(self) -> u64 {
         self.to_bits()
     }
+}
+/// The small integers travel as one 32-bit word, signed ones sign-extended.
+macro_rules! small_scalar_arg {
+    ($($t:ty => $st:ident, $wide:ty;)*) => {$(
+        impl ScalarArg for $t {
+            const TYPE: ScalarType = ScalarType::$st;
+            fn to_bits(self) -> u64 {
+                u64::from(self as $wide as u32)
+            }
+        }
+    )*};
+}
+small_scalar_arg! {
+    i8 => I8, i32;
+    u8 => U8, u32;
+    i16 => I16, i32;
+    u16 => U16, u32;
 }
 /// A kernel's `usize` parameter: the device's `usize` is 32 bits, so a launch refuses a value
 /// past `u32::MAX`.

@@ -250,8 +250,11 @@ fn check_field_type(ty: &syn::Type) -> Option<Diagnostic> {
     let specific = match name.as_str() {
         "bool" => "`bool` has no defined size on the device; use a `u32` 0 or 1",
         "usize" | "isize" => "use `u32` or `i32`: the device's integers are 32-bit",
-        "i8" | "i16" | "i64" | "i128" => "use `i32`",
-        "u8" | "u16" | "u64" | "u128" => "use `u32`",
+        "i8" | "i16" | "u8" | "u16" => {
+            "struct fields are 32 or 64 bits wide; use `i32` or `u32`, or keep the small values in a view of their own (`ArrayView<u8, 1>`)"
+        }
+        "i64" | "i128" => "use `i32`",
+        "u64" | "u128" => "use `u32`",
         "char" | "String" | "str" => {
             "text cannot be processed on the device; encode characters as `u32`"
         }

@@ -12,6 +12,16 @@ pub enum Scalar {
     I32,
     /// `u32`.
     U32,
+    /// `i8`: a 32-bit signed integer on the device, sign-extended from its low 8 bits after
+    /// every operation, and 8 bits in a buffer.
+    I8,
+    /// `u8`: a 32-bit unsigned integer on the device, masked to its low 8 bits after every
+    /// operation, and 8 bits in a buffer.
+    U8,
+    /// `i16`: as [`Scalar::I8`], 16 bits.
+    I16,
+    /// `u16`: as [`Scalar::U8`], 16 bits.
+    U16,
     /// `f32`.
     F32,
     /// `f64` (needs the device's `shaderFloat64`).
@@ -32,6 +42,10 @@ impl Scalar {
             "bool" => Scalar::Bool,
             "i32" => Scalar::I32,
             "u32" => Scalar::U32,
+            "i8" => Scalar::I8,
+            "u8" => Scalar::U8,
+            "i16" => Scalar::I16,
+            "u16" => Scalar::U16,
             "f32" => Scalar::F32,
             "f64" => Scalar::F64,
             "usize" => Scalar::Usize,
@@ -47,6 +61,10 @@ impl Scalar {
             Scalar::Bool => "bool",
             Scalar::I32 => "i32",
             Scalar::U32 => "u32",
+            Scalar::I8 => "i8",
+            Scalar::U8 => "u8",
+            Scalar::I16 => "i16",
+            Scalar::U16 => "u16",
             Scalar::F32 => "f32",
             Scalar::F64 => "f64",
             Scalar::Usize => "usize",
@@ -69,9 +87,21 @@ impl Scalar {
         }
     }
 
-    /// The type SPIR-V holds a value of this type in: `f32` for the normalized types, the type
-    /// itself otherwise.
+    /// The type SPIR-V (and a register) holds a value of this type in: `f32` for the
+    /// normalized types, `i32` / `u32` for the small integers, the type itself otherwise.
     pub fn device(self) -> Scalar {
+        match self {
+            Scalar::Norm | Scalar::Unorm => Scalar::F32,
+            Scalar::I8 | Scalar::I16 => Scalar::I32,
+            Scalar::U8 | Scalar::U16 => Scalar::U32,
+            other => other,
+        }
+    }
+
+    /// The type the native back end computes a value of this type in: `f32` for the
+    /// normalized types, the type itself otherwise (Rust's own small integers wrap at their
+    /// widths).
+    pub fn native(self) -> Scalar {
         if self.is_normalized() {
             Scalar::F32
         } else {
@@ -81,12 +111,49 @@ impl Scalar {
 
     /// Whether the type is an integer type.
     pub fn is_int(self) -> bool {
-        matches!(self, Scalar::I32 | Scalar::U32 | Scalar::Usize)
+        matches!(
+            self,
+            Scalar::I32
+                | Scalar::U32
+                | Scalar::Usize
+                | Scalar::I8
+                | Scalar::U8
+                | Scalar::I16
+                | Scalar::U16
+        )
     }
 
     /// Whether the type is a signed integer type.
     pub fn is_signed_int(self) -> bool {
-        self == Scalar::I32
+        matches!(self, Scalar::I32 | Scalar::I8 | Scalar::I16)
+    }
+
+    /// Whether the type is one of the small integers (`i8`, `u8`, `i16`, `u16`): held in 32
+    /// bits and narrowed back to its width after every operation ([`Scalar::narrow_bits`]).
+    pub fn is_small_int(self) -> bool {
+        matches!(self, Scalar::I8 | Scalar::U8 | Scalar::I16 | Scalar::U16)
+    }
+
+    /// The width a small integer is narrowed to (8 or 16); `None` for every other type.
+    pub fn narrow_bits(self) -> Option<u32> {
+        match self {
+            Scalar::I8 | Scalar::U8 => Some(8),
+            Scalar::I16 | Scalar::U16 => Some(16),
+            _ => None,
+        }
+    }
+
+    /// The smallest and largest value of an integer type, as `i64`s (`usize` is 32 bits).
+    pub fn int_range(self) -> Option<(i64, i64)> {
+        Some(match self {
+            Scalar::I8 => (i8::MIN.into(), i8::MAX.into()),
+            Scalar::U8 => (0, u8::MAX.into()),
+            Scalar::I16 => (i16::MIN.into(), i16::MAX.into()),
+            Scalar::U16 => (0, u16::MAX.into()),
+            Scalar::I32 => (i32::MIN.into(), i32::MAX.into()),
+            Scalar::U32 | Scalar::Usize => (0, u32::MAX.into()),
+            _ => return None,
+        })
     }
 
     /// Whether the type is a floating-point type.
@@ -99,6 +166,8 @@ impl Scalar {
         match self {
             Scalar::F64 => 64,
             Scalar::Bool => 1,
+            Scalar::I8 | Scalar::U8 => 8,
+            Scalar::I16 | Scalar::U16 => 16,
             _ => 32,
         }
     }
@@ -110,6 +179,10 @@ impl Scalar {
             Scalar::Bool => amp_abi::ScalarType::Bool,
             Scalar::I32 => amp_abi::ScalarType::I32,
             Scalar::U32 | Scalar::Usize => amp_abi::ScalarType::U32,
+            Scalar::I8 => amp_abi::ScalarType::I8,
+            Scalar::U8 => amp_abi::ScalarType::U8,
+            Scalar::I16 => amp_abi::ScalarType::I16,
+            Scalar::U16 => amp_abi::ScalarType::U16,
             Scalar::F32 => amp_abi::ScalarType::F32,
             Scalar::F64 => amp_abi::ScalarType::F64,
             Scalar::Norm => amp_abi::ScalarType::Norm,
@@ -335,6 +408,10 @@ pub fn vector_name(s: Scalar, n: u32) -> String {
     let base = match s {
         Scalar::I32 => "Int",
         Scalar::U32 | Scalar::Usize => "UInt",
+        // No short vector of the small integers exists; the name is for messages only.
+        Scalar::I8 | Scalar::U8 | Scalar::I16 | Scalar::U16 => {
+            return format!("[{}; {n}]", s.name())
+        }
         Scalar::F32 => "Float",
         Scalar::F64 => "Double",
         Scalar::Bool => "Bool",

@@ -49,6 +49,7 @@ mod ping_pong;
 mod profiling;
 mod read_write;
 mod semantics;
+mod small_ints;
 mod structs;
 mod subgroup;
 mod textures;

@@ -143,9 +143,11 @@ impl<T: DeviceElement, const N: usize> Array<T, N> {
         let bytes = (len as u64).saturating_mul(std::mem::size_of::<T>() as u64);
         let access = access.resolve(acc);
         let storage = match acc.backend() {
+            // Whole 32-bit words: kernels read and write `u8`, `i16`, ... elements inside the
+            // words that hold them (`ScalarType::is_packed`).
             Backend::Vulkan(device) => Storage::Device(Arc::new(Buffer::storage_in(
                 device,
-                bytes,
+                bytes.div_ceil(4) * 4,
                 access.location(),
             )?)),
             Backend::Native(native) => {

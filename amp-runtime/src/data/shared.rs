@@ -230,8 +230,10 @@ impl Shared {
                 buffer: copy.buffer.raw(),
                 offset: copy.base as u64,
                 // Vulkan has no empty ranges: an empty view binds 4 bytes of its (4-byte or
-                // larger) copy, which its zero extent keeps every access away from.
-                range: len.max(4) as u64,
+                // larger) copy, which its zero extent keeps every access away from. Packed
+                // elements (`u8`, `i16`, ...) are read and written in whole words, so the
+                // range ends at a word's end, within the copy (`new_copy`).
+                range: len.max(4).div_ceil(4) as u64 * 4,
             },
             buffer: copy.buffer.clone(),
             in_place: copy.imported,
@@ -509,8 +511,12 @@ fn on_device(b: &Buffer, device: &Arc<Device>) -> bool {
 
 /// A device copy of the `len` host bytes at `ptr`: the host memory itself when the device can
 /// import it (zero-copy), else a new device buffer.
+///
+/// Host memory whose length is not a whole number of 32-bit words is never imported: a kernel
+/// writes packed elements (`u8`, `i16`, ...) with atomics on the words that hold them, and the
+/// last word would reach bytes past the view's, which the host may be writing meanwhile.
 fn new_copy(device: &Arc<Device>, ptr: *mut u8, len: usize) -> Result<DeviceCopy, Error> {
-    if device.memory().shared_memory() {
+    if device.memory().shared_memory() && len.is_multiple_of(4) {
         // SAFETY: the family borrows the bytes for as long as any of its views lives; launches
         // that use the import wait for their work, and the family's drop waits for any that
         // timed out (the batch's handle of the buffer is gone once it finished).
@@ -525,7 +531,7 @@ fn new_copy(device: &Arc<Device>, ptr: *mut u8, len: usize) -> Result<DeviceCopy
         }
     }
     Ok(DeviceCopy {
-        buffer: Arc::new(Buffer::storage(device, len as u64)?),
+        buffer: Arc::new(Buffer::storage(device, len.div_ceil(4) as u64 * 4)?),
         base: 0,
         imported: false,
         current: false,

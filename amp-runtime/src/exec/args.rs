@@ -87,7 +87,7 @@ pub(super) fn encode_args(
                     )));
                 }
                 // A host `usize` past what the kernel's 32-bit `usize` holds.
-                if ty.size() == 4 && *bits > u64::from(u32::MAX) {
+                if ty.push_size() == 4 && *bits > u64::from(u32::MAX) {
                     return Err(mismatch(format!(
                         "parameter `{}` is {bits}, more than a kernel's 32-bit `usize` holds ({})",
                         param.name,
@@ -101,7 +101,7 @@ pub(super) fn encode_args(
                 } else {
                     (hi, lo)
                 };
-                match ty.size() {
+                match ty.push_size() {
                     8 => put(push, offset, [first, second], info, param.name)?,
                     _ => put(push, offset, [lo], info, param.name)?,
                 }

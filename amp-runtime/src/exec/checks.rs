@@ -51,7 +51,7 @@ pub(super) fn check_spec_words(info: &KernelInfo, spec: &[u32]) -> Result<(), Er
     let expected_words: usize = info
         .spec_constants
         .iter()
-        .map(|t| t.size() as usize / 4)
+        .map(|t| t.push_size() as usize / 4)
         .sum();
     if spec.len() != expected_words {
         return Err(Error::ArgumentMismatch {

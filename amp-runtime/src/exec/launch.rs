@@ -261,7 +261,7 @@ fn check_capabilities(info: &KernelInfo, device: &Device) -> Result<(), Error> {
 fn push_spec_constants(info: &KernelInfo, spec: &[u32], specialization: &mut Specialization) {
     let mut words = spec;
     for (i, ty) in info.spec_constants.iter().enumerate() {
-        let (value, rest) = words.split_at(ty.size() as usize / 4);
+        let (value, rest) = words.split_at(ty.push_size() as usize / 4);
         specialization.push(spec_id::FIRST_OUTER_CONST + i as u32, value);
         words = rest;
     }

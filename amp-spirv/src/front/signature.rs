@@ -436,7 +436,8 @@ pub(super) fn elem_and_rank(
         syn::GenericArgument::Type(t) => match value_type(t, structs, &mut literal_len)? {
             Ty::Scalar(s)
                 if matches!(s, Scalar::I32 | Scalar::U32 | Scalar::F32 | Scalar::F64)
-                    || s.is_normalized() =>
+                    || s.is_normalized()
+                    || s.is_small_int() =>
             {
                 Elem::Scalar(s)
             }
@@ -448,7 +449,7 @@ pub(super) fn elem_and_rank(
                     t.span(),
                     format!("`{other}` is not supported as an element type of views and arrays"),
                 )
-                .with_help("use i32, u32, f32, f64, Norm, Unorm or a short vector of them (`Float3`, `int_2`, `Unorm4`)"))
+                .with_help("use i8, u8, i16, u16, i32, u32, f32, f64, Norm, Unorm or a short vector of the 32- and 64-bit ones (`Float3`, `int_2`, `Unorm4`)"))
             }
         },
         _ => return Err(usage()),
@@ -479,7 +480,8 @@ pub(crate) fn texel_and_rank(
             "expected a texel type and a rank, as in `TextureView<Unorm4, 2>`",
         ));
     };
-    let texel_scalar = |s: Scalar| !matches!(s, Scalar::Bool | Scalar::Usize | Scalar::F64);
+    let texel_scalar =
+        |s: Scalar| !matches!(s, Scalar::Bool | Scalar::Usize | Scalar::F64) && !s.is_small_int();
     let texel = match value_type(t, structs, &mut literal_len)? {
         Ty::Scalar(s) if texel_scalar(s) => Elem::Scalar(s),
         Ty::Vector(s, n) if texel_scalar(s) && n != 3 => Elem::Vector(s, n),
@@ -687,12 +689,12 @@ fn unsupported_type(ty: &syn::Type) -> Diagnostic {
         .replace(' ', "");
     let first = text.split(['<', ':']).next().unwrap_or("").to_string();
     let (rule, help) = match first.as_str() {
-        "i8" | "i16" | "i64" | "i128" | "isize" => (Rule::ScalarTypes, "use `i32`"),
-        "u8" | "u16" | "u64" | "u128" => (Rule::ScalarTypes, "use `u32`"),
+        "i64" | "i128" | "isize" => (Rule::ScalarTypes, "use `i32`"),
+        "u64" | "u128" => (Rule::ScalarTypes, "use `u32`"),
         "char" | "str" | "String" => (Rule::NoText, "text cannot be processed on the device; encode characters as `u32`"),
         "Vec" | "Box" | "Rc" | "Arc" => (Rule::NoHeap, "heap memory does not exist on the device; use a fixed-size array `[T; N]` or an `ArrayView`"),
         "Option" | "Result" => (Rule::NoOptionResult, "use a `bool` flag next to the value"),
-        _ => (Rule::ScalarTypes, "kernels support i32, u32, f32, f64, bool, usize, short vectors (`Float3`, `int_2`, ...), fixed-size arrays of them, Index<N>, Extent<N> and `#[derive(DeviceStruct)]` structs"),
+        _ => (Rule::ScalarTypes, "kernels support i8, u8, i16, u16, i32, u32, f32, f64, bool, usize, short vectors (`Float3`, `int_2`, ...), fixed-size arrays of them, Index<N>, Extent<N> and `#[derive(DeviceStruct)]` structs"),
     };
     Diagnostic::error(
         rule,

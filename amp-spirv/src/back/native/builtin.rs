@@ -27,11 +27,11 @@ impl Emitter<'_> {
             return self.geometric(f, args, &vals, span);
         }
         if let Builtin::Int(m) = f {
-            let receiver = args[0].ty.scalar().map(|s| s.device());
+            let receiver = args[0].ty.scalar().map(|s| s.native());
             return Ok(self.int_method(m, receiver == Some(Scalar::I32), &vals));
         }
         let (s, n) = self.shape(ty, span)?;
-        self.lanes(n, &vals, |x| match (f, s.device()) {
+        self.lanes(n, &vals, |x| match (f, s.native()) {
             (Builtin::Min, _) => {
                 let (a, b) = (&x[0], &x[1]);
                 quote_spanned!(at=> (#a.min(#b)))
@@ -44,7 +44,7 @@ impl Emitter<'_> {
                 let a = &x[0];
                 quote_spanned!(at=> (#a.abs()))
             }
-            (Builtin::Abs, Scalar::I32) => {
+            (Builtin::Abs, s) if s.is_signed_int() => {
                 let a = &x[0];
                 quote_spanned!(at=> (#a.wrapping_abs()))
             }

@@ -45,7 +45,7 @@ impl Emitter<'_> {
                 let op = *op;
                 self.lanes(n, &[v], |x| {
                     let x = &x[0];
-                    match (op, s.device()) {
+                    match (op, s.native()) {
                         (UnOp::Neg, s) if s.is_float() => quote_spanned!(at=> (-#x)),
                         (UnOp::Neg, _) => quote_spanned!(at=> (#x.wrapping_neg())),
                         (UnOp::Not, _) => quote_spanned!(at=> (!#x)),
@@ -460,7 +460,7 @@ impl Emitter<'_> {
             let ty = self.scalar(t, span)?;
             return Ok(quote_spanned!(at=> ((#v) as #ty)));
         }
-        let from_f32 = f.device() == Scalar::F32;
+        let from_f32 = f.native() == Scalar::F32;
         let rt = self.rt.clone();
         self.lanes(n, &[v], |x| {
             let x = &x[0];
@@ -478,7 +478,7 @@ impl Emitter<'_> {
     /// The scalar type of a scalar value (`Norm` and `Unorm` are their `f32`s).
     pub(super) fn scalar_of(&self, t: &Ty, span: Span) -> Res<Scalar> {
         match t {
-            Ty::Scalar(s) => Ok(s.device()),
+            Ty::Scalar(s) => Ok(s.native()),
             Ty::Vector(..) => unsupported("short vectors", span),
             other => unsupported(format!("operators on `{other}`"), span),
         }
@@ -508,6 +508,11 @@ impl Emitter<'_> {
             (Scalar::F64, Lit::Int(v)) => f64_bits(v as f64),
             (Scalar::I32, Lit::Int(v)) => i32_lit(at, v as u32 as i32),
             (Scalar::I32, Lit::Float(v, _)) => i32_lit(at, v as i64 as u32 as i32),
+            // `128` under a negation is `i8::MIN`'s magnitude: its bits, as the type.
+            (s, Lit::Int(v)) if s.is_small_int() => {
+                let (v, t) = (u32_lit(v as u32), format_ident!("{}", s.name()));
+                quote_spanned!(at=> (#v as #t))
+            }
             (_, Lit::Int(v)) => u32_lit(v as u32),
             (_, Lit::Float(v, _)) => u32_lit(v as i64 as u32),
             (_, Lit::Bool(b)) => u32_lit(b as u32),
@@ -686,7 +691,7 @@ impl Emitter<'_> {
         let at = self.at;
         let (s, n) = self.shape(lt, span)?;
         let (rs, _) = self.shape(rt, span)?;
-        let (s, rs) = (s.device(), rs.device());
+        let (s, rs) = (s.native(), rs.native());
         let out = result.component().filter(|c| c.is_normalized());
         let one = |this: &Self, a: &TokenStream, b: &TokenStream| -> Res<TokenStream> {
             let v = this.binary_op(op, s, rs, a, b, span)?;
@@ -731,6 +736,15 @@ impl Emitter<'_> {
             BinOp::Add if int => quote_spanned!(at=> (#l.wrapping_add(#r))),
             BinOp::Sub if int => quote_spanned!(at=> (#l.wrapping_sub(#r))),
             BinOp::Mul if int => quote_spanned!(at=> (#l.wrapping_mul(#r))),
+            // A small integer divides as its 32-bit value, narrowed: `i8::MIN / -1` wraps,
+            // `x / 0` is all ones and `x % 0` is `x`, as for the 32-bit types.
+            BinOp::Div | BinOp::Rem if s.is_small_int() => {
+                let op = if op == BinOp::Div { "div" } else { "rem" };
+                let wide = if s.is_signed_int() { "i32" } else { "u32" };
+                let f = format_ident!("{}_{}", op, wide);
+                let (w, t) = (format_ident!("{}", wide), format_ident!("{}", t));
+                quote_spanned!(at=> (#rt::#f((#l) as #w, (#r) as #w) as #t))
+            }
             BinOp::Div if int => {
                 let f = format_ident!("div_{}", t);
                 quote_spanned!(at=> #rt::#f(#l, #r))

@@ -522,12 +522,17 @@ impl Emitter<'_> {
     }
 
     /// The name of a scalar's Rust type (`Norm` and `Unorm` are their `f32`s: the host's
-    /// types are `#[repr(transparent)]`, clamped by the operations that produce them).
+    /// types are `#[repr(transparent)]`, clamped by the operations that produce them; the
+    /// small integers are themselves, so Rust's own wrapping gives their widths).
     fn scalar_name(s: Scalar) -> &'static str {
         match s {
             Scalar::Bool => "bool",
             Scalar::I32 => "i32",
             Scalar::U32 | Scalar::Usize => "u32",
+            Scalar::I8 => "i8",
+            Scalar::U8 => "u8",
+            Scalar::I16 => "i16",
+            Scalar::U16 => "u16",
             Scalar::F32 | Scalar::Norm | Scalar::Unorm => "f32",
             Scalar::F64 => "f64",
         }
@@ -628,6 +633,10 @@ impl Emitter<'_> {
             Ty::Scalar(Scalar::F32 | Scalar::Norm | Scalar::Unorm) => quote_spanned!(at=> 0.0f32),
             Ty::Scalar(Scalar::F64) => quote_spanned!(at=> 0.0f64),
             Ty::Scalar(Scalar::I32) => quote_spanned!(at=> 0i32),
+            Ty::Scalar(s @ (Scalar::I8 | Scalar::U8 | Scalar::I16 | Scalar::U16)) => {
+                let t = format_ident!("{}", s.name());
+                quote_spanned!(at=> (0 as #t))
+            }
             Ty::Scalar(Scalar::U32 | Scalar::Usize) => quote_spanned!(at=> 0u32),
             Ty::Array(elem, len) => {
                 let (z, n) = (self.zero(elem, span)?, index_lit(self.len(len, span)?));

@@ -6,7 +6,7 @@ use super::OrInternal;
 use crate::back::spv::Invariant;
 use crate::back::ParamSlot;
 use crate::ir::*;
-use crate::types::Scalar;
+use crate::types::{Elem, Scalar};
 use rspirv::spirv::{Op, Word};
 
 impl Emitter<'_> {
@@ -91,12 +91,22 @@ impl Emitter<'_> {
     }
 
     /// Pointer to element number `linear` of buffer `p`.
+    /// Packed elements (the small integers) have the pointer to their word, which
+    /// `load_buffer_elem` and `store_buffer_elem` know.
     pub(super) fn buffer_ptr_at(&mut self, p: ParamId, linear: Word) -> Word {
         let zero = self.const_u32(0);
         let (var, elem_ptr) = self.buffers[p]
             .as_ref()
             .map(|b| (b.var, b.elem_ptr))
             .or_internal(&mut self.internal, Invariant::BufferDeclared);
-        self.access(elem_ptr, var, &[zero, linear])
+        match self.k.params[p].kind {
+            ParamKind::Buffer {
+                elem: Elem::Scalar(s),
+                ..
+            } if s.is_small_int() => {
+                self.packed_ptr(s, linear, |e, word| e.access(elem_ptr, var, &[zero, word]))
+            }
+            _ => self.access(elem_ptr, var, &[zero, linear]),
+        }
     }
 }

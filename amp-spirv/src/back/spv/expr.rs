@@ -96,7 +96,7 @@ impl Emitter<'_> {
                 if opcode == Op::FNegate {
                     self.exact(id);
                 }
-                Some(id)
+                Some(self.narrow_if_small(id, &e.ty))
             }
             ExprKind::Binary(op, a, b) => {
                 // Normalized operands are `f32`s; the result is clamped back into range.
@@ -196,10 +196,10 @@ impl Emitter<'_> {
                 }
                 let inst = match (f, s) {
                     (Builtin::Min, s) if s.is_float() => glsl::NMIN,
-                    (Builtin::Min, Scalar::I32) => glsl::SMIN,
+                    (Builtin::Min, s) if s.is_signed_int() => glsl::SMIN,
                     (Builtin::Min, _) => glsl::UMIN,
                     (Builtin::Max, s) if s.is_float() => glsl::NMAX,
-                    (Builtin::Max, Scalar::I32) => glsl::SMAX,
+                    (Builtin::Max, s) if s.is_signed_int() => glsl::SMAX,
                     (Builtin::Max, _) => glsl::UMAX,
                     (Builtin::Abs, _) => glsl::SABS,
                     (
@@ -213,7 +213,9 @@ impl Emitter<'_> {
                         return self.broken(Invariant::CheckedType);
                     }
                 };
-                Some(self.ext(inst, t, &vals))
+                // `i8::MIN.abs()` wraps to itself, as Rust's release build.
+                let v = self.ext(inst, t, &vals);
+                Some(self.narrow_if_small(v, &e.ty))
             }
             ExprKind::Math(f, args) => {
                 let mut vals = Vec::new();
@@ -352,7 +354,27 @@ impl Emitter<'_> {
         Some(self.binary(op, operand, &b.ty, l, r, result))
     }
 
+    /// `l op r` with the kernel's meaning: Rust's release build, a small integer result
+    /// narrowed to its width (small.rs).
     pub(super) fn binary(
+        &mut self,
+        op: BinOp,
+        operand: Scalar,
+        rhs_ty: &Ty,
+        l: Word,
+        r: Word,
+        result: &Ty,
+    ) -> Word {
+        let v = self.binary_wide(op, operand, rhs_ty, l, r, result);
+        match op {
+            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem | BinOp::Shl => {
+                self.narrow_if_small(v, result)
+            }
+            _ => v,
+        }
+    }
+
+    fn binary_wide(
         &mut self,
         op: BinOp,
         operand: Scalar,
@@ -421,7 +443,9 @@ impl Emitter<'_> {
                     Some(rs) if self.scalar_ty(rs) != lt => self.op(Op::Bitcast, lt, &[r]),
                     _ => r,
                 };
-                let mask = self.constant(lt, 31, false);
+                // The amount modulo the width: 8 or 16 for a small integer.
+                let width = result.scalar().and_then(Scalar::narrow_bits).unwrap_or(32);
+                let mask = self.constant(lt, u64::from(width - 1), false);
                 let amount = self.op(Op::BitwiseAnd, lt, &[r, mask]);
                 let opcode = match (op, signed) {
                     (BinOp::Shl, _) => Op::ShiftLeftLogical,
@@ -528,6 +552,19 @@ impl Emitter<'_> {
 
     pub(super) fn cast(&mut self, v: Word, from: Scalar, to: Scalar) -> Word {
         let (ft, tt) = (self.scalar_ty(from), self.scalar_ty(to));
+        // Into a small integer from a wider integer (or one of the other signedness): the
+        // low bits, as Rust's `as`.
+        let narrowing = from.is_int()
+            && to.is_small_int()
+            && (from.bits() > to.bits() || (from.bits() == to.bits() && from != to));
+        if narrowing {
+            let same = if ft == tt {
+                v
+            } else {
+                self.op(Op::Bitcast, tt, &[v])
+            };
+            return self.narrow(same, to);
+        }
         if ft == tt {
             return v;
         }
@@ -558,11 +595,13 @@ impl Emitter<'_> {
         let tt = self.scalar_ty(to);
         let b = self.scalar_ty(Scalar::Bool);
         let signed = to.is_signed_int();
-        let (lo, hi_excl, min, max): (f64, f64, u128, u128) = if signed {
-            (-2147483648.0, 2147483648.0, 1 << 31, i32::MAX as u128)
-        } else {
-            (0.0, 4294967296.0, 0, u32::MAX as u128)
-        };
+        // The type's range: `[MIN, MAX + 1)` in the float, `MIN` and `MAX` as the 32-bit
+        // integer's bits.
+        let (min, max) = to
+            .int_range()
+            .or_internal(&mut self.internal, Invariant::CheckedType);
+        let (lo, hi_excl) = (min as f64, max as f64 + 1.0);
+        let (min, max) = (u128::from(min as i32 as u32), u128::from(max as u32));
         let converted = self.op(
             if signed {
                 Op::ConvertFToS

@@ -17,6 +17,7 @@ mod interface;
 mod loops;
 mod math;
 mod normalized;
+mod small;
 mod subgroup;
 mod texture;
 mod vector;
@@ -152,6 +153,8 @@ struct Emitter<'k> {
     opaque_locals: HashSet<LocalId>,
     locals: Vec<Option<Word>>,
     buffers: Vec<Option<BufferVar>>,
+    /// The pointers to words of packed buffers (small integers), with their elements' places.
+    packed: HashMap<Word, small::PackedElem>,
     /// Per parameter, its image or sampler variable (textures and samplers only).
     images: Vec<Option<texture::ImageVar>>,
     /// Per buffer parameter, its layout facts: a `u32` specialization constant (`SpecId`
@@ -257,6 +260,7 @@ impl<'k> Emitter<'k> {
             opaque_locals: HashSet::new(),
             locals: Vec::new(),
             buffers: Vec::new(),
+            packed: HashMap::new(),
             images: Vec::new(),
             layout_facts: Vec::new(),
             fact_bools: HashMap::new(),
@@ -289,7 +293,7 @@ impl<'k> Emitter<'k> {
         let device = ty.device();
         if device != *ty {
             // `Norm`, `Unorm4`, `[Unorm; 4]`: the `f32` types themselves (SPIR-V allows one
-            // `OpTypeFloat 32`).
+            // `OpTypeFloat 32`); `u8`, `[i16; 4]`: the 32-bit integer types.
             let id = self.ty(&device);
             self.types.insert(ty.clone(), id);
             return id;
@@ -307,7 +311,12 @@ impl<'k> Emitter<'k> {
                     self.uses_float64 = true;
                     self.b.type_float(64, None)
                 }
-                Scalar::Norm | Scalar::Unorm => self.broken(Invariant::CheckedType),
+                Scalar::Norm
+                | Scalar::Unorm
+                | Scalar::I8
+                | Scalar::U8
+                | Scalar::I16
+                | Scalar::U16 => self.broken(Invariant::CheckedType),
             },
             Ty::Array(elem, n) => {
                 let e = self.ty(elem);

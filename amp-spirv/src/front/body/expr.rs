@@ -278,8 +278,8 @@ impl BodyChecker<'_> {
                         ty: Ty::Scalar(s),
                         span,
                     };
-                    if s == Scalar::I32 && name == "MIN" {
-                        // `-2147483648`: the literal is in range for `i32` only when negated.
+                    if s.is_signed_int() && name == "MIN" {
+                        // `-2147483648`, `-128`: in range for the type only when negated.
                         return Expr {
                             kind: ExprKind::Unary(UnOp::Neg, Box::new(lit)),
                             ty: Ty::Scalar(s),
@@ -758,6 +758,11 @@ fn scalar_constant(s: Scalar, name: &str) -> Option<Lit> {
         (Scalar::I32, "MIN") => Lit::Int(1 << 31),
         (Scalar::U32 | Scalar::Usize, "MAX") => Lit::Int(u32::MAX as u128),
         (Scalar::U32 | Scalar::Usize, "MIN") => Lit::Int(0),
+        // The small integers' bounds (`MIN` of a signed one as its magnitude, negated).
+        (s, "MAX") if s.is_small_int() => Lit::Int(s.int_range()?.1 as u128),
+        (s, "MIN") if s.is_small_int() => Lit::Int(s.int_range()?.0.unsigned_abs().into()),
+        (s, "ZERO") if s.is_small_int() => Lit::Int(0),
+        (s, "ONE") if s.is_small_int() => Lit::Int(1),
         (Scalar::F32, "MAX") => Lit::Float(f32::MAX as f64, f32::MAX),
         (Scalar::F32, "MIN") => Lit::Float(f32::MIN as f64, f32::MIN),
         (Scalar::F32, "EPSILON") => Lit::Float(f32::EPSILON as f64, f32::EPSILON),

@@ -15,11 +15,11 @@ impl Finisher<'_> {
         let Ty::Scalar(s) = e.ty else { return };
         let out_of_range = match e.kind {
             ExprKind::Lit(Lit::Int(v)) => {
-                let max: u128 = match s {
-                    Scalar::I32 if negated => 1 << 31,
-                    Scalar::I32 => i32::MAX as u128,
-                    Scalar::U32 | Scalar::Usize => u32::MAX as u128,
-                    _ => u128::MAX,
+                // `-128i8` is `i8::MIN`: a negated literal may exceed `MAX` by one.
+                let max: u128 = match s.int_range() {
+                    Some((lo, _)) if negated => lo.unsigned_abs().into(),
+                    Some((_, hi)) => hi as u128,
+                    None => u128::MAX,
                 };
                 v > max
             }
@@ -33,6 +33,7 @@ impl Finisher<'_> {
             let help = match s {
                 Scalar::F32 => "the value is beyond `f32::MAX`; use `f32::INFINITY` or an `f64`",
                 Scalar::I32 => "the value does not fit in `i32`; use a `u32` or a smaller value",
+                s if s.is_small_int() => "use a wider integer type, or a value in the type's range",
                 _ => "indices and `usize` values are 32-bit on the device",
             };
             self.diags.push(

@@ -56,7 +56,7 @@ impl BodyChecker<'_> {
         }
         let ty = self.infer.shallow(&lhs_ty);
         let signed = match ty {
-            Ty::Scalar(s) if s.is_int() => s == Scalar::I32,
+            Ty::Scalar(s) if s.is_int() => s.is_signed_int(),
             Ty::Var(_) if self.infer.class(&ty) == Class::Int => true,
             Ty::Never => {
                 self.scopes.pop();
@@ -76,6 +76,10 @@ impl BodyChecker<'_> {
                 return Some(Self::error_expr(span));
             }
         };
+        // The receiver's type and width (`i32` for a literal that nothing settles).
+        let scalar = ty.scalar().filter(|s| s.is_int()).unwrap_or(Scalar::I32);
+        let t = quote::format_ident!("{}", scalar.name());
+        let width = scalar.bits();
         let value: syn::Expr = match (op, signed) {
             ("add", false) => syn::parse_quote_spanned!(at=> {
                 let __amp_r = __amp_lhs + __amp_rhs; (__amp_r, __amp_r < __amp_lhs)
@@ -95,18 +99,20 @@ impl BodyChecker<'_> {
                 let __amp_r = __amp_lhs * __amp_rhs;
                 (__amp_r, __amp_lhs != 0 && __amp_r / __amp_lhs != __amp_rhs)
             }),
-            // `i32::MIN * -1` wraps to `i32::MIN`, whose quotient by -1 the test cannot trust.
+            // `MIN * -1` wraps to `MIN`, whose quotient by -1 the test cannot trust.
             ("mul", true) => syn::parse_quote_spanned!(at=> {
                 let __amp_r = __amp_lhs * __amp_rhs;
-                (__amp_r, (__amp_lhs == -1 && __amp_rhs == i32::MIN)
+                (__amp_r, (__amp_lhs == -1 && __amp_rhs == #t::MIN)
                     || (__amp_lhs != 0 && __amp_lhs != -1 && __amp_r / __amp_lhs != __amp_rhs))
             }),
             ("neg", false) => syn::parse_quote_spanned!(at=> (!__amp_lhs + 1, __amp_lhs != 0)),
             ("neg", true) => {
-                syn::parse_quote_spanned!(at=> (!__amp_lhs + 1, __amp_lhs == i32::MIN))
+                syn::parse_quote_spanned!(at=> (!__amp_lhs + 1, __amp_lhs == #t::MIN))
             }
-            ("shl", _) => syn::parse_quote_spanned!(at=> (__amp_lhs << __amp_rhs, __amp_rhs >= 32)),
-            _ => syn::parse_quote_spanned!(at=> (__amp_lhs >> __amp_rhs, __amp_rhs >= 32)),
+            ("shl", _) => {
+                syn::parse_quote_spanned!(at=> (__amp_lhs << __amp_rhs, __amp_rhs >= #width))
+            }
+            _ => syn::parse_quote_spanned!(at=> (__amp_lhs >> __amp_rhs, __amp_rhs >= #width)),
         };
         let value = self.expr(&value);
         self.scopes.pop();
