@@ -43,7 +43,7 @@ pub mod sealed {
     label = "not a device element type",
     note = "view and array elements are `i8`, `u8`, `i16`, `u16`, `i32`, `u32`, `f32`, `f64`, \
             short vectors (`Float3`, ...) and `#[repr(C)]` structs with `#[derive(Clone, Copy, \
-            DeviceStruct)]`"
+            DeviceStruct)]` (whose fields are 32- or 64-bit)"
 )]
 pub unsafe trait DeviceElement: sealed::Sealed + Copy + Send + Sync + 'static {
     /// The device-side scalar type (of the components, for a short vector; `U32` for a struct,

@@ -281,3 +281,132 @@ fn tile_static_and_local_arrays_parameters_and_constants_of_small_integers(
     assert_validation_clean();
     Ok(())
 }
+
+/// How many results each method kernel gives per pair (columns of `out`).
+const METHODS: usize = 22;
+
+macro_rules! method_kernels {
+    ($($kernel:ident, $host:ident, $t:ident, $u:ident;)*) => {$(
+        /// Rust's integer methods on `a[i]` (and `b[i]`), each result widened to an `i32`.
+        #[kernel(amp)]
+        fn $kernel(idx: Index<1>, a: ArrayView<$t, 1>, b: ArrayView<$t, 1>, out: ArrayViewMut<i32, 2>) {
+            let i = idx[0];
+            let (x, y) = (a[idx], b[idx]);
+            let n = y as u32;
+            out[[i, 0]] = x.count_ones() as i32;
+            out[[i, 1]] = x.count_zeros() as i32;
+            out[[i, 2]] = x.leading_zeros() as i32;
+            out[[i, 3]] = x.trailing_zeros() as i32;
+            out[[i, 4]] = x.leading_ones() as i32;
+            out[[i, 5]] = x.trailing_ones() as i32;
+            out[[i, 6]] = x.reverse_bits() as i32;
+            out[[i, 7]] = x.swap_bytes() as i32;
+            out[[i, 8]] = x.rotate_left(n) as i32;
+            out[[i, 9]] = x.rotate_right(n) as i32;
+            out[[i, 10]] = x.wrapping_pow(n % 5) as i32;
+            out[[i, 11]] = x.abs_diff(y) as i32;
+            out[[i, 12]] = x.saturating_add(y) as i32;
+            out[[i, 13]] = x.saturating_sub(y) as i32;
+            out[[i, 14]] = if y != 0 { x.rem_euclid(y) as i32 } else { 0 };
+            out[[i, 15]] = if y != 0 { x.div_euclid(y) as i32 } else { 0 };
+            out[[i, 16]] = x.wrapping_neg() as i32;
+            let (v, o) = x.overflowing_add(y);
+            out[[i, 17]] = v as i32 * 2 + o as i32;
+            let (v, o) = x.overflowing_mul(y);
+            out[[i, 18]] = v as i32 * 2 + o as i32;
+            let (v, o) = x.overflowing_sub(y);
+            out[[i, 19]] = v as i32 * 2 + o as i32;
+            out[[i, 20]] = x.min(y).max($t::MIN + 1).clamp(y.min(x), y.max(x)) as i32;
+            out[[i, 21]] = x.wrapping_shl(n) as i32 ^ x.wrapping_shr(n) as i32;
+        }
+
+        fn $host(x: $t, y: $t) -> [i32; METHODS] {
+            let n = y as u32;
+            let ov = |(v, o): ($t, bool)| v as i32 * 2 + o as i32;
+            [
+                x.count_ones() as i32,
+                x.count_zeros() as i32,
+                x.leading_zeros() as i32,
+                x.trailing_zeros() as i32,
+                x.leading_ones() as i32,
+                x.trailing_ones() as i32,
+                x.reverse_bits() as i32,
+                x.swap_bytes() as i32,
+                x.rotate_left(n) as i32,
+                x.rotate_right(n) as i32,
+                x.wrapping_pow(n % 5) as i32,
+                x.abs_diff(y) as i32,
+                x.saturating_add(y) as i32,
+                x.saturating_sub(y) as i32,
+                if y != 0 { x.wrapping_rem_euclid(y) as i32 } else { 0 },
+                if y != 0 { x.wrapping_div_euclid(y) as i32 } else { 0 },
+                x.wrapping_neg() as i32,
+                ov(x.overflowing_add(y)),
+                ov(x.overflowing_mul(y)),
+                ov(x.overflowing_sub(y)),
+                x.min(y).max($t::MIN + 1).clamp(y.min(x), y.max(x)) as i32,
+                x.wrapping_shl(n) as i32 ^ x.wrapping_shr(n) as i32,
+            ]
+        }
+    )*};
+}
+
+method_kernels! {
+    methods_u8, host_methods_u8, u8, u8;
+    methods_i8, host_methods_i8, i8, u8;
+    methods_u16, host_methods_u16, u16, u16;
+    methods_i16, host_methods_i16, i16, u16;
+}
+
+macro_rules! check_methods {
+    ($kernel:ident, $host:ident, $t:ident, $pairs:expr) => {{
+        let pairs: Vec<($t, $t)> = $pairs;
+        let n = pairs.len();
+        let a: Vec<$t> = pairs.iter().map(|p| p.0).collect();
+        let b: Vec<$t> = pairs.iter().map(|p| p.1).collect();
+        let mut out = vec![0i32; n * METHODS];
+        {
+            let (av, bv) = (ArrayView::new([n], &a)?, ArrayView::new([n], &b)?);
+            let mut ov = ArrayViewMut::new([n, METHODS], &mut out)?;
+            parallel_for_each(av.extent(), $kernel(&av, &bv, &mut ov))?;
+            ov.synchronize()?;
+        }
+        for (k, &(x, y)) in pairs.iter().enumerate() {
+            assert_eq!(
+                &out[k * METHODS..(k + 1) * METHODS],
+                &$host(x, y)[..],
+                "{} methods of ({x}, {y})",
+                stringify!($t)
+            );
+        }
+    }};
+}
+
+#[test]
+fn integer_methods_of_small_integers_match_the_host() -> Result<(), amp::Error> {
+    let u: Vec<u8> = (0..=255).collect();
+    check_methods!(methods_u8, host_methods_u8, u8, all_pairs(&u));
+    let i: Vec<i8> = (-128..=127).collect();
+    check_methods!(methods_i8, host_methods_i8, i8, all_pairs(&i));
+    let mut rng = common::Rng(61);
+    let mut u: Vec<u16> = vec![0, 1, 2, 3, 8, 15, 16, 17, 255, 256, 0x7fff, 0x8000, 0xffff];
+    u.extend((0..40).map(|_| rng.next_u32() as u16));
+    check_methods!(methods_u16, host_methods_u16, u16, all_pairs(&u));
+    let mut i: Vec<i16> = vec![
+        i16::MIN,
+        i16::MIN + 1,
+        -256,
+        -1,
+        0,
+        1,
+        2,
+        15,
+        16,
+        17,
+        i16::MAX,
+    ];
+    i.extend((0..40).map(|_| rng.next_u32() as i16));
+    check_methods!(methods_i16, host_methods_i16, i16, all_pairs(&i));
+    assert_validation_clean();
+    Ok(())
+}

@@ -2,7 +2,7 @@ use amp::prelude::*;
 
 #[kernel(amp)]
 fn literals(idx: Index<1>, out: ArrayViewMut<i32, 1>) {
-    let byte = 5u8;
+    let byte = 5u64;
     let text = "five";
     let letter = 'f';
     let big: i32 = 3_000_000_000;

@@ -4,7 +4,7 @@ use amp::prelude::*;
 fn views(
     idx: Index<1>,
     flags: ArrayView<bool, 1>,
-    bytes: ArrayView<u8, 1>,
+    wide: ArrayView<u64, 1>,
     flat: ArrayView<f32>,
     deep: ArrayViewMut<f32, 4>,
 ) {

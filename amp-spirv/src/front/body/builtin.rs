@@ -37,6 +37,18 @@ impl BodyChecker<'_> {
         }
         match self.infer.class(&ty) {
             Class::Float | Class::Never => {}
+            // `Ord::clamp` on an integer scalar: `max` then `min` (where Rust would panic on
+            // `lo > hi`, the result is `hi`).
+            Class::Int
+                if f == MathFn::Clamp && !matches!(self.infer.shallow(&ty), Ty::Vector(..)) =>
+            {
+                let mut args = args.into_iter();
+                let (Some(x), Some(lo), Some(hi)) = (args.next(), args.next(), args.next()) else {
+                    return self.internal(span, "clamp has three arguments");
+                };
+                let at_least = self.builtin(Builtin::Max, vec![x, lo], span);
+                return self.builtin(Builtin::Min, vec![at_least, hi], span);
+            }
             _ => {
                 let t = self.infer.describe(&ty);
                 self.err(
@@ -234,7 +246,7 @@ impl BodyChecker<'_> {
                     m.method.span(),
                     format!("`{method}` is an integer method; `{t}` has no `{method}`"),
                 )
-                .with_help("Rust's wrapping methods work on `i32`, `u32` and `usize`; on those, the kernel's `+`, `-`, `*`, `<<` and `>>` wrap too, as in Rust's release builds"),
+                .with_help("Rust's wrapping methods work on integers; on those, the kernel's `+`, `-`, `*`, `<<` and `>>` wrap too, as in Rust's release builds"),
             );
             return Some(Self::error_expr(span));
         }
@@ -277,7 +289,9 @@ impl BodyChecker<'_> {
                         span,
                         format!("`{name}` is an integer method; `{t}` has no `{name}`"),
                     )
-                    .with_help("Rust's integer methods work on `i32`, `u32` and `usize` scalars"),
+                    .with_help(
+                        "Rust's integer methods work on integer scalars (`i8` to `u32`, `usize`)",
+                    ),
                 );
                 return Self::error_expr(span);
             }
@@ -304,6 +318,9 @@ impl BodyChecker<'_> {
                     self.expect_ty(&ty, arg, &context);
                 }
             }
+        }
+        if let Some(s) = scalar.filter(|s| s.is_small_int()) {
+            return self.small_int_method(f, s, receiver, args, span);
         }
         let result = if f.returns_u32() {
             Ty::Scalar(Scalar::U32)

@@ -345,7 +345,7 @@ impl BodyChecker<'_> {
                     let help = if class == Class::Normalized {
                         "a `Unorm` is in [0, 1] and has no negation; convert it to a `Norm` first: `-Norm::from(u)`"
                     } else {
-                        "negation works on i32, f32, f64 and Norm; cast unsigned values to i32 first"
+                        "negation works on signed integers (i8, i16, i32), floats and Norm; cast unsigned values to a signed type first"
                     };
                     self.err(
                         Diagnostic::error(
@@ -793,7 +793,7 @@ fn unsupported_suffix(span: Span, suffix: &str) -> Diagnostic {
         span,
         format!("literals of type `{suffix}` are not supported in kernels"),
     )
-    .with_help("use an unsuffixed literal or one of i32, u32, usize, f32, f64")
+    .with_help("use an unsuffixed literal or one of i8, u8, i16, u16, i32, u32, usize, f32, f64")
 }
 
 pub(super) fn macro_error(mac: &syn::Macro) -> Diagnostic {

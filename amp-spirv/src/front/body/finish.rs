@@ -62,7 +62,7 @@ impl VisitorMut for Finisher<'_> {
                             format!("cannot negate a value of type `{}`", s.name()),
                         )
                         .with_help(
-                            "negation works on i32, f32 and f64; cast unsigned values to i32 first",
+                            "negation works on signed integers (i8, i16, i32) and floats; cast unsigned values to a signed type first",
                         ),
                     );
                 }

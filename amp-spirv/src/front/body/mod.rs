@@ -36,6 +36,7 @@ mod index_arith;
 mod matching;
 mod normalized;
 mod place;
+mod small_int;
 mod stmt;
 mod structs;
 mod subgroup;

@@ -71,7 +71,9 @@ impl BodyChecker<'_> {
                         Span::from(at),
                         format!("`{method}` is an integer method; `{t}` has no `{method}`"),
                     )
-                    .with_help("Rust's overflowing methods work on `i32`, `u32` and `usize`"),
+                    .with_help(
+                        "Rust's overflowing methods work on integers (`i8` to `u32`, `usize`)",
+                    ),
                 );
                 return Some(Self::error_expr(span));
             }
