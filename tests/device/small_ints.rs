@@ -410,3 +410,44 @@ fn integer_methods_of_small_integers_match_the_host() -> Result<(), amp::Error> 
     assert_validation_clean();
     Ok(())
 }
+
+/// docs/kernel-language.md's example: marks the multiples of `p` from `2p` on. (Each thread
+/// writes its own multiple, for any `p > 0`; the analysis cannot know `p` is not 0.)
+#[kernel(amp, allow(write_conflict))]
+fn sieve_step(idx: Index<1>, composite: ArrayViewMut<u8, 1>, p: u32) {
+    let m = (idx[0] as u32 + 2) * p;
+    if (m as usize) < composite.extent()[0] {
+        composite[[m as usize]] = 1;
+    }
+}
+
+#[test]
+fn a_sieve_of_bytes_finds_the_primes() -> Result<(), amp::Error> {
+    let n = 100_003usize;
+    let mut composite = Array::<u8, 1>::new([n])?;
+    let mut p = 2;
+    while p * p < n {
+        let host = composite.to_vec()?;
+        if host[p] == 0 {
+            let multiples = n / p;
+            parallel_for_each(
+                Extent::new([multiples]),
+                sieve_step(&mut composite.view_mut(), p as u32),
+            )?;
+        }
+        p += 1;
+    }
+    let got = composite.to_vec()?;
+    let mut want = vec![0u8; n];
+    for p in 2..n {
+        if want[p] == 0 {
+            for m in (2 * p..n).step_by(p) {
+                want[m] = 1;
+            }
+        }
+    }
+    assert_eq!(&got[2..], &want[2..]);
+    assert_eq!(got[2..].iter().filter(|&&c| c == 0).count(), 9592);
+    assert_validation_clean();
+    Ok(())
+}
