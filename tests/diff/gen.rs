@@ -311,8 +311,8 @@ struct Array {
 }
 
 /// The state of one function's generation.
-struct Gen<'a> {
-    rng: &'a mut Rng,
+pub(crate) struct Gen<'a> {
+    pub(crate) rng: &'a mut Rng,
     helpers: &'a [Helper],
     /// Helper calls this function may still make (each is inlined on the device).
     calls_left: u32,
@@ -794,7 +794,7 @@ impl<'a> Gen<'a> {
 
     // ----- expressions -----
 
-    fn expr(&mut self, ty: Ty, depth: u32) -> String {
+    pub(crate) fn expr(&mut self, ty: Ty, depth: u32) -> String {
         if depth == 0 || self.rng.chance(0.2) {
             return self.leaf(ty);
         }
@@ -962,6 +962,7 @@ impl<'a> Gen<'a> {
             }
             6 if ty == Ty::I32 => format!("({}).abs()", self.expr(ty, depth)),
             7 => self.int_method(ty, depth),
+            8 if self.rng.chance(0.4) => self.small_int_expr(ty, depth),
             _ => self.leaf(ty),
         }
     }

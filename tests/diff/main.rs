@@ -37,6 +37,7 @@ mod gen;
 mod host;
 mod native_backend;
 mod opaque;
+mod small;
 
 use gen::{Check, Program, Rng, TestFn, Ty};
 use std::time::Instant;
