@@ -200,6 +200,19 @@ fn every_kernel_in_the_repository_validates() {
                         let checks = if unchecked { "unchecked" } else { "checked" };
                         snapshot.push_str(&format!("; ===== kernel `{name}` ({checks}) =====\n"));
                         snapshot.push_str(&disassemble(&kernel.spirv, &tag));
+                        // The module with 8- and 16-bit storage, where the kernel has one.
+                        if !kernel.spirv_narrow_storage.is_empty() {
+                            let tag = format!("{tag}-narrow");
+                            if let Err(msg) = validate(&kernel.spirv_narrow_storage, &tag) {
+                                failures.push(format!(
+                                    "{shown}: spirv-val rejects `{name}` with 8- and 16-bit storage (unchecked: {unchecked}):\n{msg}"
+                                ));
+                            }
+                            snapshot.push_str(&format!(
+                                "; ===== kernel `{name}` ({checks}, 8- and 16-bit storage) =====\n"
+                            ));
+                            snapshot.push_str(&disassemble(&kernel.spirv_narrow_storage, &tag));
+                        }
                     }
                 }
             }

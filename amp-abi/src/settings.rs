@@ -115,6 +115,7 @@ pub const SETTINGS: &[Setting] = &[
     run("AMP_FORCE_STAGING", Kind::Flag, "force_staging"),
     run("AMP_SIMULATE_DISCRETE", Kind::Flag, "simulate_discrete"),
     run("AMP_FORCE_EXACT_PATHS", Kind::Flag, "force_exact_paths"),
+    run("AMP_PACKED_SMALL_INTS", Kind::Flag, "packed_small_ints"),
     run(
         "AMP_PIPELINE_ROBUSTNESS",
         Kind::Choice(ROBUSTNESS_MODES),

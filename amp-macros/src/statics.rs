@@ -96,6 +96,9 @@ pub(crate) fn instance_statics(
     let info = format_ident!("INFO_{i}");
     let words = &kernel.spirv;
     let len = words.len();
+    let narrow_spirv = format_ident!("SPIRV_NARROW_{i}");
+    let narrow_words = &kernel.spirv_narrow_storage;
+    let narrow_len = narrow_words.len();
     let kname = &kernel.name;
     let rank_u32 = kernel.rank;
     let push = kernel.push_constant_size;
@@ -121,9 +124,11 @@ pub(crate) fn instance_statics(
     };
     quote! {
         static #spirv: [u32; #len] = [#(#words),*];
+        static #narrow_spirv: [u32; #narrow_len] = [#(#narrow_words),*];
         static #info: ::amp::__private::KernelInfo = ::amp::__private::KernelInfo {
             name: #kname,
             spirv: &#spirv,
+            spirv_narrow_storage: &#narrow_spirv,
             entry_point: #entry,
             rank: #rank_u32,
             params: &[#(#infos),*],

@@ -155,6 +155,13 @@ impl Config {
         self.set("AMP_FORCE_EXACT_PATHS", Some(flag_text(on)))
     }
 
+    /// `AMP_PACKED_SMALL_INTS`: kernels hold `i8`, `u8`, `i16` and `u16` view elements packed
+    /// into 32-bit words (written with atomics) even on devices with 8- and 16-bit storage, so
+    /// that the packed form is tested there (for tests).
+    pub fn packed_small_ints(self, on: bool) -> Config {
+        self.set("AMP_PACKED_SMALL_INTS", Some(flag_text(on)))
+    }
+
     /// `AMP_PIPELINE_ROBUSTNESS`: which pipelines run without the device's robust buffer access
     /// (see [`Robustness`]).
     pub fn pipeline_robustness(self, robustness: Robustness) -> Config {
@@ -254,6 +261,13 @@ pub(crate) fn pipeline_robustness() -> Result<Robustness, Error> {
 pub(crate) fn force_exact_paths() -> bool {
     static FORCED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *FORCED.get_or_init(|| validated_flag("AMP_FORCE_EXACT_PATHS"))
+}
+
+/// Whether `AMP_PACKED_SMALL_INTS` is on (read once per process): pipelines then use the
+/// kernels' modules with packed small integers on every device.
+pub(crate) fn packed_small_ints() -> bool {
+    static FORCED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *FORCED.get_or_init(|| validated_flag("AMP_PACKED_SMALL_INTS"))
 }
 
 /// Setting `name`'s kind (any text for a name the table does not have).

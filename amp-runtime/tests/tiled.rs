@@ -27,6 +27,7 @@ fn kernel_info(
     Box::leak(Box::new(KernelInfo {
         name,
         spirv,
+        spirv_narrow_storage: &[],
         entry_point: "main",
         rank,
         params: Box::leak(params.into_boxed_slice()),

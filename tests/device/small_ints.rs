@@ -451,3 +451,24 @@ fn a_sieve_of_bytes_finds_the_primes() -> Result<(), amp::Error> {
     assert_validation_clean();
     Ok(())
 }
+
+/// Every test above again with `AMP_PACKED_SMALL_INTS=1` (in a process of its own: the setting
+/// is read once), so that the packed form (32-bit words, atomic stores) is tested on devices
+/// whose 8- and 16-bit storage the kernels otherwise use.
+#[test]
+fn the_same_with_small_integers_packed_in_words() -> Result<(), amp::Error> {
+    const NAME: &str = "small_ints::the_same_with_small_integers_packed_in_words";
+    if common::in_child(NAME) {
+        every_operator_on_every_pair_of_bytes_matches_the_host()?;
+        every_operator_on_16_bit_values_matches_the_host()?;
+        neighbouring_threads_store_bytes_of_one_word()?;
+        sections_of_byte_arrays_start_inside_a_word()?;
+        tile_static_and_local_arrays_parameters_and_constants_of_small_integers()?;
+        integer_methods_of_small_integers_match_the_host()?;
+        return a_sieve_of_bytes_finds_the_primes();
+    }
+    if !common::on_native() {
+        common::run_child(NAME, &[("AMP_PACKED_SMALL_INTS", "1")], &[]);
+    }
+    Ok(())
+}

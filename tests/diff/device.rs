@@ -114,6 +114,7 @@ fn info(k: CompiledKernel) -> &'static KernelInfo {
     Box::leak(Box::new(KernelInfo {
         name: leak(k.name),
         spirv: Box::leak(k.spirv.into_boxed_slice()),
+        spirv_narrow_storage: Box::leak(k.spirv_narrow_storage.into_boxed_slice()),
         entry_point: k.entry_point,
         rank: k.rank,
         params: Box::leak(params.into_boxed_slice()),

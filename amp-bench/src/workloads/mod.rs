@@ -4,6 +4,7 @@
 mod algorithms;
 mod bounds;
 mod build;
+mod bytes;
 mod chain;
 mod conv;
 mod divergent;

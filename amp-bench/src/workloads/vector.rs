@@ -1,4 +1,5 @@
-//! The vector rows: vector add, saxpy, the copy kernel and the vector add on device-local arrays.
+//! The vector rows: vector add, saxpy, the copy kernel, the vector add on device-local arrays and
+//! a threshold over bytes.
 
 use amp::prelude::*;
 use amp::{KernelArg, RawKernel};
@@ -187,7 +188,7 @@ fn vector(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         &c_glsl.to_vec()?,
         &want,
     ));
-    Ok(())
+    super::bytes::bytes_row(ctx)
 }
 
 /// The vector add `out = a + b` as the amp kernel (into `out[0]`) and as the GLSL kernel `k`

@@ -171,6 +171,16 @@ pub(super) fn create_device(
         if atomic_float32.any() {
             extensions.push(atomic_float_extension.as_ptr());
         }
+        let narrow_extension = super::narrow_storage::NarrowStorage::EXTENSION_8BIT;
+        let narrow_storage = super::narrow_storage::NarrowStorage::query(
+            instance,
+            phys.handle,
+            has_extension(narrow_extension),
+        );
+        let (mut enabled_8bit, mut enabled_16bit) = narrow_storage.enable();
+        if narrow_storage.bits8 {
+            extensions.push(narrow_extension.as_ptr());
+        }
         // Per-pipeline robustness: kernels that check every access of their views run
         // without the device's robust buffer access (exec/pipeline.rs), on CPU devices only
         // (lavapipe), where that was measured to be right and to pay. On NVIDIA's driver
@@ -232,6 +242,12 @@ pub(super) fn create_device(
         if pipeline_robustness {
             info = info.push_next(&mut enabled_robustness);
         }
+        if narrow_storage.bits8 {
+            info = info.push_next(&mut enabled_8bit);
+        }
+        if narrow_storage.bits16 {
+            info = info.push_next(&mut enabled_16bit);
+        }
         let device = instance
             .create_device(phys.handle, &info, None)
             .map_err(Error::vk("vkCreateDevice"))?;
@@ -273,6 +289,7 @@ pub(super) fn create_device(
                 preserve_denormals,
             },
             atomic_float32,
+            narrow_storage,
             subgroups,
             pipeline_robustness,
             robustness,

@@ -14,6 +14,7 @@ mod discrete;
 mod hazards;
 mod instance;
 mod memory_info;
+mod narrow_storage;
 mod native;
 mod pipeline_cache;
 mod profile;
@@ -85,6 +86,8 @@ pub(crate) struct Device {
     float_controls: FloatControls,
     /// The `f32` atomics kernels may use (`VK_EXT_shader_atomic_float`).
     atomic_float32: AtomicFloat32,
+    /// 8- and 16-bit storage, for kernels with views of `i8` .. `u16`.
+    narrow_storage: narrow_storage::NarrowStorage,
     /// Its subgroups, as compute kernels see them.
     subgroups: subgroup::Subgroups,
     /// `VK_EXT_pipeline_robustness` is enabled: a pipeline may turn robust buffer access off.
@@ -203,6 +206,13 @@ impl Device {
     /// The `f32` atomics kernels may use.
     pub(crate) fn atomic_float32(&self) -> &AtomicFloat32 {
         &self.atomic_float32
+    }
+
+    /// The module of `info` this device runs: with 8- and 16-bit storage where it has what the
+    /// kernel needs, else with small integers packed into words.
+    pub(crate) fn kernel_module(&self, info: &crate::kernel::KernelInfo) -> &'static [u32] {
+        self.narrow_storage
+            .module(info, crate::config::packed_small_ints())
     }
 
     /// The first subgroup feature a module needs that the device lacks, by its name.

@@ -306,6 +306,7 @@ mod tests {
     static INFO: KernelInfo = KernelInfo {
         name: "k",
         spirv: &[],
+        spirv_narrow_storage: &[],
         entry_point: "main",
         rank: 2,
         params: &PARAMS,

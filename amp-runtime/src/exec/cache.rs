@@ -150,7 +150,7 @@ pub(crate) fn cached(
     let p = Arc::new(Pipeline::create(
         device,
         info.name,
-        info.spirv,
+        device.kernel_module(info),
         info.entry_point,
         &bindings,
         info.push_constant_size,

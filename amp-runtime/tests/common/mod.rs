@@ -87,6 +87,7 @@ pub fn info(
     Box::leak(Box::new(KernelInfo {
         name,
         spirv,
+        spirv_narrow_storage: &[],
         entry_point: "main",
         rank,
         params: Box::leak(params.into_boxed_slice()),

@@ -39,6 +39,9 @@ pub struct CompiledKernel {
     pub name: String,
     /// The SPIR-V 1.3 module.
     pub spirv: Vec<u32>,
+    /// The same kernel with its `i8` .. `u16` views and arrays in 8- and 16-bit storage, for
+    /// devices that have it; empty for a kernel without such buffers.
+    pub spirv_narrow_storage: Vec<u32>,
     /// Name of the entry point.
     pub entry_point: &'static str,
     /// Rank of the launch domain.
@@ -311,16 +314,29 @@ impl CheckedKernel {
         } else {
             back::Precision::Exact
         };
-        let module = back::emit(
-            kernel,
-            self.plan(),
-            &layout,
-            &self.findings.loops,
-            precision,
-        )
-        .map_err(|internal| {
-            internal_error(&kernel.name, "SPIR-V", &internal.to_string(), self.name)
-        })?;
+        let emit = |narrow_storage| {
+            back::emit(
+                kernel,
+                self.plan(),
+                &layout,
+                &self.findings.loops,
+                precision,
+                narrow_storage,
+            )
+            .map_err(|internal| {
+                internal_error(&kernel.name, "SPIR-V", &internal.to_string(), self.name)
+            })
+        };
+        let module = emit(false)?;
+        // Views and arrays of `i8` .. `u16`: also the module with 8- and 16-bit storage.
+        let small_buffers = kernel.params.iter().any(|p| {
+            matches!(&p.kind, ir::ParamKind::Buffer { elem: crate::types::Elem::Scalar(s), .. } if s.is_small_int())
+        });
+        let spirv_narrow_storage = if small_buffers {
+            emit(true)?.words
+        } else {
+            Vec::new()
+        };
         let params = kernel
             .params
             .iter()
@@ -354,6 +370,7 @@ impl CheckedKernel {
         let mut compiled = CompiledKernel {
             name: kernel.name.clone(),
             spirv: module.words,
+            spirv_narrow_storage,
             entry_point: "main",
             rank: kernel.rank,
             params,

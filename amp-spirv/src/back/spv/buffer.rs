@@ -103,6 +103,13 @@ impl Emitter<'_> {
             ParamKind::Buffer {
                 elem: Elem::Scalar(s),
                 ..
+            } if s.is_small_int() && self.narrow_storage => {
+                let ptr = self.access(elem_ptr, var, &[zero, linear]);
+                self.narrow_ptr(s, ptr)
+            }
+            ParamKind::Buffer {
+                elem: Elem::Scalar(s),
+                ..
             } if s.is_small_int() => {
                 self.packed_ptr(s, linear, |e, word| e.access(elem_ptr, var, &[zero, word]))
             }

@@ -67,15 +67,22 @@ pub struct Module {
 }
 
 /// Lowers a type-checked kernel; an error (the broken invariant) only on a bug in the emitter.
+///
+/// With `narrow_storage`, buffers of `i8`, `u8`, `i16` and `u16` are arrays of 8- and 16-bit
+/// integers (the module then needs the device's `storageBuffer8BitAccess` and
+/// `storageBuffer16BitAccess`, as far as it has such buffers); without, they are packed into
+/// 32-bit words, which every device reads (small.rs).
 pub fn emit(
     kernel: &Kernel,
     plan: Plan<'_>,
     layout: &Layout,
     loops: &Loops,
     precision: Precision,
+    narrow_storage: bool,
 ) -> Result<Module, EmitError> {
     let checks = plan.checks();
     let mut e = Emitter::new(kernel, plan, layout);
+    e.narrow_storage = narrow_storage;
     e.fast_math = precision == Precision::Fast;
     e.report_binding = report_binding(kernel, checks, loops.watched());
     if reports_out_of_bounds(kernel, checks) {
@@ -153,8 +160,12 @@ struct Emitter<'k> {
     opaque_locals: HashSet<LocalId>,
     locals: Vec<Option<Word>>,
     buffers: Vec<Option<BufferVar>>,
-    /// The pointers to words of packed buffers (small integers), with their elements' places.
+    /// The pointers to small-integer buffer elements: words of packed buffers with their
+    /// elements' places, or 8- and 16-bit elements themselves.
     packed: HashMap<Word, small::PackedElem>,
+    /// Whether buffers of small integers are runtime arrays of 8- and 16-bit integers (the
+    /// module for devices with 8- and 16-bit storage) rather than of packed words.
+    narrow_storage: bool,
     /// Per parameter, its image or sampler variable (textures and samplers only).
     images: Vec<Option<texture::ImageVar>>,
     /// Per buffer parameter, its layout facts: a `u32` specialization constant (`SpecId`
@@ -261,6 +272,7 @@ impl<'k> Emitter<'k> {
             locals: Vec::new(),
             buffers: Vec::new(),
             packed: HashMap::new(),
+            narrow_storage: false,
             images: Vec::new(),
             layout_facts: Vec::new(),
             fact_bools: HashMap::new(),

@@ -10,19 +10,25 @@
 //! masks; a store changes its own bits only, with one atomic `xor` on the word (its neighbours'
 //! bits, which other threads may be writing at the same time, are `xor`ed with zero).
 //! `tile_static` and local arrays hold them as 32-bit values.
+//!
+//! A second module of the same kernel (`emit`'s `narrow_storage`) declares those buffers as
+//! arrays of 8- and 16-bit integers instead, loaded with a widening conversion and stored with
+//! a narrowing one, for devices with 8- and 16-bit storage, where a store is a plain store.
 
 use super::{Emitter, OrInternal};
 use crate::back::spv::Invariant;
-use crate::types::{Scalar, Ty};
+use crate::types::{Elem, Scalar, Ty};
 use rspirv::spirv::{self, Op, Word};
 
-/// Where a packed element lives: the pointer to its word, and the bit its value starts at.
+/// A small-integer buffer element behind a pointer: in a packed word, or on its own.
 #[derive(Clone, Copy)]
 pub(super) struct PackedElem {
     /// The element's type.
     pub(super) scalar: Scalar,
-    /// `8 * (i % 4)` or `16 * (i % 2)`, a `u32`.
-    pub(super) shift: Word,
+    /// Packed: the bit its value starts at in the word the pointer points to, `8 * (i % 4)` or
+    /// `16 * (i % 2)` (a `u32`). `None`: the pointer is to the 8- or 16-bit element itself
+    /// (narrow storage).
+    pub(super) shift: Option<Word>,
 }
 
 impl Emitter<'_> {
@@ -73,8 +79,49 @@ impl Emitter<'_> {
         let log_bits = self.const_u32(bits.trailing_zeros());
         let shift = self.op(Op::ShiftLeftLogical, u, &[lane, log_bits]);
         let ptr = at(self, word);
-        self.packed.insert(ptr, PackedElem { scalar: s, shift });
+        self.packed.insert(
+            ptr,
+            PackedElem {
+                scalar: s,
+                shift: Some(shift),
+            },
+        );
         ptr
+    }
+
+    /// `ptr`, a pointer to an 8- or 16-bit element of type `s` (narrow storage), recorded for
+    /// [`Emitter::packed_load`] and [`Emitter::packed_store`].
+    pub(super) fn narrow_ptr(&mut self, s: Scalar, ptr: Word) -> Word {
+        self.packed.insert(
+            ptr,
+            PackedElem {
+                scalar: s,
+                shift: None,
+            },
+        );
+        ptr
+    }
+
+    /// The 8- or 16-bit SPIR-V integer type of a small-integer buffer element in narrow
+    /// storage, with the capability (and, for 8 bits, the extension: core only from SPIR-V
+    /// 1.5) it needs; `None` for other elements or packed storage.
+    pub(super) fn narrow_elem_ty(&mut self, elem: &Elem) -> Option<Word> {
+        let Elem::Scalar(s) = *elem else {
+            return None;
+        };
+        let bits = s.narrow_bits().filter(|_| self.narrow_storage)?;
+        let capability = if bits == 8 {
+            spirv::Capability::StorageBuffer8BitAccess
+        } else {
+            spirv::Capability::StorageBuffer16BitAccess
+        };
+        if !self.capabilities.contains(&capability) {
+            self.capabilities.push(capability);
+            if bits == 8 {
+                self.b.extension("SPV_KHR_8bit_storage");
+            }
+        }
+        Some(self.b.type_int(bits, u32::from(s.is_signed_int())))
     }
 
     /// The packed element at `ptr` (from [`Emitter::packed_ptr`]), if it is one.
@@ -85,11 +132,16 @@ impl Emitter<'_> {
     /// Loads the packed element at `ptr`: its word shifted down, narrowed. (A buffer of a
     /// signed type is a runtime array of `i32` words.)
     pub(super) fn packed_load(&mut self, elem: PackedElem, ptr: Word) -> Word {
-        let u = self.scalar_ty(Scalar::U32);
         let t = self.scalar_ty(elem.scalar);
+        let Some(shift) = elem.shift else {
+            let narrow = self.narrow_elem_ty(&Elem::Scalar(elem.scalar)).unwrap_or(t);
+            let v = self.load(narrow, ptr);
+            return self.op(Self::widening(elem.scalar), t, &[v]);
+        };
+        let u = self.scalar_ty(Scalar::U32);
         let word = self.load(t, ptr);
         let word = self.bitcast_to(u, t, word);
-        let down = self.op(Op::ShiftRightLogical, u, &[word, elem.shift]);
+        let down = self.op(Op::ShiftRightLogical, u, &[word, shift]);
         let value = self.bitcast_to(t, u, down);
         self.narrow(value, elem.scalar)
     }
@@ -97,21 +149,37 @@ impl Emitter<'_> {
     /// Stores `value` into the packed element at `ptr`: the word's bits of the element are
     /// `xor`ed, atomically, with the difference between the old value and `value`.
     pub(super) fn packed_store(&mut self, elem: PackedElem, ptr: Word, value: Word) {
-        let u = self.scalar_ty(Scalar::U32);
         let t = self.scalar_ty(elem.scalar);
+        let Some(shift) = elem.shift else {
+            let narrow = self.narrow_elem_ty(&Elem::Scalar(elem.scalar)).unwrap_or(t);
+            let v = self.op(Self::widening(elem.scalar), narrow, &[value]);
+            self.store(ptr, v);
+            return;
+        };
+        let u = self.scalar_ty(Scalar::U32);
         let bits = elem.scalar.narrow_bits().unwrap_or(32);
         let mask = self.const_u32(((1u64 << bits) - 1) as u32);
         let scope = self.const_u32(spirv::Scope::Device as u32);
         let relaxed = self.const_u32(0);
         let old = self.op(Op::AtomicLoad, t, &[ptr, scope, relaxed]);
         let old = self.bitcast_to(u, t, old);
-        let old = self.op(Op::ShiftRightLogical, u, &[old, elem.shift]);
+        let old = self.op(Op::ShiftRightLogical, u, &[old, shift]);
         let new = self.bitcast_to(u, t, value);
         let diff = self.op(Op::BitwiseXor, u, &[old, new]);
         let diff = self.op(Op::BitwiseAnd, u, &[diff, mask]);
-        let diff = self.op(Op::ShiftLeftLogical, u, &[diff, elem.shift]);
+        let diff = self.op(Op::ShiftLeftLogical, u, &[diff, shift]);
         let diff = self.bitcast_to(t, u, diff);
         self.op(Op::AtomicXor, t, &[ptr, scope, relaxed, diff]);
+    }
+
+    /// The conversion between a small integer's 32-bit value and its 8- or 16-bit storage:
+    /// sign-extending (and truncating) for the signed types, zero-extending for the others.
+    fn widening(s: Scalar) -> Op {
+        if s.is_signed_int() {
+            Op::SConvert
+        } else {
+            Op::UConvert
+        }
     }
 
     /// `v` of type id `from` as type id `to` (the same bits).

@@ -23,6 +23,9 @@ mod geometric {
 impl Emitter<'_> {
     /// The type of one buffer element as laid out in memory.
     pub(super) fn storage_elem_ty(&mut self, elem: &Elem) -> Word {
+        if let Some(id) = self.narrow_elem_ty(elem) {
+            return id;
+        }
         let ty = elem.ty();
         if Self::direct_vector(&ty) {
             return self.ty(&ty.device());
@@ -101,6 +104,11 @@ impl Emitter<'_> {
 
     /// The byte size of one buffer element (the runtime array's `ArrayStride`).
     pub(super) fn storage_elem_bytes(&mut self, elem: &Elem) -> u32 {
+        if let Elem::Scalar(s) = elem {
+            if self.narrow_storage && s.is_small_int() {
+                return s.bits() / 8;
+            }
+        }
         elem.ty()
             .packed_bytes()
             .or_internal(&mut self.internal, Invariant::Sized)
