@@ -666,8 +666,8 @@ fn assert_errors(src: &str, expected: &[&str]) {
 #[test]
 fn diagnostics_for_unsupported_types() {
     assert_errors(
-        "fn k(idx: Index<1>) { let x: u8 = 1; }",
-        &["type `u8` is not supported ++ use `u32`"],
+        "fn k(idx: Index<1>) { let x: u64 = 1; }",
+        &["type `u64` is not supported ++ use `u32`"],
     );
     assert_errors(
         "fn k(idx: Index<1>, n: i64) {}",
@@ -682,8 +682,8 @@ fn diagnostics_for_unsupported_types() {
         &["type `String`", "type `Box<f32>`", "type `Option<i32>`", "a tuple in a kernel holds values"],
     );
     assert_errors(
-        "fn k(idx: Index<1>, v: ArrayView<u8, 1>) {}",
-        &["type `u8` is not supported"],
+        "fn k(idx: Index<1>, v: ArrayView<u64, 1>) {}",
+        &["type `u64` is not supported"],
     );
     assert_errors(
         "fn k(idx: Index<1>, v: ArrayView<bool, 1>) {}",
@@ -710,9 +710,9 @@ fn diagnostics_for_unsupported_types() {
         ],
     );
     assert_errors(
-        "fn k(idx: Index<1>) { let x = 5u8; let y = 1.0f16; let s = \"hi\"; }",
+        "fn k(idx: Index<1>) { let x = 5u64; let y = 1.0f16; let s = \"hi\"; }",
         &[
-            "literals of type `u8`",
+            "literals of type `u64`",
             "literals of type `f16`",
             "only numeric and `bool` literals",
         ],
@@ -1129,7 +1129,7 @@ fn rejected_parameters_do_not_cascade() {
 fn every_error_of_a_kernel_is_reported() {
     assert_errors(
         "fn k(idx: Index<1>, inp: ArrayView<f32, 1>, n: i64) {
-            let x: u8 = 1;
+            let x: u64 = 1;
             inp[idx] = y;
             let f = |a: f32| a;
             let z = 1.0f32 + 1i32;
@@ -1137,7 +1137,7 @@ fn every_error_of_a_kernel_is_reported() {
         }",
         &[
             "type `i64` is not supported",
-            "type `u8` is not supported",
+            "type `u64` is not supported",
             "cannot write to `inp`",
             "cannot find `y`",
             "closures are not allowed",
@@ -1151,7 +1151,7 @@ fn every_error_of_a_kernel_is_reported() {
 fn diagnostics_point_at_the_offending_tokens() {
     // With span locations on, each diagnostic starts where its tokens are.
     let src =
-        "fn k(idx: Index<1>, v: ArrayView<f32, 1>) {\n    let x: u8 = 1;\n    v[idx] = 2.0;\n}";
+        "fn k(idx: Index<1>, v: ArrayView<f32, 1>) {\n    let x: u64 = 1;\n    v[idx] = 2.0;\n}";
     let diags = amp_spirv::compile_str(src).expect_err("two errors");
     let starts: Vec<(usize, usize)> = diags
         .iter()

@@ -183,7 +183,12 @@ fn scan<T: DeviceScalar>(
 
 /// `output[i] = input[0] + ... + input[i]`.
 ///
-/// Errors: [`Error::MismatchedLengths`] when the lengths differ, and the launch errors.
+/// Views of rank 2 and 3 are scanned in row-major order (their elements as one sequence, as
+/// Thrust's and NumPy's `cumsum` without an axis do); both views need the same number of
+/// elements, each in one contiguous run.
+///
+/// Errors: [`Error::MismatchedLengths`] when the lengths differ, [`Error::NotContiguous`] for
+/// a view whose elements are not one contiguous run, and the launch errors.
 ///
 /// ```no_run
 /// # use amp::prelude::*;
@@ -194,21 +199,36 @@ fn scan<T: DeviceScalar>(
 /// assert_eq!(out, [1, 3, 6, 10]);
 /// # Ok(()) }
 /// ```
-pub fn inclusive_scan<T: DeviceScalar>(
-    input: &ArrayView<'_, T, 1>,
-    output: &mut ArrayViewMut<'_, T, 1>,
+pub fn inclusive_scan<T: DeviceScalar, const N: usize>(
+    input: &ArrayView<'_, T, N>,
+    output: &mut ArrayViewMut<'_, T, N>,
 ) -> Result<(), Error> {
-    scan(input, output, false, "inclusive_scan")
+    let operation = "inclusive_scan";
+    scan(
+        &super::flat(input, operation)?,
+        &mut super::flat_mut(output, operation)?,
+        false,
+        operation,
+    )
 }
 
 /// `output[i] = input[0] + ... + input[i - 1]` (`output[0]` is zero).
 ///
-/// Errors: [`Error::MismatchedLengths`] when the lengths differ, and the launch errors.
-pub fn exclusive_scan<T: DeviceScalar>(
-    input: &ArrayView<'_, T, 1>,
-    output: &mut ArrayViewMut<'_, T, 1>,
+/// Views of rank 2 and 3 are scanned in row-major order, as [`inclusive_scan`] scans them.
+///
+/// Errors: [`Error::MismatchedLengths`] when the lengths differ, [`Error::NotContiguous`] for
+/// a view whose elements are not one contiguous run, and the launch errors.
+pub fn exclusive_scan<T: DeviceScalar, const N: usize>(
+    input: &ArrayView<'_, T, N>,
+    output: &mut ArrayViewMut<'_, T, N>,
 ) -> Result<(), Error> {
-    scan(input, output, true, "exclusive_scan")
+    let operation = "exclusive_scan";
+    scan(
+        &super::flat(input, operation)?,
+        &mut super::flat_mut(output, operation)?,
+        true,
+        operation,
+    )
 }
 
 /// The exclusive scan of `input` into `output` on `acc`, for the sort's digit counts.

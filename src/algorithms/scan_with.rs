@@ -110,8 +110,17 @@ macro_rules! __amp_scan_blocks {
 #[macro_export]
 macro_rules! __amp_scan_with {
     ($operation:literal, $t:ident, $input:expr, $output:expr, $init:expr, $($op:ident)::+) => {{
-        let __amp_input: &$crate::ArrayView<'_, $t, 1> = $input;
-        let __amp_output: &mut $crate::ArrayViewMut<'_, $t, 1> = $output;
+        // Views of any rank, in row-major order (contiguous ones: `NotContiguous` otherwise).
+        match (
+            $crate::algorithms::__flat($input, $operation),
+            $crate::algorithms::__flat_mut($output, $operation),
+        ) {
+            (::core::result::Result::Err(e), _) | (_, ::core::result::Result::Err(e)) => {
+                ::core::result::Result::Err(e)
+            }
+            (::core::result::Result::Ok(__amp_flat_input), ::core::result::Result::Ok(mut __amp_flat_output)) => {
+        let __amp_input: &$crate::ArrayView<'_, $t, 1> = &__amp_flat_input;
+        let __amp_output: &mut $crate::ArrayViewMut<'_, $t, 1> = &mut __amp_flat_output;
         let __amp_init: ::core::option::Option<$t> = $init;
         {
             use $crate::prelude::*;
@@ -141,16 +150,20 @@ macro_rules! __amp_scan_with {
                 },
             )
         }
+            }
+        }
     }};
 }
 
 /// `output[i] = op(op(input[0], input[1]), .. input[i])`: the inclusive prefix scan of a view with
 /// `#[amp::device]` binary function `op` (Thrust's `inclusive_scan` with an operator).
 ///
-/// `inclusive_scan!(T, &input, &mut output, op)` with `input: &ArrayView<T, 1>`,
-/// `output: &mut ArrayViewMut<T, 1>` of the same length and `op: fn(T, T) -> T`, a path to an
+/// `inclusive_scan!(T, &input, &mut output, op)` with `input: &ArrayView<T, N>`,
+/// `output: &mut ArrayViewMut<T, N>` of the same length and `op: fn(T, T) -> T`, a path to an
 /// `#[amp::device]` function; evaluates to `Result<(), amp::Error>`
-/// ([`Error::MismatchedLengths`](crate::Error::MismatchedLengths) when the lengths differ).
+/// ([`Error::MismatchedLengths`](crate::Error::MismatchedLengths) when the lengths differ,
+/// [`Error::NotContiguous`](crate::Error::NotContiguous) for a view whose elements are not one
+/// contiguous run). Views of rank 2 and 3 are scanned in row-major order.
 /// `T` is `i32`, `u32`, `f32` or `f64`.
 ///
 /// `op` must be associative (`op(op(a, b), c) == op(a, op(b, c))`), but need not be

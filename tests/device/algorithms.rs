@@ -147,6 +147,27 @@ fn scans_match_the_host() {
             .collect();
         assert_eq!(out.to_vec().unwrap(), want, "f32 scan of {n}");
     }
+    // Rank 2, in row-major order; a section with gaps between its rows is refused.
+    let (rows, cols) = (37, 61);
+    let data: Vec<u32> = (0..rows * cols).map(|i| (i as u32 * 7919) % 13).collect();
+    let grid = Array::from_slice([rows, cols], &data).unwrap();
+    let mut out = Array::<u32, 2>::new([rows, cols]).unwrap();
+    algorithms::exclusive_scan(&grid.view(), &mut out.view_mut()).unwrap();
+    let want: Vec<u32> = data
+        .iter()
+        .scan(0, |s, &x| {
+            let before = *s;
+            *s += x;
+            Some(before)
+        })
+        .collect();
+    assert_eq!(out.to_vec().unwrap(), want, "rank-2 exclusive scan");
+    let section = grid.section([1, 1], [3, 4]).unwrap();
+    let mut small = Array::<u32, 2>::new([3, 4]).unwrap();
+    match algorithms::inclusive_scan(&section, &mut small.view_mut()) {
+        Err(amp::Error::NotContiguous { operation, .. }) => assert_eq!(operation, "inclusive_scan"),
+        other => panic!("expected NotContiguous, got {other:?}"),
+    }
     assert_validation_clean();
 }
 

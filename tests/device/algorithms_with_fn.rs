@@ -212,8 +212,9 @@ fn scans_with_an_operator_match_the_host() {
     assert_validation_clean();
 }
 
-/// `reduce!`, `transform_reduce!`, `count_if!` and `transform!` take contiguous views of any
-/// rank, in row-major order; a section with gaps is a typed error naming the macro.
+/// `reduce!`, `transform_reduce!`, `count_if!`, `transform!` and the scans take contiguous
+/// views of any rank, in row-major order; a section with gaps is a typed error naming the
+/// macro.
 #[test]
 fn the_shape_free_macros_take_views_of_any_rank() {
     let (rows, cols) = (37, 129);
@@ -240,7 +241,32 @@ fn the_shape_free_macros_take_views_of_any_rank() {
     )
     .unwrap();
     assert!(out.iter().zip(&data).all(|(&o, &d)| o == d % 10));
+    algorithms::inclusive_scan!(
+        u32,
+        &grid,
+        &mut ArrayViewMut::new([rows, cols], &mut out).unwrap(),
+        ops::add
+    )
+    .unwrap();
+    let mut run = 0u32;
+    for (i, &d) in data.iter().enumerate() {
+        run = run.wrapping_add(d);
+        assert_eq!(out[i], run, "rank-2 inclusive_scan!, element {i}");
+    }
     let section = grid.section([0, 1], [2, 2]).unwrap();
+    let mut four = [0u32; 4];
+    match algorithms::exclusive_scan!(
+        u32,
+        &section,
+        &mut ArrayViewMut::new([2, 2], &mut four).unwrap(),
+        0,
+        ops::add
+    ) {
+        Err(amp::Error::NotContiguous { operation, .. }) => {
+            assert_eq!(operation, "exclusive_scan!")
+        }
+        other => panic!("expected NotContiguous, got {other:?}"),
+    }
     match algorithms::reduce!(u32, &section, 0, ops::add) {
         Err(amp::Error::NotContiguous { operation, .. }) => assert_eq!(operation, "reduce!"),
         other => panic!("expected NotContiguous, got {other:?}"),

@@ -472,3 +472,54 @@ fn the_same_with_small_integers_packed_in_words() -> Result<(), amp::Error> {
     }
     Ok(())
 }
+
+/// `match` on a small integer: its arms cover the type's own range, as rustc judges them.
+#[kernel(amp)]
+fn byte_classes(
+    idx: Index<1>,
+    a: ArrayView<u8, 1>,
+    b: ArrayView<i8, 1>,
+    out: ArrayViewMut<u32, 1>,
+) {
+    let x = match a[idx] {
+        0 => 0u32,
+        1..=127 => 1,
+        128..=254 => 2,
+        255 => 3,
+    };
+    let y = match b[idx] {
+        i8::MIN..=-1 => 10u32,
+        0 => 20,
+        1..=i8::MAX => 30,
+    };
+    out[idx] = x + y;
+}
+
+#[test]
+fn match_on_small_integers_covers_their_own_range() -> Result<(), amp::Error> {
+    let a: Vec<u8> = (0..=255).collect();
+    let b: Vec<i8> = (-128..=127).collect();
+    let mut out = vec![0u32; 256];
+    {
+        let (av, bv) = (ArrayView::new([256], &a)?, ArrayView::new([256], &b)?);
+        let mut ov = ArrayViewMut::new([256], &mut out)?;
+        parallel_for_each(av.extent(), byte_classes(&av, &bv, &mut ov))?;
+        ov.synchronize()?;
+    }
+    for i in 0..256 {
+        let x = match a[i] {
+            0 => 0,
+            1..=127 => 1,
+            128..=254 => 2,
+            255 => 3,
+        };
+        let y = match b[i] {
+            i8::MIN..=-1 => 10,
+            0 => 20,
+            1..=i8::MAX => 30,
+        };
+        assert_eq!(out[i], x + y, "element {i}");
+    }
+    assert_validation_clean();
+    Ok(())
+}

@@ -17,7 +17,8 @@ impl Finisher<'_> {
             ExprKind::Lit(Lit::Int(v)) => {
                 // `-128i8` is `i8::MIN`: a negated literal may exceed `MAX` by one.
                 let max: u128 = match s.int_range() {
-                    Some((lo, _)) if negated => lo.unsigned_abs().into(),
+                    // (Negating an unsigned value is its own error.)
+                    Some((lo, _)) if negated && lo < 0 => lo.unsigned_abs().into(),
                     Some((_, hi)) => hi as u128,
                     None => u128::MAX,
                 };

@@ -1,5 +1,5 @@
-//! `match` on integers and `bool`: literal, range, constant, `|`, `_` and binding patterns, with
-//! guards, as a statement and as an expression.
+//! `match` on integers (`i8` to `u32`, `usize`) and `bool`: literal, range, constant, `|`, `_`
+//! and binding patterns, with guards, as a statement and as an expression.
 //!
 //! A `match` becomes what it means: the scrutinee is evaluated once into a hidden local, and
 //! the arms an `if` / `else if` chain tested in order, the last arm that can be reached the
@@ -427,8 +427,12 @@ impl BodyChecker<'_> {
     fn domain(&self, ty: &Ty) -> (i128, i128) {
         match self.infer.shallow(ty) {
             Ty::Scalar(Scalar::Bool) => (0, 1),
-            Ty::Scalar(Scalar::U32) => (0, i128::from(u32::MAX)),
+            // The host's `usize`, which rustc judges the arms by.
             Ty::Scalar(Scalar::Usize) => (0, i128::from(u64::MAX)),
+            Ty::Scalar(s) if s.int_range().is_some() => {
+                let (lo, hi) = s.int_range().unwrap_or_default();
+                (i128::from(lo), i128::from(hi))
+            }
             // `i32`, and an integer literal nothing else settles (`i32` by default).
             _ => (i128::from(i32::MIN), i128::from(i32::MAX)),
         }
