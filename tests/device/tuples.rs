@@ -17,8 +17,24 @@ fn swap_scale(p: (f32, i32), k: f32) -> (i32, f32) {
     (p.1.wrapping_mul(2), p.0 * k)
 }
 
+/// `match` on a tuple: literals, `|`, ranges, `_`, names bound to components, a guard over
+/// them, a small-integer component.
+#[amp::device]
+fn classify(x: u32, y: u32) -> u32 {
+    let small = (y % 5) as u8;
+    match (x % 4, y > x, small) {
+        (0, true, _) => 1,
+        (1 | 2, false, 0..=2) => 2,
+        (3, flag, s) if flag && s > 1 => 10 + s as u32,
+        (k, _, 4) => 20 + k,
+        (_, true, s) => 30 + s as u32,
+        _ => 40,
+    }
+}
+
 /// Tuple locals, components read and written, nested tuples, destructuring of every form,
-/// tuples through `if` and `match` arms and `loop` values, and Rust's `overflowing_*`.
+/// tuples through `if` and `match` arms and `loop` values, `match` on a tuple, and Rust's
+/// `overflowing_*`.
 #[amp::device]
 fn tuples(x: u32, y: u32) -> u32 {
     let (q, r) = div_rem(x, y % 97);
@@ -62,6 +78,7 @@ fn tuples(x: u32, y: u32) -> u32 {
     h = h.wrapping_mul(31) ^ sr as u32 ^ (sbig as u32) << 9;
     h = h.wrapping_mul(31) ^ found.0 ^ found.1;
     h = h.wrapping_mul(31) ^ s.0 as u32 ^ s.1.to_bits();
+    h = h.wrapping_mul(31) ^ classify(x, y);
     h
 }
 

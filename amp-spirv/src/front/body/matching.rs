@@ -48,6 +48,13 @@ impl BodyChecker<'_> {
         let scrutinee = self.expr(&m.expr);
         let scrutinee_span = scrutinee.span;
         let ty = scrutinee.ty.clone();
+        if let Ty::Tuple(items) = self.infer.shallow(&ty) {
+            let scalar =
+                |t: &Ty| matches!(self.infer.class(t), Class::Int | Class::Bool | Class::Never);
+            if items.iter().all(scalar) {
+                return self.tuple_match(m, scrutinee, items, span);
+            }
+        }
         match self.infer.class(&ty) {
             Class::Int | Class::Bool | Class::Never => {}
             _ => {
@@ -235,6 +242,19 @@ impl BodyChecker<'_> {
         }
     }
 
+    /// A pattern without bindings over the scalar `read`, as one condition (`Some(None)`: it
+    /// matches every value; `None`: it was refused with an error).
+    pub(super) fn scalar_cases(&mut self, pat: &syn::Pat, read: &Expr) -> Option<Option<Expr>> {
+        let cases = self.cases(pat, read);
+        if cases.iter().any(|c| matches!(c, Case::Refused)) {
+            return None;
+        }
+        Some(any_of(cases.iter().map(|c| match c {
+            Case::When(e, _) => Some(e.clone()),
+            Case::Any | Case::Refused => None,
+        })))
+    }
+
     /// The alternatives of a pattern without bindings.
     fn cases(&mut self, pat: &syn::Pat, read: &Expr) -> Vec<Case> {
         let span = pat.span();
@@ -275,8 +295,8 @@ impl BodyChecker<'_> {
             other => {
                 let (what, help) = match other {
                     syn::Pat::Tuple(_) | syn::Pat::TupleStruct(_) | syn::Pat::Struct(_) => (
-                        "tuple, struct and enum patterns are not supported in kernels",
-                        "match on an integer or `bool`; read fields before the `match`",
+                        "tuple, struct and enum patterns are not supported here in kernels",
+                        "match on an integer, a `bool` or a tuple of them (`match (a, b)`); read fields before the `match`",
                     ),
                     syn::Pat::Slice(_) => (
                         "slice patterns are not supported in kernels",
@@ -385,7 +405,7 @@ impl BodyChecker<'_> {
 
     /// Whether an identifier pattern names a constant rather than binding a new name: a
     /// `const` of the body, or an unbound name in Rust's constant style.
-    fn is_const_pattern(&self, p: &syn::PatIdent) -> bool {
+    pub(super) fn is_const_pattern(&self, p: &syn::PatIdent) -> bool {
         if p.mutability.is_some() || p.subpat.is_some() {
             return false;
         }

@@ -33,6 +33,7 @@ mod expr;
 mod finish;
 mod generic_call;
 mod index_arith;
+mod match_tuple;
 mod matching;
 mod normalized;
 mod place;
