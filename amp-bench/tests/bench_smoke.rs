@@ -191,7 +191,8 @@ fn counting_children_run_one_side_of_one_pair() {
                 "vector add",
                 "saxpy (z = a*x + y)",
                 "copy (out = a; the device's copy-kernel bandwidth)",
-                "vector add, arrays in device-local memory (`AccessType::None`)"
+                "vector add, arrays in device-local memory (`AccessType::None`)",
+                "u8 threshold (bytes in, bytes out)"
             ]
         );
         assert!(report.checks.is_empty() && report.bounds.is_empty());
@@ -271,7 +272,10 @@ fn the_gpu_profile_runs_at_a_small_size() {
     assert!(report.failures.is_empty(), "{:?}", report.failures);
     assert!(report.checks.iter().all(|c| c.agree), "{:?}", report.checks);
     assert!(
-        report.rows.iter().all(|r| r.size == "256K f32"),
+        report
+            .rows
+            .iter()
+            .all(|r| r.size == "256K f32" || r.size == "256K u8"),
         "{:?}",
         report.rows
     );
