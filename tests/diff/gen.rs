@@ -606,7 +606,7 @@ impl<'a> Gen<'a> {
 
     /// The patterns of a `match` on `ty`, each with whether it gets a guard; the last covers
     /// every value left (`_`, a binding, or `true`/`false` completing a `bool` match).
-    fn patterns(&mut self, ty: Ty) -> Vec<(String, bool)> {
+    pub(crate) fn patterns(&mut self, ty: Ty) -> Vec<(String, bool)> {
         let mut arms = Vec::new();
         if ty == Ty::Bool {
             let first = self.rng.chance(0.5);
@@ -871,6 +871,7 @@ impl<'a> Gen<'a> {
                 self.scopes.pop();
                 Some(format!("{{ let {name}: {} = {e}; {body} }}", t.name()))
             }
+            5 if self.rng.chance(0.15) => Some(self.tuple_match_expr(ty, depth)),
             5 if self.rng.chance(0.5) => {
                 let t = self.rng.pick(&[Ty::I32, Ty::U32, Ty::Bool]);
                 let scrutinee = self.expr(t, depth);

@@ -38,6 +38,7 @@ mod host;
 mod native_backend;
 mod opaque;
 mod small;
+mod tuple_match;
 
 use gen::{Check, Program, Rng, TestFn, Ty};
 use std::time::Instant;
