@@ -871,7 +871,7 @@ impl<'a> Gen<'a> {
                 self.scopes.pop();
                 Some(format!("{{ let {name}: {} = {e}; {body} }}", t.name()))
             }
-            5 if self.rng.chance(0.15) => Some(self.tuple_match_expr(ty, depth)),
+            5 if self.rng.chance(0.06) => Some(self.tuple_match_expr(ty, depth)),
             5 if self.rng.chance(0.5) => {
                 let t = self.rng.pick(&[Ty::I32, Ty::U32, Ty::Bool]);
                 let scrutinee = self.expr(t, depth);

@@ -5,7 +5,11 @@ use crate::gen::{Gen, Ty};
 
 impl Gen<'_> {
     /// A `match` on a tuple of two scalars, as an expression of `ty`.
+    /// Its parts are one level shallower than the expression it stands for: a `match` has
+    /// up to six sub-expressions, and the functions (their host and device compiles) must stay
+    /// small.
     pub(crate) fn tuple_match_expr(&mut self, ty: Ty, depth: u32) -> String {
+        let depth = depth.saturating_sub(1);
         let types = [
             self.rng.pick(&[Ty::I32, Ty::U32, Ty::Bool]),
             self.rng.pick(&[Ty::I32, Ty::U32, Ty::Bool]),
