@@ -136,11 +136,7 @@ impl Scalar {
 
     /// The width a small integer is narrowed to (8 or 16); `None` for every other type.
     pub fn narrow_bits(self) -> Option<u32> {
-        match self {
-            Scalar::I8 | Scalar::U8 => Some(8),
-            Scalar::I16 | Scalar::U16 => Some(16),
-            _ => None,
-        }
+        self.is_small_int().then(|| self.bits())
     }
 
     /// The smallest and largest value of an integer type, as `i64`s (`usize` is 32 bits).

@@ -162,7 +162,7 @@ struct Emitter<'k> {
     buffers: Vec<Option<BufferVar>>,
     /// The pointers to small-integer buffer elements: words of packed buffers with their
     /// elements' places, or 8- and 16-bit elements themselves.
-    packed: HashMap<Word, small::PackedElem>,
+    small_elems: HashMap<Word, small::SmallElem>,
     /// Whether buffers of small integers are runtime arrays of 8- and 16-bit integers (the
     /// module for devices with 8- and 16-bit storage) rather than of packed words.
     narrow_storage: bool,
@@ -271,7 +271,7 @@ impl<'k> Emitter<'k> {
             opaque_locals: HashSet::new(),
             locals: Vec::new(),
             buffers: Vec::new(),
-            packed: HashMap::new(),
+            small_elems: HashMap::new(),
             narrow_storage: false,
             images: Vec::new(),
             layout_facts: Vec::new(),

@@ -22,7 +22,7 @@ use rspirv::spirv::{self, Op, Word};
 
 /// A small-integer buffer element behind a pointer: in a packed word, or on its own.
 #[derive(Clone, Copy)]
-pub(super) struct PackedElem {
+pub(super) struct SmallElem {
     /// The element's type.
     pub(super) scalar: Scalar,
     /// Packed: the bit its value starts at in the word the pointer points to, `8 * (i % 4)` or
@@ -59,8 +59,8 @@ impl Emitter<'_> {
     }
 
     /// The pointer to the word holding element `linear` of a packed buffer of `s`, with the
-    /// element's place in it recorded for [`Emitter::packed_load`] and
-    /// [`Emitter::packed_store`].
+    /// element's place in it recorded for [`Emitter::load_small`] and
+    /// [`Emitter::store_small`].
     pub(super) fn packed_ptr(
         &mut self,
         s: Scalar,
@@ -79,9 +79,9 @@ impl Emitter<'_> {
         let log_bits = self.const_u32(bits.trailing_zeros());
         let shift = self.op(Op::ShiftLeftLogical, u, &[lane, log_bits]);
         let ptr = at(self, word);
-        self.packed.insert(
+        self.small_elems.insert(
             ptr,
-            PackedElem {
+            SmallElem {
                 scalar: s,
                 shift: Some(shift),
             },
@@ -90,11 +90,11 @@ impl Emitter<'_> {
     }
 
     /// `ptr`, a pointer to an 8- or 16-bit element of type `s` (narrow storage), recorded for
-    /// [`Emitter::packed_load`] and [`Emitter::packed_store`].
+    /// [`Emitter::load_small`] and [`Emitter::store_small`].
     pub(super) fn narrow_ptr(&mut self, s: Scalar, ptr: Word) -> Word {
-        self.packed.insert(
+        self.small_elems.insert(
             ptr,
-            PackedElem {
+            SmallElem {
                 scalar: s,
                 shift: None,
             },
@@ -124,17 +124,20 @@ impl Emitter<'_> {
         Some(self.b.type_int(bits, u32::from(s.is_signed_int())))
     }
 
-    /// The packed element at `ptr` (from [`Emitter::packed_ptr`]), if it is one.
-    pub(super) fn packed_at(&self, ptr: Word) -> Option<PackedElem> {
-        self.packed.get(&ptr).copied()
+    /// The small-integer element at `ptr` (from [`Emitter::packed_ptr`] or
+    /// [`Emitter::narrow_ptr`]), if it is one.
+    pub(super) fn small_elem_at(&self, ptr: Word) -> Option<SmallElem> {
+        self.small_elems.get(&ptr).copied()
     }
 
     /// Loads the packed element at `ptr`: its word shifted down, narrowed. (A buffer of a
     /// signed type is a runtime array of `i32` words.)
-    pub(super) fn packed_load(&mut self, elem: PackedElem, ptr: Word) -> Word {
+    pub(super) fn load_small(&mut self, elem: SmallElem, ptr: Word) -> Word {
         let t = self.scalar_ty(elem.scalar);
         let Some(shift) = elem.shift else {
-            let narrow = self.narrow_elem_ty(&Elem::Scalar(elem.scalar)).unwrap_or(t);
+            let narrow = self
+                .narrow_elem_ty(&Elem::Scalar(elem.scalar))
+                .or_internal(&mut self.internal, Invariant::CheckedType);
             let v = self.load(narrow, ptr);
             return self.op(Self::widening(elem.scalar), t, &[v]);
         };
@@ -148,10 +151,12 @@ impl Emitter<'_> {
 
     /// Stores `value` into the packed element at `ptr`: the word's bits of the element are
     /// `xor`ed, atomically, with the difference between the old value and `value`.
-    pub(super) fn packed_store(&mut self, elem: PackedElem, ptr: Word, value: Word) {
+    pub(super) fn store_small(&mut self, elem: SmallElem, ptr: Word, value: Word) {
         let t = self.scalar_ty(elem.scalar);
         let Some(shift) = elem.shift else {
-            let narrow = self.narrow_elem_ty(&Elem::Scalar(elem.scalar)).unwrap_or(t);
+            let narrow = self
+                .narrow_elem_ty(&Elem::Scalar(elem.scalar))
+                .or_internal(&mut self.internal, Invariant::CheckedType);
             let v = self.op(Self::widening(elem.scalar), narrow, &[value]);
             self.store(ptr, v);
             return;

@@ -116,8 +116,8 @@ impl Emitter<'_> {
 
     /// Loads a buffer element of kernel type `ty` from `ptr`.
     pub(super) fn load_buffer_elem(&mut self, ty: &Ty, ptr: Word) -> Word {
-        if let Some(packed) = self.packed_at(ptr) {
-            return self.packed_load(packed, ptr);
+        if let Some(small) = self.small_elem_at(ptr) {
+            return self.load_small(small, ptr);
         }
         if Self::direct_vector(ty) {
             let t = self.ty(&ty.device());
@@ -130,8 +130,8 @@ impl Emitter<'_> {
 
     /// Stores `value` of kernel type `ty` into the buffer element at `ptr`.
     pub(super) fn store_buffer_elem(&mut self, ty: &Ty, ptr: Word, value: Word) {
-        if let Some(packed) = self.packed_at(ptr) {
-            self.packed_store(packed, ptr, value);
+        if let Some(small) = self.small_elem_at(ptr) {
+            self.store_small(small, ptr, value);
             return;
         }
         if Self::direct_vector(ty) {

@@ -9,6 +9,7 @@
 //! rustc's rules then also accept. A `match` without one is refused with that help.
 
 use super::build::{local, logic};
+use super::matching::if_chain;
 use super::vector::member_expr;
 use super::*;
 
@@ -80,23 +81,7 @@ impl BodyChecker<'_> {
             }
             let stmts = declare(self, true);
             let body = self.expr(&arm.body);
-            match self.infer.unify(&result_ty, &body.ty) {
-                Some(t) => result_ty = t,
-                None => {
-                    let (a, b) = (
-                        self.infer.describe(&result_ty),
-                        self.infer.describe(&body.ty),
-                    );
-                    self.err(
-                        Diagnostic::error(
-                            Rule::BranchAndConditionTypes,
-                            body.span,
-                            format!("`match` arms have different types: `{a}` and `{b}`"),
-                        )
-                        .with_help("every arm must produce the same type; convert with `as`"),
-                    );
-                }
-            }
+            self.unify_arm(&mut result_ty, &body);
             self.scopes.pop();
             ends.push(self.deferred.restart(before.clone()));
             let unguarded_catch_all = arm.guard.is_none() && cond.is_none();
@@ -112,13 +97,7 @@ impl BodyChecker<'_> {
                 break;
             }
         }
-        let mut ends = ends.into_iter();
-        if let Some(first) = ends.next() {
-            self.deferred.restart(first);
-        }
-        for end in ends {
-            self.deferred.join(end);
-        }
+        self.join_arm_ends(ends);
         if !catch_all {
             self.err(
                 Diagnostic::error(
@@ -130,37 +109,7 @@ impl BodyChecker<'_> {
             );
             return Self::error_expr(span);
         }
-        let mut chain: Option<Expr> = None;
-        for (cond, body, arm_span) in arms.into_iter().rev() {
-            let body = Expr {
-                kind: ExprKind::Block(body),
-                ty: result_ty.clone(),
-                span: arm_span,
-            };
-            chain = Some(match (cond, chain.take()) {
-                (Some(c), Some(rest)) => Expr {
-                    kind: ExprKind::If(
-                        Box::new(c),
-                        Block {
-                            stmts: Vec::new(),
-                            tail: Some(Box::new(body)),
-                        },
-                        Some(Box::new(rest)),
-                    ),
-                    ty: result_ty.clone(),
-                    span: arm_span,
-                },
-                _ => body,
-            });
-        }
-        Expr {
-            kind: ExprKind::Block(Block {
-                stmts: vec![Stmt::Let(value, Some(scrutinee))],
-                tail: chain.map(Box::new),
-            }),
-            ty: result_ty,
-            span,
-        }
+        if_chain(value, scrutinee, arms, result_ty, span)
     }
 
     /// An arm's pattern over the components `reads`: its condition (`Ok(None)`: every value)

@@ -131,23 +131,7 @@ impl BodyChecker<'_> {
                 stmts.push(Stmt::Let(local, Some(read.clone())));
             }
             let body = self.expr(&arm.body);
-            match self.infer.unify(&result_ty, &body.ty) {
-                Some(t) => result_ty = t,
-                None => {
-                    let (a, b) = (
-                        self.infer.describe(&result_ty),
-                        self.infer.describe(&body.ty),
-                    );
-                    self.err(
-                        Diagnostic::error(
-                            Rule::BranchAndConditionTypes,
-                            body.span,
-                            format!("`match` arms have different types: `{a}` and `{b}`"),
-                        )
-                        .with_help("every arm must produce the same type; convert with `as`"),
-                    );
-                }
-            }
+            self.unify_arm(&mut result_ty, &body);
             self.scopes.pop();
             ends.push(self.deferred.restart(before.clone()));
             arms.push(CheckedArm {
@@ -164,13 +148,7 @@ impl BodyChecker<'_> {
                 break;
             }
         }
-        let mut ends = ends.into_iter();
-        if let Some(first) = ends.next() {
-            self.deferred.restart(first);
-        }
-        for end in ends {
-            self.deferred.join(end);
-        }
+        self.join_arm_ends(ends);
         // A scrutinee typed `!` failed to check already (or is a callee's value left unchecked
         // here): it has no values to cover.
         let unknown = self.infer.shallow(&ty) == Ty::Never;
@@ -195,35 +173,41 @@ impl BodyChecker<'_> {
             .rposition(|a| !a.guarded)
             .unwrap_or(arms.len() - 1);
         arms.truncate(last + 1);
-        let mut chain: Option<Expr> = None;
-        for arm in arms.into_iter().rev() {
-            let body = Expr {
-                kind: ExprKind::Block(arm.body),
-                ty: result_ty.clone(),
-                span: arm.span,
-            };
-            chain = Some(match (arm.cond, chain.take()) {
-                (Some(c), Some(rest)) => {
-                    let then = Block {
-                        stmts: Vec::new(),
-                        tail: Some(Box::new(body)),
-                    };
-                    Expr {
-                        kind: ExprKind::If(Box::new(c), then, Some(Box::new(rest))),
-                        ty: result_ty.clone(),
-                        span: arm.span,
-                    }
-                }
-                _ => body,
-            });
+        let arms = arms.into_iter().map(|a| (a.cond, a.body, a.span)).collect();
+        if_chain(value, scrutinee, arms, result_ty, span)
+    }
+
+    /// Settles the type of a `match`'s arms with one more arm's value, or reports the
+    /// mismatch at it.
+    pub(super) fn unify_arm(&mut self, result_ty: &mut Ty, body: &Expr) {
+        match self.infer.unify(result_ty, &body.ty) {
+            Some(t) => *result_ty = t,
+            None => {
+                let (a, b) = (
+                    self.infer.describe(result_ty),
+                    self.infer.describe(&body.ty),
+                );
+                self.err(
+                    Diagnostic::error(
+                        Rule::BranchAndConditionTypes,
+                        body.span,
+                        format!("`match` arms have different types: `{a}` and `{b}`"),
+                    )
+                    .with_help("every arm must produce the same type; convert with `as`"),
+                );
+            }
         }
-        Expr {
-            kind: ExprKind::Block(Block {
-                stmts: vec![Stmt::Let(value, Some(scrutinee))],
-                tail: chain.map(Box::new),
-            }),
-            ty: result_ty,
-            span,
+    }
+
+    /// After the arms of a `match`: the deferred locals assigned on every arm's path are
+    /// assigned after it (`ends`, each arm's state, in order).
+    pub(super) fn join_arm_ends(&mut self, ends: Vec<deferred::PathState>) {
+        let mut ends = ends.into_iter();
+        if let Some(first) = ends.next() {
+            self.deferred.restart(first);
+        }
+        for end in ends {
+            self.deferred.join(end);
         }
     }
 
@@ -445,16 +429,19 @@ impl BodyChecker<'_> {
     /// The values of an integer type as the host has them (`usize` is the host's, as rustc
     /// judges exhaustiveness by it), or `bool`'s as 0 and 1.
     fn domain(&self, ty: &Ty) -> (i128, i128) {
-        match self.infer.shallow(ty) {
-            Ty::Scalar(Scalar::Bool) => (0, 1),
+        // An integer literal nothing else settles is an `i32`, as in Rust.
+        let scalar = match self.infer.shallow(ty) {
+            Ty::Scalar(s) => s,
+            _ => Scalar::I32,
+        };
+        match scalar {
+            Scalar::Bool => (0, 1),
             // The host's `usize`, which rustc judges the arms by.
-            Ty::Scalar(Scalar::Usize) => (0, i128::from(u64::MAX)),
-            Ty::Scalar(s) if s.int_range().is_some() => {
-                let (lo, hi) = s.int_range().unwrap_or_default();
-                (i128::from(lo), i128::from(hi))
+            Scalar::Usize => (0, i128::from(u64::MAX)),
+            s => {
+                let (lo, hi) = s.int_range().unwrap_or((i32::MIN.into(), i32::MAX.into()));
+                (lo.into(), hi.into())
             }
-            // `i32`, and an integer literal nothing else settles (`i32` by default).
-            _ => (i128::from(i32::MIN), i128::from(i32::MAX)),
         }
     }
 
@@ -523,6 +510,48 @@ fn pattern_bound_expr(e: &syn::Expr) -> syn::Expr {
         }
     }
     e.clone()
+}
+
+/// A `match` as what it means: `value` (the hidden local) set to `scrutinee`, then the arms
+/// (condition, body, span; `None`: always) as an `if` / `else if` chain tested in order, an
+/// arm without a condition ending it.
+pub(super) fn if_chain(
+    value: LocalId,
+    scrutinee: Expr,
+    arms: Vec<(Option<Expr>, Block, Span)>,
+    result_ty: Ty,
+    span: Span,
+) -> Expr {
+    let mut chain: Option<Expr> = None;
+    for (cond, body, arm_span) in arms.into_iter().rev() {
+        let body = Expr {
+            kind: ExprKind::Block(body),
+            ty: result_ty.clone(),
+            span: arm_span,
+        };
+        chain = Some(match (cond, chain.take()) {
+            (Some(c), Some(rest)) => {
+                let then = Block {
+                    stmts: Vec::new(),
+                    tail: Some(Box::new(body)),
+                };
+                Expr {
+                    kind: ExprKind::If(Box::new(c), then, Some(Box::new(rest))),
+                    ty: result_ty.clone(),
+                    span: arm_span,
+                }
+            }
+            _ => body,
+        });
+    }
+    Expr {
+        kind: ExprKind::Block(Block {
+            stmts: vec![Stmt::Let(value, Some(scrutinee))],
+            tail: chain.map(Box::new),
+        }),
+        ty: result_ty,
+        span,
+    }
 }
 
 /// The disjunction of the alternatives' conditions; `None` when one matches every value.
