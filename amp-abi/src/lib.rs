@@ -1,26 +1,4 @@
-//! The kernel ABI of amp-rs: the contract between the compiler (`amp-spirv`, run by the
-//! `#[kernel(amp)]` macro at build time) and the runtime (`amp-runtime`), defined once.
-//!
-//! Both sides depend on this crate and on nothing else of each other: the compiler lays out
-//! bindings, push constants, specialization constants and the out-of-bounds report as written
-//! here, and the runtime fills them the same way. The macro emits one [`KernelInfo`] static per
-//! kernel and a launcher function that returns a `KernelCall`. Nothing here is meant to be
-//! written by hand; the runtime re-exports it (hidden) so that generated code can name it
-//! through `amp::__private`.
-//!
-//! ```
-//! use amp_abi::{ElemType, ParamKind, ScalarType};
-//! // A rank-2 `ArrayView<f32, 2>` bound at binding 0, its layout after the domain's extent.
-//! let view = ParamKind::Buffer {
-//!     binding: 0,
-//!     elem: ElemType::Scalar(ScalarType::F32),
-//!     rank: 2,
-//!     writable: false,
-//!     extent_offset: 8,
-//! };
-//! assert_eq!(amp_abi::buffer_layout::words(2), 4); // extent (2), offset, one stride
-//! assert!(matches!(view, ParamKind::Buffer { rank: 2, .. }));
-//! ```
+#![doc = include_str!("../README.md")]
 //!
 //! # The contract between the compiler and the runtime
 //! - Descriptor set 0 holds one storage buffer per buffer parameter (`ArrayView`, `ArrayViewMut`,

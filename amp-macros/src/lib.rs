@@ -1,10 +1,8 @@
-//! The `#[kernel(amp)]` attribute of amp-rs.
+#![doc = include_str!("../README.md")]
 //!
-//! Thin by design: it parses the function with `syn`, has [`amp_spirv::check`] check it once
-//! (per instance of a generic kernel), runs both back ends on that check, and emits either the
-//! SPIR-V as a static, the native CPU accelerator's entry (or why there is none) and a typed
-//! launcher with the kernel's name, or one `compile_error!` per problem at the offending
-//! tokens. See the `amp` crate for the user guide.
+//! How: [`amp_spirv::check`] checks a kernel once (per instance of a generic kernel), both
+//! back ends run on that check, and the expansion holds the SPIR-V as a static, the native CPU
+//! accelerator's entry (or why there is none) and the launcher with the kernel's name.
 
 mod callback;
 mod device_fn;

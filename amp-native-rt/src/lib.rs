@@ -1,15 +1,10 @@
-//! The run-time support of native kernels: what the Rust code that `#[kernel(amp)]` generates
-//! for the native CPU accelerator calls. The buffer type of the native thread ABI ([`Buf`]), the
-//! launch's out-of-bounds report ([`OobReport`]), atomics on buffer elements, and the helpers
-//! that give the numeric rules of docs/semantics.md in Rust (integer division, index clamps,
+#![doc = include_str!("../README.md")]
+//!
+//! What is here: the buffer type of the native thread ABI ([`Buf`]), the launch's
+//! out-of-bounds report ([`OobReport`]), atomics on buffer elements, and the helpers that give
+//! the numeric rules of docs/semantics.md in Rust (integer division, index clamps,
 //! `Norm`/`Unorm` clamps, the math functions std lacks: [`m32`], [`m64`]), and textures: [`Tex`]
 //! (texel fetches, stores, samples and gathers) and [`Smp`].
-//!
-//! ```
-//! // The device's integer rules, in Rust: division by zero gives -1, not a panic.
-//! assert_eq!(amp_native_rt::div_i32(7, 0), -1);
-//! assert_eq!(amp_native_rt::div_i32(i32::MIN, -1), i32::MIN);
-//! ```
 //!
 //! Generated code names this crate through `amp::__private::native`; nothing here is meant to
 //! be called by hand. The items and their paths are the contract with the native back end

@@ -1,21 +1,4 @@
-//! The amp-rs runtime: accelerators, arrays, views and kernel launches on Vulkan devices and on
-//! the native CPU accelerator ([`Accelerator::cpu`]).
-//!
-//! ```
-//! use amp_runtime::{copy, Accelerator, Array, ArrayView};
-//!
-//! // Data on the native CPU accelerator (no Vulkan needed), read back through a copy.
-//! let acc = Accelerator::cpu()?;
-//! let a = Array::from_slice_on(&acc, [2, 3], &[1, 2, 3, 4, 5, 6])?;
-//! let mut host = vec![0; 6];
-//! copy(&a, &mut host[..])?;
-//! assert_eq!(host, [1, 2, 3, 4, 5, 6]);
-//! // A view of host data, and a section of it without a copy.
-//! let data = [10, 20, 30, 40];
-//! let view = ArrayView::new([2, 2], &data)?;
-//! assert_eq!(view.section([1, 0], [1, 2])?.to_vec()?, [30, 40]);
-//! # Ok::<(), amp_runtime::Error>(())
-//! ```
+#![doc = include_str!("../README.md")]
 //!
 //! Kernels are written with `#[kernel(amp)]` through the `amp` facade, which most users
 //! depend on instead:

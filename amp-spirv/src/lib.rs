@@ -1,17 +1,4 @@
-//! `amp-spirv`: the compiler behind `#[kernel(amp)]`.
-//!
-//! A plain library (no `proc_macro`), so it can be tested, benchmarked and reused directly:
-//!
-//! ```
-//! let kernel: syn::ItemFn = syn::parse_quote! {
-//!     fn add(idx: Index<1>, a: ArrayView<i32, 1>, b: ArrayView<i32, 1>, sum: ArrayViewMut<i32, 1>) {
-//!         sum[idx] = a[idx] + b[idx];
-//!     }
-//! };
-//! let compiled = amp_spirv::compile(&kernel).expect("a valid kernel");
-//! assert_eq!(compiled.spirv[0], 0x0723_0203); // the SPIR-V magic number
-//! assert_eq!(compiled.params.len(), 3);
-//! ```
+#![doc = include_str!("../README.md")]
 //!
 //! The pipeline follows the data: the front end (syn AST -> typed IR, with the restriction
 //! rules of docs/restrictions.md, each a [`Rule`], and type inference) -> the analyses (barrier

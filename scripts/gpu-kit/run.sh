@@ -13,6 +13,7 @@
 # messages) and the run goes on. Exits 0 only if every suite passed.
 #
 # Environment: AMP_DEVICE (respected), AMP_KIT_SUITES (a space-separated subset of suite names),
+# AMP_KIT_SKIP (a space-separated list of suite names not to run),
 # AMP_KIT_DEADLINE (seconds for the whole run, default 450 for the full kit: each suite's limit
 # is cut to what is left, and suites that cannot start in time are reported as skipped),
 # AMP_KIT_SYSTEM_LOADER=1 (use the machine's libvulkan instead of the kit's),
@@ -207,6 +208,9 @@ failed_any=0
 for entry in "${suites[@]}"; do
     IFS='|' read -r name cmd limit extra <<<"$entry"
     if [ -n "${AMP_KIT_SUITES:-}" ] && ! [[ " $AMP_KIT_SUITES " == *" $name "* ]]; then
+        continue
+    fi
+    if [[ " ${AMP_KIT_SKIP:-} " == *" $name "* ]]; then
         continue
     fi
     log="$logs/$name.log"

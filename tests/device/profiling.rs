@@ -1,6 +1,8 @@
 //! Kernel timing: `AcceleratorView::set_profiling` and `take_kernel_times` give one time per
 //! launch, in order, named after the kernel, for amp launches and `RawKernel` dispatches, on
 //! Vulkan (device timestamps) and on the native CPU accelerator (wall clock); nothing when off.
+//! Each time's start lies on the host's clock: after the program asked for the launch, before
+//! its time was taken, and no launch of a view starts before the previous one ended.
 
 use std::sync::Mutex;
 
@@ -54,9 +56,21 @@ fn one_time_per_launch_in_order(acc: &Accelerator) -> Result<(), amp::Error> {
     parallel_for_each_on(&view, a.extent(), prof_square(&a, &mut b))?;
     // SAFETY: one thread per element of the array or view it writes.
     parallel_for_each_on(&view, a.extent(), unsafe { prof_add(1, &mut a) })?;
+    let before = std::time::Instant::now();
+    // SAFETY: one thread per element of the array or view it writes.
+    parallel_for_each_on(&view, a.extent(), unsafe { prof_add(0, &mut a) })?;
     let times = view.take_kernel_times()?;
-    assert_eq!(names(&times), ["prof_add", "prof_square", "prof_add"]);
+    let taken = std::time::Instant::now();
+    assert_eq!(
+        names(&times),
+        ["prof_add", "prof_square", "prof_add", "prof_add"]
+    );
     assert_sane(&times);
+    assert!(before <= times[3].start, "{times:?}");
+    assert!(times[3].end() <= taken, "{times:?}");
+    for pair in times.windows(2) {
+        assert!(pair[0].end() <= pair[1].start, "{times:?}");
+    }
     assert_eq!(b.to_vec()?, vec![9u32; 1000]);
     assert_eq!(a.to_vec()?, vec![4u32; 1000]);
     // Taken: the next call has only what came after.

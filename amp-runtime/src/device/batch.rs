@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use ash::vk;
 
 use super::hazards::{Hazards, Touches};
-use super::profile::{KernelTime, Timestamps};
+use super::profile::{DeviceTimeline, KernelTime, Timestamps};
 use super::submit::{
     default_timeout, record_barrier, timeout_millis, timeout_nanos, Barrier, Recording, Slot,
 };
@@ -271,6 +271,8 @@ struct QueueState {
     timestamps: Option<Timestamps>,
     /// The times of finished timed launches, not taken yet.
     times: Vec<KernelTime>,
+    /// Where the timed launches lie on the host's clock.
+    timeline: DeviceTimeline,
 }
 
 struct Batch {
@@ -280,6 +282,8 @@ struct Batch {
     hazards: Hazards,
     items: u32,
     opened: Instant,
+    /// When it was submitted (set on submission).
+    submitted: Option<Instant>,
     work: Work,
 }
 
@@ -301,6 +305,7 @@ impl Queue {
                 profiling: false,
                 timestamps,
                 times: Vec::new(),
+                timeline: DeviceTimeline::default(),
             }),
         })
     }
@@ -517,6 +522,7 @@ impl QueueState {
             hazards: Hazards::new(),
             items: 0,
             opened: Instant::now(),
+            submitted: None,
             work: Work::default(),
         });
         self.next_serial += 1;
@@ -577,9 +583,13 @@ impl QueueState {
         };
         match submitted {
             Ok(()) => {
+                let now = Instant::now();
                 self.submitted += 1;
-                self.last_submit = Some(Instant::now());
-                self.in_flight.push_back(batch);
+                self.last_submit = Some(now);
+                self.in_flight.push_back(Batch {
+                    submitted: Some(now),
+                    ..batch
+                });
                 Ok(())
             }
             Err(e) => {
@@ -673,11 +683,24 @@ impl QueueState {
         garbage: &mut Vec<Work>,
     ) {
         let Batch {
-            mut slot, mut work, ..
+            mut slot,
+            mut work,
+            opened,
+            submitted,
+            ..
         } = batch;
         if let (None, Some(timestamps)) = (failed, self.timestamps) {
+            let submitted = submitted.unwrap_or(opened);
             // SAFETY: the batch finished.
-            let read = unsafe { slot.queries.read(device.vk(), timestamps, &mut self.times) };
+            let read = unsafe {
+                slot.queries.read(
+                    device.vk(),
+                    timestamps,
+                    submitted,
+                    &mut self.timeline,
+                    &mut self.times,
+                )
+            };
             if let Err(e) = read {
                 self.errors
                     .push_back(Arc::new(Reported(Mutex::new(Some(e)))));

@@ -6,9 +6,17 @@
 //! (`vkCmdWriteTimestamp` at `BOTTOM_OF_PIPE` before and after its dispatch: once all earlier
 //! work finished, and once the dispatch finished); the results are read when the batch is
 //! retired. On the native CPU accelerator a launch's time is the wall-clock time it ran.
+//!
+//! A launch's start is also placed on the host's clock ([`KernelTime::start`]), so that a
+//! timeline can show the device's work beside the host's: a batch's first timed launch starts
+//! when the batch was submitted, or when the queue's previous timed launch ended if that is
+//! later (a device starts a batch no earlier than either); the later ones keep the device's own
+//! offsets from it. The start is a lower bound by the device's latency in taking up a batch
+//! (microseconds on a GPU); the durations and the gaps inside a batch are the device's.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use ash::vk;
 
@@ -28,14 +36,52 @@ pub struct KernelTime {
     /// once the dispatch finished), without the host's recording and submission. On the native
     /// CPU accelerator: the wall-clock time of the launch on the host.
     pub seconds: f64,
+    /// When the launch started on the device, on the host's clock: on the native CPU
+    /// accelerator, when it started running; on a Vulkan accelerator, placed from the device's
+    /// timestamps as the module documentation says (exact within a batch, a lower bound by the
+    /// device's latency across batches). For timelines of the device's work beside the
+    /// host's (docs/tracing.md).
+    pub start: Instant,
 }
 
 impl KernelTime {
     /// A launch's measured time, also reported as a `kernel time` tracing event (with the
     /// kernel and the seconds), on every accelerator alike.
-    pub(crate) fn measured(kernel: String, seconds: f64) -> KernelTime {
+    pub(crate) fn measured(kernel: String, start: Instant, seconds: f64) -> KernelTime {
         tracing::info!(kernel = kernel.as_str(), seconds, "kernel time");
-        KernelTime { kernel, seconds }
+        KernelTime {
+            kernel,
+            seconds,
+            start,
+        }
+    }
+
+    /// When the launch ended on the device, on the host's clock.
+    pub fn end(&self) -> Instant {
+        self.start + Duration::from_secs_f64(self.seconds)
+    }
+}
+
+/// Where a queue's timed launches lie on the host's clock: the end of the last one placed.
+#[derive(Default)]
+pub(super) struct DeviceTimeline {
+    last_end: Option<Instant>,
+}
+
+impl DeviceTimeline {
+    /// The host time at which a batch submitted at `submitted` began on the device, at the
+    /// earliest.
+    fn batch_start(&self, submitted: Instant) -> Instant {
+        self.last_end.map_or(submitted, |end| end.max(submitted))
+    }
+
+    /// Places a launch the device's ticks put at `start`, lasting `seconds`: no earlier than
+    /// the previous launch's end (a queue runs its timed launches one after another; this
+    /// absorbs the rounding of ticks to nanoseconds). Returns its start.
+    fn place(&mut self, start: Instant, seconds: f64) -> Instant {
+        let start = self.last_end.map_or(start, |end| end.max(start));
+        self.last_end = Some(start + Duration::from_secs_f64(seconds));
+        start
     }
 }
 
@@ -140,7 +186,8 @@ impl QueryPools {
         self.names.push(kernel.to_owned());
     }
 
-    /// The times of the finished batch's launches, appended to `out` in launch order.
+    /// The times of the finished batch's launches, appended to `out` in launch order and
+    /// placed on `timeline` (the batch was submitted at `submitted`).
     ///
     /// # Safety
     /// The batch finished.
@@ -148,9 +195,14 @@ impl QueryPools {
         &mut self,
         d: &ash::Device,
         timestamps: Timestamps,
+        submitted: Instant,
+        timeline: &mut DeviceTimeline,
         out: &mut Vec<KernelTime>,
     ) -> Result<(), Error> {
         let mut names = std::mem::take(&mut self.names).into_iter();
+        let batch_start = timeline.batch_start(submitted);
+        // The device's tick of the batch's first timed launch, the origin of the others.
+        let mut origin = None;
         for &pool in &self.pools {
             let launches = names.len().min(LAUNCHES_PER_POOL as usize);
             if launches == 0 {
@@ -168,8 +220,13 @@ impl QueryPools {
             }
             .map_err(Error::vk("vkGetQueryPoolResults"))?;
             for (pair, kernel) in ticks.chunks_exact(2).zip(names.by_ref()) {
+                let origin = *origin.get_or_insert(pair[0]);
                 let seconds = timestamps.seconds(pair[0], pair[1]);
-                out.push(KernelTime::measured(kernel, seconds));
+                let start = timeline.place(
+                    batch_start + Duration::from_secs_f64(timestamps.seconds(origin, pair[0])),
+                    seconds,
+                );
+                out.push(KernelTime::measured(kernel, start, seconds));
             }
         }
         Ok(())

@@ -136,7 +136,7 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
                 if matches!(result, Ok(()) | Err(Error::IndexOutOfBounds { .. })) {
                     let seconds = start.elapsed().as_secs_f64();
                     nv.profiler
-                        .push(KernelTime::measured(kernel.to_owned(), seconds));
+                        .push(KernelTime::measured(kernel.to_owned(), start, seconds));
                 }
             }
             return result;
