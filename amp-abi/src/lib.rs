@@ -188,7 +188,8 @@ pub mod buffer_layout {
 /// The scalar types a kernel parameter or buffer element can have on the device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ScalarType {
-    /// `bool`: only as a scalar parameter, passed as a `u32` 0 or 1.
+    /// `bool`: a scalar parameter is a `u32` word 0 or 1; in a buffer, one byte 0 or 1 (as
+    /// the host's `bool`).
     Bool,
     /// `i32`.
     I32,
@@ -217,7 +218,7 @@ impl ScalarType {
     pub const fn size(self) -> u32 {
         match self {
             ScalarType::F64 => 8,
-            ScalarType::I8 | ScalarType::U8 => 1,
+            ScalarType::Bool | ScalarType::I8 | ScalarType::U8 => 1,
             ScalarType::I16 | ScalarType::U16 => 2,
             _ => 4,
         }
@@ -232,13 +233,13 @@ impl ScalarType {
         }
     }
 
-    /// Whether a buffer of this type holds its elements packed into 32-bit words (`i8`, `u8`,
-    /// `i16`, `u16`): the kernel reads and writes them inside words, and the runtime sizes
-    /// such a buffer to whole words.
+    /// Whether a buffer of this type holds its elements packed into 32-bit words (`bool`,
+    /// `i8`, `u8`, `i16`, `u16`): the kernel reads and writes them inside words, and the
+    /// runtime sizes such a buffer to whole words.
     pub const fn is_packed(self) -> bool {
         matches!(
             self,
-            ScalarType::I8 | ScalarType::U8 | ScalarType::I16 | ScalarType::U16
+            ScalarType::Bool | ScalarType::I8 | ScalarType::U8 | ScalarType::I16 | ScalarType::U16
         )
     }
 

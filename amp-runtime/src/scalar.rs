@@ -20,8 +20,8 @@ pub mod sealed {
     impl Sealed for u16 {}
 }
 
-/// An element type of views and arrays: `i8`, `u8`, `i16`, `u16`, `i32`, `u32`, `f32`, `f64`,
-/// a short vector of the 32- and 64-bit ones
+/// An element type of views and arrays: `bool`, `i8`, `u8`, `i16`, `u16`, `i32`, `u32`, `f32`,
+/// `f64`, a short vector of the 32- and 64-bit ones
 /// ([`Float3`](crate::Float3), [`Int2`](crate::Int2), ...), or a `#[repr(C)]` struct with
 /// `#[derive(DeviceStruct)]`.
 ///
@@ -35,13 +35,22 @@ pub mod sealed {
 /// # Safety
 ///
 /// An implementor has no padding bytes and every bit pattern of its size is a valid value (as
-/// `bytemuck::Pod`). The crate implements it for its types, and `#[derive(DeviceStruct)]` for a
-/// `#[repr(C)]` struct whose fields are all `DeviceElement`s, after a compile-time check that
-/// the fields' sizes add up to the struct's (no padding). Do not implement it by hand.
+/// `bytemuck::Pod`), except `bool`. The crate implements it for its types, and
+/// `#[derive(DeviceStruct)]` for a `#[repr(C)]` struct whose fields are all `DeviceElement`s
+/// other than `bool`, after a compile-time check that the fields' sizes add up to the struct's
+/// (no padding). Do not implement it by hand.
+///
+/// A `bool` is one byte, 0 or 1, and the runtime keeps every byte of a `bool` view or array 0
+/// or 1, so that the bytes it copies into host `bool`s are valid: they come from the host's
+/// `bool`s, or from kernels, which store only 0 and 1 (`#[kernel(amp)]` compiles a `bool`
+/// store so; [`RawKernel`](crate::RawKernel) refuses `bool` buffers); arrays of them start
+/// zeroed; a `bool` view ignores `discard_data` (a partly written device copy would bring
+/// other bytes back); and `reinterpret_as` never shows other bytes as `bool`s nor writes a
+/// `bool`'s bytes as another type.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a device element type",
     label = "not a device element type",
-    note = "view and array elements are `i8`, `u8`, `i16`, `u16`, `i32`, `u32`, `f32`, `f64`, \
+    note = "view and array elements are `bool`, `i8`, `u8`, `i16`, `u16`, `i32`, `u32`, `f32`, `f64`, \
             short vectors (`Float3`, ...) and `#[repr(C)]` structs with `#[derive(Clone, Copy, \
             DeviceStruct)]` (whose fields are 32- or 64-bit)"
 )]
@@ -69,6 +78,12 @@ unsafe impl DeviceElement for f32 {
 unsafe impl DeviceElement for f64 {
     const TYPE: ScalarType = ScalarType::F64;
 }
+// SAFETY: one byte without padding, 0 or 1 wherever the runtime keeps it (see the trait's
+// safety section). A Vulkan buffer of these holds them packed into 32-bit words, which the
+// runtime sizes in whole words (`ScalarType::is_packed`).
+unsafe impl DeviceElement for bool {
+    const TYPE: ScalarType = ScalarType::Bool;
+}
 // SAFETY: as for `i32`. A Vulkan buffer of these holds them packed into 32-bit words, which
 // the runtime sizes in whole words (`ScalarType::is_packed`).
 unsafe impl DeviceElement for i8 {
@@ -87,10 +102,21 @@ unsafe impl DeviceElement for u16 {
     const TYPE: ScalarType = ScalarType::U16;
 }
 
-/// Compiles only for a `DeviceElement` `T`: `#[derive(DeviceStruct)]` calls it with each field's
-/// type, in a `const`, before it implements [`DeviceElement`] for the struct.
+/// Compiles only for a `DeviceElement` `T` other than `bool`: `#[derive(DeviceStruct)]` calls it
+/// with each field's type, in a `const`, before it implements [`DeviceElement`] for the struct
+/// (whose every bit pattern must be a value).
 #[doc(hidden)]
-pub const fn assert_device_field<T: DeviceElement>() {}
+pub const fn assert_device_field<T: DeviceElement>() {
+    assert!(
+        !is_bool::<T>(),
+        "a `DeviceStruct` field cannot be a `bool` (a struct's bytes may be any bytes): use a `u32` 0 or 1"
+    );
+}
+
+/// Whether `T` is `bool`, the element type whose bytes are only 0 and 1.
+pub(crate) const fn is_bool<T: DeviceElement>() -> bool {
+    matches!(T::ELEM, ElemType::Scalar(ScalarType::Bool))
+}
 
 /// The bytes of `data`.
 pub(crate) fn as_bytes<T: DeviceElement>(data: &[T]) -> &[u8] {
@@ -103,13 +129,14 @@ pub(crate) fn as_bytes<T: DeviceElement>(data: &[T]) -> &[u8] {
 pub(crate) fn as_bytes_mut<T: DeviceElement>(data: &mut [T]) -> &mut [u8] {
     let len = std::mem::size_of_val(data);
     // SAFETY: as in `as_bytes`; and every bit pattern is a valid `T`, so any bytes written
-    // leave valid elements.
+    // leave valid elements, except for `bool`, whose bytes the runtime writes only from
+    // other valid `bool`s (see `DeviceElement`'s safety section).
     unsafe { std::slice::from_raw_parts_mut(data.as_mut_ptr().cast::<u8>(), len) }
 }
 
 /// The element whose bytes are all zero.
 pub(crate) fn zeroed<T: DeviceElement>() -> T {
-    // SAFETY: every bit pattern, all zeros included, is a valid `T`.
+    // SAFETY: all zeros is a valid `T` (`false` for a `bool`; every bit pattern for the others).
     unsafe { std::mem::zeroed() }
 }
 

@@ -248,7 +248,7 @@ fn check_field_type(ty: &syn::Type) -> Option<Diagnostic> {
         );
     };
     let specific = match name.as_str() {
-        "bool" => "`bool` has no defined size on the device; use a `u32` 0 or 1",
+        "bool" => "a struct's bytes may be any bytes, and a `bool`'s only 0 or 1; use a `u32` 0 or 1 (views and arrays of `bool` are fine)",
         "usize" | "isize" => "use `u32` or `i32`: the device's integers are 32-bit",
         "i8" | "i16" | "u8" | "u16" => {
             "struct fields are 32 or 64 bits wide; use `i32` or `u32`, or keep the small values in a view of their own (`ArrayView<u8, 1>`)"

@@ -134,6 +134,22 @@ impl Scalar {
         matches!(self, Scalar::I8 | Scalar::U8 | Scalar::I16 | Scalar::U16)
     }
 
+    /// The scalar a buffer element of this type is stored as: `u8` for `bool` (one byte, 0 or
+    /// 1, as the host's `bool`), the type itself otherwise.
+    pub fn stored(self) -> Scalar {
+        if self == Scalar::Bool {
+            Scalar::U8
+        } else {
+            self
+        }
+    }
+
+    /// Whether a buffer element of this type is stored narrower than a 32-bit word: the small
+    /// integers and `bool`.
+    pub fn is_narrow_elem(self) -> bool {
+        self.stored().is_small_int()
+    }
+
     /// The width a small integer is narrowed to (8 or 16); `None` for every other type.
     pub fn narrow_bits(self) -> Option<u32> {
         self.is_small_int().then(|| self.bits())

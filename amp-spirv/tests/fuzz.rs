@@ -1154,7 +1154,7 @@ impl<'c> Gen<'c> {
             6 => format!("unsafe fn k({})", params.join(", ")),
             7 => format!("fn k({}, r: &f32)", params.join(", ")),
             8 => format!("fn k(t: TiledIndex<64, 64>{sep}{rest})"),
-            _ => format!("fn k({}, v: ArrayView<bool, 1>)", params.join(", ")),
+            _ => format!("fn k({}, v: ArrayView<usize, 1>)", params.join(", ")),
         }
     }
 

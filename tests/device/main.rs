@@ -22,6 +22,7 @@ mod algorithms;
 mod algorithms_with_fn;
 mod asynchrony;
 mod atomics;
+mod bool_elems;
 mod bounds;
 mod control_flow;
 mod data_model;

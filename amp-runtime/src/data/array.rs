@@ -304,7 +304,13 @@ impl<T: DeviceElement, const N: usize> Array<T, N> {
         acc: &Accelerator,
         extent: impl Into<Extent<N>>,
     ) -> Result<Self, Error> {
-        Self::alloc(acc, extent.into(), AccessType::Auto, Fill::Overwritten)
+        // `bool`s hold only the bytes 0 and 1: theirs are zeroed.
+        let fill = if crate::scalar::is_bool::<T>() {
+            Fill::Zero
+        } else {
+            Fill::Overwritten
+        };
+        Self::alloc(acc, extent.into(), AccessType::Auto, fill)
     }
 
     /// An array on the default accelerator holding a copy of `data` (row-major).

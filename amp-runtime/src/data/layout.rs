@@ -2,7 +2,7 @@
 //! arithmetic of sections, projections, reshapes and reinterpretations.
 
 use crate::dims::dims_list;
-use crate::scalar::DeviceElement;
+use crate::scalar::{is_bool, DeviceElement};
 use crate::{Error, Extent};
 
 /// Checks that `extent` is usable and has exactly `len` elements.
@@ -186,8 +186,12 @@ fn row_major_strides<const N: usize>(extent: &Extent<N>) -> [usize; N] {
 }
 
 /// The layout of `layout`'s bytes as elements of `U`.
+///
+/// `writable`: the new view writes the bytes. A `bool` holds only the bytes 0 and 1, so no
+/// other type's bytes are seen as `bool`s, and a `bool`'s bytes are written only as `bool`s.
 pub(super) fn reinterpret<T: DeviceElement, U: DeviceElement, const N: usize>(
     layout: &Layout<N>,
+    writable: bool,
 ) -> Result<Layout<1>, Error> {
     layout.require_contiguous("reinterpret_as")?;
     let (from, to) = (std::mem::size_of::<T>(), std::mem::size_of::<U>());
@@ -196,6 +200,19 @@ pub(super) fn reinterpret<T: DeviceElement, U: DeviceElement, const N: usize>(
         to: U::TYPE.name(),
         reason,
     };
+    let (from_bool, to_bool) = (is_bool::<T>(), is_bool::<U>());
+    if to_bool && !from_bool {
+        return Err(err(
+            "a `bool` is only the byte 0 or 1, which other bytes are not: read them as `u8`".into(),
+        ));
+    }
+    if from_bool && !to_bool && writable {
+        return Err(err(
+            "a `bool` is only the byte 0 or 1: a writable view of another type could store \
+             other bytes; reinterpret it read-only (`reinterpret_as`)"
+                .into(),
+        ));
+    }
     let bytes = layout.extent.size() * from;
     if !bytes.is_multiple_of(to) {
         return Err(err(format!(

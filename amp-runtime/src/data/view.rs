@@ -156,7 +156,7 @@ macro_rules! read_methods {
         /// Errors: [`Error::NotContiguous`] for a section with gaps; [`Error::Reinterpret`]
         /// when the view's byte size or byte offset is not a multiple of `U`'s size.
         pub fn reinterpret_as<U: DeviceElement>(&self) -> Result<ArrayView<$l, U, 1>, Error> {
-            let layout = reinterpret::<T, U, N>(&self.layout)?;
+            let layout = reinterpret::<T, U, N>(&self.layout, false)?;
             Ok(ArrayView {
                 shared: self.shared.clone(),
                 layout,
@@ -350,7 +350,7 @@ impl<'a, T: DeviceElement, const N: usize> ArrayViewMut<'a, T, N> {
     pub fn reinterpret_as_mut<U: DeviceElement>(
         &mut self,
     ) -> Result<ArrayViewMut<'_, U, 1>, Error> {
-        let layout = reinterpret::<T, U, N>(&self.layout)?;
+        let layout = reinterpret::<T, U, N>(&self.layout, true)?;
         Ok(ArrayViewMut {
             shared: self.shared.clone(),
             layout,
@@ -370,7 +370,11 @@ impl<'a, T: DeviceElement, const N: usize> ArrayViewMut<'a, T, N> {
     /// does not copy the host data to the device (use it for pure outputs). Applies to all
     /// the data this view shares with its parent and sections.
     pub fn discard_data(&mut self) {
-        self.shared.discard();
+        // A hint: a view of `bool`s keeps its data, since a device copy that a launch leaves
+        // partly unwritten would bring bytes other than 0 and 1 back into the host's `bool`s.
+        if !crate::scalar::is_bool::<T>() {
+            self.shared.discard();
+        }
     }
 
     /// Copies the device results back into the host data if a launch wrote them and they

@@ -14,7 +14,8 @@ use crate::Error;
 /// For hand-written shaders and benchmarks; kernels written in Rust go through
 /// `#[kernel(amp)]` and [`parallel_for_each`](crate::parallel_for_each). Buffers are bound in descriptor set 0 at
 /// bindings `0..bindings` in the order they are passed; the push-constant block is passed as
-/// bytes.
+/// bytes. Buffers of `bool` are refused ([`Error::ArgumentMismatch`]): a `bool` is only the
+/// byte 0 or 1, which a hand-written shader need not keep.
 ///
 /// ```ignore
 /// let k = RawKernel::new(&acc, &spirv_words, "main", 2, 4)?;
@@ -165,6 +166,15 @@ impl RawKernel {
             let b = i as u32;
             match (&arg.0, kind) {
                 (Arg::Buffer { buf, .. }, RawBinding::StorageBuffer) => {
+                    // A hand-written shader may store any byte: `bool`s hold only 0 and 1.
+                    if buf.elem()
+                        == crate::kernel::ElemType::Scalar(crate::kernel::ScalarType::Bool)
+                    {
+                        return Err(mismatch(format!(
+                            "binding {i} is a buffer of `bool`s, which a hand-written kernel \
+                             could fill with bytes other than 0 and 1: bind `u8`s instead"
+                        )));
+                    }
                     let p = buf.prepare(&self.acc, self.device.default_queue())?;
                     bindings.push((b, p.info));
                     prepared.push(p);

@@ -328,9 +328,10 @@ impl CheckedKernel {
             })
         };
         let module = emit(false)?;
-        // Views and arrays of `i8` .. `u16`: also the module with 8- and 16-bit storage.
+        // Views and arrays of `bool` and `i8` .. `u16`: also the module with 8- and 16-bit
+        // storage.
         let small_buffers = kernel.params.iter().any(|p| {
-            matches!(&p.kind, ir::ParamKind::Buffer { elem: crate::types::Elem::Scalar(s), .. } if s.is_small_int())
+            matches!(&p.kind, ir::ParamKind::Buffer { elem: crate::types::Elem::Scalar(s), .. } if s.is_narrow_elem())
         });
         let spirv_narrow_storage = if small_buffers {
             emit(true)?.words

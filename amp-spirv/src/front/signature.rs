@@ -437,7 +437,7 @@ pub(super) fn elem_and_rank(
             Ty::Scalar(s)
                 if matches!(s, Scalar::I32 | Scalar::U32 | Scalar::F32 | Scalar::F64)
                     || s.is_normalized()
-                    || s.is_small_int() =>
+                    || s.is_narrow_elem() =>
             {
                 Elem::Scalar(s)
             }
@@ -449,7 +449,7 @@ pub(super) fn elem_and_rank(
                     t.span(),
                     format!("`{other}` is not supported as an element type of views and arrays"),
                 )
-                .with_help("use i8, u8, i16, u16, i32, u32, f32, f64, Norm, Unorm or a short vector of the 32- and 64-bit ones (`Float3`, `int_2`, `Unorm4`)"))
+                .with_help("use bool, i8, u8, i16, u16, i32, u32, f32, f64, Norm, Unorm or a short vector of the 32- and 64-bit ones (`Float3`, `int_2`, `Unorm4`)"))
             }
         },
         _ => return Err(usage()),

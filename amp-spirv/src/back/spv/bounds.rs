@@ -341,7 +341,11 @@ impl Emitter<'_> {
         let ptr = self.buffer_ptr_at(p, safe);
         let t = self.scalar_ty(s);
         let loaded = self.load_buffer_elem(&crate::types::Ty::Scalar(s), ptr);
-        let zero = self.constant(t, 0, s == Scalar::F64);
+        let zero = if s == Scalar::Bool {
+            self.const_scalar(s, Lit::Bool(false))
+        } else {
+            self.constant(t, 0, s == Scalar::F64)
+        };
         let value = self.op(Op::Select, t, &[inside, loaded, zero]);
         self.record_out_of_bounds(p, index, inside);
         value

@@ -103,14 +103,14 @@ impl Emitter<'_> {
             ParamKind::Buffer {
                 elem: Elem::Scalar(s),
                 ..
-            } if s.is_small_int() && self.narrow_storage => {
+            } if s.is_narrow_elem() && self.narrow_storage => {
                 let ptr = self.access(elem_ptr, var, &[zero, linear]);
                 self.narrow_ptr(s, ptr)
             }
             ParamKind::Buffer {
                 elem: Elem::Scalar(s),
                 ..
-            } if s.is_small_int() => {
+            } if s.is_narrow_elem() => {
                 self.packed_ptr(s, linear, |e, word| e.access(elem_ptr, var, &[zero, word]))
             }
             _ => self.access(elem_ptr, var, &[zero, linear]),

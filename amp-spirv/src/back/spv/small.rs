@@ -14,6 +14,10 @@
 //! A second module of the same kernel (`emit`'s `narrow_storage`) declares those buffers as
 //! arrays of 8- and 16-bit integers instead, loaded with a widening conversion and stored with
 //! a narrowing one, for devices with 8- and 16-bit storage, where a store is a plain store.
+//!
+//! A `bool` element is stored as the host's `bool` is, a byte 0 or 1 ([`Scalar::stored`]): it
+//! goes through the `u8` paths, compared with 0 after a load and selected from 1 and 0 before
+//! a store, so a kernel never writes another byte into it.
 
 use super::{Emitter, OrInternal};
 use crate::back::spv::Invariant;
@@ -68,6 +72,7 @@ impl Emitter<'_> {
         at: impl FnOnce(&mut Self, Word) -> Word,
     ) -> Word {
         let bits = s
+            .stored()
             .narrow_bits()
             .or_internal(&mut self.internal, Invariant::CheckedType);
         let per_word = 32 / bits;
@@ -109,6 +114,7 @@ impl Emitter<'_> {
         let Elem::Scalar(s) = *elem else {
             return None;
         };
+        let s = s.stored();
         let bits = s.narrow_bits().filter(|_| self.narrow_storage)?;
         let capability = if bits == 8 {
             spirv::Capability::StorageBuffer8BitAccess
@@ -130,39 +136,56 @@ impl Emitter<'_> {
         self.small_elems.get(&ptr).copied()
     }
 
-    /// Loads the packed element at `ptr`: its word shifted down, narrowed. (A buffer of a
-    /// signed type is a runtime array of `i32` words.)
+    /// Loads the small element at `ptr`: its 8- or 16-bit element widened, or its word
+    /// shifted down and narrowed. (A buffer of a signed type is a runtime array of `i32`
+    /// words.) A `bool` is its byte compared with 0.
     pub(super) fn load_small(&mut self, elem: SmallElem, ptr: Word) -> Word {
-        let t = self.scalar_ty(elem.scalar);
-        let Some(shift) = elem.shift else {
+        let stored = elem.scalar.stored();
+        let t = self.scalar_ty(stored);
+        let value = if let Some(shift) = elem.shift {
+            let u = self.scalar_ty(Scalar::U32);
+            let word = self.load(t, ptr);
+            let word = self.bitcast_to(u, t, word);
+            let down = self.op(Op::ShiftRightLogical, u, &[word, shift]);
+            let value = self.bitcast_to(t, u, down);
+            self.narrow(value, stored)
+        } else {
             let narrow = self
-                .narrow_elem_ty(&Elem::Scalar(elem.scalar))
+                .narrow_elem_ty(&Elem::Scalar(stored))
                 .or_internal(&mut self.internal, Invariant::CheckedType);
             let v = self.load(narrow, ptr);
-            return self.op(Self::widening(elem.scalar), t, &[v]);
+            self.op(Self::widening(stored), t, &[v])
         };
-        let u = self.scalar_ty(Scalar::U32);
-        let word = self.load(t, ptr);
-        let word = self.bitcast_to(u, t, word);
-        let down = self.op(Op::ShiftRightLogical, u, &[word, shift]);
-        let value = self.bitcast_to(t, u, down);
-        self.narrow(value, elem.scalar)
+        if elem.scalar == Scalar::Bool {
+            let b = self.scalar_ty(Scalar::Bool);
+            let zero = self.const_u32(0);
+            return self.op(Op::INotEqual, b, &[value, zero]);
+        }
+        value
     }
 
-    /// Stores `value` into the packed element at `ptr`: the word's bits of the element are
-    /// `xor`ed, atomically, with the difference between the old value and `value`.
+    /// Stores `value` into the small element at `ptr`: a narrowing store into narrow storage,
+    /// or in a packed word, the word's bits of the element `xor`ed, atomically, with the
+    /// difference between the old value and `value`. A `bool` is stored as 1 or 0.
     pub(super) fn store_small(&mut self, elem: SmallElem, ptr: Word, value: Word) {
-        let t = self.scalar_ty(elem.scalar);
+        let stored = elem.scalar.stored();
+        let t = self.scalar_ty(stored);
+        let value = if elem.scalar == Scalar::Bool {
+            let (one, zero) = (self.const_u32(1), self.const_u32(0));
+            self.op(Op::Select, t, &[value, one, zero])
+        } else {
+            value
+        };
         let Some(shift) = elem.shift else {
             let narrow = self
-                .narrow_elem_ty(&Elem::Scalar(elem.scalar))
+                .narrow_elem_ty(&Elem::Scalar(stored))
                 .or_internal(&mut self.internal, Invariant::CheckedType);
-            let v = self.op(Self::widening(elem.scalar), narrow, &[value]);
+            let v = self.op(Self::widening(stored), narrow, &[value]);
             self.store(ptr, v);
             return;
         };
         let u = self.scalar_ty(Scalar::U32);
-        let bits = elem.scalar.narrow_bits().unwrap_or(32);
+        let bits = stored.narrow_bits().unwrap_or(32);
         let mask = self.const_u32(((1u64 << bits) - 1) as u32);
         let scope = self.const_u32(spirv::Scope::Device as u32);
         let relaxed = self.const_u32(0);

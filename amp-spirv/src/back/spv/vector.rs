@@ -26,6 +26,10 @@ impl Emitter<'_> {
         if let Some(id) = self.narrow_elem_ty(elem) {
             return id;
         }
+        if let Elem::Scalar(Scalar::Bool) = elem {
+            // Packed into words, as `u8`s (a SPIR-V `bool` has no storage form).
+            return self.scalar_ty(Scalar::U32);
+        }
         let ty = elem.ty();
         if Self::direct_vector(&ty) {
             return self.ty(&ty.device());
@@ -105,8 +109,8 @@ impl Emitter<'_> {
     /// The byte size of one buffer element (the runtime array's `ArrayStride`).
     pub(super) fn storage_elem_bytes(&mut self, elem: &Elem) -> u32 {
         if let Elem::Scalar(s) = elem {
-            if self.narrow_storage && s.is_small_int() {
-                return s.bits() / 8;
+            if self.narrow_storage && s.is_narrow_elem() {
+                return s.stored().bits() / 8;
             }
         }
         elem.ty()
