@@ -76,6 +76,25 @@ fn nested_ifs_and_the_statements_around_the_loop_are_masked_too() {
 }
 
 #[test]
+fn loops_in_both_branches_of_a_per_thread_if_else_are_batched_with_masks() {
+    let k = native(
+        "fn k(idx: Index<1>, a: ArrayView<f32, 1>, out: ArrayViewMut<f32, 1>) {
+            let mut s = 0.0;
+            if idx[0] % 3 == 0 {
+                for j in 0..a.extent()[0] { s += a[j]; }
+            } else if idx[0] % 3 == 1 {
+                s = 1.0;
+            } else {
+                for j in 0..a.extent()[0] { s -= a[j] * 2.0; }
+            }
+            out[idx] = s;
+        }",
+    );
+    assert!(k.batched.is_some());
+    assert_eq!(k.unbatched, None);
+}
+
+#[test]
 fn a_loop_under_a_per_thread_while_runs_one_thread_at_a_time_and_says_why() {
     let k = native(
         "fn k(idx: Index<1>, a: ArrayView<f32, 1>, out: ArrayViewMut<f32, 1>) {

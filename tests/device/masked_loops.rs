@@ -133,3 +133,69 @@ fn nested_conditions_around_a_loop_match_the_host() -> Result<(), amp::Error> {
     assert_validation_clean();
     Ok(())
 }
+
+/// Loops in both branches of a condition that differs between threads, and in an `else if`:
+/// a row's sum, its alternating sum, or a constant, by the row's class.
+#[kernel(amp)]
+fn branch_sums(idx: Index<2>, a: ArrayView<f32, 2>, out: ArrayViewMut<f32, 2>) {
+    let (i, j) = (idx[0], idx[1]);
+    let n = a.extent()[1];
+    let mut s = 0.0;
+    if (i + j) % 3 == 0 {
+        for k in 0..n {
+            s += a[[i, k]];
+        }
+    } else if j % 2 == 0 {
+        s = 7.0;
+    } else {
+        s = 1.0;
+        for k in 0..n {
+            s -= a[[i, k]] * (k as f32);
+        }
+    }
+    out[idx] = s;
+}
+
+fn host_branch_sums(a: &[f32], rows: usize, n: usize, cols: usize) -> Vec<f32> {
+    let mut out = vec![0.0f32; rows * cols];
+    for i in 0..rows {
+        for j in 0..cols {
+            let mut s = 0.0f32;
+            if (i + j) % 3 == 0 {
+                for k in 0..n {
+                    s += a[i * n + k];
+                }
+            } else if j % 2 == 0 {
+                s = 7.0;
+            } else {
+                s = 1.0;
+                for k in 0..n {
+                    s -= a[i * n + k] * (k as f32);
+                }
+            }
+            out[i * cols + j] = s;
+        }
+    }
+    out
+}
+
+#[test]
+fn loops_in_both_branches_of_an_if_else_match_the_host() -> Result<(), amp::Error> {
+    let (rows, n, cols) = (9, 37, 45);
+    let a: Vec<f32> = (0..rows * n)
+        .map(|x| ((x * 7) % 13) as f32 * 0.25 - 1.0)
+        .collect();
+    let av = ArrayView::new([rows, n], &a)?;
+    let mut out = vec![0.0f32; rows * cols];
+    {
+        let mut ov = ArrayViewMut::new([rows, cols], &mut out)?;
+        parallel_for_each(ov.extent(), branch_sums(&av, &mut ov))?;
+        ov.synchronize()?;
+    }
+    let want = host_branch_sums(&a, rows, n, cols);
+    for (k, (g, w)) in out.iter().zip(&want).enumerate() {
+        assert_eq!(g.to_bits(), w.to_bits(), "element {k}: {g} against {w}");
+    }
+    assert_validation_clean();
+    Ok(())
+}

@@ -181,15 +181,17 @@ fn hoist_block(
     hoisted
 }
 
-/// Statement `st` with per-lane masks, when it is an `if` (without `else`) whose block holds
+/// Statement `st` with per-lane masks, when it is an `if` whose block (or `else` block) holds
 /// a loop that may run for the whole batch (directly, or under more such `if`s): ISPC's
 /// model, where a condition that differs between threads does not stop the loops inside it
 /// from running for all of them. `if c { a; for i in r { b } d }` becomes
 /// `let m = c; if m { a } for i in r { if m { b } } if m { d }`: each thread runs the same
 /// statements in the same order as before, and a thread whose `m` is false runs the loop's
-/// iterations doing nothing. The loop's range is uniform (made of values every thread has
-/// before the `if`), so computing it for every thread changes nothing; the block may not
-/// `return` or leave an enclosing loop. `None` leaves the statement as it is.
+/// iterations doing nothing. An `else` block follows under `let n = !m` (an `else if` is an
+/// `else` block holding that `if`), so a thread runs the statements of one branch, as before.
+/// The loop's range is uniform (made of values every thread has before the `if`), so
+/// computing it for every thread changes nothing; the blocks may not `return` or leave an
+/// enclosing loop. `None` leaves the statement as it is.
 fn masked(st: &mut Stmt, locals: &mut Vec<Local>, uniform: &HashSet<LocalId>) -> Option<Vec<Stmt>> {
     let Stmt::Expr(e) = st else {
         return None;
@@ -198,40 +200,75 @@ fn masked(st: &mut Stmt, locals: &mut Vec<Local>, uniform: &HashSet<LocalId>) ->
         return None;
     }
     let span = e.span;
-    let ExprKind::If(cond, then, None) =
+    let ExprKind::If(cond, then, els) =
         std::mem::replace(&mut e.kind, ExprKind::Block(Block::default()))
     else {
-        unreachable!("`maskable` matched an `if` without `else`");
+        unreachable!("`maskable` matched an `if`");
     };
     let mask = new_mask(locals);
     let mut out = vec![Stmt::Let(mask, Some(*cond))];
     expand(then, mask, span, locals, uniform, &mut out);
+    if let Some(els) = els {
+        let other = new_mask(locals);
+        let not_mask = not(local(mask, span));
+        out.push(Stmt::Let(other, Some(not_mask)));
+        expand(else_block(els), other, span, locals, uniform, &mut out);
+    }
     Some(out)
+}
+
+/// An `else` branch as a block: its own, or one holding its `if` (an `else if`).
+fn else_block(e: Box<Expr>) -> Block {
+    match e.kind {
+        ExprKind::Block(b) => b,
+        _ => Block {
+            stmts: Vec::new(),
+            tail: Some(e),
+        },
+    }
+}
+
+/// `!e`, of a `bool`.
+fn not(e: Expr) -> Expr {
+    let span = e.span;
+    Expr {
+        kind: ExprKind::Unary(UnOp::Not, Box::new(e)),
+        ty: Ty::Scalar(Scalar::Bool),
+        span,
+    }
 }
 
 /// Whether `e` is an `if` [`masked`] applies to.
 fn maskable(e: &Expr, locals: &[Local], uniform: &HashSet<LocalId>) -> bool {
-    let ExprKind::If(_, then, None) = &e.kind else {
+    let ExprKind::If(_, then, els) = &e.kind else {
         return false;
     };
-    let returns = |x: &Expr| {
-        any_expr(x, |y| match y.kind {
-            ExprKind::Return => Probe::Hit,
-            _ => Probe::Descend,
-        })
-    };
-    !has_barrier(e)
-        && !leaves_loop(e)
-        && !block_has(then, returns)
-        && then
-            .stmts
+    // An `if` with an `else` is masked as a statement only (not as a value).
+    if els.is_some() && e.ty != Ty::Unit {
+        return false;
+    }
+    let returns = any_expr(e, |y| match y.kind {
+        ExprKind::Return => Probe::Hit,
+        _ => Probe::Descend,
+    });
+    let block_runs_for_all = |b: &Block| {
+        b.stmts
             .iter()
             .filter_map(|s| match s {
                 Stmt::Expr(x) => Some(x),
                 Stmt::Let(..) => None,
             })
-            .chain(then.tail.as_deref())
+            .chain(b.tail.as_deref())
             .any(|x| runs_for_all(x, locals, uniform))
+    };
+    let else_runs_for_all = els.as_deref().is_some_and(|x| match &x.kind {
+        ExprKind::Block(b) => block_runs_for_all(b),
+        _ => runs_for_all(x, locals, uniform),
+    });
+    !has_barrier(e)
+        && !leaves_loop(e)
+        && !returns
+        && (block_runs_for_all(then) || else_runs_for_all)
 }
 
 /// Whether `e`, a statement of a masked block, is a loop the batch runs once, or an `if` that
@@ -267,20 +304,22 @@ fn expand(
                         out.push(Stmt::Expr(x));
                     }
                     ExprKind::If(..) => {
-                        let ExprKind::If(cond, then, None) =
+                        let ExprKind::If(cond, then, els) =
                             std::mem::replace(&mut x.kind, ExprKind::Block(Block::default()))
                         else {
-                            unreachable!("`runs_for_all` matched an `if` without `else`");
+                            unreachable!("`runs_for_all` matched an `if`");
                         };
                         // `m && c`: `c` is evaluated only where `m` holds, as before.
                         let inner = new_mask(locals);
-                        let both = Expr {
-                            kind: ExprKind::Logic(LogicOp::And, Box::new(local(m, span)), cond),
-                            ty: Ty::Scalar(Scalar::Bool),
-                            span,
-                        };
-                        out.push(Stmt::Let(inner, Some(both)));
+                        out.push(Stmt::Let(inner, Some(and(local(m, span), *cond))));
                         expand(then, inner, span, locals, uniform, out);
+                        if let Some(els) = els {
+                            // `m && !(m && c)`: where `m` holds and `c` did not.
+                            let other = new_mask(locals);
+                            let rest = and(local(m, span), not(local(inner, span)));
+                            out.push(Stmt::Let(other, Some(rest)));
+                            expand(else_block(els), other, span, locals, uniform, out);
+                        }
                     }
                     _ => unreachable!("`runs_for_all` matched a loop or an `if`"),
                 }
@@ -309,6 +348,16 @@ fn tail_as_statement(b: &mut Block) {
         if let Some(tail) = b.tail.take() {
             b.stmts.push(Stmt::Expr(*tail));
         }
+    }
+}
+
+/// `a && b`, of `bool`s (`b` evaluated only where `a` holds).
+fn and(a: Expr, b: Expr) -> Expr {
+    let span = a.span;
+    Expr {
+        kind: ExprKind::Logic(LogicOp::And, Box::new(a), Box::new(b)),
+        ty: Ty::Scalar(Scalar::Bool),
+        span,
     }
 }
 
@@ -394,7 +443,7 @@ pub(super) fn unbatched_reason(k: &Kernel, emitted: bool) -> Option<&'static str
     Some(
         "none of its loops can run for a batch of threads at once: only a `for` over a range \
          that is the same in every thread, standing in the kernel's body, in such a loop or in \
-         an `if` without `else` or `return` there (not under a `while` that differs between \
+         an `if` or `else` without a `return` there (not under a `while` that differs between \
          threads), and left by no `break` or `continue`, can",
     )
 }
