@@ -419,7 +419,7 @@ pub struct KernelInfo {
     pub name: &'static str,
     /// The SPIR-V module (SPIR-V 1.3, Vulkan 1.1), validated at build time.
     pub spirv: &'static [u32],
-    /// The same kernel with its `i8`, `u8`, `i16` and `u16` buffers as arrays of 8- and
+    /// The same kernel with its `bool`, `i8`, `u8`, `i16` and `u16` buffers as arrays of 8- and
     /// 16-bit integers (`StorageBuffer8BitAccess`, `StorageBuffer16BitAccess`), which the
     /// runtime uses on devices with those features; in [`spirv`](Self::spirv) such buffers are
     /// packed into 32-bit words. Empty for a kernel without such buffers.

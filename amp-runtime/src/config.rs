@@ -155,9 +155,9 @@ impl Config {
         self.set("AMP_FORCE_EXACT_PATHS", Some(flag_text(on)))
     }
 
-    /// `AMP_PACKED_SMALL_INTS`: kernels hold `i8`, `u8`, `i16` and `u16` view elements packed
-    /// into 32-bit words (written with atomics) even on devices with 8- and 16-bit storage, so
-    /// that the packed form is tested there (for tests).
+    /// `AMP_PACKED_SMALL_INTS`: kernels hold `bool`, `i8`, `u8`, `i16` and `u16` view elements
+    /// packed into 32-bit words (written with atomics) even on devices with 8- and 16-bit
+    /// storage, so that the packed form is tested there (for tests).
     pub fn packed_small_ints(self, on: bool) -> Config {
         self.set("AMP_PACKED_SMALL_INTS", Some(flag_text(on)))
     }

@@ -48,7 +48,7 @@
 //! - `AMP_FORCE_EXACT_PATHS=1`: every `f32` division and square root takes the path that
 //!   corrects an imprecise device result, and every normalized texel read the path that
 //!   recovers its code, even on a device that needs neither (for tests).
-//! - `AMP_PACKED_SMALL_INTS=1`: `i8`, `u8`, `i16` and `u16` view elements stay packed in
+//! - `AMP_PACKED_SMALL_INTS=1`: `bool`, `i8`, `u8`, `i16` and `u16` view elements stay packed in
 //!   32-bit words even on devices with 8- and 16-bit storage (for tests).
 //! - `AMP_PIPELINE_ROBUSTNESS=<mode>`: which pipelines run without the device's robust buffer
 //!   access: `default`, `checked-off` or `off` (see [`Robustness`]).

@@ -68,8 +68,8 @@ pub struct Module {
 
 /// Lowers a type-checked kernel; an error (the broken invariant) only on a bug in the emitter.
 ///
-/// With `narrow_storage`, buffers of `i8`, `u8`, `i16` and `u16` are arrays of 8- and 16-bit
-/// integers (the module then needs the device's `storageBuffer8BitAccess` and
+/// With `narrow_storage`, buffers of `bool`, `i8`, `u8`, `i16` and `u16` are arrays of 8- and
+/// 16-bit integers (the module then needs the device's `storageBuffer8BitAccess` and
 /// `storageBuffer16BitAccess`, as far as it has such buffers); without, they are packed into
 /// 32-bit words, which every device reads (small.rs).
 pub fn emit(
