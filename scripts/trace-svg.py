@@ -48,7 +48,8 @@ def main(src, dst):
     t0 = min(s[0] for s in all_spans)
     t1 = max(s[1] for s in all_spans)
     scale = (WIDTH - LEFT - 10) / max(t1 - t0, 1.0)
-    tracks = sorted(spans, key=lambda tid: (tid == max(spans), tid))
+    # Host threads first; the example's device track has the largest id.
+    tracks = sorted(spans)
     out, y = [], AXIS
     for tid in tracks:
         depth = 1 + max(s[2] for s in spans[tid])
@@ -66,11 +67,11 @@ def main(src, dst):
             if w > 7 * len(name):
                 out.append(f'<text x="{x + 2:.1f}" y="{ry + 12}" font-size="10">{escape(name)}</text>')
         y += depth * ROW + GAP
-    # The axis: a tick every power of ten of milliseconds that gives at most 12 ticks.
+    # The axis: the smallest step of 1, 2 or 5 times a power of ten milliseconds that gives
+    # at most 12 ticks.
     span_ms = (t1 - t0) / 1000
-    step = 10 ** len(str(int(span_ms / 12) or 1)) / 10 if span_ms > 12 else 1
-    while span_ms / step > 12:
-        step *= 2
+    steps = (m * 10.0**k for k in range(-3, 7) for m in (1, 2, 5))
+    step = next(s for s in steps if span_ms / s <= 12)
     tick, axis = 0.0, []
     while tick <= span_ms:
         x = LEFT + tick * 1000 * scale

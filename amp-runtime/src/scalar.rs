@@ -115,7 +115,12 @@ pub const fn assert_device_field<T: DeviceElement>() {
 
 /// Whether `T` is `bool`, the element type whose bytes are only 0 and 1.
 pub(crate) const fn is_bool<T: DeviceElement>() -> bool {
-    matches!(T::ELEM, ElemType::Scalar(ScalarType::Bool))
+    holds_bools(T::ELEM)
+}
+
+/// Whether elements of type `elem` are `bool`s (see [`is_bool`]).
+pub(crate) const fn holds_bools(elem: ElemType) -> bool {
+    matches!(elem, ElemType::Scalar(ScalarType::Bool))
 }
 
 /// The bytes of `data`.

@@ -162,12 +162,15 @@ fn scan_into<T: DeviceScalar>(
     }
 }
 
-fn scan<T: DeviceScalar>(
-    input: &ArrayView<'_, T, 1>,
-    output: &mut ArrayViewMut<'_, T, 1>,
+/// The scan of `input` into `output`, of any rank (their elements in row-major order).
+fn scan<T: DeviceScalar, const N: usize>(
+    input: &ArrayView<'_, T, N>,
+    output: &mut ArrayViewMut<'_, T, N>,
     exclusive: bool,
     operation: &'static str,
 ) -> Result<(), Error> {
+    let input = &super::flat(input, operation)?;
+    let output = &mut super::flat_mut(output, operation)?;
     let n = input.extent()[0];
     check_lengths(operation, ("input", n), ("output", output.extent()[0]))?;
     if n == 0 {
@@ -203,13 +206,7 @@ pub fn inclusive_scan<T: DeviceScalar, const N: usize>(
     input: &ArrayView<'_, T, N>,
     output: &mut ArrayViewMut<'_, T, N>,
 ) -> Result<(), Error> {
-    let operation = "inclusive_scan";
-    scan(
-        &super::flat(input, operation)?,
-        &mut super::flat_mut(output, operation)?,
-        false,
-        operation,
-    )
+    scan(input, output, false, "inclusive_scan")
 }
 
 /// `output[i] = input[0] + ... + input[i - 1]` (`output[0]` is zero).
@@ -222,13 +219,7 @@ pub fn exclusive_scan<T: DeviceScalar, const N: usize>(
     input: &ArrayView<'_, T, N>,
     output: &mut ArrayViewMut<'_, T, N>,
 ) -> Result<(), Error> {
-    let operation = "exclusive_scan";
-    scan(
-        &super::flat(input, operation)?,
-        &mut super::flat_mut(output, operation)?,
-        true,
-        operation,
-    )
+    scan(input, output, true, "exclusive_scan")
 }
 
 /// The exclusive scan of `input` into `output` on `acc`, for the sort's digit counts.

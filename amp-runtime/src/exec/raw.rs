@@ -167,9 +167,7 @@ impl RawKernel {
             match (&arg.0, kind) {
                 (Arg::Buffer { buf, .. }, RawBinding::StorageBuffer) => {
                     // A hand-written shader may store any byte: `bool`s hold only 0 and 1.
-                    if buf.elem()
-                        == crate::kernel::ElemType::Scalar(crate::kernel::ScalarType::Bool)
-                    {
+                    if crate::scalar::holds_bools(buf.elem()) {
                         return Err(mismatch(format!(
                             "binding {i} is a buffer of `bool`s, which a hand-written kernel \
                              could fill with bytes other than 0 and 1: bind `u8`s instead"

@@ -1,6 +1,7 @@
 //! The typed kernel IR: what the front end produces after name resolution and type inference,
 //! and what the back end lowers to SPIR-V. Every expression carries its (fully inferred) type.
 
+pub(crate) mod build;
 mod visit;
 
 pub use visit::{

@@ -26,6 +26,7 @@
 
 use super::tile_locals::{has_barrier, uniform_expr};
 use crate::diag::Span;
+use crate::ir::build::{logic, not};
 use crate::ir::*;
 use crate::types::{Scalar, Ty};
 use std::collections::{HashSet, VecDeque};
@@ -228,16 +229,6 @@ fn else_block(e: Box<Expr>) -> Block {
     }
 }
 
-/// `!e`, of a `bool`.
-fn not(e: Expr) -> Expr {
-    let span = e.span;
-    Expr {
-        kind: ExprKind::Unary(UnOp::Not, Box::new(e)),
-        ty: Ty::Scalar(Scalar::Bool),
-        span,
-    }
-}
-
 /// Whether `e` is an `if` [`masked`] applies to.
 fn maskable(e: &Expr, locals: &[Local], uniform: &HashSet<LocalId>) -> bool {
     let ExprKind::If(_, then, els) = &e.kind else {
@@ -311,12 +302,15 @@ fn expand(
                         };
                         // `m && c`: `c` is evaluated only where `m` holds, as before.
                         let inner = new_mask(locals);
-                        out.push(Stmt::Let(inner, Some(and(local(m, span), *cond))));
+                        out.push(Stmt::Let(
+                            inner,
+                            Some(logic(LogicOp::And, local(m, span), *cond)),
+                        ));
                         expand(then, inner, span, locals, uniform, out);
                         if let Some(els) = els {
                             // `m && !(m && c)`: where `m` holds and `c` did not.
                             let other = new_mask(locals);
-                            let rest = and(local(m, span), not(local(inner, span)));
+                            let rest = logic(LogicOp::And, local(m, span), not(local(inner, span)));
                             out.push(Stmt::Let(other, Some(rest)));
                             expand(else_block(els), other, span, locals, uniform, out);
                         }
@@ -348,16 +342,6 @@ fn tail_as_statement(b: &mut Block) {
         if let Some(tail) = b.tail.take() {
             b.stmts.push(Stmt::Expr(*tail));
         }
-    }
-}
-
-/// `a && b`, of `bool`s (`b` evaluated only where `a` holds).
-fn and(a: Expr, b: Expr) -> Expr {
-    let span = a.span;
-    Expr {
-        kind: ExprKind::Logic(LogicOp::And, Box::new(a), Box::new(b)),
-        ty: Ty::Scalar(Scalar::Bool),
-        span,
     }
 }
 

@@ -26,11 +26,11 @@ impl Emitter<'_> {
         if let Some(id) = self.narrow_elem_ty(elem) {
             return id;
         }
-        if let Elem::Scalar(Scalar::Bool) = elem {
-            // Packed into words, as `u8`s (a SPIR-V `bool` has no storage form).
-            return self.scalar_ty(Scalar::U32);
-        }
-        let ty = elem.ty();
+        // A `bool` is stored as a `u8` (a SPIR-V `bool` has no storage form): packed in words.
+        let ty = match *elem {
+            Elem::Scalar(s) => Ty::Scalar(s.stored()),
+            _ => elem.ty(),
+        };
         if Self::direct_vector(&ty) {
             return self.ty(&ty.device());
         }

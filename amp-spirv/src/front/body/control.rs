@@ -1,8 +1,8 @@
 //! Control flow: `if`, `while`, `loop`, `for` over integer ranges, `break`, `continue` and
 //! `return`.
 
-use super::build::{assign, compare, if_then, local, never, u32_lit};
 use super::*;
+use crate::ir::build::{assign, compare, if_then, local, never, u32_lit};
 
 impl BodyChecker<'_> {
     pub(super) fn if_expr(&mut self, i: &syn::ExprIf) -> Expr {

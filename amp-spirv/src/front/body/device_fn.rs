@@ -13,12 +13,12 @@
 //! calls it, and [`callee_path`] makes it relative to the kernel's module, which is the key the
 //! kernel's [`DeviceFnSource`]s are stored under.
 
-use super::build::{assign, bool_lit, never};
 use super::device_sig::{
     describe_signature, device_signature, has_return, DeviceParam, DeviceParamKind, DeviceSig,
 };
 use super::*;
 use crate::front::DeviceFnSource;
+use crate::ir::build::{assign, bool_lit, never};
 
 /// The device-function state of a body checker.
 #[derive(Default)]

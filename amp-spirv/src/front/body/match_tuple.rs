@@ -8,10 +8,10 @@
 //! language asks for an arm that matches every value (`_`, a name, or a tuple of them), which
 //! rustc's rules then also accept. A `match` without one is refused with that help.
 
-use super::build::{local, logic};
 use super::matching::if_chain;
 use super::vector::member_expr;
 use super::*;
+use crate::ir::build::{local, logic};
 
 /// A name a tuple pattern binds: to component `index`.
 struct ComponentBinding {

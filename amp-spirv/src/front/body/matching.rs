@@ -9,8 +9,8 @@
 //! Rust refuses a `match` that does not cover every value of its scrutinee's type (E0004); the
 //! checker does the same, from the arms without a guard, as rustc does.
 
-use super::build::{compare, local, logic};
 use super::*;
+use crate::ir::build::{compare, local, logic};
 
 /// One pattern alternative, as the checker understood it.
 enum Case {

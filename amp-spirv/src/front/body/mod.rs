@@ -22,7 +22,6 @@ use crate::structs::StructTable;
 use crate::types::{vector_from_name, Elem, Len, Scalar, Ty};
 
 mod atomic;
-mod build;
 mod builtin;
 mod call;
 mod control;

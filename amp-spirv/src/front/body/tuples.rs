@@ -5,9 +5,9 @@
 //! component an [`ExprKind::Element`] with a literal index, as struct fields are; both back
 //! ends hold it as a composite (an `OpTypeStruct`, a Rust tuple). It never reaches a buffer.
 
-use super::build::local;
 use super::vector::member_expr;
 use super::*;
+use crate::ir::build::local;
 
 impl BodyChecker<'_> {
     /// `x.overflowing_add(y)` and its kin: the wrapped result and whether it wrapped, as Rust
