@@ -282,8 +282,8 @@ struct Batch {
     hazards: Hazards,
     items: u32,
     opened: Instant,
-    /// When it was submitted (set on submission).
-    submitted: Option<Instant>,
+    /// When its submission began (when it was opened, until then).
+    submitted: Instant,
     work: Work,
 }
 
@@ -516,13 +516,14 @@ impl QueueState {
             self.free.push(slot);
             return Err(e);
         }
+        let now = Instant::now();
         self.open = Some(Batch {
             serial: self.next_serial,
             slot,
             hazards: Hazards::new(),
             items: 0,
-            opened: Instant::now(),
-            submitted: None,
+            opened: now,
+            submitted: now,
             work: Work::default(),
         });
         self.next_serial += 1;
@@ -567,6 +568,9 @@ impl QueueState {
             // A timeout leaves it in flight: the queue grows rather than fails.
             let _ = self.wait_for(device, oldest, false, garbage);
         }
+        // Taken before the call: a driver may run the batch before `vkQueueSubmit` returns
+        // (lavapipe does), never before it is called.
+        let submitting = Instant::now();
         // SAFETY: the command buffer is recording; after `end` it is submitted once.
         let submitted = unsafe {
             batch.slot.end(d).and_then(|()| {
@@ -587,7 +591,7 @@ impl QueueState {
                 self.submitted += 1;
                 self.last_submit = Some(now);
                 self.in_flight.push_back(Batch {
-                    submitted: Some(now),
+                    submitted: submitting,
                     ..batch
                 });
                 Ok(())
@@ -685,12 +689,10 @@ impl QueueState {
         let Batch {
             mut slot,
             mut work,
-            opened,
             submitted,
             ..
         } = batch;
         if let (None, Some(timestamps)) = (failed, self.timestamps) {
-            let submitted = submitted.unwrap_or(opened);
             // SAFETY: the batch finished.
             let read = unsafe {
                 slot.queries.read(

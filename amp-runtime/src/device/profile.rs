@@ -9,7 +9,7 @@
 //!
 //! A launch's start is also placed on the host's clock ([`KernelTime::start`]), so that a
 //! timeline can show the device's work beside the host's: a batch's first timed launch starts
-//! when the batch was submitted, or when the queue's previous timed launch ended if that is
+//! when the batch's submission began, or when the queue's previous timed launch ended if that is
 //! later (a device starts a batch no earlier than either); the later ones keep the device's own
 //! offsets from it. The start is a lower bound by the device's latency in taking up a batch
 //! (microseconds on a GPU); the durations and the gaps inside a batch are the device's.
