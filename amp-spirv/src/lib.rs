@@ -13,6 +13,7 @@ mod front;
 mod imports;
 mod ir;
 mod math;
+mod pass;
 mod range;
 mod source;
 mod structs;

@@ -99,7 +99,7 @@ pub(super) fn bound(e: &Expr, facts: &LaneFacts, at: At) -> Option<Bound> {
     };
     let term = |x: &Expr| {
         let ok = |l: LocalId| at == At::WorkItemLoop && facts.uniform.contains(&l);
-        super::tile_locals::uniform_expr(x, &ok).then(|| Bound {
+        crate::pass::uniform::uniform_expr(x, &ok).then(|| Bound {
             parts: Vec::new(),
             terms: vec![x.clone()],
         })
@@ -130,7 +130,7 @@ pub(super) fn bound(e: &Expr, facts: &LaneFacts, at: At) -> Option<Bound> {
         ExprKind::Local(id) if facts.remat.contains_key(id) => bound(&facts.remat[id], facts, at),
         ExprKind::Local(id) if at == At::Entry && facts.loop_ends.contains_key(id) => {
             let (end, inclusive) = &facts.loop_ends[id];
-            let fixed = super::tile_locals::uniform_expr(end, &|_| false);
+            let fixed = crate::pass::uniform::uniform_expr(end, &|_| false);
             (fixed && is_index_scalar(&end.ty))
                 .then(|| part(Part::LoopMax(Box::new(end.clone()), *inclusive)))?
         }

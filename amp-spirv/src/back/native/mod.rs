@@ -107,11 +107,11 @@
 //! # Batches of a simple kernel
 //!
 //! A simple kernel with a loop every thread runs the same way also gets a *batch* function
-//! ([`native_batched`], `batch.rs`): the tile ABI above for the tiled kernel whose tiles are
+//! ([`native_batched`], `pass/batch.rs`): the tile ABI above for the tiled kernel whose tiles are
 //! [`LANES`] neighbouring threads of the last dimension, with those loops run at tile level.
 //! The executor calls it for each row's full batches and the thread function for the rest.
 //! A tiled kernel's loops that every thread of a tile runs the same way are run at tile level
-//! in the same way (`batch::hoisted_tiled`), with no change to the tile ABI.
+//! in the same way (`pass::batch::hoisted_tiled`), with no change to the tile ABI.
 //!
 //! # Textures and samplers
 //!
@@ -136,7 +136,6 @@
 //! chooses (`rt`): `#[kernel(amp)]` uses `::amp::__private::native`, the runtime's re-export.
 
 mod atomic;
-mod batch;
 mod builtin;
 mod expr;
 mod guard;
@@ -147,12 +146,12 @@ mod tile;
 mod tile_locals;
 mod tile_loops;
 
-pub use batch::LANES;
+pub use crate::pass::batch::LANES;
 
 /// Why a simple kernel with loops runs one thread at a time natively, when its batched form
 /// was not `emitted`.
 pub fn unbatched_reason(kernel: &Kernel, emitted: bool) -> Option<&'static str> {
-    batch::unbatched_reason(kernel, emitted)
+    crate::pass::batch::unbatched_reason(kernel, emitted)
 }
 
 use crate::back::plan::{self, Plan, RangeStep, RangeTest, Step};
@@ -235,9 +234,9 @@ pub fn native(
     fn_name: &str,
     assume_covers: bool,
 ) -> Res<NativeSource> {
-    let split = subgroup::hoisted(kernel);
+    let split = crate::pass::collectives::hoisted(kernel);
     let kernel = split.as_ref().unwrap_or(kernel);
-    let hoisted = batch::hoisted_tiled(kernel);
+    let hoisted = crate::pass::batch::hoisted_tiled(kernel);
     let (kernel, loops) = match hoisted {
         Some((ref h, ref loops)) => (h, loops.clone()),
         None => (kernel, Default::default()),
@@ -256,7 +255,7 @@ pub fn native(
 
 /// The Rust code of one *batch* of a simple kernel: [`LANES`] neighbouring threads along the
 /// last dimension, with the loops every thread runs the same way hoisted out of the work-item
-/// loops (see `batch.rs`). `None` when the kernel has no such loop (batching would gain
+/// loops (see `pass/batch.rs`). `None` when the kernel has no such loop (batching would gain
 /// nothing), or is tiled.
 ///
 /// The function has the tile ABI of a tiled kernel whose tile shape is `[1, .., 1, LANES]`:
@@ -271,7 +270,7 @@ pub fn native_batched(
     fn_name: &str,
     assume_covers: bool,
 ) -> Res<Option<NativeSource>> {
-    match batch::batched_kernel(kernel, plan.compares_extents(kernel)) {
+    match crate::pass::batch::batched_kernel(kernel, plan.compares_extents(kernel)) {
         Some((b, loops)) => {
             emit(&b, plan, access, rt, fn_name, assume_covers, true, loops).map(Some)
         }
@@ -281,7 +280,7 @@ pub fn native_batched(
 
 /// [`native`] of `kernel` (the checked kernel, or a batched or hoisted form of it: the same
 /// locals and index), with the checked kernel's shared decisions `plan`; `batch` when `kernel`
-/// is a simple kernel's batch; `hoisted`: the variables of its loops `batch.rs` hoisted.
+/// is a simple kernel's batch; `hoisted`: the variables of its loops `pass/batch.rs` hoisted.
 #[allow(clippy::too_many_arguments)]
 fn emit(
     kernel: &Kernel,
@@ -402,12 +401,12 @@ pub(crate) struct Emitter<'a> {
     shared: Vec<bool>,
     /// A check on `covers` was emitted.
     uses_covers: bool,
-    /// The kernel is a batch of a simple kernel (`batch.rs`): its few frames live on the stack.
+    /// The kernel is a batch of a simple kernel (`pass/batch.rs`): its few frames live on the stack.
     batch: bool,
     /// While a tile function is generated in its guarded version (`guard.rs`): the comparisons
     /// its wrapper makes before calling it (the bounds checks hoisted out of it).
     entry_guards: Option<Vec<TokenStream>>,
-    /// The variables of the loops `batch.rs` hoisted out of the work-item loops (no barrier
+    /// The variables of the loops `pass/batch.rs` hoisted out of the work-item loops (no barrier
     /// of the kernel orders their iterations: `tile.rs` may run several per work-item loop).
     hoisted: std::collections::HashSet<LocalId>,
 }

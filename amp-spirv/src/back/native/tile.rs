@@ -19,13 +19,13 @@
 //! lead evaluations) name each local, the second emits with the frame chosen from that.
 
 use super::invariant::Invariant;
-use super::tile_locals::has_barrier;
 use super::{
     broken, conjunction, generated_fn, index_lit, item_name, label, local, numbered, unsupported,
     Emitter, Res,
 };
 use crate::diag::Span;
 use crate::ir::*;
+use crate::pass::uniform::has_barrier;
 use crate::types::{Len, Scalar, Ty};
 use proc_macro2::{Ident, TokenStream};
 use quote::{quote, quote_spanned};
@@ -240,6 +240,15 @@ impl Emitter<'_> {
             .collect();
         fixed.extend(statics.iter().copied());
         let uniform = super::tile_locals::tile_uniform(k, tiled);
+        // Placement's rule is stricter than the analyses' (`pass/uniform.rs`): a local it runs
+        // once per tile is one they found the same in every thread.
+        debug_assert!(
+            uniform
+                .iter()
+                .all(|&id| !self.plan.may_vary(id) || id >= self.plan.locals_analysed()),
+            "tile-level local the analyses find varying in kernel `{}`",
+            k.name
+        );
         let remat = super::tile_locals::rematerialized(k, tiled, &uniform);
         fixed.extend(uniform.iter().copied());
         fixed.extend(remat.iter().map(|(id, _)| *id));
@@ -382,7 +391,7 @@ impl Emitter<'_> {
         if has_frame {
             // The frames, one array per local (structure of arrays): lane `i` of a work-item
             // loop reads `fl<id>[i]`, so neighbouring lanes touch neighbouring elements and
-            // LLVM can vectorize the loop. A batch's frames are few (`batch::LANES`): on the
+            // LLVM can vectorize the loop. A batch's frames are few (`pass::batch::LANES`): on the
             // stack, no allocation; a tile's are allocated once per call.
             let mut frames: Vec<(String, TokenStream, TokenStream)> = Vec::new();
             if done_flag {
@@ -396,7 +405,7 @@ impl Emitter<'_> {
                 let (v, f) = (numbered("v", &name), numbered("f", &name));
                 let storage = match self.batch {
                     true => {
-                        let lanes = index_lit(super::LANES);
+                        let lanes = index_lit(crate::pass::batch::LANES);
                         quote!([#zero; #lanes])
                     }
                     false => quote!(#rt::frames::<#ty>(#zero, nt)),
@@ -889,6 +898,6 @@ fn is_lane0(st: &TileState, x: &Expr) -> bool {
 
 /// Whether `x` is a `u32`/`usize` value the same for every thread of a work-item loop.
 fn is_uniform_index(st: &TileState, x: &Expr) -> bool {
-    super::tile_locals::uniform_expr(x, &|l| st.facts.uniform.contains(&l))
+    crate::pass::uniform::uniform_expr(x, &|l| st.facts.uniform.contains(&l))
         && matches!(x.ty, Ty::Scalar(Scalar::U32 | Scalar::Usize))
 }

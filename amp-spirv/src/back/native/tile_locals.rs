@@ -13,18 +13,9 @@
 //!   instead of keeping them in the frame.
 
 use crate::ir::*;
+use crate::pass::uniform::{has_barrier, uniform_expr};
 use crate::types::Ty;
 use std::collections::HashSet;
-
-/// Whether `e` contains a barrier, or a subgroup operation that combines lanes (the
-/// statements that do are tile-level code: every thread must have arrived at either).
-pub(super) fn has_barrier(e: &Expr) -> bool {
-    any_expr(e, |x| match &x.kind {
-        ExprKind::Barrier(_) => Probe::Hit,
-        ExprKind::Subgroup(op, _) if op.is_collective() => Probe::Hit,
-        _ => Probe::Descend,
-    })
-}
 
 /// An assignment of a local: where it is and what it assigns.
 struct Site<'a> {
@@ -115,24 +106,6 @@ pub(super) fn rematerialized(
         }
     }
     out
-}
-
-/// Whether `e` only combines values of locals `local_ok` accepts with literals, outer
-/// constants, scalar parameters and view extents, without side effects.
-pub(super) fn uniform_expr(e: &Expr, local_ok: &dyn Fn(LocalId) -> bool) -> bool {
-    match &e.kind {
-        ExprKind::Lit(_) | ExprKind::OuterConst(_) | ExprKind::ScalarParam(_) => true,
-        ExprKind::BufferExtent(_) => true,
-        ExprKind::Local(id) => local_ok(*id),
-        ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::Bitcast(a) => {
-            uniform_expr(a, local_ok)
-        }
-        ExprKind::Binary(_, a, b) | ExprKind::Logic(_, a, b) | ExprKind::Element(a, b) => {
-            uniform_expr(a, local_ok) && uniform_expr(b, local_ok)
-        }
-        ExprKind::ArrayList(items) => items.iter().all(|i| uniform_expr(i, local_ok)),
-        _ => false,
-    }
 }
 
 /// Records every assignment of a local in `b` (statement-level ones at tile level when `tile`

@@ -24,7 +24,7 @@
 //! ([`masked`], ISPC's model): a thread whose condition is false runs its iterations doing
 //! nothing. Kernels that assign their index are not batched.
 
-use super::tile_locals::{has_barrier, uniform_expr};
+use super::uniform::{has_barrier, uniform_expr};
 use crate::diag::Span;
 use crate::ir::build::{logic, not};
 use crate::ir::*;
@@ -42,7 +42,7 @@ pub const LANES: u32 = 32;
 /// (`versioned`: some access compares an index with a view's extent, which the batch's guard
 /// decides once for its threads, as for an offset index). A rank-1 element-wise kernel runs
 /// as fast one thread at a time (measured: vector add 9 % slower batched).
-pub(super) fn batched_kernel(k: &Kernel, versioned: bool) -> Option<(Kernel, HashSet<LocalId>)> {
+pub(crate) fn batched_kernel(k: &Kernel, versioned: bool) -> Option<(Kernel, HashSet<LocalId>)> {
     if k.tiled.is_some() || assigns_local(&k.body, k.index_local) {
         return None;
     }
@@ -90,7 +90,7 @@ pub(super) fn batched_kernel(k: &Kernel, versioned: bool) -> Option<(Kernel, Has
 /// contain no barrier) run at tile level like the loops of a batch: `None` when there is none.
 /// A tiled matrix product's `for k in 0..TS { sum += la[row][k] * lb[k][col]; }` then runs
 /// once per tile with a work-item loop inside, over neighbouring elements of `lb`.
-pub(super) fn hoisted_tiled(k: &Kernel) -> Option<(Kernel, HashSet<LocalId>)> {
+pub(crate) fn hoisted_tiled(k: &Kernel) -> Option<(Kernel, HashSet<LocalId>)> {
     let tiled = k.tiled.as_ref()?;
     let mut b = k.clone();
     let mut uniform: HashSet<LocalId> = [tiled.tile, tiled.tile_origin, tiled.tile_extent]
@@ -414,7 +414,7 @@ fn leaves_loop(e: &Expr) -> bool {
 /// Why a simple kernel with loops runs one thread at a time natively, when its batched form
 /// was not `emitted`; `None` for tiled kernels and kernels without loops (a batch gains
 /// nothing).
-pub(super) fn unbatched_reason(k: &Kernel, emitted: bool) -> Option<&'static str> {
+pub(crate) fn unbatched_reason(k: &Kernel, emitted: bool) -> Option<&'static str> {
     if emitted || k.tiled.is_some() || !has_loop(&k.body) {
         return None;
     }
