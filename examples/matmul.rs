@@ -8,7 +8,7 @@
 use amp::prelude::*;
 use std::time::{Duration, Instant};
 
-const TS: usize = 16;
+pub const TS: usize = 16;
 
 #[kernel(amp)]
 fn matmul(idx: Index<2>, a: ArrayView<f32, 2>, b: ArrayView<f32, 2>, c: ArrayViewMut<f32, 2>) {

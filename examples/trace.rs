@@ -16,29 +16,11 @@ use amp::KernelTime;
 use std::time::Instant;
 use tracing_subscriber::prelude::*;
 
-const TS: usize = 16;
-
-#[kernel(amp)]
-fn mm_tiled(t: TiledIndex<TS, TS>, a: &Array<f32, 2>, b: &Array<f32, 2>, c: &mut Array<f32, 2>) {
-    let (row, col) = (t.local[0], t.local[1]);
-    #[tile_static]
-    let mut loc_a: [[f32; TS]; TS];
-    #[tile_static]
-    let mut loc_b: [[f32; TS]; TS];
-    let mut sum = 0.0;
-    let mut i = 0;
-    while i < a.extent()[1] {
-        loc_a[row][col] = a[[t.global[0], col + i]];
-        loc_b[row][col] = b[[row + i, t.global[1]]];
-        t.barrier.wait();
-        for k in 0..TS {
-            sum += loc_a[row][k] * loc_b[k][col];
-        }
-        t.barrier.wait();
-        i += TS;
-    }
-    c[t.global] = sum;
-}
+// The tiled matrix product of the matmul example (16 x 16 tiles staged in `tile_static` memory).
+#[path = "matmul.rs"]
+#[allow(dead_code)]
+mod matmul;
+use matmul::{matmul_tiled, TS};
 
 #[kernel(amp)]
 fn scale(idx: Index<2>, s: f32, c: &mut Array<f32, 2>) {
@@ -71,7 +53,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let b = Array::from_slice_on(&acc, [n, n], &b)?;
     let mut c = Array::<f32, 2>::new_on(&acc, [n, n])?;
     for _ in 0..4 {
-        parallel_for_each(c.extent().tile::<TS, TS>(), mm_tiled(&a, &b, &mut c))?;
+        let e = c.extent();
+        parallel_for_each(
+            e.tile::<TS, TS>(),
+            matmul_tiled(&a.view(), &b.view(), &mut c.view_mut()),
+        )?;
         parallel_for_each(c.extent(), scale(0.5, &mut c))?;
     }
     view.wait()?;

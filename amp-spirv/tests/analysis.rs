@@ -1132,24 +1132,7 @@ fn tile_static_values_are_uniform_after_a_barrier() {
 
 #[test]
 fn the_tiled_matmul_is_accepted_without_findings() {
-    assert_clean(
-        "fn matmul_tiled(t: TiledIndex<TS, TS>, a: ArrayView<f32, 2>, b: ArrayView<f32, 2>, c: ArrayViewMut<f32, 2>) {
-    let (row, col) = (t.local[0], t.local[1]);
-    #[tile_static] let mut loc_a: [[f32; TS]; TS];
-    #[tile_static] let mut loc_b: [[f32; TS]; TS];
-    let mut sum = 0.0;
-    let mut i = 0;
-    while i < a.extent()[1] {
-        loc_a[row][col] = a[[t.global[0], col + i]];
-        loc_b[row][col] = b[[row + i, t.global[1]]];
-        t.barrier.wait();
-        for k in 0..TS { sum += loc_a[row][k] * loc_b[k][col]; }
-        t.barrier.wait();
-        i += TS;
-    }
-    c[t.global] = sum;
-}",
-    );
+    assert_clean(amp_test_support::MATMUL_TILED);
 }
 
 // ----- the compile report -----

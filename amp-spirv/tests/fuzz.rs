@@ -1319,22 +1319,7 @@ const CORPUS: &[&str] = &[
         }
         c[idx] = sum;
     }",
-    "fn matmul_tiled(t: TiledIndex<TS, TS>, a: ArrayView<f32, 2>, b: ArrayView<f32, 2>, c: ArrayViewMut<f32, 2>) {
-        let (row, col) = (t.local[0], t.local[1]);
-        #[tile_static] let mut loc_a: [[f32; TS]; TS];
-        #[tile_static] let mut loc_b: [[f32; TS]; TS];
-        let mut sum = 0.0;
-        let mut i = 0;
-        while i < a.extent()[1] {
-            loc_a[row][col] = a[[t.global[0], col + i]];
-            loc_b[row][col] = b[[row + i, t.global[1]]];
-            t.barrier.wait();
-            for k in 0..TS { sum += loc_a[row][k] * loc_b[k][col]; }
-            t.barrier.wait();
-            i += TS;
-        }
-        c[t.global] = sum;
-    }",
+    amp_test_support::MATMUL_TILED,
     "fn tile_sum(t: TiledIndex<64>, data: ArrayView<i32, 1>, sums: ArrayViewMut<i32, 1>) {
         #[tile_static] let mut values: [i32; 64];
         values[t.local[0]] = data[t.global];

@@ -723,27 +723,8 @@ fn device_structs_in_buffers_params_and_locals() {
 
 #[test]
 fn tile_static_arrays_of_named_length_and_tile_static_atomics() {
-    // The examples' matmul: tile_static arrays `[[f32; TS]; TS]` with TS a runtime constant.
-    let mm = r#"fn matmul_tiled(t: TiledIndex<TS, TS>, a: ArrayView<f32, 2>, b: ArrayView<f32, 2>, c: ArrayViewMut<f32, 2>) {
-        let (row, col) = (t.local[0], t.local[1]);
-        #[tile_static]
-        let mut loc_a: [[f32; TS]; TS];
-        #[tile_static]
-        let mut loc_b: [[f32; TS]; TS];
-        let mut sum = 0.0;
-        let mut i = 0;
-        while i < a.extent()[1] {
-            loc_a[row][col] = a[[t.global[0], col + i]];
-            loc_b[row][col] = b[[row + i, t.global[1]]];
-            t.barrier.wait();
-            for k in 0..TS {
-                sum += loc_a[row][k] * loc_b[k][col];
-            }
-            t.barrier.wait();
-            i += TS;
-        }
-        c[t.global] = sum;
-    }"#;
+    // The shared matmul fixture: tile_static arrays `[[f32; TS]; TS]` with TS a runtime constant.
+    let mm = amp_test_support::MATMUL_TILED;
     // The examples' histogram, with the bin count a constant and atomics on tile_static memory.
     let hist = r#"fn count(t: TiledIndex<NB>, data: ArrayView<u32, 1>, bins: ArrayViewMut<u32, 1>, stride: u32) {
         #[tile_static]

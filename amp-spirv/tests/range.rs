@@ -56,31 +56,9 @@ fn compile_with(source: &str, unchecked: bool) -> Vec<u32> {
     words
 }
 
-const TILED_MATMUL: &str = "
-fn mm(t: TiledIndex<TS, TS>, a: &Array<f32, 2>, b: &Array<f32, 2>, c: &mut Array<f32, 2>) {
-    let (row, col) = (t.local[0], t.local[1]);
-    #[tile_static]
-    let mut loc_a: [[f32; TS]; TS];
-    #[tile_static]
-    let mut loc_b: [[f32; TS]; TS];
-    let mut sum = 0.0;
-    let mut i = 0;
-    while i < a.extent()[1] {
-        loc_a[row][col] = a[[t.global[0], col + i]];
-        loc_b[row][col] = b[[row + i, t.global[1]]];
-        t.barrier.wait_with_tile_static_memory_fence();
-        for k in 0..TS {
-            sum += loc_a[row][k] * loc_b[k][col];
-        }
-        t.barrier.wait_with_tile_static_memory_fence();
-        i += TS;
-    }
-    c[t.global] = sum;
-}";
-
 #[test]
 fn tile_local_and_constant_loops_index_tile_static_without_clamps() {
-    let words = compile(TILED_MATMUL);
+    let words = compile(amp_test_support::MATMUL_TILED);
     assert_eq!(clamps(&words), 0);
 }
 

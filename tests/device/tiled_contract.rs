@@ -8,24 +8,7 @@ use common::{assert_validation_clean, Rng};
 
 const TS: usize = 16;
 
-#[kernel(amp)]
-#[rustfmt::skip]
-fn matmul_tiled(t: TiledIndex<TS, TS>, a: ArrayView<f32, 2>, b: ArrayView<f32, 2>, c: ArrayViewMut<f32, 2>) {
-    let (row, col) = (t.local[0], t.local[1]);
-    #[tile_static] let mut loc_a: [[f32; TS]; TS];
-    #[tile_static] let mut loc_b: [[f32; TS]; TS];
-    let mut sum = 0.0;
-    let mut i = 0;
-    while i < a.extent()[1] {
-        loc_a[row][col] = a[[t.global[0], col + i]];
-        loc_b[row][col] = b[[row + i, t.global[1]]];
-        t.barrier.wait();
-        for k in 0..TS { sum += loc_a[row][k] * loc_b[k][col]; }
-        t.barrier.wait();
-        i += TS;
-    }
-    c[t.global] = sum;
-}
+include!("../support/fixtures/matmul_tiled.rs");
 
 fn matmul_cpu(a: &[f32], b: &[f32], m: usize, n: usize, w: usize) -> Vec<f32> {
     let mut c = vec![0.0f32; m * n];

@@ -106,9 +106,6 @@ pub struct Findings {
     pub shared: Vec<bool>,
     /// The kernel's loops, their trip counts, and whether a device's loop limit could cut one.
     pub loops: loops::Loops,
-    /// Per local: whether its value may differ between the threads of a tile (of the launch,
-    /// in a simple kernel).
-    pub(crate) varying: Vec<bool>,
 }
 
 /// Runs every analysis on a checked kernel.
@@ -226,7 +223,6 @@ impl<'k> Walker<'k> {
             access,
             shared,
             loops: loops::Loops::default(),
-            varying: self.varying,
         }
     }
 

@@ -280,11 +280,7 @@ pub fn compile_with(func: &syn::ItemFn, options: &Options) -> Result<CompiledKer
 impl CheckedKernel {
     /// The decisions both back ends take from the kernel's range facts and options.
     pub(crate) fn plan(&self) -> back::plan::Plan<'_> {
-        back::plan::Plan::new(
-            &self.ranges,
-            self.options.bounds_checks(),
-            &self.findings.varying,
-        )
+        back::plan::Plan::new(&self.ranges, self.options.bounds_checks())
     }
 
     /// The kernel's name.

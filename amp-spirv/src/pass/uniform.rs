@@ -1,12 +1,18 @@
 //! Which values every thread of a tile (or of a native batch) shares and can compute at tile
 //! level, and which statements are tile-level code.
 //!
-//! This is a question of *placement*, not of divergence: the analyses' uniformity
-//! (`analysis/uniformity.rs`) says whether control may differ between threads, counting a
-//! load at a uniform index as uniform; code placed at tile level must compute its value once
-//! for the whole tile without memory, so these rules accept only literals, outer constants,
-//! scalar parameters, view extents and locals the caller vouches for. Every value they accept,
-//! the analyses find uniform (checked when the native back end runs in a debug build).
+//! This is a question of *placement*, and a different one from the analyses' uniformity
+//! (`analysis/uniformity.rs`), which asks whether a barrier may be reached by some threads
+//! only. Neither answer contains the other:
+//!
+//! - the analyses count a load at a uniform index as uniform; code placed at tile level computes
+//!   its value once for the whole tile, without memory (no load is moved across another
+//!   thread's store), so these rules accept only literals, outer constants, scalar parameters,
+//!   view extents and locals the caller vouches for;
+//! - the analyses count a `let` under control that differs between threads (after a `return`
+//!   some threads take) as varying, since a barrier there is reached by some threads only;
+//!   placement asks only whether its value is the same in every thread that computes it, and
+//!   computing a value without side effects in threads that would not have changes nothing.
 
 use crate::ir::*;
 

@@ -1,11 +1,17 @@
 //! What the amp-rs test suites (and the benchmark's GLSL baselines) share, written once:
 //! finding the SPIRV-Tools and glslang programs, running them on a module, and compiling GLSL
-//! compute shaders. Only `std`: every crate of the workspace may use it as a dev-dependency.
+//! compute shaders; and the kernels the suites share (`fixtures/`). Only `std`: every crate of
+//! the workspace may use it as a dev-dependency.
 //!
 //! The programs are required, never skipped: a missing one is a panic (or, for the benchmark,
 //! an error) that says which package installs it.
 
 use std::path::{Path, PathBuf};
+
+/// The text of `fixtures/matmul_tiled.rs`: the tiled model's reference kernel (the `tile_static`
+/// matrix multiplication), for tests that hand its source to the compiler. The suites that run
+/// it `include!` the same file.
+pub const MATMUL_TILED: &str = include_str!("../fixtures/matmul_tiled.rs");
 use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
 

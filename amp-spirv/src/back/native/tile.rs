@@ -240,15 +240,6 @@ impl Emitter<'_> {
             .collect();
         fixed.extend(statics.iter().copied());
         let uniform = super::tile_locals::tile_uniform(k, tiled);
-        // Placement's rule is stricter than the analyses' (`pass/uniform.rs`): a local it runs
-        // once per tile is one they found the same in every thread.
-        debug_assert!(
-            uniform
-                .iter()
-                .all(|&id| !self.plan.may_vary(id) || id >= self.plan.locals_analysed()),
-            "tile-level local the analyses find varying in kernel `{}`",
-            k.name
-        );
         let remat = super::tile_locals::rematerialized(k, tiled, &uniform);
         fixed.extend(uniform.iter().copied());
         fixed.extend(remat.iter().map(|(id, _)| *id));

@@ -19,39 +19,19 @@ pub(crate) use places::{field, place_ty, tuple_item, PlaceError};
 use super::BoundsChecks;
 use crate::range::Ranges;
 
-/// What both back ends consult about one kernel: its range facts, its bounds-check mode and
-/// which of its locals may differ between threads.
+/// What both back ends consult about one kernel: its range facts and its bounds-check mode.
 #[derive(Clone, Copy)]
 pub(crate) struct Plan<'k> {
     /// What the range analysis proved about index values.
     ranges: &'k Ranges,
     /// Whether buffer accesses are checked.
     checks: BoundsChecks,
-    /// Per local of the checked kernel: the analyses found that its value may differ between
-    /// the threads of a tile (`Findings::varying`).
-    varying: &'k [bool],
 }
 
 impl<'k> Plan<'k> {
-    /// The plan of a kernel with range facts `ranges`, compiled with `checks`, whose analyses
-    /// found the locals `varying` may differ between threads.
-    pub(crate) fn new(ranges: &'k Ranges, checks: BoundsChecks, varying: &'k [bool]) -> Self {
-        Plan {
-            ranges,
-            checks,
-            varying,
-        }
-    }
-
-    /// Whether the analyses found that local `id` may differ between the threads of a tile.
-    /// A local a pass added after them (`id` past the checked kernel's locals) may.
-    pub(crate) fn may_vary(&self, id: crate::ir::LocalId) -> bool {
-        self.varying.get(id).copied().unwrap_or(true)
-    }
-
-    /// How many locals the analyses saw (the checked kernel's; a pass adds more after them).
-    pub(crate) fn locals_analysed(&self) -> usize {
-        self.varying.len()
+    /// The plan of a kernel with range facts `ranges`, compiled with `checks`.
+    pub(crate) fn new(ranges: &'k Ranges, checks: BoundsChecks) -> Self {
+        Plan { ranges, checks }
     }
 
     /// Whether buffer accesses are checked.
