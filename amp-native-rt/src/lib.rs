@@ -91,9 +91,16 @@ pub const SUBGROUP_SIZE: u32 = 32;
 
 /// The per-thread frames of one call of a tiled kernel's tile function: `n` copies of `init`
 /// (the only allocation of a tile call; none when no local outlives a barrier).
+///
+/// Allocated and then filled rather than `vec![init; n]`, which asks the allocator for zeroed
+/// memory when `init` is zero: glibc's `calloc` bypasses its per-thread cache, so a tile call
+/// paid a locked allocation for each frame (measured: a third of a subgroup reduction's time).
 #[inline]
 pub fn frames<T: Copy>(init: T, n: usize) -> Vec<T> {
-    vec![init; n]
+    // `black_box` keeps LLVM from fusing the allocation and the fill back into `calloc`.
+    let mut v = std::hint::black_box(Vec::with_capacity(n));
+    v.resize(n, init);
+    v
 }
 
 /// rustc's arguments that link a program it compiles against this crate as `amp_native_rt`,

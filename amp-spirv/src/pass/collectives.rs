@@ -7,6 +7,11 @@
 use crate::ir::*;
 use crate::types::Ty;
 
+/// Whether `e` itself is an operation that combines lanes.
+fn is_collective(e: &Expr) -> bool {
+    matches!(&e.kind, ExprKind::Subgroup(op, _) if op.is_collective())
+}
+
 /// `k` with every subgroup operation that combines lanes moved into a `let` of its own (see
 /// the module docs); `None` when it has none.
 pub(crate) fn hoisted(k: &Kernel) -> Option<Kernel> {
@@ -51,6 +56,9 @@ impl Hoister<'_> {
         let mut out = Vec::with_capacity(b.stmts.len());
         for mut st in std::mem::take(&mut b.stmts) {
             match &mut st {
+                // `let s = sg.add(x);`: the collective stays the initializer (its result is
+                // `s` itself, not a copy of a fresh local), its operands are lifted.
+                Stmt::Let(_, Some(e)) if is_collective(e) => self.lift_operands(e, &mut out),
                 Stmt::Let(_, Some(e)) => self.lift(e, &mut out),
                 Stmt::Expr(e) => self.statement(e, &mut out),
                 Stmt::Let(_, None) => {}
@@ -119,39 +127,45 @@ impl Hoister<'_> {
         }
     }
 
+    /// The operands of collective `e` (their own collectives first) computed into fresh
+    /// `let`s appended to `out`, and read from them in `e`.
+    fn lift_operands(&mut self, e: &mut Expr, out: &mut Vec<Stmt>) {
+        let ExprKind::Subgroup(_, args) = &mut e.kind else {
+            return;
+        };
+        for a in args.iter_mut() {
+            self.lift(a, out);
+            let (ty, span) = (a.ty.clone(), a.span);
+            let id = self.fresh(ty.clone());
+            let value = std::mem::replace(
+                a,
+                Expr {
+                    kind: ExprKind::Local(id),
+                    ty,
+                    span,
+                },
+            );
+            out.push(Stmt::Let(id, Some(value)));
+        }
+    }
+
     /// Moves the collectives of `e` (innermost first) into `let`s appended to `out`,
     /// leaving a read of each one's result in its place.
     fn lift(&mut self, e: &mut Expr, out: &mut Vec<Stmt>) {
         match &mut e.kind {
-            ExprKind::Subgroup(op, args) if op.is_collective() => {
-                let op = *op;
-                let mut operands = Vec::with_capacity(args.len());
-                for mut a in std::mem::take(args) {
-                    self.lift(&mut a, out);
-                    let (ty, span) = (a.ty.clone(), a.span);
-                    let id = self.fresh(ty.clone());
-                    out.push(Stmt::Let(id, Some(a)));
-                    operands.push(Expr {
-                        kind: ExprKind::Local(id),
-                        ty,
-                        span,
-                    });
-                }
+            ExprKind::Subgroup(op, _) if op.is_collective() => {
+                self.lift_operands(e, out);
                 let (ty, span) = (e.ty.clone(), e.span);
                 let r = self.fresh(ty.clone());
-                out.push(Stmt::Let(
-                    r,
-                    Some(Expr {
-                        kind: ExprKind::Subgroup(op, operands),
-                        ty: ty.clone(),
+                let collective = std::mem::replace(
+                    e,
+                    Expr {
+                        kind: ExprKind::Local(r),
+                        ty,
                         span,
-                    }),
-                ));
-                *e = Expr {
-                    kind: ExprKind::Local(r),
-                    ty,
-                    span,
-                };
+                    },
+                );
+                out.push(Stmt::Let(r, Some(collective)));
             }
             // Placement (`analysis/subgroup.rs`) leaves no collective inside these, nor in the
             // branches of an `if` that is a value.

@@ -146,7 +146,18 @@ impl Emitter<'_> {
             SubgroupOp::Reduce(g) | SubgroupOp::InclusiveScan(g) | SubgroupOp::ExclusiveScan(g) => {
                 let s = value_ty.scalar().unwrap_or(Scalar::I32);
                 let (identity, combine) = self.combining(g, s, span)?;
+                let float_add = g == GroupOp::Add && s.is_float();
                 match op {
+                    // A float sum from the first lane's value (see `combining`), that lane
+                    // peeled so the loop has no test of `first`.
+                    SubgroupOp::Reduce(_) if float_add => {
+                        let first = read(quote!(base), &value);
+                        quote_spanned!(at=>
+                            let mut acc = #first;
+                            for lane in base + 1..end { acc = acc + #value; }
+                            for lane in base..end { #result = acc; }
+                        )
+                    }
                     SubgroupOp::Reduce(_) => quote_spanned!(at=>
                         let mut acc = #identity;
                         let mut first = true;

@@ -823,6 +823,15 @@ impl Emitter<'_> {
                 ExprKind::Binary(BinOp::Rem, lane, m) if is_lane(lane) && uniform(m) => {
                     Some((Lanes::Multiples, (**m).clone(), then))
                 }
+                // `sg.lane() == 0` (each subgroup's result written by its first lane): a rank-1
+                // tile's subgroups are runs of `sg.size()` threads, so every `size`-th one.
+                ExprKind::Subgroup(SubgroupOp::Lane, _) => {
+                    let size = Expr {
+                        kind: ExprKind::Subgroup(SubgroupOp::Size, Vec::new()),
+                        ..(**rem).clone()
+                    };
+                    Some((Lanes::Multiples, size, then))
+                }
                 _ => None,
             },
             _ => None,
