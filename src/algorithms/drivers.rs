@@ -10,18 +10,19 @@ use super::unique::{run_starts, scatter_starts};
 use super::with_fn::AlgorithmElement;
 use super::{
     accelerator_of, check_lengths, check_runs_fit, check_selected_fit, scanned_total, sum,
+    __FN_ITEMS, TILE,
 };
 use crate::prelude::*;
 
-/// Elements per block of the reduction kernels (`256` threads of `32` each).
-const REDUCE_BLOCK: usize = 256 * 32;
+/// Elements per block of the reduction kernels (a tile's threads, `__FN_ITEMS` each).
+const REDUCE_BLOCK: usize = TILE * __FN_ITEMS;
 /// Elements per block of `count_if`'s kernel.
-const COUNT_BLOCK: usize = 256 * 32;
+const COUNT_BLOCK: usize = TILE * __FN_ITEMS;
 /// Values per thread of `reduce_by_key`'s chunk kernel.
-const CHUNK: usize = 32;
+const CHUNK: usize = __FN_ITEMS;
 
-/// Elements per block of the scans with an operator (`256` threads of `32` each).
-const SCAN_WITH_BLOCK: usize = 256 * 32;
+/// Elements per block of the scans with an operator (a tile's threads, `__FN_ITEMS` each).
+const SCAN_WITH_BLOCK: usize = TILE * __FN_ITEMS;
 
 /// Launches a scan's totals kernel: `(input, totals)`, one total per block.
 type ScanTotals<'f, T> = &'f dyn Fn(&ArrayView<'_, T, 1>, &mut Array<T, 1>) -> Result<(), Error>;

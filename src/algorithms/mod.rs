@@ -94,8 +94,19 @@ use crate::{
     Accelerator, Array, ArrayView, ArrayViewMut, DeviceScalar, Error, Extent, TiledExtent,
 };
 
-/// Threads per tile of every algorithm kernel.
+/// Threads per tile of every algorithm kernel. The kernels write it as the literal `256`, as
+/// their tile shape and in their arithmetic: the range analysis proves a `tile_static` index
+/// from literals, where a named constant would be a specialization constant it knows nothing
+/// of. Their typed launchers take the domains of [`tiles`], a `TiledExtent<TILE>`, so a kernel
+/// whose tile is not `TILE` does not compile.
 const TILE: usize = 256;
+
+/// Elements each thread of the function algorithms' kernels combines, in order (`reduce!`,
+/// `count_if!`, the scans with an operator, `reduce_by_key!`'s chunks): named once for the
+/// kernels the macros expand to in the user's crate (they read it by path, a constant compiled
+/// in natively and specialized on a device) and for the drivers that size their blocks.
+#[doc(hidden)]
+pub const __FN_ITEMS: usize = 32;
 /// A rank-1 tiled domain of `blocks` tiles (the runtime folds more than a grid row holds onto
 /// a second dimension, so any count works).
 fn tiles(blocks: usize) -> TiledExtent<TILE, 0, 0> {

@@ -4,21 +4,21 @@
 //! identity: Thrust's `inclusive_scan` with a binary operator, rayon-demo's prefix product).
 //!
 //! Reduce-then-scan, as the library's own scans (`scan.rs`), in the caller's crate as the other
-//! algorithms that take a function (`with_fn.rs`): one total per block of 8,192 elements (the
-//! reduction's blocks kernel), an inclusive scan of the totals (the same algorithm, recursively),
-//! then each tile scans its block from the totals before it. Without an identity, each part of
-//! a prefix is combined only where it exists, left to right.
+//! algorithms that take a function (`with_fn.rs`): one total per block of `256 * __FN_ITEMS`
+//! elements (the reduction's blocks kernel), an inclusive scan of the totals (the same algorithm,
+//! recursively), then each tile scans its block from the totals before it. Without an identity,
+//! each part of a prefix is combined only where it exists, left to right.
 
 /// The scan kernel of [`inclusive_scan!`](crate::algorithms::inclusive_scan!) and
-/// [`exclusive_scan!`](crate::algorithms::exclusive_scan!), named `$name`: tile `b` scans block
-/// `b` (`256 * 32` elements, each thread 32 consecutive ones) starting from `carries[b - 1]`
-/// (the inclusive scan of the blocks' totals), after `init` when `exclusive` is 1.
+/// [`exclusive_scan!`](crate::algorithms::exclusive_scan!), named `$name`: tile `b` scans block `b`
+/// (`256 * __FN_ITEMS` elements, each thread `__FN_ITEMS` consecutive ones) starting from
+/// `carries[b - 1]` (the inclusive scan of the blocks' totals), after `init` when `exclusive` is 1.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __amp_scan_blocks {
     ($name:ident, $t:ident, $($op:ident)::+) => {
         // Each element is written once, by the thread that owns it (the analysis does not
-        // prove it for a thread's run of 32).
+        // prove it for a thread's run of `__FN_ITEMS`).
         #[$crate::kernel(amp, allow(write_conflict))]
         fn $name(
             t: TiledIndex<256>,
@@ -35,11 +35,12 @@ macro_rules! __amp_scan_blocks {
             let n = input.extent()[0];
             let l = t.local[0];
             let b = t.tile[0];
-            let first = b * 256 * 32;
-            let start = first + l * 32;
-            let end = min(start + 32, n);
+            let first = b * 256 * $crate::algorithms::__FN_ITEMS;
+            let start = first + l * $crate::algorithms::__FN_ITEMS;
+            let end = min(start + $crate::algorithms::__FN_ITEMS, n);
             // The threads that own elements: 0..used (a launched block has at least one).
-            let used = min(256, (n - first + 31) / 32);
+            let items = $crate::algorithms::__FN_ITEMS;
+            let used = min(256, (n - first + items - 1) / items);
             if start < n {
                 let mut acc = input[start];
                 for i in start + 1..end {

@@ -30,16 +30,16 @@ impl AlgorithmElement for u32 {}
 impl AlgorithmElement for f32 {}
 impl AlgorithmElement for f64 {}
 
-/// The blocks kernel of a reduction (one partial per block of `256 * 32` elements, combined in
-/// order) named `$name`, reading `$in` elements and combining `$out` values with `$op`; each
+/// The blocks kernel of a reduction (one partial per block of `256 * __FN_ITEMS` elements, combined
+/// in order) named `$name`, reading `$in` elements and combining `$out` values with `$op`; each
 /// element loaded through `$f` when there is one.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __amp_reduce_blocks {
     ($name:ident, $in:ident, $out:ident, [$($f:tt)*], $($op:ident)::+) => {
-        /// One partial per block of 8,192 elements, each thread combining 32 consecutive ones
-        /// in order, then the tile's 256 in order (`part[l]` with `part[l + s]`): the operator
-        /// need only be associative. `first` puts `init` before the first element.
+        /// One partial per block of `256 * __FN_ITEMS` elements, each thread combining `__FN_ITEMS`
+        /// consecutive ones in order, then the tile's 256 in order (`part[l]` with `part[l + s]`):
+        /// the operator need only be associative. `first` puts `init` before the first element.
         #[$crate::kernel(amp, allow(write_conflict))]
         fn $name(
             t: TiledIndex<256>,
@@ -53,14 +53,14 @@ macro_rules! __amp_reduce_blocks {
             let n = input.extent()[0];
             let l = t.local[0];
             let b = t.tile[0];
-            let start = (b * 256 + l) * 32;
+            let start = (b * 256 + l) * $crate::algorithms::__FN_ITEMS;
             let mut acc = init;
             if start < n {
                 acc = $($f)*(input[start]);
                 if first == 1 && start == 0 {
                     acc = $($op)::+(init, acc);
                 }
-                let end = min(start + 32, n);
+                let end = min(start + $crate::algorithms::__FN_ITEMS, n);
                 for i in start + 1..end {
                     acc = $($op)::+(acc, $($f)*(input[i]));
                 }
@@ -69,7 +69,7 @@ macro_rules! __amp_reduce_blocks {
             t.barrier.wait();
             let mut s = 1;
             while s < 256 {
-                if l % (2 * s) == 0 && (b * 256 + l + s) * 32 < n {
+                if l % (2 * s) == 0 && (b * 256 + l + s) * $crate::algorithms::__FN_ITEMS < n {
                     part[l] = $($op)::+(part[l], part[l + s]);
                 }
                 t.barrier.wait();
@@ -331,8 +331,8 @@ macro_rules! __amp_algorithms_count_if {
                 let __amp_input = &__amp_input_view;
                 {
                     use $crate::prelude::*;
-                    /// `partials[b]` counts the elements of block `b` (8,192 elements) that satisfy the
-                    /// predicate.
+                    /// `partials[b]` counts the elements of block `b` (`256 * __FN_ITEMS`
+                    /// elements) that satisfy the predicate.
                     #[$crate::kernel(amp, allow(write_conflict))]
                     fn __amp_count_blocks(
                         t: TiledIndex<256>,
@@ -345,8 +345,8 @@ macro_rules! __amp_algorithms_count_if {
                         let l = t.local[0];
                         let b = t.tile[0];
                         let mut matches = 0u32;
-                        for k in 0..32 {
-                            let i = b * 8192 + k * 256 + l;
+                        for k in 0..$crate::algorithms::__FN_ITEMS {
+                            let i = (b * $crate::algorithms::__FN_ITEMS + k) * 256 + l;
                             if i < n && $($pred)::+(input[i]) {
                                 matches += 1;
                             }
@@ -619,9 +619,9 @@ macro_rules! __amp_algorithms_reduce_by_key {
         let __amp_values_out: &mut $crate::ArrayViewMut<'_, $v, 1> = $values_out;
         {
             use $crate::prelude::*;
-            /// Each thread walks its chunk of 32 values: the runs that start and end in it are
-            /// written to `out` (run `positions[i] - 1` ends before head `i`); `pre[c]` is the
-            /// part before the chunk's first head of a run that started earlier, `suf[c]` the
+            /// Each thread walks its chunk of `__FN_ITEMS` values: the runs that start and end in
+            /// it are written to `out` (run `positions[i] - 1` ends before head `i`); `pre[c]` is
+            /// the part before the chunk's first head of a run that started earlier, `suf[c]` the
             /// part of the run of the chunk's last element, whose run is `last[c]`.
             #[$crate::kernel(amp, allow(write_conflict))]
             fn __amp_chunks(
@@ -636,8 +636,8 @@ macro_rules! __amp_algorithms_reduce_by_key {
             ) {
                 let c = idx[0];
                 let n = values.extent()[0];
-                let start = c * 32;
-                let end = min(start + 32, n);
+                let start = c * $crate::algorithms::__FN_ITEMS;
+                let end = min(start + $crate::algorithms::__FN_ITEMS, n);
                 let mut acc = values[start];
                 let mut open = flags[start] == 0;
                 for i in start + 1..end {
@@ -673,7 +673,7 @@ macro_rules! __amp_algorithms_reduce_by_key {
                 let end = c + 1 == chunks;
                 if end || last[c + 1] as usize != s {
                     let mut v = whole[s];
-                    if !end && flags[(c + 1) * 32] == 0 {
+                    if !end && flags[(c + 1) * $crate::algorithms::__FN_ITEMS] == 0 {
                         v = $($op)::+(v, pre[c + 1]);
                     }
                     out[s] = v;
