@@ -1430,3 +1430,45 @@ fn an_imported_constant_is_a_tile_size() -> Result<(), amp::Error> {
     assert_validation_clean();
     Ok(())
 }
+
+/// A wavefront's step: the threads up to `m` write, written both ways round, with a barrier
+/// between (the native accelerator runs only those threads, up to the tile's last).
+#[kernel(amp)]
+fn up_to(t: TiledIndex<16>, out: ArrayViewMut<u32, 1>, m: usize) {
+    let l = t.local[0];
+    if l <= m {
+        out[t.global] = 1 + l as u32;
+    }
+    t.barrier.wait();
+    if m >= l {
+        out[t.global] += 100;
+    }
+    t.barrier.wait();
+    if m + 1 > l {
+        out[t.global] += 1000;
+    }
+}
+
+#[test]
+fn threads_up_to_a_bound_run_whatever_the_bound() -> Result<(), amp::Error> {
+    for m in [0usize, 5, 14, 15, 16, 100, u32::MAX as usize - 1] {
+        let mut out = vec![0u32; 48];
+        let mut view = ArrayViewMut::new([48], &mut out)?;
+        parallel_for_each(view.extent().tile::<16>(), up_to(&mut view, m))?;
+        view.synchronize()?;
+        drop(view);
+        let want: Vec<u32> = (0..48)
+            .map(|g| {
+                let l = g % 16;
+                if l <= m {
+                    1101 + l as u32
+                } else {
+                    0
+                }
+            })
+            .collect();
+        assert_eq!(out, want, "m = {m}");
+    }
+    assert_validation_clean();
+    Ok(())
+}

@@ -35,6 +35,8 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 enum Lanes {
     /// `t.local[0] < n`: those below a bound.
     Below,
+    /// `t.local[0] <= m`: those up to a bound.
+    AtMost,
     /// `t.local[0] % m == 0`: every m-th from 0.
     Multiples,
 }
@@ -576,8 +578,8 @@ impl Emitter<'_> {
         if stmts.is_empty() && tail.is_none() {
             return Ok(TokenStream::new());
         }
-        // A region that is one `if t.local[0] < n { .. }` (or `== 0`, below 1): its work-item
-        // loop stops at `n`;
+        // A region that is one `if t.local[0] < n { .. }` (or `<= m`, below `m + 1`; `== 0`,
+        // below 1): its work-item loop stops at `n`;
         // one `if t.local[0] % m == 0 { .. }`: it runs every m-th thread. `n` and `m` name
         // tile-level values only, so they are evaluated before the loop, outside any context.
         let (limit, stmts, tail): (Option<(Lanes, TokenStream)>, Vec<&Stmt>, Option<&Expr>) =
@@ -604,7 +606,7 @@ impl Emitter<'_> {
         st.region = Some(w);
         st.flag_set = false;
         st.lane_limit = limit.as_ref().map(|(lanes, _)| match lanes {
-            Lanes::Below => quote!(((#nw as u64).saturating_sub(1))),
+            Lanes::Below | Lanes::AtMost => quote!(((#nw as u64).saturating_sub(1))),
             // The last multiple of the step below the tile's size (`n<w>` is at least 1).
             Lanes::Multiples => quote!(((((d0 - 1) / #nw) * #nw) as u64)),
         });
@@ -677,7 +679,7 @@ impl Emitter<'_> {
             for d in (0..rank).rev() {
                 let (i, dn) = (numbered("i", d), numbered("d", d));
                 let head = match (d, &limit) {
-                    (0, Some((Lanes::Below, _))) => quote!(for i0 in 0..#nw),
+                    (0, Some((Lanes::Below | Lanes::AtMost, _))) => quote!(for i0 in 0..#nw),
                     (0, Some((Lanes::Multiples, _))) => {
                         quote!(for i0 in (0..d0).step_by(#nw as usize))
                     }
@@ -695,6 +697,11 @@ impl Emitter<'_> {
             // The threads below `n` (all of them when `n` is larger).
             Some((Lanes::Below, n)) => {
                 quote!(let #nw: u32 = { let n: u32 = #n; if n < d0 { n } else { d0 } };)
+            }
+            // The threads up to `m` (all of them when `m` is the last one or past it; `m + 1`
+            // is computed only below `d0`, so it does not wrap).
+            Some((Lanes::AtMost, m)) => {
+                quote!(let #nw: u32 = { let m: u32 = #m; if m < d0 { m + 1 } else { d0 } };)
             }
             // Every m-th thread from 0; `l % 0` is `l` (docs/semantics.md), so `m == 0`
             // leaves thread 0 alone: a step of the whole tile.
@@ -780,9 +787,10 @@ impl Emitter<'_> {
         found
     }
 
-    /// When the region `stmts` + `tail` of a rank-1 tile is one `if t.local[0] < n { .. }`
-    /// or `if t.local[0] % m == 0 { .. }` with `n` or `m` the same for every thread (the
-    /// reductions' `if l < s` and `if l % (2 * s) == 0`): which, the bound or step, and the
+    /// When the region `stmts` + `tail` of a rank-1 tile is one `if t.local[0] < n { .. }`,
+    /// `if t.local[0] <= m { .. }` (either way round), `if t.local[0] % m == 0 { .. }` or
+    /// `if sg.lane() == 0 { .. }` with `n` or `m` the same for every thread (the reductions'
+    /// `if l < s` and `if l % (2 * s) == 0`, a wavefront's `if tx <= m`): which, the bound or step, and the
     /// `if`'s block. The work-item loop then runs only the threads that pass the test, and the
     /// block without it: the same threads run the same code in the same order.
     fn narrowed<'b>(
@@ -805,8 +813,16 @@ impl Emitter<'_> {
         let uniform = |x: &Expr| is_uniform_index(st, x);
         let zero = |x: &Expr| matches!(x.kind, ExprKind::Lit(Lit::Int(0)));
         match &cond.kind {
-            ExprKind::Binary(BinOp::Lt, lane, n) if is_lane(lane) && uniform(n) => {
+            ExprKind::Binary(BinOp::Lt, lane, n) | ExprKind::Binary(BinOp::Gt, n, lane)
+                if is_lane(lane) && uniform(n) =>
+            {
                 Some((Lanes::Below, (**n).clone(), then))
+            }
+            // `t.local[0] <= m` (a wavefront's `if tx <= m`).
+            ExprKind::Binary(BinOp::Le, lane, m) | ExprKind::Binary(BinOp::Ge, m, lane)
+                if is_lane(lane) && uniform(m) =>
+            {
+                Some((Lanes::AtMost, (**m).clone(), then))
             }
             // `t.local[0] == 0` (a tile's result written by its first thread): the threads
             // below 1.
