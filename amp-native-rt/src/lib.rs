@@ -69,6 +69,7 @@
 mod atomic;
 mod buf;
 mod float;
+mod frames;
 mod int;
 mod report;
 mod texture;
@@ -78,6 +79,7 @@ pub use atomic::{
 };
 pub use buf::Buf;
 pub use float::{m32, m64, norm, unorm};
+pub use frames::{frames, Frames};
 pub use int::{
     div_euclid_i32, div_i32, div_u32, ix, next_power_of_two_u32, rem_euclid_i32, rem_i32, rem_u32,
 };
@@ -88,20 +90,6 @@ pub use texture::{decode, encode, f16_to_f32, f32_to_f16, Address, Comp, Smp, Te
 /// order, 32 at a time (a warp's width, so code tuned for NVIDIA's subgroups sees the same
 /// size). A power of two, as on every Vulkan device.
 pub const SUBGROUP_SIZE: u32 = 32;
-
-/// The per-thread frames of one call of a tiled kernel's tile function: `n` copies of `init`
-/// (the only allocation of a tile call; none when no local outlives a barrier).
-///
-/// Allocated and then filled rather than `vec![init; n]`, which asks the allocator for zeroed
-/// memory when `init` is zero: glibc's `calloc` bypasses its per-thread cache, so a tile call
-/// paid a locked allocation for each frame (measured: a third of a subgroup reduction's time).
-#[inline]
-pub fn frames<T: Copy>(init: T, n: usize) -> Vec<T> {
-    // `black_box` keeps LLVM from fusing the allocation and the fill back into `calloc`.
-    let mut v = std::hint::black_box(Vec::with_capacity(n));
-    v.resize(n, init);
-    v
-}
 
 /// rustc's arguments that link a program it compiles against this crate as `amp_native_rt`,
 /// for tests that compile generated native code with rustc themselves (the compiler's native

@@ -200,6 +200,6 @@ fn the_report_pads_lower_ranks_with_zeros() {
 
 #[test]
 fn frames_hold_one_copy_per_thread() {
-    assert_eq!(amp_native_rt::frames([1.5f32, 2.0], 3), vec![[1.5, 2.0]; 3]);
+    assert_eq!(*amp_native_rt::frames([1.5f32, 2.0], 3), [[1.5, 2.0]; 3]);
     assert!(amp_native_rt::frames(0u8, 0).is_empty());
 }

@@ -85,9 +85,10 @@
 //! - a `return` ends the thread: it skips every later region (a barrier it would have reached
 //!   is simply not waited for, C++ AMP leaves that undefined);
 //! - thread-private locals used in more than one region live in per-thread frames: one array
-//!   per local with an element per thread (`fl<id>[lane]`, allocated once per call with
-//!   `<rt>::frames`, on the stack for a batch), so neighbouring threads of a work-item loop
-//!   touch neighbouring elements; others are plain locals of their work-item loop;
+//!   per local with an element per thread (`fl<id>[lane]`, taken once per call with
+//!   `<rt>::frames` from a pool of the OS thread, on the stack for a batch), so neighbouring
+//!   threads of a work-item loop touch neighbouring elements; others are plain locals of their
+//!   work-item loop;
 //! - `tile_static` variables are plain locals of the tile function, shared by its work-item
 //!   loops (zero at the start of each call; C++ AMP leaves them undefined); atomics on them are
 //!   plain read-modify-writes; memory fences of global memory are `SeqCst` fences.
@@ -95,8 +96,9 @@
 //! A barrier inside an expression (`let x = { t.barrier.wait(); 1 };`) is [`Unsupported`].
 //!
 //! - a `tile_static` array whose length is a named constant (`[[f32; TS]; TS]`) is a flat
-//!   vector allocated once per call (its lengths must be at least 1), indexed row-major with
-//!   each index clamped as local arrays are; it is read and written element by element only.
+//!   array taken once per call from the same pool (its lengths must be at least 1), indexed
+//!   row-major with each index clamped as local arrays are; it is read and written element by
+//!   element only.
 //!
 //! In a checked kernel, bounds checks (and the clamps of local array indices) that one
 //! comparison decides for every thread of a tile move to *guards* (`guard.rs`): the tile

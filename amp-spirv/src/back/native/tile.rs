@@ -245,8 +245,8 @@ impl Emitter<'_> {
         let remat = super::tile_locals::rematerialized(k, tiled, &uniform);
         fixed.extend(uniform.iter().copied());
         fixed.extend(remat.iter().map(|(id, _)| *id));
-        // `tile_static` arrays whose length is a named constant: flat vectors, allocated once
-        // per tile call.
+        // `tile_static` arrays whose length is a named constant: flat arrays, taken once per
+        // tile call from the thread's pool (`<rt>::frames`).
         for &id in &statics {
             let mut ty = k.locals[id].ty.clone();
             let mut lens = Vec::new();
@@ -375,7 +375,7 @@ impl Emitter<'_> {
                     .reduce(|a, b| quote!(#a * #b))
                     .unwrap_or_else(|| quote!(1usize));
                 let (t, zero) = (self.ty(inner, span)?, self.zero(inner, span)?);
-                s.extend(quote!(let mut #l: ::std::vec::Vec<#t> = #rt::frames(#zero, #total);));
+                s.extend(quote!(let mut #l: #rt::Frames<#t> = #rt::frames(#zero, #total);));
                 continue;
             }
             let (t, zero) = (self.ty(ty, span)?, self.zero(ty, span)?);
