@@ -112,10 +112,10 @@ pub(super) fn histogram<T: DeviceScalar>(
                 // A copy of its own: the counts' stores cannot alias it, so its fields stay in
                 // registers (through the shared closure, each store reloaded all six: 3.4x
                 // rayon's time).
-                let bin = bin;
+                let own = bin;
                 let mut counts = vec![0u32; n];
                 for &x in c {
-                    if let Some(b) = bin(x) {
+                    if let Some(b) = own(x) {
                         counts[b] = counts[b].wrapping_add(1);
                     }
                 }
