@@ -1,5 +1,6 @@
 //! Every subgroup operation that combines lanes as a statement of its own: `let r = op(a, b);`
-//! on fresh locals, with its operands computed just before. Rule `subgroup-uniformity`
+//! with its operands in fresh locals computed just before (`r` fresh too, unless the operation
+//! was already a `let`'s whole initializer: `let s = sg.add(x);` keeps `s`). Rule `subgroup-uniformity`
 //! (`analysis/subgroup.rs`) placed every such operation where this keeps the statement's
 //! meaning. The native accelerator runs these statements between two work-item loops, like a
 //! barrier, so every lane's operand is in its frame when the operation combines them.
