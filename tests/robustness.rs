@@ -314,3 +314,35 @@ fn no_device_is_an_error() {
     }
     every_entry_point_fails(|e| matches!(e, Error::NoDevice));
 }
+
+#[kernel(amp)]
+fn churn(idx: Index<1>, out: &mut Array<u32, 1>) {
+    let mut x = idx[0] as u32;
+    for _ in 0..64 {
+        x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+    }
+    out[idx] = x;
+}
+
+/// A program may end with launches in flight (a launch returns before its work ran): it exits
+/// cleanly, the runtime waiting for its devices' work before the drivers tear themselves
+/// down (lavapipe crashed such a process at exit, about one run in four when it compiles its
+/// shaders afresh). Four child processes, with Mesa's shader cache off so that the work is
+/// still running when they end, each submit a few busy launches and end without waiting.
+#[test]
+fn a_process_that_ends_with_launches_in_flight_exits_cleanly() -> Result<(), Error> {
+    const NAME: &str = "a_process_that_ends_with_launches_in_flight_exits_cleanly";
+    if in_child(NAME) {
+        let mut out = Array::<u32, 1>::new([1 << 20])?;
+        for _ in 0..4 {
+            parallel_for_each(out.extent(), churn(&mut out))?;
+        }
+        out.accelerator().default_view().flush()?;
+        return Ok(());
+    }
+    for _ in 0..4 {
+        run_child(NAME, &[("MESA_SHADER_CACHE_DISABLE", "true")], &[]);
+    }
+    assert_validation_clean();
+    Ok(())
+}

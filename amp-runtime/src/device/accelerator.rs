@@ -135,11 +135,12 @@ fn device_for(inst: &Arc<InstanceShared>, phys: &PhysicalInfo) -> Result<Acceler
     }
     let device = Arc::new(create_device(inst, phys)?);
     devices.push((phys.handle, device.clone()));
+    super::exit::wait_for_devices_at_exit();
     Ok(vulkan_acc(device))
 }
 
 /// The logical devices opened so far.
-fn open_devices() -> Vec<Arc<Device>> {
+pub(super) fn open_devices() -> Vec<Arc<Device>> {
     lock(&DEVICES).iter().map(|(_, d)| d.clone()).collect()
 }
 

@@ -11,6 +11,7 @@ mod batch;
 mod counts;
 mod create;
 mod discrete;
+mod exit;
 mod hazards;
 mod instance;
 mod memory_info;

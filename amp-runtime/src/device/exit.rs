@@ -1,0 +1,69 @@
+//! Work still running on a device when the process ends. Deferred launches return before
+//! their work ran, so a program may end (its `main` returns, or it calls
+//! `std::process::exit`) with batches in flight. The devices are process-wide and never
+//! destroyed, but a driver's own exit-time teardown (its static destructors) then runs while
+//! its worker threads still execute those batches: Mesa's lavapipe crashes the ending process
+//! that way (a double free or a segmentation fault after `main` returned). An exit hook,
+//! registered when the first device is opened and so run before the teardown of the drivers
+//! loaded before it, waits for every open device's submitted work first.
+
+use std::sync::Once;
+
+use ash::vk;
+
+use super::submit::{default_timeout, timeout_nanos};
+use super::Device;
+use crate::sync::lock;
+
+/// Registers the exit hook, once per process.
+pub(super) fn wait_for_devices_at_exit() {
+    static HOOK: Once = Once::new();
+    HOOK.call_once(|| {
+        // SAFETY: `atexit` stores a plain function that takes nothing and never unwinds
+        // (`finish_open_devices` catches nothing because it cannot panic: its locks ignore
+        // poisoning and its Vulkan errors are ignored). A failed registration (the C runtime's
+        // table is full) leaves the process as it was without the hook.
+        unsafe {
+            libc::atexit(finish_open_devices);
+        }
+    });
+}
+
+/// The exit hook: each open device's submitted work, waited for.
+extern "C" fn finish_open_devices() {
+    for device in super::accelerator::open_devices() {
+        device.finish_submitted_at_exit();
+    }
+}
+
+impl Device {
+    /// Waits, up to the launch timeout (`AMP_LAUNCH_TIMEOUT_MS`), until every batch submitted
+    /// to the queue finished, and keeps the queue locked so that nothing is submitted after.
+    /// Only for the exit hook: the queue stays locked for the rest of the process.
+    fn finish_submitted_at_exit(&self) {
+        let queue = lock(&self.queue);
+        // SAFETY: the queue is externally synchronized by its lock. An empty submission's
+        // fence signals once all work submitted to the queue before it completed (the fence's
+        // first synchronization scope includes every earlier submission); the fence is
+        // destroyed after its wait, and not at all if the wait timed out (it may still be
+        // pending).
+        unsafe {
+            let Ok(fence) = self
+                .device
+                .create_fence(&vk::FenceCreateInfo::default(), None)
+            else {
+                return;
+            };
+            let done = self.device.queue_submit(*queue, &[], fence).is_ok()
+                && self
+                    .device
+                    .wait_for_fences(&[fence], true, timeout_nanos(default_timeout()))
+                    .is_ok();
+            if done {
+                self.device.destroy_fence(fence, None);
+            }
+        }
+        // Other threads still running while the process ends must not submit more work.
+        std::mem::forget(queue);
+    }
+}
