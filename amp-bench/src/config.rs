@@ -102,6 +102,11 @@ impl Config {
         self.halved_to_fit(side, |s| s * s * 4)
     }
 
+    /// The side of a cube of 4-byte elements, halved until the cube fits the device.
+    pub fn fit_cube(&self, side: usize) -> usize {
+        self.halved_to_fit(side, |s| s * s * s * 4)
+    }
+
     pub(crate) fn transfer_bytes(&self) -> usize {
         if self.tiny {
             1 << 20
