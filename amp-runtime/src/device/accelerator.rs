@@ -135,12 +135,19 @@ fn device_for(inst: &Arc<InstanceShared>, phys: &PhysicalInfo) -> Result<Acceler
     }
     let device = Arc::new(create_device(inst, phys)?);
     devices.push((phys.handle, device.clone()));
-    super::exit::wait_for_devices_at_exit();
+    super::exit::at_exit(finish_open_devices);
     Ok(vulkan_acc(device))
 }
 
+/// The exit hook (`device/exit.rs`): each open device's submitted work, waited for.
+extern "C" fn finish_open_devices() {
+    for device in open_devices() {
+        device.finish_submitted_at_exit();
+    }
+}
+
 /// The logical devices opened so far.
-pub(super) fn open_devices() -> Vec<Arc<Device>> {
+fn open_devices() -> Vec<Arc<Device>> {
     lock(&DEVICES).iter().map(|(_, d)| d.clone()).collect()
 }
 

@@ -15,32 +15,26 @@ use super::submit::{default_timeout, timeout_nanos};
 use super::Device;
 use crate::sync::lock;
 
-/// Registers the exit hook, once per process.
-pub(super) fn wait_for_devices_at_exit() {
+/// Registers `hook` (the accelerator module's, which waits for each open device's submitted
+/// work with [`Device::finish_submitted_at_exit`]) to run when the process ends, once per
+/// process.
+pub(super) fn at_exit(hook: extern "C" fn()) {
     static HOOK: Once = Once::new();
     HOOK.call_once(|| {
-        // SAFETY: `atexit` stores a plain function that takes nothing and never unwinds
-        // (`finish_open_devices` catches nothing because it cannot panic: its locks ignore
-        // poisoning and its Vulkan errors are ignored). A failed registration (the C runtime's
-        // table is full) leaves the process as it was without the hook.
+        // SAFETY: `atexit` stores a plain function that takes nothing; the hook never unwinds
+        // (its locks ignore poisoning and it ignores Vulkan's errors). A failed registration
+        // (the C runtime's table is full) leaves the process as it was without the hook.
         unsafe {
-            libc::atexit(finish_open_devices);
+            libc::atexit(hook);
         }
     });
-}
-
-/// The exit hook: each open device's submitted work, waited for.
-extern "C" fn finish_open_devices() {
-    for device in super::accelerator::open_devices() {
-        device.finish_submitted_at_exit();
-    }
 }
 
 impl Device {
     /// Waits, up to the launch timeout (`AMP_LAUNCH_TIMEOUT_MS`), until every batch submitted
     /// to the queue finished, and keeps the queue locked so that nothing is submitted after.
     /// Only for the exit hook: the queue stays locked for the rest of the process.
-    fn finish_submitted_at_exit(&self) {
+    pub(super) fn finish_submitted_at_exit(&self) {
         let queue = lock(&self.queue);
         // SAFETY: the queue is externally synchronized by its lock. An empty submission's
         // fence signals once all work submitted to the queue before it completed (the fence's
