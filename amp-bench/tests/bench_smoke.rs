@@ -147,10 +147,11 @@ fn every_workload_agrees_at_tiny_size() {
     let table = report.table();
     assert_eq!(table.lines().count(), report.rows.len() + 2);
     // The bounds-checking cost table: both matrix products, vector add, the tree reduction,
-    // the histogram, the tile scan and the two stencils (offset indices), both ways.
-    assert_eq!(report.bounds.len(), 8);
+    // the histogram, the tile scan, the three grid stencils and the LU update (offset
+    // indices), both ways.
+    assert_eq!(report.bounds.len(), 10);
     assert!(report.bounds.iter().all(|b| b.ratio().is_finite()));
-    assert_eq!(bench::bounds_table(&report.bounds).lines().count(), 10);
+    assert_eq!(bench::bounds_table(&report.bounds).lines().count(), 12);
     // ... natively too, where the native back end runs the kernels (vector add and the simple
     // product at least).
     let native_bounds = report.bounds.iter().filter(|b| b.native.is_some()).count();
