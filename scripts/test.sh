@@ -8,6 +8,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 
+# A fresh checkout (as CI's clean clone) gains nothing from the state incremental compilation
+# saves, which costs time to write: off where no earlier build exists.
+if [ ! -d target/debug ]; then
+    export CARGO_INCREMENTAL=0
+fi
+
 # rustfmt and clippy are rustup components; add them where rustup manages the toolchain.
 for component in rustfmt clippy; do
     if ! cargo "${component/rustfmt/fmt}" --version >/dev/null 2>&1; then

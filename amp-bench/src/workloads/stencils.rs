@@ -244,9 +244,12 @@ fn heat7_at(a: &[f32], d: [usize; 3], i: usize, j: usize, k: usize) -> f32 {
                 + at(i, j, k + 1))
 }
 
-type Point2 = fn(&[f32], usize, usize, usize) -> f32;
+/// The stencil's value at `(i, j)` of a grid `n` wide (generic, so each stencil's loops are
+/// compiled with its point inlined, as a user's loop is).
+trait Point2: Fn(&[f32], usize, usize, usize) -> f32 + Sync {}
+impl<F: Fn(&[f32], usize, usize, usize) -> f32 + Sync> Point2 for F {}
 
-fn serial_2d(a: &[f32], [rows, n]: [usize; 2], out: &mut [f32], point: Point2) {
+fn serial_2d(a: &[f32], [rows, n]: [usize; 2], out: &mut [f32], point: impl Point2) {
     for i in 1..rows - 1 {
         for j in 1..n - 1 {
             out[i * n + j] = point(a, n, i, j);
@@ -254,7 +257,7 @@ fn serial_2d(a: &[f32], [rows, n]: [usize; 2], out: &mut [f32], point: Point2) {
     }
 }
 
-fn rayon_2d(a: &[f32], [rows, n]: [usize; 2], out: &mut [f32], point: Point2) {
+fn rayon_2d(a: &[f32], [rows, n]: [usize; 2], out: &mut [f32], point: impl Point2) {
     out.par_chunks_mut(n)
         .enumerate()
         .take(rows - 1)
