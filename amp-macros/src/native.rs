@@ -149,13 +149,11 @@ pub(crate) fn entry(
         (false, Some(b)) => {
             let lanes = batched.as_ref().map_or(1, |(lanes, ..)| *lanes);
             quote!({
-                #(#lets)*
                 #(#batch_lets)*
                 l.for_each_batched(
                     #work,
                     #lanes,
-                    move |tile| unsafe { #b(tile, #(#batch_args,)* oob) },
-                    move |idx| unsafe { #f(idx, #(#args,)* oob) },
+                    move |tile, lanes| unsafe { #b(tile, lanes, #(#batch_args,)* oob) },
                 );
             })
         }

@@ -910,8 +910,8 @@ fn precise_math_helpers_frexp_ldexp_nextafter() {
 }
 
 /// Runs `kernel` (a simple kernel with a 2-D domain `m x n`, parameters given by `args`)
-/// thread by thread and batch by batch (its batched function for each row's full batches, the
-/// thread function for the rest), printing the `out` buffer of each run on its own line.
+/// thread by thread and batch by batch (its batched function for each row's full batches and
+/// for the shorter last one), printing the `out` buffer of each run on its own line.
 fn thread_and_batched(kernel: &str, setup: &str, args: &str) -> (String, String) {
     let func: syn::ItemFn = syn::parse_str(kernel).expect("a function");
     let name = func.sig.ident.to_string();
@@ -927,9 +927,14 @@ fn thread_and_batched(kernel: &str, setup: &str, args: &str) -> (String, String)
             {setup}
             let lanes = {lanes}u32;
             for i in 0..m {{
-                let full = if by_batch {{ n / lanes }} else {{ 0 }};
-                for b in 0..full {{ unsafe {{ {batch}([i, b], {args}, &oob) }} }}
-                for j in full * lanes..n {{ unsafe {{ {name}([i, j], {args}, &oob) }} }}
+                if by_batch {{
+                    for b in 0..n.div_ceil(lanes) {{
+                        let count = lanes.min(n - b * lanes);
+                        unsafe {{ {batch}([i, b], count, {args}, &oob) }}
+                    }}
+                }} else {{
+                    for j in 0..n {{ unsafe {{ {name}([i, j], {args}, &oob) }} }}
+                }}
             }}
             println!("{{:?}}", out);
         }}
@@ -952,7 +957,7 @@ fn batched_matmul_matches_thread_by_thread() {
         }
         c[idx] = sum;
     }"#;
-    // 5 x 37: two full batches and a remainder of 5 per row.
+    // 5 x 37: a full batch and a shorter one of 5 per row.
     let setup = r#"
         let (m, n, w) = (5u32, 37u32, 7u32);
         let mut a: Vec<f32> = (0..m * w).map(|x| (x % 11) as f32 - 3.5).collect();

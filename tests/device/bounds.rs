@@ -718,3 +718,50 @@ fn offset_indices_in_and_past_a_grid() -> Result<(), amp::Error> {
     assert_validation_clean();
     Ok(())
 }
+
+#[kernel(amp)]
+fn heat_row(idx: Index<3>, a: ArrayView<f32, 3>, out: ArrayViewMut<f32, 3>) {
+    let (i, j, k) = (idx[0] + 1, idx[1] + 1, idx[2] + 1);
+    out[[i, j, k]] =
+        a[[i, j, k - 1]] + 2.0 * a[[i, j, k + 1]] + a[[i - 1, j, k]] + a[[i, j + 1, k]];
+}
+
+/// Rows of lengths around 32 (natively, a stencil's rows run as batches of 32 neighbouring
+/// threads and a shorter last one): the host's values, and an access past a row's end found
+/// in its last threads and reported.
+#[test]
+fn stencil_rows_of_any_length_match_the_host() -> Result<(), amp::Error> {
+    for n in [1usize, 3, 31, 32, 33, 37, 64, 70] {
+        let d = [4, 3, n + 2];
+        let len = d.iter().product();
+        let a: Vec<f32> = (0..len).map(|x| (x % 13) as f32).collect();
+        let mut out = vec![0f32; len];
+        {
+            let av = ArrayView::new(d, &a)?;
+            let mut ov = ArrayViewMut::new(d, &mut out)?;
+            let interior = Extent::new([d[0] - 2, d[1] - 2, n]);
+            parallel_for_each(interior, heat_row(&av, &mut ov))?;
+        }
+        let at = |i: usize, j: usize, k: usize| (i * d[1] + j) * d[2] + k;
+        for i in 1..d[0] - 1 {
+            for j in 1..d[1] - 1 {
+                for k in 1..=n {
+                    let want = a[at(i, j, k - 1)]
+                        + 2.0 * a[at(i, j, k + 1)]
+                        + a[at(i - 1, j, k)]
+                        + a[at(i, j + 1, k)];
+                    assert_eq!(out[at(i, j, k)], want, "rows of {n}, at [{i}, {j}, {k}]");
+                }
+            }
+        }
+        // One thread more per row: each row's last thread reads `a` one past the row's end.
+        let av = ArrayView::new(d, &a)?;
+        let mut ov = ArrayViewMut::new(d, &mut out)?;
+        let wider = Extent::new([d[0] - 2, d[1] - 2, n + 1]);
+        let (_, param, index, extent) =
+            out_of_bounds(parallel_for_each(wider, heat_row(&av, &mut ov)));
+        assert_eq!((param.as_str(), index[2], extent), ("a", n + 2, d.to_vec()));
+    }
+    assert_validation_clean();
+    Ok(())
+}

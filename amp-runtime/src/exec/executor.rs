@@ -225,43 +225,45 @@ impl NativeLaunch<'_> {
     }
 
     /// Runs a simple kernel's batch function `batch` for every run of `lanes` neighbouring
-    /// threads of each row (called with `[i0, .., j / lanes]`; see amp-spirv's
-    /// `native_batched`) and `thread` for the rest of each row, in parallel chunks of rows
-    /// (of one row's batches for a 1-D domain).
+    /// threads of each row, called with `([i0, .., j / lanes], n)` for the `n` threads
+    /// `j..j + n` (see amp-spirv's `native_batched`): `lanes` of them, and a row's last batch
+    /// its remaining `len % lanes`. In parallel chunks of rows (of one row's batches for a 1-D
+    /// domain).
     #[inline]
-    pub fn for_each_batched<const R: usize, B, F>(&self, work: u32, lanes: u32, batch: B, thread: F)
+    pub fn for_each_batched<const R: usize, B>(&self, work: u32, lanes: u32, batch: B)
     where
-        B: Fn([u32; R]) + Sync + Copy,
-        F: Fn([u32; R]) + Sync + Copy,
+        B: Fn([u32; R], u32) + Sync + Copy,
     {
         let d = &self.domain[..R];
         let inner = d[R - 1];
-        let (full, lanes) = (inner / lanes.max(1), lanes.max(1));
+        let lanes = lanes.max(1);
+        let (full, rest) = (inner / lanes, inner % lanes);
+        let batches = full + u32::from(rest > 0);
         let rows: usize = d[..R - 1].iter().map(|&n| n as usize).product();
-        // Batches `lo..hi` of row `row`, then (when they reach its end) the row's remainder.
+        // Batches `lo..hi` of row `row`: whole ones, then (when they reach its end) the row's
+        // shorter last one. Whole batches get `lanes` itself, a constant where this is
+        // inlined, so their work-item loops keep a fixed trip count.
         let run = |row: usize, lo: u32, hi: u32| {
             #[allow(clippy::redundant_locals)] // a copy per task, as in `for_each`
-            let (batch, thread) = (batch, thread);
+            let batch = batch;
             let mut idx = [0u32; R];
-            let mut rest = row;
+            let mut left = row;
             for k in (0..R - 1).rev() {
-                idx[k] = (rest % d[k] as usize) as u32;
-                rest /= d[k] as usize;
+                idx[k] = (left % d[k] as usize) as u32;
+                left /= d[k] as usize;
             }
-            for b in lo..hi {
+            for b in lo..hi.min(full) {
                 idx[R - 1] = b;
-                batch(idx);
+                batch(idx, lanes);
             }
-            if hi == full {
-                for j in full * lanes..inner {
-                    idx[R - 1] = j;
-                    thread(idx);
-                }
+            if hi > full {
+                idx[R - 1] = full;
+                batch(idx, rest);
             }
         };
         if R == 1 {
             let chunk = chunk_len(inner as usize, self.threads, work).div_ceil(lanes as usize);
-            self.split(full as usize, chunk.max(1), &|lo, hi| {
+            self.split(batches as usize, chunk.max(1), &|lo, hi| {
                 run(0, lo as u32, hi as u32)
             });
         } else {
@@ -269,7 +271,7 @@ impl NativeLaunch<'_> {
                 .div_ceil((inner as usize).max(1));
             self.split(rows, per_chunk.max(1), &|lo, hi| {
                 for row in lo..hi {
-                    run(row, 0, full);
+                    run(row, 0, batches);
                 }
             });
         }

@@ -64,8 +64,9 @@ pub struct NativeVariant {
 }
 
 /// The batched functions of a simple kernel: each runs threads `[t0, .., tn * lanes + l]` for
-/// `l` in `0..lanes` when called with `[t0, .., tn]` (the tile ABI with tile shape
-/// `[1, .., 1, lanes]`); every one of them must be in the domain.
+/// `l` in `0..n` when called with `([t0, .., tn], n)`, `n` at most `lanes` (the tile ABI with
+/// tile shape `[1, .., 1, lanes]`, and the count of threads after it); every one of them must
+/// be in the domain.
 #[derive(Clone, Debug)]
 pub struct BatchedVariant {
     /// Threads per call, along the domain's last dimension.

@@ -260,10 +260,11 @@ pub fn native(
 /// loops (see `pass/batch.rs`). `None` when the kernel has no such loop (batching would gain
 /// nothing), or is tiled.
 ///
-/// The function has the tile ABI of a tiled kernel whose tile shape is `[1, .., 1, LANES]`:
-/// its first argument `[t0, .., tn]` runs threads `[t0, .., tn * LANES + l]` for `l` in
-/// `0..LANES`, all of which must be inside the domain (the caller runs a row's remainder with
-/// the thread function). `access` as for [`native`].
+/// The function has the tile ABI of a tiled kernel whose tile shape is `[1, .., 1, LANES]`,
+/// with one more argument after the first: `(tile, lanes, ..)` with `tile = [t0, .., tn]` runs
+/// threads `[t0, .., tn * LANES + l]` for `l` in `0..lanes` (`1..=LANES`), all of which must be
+/// inside the domain (a row's last batch runs its remaining `len % LANES` threads). `access`
+/// as for [`native`].
 pub fn native_batched(
     kernel: &Kernel,
     plan: Plan<'_>,
@@ -663,25 +664,30 @@ impl Emitter<'_> {
         })
     }
 
-    /// The names of [`args`](Self::args), in order: the index (named `first`), the
-    /// parameters, the outer constants and the out-of-bounds report.
+    /// The names of [`args`](Self::args), in order: the index (named `first`), a batch's
+    /// `lanes`, the parameters, the outer constants and the out-of-bounds report.
     fn arg_names(&self, first: &str) -> Vec<Ident> {
         let k = self.k;
         std::iter::once(format_ident!("{}", first))
+            .chain(self.batch.then(|| format_ident!("lanes")))
             .chain((0..k.params.len()).map(|i| numbered("p", i)))
             .chain((0..k.consts.len()).map(|i| numbered("c", i)))
             .chain(std::iter::once(format_ident!("oob")))
             .collect()
     }
 
-    /// The function's arguments: the index (named `first`), the parameters, the outer
-    /// constants and the out-of-bounds report.
+    /// The function's arguments: the index (named `first`), a batch's `lanes` (how many of
+    /// its [`LANES`] threads run: fewer at a row's end), the parameters, the outer constants
+    /// and the out-of-bounds report.
     fn args(&self, first: &str) -> Res<Vec<TokenStream>> {
         let k = self.k;
         let rt = &self.rt;
         let names = self.arg_names(first);
         let rank = index_lit(k.rank);
         let mut types = vec![quote!([u32; #rank])];
+        if self.batch {
+            types.push(quote!(u32));
+        }
         for p in &k.params {
             types.push(match &p.kind {
                 ParamKind::Buffer { elem, rank, .. } => {

@@ -171,9 +171,9 @@ impl Emitter<'_> {
         let names = self.arg_names("tile");
         let mut dims = Vec::new();
         for (d, dim) in tiled.dims.iter().enumerate() {
-            let dim = self.tile_dim(dim, span)?;
+            let (dim, stride) = self.tile_dim_and_stride(d, dim, span)?;
             let (dn, on, dl) = (numbered("d", d), numbered("o", d), index_lit(d));
-            dims.push(quote!(let #dn: u32 = #dim; let #on: u32 = tile[#dl].wrapping_mul(#dn);));
+            dims.push(quote!(let #dn: u32 = #dim; let #on: u32 = tile[#dl].wrapping_mul(#stride);));
         }
         let guard = conjunction(&guards);
         let doc = format!(
@@ -222,11 +222,14 @@ impl Emitter<'_> {
         if tiled.dims.len() != rank {
             return unsupported("a tile shape of another rank than the kernel", span);
         }
-        let dims = tiled
+        let (dims, strides): (Vec<_>, Vec<_>) = tiled
             .dims
             .iter()
-            .map(|d| self.tile_dim(d, span))
-            .collect::<Res<Vec<_>>>()?;
+            .enumerate()
+            .map(|(d, dim)| self.tile_dim_and_stride(d, dim, span))
+            .collect::<Res<Vec<_>>>()?
+            .into_iter()
+            .unzip();
         let barriers = block_has(&k.body, has_barrier);
         let mut fixed: HashSet<LocalId> = [
             tiled.global,
@@ -340,9 +343,9 @@ impl Emitter<'_> {
             quote!(#nt * (#dn as usize))
         });
         s.extend(quote!(let nt: usize = #nt;));
-        for d in 0..rank {
-            let (dn, on, dl) = (numbered("d", d), numbered("o", d), index_lit(d));
-            s.extend(quote!(let #on: u32 = tile[#dl].wrapping_mul(#dn);));
+        for (d, stride) in strides.iter().enumerate() {
+            let (on, dl) = (numbered("o", d), index_lit(d));
+            s.extend(quote!(let #on: u32 = tile[#dl].wrapping_mul(#stride);));
         }
         let (os, ds): (Vec<Ident>, Vec<Ident>) = (0..rank)
             .map(|d| (numbered("o", d), numbered("d", d)))
@@ -408,6 +411,24 @@ impl Emitter<'_> {
         }
         s.extend(quote!(unsafe { #body }));
         Ok((args, s))
+    }
+
+    /// Tile dimension `d`'s size in this call (`d<d>`) and the distance between the origins
+    /// of neighbouring tiles along it: both the dimension's value, except in a batch's last
+    /// dimension, whose `lanes` threads (fewer than `LANES` at a row's end) start at
+    /// `tile[d] * LANES`.
+    fn tile_dim_and_stride(
+        &self,
+        d: usize,
+        dim: &TileDim,
+        span: Span,
+    ) -> Res<(TokenStream, TokenStream)> {
+        if self.batch && d + 1 == self.k.rank as usize {
+            let full = proc_macro2::Literal::u32_suffixed(crate::pass::batch::LANES);
+            return Ok((quote!(lanes), quote!(#full)));
+        }
+        let dn = numbered("d", d);
+        Ok((self.tile_dim(dim, span)?, quote!(#dn)))
     }
 
     /// A tile dimension's value: its literal, or the outer constant it names.

@@ -131,6 +131,7 @@ const _: () = {
 #[allow(warnings, clippy::all, unused_unsafe)]
 pub unsafe fn thread_batch(
     tile: [u32; 1],
+    lanes: u32,
     p0: rt::Buf<thread_batch_Particle, 1>,
     p1: rt::Buf<u32, 1>,
     p2: f32,
@@ -141,14 +142,15 @@ pub unsafe fn thread_batch(
     #[allow(warnings, clippy::all, unused_unsafe)]
     pub unsafe fn __amp_guarded(
         tile: [u32; 1],
+        lanes: u32,
         p0: rt::Buf<thread_batch_Particle, 1>,
         p1: rt::Buf<u32, 1>,
         p2: f32,
         oob: &rt::OobReport,
     ) {
-        let d0: u32 = 32u32;
+        let d0: u32 = lanes;
         let nt: usize = (d0 as usize);
-        let o0: u32 = tile[0].wrapping_mul(d0);
+        let o0: u32 = tile[0].wrapping_mul(32u32);
         let mut l3: [u32; 1] = tile;
         let mut l4: [u32; 1] = [o0];
         let mut l5: [u32; 1] = [d0];
@@ -192,14 +194,15 @@ pub unsafe fn thread_batch(
     #[allow(warnings, clippy::all, unused_unsafe)]
     pub unsafe fn __amp_checked(
         tile: [u32; 1],
+        lanes: u32,
         p0: rt::Buf<thread_batch_Particle, 1>,
         p1: rt::Buf<u32, 1>,
         p2: f32,
         oob: &rt::OobReport,
     ) {
-        let d0: u32 = 32u32;
+        let d0: u32 = lanes;
         let nt: usize = (d0 as usize);
-        let o0: u32 = tile[0].wrapping_mul(d0);
+        let o0: u32 = tile[0].wrapping_mul(32u32);
         let mut l3: [u32; 1] = tile;
         let mut l4: [u32; 1] = [o0];
         let mut l5: [u32; 1] = [d0];
@@ -281,12 +284,12 @@ pub unsafe fn thread_batch(
             }
         }
     }
-    let d0: u32 = 32u32;
-    let o0: u32 = tile[0].wrapping_mul(d0);
+    let d0: u32 = lanes;
+    let o0: u32 = tile[0].wrapping_mul(32u32);
     if (0u64 + (o0 as u64 + (d0 - 1) as u64) < (p0.extent[0] as u64)) {
-        __amp_guarded(tile, p0, p1, p2, oob)
+        __amp_guarded(tile, lanes, p0, p1, p2, oob)
     } else {
-        __amp_checked(tile, p0, p1, p2, oob)
+        __amp_checked(tile, lanes, p0, p1, p2, oob)
     }
 }
 /// `Particle` of kernel `step` (fields `f0, ..` in declaration order, the host's layout).
@@ -307,14 +310,15 @@ const _: () = {
 #[allow(warnings, clippy::all, unused_unsafe)]
 pub unsafe fn thread_batch_covering(
     tile: [u32; 1],
+    lanes: u32,
     p0: rt::Buf<thread_batch_covering_Particle, 1>,
     p1: rt::Buf<u32, 1>,
     p2: f32,
     oob: &rt::OobReport,
 ) {
-    let d0: u32 = 32u32;
+    let d0: u32 = lanes;
     let nt: usize = (d0 as usize);
-    let o0: u32 = tile[0].wrapping_mul(d0);
+    let o0: u32 = tile[0].wrapping_mul(32u32);
     let mut l3: [u32; 1] = tile;
     let mut l4: [u32; 1] = [o0];
     let mut l5: [u32; 1] = [d0];
