@@ -664,8 +664,7 @@ impl Emitter<'_> {
         })
     }
 
-    /// The names of [`args`](Self::args), in order: the index (named `first`), a batch's
-    /// `lanes`, the parameters, the outer constants and the out-of-bounds report.
+    /// The names of [`args`](Self::args), in order.
     fn arg_names(&self, first: &str) -> Vec<Ident> {
         let k = self.k;
         std::iter::once(format_ident!("{}", first))
@@ -685,9 +684,7 @@ impl Emitter<'_> {
         let names = self.arg_names(first);
         let rank = index_lit(k.rank);
         let mut types = vec![quote!([u32; #rank])];
-        if self.batch {
-            types.push(quote!(u32));
-        }
+        types.extend(self.batch.then(|| quote!(u32)));
         for p in &k.params {
             types.push(match &p.kind {
                 ParamKind::Buffer { elem, rank, .. } => {
