@@ -198,11 +198,13 @@ fn native_call(
         );
         let mut first = 0;
         if let Some((batch, lanes)) = &native.batch {
-            first = ROWS / *lanes as usize * *lanes as usize;
+            // Whole batches of `lanes` threads, then a shorter last one, as the executor runs
+            // a row.
+            first = ROWS;
             let _ = writeln!(
                 s,
-                "            for b in 0..{} {{ unsafe {{ {batch}([b as u32], {args}&oob) }} }}",
-                first / *lanes as usize
+                "            for b in 0..{} {{ let n = {lanes}u32.min({ROWS} - b * {lanes}); unsafe {{ {batch}([b as u32], n as u32, {args}&oob) }} }}",
+                ROWS.div_ceil(*lanes as usize)
             );
         }
         let _ = writeln!(
