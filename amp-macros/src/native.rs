@@ -139,7 +139,7 @@ pub(crate) fn entry(
     // launch is split among the pool's threads.
     let work = Literal::u32_suffixed(kernel.thread_work);
     // A batch function's struct twins are its own types, so it gets its own reads of the
-    // arguments beside the thread function's.
+    // arguments (a batched launch runs every thread through it, a row's last ones included).
     let (batch_lets, batch_args) = reads("b");
     // The arguments are read in each branch: a variant's struct twins are its own types.
     let run = |f: &syn::Ident, batch: Option<&syn::Ident>| match (tiled, batch) {
