@@ -81,7 +81,7 @@ pub mod __private {
     pub use amp_runtime::{
         assert_device_field, fits_u32, is_scalar, outer_const, DeviceStructSeal, KernelArg,
         KernelCall, KernelInfo, OuterConstValue, ParamInfo, ParamKind, ScalarType, Shape,
-        TextureAccess, TiledKernelCall,
+        SpirvBytes, TextureAccess, TiledKernelCall,
     };
     pub use amp_runtime::{native_rt as native, NativeCode, NativeLaunch};
 }

@@ -412,6 +412,26 @@ pub struct ParamInfo {
     pub kind: ParamKind,
 }
 
+/// A SPIR-V module as the bytes of its words in the target's byte order, aligned for words:
+/// the macro hands a module over as one byte-string token instead of a literal per word (a
+/// suite of a few hundred kernels is hundreds of thousands of tokens that way, each made and
+/// parsed by the compiler).
+#[repr(C, align(4))]
+pub struct SpirvBytes<const B: usize>(pub [u8; B]);
+
+impl<const B: usize> SpirvBytes<B> {
+    /// The module's words.
+    ///
+    /// # Panics
+    /// At compile time (a `static`'s initializer), when `B` is not a multiple of 4.
+    pub const fn words(&'static self) -> &'static [u32] {
+        assert!(B % 4 == 0, "a SPIR-V module is whole words");
+        // SAFETY: the array is aligned for `u32` (`align(4)`) and `B / 4` words long; every bit
+        // pattern is a `u32`; it is borrowed for `'static` and never written.
+        unsafe { core::slice::from_raw_parts(self.0.as_ptr().cast::<u32>(), B / 4) }
+    }
+}
+
 /// Everything the runtime needs to know about one compiled kernel.
 #[derive(Debug)]
 pub struct KernelInfo {

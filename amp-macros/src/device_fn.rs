@@ -263,6 +263,9 @@ pub fn fetch_missing(
     known: &[DeviceFnSource],
 ) -> Option<TokenStream2> {
     let missing = amp_spirv::missing_device_fns_with_roots(func, known);
+    if missing.is_empty() {
+        return None;
+    }
     let callee = missing
         .first()
         .and_then(|(_, call, _)| call.segments.last())

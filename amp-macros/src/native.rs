@@ -49,11 +49,19 @@ pub(crate) fn entry(
         );
     }
     let generated = |code: &TokenStream2| well_formed(code, &func.sig.ident, checked.name());
-    let thread = generated(&kernel.code)?;
     let variant = |v: &amp_spirv::NativeVariant| {
         generated(&v.code).map(|t| (t, format_ident!("{}", v.fn_name)))
     };
-    let covering = kernel.covering.as_ref().map(variant).transpose()?;
+    // A batched launch runs every thread through a batch function: its per-thread functions
+    // are left out (rustc would check and compile them for nothing).
+    let per_thread = tiled || kernel.batched.is_none();
+    let (thread, covering) = match per_thread {
+        true => (
+            generated(&kernel.code)?,
+            kernel.covering.as_ref().map(variant).transpose()?,
+        ),
+        false => (TokenStream2::new(), None),
+    };
     let batched = match &kernel.batched {
         Some(b) => Some((
             b.lanes,

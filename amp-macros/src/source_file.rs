@@ -1,9 +1,38 @@
 //! The kernel's own source file, read where the compiler says where it is: the functions it
 //! defines without `#[amp::device]`, so that a kernel calling one gets the kernel language's
 //! error (rule `device-fn-marked`, with the fix) instead of rustc's "cannot find macro" for a
-//! callback that was never generated.
+//! callback that was never generated; and the `use` items in scope of each kernel.
+//!
+//! Every kernel and device function of a file asks about the same file, so its facts are kept
+//! for the compiler process's later macro calls, checked against the file's text each time
+//! (reading is cheap; parsing a file of many kernels once per kernel was most of a build).
 
-use std::collections::HashSet;
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::rc::Rc;
+
+use amp_spirv::FileFacts;
+
+thread_local! {
+    /// The facts of the files read so far, with the text they were read from.
+    static FILES: RefCell<HashMap<PathBuf, (String, Rc<FileFacts>)>> = RefCell::default();
+}
+
+/// The facts of the source file at `path`; `None` where it cannot be read or parsed.
+fn facts(path: PathBuf) -> Option<Rc<FileFacts>> {
+    let text = std::fs::read_to_string(&path).ok()?;
+    FILES.with(|files| {
+        if let Some((read, facts)) = files.borrow().get(&path) {
+            if *read == text {
+                return Some(facts.clone());
+            }
+        }
+        let facts = Rc::new(FileFacts::of(&syn::parse_file(&text).ok()?));
+        files.borrow_mut().insert(path, (text, facts.clone()));
+        Some(facts)
+    })
+}
 
 /// The paths, from `kernel`'s module, of the functions its file defines without
 /// `#[amp::device]` (and that are not kernels); `None` where the file cannot be read or the
@@ -18,22 +47,19 @@ pub fn unmarked_fns(
     if !proc_macro::is_available() {
         return None;
     }
-    let read = |path: std::path::PathBuf| {
-        let text = std::fs::read_to_string(path).ok()?;
-        syn::parse_file(&text).ok()
-    };
-    let file = read(proc_macro::Span::call_site().local_file()?)?;
+    let file = facts(proc_macro::Span::call_site().local_file()?)?;
     let name = kernel.sig.ident.to_string();
-    let Some(module) = amp_spirv::module_of_fn(&file, &name) else {
+    let Some(module) = file.kernel_module(&name) else {
         if !name.starts_with(ALGORITHM_KERNEL) {
             return None;
         }
-        let caller = read(callee?.unwrap().local_file()?)?;
+        let caller = facts(callee?.unwrap().local_file()?)?;
         return Some(unmarked_from_any_module(&caller));
     };
-    let relative = amp_spirv::unmarked_fns_in_file(&file)
-        .into_iter()
-        .filter_map(|p| p.strip_prefix(module.as_slice()).map(<[String]>::to_vec))
+    let relative = file
+        .unmarked_fns()
+        .iter()
+        .filter_map(|p| p.strip_prefix(module).map(<[String]>::to_vec))
         .collect();
     Some(relative)
 }
@@ -46,21 +72,15 @@ const ALGORITHM_KERNEL: &str = "__amp_";
 /// (each tail of each path), except those that could also name an `#[amp::device]` function of
 /// the file (those keep rustc's error), so that passing a plain function to an algorithm gets
 /// the kernel language's error.
-fn unmarked_from_any_module(file: &syn::File) -> HashSet<Vec<String>> {
-    let tails = |paths: Vec<Vec<String>>| -> HashSet<Vec<String>> {
+fn unmarked_from_any_module(file: &FileFacts) -> HashSet<Vec<String>> {
+    let tails = |paths: &[Vec<String>]| -> HashSet<Vec<String>> {
         paths
             .iter()
             .flat_map(|p| (0..p.len()).map(|i| p[i..].to_vec()))
             .collect()
     };
-    let marked = tails(
-        amp_spirv::Options::from_file(file)
-            .device_fns
-            .into_iter()
-            .map(|f| f.path)
-            .collect(),
-    );
-    tails(amp_spirv::unmarked_fns_in_file(file))
+    let marked = tails(&file.device_fn_paths());
+    tails(file.unmarked_fns())
         .into_iter()
         .filter(|p| !marked.contains(p))
         .collect()
@@ -76,13 +96,10 @@ pub fn resolve_imports(func: &mut syn::ItemFn) -> Vec<syn::Ident> {
     let Some(path) = proc_macro::Span::call_site().local_file() else {
         return Vec::new();
     };
-    let Some(file) = std::fs::read_to_string(path)
-        .ok()
-        .and_then(|text| syn::parse_file(&text).ok())
-    else {
+    let Some(file) = facts(path) else {
         return Vec::new();
     };
-    match amp_spirv::imports_of_fn(&file, func) {
+    match file.imports_of(func) {
         Some(imports) => amp_spirv::resolve_imports(func, &imports),
         None => Vec::new(),
     }

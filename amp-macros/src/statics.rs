@@ -95,10 +95,8 @@ pub(crate) fn instance_statics(
     let spirv = format_ident!("SPIRV_{i}");
     let info = format_ident!("INFO_{i}");
     let words = &kernel.spirv;
-    let len = words.len();
     let narrow_spirv = format_ident!("SPIRV_NARROW_{i}");
     let narrow_words = &kernel.spirv_narrow_storage;
-    let narrow_len = narrow_words.len();
     let kname = &kernel.name;
     let rank_u32 = kernel.rank;
     let push = kernel.push_constant_size;
@@ -122,13 +120,34 @@ pub(crate) fn instance_statics(
             quote!(::amp::__private::Shape::Chosen { loops: #loops })
         }
     };
+    // One byte-string token per module, in the target's byte order (the macro runs on the
+    // host): a literal per word would be thousands of tokens per kernel.
+    let module = |name: &syn::Ident, words: &[u32]| {
+        let bytes_of = |word: fn(u32) -> [u8; 4]| {
+            let bytes: Vec<u8> = words.iter().flat_map(|&w| word(w)).collect();
+            Literal::byte_string(&bytes)
+        };
+        let (le, be) = (bytes_of(u32::to_le_bytes), bytes_of(u32::to_be_bytes));
+        let b = words.len() * 4;
+        quote! {
+            static #name: &[u32] = {
+                #[cfg(target_endian = "little")]
+                static BYTES: ::amp::__private::SpirvBytes<#b> = ::amp::__private::SpirvBytes(*#le);
+                #[cfg(target_endian = "big")]
+                static BYTES: ::amp::__private::SpirvBytes<#b> = ::amp::__private::SpirvBytes(*#be);
+                BYTES.words()
+            };
+        }
+    };
+    let spirv_static = module(&spirv, words);
+    let narrow_static = module(&narrow_spirv, narrow_words);
     quote! {
-        static #spirv: [u32; #len] = [#(#words),*];
-        static #narrow_spirv: [u32; #narrow_len] = [#(#narrow_words),*];
+        #spirv_static
+        #narrow_static
         static #info: ::amp::__private::KernelInfo = ::amp::__private::KernelInfo {
             name: #kname,
-            spirv: &#spirv,
-            spirv_narrow_storage: &#narrow_spirv,
+            spirv: #spirv,
+            spirv_narrow_storage: #narrow_spirv,
             entry_point: #entry,
             rank: #rank_u32,
             params: &[#(#infos),*],

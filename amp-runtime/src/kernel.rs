@@ -5,6 +5,6 @@
 
 pub use amp_abi::{
     buffer_layout, layout_fact, spec_id, texture_fact, ElemType, KernelInfo, ParamInfo, ParamKind,
-    ScalarType, Shape, TextureAccess, LAYOUT_SPEC_ID_BASE, LOOP_CUT_REPORT_WORD, OOB_REPORT_WORDS,
-    REPORT_WORDS,
+    ScalarType, Shape, SpirvBytes, TextureAccess, LAYOUT_SPEC_ID_BASE, LOOP_CUT_REPORT_WORD,
+    OOB_REPORT_WORDS, REPORT_WORDS,
 };

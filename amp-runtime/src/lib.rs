@@ -108,8 +108,8 @@ pub use exec::{
 pub use extent::{Extent, Index};
 #[doc(hidden)]
 pub use kernel::{
-    layout_fact, KernelInfo, ParamInfo, ParamKind, Shape, TextureAccess, LAYOUT_SPEC_ID_BASE,
-    OOB_REPORT_WORDS,
+    layout_fact, KernelInfo, ParamInfo, ParamKind, Shape, SpirvBytes, TextureAccess,
+    LAYOUT_SPEC_ID_BASE, OOB_REPORT_WORDS,
 };
 pub use kernel::{ElemType, ScalarType};
 pub use normalized::{

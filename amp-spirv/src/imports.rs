@@ -110,59 +110,10 @@ fn walk(tree: &syn::UseTree, prefix: &mut Vec<String>, out: &mut HashMap<String,
 /// The imports in scope of `func` (a `#[kernel(amp)]` or `#[amp::device]` function of `file`,
 /// found by name and, if several share it, by body): the `use` items of its module and of the
 /// function bodies it is declared in. `None` where `file` has no such function, or several.
+/// (A caller with several functions of one file asks [`FileFacts`](crate::FileFacts), which
+/// reads the file once.)
 pub fn imports_of_fn(file: &syn::File, func: &syn::ItemFn) -> Option<Imports> {
-    let mut found: Vec<(&syn::ItemFn, Vec<&syn::ItemUse>)> = Vec::new();
-    scopes(
-        &file.items.iter().collect::<Vec<_>>(),
-        &[],
-        func,
-        &mut found,
-    );
-    if found.len() > 1 {
-        let body = quote::ToTokens::to_token_stream(&func.block).to_string();
-        found.retain(|(f, _)| quote::ToTokens::to_token_stream(&f.block).to_string() == body);
-    }
-    match found.len() {
-        1 => found.pop().map(|(_, uses)| Imports::from_uses(uses)),
-        _ => None,
-    }
-}
-
-fn scopes<'a>(
-    items: &[&'a syn::Item],
-    outer: &[&'a syn::ItemUse],
-    func: &syn::ItemFn,
-    found: &mut Vec<(&'a syn::ItemFn, Vec<&'a syn::ItemUse>)>,
-) {
-    let mut uses = outer.to_vec();
-    uses.extend(items.iter().filter_map(|i| match i {
-        syn::Item::Use(u) => Some(u),
-        _ => None,
-    }));
-    for item in items {
-        match item {
-            syn::Item::Fn(f) => {
-                // `#[kernel(amp)]` or `#[amp::device]` (as `source` recognises them, which
-                // depends on this module).
-                let marked = f.attrs.iter().any(|a| {
-                    a.path()
-                        .segments
-                        .last()
-                        .is_some_and(|s| s.ident == "kernel" || s.ident == "device")
-                });
-                if marked && f.sig.ident == func.sig.ident {
-                    found.push((f, uses.clone()));
-                }
-                scopes(&items_in_body(f), &uses, func, found);
-            }
-            syn::Item::Mod(m) => {
-                if let Some((_, content)) = &m.content {
-                    scopes(&content.iter().collect::<Vec<_>>(), &[], func, found);
-                }
-            }
-            _ => {}
-        }
-    }
+    crate::FileFacts::of(file).imports_of(func)
 }
 
 /// Rewrites `func` to name what it imports by path: calls of device functions (not the kernel

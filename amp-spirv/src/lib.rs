@@ -9,6 +9,7 @@ mod analysis;
 mod back;
 mod compile;
 mod diag;
+mod file_facts;
 mod front;
 mod imports;
 mod ir;
@@ -28,6 +29,7 @@ pub use compile::{
     NativeError, NativeKernel, NativeVariant, Options, TileStaticSize, Unsupported,
 };
 pub use diag::{Diagnostic, Diagnostics, Rule, Span};
+pub use file_facts::FileFacts;
 pub use front::{
     callee_path, const_accessor_name, instantiate, merge_instance_errors, recovered_instance,
     DeviceFnSource, Instance, CONSTS_ATTR, MAX_TILE_STATIC_BYTES, MAX_TILE_THREADS,

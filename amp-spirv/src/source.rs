@@ -76,11 +76,12 @@ fn for_each_fn<'a>(file: &'a syn::File, visit: &mut dyn FnMut(&[String], &'a syn
 /// of a file without the macros; what they import through `use` is named by path, as in the
 /// source the device macro hands kernels.
 pub fn device_fns_in_file(file: &syn::File) -> Vec<DeviceFnSource> {
+    let facts = crate::FileFacts::of(file);
     let mut out = Vec::new();
     for_each_fn(file, &mut |module, f| {
         if f.attrs.iter().any(is_device_attr) {
             let m: Vec<&str> = module.iter().map(String::as_str).collect();
-            out.push(DeviceFnSource::new(&m, with_imports(file, f)));
+            out.push(DeviceFnSource::new(&m, with_imports(&facts, f)));
         }
     });
     out
@@ -88,9 +89,9 @@ pub fn device_fns_in_file(file: &syn::File) -> Vec<DeviceFnSource> {
 
 /// `f` with what it imports named by path, as the macros rewrite it (see
 /// [`resolve_imports`](crate::resolve_imports)).
-fn with_imports(file: &syn::File, f: &syn::ItemFn) -> syn::ItemFn {
+fn with_imports(facts: &crate::FileFacts, f: &syn::ItemFn) -> syn::ItemFn {
     let mut f = f.clone();
-    if let Some(imports) = crate::imports_of_fn(file, &f) {
+    if let Some(imports) = facts.imports_of(&f) {
         crate::resolve_imports(&mut f, &imports);
     }
     f
@@ -116,10 +117,11 @@ pub fn is_kernel_attr(attr: &syn::Attribute) -> bool {
 /// inside function bodies (as tests often write them), with what they import through `use`
 /// named by path, as the kernel macro compiles them.
 pub fn kernels_in_file(file: &syn::File) -> Vec<syn::ItemFn> {
+    let facts = crate::FileFacts::of(file);
     let mut out = Vec::new();
     for_each_fn(file, &mut |_, f| {
         if f.attrs.iter().any(is_kernel_attr) {
-            out.push(with_imports(file, f));
+            out.push(with_imports(&facts, f));
         }
     });
     out
@@ -157,32 +159,13 @@ pub fn device_structs_in_file(file: &syn::File) -> Vec<syn::ItemStruct> {
 /// nor kernels (functions in function bodies count as in their function's module): what a
 /// kernel cannot call.
 pub fn unmarked_fns_in_file(file: &syn::File) -> Vec<Vec<String>> {
-    let mut out = Vec::new();
-    for_each_fn(file, &mut |module, f| {
-        if !f
-            .attrs
-            .iter()
-            .any(|a| is_device_attr(a) || is_kernel_attr(a))
-        {
-            let mut path = module.to_vec();
-            path.push(f.sig.ident.to_string());
-            out.push(path);
-        }
-    });
-    out
+    crate::FileFacts::of(file).unmarked_fns().to_vec()
 }
 
 /// The module path from the file's top of the one kernel named `name`; `None` when the file
 /// has no such kernel or more than one.
 pub fn module_of_fn(file: &syn::File, name: &str) -> Option<Vec<String>> {
-    let mut found = Vec::new();
-    for_each_fn(file, &mut |module, f| {
-        if f.sig.ident == name && f.attrs.iter().any(is_kernel_attr) {
-            found.push(module.to_vec());
-        }
-    });
-    match found.len() {
-        1 => found.pop(),
-        _ => None,
-    }
+    crate::FileFacts::of(file)
+        .kernel_module(name)
+        .map(<[String]>::to_vec)
 }
