@@ -425,7 +425,7 @@ impl<const B: usize> SpirvBytes<B> {
     /// # Panics
     /// At compile time (a `static`'s initializer), when `B` is not a multiple of 4.
     pub const fn words(&'static self) -> &'static [u32] {
-        assert!(B % 4 == 0, "a SPIR-V module is whole words");
+        assert!(B.is_multiple_of(4), "a SPIR-V module is whole words");
         // SAFETY: the array is aligned for `u32` (`align(4)`) and `B / 4` words long; every bit
         // pattern is a `u32`; it is borrowed for `'static` and never written.
         unsafe { core::slice::from_raw_parts(self.0.as_ptr().cast::<u32>(), B / 4) }
