@@ -10,7 +10,6 @@
 use std::collections::HashMap;
 
 use crate::imports::{items_in_body, Imports};
-use crate::source::{is_device_attr, is_kernel_attr};
 
 /// The facts of one parsed source file (see the module's documentation).
 #[derive(Clone, Debug, Default)]
@@ -132,6 +131,31 @@ impl FileFacts {
         paths.sort();
         paths
     }
+}
+
+/// The imports in scope of `func` (a `#[kernel(amp)]` or `#[amp::device]` function of `file`,
+/// found by name and, if several share it, by body): the `use` items of its module and of the
+/// function bodies it is declared in. `None` where `file` has no such function, or several.
+/// (A caller with several functions of one file asks [`FileFacts`], which
+/// reads the file once.)
+pub fn imports_of_fn(file: &syn::File, func: &syn::ItemFn) -> Option<Imports> {
+    FileFacts::of(file).imports_of(func)
+}
+
+/// Whether `attr` is `#[amp::device]` (or `#[device]`).
+pub fn is_device_attr(attr: &syn::Attribute) -> bool {
+    attr.path()
+        .segments
+        .last()
+        .is_some_and(|s| s.ident == "device")
+}
+
+/// Whether `attr` is `#[kernel(amp)]` (or `#[amp::kernel(amp)]`).
+pub fn is_kernel_attr(attr: &syn::Attribute) -> bool {
+    attr.path()
+        .segments
+        .last()
+        .is_some_and(|s| s.ident == "kernel")
 }
 
 /// `f`'s body as token text: how two marked functions of one name are told apart.

@@ -4,7 +4,7 @@
 //! and the callee's own module for its calls).
 //!
 //! An attribute macro sees only its item, so the imports come from the item's source file
-//! ([`imports_of_fn`]); the macros read it where the compiler says it is, and tools read it
+//! ([`imports_of_fn`](crate::imports_of_fn)); the macros read it where the compiler says it is, and tools read it
 //! themselves. [`resolve_imports`] then rewrites the function: `f(x)` with `use a::b::f;` in
 //! scope becomes `a::b::f(x)` (the new segments carry the span of the name as written), and a
 //! path whose first segment is an imported module (`m::f(x)` with `use super::m;`) becomes
@@ -105,15 +105,6 @@ fn walk(tree: &syn::UseTree, prefix: &mut Vec<String>, out: &mut HashMap<String,
         syn::UseTree::Group(g) => g.items.iter().for_each(|t| walk(t, prefix, out)),
         syn::UseTree::Glob(_) => {}
     }
-}
-
-/// The imports in scope of `func` (a `#[kernel(amp)]` or `#[amp::device]` function of `file`,
-/// found by name and, if several share it, by body): the `use` items of its module and of the
-/// function bodies it is declared in. `None` where `file` has no such function, or several.
-/// (A caller with several functions of one file asks [`FileFacts`](crate::FileFacts), which
-/// reads the file once.)
-pub fn imports_of_fn(file: &syn::File, func: &syn::ItemFn) -> Option<Imports> {
-    crate::FileFacts::of(file).imports_of(func)
 }
 
 /// Rewrites `func` to name what it imports by path: calls of device functions (not the kernel
@@ -268,6 +259,7 @@ pub(crate) fn items_in_body(f: &syn::ItemFn) -> Vec<&syn::Item> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::imports_of_fn;
 
     fn resolved(file: &str, kernel: &str) -> String {
         let file: syn::File = syn::parse_str(file).expect("file");

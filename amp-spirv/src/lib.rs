@@ -29,16 +29,15 @@ pub use compile::{
     NativeError, NativeKernel, NativeVariant, Options, TileStaticSize, Unsupported,
 };
 pub use diag::{Diagnostic, Diagnostics, Rule, Span};
-pub use file_facts::FileFacts;
+pub use file_facts::{imports_of_fn, is_device_attr, is_kernel_attr, FileFacts};
 pub use front::{
     callee_path, const_accessor_name, instantiate, merge_instance_errors, recovered_instance,
     DeviceFnSource, Instance, CONSTS_ATTR, MAX_TILE_STATIC_BYTES, MAX_TILE_THREADS,
 };
-pub use imports::{imports_of_fn, resolve_imports, Imports};
+pub use imports::{resolve_imports, Imports};
 pub use ir::{Container, OuterConst, ParamKind, TextureAccess, TileDim};
 pub use source::{
-    device_fns_in_file, device_structs_in_file, is_device_attr, is_kernel_attr, kernels_in_file,
-    module_of_fn, unmarked_fns_in_file,
+    device_fns_in_file, device_structs_in_file, kernels_in_file, module_of_fn, unmarked_fns_in_file,
 };
 pub use structs::{check_definition as check_struct_definition, struct_field_paths, StructTable};
 pub use types::{vector_from_name, vector_name, Elem, Field, Len, Scalar, StructDef};

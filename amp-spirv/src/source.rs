@@ -3,6 +3,7 @@
 //! future command-line compiler), and recognising the attributes that mark them.
 
 use crate::compile::Options;
+use crate::file_facts::{is_device_attr, is_kernel_attr};
 use crate::front::DeviceFnSource;
 
 impl Options {
@@ -95,22 +96,6 @@ fn with_imports(facts: &crate::FileFacts, f: &syn::ItemFn) -> syn::ItemFn {
         crate::resolve_imports(&mut f, &imports);
     }
     f
-}
-
-/// Whether `attr` is `#[amp::device]` (or `#[device]`).
-pub fn is_device_attr(attr: &syn::Attribute) -> bool {
-    attr.path()
-        .segments
-        .last()
-        .is_some_and(|s| s.ident == "device")
-}
-
-/// Whether `attr` is `#[kernel(amp)]` (or `#[amp::kernel(amp)]`).
-pub fn is_kernel_attr(attr: &syn::Attribute) -> bool {
-    attr.path()
-        .segments
-        .last()
-        .is_some_and(|s| s.ident == "kernel")
 }
 
 /// The `#[kernel(amp)]` functions of a parsed source file, also those in inline modules and

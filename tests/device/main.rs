@@ -12,8 +12,9 @@
 //! Tests that need a process of their own stay separate binaries in `tests/`: `accelerator` and
 //! `robustness` (they re-run their own binary for a test that needs the default device chosen
 //! differently, by exact test name), `leaks` (the process's live Vulkan objects and resident
-//! memory must stay flat), `timeout` (its long kernels would slow the others down), `ui`
-//! (trybuild), `pass` (compile-only) and `spirv_val_all` (no device).
+//! memory must stay flat), `timeout` (its long kernels would slow the others down), `pass`
+//! (compile-only) and `spirv_val_all` (no device); the compile-fail cases are the `amp-ui`
+//! package's (trybuild).
 
 #[path = "../common/mod.rs"]
 mod common;
