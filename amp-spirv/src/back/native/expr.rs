@@ -265,10 +265,11 @@ impl Emitter<'_> {
             }
             ExprKind::Subgroup(op, _) => self.subgroup_fact(*op, span)?,
             // The threads of a tile run one after another on one OS thread: a fence only
-            // orders global memory for other tiles (tile_static memory is the tile's own).
+            // orders global memory for other tiles (tile_static memory is the tile's own),
+            // acquire-release as on the device.
             ExprKind::MemoryFence(Fence::TileStatic) => quote_spanned!(at=> ()),
             ExprKind::MemoryFence(_) => quote_spanned!(at=>
-                ::core::sync::atomic::fence(::core::sync::atomic::Ordering::SeqCst)
+                ::core::sync::atomic::fence(::core::sync::atomic::Ordering::AcqRel)
             ),
         })
     }

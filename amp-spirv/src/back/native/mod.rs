@@ -91,7 +91,7 @@
 //!   work-item loop;
 //! - `tile_static` variables are plain locals of the tile function, shared by its work-item
 //!   loops (zero at the start of each call; C++ AMP leaves them undefined); atomics on them are
-//!   plain read-modify-writes; memory fences of global memory are `SeqCst` fences.
+//!   plain read-modify-writes; memory fences of global memory are `AcqRel` fences.
 //!
 //! A barrier inside an expression (`let x = { t.barrier.wait(); 1 };`) is [`Unsupported`].
 //!

@@ -509,11 +509,13 @@ impl Emitter<'_> {
         let (span, at) = (e.span, self.at);
         Ok(match &e.kind {
             // The boundary between the regions around it. The tile's threads run on one OS
-            // thread, so only a fence of views and arrays needs an instruction: it orders the
-            // tile's accesses against other tiles' (docs/kernel-language.md, the memory model).
+            // thread, so only a fence of views and arrays needs a fence: it orders the tile's
+            // accesses against other tiles' (docs/kernel-language.md, the memory model), with
+            // the device's acquire-release semantics (an `mfence` on x86 for a `SeqCst` one, a
+            // cost at every barrier that the model does not ask for).
             ExprKind::Barrier(Fence::TileStatic) => TokenStream::new(),
             ExprKind::Barrier(_) => quote_spanned!(at=>
-                ::core::sync::atomic::fence(::core::sync::atomic::Ordering::SeqCst);
+                ::core::sync::atomic::fence(::core::sync::atomic::Ordering::AcqRel);
             ),
             ExprKind::Block(b) => self.tile_block(b)?,
             ExprKind::If(cond, then, els) => {

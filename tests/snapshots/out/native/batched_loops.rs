@@ -332,7 +332,7 @@ pub unsafe fn thread_batch(
                                 }
                             }
                             ::core::sync::atomic::fence(
-                                ::core::sync::atomic::Ordering::SeqCst,
+                                ::core::sync::atomic::Ordering::AcqRel,
                             );
                         }
                         l4 = l4.wrapping_add(1);
@@ -739,7 +739,7 @@ pub unsafe fn thread_batch(
                                 }
                             }
                             ::core::sync::atomic::fence(
-                                ::core::sync::atomic::Ordering::SeqCst,
+                                ::core::sync::atomic::Ordering::AcqRel,
                             );
                         }
                         l4 = l4.wrapping_add(1);
@@ -1019,7 +1019,7 @@ pub unsafe fn thread_batch_covering(
                                 }
                             }
                             ::core::sync::atomic::fence(
-                                ::core::sync::atomic::Ordering::SeqCst,
+                                ::core::sync::atomic::Ordering::AcqRel,
                             );
                         }
                         l4 = l4.wrapping_add(1);
@@ -1280,7 +1280,7 @@ pub unsafe fn thread_batch_covering(
                                 }
                             }
                             ::core::sync::atomic::fence(
-                                ::core::sync::atomic::Ordering::SeqCst,
+                                ::core::sync::atomic::Ordering::AcqRel,
                             );
                         }
                         l4 = l4.wrapping_add(1);
@@ -1660,7 +1660,7 @@ pub unsafe fn thread_batch(
                                 }
                             }
                             ::core::sync::atomic::fence(
-                                ::core::sync::atomic::Ordering::SeqCst,
+                                ::core::sync::atomic::Ordering::AcqRel,
                             );
                         }
                         l4 = l4.wrapping_add(1);
@@ -2053,7 +2053,7 @@ pub unsafe fn thread_batch(
                                 }
                             }
                             ::core::sync::atomic::fence(
-                                ::core::sync::atomic::Ordering::SeqCst,
+                                ::core::sync::atomic::Ordering::AcqRel,
                             );
                         }
                         l4 = l4.wrapping_add(1);
@@ -2349,7 +2349,7 @@ pub unsafe fn thread_batch_covering(
                                 }
                             }
                             ::core::sync::atomic::fence(
-                                ::core::sync::atomic::Ordering::SeqCst,
+                                ::core::sync::atomic::Ordering::AcqRel,
                             );
                         }
                         l4 = l4.wrapping_add(1);
@@ -2693,7 +2693,7 @@ pub unsafe fn thread_batch_covering(
                                 }
                             }
                             ::core::sync::atomic::fence(
-                                ::core::sync::atomic::Ordering::SeqCst,
+                                ::core::sync::atomic::Ordering::AcqRel,
                             );
                         }
                         l4 = l4.wrapping_add(1);

@@ -724,7 +724,7 @@ pub unsafe fn thread_batch(
                                 };
                             }
                             ::core::sync::atomic::fence(
-                                ::core::sync::atomic::Ordering::SeqCst,
+                                ::core::sync::atomic::Ordering::AcqRel,
                             );
                         }
                         l2 = l2.wrapping_add(1);
@@ -955,7 +955,7 @@ pub unsafe fn thread_batch(
                                 }
                             }
                             ::core::sync::atomic::fence(
-                                ::core::sync::atomic::Ordering::SeqCst,
+                                ::core::sync::atomic::Ordering::AcqRel,
                             );
                         }
                         l2 = l2.wrapping_add(1);
@@ -1150,7 +1150,7 @@ pub unsafe fn thread_batch_covering(
                                 };
                             }
                             ::core::sync::atomic::fence(
-                                ::core::sync::atomic::Ordering::SeqCst,
+                                ::core::sync::atomic::Ordering::AcqRel,
                             );
                         }
                         l2 = l2.wrapping_add(1);
@@ -1381,7 +1381,7 @@ pub unsafe fn thread_batch_covering(
                                 }
                             }
                             ::core::sync::atomic::fence(
-                                ::core::sync::atomic::Ordering::SeqCst,
+                                ::core::sync::atomic::Ordering::AcqRel,
                             );
                         }
                         l2 = l2.wrapping_add(1);

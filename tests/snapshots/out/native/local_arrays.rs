@@ -260,7 +260,7 @@ pub unsafe fn thread_batch(
                                 };
                             }
                             ::core::sync::atomic::fence(
-                                ::core::sync::atomic::Ordering::SeqCst,
+                                ::core::sync::atomic::Ordering::AcqRel,
                             );
                         }
                         l3 = l3.wrapping_add(1);
@@ -437,7 +437,7 @@ pub unsafe fn thread_batch(
                                 };
                             }
                             ::core::sync::atomic::fence(
-                                ::core::sync::atomic::Ordering::SeqCst,
+                                ::core::sync::atomic::Ordering::AcqRel,
                             );
                         }
                         l3 = l3.wrapping_add(1);
@@ -641,7 +641,7 @@ pub unsafe fn thread_batch_covering(
                             };
                         }
                         ::core::sync::atomic::fence(
-                            ::core::sync::atomic::Ordering::SeqCst,
+                            ::core::sync::atomic::Ordering::AcqRel,
                         );
                     }
                     l3 = l3.wrapping_add(1);

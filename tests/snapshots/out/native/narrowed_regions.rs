@@ -33,7 +33,7 @@ pub unsafe fn thread(tile: [u32; 1], p0: rt::Buf<u32, 1>, p1: u32, oob: &rt::Oob
                         }) = t1;
                     };
                 }
-                ::core::sync::atomic::fence(::core::sync::atomic::Ordering::SeqCst);
+                ::core::sync::atomic::fence(::core::sync::atomic::Ordering::AcqRel);
                 let n2: u32 = {
                     let m: u32 = p1;
                     if m < d0 { m + 1 } else { d0 }
@@ -51,7 +51,7 @@ pub unsafe fn thread(tile: [u32; 1], p0: rt::Buf<u32, 1>, p1: u32, oob: &rt::Oob
                         *ptr = ((*ptr).wrapping_add(t2));
                     };
                 }
-                ::core::sync::atomic::fence(::core::sync::atomic::Ordering::SeqCst);
+                ::core::sync::atomic::fence(::core::sync::atomic::Ordering::AcqRel);
                 let n3: u32 = {
                     let n: u32 = p1;
                     if n < d0 { n } else { d0 }
@@ -69,7 +69,7 @@ pub unsafe fn thread(tile: [u32; 1], p0: rt::Buf<u32, 1>, p1: u32, oob: &rt::Oob
                         *ptr = ((*ptr).wrapping_add(t3));
                     };
                 }
-                ::core::sync::atomic::fence(::core::sync::atomic::Ordering::SeqCst);
+                ::core::sync::atomic::fence(::core::sync::atomic::Ordering::AcqRel);
                 let n4: u32 = {
                     let m: u32 = 4u32;
                     if m == 0 { d0 } else { m }
@@ -87,7 +87,7 @@ pub unsafe fn thread(tile: [u32; 1], p0: rt::Buf<u32, 1>, p1: u32, oob: &rt::Oob
                         *ptr = ((*ptr).wrapping_add(t4));
                     };
                 }
-                ::core::sync::atomic::fence(::core::sync::atomic::Ordering::SeqCst);
+                ::core::sync::atomic::fence(::core::sync::atomic::Ordering::AcqRel);
                 'w5: for i0 in 0..d0 {
                     let mut l1: [u32; 1] = [i0];
                     let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
@@ -133,7 +133,7 @@ pub unsafe fn thread(tile: [u32; 1], p0: rt::Buf<u32, 1>, p1: u32, oob: &rt::Oob
                         }) = t1;
                     };
                 }
-                ::core::sync::atomic::fence(::core::sync::atomic::Ordering::SeqCst);
+                ::core::sync::atomic::fence(::core::sync::atomic::Ordering::AcqRel);
                 let n2: u32 = {
                     let m: u32 = p1;
                     if m < d0 { m + 1 } else { d0 }
@@ -151,7 +151,7 @@ pub unsafe fn thread(tile: [u32; 1], p0: rt::Buf<u32, 1>, p1: u32, oob: &rt::Oob
                         *ptr = ((*ptr).wrapping_add(t2));
                     };
                 }
-                ::core::sync::atomic::fence(::core::sync::atomic::Ordering::SeqCst);
+                ::core::sync::atomic::fence(::core::sync::atomic::Ordering::AcqRel);
                 let n3: u32 = {
                     let n: u32 = p1;
                     if n < d0 { n } else { d0 }
@@ -169,7 +169,7 @@ pub unsafe fn thread(tile: [u32; 1], p0: rt::Buf<u32, 1>, p1: u32, oob: &rt::Oob
                         *ptr = ((*ptr).wrapping_add(t3));
                     };
                 }
-                ::core::sync::atomic::fence(::core::sync::atomic::Ordering::SeqCst);
+                ::core::sync::atomic::fence(::core::sync::atomic::Ordering::AcqRel);
                 let n4: u32 = {
                     let m: u32 = 4u32;
                     if m == 0 { d0 } else { m }
@@ -187,7 +187,7 @@ pub unsafe fn thread(tile: [u32; 1], p0: rt::Buf<u32, 1>, p1: u32, oob: &rt::Oob
                         *ptr = ((*ptr).wrapping_add(t4));
                     };
                 }
-                ::core::sync::atomic::fence(::core::sync::atomic::Ordering::SeqCst);
+                ::core::sync::atomic::fence(::core::sync::atomic::Ordering::AcqRel);
                 if (0u64 + (o0 as u64 + (d0 - 1) as u64) < (p0.extent[0] as u64)) {
                     'w5: for i0 in 0..d0 {
                         let mut l1: [u32; 1] = [i0];
@@ -263,7 +263,7 @@ pub unsafe fn thread_covering(
                     }) = t1;
                 };
             }
-            ::core::sync::atomic::fence(::core::sync::atomic::Ordering::SeqCst);
+            ::core::sync::atomic::fence(::core::sync::atomic::Ordering::AcqRel);
             let n2: u32 = {
                 let m: u32 = p1;
                 if m < d0 { m + 1 } else { d0 }
@@ -281,7 +281,7 @@ pub unsafe fn thread_covering(
                     *ptr = ((*ptr).wrapping_add(t2));
                 };
             }
-            ::core::sync::atomic::fence(::core::sync::atomic::Ordering::SeqCst);
+            ::core::sync::atomic::fence(::core::sync::atomic::Ordering::AcqRel);
             let n3: u32 = {
                 let n: u32 = p1;
                 if n < d0 { n } else { d0 }
@@ -299,7 +299,7 @@ pub unsafe fn thread_covering(
                     *ptr = ((*ptr).wrapping_add(t3));
                 };
             }
-            ::core::sync::atomic::fence(::core::sync::atomic::Ordering::SeqCst);
+            ::core::sync::atomic::fence(::core::sync::atomic::Ordering::AcqRel);
             let n4: u32 = {
                 let m: u32 = 4u32;
                 if m == 0 { d0 } else { m }
@@ -317,7 +317,7 @@ pub unsafe fn thread_covering(
                     *ptr = ((*ptr).wrapping_add(t4));
                 };
             }
-            ::core::sync::atomic::fence(::core::sync::atomic::Ordering::SeqCst);
+            ::core::sync::atomic::fence(::core::sync::atomic::Ordering::AcqRel);
             'w5: for i0 in 0..d0 {
                 let mut l1: [u32; 1] = [i0];
                 let mut l0: [u32; 1] = [o0.wrapping_add(i0)];

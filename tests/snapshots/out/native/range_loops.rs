@@ -158,7 +158,7 @@ pub unsafe fn thread_batch(
                                 };
                             }
                             ::core::sync::atomic::fence(
-                                ::core::sync::atomic::Ordering::SeqCst,
+                                ::core::sync::atomic::Ordering::AcqRel,
                             );
                         }
                         l2 = l2.wrapping_add(1);
@@ -245,7 +245,7 @@ pub unsafe fn thread_batch(
                                 };
                             }
                             ::core::sync::atomic::fence(
-                                ::core::sync::atomic::Ordering::SeqCst,
+                                ::core::sync::atomic::Ordering::AcqRel,
                             );
                         }
                         l2 = l2.wrapping_add(1);
@@ -359,7 +359,7 @@ pub unsafe fn thread_batch_covering(
                             };
                         }
                         ::core::sync::atomic::fence(
-                            ::core::sync::atomic::Ordering::SeqCst,
+                            ::core::sync::atomic::Ordering::AcqRel,
                         );
                     }
                     l2 = l2.wrapping_add(1);
@@ -532,7 +532,7 @@ pub unsafe fn thread_batch(
                                 *ptr = ((*ptr).wrapping_add(t1));
                             };
                             ::core::sync::atomic::fence(
-                                ::core::sync::atomic::Ordering::SeqCst,
+                                ::core::sync::atomic::Ordering::AcqRel,
                             );
                         }
                         l3 = (s1 as u32) > (e1.wrapping_sub(l2) as u32);
@@ -608,7 +608,7 @@ pub unsafe fn thread_batch(
                                 *ptr = ((*ptr).wrapping_add(t1));
                             };
                             ::core::sync::atomic::fence(
-                                ::core::sync::atomic::Ordering::SeqCst,
+                                ::core::sync::atomic::Ordering::AcqRel,
                             );
                         }
                         l3 = (s1 as u32) > (e1.wrapping_sub(l2) as u32);
@@ -710,7 +710,7 @@ pub unsafe fn thread_batch_covering(
                             *ptr = ((*ptr).wrapping_add(t1));
                         };
                         ::core::sync::atomic::fence(
-                            ::core::sync::atomic::Ordering::SeqCst,
+                            ::core::sync::atomic::Ordering::AcqRel,
                         );
                     }
                     l3 = (s1 as u32) > (e1.wrapping_sub(l2) as u32);
@@ -914,7 +914,7 @@ pub unsafe fn thread_batch(
                                 };
                             }
                             ::core::sync::atomic::fence(
-                                ::core::sync::atomic::Ordering::SeqCst,
+                                ::core::sync::atomic::Ordering::AcqRel,
                             );
                         }
                         l3 = (s2 as u32) >= (e2.wrapping_sub(l2) as u32);
@@ -1014,7 +1014,7 @@ pub unsafe fn thread_batch(
                                 };
                             }
                             ::core::sync::atomic::fence(
-                                ::core::sync::atomic::Ordering::SeqCst,
+                                ::core::sync::atomic::Ordering::AcqRel,
                             );
                         }
                         l3 = (s2 as u32) >= (e2.wrapping_sub(l2) as u32);
@@ -1141,7 +1141,7 @@ pub unsafe fn thread_batch_covering(
                             };
                         }
                         ::core::sync::atomic::fence(
-                            ::core::sync::atomic::Ordering::SeqCst,
+                            ::core::sync::atomic::Ordering::AcqRel,
                         );
                     }
                     l3 = (s2 as u32) >= (e2.wrapping_sub(l2) as u32);

@@ -61,7 +61,7 @@ pub unsafe fn thread(
                     (l5[rt::ix((((l1[0] / rt::SUBGROUP_SIZE)) as u32), 256u32)]) = t1;
                 };
             }
-            ::core::sync::atomic::fence(::core::sync::atomic::Ordering::SeqCst);
+            ::core::sync::atomic::fence(::core::sync::atomic::Ordering::AcqRel);
             let n3: u32 = {
                 let n: u32 = 1u32;
                 if n < d0 { n } else { d0 }

@@ -39,7 +39,7 @@ pub unsafe fn thread(
                         }) = t1;
                     };
                 }
-                ::core::sync::atomic::fence(::core::sync::atomic::Ordering::SeqCst);
+                ::core::sync::atomic::fence(::core::sync::atomic::Ordering::AcqRel);
                 l7 = 32u32;
                 let mut b2: u8 = 0;
                 'l2: loop {
@@ -96,7 +96,7 @@ pub unsafe fn thread(
                             }
                         }
                         ::core::sync::atomic::fence(
-                            ::core::sync::atomic::Ordering::SeqCst,
+                            ::core::sync::atomic::Ordering::AcqRel,
                         );
                         {
                             let t4 = 2u32;
@@ -175,7 +175,7 @@ pub unsafe fn thread(
                         };
                     }
                 }
-                ::core::sync::atomic::fence(::core::sync::atomic::Ordering::SeqCst);
+                ::core::sync::atomic::fence(::core::sync::atomic::Ordering::AcqRel);
                 l7 = 32u32;
                 let mut b2: u8 = 0;
                 'l2: loop {
@@ -232,7 +232,7 @@ pub unsafe fn thread(
                             }
                         }
                         ::core::sync::atomic::fence(
-                            ::core::sync::atomic::Ordering::SeqCst,
+                            ::core::sync::atomic::Ordering::AcqRel,
                         );
                         {
                             let t5 = 2u32;
@@ -320,7 +320,7 @@ pub unsafe fn thread_covering(
                         }) = t1;
                     };
                 }
-                ::core::sync::atomic::fence(::core::sync::atomic::Ordering::SeqCst);
+                ::core::sync::atomic::fence(::core::sync::atomic::Ordering::AcqRel);
                 l7 = 32u32;
                 let mut b2: u8 = 0;
                 'l2: loop {
@@ -377,7 +377,7 @@ pub unsafe fn thread_covering(
                             }
                         }
                         ::core::sync::atomic::fence(
-                            ::core::sync::atomic::Ordering::SeqCst,
+                            ::core::sync::atomic::Ordering::AcqRel,
                         );
                         {
                             let t4 = 2u32;
@@ -433,7 +433,7 @@ pub unsafe fn thread_covering(
                         }) = t1;
                     };
                 }
-                ::core::sync::atomic::fence(::core::sync::atomic::Ordering::SeqCst);
+                ::core::sync::atomic::fence(::core::sync::atomic::Ordering::AcqRel);
                 l7 = 32u32;
                 let mut b2: u8 = 0;
                 'l2: loop {
@@ -490,7 +490,7 @@ pub unsafe fn thread_covering(
                             }
                         }
                         ::core::sync::atomic::fence(
-                            ::core::sync::atomic::Ordering::SeqCst,
+                            ::core::sync::atomic::Ordering::AcqRel,
                         );
                         {
                             let t4 = 2u32;
