@@ -55,12 +55,11 @@ pub(crate) fn entry(
     // A batched launch runs every thread through a batch function: its per-thread functions
     // are left out (rustc would check and compile them for nothing).
     let per_thread = tiled || kernel.batched.is_none();
-    let (thread, covering) = match per_thread {
-        true => (
-            generated(&kernel.code)?,
-            kernel.covering.as_ref().map(variant).transpose()?,
-        ),
-        false => (TokenStream2::new(), None),
+    let (thread, covering) = if per_thread {
+        let covering = kernel.covering.as_ref().map(variant).transpose()?;
+        (generated(&kernel.code)?, covering)
+    } else {
+        (TokenStream2::new(), None)
     };
     let batched = match &kernel.batched {
         Some(b) => Some((

@@ -42,8 +42,10 @@ impl FileFacts {
     pub fn of(file: &syn::File) -> FileFacts {
         let mut found: HashMap<String, Vec<(MarkedFn, &syn::ItemFn)>> = HashMap::new();
         let mut unmarked = Vec::new();
-        let top: Vec<&syn::Item> = file.items.iter().collect();
-        walk(&top, &[], &mut Vec::new(), &mut |module, uses, f| {
+        for_each_item(file, true, &mut |module, uses, item| {
+            let syn::Item::Fn(f) = item else {
+                return;
+            };
             let kernel = f.attrs.iter().any(is_kernel_attr);
             let device = f.attrs.iter().any(is_device_attr);
             let name = f.sig.ident.to_string();
@@ -163,36 +165,46 @@ fn body_text(f: &syn::ItemFn) -> String {
     quote::ToTokens::to_token_stream(&f.block).to_string()
 }
 
-/// What [`walk`] calls with each function: its module's path, the `use` items in scope, the
-/// function.
-type FnVisitor<'v, 'a> = dyn FnMut(&[String], &[&'a syn::ItemUse], &'a syn::ItemFn) + 'v;
+/// What [`for_each_item`] calls with each item: the path of its module from the file's top,
+/// the `use` items in scope, the item.
+pub(crate) type ItemVisitor<'v, 'a> = dyn FnMut(&[String], &[&'a syn::ItemUse], &'a syn::Item) + 'v;
 
-/// Calls `visit` with every function of `items` (in inline modules and function bodies too),
-/// the path of its module from the file's top and the `use` items in scope: its module's, and
-/// those of the function bodies it is declared in (which count as their function's module).
-/// A module starts a scope of its own.
+/// Calls `visit` with every item of `file`: items of inline modules too, and, where
+/// `into_fn_bodies`, items declared in function bodies (which count as being in their
+/// function's module). The `use` items in scope are those of the item's module and of the
+/// function bodies it is declared in; a module starts a scope of its own.
+pub(crate) fn for_each_item<'a>(
+    file: &'a syn::File,
+    into_fn_bodies: bool,
+    visit: &mut ItemVisitor<'_, 'a>,
+) {
+    let top: Vec<&syn::Item> = file.items.iter().collect();
+    walk(&top, &[], into_fn_bodies, &mut Vec::new(), visit);
+}
+
 fn walk<'a>(
     items: &[&'a syn::Item],
     outer: &[&'a syn::ItemUse],
+    into_fn_bodies: bool,
     module: &mut Vec<String>,
-    visit: &mut FnVisitor<'_, 'a>,
+    visit: &mut ItemVisitor<'_, 'a>,
 ) {
     let mut uses = outer.to_vec();
     uses.extend(items.iter().filter_map(|i| match i {
         syn::Item::Use(u) => Some(u),
         _ => None,
     }));
-    for item in items {
+    for &item in items {
+        visit(module, &uses, item);
         match item {
-            syn::Item::Fn(f) => {
-                visit(module, &uses, f);
-                walk(&items_in_body(f), &uses, module, visit);
+            syn::Item::Fn(f) if into_fn_bodies => {
+                walk(&items_in_body(f), &uses, into_fn_bodies, module, visit);
             }
             syn::Item::Mod(m) => {
                 if let Some((_, content)) = &m.content {
                     let content: Vec<&syn::Item> = content.iter().collect();
                     module.push(m.ident.to_string());
-                    walk(&content, &[], module, visit);
+                    walk(&content, &[], into_fn_bodies, module, visit);
                     module.pop();
                 }
             }
@@ -230,6 +242,14 @@ mod tests {
         FileFacts::of(&syn::parse_str(FILE).expect("file"))
     }
 
+    /// A kernel over one writable view, named `name`, whose body is `body`.
+    fn kernel(name: &str, body: &str) -> syn::ItemFn {
+        syn::parse_str(&format!(
+            "#[kernel(amp)] fn {name}(idx: Index<1>, a: ArrayViewMut<f32, 1>) {{ {body} }}"
+        ))
+        .expect("kernel")
+    }
+
     #[test]
     fn the_facts_name_modules_imports_and_unmarked_functions() {
         let facts = facts();
@@ -246,10 +266,7 @@ mod tests {
         );
         assert_eq!(facts.kernel_module("k"), None, "two kernels named `k`");
         assert_eq!(facts.kernel_module("plain"), None);
-        let in_body: syn::ItemFn = syn::parse_str(
-            "#[kernel(amp)] fn in_body(idx: Index<1>, a: ArrayViewMut<f32, 1>) { a[idx] = scale(1.0); }",
-        )
-        .expect("kernel");
+        let in_body = kernel("in_body", "a[idx] = scale(1.0);");
         let imports = facts.imports_of(&in_body).expect("found");
         assert_eq!(
             imports.get("scale"),
@@ -260,10 +277,7 @@ mod tests {
     #[test]
     fn functions_of_one_name_are_told_apart_by_their_bodies() {
         let facts = facts();
-        let inner: syn::ItemFn = syn::parse_str(
-            "#[kernel(amp)] fn k(idx: Index<1>, a: ArrayViewMut<f32, 1>) { a[idx] = double(1.0); }",
-        )
-        .expect("kernel");
+        let inner = kernel("k", "a[idx] = double(1.0);");
         let imports = facts.imports_of(&inner).expect("found by body");
         assert_eq!(
             imports.get("double"),
@@ -274,10 +288,7 @@ mod tests {
             None,
             "a module does not see its parent's imports"
         );
-        let other: syn::ItemFn = syn::parse_str(
-            "#[kernel(amp)] fn k(idx: Index<1>, a: ArrayViewMut<f32, 1>) { a[idx] = 0.0; }",
-        )
-        .expect("kernel");
+        let other = kernel("k", "a[idx] = 0.0;");
         assert!(facts.imports_of(&other).is_none(), "no body matches");
     }
 }

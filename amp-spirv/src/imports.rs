@@ -4,8 +4,8 @@
 //! and the callee's own module for its calls).
 //!
 //! An attribute macro sees only its item, so the imports come from the item's source file
-//! ([`imports_of_fn`](crate::imports_of_fn)); the macros read it where the compiler says it is, and tools read it
-//! themselves. [`resolve_imports`] then rewrites the function: `f(x)` with `use a::b::f;` in
+//! ([`imports_of_fn`](crate::imports_of_fn), [`FileFacts`](crate::FileFacts)); the macros read
+//! it where the compiler says it is, and tools read it themselves. [`resolve_imports`] then rewrites the function: `f(x)` with `use a::b::f;` in
 //! scope becomes `a::b::f(x)` (the new segments carry the span of the name as written), and a
 //! path whose first segment is an imported module (`m::f(x)` with `use super::m;`) becomes
 //! `super::m::f(x)`. Rewriting is idempotent: a rewritten path starts with what the `use`

@@ -36,9 +36,7 @@ pub use front::{
 };
 pub use imports::{resolve_imports, Imports};
 pub use ir::{Container, OuterConst, ParamKind, TextureAccess, TileDim};
-pub use source::{
-    device_fns_in_file, device_structs_in_file, kernels_in_file, module_of_fn, unmarked_fns_in_file,
-};
+pub use source::{device_fns_in_file, device_structs_in_file, kernels_in_file};
 pub use structs::{check_definition as check_struct_definition, struct_field_paths, StructTable};
 pub use types::{vector_from_name, vector_name, Elem, Field, Len, Scalar, StructDef};
 

@@ -3,7 +3,7 @@
 //! future command-line compiler), and recognising the attributes that mark them.
 
 use crate::compile::Options;
-use crate::file_facts::{is_device_attr, is_kernel_attr};
+use crate::file_facts::{for_each_item, is_device_attr, is_kernel_attr};
 use crate::front::DeviceFnSource;
 
 impl Options {
@@ -19,57 +19,14 @@ impl Options {
     }
 }
 
-/// Calls `visit` with every item of `items` and the path of the module it is in (from the
-/// file's top): items of inline modules too, and, where `into_fn_bodies`, items declared in
-/// function bodies (which count as being in their function's module).
-fn for_each_item<'a>(
-    items: &[&'a syn::Item],
-    into_fn_bodies: bool,
-    module: &mut Vec<String>,
-    visit: &mut dyn FnMut(&[String], &'a syn::Item),
-) {
-    for &item in items {
-        visit(module, item);
-        match item {
-            syn::Item::Fn(f) if into_fn_bodies => {
-                for_each_item(
-                    &crate::imports::items_in_body(f),
-                    into_fn_bodies,
-                    module,
-                    visit,
-                );
-            }
-            syn::Item::Mod(m) => {
-                if let Some((_, content)) = &m.content {
-                    let content: Vec<&syn::Item> = content.iter().collect();
-                    module.push(m.ident.to_string());
-                    for_each_item(&content, into_fn_bodies, module, visit);
-                    module.pop();
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
-/// The top-level items of `file`, as [`for_each_item`] takes them.
-fn top_level(file: &syn::File) -> Vec<&syn::Item> {
-    file.items.iter().collect()
-}
-
 /// Calls `visit` with every function of `file` (in inline modules and function bodies too) and
 /// the path of its module from the file's top.
 fn for_each_fn<'a>(file: &'a syn::File, visit: &mut dyn FnMut(&[String], &'a syn::ItemFn)) {
-    for_each_item(
-        &top_level(file),
-        true,
-        &mut Vec::new(),
-        &mut |module, item| {
-            if let syn::Item::Fn(f) = item {
-                visit(module, f);
-            }
-        },
-    );
+    for_each_item(file, true, &mut |module, _, item| {
+        if let syn::Item::Fn(f) = item {
+            visit(module, f);
+        }
+    });
 }
 
 /// The `#[amp::device]` functions of a parsed source file with their paths from the file's
@@ -130,7 +87,7 @@ pub fn device_structs_in_file(file: &syn::File) -> Vec<syn::ItemStruct> {
         })
     }
     let mut out = Vec::new();
-    for_each_item(&top_level(file), false, &mut Vec::new(), &mut |_, item| {
+    for_each_item(file, false, &mut |_, _, item| {
         if let syn::Item::Struct(s) = item {
             if derives_device_struct(s) {
                 out.push(s.clone());
@@ -138,19 +95,4 @@ pub fn device_structs_in_file(file: &syn::File) -> Vec<syn::ItemStruct> {
         }
     });
     out
-}
-
-/// The paths from the file's top of its functions that are neither `#[amp::device]` functions
-/// nor kernels (functions in function bodies count as in their function's module): what a
-/// kernel cannot call.
-pub fn unmarked_fns_in_file(file: &syn::File) -> Vec<Vec<String>> {
-    crate::FileFacts::of(file).unmarked_fns().to_vec()
-}
-
-/// The module path from the file's top of the one kernel named `name`; `None` when the file
-/// has no such kernel or more than one.
-pub fn module_of_fn(file: &syn::File, name: &str) -> Option<Vec<String>> {
-    crate::FileFacts::of(file)
-        .kernel_module(name)
-        .map(<[String]>::to_vec)
 }

@@ -196,21 +196,26 @@ fn native_call(
             "            let oob = amp_native::OobReport::new();\n            let bufs = ({},);",
             bufs.join(", ")
         );
-        let mut first = 0;
-        if let Some((batch, lanes)) = &native.batch {
+        match &native.batch {
             // Whole batches of `lanes` threads, then a shorter last one, as the executor runs
             // a row.
-            first = ROWS;
-            let _ = writeln!(
-                s,
-                "            for b in 0..{} {{ let n = {lanes}u32.min({ROWS} - b * {lanes}); unsafe {{ {batch}([b as u32], n as u32, {args}&oob) }} }}",
-                ROWS.div_ceil(*lanes as usize)
-            );
+            Some((batch, lanes)) => {
+                let _ = writeln!(
+                    s,
+                    "            for b in 0..{}u32 {{ let n = {lanes}u32.min({ROWS} - b * {lanes}); unsafe {{ {batch}([b], n, {args}&oob) }} }}",
+                    ROWS.div_ceil(*lanes as usize)
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    s,
+                    "            for r in 0..{ROWS}u32 {{ unsafe {{ {}([r], {args}&oob) }} }}",
+                    crate::native_backend::fn_name(t),
+                );
+            }
         }
-        let _ = writeln!(
-            s,
-            "            for r in {first}..{ROWS} {{ unsafe {{ {}([r as u32], {args}&oob) }} }}\n            (oob.read()[0], o.into_iter().map(Bits::to_u64).collect::<Vec<u64>>())\n        }});",
-            crate::native_backend::fn_name(t),
+        s.push_str(
+            "            (oob.read()[0], o.into_iter().map(Bits::to_u64).collect::<Vec<u64>>())\n        });\n",
         );
         s.push_str(
             "        match res { Ok((flag, v)) => { status = if flag == 0 { 1 } else { 3 }; vals = v; } Err(_) => status = 0 }\n",
