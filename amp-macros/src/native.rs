@@ -63,15 +63,21 @@ pub(crate) fn entry(
     };
     let batched = match &kernel.batched {
         Some(b) => Some((
-            b.lanes,
+            (b.lanes, b.wide),
             variant(&b.plain)?,
             b.covering.as_ref().map(variant).transpose()?,
         )),
         None => None,
     };
     let status = match &batched {
-        Some((lanes, ..)) => {
+        Some(((lanes, false), ..)) => {
             format!("  native: runs on the native CPU accelerator (batches of {lanes} threads)\n")
+        }
+        Some(((lanes, true), ..)) => {
+            format!(
+                "  native: runs on the native CPU accelerator (batches of {lanes} threads, \
+                 a run of a row's batches in one call)\n"
+            )
         }
         None => match &kernel.unbatched {
             Some(why) => format!(
@@ -154,12 +160,13 @@ pub(crate) fn entry(
             quote!({ #(#lets)* l.for_each_tile(#work, move |tile| unsafe { #f(tile, #(#args,)* oob) }); })
         }
         (false, Some(b)) => {
-            let lanes = batched.as_ref().map_or(1, |(lanes, ..)| *lanes);
+            let (lanes, wide) = batched.as_ref().map_or((1, false), |(shape, ..)| *shape);
             quote!({
                 #(#batch_lets)*
                 l.for_each_batched(
                     #work,
                     #lanes,
+                    #wide,
                     move |tile, lanes| unsafe { #b(tile, lanes, #(#batch_args,)* oob) },
                 );
             })

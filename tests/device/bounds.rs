@@ -726,12 +726,13 @@ fn heat_row(idx: Index<3>, a: ArrayView<f32, 3>, out: ArrayViewMut<f32, 3>) {
         a[[i, j, k - 1]] + 2.0 * a[[i, j, k + 1]] + a[[i - 1, j, k]] + a[[i, j + 1, k]];
 }
 
-/// Rows of lengths around 32 (natively, a stencil's rows run as batches of 32 neighbouring
-/// threads and a shorter last one): the host's values, and an access past a row's end found
-/// in its last threads and reported.
+/// Rows of lengths around 32 and of several batches (natively, a stencil's rows run as batches
+/// of 32 neighbouring threads and a shorter last one, the batches between a row's first and
+/// last whole ones in one call): the host's values, and an access past a row's end found in
+/// its last threads and reported.
 #[test]
 fn stencil_rows_of_any_length_match_the_host() -> Result<(), amp::Error> {
-    for n in [1usize, 3, 31, 32, 33, 37, 64, 70] {
+    for n in [1usize, 3, 31, 32, 33, 37, 64, 70, 96, 100, 130] {
         let d = [4, 3, n + 2];
         let len = d.iter().product();
         let a: Vec<f32> = (0..len).map(|x| (x % 13) as f32).collect();
@@ -761,6 +762,74 @@ fn stencil_rows_of_any_length_match_the_host() -> Result<(), amp::Error> {
         let (_, param, index, extent) =
             out_of_bounds(parallel_for_each(wider, heat_row(&av, &mut ov)));
         assert_eq!((param.as_str(), index[2], extent), ("a", n + 2, d.to_vec()));
+    }
+    assert_validation_clean();
+    Ok(())
+}
+
+#[kernel(amp)]
+fn next_minus_own(idx: Index<2>, a: ArrayView<f32, 2>, out: ArrayViewMut<f32, 2>) {
+    let (i, j) = (idx[0], idx[1]);
+    out[idx] = a[[i, j + 1]] - a[idx];
+}
+
+#[kernel(amp)]
+fn next_minus_own_1d(idx: Index<1>, a: ArrayView<f32, 1>, out: ArrayViewMut<f32, 1>) {
+    out[idx] = a[idx[0] + 1] - a[idx];
+}
+
+/// A view that ends inside a row, anywhere along it: natively the batches between a row's
+/// first and last whole ones run in one call whose checks are decided once, so a view ending
+/// among them sends that call down the checked path. Every thread still gets the host's value
+/// (a read past the view's end reads zero) and the access is reported; rows of one dimension
+/// too, whose launch is split into chunks of batches.
+#[test]
+fn a_view_ending_inside_a_row_of_many_batches() -> Result<(), amp::Error> {
+    for (n, m) in [
+        (300usize, 301usize),
+        (300, 300),
+        (300, 150),
+        (300, 33),
+        (130, 64),
+    ] {
+        let a: Vec<f32> = (0..3 * m).map(|x| (x % 17) as f32).collect();
+        let at = |i: usize, j: usize| if j < m { a[i * m + j] } else { 0.0 };
+        let mut out = vec![0f32; 3 * n];
+        let result = {
+            let av = ArrayView::new([3, m], &a)?;
+            let mut ov = ArrayViewMut::new([3, n], &mut out)?;
+            parallel_for_each(Extent::new([3, n]), next_minus_own(&av, &mut ov))
+        };
+        match m > n {
+            true => result?,
+            false => {
+                let (_, param, index, extent) = out_of_bounds(result);
+                assert_eq!((param.as_str(), extent), ("a", vec![3, m]));
+                assert!(index[1] >= m, "{index:?} in rows of {m}");
+            }
+        }
+        for i in 0..3 {
+            for j in 0..n {
+                let want = at(i, j + 1) - at(i, j);
+                assert_eq!(out[i * n + j], want, "[{i}, {j}], rows of {n}, view of {m}");
+            }
+        }
+        // One dimension: the same rows end to end.
+        let (n1, m1) = (3 * n, 3 * m.min(n) - 7);
+        let a1 = &a[..m1];
+        let mut out1 = vec![0f32; n1];
+        let result = {
+            let av = ArrayView::new([m1], a1)?;
+            let mut ov = ArrayViewMut::new([n1], &mut out1)?;
+            parallel_for_each(Extent::new([n1]), next_minus_own_1d(&av, &mut ov))
+        };
+        let (_, param, index, _) = out_of_bounds(result);
+        assert_eq!(param.as_str(), "a");
+        assert!(index[0] >= m1, "{index:?} in a view of {m1}");
+        for j in 0..n1 {
+            let at1 = |j: usize| if j < m1 { a1[j] } else { 0.0 };
+            assert_eq!(out1[j], at1(j + 1) - at1(j), "[{j}] of {n1}, view of {m1}");
+        }
     }
     assert_validation_clean();
     Ok(())

@@ -229,8 +229,14 @@ impl NativeLaunch<'_> {
     /// `j..j + n` (see amp-spirv's `native_batched`): `lanes` of them, and a row's last batch
     /// its remaining `len % lanes`. In parallel chunks of rows (of one row's batches for a 1-D
     /// domain).
+    ///
+    /// A `wide` batch function (one without per-thread frames) may run more than `lanes`
+    /// threads per call: the batches between a run's first and its last whole one then go in
+    /// one call, which decides its bounds checks once and runs one work-item loop. The first
+    /// and last batches run alone, so a check that fails at a row's ends (an offset index
+    /// before its start or past its end) sends only their threads down the checked path.
     #[inline]
-    pub fn for_each_batched<const R: usize, B>(&self, work: u32, lanes: u32, batch: B)
+    pub fn for_each_batched<const R: usize, B>(&self, work: u32, lanes: u32, wide: bool, batch: B)
     where
         B: Fn([u32; R], u32) + Sync + Copy,
     {
@@ -252,7 +258,16 @@ impl NativeLaunch<'_> {
                 idx[k] = (left % d[k] as usize) as u32;
                 left /= d[k] as usize;
             }
-            for b in lo..hi.min(full) {
+            let end = hi.min(full);
+            let mut b = lo;
+            if wide && end > lo + 2 {
+                idx[R - 1] = lo;
+                batch(idx, lanes);
+                idx[R - 1] = lo + 1;
+                batch(idx, (end - lo - 2) * lanes);
+                b = end - 1;
+            }
+            for b in b..end {
                 idx[R - 1] = b;
                 batch(idx, lanes);
             }

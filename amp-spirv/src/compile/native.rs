@@ -64,13 +64,16 @@ pub struct NativeVariant {
 }
 
 /// The batched functions of a simple kernel: each runs threads `[t0, .., tn * lanes + l]` for
-/// `l` in `0..n` when called with `([t0, .., tn], n)`, `n` at most `lanes` (the tile ABI with
-/// tile shape `[1, .., 1, lanes]`, and the count of threads after it); every one of them must
-/// be in the domain.
+/// `l` in `0..n` when called with `([t0, .., tn], n)`, `n` at most `lanes` unless the batch is
+/// `wide` (the tile ABI with tile shape `[1, .., 1, lanes]`, and the count of threads after
+/// it); every one of them must be in the domain.
 #[derive(Clone, Debug)]
 pub struct BatchedVariant {
     /// Threads per call, along the domain's last dimension.
     pub lanes: u32,
+    /// A call may run more than `lanes` threads (the batch keeps no per-thread frames): the
+    /// executor then runs a run of a row's batches in one call.
+    pub wide: bool,
     /// The batch function (`<fn_name>_batch`).
     pub plain: NativeVariant,
     /// Its variant for launches whose every view covers the domain (`<fn_name>_batch_covering`).
@@ -168,6 +171,7 @@ impl CheckedKernel {
             code,
             structs,
             uses_covers,
+            ..
         } = native::native(kernel, plan, access, rt, fn_name, false)?;
         let variant = |fn_name: String, v: native::NativeSource| NativeVariant {
             fn_name,
@@ -184,14 +188,14 @@ impl CheckedKernel {
         // kernel runs one thread at a time.
         let batched = |name: String, covers: bool| -> Result<_, native::Stop> {
             match native::native_batched(kernel, plan, access, rt, &name, covers) {
-                Ok(v) => Ok(v.map(|v| (v.uses_covers, variant(name, v)))),
+                Ok(v) => Ok(v.map(|v| ((v.uses_covers, !v.lane_frames), variant(name, v)))),
                 Err(native::Stop::Unsupported(_)) => Ok(None),
                 Err(internal) => Err(internal),
             }
         };
         let batched = match batched(format!("{fn_name}_batch"), false)? {
             None => None,
-            Some((uses_covers, plain)) => {
+            Some(((uses_covers, wide), plain)) => {
                 let covering = match uses_covers {
                     true => batched(format!("{fn_name}_batch_covering"), true)?,
                     false => None,
@@ -199,8 +203,10 @@ impl CheckedKernel {
                 match (uses_covers, covering) {
                     // The covering variant is needed but cannot be emitted: no batches.
                     (true, None) => None,
+                    // Both variants run wide calls, or neither does.
                     (_, covering) => Some(BatchedVariant {
                         lanes: native::LANES,
+                        wide: wide && covering.as_ref().is_none_or(|((_, w), _)| *w),
                         plain,
                         covering: covering.map(|c| c.1),
                     }),

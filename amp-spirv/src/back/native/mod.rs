@@ -142,6 +142,7 @@ mod builtin;
 mod expr;
 mod guard;
 mod invariant;
+mod stop;
 mod subgroup;
 mod texture;
 mod tile;
@@ -167,44 +168,8 @@ use quote::{format_ident, quote, quote_spanned};
 use std::cell::RefCell;
 use std::fmt;
 use std::sync::Arc;
-
-/// A construct the native back end does not translate yet: the kernel runs on Vulkan only.
-#[derive(Clone, Debug)]
-pub struct Unsupported {
-    /// What it is, in words (`"tiled kernels"`, `"short vectors"`).
-    pub construct: String,
-    /// Where it is in the kernel.
-    pub span: Span,
-}
-
-impl fmt::Display for Unsupported {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "the native back end does not support {} yet",
-            self.construct
-        )
-    }
-}
-
-impl std::error::Error for Unsupported {}
-
-/// Why the native back end stopped: a construct it does not translate yet (the kernel runs on
-/// Vulkan only), or a broken invariant of its own (a bug in amp-rs, reported as such).
-#[derive(Clone, Debug)]
-pub enum Stop {
-    /// A construct the native back end does not translate yet.
-    Unsupported(Unsupported),
-    /// A bug: what broke, and where in the kernel the back end was.
-    Internal {
-        /// The invariant that does not hold.
-        invariant: Invariant,
-        /// Where the back end was.
-        span: Span,
-    },
-}
-
-pub(crate) type Res<T> = Result<T, Stop>;
+pub(crate) use stop::Res;
+pub use stop::{Stop, Unsupported};
 
 /// How the generated code reaches buffer elements: the bounds-check policy, and per parameter
 /// whether threads of a launch may share its elements with a writer (the analyses'
@@ -330,6 +295,7 @@ fn emit(
         code,
         structs: names,
         uses_covers: e.uses_covers,
+        lane_frames: e.lane_frames,
     })
 }
 
@@ -354,6 +320,11 @@ pub struct NativeSource {
     /// Some bounds check depends on whether a view covers the launch domain (`Buf::covers`):
     /// the variant made with `assume_covers` then runs without those checks.
     pub uses_covers: bool,
+    /// A batch keeps per-thread frames (`[T; LANES]` on the stack): each call runs at most
+    /// [`LANES`] threads. A batch without them runs any number of a row's neighbouring threads
+    /// per call (`(tile, n)` runs `tile[last] * LANES + 0..n`), so the executor can cover a run
+    /// of batches with one call: one guard and one work-item loop for all of them.
+    pub lane_frames: bool,
 }
 
 /// Where a range loop runs (see [`Emitter::range_loop`]).
@@ -406,6 +377,8 @@ pub(crate) struct Emitter<'a> {
     uses_covers: bool,
     /// The kernel is a batch of a simple kernel (`pass/batch.rs`): its few frames live on the stack.
     batch: bool,
+    /// A batch's frames were emitted (see [`NativeSource::lane_frames`]).
+    lane_frames: bool,
     /// While a tile function is generated in its guarded version (`guard.rs`): the comparisons
     /// its wrapper makes before calling it (the bounds checks hoisted out of it).
     entry_guards: Option<Vec<TokenStream>>,
@@ -433,6 +406,7 @@ impl<'k> Emitter<'k> {
             shared: Vec::new(),
             uses_covers: false,
             batch: false,
+            lane_frames: false,
             entry_guards: None,
             hoisted: Default::default(),
         }

@@ -401,6 +401,7 @@ impl Emitter<'_> {
                 let (v, f) = (numbered("v", &name), numbered("f", &name));
                 let storage = match self.batch {
                     true => {
+                        self.lane_frames = true;
                         let lanes = index_lit(crate::pass::batch::LANES);
                         quote!([#zero; #lanes])
                     }
