@@ -161,12 +161,15 @@ pub(crate) fn entry(
         }
         (false, Some(b)) => {
             let (lanes, wide) = batched.as_ref().map_or((1, false), |(shape, ..)| *shape);
+            // A wide batch's guard alone: may a run of the row's batches go in one call?
+            let fits = format_ident!("{b}_fits");
             quote!({
                 #(#batch_lets)*
                 l.for_each_batched(
                     #work,
                     #lanes,
                     #wide,
+                    move |tile, lanes| unsafe { #fits(tile, lanes, #(#batch_args,)* oob) },
                     move |tile, lanes| unsafe { #b(tile, lanes, #(#batch_args,)* oob) },
                 );
             })

@@ -826,9 +826,9 @@ fn a_view_ending_inside_a_row_of_many_batches() -> Result<(), amp::Error> {
         let (_, param, index, _) = out_of_bounds(result);
         assert_eq!(param.as_str(), "a");
         assert!(index[0] >= m1, "{index:?} in a view of {m1}");
-        for j in 0..n1 {
-            let at1 = |j: usize| if j < m1 { a1[j] } else { 0.0 };
-            assert_eq!(out1[j], at1(j + 1) - at1(j), "[{j}] of {n1}, view of {m1}");
+        let at1 = |j: usize| if j < m1 { a1[j] } else { 0.0 };
+        for (j, &got) in out1.iter().enumerate() {
+            assert_eq!(got, at1(j + 1) - at1(j), "[{j}] of {n1}, view of {m1}");
         }
     }
     assert_validation_clean();

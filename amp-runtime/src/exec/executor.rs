@@ -231,13 +231,22 @@ impl NativeLaunch<'_> {
     /// domain).
     ///
     /// A `wide` batch function (one without per-thread frames) may run more than `lanes`
-    /// threads per call: the batches between a run's first and its last whole one then go in
-    /// one call, which decides its bounds checks once and runs one work-item loop. The first
-    /// and last batches run alone, so a check that fails at a row's ends (an offset index
-    /// before its start or past its end) sends only their threads down the checked path.
+    /// threads per call, and `fits` says whether such a call, `(first batch, count)`, runs
+    /// without the checks its guard decides. A run of a row's batches that fits goes in one
+    /// call: one guard and one work-item loop for all its threads. A run that does not (an
+    /// index that leaves its view near the row's start or end) tries the batches between its
+    /// first and last whole ones, and runs the rest batch by batch, so only those threads take
+    /// the checked path.
     #[inline]
-    pub fn for_each_batched<const R: usize, B>(&self, work: u32, lanes: u32, wide: bool, batch: B)
-    where
+    pub fn for_each_batched<const R: usize, F, B>(
+        &self,
+        work: u32,
+        lanes: u32,
+        wide: bool,
+        fits: F,
+        batch: B,
+    ) where
+        F: Fn([u32; R], u32) -> bool + Sync + Copy,
         B: Fn([u32; R], u32) + Sync + Copy,
     {
         let d = &self.domain[..R];
@@ -251,7 +260,7 @@ impl NativeLaunch<'_> {
         // inlined, so their work-item loops keep a fixed trip count.
         let run = |row: usize, lo: u32, hi: u32| {
             #[allow(clippy::redundant_locals)] // a copy per task, as in `for_each`
-            let batch = batch;
+            let (fits, batch) = (fits, batch);
             let mut idx = [0u32; R];
             let mut left = row;
             for k in (0..R - 1).rev() {
@@ -260,12 +269,23 @@ impl NativeLaunch<'_> {
             }
             let end = hi.min(full);
             let mut b = lo;
-            if wide && end > lo + 2 {
-                idx[R - 1] = lo;
-                batch(idx, lanes);
-                idx[R - 1] = lo + 1;
-                batch(idx, (end - lo - 2) * lanes);
-                b = end - 1;
+            if wide {
+                let at = |b: u32| {
+                    let mut idx = idx;
+                    idx[R - 1] = b;
+                    idx
+                };
+                let all = (end - lo) * lanes + if hi > full { rest } else { 0 };
+                if all > lanes && fits(at(lo), all) {
+                    batch(at(lo), all);
+                    return;
+                }
+                let middle = end.saturating_sub(lo + 2) * lanes;
+                if middle > 0 && fits(at(lo + 1), middle) {
+                    batch(at(lo), lanes);
+                    batch(at(lo + 1), middle);
+                    b = end - 1;
+                }
             }
             for b in b..end {
                 idx[R - 1] = b;

@@ -72,7 +72,9 @@ pub struct BatchedVariant {
     /// Threads per call, along the domain's last dimension.
     pub lanes: u32,
     /// A call may run more than `lanes` threads (the batch keeps no per-thread frames): the
-    /// executor then runs a run of a row's batches in one call.
+    /// executor then runs a run of a row's batches in one call where the batch function's
+    /// `<fn_name>_fits` (its guard alone, with the same arguments) says that the call runs
+    /// none of the checks the guard decides.
     pub wide: bool,
     /// The batch function (`<fn_name>_batch`).
     pub plain: NativeVariant,

@@ -323,7 +323,9 @@ pub struct NativeSource {
     /// A batch keeps per-thread frames (`[T; LANES]` on the stack): each call runs at most
     /// [`LANES`] threads. A batch without them runs any number of a row's neighbouring threads
     /// per call (`(tile, n)` runs `tile[last] * LANES + 0..n`), so the executor can cover a run
-    /// of batches with one call: one guard and one work-item loop for all of them.
+    /// of batches with one call: one guard and one work-item loop for all of them. Every batch
+    /// function `f` comes with `f_fits`, which takes `f`'s arguments and says whether its guard
+    /// passes, so the executor makes such a call only where no check is left to decide.
     pub lane_frames: bool,
 }
 

@@ -292,6 +292,21 @@ pub unsafe fn thread_batch(
         __amp_checked(tile, lanes, p0, p1, p2, oob)
     }
 }
+/// Whether a call of `thread_batch` with these arguments passes its guard: it runs none of the checks the guard decides.
+#[inline]
+#[allow(warnings, clippy::all, unused_unsafe)]
+pub unsafe fn thread_batch_fits(
+    tile: [u32; 1],
+    lanes: u32,
+    p0: rt::Buf<thread_batch_Particle, 1>,
+    p1: rt::Buf<u32, 1>,
+    p2: f32,
+    oob: &rt::OobReport,
+) -> bool {
+    let d0: u32 = lanes;
+    let o0: u32 = tile[0].wrapping_mul(32u32);
+    (0u64 + (o0 as u64 + (d0 - 1) as u64) < (p0.extent[0] as u64))
+}
 /// `Particle` of kernel `step` (fields `f0, ..` in declaration order, the host's layout).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -356,4 +371,19 @@ pub unsafe fn thread_batch_covering(
             }
         }
     }
+}
+/// Whether a call of `thread_batch_covering` with these arguments passes its guard: it runs none of the checks the guard decides.
+#[inline]
+#[allow(warnings, clippy::all, unused_unsafe)]
+pub unsafe fn thread_batch_covering_fits(
+    tile: [u32; 1],
+    lanes: u32,
+    p0: rt::Buf<thread_batch_covering_Particle, 1>,
+    p1: rt::Buf<u32, 1>,
+    p2: f32,
+    oob: &rt::OobReport,
+) -> bool {
+    let d0: u32 = lanes;
+    let o0: u32 = tile[0].wrapping_mul(32u32);
+    true
 }
