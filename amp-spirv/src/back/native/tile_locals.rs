@@ -40,6 +40,8 @@ pub(super) fn tile_uniform(k: &Kernel, tiled: &Tiled) -> HashSet<LocalId> {
         })
         .collect();
     let shared = [tiled.tile, tiled.tile_origin, tiled.tile_extent];
+    let mut loop_vars = HashSet::new();
+    tile_loop_vars(&k.body, &mut loop_vars);
     loop {
         let before = set.len();
         let keep: HashSet<LocalId> = set
@@ -49,7 +51,9 @@ pub(super) fn tile_uniform(k: &Kernel, tiled: &Tiled) -> HashSet<LocalId> {
                 sites.iter().filter(|s| s.local == *id).all(|s| {
                     s.tile_level
                         && s.value.is_none_or(|v| {
-                            uniform_expr(v, &|l| set.contains(&l) || shared.contains(&l))
+                            uniform_expr(v, &|l| {
+                                set.contains(&l) || shared.contains(&l) || loop_vars.contains(&l)
+                            })
                         })
                 })
             })
@@ -58,6 +62,40 @@ pub(super) fn tile_uniform(k: &Kernel, tiled: &Tiled) -> HashSet<LocalId> {
         if set.len() == before {
             return set;
         }
+    }
+}
+
+/// The variables of the `for` loops `b` runs at tile level (loops that contain a barrier,
+/// whose ranges the analyses prove the same in every thread of the tile): each holds the same
+/// value in every thread at each iteration, so a `let m = BS - 2 - k;` of such a loop's body is
+/// tile-uniform, and a work-item loop under `if t.local[0] <= m` runs only the threads that
+/// pass.
+fn tile_loop_vars(b: &Block, out: &mut HashSet<LocalId>) {
+    for st in &b.stmts {
+        if let Stmt::Expr(e) = st {
+            tile_loop_vars_expr(e, out);
+        }
+    }
+}
+
+/// [`tile_loop_vars`] of a statement's expression.
+fn tile_loop_vars_expr(e: &Expr, out: &mut HashSet<LocalId>) {
+    if !has_barrier(e) {
+        return;
+    }
+    match &e.kind {
+        ExprKind::Block(b) | ExprKind::Loop(b) | ExprKind::While(_, b) => tile_loop_vars(b, out),
+        ExprKind::If(_, then, els) => {
+            tile_loop_vars(then, out);
+            if let Some(x) = els {
+                tile_loop_vars_expr(x, out);
+            }
+        }
+        ExprKind::For(r) => {
+            out.insert(r.var);
+            tile_loop_vars(&r.body, out);
+        }
+        _ => {}
     }
 }
 

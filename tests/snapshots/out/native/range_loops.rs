@@ -105,58 +105,45 @@ pub unsafe fn thread_batch(
         let mut l6: [u32; 1] = tile;
         let mut l7: [u32; 1] = [o0];
         let mut l8: [u32; 1] = [d0];
+        let mut l1: i32 = 0i32;
         let mut l2: i32 = 0i32;
         let mut l3: bool = false;
         let mut l4: i32 = 0i32;
-        let mut vl1 = [0i32; 32];
-        let fl1: *mut i32 = vl1.as_mut_ptr();
         unsafe {
             {
-                'w1: for i0 in 0..d0 {
-                    let lane: usize = (i0 as usize);
-                    let mut l5: [u32; 1] = [i0];
-                    let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
-                    (*fl1.add(lane)) = 0i32;
-                }
+                l1 = 0i32;
                 {
-                    let mut b2: u8 = 0;
+                    let mut b1: u8 = 0;
                     l2 = {
                         let lead: usize = 0;
                         let mut rest = lead;
                         let i0: u32 = (rest % (d0 as usize)) as u32;
                         rest /= d0 as usize;
-                        let lane: usize = lead;
                         let mut l5: [u32; 1] = [i0];
                         let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                         0i32
                     };
-                    let e2: i32 = {
+                    let e1: i32 = {
                         let lead: usize = 0;
                         let mut rest = lead;
                         let i0: u32 = (rest % (d0 as usize)) as u32;
                         rest /= d0 as usize;
-                        let lane: usize = lead;
                         let mut l5: [u32; 1] = [i0];
                         let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                         p1
                     };
-                    'l2: loop {
-                        if !(l2 < e2) {
-                            break 'l2;
+                    'l1: loop {
+                        if !(l2 < e1) {
+                            break 'l1;
                         }
                         l4 = l2;
-                        b2 = 0;
-                        'c2: {
-                            'w3: for i0 in 0..d0 {
-                                let lane: usize = (i0 as usize);
-                                let mut l5: [u32; 1] = [i0];
-                                let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
-                                {
-                                    let t1 = l4;
-                                    let ptr = &mut (*fl1.add(lane));
-                                    *ptr = ((*ptr).wrapping_add(t1));
-                                };
-                            }
+                        b1 = 0;
+                        'c1: {
+                            {
+                                let t1 = l4;
+                                let ptr = &mut l1;
+                                *ptr = ((*ptr).wrapping_add(t1));
+                            };
                             ::core::sync::atomic::fence(
                                 ::core::sync::atomic::Ordering::AcqRel,
                             );
@@ -164,12 +151,11 @@ pub unsafe fn thread_batch(
                         l2 = l2.wrapping_add(1);
                     }
                 }
-                'w4: for i0 in 0..d0 {
-                    let lane: usize = (i0 as usize);
+                'w2: for i0 in 0..d0 {
                     let mut l5: [u32; 1] = [i0];
                     let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                     {
-                        let t2 = (*fl1.add(lane));
+                        let t2 = l1;
                         p0.store_unchecked([(l0[0])], t2);
                     };
                 }
@@ -192,58 +178,45 @@ pub unsafe fn thread_batch(
         let mut l6: [u32; 1] = tile;
         let mut l7: [u32; 1] = [o0];
         let mut l8: [u32; 1] = [d0];
+        let mut l1: i32 = 0i32;
         let mut l2: i32 = 0i32;
         let mut l3: bool = false;
         let mut l4: i32 = 0i32;
-        let mut vl1 = [0i32; 32];
-        let fl1: *mut i32 = vl1.as_mut_ptr();
         unsafe {
             {
-                'w1: for i0 in 0..d0 {
-                    let lane: usize = (i0 as usize);
-                    let mut l5: [u32; 1] = [i0];
-                    let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
-                    (*fl1.add(lane)) = 0i32;
-                }
+                l1 = 0i32;
                 {
-                    let mut b2: u8 = 0;
+                    let mut b1: u8 = 0;
                     l2 = {
                         let lead: usize = 0;
                         let mut rest = lead;
                         let i0: u32 = (rest % (d0 as usize)) as u32;
                         rest /= d0 as usize;
-                        let lane: usize = lead;
                         let mut l5: [u32; 1] = [i0];
                         let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                         0i32
                     };
-                    let e2: i32 = {
+                    let e1: i32 = {
                         let lead: usize = 0;
                         let mut rest = lead;
                         let i0: u32 = (rest % (d0 as usize)) as u32;
                         rest /= d0 as usize;
-                        let lane: usize = lead;
                         let mut l5: [u32; 1] = [i0];
                         let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                         p1
                     };
-                    'l2: loop {
-                        if !(l2 < e2) {
-                            break 'l2;
+                    'l1: loop {
+                        if !(l2 < e1) {
+                            break 'l1;
                         }
                         l4 = l2;
-                        b2 = 0;
-                        'c2: {
-                            'w3: for i0 in 0..d0 {
-                                let lane: usize = (i0 as usize);
-                                let mut l5: [u32; 1] = [i0];
-                                let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
-                                {
-                                    let t1 = l4;
-                                    let ptr = &mut (*fl1.add(lane));
-                                    *ptr = ((*ptr).wrapping_add(t1));
-                                };
-                            }
+                        b1 = 0;
+                        'c1: {
+                            {
+                                let t1 = l4;
+                                let ptr = &mut l1;
+                                *ptr = ((*ptr).wrapping_add(t1));
+                            };
                             ::core::sync::atomic::fence(
                                 ::core::sync::atomic::Ordering::AcqRel,
                             );
@@ -252,22 +225,20 @@ pub unsafe fn thread_batch(
                     }
                 }
                 if (0u64 + (o0 as u64 + (d0 - 1) as u64) < (p0.extent[0] as u64)) {
-                    'w4: for i0 in 0..d0 {
-                        let lane: usize = (i0 as usize);
+                    'w2: for i0 in 0..d0 {
                         let mut l5: [u32; 1] = [i0];
                         let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                         {
-                            let t2 = (*fl1.add(lane));
+                            let t2 = l1;
                             p0.store_unchecked([(l0[0])], t2);
                         };
                     }
                 } else {
-                    'w4: for i0 in 0..d0 {
-                        let lane: usize = (i0 as usize);
+                    'w2: for i0 in 0..d0 {
                         let mut l5: [u32; 1] = [i0];
                         let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                         {
-                            let t3 = (*fl1.add(lane));
+                            let t3 = l1;
                             let bix = [(l0[0])];
                             p0.store_if(
                                 bix,
@@ -320,58 +291,45 @@ pub unsafe fn thread_batch_covering(
     let mut l6: [u32; 1] = tile;
     let mut l7: [u32; 1] = [o0];
     let mut l8: [u32; 1] = [d0];
+    let mut l1: i32 = 0i32;
     let mut l2: i32 = 0i32;
     let mut l3: bool = false;
     let mut l4: i32 = 0i32;
-    let mut vl1 = [0i32; 32];
-    let fl1: *mut i32 = vl1.as_mut_ptr();
     unsafe {
         {
-            'w1: for i0 in 0..d0 {
-                let lane: usize = (i0 as usize);
-                let mut l5: [u32; 1] = [i0];
-                let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
-                (*fl1.add(lane)) = 0i32;
-            }
+            l1 = 0i32;
             {
-                let mut b2: u8 = 0;
+                let mut b1: u8 = 0;
                 l2 = {
                     let lead: usize = 0;
                     let mut rest = lead;
                     let i0: u32 = (rest % (d0 as usize)) as u32;
                     rest /= d0 as usize;
-                    let lane: usize = lead;
                     let mut l5: [u32; 1] = [i0];
                     let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                     0i32
                 };
-                let e2: i32 = {
+                let e1: i32 = {
                     let lead: usize = 0;
                     let mut rest = lead;
                     let i0: u32 = (rest % (d0 as usize)) as u32;
                     rest /= d0 as usize;
-                    let lane: usize = lead;
                     let mut l5: [u32; 1] = [i0];
                     let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                     p1
                 };
-                'l2: loop {
-                    if !(l2 < e2) {
-                        break 'l2;
+                'l1: loop {
+                    if !(l2 < e1) {
+                        break 'l1;
                     }
                     l4 = l2;
-                    b2 = 0;
-                    'c2: {
-                        'w3: for i0 in 0..d0 {
-                            let lane: usize = (i0 as usize);
-                            let mut l5: [u32; 1] = [i0];
-                            let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
-                            {
-                                let t1 = l4;
-                                let ptr = &mut (*fl1.add(lane));
-                                *ptr = ((*ptr).wrapping_add(t1));
-                            };
-                        }
+                    b1 = 0;
+                    'c1: {
+                        {
+                            let t1 = l4;
+                            let ptr = &mut l1;
+                            *ptr = ((*ptr).wrapping_add(t1));
+                        };
                         ::core::sync::atomic::fence(
                             ::core::sync::atomic::Ordering::AcqRel,
                         );
@@ -379,12 +337,11 @@ pub unsafe fn thread_batch_covering(
                     l2 = l2.wrapping_add(1);
                 }
             }
-            'w4: for i0 in 0..d0 {
-                let lane: usize = (i0 as usize);
+            'w2: for i0 in 0..d0 {
                 let mut l5: [u32; 1] = [i0];
                 let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                 {
-                    let t2 = (*fl1.add(lane));
+                    let t2 = l1;
                     p0.store_unchecked([(l0[0])], t2);
                 };
             }
@@ -906,83 +863,68 @@ pub unsafe fn thread_batch(
         let mut l6: [u32; 1] = tile;
         let mut l7: [u32; 1] = [o0];
         let mut l8: [u32; 1] = [d0];
+        let mut l1: u32 = 0u32;
         let mut l2: u32 = 0u32;
         let mut l3: bool = false;
         let mut l4: u32 = 0u32;
-        let mut vl1 = [0u32; 32];
-        let fl1: *mut u32 = vl1.as_mut_ptr();
         unsafe {
             {
-                'w1: for i0 in 0..d0 {
-                    let lane: usize = (i0 as usize);
-                    let mut l5: [u32; 1] = [i0];
-                    let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
-                    (*fl1.add(lane)) = 0u32;
-                }
+                l1 = 0u32;
                 {
-                    let mut b2: u8 = 0;
+                    let mut b1: u8 = 0;
                     l2 = {
                         let lead: usize = 0;
                         let mut rest = lead;
                         let i0: u32 = (rest % (d0 as usize)) as u32;
                         rest /= d0 as usize;
-                        let lane: usize = lead;
                         let mut l5: [u32; 1] = [i0];
                         let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                         0u32
                     };
-                    let e2: u32 = {
+                    let e1: u32 = {
                         let lead: usize = 0;
                         let mut rest = lead;
                         let i0: u32 = (rest % (d0 as usize)) as u32;
                         rest /= d0 as usize;
-                        let lane: usize = lead;
                         let mut l5: [u32; 1] = [i0];
                         let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                         p1
                     };
-                    let s2: u32 = (({
+                    let s1: u32 = (({
                         let lead: usize = 0;
                         let mut rest = lead;
                         let i0: u32 = (rest % (d0 as usize)) as u32;
                         rest /= d0 as usize;
-                        let lane: usize = lead;
                         let mut l5: [u32; 1] = [i0];
                         let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                         ((p2) as u32)
                     }) as u32);
-                    l3 = s2 == 0;
-                    'l2: loop {
-                        if !((l2 < e2) && !l3) {
-                            break 'l2;
+                    l3 = s1 == 0;
+                    'l1: loop {
+                        if !((l2 < e1) && !l3) {
+                            break 'l1;
                         }
                         l4 = l2;
-                        b2 = 0;
-                        'c2: {
-                            'w3: for i0 in 0..d0 {
-                                let lane: usize = (i0 as usize);
-                                let mut l5: [u32; 1] = [i0];
-                                let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
-                                {
-                                    let t1 = l4;
-                                    let ptr = &mut (*fl1.add(lane));
-                                    *ptr = ((*ptr).wrapping_add(t1));
-                                };
-                            }
+                        b1 = 0;
+                        'c1: {
+                            {
+                                let t1 = l4;
+                                let ptr = &mut l1;
+                                *ptr = ((*ptr).wrapping_add(t1));
+                            };
                             ::core::sync::atomic::fence(
                                 ::core::sync::atomic::Ordering::AcqRel,
                             );
                         }
-                        l3 = (s2 as u32) >= (e2.wrapping_sub(l2) as u32);
-                        l2 = l2.wrapping_add(s2);
+                        l3 = (s1 as u32) >= (e1.wrapping_sub(l2) as u32);
+                        l2 = l2.wrapping_add(s1);
                     }
                 }
-                'w4: for i0 in 0..d0 {
-                    let lane: usize = (i0 as usize);
+                'w2: for i0 in 0..d0 {
                     let mut l5: [u32; 1] = [i0];
                     let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                     {
-                        let t2 = (*fl1.add(lane));
+                        let t2 = l1;
                         p0.store_unchecked([(l0[0])], t2);
                     };
                 }
@@ -1006,94 +948,78 @@ pub unsafe fn thread_batch(
         let mut l6: [u32; 1] = tile;
         let mut l7: [u32; 1] = [o0];
         let mut l8: [u32; 1] = [d0];
+        let mut l1: u32 = 0u32;
         let mut l2: u32 = 0u32;
         let mut l3: bool = false;
         let mut l4: u32 = 0u32;
-        let mut vl1 = [0u32; 32];
-        let fl1: *mut u32 = vl1.as_mut_ptr();
         unsafe {
             {
-                'w1: for i0 in 0..d0 {
-                    let lane: usize = (i0 as usize);
-                    let mut l5: [u32; 1] = [i0];
-                    let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
-                    (*fl1.add(lane)) = 0u32;
-                }
+                l1 = 0u32;
                 {
-                    let mut b2: u8 = 0;
+                    let mut b1: u8 = 0;
                     l2 = {
                         let lead: usize = 0;
                         let mut rest = lead;
                         let i0: u32 = (rest % (d0 as usize)) as u32;
                         rest /= d0 as usize;
-                        let lane: usize = lead;
                         let mut l5: [u32; 1] = [i0];
                         let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                         0u32
                     };
-                    let e2: u32 = {
+                    let e1: u32 = {
                         let lead: usize = 0;
                         let mut rest = lead;
                         let i0: u32 = (rest % (d0 as usize)) as u32;
                         rest /= d0 as usize;
-                        let lane: usize = lead;
                         let mut l5: [u32; 1] = [i0];
                         let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                         p1
                     };
-                    let s2: u32 = (({
+                    let s1: u32 = (({
                         let lead: usize = 0;
                         let mut rest = lead;
                         let i0: u32 = (rest % (d0 as usize)) as u32;
                         rest /= d0 as usize;
-                        let lane: usize = lead;
                         let mut l5: [u32; 1] = [i0];
                         let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                         ((p2) as u32)
                     }) as u32);
-                    l3 = s2 == 0;
-                    'l2: loop {
-                        if !((l2 < e2) && !l3) {
-                            break 'l2;
+                    l3 = s1 == 0;
+                    'l1: loop {
+                        if !((l2 < e1) && !l3) {
+                            break 'l1;
                         }
                         l4 = l2;
-                        b2 = 0;
-                        'c2: {
-                            'w3: for i0 in 0..d0 {
-                                let lane: usize = (i0 as usize);
-                                let mut l5: [u32; 1] = [i0];
-                                let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
-                                {
-                                    let t1 = l4;
-                                    let ptr = &mut (*fl1.add(lane));
-                                    *ptr = ((*ptr).wrapping_add(t1));
-                                };
-                            }
+                        b1 = 0;
+                        'c1: {
+                            {
+                                let t1 = l4;
+                                let ptr = &mut l1;
+                                *ptr = ((*ptr).wrapping_add(t1));
+                            };
                             ::core::sync::atomic::fence(
                                 ::core::sync::atomic::Ordering::AcqRel,
                             );
                         }
-                        l3 = (s2 as u32) >= (e2.wrapping_sub(l2) as u32);
-                        l2 = l2.wrapping_add(s2);
+                        l3 = (s1 as u32) >= (e1.wrapping_sub(l2) as u32);
+                        l2 = l2.wrapping_add(s1);
                     }
                 }
                 if (0u64 + (o0 as u64 + (d0 - 1) as u64) < (p0.extent[0] as u64)) {
-                    'w4: for i0 in 0..d0 {
-                        let lane: usize = (i0 as usize);
+                    'w2: for i0 in 0..d0 {
                         let mut l5: [u32; 1] = [i0];
                         let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                         {
-                            let t2 = (*fl1.add(lane));
+                            let t2 = l1;
                             p0.store_unchecked([(l0[0])], t2);
                         };
                     }
                 } else {
-                    'w4: for i0 in 0..d0 {
-                        let lane: usize = (i0 as usize);
+                    'w2: for i0 in 0..d0 {
                         let mut l5: [u32; 1] = [i0];
                         let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                         {
-                            let t3 = (*fl1.add(lane));
+                            let t3 = l1;
                             let bix = [(l0[0])];
                             p0.store_if(
                                 bix,
@@ -1148,83 +1074,68 @@ pub unsafe fn thread_batch_covering(
     let mut l6: [u32; 1] = tile;
     let mut l7: [u32; 1] = [o0];
     let mut l8: [u32; 1] = [d0];
+    let mut l1: u32 = 0u32;
     let mut l2: u32 = 0u32;
     let mut l3: bool = false;
     let mut l4: u32 = 0u32;
-    let mut vl1 = [0u32; 32];
-    let fl1: *mut u32 = vl1.as_mut_ptr();
     unsafe {
         {
-            'w1: for i0 in 0..d0 {
-                let lane: usize = (i0 as usize);
-                let mut l5: [u32; 1] = [i0];
-                let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
-                (*fl1.add(lane)) = 0u32;
-            }
+            l1 = 0u32;
             {
-                let mut b2: u8 = 0;
+                let mut b1: u8 = 0;
                 l2 = {
                     let lead: usize = 0;
                     let mut rest = lead;
                     let i0: u32 = (rest % (d0 as usize)) as u32;
                     rest /= d0 as usize;
-                    let lane: usize = lead;
                     let mut l5: [u32; 1] = [i0];
                     let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                     0u32
                 };
-                let e2: u32 = {
+                let e1: u32 = {
                     let lead: usize = 0;
                     let mut rest = lead;
                     let i0: u32 = (rest % (d0 as usize)) as u32;
                     rest /= d0 as usize;
-                    let lane: usize = lead;
                     let mut l5: [u32; 1] = [i0];
                     let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                     p1
                 };
-                let s2: u32 = (({
+                let s1: u32 = (({
                     let lead: usize = 0;
                     let mut rest = lead;
                     let i0: u32 = (rest % (d0 as usize)) as u32;
                     rest /= d0 as usize;
-                    let lane: usize = lead;
                     let mut l5: [u32; 1] = [i0];
                     let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                     ((p2) as u32)
                 }) as u32);
-                l3 = s2 == 0;
-                'l2: loop {
-                    if !((l2 < e2) && !l3) {
-                        break 'l2;
+                l3 = s1 == 0;
+                'l1: loop {
+                    if !((l2 < e1) && !l3) {
+                        break 'l1;
                     }
                     l4 = l2;
-                    b2 = 0;
-                    'c2: {
-                        'w3: for i0 in 0..d0 {
-                            let lane: usize = (i0 as usize);
-                            let mut l5: [u32; 1] = [i0];
-                            let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
-                            {
-                                let t1 = l4;
-                                let ptr = &mut (*fl1.add(lane));
-                                *ptr = ((*ptr).wrapping_add(t1));
-                            };
-                        }
+                    b1 = 0;
+                    'c1: {
+                        {
+                            let t1 = l4;
+                            let ptr = &mut l1;
+                            *ptr = ((*ptr).wrapping_add(t1));
+                        };
                         ::core::sync::atomic::fence(
                             ::core::sync::atomic::Ordering::AcqRel,
                         );
                     }
-                    l3 = (s2 as u32) >= (e2.wrapping_sub(l2) as u32);
-                    l2 = l2.wrapping_add(s2);
+                    l3 = (s1 as u32) >= (e1.wrapping_sub(l2) as u32);
+                    l2 = l2.wrapping_add(s1);
                 }
             }
-            'w4: for i0 in 0..d0 {
-                let lane: usize = (i0 as usize);
+            'w2: for i0 in 0..d0 {
                 let mut l5: [u32; 1] = [i0];
                 let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                 {
-                    let t2 = (*fl1.add(lane));
+                    let t2 = l1;
                     p0.store_unchecked([(l0[0])], t2);
                 };
             }
