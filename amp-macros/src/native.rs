@@ -161,15 +161,22 @@ pub(crate) fn entry(
         }
         (false, Some(b)) => {
             let (lanes, wide) = batched.as_ref().map_or((1, false), |(shape, ..)| *shape);
-            // A wide batch's guard alone: may a run of the row's batches go in one call?
-            let fits = format_ident!("{b}_fits");
+            // A wide batch's guard alone: may a run of the row's batches go in one call? A
+            // batch of at most `lanes` threads has none.
+            let fits = match wide {
+                true => {
+                    let fits = format_ident!("{b}_fits");
+                    quote!(move |tile, lanes| unsafe { #fits(tile, lanes, #(#batch_args,)* oob) })
+                }
+                false => quote!(|_, _| false),
+            };
             quote!({
                 #(#batch_lets)*
                 l.for_each_batched(
                     #work,
                     #lanes,
                     #wide,
-                    move |tile, lanes| unsafe { #fits(tile, lanes, #(#batch_args,)* oob) },
+                    #fits,
                     move |tile, lanes| unsafe { #b(tile, lanes, #(#batch_args,)* oob) },
                 );
             })

@@ -111,7 +111,10 @@
 //! A simple kernel with a loop every thread runs the same way also gets a *batch* function
 //! ([`native_batched`], `pass/batch.rs`): the tile ABI above for the tiled kernel whose tiles are
 //! [`LANES`] neighbouring threads of the last dimension, with those loops run at tile level.
-//! The executor calls it for each row's full batches and the thread function for the rest.
+//! The executor calls it for each row's batches, a row's last one with the threads left. A
+//! batch without per-thread frames takes any count of a row's threads, with its guard alone as
+//! a function of its own: the executor then runs a whole row in one call where that guard
+//! passes ([`NativeSource::lane_frames`]).
 //! A tiled kernel's loops that every thread of a tile runs the same way are run at tile level
 //! in the same way (`pass::batch::hoisted_tiled`), with no change to the tile ABI.
 //!
@@ -323,7 +326,7 @@ pub struct NativeSource {
     /// A batch keeps per-thread frames (`[T; LANES]` on the stack): each call runs at most
     /// [`LANES`] threads. A batch without them runs any number of a row's neighbouring threads
     /// per call (`(tile, n)` runs `tile[last] * LANES + 0..n`), so the executor can cover a run
-    /// of batches with one call: one guard and one work-item loop for all of them. Every batch
+    /// of batches with one call: one guard and one work-item loop for all of them. Such a batch
     /// function `f` comes with `f_fits`, which takes `f`'s arguments and says whether its guard
     /// passes, so the executor makes such a call only where no check is left to decide.
     pub lane_frames: bool,

@@ -156,9 +156,9 @@ impl Emitter<'_> {
         let span = self.whole_kernel();
         let guard = conjunction(&guards);
         let dims = self.entry_dims(span)?;
-        // A batch's guard alone, for the executor to ask before it runs a whole row's batches
-        // in one call (see `NativeSource::lane_frames`).
-        let fits = match self.batch {
+        // A batch that takes any count of threads gets its guard alone, for the executor to
+        // ask before it runs a whole row's batches in one call (`NativeSource::lane_frames`).
+        let fits = match self.batch && !self.lane_frames {
             true => {
                 let fits = item_name(&format!("{name}_fits"), span)?;
                 let doc = format!(

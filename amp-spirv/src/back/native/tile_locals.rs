@@ -27,7 +27,7 @@ struct Site<'a> {
 /// The tile-uniform locals of `k` (see the module docs).
 pub(super) fn tile_uniform(k: &Kernel, tiled: &Tiled) -> HashSet<LocalId> {
     let mut sites = Vec::new();
-    let mut excluded = HashSet::new();
+    let mut excluded = Excluded::default();
     collect_block(&k.body, true, &mut sites, &mut excluded);
     let mut set: HashSet<LocalId> = (0..k.locals.len())
         .filter(|&id| {
@@ -40,8 +40,6 @@ pub(super) fn tile_uniform(k: &Kernel, tiled: &Tiled) -> HashSet<LocalId> {
         })
         .collect();
     let shared = [tiled.tile, tiled.tile_origin, tiled.tile_extent];
-    let mut loop_vars = HashSet::new();
-    tile_loop_vars(&k.body, &mut loop_vars);
     loop {
         let before = set.len();
         let keep: HashSet<LocalId> = set
@@ -52,7 +50,9 @@ pub(super) fn tile_uniform(k: &Kernel, tiled: &Tiled) -> HashSet<LocalId> {
                     s.tile_level
                         && s.value.is_none_or(|v| {
                             uniform_expr(v, &|l| {
-                                set.contains(&l) || shared.contains(&l) || loop_vars.contains(&l)
+                                set.contains(&l)
+                                    || shared.contains(&l)
+                                    || excluded.tile_loop_vars.contains(&l)
                             })
                         })
                 })
@@ -62,40 +62,6 @@ pub(super) fn tile_uniform(k: &Kernel, tiled: &Tiled) -> HashSet<LocalId> {
         if set.len() == before {
             return set;
         }
-    }
-}
-
-/// The variables of the `for` loops `b` runs at tile level (loops that contain a barrier,
-/// whose ranges the analyses prove the same in every thread of the tile): each holds the same
-/// value in every thread at each iteration, so a `let m = BS - 2 - k;` of such a loop's body is
-/// tile-uniform, and a work-item loop under `if t.local[0] <= m` runs only the threads that
-/// pass.
-fn tile_loop_vars(b: &Block, out: &mut HashSet<LocalId>) {
-    for st in &b.stmts {
-        if let Stmt::Expr(e) = st {
-            tile_loop_vars_expr(e, out);
-        }
-    }
-}
-
-/// [`tile_loop_vars`] of a statement's expression.
-fn tile_loop_vars_expr(e: &Expr, out: &mut HashSet<LocalId>) {
-    if !has_barrier(e) {
-        return;
-    }
-    match &e.kind {
-        ExprKind::Block(b) | ExprKind::Loop(b) | ExprKind::While(_, b) => tile_loop_vars(b, out),
-        ExprKind::If(_, then, els) => {
-            tile_loop_vars(then, out);
-            if let Some(x) = els {
-                tile_loop_vars_expr(x, out);
-            }
-        }
-        ExprKind::For(r) => {
-            out.insert(r.var);
-            tile_loop_vars(&r.body, out);
-        }
-        _ => {}
     }
 }
 
@@ -115,7 +81,7 @@ pub(super) fn rematerialized(
         k.index_local,
     ];
     let mut sites = Vec::new();
-    let mut excluded = HashSet::new();
+    let mut excluded = Excluded::default();
     collect_block(&k.body, true, &mut sites, &mut excluded);
     let mut out: Vec<(LocalId, Expr)> = Vec::new();
     for st in &k.body.stmts {
@@ -146,15 +112,36 @@ pub(super) fn rematerialized(
     out
 }
 
+/// The locals no frame-free form suits (see [`collect_block`]); and, among them, the variables
+/// of the `for` loops run at tile level (loops that contain a barrier, whose ranges the
+/// analyses prove the same in every thread of the tile). Such a variable holds the same value
+/// in every thread at each iteration, so a `let m = BS - 2 - k;` of its loop's body is
+/// tile-uniform, and a work-item loop under `if t.local[0] <= m` runs only the threads that
+/// pass.
+#[derive(Default)]
+struct Excluded {
+    locals: HashSet<LocalId>,
+    tile_loop_vars: HashSet<LocalId>,
+}
+
+impl Excluded {
+    fn insert(&mut self, id: LocalId) {
+        self.locals.insert(id);
+    }
+
+    fn extend(&mut self, ids: impl IntoIterator<Item = LocalId>) {
+        self.locals.extend(ids);
+    }
+
+    fn contains(&self, id: &LocalId) -> bool {
+        self.locals.contains(id)
+    }
+}
+
 /// Records every assignment of a local in `b` (statement-level ones at tile level when `tile`
 /// and the statement is directly in the block), and the locals no frame-free form suits: loop
 /// counters, and locals assigned element-wise or through anything but a plain statement.
-fn collect_block<'a>(
-    b: &'a Block,
-    tile: bool,
-    sites: &mut Vec<Site<'a>>,
-    excluded: &mut HashSet<LocalId>,
-) {
+fn collect_block<'a>(b: &'a Block, tile: bool, sites: &mut Vec<Site<'a>>, excluded: &mut Excluded) {
     for st in &b.stmts {
         match st {
             Stmt::Let(id, init) => {
@@ -196,7 +183,7 @@ fn collect_stmt_expr<'a>(
     e: &'a Expr,
     tile: bool,
     sites: &mut Vec<Site<'a>>,
-    excluded: &mut HashSet<LocalId>,
+    excluded: &mut Excluded,
 ) {
     let tile_construct = tile && has_barrier(e);
     match &e.kind {
@@ -232,6 +219,7 @@ fn collect_stmt_expr<'a>(
         ExprKind::Loop(body) if tile_construct => collect_block(body, true, sites, excluded),
         ExprKind::For(r) if tile_construct => {
             excluded.extend([r.var, r.counter, r.done]);
+            excluded.tile_loop_vars.insert(r.var);
             collect_expr(&r.start, false, sites, excluded);
             collect_expr(&r.end, false, sites, excluded);
             if let Some(s) = &r.step {
@@ -244,12 +232,7 @@ fn collect_stmt_expr<'a>(
 }
 
 /// Every assignment inside `e`, none of them at tile level.
-fn collect_expr<'a>(
-    e: &'a Expr,
-    _tile: bool,
-    sites: &mut Vec<Site<'a>>,
-    excluded: &mut HashSet<LocalId>,
-) {
+fn collect_expr<'a>(e: &'a Expr, _tile: bool, sites: &mut Vec<Site<'a>>, excluded: &mut Excluded) {
     match &e.kind {
         ExprKind::Assign(place, v) | ExprKind::CompoundAssign(_, place, v) => {
             if let Place::Local(id, idx) = place {
@@ -287,9 +270,9 @@ fn collect_expr<'a>(
 }
 
 /// [`collect_expr`] on the children of `e`, and on the statements of its blocks.
-fn walk_children<'a>(e: &'a Expr, sites: &mut Vec<Site<'a>>, excluded: &mut HashSet<LocalId>) {
+fn walk_children<'a>(e: &'a Expr, sites: &mut Vec<Site<'a>>, excluded: &mut Excluded) {
     // Nothing below a non-tile-level expression is at tile level.
-    let block = |b: &'a Block, sites: &mut Vec<Site<'a>>, excluded: &mut HashSet<LocalId>| {
+    let block = |b: &'a Block, sites: &mut Vec<Site<'a>>, excluded: &mut Excluded| {
         collect_block(b, false, sites, excluded)
     };
     match &e.kind {
