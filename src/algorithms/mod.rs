@@ -49,6 +49,7 @@ mod fill;
 mod gather;
 mod histogram;
 mod host;
+mod lookback;
 mod reduce;
 mod scan;
 mod scan_with;
@@ -87,6 +88,8 @@ pub use drivers::{
     scan_with as __scan_with, select as __select, transform as __transform,
     SegmentKernels as __SegmentKernels, SelectKernels as __SelectKernels,
 };
+#[doc(hidden)]
+pub use lookback::single_pass_scan as __single_pass_scan;
 #[doc(hidden)]
 pub use with_fn::AlgorithmElement as __AlgorithmElement;
 

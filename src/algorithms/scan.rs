@@ -1,12 +1,11 @@
-//! Prefix sums by reduce-then-scan: the sums of the blocks of 2,048 elements (the reduction's
-//! kernel), an exclusive scan of those (the same algorithm, recursively), then each tile scans
-//! its block in `tile_static` memory from its block's offset.
-//!
-//! A single-pass scan with decoupled look-back reads the input once instead of twice, but it
-//! makes a tile wait for an earlier one, which needs forward progress between workgroups:
-//! Vulkan does not promise it (lavapipe runs a dispatch's workgroups in any order on a few
-//! threads), so a tile could wait forever. See docs/algorithms.md.
+//! Prefix sums. Integers of more than one block take the single-pass scan (`lookback.rs`).
+//! Floats, and a single block of anything, take reduce-then-scan: the sums of the blocks of
+//! 8,192 elements (the reduction's kernel), an exclusive scan of those (the same algorithm,
+//! recursively), then each tile scans its block from its block's offset. Its grouping of the
+//! additions is fixed, so a float scan rounds the same way on every run; the look-back's
+//! grouping depends on which blocks were ready. See docs/algorithms.md.
 
+use super::lookback::{scan_single_pass_into, LOOKBACK_POLLS};
 use super::reduce::sum_into;
 use super::{accelerator_of, check_lengths, tiles, TILE};
 use crate::prelude::*;
@@ -122,9 +121,9 @@ fn scan_blocks_subgroups<T: DeviceScalar, const ITEMS: usize>(
 }
 
 /// Elements per thread of a scan.
-const SCAN_ITEMS: usize = 32;
+pub(super) const SCAN_ITEMS: usize = 32;
 /// Elements per block of a scan.
-const SCAN_BLOCK: usize = TILE * SCAN_ITEMS;
+pub(super) const SCAN_BLOCK: usize = TILE * SCAN_ITEMS;
 
 /// Scans `input` into `output` (same length, at least 1) on `acc`.
 fn scan_into<T: DeviceScalar>(
@@ -135,6 +134,9 @@ fn scan_into<T: DeviceScalar>(
 ) -> Result<(), Error> {
     let n = input.extent()[0];
     let blocks = n.div_ceil(SCAN_BLOCK);
+    if blocks > 1 && super::host::is_int::<T>() {
+        return scan_single_pass_into(acc, input, output, exclusive, LOOKBACK_POLLS);
+    }
     let offsets = if blocks == 1 {
         Array::from_slice_on(acc, [1], &[T::ZERO])?
     } else {

@@ -13,8 +13,9 @@
 //!    threads' digit counts, and every key goes to its digit's next position: the order within
 //!    a digit is the input order, so each pass is stable and the passes compose.
 //!
-//! Onesweep (one pass over the keys per digit with a chained scan) needs forward progress
-//! between workgroups, which Vulkan does not promise: see docs/algorithms.md.
+//! Onesweep (one pass over the keys per digit with a chained scan) would chain its digit
+//! counts across tiles as the integer scan's look-back does (`lookback.rs`); see
+//! docs/algorithms.md.
 
 use super::scan::exclusive_scan_on;
 use super::{accelerator_of, check_lengths, tiles, TILE};

@@ -38,6 +38,7 @@ mod guard;
 mod index_arith;
 mod launch_reuse;
 mod launch_shapes;
+mod lookback;
 mod loop_limit;
 mod masked_loops;
 mod math;

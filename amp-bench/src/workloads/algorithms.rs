@@ -111,6 +111,42 @@ pub fn algorithms_rows(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         &cpu,
     )?;
 
+    // The same scan of f32 values: floats take reduce-then-scan (a fixed grouping of the
+    // additions), so beside the u32 row (the single pass) this is the two designs' A/B on
+    // 4-byte elements. One element in 32 is 1, the rest 0: every prefix (at most n / 32,
+    // 8M at 256M elements) is an integer below 2^24, exact in f32 in any order.
+    let fs: Vec<f32> = (0..n).map(|i| (i % 32 == 0) as u32 as f32).collect();
+    let cpu_f: Vec<f32> = (0..n).map(|i| i.div_ceil(32) as f32).collect();
+    let input = Array::from_slice([n], &fs)?;
+    let mut out = Array::<f32, 1>::new([n])?;
+    let t_amp = ctx.time_amp(|| {
+        algorithms::exclusive_scan(&input.view(), &mut out.view_mut())?;
+        Ok(())
+    })?;
+    let n_input = Array::from_slice_on(&native, [n], &fs)?;
+    let mut n_out = Array::<f32, 1>::new_on(&native, [n])?;
+    let t_native = ctx.time_native(|| {
+        algorithms::exclusive_scan(&n_input.view(), &mut n_out.view_mut())?;
+        Ok(())
+    })?;
+    ctx.push_row(row(
+        "amp::algorithms::exclusive_scan (f32: reduce-then-scan)",
+        size("f32"),
+        Work::Bytes(8.0 * n as f64),
+        t_amp,
+        t_cpu,
+        &t_native,
+    ));
+    let got = out.to_vec()?;
+    ctx.checks
+        .push(check("algorithms::exclusive_scan f32", &got, &got, &cpu_f));
+    ctx.check_native(
+        "algorithms::exclusive_scan f32",
+        &t_native,
+        || Ok(n_out.to_vec()?),
+        &cpu_f,
+    )?;
+
     // Sorts: each run sorts a fresh copy (a device-to-device copy, timed with it).
     let mut state = 0x2545_f491_4f6c_dd1du64;
     let keys: Vec<u32> = (0..n)
