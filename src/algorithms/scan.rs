@@ -5,7 +5,7 @@
 //! additions is fixed, so a float scan rounds the same way on every run; the look-back's
 //! grouping depends on which blocks were ready. See docs/algorithms.md.
 
-use super::lookback::{scan_single_pass_into, LOOKBACK_POLLS};
+use super::lookback::{scan_single_pass_into, stages_blocks, LOOKBACK_POLLS};
 use super::reduce::sum_into;
 use super::{accelerator_of, check_lengths, tiles, TILE};
 use crate::prelude::*;
@@ -135,7 +135,12 @@ fn scan_into<T: DeviceScalar>(
     let n = input.extent()[0];
     let blocks = n.div_ceil(SCAN_BLOCK);
     if blocks > 1 && super::host::is_int::<T>() {
-        return scan_single_pass_into(acc, input, output, exclusive, LOOKBACK_POLLS);
+        let staged = stages_blocks(acc);
+        match scan_single_pass_into(acc, input, output, exclusive, LOOKBACK_POLLS, staged) {
+            // No subgroup arithmetic: reduce-then-scan below, which does without.
+            Err(Error::MissingCapability { .. }) => {}
+            other => return other,
+        }
     }
     let offsets = if blocks == 1 {
         Array::from_slice_on(acc, [1], &[T::ZERO])?

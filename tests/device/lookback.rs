@@ -10,8 +10,9 @@ use common::{assert_validation_clean, Rng};
 use amp::algorithms;
 use amp::prelude::*;
 
-/// Elements per block of the scan.
-const BLOCK: usize = 8192;
+/// Elements per block of the scan staged through `tile_static` memory (the direct one's blocks
+/// are twice as long).
+const BLOCK: usize = 4096;
 
 fn host_scan<T: Copy>(data: &[T], exclusive: bool, zero: T, add: impl Fn(T, T) -> T) -> Vec<T> {
     let mut run = zero;
@@ -28,9 +29,16 @@ fn host_scan<T: Copy>(data: &[T], exclusive: bool, zero: T, add: impl Fn(T, T) -
         .collect()
 }
 
-/// The kernel with `polls` per block against the host, both ways, for `u32` and `i32` values
-/// that wrap.
+/// The kernel with `polls` per block against the host, inclusive and exclusive, for `u32` and
+/// `i32` values that wrap, with its blocks staged through `tile_static` memory and read
+/// directly.
 fn check_single_pass(n: usize, polls: u32, rng: &mut Rng) {
+    for staged in [false, true] {
+        check_layout(n, polls, staged, rng);
+    }
+}
+
+fn check_layout(n: usize, polls: u32, staged: bool, rng: &mut Rng) {
     let uints: Vec<u32> = (0..n).map(|_| rng.next_u32()).collect();
     let ints: Vec<i32> = (0..n).map(|_| rng.next_u32() as i32).collect();
     for exclusive in [false, true] {
@@ -40,23 +48,30 @@ fn check_single_pass(n: usize, polls: u32, rng: &mut Rng) {
             &mut ArrayViewMut::new([n], &mut out).unwrap(),
             exclusive,
             polls,
+            Some(staged),
         )
         .unwrap();
         let want = host_scan(&uints, exclusive, 0, u32::wrapping_add);
         if let Some(i) = (0..n).find(|&i| out[i] != want[i]) {
             panic!(
-                "u32 scan of {n} (exclusive {exclusive}, {polls} polls) at {i}: {} != {}",
+                "u32 scan of {n} (exclusive {exclusive}, {polls} polls, staged {staged}) at {i}: {} != {}",
                 out[i], want[i]
             );
         }
         let input = Array::from_slice([n], &ints).unwrap();
         let mut out = Array::<i32, 1>::new([n]).unwrap();
-        algorithms::__single_pass_scan(&input.view(), &mut out.view_mut(), exclusive, polls)
-            .unwrap();
+        algorithms::__single_pass_scan(
+            &input.view(),
+            &mut out.view_mut(),
+            exclusive,
+            polls,
+            Some(staged),
+        )
+        .unwrap();
         let want = host_scan(&ints, exclusive, 0, i32::wrapping_add);
         assert!(
             out.to_vec().unwrap() == want,
-            "i32 scan of {n} (exclusive {exclusive}, {polls} polls)"
+            "i32 scan of {n} (exclusive {exclusive}, {polls} polls, staged {staged})"
         );
     }
 }
@@ -73,6 +88,8 @@ fn the_single_pass_scan_matches_the_host_around_every_block_boundary() {
         2 * BLOCK,
         2 * BLOCK + 1,
         3 * BLOCK + 255,
+        4 * BLOCK - 1,
+        4 * BLOCK + 1,
         17 * BLOCK + 32,
         64 * BLOCK + 7,
     ];
@@ -128,10 +145,14 @@ fn the_single_pass_scan_ends_on_one_thread() {
         assert_validation_clean();
         return;
     }
-    common::run_child(NAME, &[("LP_NUM_THREADS", "1"), ("AMP_CPU_THREADS", "1")], &[]);
+    common::run_child(
+        NAME,
+        &[("LP_NUM_THREADS", "1"), ("AMP_CPU_THREADS", "1")],
+        &[],
+    );
 }
 
-/// 2^28 elements (32,768 blocks): the public exclusive scan of `u32` against the host, on a
+/// 2^28 elements (65,536 blocks staged, 32,768 direct): the public exclusive scan of `u32` against the host, on a
 /// Vulkan device whose storage buffers hold 1 GiB; one whose buffers hold less (lavapipe's
 /// hold 128 MiB) is checked to refuse an array past its limit with the typed error. Natively the public integer scans are the host's
 /// chunked loops (the kernel's own tests are above), so there is nothing of the look-back to
@@ -142,17 +163,25 @@ fn a_scan_of_two_to_the_28() {
         return;
     }
     let n = 1usize << 28;
-    let limit = amp::Accelerator::default().unwrap().limits().max_storage_buffer_range;
+    let limit = amp::Accelerator::default()
+        .unwrap()
+        .limits()
+        .max_storage_buffer_range;
     if (limit as usize) < n * 4 {
         let too_large = vec![0u32; limit as usize / 4 + 1];
         match Array::from_slice([too_large.len()], &too_large) {
             Err(amp::Error::ExtentTooLarge { .. }) => {}
-            other => panic!("{} bytes past the device's {limit}: {other:?}", too_large.len() * 4),
+            other => panic!(
+                "{} bytes past the device's {limit}: {other:?}",
+                too_large.len() * 4
+            ),
         }
         assert_validation_clean();
         return;
     }
-    let data: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2_654_435_761) >> 20).collect();
+    let data: Vec<u32> = (0..n as u32)
+        .map(|i| i.wrapping_mul(2_654_435_761) >> 20)
+        .collect();
     let input = Array::from_slice([n], &data).unwrap();
     let mut out = Array::<u32, 1>::new([n]).unwrap();
     let check = |out: &Array<u32, 1>, what: &str| {

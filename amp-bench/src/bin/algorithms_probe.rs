@@ -87,7 +87,23 @@ fn main() -> Result<(), amp::Error> {
     if only.is_empty() || only == "scan" {
         let mut out = Array::<u32, 1>::new([n])?;
         let t = time(|| algorithms::exclusive_scan(&ints.view(), &mut out.view_mut()))?;
-        report("exclusive scan u32", t, 8.0 * n as f64);
+        report("exclusive scan u32 (single pass)", t, 8.0 * n as f64);
+        for staged in [false, true] {
+            let t = time(|| {
+                algorithms::__single_pass_scan(
+                    &ints.view(),
+                    &mut out.view_mut(),
+                    true,
+                    64,
+                    Some(staged),
+                )
+            })?;
+            report(&format!("single pass, staged {staged}"), t, 8.0 * n as f64);
+        }
+        let floats = Array::from_slice([n], &vec![1.0f32; n])?;
+        let mut out = Array::<f32, 1>::new([n])?;
+        let t = time(|| algorithms::exclusive_scan(&floats.view(), &mut out.view_mut()))?;
+        report("exclusive scan f32 (reduce-then-scan)", t, 8.0 * n as f64);
     }
     if only.is_empty() || only == "sort" {
         let mut keys = Array::<u32, 1>::new([n])?;

@@ -111,6 +111,38 @@ pub fn algorithms_rows(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         &cpu,
     )?;
 
+    // The single pass in both layouts, whichever the device's default: blocks copied through
+    // `tile_static` memory (coalesced, a GPU's choice) or each thread's run read in place (a
+    // CPU device's). One GPU run of these rows settles the choice.
+    for (staged, layout) in [
+        (true, "staged through tile_static"),
+        (false, "runs read in place"),
+    ] {
+        let scan = |input: &Array<u32, 1>, out: &mut Array<u32, 1>| {
+            algorithms::__single_pass_scan(
+                &input.view(),
+                &mut out.view_mut(),
+                true,
+                64,
+                Some(staged),
+            )
+        };
+        let t_amp = ctx.time_amp(|| Ok(scan(&input, &mut out)?))?;
+        // Natively the library scans integers on the host: these kernels are a device's.
+        let t_native: Native = Err("the native accelerator scans integers as plain Rust".into());
+        let name = format!("exclusive_scan u32, single pass, blocks {layout}");
+        ctx.push_row(row(
+            &name,
+            size("u32"),
+            Work::Bytes(8.0 * n as f64),
+            t_amp,
+            t_cpu,
+            &t_native,
+        ));
+        let got = out.to_vec()?;
+        ctx.checks.push(check(&name, &got, &got, &cpu));
+    }
+
     // The same scan of f32 values: floats take reduce-then-scan (a fixed grouping of the
     // additions), so beside the u32 row (the single pass) this is the two designs' A/B on
     // 4-byte elements. One element in 32 is 1, the rest 0: every prefix (at most n / 32,
