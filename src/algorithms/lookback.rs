@@ -252,8 +252,7 @@ pub(super) fn stages_blocks(acc: &Accelerator) -> bool {
 /// [`is_int`](super::host::is_int)) in one launch on `acc`, asking each block's state `polls`
 /// times before summing it (0: every tile sums every block before its own, which tests the
 /// fallback), its blocks `staged` or not. `i32`s are scanned as their `u32` bits: wrapping
-/// addition gives the same bits. `Error::MissingCapability` on a device without subgroup
-/// arithmetic.
+/// addition gives the same bits.
 pub(super) fn scan_single_pass_into<T: DeviceScalar>(
     acc: &Accelerator,
     input: &ArrayView<'_, T, 1>,

@@ -136,11 +136,7 @@ fn scan_into<T: DeviceScalar>(
     let blocks = n.div_ceil(SCAN_BLOCK);
     if blocks > 1 && super::host::is_int::<T>() {
         let staged = stages_blocks(acc);
-        match scan_single_pass_into(acc, input, output, exclusive, LOOKBACK_POLLS, staged) {
-            // No subgroup arithmetic: reduce-then-scan below, which does without.
-            Err(Error::MissingCapability { .. }) => {}
-            other => return other,
-        }
+        return scan_single_pass_into(acc, input, output, exclusive, LOOKBACK_POLLS, staged);
     }
     let offsets = if blocks == 1 {
         Array::from_slice_on(acc, [1], &[T::ZERO])?
