@@ -51,6 +51,7 @@ mod numeric;
 mod ping_pong;
 mod profiling;
 mod read_write;
+mod repro;
 mod semantics;
 mod small_ints;
 mod structs;
