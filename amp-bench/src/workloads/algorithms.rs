@@ -75,40 +75,19 @@ pub fn algorithms_rows(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
     }
 
     let xs: Vec<u32> = (0..n).map(|i| (i * 7 % 5) as u32).collect();
-    let input = Array::from_slice([n], &xs)?;
-    let mut out = Array::<u32, 1>::new([n])?;
-    let t_amp = ctx.time_amp(|| {
-        algorithms::exclusive_scan(&input.view(), &mut out.view_mut())?;
-        Ok(())
-    })?;
     let mut cpu = vec![0u32; n];
     let t_cpu = ctx.time(|| {
         cpu_exclusive_scan(&xs, &mut cpu);
         Ok(())
     })?;
-    let native = ctx.native.clone();
-    let n_input = Array::from_slice_on(&native, [n], &xs)?;
-    let mut n_out = Array::<u32, 1>::new_on(&native, [n])?;
-    let t_native = ctx.time_native(|| {
-        algorithms::exclusive_scan(&n_input.view(), &mut n_out.view_mut())?;
-        Ok(())
-    })?;
-    ctx.push_row(row(
+    let (input, mut out) = scan_row(
+        ctx,
         "amp::algorithms::exclusive_scan",
-        size("u32"),
-        Work::Bytes(8.0 * n as f64),
-        t_amp,
-        t_cpu,
-        &t_native,
-    ));
-    let got = out.to_vec()?;
-    ctx.checks
-        .push(check("algorithms::exclusive_scan", &got, &got, &cpu));
-    ctx.check_native(
         "algorithms::exclusive_scan",
-        &t_native,
-        || Ok(n_out.to_vec()?),
+        size("u32"),
+        &xs,
         &cpu,
+        t_cpu,
     )?;
 
     // The single pass in both layouts, whichever the device's default: blocks copied through
@@ -149,34 +128,14 @@ pub fn algorithms_rows(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
     // 8M at 256M elements) is an integer below 2^24, exact in f32 in any order.
     let fs: Vec<f32> = (0..n).map(|i| (i % 32 == 0) as u32 as f32).collect();
     let cpu_f: Vec<f32> = (0..n).map(|i| i.div_ceil(32) as f32).collect();
-    let input = Array::from_slice([n], &fs)?;
-    let mut out = Array::<f32, 1>::new([n])?;
-    let t_amp = ctx.time_amp(|| {
-        algorithms::exclusive_scan(&input.view(), &mut out.view_mut())?;
-        Ok(())
-    })?;
-    let n_input = Array::from_slice_on(&native, [n], &fs)?;
-    let mut n_out = Array::<f32, 1>::new_on(&native, [n])?;
-    let t_native = ctx.time_native(|| {
-        algorithms::exclusive_scan(&n_input.view(), &mut n_out.view_mut())?;
-        Ok(())
-    })?;
-    ctx.push_row(row(
+    scan_row(
+        ctx,
         "amp::algorithms::exclusive_scan (f32: reduce-then-scan)",
-        size("f32"),
-        Work::Bytes(8.0 * n as f64),
-        t_amp,
-        t_cpu,
-        &t_native,
-    ));
-    let got = out.to_vec()?;
-    ctx.checks
-        .push(check("algorithms::exclusive_scan f32", &got, &got, &cpu_f));
-    ctx.check_native(
         "algorithms::exclusive_scan f32",
-        &t_native,
-        || Ok(n_out.to_vec()?),
+        size("f32"),
+        &fs,
         &cpu_f,
+        t_cpu,
     )?;
 
     // Sorts: each run sorts a fresh copy (a device-to-device copy, timed with it).
@@ -201,6 +160,46 @@ pub fn algorithms_rows(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
     search_and_count_rows(ctx, &keys)?;
     with_fn::user_fn_rows(ctx, &keys)?;
     Ok(())
+}
+
+/// The `exclusive_scan` row of `xs` on the default and the native accelerator, beside the CPU
+/// column's `t_cpu`, with its checks against `want`; returns the default accelerator's input
+/// and output arrays for the variants timed after it.
+fn scan_row<T: DeviceScalar + std::fmt::Debug>(
+    ctx: &mut Ctx<'_>,
+    name: &str,
+    check_name: &str,
+    size: String,
+    xs: &[T],
+    want: &[T],
+    t_cpu: f64,
+) -> Result<(Array<T, 1>, Array<T, 1>), BoxError> {
+    let n = xs.len();
+    let input = Array::from_slice([n], xs)?;
+    let mut out = Array::<T, 1>::new([n])?;
+    let t_amp = ctx.time_amp(|| {
+        algorithms::exclusive_scan(&input.view(), &mut out.view_mut())?;
+        Ok(())
+    })?;
+    let native = ctx.native.clone();
+    let n_input = Array::from_slice_on(&native, [n], xs)?;
+    let mut n_out = Array::<T, 1>::new_on(&native, [n])?;
+    let t_native = ctx.time_native(|| {
+        algorithms::exclusive_scan(&n_input.view(), &mut n_out.view_mut())?;
+        Ok(())
+    })?;
+    ctx.push_row(row(
+        name,
+        size,
+        Work::Bytes(8.0 * n as f64),
+        t_amp,
+        t_cpu,
+        &t_native,
+    ));
+    let got = out.to_vec()?;
+    ctx.checks.push(check(check_name, &got, &got, want));
+    ctx.check_native(check_name, &t_native, || Ok(n_out.to_vec()?), want)?;
+    Ok((input, out))
 }
 
 /// A row of one algorithm run by `amp_run` on `acc` (the default accelerator, then the native
