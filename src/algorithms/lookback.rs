@@ -33,7 +33,7 @@ use crate::prelude::*;
 /// tile finds its predecessor ready within a few polls (the predecessor started earlier and
 /// publishes its aggregate after one pass over its block); summing a block instead reads its
 /// block's elements again.
-pub(super) const LOOKBACK_POLLS: u32 = 64;
+const LOOKBACK_POLLS: u32 = 64;
 
 /// Scans block `block` (taken from `status[0]`) of `input` into `output`; exclusive when
 /// `exclusive` is 1. `status[1 + b]` is block `b`'s state: 0 nothing published, 1 its sum in
@@ -244,24 +244,27 @@ const STAGED_ITEMS: usize = 16;
 /// whose loads coalesce across neighbouring threads; not on CPU devices (lavapipe, the native
 /// accelerator), which run each thread's run of elements as a loop and pay for the copy
 /// (lavapipe, 16M `u32`, one run: 954 ms staged, 450 ms in place).
-pub(super) fn stages_blocks(acc: &Accelerator) -> bool {
+fn stages_blocks(acc: &Accelerator) -> bool {
     !acc.is_emulated()
 }
 
 /// Scans the integers of `input` into `output` (same length, at least 1, `T` `i32` or `u32`:
 /// [`is_int`](super::host::is_int)) in one launch on `acc`, asking each block's state `polls`
 /// times before summing it (0: every tile sums every block before its own, which tests the
-/// fallback), its blocks `staged` or not. `i32`s are scanned as their `u32` bits: wrapping
-/// addition gives the same bits.
+/// fallback; `None`: [`LOOKBACK_POLLS`]), its blocks `staged` or not (`None`: the device's
+/// choice, [`stages_blocks`]). `i32`s are scanned as their `u32` bits: wrapping addition gives
+/// the same bits.
 pub(super) fn scan_single_pass_into<T: DeviceScalar>(
     acc: &Accelerator,
     input: &ArrayView<'_, T, 1>,
     output: &mut ArrayViewMut<'_, T, 1>,
     exclusive: bool,
-    polls: u32,
-    staged: bool,
+    polls: Option<u32>,
+    staged: Option<bool>,
 ) -> Result<(), Error> {
     debug_assert!(super::host::is_int::<T>());
+    let polls = polls.unwrap_or(LOOKBACK_POLLS);
+    let staged = staged.unwrap_or_else(|| stages_blocks(acc));
     let input = &input.reinterpret_as::<u32>()?;
     let output = &mut output.reinterpret_as_mut::<u32>()?;
     let n = input.extent()[0];
@@ -320,7 +323,6 @@ pub fn single_pass_scan<T: DeviceInt>(
         return Ok(());
     }
     let acc = super::accelerator_of(input.accelerator())?;
-    let staged = staged.unwrap_or_else(|| stages_blocks(&acc));
-    scan_single_pass_into(&acc, input, output, exclusive, polls, staged)?;
+    scan_single_pass_into(&acc, input, output, exclusive, Some(polls), staged)?;
     output.synchronize()
 }

@@ -5,7 +5,7 @@
 //! additions is fixed, so a float scan rounds the same way on every run; the look-back's
 //! grouping depends on which blocks were ready. See docs/algorithms.md.
 
-use super::lookback::{scan_single_pass_into, stages_blocks, LOOKBACK_POLLS};
+use super::lookback::scan_single_pass_into;
 use super::reduce::sum_into;
 use super::{accelerator_of, check_lengths, tiles, TILE};
 use crate::prelude::*;
@@ -121,9 +121,9 @@ fn scan_blocks_subgroups<T: DeviceScalar, const ITEMS: usize>(
 }
 
 /// Elements per thread of a scan.
-pub(super) const SCAN_ITEMS: usize = 32;
+const SCAN_ITEMS: usize = 32;
 /// Elements per block of a scan.
-pub(super) const SCAN_BLOCK: usize = TILE * SCAN_ITEMS;
+const SCAN_BLOCK: usize = TILE * SCAN_ITEMS;
 
 /// Scans `input` into `output` (same length, at least 1) on `acc`.
 fn scan_into<T: DeviceScalar>(
@@ -135,8 +135,7 @@ fn scan_into<T: DeviceScalar>(
     let n = input.extent()[0];
     let blocks = n.div_ceil(SCAN_BLOCK);
     if blocks > 1 && super::host::is_int::<T>() {
-        let staged = stages_blocks(acc);
-        return scan_single_pass_into(acc, input, output, exclusive, LOOKBACK_POLLS, staged);
+        return scan_single_pass_into(acc, input, output, exclusive, None, None);
     }
     let offsets = if blocks == 1 {
         Array::from_slice_on(acc, [1], &[T::ZERO])?
