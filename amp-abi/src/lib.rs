@@ -122,6 +122,12 @@ pub mod spec_id {
     /// by the runtime when it dispatches fewer invocations than the domain has indices (false
     /// by default: one index per invocation, the loop folds away).
     pub const GRID_STRIDE: u32 = 0x2_0003;
+    /// A boolean: every memory fence (`OpMemoryBarrier`) is an atomic addition of 0 to a word
+    /// of the tile's memory instead (false by default). Set for lavapipe, whose atomics are
+    /// sequentially consistent (so the addition orders memory as the fence does) and which
+    /// drops the invocations that reach an `OpMemoryBarrier` inside a loop entered by part of
+    /// a workgroup (Mesa 22.3: they end without a trace, so their later writes never happen).
+    pub const FENCES_AS_ATOMICS: u32 = 0x2_0004;
 }
 
 /// `SpecId` of the `u32` specialization constant holding the layout facts of the buffer bound

@@ -173,6 +173,12 @@ impl Device {
         &self.limits
     }
 
+    /// Whether kernels' memory fences run as atomic additions here (lavapipe; see
+    /// [`amp_abi::spec_id::FENCES_AS_ATOMICS`]).
+    pub(crate) fn fences_as_atomics(&self) -> bool {
+        properties::fences_as_atomics(&self.name)
+    }
+
     /// How simple kernels are dispatched here.
     pub(crate) fn launch_shape(&self) -> LaunchShape {
         self.shape

@@ -94,6 +94,15 @@ pub(crate) fn rounds_f32_exactly(name: &str) -> bool {
     name.starts_with("llvmpipe")
 }
 
+/// Whether kernels' memory fences become atomic additions of 0 on the device named `name`
+/// ([`amp_abi::spec_id::FENCES_AS_ATOMICS`]): lavapipe (`llvmpipe (LLVM ...)`), where an
+/// `OpMemoryBarrier` inside a loop entered by part of a workgroup ends the invocations that
+/// reach it (Mesa 22.3), and where every atomic is sequentially consistent, so the addition
+/// orders memory as the fence would.
+pub(crate) fn fences_as_atomics(name: &str) -> bool {
+    name.starts_with("llvmpipe")
+}
+
 /// lavapipe's (Mesa llvmpipe's) loop limit, `LP_MAX_TGSI_LOOP_ITERATIONS`.
 const LLVMPIPE_LOOP_LIMIT: u32 = 65_535;
 

@@ -189,6 +189,9 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
         } else if device.limits().rounds_f32_exactly {
             specialization.push(spec_id::DEVICE_ROUNDS_EXACTLY, &[1]);
         }
+        if device.fences_as_atomics() {
+            specialization.push(spec_id::FENCES_AS_ATOMICS, &[1]);
+        }
         let pipeline = cached(device, info, &specialization)?;
         Ok(LaunchPlan {
             push,

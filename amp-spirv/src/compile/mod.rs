@@ -355,12 +355,19 @@ impl CheckedKernel {
             })
             .collect();
         let hash = fnv1a(&module.words);
-        let tile_static = kernel
+        let mut tile_static: Vec<TileStaticSize> = kernel
             .locals
             .iter()
             .filter(|l| l.storage == ir::Storage::TileStatic)
             .map(|l| tile_static_size(&l.ty))
             .collect();
+        // The word a fence's atomic form adds to counts against the tile's memory as well.
+        if module.fence_word {
+            tile_static.push(TileStaticSize {
+                elem_bytes: 4,
+                dims: Vec::new(),
+            });
+        }
         let warnings: Vec<Warning> = self
             .findings
             .warnings

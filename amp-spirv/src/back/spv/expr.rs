@@ -1,5 +1,5 @@
-//! Expressions: values, operators, casts, atomics and barriers, and the elements of locals and
-//! values.
+//! Expressions: values, operators, casts and atomics, and the elements of locals and values
+//! (barriers and fences: `sync.rs`).
 
 use super::bounds::Target;
 use super::OrInternal;
@@ -18,23 +18,6 @@ enum OperandKind {
     Signed,
     Unsigned,
     Bool,
-}
-
-/// The memory scope and semantics of a fence: `tile_static` memory is the tile's (`Workgroup`),
-/// views and arrays are device memory (`Uniform` memory class, `Device` scope).
-fn fence_scope(fence: Fence) -> (spirv::Scope, spirv::MemorySemantics) {
-    use spirv::MemorySemantics as M;
-    match fence {
-        Fence::TileStatic => (
-            spirv::Scope::Workgroup,
-            M::ACQUIRE_RELEASE | M::WORKGROUP_MEMORY,
-        ),
-        Fence::Global => (spirv::Scope::Device, M::ACQUIRE_RELEASE | M::UNIFORM_MEMORY),
-        Fence::All => (
-            spirv::Scope::Device,
-            M::ACQUIRE_RELEASE | M::UNIFORM_MEMORY | M::WORKGROUP_MEMORY,
-        ),
-    }
 }
 
 impl Emitter<'_> {
@@ -705,28 +688,6 @@ impl Emitter<'_> {
             all.extend(operands);
             Some(e.op(opcode, t, &all))
         })
-    }
-
-    /// `OpControlBarrier` for `t.barrier.wait*()`: every thread of the tile waits, and the
-    /// fenced memory's writes before the barrier are visible to the tile after it.
-    fn barrier(&mut self, fence: Fence) {
-        let (memory_scope, semantics) = fence_scope(fence);
-        let exec = self.const_u32(spirv::Scope::Workgroup as u32);
-        let mem = self.const_u32(memory_scope as u32);
-        let sem = self.const_u32(semantics.bits());
-        self.b
-            .control_barrier(exec, mem, sem)
-            .or_internal(&mut self.internal, Invariant::BlockOpen);
-    }
-
-    /// `OpMemoryBarrier` for `*_memory_fence(t.barrier)`: orders this thread's accesses.
-    fn memory_fence(&mut self, fence: Fence) {
-        let (memory_scope, semantics) = fence_scope(fence);
-        let mem = self.const_u32(memory_scope as u32);
-        let sem = self.const_u32(semantics.bits());
-        self.b
-            .memory_barrier(mem, sem)
-            .or_internal(&mut self.internal, Invariant::BlockOpen);
     }
 
     /// A pointer to the local-array element `e`, when `e` is `local[i][j]...`.

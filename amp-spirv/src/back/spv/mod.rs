@@ -19,6 +19,7 @@ mod math;
 mod normalized;
 mod small;
 mod subgroup;
+mod sync;
 mod texture;
 mod vector;
 
@@ -64,6 +65,9 @@ pub struct Module {
     pub workgroup_size: [u32; 3],
     /// The source line of each loop watched for a device's loop limit, by loop number.
     pub loop_lines: Vec<u32>,
+    /// Whether the kernel's fences declared the 4-byte `tile_static` word that their atomic
+    /// form adds to ([`amp_abi::spec_id::FENCES_AS_ATOMICS`]).
+    pub fence_word: bool,
 }
 
 /// Lowers a type-checked kernel; an error (the broken invariant) only on a bug in the emitter.
@@ -111,6 +115,7 @@ pub fn emit(
     }
     let loop_lines = e.watch.take().map(|w| w.lines).unwrap_or_default();
     Ok(Module {
+        fence_word: e.atomic_fence.is_some(),
         words: e.b.module().assemble(),
         uses_float64,
         workgroup_size: [SIMPLE_WORKGROUP_SIZE, 1, 1],
@@ -208,6 +213,9 @@ struct Emitter<'k> {
     /// `#[kernel(amp, fast_math)]`: the device's own `f32` division, square root and
     /// trigonometry, within Vulkan's precision instead of Rust's results.
     fast_math: bool,
+    /// The `FENCES_AS_ATOMICS` specialization constant and the tile's word its atomic
+    /// fences add to, once a fence has declared them (`expr.rs`, `memory_fence`).
+    atomic_fence: Option<(Word, Word)>,
 }
 
 /// A step of the emitter that fails only on a bug in the emitter (an instruction outside a
@@ -295,6 +303,7 @@ impl<'k> Emitter<'k> {
             internal: None,
             rounded: Rounded::default(),
             fast_math: false,
+            atomic_fence: None,
         }
     }
 
