@@ -49,17 +49,20 @@ AMP_DEVICE=vulkan AMP_VALIDATION=1 cargo test --workspace --all-features "$@"
 # build the dependencies again with fewer features: about two minutes on two cores).
 # The device suite on a simulated discrete GPU (docs/data-model.md): data in device memory,
 # every transfer through staging buffers, mappings treated as non-coherent, a discrete GPU's
-# limits, the validation layer's best-practices checks on; once with deferred launches and
-# once with every launch waited for, which must agree. The first run also gives simple kernels
-# four indices per thread (a GPU's workgroup size is the simulated device's default), so that
-# every device test runs through the grid-stride loop too.
-for sync in 0 1; do
-    items=$((sync == 0 ? 4 : 1))
-    AMP_DEVICE=vulkan AMP_VALIDATION=1 AMP_SIMULATE_DISCRETE=1 AMP_SYNC_LAUNCHES=$sync \
-        AMP_ITEMS_PER_THREAD=$items \
-        cargo test --workspace --all-features --test device --test faults "$@" \
-        -- --skip every_device_test_on_the_other_accelerator
-done
+# limits, the validation layer's best-practices checks on, deferred launches, and four indices
+# per simple kernel's thread (a GPU's workgroup size is the simulated device's default), so
+# that every device test runs through the grid-stride loop too.
+AMP_DEVICE=vulkan AMP_VALIDATION=1 AMP_SIMULATE_DISCRETE=1 AMP_ITEMS_PER_THREAD=4 \
+    cargo test --workspace --all-features --test device --test faults "$@" \
+    -- --skip every_device_test_on_the_other_accelerator
+# The same device with every launch waited for (`AMP_SYNC_LAUNCHES=1`), which must agree: the
+# faults, and the device tests whose launches, waits and host accesses interleave (data model,
+# asynchrony, ping-pong buffers, the model-based test, reuse, errors reported by launches).
+sync_env=(AMP_DEVICE=vulkan AMP_VALIDATION=1 AMP_SIMULATE_DISCRETE=1 AMP_SYNC_LAUNCHES=1)
+env "${sync_env[@]}" cargo test --workspace --all-features --test faults "$@"
+env "${sync_env[@]}" cargo test --workspace --all-features --test device "$@" -- \
+    data_model:: asynchrony:: ping_pong:: model:: launch_reuse:: read_write:: bounds:: \
+    loop_limit:: profiling:: fences:: lookback:: --skip every_device_test_on_the_other_accelerator
 # The suites whose default accelerator must be the native one.
 AMP_DEVICE=cpu cargo test --workspace --all-features --test native_accelerator --test accelerator \
     "$@"
