@@ -33,6 +33,33 @@ pub struct Frames<T: Copy> {
 /// (or a `tile_static` array of a named length), from the thread's pool.
 #[inline]
 pub fn frames<T: Copy>(init: T, n: usize) -> Frames<T> {
+    let mut f = pooled::<T>(n);
+    let ptr = f.as_mut_ptr();
+    for i in 0..n {
+        // SAFETY: `pooled` holds at least `n` `T`s, aligned for `T`; element `i` is inside
+        // them, and `T: Copy` has no drop to skip.
+        unsafe { ptr.add(i).write(init) };
+    }
+    f
+}
+
+/// `n` values of type `T` from the thread's pool, not set: the frames of locals that every
+/// thread writes before any thread reads them (a subgroup operation's operands and result),
+/// which a fill would only make the call write twice.
+///
+/// # Safety
+///
+/// The caller writes each element before it reads it, through [`Frames::as_mut_ptr`] only:
+/// the elements hold whatever the buffer held before, which need not be a valid `T`, so the
+/// frames must not be dereferenced as a slice before every element is written.
+#[inline]
+pub unsafe fn frames_for_overwrite<T: Copy>(n: usize) -> Frames<T> {
+    pooled::<T>(n)
+}
+
+/// A buffer of the calling OS thread's pool (or a new one) with room for `n` `T`s.
+#[inline]
+fn pooled<T: Copy>(n: usize) -> Frames<T> {
     const { assert!(align_of::<T>() <= align_of::<Word>()) };
     let words = (n * size_of::<T>()).div_ceil(size_of::<Word>());
     let mut buf = POOL
@@ -42,13 +69,6 @@ pub fn frames<T: Copy>(init: T, n: usize) -> Frames<T> {
         .unwrap_or_default();
     if buf.len() < words {
         buf.resize(words, 0);
-    }
-    let ptr = buf.as_mut_ptr().cast::<T>();
-    for i in 0..n {
-        // SAFETY: `buf` holds at least `n * size_of::<T>()` bytes, aligned for `T` (its
-        // words are 16-aligned, at least `T`'s alignment, asserted above); element `i` is
-        // inside them, and `T: Copy` has no drop to skip.
-        unsafe { ptr.add(i).write(init) };
     }
     Frames {
         buf,
@@ -69,8 +89,10 @@ impl<T: Copy> Deref for Frames<T> {
     type Target = [T];
     #[inline]
     fn deref(&self) -> &[T] {
-        // SAFETY: `frames` wrote all `len` values, aligned for `T`, into `buf`, which this
-        // owner keeps for its life; the slice borrows `self`.
+        // SAFETY: `frames` wrote all `len` values, aligned for `T` (its words are 16-aligned,
+        // at least `T`'s alignment, asserted in `pooled`), into `buf`, which this owner keeps
+        // for its life (`frames_for_overwrite`'s caller writes them all before any deref);
+        // the slice borrows `self`.
         unsafe { std::slice::from_raw_parts(self.buf.as_ptr().cast(), self.len) }
     }
 }
@@ -94,6 +116,20 @@ impl<T: Copy> Drop for Frames<T> {
 #[cfg(test)]
 mod tests {
     use super::frames;
+
+    #[test]
+    fn frames_for_overwrite_reuse_a_buffer_with_room_for_them() {
+        drop(frames(9u32, 4));
+        // SAFETY: every element is written through the pointer before any is read.
+        let mut f = unsafe { super::frames_for_overwrite::<u64>(300) };
+        let p = f.as_mut_ptr();
+        for i in 0..300 {
+            // SAFETY: `i` is inside the frames' 300 elements.
+            unsafe { p.add(i).write(i as u64 * 3) };
+        }
+        assert_eq!(f.len(), 300);
+        assert!(f.iter().enumerate().all(|(i, &v)| v == i as u64 * 3));
+    }
 
     #[test]
     fn frames_are_filled_whatever_the_buffer_held_before() {

@@ -36,6 +36,9 @@ pub(crate) fn hoisted(k: &Kernel) -> Option<Kernel> {
     Some(out)
 }
 
+/// The name of the fresh locals that hold a collective's operands and results.
+pub(crate) const OPERAND: &str = "#subgroup";
+
 struct Hoister<'l> {
     locals: &'l mut Vec<Local>,
 }
@@ -45,7 +48,7 @@ impl Hoister<'_> {
     /// value of the thread's index to recompute).
     fn fresh(&mut self, ty: Ty) -> LocalId {
         self.locals.push(Local {
-            name: "#subgroup".into(),
+            name: OPERAND.into(),
             ty,
             mutable: true,
             storage: Storage::Function,

@@ -49,6 +49,9 @@ type Folded = Option<(usize, bool)>;
 pub(crate) struct TileState {
     /// The locals each thread keeps in its frame (chosen after the first run).
     frame: BTreeSet<LocalId>,
+    /// The locals every thread writes before any reads them, whose frames need no fill
+    /// (`tile_locals::written_by_every_thread_first`; empty where threads may leave early).
+    written_first: HashSet<LocalId>,
     /// Locals named plainly everywhere and never recorded: the tiled index's fields,
     /// `tile_static` variables, the counters of tile-level `for` loops.
     pub(super) fixed: HashSet<LocalId>,
@@ -310,6 +313,7 @@ impl Emitter<'_> {
             remat: remat.iter().cloned().collect(),
             loop_ends: Default::default(),
         };
+        let done_flag = barriers && block_has(&k.body, has_return);
         self.tile = Some(TileState {
             scoped: HashSet::new(),
             facts,
@@ -317,6 +321,11 @@ impl Emitter<'_> {
             lane_limit: None,
             folded: None,
             frame: BTreeSet::new(),
+            written_first: if done_flag {
+                HashSet::new()
+            } else {
+                super::tile_locals::written_by_every_thread_first(k)
+            },
             fixed,
             tile_scalars: uniform.iter().copied().collect(),
             uniform,
@@ -327,7 +336,7 @@ impl Emitter<'_> {
             ctx: None,
             contexts: 0,
             region: None,
-            done_flag: barriers && block_has(&k.body, has_return),
+            done_flag,
             barriers,
             flag_set: false,
         });
@@ -397,6 +406,7 @@ impl Emitter<'_> {
             .collect();
         let frame: Vec<LocalId> = st.frame.iter().copied().collect();
         let (has_frame, done_flag) = (st.has_frame(), st.done_flag);
+        let written_first = st.written_first.clone();
         for id in scalars {
             let (l, ty) = (local(id), &k.locals[id].ty);
             if let Some((lens, inner)) = self.dyn_arrays.get(&id) {
@@ -417,23 +427,33 @@ impl Emitter<'_> {
             // loop reads `fl<id>[i]`, so neighbouring lanes touch neighbouring elements and
             // LLVM can vectorize the loop. A batch's frames are few (`pass::batch::LANES`): on the
             // stack, no allocation; a tile's are allocated once per call.
-            let mut frames: Vec<(String, TokenStream, TokenStream)> = Vec::new();
+            // (name, type, zero, whether every thread writes it before any reads it)
+            let mut frames: Vec<(String, TokenStream, TokenStream, bool)> = Vec::new();
             if done_flag {
-                frames.push(("done".into(), quote!(bool), quote!(false)));
+                frames.push(("done".into(), quote!(bool), quote!(false), false));
             }
             for &id in &frame {
                 let ty = &k.locals[id].ty;
-                frames.push((format!("l{id}"), self.ty(ty, span)?, self.zero(ty, span)?));
+                let first = written_first.contains(&id);
+                frames.push((
+                    format!("l{id}"),
+                    self.ty(ty, span)?,
+                    self.zero(ty, span)?,
+                    first,
+                ));
             }
-            for (name, ty, zero) in frames {
+            for (name, ty, zero, written_first) in frames {
                 let (v, f) = (numbered("v", &name), numbered("f", &name));
-                let storage = match self.batch {
-                    true => {
+                let storage = match (self.batch, written_first) {
+                    (true, _) => {
                         self.lane_frames = true;
                         let lanes = index_lit(crate::pass::batch::LANES);
                         quote!([#zero; #lanes])
                     }
-                    false => quote!(#rt::frames::<#ty>(#zero, nt)),
+                    // SAFETY (of the generated code): every thread writes the local before
+                    // any thread reads it, through the frame's pointer only.
+                    (false, true) => quote!(unsafe { #rt::frames_for_overwrite::<#ty>(nt) }),
+                    (false, false) => quote!(#rt::frames::<#ty>(#zero, nt)),
                 };
                 s.extend(quote!(let mut #v = #storage; let #f: *mut #ty = #v.as_mut_ptr();));
             }

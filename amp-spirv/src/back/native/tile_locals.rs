@@ -329,3 +329,32 @@ fn walk_children<'a>(e: &'a Expr, sites: &mut Vec<Site<'a>>, excluded: &mut Excl
         _ => {}
     }
 }
+
+/// The locals every thread of the tile writes before any thread reads them: the results of
+/// subgroup operations that combine lanes (`let r = op(a, b);`, which writes every lane's
+/// result) and their operands (the fresh locals `pass::collectives` computes just before, in a
+/// work-item loop over every thread). Their frames need no fill where no thread can leave the
+/// tile function early (no `done` flag), since then every thread reaches both.
+pub(super) fn written_by_every_thread_first(k: &Kernel) -> HashSet<LocalId> {
+    struct Search<'k> {
+        k: &'k Kernel,
+        found: HashSet<LocalId>,
+    }
+    impl<'a> Visitor<'a> for Search<'_> {
+        fn visit_stmt(&mut self, stmt: &'a Stmt) {
+            if let Stmt::Let(id, Some(e)) = stmt {
+                let collective = matches!(&e.kind, ExprKind::Subgroup(op, _) if op.is_collective());
+                if collective || self.k.locals[*id].name == crate::pass::collectives::OPERAND {
+                    self.found.insert(*id);
+                }
+            }
+            walk_stmt(self, stmt);
+        }
+    }
+    let mut search = Search {
+        k,
+        found: HashSet::new(),
+    };
+    search.visit_block(&k.body);
+    search.found
+}

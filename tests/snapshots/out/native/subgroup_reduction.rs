@@ -15,9 +15,9 @@ pub unsafe fn thread(
     let mut l3: [u32; 1] = [o0];
     let mut l4: [u32; 1] = [d0];
     let mut l5: [f32; 256] = [0.0f32; 256];
-    let mut vl6 = rt::frames::<f32>(0.0f32, nt);
+    let mut vl6 = unsafe { rt::frames_for_overwrite::<f32>(nt) };
     let fl6: *mut f32 = vl6.as_mut_ptr();
-    let mut vl11 = rt::frames::<f32>(0.0f32, nt);
+    let mut vl11 = unsafe { rt::frames_for_overwrite::<f32>(nt) };
     let fl11: *mut f32 = vl11.as_mut_ptr();
     unsafe {
         {
