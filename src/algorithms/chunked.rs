@@ -20,46 +20,29 @@ use crate::prelude::*;
 /// launch share, short enough for a few chunks per pool thread at a million elements.
 pub(super) const NATIVE_CHUNK: usize = 4096;
 
-/// Launches the count kernel of a chunked selection: `(input, counts, chunk)`.
-type CountChunks<'f, T> =
-    &'f dyn Fn(&ArrayView<'_, T, 1>, &mut Array<u32, 1>, u32) -> Result<(), Error>;
-/// Launches the copy kernel of a chunked selection: `(input, offsets, out, kept, partition,
-/// chunk)`.
-type CopyChunks<'f, T> = &'f dyn Fn(
-    &ArrayView<'_, T, 1>,
-    &Array<u32, 1>,
-    &mut ArrayViewMut<'_, T, 1>,
-    u32,
-    u32,
-    u32,
-) -> Result<(), Error>;
-
-/// Launches the one-pass kernel of a chunked `copy_if`: `(input, scratch, counts, chunk)`.
+/// Launches the one-pass kernel of a chunked `copy_if` or `partition`: `(input, scratch,
+/// counts, partition, chunk)`.
 type CompactChunks<'f, T> = &'f dyn Fn(
     &ArrayView<'_, T, 1>,
     &mut Array<T, 1>,
     &mut Array<u32, 1>,
+    u32,
     u32,
 ) -> Result<(), Error>;
 
 /// The user's kernels of a `copy_if` or `partition` on the native accelerator.
 #[doc(hidden)]
 pub struct ChunkSelect<'f, T: DeviceScalar> {
-    /// `counts[c]`: the selected elements of chunk `c`.
-    pub count: CountChunks<'f, T>,
-    /// `copy_if`: chunk `c`'s selected elements at the start of its part of a scratch array,
-    /// and `counts[c]`.
+    /// Chunk `c`'s selected elements at the start of its part of a scratch array and
+    /// `counts[c]`; with `partition` its others from the part's end backwards.
     pub compact: CompactChunks<'f, T>,
-    /// Chunk `c`'s selected elements from `out[offsets[c]]`, and with `partition` its others
-    /// from `out[kept + c * chunk - offsets[c]]`.
-    pub copy: CopyChunks<'f, T>,
 }
 
 /// `select`'s work on the native accelerator, over `n = input.len() > 0` elements; the length
 /// checks are the caller's, except `copy_if`'s (`out` holds the selected elements), made here
-/// before anything is written to `out`. `copy_if` reads the input once (each chunk compacts
-/// its selection into a scratch array, then the parts move to their places); `partition`
-/// counts, then writes both groups. Returns how many were selected.
+/// before anything is written to `out`. One pass over the input: each chunk compacts its
+/// selection (and with `partition` its others) into its part of a scratch array, then the
+/// parts move to their places. Returns how many were selected.
 pub(super) fn select<T: AlgorithmElement>(
     acc: &Accelerator,
     operation: &'static str,
@@ -71,45 +54,47 @@ pub(super) fn select<T: AlgorithmElement>(
     let n = input.extent()[0];
     let (chunks, chunk) = chunks_of(n);
     let mut counts = Array::<u32, 1>::new_for_overwrite_on(acc, [chunks])?;
-    if !partition {
-        // One pass over the input: each chunk's selection compacted in place, then moved.
-        let mut scratch = Array::<T, 1>::new_for_overwrite_on(acc, [n])?;
-        (kernels.compact)(input, &mut scratch, &mut counts, chunk)?;
-        let (offsets, kept) = offsets(acc, &counts)?;
-        check_selected_fit(operation, kept, out)?;
-        let scratch = scratch.view();
-        let moves = move_chunks(&scratch, &counts, &offsets, out, chunk);
-        parallel_for_each_on(acc, counts.extent(), moves)?;
-        return Ok(kept);
-    }
-    (kernels.count)(input, &mut counts, chunk)?;
+    let mut scratch = Array::<T, 1>::new_for_overwrite_on(acc, [n])?;
+    let split = u32::from(partition);
+    (kernels.compact)(input, &mut scratch, &mut counts, split, chunk)?;
     let (offsets, kept) = offsets(acc, &counts)?;
-    (kernels.copy)(
-        input,
-        &offsets,
-        out,
-        kept as u32,
-        u32::from(partition),
-        chunk,
-    )?;
+    if !partition {
+        check_selected_fit(operation, kept, out)?;
+    }
+    let scratch = scratch.view();
+    let moves = move_chunks(&scratch, &counts, &offsets, out, kept as u32, split, chunk);
+    parallel_for_each_on(acc, counts.extent(), moves)?;
     Ok(kept)
 }
 
 /// Chunk `c`'s compacted selection (`counts[c]` elements from `scratch[c * chunk]`) to
-/// `out[offsets[c]..]`.
+/// `out[offsets[c]..]`; with `partition == 1` its others (stored from the end of its part
+/// backwards) in input order from `out[kept + c * chunk - offsets[c]]`.
 #[kernel(amp, allow(write_conflict))]
+#[allow(clippy::too_many_arguments)]
 fn move_chunks<T: DeviceScalar>(
     idx: Index<1>,
     scratch: ArrayView<T, 1>,
     counts: &Array<u32, 1>,
     offsets: &Array<u32, 1>,
     out: ArrayViewMut<T, 1>,
+    kept: u32,
+    partition: u32,
     chunk: u32,
 ) {
+    let n = scratch.extent()[0];
     let start = idx[0] * chunk as usize;
+    let end = min(start + chunk as usize, n);
     let to = offsets[idx] as usize;
-    for k in 0..counts[idx] as usize {
+    let selected = counts[idx] as usize;
+    for k in 0..selected {
         out[to + k] = scratch[start + k];
+    }
+    if partition == 1 {
+        let others = kept as usize + start - to;
+        for r in 0..end - start - selected {
+            out[others + r] = scratch[end - 1 - r];
+        }
     }
 }
 

@@ -427,76 +427,35 @@ macro_rules! __amp_select {
         {
             use $crate::prelude::*;
             $crate::__amp_flags_kernel!($t, $($pred)::+);
-            /// `counts[c]` counts the elements of chunk `c` (`chunk` elements) that satisfy
-            /// the predicate.
-            #[$crate::kernel(amp)]
-            fn __amp_count_chunks(
-                idx: Index<1>,
-                input: ArrayView<$t, 1>,
-                counts: &mut Array<u32, 1>,
-                chunk: u32,
-            ) {
-                let n = input.extent()[0];
-                let start = idx[0] * chunk as usize;
-                let end = min(start + chunk as usize, n);
-                let mut matches = 0u32;
-                for i in start..end {
-                    if $($pred)::+(input[i]) {
-                        matches += 1;
-                    }
-                }
-                counts[idx] = matches;
-            }
-            /// Chunk `c`'s selected elements, in order, from `out[offsets[c]]`; with
-            /// `partition == 1` its others, in order, from `out[kept + start - offsets[c]]`.
-            /// (Checked, as every kernel of these macros: an `unchecked` one would need an
-            /// `unsafe` block here, which a crate that forbids `unsafe_code` refuses.)
-            #[$crate::kernel(amp, allow(write_conflict))]
-            fn __amp_copy_chunks(
-                idx: Index<1>,
-                input: ArrayView<$t, 1>,
-                offsets: &Array<u32, 1>,
-                out: ArrayViewMut<$t, 1>,
-                kept: u32,
-                partition: u32,
-                chunk: u32,
-            ) {
-                let n = input.extent()[0];
-                let start = idx[0] * chunk as usize;
-                let end = min(start + chunk as usize, n);
-                let mut selected = offsets[idx] as usize;
-                let mut others = kept as usize + start - selected;
-                for i in start..end {
-                    let x = input[i];
-                    if $($pred)::+(x) {
-                        out[selected] = x;
-                        selected += 1;
-                    } else if partition == 1 {
-                        out[others] = x;
-                        others += 1;
-                    }
-                }
-            }
-            /// `copy_if`'s one pass over the input: chunk `c`'s selected elements, in order,
-            /// at the start of its own part of `scratch` (from `scratch[c * chunk]`), and
-            /// `counts[c]` how many.
+            /// The one pass over the input of a `copy_if` or `partition`: chunk `c`'s
+            /// selected elements, in order, at the start of its own part of `scratch` (from
+            /// `scratch[c * chunk]`), and `counts[c]` how many; with `partition == 1` its
+            /// others too, from the part's end backwards (so the last of its part holds the
+            /// first of them). (Checked, as every kernel of these macros: an `unchecked` one
+            /// would need an `unsafe` block here, which a crate that forbids `unsafe_code`
+            /// refuses.)
             #[$crate::kernel(amp, allow(write_conflict))]
             fn __amp_compact_chunks(
                 idx: Index<1>,
                 input: ArrayView<$t, 1>,
                 scratch: &mut Array<$t, 1>,
                 counts: &mut Array<u32, 1>,
+                partition: u32,
                 chunk: u32,
             ) {
                 let n = input.extent()[0];
                 let start = idx[0] * chunk as usize;
                 let end = min(start + chunk as usize, n);
                 let mut kept = start;
+                let mut others = end;
                 for i in start..end {
                     let x = input[i];
                     if $($pred)::+(x) {
                         scratch[kept] = x;
                         kept += 1;
+                    } else if partition == 1 {
+                        others -= 1;
+                        scratch[others] = x;
                     }
                 }
                 counts[idx] = (kept - start) as u32;
@@ -511,22 +470,10 @@ macro_rules! __amp_select {
                         $crate::parallel_for_each(input.extent(), __amp_flags(input, flags))
                     },
                     chunks: $crate::algorithms::__ChunkSelect {
-                        count: &|input, counts, chunk| {
+                        compact: &|input, scratch, counts, partition, chunk| {
                             $crate::parallel_for_each(
                                 counts.extent(),
-                                __amp_count_chunks(input, counts, chunk),
-                            )
-                        },
-                        compact: &|input, scratch, counts, chunk| {
-                            $crate::parallel_for_each(
-                                counts.extent(),
-                                __amp_compact_chunks(input, scratch, counts, chunk),
-                            )
-                        },
-                        copy: &|input, offsets, out, kept, partition, chunk| {
-                            $crate::parallel_for_each(
-                                offsets.extent(),
-                                __amp_copy_chunks(input, offsets, out, kept, partition, chunk),
+                                __amp_compact_chunks(input, scratch, counts, partition, chunk),
                             )
                         },
                     },

@@ -1,5 +1,5 @@
 //! The rows of the `amp::algorithms` macros that take a user's `#[amp::device]` function:
-//! `reduce!` with a non-commutative operator, `copy_if!` and `reduce_by_key!`, beside the same
+//! `reduce!` with a non-commutative operator, `copy_if!`, `partition!` and `reduce_by_key!`, beside the same
 //! jobs in rayon (`par_iter` with the same closures; a chunked parallel `reduce_by_key`).
 
 use amp::algorithms;
@@ -99,6 +99,29 @@ pub(super) fn user_fn_rows(ctx: &mut Ctx<'_>, keys: &[u32]) -> Result<(), BoxErr
     )?;
     algorithm_row(
         ctx,
+        "amp::algorithms::partition! (x % 10 == 7 first)",
+        format!("{} u32", count(n)),
+        Work::Bytes(8.0 * n as f64),
+        |acc| {
+            let mut out = Array::<u32, 1>::new_on(acc, [n])?;
+            let first = algorithms::partition!(
+                u32,
+                &pick(acc).1.view(),
+                &mut out.view_mut(),
+                ends_in_seven
+            )?;
+            Ok(vec![first as u64, order_digest(&out.to_vec()?)])
+        },
+        || {
+            let (mut first, rest): (Vec<u32>, Vec<u32>) =
+                keys.par_iter().partition(|&&x| x % 10 == 7);
+            let selected = first.len() as u64;
+            first.extend(rest);
+            vec![selected, order_digest(&first)]
+        },
+    )?;
+    algorithm_row(
+        ctx,
         "amp::algorithms::reduce_by_key! (runs of 32 on average)",
         format!("{} u32 + u32", count(n)),
         Work::Bytes(8.0 * n as f64),
@@ -122,6 +145,15 @@ pub(super) fn user_fn_rows(ctx: &mut Ctx<'_>, keys: &[u32]) -> Result<(), BoxErr
         || cpu_reduce_by_key(&run_keys, &small),
     )?;
     Ok(())
+}
+
+/// A digest of `data` that changes when an element changes or two elements swap places
+/// (`sum of data[i] * (i + 1)`, wrapping): compares a partition's 16M elements without
+/// widening each into the check's `u64`s inside the timing.
+fn order_digest(data: &[u32]) -> u64 {
+    data.iter().enumerate().fold(0u64, |d, (i, &x)| {
+        d.wrapping_add(u64::from(x).wrapping_mul(i as u64 + 1))
+    })
 }
 
 /// `reduce_by_key` with a wrapping sum in rayon: the runs of each chunk in parallel, then the
