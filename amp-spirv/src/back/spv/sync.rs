@@ -39,12 +39,12 @@ impl Emitter<'_> {
 
     /// `OpMemoryBarrier` for `*_memory_fence(t.barrier)`: orders this thread's accesses.
     ///
-    /// Where the runtime sets `FENCES_AS_ATOMICS` (lavapipe), the fence is an atomic
-    /// addition of 0 to a word of the tile's memory instead, which the driver folds the
-    /// choice to: that device's atomics are sequentially consistent, so the addition orders
-    /// this thread's accesses as the fence does, and its `OpMemoryBarrier` inside a loop
-    /// entered by part of a tile ends the invocations that reach it
-    /// ([`amp_abi::spec_id::FENCES_AS_ATOMICS`]).
+    /// Both forms are emitted under a selection on the `FENCES_AS_ATOMICS` specialization
+    /// constant, which the driver folds: where the runtime sets it (lavapipe), the fence is an
+    /// atomic addition of 0 to a word of the tile's memory. That device's atomics are
+    /// sequentially consistent, so the addition orders this thread's accesses as the fence
+    /// does, and its own `OpMemoryBarrier` inside a loop entered by part of a tile ends the
+    /// invocations that reach it ([`amp_abi::spec_id::FENCES_AS_ATOMICS`]).
     pub(super) fn memory_fence(&mut self, fence: Fence) {
         let (as_atomic, word) = match self.atomic_fence {
             Some(ids) => ids,
