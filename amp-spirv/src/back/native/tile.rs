@@ -49,9 +49,6 @@ type Folded = Option<(usize, bool)>;
 pub(crate) struct TileState {
     /// The locals each thread keeps in its frame (chosen after the first run).
     frame: BTreeSet<LocalId>,
-    /// The locals every thread writes before any reads them, whose frames need no fill
-    /// (`tile_locals::written_by_every_thread_first`; empty where threads may leave early).
-    written_first: HashSet<LocalId>,
     /// Locals named plainly everywhere and never recorded: the tiled index's fields,
     /// `tile_static` variables, the counters of tile-level `for` loops.
     pub(super) fixed: HashSet<LocalId>,
@@ -313,7 +310,6 @@ impl Emitter<'_> {
             remat: remat.iter().cloned().collect(),
             loop_ends: Default::default(),
         };
-        let done_flag = barriers && block_has(&k.body, has_return);
         self.tile = Some(TileState {
             scoped: HashSet::new(),
             facts,
@@ -321,11 +317,6 @@ impl Emitter<'_> {
             lane_limit: None,
             folded: None,
             frame: BTreeSet::new(),
-            written_first: if done_flag {
-                HashSet::new()
-            } else {
-                super::tile_locals::written_by_every_thread_first(k)
-            },
             fixed,
             tile_scalars: uniform.iter().copied().collect(),
             uniform,
@@ -336,7 +327,7 @@ impl Emitter<'_> {
             ctx: None,
             contexts: 0,
             region: None,
-            done_flag,
+            done_flag: barriers && block_has(&k.body, has_return),
             barriers,
             flag_set: false,
         });
@@ -406,7 +397,12 @@ impl Emitter<'_> {
             .collect();
         let frame: Vec<LocalId> = st.frame.iter().copied().collect();
         let (has_frame, done_flag) = (st.has_frame(), st.done_flag);
-        let written_first = st.written_first.clone();
+        // Frames every thread writes before any reads need no fill, unless threads may
+        // leave early (a `done` flag) and skip the writes.
+        let written_first = match done_flag {
+            true => HashSet::new(),
+            false => super::tile_locals::written_by_every_thread_first(k),
+        };
         for id in scalars {
             let (l, ty) = (local(id), &k.locals[id].ty);
             if let Some((lens, inner)) = self.dyn_arrays.get(&id) {
@@ -434,17 +430,17 @@ impl Emitter<'_> {
             }
             for &id in &frame {
                 let ty = &k.locals[id].ty;
-                let first = written_first.contains(&id);
+                let overwritten = written_first.contains(&id);
                 frames.push((
                     format!("l{id}"),
                     self.ty(ty, span)?,
                     self.zero(ty, span)?,
-                    first,
+                    overwritten,
                 ));
             }
-            for (name, ty, zero, written_first) in frames {
+            for (name, ty, zero, overwritten) in frames {
                 let (v, f) = (numbered("v", &name), numbered("f", &name));
-                let storage = match (self.batch, written_first) {
+                let storage = match (self.batch, overwritten) {
                     (true, _) => {
                         self.lane_frames = true;
                         let lanes = index_lit(crate::pass::batch::LANES);
