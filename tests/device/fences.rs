@@ -82,25 +82,24 @@ fn fences_in_a_loop_under_a_per_thread_branch() -> Result<(), amp::Error> {
     Ok(())
 }
 
+/// Elements per thread of the look-back scan below (blocks of 8,192).
+const ITEMS: usize = 32;
+
 /// A decoupled look-back scan in the form that met the fault: thread 0 looks back over
 /// earlier blocks in a `while` loop (with a polling loop nested in it, a fence in each round)
-/// inside `if l == 0`, inside a tile-uniform loop that holds barriers. With 0 polls every tile
+/// inside `if l == 0`, inside a tile-uniform loop that holds barriers; an inclusive scan of
+/// blocks of `ITEMS * 256` elements, each thread's run read in place. With 0 polls every tile
 /// sums every earlier block itself.
 #[kernel(amp, unchecked, allow(write_conflict))]
-#[allow(clippy::too_many_arguments)]
-fn look_back_in_a_while_loop<const ITEMS: usize>(
+fn look_back_in_a_while_loop(
     t: TiledIndex<256>,
     input: ArrayView<u32, 1>,
     output: ArrayViewMut<u32, 1>,
     status: ArrayViewMut<u32, 1>,
     aggregates: ArrayViewMut<u32, 1>,
     prefixes: ArrayViewMut<u32, 1>,
-    exclusive: u32,
     polls: u32,
-    staged: u32,
 ) {
-    #[tile_static]
-    let mut staging: [u32; 4224];
     #[tile_static]
     let mut sums: [u32; 256];
     #[tile_static]
@@ -123,21 +122,8 @@ fn look_back_in_a_while_loop<const ITEMS: usize>(
     let start = base + l * ITEMS;
     let end = if start + ITEMS < n { start + ITEMS } else { n };
     let mut total = 0u32;
-    if staged == 1 {
-        for k in 0..ITEMS {
-            let i = base + k * 256 + l;
-            let j = k * 256 + l;
-            staging[j + j / 32] = if i < n { input[i] } else { 0u32 };
-        }
-        t.barrier.wait();
-        for k in 0..ITEMS {
-            let j = l * ITEMS + k;
-            total += staging[j + j / 32];
-        }
-    } else {
-        for i in start..end {
-            total += input[i];
-        }
+    for i in start..end {
+        total += input[i];
     }
     // The threads' totals: scanned within each subgroup, then the subgroups' sums.
     let before = sg.exclusive_add(total);
@@ -225,37 +211,9 @@ fn look_back_in_a_while_loop<const ITEMS: usize>(
     for k in 0..index {
         run += sums[k];
     }
-    if staged == 1 {
-        for k in 0..ITEMS {
-            let j = l * ITEMS + k;
-            let x = staging[j + j / 32];
-            if exclusive == 1 {
-                staging[j + j / 32] = run;
-                run += x;
-            } else {
-                run += x;
-                staging[j + j / 32] = run;
-            }
-        }
-        t.barrier.wait();
-        for k in 0..ITEMS {
-            let i = base + k * 256 + l;
-            let j = k * 256 + l;
-            if i < n {
-                output[i] = staging[j + j / 32];
-            }
-        }
-    } else {
-        for i in start..end {
-            let x = input[i];
-            if exclusive == 1 {
-                output[i] = run;
-                run += x;
-            } else {
-                run += x;
-                output[i] = run;
-            }
-        }
+    for i in start..end {
+        run += input[i];
+        output[i] = run;
     }
 }
 
@@ -264,7 +222,7 @@ fn look_back_in_a_while_loop<const ITEMS: usize>(
 fn wrong_elements(n: usize, polls: u32) -> Result<usize, amp::Error> {
     let input: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2654435761)).collect();
     let mut out = vec![0u32; n];
-    let blocks = n.div_ceil(8192);
+    let blocks = n.div_ceil(ITEMS * 256);
     let mut status = vec![0u32; blocks + 1];
     let mut agg = vec![0u32; blocks];
     let mut pre = vec![0u32; blocks];
@@ -275,7 +233,7 @@ fn wrong_elements(n: usize, polls: u32) -> Result<usize, amp::Error> {
         let mut av = ArrayViewMut::new([blocks], &mut agg)?;
         let mut pv = ArrayViewMut::new([blocks], &mut pre)?;
         parallel_for_each(Extent::new([blocks * 256]).tile::<256>(), unsafe {
-            look_back_in_a_while_loop::<32>(&iv, &mut ov, &mut sv, &mut av, &mut pv, 0, polls, 0)
+            look_back_in_a_while_loop(&iv, &mut ov, &mut sv, &mut av, &mut pv, polls)
         })?;
     }
     let mut run = 0u32;
