@@ -132,7 +132,8 @@ fi
 
 # --- the suites ----------------------------------------------------------------------------
 # name | command (relative to the unpacked bin/) | seconds allowed | extra environment
-# The main device suite and the benchmark first: a run cut short by its deadline keeps them.
+# The main device suite, the experiments and the benchmark first: a run cut short by its
+# deadline keeps them.
 # The quick kit's tiny benchmark is a test and stays validated; the full kit's GPU profile
 # measures, so it runs without the validation layer (which adds host time to every launch), and
 # its report says whether the layer was on.
@@ -146,30 +147,23 @@ fi
 # The device suite runs on the kit's device only (not again natively: its test
 # `every_device_test_on_the_other_accelerator` is skipped).
 one_device="--skip every_device_test_on_the_other_accelerator"
-suites=(
-    "device|device $one_device|180|"
-    "$bench"
-    "native_accelerator|native_accelerator|120|"
-    "accelerator|accelerator|120|"
-    "robustness|robustness|120|"
-    "timeout|timeout|120|"
-    "leaks|leaks|180|"
-    "multi_device|multi_device|120|"
-)
-# The device suite with every transfer staged, and experiments on what a GPU needs (the full
-# kit only: the README's test command runs the same code, staging in its simulated discrete
-# GPU). Which exact paths this device needs: how often its own f32
-# division, square root and trigonometry differ from Rust's (printed), then the exact paths
-# forced on it; and a checked kernel's stale read of its own store without robust buffer
-# access (NVIDIA, while the block types were shared between buffers): the read-write suites
-# with robust access off for checked kernels, now that every buffer has a block type of its own.
+suites=("device|device $one_device|180|")
+# The full kit's experiments on what a GPU needs come next (they are short, and a run cut
+# short by its deadline keeps them). Which exact paths this device needs: how often its own
+# f32 division, square root and trigonometry differ from Rust's (printed). A checked kernel's
+# stale read of its own store without robust buffer access (NVIDIA's 580 driver, while every
+# buffer shared one block type): the read-write suites with robust access off for checked
+# kernels, and the same kernel in four module forms with robust access off for every
+# pipeline (`stale_read`, which prints each form's count of wrong elements).
 if [ "${profile:-full}" != quick ]; then
     suites+=(
-        "device-staging|device $one_device|180|AMP_FORCE_STAGING=1"
         "exact-needed|device exact::fast_math_is_within_vulkans_precision --nocapture|60|"
-        "exact-forced|device exact:: textures::every_normalized|120|AMP_FORCE_EXACT_PATHS=1"
         "robustness-checked-off|device read_write:: bounds:: data_model::|120|AMP_PIPELINE_ROBUSTNESS=checked-off"
+        "stale-read|device stale_read:: --nocapture|60|AMP_PIPELINE_ROBUSTNESS=off"
     )
+fi
+suites+=("$bench")
+if [ "${profile:-full}" != quick ]; then
     # Launch shapes of simple kernels (docs/performance.md): the vector section (copy, vector
     # add, the yardsticks) at other workgroup sizes and indices per thread than the default
     # 256 x 1 of the GPU profile above, each its own report under shape-W-I/.
@@ -177,6 +171,23 @@ if [ "${profile:-full}" != quick ]; then
         w=${shape%-*} i=${shape#*-}
         suites+=("shape-$shape|amp-bench --gpu --only vector --report-dir $out/shape-$shape|90|AMP_VALIDATION=0 AMP_WORKGROUP_SIZE=$w AMP_ITEMS_PER_THREAD=$i")
     done
+fi
+suites+=(
+    "native_accelerator|native_accelerator|120|"
+    "accelerator|accelerator|120|"
+    "robustness|robustness|120|"
+    "timeout|timeout|120|"
+    "leaks|leaks|180|"
+    "multi_device|multi_device|120|"
+)
+# The device suite with every transfer staged, and the exact paths forced on the device (the
+# full kit only: the README's test command runs the same code, staging in its simulated
+# discrete GPU).
+if [ "${profile:-full}" != quick ]; then
+    suites+=(
+        "device-staging|device $one_device|180|AMP_FORCE_STAGING=1"
+        "exact-forced|device exact:: textures::every_normalized|120|AMP_FORCE_EXACT_PATHS=1"
+    )
 fi
 for t in "$bin"/runtime-*; do
     [ -x "$t" ] && suites+=("$(basename "$t")|$(basename "$t")|120|")

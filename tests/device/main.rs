@@ -54,6 +54,7 @@ mod profiling;
 mod read_write;
 mod semantics;
 mod small_ints;
+mod stale_read;
 mod structs;
 mod subgroup;
 mod textures;
