@@ -313,7 +313,15 @@ fn measured_weights_probe_then_split_by_rate() -> Result<(), Error> {
     // The first launch probes (a round of a few rows each) and splits the rest by the rates.
     let (out, report) = vector_add_on(&targets, &options, &a, &b)?;
     assert_eq!(out, want);
-    assert_eq!(report.parts.len(), 2 * targets.len(), "{report:?}");
+    // A probe round of one part per target, then the rest by rate: a target whose probe
+    // ran far slower than another's (a GPU's first launch against the CPU's) may get none.
+    let probes = &report.parts[..targets.len()];
+    assert!(
+        probes.iter().enumerate().all(|(i, p)| p.part == i),
+        "{report:?}"
+    );
+    let rest = report.parts.len() - targets.len();
+    assert!((1..=targets.len()).contains(&rest), "{report:?}");
     let covered: usize = report.parts.iter().map(|p| p.rows.len()).sum();
     assert_eq!(covered, n);
     let rates = measured.rows_per_second().expect("measured");

@@ -69,9 +69,11 @@
 //!   thread's own index (`idx[d]`, `t.global[d]`) in covering views; the driver folds what
 //!   the facts decide. It defaults to 0 (nothing known); the runtime sets it at every launch,
 //!   so a kernel has one pipeline per combination of facts it is launched with.
-//! - Each `WriteonlyTextureView` of `f32` components at binding `b` has a `u32` specialization
-//!   constant with `SpecId` [`LAYOUT_SPEC_ID_BASE`]` + b`: its [`texture_fact`] bits
-//!   (`HALF_FLOAT`: the texture stores 16-bit floats, so the kernel rounds to them itself).
+//! - Each `WriteonlyTextureView` of `f32` components, and each texture view of `Unorm` or
+//!   `Norm` texels, at binding `b` has a `u32` specialization constant with `SpecId`
+//!   [`LAYOUT_SPEC_ID_BASE`]` + b`: its [`texture_fact`] bits (`HALF_FLOAT`: the texture
+//!   stores 16-bit floats, so the kernel rounds to them itself; `SIXTEEN_BITS`: its
+//!   normalized components have 16 bits).
 //! - The runtime builds one pipeline per kernel, device and specialization (workgroup size and
 //!   constant values), so a const-generic kernel launched with two tile shapes gets two.
 //! - Before a tiled launch the runtime checks that each extent dimension is a multiple of the
@@ -152,17 +154,19 @@ pub mod layout_fact {
 
 /// The bits of a texture's facts: the `u32` specialization constant with `SpecId`
 /// [`LAYOUT_SPEC_ID_BASE`]` + b` of a `WriteonlyTextureView` of `f32` components, or of a
-/// `TextureView` of `Unorm` or `Norm` texels, at binding `b` (defaults to 0; the runtime sets
+/// texture view of `Unorm` or `Norm` texels, at binding `b` (defaults to 0; the runtime sets
 /// it for every launch).
 pub mod texture_fact {
     /// The texture stores 16-bit floats. The kernel rounds each component to the nearest
     /// half-precision value (ties to even, as the host's conversion) before the store, so the
     /// device's own conversion, which Vulkan lets round toward zero, is exact.
     pub const HALF_FLOAT: u32 = 1;
-    /// A read texture of `Unorm` or `Norm` texels stores 16 bits per component (else 8): the
-    /// kernel recovers each component's code from the device's decode and decodes it as the
-    /// host does (`code * (1 / (2^b - 1))` rounded to `f32`), which Vulkan does not promise
-    /// (NVIDIA's driver divides, an ULP away from the host's product for some codes).
+    /// A texture of `Unorm` or `Norm` texels stores 16 bits per component (else 8). Read,
+    /// the kernel recovers each component's code from the device's decode and decodes it as
+    /// the host does (`code * (1 / (2^b - 1))` rounded to `f32`), which Vulkan does not
+    /// promise (NVIDIA's driver divides, an ULP away from the host's product for some codes);
+    /// written, it computes the host's code itself and stores a value a quarter of a step
+    /// past it, which every conversion Vulkan allows (either nearest code) turns into it.
     pub const SIXTEEN_BITS: u32 = 1 << 1;
 }
 

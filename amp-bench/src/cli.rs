@@ -18,7 +18,8 @@ usage: amp-bench [flags]
   --native              with --gpu: run the native column too
   --max-buffer-mib N    shrink the GPU profile to buffers of at most N MiB
   --reps N              most timed runs per row (default 7)
-  --only SECTION        only the sections whose names contain SECTION
+  --only SECTION        only the sections whose names contain SECTION (or any of a
+                        comma-separated list)
   --no-write            print only (do not rewrite docs/performance.md)
   --report-dir DIR      write bench.md and bench.json into DIR (docs/performance.md untouched)
   --chart PNG           also draw the amp/glslang chart into PNG

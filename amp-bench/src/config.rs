@@ -46,7 +46,9 @@ impl Config {
 
     /// Whether the section `name` runs.
     pub(crate) fn runs(&self, name: &str) -> bool {
-        self.only.as_deref().is_none_or(|o| name.contains(o))
+        self.only
+            .as_deref()
+            .is_none_or(|o| o.split(',').any(|o| name.contains(o)))
     }
 
     /// Elements of the 1-D workloads.

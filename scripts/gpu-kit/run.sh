@@ -16,6 +16,7 @@
 # AMP_KIT_SKIP (a space-separated list of suite names not to run),
 # AMP_KIT_DEADLINE (seconds for the whole run, default 450 for the full kit: each suite's limit
 # is cut to what is left, and suites that cannot start in time are reported as skipped),
+# AMP_KIT_BENCH_ONLY (the full kit's benchmark runs only these sections: `amp-bench --only`),
 # AMP_KIT_SYSTEM_LOADER=1 (use the machine's libvulkan instead of the kit's),
 # AMP_KIT_NO_VALIDATION=1 (run every suite without the validation layer).
 set -uo pipefail
@@ -79,7 +80,11 @@ if [ -z "${VK_DRIVER_FILES:-}${VK_ICD_FILENAMES:-}" ]; then
     for d in /usr/share/vulkan/icd.d /etc/vulkan/icd.d /usr/local/share/vulkan/icd.d \
         /usr/local/nvidia/share/vulkan/icd.d /usr/local/nvidia/etc/vulkan/icd.d; do
         for f in "$d"/*.json; do
-            [ -f "$f" ] && icds+=("$f")
+            [ -f "$f" ] || continue
+            # The same manifest in two folders would list every GPU twice.
+            dup=0
+            for g in "${icds[@]}"; do cmp -s "$f" "$g" && dup=1; done
+            [ $dup = 0 ] && icds+=("$f")
         done
     done
     if [ ${#icds[@]} -gt 0 ]; then
@@ -141,7 +146,7 @@ if [ "${profile:-full}" = quick ]; then
     bench="bench|amp-bench --tiny --report-dir $out/bench|300|"
     deadline=${AMP_KIT_DEADLINE:-0}
 else
-    bench="bench|amp-bench --gpu --report-dir $out/bench|300|AMP_VALIDATION=0"
+    bench="bench|amp-bench --gpu${AMP_KIT_BENCH_ONLY:+ --only $AMP_KIT_BENCH_ONLY} --report-dir $out/bench|300|AMP_VALIDATION=0"
     deadline=${AMP_KIT_DEADLINE:-450}
 fi
 # The device suite runs on the kit's device only (not again natively: its test

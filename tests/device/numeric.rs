@@ -438,6 +438,9 @@ fn direct3d_functions(
     out[i + 15] = direct3d::radians(y).to_bits() ^ direct3d::abs(x) as u32;
 }
 
+/// The results of [`direct3d_host`] computed from the `f32` operand.
+const FLOAT_RESULTS: [usize; 7] = [6, 8, 9, 10, 11, 12, 15];
+
 fn direct3d_host(x: i32, y: f32) -> [u32; D3D] {
     use amp::direct3d as d;
     let u = x as u32;
@@ -515,6 +518,11 @@ fn direct3d_functions_match_the_host() -> Result<(), amp::Error> {
         let want = direct3d_host(a[i], f[i]);
         let got = &out[D3D * i..D3D * (i + 1)];
         for k in 0..D3D {
+            // A device that flushes denormals computes the float results of a denormal
+            // operand as of zero (docs/semantics.md).
+            if FLOAT_RESULTS.contains(&k) && crate::common::flushable32(&[f[i]]) {
+                continue;
+            }
             // NaN results may differ in their payload bits.
             let nan = |b: u32| f32::from_bits(b).is_nan();
             assert!(

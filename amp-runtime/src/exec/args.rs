@@ -169,10 +169,9 @@ pub(super) fn encode_args(
                     };
                     specialization.push(LAYOUT_SPEC_ID_BASE + binding, &[half]);
                 }
-                if access == TextureAccess::Read
-                    && matches!(target.kind, TexelKind::Unorm | TexelKind::Norm)
-                {
-                    // The kernel decodes the components as the host does, from their codes.
+                if matches!(target.kind, TexelKind::Unorm | TexelKind::Norm) {
+                    // The kernel decodes the components as the host does, from their codes,
+                    // or (written) computes the host's codes itself.
                     let sixteen = if target.bits == 16 {
                         texture_fact::SIXTEEN_BITS
                     } else {

@@ -189,12 +189,12 @@ impl Emitter<'_> {
                 let Some(inst) = arithmetic(g, s) else {
                     return self.broken(Invariant::CheckedType);
                 };
-                let combined = inst(&mut self.b, t, None, scope, operation, value, None)
-                    .or_internal(&mut self.internal, Invariant::BlockOpen);
-                if s.is_float() && matches!(g, GroupOp::Min | GroupOp::Max) {
-                    return Some(self.identity_where_all_nan(g, s, operation, value, combined));
-                }
-                return Some(combined);
+                let value = if s.is_float() && matches!(g, GroupOp::Min | GroupOp::Max) {
+                    self.identity_for_nan(g, s, value)
+                } else {
+                    value
+                };
+                inst(&mut self.b, t, None, scope, operation, value, None)
             }
         };
         Some(result.or_internal(&mut self.internal, Invariant::BlockOpen))
@@ -217,35 +217,16 @@ impl Emitter<'_> {
             .or_internal(&mut self.internal, Invariant::BlockOpen)
     }
 
-    /// `combined` where some value it combined is not NaN, else the identity of `g` (`+inf`
-    /// for min, `-inf` for max): the count of non-NaN values, combined the same way, tells.
-    fn identity_where_all_nan(
-        &mut self,
-        g: GroupOp,
-        s: Scalar,
-        operation: GroupOperation,
-        value: Word,
-        combined: Word,
-    ) -> Word {
-        let (u, b) = (self.scalar_ty(Scalar::U32), self.scalar_ty(Scalar::Bool));
+    /// `value`, or the identity of `g` (`+inf` for min, `-inf` for max) where it is NaN:
+    /// Rust's `f32::min` and `max` pass over NaN, and a combination of NaNs alone is the
+    /// identity. The device's `OpGroupNonUniformFMin` and `FMax` need not pass over NaN
+    /// (NVIDIA's return it), so no NaN reaches them.
+    fn identity_for_nan(&mut self, g: GroupOp, s: Scalar, value: Word) -> Word {
+        let b = self.scalar_ty(Scalar::Bool);
         let t = self.scalar_ty(s);
-        let (zero, one) = (self.const_u32(0), self.const_u32(1));
-        let scope = self.const_u32(spirv::Scope::Subgroup as u32);
         let nan = self
             .b
             .is_nan(b, None, value)
-            .or_internal(&mut self.internal, Invariant::BlockOpen);
-        let counted = self
-            .b
-            .select(u, None, nan, zero, one)
-            .or_internal(&mut self.internal, Invariant::BlockOpen);
-        let numbers = self
-            .b
-            .group_non_uniform_i_add(u, None, scope, operation, counted, None)
-            .or_internal(&mut self.internal, Invariant::BlockOpen);
-        let none = self
-            .b
-            .i_equal(b, None, numbers, zero)
             .or_internal(&mut self.internal, Invariant::BlockOpen);
         let inf = match g {
             GroupOp::Min => f64::INFINITY,
@@ -253,7 +234,7 @@ impl Emitter<'_> {
         };
         let identity = self.const_scalar(s, Lit::Float(inf, inf as f32));
         self.b
-            .select(t, None, none, identity, combined)
+            .select(t, None, nan, identity, value)
             .or_internal(&mut self.internal, Invariant::BlockOpen)
     }
 }

@@ -17,6 +17,12 @@ use rspirv::spirv::{self, Op, StorageClass, Word};
 
 /// `GLSL.std.450`'s `RoundEven`.
 const GLSL_ROUND_EVEN: u32 = 2;
+/// `GLSL.std.450`'s `FAbs`.
+const GLSL_FABS: u32 = 4;
+/// `GLSL.std.450`'s `FSign`.
+const GLSL_FSIGN: u32 = 6;
+/// `GLSL.std.450`'s `FClamp`.
+const GLSL_FCLAMP: u32 = 43;
 
 /// A texture or sampler parameter's variable and the types that go with it.
 #[derive(Clone, Copy, Default)]
@@ -110,13 +116,12 @@ impl Emitter<'_> {
                 let component = texel.ty().component();
                 let written_float =
                     *access == TextureAccess::Write && component == Some(Scalar::F32);
-                let read_normalized =
-                    *access == TextureAccess::Read && component.is_some_and(|c| c.is_normalized());
-                if written_float || read_normalized {
+                let normalized = component.is_some_and(|c| c.is_normalized());
+                if written_float || normalized {
                     // Known at each launch: whether a written texture stores 16-bit floats
                     // (the store then rounds as the host does, see `round_to_half`), and
-                    // whether a read normalized one has 16-bit components (see
-                    // `decode_as_host`).
+                    // whether a normalized one has 16-bit components (see `decode_as_host`
+                    // and `coded_for_store`).
                     let facts = self.binding_facts(binding, format!("{}_facts", p.name));
                     self.layout_facts[i] = Some(facts);
                 }
@@ -312,6 +317,7 @@ impl Emitter<'_> {
                         [Operand::IdRef(lod)],
                     )
                     .or_internal(&mut self.internal, Invariant::BlockOpen);
+                let sampled = self.sampled_as_host(p, &texel, sampled);
                 Some(self.texel_from_vec4(&texel, sampled))
             }
             TextureOp::Gather(sampler, component) => {
@@ -336,7 +342,8 @@ impl Emitter<'_> {
                     index.push(self.expr(i)?);
                 }
                 let (texel, _) = self.texel_info(p);
-                let mut texel4 = self.texel_to_vec4(&texel, value);
+                let texel4 = self.texel_to_vec4(&texel, value);
+                let mut texel4 = self.coded_for_store(p, &texel, texel4);
                 if self.layout_facts[p].is_some() {
                     let half = self.layout_fact(p, crate::texture_fact::HALF_FLOAT);
                     let rounded = self.round_to_half(texel4);
@@ -409,6 +416,90 @@ impl Emitter<'_> {
         let minus_one = self.float_const(s, -1.0);
         let floor4 = self.op(Op::CompositeConstruct, f4, &[minus_one; 4]);
         self.ext(super::glsl::NMAX, f4, &[value, floor4])
+    }
+
+    /// The components `v4` of a value stored to a `Unorm` or `Norm` texture `p`, moved so
+    /// that the device's conversion gives the host's code on every device: the host's code
+    /// `c = round_ties_even(clamp(x) * max)` (0 for NaN) is computed here, and the value stored
+    /// is `(c + sign(c) / 4) / max`, a quarter of a step past the code, away from zero.
+    /// Vulkan lets a device convert to either of the two nearest codes (NVIDIA's truncate
+    /// `Norm` values toward zero, which gives -121 for -121.52, where the host gives -122);
+    /// a quarter of a step past `c` is `c` both rounded to nearest and truncated.
+    fn coded_for_store(&mut self, p: ParamId, texel: &Elem, v4: Word) -> Word {
+        let signed = match texel.ty().component() {
+            Some(Scalar::Unorm) => false,
+            Some(Scalar::Norm) => true,
+            _ => return v4,
+        };
+        let s = Scalar::F32;
+        let sixteen = self.layout_fact(p, crate::texture_fact::SIXTEEN_BITS);
+        let (max8, max16) = if signed {
+            (127.0f64, 32767.0f64)
+        } else {
+            (255.0, 65535.0)
+        };
+        let max = {
+            let (a, b) = (self.float_const(s, max8), self.float_const(s, max16));
+            self.select(s, sixteen, b, a)
+        };
+        let recip = {
+            let a = self.float_const(s, (1.0 / max8) as f32 as f64);
+            let b = self.float_const(s, (1.0 / max16) as f32 as f64);
+            self.select(s, sixteen, b, a)
+        };
+        let f4 = self.ty(&Ty::Vector(s, 4));
+        let b4 = self.ty(&Ty::Vector(Scalar::Bool, 4));
+        let splat = |e: &mut Self, x: Word| e.op(Op::CompositeConstruct, f4, &[x; 4]);
+        let lo = self.float_const(s, if signed { -1.0 } else { 0.0 });
+        let (one, zero, quarter) = (
+            self.float_const(s, 1.0),
+            self.float_const(s, 0.0),
+            self.float_const(s, 0.25),
+        );
+        let (lo4, one4, zero4, quarter4) = (
+            splat(self, lo),
+            splat(self, one),
+            splat(self, zero),
+            splat(self, quarter),
+        );
+        let (max4, recip4) = (splat(self, max), splat(self, recip));
+        let nan = self.op(Op::IsNan, b4, &[v4]);
+        let clamped = self.ext(GLSL_FCLAMP, f4, &[v4, lo4, one4]);
+        let clamped = self.op(Op::Select, f4, &[nan, zero4, clamped]);
+        let scaled = self.op(Op::FMul, f4, &[clamped, max4]);
+        self.exact(scaled);
+        let code = self.ext(GLSL_ROUND_EVEN, f4, &[scaled]);
+        let direction = self.ext(GLSL_FSIGN, f4, &[code]);
+        let past = self.op(Op::FMul, f4, &[direction, quarter4]);
+        let target = self.op(Op::FAdd, f4, &[code, past]);
+        let stored = self.op(Op::FMul, f4, &[target, recip4]);
+        self.exact(stored);
+        stored
+    }
+
+    /// A sample `v4` of a `Unorm` or `Norm` texture `p`, with each component that lies within
+    /// 2^-20 of a texel code's value replaced by that value as the host decodes it
+    /// ([`decode_as_host`](Self::decode_as_host)). A point-sampled (`Nearest`) component is a
+    /// texel's value, which a device may decode an ULP from the host's (NVIDIA's decode
+    /// `219` of a `Unorm8` as the quotient `219 / 255`, the host as `219 * (1 / 255)`); a
+    /// filtered component near a code moves by an ULP or two at most, inside filtering's
+    /// tolerance (docs/semantics.md).
+    fn sampled_as_host(&mut self, p: ParamId, texel: &Elem, v4: Word) -> Word {
+        if !matches!(
+            texel.ty().component(),
+            Some(Scalar::Unorm) | Some(Scalar::Norm)
+        ) {
+            return v4;
+        }
+        let host = self.decode_as_host(p, texel, v4);
+        let f4 = self.ty(&Ty::Vector(Scalar::F32, 4));
+        let b4 = self.ty(&Ty::Vector(Scalar::Bool, 4));
+        let difference = self.op(Op::FSub, f4, &[v4, host]);
+        let distance = self.ext(GLSL_FABS, f4, &[difference]);
+        let near = self.float_const(Scalar::F32, 1.0 / 1_048_576.0);
+        let near4 = self.op(Op::CompositeConstruct, f4, &[near; 4]);
+        let snap = self.op(Op::FOrdLessThan, b4, &[distance, near4]);
+        self.op(Op::Select, f4, &[snap, host, v4])
     }
 
     /// Under [`crate::spec_id::FORCE_EXACT_PATHS`], `v4` with its nonzero components moved an

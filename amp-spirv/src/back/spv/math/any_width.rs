@@ -30,10 +30,13 @@ impl Emitter<'_> {
     }
 
     /// `frexp(x)`: mantissa in [0.5, 1) and exponent; `(x, 0)` for zero, infinities and NaN.
-    /// Read from the bits (Mesa's `Frexp` gets denormals wrong): denormals are first scaled
-    /// into the normal range by an exact `2^64`.
+    /// Read from the bits (Mesa's `Frexp` gets denormals wrong): an `f64` denormal is first
+    /// scaled into the normal range by an exact `2^64`; an `f32` is read in integers alone.
     pub(super) fn frexp(&mut self, s: Scalar, x: Word) -> (Word, Word) {
         let wide = s == Scalar::F64;
+        if !wide {
+            return self.frexp_f32(x);
+        }
         let min_normal = if wide {
             f64::MIN_POSITIVE
         } else {
@@ -88,6 +91,55 @@ impl Emitter<'_> {
         let m = self.select(s, special, x, m);
         let zero_i = self.int(0);
         let e = self.select(Scalar::I32, special, zero_i, e);
+        (m, e)
+    }
+
+    /// [`frexp`](Self::frexp) of an `f32`, in integers alone: a device that flushes
+    /// denormal operands (NVIDIA's) would see a denormal `x` as zero in any float operation,
+    /// its scaling by `2^64` included. A denormal `m · 2^-149` whose highest set bit is bit `p`
+    /// is `1.f · 2^(p - 149)`: exponent `p - 148`, fraction `m` shifted up by `23 - p`.
+    fn frexp_f32(&mut self, x: Word) -> (Word, Word) {
+        let (u, i) = (Scalar::U32, Scalar::I32);
+        let ut = self.scalar_ty(u);
+        let it = self.scalar_ty(i);
+        let bits = self.op(Op::Bitcast, ut, &[x]);
+        let magnitude_mask = self.uint(0x7fff_ffff);
+        let magnitude = self.iop(Op::BitwiseAnd, u, bits, magnitude_mask);
+        let sign_mask = self.uint(0x8000_0000);
+        let sign = self.iop(Op::BitwiseAnd, u, bits, sign_mask);
+        let (zero, inf_bits) = (self.uint(0), self.uint(0x7f80_0000));
+        let is_zero = self.cmp(Op::IEqual, magnitude, zero);
+        let not_finite = self.cmp(Op::UGreaterThanEqual, magnitude, inf_bits);
+        let special = self.or(is_zero, not_finite);
+        let twenty_three = self.uint(23);
+        let field = self.iop(Op::ShiftRightLogical, u, magnitude, twenty_three);
+        let denormal = self.cmp(Op::IEqual, field, zero);
+        let fraction_mask = self.uint(0x7f_ffff);
+        // A normal number: exponent field - 126, its own fraction.
+        let field_i = self.op(Op::Bitcast, it, &[field]);
+        let bias = self.int(126);
+        let normal_e = self.iop(Op::ISub, i, field_i, bias);
+        let normal_fraction = self.iop(Op::BitwiseAnd, u, magnitude, fraction_mask);
+        // A denormal: its highest set bit `p` (0..=22) gives both.
+        let p = self.ext(inst::FIND_U_MSB, ut, &[magnitude]);
+        let p = self.op(Op::Bitcast, it, &[p]);
+        let k148 = self.int(148);
+        let denormal_e = self.iop(Op::ISub, i, p, k148);
+        let k23 = self.int(23);
+        let up = self.iop(Op::ISub, i, k23, p);
+        let shifted = self.iop(Op::ShiftLeftLogical, u, magnitude, up);
+        let denormal_fraction = self.iop(Op::BitwiseAnd, u, shifted, fraction_mask);
+        let e = self.select(i, denormal, denormal_e, normal_e);
+        let fraction = self.select(u, denormal, denormal_fraction, normal_fraction);
+        // The exponent field of 0.5, the sign of `x`.
+        let half = self.uint(126 << 23);
+        let m_bits = self.iop(Op::BitwiseOr, u, fraction, half);
+        let m_bits = self.iop(Op::BitwiseOr, u, m_bits, sign);
+        let ft = self.scalar_ty(Scalar::F32);
+        let m = self.op(Op::Bitcast, ft, &[m_bits]);
+        let m = self.select(Scalar::F32, special, x, m);
+        let zero_i = self.int(0);
+        let e = self.select(i, special, zero_i, e);
         (m, e)
     }
 

@@ -3,6 +3,7 @@
 //! the methods themselves). Each works on the operands' bits as `u32` where the sign does not
 //! matter.
 
+use super::inst;
 use crate::back::spv::{glsl, Emitter};
 use crate::ir::IntMethod;
 use crate::types::Scalar;
@@ -10,7 +11,6 @@ use rspirv::spirv::{Op, Word};
 
 /// `GLSL.std.450`'s `FindILsb` and `FindUMsb`.
 const FIND_I_LSB: u32 = 73;
-const FIND_U_MSB: u32 = 75;
 
 impl Emitter<'_> {
     /// `f` on the evaluated operands `a` (the receiver first), the receiver of type `s`
@@ -200,7 +200,7 @@ impl Emitter<'_> {
     fn leading_zeros(&mut self, x: Word) -> Word {
         let u = Scalar::U32;
         let ut = self.scalar_ty(u);
-        let msb = self.ext(FIND_U_MSB, ut, &[x]);
+        let msb = self.ext(inst::FIND_U_MSB, ut, &[x]);
         let thirty_one = self.uint(31);
         let lz = self.iop(Op::ISub, u, thirty_one, msb);
         let (zero, thirty_two) = (self.uint(0), self.uint(32));

@@ -36,6 +36,7 @@ mod inst {
     pub const FLOOR: u32 = 8;
     pub const SQRT: u32 = 31;
     pub const FMA: u32 = 50;
+    pub const FIND_U_MSB: u32 = 75;
 }
 
 impl Emitter<'_> {

@@ -20,14 +20,16 @@
 //!   flushed denormal), puts the exponent back in integers, and steps the guess one unit at a
 //!   time toward `t`, three times: enough for Vulkan's 2.5 ULP bound (a model of these steps
 //!   in `amp-spirv/tests/rounded.rs` checks every guess up to 3 ULP off).
-//! - Zeros, infinities and NaN are the device's (IEEE's results under
-//!   `SignedZeroInfNanPreserve`). A denormal result is computed exactly; a device that
-//!   flushes denormals flushes it afterwards as it does every denormal.
+//! - Zeros, infinities and NaN take IEEE's results, computed from the operands' bits (a
+//!   device dividing as `x · (1 / y)` makes `inf / f32::MAX` a NaN); a NaN is the device's.
+//!   A denormal result is computed exactly; a device that flushes denormals flushes it
+//!   afterwards as it does every denormal.
 //!
 //! The specialization constant [`amp_abi::spec_id::FORCE_EXACT_PATHS`] makes every call take
 //! the slow path with a worse guess (`a · (1 / b)`, as fast GPU divisions compute it), so the
 //! correction runs, and is tested, on a device whose own results are exact.
 
+use super::inst;
 use crate::back::spv::IfLabels;
 use crate::back::spv::Invariant;
 use crate::back::spv::{glsl, Emitter, OrInternal};
@@ -35,8 +37,6 @@ use crate::types::Scalar;
 use rspirv::dr::Operand;
 use rspirv::spirv::{self, Op, Word};
 
-/// `GLSL.std.450`'s `FindUMsb`.
-const FIND_U_MSB: u32 = 75;
 /// `GLSL.std.450`'s `Sqrt`.
 const SQRT: u32 = 31;
 /// `GLSL.std.450`'s `InverseSqrt`.
@@ -177,12 +177,9 @@ impl Emitter<'_> {
                     let either = self.or(zero, not_finite);
                     special = self.or(special, either);
                 }
-                (
-                    self.rough_unless_special(forced, special, rough, precise),
-                    special,
-                    xm,
-                    Some(ym),
-                )
+                let guess = self.rough_unless_special(forced, special, rough, precise);
+                let ieee = self.special_quotient(xb, yb, xm, ym, precise);
+                (self.select(s, special, ieee, guess), special, xm, Some(ym))
             }
             Operation::Sqrt => {
                 let x = args[0];
@@ -261,6 +258,37 @@ impl Emitter<'_> {
         self.b
             .end_function()
             .or_internal(&mut self.internal, Invariant::FunctionOpen);
+    }
+
+    /// IEEE's quotient of special operands (a zero, an infinity or NaN), from their bits
+    /// `xb`, `yb` and magnitudes `xm`, `ym`: NaN (the device's `precise` quotient, which is a
+    /// NaN then) for a NaN operand, `0 / 0` and `inf / inf`; otherwise the sign of `x ^ y` on
+    /// infinity for `inf / y` and `x / 0`, on zero for the rest. Not the device's quotient:
+    /// a device that divides as `x · (1 / y)` returns NaN for `inf / f32::MAX`, whose
+    /// reciprocal is a denormal it flushes to zero.
+    fn special_quotient(&mut self, xb: Word, yb: Word, xm: Word, ym: Word, precise: Word) -> Word {
+        let u = Scalar::U32;
+        let (inf_bits, zero) = (self.uint(INFINITY_BITS), self.uint(0));
+        let x_nan = self.cmp(Op::UGreaterThan, xm, inf_bits);
+        let y_nan = self.cmp(Op::UGreaterThan, ym, inf_bits);
+        let x_inf = self.cmp(Op::IEqual, xm, inf_bits);
+        let y_inf = self.cmp(Op::IEqual, ym, inf_bits);
+        let x_zero = self.cmp(Op::IEqual, xm, zero);
+        let y_zero = self.cmp(Op::IEqual, ym, zero);
+        let zeros = self.cmp(Op::LogicalAnd, x_zero, y_zero);
+        let infinities = self.cmp(Op::LogicalAnd, x_inf, y_inf);
+        let nan = self.or(x_nan, y_nan);
+        let nan = self.or(nan, zeros);
+        let nan = self.or(nan, infinities);
+        let infinite = self.or(x_inf, y_zero);
+        let magnitude = self.select(u, infinite, inf_bits, zero);
+        let both = self.iop(Op::BitwiseXor, u, xb, yb);
+        let sign_bit = self.uint(0x8000_0000);
+        let sign = self.iop(Op::BitwiseAnd, u, both, sign_bit);
+        let bits = self.iop(Op::BitwiseOr, u, magnitude, sign);
+        let ft = self.scalar_ty(Scalar::F32);
+        let value = self.op(Op::Bitcast, ft, &[bits]);
+        self.select(Scalar::F32, nan, precise, value)
     }
 
     fn constant_false(&mut self) -> Word {
@@ -414,7 +442,7 @@ impl Emitter<'_> {
         let normal_m = self.iop(Op::BitwiseOr, u, fraction, hidden);
         // A denormal: shift the leading one of the fraction up to bit 23. (`FindUMsb` of 0 is
         // -1, a shift of 24 that is selected away.)
-        let msb = self.ext(FIND_U_MSB, it, &[fraction]);
+        let msb = self.ext(inst::FIND_U_MSB, it, &[fraction]);
         let twenty_three_i = self.int(23);
         let shift = self.iop(Op::ISub, i, twenty_three_i, msb);
         let thirty_one = self.int(31);
