@@ -96,7 +96,7 @@ const fn build(name: &'static str, kind: Kind) -> Setting {
 }
 
 /// The values of `AMP_PIPELINE_ROBUSTNESS`.
-pub const ROBUSTNESS_MODES: &[&str] = &["default", "checked-off", "off"];
+pub const ROBUSTNESS_MODES: &[&str] = &["default", "checked-off", "on", "off"];
 
 /// The values of `AMP_WORKGROUP_SIZE`: threads per workgroup of simple kernels.
 pub const WORKGROUP_SIZES: &[&str] = &["32", "64", "128", "256", "512", "1024"];

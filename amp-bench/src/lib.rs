@@ -52,8 +52,8 @@ pub use config::Config;
 pub use devices::list_devices;
 pub use measure::settle;
 pub use report::{
-    bounds_table, chart, diagnostics_table, publish, targets_table, write_section, BoundsCost,
-    Cell, Check, Diagnostic, KernelRow, KernelStats, Native, Outputs, Rate, Report, Row, Target,
-    WarmUp, Work, Yardstick,
+    bounds_table, chart, diagnostics_table, publish, targets_table, write_report_dir,
+    write_section, BoundsCost, Cell, Check, Diagnostic, KernelRow, KernelStats, Native, Outputs,
+    Rate, Report, Row, Target, WarmUp, Work, Yardstick,
 };
-pub use workloads::run;
+pub use workloads::{run, run_reporting};

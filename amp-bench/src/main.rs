@@ -18,9 +18,9 @@
 //! the command line and calls it.
 
 use amp_bench::cli::{Cli, USAGE};
-use amp_bench::report::{publish, Outputs};
+use amp_bench::report::{publish, write_report_dir, Outputs};
 use amp_bench::workloads::ALL;
-use amp_bench::{instructions, list_devices, run, BoxError, Config};
+use amp_bench::{instructions, list_devices, run, run_reporting, BoxError, Config};
 use std::time::Instant;
 
 fn main() -> Result<(), BoxError> {
@@ -68,7 +68,15 @@ fn main() -> Result<(), BoxError> {
         chart: cli.chart,
     };
     let started = Instant::now();
-    let report = run(&cfg)?;
+    // A report folder gets what was measured after every section, so a run cut short by a
+    // time limit (the GPU kit's) keeps it; the end of the run writes it whole.
+    let report = match &outputs.report_dir {
+        Some(dir) => run_reporting(&cfg, &mut |report, section| {
+            let elapsed = started.elapsed().as_secs_f64();
+            write_report_dir(report, &cfg, elapsed, dir, Some(section))
+        })?,
+        None => run(&cfg)?,
+    };
     if !publish(&report, &cfg, started, &outputs)? {
         std::process::exit(1);
     }

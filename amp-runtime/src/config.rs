@@ -222,13 +222,14 @@ impl Config {
 /// access of an `unchecked` kernel inside its buffer; a checked kernel never makes one.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Robustness {
-    /// Checked kernels without it on CPU devices (lavapipe: measured right, and faster), every
-    /// kernel with the device's default on GPUs (NVIDIA's driver read a checked kernel's own
-    /// store back stale without it).
+    /// Checked kernels without it, `unchecked` ones with the device's default.
     #[default]
     Default,
-    /// Checked kernels without it on every device that allows it (for experiments on GPUs).
+    /// The same as `Default` (the setting GPUs needed before checked kernels were measured
+    /// right without robust access on them).
     CheckedOff,
+    /// Every kernel with the device's default, checked ones too.
+    On,
     /// Every kernel without it: an `unchecked` kernel's out-of-bounds access is then undefined
     /// behaviour, which its caller promised not to make (for experiments).
     Off,
@@ -240,6 +241,7 @@ impl Robustness {
         match self {
             Robustness::Default => "default",
             Robustness::CheckedOff => "checked-off",
+            Robustness::On => "on",
             Robustness::Off => "off",
         }
     }
@@ -248,12 +250,15 @@ impl Robustness {
 /// `AMP_PIPELINE_ROBUSTNESS` (read when a Vulkan device is created).
 pub(crate) fn pipeline_robustness() -> Result<Robustness, Error> {
     let name = text("AMP_PIPELINE_ROBUSTNESS")?;
-    Ok(
-        [Robustness::Default, Robustness::CheckedOff, Robustness::Off]
-            .into_iter()
-            .find(|r| Some(r.name()) == name.as_deref())
-            .unwrap_or_default(),
-    )
+    Ok([
+        Robustness::Default,
+        Robustness::CheckedOff,
+        Robustness::On,
+        Robustness::Off,
+    ]
+    .into_iter()
+    .find(|r| Some(r.name()) == name.as_deref())
+    .unwrap_or_default())
 }
 
 /// Whether `AMP_FORCE_EXACT_PATHS` is on (read once per process): launches then set the

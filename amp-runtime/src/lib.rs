@@ -51,7 +51,7 @@
 //! - `AMP_PACKED_SMALL_INTS=1`: `bool`, `i8`, `u8`, `i16` and `u16` view elements stay packed in
 //!   32-bit words even on devices with 8- and 16-bit storage (for tests).
 //! - `AMP_PIPELINE_ROBUSTNESS=<mode>`: which pipelines run without the device's robust buffer
-//!   access: `default`, `checked-off` or `off` (see [`Robustness`]).
+//!   access: `default`, `checked-off`, `on` or `off` (see [`Robustness`]).
 //! - `AMP_PIPELINE_CACHE=<dir>`: where compiled pipelines are kept between runs (default
 //!   `$XDG_CACHE_HOME/amp-rs`, else `~/.cache/amp-rs`; `0`: not on disk).
 //!

@@ -157,13 +157,12 @@ suites=("device|device $one_device|180|")
 # short by its deadline keeps them). Which exact paths this device needs: how often its own
 # f32 division, square root and trigonometry differ from Rust's (printed). A checked kernel's
 # stale read of its own store without robust buffer access (NVIDIA's 580 driver, while every
-# buffer shared one block type): the whole device suite with robust access off for checked
-# kernels, and the same kernel in four module forms with robust access off for every
-# pipeline (`stale_read`, which prints each form's count of wrong elements).
+# buffer shared one block type; checked kernels run without it by default now): the kernel in
+# four module forms with robust access off for every pipeline (`stale_read`, which prints each
+# form's count of wrong elements).
 if [ "${profile:-full}" != quick ]; then
     suites+=(
         "exact-needed|device exact::fast_math_is_within_vulkans_precision --nocapture|60|"
-        "robustness-checked-off|device $one_device|180|AMP_PIPELINE_ROBUSTNESS=checked-off"
         "stale-read|device stale_read:: --nocapture|60|AMP_PIPELINE_ROBUSTNESS=off"
     )
 fi
@@ -171,8 +170,8 @@ suites+=("$bench")
 if [ "${profile:-full}" != quick ]; then
     # Launch shapes of simple kernels (docs/performance.md): the vector section (copy, vector
     # add, the yardsticks) at other workgroup sizes and indices per thread than the default
-    # 256 x 1 of the GPU profile above, each its own report under shape-W-I/.
-    for shape in 64-1 128-1 512-1 1024-1 256-4 256-8; do
+    # 256 x 4 of the GPU profile above, each its own report under shape-W-I/.
+    for shape in 64-1 128-1 256-1 512-1 1024-1 256-8; do
         w=${shape%-*} i=${shape#*-}
         suites+=("shape-$shape|amp-bench --gpu --only vector --report-dir $out/shape-$shape|90|AMP_VALIDATION=0 AMP_WORKGROUP_SIZE=$w AMP_ITEMS_PER_THREAD=$i")
     done

@@ -523,6 +523,11 @@ fn direct3d_functions_match_the_host() -> Result<(), amp::Error> {
             if FLOAT_RESULTS.contains(&k) && crate::common::flushable32(&[f[i]]) {
                 continue;
             }
+            // A NaN's payload is the device's (docs/semantics.md), and result 15 mixes the
+            // float's bits into an integer's.
+            if k == 15 && f[i].is_nan() {
+                continue;
+            }
             // NaN results may differ in their payload bits.
             let nan = |b: u32| f32::from_bits(b).is_nan();
             assert!(

@@ -10,7 +10,7 @@ mod rows;
 mod tables;
 mod targets;
 
-pub use publish::{publish, write_section, Outputs};
+pub use publish::{publish, write_report_dir, write_section, Outputs};
 pub(crate) use rows::{check, check_native, native_cell, timed, workload_row};
 pub use rows::{Rate, Work};
 pub use tables::{bounds_table, diagnostics_table, targets_table};

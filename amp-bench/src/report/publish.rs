@@ -81,56 +81,7 @@ pub fn publish(
         report.checks.len(),
     );
     if let Some(dir) = &outputs.report_dir {
-        std::fs::create_dir_all(dir)?;
-        let clocks = if clocks_md.is_empty() {
-            String::new()
-        } else {
-            format!(
-                "### Clocks\n\n`nvidia-smi --query-gpu={}` before and after each section.\n\n\
-                 {clocks_md}\n",
-                crate::clocks::QUERY
-            )
-        };
-        let md = format!(
-            "Device: `{}`; native: `{}`; profile: {}; validation layer: {}; {:.1} s.\n\n\
-             {conditions}\n{table}\n\
-             ### GPU targets\n\n{gpu_targets_md}\n\
-             ### Yardsticks of the memory-bound rows\n\n{YARDSTICK_NOTE}\n\n{yardsticks_md}\n\
-             ### Kernel time beside wall time\n\n{KERNEL_TABLE_NOTE}\n\n{kernels_md}\n\
-             {clocks}\
-             ### Bounds checking cost\n\n{bounds}\n\
-             ### Checks\n\n{} of {} agree.\n{}{}",
-            report.device,
-            report.native_device,
-            profile_name(cfg),
-            if report.validation { "on" } else { "off" },
-            elapsed,
-            report.checks.iter().filter(|c| c.agree).count(),
-            report.checks.len(),
-            report
-                .checks
-                .iter()
-                .filter(|c| !c.agree)
-                .map(|c| format!("- MISMATCH in {}: {}\n", c.workload, c.detail))
-                .collect::<String>(),
-            if report.failures.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    "\n### Failed sections\n\n{}",
-                    report
-                        .failures
-                        .iter()
-                        .map(|f| format!("- {f}\n"))
-                        .collect::<String>()
-                )
-            },
-        );
-        std::fs::write(dir.join("bench.md"), md)?;
-        std::fs::write(
-            dir.join("bench.json"),
-            report_json(report, &gpu_targets, cfg, elapsed),
-        )?;
+        write_report_dir(report, cfg, elapsed, dir, None)?;
         println!("wrote {}", dir.display());
     }
     if outputs.write_docs {
@@ -226,4 +177,81 @@ pub fn write_section(path: &Path, section: &str) -> std::io::Result<()> {
         _ => format!("{}\n{block}", old.trim_end()),
     };
     std::fs::write(path, new)
+}
+
+/// Writes `dir/bench.md` and `dir/bench.json` for `report` (a run of `cfg`, `elapsed` seconds
+/// so far). `partial` names the last section run when more were to come: the GPU kit's runs
+/// have a time limit, and a run cut short keeps what it measured.
+pub fn write_report_dir(
+    report: &Report,
+    cfg: &Config,
+    elapsed: f64,
+    dir: &Path,
+    partial: Option<&str>,
+) -> Result<(), BoxError> {
+    let table = report.table();
+    let bounds = bounds_table(&report.bounds);
+    let gpu_targets = report.gpu_targets();
+    let gpu_targets_md = targets_table(&gpu_targets);
+    let kernels_md = report.kernel_table();
+    let yardsticks_md = report.yardstick_table();
+    let clocks_md = report.clock_table();
+    let conditions = match partial {
+        Some(section) => format!(
+            "**Partial: the run had reached the end of section `{section}`.**\n\n{}",
+            report.conditions()
+        ),
+        None => report.conditions(),
+    };
+    std::fs::create_dir_all(dir)?;
+    let clocks = if clocks_md.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "### Clocks\n\n`nvidia-smi --query-gpu={}` before and after each section.\n\n\
+             {clocks_md}\n",
+            crate::clocks::QUERY
+        )
+    };
+    let md = format!(
+        "Device: `{}`; native: `{}`; profile: {}; validation layer: {}; {:.1} s.\n\n\
+         {conditions}\n{table}\n\
+         ### GPU targets\n\n{gpu_targets_md}\n\
+         ### Yardsticks of the memory-bound rows\n\n{YARDSTICK_NOTE}\n\n{yardsticks_md}\n\
+         ### Kernel time beside wall time\n\n{KERNEL_TABLE_NOTE}\n\n{kernels_md}\n\
+         {clocks}\
+         ### Bounds checking cost\n\n{bounds}\n\
+         ### Checks\n\n{} of {} agree.\n{}{}",
+        report.device,
+        report.native_device,
+        profile_name(cfg),
+        if report.validation { "on" } else { "off" },
+        elapsed,
+        report.checks.iter().filter(|c| c.agree).count(),
+        report.checks.len(),
+        report
+            .checks
+            .iter()
+            .filter(|c| !c.agree)
+            .map(|c| format!("- MISMATCH in {}: {}\n", c.workload, c.detail))
+            .collect::<String>(),
+        if report.failures.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "\n### Failed sections\n\n{}",
+                report
+                    .failures
+                    .iter()
+                    .map(|f| format!("- {f}\n"))
+                    .collect::<String>()
+            )
+        },
+    );
+    std::fs::write(dir.join("bench.md"), md)?;
+    std::fs::write(
+        dir.join("bench.json"),
+        report_json(report, &gpu_targets, cfg, elapsed),
+    )?;
+    Ok(())
 }

@@ -98,11 +98,9 @@ fn covariance_row(ctx: &mut Ctx<'_>, branches: Branches) -> Result<(), BoxError>
     };
     let (rows, m) = if ctx.cfg.tiny {
         (32, 48)
-    } else if ctx.cfg.gpu {
-        // The serial column reads the data a column at a time: at 2048 x 2048 it alone took
-        // minutes on a 16-core GPU machine.
-        (1024, 1024)
     } else {
+        // Also in the GPU profile: the serial column reads the data a column at a time, and
+        // at 2048 x 2048 it alone took minutes on a 16-core GPU machine (37 s at 1024).
         (512, 512)
     };
     let data: Vec<f32> = (0..rows * m)

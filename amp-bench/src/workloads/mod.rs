@@ -80,6 +80,15 @@ pub const ALL: [&dyn Workload; 22] = [
 
 /// Runs every measurement of `cfg` and returns the table's rows and the agreement checks.
 pub fn run(cfg: &Config) -> Result<Report, BoxError> {
+    run_reporting(cfg, &mut |_, _| Ok(()))
+}
+
+/// [`run`], handing what was measured so far to `after_section` after each section (with the
+/// section's name), so that a run cut short keeps it.
+pub fn run_reporting(
+    cfg: &Config,
+    after_section: &mut dyn FnMut(&Report, &str) -> Result<(), BoxError>,
+) -> Result<Report, BoxError> {
     let t0 = Instant::now();
     let native = Accelerator::cpu()?;
     let native_init = t0.elapsed().as_secs_f64();
@@ -159,21 +168,27 @@ pub fn run(cfg: &Config) -> Result<Report, BoxError> {
                     failures.push(format!("{name}: {e}"));
                 }
             }
+            after_section(&report_of(&ctx, &failures), name)?;
         }
     }
-    Ok(Report {
+    Ok(report_of(&ctx, &failures))
+}
+
+/// What `ctx` measured so far, with the failed sections `failures`.
+fn report_of(ctx: &Ctx<'_>, failures: &[String]) -> Report {
+    Report {
         device: ctx.acc.name().to_owned(),
         device_is_cpu_driver: ctx.acc.device_type() == DeviceType::Cpu,
         native_device: ctx.native.name().to_owned(),
-        rows: ctx.rows,
-        checks: ctx.checks,
-        bounds: ctx.bounds,
-        diagnostics: ctx.diagnostics,
-        failures,
-        kernel_rows: ctx.kernel_rows,
+        rows: ctx.rows.clone(),
+        checks: ctx.checks.clone(),
+        bounds: ctx.bounds.clone(),
+        diagnostics: ctx.diagnostics.clone(),
+        failures: failures.to_vec(),
+        kernel_rows: ctx.kernel_rows.clone(),
         validation: ctx.acc.validation_enabled(),
-        yardsticks: ctx.yardsticks,
-        warm_up: ctx.warm_up,
-        clocks: ctx.clocks,
-    })
+        yardsticks: ctx.yardsticks.clone(),
+        warm_up: ctx.warm_up.clone(),
+        clocks: ctx.clocks.clone(),
+    }
 }

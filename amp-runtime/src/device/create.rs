@@ -182,17 +182,15 @@ pub(super) fn create_device(
             extensions.push(narrow_extension.as_ptr());
         }
         // Per-pipeline robustness: kernels that check every access of their views run
-        // without the device's robust buffer access (exec/pipeline.rs), on CPU devices only
-        // (lavapipe), where that was measured to be right and to pay. On NVIDIA's driver
-        // (580.159, H200) a checked kernel without robust access read a stale value back after
-        // its own store (`out[i] = a[i]; out[i] += 7` gave the old `out[i]` + 7), which the
-        // same kernel with robust access, or unchecked, did not: GPUs keep their default.
-        // AMP_PIPELINE_ROBUSTNESS can turn it off on GPUs too, for experiments.
+        // without the device's robust buffer access (exec/pipeline.rs), which then costs them
+        // nothing. An earlier interface, every buffer of one shared block type, read a checked
+        // kernel's own store back stale without it on NVIDIA's driver (580.159, H200); with a
+        // block type per buffer the whole device suite passed there without it, and
+        // `tests/device/stale_read.rs` (the GPU kit's `stale-read`) runs that kernel in four
+        // module forms with robust access off.
         let robustness = crate::config::pipeline_robustness()?;
         let robustness_extension = ash::ext::pipeline_robustness::NAME;
-        let wanted =
-            phys.device_type == DeviceType::Cpu || robustness != crate::Robustness::Default;
-        let pipeline_robustness = wanted && has_extension(robustness_extension) && {
+        let pipeline_robustness = has_extension(robustness_extension) && {
             let mut robustness = vk::PhysicalDevicePipelineRobustnessFeaturesEXT::default();
             let mut features2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut robustness);
             instance.get_physical_device_features2(phys.handle, &mut features2);

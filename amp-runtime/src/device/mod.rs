@@ -142,6 +142,7 @@ impl Device {
         self.pipeline_robustness
             && match self.robustness {
                 crate::Robustness::Default | crate::Robustness::CheckedOff => checked,
+                crate::Robustness::On => false,
                 crate::Robustness::Off => true,
             }
     }

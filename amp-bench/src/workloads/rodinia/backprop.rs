@@ -137,7 +137,8 @@ pub(super) fn row(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
     let units = if ctx.cfg.tiny {
         1 << 10
     } else if ctx.cfg.gpu {
-        1 << 21
+        // The tile rows are workgroups along y, which GPUs limit to 65,535.
+        65_535 * HEIGHT
     } else {
         1 << 19
     };

@@ -148,6 +148,12 @@ impl Emitter<'_> {
     fn modf(&mut self, s: Scalar, x: Word) -> (Word, Word) {
         let whole = self.trunc(s, x);
         let diff = self.fop(Op::FSub, s, x, whole);
+        // Below 1 in magnitude the fraction is `x` itself, taken as it is: a device that
+        // flushes denormals would flush a denormal `x` in the subtraction.
+        let magnitude = self.glsl1(s, inst::FABS, x);
+        let one = self.float_const(s, 1.0);
+        let below_one = self.cmp(Op::FOrdLessThan, magnitude, one);
+        let diff = self.select(s, below_one, x, diff);
         let inf = self.test(Op::IsInf, x);
         let zero = self.float_const(s, 0.0);
         let frac = self.select(s, inf, zero, diff);
