@@ -49,10 +49,10 @@ AMP_DEVICE=vulkan AMP_VALIDATION=1 cargo test --workspace --all-features "$@"
 # build the dependencies again with fewer features: about two minutes on two cores).
 # The device suite on a simulated discrete GPU (docs/data-model.md): data in device memory,
 # every transfer through staging buffers, mappings treated as non-coherent, a discrete GPU's
-# limits, the validation layer's best-practices checks on, deferred launches, and four indices
-# per simple kernel's thread (a GPU's workgroup size is the simulated device's default), so
-# that every device test runs through the grid-stride loop too.
-AMP_DEVICE=vulkan AMP_VALIDATION=1 AMP_SIMULATE_DISCRETE=1 AMP_ITEMS_PER_THREAD=4 \
+# limits, the validation layer's best-practices checks on, deferred launches, and a GPU's
+# launch shape (256 threads of four indices), so that every device test runs through the
+# grid-stride loop too.
+AMP_DEVICE=vulkan AMP_VALIDATION=1 AMP_SIMULATE_DISCRETE=1 \
     cargo test --workspace --all-features --test device --test faults "$@" \
     -- --skip every_device_test_on_the_other_accelerator
 # The same device with every launch waited for (`AMP_SYNC_LAUNCHES=1`), which must agree: the
