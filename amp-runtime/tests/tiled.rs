@@ -540,8 +540,9 @@ fn launch_errors() {
     let e = parallel_for_each_on(&acc, domain, call).unwrap_err();
     assert!(matches!(e, Error::ArgumentMismatch { .. }), "{e}");
 
-    // More tiles along y than the device can dispatch (checked before any upload).
-    let max_y = acc.limits().max_workgroup_count[1] as usize;
+    // More tiles along x than the device can dispatch (checked before any upload; tiles
+    // along y would fold onto z).
+    let max_x = acc.limits().max_workgroup_count[0] as usize;
     let small = vec![0.0f32; 4];
     let mut small_out = vec![0.0f32; 4];
     {
@@ -549,7 +550,7 @@ fn launch_errors() {
         let mut y = ArrayViewMut::new([2, 2], &mut small_out).unwrap();
         let e = parallel_for_each_on(
             &acc,
-            Extent::new([max_y + 1, 1]).tile::<1, 1>(),
+            Extent::new([1, max_x + 1]).tile::<1, 1>(),
             mirror_add_call::<1, 1>(&x, &x, &mut y),
         )
         .unwrap_err();

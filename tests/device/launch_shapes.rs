@@ -179,7 +179,7 @@ fn the_default_shape_is_the_devices() -> Result<(), amp::Error> {
         assert_eq!(shape.workgroup_size, if gpu { 256 } else { 64 });
     }
     if std::env::var_os("AMP_ITEMS_PER_THREAD").is_none() {
-        assert_eq!(shape.items_per_thread, if gpu { 1 } else { 4 });
+        assert_eq!(shape.items_per_thread, 4);
     }
     Ok(())
 }

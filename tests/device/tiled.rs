@@ -207,6 +207,14 @@ fn relations1_folded(
     which[t.global] = t.tile[0] as u32;
 }
 
+/// Tiles of two rows and more tile rows than one column of workgroups holds (65,535 along y
+/// on GPUs and lavapipe): the runtime folds the rows onto z.
+#[kernel(amp)]
+fn relations2_folded(t: TiledIndex<2, 1>, row: ArrayViewMut<u32, 2>, which: ArrayViewMut<u32, 2>) {
+    row[t.global] = t.global[0] as u32;
+    which[t.global] = t.tile[0] as u32 * 4 + t.local[0] as u32 * 2 + t.global[1] as u32;
+}
+
 // `write_conflict` is a false positive: `g` is `t.global`, one element per thread, but the
 // analysis follows only locals bound to single index components.
 #[kernel(amp, allow(write_conflict))]
@@ -347,6 +355,28 @@ fn relations_rank1_folded_grid() -> Result<(), amp::Error> {
     }
     let [b0, b1, b2] = &bufs;
     check_relations::<2, 0, 0>(&[n], [Some(b0), Some(b1), Some(b2), None, None]);
+    assert_validation_clean();
+    Ok(())
+}
+
+#[test]
+fn relations_rank2_folded_grid() -> Result<(), amp::Error> {
+    let rows = 2 * (65_535 + 3);
+    let (mut row, mut which) = (vec![u32::MAX; rows], vec![u32::MAX; rows]);
+    {
+        let mut rv = ArrayViewMut::new([rows, 1], &mut row)?;
+        let mut wv = ArrayViewMut::new([rows, 1], &mut which)?;
+        let domain = rv.extent().tile::<2, 1>();
+        parallel_for_each(domain, relations2_folded(&mut rv, &mut wv))?;
+    }
+    for r in 0..rows {
+        assert_eq!(row[r], r as u32, "row {r}");
+        assert_eq!(
+            which[r],
+            (r / 2 * 4 + r % 2 * 2) as u32,
+            "tile and local of row {r}"
+        );
+    }
     assert_validation_clean();
     Ok(())
 }

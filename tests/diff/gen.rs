@@ -7,8 +7,9 @@
 //! itself leaves open or what is not Rust (see the module documentation of `main.rs`):
 //! - the sign of a zero from `min`/`max` of `-0.0` and `+0.0`: their results get `+ 0.0`, which
 //!   maps both zeros to `+0.0` and changes nothing else;
-//! - the sign of a NaN: `copysign` takes its sign from a parameter or a literal, whose bits are
-//!   fixed, never from a computed value;
+//! - the sign of a NaN: `copysign` takes its sign from a test function's parameter or a
+//!   literal, whose bits are fixed, never from a computed value (a helper's parameters are its
+//!   callers' computed values);
 //! - `usize` arithmetic (64 bits on the host, 32 on the device): `usize` appears only as
 //!   `(e % N) as usize` indices of local arrays, which are in bounds on both;
 //! - loops run at most a few dozen iterations (llvmpipe ends loops after 65,535, see
@@ -166,7 +167,9 @@ pub fn program(rng: &mut Rng, prefix: &str, tests: usize) -> Program {
         let callable = &helpers[..helpers.len().min(count / 2)];
         let source = {
             let mut g = Gen::new(rng, callable, ret, 4);
-            g.function(&name, &params, None)
+            // A helper's parameters are whatever its callers pass, NaN of either sign
+            // included: not a sign `copysign` may take.
+            g.function(&name, &params, None, false)
         };
         helpers.push(Helper {
             name,
@@ -189,7 +192,7 @@ pub fn program(rng: &mut Rng, prefix: &str, tests: usize) -> Program {
         };
         let (source, check) = {
             let mut g = Gen::new(rng, &helpers, ret, 7);
-            let source = g.function(&name, &params, approx);
+            let source = g.function(&name, &params, approx, true);
             let check = approx.map_or(Check::Exact, |a| a.check(ret));
             (source, check)
         };
@@ -345,7 +348,15 @@ impl<'a> Gen<'a> {
         }
     }
 
-    fn function(&mut self, name: &str, params: &[Ty], approx: Option<Approx>) -> String {
+    /// A function of `params`; `fixed_params`: the parameters hold the test's inputs (fixed
+    /// bits), not values computed by a caller.
+    fn function(
+        &mut self,
+        name: &str,
+        params: &[Ty],
+        approx: Option<Approx>,
+        fixed_params: bool,
+    ) -> String {
         self.scopes.push((Vec::new(), Vec::new()));
         let mut sig = Vec::new();
         for (i, &ty) in params.iter().enumerate() {
@@ -355,7 +366,7 @@ impl<'a> Gen<'a> {
                 name: pname,
                 ty,
                 mutable: false,
-                param: true,
+                param: fixed_params,
             });
         }
         let n = 1 + self.rng.below(self.budget);

@@ -44,10 +44,24 @@ pub(super) fn physical_devices(inst: &InstanceShared) -> Result<Vec<PhysicalInfo
             .enumerate_physical_devices()
             .map_err(Error::vk("vkEnumeratePhysicalDevices"))?;
         let mut out = Vec::new();
+        let mut seen = Vec::new();
         for (index, handle) in handles.into_iter().enumerate() {
             let props = inst.instance.get_physical_device_properties(handle);
             if props.api_version < vk::API_VERSION_1_1 {
                 continue;
+            }
+            // One GPU reached through two drivers' manifests (the same manifest in two
+            // folders, as in some container images) is one device: the first is kept.
+            let mut id = vk::PhysicalDeviceIDProperties::default();
+            let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut id);
+            inst.instance
+                .get_physical_device_properties2(handle, &mut props2);
+            let uuid = id.device_uuid;
+            if uuid != [0; vk::UUID_SIZE] {
+                if seen.contains(&uuid) {
+                    continue;
+                }
+                seen.push(uuid);
             }
             let families = inst
                 .instance

@@ -58,7 +58,8 @@ pub(super) fn simple_grid(
     Ok(groups)
 }
 
-/// The grid of a tiled kernel: one workgroup per tile; x is the last dimension. Checks the
+/// The grid of a tiled kernel: one workgroup per tile; x is the last dimension, and rank 1's
+/// tiles fold onto y, rank 2's tile rows onto z, past the device's limits. Checks the
 /// tile against the device's workgroup and shared-memory limits and the domain's divisibility,
 /// and adds the workgroup size (specialization constants 0, 1, 2) to `specialization`.
 pub(super) fn tiled_grid(
@@ -134,6 +135,13 @@ pub(super) fn tiled_grid(
     if domain.len() == 1 {
         return fold_onto_xy(count[0], size[0], max);
     }
+    if domain.len() == 2 && count[1] > u64::from(max[1]) {
+        // Rank 2: more tile rows than workgroups along y fold onto z, as rank 1 folds onto
+        // y (the kernel adds `z * rows` to its tile row and leaves past the last one).
+        let [rows, z, _] = fold_onto_xy(count[1], size[1], [max[1], max[2], 1])?;
+        count[1] = u64::from(rows);
+        count[2] = u64::from(z);
+    }
     for axis in 0..3 {
         if count[axis] > u64::from(max[axis]) {
             return Err(Error::TooManyWorkgroups {
@@ -190,6 +198,13 @@ mod tests {
         assert_eq!(fold_onto_xy(262_144, 64, LIMITS).unwrap(), [52_429, 5, 1]);
         let [x, y, _] = fold_onto_xy(65_536, 256, LIMITS).unwrap();
         assert_eq!((x, y), (32_768, 2));
+    }
+
+    #[test]
+    fn rank2_tile_rows_fold_onto_z() {
+        // 65,538 tile rows of 2 threads: 2 layers of 32,769 rows.
+        let [rows, z, _] = fold_onto_xy(65_538, 2, [65_535, 65_535, 1]).unwrap();
+        assert_eq!((rows, z), (32_769, 2));
     }
 
     #[test]

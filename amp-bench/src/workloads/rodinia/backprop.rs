@@ -137,8 +137,9 @@ pub(super) fn row(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
     let units = if ctx.cfg.tiny {
         1 << 10
     } else if ctx.cfg.gpu {
-        // The tile rows are workgroups along y, which GPUs limit to 65,535.
-        65_535 * HEIGHT
+        // 131,072 tile rows: more than the 65,535 workgroups GPUs allow along y, so the
+        // runtime folds them onto z.
+        1 << 21
     } else {
         1 << 19
     };

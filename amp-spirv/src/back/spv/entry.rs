@@ -159,8 +159,9 @@ impl Emitter<'_> {
         });
     }
 
-    /// The tiled index: `local` from the invocation id, `tile` from the workgroup id (folded
-    /// onto y for rank 1), `global = tile * size + local`, `tile_origin = tile * size`.
+    /// The tiled index: `local` from the invocation id, `tile` from the workgroup id (its
+    /// component 0 folded onto y for rank 1, onto z for rank 2), `global = tile * size +
+    /// local`, `tile_origin = tile * size`.
     fn tiled_prologue(&mut self, lid_var: Word, wid_var: Word, nwg_var: Word) {
         let Some(tiled) = self.k.tiled.clone() else {
             return None.or_internal(&mut self.internal, Invariant::TiledIndex);
@@ -189,19 +190,22 @@ impl Emitter<'_> {
                     .or_internal(&mut self.internal, Invariant::BlockOpen)
             })
             .collect();
-        if rank == 1 {
-            // Rank 1 may be folded onto y when there are more tiles than workgroups along x;
-            // whole workgroups past the last tile leave at once, so barriers stay uniform.
+        if rank <= 2 {
+            // Component 0 may be folded onto the next axis when there are more tiles than
+            // workgroups along its own (rank 1: x onto y; rank 2: y onto z, where GPUs allow
+            // 65,535); whole workgroups past the last tile leave at once, so barriers stay
+            // uniform.
+            let own = axis(0);
             let nwg = self.load(v3, nwg_var);
-            let nx = self
+            let n_own = self
                 .b
-                .composite_extract(u, None, nwg, [0])
+                .composite_extract(u, None, nwg, [own])
                 .or_internal(&mut self.internal, Invariant::BlockOpen);
-            let wy = self
+            let w_next = self
                 .b
-                .composite_extract(u, None, wid, [1])
+                .composite_extract(u, None, wid, [own + 1])
                 .or_internal(&mut self.internal, Invariant::BlockOpen);
-            let row = self.op(Op::IMul, u, &[wy, nx]);
+            let row = self.op(Op::IMul, u, &[w_next, n_own]);
             tile[0] = self.op(Op::IAdd, u, &[tile[0], row]);
             // `tile < extent / size` as `tile * size < extent`: no division per thread
             // (lavapipe lowers one to a long sequence, ~1.5 % of a tree reduction). The
