@@ -371,16 +371,14 @@ impl Emitter<'_> {
         }
     }
 
-    /// The components of `v4`, as a read of a `Unorm` or `Norm` texture `p` decoded them,
-    /// decoded as the host decodes them: `code * (1 / (2^b - 1))` rounded to `f32` (and at
-    /// least -1 for `Norm`). The device's decode is within an ULP of the code's value, so
-    /// `round(v * (2^b - 1))` is the code. Other texels are returned as they are.
-    fn decode_as_host(&mut self, p: ParamId, texel: &Elem, v4: Word) -> Word {
-        let component = texel.ty().component();
-        let signed = match component {
+    /// The codes of a `Unorm` or `Norm` texture `p`'s components: their largest code (255 or
+    /// 65,535; 127 or 32,767 signed), chosen by the texture's `SIXTEEN_BITS` fact, and the
+    /// host's factor `1 / max` rounded once from the exact quotient. `None` for other texels.
+    fn code_scale(&mut self, p: ParamId, texel: &Elem) -> Option<CodeScale> {
+        let signed = match texel.ty().component() {
             Some(Scalar::Unorm) => false,
             Some(Scalar::Norm) => true,
-            _ => return v4,
+            _ => return None,
         };
         let s = Scalar::F32;
         let sixteen = self.layout_fact(p, crate::texture_fact::SIXTEEN_BITS);
@@ -389,18 +387,25 @@ impl Emitter<'_> {
         } else {
             (255.0, 65535.0)
         };
-        let scale = |e: &mut Self, eight: f64, sixteen_bits: f64| {
-            let a = e.float_const(s, eight);
-            let b = e.float_const(s, sixteen_bits);
-            e.select(s, sixteen, b, a)
+        let mut scale = |eight: f64, sixteen_bits: f64| {
+            let a = self.float_const(s, eight);
+            let b = self.float_const(s, sixteen_bits);
+            self.select(s, sixteen, b, a)
         };
-        let max = scale(self, max8, max16);
-        // The host's factor: 1 / max rounded once, from the exact quotient.
-        let recip = scale(
-            self,
-            (1.0 / max8) as f32 as f64,
-            (1.0 / max16) as f32 as f64,
-        );
+        let max = scale(max8, max16);
+        let recip = scale((1.0 / max8) as f32 as f64, (1.0 / max16) as f32 as f64);
+        Some(CodeScale { signed, max, recip })
+    }
+
+    /// The components of `v4`, as a read of a `Unorm` or `Norm` texture `p` decoded them,
+    /// decoded as the host decodes them: `code * (1 / (2^b - 1))` rounded to `f32` (and at
+    /// least -1 for `Norm`). The device's decode is within an ULP of the code's value, so
+    /// `round(v * (2^b - 1))` is the code. Other texels are returned as they are.
+    fn decode_as_host(&mut self, p: ParamId, texel: &Elem, v4: Word) -> Word {
+        let Some(CodeScale { signed, max, recip }) = self.code_scale(p, texel) else {
+            return v4;
+        };
+        let s = Scalar::F32;
         let f4 = self.ty(&Ty::Vector(s, 4));
         let v4 = self.perturbed_when_forced(v4);
         let max4 = self.op(Op::CompositeConstruct, f4, &[max; 4]);
@@ -426,27 +431,10 @@ impl Emitter<'_> {
     /// `Norm` values toward zero, which gives -121 for -121.52, where the host gives -122);
     /// a quarter of a step past `c` is `c` both rounded to nearest and truncated.
     fn coded_for_store(&mut self, p: ParamId, texel: &Elem, v4: Word) -> Word {
-        let signed = match texel.ty().component() {
-            Some(Scalar::Unorm) => false,
-            Some(Scalar::Norm) => true,
-            _ => return v4,
+        let Some(CodeScale { signed, max, recip }) = self.code_scale(p, texel) else {
+            return v4;
         };
         let s = Scalar::F32;
-        let sixteen = self.layout_fact(p, crate::texture_fact::SIXTEEN_BITS);
-        let (max8, max16) = if signed {
-            (127.0f64, 32767.0f64)
-        } else {
-            (255.0, 65535.0)
-        };
-        let max = {
-            let (a, b) = (self.float_const(s, max8), self.float_const(s, max16));
-            self.select(s, sixteen, b, a)
-        };
-        let recip = {
-            let a = self.float_const(s, (1.0 / max8) as f32 as f64);
-            let b = self.float_const(s, (1.0 / max16) as f32 as f64);
-            self.select(s, sixteen, b, a)
-        };
         let f4 = self.ty(&Ty::Vector(s, 4));
         let b4 = self.ty(&Ty::Vector(Scalar::Bool, 4));
         let splat = |e: &mut Self, x: Word| e.op(Op::CompositeConstruct, f4, &[x; 4]);
@@ -599,4 +587,12 @@ impl Emitter<'_> {
             .image_write(image, coord, texel4, None, [])
             .or_internal(&mut self.internal, Invariant::BlockOpen);
     }
+}
+
+/// What [`Emitter::code_scale`] gives: whether the codes are signed, the largest code and
+/// its reciprocal as the host rounds it (`f32` values, chosen per launch).
+struct CodeScale {
+    signed: bool,
+    max: Word,
+    recip: Word,
 }
