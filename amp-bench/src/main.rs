@@ -71,10 +71,13 @@ fn main() -> Result<(), BoxError> {
     // A report folder gets what was measured after every section, so a run cut short by a
     // time limit (the GPU kit's) keeps it; the end of the run writes it whole.
     let report = match &outputs.report_dir {
-        Some(dir) => run_reporting(&cfg, &mut |report, section| {
-            let elapsed = started.elapsed().as_secs_f64();
-            write_report_dir(report, &cfg, elapsed, dir, Some(section))
-        })?,
+        Some(dir) => run_reporting(
+            &cfg,
+            Some(&mut |report, section| {
+                let elapsed = started.elapsed().as_secs_f64();
+                write_report_dir(report, &cfg, elapsed, dir, Some(section))
+            }),
+        )?,
         None => run(&cfg)?,
     };
     if !publish(&report, &cfg, started, &outputs)? {

@@ -80,14 +80,18 @@ pub const ALL: [&dyn Workload; 22] = [
 
 /// Runs every measurement of `cfg` and returns the table's rows and the agreement checks.
 pub fn run(cfg: &Config) -> Result<Report, BoxError> {
-    run_reporting(cfg, &mut |_, _| Ok(()))
+    run_reporting(cfg, None)
 }
 
-/// [`run`], handing what was measured so far to `after_section` after each section (with the
-/// section's name), so that a run cut short keeps it.
+/// What [`run_reporting`] calls after each section: what was measured so far, and the
+/// section's name.
+pub type AfterSection<'a> = &'a mut dyn FnMut(&Report, &str) -> Result<(), BoxError>;
+
+/// [`run`], handing what was measured so far to `after_section` (when given) after each
+/// section, so that a run cut short keeps it.
 pub fn run_reporting(
     cfg: &Config,
-    after_section: &mut dyn FnMut(&Report, &str) -> Result<(), BoxError>,
+    mut after_section: Option<AfterSection<'_>>,
 ) -> Result<Report, BoxError> {
     let t0 = Instant::now();
     let native = Accelerator::cpu()?;
@@ -168,7 +172,9 @@ pub fn run_reporting(
                     failures.push(format!("{name}: {e}"));
                 }
             }
-            after_section(&report_of(&ctx, &failures), name)?;
+            if let Some(after_section) = after_section.as_deref_mut() {
+                after_section(&report_of(&ctx, &failures), name)?;
+            }
         }
     }
     Ok(report_of(&ctx, &failures))

@@ -154,7 +154,8 @@ pub(super) fn tiled_grid(
 }
 
 /// The grid for `groups` workgroups of `threads` threads each along x, folded onto y when they
-/// exceed the device's x limit. Balanced: `y = ceil(groups / max_x)` rows of `x = ceil(groups
+/// exceed the device's x limit (`max` gives the limits of the two axes in its first two
+/// entries: a rank-2 tiled grid passes y's and z's to fold its tile rows onto z). Balanced: `y = ceil(groups / max_x)` rows of `x = ceil(groups
 /// / y)` groups, so fewer than `y` surplus workgroups are dispatched (they leave at once).
 /// Kernels compute `(group.x + group.y * groups.x) * threads` in a `u32`, so a grid whose
 /// threads would pass `u32::MAX + 1` is refused rather than let that wrap.
