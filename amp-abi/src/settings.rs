@@ -131,6 +131,7 @@ pub const SETTINGS: &[Setting] = &[
         Kind::Choice(ITEMS_PER_THREAD),
         "items_per_thread",
     ),
+    run("AMP_AUTOTUNE", Kind::Flag, "autotune"),
     run("AMP_PIPELINE_CACHE", Kind::PathOrOff, "pipeline_cache"),
     run("AMP_HOST_CACHE_MB", Kind::Mebibytes, "host_cache_mb"),
     build("AMP_DUMP_SPIRV", Kind::Path),

@@ -23,8 +23,34 @@ pub fn settle() -> Result<(), BoxError> {
     Ok(Accelerator::default()?.default_view().wait()?)
 }
 
-/// One warm-up run, then the median of up to `cfg.reps` timed runs (at least 3, fewer beyond
-/// about 2 s of work). The tiny configuration times the single warm-up run.
+/// The autotuner's tries still to finish on the default accelerator (0 on the native one).
+fn tries_left() -> u32 {
+    Accelerator::default().map_or(0, |a| a.tuned_shapes().iter().map(|t| t.tries_left).sum())
+}
+
+/// Runs `f` again, untimed and settled, while the default accelerator's autotuner has tries
+/// left and the last run finished some (16 runs at most): rows time the launch shapes the
+/// tuner keeps, as a program's repeated launches run them. A run that finishes none ends it
+/// (the tries left belong to another kernel).
+fn finish_tuning(f: &mut dyn FnMut() -> Result<(), BoxError>) -> Result<(), BoxError> {
+    let mut left = tries_left();
+    for _ in 0..16 {
+        if left == 0 {
+            break;
+        }
+        f()?;
+        settle()?;
+        let now = tries_left();
+        if now >= left {
+            break;
+        }
+        left = now;
+    }
+    Ok(())
+}
+
+/// One warm-up run (and the runs that finish the autotuner's tries), then the median of up
+/// to `cfg.reps` timed runs (at least 3, fewer beyond about 2 s of work). The tiny configuration times the single warm-up run.
 pub(crate) fn measure(
     cfg: &Config,
     mut f: impl FnMut() -> Result<(), BoxError>,
@@ -39,6 +65,7 @@ pub(crate) fn measure(
     if cfg.tiny {
         return Ok(first);
     }
+    finish_tuning(&mut f)?;
     let (min_reps, budget) = rep_budget(cfg);
     let reps = ((budget / first.max(1e-9)).ceil() as usize).clamp(min_reps, cfg.reps.max(min_reps));
     let mut times = Vec::with_capacity(reps);
@@ -78,6 +105,8 @@ pub(crate) fn measure_pair(
     if cfg.tiny {
         return Ok((w1, w2));
     }
+    finish_tuning(&mut first)?;
+    finish_tuning(&mut second)?;
     let slowest = w1.max(w2).max(1e-9);
     let (min_reps, budget) = rep_budget(cfg);
     let reps = ((budget / slowest).ceil() as usize).clamp(min_reps, cfg.reps.max(min_reps));

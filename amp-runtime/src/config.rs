@@ -185,6 +185,15 @@ impl Config {
         self.set("AMP_ITEMS_PER_THREAD", Some(items.to_string()))
     }
 
+    /// `AMP_AUTOTUNE`: whether the first launches of a simple kernel over a large domain (2^20
+    /// indices or more) on a Vulkan device try a few launch shapes and keep the fastest for
+    /// the kernel's later launches of that size (default on; off where `AMP_WORKGROUP_SIZE` or
+    /// `AMP_ITEMS_PER_THREAD` sets the shape; see
+    /// [`Accelerator::tuned_shapes`](crate::Accelerator::tuned_shapes)).
+    pub fn autotune(self, on: bool) -> Config {
+        self.set("AMP_AUTOTUNE", Some(flag_text(on)))
+    }
+
     /// `AMP_HOST_CACHE_MB`: how many MiB of freed large arrays of the native accelerator
     /// (2 MiB and up) the process keeps for reuse, as CUDA's caching allocators keep device
     /// memory (default 512; `0`: every free goes back to the OS at once).
@@ -307,6 +316,14 @@ pub(crate) fn flag(name: &'static str) -> Result<bool, Error> {
     match var(name) {
         Some(raw) => parsed(name, &raw, |v| v == Value::Flag(true)),
         None => Ok(false),
+    }
+}
+
+/// Flag setting `name`, `default` when unset; marks it read.
+pub(crate) fn flag_or(name: &'static str, default: bool) -> Result<bool, Error> {
+    match var(name) {
+        Some(raw) if !raw.trim().is_empty() => parsed(name, &raw, |v| v == Value::Flag(true)),
+        _ => Ok(default),
     }
 }
 

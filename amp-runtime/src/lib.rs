@@ -95,7 +95,7 @@ pub use data::{
 pub use data::{DeviceBuffer, DeviceBufferMut};
 pub use device::{
     live_object_counts, validation_enabled, validation_message_count, Accelerator, AcceleratorView,
-    DeviceType, KernelTime, LaunchShape, LaunchTarget, Limits, ObjectCounts,
+    DeviceType, KernelTime, LaunchShape, LaunchTarget, Limits, ObjectCounts, ShapeTime, TunedShape,
 };
 pub use error::{Error, SettingSource, SplitError, VulkanResult};
 #[doc(hidden)]

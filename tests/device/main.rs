@@ -23,6 +23,7 @@ mod algorithms;
 mod algorithms_with_fn;
 mod asynchrony;
 mod atomics;
+mod autotune;
 mod bool_elems;
 mod bounds;
 mod control_flow;

@@ -68,6 +68,53 @@ impl Report {
         s
     }
 
+    /// The autotuned launch shapes in Markdown: per kernel and size class the shape chosen,
+    /// its time against the default shape's (the shortest of each one's tries, by device
+    /// timestamps), and every shape tried; empty when nothing was tuned.
+    pub fn tuned_table(&self) -> String {
+        if self.tuned.is_empty() {
+            return String::new();
+        }
+        let shape = |s: &amp::LaunchShape| format!("{} x {}", s.workgroup_size, s.items_per_thread);
+        let time = |t: Option<f64>| t.map_or("-".to_owned(), fmt_time);
+        let mut s = String::from(
+            "| kernel | indices | chosen (threads x indices) | its time | default's time | chosen/default | tried |
+|---|---|---|---|---|---|---|
+",
+        );
+        for t in &self.tuned {
+            let chosen = t.chosen.as_ref().map_or("tuning".to_owned(), shape);
+            let of = |want: Option<amp::LaunchShape>| {
+                t.tried
+                    .iter()
+                    .find(|s| Some(s.shape) == want)
+                    .and_then(|s| s.seconds)
+            };
+            let (chosen_t, default_t) = (of(t.chosen), t.tried.first().and_then(|s| s.seconds));
+            let ratio = match (chosen_t, default_t) {
+                (Some(c), Some(d)) if d > 0.0 => format!("{:.2}", c / d),
+                _ => "-".to_owned(),
+            };
+            let tried = if t.from_file {
+                "(read from the tuning file)".to_owned()
+            } else {
+                t.tried
+                    .iter()
+                    .map(|s| format!("{} {}", shape(&s.shape), time(s.seconds)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            s += &format!(
+                "| {} | 2^{} | {chosen} | {} | {} | {ratio} | {tried} |\n",
+                t.kernel,
+                t.indices.ilog2(),
+                time(chosen_t),
+                time(default_t),
+            );
+        }
+        s
+    }
+
     /// The clock log in Markdown: one line per sample and GPU; empty without samples.
     pub fn clock_table(&self) -> String {
         if self.clocks.samples.is_empty() {
@@ -169,3 +216,10 @@ pub(crate) const YARDSTICK_NOTE: &str = "The same bytes as the copy row, copied 
     grid-stride copy kernel, each timed with timestamp queries around each of 10 dispatches \
     after an untimed one, and checked word for word on the device. GB/s counts the bytes read \
     plus the bytes written.";
+
+/// What the autotuned launch shapes table shows.
+pub(crate) const TUNED_NOTE: &str = "The Vulkan device's autotuner (`AMP_AUTOTUNE`, on by \
+    default): for each simple kernel launched over 2^20 indices or more, per size class, the \
+    first launches tried each shape twice in turn, the device's default first, and the \
+    shape with the shortest try runs the later launches. Times are the shortest try of each \
+    shape by device timestamps, during the run's own launches (warm-ups included).";

@@ -121,6 +121,8 @@ pub struct Report {
     /// The GPU's clocks before and after each section (the GPU profile, where `nvidia-smi` is
     /// present).
     pub clocks: ClockLog,
+    /// The launch shapes the Vulkan device's autotuner chose for simple kernels during the run.
+    pub tuned: Vec<amp::TunedShape>,
 }
 
 impl Report {

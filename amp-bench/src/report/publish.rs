@@ -6,7 +6,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use super::json::{profile_name, report_json};
-use super::measurement::{KERNEL_TABLE_NOTE, YARDSTICK_NOTE};
+use super::measurement::{KERNEL_TABLE_NOTE, TUNED_NOTE, YARDSTICK_NOTE};
 use super::{bounds_table, chart, diagnostics_table, targets_table, Report};
 use crate::{BoxError, Config};
 
@@ -74,6 +74,10 @@ pub fn publish(
         println!("Clocks (nvidia-smi)\n\n{clocks_md}");
     }
     println!("Kernel time (timestamp queries) beside wall time\n\n{kernels_md}");
+    let tuned_md = report.tuned_table();
+    if !tuned_md.is_empty() {
+        println!("Autotuned launch shapes\n\n{tuned_md}");
+    }
     let elapsed = started.elapsed().as_secs_f64();
     println!(
         "{} of {} checks agree across amp, glslang, CPU and native ({elapsed:.1} s in all)",
@@ -213,13 +217,19 @@ pub fn write_report_dir(
             crate::clocks::QUERY
         )
     };
+    let tuned_md = report.tuned_table();
+    let tuned = if tuned_md.is_empty() {
+        String::new()
+    } else {
+        format!("### Autotuned launch shapes\n\n{TUNED_NOTE}\n\n{tuned_md}\n")
+    };
     let md = format!(
         "Device: `{}`; native: `{}`; profile: {}; validation layer: {}; {:.1} s.\n\n\
          {conditions}\n{table}\n\
          ### GPU targets\n\n{gpu_targets_md}\n\
          ### Yardsticks of the memory-bound rows\n\n{YARDSTICK_NOTE}\n\n{yardsticks_md}\n\
          ### Kernel time beside wall time\n\n{KERNEL_TABLE_NOTE}\n\n{kernels_md}\n\
-         {clocks}\
+         {tuned}{clocks}\
          ### Bounds checking cost\n\n{bounds}\n\
          ### Checks\n\n{} of {} agree.\n{}{}",
         report.device,

@@ -143,6 +143,7 @@ pub fn run_reporting(
             validation: ctx.acc.validation_enabled(),
             yardsticks: Vec::new(),
             warm_up: None,
+            tuned: ctx.acc.tuned_shapes(),
             clocks: ctx.clocks,
         });
     }
@@ -196,5 +197,6 @@ fn report_of(ctx: &Ctx<'_>, failures: &[String]) -> Report {
         yardsticks: ctx.yardsticks.clone(),
         warm_up: ctx.warm_up.clone(),
         clocks: ctx.clocks.clone(),
+        tuned: ctx.acc.tuned_shapes(),
     }
 }

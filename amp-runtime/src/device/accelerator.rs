@@ -407,6 +407,18 @@ impl Accelerator {
         }
     }
 
+    /// The launch shapes the autotuner chose (or is choosing) for simple kernels here, by
+    /// kernel and size class, with the time of each shape it tried; empty on the native CPU
+    /// accelerator (it has no launch shapes) and where tuning is off (`AMP_AUTOTUNE=0`, or a
+    /// shape set by `AMP_WORKGROUP_SIZE` or `AMP_ITEMS_PER_THREAD`). The policy and its cost are
+    /// in docs/performance.md ("Autotuned launch shapes").
+    pub fn tuned_shapes(&self) -> Vec<super::TunedShape> {
+        match &self.backend {
+            Backend::Vulkan(d) => d.tuner().report(),
+            Backend::Native(_) => Vec::new(),
+        }
+    }
+
     /// Whether the Vulkan validation layer is active for this device (never for the native
     /// CPU accelerator).
     pub fn validation_enabled(&self) -> bool {

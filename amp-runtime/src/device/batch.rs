@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use ash::vk;
 
 use super::hazards::{Hazards, Touches};
-use super::profile::{DeviceTimeline, KernelTime, Timestamps};
+use super::profile::{DeviceTimeline, KernelTime, Timed, TimedLaunch, Timestamps};
 use super::submit::{
     default_timeout, record_barrier, timeout_millis, timeout_nanos, Barrier, Recording, Slot,
 };
@@ -354,8 +354,9 @@ impl Queue {
     /// Records one item into the open batch with `record` (after a barrier ordering it after
     /// everything before it); `work` then adds what the batch must keep until it finished. A
     /// launch with `descriptors` buffers gets a batch whose descriptor pool has room for it.
-    /// A launch names its kernel in `timed`: while the view times launches, timestamps are
-    /// written around it. Returns the ticket of the batch.
+    /// A launch names its kernel in `timed`: while the view times launches, or when the launch
+    /// is an autotuner's try, timestamps are written around it. Returns the ticket of the
+    /// batch.
     ///
     /// Submits the batch when it is full or old. Errors only when nothing was recorded; a
     /// failed submission afterwards is kept as this view's error (see [`Self::take_error`]).
@@ -363,7 +364,7 @@ impl Queue {
         self: &Arc<Self>,
         device: &Device,
         descriptors: u32,
-        timed: Option<&str>,
+        timed: Option<Timed<'_>>,
         touches: Touches<'_>,
         record: impl FnOnce(&mut Recording<'_>) -> Result<R, Error>,
         work: impl FnOnce(&mut Work),
@@ -382,7 +383,14 @@ impl Queue {
                 st.open(device, descriptors)?;
             }
             let d = device.vk();
-            let timed = timed.filter(|_| st.profiling);
+            let profiled = st.profiling;
+            let timed = timed
+                .filter(|t| st.timestamps.is_some() && (profiled || t.tune.is_some()))
+                .map(|t| TimedLaunch {
+                    kernel: t.kernel.to_owned(),
+                    profiled,
+                    tune: t.tune,
+                });
             let batch = st.open.as_mut().expect("opened above");
             let cmd = batch.slot.cmd();
             // SAFETY: the slot's command buffer is recording (outside any render pass).
@@ -398,9 +406,9 @@ impl Queue {
                 d,
                 slot: &mut batch.slot,
             })?;
-            if let Some(kernel) = timed {
+            if let Some(launch) = timed {
                 // SAFETY: as above; `start` was recorded for this launch.
-                unsafe { batch.slot.queries.end(d, cmd, kernel) };
+                unsafe { batch.slot.queries.end(d, cmd, launch) };
             }
             batch.items += 1;
             work(&mut batch.work);

@@ -8,6 +8,7 @@ use ash::vk;
 use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
 
 use super::atomic_float::AtomicFloat32;
+use super::autotune::Autotuner;
 use super::batch::Queue;
 use super::discrete::simulated_limits;
 use super::instance::InstanceShared;
@@ -238,8 +239,23 @@ pub(super) fn create_device(
             rounds_f32_exactly: super::properties::rounds_f32_exactly(&phys.name),
         });
         // Simple kernels' launch shape: a GPU's, or the one of the discrete GPU simulated.
-        let shape =
+        let (shape, candidates) =
             super::LaunchShape::choose(phys.device_type.is_gpu() || memory.simulated, &limits)?;
+        // The autotuner needs the queue's timestamps to time its tries.
+        let tune = crate::config::flag_or("AMP_AUTOTUNE", true)? && timestamps.is_some();
+        let tune_file = super::pipeline_cache::cache_folder().map(|dir| {
+            let uuid: String = props
+                .pipeline_cache_uuid
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            let simulated = if memory.simulated { "-discrete" } else { "" };
+            dir.join(format!(
+                "launch-shapes-{:04x}-{:04x}-{uuid}{simulated}.txt",
+                props.vendor_id, props.device_id
+            ))
+        });
+        let tuner = Arc::new(Autotuner::new(tune, candidates, tune_file));
         let priorities = [1.0f32];
         let queues = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(family)
@@ -292,6 +308,7 @@ pub(super) fn create_device(
             device_path: phys.path(),
             limits,
             shape,
+            tuner,
             float64: supported.shader_float64 == vk::TRUE,
             physical: phys.handle,
             storage_image_write_without_format: supported.shader_storage_image_write_without_format

@@ -7,6 +7,7 @@
 
 mod accelerator;
 mod atomic_float;
+mod autotune;
 mod batch;
 mod counts;
 mod create;
@@ -35,6 +36,8 @@ use gpu_allocator::vulkan::Allocator;
 pub(crate) use accelerator::Backend;
 pub use accelerator::{live_object_counts, Accelerator};
 pub(crate) use atomic_float::AtomicFloat32;
+pub(crate) use autotune::{Autotuner, TuneRequest};
+pub use autotune::{ShapeTime, TunedShape};
 pub(crate) use batch::{sync_launches, Check, Pending, Queue, Reported, Work};
 pub use counts::ObjectCounts;
 pub(crate) use counts::LIVE_PIPELINES;
@@ -45,6 +48,7 @@ pub use instance::{validation_enabled, validation_message_count};
 pub(crate) use memory_info::MemoryInfo;
 pub(crate) use native::{NativeDevice, NATIVE_PATH};
 pub use profile::KernelTime;
+pub(crate) use profile::Timed;
 use profile::Timestamps;
 pub use properties::{DeviceType, Limits};
 pub use queue::{AcceleratorView, LaunchTarget};
@@ -97,6 +101,8 @@ pub(crate) struct Device {
     robustness: crate::Robustness,
     /// How simple kernels are dispatched here.
     shape: LaunchShape,
+    /// The launch shapes chosen per kernel and size here.
+    tuner: Arc<Autotuner>,
     allocator: Mutex<Option<Allocator>>,
     /// Memory types and host-memory import.
     memory: MemoryInfo,
@@ -183,6 +189,11 @@ impl Device {
     /// How simple kernels are dispatched here.
     pub(crate) fn launch_shape(&self) -> LaunchShape {
         self.shape
+    }
+
+    /// The autotuner of simple kernels' launch shapes here.
+    pub(crate) fn tuner(&self) -> &Arc<Autotuner> {
+        &self.tuner
     }
 
     /// Whether kernels using `f64` can run (`shaderFloat64`).

@@ -141,7 +141,7 @@ impl DriverCache {
 }
 
 /// The folder of the cache files, or `None` when the disk cache is off.
-fn cache_folder() -> Option<PathBuf> {
+pub(super) fn cache_folder() -> Option<PathBuf> {
     // A folder or `0`: any value is one, so there is nothing to check.
     folder_from(
         crate::config::var("AMP_PIPELINE_CACHE").map(Into::into),

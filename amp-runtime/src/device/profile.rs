@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 
 use ash::vk;
 
+use super::autotune::TuneSample;
 use super::counts::LIVE_QUERY_POOLS;
 use crate::sync::lock;
 use crate::Error;
@@ -116,6 +117,20 @@ impl Timestamps {
     }
 }
 
+/// A launch to time: its kernel's name, and the autotuner's try it runs, if any.
+pub(crate) struct Timed<'a> {
+    pub(crate) kernel: &'a str,
+    pub(crate) tune: Option<TuneSample>,
+}
+
+/// A timed launch of the batch being recorded: for the view's profiler (`profiled`), the
+/// autotuner (`tune`) or both.
+pub(super) struct TimedLaunch {
+    pub(super) kernel: String,
+    pub(super) profiled: bool,
+    pub(super) tune: Option<TuneSample>,
+}
+
 /// Launches timed per query pool (two queries each).
 const LAUNCHES_PER_POOL: u32 = 64;
 
@@ -124,8 +139,8 @@ const LAUNCHES_PER_POOL: u32 = 64;
 #[derive(Default)]
 pub(super) struct QueryPools {
     pools: Vec<vk::QueryPool>,
-    /// The names of the launches timed in the current batch, in order.
-    names: Vec<String>,
+    /// The launches timed in the current batch, in order.
+    names: Vec<TimedLaunch>,
 }
 
 impl QueryPools {
@@ -171,11 +186,16 @@ impl QueryPools {
         Ok(())
     }
 
-    /// Records the timestamp after the launch [`start`](Self::start) began, named `kernel`.
+    /// Records the timestamp after the launch [`start`](Self::start) began.
     ///
     /// # Safety
     /// As for [`start`](Self::start), which was called for this launch.
-    pub(super) unsafe fn end(&mut self, d: &ash::Device, cmd: vk::CommandBuffer, kernel: &str) {
+    pub(super) unsafe fn end(
+        &mut self,
+        d: &ash::Device,
+        cmd: vk::CommandBuffer,
+        launch: TimedLaunch,
+    ) {
         let n = self.names.len() as u32;
         let pool = self.pools[(n / LAUNCHES_PER_POOL) as usize];
         let first = 2 * (n % LAUNCHES_PER_POOL);
@@ -183,11 +203,12 @@ impl QueryPools {
         unsafe {
             d.cmd_write_timestamp(cmd, vk::PipelineStageFlags::BOTTOM_OF_PIPE, pool, first + 1)
         };
-        self.names.push(kernel.to_owned());
+        self.names.push(launch);
     }
 
-    /// The times of the finished batch's launches, appended to `out` in launch order and
-    /// placed on `timeline` (the batch was submitted at `submitted`).
+    /// The times of the finished batch's launches: the profiled ones appended to `out` in
+    /// launch order and placed on `timeline` (the batch was submitted at `submitted`), the
+    /// autotuner's tries handed to it.
     ///
     /// # Safety
     /// The batch finished.
@@ -219,14 +240,19 @@ impl QueryPools {
                 )
             }
             .map_err(Error::vk("vkGetQueryPoolResults"))?;
-            for (pair, kernel) in ticks.chunks_exact(2).zip(names.by_ref()) {
+            for (pair, launch) in ticks.chunks_exact(2).zip(names.by_ref()) {
                 let origin = *origin.get_or_insert(pair[0]);
                 let seconds = timestamps.seconds(pair[0], pair[1]);
                 let start = timeline.place(
                     batch_start + Duration::from_secs_f64(timestamps.seconds(origin, pair[0])),
                     seconds,
                 );
-                out.push(KernelTime::measured(kernel, start, seconds));
+                if let Some(tune) = launch.tune {
+                    tune.finished(seconds);
+                }
+                if launch.profiled {
+                    out.push(KernelTime::measured(launch.kernel, start, seconds));
+                }
             }
         }
         Ok(())

@@ -14,13 +14,13 @@ use super::checks::{check_shape, check_spec_words};
 use super::grid::{simple_grid, tiled_grid};
 use super::native::launch_native;
 use super::pipeline::{ImageDescriptor, Pipeline, Specialization};
-use super::plan::{plan_for, LaunchPlan};
+use super::plan::{plan_for, LaunchPlan, Layout};
 use crate::data::Prepared;
 use crate::device::{
     sync_launches, Accelerator, AcceleratorView, Backend, Check, Device, KernelTime, LaunchTarget,
-    Queue, Reported, Touches,
+    Queue, Reported, Timed, Touches, TuneRequest,
 };
-use crate::kernel::{spec_id, ElemType, KernelInfo, ParamKind, ScalarType, TextureAccess};
+use crate::kernel::{spec_id, ElemType, KernelInfo, ParamKind, ScalarType, Shape, TextureAccess};
 use crate::texture::{Filter, Image};
 use crate::Error;
 
@@ -165,7 +165,33 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
         return Ok(());
     }
 
-    let plan = plan_for(device, info, &args, &spec, &domain, tiling.as_ref(), || {
+    // A simple kernel whose shape the runtime chooses may be tuned: its launch runs the
+    // shape the autotuner gives, timed when it is one of the tries.
+    let (shape, tune) = match (&tiling, info.shape) {
+        (None, Shape::Chosen { loops }) => {
+            let request = TuneRequest {
+                id: info as *const KernelInfo as usize,
+                name: info.name,
+                module: info.hash,
+                spec: &spec,
+                indices: total,
+                one_index: loops && device.limits().max_loop_iterations.is_some(),
+            };
+            match device.tuner().shape_for(&request) {
+                Some((shape, tune)) => (Some(shape), tune),
+                None => (None, None),
+            }
+        }
+        _ => (None, None),
+    };
+    let layout = Layout {
+        args: &args,
+        spec: &spec,
+        domain: &domain,
+        tiling: tiling.as_ref(),
+        shape,
+    };
+    let plan = plan_for(device, info, &layout, || {
         let mut specialization = Specialization::default();
         let mut push = vec![0u8; info.push_constant_size as usize];
         encode_args(info, &args, &domain, &mut push, &mut specialization)?;
@@ -174,7 +200,7 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
                 info,
                 total,
                 device.limits(),
-                device.launch_shape(),
+                shape.unwrap_or(device.launch_shape()),
                 &mut specialization,
             )?,
             Some(t) => tiled_grid(info, &domain, t, device.limits(), &mut specialization)?,
@@ -211,7 +237,10 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
         let report = oob_report.map(|r| (r, info));
         enqueue(
             view,
-            info.name,
+            Timed {
+                kernel: info.name,
+                tune,
+            },
             pipeline,
             &bindings,
             &prepared,
@@ -422,7 +451,7 @@ fn bind_images(
 #[allow(clippy::too_many_arguments)]
 pub(super) fn enqueue(
     view: &AcceleratorView,
-    kernel: &str,
+    timed: Timed<'_>,
     pipeline: &Pipeline,
     bindings: &[(u32, vk::DescriptorBufferInfo)],
     prepared: &[Prepared],
@@ -457,7 +486,7 @@ pub(super) fn enqueue(
     let recorded = queue.record(
         device,
         descriptors,
-        Some(kernel),
+        Some(timed),
         touches,
         |rec| pipeline.record(rec, bindings, images, push, groups),
         |work| {

@@ -3,8 +3,9 @@
 //! the next launch with the same layout, so a chain of repeated launches skips argument
 //! encoding, specialization and the pipeline lookup.
 //!
-//! The key is everything the encoding reads: the kernel, the domain, the tile shape, the
-//! call's specialization words, and per argument its kind, element type, writability, extent,
+//! The key is everything the encoding reads: the kernel, the launch shape the autotuner
+//! gave (a simple kernel's), the domain, the tile shape, the call's specialization words,
+//! and per argument its kind, element type, writability, extent,
 //! offset and strides (buffers), type and bits (scalars) or bytes (values). Equal keys encode
 //! to equal plans, and a key was checked (argument types, ranks, limits) when its plan was
 //! built. Launches with textures or samplers are not cached (their launches are few).
@@ -17,7 +18,7 @@ use std::sync::{Arc, Mutex, Weak};
 use super::cache::AddressHasher;
 use super::call::{Arg, KernelArg, Tiling};
 use super::pipeline::Pipeline;
-use crate::device::{Device, DeviceState};
+use crate::device::{Device, DeviceState, LaunchShape};
 use crate::kernel::{ElemType, KernelInfo};
 use crate::sync::lock;
 use crate::Error;
@@ -143,14 +144,29 @@ impl KeySink for Matches<'_> {
     }
 }
 
+/// What a launch's plan is encoded from besides its kernel.
+#[derive(Clone, Copy)]
+pub(super) struct Layout<'a> {
+    pub(super) args: &'a [KernelArg<'a>],
+    pub(super) spec: &'a [u32],
+    pub(super) domain: &'a [usize],
+    pub(super) tiling: Option<&'a Tiling>,
+    /// The launch shape the autotuner gave a simple kernel's launch.
+    pub(super) shape: Option<LaunchShape>,
+}
+
 /// Writes the key of a launch into `key` (empty); `false` when such launches are not cached.
-fn key_of(
-    key: &mut impl KeySink,
-    args: &[KernelArg<'_>],
-    spec: &[u32],
-    domain: &[usize],
-    tiling: Option<&Tiling>,
-) -> bool {
+fn key_of(key: &mut impl KeySink, layout: &Layout<'_>) -> bool {
+    let Layout {
+        args,
+        spec,
+        domain,
+        tiling,
+        shape,
+    } = *layout;
+    key.word(shape.map_or(0, |s| {
+        1 | u64::from(s.workgroup_size) << 8 | u64::from(s.items_per_thread) << 40
+    }));
     key.word(domain.len() as u64);
     key.words(domain.iter().map(|&d| d as u64));
     match tiling {
@@ -192,15 +208,12 @@ fn key_of(
     true
 }
 
-/// The plan of a launch of `info` with `args` over `domain` on `device`: the cached one for
+/// The plan of a launch of `info` with `layout` on `device`: the cached one for
 /// this layout, or one `build` makes (and checks) now and caches.
 pub(super) fn plan_for(
     device: &Arc<Device>,
     info: &'static KernelInfo,
-    args: &[KernelArg<'_>],
-    spec: &[u32],
-    domain: &[usize],
-    tiling: Option<&Tiling>,
+    layout: &Layout<'_>,
     build: impl FnOnce() -> Result<LaunchPlan, Error>,
 ) -> Result<Arc<LaunchPlan>, Error> {
     let count = |built: u64, reused: u64| {
@@ -218,7 +231,7 @@ pub(super) fn plan_for(
         if let Some(l) = last {
             if l.info == id && Weak::as_ptr(&l.device) == Arc::as_ptr(device) {
                 let mut same = Matches::new(&l.key);
-                if key_of(&mut same, args, spec, domain, tiling) && same.matched() {
+                if key_of(&mut same, layout) && same.matched() {
                     count(0, 1);
                     return Ok(l.plan.clone());
                 }
@@ -226,7 +239,7 @@ pub(super) fn plan_for(
         }
         key.words.clear();
         key.types.clear();
-        if !key_of(key, args, spec, domain, tiling) {
+        if !key_of(key, layout) {
             count(1, 0);
             return build().map(Arc::new);
         }

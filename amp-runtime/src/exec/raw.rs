@@ -214,7 +214,10 @@ impl RawKernel {
         }
         enqueue(
             &self.acc.default_view(),
-            &self.name,
+            crate::device::Timed {
+                kernel: &self.name,
+                tune: None,
+            },
             &self.pipeline,
             &bindings,
             &prepared,
