@@ -4,7 +4,10 @@
 //!
 //! - `vkCmdCopyBuffer` from one device-local buffer into another: the driver's own copy;
 //! - a hand-written GLSL `uvec4` grid-stride copy kernel over the same two buffers
-//!   ([`G_COPY4`]).
+//!   ([`G_COPY4`]);
+//! - the same kernel with `uint` loads and stores ([`G_COPY1`]), the same workgroups each
+//!   running four times the indices: beside the `uvec4` copy it tells whether 4-byte accesses
+//!   or the launch shape hold a GPU's simple kernels below its bandwidth.
 //!
 //! Each is timed with two timestamp queries around each of its dispatches (after an untimed
 //! one), and its copy is checked on the device: the source holds a pattern of distinct words,
@@ -72,6 +75,29 @@ void main() {
 }
 ";
 
+/// The copy yardstick with 4-byte loads and stores: the same buffers and workgroups as
+/// [`G_COPY4`], each thread striding over the words.
+pub(crate) const G_COPY1: &str = "
+layout(std430, binding = 0) readonly buffer S { uint src[]; };
+layout(std430, binding = 1) writeonly buffer D { uint dst[]; };
+void main() {
+    uint stride = gl_NumWorkGroups.x * 256u;
+    uint words = pc.n * 4u;
+    for (uint i = gl_GlobalInvocationID.x; i < words; i += stride) dst[i] = src[i];
+}
+";
+
+/// How a yardstick copies: the driver's buffer copy or one of the copy kernels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CopyMethod {
+    /// `vkCmdCopyBuffer`.
+    Driver,
+    /// [`G_COPY4`].
+    Uvec4Kernel,
+    /// [`G_COPY1`].
+    UintKernel,
+}
+
 /// Counts the destination's words that differ from the pattern.
 const G_CHECK4: &str = "
 layout(std430, binding = 1) readonly buffer D { uvec4 dst[]; };
@@ -114,7 +140,7 @@ pub(crate) struct Yardsticks {
     set_layout: vk::DescriptorSetLayout,
     layout: vk::PipelineLayout,
     modules: Vec<vk::ShaderModule>,
-    /// Fill, copy, check.
+    /// Fill, `uvec4` copy, check, `uint` copy.
     pipelines: Vec<vk::Pipeline>,
     descriptor_pool: vk::DescriptorPool,
     set: vk::DescriptorSet,
@@ -318,6 +344,7 @@ impl Yardsticks {
             compile_glsl("yardstick_fill", &shader(G_FILL4))?,
             compile_glsl("yardstick_copy", &shader(G_COPY4))?,
             compile_glsl("yardstick_check", &shader(G_CHECK4))?,
+            compile_glsl("yardstick_copy_uint", &shader(G_COPY1))?,
         ];
         let entry = load_entry()?;
         let (instance, messenger) = create_instance(&entry, validation)?;
@@ -393,7 +420,7 @@ impl Yardsticks {
         &mut self,
         physical: vk::PhysicalDevice,
         family: u32,
-        spirv: &[Vec<u32>; 3],
+        spirv: &[Vec<u32>; 4],
     ) -> Result<(), BoxError> {
         let d = self.device.clone();
         // SAFETY: every call uses live handles of this device, created just before it; each is
@@ -575,7 +602,8 @@ impl Yardsticks {
         Ok(())
     }
 
-    /// Records a dispatch of pipeline `which` (0 fill, 1 copy, 2 check) over the buffers.
+    /// Records a dispatch of pipeline `which` (0 fill, 1 `uvec4` copy, 2 check, 3 `uint` copy)
+    /// over the buffers.
     fn dispatch(&self, d: &ash::Device, cmd: vk::CommandBuffer, which: usize) {
         // SAFETY: `cmd` is recording; the pipeline, layout and set are live.
         unsafe {
@@ -652,17 +680,19 @@ impl Yardsticks {
         })
     }
 
-    /// Clears the destination, then times `samples` copies of the driver's (`kernel` false)
-    /// or of the copy kernel (`kernel` true), after one untimed copy; returns the seconds of
-    /// each and the number of `uvec4`s of the destination that then differ from the source.
-    pub(crate) fn time(&self, kernel: bool, samples: u32) -> Result<(Vec<f64>, u32), BoxError> {
+    /// Clears the destination, then times `samples` copies by `method`, after one untimed
+    /// copy; returns the seconds of each and the number of `uvec4`s of the destination that
+    /// then differ from the source.
+    pub(crate) fn time(
+        &self,
+        method: CopyMethod,
+        samples: u32,
+    ) -> Result<(Vec<f64>, u32), BoxError> {
         let samples = samples.clamp(1, self.query_count / 2);
-        let op = |d: &ash::Device, cmd| {
-            if kernel {
-                self.dispatch(d, cmd, 1);
-            } else {
-                self.copy_buffer(d, cmd);
-            }
+        let op = |d: &ash::Device, cmd| match method {
+            CopyMethod::Driver => self.copy_buffer(d, cmd),
+            CopyMethod::Uvec4Kernel => self.dispatch(d, cmd, 1),
+            CopyMethod::UintKernel => self.dispatch(d, cmd, 3),
         };
         self.submit(|d, cmd| {
             // SAFETY: `cmd` is recording; the destination and the query pool are live.

@@ -212,8 +212,8 @@ pub(crate) const KERNEL_TABLE_NOTE: &str = "Device time from timestamp queries a
 /// What the yardstick table is, for the reports.
 pub(crate) const YARDSTICK_NOTE: &str = "The same bytes as the copy row, copied on the same \
     device with nothing of amp-rs in between (raw `ash`, a device of its own, buffers in \
-    device-local memory): the driver's `vkCmdCopyBuffer` and a hand-written GLSL `uvec4` \
-    grid-stride copy kernel, each timed with timestamp queries around each of 10 dispatches \
+    device-local memory): the driver's `vkCmdCopyBuffer`, a hand-written GLSL `uvec4` \
+    grid-stride copy kernel and the same kernel with `uint` accesses, each timed with timestamp queries around each of 10 dispatches \
     after an untimed one, and checked word for word on the device. GB/s counts the bytes read \
     plus the bytes written.";
 

@@ -5,7 +5,7 @@
 use super::{Ctx, Workload};
 use crate::measure::KERNEL_SAMPLES;
 use crate::report::{Check, KernelStats, WarmUp, Yardstick};
-use crate::yardstick::{validation_messages, Yardsticks};
+use crate::yardstick::{validation_messages, CopyMethod, Yardsticks};
 use crate::BoxError;
 
 /// Seconds of busy work before the GPU profile's timed sections.
@@ -46,17 +46,27 @@ fn yardsticks(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         ctx.clocks.sample("warm-up", "after");
     }
     let mib = bytes as f64 / f64::from(1 << 20);
-    for (kernel, name) in [
-        (false, "`vkCmdCopyBuffer` (the driver's copy)".to_owned()),
+    for (method, name) in [
         (
-            true,
+            CopyMethod::Driver,
+            "`vkCmdCopyBuffer` (the driver's copy)".to_owned(),
+        ),
+        (
+            CopyMethod::Uvec4Kernel,
             format!(
                 "GLSL `uvec4` grid-stride copy kernel ({} workgroups of 256)",
                 y.groups()
             ),
         ),
+        (
+            CopyMethod::UintKernel,
+            format!(
+                "GLSL `uint` grid-stride copy kernel (the same {} workgroups, 4-byte accesses)",
+                y.groups()
+            ),
+        ),
     ] {
-        let (times, bad) = y.time(kernel, KERNEL_SAMPLES as u32)?;
+        let (times, bad) = y.time(method, KERNEL_SAMPLES as u32)?;
         ctx.checks.push(Check {
             workload: format!("yardstick: {name}"),
             agree: bad == 0,
