@@ -7,7 +7,9 @@
 //!   ([`G_COPY4`]);
 //! - the same kernel with `uint` loads and stores ([`G_COPY1`]), the same workgroups each
 //!   running four times the indices: beside the `uvec4` copy it tells whether 4-byte accesses
-//!   or the launch shape hold a GPU's simple kernels below its bandwidth.
+//!   or the launch shape hold a GPU's simple kernels below its bandwidth;
+//! - the `uvec4` kernel's loop with four `uint` accesses per step ([`G_COPY1X4`]): whether the
+//!   driver merges neighbouring 4-byte accesses into 16-byte ones by itself.
 //!
 //! Each is timed with two timestamp queries around each of its dispatches (after an untimed
 //! one), and its copy is checked on the device: the source holds a pattern of distinct words,
@@ -87,6 +89,21 @@ void main() {
 }
 ";
 
+/// The `uvec4` copy's loop with its 16-byte accesses written as four neighbouring `uint`
+/// ones (16-byte aligned: the buffers start at offset 0).
+pub(crate) const G_COPY1X4: &str = "
+layout(std430, binding = 0) readonly buffer S { uint src[]; };
+layout(std430, binding = 1) writeonly buffer D { uint dst[]; };
+void main() {
+    uint stride = gl_NumWorkGroups.x * 256u;
+    for (uint i = gl_GlobalInvocationID.x; i < pc.n; i += stride) {
+        uint w = i * 4u;
+        uint a = src[w], b = src[w + 1u], c = src[w + 2u], d = src[w + 3u];
+        dst[w] = a; dst[w + 1u] = b; dst[w + 2u] = c; dst[w + 3u] = d;
+    }
+}
+";
+
 /// How a yardstick copies: the driver's buffer copy or one of the copy kernels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum CopyMethod {
@@ -96,6 +113,8 @@ pub(crate) enum CopyMethod {
     Uvec4Kernel,
     /// [`G_COPY1`].
     UintKernel,
+    /// [`G_COPY1X4`].
+    UintRunKernel,
 }
 
 /// Counts the destination's words that differ from the pattern.
@@ -140,7 +159,7 @@ pub(crate) struct Yardsticks {
     set_layout: vk::DescriptorSetLayout,
     layout: vk::PipelineLayout,
     modules: Vec<vk::ShaderModule>,
-    /// Fill, `uvec4` copy, check, `uint` copy.
+    /// Fill, `uvec4` copy, check, `uint` copy, four-`uint` copy.
     pipelines: Vec<vk::Pipeline>,
     descriptor_pool: vk::DescriptorPool,
     set: vk::DescriptorSet,
@@ -345,6 +364,7 @@ impl Yardsticks {
             compile_glsl("yardstick_copy", &shader(G_COPY4))?,
             compile_glsl("yardstick_check", &shader(G_CHECK4))?,
             compile_glsl("yardstick_copy_uint", &shader(G_COPY1))?,
+            compile_glsl("yardstick_copy_uint_x4", &shader(G_COPY1X4))?,
         ];
         let entry = load_entry()?;
         let (instance, messenger) = create_instance(&entry, validation)?;
@@ -420,7 +440,7 @@ impl Yardsticks {
         &mut self,
         physical: vk::PhysicalDevice,
         family: u32,
-        spirv: &[Vec<u32>; 4],
+        spirv: &[Vec<u32>; 5],
     ) -> Result<(), BoxError> {
         let d = self.device.clone();
         // SAFETY: every call uses live handles of this device, created just before it; each is
@@ -602,8 +622,8 @@ impl Yardsticks {
         Ok(())
     }
 
-    /// Records a dispatch of pipeline `which` (0 fill, 1 `uvec4` copy, 2 check, 3 `uint` copy)
-    /// over the buffers.
+    /// Records a dispatch of pipeline `which` (0 fill, 1 `uvec4` copy, 2 check, 3 `uint` copy,
+    /// 4 four-`uint` copy) over the buffers.
     fn dispatch(&self, d: &ash::Device, cmd: vk::CommandBuffer, which: usize) {
         // SAFETY: `cmd` is recording; the pipeline, layout and set are live.
         unsafe {
@@ -693,6 +713,7 @@ impl Yardsticks {
             CopyMethod::Driver => self.copy_buffer(d, cmd),
             CopyMethod::Uvec4Kernel => self.dispatch(d, cmd, 1),
             CopyMethod::UintKernel => self.dispatch(d, cmd, 3),
+            CopyMethod::UintRunKernel => self.dispatch(d, cmd, 4),
         };
         self.submit(|d, cmd| {
             // SAFETY: `cmd` is recording; the destination and the query pool are live.

@@ -65,6 +65,14 @@ fn yardsticks(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
                 y.groups()
             ),
         ),
+        (
+            CopyMethod::UintRunKernel,
+            format!(
+                "GLSL `uvec4` copy kernel's loop with four neighbouring `uint` accesses per \
+                 step (the same {} workgroups)",
+                y.groups()
+            ),
+        ),
     ] {
         let (times, bad) = y.time(method, KERNEL_SAMPLES as u32)?;
         ctx.checks.push(Check {
