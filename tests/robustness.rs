@@ -346,3 +346,37 @@ fn a_process_that_ends_with_launches_in_flight_exits_cleanly() -> Result<(), Err
     assert_validation_clean();
     Ok(())
 }
+
+#[kernel(amp)]
+fn churn_more(idx: Index<1>, out: &mut Array<u32, 1>) {
+    let mut x = idx[0] as u32;
+    for _ in 0..96 {
+        x = x.wrapping_mul(22_695_477).wrapping_add(1);
+    }
+    out[idx] = x;
+}
+
+/// As above, for a program that waited for a first kernel and then ends while the driver
+/// compiles a second one (lavapipe compiles a kernel at its first dispatch, on its own
+/// threads): the driver's compiler registered its own teardown at the first compile, after
+/// the runtime's exit hook, so the hook must be registered again after that (it crashed
+/// every such process on a busy machine before; each child here waits once, then submits a
+/// kernel not compiled yet and ends).
+#[test]
+fn a_process_that_ends_while_a_kernel_compiles_exits_cleanly() -> Result<(), Error> {
+    const NAME: &str = "a_process_that_ends_while_a_kernel_compiles_exits_cleanly";
+    if in_child(NAME) {
+        let mut first = Array::<u32, 1>::new([1 << 10])?;
+        parallel_for_each(first.extent(), churn(&mut first))?;
+        first.to_vec()?;
+        let mut out = Array::<u32, 1>::new([1 << 20])?;
+        parallel_for_each(out.extent(), churn_more(&mut out))?;
+        out.accelerator().default_view().flush()?;
+        return Ok(());
+    }
+    for _ in 0..4 {
+        run_child(NAME, &[("MESA_SHADER_CACHE_DISABLE", "true")], &[]);
+    }
+    assert_validation_clean();
+    Ok(())
+}

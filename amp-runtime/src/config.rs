@@ -187,7 +187,8 @@ impl Config {
 
     /// `AMP_AUTOTUNE`: whether the first launches of a simple kernel over a large domain (2^20
     /// indices or more) on a Vulkan device try a few launch shapes and keep the fastest for
-    /// the kernel's later launches of that size (default on; off where `AMP_WORKGROUP_SIZE` or
+    /// the kernel's later launches of that size (default: on for GPUs and the simulated
+    /// discrete GPU, off for CPU devices; always off where `AMP_WORKGROUP_SIZE` or
     /// `AMP_ITEMS_PER_THREAD` sets the shape; see
     /// [`Accelerator::tuned_shapes`](crate::Accelerator::tuned_shapes)).
     pub fn autotune(self, on: bool) -> Config {

@@ -1,4 +1,4 @@
-//! Autotuned launch shapes (`AMP_AUTOTUNE`): the first launches of a simple kernel over 2^20
+//! Autotuned launch shapes (`AMP_AUTOTUNE`, on by default for GPUs): the first launches of a simple kernel over 2^20
 //! indices or more try each shape the device's tuner has, and every one of them computes
 //! what the host does, bit for bit; the tuner then keeps the shape whose tries were fastest,
 //! writes its choice beside the pipeline cache, and a later process starts with it. Each
@@ -85,10 +85,18 @@ fn tuned_shapes_compute_what_the_host_does_and_the_fastest_is_kept() -> Result<(
     if common::in_child(NAME) {
         let acc = Accelerator::default()?;
         let expect = std::env::var("AMP_TEST_EXPECT").unwrap_or_default();
+        // Unset, tuning is on for GPUs and the simulated discrete GPU only.
+        let gpu = acc.device_type() != amp::DeviceType::Cpu
+            || std::env::var("AMP_SIMULATE_DISCRETE").is_ok_and(|v| v == "1");
+        let expect = match expect.as_str() {
+            "default" if gpu => "tuned",
+            "default" => "off",
+            other => other,
+        };
         // A choice read from the file needs no tries; tuning that is off, none either.
         launch_and_check(if expect == "tuned" { LAUNCHES } else { 2 })?;
         let tuned = acc.tuned_shapes();
-        match expect.as_str() {
+        match expect {
             "off" => assert!(tuned.is_empty(), "tuning is off: {tuned:?}"),
             "tuned" | "from-file" => {
                 let names: Vec<&str> = tuned.iter().map(|t| t.kernel.as_str()).collect();
@@ -148,7 +156,8 @@ fn tuned_shapes_compute_what_the_host_does_and_the_fastest_is_kept() -> Result<(
         env.extend_from_slice(extra);
         common::run_child(NAME, &env, &NOT_SET);
     };
-    run("tuned", &[]);
+    let on = [("AMP_AUTOTUNE", "1")];
+    run("tuned", &on);
     let written = std::fs::read_dir(&dir)
         .map(|d| {
             d.filter_map(Result::ok).any(|e| {
@@ -162,9 +171,23 @@ fn tuned_shapes_compute_what_the_host_does_and_the_fastest_is_kept() -> Result<(
         written,
         "the tuning file is written beside the pipeline cache"
     );
-    run("from-file", &[]);
+    run("from-file", &on);
     run("off", &[("AMP_AUTOTUNE", "0")]);
-    run("off", &[("AMP_WORKGROUP_SIZE", "128")]);
+    run(
+        "off",
+        &[("AMP_AUTOTUNE", "1"), ("AMP_WORKGROUP_SIZE", "128")],
+    );
     let _ = std::fs::remove_dir_all(&dir);
+    // Unset: the device's default, with a folder of its own (no choices to read).
+    let fresh = format!("{cache}-default");
+    common::run_child(
+        NAME,
+        &[
+            ("AMP_PIPELINE_CACHE", fresh.as_str()),
+            ("AMP_TEST_EXPECT", "default"),
+        ],
+        &NOT_SET,
+    );
+    let _ = std::fs::remove_dir_all(&fresh);
     Ok(())
 }

@@ -219,7 +219,7 @@ pub(crate) const YARDSTICK_NOTE: &str = "The same bytes as the copy row, copied 
 
 /// What the autotuned launch shapes table shows.
 pub(crate) const TUNED_NOTE: &str = "The Vulkan device's autotuner (`AMP_AUTOTUNE`, on by \
-    default): for each simple kernel launched over 2^20 indices or more, per size class, the \
+    default for GPUs): for each simple kernel launched over 2^20 indices or more, per size class, the \
     first launches tried each shape twice in turn, the device's default first, and the \
     shape with the shortest try runs the later launches. Times are the shortest try of each \
     shape by device timestamps, during the run's own launches (warm-ups included).";

@@ -69,7 +69,15 @@ fn transfers(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
     let t_to_array = ctx.time(|| Ok(amp::copy(&src[..], &mut arr)?))?;
     let mut back = vec![0u32; n];
     let t_from_array = ctx.time(|| Ok(amp::copy(&arr, &mut back[..])?))?;
-    let copies_ok = back == src;
+    // Between two device arrays in device-local memory: the device's own copy, which the
+    // yardsticks' `vkCmdCopyBuffer` and copy kernels measure without amp-rs.
+    let mut local_a = Array::<u32, 1>::new_with_access(&ctx.acc, [n], AccessType::None)?;
+    let mut local_b = Array::<u32, 1>::new_with_access(&ctx.acc, [n], AccessType::None)?;
+    amp::copy(&src[..], &mut local_a)?;
+    let t_device_copy = ctx.time(|| Ok(amp::copy(&local_a, &mut local_b)?))?;
+    let mut device_back = vec![0u32; n];
+    amp::copy(&local_b, &mut device_back[..])?;
+    let copies_ok = back == src && device_back == src;
     // The native accelerator: views of host slices are used in place, arrays are host memory.
     let native = ctx.native.clone();
     let mut n_out = Array::<u32, 1>::new_on(&native, [1])?;
@@ -107,7 +115,12 @@ fn transfers(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
     let nt_to_array = ctx.time_native(|| Ok(amp::copy(&src[..], &mut n_arr)?))?;
     let mut n_back = vec![0u32; n];
     let nt_from_array = ctx.time_native(|| Ok(amp::copy(&n_arr, &mut n_back[..])?))?;
-    let native_ok = n_back == src && n_dst[0] == 1 && n_out.to_vec()? == [0];
+    let mut n_arr_b = Array::<u32, 1>::new_on(&native, [n])?;
+    let nt_device_copy = ctx.time_native(|| Ok(amp::copy(&n_arr, &mut n_arr_b)?))?;
+    let native_ok = n_back == src
+        && n_dst[0] == 1
+        && n_out.to_vec()? == [0]
+        && (nt_device_copy.is_err() || n_arr_b.to_vec()? == src);
     // Overlap: a chain of steps, each an upload into its own device array and a kernel on
     // it, against the uploads alone plus the kernels alone. Uploads do not wait for their
     // copies and the host submits recorded work before it copies, so the chain takes less
@@ -218,10 +231,22 @@ fn transfers(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         cpu: timed(t_copy, work),
         native: native_cell(&nt_from_array, Some(work)),
     });
+    let both_ways = Work::Bytes(2.0 * bytes as f64);
+    ctx.push_row(Row {
+        name: "device to device: `amp::copy(&array, &mut array)`, device-local arrays (GB/s: \
+               bytes read + written; CPU column: memcpy)"
+            .into(),
+        size: format!("{} MiB", bytes >> 20),
+        amp: timed(t_device_copy, both_ways),
+        glsl: Cell::None,
+        cpu: timed(t_copy, both_ways),
+        native: native_cell(&nt_device_copy, Some(both_ways)),
+    });
     ctx.checks.push(Check {
         workload: "transfers".into(),
         agree: down_ok && copies_ok && chain_ok && out.to_vec()? == [0] && copy == src,
-        detail: "synchronized view, copied array, the overlap chain and memcpy hold the data"
+        detail: "synchronized view, copied arrays (host and device), the overlap chain and \
+                 memcpy hold the data"
             .into(),
     });
     if ctx.cfg.native {

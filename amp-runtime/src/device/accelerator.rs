@@ -139,8 +139,13 @@ fn device_for(inst: &Arc<InstanceShared>, phys: &PhysicalInfo) -> Result<Acceler
     Ok(vulkan_acc(device))
 }
 
-/// The exit hook (`device/exit.rs`): each open device's submitted work, waited for.
+/// The exit hook (`device/exit.rs`): each open device's submitted work, waited for, once (the
+/// hook is registered twice, and each device's queue stays locked after its wait).
 extern "C" fn finish_open_devices() {
+    static RAN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if RAN.swap(true, std::sync::atomic::Ordering::AcqRel) {
+        return;
+    }
     for device in open_devices() {
         device.finish_submitted_at_exit();
     }
@@ -409,8 +414,9 @@ impl Accelerator {
 
     /// The launch shapes the autotuner chose (or is choosing) for simple kernels here, by
     /// kernel and size class, with the time of each shape it tried; empty on the native CPU
-    /// accelerator (it has no launch shapes) and where tuning is off (`AMP_AUTOTUNE=0`, or a
-    /// shape set by `AMP_WORKGROUP_SIZE` or `AMP_ITEMS_PER_THREAD`). The policy and its cost are
+    /// accelerator (it has no launch shapes) and where tuning is off (`AMP_AUTOTUNE=0`, a CPU
+    /// device without `AMP_AUTOTUNE=1`, or a shape set by `AMP_WORKGROUP_SIZE` or
+    /// `AMP_ITEMS_PER_THREAD`). The policy and its cost are
     /// in docs/performance.md ("Autotuned launch shapes").
     pub fn tuned_shapes(&self) -> Vec<super::TunedShape> {
         match &self.backend {

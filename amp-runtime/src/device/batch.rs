@@ -733,6 +733,9 @@ impl QueueState {
                 }
             }
         }
+        if failed.is_none() {
+            super::exit::again_after_first_work();
+        }
         if failed.is_none() && self.free.len() < KEEP_FREE {
             self.free.push(slot);
         } else if failed.is_none() {

@@ -239,10 +239,14 @@ pub(super) fn create_device(
             rounds_f32_exactly: super::properties::rounds_f32_exactly(&phys.name),
         });
         // Simple kernels' launch shape: a GPU's, or the one of the discrete GPU simulated.
-        let (shape, candidates) =
-            super::LaunchShape::choose(phys.device_type.is_gpu() || memory.simulated, &limits)?;
-        // The autotuner needs the queue's timestamps to time its tries.
-        let tune = crate::config::flag_or("AMP_AUTOTUNE", true)? && timestamps.is_some();
+        let gpu = phys.device_type.is_gpu() || memory.simulated;
+        let (shape, candidates) = super::LaunchShape::choose(gpu, &limits)?;
+        // The autotuner needs the queue's timestamps to time its tries. It is on by default
+        // on GPUs only: on a CPU device (lavapipe) the shapes ran within a few percent of each
+        // other, and its tries' pipelines are compiled at their first dispatch, late in a
+        // program, where a driver that compiles on its own threads can be caught by the
+        // process's end (lavapipe's compiler crashed so, once in ten runs on a busy machine).
+        let tune = crate::config::flag_or("AMP_AUTOTUNE", gpu)? && timestamps.is_some();
         let tune_file = super::pipeline_cache::cache_folder().map(|dir| {
             let uuid: String = props
                 .pipeline_cache_uuid

@@ -5,9 +5,11 @@
 //! its worker threads still execute those batches: Mesa's lavapipe crashes the ending process
 //! that way (a double free or a segmentation fault after `main` returned). An exit hook,
 //! registered when the first device is opened and so run before the teardown of the drivers
-//! loaded before it, waits for every open device's submitted work first.
+//! loaded before it, waits for every open device's submitted work first; it is registered once
+//! more when the first batch finished, to run before the teardown a driver registers at its
+//! first compile too.
 
-use std::sync::Once;
+use std::sync::{Once, OnceLock};
 
 use ash::vk;
 
@@ -15,19 +17,40 @@ use super::submit::{default_timeout, timeout_nanos};
 use super::Device;
 use crate::sync::lock;
 
+/// The hook [`at_exit`] registered, for [`again_after_first_work`].
+static HOOK: OnceLock<extern "C" fn()> = OnceLock::new();
+
 /// Registers `hook` (the accelerator module's, which waits for each open device's submitted
-/// work with [`Device::finish_submitted_at_exit`]) to run when the process ends, once per
-/// process.
+/// work with [`Device::finish_submitted_at_exit`], and does nothing when it ran already) to
+/// run when the process ends, once per process.
 pub(super) fn at_exit(hook: extern "C" fn()) {
-    static HOOK: Once = Once::new();
-    HOOK.call_once(|| {
-        // SAFETY: `atexit` stores a plain function that takes nothing; the hook never unwinds
-        // (its locks ignore poisoning and it ignores Vulkan's errors). A failed registration
-        // (the C runtime's table is full) leaves the process as it was without the hook.
-        unsafe {
-            libc::atexit(hook);
-        }
+    static REGISTERED: Once = Once::new();
+    REGISTERED.call_once(|| {
+        let _ = HOOK.set(hook);
+        register(hook);
     });
+}
+
+/// Registers the exit hook once more, the first time a batch finished. Exit handlers run in
+/// the reverse order of their registration, and a driver registers some of its teardown only
+/// when it first compiles a kernel (LLVM's lazily made statics, in lavapipe: after the device
+/// was opened, at its first dispatch); registered again after that, the hook runs before that
+/// teardown, so a kernel still compiling on the driver's threads when the process ends (one
+/// recorded late, at its first dispatch) finishes with the compiler intact.
+pub(super) fn again_after_first_work() {
+    static REGISTERED: Once = Once::new();
+    if let Some(&hook) = HOOK.get() {
+        REGISTERED.call_once(|| register(hook));
+    }
+}
+
+fn register(hook: extern "C" fn()) {
+    // SAFETY: `atexit` stores a plain function that takes nothing; the hook never unwinds (its
+    // locks ignore poisoning and it ignores Vulkan's errors). A failed registration (the C
+    // runtime's table is full) leaves the process as it was without this registration.
+    unsafe {
+        libc::atexit(hook);
+    }
 }
 
 impl Device {
