@@ -315,68 +315,63 @@ fn no_device_is_an_error() {
     every_entry_point_fails(|e| matches!(e, Error::NoDevice));
 }
 
+/// A busy kernel: `ROUNDS` steps of a linear congruential generator per element (each
+/// `ROUNDS` a pipeline of its own, compiled at its first dispatch).
 #[kernel(amp)]
-fn churn(idx: Index<1>, out: &mut Array<u32, 1>) {
+fn churn<const ROUNDS: u32>(idx: Index<1>, out: &mut Array<u32, 1>) {
     let mut x = idx[0] as u32;
-    for _ in 0..64 {
+    for _ in 0..ROUNDS {
         x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
     }
     out[idx] = x;
 }
 
+/// Runs test `name` in four child processes with Mesa's shader cache off, so that the work
+/// they leave behind is still running (or compiling) when they end; each must exit cleanly.
+fn in_four_ending_children(name: &str) {
+    for _ in 0..4 {
+        run_child(name, &[("MESA_SHADER_CACHE_DISABLE", "true")], &[]);
+    }
+    assert_validation_clean();
+}
+
 /// A program may end with launches in flight (a launch returns before its work ran): it exits
 /// cleanly, the runtime waiting for its devices' work before the drivers tear themselves
 /// down (lavapipe crashed such a process at exit, about one run in four when it compiles its
-/// shaders afresh). Four child processes, with Mesa's shader cache off so that the work is
-/// still running when they end, each submit a few busy launches and end without waiting.
+/// shaders afresh). Each child submits a few busy launches and ends without waiting.
 #[test]
 fn a_process_that_ends_with_launches_in_flight_exits_cleanly() -> Result<(), Error> {
     const NAME: &str = "a_process_that_ends_with_launches_in_flight_exits_cleanly";
-    if in_child(NAME) {
-        let mut out = Array::<u32, 1>::new([1 << 20])?;
-        for _ in 0..4 {
-            parallel_for_each(out.extent(), churn(&mut out))?;
-        }
-        out.accelerator().default_view().flush()?;
+    if !in_child(NAME) {
+        in_four_ending_children(NAME);
         return Ok(());
     }
+    let mut out = Array::<u32, 1>::new([1 << 20])?;
     for _ in 0..4 {
-        run_child(NAME, &[("MESA_SHADER_CACHE_DISABLE", "true")], &[]);
+        parallel_for_each(out.extent(), churn::<64>(&mut out))?;
     }
-    assert_validation_clean();
+    out.accelerator().default_view().flush()?;
     Ok(())
-}
-
-#[kernel(amp)]
-fn churn_more(idx: Index<1>, out: &mut Array<u32, 1>) {
-    let mut x = idx[0] as u32;
-    for _ in 0..96 {
-        x = x.wrapping_mul(22_695_477).wrapping_add(1);
-    }
-    out[idx] = x;
 }
 
 /// As above, for a program that waited for a first kernel and then ends while the driver
 /// compiles a second one (lavapipe compiles a kernel at its first dispatch, on its own
 /// threads): the driver's compiler registered its own teardown at the first compile, after
 /// the runtime's exit hook, so the hook must be registered again after that (it crashed
-/// every such process on a busy machine before; each child here waits once, then submits a
-/// kernel not compiled yet and ends).
+/// every such process before). Each child waits once, then submits a kernel not compiled yet
+/// and ends.
 #[test]
 fn a_process_that_ends_while_a_kernel_compiles_exits_cleanly() -> Result<(), Error> {
     const NAME: &str = "a_process_that_ends_while_a_kernel_compiles_exits_cleanly";
-    if in_child(NAME) {
-        let mut first = Array::<u32, 1>::new([1 << 10])?;
-        parallel_for_each(first.extent(), churn(&mut first))?;
-        first.to_vec()?;
-        let mut out = Array::<u32, 1>::new([1 << 20])?;
-        parallel_for_each(out.extent(), churn_more(&mut out))?;
-        out.accelerator().default_view().flush()?;
+    if !in_child(NAME) {
+        in_four_ending_children(NAME);
         return Ok(());
     }
-    for _ in 0..4 {
-        run_child(NAME, &[("MESA_SHADER_CACHE_DISABLE", "true")], &[]);
-    }
-    assert_validation_clean();
+    let mut first = Array::<u32, 1>::new([1 << 10])?;
+    parallel_for_each(first.extent(), churn::<64>(&mut first))?;
+    first.to_vec()?;
+    let mut out = Array::<u32, 1>::new([1 << 20])?;
+    parallel_for_each(out.extent(), churn::<96>(&mut out))?;
+    out.accelerator().default_view().flush()?;
     Ok(())
 }

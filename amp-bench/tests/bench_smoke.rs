@@ -47,10 +47,10 @@ fn every_workload_agrees_at_tiny_size() {
         report.kernel_table().lines().count(),
         report.kernel_rows.len() + 2
     );
-    // The yardsticks of the memory-bound rows: the driver's buffer copy and the `uvec4` copy
-    // kernel over the copy row's bytes, 10 timed dispatches each, their copies checked on the
-    // device (and, under the validation layer, reported clean).
-    assert_eq!(report.yardsticks.len(), 2, "{:?}", report.yardsticks);
+    // The yardsticks of the memory-bound rows: the driver's buffer copy, the `uvec4` copy
+    // kernel and its two `uint` forms over the copy row's bytes, 10 timed dispatches each,
+    // their copies checked on the device (and, under the validation layer, reported clean).
+    assert_eq!(report.yardsticks.len(), 4, "{:?}", report.yardsticks);
     for y in &report.yardsticks {
         assert_eq!((y.stats.samples, y.bytes), (10, 4.0 * 65536.0), "{y:?}");
         assert!(y.gb_per_s().is_finite() && y.gb_per_s() > 0.0, "{y:?}");
@@ -301,7 +301,7 @@ fn the_gpu_profile_runs_at_a_small_size() {
             assert!(report.clocks.samples.iter().all(|c| !c.gpus.is_empty()));
         }
     }
-    assert_eq!(report.yardsticks.len(), 2);
+    assert_eq!(report.yardsticks.len(), 4);
     assert!(report
         .yardsticks
         .iter()
@@ -341,7 +341,7 @@ fn the_gpu_profile_runs_at_a_small_size() {
     assert_eq!(json["profile"], "gpu");
     assert_eq!(json["validation_layer"], report.validation);
     assert!(json["warm_up"]["dispatches"].as_u64().unwrap() > 0);
-    assert_eq!(json["yardsticks"].as_array().unwrap().len(), 2);
+    assert_eq!(json["yardsticks"].as_array().unwrap().len(), 4);
     assert!(json["clocks"]["note"].is_string() || !json["clocks"]["samples"][0].is_null());
     let copy = json["kernel_times"]
         .as_array()
