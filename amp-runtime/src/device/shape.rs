@@ -1,5 +1,6 @@
 //! The launch shape of simple kernels on a Vulkan device: threads per workgroup and indices
-//! per thread, chosen once per device from its kind and the settings.
+//! per thread, chosen once per device from its kind and the settings, and the other shapes
+//! the autotuner may try there (`autotune.rs`).
 
 use super::properties::Limits;
 use crate::Error;
@@ -9,6 +10,10 @@ use crate::Error;
 /// loop (thread `i` of `n` runs `i`, `i + n`, `i + 2n`, ..., so neighbouring threads touch
 /// neighbouring elements on every pass). The results are the same for every shape: a simple
 /// kernel's threads do not communicate. Tiled kernels run their tile, one index per thread.
+///
+/// [`Accelerator::launch_shape`](crate::Accelerator::launch_shape) is the device's default;
+/// the autotuner may run a kernel at another
+/// ([`Accelerator::tuned_shapes`](crate::Accelerator::tuned_shapes)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct LaunchShape {
     /// Threads per workgroup (`AMP_WORKGROUP_SIZE`).
