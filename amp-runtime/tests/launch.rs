@@ -9,7 +9,7 @@ use amp_runtime::{
     DeviceBuffer, DeviceBufferMut, Error, Extent, KernelArg, KernelCall, RawKernel,
 };
 use amp_runtime::{KernelInfo, ScalarType};
-use common::{add, assert_clean, buffer, compile, info, init, scalar};
+use common::{add, assert_clean, buffer, compile, info, init, scalar, FOLD_TEST_MAX_ELEMENTS};
 
 /// `out[i] = in[i] * 2 + c` (u32), workgroup 64. Push: domain @0, in @4 (extent, offset),
 /// out @12, c @20.
@@ -169,10 +169,6 @@ fn drop_synchronizes() {
     assert!(out.iter().all(|&v| v == 3.0));
     assert_clean();
 }
-
-/// The largest domain the fold tests launch: a GPU allows 2^31 - 1 workgroups in x (the
-/// grid folds only past 2^37 threads there); lavapipe's 65,535 fold at 4M.
-const FOLD_TEST_MAX_ELEMENTS: usize = 1 << 26;
 
 #[test]
 fn domain_folds_onto_y() {

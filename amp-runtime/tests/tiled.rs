@@ -180,8 +180,7 @@ fn rank1_tiles_fold_onto_y() {
     // from the workgroups past the last tile.
     let tiles = max_x * 2 + 5;
     let n = tiles * 2;
-    // A GPU allows 2^31 - 1 workgroups in x: its grid folds only past 2^32 tiles.
-    if n > 1 << 26 {
+    if n > common::FOLD_TEST_MAX_ELEMENTS {
         eprintln!(
             "{}: {max_x} workgroups in x; no launch this test can afford folds",
             acc.name()

@@ -108,6 +108,50 @@ struct Entry {
     from_file: bool,
 }
 
+impl Entry {
+    /// The entry of a launch's key: the candidates it runs (one index each for `one_index`
+    /// kernels, so that shapes differing only in indices are one), chosen at once when a
+    /// tuning file has its choice or only one shape is left.
+    fn new(
+        request: &TuneRequest<'_>,
+        key: Key,
+        candidates: &[LaunchShape],
+        saved: &HashMap<FileKey, LaunchShape>,
+    ) -> Entry {
+        let file_key = (request.name.to_owned(), request.module, key.spec, key.class);
+        let mut tries: Vec<Try> = Vec::new();
+        for &c in candidates {
+            let items_per_thread = if request.one_index {
+                1
+            } else {
+                c.items_per_thread
+            };
+            let shape = LaunchShape {
+                items_per_thread,
+                ..c
+            };
+            if !tries.iter().any(|t| t.shape == shape) {
+                tries.push(Try {
+                    shape,
+                    launched: 0,
+                    seconds: Vec::new(),
+                });
+            }
+        }
+        let from_file = saved
+            .get(&file_key)
+            .copied()
+            .filter(|s| tries.iter().any(|t| t.shape == *s));
+        Entry {
+            name: request.name,
+            chosen: from_file.or((tries.len() == 1).then(|| tries[0].shape)),
+            from_file: from_file.is_some(),
+            file_key,
+            tries,
+        }
+    }
+}
+
 #[derive(Default)]
 struct State {
     entries: HashMap<Key, Entry>,
@@ -198,38 +242,9 @@ impl Autotuner {
         };
         let mut state = lock(&self.state);
         let State { entries, saved } = &mut *state;
-        let entry = entries.entry(key).or_insert_with(|| {
-            let file_key = (request.name.to_owned(), request.module, key.spec, class);
-            let mut tries: Vec<Try> = Vec::new();
-            for &c in &self.candidates {
-                let shape = LaunchShape {
-                    items_per_thread: if request.one_index {
-                        1
-                    } else {
-                        c.items_per_thread
-                    },
-                    ..c
-                };
-                if !tries.iter().any(|t| t.shape == shape) {
-                    tries.push(Try {
-                        shape,
-                        launched: 0,
-                        seconds: Vec::new(),
-                    });
-                }
-            }
-            let from_file = saved
-                .get(&file_key)
-                .copied()
-                .filter(|s| tries.iter().any(|t| t.shape == *s));
-            Entry {
-                name: request.name,
-                chosen: from_file.or((tries.len() == 1).then(|| tries[0].shape)),
-                from_file: from_file.is_some(),
-                file_key,
-                tries,
-            }
-        });
+        let entry = entries
+            .entry(key)
+            .or_insert_with(|| Entry::new(request, key, &self.candidates, saved));
         if let Some(shape) = entry.chosen {
             return Some((shape, None));
         }

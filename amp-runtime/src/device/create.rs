@@ -247,18 +247,13 @@ pub(super) fn create_device(
         // program, where a driver that compiles on its own threads can be caught by the
         // process's end (lavapipe's compiler crashed so, once in ten runs on a busy machine).
         let tune = crate::config::flag_or("AMP_AUTOTUNE", gpu)? && timestamps.is_some();
-        let tune_file = super::pipeline_cache::cache_folder().map(|dir| {
-            let uuid: String = props
-                .pipeline_cache_uuid
-                .iter()
-                .map(|b| format!("{b:02x}"))
-                .collect();
-            let simulated = if memory.simulated { "-discrete" } else { "" };
-            dir.join(format!(
-                "launch-shapes-{:04x}-{:04x}-{uuid}{simulated}.txt",
-                props.vendor_id, props.device_id
-            ))
-        });
+        // The simulated discrete GPU tries other shapes than the CPU device it runs on.
+        let suffix = if memory.simulated {
+            "-discrete.txt"
+        } else {
+            ".txt"
+        };
+        let tune_file = super::pipeline_cache::device_file(&props, "launch-shapes", suffix);
         let tuner = Arc::new(Autotuner::new(tune, candidates, tune_file));
         let priorities = [1.0f32];
         let queues = [vk::DeviceQueueCreateInfo::default()

@@ -49,17 +49,7 @@ impl DriverCache {
         header[8..12].copy_from_slice(&props.vendor_id.to_le_bytes());
         header[12..16].copy_from_slice(&props.device_id.to_le_bytes());
         header[16..32].copy_from_slice(&props.pipeline_cache_uuid);
-        let file = cache_folder().map(|dir| {
-            let uuid: String = props
-                .pipeline_cache_uuid
-                .iter()
-                .map(|b| format!("{b:02x}"))
-                .collect();
-            dir.join(format!(
-                "pipelines-{:04x}-{:04x}-{uuid}.bin",
-                props.vendor_id, props.device_id
-            ))
-        });
+        let file = device_file(props, "pipelines", ".bin");
         let seed = file
             .as_ref()
             .and_then(|f| std::fs::read(f).ok())
@@ -140,8 +130,28 @@ impl DriverCache {
     }
 }
 
+/// The file `<stem>-<vendor>-<device>-<pipelineCacheUUID><suffix>` of the device model and
+/// driver `props` in the cache folder; `None` when the disk cache is off.
+pub(super) fn device_file(
+    props: &vk::PhysicalDeviceProperties,
+    stem: &str,
+    suffix: &str,
+) -> Option<PathBuf> {
+    let uuid: String = props
+        .pipeline_cache_uuid
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    cache_folder().map(|dir| {
+        dir.join(format!(
+            "{stem}-{:04x}-{:04x}-{uuid}{suffix}",
+            props.vendor_id, props.device_id
+        ))
+    })
+}
+
 /// The folder of the cache files, or `None` when the disk cache is off.
-pub(super) fn cache_folder() -> Option<PathBuf> {
+fn cache_folder() -> Option<PathBuf> {
     // A folder or `0`: any value is one, so there is nothing to check.
     folder_from(
         crate::config::var("AMP_PIPELINE_CACHE").map(Into::into),

@@ -177,10 +177,10 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
                 indices: total,
                 one_index: loops && device.limits().max_loop_iterations.is_some(),
             };
-            match device.tuner().shape_for(&request) {
-                Some((shape, tune)) => (Some(shape), tune),
-                None => (None, None),
-            }
+            device
+                .tuner()
+                .shape_for(&request)
+                .map_or((None, None), |(shape, tune)| (Some(shape), tune))
         }
         _ => (None, None),
     };

@@ -19,6 +19,11 @@ pub fn init() {
     });
 }
 
+/// The largest domain the grid-fold tests launch: a GPU allows 2^31 - 1 workgroups in x (its
+/// grid folds only past 2^37 threads); lavapipe's 65,535 fold at 4M.
+#[allow(dead_code)] // not every test binary that includes this module folds grids
+pub const FOLD_TEST_MAX_ELEMENTS: usize = 1 << 26;
+
 /// Asserts validation is active and reported nothing.
 pub fn assert_clean() {
     assert!(
