@@ -50,6 +50,7 @@ mod gather;
 mod histogram;
 mod host;
 mod lookback;
+mod onesweep;
 mod reduce;
 mod scan;
 mod scan_with;
@@ -90,6 +91,9 @@ pub use drivers::{
 };
 #[doc(hidden)]
 pub use lookback::single_pass_scan as __single_pass_scan;
+pub use sort::{
+    sort_by_key_with as __sort_by_key_with, sort_with as __sort_with, SortMethod as __SortMethod,
+};
 #[doc(hidden)]
 pub use with_fn::AlgorithmElement as __AlgorithmElement;
 

@@ -13,10 +13,11 @@
 //!    threads' digit counts, and every key goes to its digit's next position: the order within
 //!    a digit is the input order, so each pass is stable and the passes compose.
 //!
-//! Onesweep (one pass over the keys per digit with a chained scan) would chain its digit
-//! counts across tiles as the integer scan's look-back does (`lookback.rs`); see
+//! Where the device has the `tile_static` memory for it, the passes are Onesweep's instead
+//! (`onesweep.rs`: 8-bit digits, one read and one write of the keys per digit); see
 //! docs/algorithms.md.
 
+use super::onesweep;
 use super::scan::exclusive_scan_on;
 use super::{accelerator_of, check_lengths, tiles, TILE};
 use crate::prelude::*;
@@ -207,10 +208,41 @@ fn gather<V: DeviceScalar>(
     dst[idx] = src[order[idx] as usize];
 }
 
+/// How the radix sort's passes run: for tests and the benchmark's variants; the public sorts
+/// take [`SortMethod::Auto`].
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SortMethod {
+    /// The device's choice: Onesweep where it fits ([`onesweep::fits`]), else 4-bit digits.
+    Auto,
+    /// 8 passes of 4-bit digits, each a count, a scan and a scatter.
+    FourBit,
+    /// 4 Onesweep passes of 8-bit digits, each thread asking a block's state `polls` times
+    /// before its tile counts the block itself (0: every tile counts every block before its
+    /// own, which tests the fallback).
+    Onesweep { polls: u32 },
+}
+
+impl SortMethod {
+    /// The method for `n` keys on `acc`: `Auto` resolved, and Onesweep only where it fits.
+    fn on(self, acc: &Accelerator, n: usize) -> SortMethod {
+        match self {
+            SortMethod::Auto | SortMethod::Onesweep { .. } if !onesweep::fits(acc, n) => {
+                SortMethod::FourBit
+            }
+            SortMethod::Auto => SortMethod::Onesweep {
+                polls: onesweep::POLLS,
+            },
+            method => method,
+        }
+    }
+}
+
 /// Keys (and, with `index`, a payload of indices) being sorted: two buffers each, swapped
 /// after every pass, so the sorted keys end in `keys[0]`.
 struct Passes {
     acc: Accelerator,
+    method: SortMethod,
     blocks: usize,
     keys: [Array<u32, 1>; 2],
     /// The payload, or two one-element stand-ins when there is none (the kernel never touches
@@ -222,12 +254,25 @@ struct Passes {
 }
 
 impl Passes {
-    fn new(acc: &Accelerator, keys: Array<u32, 1>, with_index: bool) -> Result<Self, Error> {
+    fn new(
+        acc: &Accelerator,
+        keys: Array<u32, 1>,
+        with_index: bool,
+        method: SortMethod,
+    ) -> Result<Self, Error> {
         let n = keys.len();
+        let method = method.on(acc, n);
         let blocks = n.div_ceil(SORT_BLOCK);
         let payload = if with_index { n } else { 1 };
+        // Onesweep keeps its counts in states of its own.
+        let counts = if method == SortMethod::FourBit {
+            16 * blocks
+        } else {
+            1
+        };
         Ok(Passes {
             acc: acc.clone(),
+            method,
             blocks,
             keys: [keys, Array::new_for_overwrite_on(acc, [n])?],
             index: [
@@ -235,14 +280,28 @@ impl Passes {
                 Array::new_for_overwrite_on(acc, [payload])?,
             ],
             with_index,
-            counts: Array::new_for_overwrite_on(acc, [16 * blocks])?,
-            offsets: Array::new_for_overwrite_on(acc, [16 * blocks])?,
+            counts: Array::new_for_overwrite_on(acc, [counts])?,
+            offsets: Array::new_for_overwrite_on(acc, [counts])?,
         })
     }
 
     /// Sorts stably by the 8 digits of the current keys. `fresh_index`: the payload starts as
     /// the positions; otherwise it is carried as it is.
     fn run(&mut self, fresh_index: bool) -> Result<(), Error> {
+        if let SortMethod::Onesweep { polls } = self.method {
+            let with_index = match (self.with_index, fresh_index) {
+                (false, _) => 0,
+                (true, true) => 2,
+                (true, false) => 1,
+            };
+            return onesweep::sort_passes(
+                &self.acc,
+                &mut self.keys,
+                &mut self.index,
+                with_index,
+                polls,
+            );
+        }
         for pass in 0..8u32 {
             let shift = pass * 4;
             parallel_for_each(
@@ -301,6 +360,7 @@ fn kind_of<T: DeviceScalar>() -> Option<u32> {
 fn sorted_order<K: DeviceScalar>(
     acc: &Accelerator,
     keys: &ArrayView<'_, K, 1>,
+    method: SortMethod,
 ) -> Result<Array<u32, 1>, Error> {
     let n = keys.extent()[0];
     let everything = Extent::new([n]);
@@ -312,7 +372,7 @@ fn sorted_order<K: DeviceScalar>(
                 everything,
                 encode_keys(&words, &mut encoded.view_mut(), kind),
             )?;
-            let mut passes = Passes::new(acc, encoded, true)?;
+            let mut passes = Passes::new(acc, encoded, true, method)?;
             passes.run(true)?;
             let [order, _] = passes.index;
             Ok(order)
@@ -325,7 +385,7 @@ fn sorted_order<K: DeviceScalar>(
                 everything,
                 encode_keys_f64(&words, &mut low.view_mut(), &mut high.view_mut()),
             )?;
-            let mut passes = Passes::new(acc, low, true)?;
+            let mut passes = Passes::new(acc, low, true, method)?;
             passes.run(true)?;
             let mut high_in_order = Array::<u32, 1>::new_for_overwrite_on(acc, [n])?;
             parallel_for_each(
@@ -377,16 +437,26 @@ fn permute<V: DeviceScalar>(
 /// # Ok(()) }
 /// ```
 pub fn sort<T: DeviceScalar>(data: &mut ArrayViewMut<'_, T, 1>) -> Result<(), Error> {
+    sort_with(data, SortMethod::Auto)
+}
+
+/// [`sort`] by a chosen method; any method but `Auto` runs the kernels on every accelerator
+/// (natively `Auto` sorts on the host), for tests and the benchmark's variants.
+#[doc(hidden)]
+pub fn sort_with<T: DeviceScalar>(
+    data: &mut ArrayViewMut<'_, T, 1>,
+    method: SortMethod,
+) -> Result<(), Error> {
     let n = data.extent()[0];
     if n <= 1 {
         return Ok(());
     }
     let acc = accelerator_of(data.accelerator())?;
-    if super::host::sort(data, false, &acc).is_some() {
+    if method == SortMethod::Auto && super::host::sort(data, false, &acc).is_some() {
         return Ok(());
     }
     let Some(kind) = kind_of::<T>() else {
-        let order = sorted_order(&acc, &data.view_as::<1>([n])?)?;
+        let order = sorted_order(&acc, &data.view_as::<1>([n])?, method)?;
         return permute(&acc, &order, data);
     };
     let everything = Extent::new([n]);
@@ -399,7 +469,7 @@ pub fn sort<T: DeviceScalar>(data: &mut ArrayViewMut<'_, T, 1>) -> Result<(), Er
             kind,
         ),
     )?;
-    let mut passes = Passes::new(&acc, encoded, false)?;
+    let mut passes = Passes::new(&acc, encoded, false, method)?;
     passes.run(false)?;
     let mut bits = data.reinterpret_as_mut::<u32>()?;
     parallel_for_each(
@@ -468,13 +538,23 @@ pub fn sort_by_key<K: DeviceScalar, V: DeviceScalar>(
     keys: &mut ArrayViewMut<'_, K, 1>,
     values: &mut ArrayViewMut<'_, V, 1>,
 ) -> Result<(), Error> {
+    sort_by_key_with(keys, values, SortMethod::Auto)
+}
+
+/// [`sort_by_key`] by a chosen method, for tests and the benchmark's variants.
+#[doc(hidden)]
+pub fn sort_by_key_with<K: DeviceScalar, V: DeviceScalar>(
+    keys: &mut ArrayViewMut<'_, K, 1>,
+    values: &mut ArrayViewMut<'_, V, 1>,
+    method: SortMethod,
+) -> Result<(), Error> {
     let n = keys.extent()[0];
     check_lengths("sort_by_key", ("keys", n), ("values", values.extent()[0]))?;
     if n <= 1 {
         return Ok(());
     }
     let acc = accelerator_of(keys.accelerator())?;
-    let order = sorted_order(&acc, &keys.view_as::<1>([n])?)?;
+    let order = sorted_order(&acc, &keys.view_as::<1>([n])?, method)?;
     permute(&acc, &order, keys)?;
     permute(&acc, &order, values)
 }

@@ -46,6 +46,7 @@ mod masked_loops;
 mod math;
 mod matmul;
 mod model;
+mod onesweep;
 #[cfg(feature = "ndarray")]
 mod ndarray_interop;
 mod normalized;
