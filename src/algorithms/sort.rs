@@ -213,7 +213,8 @@ fn gather<V: DeviceScalar>(
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SortMethod {
-    /// The device's choice: Onesweep where it fits ([`onesweep::fits`]), else 4-bit digits.
+    /// The device's choice: Onesweep on GPUs where it fits ([`onesweep::fits`]), else 4-bit
+    /// digits ([`onesweep::preferred`]).
     Auto,
     /// 8 passes of 4-bit digits, each a count, a scan and a scatter.
     FourBit,
@@ -230,6 +231,7 @@ impl SortMethod {
             SortMethod::Auto | SortMethod::Onesweep { .. } if !onesweep::fits(acc, n) => {
                 SortMethod::FourBit
             }
+            SortMethod::Auto if !onesweep::preferred(acc) => SortMethod::FourBit,
             SortMethod::Auto => SortMethod::Onesweep {
                 polls: onesweep::POLLS,
             },

@@ -106,12 +106,26 @@ fn main() -> Result<(), amp::Error> {
         report("exclusive scan f32 (reduce-then-scan)", t, 8.0 * n as f64);
     }
     if only.is_empty() || only == "sort" {
+        // Random keys: every digit of every pass takes every value.
+        let random: Vec<u32> = (0..n as u32)
+            .map(|i| i.wrapping_mul(2_654_435_761).rotate_left(13) ^ (i >> 7))
+            .collect();
+        let random = Array::from_slice([n], &random)?;
         let mut keys = Array::<u32, 1>::new([n])?;
-        let t = time(|| {
-            amp::copy(&ints, &mut keys)?;
-            algorithms::sort(&mut keys.view_mut())
-        })?;
-        report("sort u32", t, 8.0 * n as f64);
+        for (method, name) in [
+            (algorithms::__SortMethod::Auto, "sort u32 (the device's choice)"),
+            (algorithms::__SortMethod::FourBit, "sort u32, 4-bit digits"),
+            (
+                algorithms::__SortMethod::Onesweep { polls: 64 },
+                "sort u32, Onesweep",
+            ),
+        ] {
+            let t = time(|| {
+                amp::copy(&random, &mut keys)?;
+                algorithms::__sort_with(&mut keys.view_mut(), method)
+            })?;
+            report(name, t, 8.0 * n as f64);
+        }
     }
     if only.is_empty() || only == "copy_if" {
         let mut out = Array::<u32, 1>::new([n])?;

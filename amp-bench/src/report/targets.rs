@@ -170,7 +170,7 @@ impl Report {
                 r,
                 "G keys/s (amp)",
                 ">=",
-                1.0,
+                15.0,
                 r.amp.rate_in("GB/s").map(|g| g / 4.0),
             ));
         }

@@ -148,7 +148,12 @@ pub fn algorithms_rows(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
             (state >> 16) as u32
         })
         .collect();
-    sort_row(ctx, &keys, "u32", |v| v.par_sort_unstable(), |x| *x)?;
+    let t_cpu = sort_row(ctx, &keys, "u32", |v| v.par_sort_unstable(), |x| *x)?;
+    // On CPU devices the full run leaves the designs to `algorithms_probe sort` (Onesweep
+    // takes over 20 s a sort on lavapipe); the smoke run and the GPU profile time both.
+    if ctx.cfg.tiny || ctx.cfg.gpu || !ctx.acc.is_emulated() {
+        sort_method_rows(ctx, &keys, t_cpu)?;
+    }
     let fkeys: Vec<f32> = keys.iter().map(|&k| (k as f32 - 2e9) * 1e-3).collect();
     sort_row(
         ctx,
@@ -358,14 +363,53 @@ fn search_and_count_rows(ctx: &mut Ctx<'_>, keys: &[u32]) -> Result<(), BoxError
     Ok(())
 }
 
-/// The row of `amp::algorithms::sort` on `keys` beside `cpu_sort`, compared by `bits`.
+/// The sort's two designs on the device, whichever its default: Onesweep (4 passes of 8-bit
+/// digits, each one read and one write of the keys) and the 4-bit passes (8 passes of a
+/// count, a scan and a scatter). One GPU run of these rows settles the choice.
+fn sort_method_rows(ctx: &mut Ctx<'_>, keys: &[u32], t_cpu: f64) -> Result<(), BoxError> {
+    let n = keys.len();
+    let source = Array::from_slice([n], keys)?;
+    let mut work = Array::<u32, 1>::new([n])?;
+    let mut want = keys.to_vec();
+    want.par_sort_unstable();
+    for (method, design) in [
+        (
+            algorithms::__SortMethod::Onesweep { polls: 64 },
+            "Onesweep, 4 passes of 8-bit digits",
+        ),
+        (algorithms::__SortMethod::FourBit, "8 passes of 4-bit digits"),
+    ] {
+        let t_amp = ctx.time_amp(|| {
+            amp::copy(&source, &mut work)?;
+            algorithms::__sort_with(&mut work.view_mut(), method)?;
+            Ok(())
+        })?;
+        // Natively the library sorts 32-bit keys on the host: these kernels are a device's.
+        let t_native: Native = Err("the native accelerator sorts 32-bit keys as plain Rust".into());
+        let name = format!("amp::algorithms::sort (radix), {design}");
+        ctx.push_row(row(
+            &name,
+            format!("{} u32", count(n)),
+            Work::Bytes(4.0 * n as f64),
+            t_amp,
+            t_cpu,
+            &t_native,
+        ));
+        let got = work.to_vec()?;
+        ctx.checks.push(check(&name, &got, &got, &want));
+    }
+    Ok(())
+}
+
+/// The row of `amp::algorithms::sort` on `keys` beside `cpu_sort`, compared by `bits`; returns
+/// the CPU column's time.
 fn sort_row<T: DeviceScalar>(
     ctx: &mut Ctx<'_>,
     keys: &[T],
     ty: &str,
     cpu_sort: impl Fn(&mut [T]),
     bits: impl Fn(&T) -> u32,
-) -> Result<(), BoxError> {
+) -> Result<f64, BoxError> {
     let n = keys.len();
     let source = Array::from_slice([n], keys)?;
     let mut work = Array::<T, 1>::new([n])?;
@@ -389,7 +433,7 @@ fn sort_row<T: DeviceScalar>(
         Ok(())
     })?;
     ctx.push_row(row(
-        "amp::algorithms::sort (radix, 8 passes)",
+        "amp::algorithms::sort (radix)",
         format!("{} {ty}", count(n)),
         Work::Bytes(4.0 * n as f64),
         t_amp,
@@ -406,7 +450,7 @@ fn sort_row<T: DeviceScalar>(
         || Ok(n_work.to_vec()?.iter().map(&bits).collect()),
         &cpu,
     )?;
-    Ok(())
+    Ok(t_cpu)
 }
 
 /// The row of `amp::algorithms::sum` over `data` beside `cpu_sum`; the amp result, the CPU's
