@@ -98,7 +98,8 @@ fn digit_starts(idx: Index<1>, hist: ArrayView<u32, 1>, starts: ArrayViewMut<u32
 
 /// One digit's pass (bits `shift..shift + 8`, digit `row` of `starts`): moves each key of the
 /// block the tile takes from `status[0]` (and its index when `WITH_INDEX` is 1, its position
-/// when 2) to its place. `status[1 + b * 256 + v]` is block `b`'s state for digit value `v`.
+/// when 2) to its place. `status[1 + b * 256 + v]` is block `b`'s state for digit value `v`;
+/// the tile zeroes its block's entries of `next_status`, the next pass's `status`.
 // Every key goes to a place of its own (the places are a permutation), and each tile writes
 // only its own block's states: the analysis proves neither.
 #[kernel(amp, allow(write_conflict, bank_conflict))]
@@ -111,6 +112,7 @@ fn onesweep_pass<const WITH_INDEX: u32>(
     keys_out: ArrayViewMut<u32, 1>,
     index_out: ArrayViewMut<u32, 1>,
     status: ArrayViewMut<u32, 1>,
+    next_status: ArrayViewMut<u32, 1>,
     shift: u32,
     row: u32,
     polls: u32,
@@ -155,6 +157,12 @@ fn onesweep_pass<const WITH_INDEX: u32>(
     hist[l] = 0;
     t.barrier.wait();
     let b = block as usize;
+    // The next pass's states of this block start at 0 (nothing published), and its counter
+    // too: the two passes' state arrays take turns, so no pass needs a fill of its own.
+    next_status[1 + b * 256 + l] = 0;
+    if b == 0 && l == 0 {
+        next_status[0] = 0;
+    }
     let base = b * 1024;
     let count = if base + 1024 < n { 1024 } else { n - base };
     for k in 0..4 {
@@ -374,9 +382,13 @@ pub(super) fn sort_passes(
         Extent::new([4]),
         digit_starts(&hist.view(), &mut starts.view_mut()),
     )?;
+    // Each pass's tile counter and states start at 0 (nothing published): the first pass's
+    // from the fill, each later one's from the pass before it.
+    let mut status = [
+        Array::<u32, 1>::new_on(acc, [1 + blocks * 256])?,
+        Array::<u32, 1>::new_for_overwrite_on(acc, [1 + blocks * 256])?,
+    ];
     for pass in 0..4u32 {
-        // The tile counter and every state start at 0 (nothing published).
-        let mut status = Array::<u32, 1>::new_on(acc, [1 + blocks * 256])?;
         let mode = match (with_index, pass) {
             (2, 0) => 2,
             (0, _) => 0,
@@ -389,28 +401,53 @@ pub(super) fn sort_passes(
             let (keys_in, index_in) = (&keys_in.view(), &index_in.view());
             let starts = &starts.view();
             let (keys_out, index_out) = (&mut keys_out.view_mut(), &mut index_out.view_mut());
-            let status = &mut status.view_mut();
+            let [this_status, next_status] = &mut status;
+            let (status, next_status) = (&mut this_status.view_mut(), &mut next_status.view_mut());
             let shift = pass * 8;
             // The payload mode is a specialization constant: no branch per key.
             match mode {
                 0 => parallel_for_each(
                     domain,
                     onesweep_pass::<0>(
-                        keys_in, index_in, starts, keys_out, index_out, status, shift, pass,
+                        keys_in,
+                        index_in,
+                        starts,
+                        keys_out,
+                        index_out,
+                        status,
+                        next_status,
+                        shift,
+                        pass,
                         polls,
                     ),
                 )?,
                 1 => parallel_for_each(
                     domain,
                     onesweep_pass::<1>(
-                        keys_in, index_in, starts, keys_out, index_out, status, shift, pass,
+                        keys_in,
+                        index_in,
+                        starts,
+                        keys_out,
+                        index_out,
+                        status,
+                        next_status,
+                        shift,
+                        pass,
                         polls,
                     ),
                 )?,
                 _ => parallel_for_each(
                     domain,
                     onesweep_pass::<2>(
-                        keys_in, index_in, starts, keys_out, index_out, status, shift, pass,
+                        keys_in,
+                        index_in,
+                        starts,
+                        keys_out,
+                        index_out,
+                        status,
+                        next_status,
+                        shift,
+                        pass,
                         polls,
                     ),
                 )?,
@@ -418,6 +455,7 @@ pub(super) fn sort_passes(
         }
         keys.swap(0, 1);
         index.swap(0, 1);
+        status.swap(0, 1);
     }
     Ok(())
 }

@@ -46,11 +46,11 @@ mod masked_loops;
 mod math;
 mod matmul;
 mod model;
-mod onesweep;
 #[cfg(feature = "ndarray")]
 mod ndarray_interop;
 mod normalized;
 mod numeric;
+mod onesweep;
 mod ping_pong;
 mod profiling;
 mod read_write;

@@ -110,7 +110,13 @@ fn onesweep_sorts_special_keys_as_total_cmp_does() {
         .map(|i| (i % 256) * 0x0101_0101 ^ (i / 256))
         .rev()
         .collect();
-    check_sort(&every, ONESWEEP, u32::cmp, |x| *x as u64, "every digit value");
+    check_sort(
+        &every,
+        ONESWEEP,
+        u32::cmp,
+        |x| *x as u64,
+        "every digit value",
+    );
     let equal = vec![0xdead_beefu32; n];
     check_sort(&equal, ONESWEEP, u32::cmp, |x| *x as u64, "all equal");
     check_stable(&equal, ONESWEEP, "all equal");
@@ -149,13 +155,7 @@ fn onesweep_sorts_special_keys_as_total_cmp_does() {
             _ => (rng.next_u32() as f64 - 2e9) * 1e-3,
         })
         .collect();
-    check_sort(
-        &doubles,
-        ONESWEEP,
-        f64::total_cmp,
-        |x| x.to_bits(),
-        "f64",
-    );
+    check_sort(&doubles, ONESWEEP, f64::total_cmp, |x| x.to_bits(), "f64");
     assert_validation_clean();
 }
 

@@ -113,7 +113,10 @@ fn main() -> Result<(), amp::Error> {
         let random = Array::from_slice([n], &random)?;
         let mut keys = Array::<u32, 1>::new([n])?;
         for (method, name) in [
-            (algorithms::__SortMethod::Auto, "sort u32 (the device's choice)"),
+            (
+                algorithms::__SortMethod::Auto,
+                "sort u32 (the device's choice)",
+            ),
             (algorithms::__SortMethod::FourBit, "sort u32, 4-bit digits"),
             (
                 algorithms::__SortMethod::Onesweep { polls: 64 },

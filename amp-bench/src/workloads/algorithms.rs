@@ -377,7 +377,10 @@ fn sort_method_rows(ctx: &mut Ctx<'_>, keys: &[u32], t_cpu: f64) -> Result<(), B
             algorithms::__SortMethod::Onesweep { polls: 64 },
             "Onesweep, 4 passes of 8-bit digits",
         ),
-        (algorithms::__SortMethod::FourBit, "8 passes of 4-bit digits"),
+        (
+            algorithms::__SortMethod::FourBit,
+            "8 passes of 4-bit digits",
+        ),
     ] {
         let t_amp = ctx.time_amp(|| {
             amp::copy(&source, &mut work)?;
