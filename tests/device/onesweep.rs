@@ -107,7 +107,7 @@ fn onesweep_sorts_special_keys_as_total_cmp_does() {
     let n = 5 * BLOCK + 77;
     // Each byte of key `i` is `i % 256` shifted: every digit sees all 256 values.
     let every: Vec<u32> = (0..n as u32)
-        .map(|i| (i % 256) * 0x0101_0101 ^ (i / 256))
+        .map(|i| ((i % 256) * 0x0101_0101) ^ (i / 256))
         .rev()
         .collect();
     check_sort(
