@@ -1,6 +1,7 @@
-//! `sum`, `min` and `max`: each tile combines a block of 2,048 elements (coalesced loads, then
-//! a tree in `tile_static` memory) into one partial; the partials are reduced the same way
-//! until one is left.
+//! `sum`, `min` and `max`: each tile combines a block of 16,384 elements (coalesced loads, then
+//! a tree in `tile_static` memory or subgroup sums) into one partial; the partials are reduced
+//! the same way until one is left. Integer sums read their input as 16-byte vectors of four
+//! words where its start allows.
 
 use super::{accelerator_of, tiles, TILE};
 use crate::prelude::*;
@@ -99,6 +100,95 @@ pub(super) fn sum_blocks<T: DeviceScalar, const ITEMS: usize>(
     }
 }
 
+/// [`sum_blocks`] of `u32` words read four at a time: each thread's loads are 16-byte vectors,
+/// a quarter of the load instructions of one word each, so fewer threads keep as many bytes in
+/// flight. `partials[b]` is the wrapping sum of `quads[b * 256 * ITEMS ..][.. 256 * ITEMS]`;
+/// thread 0 of tile 0 also adds the first `tail_len` words of `tail` (the view's last words
+/// past its whole quads, at most three).
+#[kernel(amp, unchecked, allow(write_conflict))]
+fn sum_quads<const ITEMS: usize>(
+    t: TiledIndex<256>,
+    quads: ArrayView<UInt4, 1>,
+    tail: ArrayView<u32, 1>,
+    tail_len: u32,
+    partials: ArrayViewMut<u32, 1>,
+) {
+    #[tile_static]
+    let mut part: [u32; 256];
+    let sg = t.subgroup();
+    let n = quads.extent()[0];
+    let l = t.local[0];
+    let b = t.tile[0];
+    let start = b * 256 * ITEMS;
+    let mut acc = UInt4::splat(0);
+    for k in 0..ITEMS {
+        let i = start + k * 256 + l;
+        if i < n {
+            acc += quads[i];
+        }
+    }
+    let mut mine = acc.x + acc.y + acc.z + acc.w;
+    if b == 0 && l == 0 {
+        for i in 0..tail_len as usize {
+            mine += tail[i];
+        }
+    }
+    let s = sg.add(mine);
+    if sg.lane() == 0 {
+        part[sg.index() as usize] = s;
+    }
+    t.barrier.wait();
+    if l == 0 {
+        let mut total = part[0];
+        for i in 1..sg.count() as usize {
+            total += part[i];
+        }
+        partials[b] = total;
+    }
+}
+
+/// Quads per thread of [`sum_quads`]: blocks of 16,384 words, as the scalar kernels'.
+const QUAD_ITEMS: usize = REDUCE_ITEMS / 4;
+
+/// The first level of an integer sum (`T` `i32` or `u32`, summed as `u32` words: wrapping
+/// addition gives the same bits) by [`sum_quads`]: the partials, or `None` where it does not
+/// apply: a view of fewer than 4,096 elements, one that does not start at a 16-byte boundary
+/// of its data, or a device without subgroup arithmetic.
+fn sum_quads_level<T: DeviceScalar>(
+    acc: &Accelerator,
+    input: &ArrayView<'_, T, 1>,
+) -> Result<Option<Array<T, 1>>, Error> {
+    let n = input.extent()[0];
+    if !super::host::is_int::<T>() || n < 16 * TILE {
+        return Ok(None);
+    }
+    let words = input.reinterpret_as::<u32>()?;
+    let whole = n / 4 * 4;
+    let Ok(quads) = words.section([0], [whole])?.reinterpret_as::<UInt4>() else {
+        return Ok(None);
+    };
+    // A one-word stand-in when there is no tail: every parameter needs a buffer.
+    let tail_len = n - whole;
+    let tail = words.section([n - tail_len.max(1)], [tail_len.max(1)])?;
+    let blocks = (whole / 4).div_ceil(TILE * QUAD_ITEMS);
+    let mut partials = Array::<T, 1>::new_for_overwrite_on(acc, [blocks])?;
+    {
+        let mut partials = partials.view_mut();
+        let partials = &mut partials.reinterpret_as_mut::<u32>()?;
+        // SAFETY: `sum_quads` reads `quads[i]` only for `i` below its length and `tail[i]` for
+        // `i < tail_len`, at most its length, and writes `partials[b]` for the launch's tiles
+        // `b < blocks`, the length of `partials`.
+        let launched = parallel_for_each_on(acc, tiles(blocks), unsafe {
+            sum_quads::<QUAD_ITEMS>(&quads, &tail, tail_len as u32, partials)
+        });
+        match launched {
+            Err(Error::MissingCapability { .. }) => return Ok(None),
+            other => other?,
+        }
+    }
+    Ok(Some(partials))
+}
+
 /// Elements per thread of a reduction (more than a scan's: fewer barriers per element, which
 /// are what a CPU driver pays most for).
 const REDUCE_ITEMS: usize = 64;
@@ -150,8 +240,18 @@ fn reduce<T: DeviceScalar, const OP: u32>(
         OP_SUM => sum_into::<T, REDUCE_ITEMS>(input, out),
         _ => reduce_into::<T, OP, REDUCE_ITEMS>(input, out, identity),
     };
-    let mut partials = Array::<T, 1>::new_for_overwrite_on(&acc, [n.div_ceil(block)])?;
-    level(input, &mut partials)?;
+    let quads = match OP {
+        OP_SUM => sum_quads_level(&acc, input)?,
+        _ => None,
+    };
+    let mut partials = match quads {
+        Some(partials) => partials,
+        None => {
+            let mut partials = Array::<T, 1>::new_for_overwrite_on(&acc, [n.div_ceil(block)])?;
+            level(input, &mut partials)?;
+            partials
+        }
+    };
     while partials.len() > 1 {
         let mut next = Array::<T, 1>::new_for_overwrite_on(&acc, [partials.len().div_ceil(block)])?;
         level(&partials.view(), &mut next)?;

@@ -57,6 +57,32 @@ fn sums_minima_and_maxima_match_the_host() {
     assert_validation_clean();
 }
 
+/// Integer sums read four words at a time where the view starts at a 16-byte boundary of its
+/// data: sections starting at every word of a quad, of lengths around the quads, the 4,096
+/// elements below which they are not used, and the blocks of 16,384, over arrays and over host
+/// slices, against the host's wrapping sum.
+#[test]
+fn integer_sums_of_sections_at_every_offset_match_the_host() {
+    let mut rng = Rng(61);
+    let n = 3 * 16_384 + 4_099;
+    let ints: Vec<i32> = (0..n).map(|_| rng.next_u32() as i32).collect();
+    let uints: Vec<u32> = ints.iter().map(|&x| x as u32).collect();
+    let array = Array::from_slice([n], &uints).unwrap();
+    let host = ArrayView::new([n], &ints).unwrap();
+    for start in 0..5 {
+        for len in [4_095, 4_096, 4_097, 4_099, 16_384, 16_387, 2 * 16_384 + 1, n - 5] {
+            let want = ints[start..start + len]
+                .iter()
+                .fold(0i32, |a, &b| a.wrapping_add(b));
+            let got = algorithms::sum(&host.section([start], [len]).unwrap()).unwrap();
+            assert_eq!(got, want, "i32 sum of {len} from {start} (host slice)");
+            let got = algorithms::sum(&array.view().section([start], [len]).unwrap()).unwrap();
+            assert_eq!(got, want as u32, "u32 sum of {len} from {start} (array)");
+        }
+    }
+    assert_validation_clean();
+}
+
 /// The algorithms whose result does not depend on the shape take contiguous views of any
 /// rank, in row-major order; a section with gaps is a typed error naming the algorithm.
 #[test]
