@@ -489,11 +489,20 @@ fn with_zero(g: f32, n: i32, j: i32) -> f32 {
         (Float2::new(1.0 - 1.0, 1.0) * g).x,
         -0.0 * g * -1.0,
         g + (-1.0 + 1.0),
+        // `mul_add` with a factor or an addend the driver may know to be zero.
+        g.mul_add(z, 1.0),
+        z.mul_add(g, -0.0),
+        g.mul_add(((n as i16).abs_diff(n as i16) as u32) as f32, 2.5),
+        g.mul_add(2.0, z),
+        g.mul_add(-1.0, (n - n) as f32),
+        g.mul_add(NO_SCALE, -0.0),
+        g.mul_add(0.0, 1.0),
+        (g * 0.5).mul_add(z, z),
     ];
     cases[j as usize]
 }
 
-const WITH_ZEROS: usize = 32;
+const WITH_ZEROS: usize = 40;
 
 #[kernel(amp)]
 fn zeros(idx: Index<2>, g: ArrayView<f32, 1>, n: ArrayView<i32, 1>, out: ArrayViewMut<f32, 2>) {
@@ -504,7 +513,8 @@ fn zeros(idx: Index<2>, g: ArrayView<f32, 1>, n: ArrayView<i32, 1>, out: ArrayVi
 /// `x / 0.0` where it knows the zero, as if zeros had no sign and NaN and infinities did not
 /// exist, despite `NoContraction` and `SignedZeroInfNanPreserve`. The kernel's operations with a
 /// literal zero select the exact result, and those with an operand the driver may fold to a
-/// zero (constants, outer constants, `(n - n) as f32`) are guarded by a select on that zero.
+/// zero (constants, outer constants, `(n - n) as f32`) are guarded by a select on that zero;
+/// so are `mul_add`'s factors and addend.
 #[test]
 fn arithmetic_with_zeros_keeps_signs_nan_and_infinities() -> Result<(), amp::Error> {
     let gs = [

@@ -224,23 +224,43 @@ impl Emitter<'_> {
     /// last place is that grid. Zeros, infinities and NaN take `a * b + c` (exact there), an
     /// infinite `c` with a finite product is `c`, and a `c` far outside the product's range
     /// contributes only its sign (checked on 20 million f32 triples against the host's fused
-    /// `mul_add`, edge values included).
+    /// `mul_add`, edge values included). The special cases never multiply by a zero or add
+    /// one: their results are selected from constants (see `plain` below).
     fn fused_multiply_add(&mut self, s: Scalar, a: Word, b: Word, c: Word) -> Word {
         let wide = s == Scalar::F64;
         let (min_exp, far_below) = if wide { (-1022, -1100) } else { (-126, -200) };
         let plain_product = self.fop(Op::FMul, s, a, b);
-        let plain = self.fop(Op::FAdd, s, plain_product, c);
         let (fa, fb, fc) = (self.finite(a), self.finite(b), self.finite(c));
         let zero = self.float_const(s, 0.0);
         let a_zero = self.cmp(Op::FOrdEqual, a, zero);
         let b_zero = self.cmp(Op::FOrdEqual, b, zero);
         let c_zero = self.cmp(Op::FOrdEqual, c, zero);
         let both_finite = self.cmp(Op::LogicalAnd, fa, fb);
+        let zero_factor = self.or(a_zero, b_zero);
+        // The special cases' `a * b + c`, selected from constants where a factor or `c` is
+        // zero: a driver that knows that zero (llvmpipe, docs/semantics.md) folds the product
+        // to `+0.0` and the sum to the other operand, losing NaN (`inf * 0`) and signs.
+        let plain = {
+            let (sa, sb) = (self.sign_bit(s, a), self.sign_bit(s, b));
+            let negative = self.cmp(Op::LogicalNotEqual, sa, sb);
+            let (plus, minus) = (zero, self.float_const(s, -0.0));
+            let signed_zero = self.select(s, negative, minus, plus);
+            let nan = self.float_const(s, f64::NAN);
+            let zero_product = self.select(s, both_finite, signed_zero, nan);
+            let product = self.select(s, zero_factor, zero_product, plain_product);
+            let sum = self.fop(Op::FAdd, s, product, c);
+            // `product + ±0.0`: the product, or where it is a zero too, `-0.0` only for two.
+            let (sp, sc) = (self.sign_bit(s, product), self.sign_bit(s, c));
+            let both_negative = self.cmp(Op::LogicalAnd, sp, sc);
+            let zeros = self.select(s, both_negative, minus, plus);
+            let product_zero = self.cmp(Op::FOrdEqual, product, zero);
+            let with_zero = self.select(s, product_zero, zeros, product);
+            self.select(s, c_zero, with_zero, sum)
+        };
         let c_inf = self.test(Op::IsInf, c);
         let finite_product_inf_c = self.cmp(Op::LogicalAnd, both_finite, c_inf);
         let special_result = self.select(s, finite_product_inf_c, c, plain);
         let regular = self.cmp(Op::LogicalAnd, both_finite, fc);
-        let zero_factor = self.or(a_zero, b_zero);
         let special = self.test(Op::LogicalNot, regular);
         let special = self.or(special, zero_factor);
 
