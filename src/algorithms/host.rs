@@ -36,7 +36,7 @@ pub(super) fn is_int<T: DeviceScalar>() -> bool {
 }
 
 /// `s` as `u32` words: `T` is `i32` or `u32` ([`is_int`]).
-fn words<T: DeviceScalar>(s: &[T]) -> &[u32] {
+pub(super) fn words<T: DeviceScalar>(s: &[T]) -> &[u32] {
     debug_assert!(is_int::<T>());
     // SAFETY: `T` is `i32` or `u32`: the same size and alignment as `u32`, every bit pattern
     // a value of both.

@@ -57,10 +57,10 @@ fn sums_minima_and_maxima_match_the_host() {
     assert_validation_clean();
 }
 
-/// Integer sums read four words at a time where the view starts at a 16-byte boundary of its
-/// data: sections starting at every word of a quad, of lengths around the quads, the 4,096
+/// Integer sums and counts read four words at a time where the view starts at a 16-byte
+/// boundary of its data: sections starting at every word of a quad, of lengths around the quads, the 4,096
 /// elements below which they are not used, and the blocks of 16,384, over arrays and over host
-/// slices, against the host's wrapping sum.
+/// slices, against the host's wrapping sum and count.
 #[test]
 fn integer_sums_of_sections_at_every_offset_match_the_host() {
     let mut rng = Rng(61);
@@ -69,8 +69,20 @@ fn integer_sums_of_sections_at_every_offset_match_the_host() {
     let uints: Vec<u32> = ints.iter().map(|&x| x as u32).collect();
     let array = Array::from_slice([n], &uints).unwrap();
     let host = ArrayView::new([n], &ints).unwrap();
+    // Counts read the same quads: small values, so that many match.
+    let small: Vec<i32> = ints.iter().map(|&x| x.rem_euclid(5) - 2).collect();
+    let host_small = ArrayView::new([n], &small).unwrap();
     for start in 0..5 {
-        for len in [4_095, 4_096, 4_097, 4_099, 16_384, 16_387, 2 * 16_384 + 1, n - 5] {
+        for len in [
+            4_095,
+            4_096,
+            4_097,
+            4_099,
+            16_384,
+            16_387,
+            2 * 16_384 + 1,
+            n - 5,
+        ] {
             let want = ints[start..start + len]
                 .iter()
                 .fold(0i32, |a, &b| a.wrapping_add(b));
@@ -78,6 +90,15 @@ fn integer_sums_of_sections_at_every_offset_match_the_host() {
             assert_eq!(got, want, "i32 sum of {len} from {start} (host slice)");
             let got = algorithms::sum(&array.view().section([start], [len]).unwrap()).unwrap();
             assert_eq!(got, want as u32, "u32 sum of {len} from {start} (array)");
+            let section = host_small.section([start], [len]).unwrap();
+            for value in [-2, 0, 2, 7] {
+                let want = small[start..start + len]
+                    .iter()
+                    .filter(|&&x| x == value)
+                    .count();
+                let got = algorithms::count(&section, value).unwrap();
+                assert_eq!(got, want, "count of {value} in {len} from {start}");
+            }
         }
     }
     assert_validation_clean();

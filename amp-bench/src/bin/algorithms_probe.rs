@@ -86,7 +86,11 @@ fn main() -> Result<(), amp::Error> {
         // A view starting one word in cannot be read as 16-byte vectors: one word per load.
         let offset = ints.view().section([1], [n - 1])?;
         let t = time(|| algorithms::sum(&offset).map(|_| ()))?;
-        report("sum u32 from the second word (one word per load)", t, 4.0 * n as f64);
+        report(
+            "sum u32 from the second word (one word per load)",
+            t,
+            4.0 * n as f64,
+        );
     }
     if only.is_empty() || only == "scan" {
         let mut out = Array::<u32, 1>::new([n])?;
