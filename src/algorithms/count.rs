@@ -2,6 +2,7 @@
 //! tree in `tile_static` memory) into one partial; `sum` adds the partials. Integers are read
 //! as 16-byte vectors of four words where the view's start allows.
 
+use super::reduce::Quads;
 use super::{accelerator_of, sum, tiles, TILE};
 use crate::prelude::*;
 
@@ -96,33 +97,23 @@ fn count_quads<const ITEMS: usize>(
 }
 
 /// The partial counts of an integer `count` (`T` `i32` or `u32`: equal values have equal
-/// words) by [`count_quads`], or `None` where the view has fewer than 4,096 elements or does
-/// not start at a 16-byte boundary of its data.
+/// words) by [`count_quads`], or `None` where it does not apply ([`Quads::of`]).
 fn count_quads_level<T: DeviceScalar>(
     acc: &Accelerator,
     input: &ArrayView<'_, T, 1>,
     value: T,
 ) -> Result<Option<Array<u32, 1>>, Error> {
-    let n = input.extent()[0];
-    if !super::host::is_int::<T>() || n < 16 * TILE {
-        return Ok(None);
-    }
-    let words = input.reinterpret_as::<u32>()?;
-    let whole = n / 4 * 4;
-    let Ok(quads) = words.section([0], [whole])?.reinterpret_as::<UInt4>() else {
+    let Some(q) = Quads::of(input)? else {
         return Ok(None);
     };
-    // A one-word stand-in when there is no tail: every parameter needs a buffer.
-    let tail_len = n - whole;
-    let tail = words.section([n - tail_len.max(1)], [tail_len.max(1)])?;
     let value = super::host::words(std::slice::from_ref(&value))[0];
-    let blocks = (whole / 4).div_ceil(TILE * COUNT_ITEMS / 4);
+    let blocks = q.blocks(COUNT_ITEMS / 4);
     let mut partials = Array::<u32, 1>::new_for_overwrite_on(acc, [blocks])?;
     // SAFETY: `count_quads` reads `quads[i]` only for `i` below its length and `tail[i]` for
     // `i < tail_len`, at most its length, and writes `partials[b]` for the launch's tiles
     // `b < blocks`, the length of `partials`.
     parallel_for_each_on(acc, tiles(blocks), unsafe {
-        count_quads::<{ COUNT_ITEMS / 4 }>(&quads, &tail, tail_len as u32, &mut partials, value)
+        count_quads::<{ COUNT_ITEMS / 4 }>(&q.quads, &q.tail, q.tail_len, &mut partials, value)
     })?;
     Ok(Some(partials))
 }

@@ -150,27 +150,55 @@ fn sum_quads<const ITEMS: usize>(
 /// Quads per thread of [`sum_quads`]: blocks of 16,384 words, as the scalar kernels'.
 const QUAD_ITEMS: usize = REDUCE_ITEMS / 4;
 
+/// An integer view (`i32` or `u32`) as 16-byte vectors of four words: `quads` covers the
+/// view's whole quads, `tail` its last `tail_len` words (at most three; a one-word stand-in
+/// when there are none, as every kernel parameter needs a buffer).
+pub(super) struct Quads<'a> {
+    pub(super) quads: ArrayView<'a, UInt4, 1>,
+    pub(super) tail: ArrayView<'a, u32, 1>,
+    pub(super) tail_len: u32,
+}
+
+impl<'a> Quads<'a> {
+    /// `input` as quads, or `None` where the kernels that read them do not apply: `T` not an
+    /// integer, fewer than 4,096 elements, or a view that does not start at a 16-byte boundary
+    /// of its data.
+    pub(super) fn of<T: DeviceScalar>(input: &ArrayView<'a, T, 1>) -> Result<Option<Self>, Error> {
+        let n = input.extent()[0];
+        if !super::host::is_int::<T>() || n < 16 * TILE {
+            return Ok(None);
+        }
+        let words = input.reinterpret_as::<u32>()?;
+        let whole = n / 4 * 4;
+        let Ok(quads) = words.section([0], [whole])?.reinterpret_as::<UInt4>() else {
+            return Ok(None);
+        };
+        let tail_len = n - whole;
+        let tail = words.section([n - tail_len.max(1)], [tail_len.max(1)])?;
+        Ok(Some(Quads {
+            quads,
+            tail,
+            tail_len: tail_len as u32,
+        }))
+    }
+
+    /// Tiles of 256 threads that read `items` quads each.
+    pub(super) fn blocks(&self, items: usize) -> usize {
+        self.quads.extent()[0].div_ceil(TILE * items)
+    }
+}
+
 /// The first level of an integer sum (`T` `i32` or `u32`, summed as `u32` words: wrapping
 /// addition gives the same bits) by [`sum_quads`]: the partials, or `None` where it does not
-/// apply: a view of fewer than 4,096 elements, one that does not start at a 16-byte boundary
-/// of its data, or a device without subgroup arithmetic.
+/// apply ([`Quads::of`]) or the device lacks subgroup arithmetic.
 fn sum_quads_level<T: DeviceScalar>(
     acc: &Accelerator,
     input: &ArrayView<'_, T, 1>,
 ) -> Result<Option<Array<T, 1>>, Error> {
-    let n = input.extent()[0];
-    if !super::host::is_int::<T>() || n < 16 * TILE {
-        return Ok(None);
-    }
-    let words = input.reinterpret_as::<u32>()?;
-    let whole = n / 4 * 4;
-    let Ok(quads) = words.section([0], [whole])?.reinterpret_as::<UInt4>() else {
+    let Some(q) = Quads::of(input)? else {
         return Ok(None);
     };
-    // A one-word stand-in when there is no tail: every parameter needs a buffer.
-    let tail_len = n - whole;
-    let tail = words.section([n - tail_len.max(1)], [tail_len.max(1)])?;
-    let blocks = (whole / 4).div_ceil(TILE * QUAD_ITEMS);
+    let blocks = q.blocks(QUAD_ITEMS);
     let mut partials = Array::<T, 1>::new_for_overwrite_on(acc, [blocks])?;
     {
         let mut partials = partials.view_mut();
@@ -179,7 +207,7 @@ fn sum_quads_level<T: DeviceScalar>(
         // `i < tail_len`, at most its length, and writes `partials[b]` for the launch's tiles
         // `b < blocks`, the length of `partials`.
         let launched = parallel_for_each_on(acc, tiles(blocks), unsafe {
-            sum_quads::<QUAD_ITEMS>(&quads, &tail, tail_len as u32, partials)
+            sum_quads::<QUAD_ITEMS>(&q.quads, &q.tail, q.tail_len, partials)
         });
         match launched {
             Err(Error::MissingCapability { .. }) => return Ok(None),
