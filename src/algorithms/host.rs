@@ -205,6 +205,74 @@ pub(super) fn sort<T: DeviceScalar>(
     })?
 }
 
+/// Each 32-bit key's place in [`sort`]'s order as a `u32` whose unsigned order is that order
+/// (`total_cmp`'s for floats, every bit kept), or `None` for another type.
+fn order_keys32<K: DeviceScalar>(s: &[K]) -> Option<Vec<u32>> {
+    let flip = |x: u32| if x >> 31 == 1 { !x } else { x | (1 << 31) };
+    Some(match <K as amp_runtime::DeviceElement>::TYPE {
+        ScalarType::U32 => words(s).to_vec(),
+        ScalarType::I32 => words(s).par_iter().map(|&x| x ^ (1 << 31)).collect(),
+        ScalarType::F32 => {
+            // SAFETY: `K` is `f32`: the size and alignment of `u32`, every bit pattern a `u32`.
+            let w = unsafe { std::slice::from_raw_parts(s.as_ptr().cast::<u32>(), s.len()) };
+            w.par_iter().map(|&x| flip(x)).collect()
+        }
+        _ => return None,
+    })
+}
+
+/// The permutation that sorts `s` stably in [`sort`]'s order (`i32`, `u32`, `f32`, `f64`):
+/// `order[i]` is the input position of the `i`-th key. Each key's place and its position are
+/// sorted together (distinct positions make an unstable sort of the pairs stable): one `u64`
+/// per 32-bit key, a pair per `f64`.
+fn sorted_positions<K: DeviceScalar>(s: &[K]) -> Option<Vec<u32>> {
+    if let Some(places) = order_keys32(s) {
+        let mut packed: Vec<u64> = places
+            .into_par_iter()
+            .enumerate()
+            .map(|(i, k)| (u64::from(k) << 32) | i as u64)
+            .collect();
+        packed.par_sort_unstable();
+        return Some(packed.into_par_iter().map(|p| p as u32).collect());
+    }
+    if <K as amp_runtime::DeviceElement>::TYPE != ScalarType::F64 {
+        return None;
+    }
+    // SAFETY: `K` is `f64`: the size and alignment of `u64`, every bit pattern a `u64`.
+    let w = unsafe { std::slice::from_raw_parts(s.as_ptr().cast::<u64>(), s.len()) };
+    let mut pairs: Vec<(u64, u32)> = w
+        .par_iter()
+        .enumerate()
+        .map(|(i, &x)| (if x >> 63 == 1 { !x } else { x | (1 << 63) }, i as u32))
+        .collect();
+    pairs.par_sort_unstable();
+    Some(pairs.into_par_iter().map(|(_, i)| i).collect())
+}
+
+/// `keys` sorted as [`sort`] orders them and `values` moved with them, stably (equal keys keep
+/// their values' input order): the sorting permutation ([`sorted_positions`]), then both
+/// views gathered through it.
+pub(super) fn sort_by_key<K: DeviceScalar, V: DeviceScalar>(
+    keys: &mut ArrayViewMut<'_, K, 1>,
+    values: &mut ArrayViewMut<'_, V, 1>,
+    acc: &Accelerator,
+) -> Option<()> {
+    let acc = native(acc)?.clone();
+    let ks = keys.data_mut().ok()?;
+    let vs = values.data_mut().ok()?;
+    if ks.len() > u32::MAX as usize {
+        return None;
+    }
+    acc.on_native_pool(|| {
+        let order = sorted_positions(ks)?;
+        let sorted_keys: Vec<K> = order.par_iter().map(|&i| ks[i as usize]).collect();
+        let sorted_values: Vec<V> = order.par_iter().map(|&i| vs[i as usize]).collect();
+        ks.copy_from_slice(&sorted_keys);
+        vs.copy_from_slice(&sorted_values);
+        Some(())
+    })?
+}
+
 /// The inclusive or (`exclusive`) exclusive wrapping prefix sum of an integer view into
 /// `output`: per chunk a total, the chunks' offsets from the totals, then each chunk's scan.
 pub(super) fn scan<T: DeviceScalar>(

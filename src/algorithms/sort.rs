@@ -556,6 +556,9 @@ pub fn sort_by_key_with<K: DeviceScalar, V: DeviceScalar>(
         return Ok(());
     }
     let acc = accelerator_of(keys.accelerator())?;
+    if method == SortMethod::Auto && super::host::sort_by_key(keys, values, &acc).is_some() {
+        return Ok(());
+    }
     let order = sorted_order(&acc, &keys.view_as::<1>([n])?, method)?;
     permute(&acc, &order, keys)?;
     permute(&acc, &order, values)

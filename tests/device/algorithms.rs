@@ -352,6 +352,22 @@ fn sort_by_key_is_stable() {
         keys.map(f32::to_bits),
         [neg_nan, neg_nan, f32::NEG_INFINITY, 1.0, nan, nan].map(f32::to_bits)
     );
+    // `f64` keys with duplicates, signed zeros and NaNs of both signs, `u32` values.
+    let specials = [1.5f64, -0.0, 0.0, f64::NAN, -f64::NAN, -2.0, f64::INFINITY];
+    let mut keys: Vec<f64> = (0..3000)
+        .map(|i| specials[i * 7 % specials.len()])
+        .collect();
+    let mut values: Vec<u32> = (0..3000).collect();
+    let mut want: Vec<(u64, u32)> = keys.iter().map(|k| k.to_bits()).zip(0..).collect();
+    want.sort_by(|a, b| f64::from_bits(a.0).total_cmp(&f64::from_bits(b.0)));
+    let sorted = common::f64_result(algorithms::sort_by_key(
+        &mut ArrayViewMut::new([3000], &mut keys).unwrap(),
+        &mut ArrayViewMut::new([3000], &mut values).unwrap(),
+    ));
+    if sorted.is_some() {
+        let got: Vec<(u64, u32)> = keys.iter().map(|k| k.to_bits()).zip(values).collect();
+        assert_eq!(got, want, "sort_by_key of f64 keys");
+    }
     assert_validation_clean();
 }
 

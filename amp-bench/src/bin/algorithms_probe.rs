@@ -3,7 +3,7 @@
 //! process, and prints each one's bandwidth relative to the vector add's (the yardstick for the
 //! bandwidth-bound rows); `phases` times the steps of the flags-scan-scatter form of `copy_if!`
 //! and a zeroed allocation one by one.
-//! `cargo run --release -p amp-bench --bin algorithms_probe -- [N] [sum|scan|sort|copy_if|reduce_by_key|phases]`.
+//! `cargo run --release -p amp-bench --bin algorithms_probe -- [N] [sum|scan|sort|sort_by_key|copy_if|reduce_by_key|phases]`.
 
 use amp::algorithms;
 use amp::prelude::*;
@@ -137,6 +137,49 @@ fn main() -> Result<(), amp::Error> {
             })?;
             report(name, t, 8.0 * n as f64);
         }
+    }
+    if only == "sort_by_key" {
+        // Random keys with f32 values: the public call (natively plain Rust on the pool) and
+        // the 4-bit kernels.
+        let keys: Vec<u32> = (0..n as u32)
+            .map(|i| i.wrapping_mul(2_654_435_761).rotate_left(13) ^ (i >> 7))
+            .collect();
+        let values: Vec<f32> = (0..n).map(|i| i as f32).collect();
+        let (keys, values) = (
+            Array::from_slice([n], &keys)?,
+            Array::from_slice([n], &values)?,
+        );
+        let (mut k, mut v) = (Array::<u32, 1>::new([n])?, Array::<f32, 1>::new([n])?);
+        for (method, name) in [
+            (
+                algorithms::__SortMethod::Auto,
+                "sort_by_key u32 -> f32 (the default)",
+            ),
+            (
+                algorithms::__SortMethod::FourBit,
+                "sort_by_key u32 -> f32, 4-bit kernels",
+            ),
+        ] {
+            let t = time(|| {
+                amp::copy(&keys, &mut k)?;
+                amp::copy(&values, &mut v)?;
+                algorithms::__sort_by_key_with(&mut k.view_mut(), &mut v.view_mut(), method)
+            })?;
+            report(name, t, 16.0 * n as f64);
+        }
+        // The rayon baseline: the (key, value) pairs sorted stably by key.
+        let pairs: Vec<(u32, f32)> = keys.to_vec()?.into_iter().zip(values.to_vec()?).collect();
+        let t = time(|| {
+            let mut p = pairs.clone();
+            rayon::slice::ParallelSliceMut::par_sort_by_key(&mut p[..], |p| p.0);
+            std::hint::black_box(&p);
+            Ok(())
+        })?;
+        report(
+            "rayon par_sort_by_key of (u32, f32) pairs (a clone timed with it)",
+            t,
+            16.0 * n as f64,
+        );
     }
     if only.is_empty() || only == "copy_if" {
         let mut out = Array::<u32, 1>::new([n])?;
