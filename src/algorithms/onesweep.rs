@@ -36,8 +36,8 @@ use crate::prelude::*;
 /// Keys per thread of a Onesweep block.
 const ITEMS: usize = 4;
 /// Keys per Onesweep block: with the block's sort in `tile_static` memory (keys, two orders,
-/// a 16 x 256 table of counts and the digit counts: 31 KiB), it fits the 32 KiB every device
-/// amp-rs runs the sort on has.
+/// a 16 x 256 table of counts and the digit counts: 31 KiB), it fits the 32 KiB [`fits`]
+/// asks of the device (lavapipe's whole `tile_static` memory; GPUs have 48 KiB or more).
 pub(super) const BLOCK: usize = TILE * ITEMS;
 /// Bytes of `tile_static` memory `onesweep_pass` takes (its arrays, rounded up).
 const TILE_STATIC_BYTES: usize = 32 * 1024;
