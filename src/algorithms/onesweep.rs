@@ -38,7 +38,7 @@ const ITEMS: usize = 4;
 /// Keys per Onesweep block: with the block's sort in `tile_static` memory (keys, two orders,
 /// a 16 x 256 table of counts and the digit counts: 31 KiB), it fits the 32 KiB [`fits`]
 /// asks of the device (lavapipe's whole `tile_static` memory; GPUs have 48 KiB or more).
-pub(super) const BLOCK: usize = TILE * ITEMS;
+const BLOCK: usize = TILE * ITEMS;
 /// Bytes of `tile_static` memory `onesweep_pass` takes (its arrays, rounded up).
 const TILE_STATIC_BYTES: usize = 32 * 1024;
 /// Keys per tile of `radix_histograms`.
@@ -359,15 +359,15 @@ pub(super) fn preferred(acc: &Accelerator) -> bool {
     !acc.is_emulated()
 }
 
-/// Sorts `keys[0]` stably by its four 8-bit digits (with the payload in `index[0]`: carried
-/// when `with_index` is 1, made from the positions when 2, absent when 0), asking each block's
-/// state `polls` times before counting it. Each pass swaps the two buffers, so the keys (and
+/// Sorts `keys[0]` stably by its four 8-bit digits (with the payload in `index[0]`, in the
+/// mode `payload(pass)` gives: absent when 0, carried when 1, made from the positions when 2),
+/// asking each block's state `polls` times before counting it. Each pass swaps the two buffers, so the keys (and
 /// payload) end in `keys[0]` (`index[0]`). The caller checks [`fits`].
 pub(super) fn sort_passes(
     acc: &Accelerator,
     keys: &mut [Array<u32, 1>; 2],
     index: &mut [Array<u32, 1>; 2],
-    with_index: u32,
+    payload: impl Fn(u32) -> u32,
     polls: u32,
 ) -> Result<(), Error> {
     let n = keys[0].len();
@@ -389,11 +389,6 @@ pub(super) fn sort_passes(
         Array::<u32, 1>::new_for_overwrite_on(acc, [1 + blocks * 256])?,
     ];
     for pass in 0..4u32 {
-        let mode = match (with_index, pass) {
-            (2, 0) => 2,
-            (0, _) => 0,
-            _ => 1,
-        };
         {
             let [keys_in, keys_out] = &mut *keys;
             let [index_in, index_out] = &mut *index;
@@ -405,7 +400,7 @@ pub(super) fn sort_passes(
             let (status, next_status) = (&mut this_status.view_mut(), &mut next_status.view_mut());
             let shift = pass * 8;
             // The payload mode is a specialization constant: no branch per key.
-            match mode {
+            match payload(pass) {
                 0 => parallel_for_each(
                     domain,
                     onesweep_pass::<0>(

@@ -290,17 +290,20 @@ impl Passes {
     /// Sorts stably by the 8 digits of the current keys. `fresh_index`: the payload starts as
     /// the positions; otherwise it is carried as it is.
     fn run(&mut self, fresh_index: bool) -> Result<(), Error> {
+        // The kernels' payload mode for a pass: 0 none, 1 carried, 2 made from the positions
+        // (the first pass of a fresh payload).
+        let with_index = self.with_index;
+        let payload = move |pass: u32| match (with_index, fresh_index && pass == 0) {
+            (false, _) => 0,
+            (true, true) => 2,
+            (true, false) => 1,
+        };
         if let SortMethod::Onesweep { polls } = self.method {
-            let with_index = match (self.with_index, fresh_index) {
-                (false, _) => 0,
-                (true, true) => 2,
-                (true, false) => 1,
-            };
             return onesweep::sort_passes(
                 &self.acc,
                 &mut self.keys,
                 &mut self.index,
-                with_index,
+                payload,
                 polls,
             );
         }
@@ -311,11 +314,7 @@ impl Passes {
                 radix_counts(&self.keys[0].view(), &mut self.counts.view_mut(), shift),
             )?;
             exclusive_scan_on(&self.acc, &self.counts.view(), &mut self.offsets.view_mut())?;
-            let with_index = match (self.with_index, fresh_index && pass == 0) {
-                (false, _) => 0,
-                (true, true) => 2,
-                (true, false) => 1,
-            };
+            let with_index = payload(pass);
             // The views borrow the buffers until the block ends; the swap comes after.
             {
                 let [keys_in, keys_out] = &mut self.keys;
