@@ -245,14 +245,11 @@ impl SortMethod {
 struct Passes {
     acc: Accelerator,
     method: SortMethod,
-    blocks: usize,
     keys: [Array<u32, 1>; 2],
     /// The payload, or two one-element stand-ins when there is none (the kernel never touches
     /// them then, but every parameter needs a buffer).
     index: [Array<u32, 1>; 2],
     with_index: bool,
-    counts: Array<u32, 1>,
-    offsets: Array<u32, 1>,
 }
 
 impl Passes {
@@ -263,27 +260,16 @@ impl Passes {
         method: SortMethod,
     ) -> Result<Self, Error> {
         let n = keys.len();
-        let method = method.on(acc, n);
-        let blocks = n.div_ceil(SORT_BLOCK);
         let payload = if with_index { n } else { 1 };
-        // Onesweep keeps its counts in states of its own.
-        let counts = if method == SortMethod::FourBit {
-            16 * blocks
-        } else {
-            1
-        };
         Ok(Passes {
             acc: acc.clone(),
-            method,
-            blocks,
+            method: method.on(acc, n),
             keys: [keys, Array::new_for_overwrite_on(acc, [n])?],
             index: [
                 Array::new_for_overwrite_on(acc, [payload])?,
                 Array::new_for_overwrite_on(acc, [payload])?,
             ],
             with_index,
-            counts: Array::new_for_overwrite_on(acc, [counts])?,
-            offsets: Array::new_for_overwrite_on(acc, [counts])?,
         })
     }
 
@@ -307,21 +293,25 @@ impl Passes {
                 polls,
             );
         }
+        // Each (digit, block)'s count and first output position.
+        let blocks = self.keys[0].len().div_ceil(SORT_BLOCK);
+        let mut counts = Array::<u32, 1>::new_for_overwrite_on(&self.acc, [16 * blocks])?;
+        let mut offsets = Array::<u32, 1>::new_for_overwrite_on(&self.acc, [16 * blocks])?;
         for pass in 0..8u32 {
             let shift = pass * 4;
             parallel_for_each(
-                tiles(self.blocks),
-                radix_counts(&self.keys[0].view(), &mut self.counts.view_mut(), shift),
+                tiles(blocks),
+                radix_counts(&self.keys[0].view(), &mut counts.view_mut(), shift),
             )?;
-            exclusive_scan_on(&self.acc, &self.counts.view(), &mut self.offsets.view_mut())?;
+            exclusive_scan_on(&self.acc, &counts.view(), &mut offsets.view_mut())?;
             let with_index = payload(pass);
             // The views borrow the buffers until the block ends; the swap comes after.
             {
                 let [keys_in, keys_out] = &mut self.keys;
                 let [index_in, index_out] = &mut self.index;
-                let domain = tiles(self.blocks);
+                let domain = tiles(blocks);
                 let (keys_in, index_in) = (&keys_in.view(), &index_in.view());
-                let offsets = &self.offsets.view();
+                let offsets = &offsets.view();
                 let (keys_out, index_out) = (&mut keys_out.view_mut(), &mut index_out.view_mut());
                 // The payload mode is a specialization constant: no branch per key.
                 match with_index {
