@@ -1,6 +1,8 @@
 //! `histogram`: each tile counts into its own bins in `tile_static` memory, then adds them to
 //! the global counters (one atomic add per element into the global counters past 1,024 bins).
+//! Integers are read as 16-byte vectors of four words where the view's start allows.
 
+use super::reduce::Quads;
 use super::{accelerator_of, tiles, TILE};
 use crate::prelude::*;
 use crate::{DeviceElement, ScalarType};
@@ -127,6 +129,108 @@ fn count_bins_tiled<T: DeviceScalar>(
     }
 }
 
+/// The bin of the word `w` ([`bin_of`] of `u32`s), where `i32`s come with their sign bit
+/// flipped (`flip`), `lo` and `hi` too: the flip keeps their order, and the wrapping
+/// differences `bin_of` takes are the same.
+#[amp::device(amp)]
+fn word_bin(w: u32, lo: u32, hi: u32, bins: u32, flip: u32) -> u32 {
+    bin_of(w ^ flip, lo, hi, bins, false)
+}
+
+/// [`count_bins_tiled`] of `u32` words read four at a time (16-byte loads): each tile counts
+/// `quads[b * 256 * ITEMS ..][.. 256 * ITEMS]` into its own bins, and the first `tail_len`
+/// threads of tile 0 also count one word each of `tail` (the view's last words past its whole
+/// quads, at most three). `lo` and `hi` are flipped as the words are ([`word_bin`]).
+#[kernel(amp, unchecked)]
+fn count_bins_quads<const ITEMS: usize>(
+    t: TiledIndex<256>,
+    quads: ArrayView<UInt4, 1>,
+    tail: ArrayView<u32, 1>,
+    tail_len: u32,
+    counts: &mut Array<u32, 1>,
+    lo: u32,
+    hi: u32,
+    bins: u32,
+    flip: u32,
+) {
+    #[tile_static]
+    let mut local: [u32; 1024];
+    let l = t.local[0];
+    for k in 0..4 {
+        local[l + 256 * k] = 0;
+    }
+    t.barrier.wait();
+    let n = quads.extent()[0];
+    let start = t.tile[0] * 256 * ITEMS;
+    for k in 0..ITEMS {
+        let i = start + k * 256 + l;
+        if i < n {
+            let q = quads[i];
+            let bx = word_bin(q.x, lo, hi, bins, flip);
+            let by = word_bin(q.y, lo, hi, bins, flip);
+            let bz = word_bin(q.z, lo, hi, bins, flip);
+            let bw = word_bin(q.w, lo, hi, bins, flip);
+            if bx < bins {
+                atomic_fetch_add(&mut local[bx as usize], 1);
+            }
+            if by < bins {
+                atomic_fetch_add(&mut local[by as usize], 1);
+            }
+            if bz < bins {
+                atomic_fetch_add(&mut local[bz as usize], 1);
+            }
+            if bw < bins {
+                atomic_fetch_add(&mut local[bw as usize], 1);
+            }
+        }
+    }
+    if t.tile[0] == 0 && (l as u32) < tail_len {
+        let b = word_bin(tail[l], lo, hi, bins, flip);
+        if b < bins {
+            atomic_fetch_add(&mut local[b as usize], 1);
+        }
+    }
+    t.barrier.wait();
+    for k in 0..4 {
+        let b = l + 256 * k;
+        if (b as u32) < bins {
+            let c = local[b];
+            if c > 0 {
+                atomic_fetch_add(&mut counts[b], c);
+            }
+        }
+    }
+}
+
+/// Counts an integer `input` (`T` `i32` or `u32`) into `counts` (`bins` of at most
+/// [`PRIVATE_BINS`]) by [`count_bins_quads`]; `false` where it does not apply ([`Quads::of`]).
+fn count_bins_by_quads<T: DeviceScalar>(
+    acc: &Accelerator,
+    input: &ArrayView<'_, T, 1>,
+    counts: &mut Array<u32, 1>,
+    (lo, hi, bins): (T, T, u32),
+) -> Result<bool, Error> {
+    let Some(q) = Quads::of(input)? else {
+        return Ok(false);
+    };
+    // `i32`s compare as `u32`s with their sign bit flipped.
+    let flip = match <T as DeviceElement>::TYPE {
+        ScalarType::I32 => 0x8000_0000u32,
+        _ => 0,
+    };
+    let [lo, hi] = [lo, hi].map(|v| super::host::words(std::slice::from_ref(&v))[0] ^ flip);
+    let blocks = q.blocks(HISTOGRAM_ITEMS / 4);
+    // SAFETY: `count_bins_quads` reads `quads[i]` only for `i` below its length and `tail[l]`
+    // for `l < tail_len`, at most its length, and adds to `counts[b]` only for `b < bins`, the
+    // length of `counts`.
+    parallel_for_each_on(acc, tiles(blocks), unsafe {
+        count_bins_quads::<{ HISTOGRAM_ITEMS / 4 }>(
+            &q.quads, &q.tail, q.tail_len, counts, lo, hi, bins, flip,
+        )
+    })?;
+    Ok(true)
+}
+
 /// How many elements of `input` fall in each of `bins` equal-width bins of `[lo, hi)`
 /// (Thrust's histogram with `upper_bound` on the bin edges, C++ AMP's histogram sample):
 /// integer bins exactly (`bin = (x - lo) * bins / (hi - lo)`, rounded down), float bins as
@@ -173,12 +277,14 @@ pub fn histogram<T: DeviceScalar, const N: usize>(
         ScalarType::F32 | ScalarType::F64
     );
     if bins <= PRIVATE_BINS {
-        let blocks = input.extent()[0].div_ceil(TILE * HISTOGRAM_ITEMS);
-        // SAFETY: `count_bins_tiled` reads `input[i]` only for `i < n` and adds to
-        // `counts[b]` only for `b < bins`, the length of `counts`.
-        parallel_for_each_on(&acc, tiles(blocks), unsafe {
-            count_bins_tiled(input, &mut counts, lo, hi, bins32, float)
-        })?;
+        if !count_bins_by_quads(&acc, input, &mut counts, (lo, hi, bins32))? {
+            let blocks = input.extent()[0].div_ceil(TILE * HISTOGRAM_ITEMS);
+            // SAFETY: `count_bins_tiled` reads `input[i]` only for `i < n` and adds to
+            // `counts[b]` only for `b < bins`, the length of `counts`.
+            parallel_for_each_on(&acc, tiles(blocks), unsafe {
+                count_bins_tiled(input, &mut counts, lo, hi, bins32, float)
+            })?;
+        }
     } else {
         parallel_for_each_on(
             &acc,

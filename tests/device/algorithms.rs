@@ -62,7 +62,7 @@ fn sums_minima_and_maxima_match_the_host() {
 /// elements below which they are not used, and the blocks of 16,384, over arrays and over host
 /// slices, against the host's wrapping sum and count.
 #[test]
-fn integer_sums_of_sections_at_every_offset_match_the_host() {
+fn integer_sums_counts_and_histograms_of_sections_at_every_offset_match_the_host() {
     let mut rng = Rng(61);
     let n = 3 * 16_384 + 4_099;
     let ints: Vec<i32> = (0..n).map(|_| rng.next_u32() as i32).collect();
@@ -99,9 +99,34 @@ fn integer_sums_of_sections_at_every_offset_match_the_host() {
                 let got = algorithms::count(&section, value).unwrap();
                 assert_eq!(got, want, "count of {value} in {len} from {start}");
             }
+            // Histograms read the same quads: signed bins across zero (one the product of
+            // offset and bins overflows 32 bits in), unsigned ones past `i32::MAX`.
+            let ints_section = host.section([start], [len]).unwrap();
+            for (bins, lo, hi) in [(37, -1_000_000_000i64, 1_500_000_000), (4, -2, 2)] {
+                let want = host_histogram(&ints[start..start + len], bins, lo, hi);
+                let got = algorithms::histogram(&ints_section, bins, lo as i32, hi as i32);
+                assert_eq!(got.unwrap(), want, "i32 histogram of {len} from {start}");
+            }
+            let section = array.view().section([start], [len]).unwrap();
+            let (bins, lo, hi) = (256, 1_000i64, 3_000_000_000);
+            let want = host_histogram(&uints[start..start + len], bins, lo, hi);
+            let got = algorithms::histogram(&section, bins, lo as u32, hi as u32);
+            assert_eq!(got.unwrap(), want, "u32 histogram of {len} from {start}");
         }
     }
     assert_validation_clean();
+}
+
+/// The histogram of integers into `bins` equal-width bins of `[lo, hi)`, in 64-bit arithmetic.
+fn host_histogram<T: Copy + Into<i64>>(xs: &[T], bins: usize, lo: i64, hi: i64) -> Vec<u32> {
+    let mut counts = vec![0u32; bins];
+    for &x in xs {
+        let x: i64 = x.into();
+        if (lo..hi).contains(&x) {
+            counts[((x - lo) * bins as i64 / (hi - lo)) as usize] += 1;
+        }
+    }
+    counts
 }
 
 /// The algorithms whose result does not depend on the shape take contiguous views of any

@@ -92,6 +92,17 @@ fn main() -> Result<(), amp::Error> {
             4.0 * n as f64,
         );
     }
+    if only.is_empty() || only == "histogram" {
+        let t = time(|| algorithms::histogram(&ints.view(), 256, 0, 1000).map(|_| ()))?;
+        report("histogram u32, 256 bins", t, 4.0 * n as f64);
+        let offset = ints.view().section([1], [n - 1])?;
+        let t = time(|| algorithms::histogram(&offset, 256, 0, 1000).map(|_| ()))?;
+        report(
+            "histogram u32 from the second word (one word per load)",
+            t,
+            4.0 * n as f64,
+        );
+    }
     if only.is_empty() || only == "scan" {
         let mut out = Array::<u32, 1>::new([n])?;
         let t = time(|| algorithms::exclusive_scan(&ints.view(), &mut out.view_mut()))?;
