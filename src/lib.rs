@@ -45,20 +45,24 @@
 extern crate self as amp;
 
 pub mod algorithms;
+mod device_copy;
 pub mod direct3d;
 pub mod multi;
 pub use amp_macros::{device, kernel, DeviceStruct};
 pub use amp_runtime::*;
+// Over the runtime's: copies between arrays on a GPU may run as a kernel of this crate.
+pub use device_copy::{copy, copy_async};
 
 /// Everything a kernel file needs: `use amp::prelude::*;`.
 pub mod prelude {
+    pub use crate::{copy, copy_async};
     pub use amp_macros::{device, kernel, DeviceStruct};
     pub use amp_runtime::short_vector::*;
     pub use amp_runtime::{
-        copy, copy_async, parallel_for_each, parallel_for_each_on, Accelerator, AcceleratorView,
-        AccessType, Array, ArrayView, ArrayViewMut, CompletionFuture, DeviceFloat, DeviceInt,
-        DeviceScalar, Error, Extent, Index, Norm, Norm2, Norm3, Norm4, TiledExtent, TiledIndex,
-        Unorm, Unorm2, Unorm3, Unorm4,
+        parallel_for_each, parallel_for_each_on, Accelerator, AcceleratorView, AccessType, Array,
+        ArrayView, ArrayViewMut, CompletionFuture, DeviceFloat, DeviceInt, DeviceScalar, Error,
+        Extent, Index, Norm, Norm2, Norm3, Norm4, TiledExtent, TiledIndex, Unorm, Unorm2, Unorm3,
+        Unorm4,
     };
     pub use amp_runtime::{
         AddressMode, Filter, Sampler, Texture, TextureView, WriteonlyTextureView,

@@ -104,6 +104,9 @@ pub const WORKGROUP_SIZES: &[&str] = &["32", "64", "128", "256", "512", "1024"];
 /// The values of `AMP_ITEMS_PER_THREAD`: indices each thread of a simple kernel runs.
 pub const ITEMS_PER_THREAD: &[&str] = &["1", "2", "4", "8", "16"];
 
+/// The values of `AMP_DEVICE_COPY`.
+pub const DEVICE_COPY_MODES: &[&str] = &["auto", "driver", "kernel"];
+
 /// Every setting, in README.md's order.
 pub const SETTINGS: &[Setting] = &[
     run("AMP_DEVICE", Kind::Device, "device"),
@@ -132,6 +135,11 @@ pub const SETTINGS: &[Setting] = &[
         "items_per_thread",
     ),
     run("AMP_AUTOTUNE", Kind::Flag, "autotune"),
+    run(
+        "AMP_DEVICE_COPY",
+        Kind::Choice(DEVICE_COPY_MODES),
+        "device_copy",
+    ),
     run("AMP_PIPELINE_CACHE", Kind::PathOrOff, "pipeline_cache"),
     run("AMP_HOST_CACHE_MB", Kind::Mebibytes, "host_cache_mb"),
     build("AMP_DUMP_SPIRV", Kind::Path),

@@ -195,6 +195,12 @@ impl Config {
         self.set("AMP_AUTOTUNE", Some(flag_text(on)))
     }
 
+    /// `AMP_DEVICE_COPY`: how `amp::copy` copies between two arrays on one Vulkan device
+    /// (see [`DeviceCopy`]).
+    pub fn device_copy(self, copy: DeviceCopy) -> Config {
+        self.set("AMP_DEVICE_COPY", Some(copy.name().to_owned()))
+    }
+
     /// `AMP_HOST_CACHE_MB`: how many MiB of freed large arrays of the native accelerator
     /// (2 MiB and up) the process keeps for reuse, as CUDA's caching allocators keep device
     /// memory (default 512; `0`: every free goes back to the OS at once).
@@ -255,6 +261,46 @@ impl Robustness {
             Robustness::Off => "off",
         }
     }
+}
+
+/// How `amp::copy` and `amp::copy_async` copy between two arrays on one Vulkan device: with the
+/// driver's copy (`vkCmdCopyBuffer`), or with a kernel of 16-byte loads and stores. Both give
+/// the same bytes; they differ in speed by device: an H200 ran the driver's copy at 846 GB/s
+/// and a 16-byte copy kernel at 4,200 GB/s (docs/performance.md).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DeviceCopy {
+    /// A kernel on GPUs (and the simulated discrete GPU) for copies of
+    /// [`KERNEL_COPY_MIN_BYTES`] or more, the driver's copy on CPU devices (where it is a
+    /// `memcpy`) and for smaller copies (where the launch costs more than the bytes).
+    #[default]
+    Auto,
+    /// The driver's copy, always.
+    Driver,
+    /// A kernel for every copy whose size is whole 4-byte words (for tests and comparisons).
+    Kernel,
+}
+
+/// The fewest bytes [`DeviceCopy::Auto`] copies with a kernel on a GPU.
+pub const KERNEL_COPY_MIN_BYTES: u64 = 1 << 20;
+
+impl DeviceCopy {
+    /// The setting's value in `AMP_DEVICE_COPY`.
+    pub fn name(self) -> &'static str {
+        match self {
+            DeviceCopy::Auto => "auto",
+            DeviceCopy::Driver => "driver",
+            DeviceCopy::Kernel => "kernel",
+        }
+    }
+}
+
+/// `AMP_DEVICE_COPY` (read when a Vulkan device is created).
+pub(crate) fn device_copy() -> Result<DeviceCopy, Error> {
+    let name = text("AMP_DEVICE_COPY")?;
+    Ok([DeviceCopy::Auto, DeviceCopy::Driver, DeviceCopy::Kernel]
+        .into_iter()
+        .find(|c| Some(c.name()) == name.as_deref())
+        .unwrap_or_default())
 }
 
 /// `AMP_PIPELINE_ROBUSTNESS` (read when a Vulkan device is created).

@@ -52,6 +52,8 @@
 //!   32-bit words even on devices with 8- and 16-bit storage (for tests).
 //! - `AMP_PIPELINE_ROBUSTNESS=<mode>`: which pipelines run without the device's robust buffer
 //!   access: `default`, `checked-off`, `on` or `off` (see [`Robustness`]).
+//! - `AMP_DEVICE_COPY=<mode>`: how `amp::copy` copies between two arrays on one Vulkan device:
+//!   `auto`, `driver` or `kernel` (see [`DeviceCopy`]).
 //! - `AMP_PIPELINE_CACHE=<dir>`: where compiled pipelines are kept between runs (default
 //!   `$XDG_CACHE_HOME/amp-rs`, else `~/.cache/amp-rs`; `0`: not on disk).
 //!
@@ -86,13 +88,13 @@ mod texture;
 
 #[doc(hidden)]
 pub use amp_native_rt as native_rt;
-pub use config::{Config, Robustness};
+pub use config::{Config, DeviceCopy, Robustness, KERNEL_COPY_MIN_BYTES};
+#[doc(hidden)]
+pub use data::{__completion_of_writes, __same_device_arrays, DeviceBuffer, DeviceBufferMut};
 pub use data::{
     copy, copy_async, transfer_stats, AccessType, Array, ArrayView, ArrayViewMut, CompletionFuture,
     CopyDestination, CopySource, TransferStats,
 };
-#[doc(hidden)]
-pub use data::{DeviceBuffer, DeviceBufferMut};
 pub use device::{
     live_object_counts, validation_enabled, validation_message_count, Accelerator, AcceleratorView,
     DeviceType, KernelTime, LaunchShape, LaunchTarget, Limits, ObjectCounts, ShapeTime, TunedShape,

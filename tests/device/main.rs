@@ -28,6 +28,7 @@ mod bool_elems;
 mod bounds;
 mod control_flow;
 mod data_model;
+mod device_copy;
 mod device_fns;
 mod element_variants;
 mod elementwise;

@@ -92,6 +92,17 @@ fn main() -> Result<(), amp::Error> {
             4.0 * n as f64,
         );
     }
+    if only.is_empty() || only == "copy" {
+        // Between two arrays of the device: the driver's copy or a kernel, as
+        // `AMP_DEVICE_COPY` and the device decide.
+        let mut out = Array::<u32, 1>::new([n])?;
+        let t = time(|| amp::copy(&ints, &mut out))?;
+        let by = match Accelerator::default()?.__copies_by_kernel(4 * n as u64) {
+            true => "a kernel",
+            false => "the driver's copy",
+        };
+        report(&format!("amp::copy array to array, by {by}"), t, 8.0 * n as f64);
+    }
     if only.is_empty() || only == "histogram" {
         let t = time(|| algorithms::histogram(&ints.view(), 256, 0, 1000).map(|_| ()))?;
         report("histogram u32, 256 bins", t, 4.0 * n as f64);

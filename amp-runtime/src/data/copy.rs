@@ -34,6 +34,10 @@ mod sealed {
         fn host_slice(&self) -> Option<&[T]> {
             None
         }
+        /// An array's elements as one rank-1 view, for the facade's device copies.
+        fn whole_array(&self) -> Option<ArrayView<'_, T, 1>> {
+            None
+        }
     }
 
     /// What `copy` needs from a destination.
@@ -48,6 +52,10 @@ mod sealed {
         }
         /// As [`Source::host_slice`].
         fn host_slice(&mut self) -> Option<&mut [T]> {
+            None
+        }
+        /// As [`Source::whole_array`], writable.
+        fn whole_array_mut(&mut self) -> Option<ArrayViewMut<'_, T, 1>> {
             None
         }
     }
@@ -102,6 +110,9 @@ impl<T: DeviceElement, const N: usize> sealed::Source<T> for Array<T, N> {
         self.storage().host()?;
         self.as_slice().ok()
     }
+    fn whole_array(&self) -> Option<ArrayView<'_, T, 1>> {
+        self.view().view_as([self.len()]).ok()
+    }
 }
 impl<T: DeviceElement, const N: usize> CopySource<T> for Array<T, N> {}
 
@@ -118,6 +129,10 @@ impl<T: DeviceElement, const N: usize> sealed::Destination<T> for Array<T, N> {
     fn host_slice(&mut self) -> Option<&mut [T]> {
         self.storage().host()?;
         self.as_mut_slice().ok()
+    }
+    fn whole_array_mut(&mut self) -> Option<ArrayViewMut<'_, T, 1>> {
+        let len = self.len();
+        self.view_mut().into_view_as([len]).ok()
     }
 }
 impl<T: DeviceElement, const N: usize> CopyDestination<T> for Array<T, N> {}
@@ -188,7 +203,9 @@ fn check_shapes(src: (Vec<usize>, bool), dst: (Vec<usize>, bool)) -> Result<usiz
 ///
 /// Arrays and views must have the same extent; with a host slice only the element count must
 /// match (row-major order). Array-to-array copies on one accelerator stay on the device
-/// (`vkCmdCopyBuffer`, or one `memcpy` where the memory is shared); sections copy only their
+/// (`vkCmdCopyBuffer`, or one `memcpy` where the memory is shared; `amp::copy`, which the
+/// `amp` crate exports over this one, copies large arrays on GPUs with a kernel, see
+/// [`DeviceCopy`](crate::DeviceCopy)); sections copy only their
 /// elements; a view destination's device copies become stale (the next launch uploads).
 ///
 /// Errors: [`Error::CopyExtentMismatch`] when the shapes differ, plus transfer errors.
@@ -227,6 +244,50 @@ where
     }
     let data = src.read_all()?;
     dst.write_all(&data)
+}
+
+/// Two arrays on one accelerator with the same extent, as rank-1 views, and that accelerator:
+/// what the facade's `copy` and `copy_async` may copy with a kernel. `None` for any other pair
+/// (which [`copy`] handles, errors included).
+#[doc(hidden)]
+pub fn __same_device_arrays<'a, T, S, D>(
+    src: &'a S,
+    dst: &'a mut D,
+) -> Option<(ArrayView<'a, T, 1>, ArrayViewMut<'a, T, 1>, Accelerator)>
+where
+    T: DeviceElement,
+    S: CopySource<T> + ?Sized,
+    D: CopyDestination<T> + ?Sized,
+{
+    let acc = match (src.array_buffer(), dst.array_buffer()) {
+        (Some((_, s)), Some((_, d))) if s == d => s.clone(),
+        _ => return None,
+    };
+    check_shapes(src.shape(), dst.shape()).ok()?;
+    Some((src.whole_array()?, dst.whole_array_mut()?, acc))
+}
+
+/// A [`CompletionFuture`] that completes once the device work already recorded on `dst`'s
+/// array (the facade's copy kernel) has finished; for an `dst` that is not an array, one that
+/// is complete.
+#[doc(hidden)]
+pub fn __completion_of_writes<'a, T, D>(dst: &'a mut D) -> Result<CompletionFuture<'a>, Error>
+where
+    T: DeviceElement,
+    D: CopyDestination<T> + ?Sized + Send,
+{
+    let Some((d, _)) = dst.array_buffer() else {
+        return Ok(CompletionFuture::ready());
+    };
+    let d = d.clone();
+    let guard = d.busy().begin();
+    CompletionFuture::spawn(
+        move || {
+            let _busy = guard;
+            d.wait_device_work()
+        },
+        None,
+    )
 }
 
 /// Starts [`copy`] and returns a [`CompletionFuture`] (C++ AMP's `copy_async`).

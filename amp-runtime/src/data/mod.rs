@@ -19,7 +19,9 @@ mod view;
 pub(crate) use access::{BufferAccess, NativePrepared, Prepared};
 pub use access::{DeviceBuffer, DeviceBufferMut};
 pub use array::{AccessType, Array};
-pub use copy::{copy, copy_async, CopyDestination, CopySource};
+pub use copy::{
+    __completion_of_writes, __same_device_arrays, copy, copy_async, CopyDestination, CopySource,
+};
 pub use future::CompletionFuture;
 pub use shared::{transfer_stats, TransferStats};
 pub use view::{ArrayView, ArrayViewMut};

@@ -346,6 +346,19 @@ impl<'a, T: DeviceElement, const N: usize> ArrayViewMut<'a, T, N> {
         Ok(self.derive_mut(layout))
     }
 
+    /// [`view_as_mut`](Self::view_as_mut) of a view given up for it, keeping its lifetime.
+    pub(crate) fn into_view_as<const M: usize>(
+        self,
+        extent: impl Into<Extent<M>>,
+    ) -> Result<ArrayViewMut<'a, T, M>, Error> {
+        let layout = self.layout.view_as(extent.into())?;
+        Ok(ArrayViewMut {
+            shared: self.shared.clone(),
+            layout,
+            _data: PhantomData,
+        })
+    }
+
     /// [`reinterpret_as`](Self::reinterpret_as), writable.
     pub fn reinterpret_as_mut<U: DeviceElement>(
         &mut self,

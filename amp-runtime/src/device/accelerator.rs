@@ -317,6 +317,20 @@ impl Accelerator {
         self.device_type() == DeviceType::Cpu
     }
 
+    /// Whether `amp::copy` copies `bytes` between two arrays on this device with a kernel
+    /// rather than the driver's copy ([`DeviceCopy`], decided when the device is made: GPUs and
+    /// the simulated discrete GPU are GPUs). Never on the native CPU accelerator, whose arrays
+    /// are host memory.
+    ///
+    /// [`DeviceCopy`]: crate::DeviceCopy
+    #[doc(hidden)]
+    pub fn __copies_by_kernel(&self, bytes: u64) -> bool {
+        match &self.backend {
+            Backend::Vulkan(d) => bytes > 0 && d.copies_by_kernel(bytes),
+            Backend::Native(_) => false,
+        }
+    }
+
     /// Whether the host can read and write kernel buffers in place (C++ AMP's
     /// `supports_cpu_shared_memory`): on Vulkan, a device that is not a discrete GPU and has
     /// memory that is device-local, host-visible and coherent (integrated GPUs, lavapipe);

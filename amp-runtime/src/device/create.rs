@@ -204,6 +204,7 @@ pub(super) fn create_device(
         // `tests/device/stale_read.rs` (the GPU kit's `stale-read`) runs that kernel in four
         // module forms with robust access off.
         let robustness = crate::config::pipeline_robustness()?;
+        let device_copy = crate::config::device_copy()?;
         let robustness_extension = ash::ext::pipeline_robustness::NAME;
         let pipeline_robustness = has_extension(robustness_extension) && {
             let mut robustness = vk::PhysicalDevicePipelineRobustnessFeaturesEXT::default();
@@ -321,6 +322,11 @@ pub(super) fn create_device(
             subgroups,
             pipeline_robustness,
             robustness,
+            kernel_copy_min_bytes: match device_copy {
+                crate::DeviceCopy::Driver => None,
+                crate::DeviceCopy::Kernel => Some(1),
+                crate::DeviceCopy::Auto => gpu.then_some(crate::KERNEL_COPY_MIN_BYTES),
+            },
             allocator: Mutex::new(Some(allocator)),
             memory,
             default_queue: Queue::new(family, timestamps),

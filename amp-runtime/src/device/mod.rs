@@ -99,6 +99,9 @@ pub(crate) struct Device {
     pipeline_robustness: bool,
     /// Which pipelines turn it off (`AMP_PIPELINE_ROBUSTNESS`).
     robustness: crate::Robustness,
+    /// The fewest bytes `amp::copy` copies between arrays here with a kernel; `None`: none
+    /// (`AMP_DEVICE_COPY`, resolved for this device).
+    kernel_copy_min_bytes: Option<u64>,
     /// How simple kernels are dispatched here.
     shape: LaunchShape,
     /// The launch shapes chosen per kernel and size here.
@@ -184,6 +187,11 @@ impl Device {
     /// [`amp_abi::spec_id::FENCES_AS_ATOMICS`]).
     pub(crate) fn fences_as_atomics(&self) -> bool {
         properties::fences_as_atomics(&self.name)
+    }
+
+    /// Whether `amp::copy` copies `bytes` between arrays here with a kernel.
+    pub(crate) fn copies_by_kernel(&self, bytes: u64) -> bool {
+        self.kernel_copy_min_bytes.is_some_and(|min| bytes >= min)
     }
 
     /// How simple kernels are dispatched here.
