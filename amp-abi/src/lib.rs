@@ -130,6 +130,11 @@ pub mod spec_id {
     /// drops the invocations that reach an `OpMemoryBarrier` inside a loop entered by part of
     /// a workgroup (Mesa 22.3: they end without a trace, so their later writes never happen).
     pub const FENCES_AS_ATOMICS: u32 = 0x2_0004;
+    /// A boolean: a simple kernel compiled to run four indices per step with 16-byte accesses
+    /// (`Shape::Chosen` with `lanes` 4) runs one index per step with 4-byte accesses instead
+    /// (false by default); the runtime then sizes its grid for one index per step. Set where
+    /// `AMP_VECTOR_ACCESS=0`.
+    pub const SCALAR_ACCESS: u32 = 0x2_0005;
 }
 
 /// `SpecId` of the `u32` specialization constant holding the layout facts of the buffer bound
@@ -410,6 +415,10 @@ pub enum Shape {
         /// iterations per invocation ([`KernelInfo::loop_lines`]) then gets one index per
         /// invocation, so that the grid-stride loop adds nothing to that count.
         loops: bool,
+        /// Consecutive indices each invocation runs at once (its grid-stride loop steps over
+        /// groups of them): 4 for a kernel that moves its views' elements 16 bytes at a time,
+        /// else 1. The grid is sized for `ceil(indices / lanes)` such groups.
+        lanes: u32,
     },
 }
 

@@ -135,6 +135,7 @@ pub const SETTINGS: &[Setting] = &[
         "items_per_thread",
     ),
     run("AMP_AUTOTUNE", Kind::Flag, "autotune"),
+    run("AMP_VECTOR_ACCESS", Kind::Flag, "vector_access"),
     run(
         "AMP_DEVICE_COPY",
         Kind::Choice(DEVICE_COPY_MODES),

@@ -117,7 +117,8 @@ pub(crate) fn instance_statics(
         Some(_) => quote!(::amp::__private::Shape::Fixed),
         None => {
             let loops = kernel.has_loops;
-            quote!(::amp::__private::Shape::Chosen { loops: #loops })
+            let lanes = kernel.lanes;
+            quote!(::amp::__private::Shape::Chosen { loops: #loops, lanes: #lanes })
         }
     };
     // One byte-string token per module, in the target's byte order (the macro runs on the

@@ -195,6 +195,14 @@ impl Config {
         self.set("AMP_AUTOTUNE", Some(flag_text(on)))
     }
 
+    /// `AMP_VECTOR_ACCESS`: whether simple kernels whose views are each accessed only at the
+    /// thread's own index run four indices per step with 16-byte loads and stores on Vulkan
+    /// devices (default: on; docs/performance.md). Off, every simple kernel runs one index per
+    /// step; the results are the same.
+    pub fn vector_access(self, on: bool) -> Config {
+        self.set("AMP_VECTOR_ACCESS", Some(flag_text(on)))
+    }
+
     /// `AMP_DEVICE_COPY`: how `amp::copy` copies between two arrays on one Vulkan device
     /// (see [`DeviceCopy`]).
     pub fn device_copy(self, copy: DeviceCopy) -> Config {
@@ -322,6 +330,13 @@ pub(crate) fn pipeline_robustness() -> Result<Robustness, Error> {
 pub(crate) fn force_exact_paths() -> bool {
     static FORCED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *FORCED.get_or_init(|| validated_flag("AMP_FORCE_EXACT_PATHS"))
+}
+
+/// Whether `AMP_VECTOR_ACCESS` is on (read once per process; on unless set to 0): simple
+/// kernels compiled with 16-byte accesses keep them.
+pub(crate) fn vector_access() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| flag_or("AMP_VECTOR_ACCESS", true).unwrap_or(true))
 }
 
 /// Whether `AMP_PACKED_SMALL_INTS` is on (read once per process): pipelines then use the

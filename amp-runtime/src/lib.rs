@@ -52,6 +52,9 @@
 //!   32-bit words even on devices with 8- and 16-bit storage (for tests).
 //! - `AMP_PIPELINE_ROBUSTNESS=<mode>`: which pipelines run without the device's robust buffer
 //!   access: `default`, `checked-off`, `on` or `off` (see [`Robustness`]).
+//! - `AMP_VECTOR_ACCESS=0`: simple kernels run one index per step with 4-byte accesses, also
+//!   where every access of their views is the thread's own element (by default four indices
+//!   per step with 16-byte loads and stores there).
 //! - `AMP_DEVICE_COPY=<mode>`: how `amp::copy` copies between two arrays on one Vulkan device:
 //!   `auto`, `driver` or `kernel` (see [`DeviceCopy`]).
 //! - `AMP_PIPELINE_CACHE=<dir>`: where compiled pipelines are kept between runs (default

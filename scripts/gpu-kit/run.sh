@@ -175,6 +175,9 @@ if [ "${profile:-full}" != quick ]; then
         w=${shape%-*} i=${shape#*-}
         suites+=("shape-$shape|amp-bench --gpu --only vector --report-dir $out/shape-$shape|90|AMP_VALIDATION=0 AMP_WORKGROUP_SIZE=$w AMP_ITEMS_PER_THREAD=$i")
     done
+    # The same section with 4-byte accesses only (`AMP_VECTOR_ACCESS=0`): what the 16-byte
+    # loads and stores of simple kernels gain on this GPU.
+    suites+=("scalar-access|amp-bench --gpu --only vector --report-dir $out/scalar-access|90|AMP_VALIDATION=0 AMP_VECTOR_ACCESS=0")
 fi
 suites+=(
     "native_accelerator|native_accelerator|120|"

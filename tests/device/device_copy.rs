@@ -103,8 +103,9 @@ fn array_copies_by_kernel_equal_the_drivers() {
     }
     // The process's own policy: the driver's copy on CPU devices, a kernel for large copies
     // on GPUs and the simulated discrete GPU.
-    let gpu = acc.device_type() != amp::DeviceType::Cpu
-        || std::env::var("AMP_SIMULATE_DISCRETE").is_ok_and(|v| v == "1");
+    let gpu = !acc.is_native()
+        && (acc.device_type() != amp::DeviceType::Cpu
+            || std::env::var("AMP_SIMULATE_DISCRETE").is_ok_and(|v| v == "1"));
     assert_eq!(acc.__copies_by_kernel(amp::KERNEL_COPY_MIN_BYTES), gpu);
     assert!(!acc.__copies_by_kernel(amp::KERNEL_COPY_MIN_BYTES - 4));
     copy_everything();

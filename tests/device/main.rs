@@ -54,6 +54,7 @@ mod numeric;
 mod onesweep;
 mod ping_pong;
 mod profiling;
+mod quads;
 mod read_write;
 mod semantics;
 mod small_ints;

@@ -120,7 +120,10 @@ fn info(k: CompiledKernel) -> &'static KernelInfo {
         params: Box::leak(params.into_boxed_slice()),
         push_constant_size: k.push_constant_size,
         workgroup_size: k.workgroup_size,
-        shape: amp::__private::Shape::Chosen { loops: k.has_loops },
+        shape: amp::__private::Shape::Chosen {
+            loops: k.has_loops,
+            lanes: k.lanes,
+        },
         uses_float64: k.uses_float64,
         hash: k.hash,
         tile_rank: 0,

@@ -14,6 +14,21 @@ fn add(idx: Index<1>, a: &Array<f32, 1>, b: &Array<f32, 1>, c: &mut Array<f32, 1
     c[idx] = a[idx] + b[idx];
 }
 
+#[kernel(amp)]
+fn copy_scalar(idx: Index<1>, a: &Array<u32, 1>, c: &mut Array<u32, 1>) {
+    c[idx] = a[idx];
+}
+
+#[kernel(amp)]
+fn add_quads(
+    idx: Index<1>,
+    a: ArrayView<Float4, 1>,
+    b: ArrayView<Float4, 1>,
+    c: ArrayViewMut<Float4, 1>,
+) {
+    c[idx] = a[idx] + b[idx];
+}
+
 #[amp::device]
 fn ends_in_seven(x: u32) -> bool {
     x % 10 == 7
@@ -101,7 +116,21 @@ fn main() -> Result<(), amp::Error> {
             true => "a kernel",
             false => "the driver's copy",
         };
-        report(&format!("amp::copy array to array, by {by}"), t, 8.0 * n as f64);
+        report(
+            &format!("amp::copy array to array, by {by}"),
+            t,
+            8.0 * n as f64,
+        );
+        let t = time(|| parallel_for_each(out.extent(), copy_scalar(&ints, &mut out)))?;
+        report("copy kernel, one u32 per index", t, 8.0 * n as f64);
+        let (a4, b4) = (
+            a.view().reinterpret_as::<Float4>()?,
+            b.view().reinterpret_as::<Float4>()?,
+        );
+        let mut c4 = c.view_mut();
+        let mut c4 = c4.reinterpret_as_mut::<Float4>()?;
+        let t = time(|| parallel_for_each(c4.extent(), add_quads(&a4, &b4, &mut c4)))?;
+        report("vector add, one Float4 per index", t, 12.0 * n as f64);
     }
     if only.is_empty() || only == "histogram" {
         let t = time(|| algorithms::histogram(&ints.view(), 256, 0, 1000).map(|_| ()))?;

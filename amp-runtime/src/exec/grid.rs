@@ -25,6 +25,16 @@ pub(super) fn simple_grid(
         kernel: info.name.to_owned(),
         reason,
     };
+    // Consecutive indices an invocation runs at once: the grid covers groups of them.
+    let lanes = match info.shape {
+        Shape::Chosen { lanes, .. } if lanes > 1 && !crate::config::vector_access() => {
+            specialization.push(spec_id::SCALAR_ACCESS, &[1]);
+            1
+        }
+        Shape::Chosen { lanes, .. } => u64::from(lanes.max(1)),
+        Shape::Fixed => 1,
+    };
+    let total = total.div_ceil(lanes);
     let (wg, items) = match info.shape {
         Shape::Fixed => {
             if info.workgroup_size.contains(&0) {
@@ -38,7 +48,7 @@ pub(super) fn simple_grid(
             }
             (u64::from(info.workgroup_size[0]), 1)
         }
-        Shape::Chosen { loops } => {
+        Shape::Chosen { loops, .. } => {
             let items = if loops && limits.max_loop_iterations.is_some() {
                 1
             } else {

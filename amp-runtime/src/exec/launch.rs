@@ -168,7 +168,7 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
     // A simple kernel whose shape the runtime chooses may be tuned: its launch runs the
     // shape the autotuner gives, timed when it is one of the tries.
     let (shape, tune) = match (&tiling, info.shape) {
-        (None, Shape::Chosen { loops }) => {
+        (None, Shape::Chosen { loops, .. }) => {
             let request = TuneRequest {
                 id: info as *const KernelInfo as usize,
                 name: info.name,

@@ -106,6 +106,11 @@ pub struct Findings {
     pub shared: Vec<bool>,
     /// The kernel's loops, their trip counts, and whether a device's loop limit could cut one.
     pub loops: loops::Loops,
+    /// Per parameter: a buffer of a simple rank-1 kernel whose every access is a plain load or
+    /// store of the thread's own element (`v[idx]`, `v[idx[0]]`, through immutable locals),
+    /// never an atomic: each element belongs to one thread, which may then keep it in a
+    /// register between one load and one store.
+    pub own_element_only: Vec<bool>,
 }
 
 /// Runs every analysis on a checked kernel.
@@ -216,6 +221,9 @@ impl<'k> Walker<'k> {
         let shared = (0..self.k.params.len())
             .map(|p| !self.private_elements(p))
             .collect();
+        let own_element_only = (0..self.k.params.len())
+            .map(|p| self.own_element_only(p))
+            .collect();
         self.dependences();
         Findings {
             errors: self.errors,
@@ -223,7 +231,26 @@ impl<'k> Walker<'k> {
             access,
             shared,
             loops: loops::Loops::default(),
+            own_element_only,
         }
+    }
+
+    /// See [`Findings::own_element_only`].
+    fn own_element_only(&self, p: ParamId) -> bool {
+        if self.k.tiled.is_some() || self.k.rank != 1 {
+            return false;
+        }
+        let mut accesses = self
+            .reads
+            .iter()
+            .chain(&self.writes)
+            .filter(|a| a.param == p)
+            .peekable();
+        accesses.peek().is_some()
+            && accesses.all(|a| {
+                !a.atomic
+                    && matches!(a.key.as_slice(), [k] if self.own_key(k).is_some_and(|(d, terms)| d == 0 && terms.is_empty()))
+            })
     }
 
     fn set_varying(&mut self, id: LocalId) {

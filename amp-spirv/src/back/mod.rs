@@ -16,6 +16,7 @@ pub mod spv;
 
 pub use layout::{Layout, ParamSlot};
 pub use spv::emit;
+pub(crate) use spv::quads::QuadForm;
 
 use crate::ir::{Kernel, ParamKind};
 

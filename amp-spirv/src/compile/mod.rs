@@ -76,6 +76,9 @@ pub struct CompiledKernel {
     /// The source line of each loop watched for a device's loop limit, by loop number
     /// (`KernelInfo::loop_lines`); empty when none is watched.
     pub loop_lines: Vec<u32>,
+    /// Consecutive indices each invocation of a simple kernel runs at once (`KernelInfo`'s
+    /// `Shape::Chosen::lanes`): 4 where its views move 16 bytes at a time, else 1.
+    pub lanes: u32,
     /// Races, dependences and bank conflicts found (those the options did not allow).
     pub warnings: Vec<Warning>,
     /// The compile report: shape, memory, bindings, capabilities, findings.
@@ -314,6 +317,11 @@ impl CheckedKernel {
         } else {
             back::Precision::Exact
         };
+        let quad_form = back::QuadForm::of(
+            kernel,
+            &self.findings.own_element_only,
+            &self.findings.access,
+        );
         let emit = |narrow_storage| {
             back::emit(
                 kernel,
@@ -322,6 +330,7 @@ impl CheckedKernel {
                 &self.findings.loops,
                 precision,
                 narrow_storage,
+                quad_form.clone(),
             )
             .map_err(|internal| {
                 internal_error(&kernel.name, "SPIR-V", &internal.to_string(), self.name)
@@ -393,6 +402,7 @@ impl CheckedKernel {
             report_binding: back::report_binding(kernel, checks, self.findings.loops.watched()),
             bounds_checked: back::reports_out_of_bounds(kernel, checks),
             loop_lines: module.loop_lines,
+            lanes: module.lanes,
             warnings,
             report: String::new(),
             structs: self.structs.iter().cloned().collect(),

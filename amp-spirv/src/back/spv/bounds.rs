@@ -46,6 +46,11 @@ impl Emitter<'_> {
     /// the range analysis proves every component below the buffer's extent, also forms the
     /// element's pointer.
     pub(super) fn buffer_target(&mut self, p: ParamId, idx: &[Expr]) -> Option<Target> {
+        // A lane of the quad form: the view's element is the lane's variable, and the quad
+        // holds it (`quads.rs`); its index is the thread's own, which has no side effects.
+        if let Some(&elem) = self.lane_elems.get(&p) {
+            return Some(Target::Ptr(elem));
+        }
         let mut index = Vec::with_capacity(idx.len());
         for i in idx {
             index.push(self.expr(i)?);

@@ -15,6 +15,10 @@ impl Emitter<'_> {
     pub(super) fn kernel(&mut self) {
         self.declare_spec_constants();
         self.declare_buffers();
+        let quad_form = self.quads.take();
+        if let Some(form) = &quad_form {
+            self.declare_quad_views(form);
+        }
         self.declare_textures();
         self.declare_push_constants();
         let tiled = self.k.tiled.is_some();
@@ -49,10 +53,17 @@ impl Emitter<'_> {
             self.declare_locals();
             self.index_from_linear(linear);
             self.body_and_return();
+            // In the quad form `main` calls the quad's function for each quad of the
+            // invocation, which runs the lanes or, at an edge, the function above.
+            let quad = quad_form.as_ref().map(|form| {
+                let lane = self.lane_function(form, &name);
+                self.quad_function(form, &name, run, lane)
+            });
             self.begin_function(self.main, &name, None);
-            self.grid_loop(run, interface[0], interface[1]);
+            self.grid_loop(run, quad, interface[0], interface[1]);
             self.return_and_end_function();
         }
+        self.quads = quad_form;
         self.record_out_of_bounds_function();
         self.rounded_functions();
         let interface: Vec<Word> = interface.into_iter().chain(subgroup_inputs).collect();
@@ -75,7 +86,7 @@ impl Emitter<'_> {
 
     /// Opens function `id` named `name`, with no result and one parameter of type `param` or
     /// none, and begins its first block; returns the parameter's id (0 without one).
-    fn begin_function(&mut self, id: Word, name: &str, param: Option<Word>) -> Word {
+    pub(super) fn begin_function(&mut self, id: Word, name: &str, param: Option<Word>) -> Word {
         let void = self.b.type_void();
         let ty = self.b.type_function(void, param);
         self.b
@@ -96,7 +107,7 @@ impl Emitter<'_> {
 
     /// The kernel's locals (function variables, or workgroup variables for `tile_static`) and
     /// the per-thread report state, at the top of the function that runs the body.
-    fn declare_locals(&mut self) {
+    pub(super) fn declare_locals(&mut self) {
         self.locals.clear();
         for local in &self.k.locals {
             let var = if !has_storage(&local.ty) {
@@ -114,7 +125,7 @@ impl Emitter<'_> {
     }
 
     /// The body, then the return (with the thread's reports) where the body falls off its end.
-    fn body_and_return(&mut self) {
+    pub(super) fn body_and_return(&mut self) {
         self.block(&self.k.body);
         if !self.terminated() {
             self.return_from_main();
@@ -246,8 +257,10 @@ impl Emitter<'_> {
     /// `GRID_STRIDE` specialization constant is on (the runtime dispatches fewer invocations
     /// than indices only then; off, the loop folds away and each invocation runs one index).
     /// Consecutive invocations take consecutive indices on every pass, so accesses stay
-    /// coalesced.
-    fn grid_loop(&mut self, run: Word, gid_var: Word, nwg_var: Word) {
+    /// coalesced. With `quad`, the quad form's function, the loop's indices are quads,
+    /// `ceil(size / 4)` of them, unless the `SCALAR_ACCESS` specialization constant turns the
+    /// form off.
+    fn grid_loop(&mut self, run: Word, quad: Option<Word>, gid_var: Word, nwg_var: Word) {
         let u = self.scalar_ty(Scalar::U32);
         let bool_ty = self.scalar_ty(Scalar::Bool);
         let v3 = self.b.type_vector(u, 3);
@@ -277,6 +290,19 @@ impl Emitter<'_> {
         for &e in &extents[1..] {
             total = self.op(Op::IMul, u, &[total, e]);
         }
+        let scalar = quad
+            .map(|_| self.bool_spec_constant(amp_abi::spec_id::SCALAR_ACCESS, "amp_scalar_access"));
+        if let Some(scalar) = scalar {
+            // `ceil(total / QUAD)` without the wrap of `total + 3`.
+            let (two, three, zero) = (self.const_u32(2), self.const_u32(3), self.const_u32(0));
+            let whole = self.op(Op::ShiftRightLogical, u, &[total, two]);
+            let low = self.op(Op::BitwiseAnd, u, &[total, three]);
+            let partial = self.op(Op::INotEqual, bool_ty, &[low, zero]);
+            let one = self.const_u32(1);
+            let extra = self.op(Op::Select, u, &[partial, one, zero]);
+            let quads = self.op(Op::IAdd, u, &[whole, extra]);
+            total = self.op(Op::Select, u, &[scalar, total, quads]);
+        }
         let striding = self.bool_spec_constant(amp_abi::spec_id::GRID_STRIDE, "amp_grid_stride");
         let inside = self.op(Op::ULessThan, bool_ty, &[first, total]);
         let labels = IfLabels {
@@ -297,8 +323,24 @@ impl Emitter<'_> {
             e.branch(body);
             e.begin(body);
             let void = e.b.type_void();
-            e.b.function_call(void, None, run, [index])
-                .or_internal(&mut e.internal, Invariant::BlockOpen);
+            match (quad, scalar) {
+                (Some(quad), Some(scalar)) => {
+                    let labels = IfLabels {
+                        merge: e.b.id(),
+                        then: Some(e.b.id()),
+                        otherwise: Some(e.b.id()),
+                    };
+                    e.structured_if(scalar, labels, &[], |e, holds| {
+                        let f = if holds { run } else { quad };
+                        e.b.function_call(void, None, f, [index])
+                            .or_internal(&mut e.internal, Invariant::BlockOpen);
+                    });
+                }
+                _ => {
+                    e.b.function_call(void, None, run, [index])
+                        .or_internal(&mut e.internal, Invariant::BlockOpen);
+                }
+            }
             e.branch(step);
             e.begin(step);
             // `index + stride < total` as `total - index > stride`: no wrap near `u32::MAX`.
@@ -314,7 +356,7 @@ impl Emitter<'_> {
     }
 
     /// The kernel's index from its linear index `linear` (below the domain's size).
-    fn index_from_linear(&mut self, linear: Word) {
+    pub(super) fn index_from_linear(&mut self, linear: Word) {
         let u = self.scalar_ty(Scalar::U32);
         let rank = self.k.rank;
         let extents: Vec<Word> = (0..rank).map(|d| self.push_member(d)).collect();

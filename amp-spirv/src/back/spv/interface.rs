@@ -199,7 +199,7 @@ impl Emitter<'_> {
     /// shaped as glslang shapes a GLSL `buffer` block: a block type of its own (never shared
     /// with another buffer's, though their members are alike), its access qualifiers
     /// (`NonWritable`, `Coherent`) on the block's member.
-    fn storage_buffer(
+    pub(super) fn storage_buffer(
         &mut self,
         elem: &Elem,
         binding: u32,

@@ -17,6 +17,7 @@ mod interface;
 mod loops;
 mod math;
 mod normalized;
+pub(crate) mod quads;
 mod small;
 mod subgroup;
 mod sync;
@@ -68,6 +69,9 @@ pub struct Module {
     /// Whether the kernel's fences declared the 4-byte `tile_static` word that their atomic
     /// form adds to ([`amp_abi::spec_id::FENCES_AS_ATOMICS`]).
     pub fence_word: bool,
+    /// Consecutive indices each invocation of a simple kernel runs at once: 4 in the quad form
+    /// (`quads.rs`), else 1.
+    pub lanes: u32,
 }
 
 /// Lowers a type-checked kernel; an error (the broken invariant) only on a bug in the emitter.
@@ -83,9 +87,12 @@ pub fn emit(
     loops: &Loops,
     precision: Precision,
     narrow_storage: bool,
+    quad_form: Option<quads::QuadForm>,
 ) -> Result<Module, EmitError> {
     let checks = plan.checks();
+    let lanes = if quad_form.is_some() { quads::QUAD } else { 1 };
     let mut e = Emitter::new(kernel, plan, layout);
+    e.quads = quad_form;
     e.narrow_storage = narrow_storage;
     e.fast_math = precision == Precision::Fast;
     e.report_binding = report_binding(kernel, checks, loops.watched());
@@ -120,6 +127,7 @@ pub fn emit(
         uses_float64,
         workgroup_size: [SIMPLE_WORKGROUP_SIZE, 1, 1],
         loop_lines,
+        lanes,
     })
 }
 
@@ -216,6 +224,13 @@ struct Emitter<'k> {
     /// The `FENCES_AS_ATOMICS` specialization constant and the tile's word its atomic
     /// fences add to, once a fence has declared them (`expr.rs`, `memory_fence`).
     atomic_fence: Option<(Word, Word)>,
+    /// The views a simple kernel moves four elements at a time (`quads.rs`), if any.
+    quads: Option<quads::QuadForm>,
+    /// Per view of the quad form, its variable of 4-component vectors.
+    quad_vars: HashMap<ParamId, Word>,
+    /// While the lanes' body is emitted: per view of the quad form, the pointer to the lane's
+    /// element, which its accesses use instead of the buffer.
+    lane_elems: HashMap<ParamId, Word>,
 }
 
 /// A step of the emitter that fails only on a bug in the emitter (an instruction outside a
@@ -304,6 +319,9 @@ impl<'k> Emitter<'k> {
             rounded: Rounded::default(),
             fast_math: false,
             atomic_fence: None,
+            quads: None,
+            quad_vars: HashMap::new(),
+            lane_elems: HashMap::new(),
         }
     }
 

@@ -1,0 +1,206 @@
+//! The quad form of simple kernels (each invocation runs four consecutive indices and moves
+//! the elements of its views 16 bytes at a time where every access of a view is the thread's
+//! own element): results equal the host's for every length's last, partial quad, for views that
+//! start off a 16-byte boundary or are shorter than the domain (which run one index at a time,
+//! with the same out-of-bounds report), for elements read and written in place, written under
+//! a condition or after an early `return`, and for views of other indices beside them.
+
+use crate::common;
+use amp::prelude::*;
+use common::{assert_validation_clean, Rng};
+
+#[kernel(amp)]
+fn scale_in_place(idx: Index<1>, v: ArrayViewMut<f32, 1>, k: f32) {
+    v[idx] = v[idx] * k + 1.0;
+}
+
+#[kernel(amp)]
+fn triple_positive(idx: Index<1>, a: ArrayView<i32, 1>, out: ArrayViewMut<i32, 1>) {
+    if a[idx] > 0 {
+        out[idx] = a[idx].wrapping_mul(3);
+    }
+}
+
+#[kernel(amp)]
+fn skip_multiples_of_three(idx: Index<1>, a: ArrayView<u32, 1>, out: ArrayViewMut<u32, 1>) {
+    if a[idx] % 3 == 0 {
+        return;
+    }
+    out[idx] = a[idx] + 1;
+}
+
+#[kernel(amp)]
+fn add_from_table(
+    idx: Index<1>,
+    a: ArrayView<f32, 1>,
+    table: ArrayView<f32, 1>,
+    out: ArrayViewMut<f32, 1>,
+) {
+    let i = idx[0];
+    out[i] = a[i] + table[(i * 7) % table.extent()[0]];
+}
+
+#[kernel(amp, unchecked)]
+fn accumulate(
+    idx: Index<1>,
+    a: ArrayView<u32, 1>,
+    b: ArrayView<u32, 1>,
+    out: ArrayViewMut<u32, 1>,
+) {
+    out[idx] += a[idx] - b[idx];
+}
+
+const LENGTHS: [usize; 12] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 1023, 4097, 65_539];
+
+/// Random `f32`s, NaN-free, some negative.
+fn floats(rng: &mut Rng, n: usize) -> Vec<f32> {
+    (0..n)
+        .map(|_| (rng.next_u32() % 2001) as f32 * 0.37 - 370.0)
+        .collect()
+}
+
+#[test]
+fn quad_kernels_match_the_host_at_every_length_and_offset() {
+    const NAME: &str = "quads::quad_kernels_match_the_host_at_every_length_and_offset";
+    run_every_quad_kernel();
+    // The same kernels with the quad form turned off at launch (one index per step).
+    if !common::in_child(NAME) && !common::on_native() {
+        common::run_child(NAME, &[("AMP_VECTOR_ACCESS", "0")], &[]);
+    }
+}
+
+fn run_every_quad_kernel() {
+    let mut rng = Rng(71);
+    for &n in &LENGTHS {
+        // Sections starting at each offset into their data: only offsets of whole quads of
+        // every view take the 16-byte path.
+        for start in 0..5 {
+            let data = floats(&mut rng, n + start);
+            let mut v = data.clone();
+            {
+                let mut all = ArrayViewMut::new([n + start], &mut v).unwrap();
+                let mut section = all.section_mut([start], [n]).unwrap();
+                parallel_for_each(section.extent(), scale_in_place(&mut section, 1.5)).unwrap();
+                section.synchronize().unwrap();
+            }
+            for (i, (&got, &x)) in v.iter().zip(&data).enumerate() {
+                let want = if i < start { x } else { x * 1.5 + 1.0 };
+                assert_eq!(
+                    got.to_bits(),
+                    want.to_bits(),
+                    "scale {n} from {start} at {i}"
+                );
+            }
+
+            let a: Vec<i32> = (0..n + start).map(|_| rng.next_u32() as i32).collect();
+            let mut out = vec![-7i32; n];
+            {
+                let av = ArrayView::new([n + start], &a).unwrap();
+                let av = av.section([start], [n]).unwrap();
+                let mut ov = ArrayViewMut::new([n], &mut out).unwrap();
+                parallel_for_each(ov.extent(), triple_positive(&av, &mut ov)).unwrap();
+                ov.synchronize().unwrap();
+            }
+            for i in 0..n {
+                let x = a[start + i];
+                let want = if x > 0 { x.wrapping_mul(3) } else { -7 };
+                assert_eq!(out[i], want, "triple {n} from {start} at {i}");
+            }
+
+            let a: Vec<u32> = (0..n).map(|_| rng.next_u32() % 100).collect();
+            let mut out = vec![9_999u32; n + start];
+            {
+                let av = ArrayView::new([n], &a).unwrap();
+                let mut all = ArrayViewMut::new([n + start], &mut out).unwrap();
+                let mut ov = all.section_mut([start], [n]).unwrap();
+                parallel_for_each(ov.extent(), skip_multiples_of_three(&av, &mut ov)).unwrap();
+                ov.synchronize().unwrap();
+            }
+            for (i, &got) in out.iter().enumerate() {
+                let want = match i.checked_sub(start) {
+                    Some(j) if !a[j].is_multiple_of(3) => a[j] + 1,
+                    _ => 9_999,
+                };
+                assert_eq!(got, want, "skip {n} from {start} at {i}");
+            }
+        }
+
+        let a = floats(&mut rng, n);
+        let table = floats(&mut rng, 13);
+        let mut out = vec![0.0f32; n];
+        {
+            let (av, tv) = (
+                ArrayView::new([n], &a).unwrap(),
+                ArrayView::new([13], &table).unwrap(),
+            );
+            let mut ov = ArrayViewMut::new([n], &mut out).unwrap();
+            parallel_for_each(ov.extent(), add_from_table(&av, &tv, &mut ov)).unwrap();
+            ov.synchronize().unwrap();
+        }
+        for i in 0..n {
+            let want = a[i] + table[(i * 7) % 13];
+            assert_eq!(out[i].to_bits(), want.to_bits(), "table {n} at {i}");
+        }
+
+        let (a, b): (Vec<u32>, Vec<u32>) = (0..n).map(|_| (rng.next_u32(), rng.next_u32())).unzip();
+        let init: Vec<u32> = (0..n).map(|_| rng.next_u32()).collect();
+        let src_a = Array::from_slice([n], &a).unwrap();
+        let src_b = Array::from_slice([n], &b).unwrap();
+        let mut acc = Array::from_slice([n], &init).unwrap();
+        // SAFETY: every view covers the launch's extent.
+        let extent = acc.extent();
+        parallel_for_each(extent, unsafe {
+            accumulate(&src_a.view(), &src_b.view(), &mut acc.view_mut())
+        })
+        .unwrap();
+        let got = acc.to_vec().unwrap();
+        for i in 0..n {
+            let want = init[i].wrapping_add(a[i].wrapping_sub(b[i]));
+            assert_eq!(got[i], want, "accumulate {n} at {i}");
+        }
+    }
+    assert_validation_clean();
+}
+
+#[kernel(amp)]
+fn double(idx: Index<1>, a: ArrayView<f32, 1>, out: ArrayViewMut<f32, 1>) {
+    out[idx] = a[idx] * 2.0;
+}
+
+/// A view shorter than the domain: the quads it holds whole take the 16-byte path, the rest
+/// run one index at a time, read zero past its end and report one of those indices, as
+/// without quads.
+#[test]
+fn a_view_shorter_than_the_domain_reads_zero_past_its_end_and_reports_it() {
+    let a: Vec<f32> = (0..10).map(|i| i as f32).collect();
+    let mut out = vec![-1.0f32; 16];
+    let result = {
+        let av = ArrayView::new([10], &a).unwrap();
+        let mut ov = ArrayViewMut::new([16], &mut out).unwrap();
+        let extent = ov.extent();
+        let r =
+            crate::bounds::on_own_view(|v| parallel_for_each_on(v, extent, double(&av, &mut ov)));
+        ov.synchronize().unwrap();
+        r
+    };
+    match result {
+        Err(amp::Error::IndexOutOfBounds {
+            kernel,
+            param,
+            index,
+            extent,
+        }) => {
+            assert_eq!((kernel.as_str(), param.as_str()), ("double", "a"));
+            // Any failing access may be the one reported (the first thread to report wins).
+            assert!((10..16).contains(&index[0]), "reported index {index:?}");
+            assert_eq!(extent, vec![10]);
+        }
+        other => panic!("expected IndexOutOfBounds, got {other:?}"),
+    }
+    for (i, &v) in out.iter().enumerate() {
+        // An out-of-bounds read gives zero.
+        let want = if i < 10 { i as f32 * 2.0 } else { 0.0 };
+        assert_eq!(v, want, "at {i}");
+    }
+    assert_validation_clean();
+}
