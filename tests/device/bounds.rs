@@ -7,7 +7,9 @@ use amp::prelude::*;
 use common::assert_validation_clean;
 
 /// The fields of an `IndexOutOfBounds` error, or a panic naming what came instead.
-fn out_of_bounds(result: Result<(), amp::Error>) -> (String, String, Vec<usize>, Vec<usize>) {
+pub(crate) fn out_of_bounds(
+    result: Result<(), amp::Error>,
+) -> (String, String, Vec<usize>, Vec<usize>) {
     match result {
         Err(amp::Error::IndexOutOfBounds {
             kernel,
