@@ -336,6 +336,7 @@ pub(crate) fn force_exact_paths() -> bool {
 /// kernels compiled with 16-byte accesses keep them.
 pub(crate) fn vector_access() -> bool {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    // An invalid value was refused when the first accelerator was made (`check_all`).
     *ON.get_or_init(|| flag_or("AMP_VECTOR_ACCESS", true).unwrap_or(true))
 }
 

@@ -1,9 +1,10 @@
-//! Profiling aid for `amp::algorithms`: times sum, exclusive scan, sort, `copy_if!` and
-//! `reduce_by_key!` of `N` elements (default 16M) beside a vector add over the same `N`, in one
-//! process, and prints each one's bandwidth relative to the vector add's (the yardstick for the
-//! bandwidth-bound rows); `phases` times the steps of the flags-scan-scatter form of `copy_if!`
-//! and a zeroed allocation one by one.
-//! `cargo run --release -p amp-bench --bin algorithms_probe -- [N] [sum|scan|sort|sort_by_key|copy_if|reduce_by_key|phases]`.
+//! Profiling aid for `amp::algorithms`: times sum, histogram, exclusive scan, sort, `copy_if!`
+//! and `reduce_by_key!` of `N` elements (default 16M) beside a vector add over the same `N`, in
+//! one process, and prints each one's bandwidth relative to the vector add's (the yardstick for
+//! the bandwidth-bound rows); `copy` times `amp::copy` between arrays and copy and vector-add
+//! kernels of 4- and 16-byte elements; `phases` times the steps of the flags-scan-scatter form
+//! of `copy_if!` and a zeroed allocation one by one.
+//! `cargo run --release -p amp-bench --bin algorithms_probe -- [N] [sum|copy|histogram|scan|sort|sort_by_key|copy_if|reduce_by_key|phases]`.
 
 use amp::algorithms;
 use amp::prelude::*;

@@ -3,6 +3,7 @@
 //! the epilogue. A simple kernel's body is a function of one linear index, which `main` calls
 //! for each index of its thread (`grid_loop`).
 
+use super::quads::QuadForm;
 use super::IfLabels;
 use super::OrInternal;
 use super::{has_storage, Emitter, SIMPLE_WORKGROUP_SIZE};
@@ -12,13 +13,11 @@ use crate::types::Scalar;
 use rspirv::spirv::{self, Op, StorageClass, Word};
 
 impl Emitter<'_> {
-    pub(super) fn kernel(&mut self) {
+    /// The kernel's module; `quad_form`, where the kernel has one, steps a simple kernel over
+    /// quads (`quads.rs`).
+    pub(super) fn kernel(&mut self, quad_form: Option<&QuadForm>) {
         self.declare_spec_constants();
-        self.declare_buffers();
-        let quad_form = self.quads.take();
-        if let Some(form) = &quad_form {
-            self.declare_quad_views(form);
-        }
+        self.declare_buffers(quad_form);
         self.declare_textures();
         self.declare_push_constants();
         let tiled = self.k.tiled.is_some();
@@ -55,7 +54,7 @@ impl Emitter<'_> {
             self.body_and_return();
             // In the quad form `main` calls the quad's function for each quad of the
             // invocation, which runs the lanes or, at an edge, the function above.
-            let quad = quad_form.as_ref().map(|form| {
+            let quad = quad_form.map(|form| {
                 let lane = self.lane_function(form, &name);
                 self.quad_function(form, &name, run, lane)
             });
@@ -63,7 +62,6 @@ impl Emitter<'_> {
             self.grid_loop(run, quad, interface[0], interface[1]);
             self.return_and_end_function();
         }
-        self.quads = quad_form;
         self.record_out_of_bounds_function();
         self.rounded_functions();
         let interface: Vec<Word> = interface.into_iter().chain(subgroup_inputs).collect();

@@ -102,7 +102,10 @@ impl Emitter<'_> {
         }
     }
 
-    pub(super) fn declare_buffers(&mut self) {
+    /// Declares every buffer parameter's variable and layout facts; a view of the quad form
+    /// (`quads.rs`) also gets a second variable at its binding, its data as a runtime array of
+    /// 4-component vectors (the same bytes: Vulkan lets two variables share a binding).
+    pub(super) fn declare_buffers(&mut self, quad_form: Option<&super::quads::QuadForm>) {
         let device_fence = fences_device_memory(self.k);
         for (i, p) in self.k.params.iter().enumerate() {
             let ParamKind::Buffer { elem, writable, .. } = p.kind.clone() else {
@@ -128,6 +131,11 @@ impl Emitter<'_> {
                 &[]
             };
             let var = self.storage_buffer(&elem, binding, &p.name, qualifiers);
+            if let Some(vector) = quad_form.and_then(|f| f.vector_of(i)) {
+                let name = format!("{}_quads", p.name);
+                let quads = self.storage_buffer(&vector, binding, &name, qualifiers);
+                self.quad_vars.insert(i, quads);
+            }
             let elem_ty = self.storage_elem_ty(&elem);
             let elem_ptr = self.ptr(elem_ty, StorageClass::StorageBuffer);
             self.buffers.push(Some(BufferVar { var, elem_ptr }));

@@ -92,7 +92,6 @@ pub fn emit(
     let checks = plan.checks();
     let lanes = if quad_form.is_some() { quads::QUAD } else { 1 };
     let mut e = Emitter::new(kernel, plan, layout);
-    e.quads = quad_form;
     e.narrow_storage = narrow_storage;
     e.fast_math = precision == Precision::Fast;
     e.report_binding = report_binding(kernel, checks, loops.watched());
@@ -104,7 +103,7 @@ pub fn emit(
         });
     }
     e.declare_loop_watch(loops.watched());
-    e.kernel();
+    e.kernel(quad_form.as_ref());
     if kernel.name == INTERNAL_ERROR_PROBE {
         e.internal = Some(EmitError::Probe);
     }
@@ -224,8 +223,6 @@ struct Emitter<'k> {
     /// The `FENCES_AS_ATOMICS` specialization constant and the tile's word its atomic
     /// fences add to, once a fence has declared them (`expr.rs`, `memory_fence`).
     atomic_fence: Option<(Word, Word)>,
-    /// The views a simple kernel moves four elements at a time (`quads.rs`), if any.
-    quads: Option<quads::QuadForm>,
     /// Per view of the quad form, its variable of 4-component vectors.
     quad_vars: HashMap<ParamId, Word>,
     /// While the lanes' body is emitted: per view of the quad form, the pointer to the lane's
@@ -319,7 +316,6 @@ impl<'k> Emitter<'k> {
             rounded: Rounded::default(),
             fast_math: false,
             atomic_fence: None,
-            quads: None,
             quad_vars: HashMap::new(),
             lane_elems: HashMap::new(),
         }

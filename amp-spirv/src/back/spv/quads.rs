@@ -44,6 +44,13 @@ pub(crate) struct QuadForm {
 }
 
 impl QuadForm {
+    /// The element type of buffer `p` as the form's 4-component vector, where `p` is one of
+    /// its views.
+    pub(super) fn vector_of(&self, p: ParamId) -> Option<Elem> {
+        let v = self.views.iter().find(|v| v.param == p)?;
+        Some(Elem::Vector(v.scalar, QUAD))
+    }
+
     /// The quad form of `k`, from the analyses' [`own_element_only`] and `access` (per
     /// parameter: read, written): for a simple rank-1 kernel without loops (a device's loop
     /// limit counts an invocation's iterations, which four lanes would multiply) with at least
@@ -102,35 +109,6 @@ fn written_first(body: &Block, p: ParamId) -> bool {
 }
 
 impl Emitter<'_> {
-    /// Declares, for each view of the quad form, a second variable at its binding: its data as
-    /// a runtime array of 4-component vectors (the same bytes; Vulkan lets two variables share
-    /// a binding).
-    pub(super) fn declare_quad_views(&mut self, form: &QuadForm) {
-        for v in &form.views {
-            let Some(alias) = self.quad_alias_of(v) else {
-                continue;
-            };
-            self.quad_vars.insert(v.param, alias);
-        }
-    }
-
-    fn quad_alias_of(&mut self, v: &QuadView) -> Option<Word> {
-        let param = &self.k.params[v.param];
-        let ParamKind::Buffer { writable, .. } = param.kind else {
-            return self.broken(Invariant::BufferDeclared);
-        };
-        let crate::back::ParamSlot::Buffer { binding, .. } = self.layout.params[v.param] else {
-            return self.broken(Invariant::LayoutFollowsParams);
-        };
-        let qualifiers: &[spirv::Decoration] = if writable {
-            &[]
-        } else {
-            &[spirv::Decoration::NonWritable]
-        };
-        let name = format!("{}_quads", param.name);
-        Some(self.storage_buffer(&Elem::Vector(v.scalar, QUAD), binding, &name, qualifiers))
-    }
-
     /// The body once per lane: a function of the lane's linear index and, per view of the quad
     /// form, a pointer to the lane's element (a `Function` variable of the quad's function),
     /// which every access of that view reads or writes instead of the buffer. Returns its id.
@@ -296,7 +274,11 @@ impl Emitter<'_> {
             let t = self.scalar_ty(v.scalar);
             let vec = self.b.type_vector(t, QUAD);
             let vec_ptr = self.ptr(vec, StorageClass::StorageBuffer);
-            let var = self.quad_vars.get(&v.param).copied().unwrap_or(0);
+            let var = self
+                .quad_vars
+                .get(&v.param)
+                .copied()
+                .or_internal(&mut self.internal, Invariant::BufferDeclared);
             let ptr = self.access(vec_ptr, var, &[zero, starts[i]]);
             if v.preload {
                 let value = self.load(vec, ptr);
