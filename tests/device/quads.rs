@@ -195,3 +195,143 @@ fn a_view_shorter_than_the_domain_reads_zero_past_its_end_and_reports_it() {
     }
     assert_validation_clean();
 }
+
+#[kernel(amp)]
+fn threshold_bytes(idx: Index<1>, a: ArrayView<u8, 1>, out: ArrayViewMut<u8, 1>, t: u32) {
+    out[idx] = if a[idx] as u32 > t { 255 } else { a[idx] / 2 };
+}
+
+#[kernel(amp)]
+fn scale_signed_bytes(idx: Index<1>, v: ArrayViewMut<i8, 1>) {
+    v[idx] = v[idx].wrapping_mul(3).wrapping_sub(5);
+}
+
+#[kernel(amp)]
+fn bump_halves_not_of_three(idx: Index<1>, a: ArrayView<u16, 1>, out: ArrayViewMut<u16, 1>) {
+    if a[idx] % 3 == 0 {
+        return;
+    }
+    out[idx] = a[idx].wrapping_add(40_000);
+}
+
+#[kernel(amp)]
+fn halve_signed_halves(
+    idx: Index<1>,
+    a: ArrayView<i16, 1>,
+    keep: ArrayView<bool, 1>,
+    out: ArrayViewMut<f32, 1>,
+    negative: ArrayViewMut<bool, 1>,
+) {
+    if keep[idx] {
+        out[idx] = a[idx] as f32 * 0.5;
+    }
+    negative[idx] = a[idx] < 0;
+}
+
+/// Views of `u8`, `i8`, `u16`, `i16` and `bool` in the quad form (a quad of bytes is one
+/// 32-bit word, of 16-bit integers two): the host's results at every length and section
+/// offset, read and written in place, written under a condition or after an early `return`,
+/// and mixed with 4-byte views; again with one index per step, and with the small integers
+/// packed into words (where a quad's store is a plain store of its word and one index per step
+/// an atomic).
+#[test]
+fn small_element_quads_match_the_host_at_every_length_and_offset() {
+    const NAME: &str = "quads::small_element_quads_match_the_host_at_every_length_and_offset";
+    run_every_small_quad_kernel();
+    if !common::in_child(NAME) && !common::on_native() {
+        for env in [("AMP_VECTOR_ACCESS", "0"), ("AMP_PACKED_SMALL_INTS", "1")] {
+            common::run_child(NAME, &[env], &[]);
+        }
+    }
+}
+
+fn run_every_small_quad_kernel() {
+    let mut rng = Rng(72);
+    for &n in &LENGTHS {
+        for start in 0..5 {
+            let a: Vec<u8> = (0..n + start).map(|_| rng.next_u32() as u8).collect();
+            let mut out = vec![7u8; n + start];
+            {
+                let av = ArrayView::new([n + start], &a).unwrap();
+                let av = av.section([start], [n]).unwrap();
+                let mut all = ArrayViewMut::new([n + start], &mut out).unwrap();
+                let mut ov = all.section_mut([start], [n]).unwrap();
+                parallel_for_each(ov.extent(), threshold_bytes(&av, &mut ov, 100)).unwrap();
+                ov.synchronize().unwrap();
+            }
+            for (i, &got) in out.iter().enumerate() {
+                let want = match a[i] {
+                    _ if i < start => 7,
+                    x if u32::from(x) > 100 => 255,
+                    x => x / 2,
+                };
+                assert_eq!(got, want, "threshold {n} from {start} at {i}");
+            }
+
+            let data: Vec<i8> = (0..n + start).map(|_| rng.next_u32() as i8).collect();
+            let mut v = data.clone();
+            {
+                let mut all = ArrayViewMut::new([n + start], &mut v).unwrap();
+                let mut section = all.section_mut([start], [n]).unwrap();
+                parallel_for_each(section.extent(), scale_signed_bytes(&mut section)).unwrap();
+                section.synchronize().unwrap();
+            }
+            for (i, (&got, &x)) in v.iter().zip(&data).enumerate() {
+                let want = if i < start {
+                    x
+                } else {
+                    x.wrapping_mul(3).wrapping_sub(5)
+                };
+                assert_eq!(got, want, "signed bytes {n} from {start} at {i}");
+            }
+
+            let a: Vec<u16> = (0..n).map(|_| rng.next_u32() as u16).collect();
+            let mut out = vec![9_999u16; n + start];
+            {
+                let av = ArrayView::new([n], &a).unwrap();
+                let mut all = ArrayViewMut::new([n + start], &mut out).unwrap();
+                let mut ov = all.section_mut([start], [n]).unwrap();
+                parallel_for_each(ov.extent(), bump_halves_not_of_three(&av, &mut ov)).unwrap();
+                ov.synchronize().unwrap();
+            }
+            for (i, &got) in out.iter().enumerate() {
+                let want = match i.checked_sub(start) {
+                    Some(j) if !a[j].is_multiple_of(3) => a[j].wrapping_add(40_000),
+                    _ => 9_999,
+                };
+                assert_eq!(got, want, "u16 {n} from {start} at {i}");
+            }
+
+            let a: Vec<i16> = (0..n + start).map(|_| rng.next_u32() as i16).collect();
+            let keep: Vec<bool> = (0..n).map(|_| !rng.next_u32().is_multiple_of(3)).collect();
+            let mut out = vec![-1.0f32; n];
+            let mut negative = vec![true; n + start];
+            {
+                let av = ArrayView::new([n + start], &a).unwrap();
+                let av = av.section([start], [n]).unwrap();
+                let kv = ArrayView::new([n], &keep).unwrap();
+                let mut ov = ArrayViewMut::new([n], &mut out).unwrap();
+                let mut all = ArrayViewMut::new([n + start], &mut negative).unwrap();
+                let mut nv = all.section_mut([start], [n]).unwrap();
+                parallel_for_each(ov.extent(), halve_signed_halves(&av, &kv, &mut ov, &mut nv))
+                    .unwrap();
+                ov.synchronize().unwrap();
+                nv.synchronize().unwrap();
+            }
+            for i in 0..n {
+                let x = a[start + i];
+                let want = if keep[i] { f32::from(x) * 0.5 } else { -1.0 };
+                assert_eq!(
+                    out[i].to_bits(),
+                    want.to_bits(),
+                    "i16 {n} from {start} at {i}"
+                );
+            }
+            for (i, &got) in negative.iter().enumerate() {
+                let want = i < start || a[i] < 0;
+                assert_eq!(got, want, "bool {n} from {start} at {i}");
+            }
+        }
+    }
+    assert_validation_clean();
+}

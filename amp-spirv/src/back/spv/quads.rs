@@ -5,9 +5,12 @@
 //! SIMD lanes, ran a vector add of `Float4`s in half the time of one of `f32`s.
 //!
 //! A view takes part when the analyses find every access of it a plain load or store of the
-//! thread's own element (`v[idx]`, [`Findings::own_element_only`]) and its elements are 4-byte
-//! scalars: each element then belongs to one thread, which keeps its four in `Function`
-//! variables between one 16-byte load and one 16-byte store. The body runs once per lane in a
+//! thread's own element (`v[idx]`, [`Findings::own_element_only`]) and its elements are scalars
+//! of 4 bytes or fewer: each element then belongs to one thread, which keeps its four in
+//! `Function` variables between one load and one store of the quad (16 bytes of 4-byte
+//! scalars; one 32-bit word of bytes, two of 16-bit integers, so that a quad's store of small
+//! integers is a plain store of words no other thread writes, where one index per step needs
+//! an atomic or an 8-bit store). The body runs once per lane in a
 //! function of its own that reads and writes those variables in place of the view, so every
 //! lane computes exactly what the one-index body computes. A quad that is not whole (the
 //! domain's last), whose views do not hold it whole or do not start it at a 16-byte boundary,
@@ -43,18 +46,31 @@ pub(crate) struct QuadForm {
     views: Vec<QuadView>,
 }
 
+impl QuadView {
+    /// The buffer element a quad of this view is loaded and stored as: four 4-byte scalars as
+    /// a 4-component vector of them, four bytes as one `u32` word, four 16-bit integers as two.
+    fn quad_elem(&self) -> Elem {
+        match self.scalar.stored().narrow_bits() {
+            Some(8) => Elem::Scalar(Scalar::U32),
+            Some(_) => Elem::Vector(Scalar::U32, 2),
+            None => Elem::Vector(self.scalar, QUAD),
+        }
+    }
+}
+
 impl QuadForm {
-    /// The element type of buffer `p` as the form's 4-component vector, where `p` is one of
-    /// its views.
+    /// The element type of buffer `p` as the form loads and stores its quads, where `p` is one
+    /// of its views.
     pub(super) fn vector_of(&self, p: ParamId) -> Option<Elem> {
         let v = self.views.iter().find(|v| v.param == p)?;
-        Some(Elem::Vector(v.scalar, QUAD))
+        Some(v.quad_elem())
     }
 
     /// The quad form of `k`, from the analyses' [`own_element_only`] and `access` (per
     /// parameter: read, written): for a simple rank-1 kernel without loops (a device's loop
     /// limit counts an invocation's iterations, which four lanes would multiply) with at least
-    /// one view of `f32`, `i32` or `u32` elements that only its own thread touches.
+    /// one view of scalars of 4 bytes or fewer (`f32`, `i32`, `u32`, the small integers and
+    /// `bool`) that only its own thread touches.
     ///
     /// [`own_element_only`]: crate::analysis::Findings::own_element_only
     pub(crate) fn of(
@@ -77,7 +93,17 @@ impl QuadForm {
             .enumerate()
             .filter_map(|(p, param)| {
                 let ParamKind::Buffer {
-                    elem: Elem::Scalar(s @ (Scalar::F32 | Scalar::I32 | Scalar::U32)),
+                    elem:
+                        Elem::Scalar(
+                            s @ (Scalar::F32
+                            | Scalar::I32
+                            | Scalar::U32
+                            | Scalar::I8
+                            | Scalar::U8
+                            | Scalar::I16
+                            | Scalar::U16
+                            | Scalar::Bool),
+                        ),
                     rank: 1,
                     ..
                 } = param.kind
@@ -271,26 +297,22 @@ impl Emitter<'_> {
         let zero = self.const_u32(0);
         let mut quads = Vec::with_capacity(form.views.len());
         for (i, v) in form.views.iter().enumerate() {
-            let t = self.scalar_ty(v.scalar);
-            let vec = self.b.type_vector(t, QUAD);
-            let vec_ptr = self.ptr(vec, StorageClass::StorageBuffer);
+            let quad_ty = self.storage_elem_ty(&v.quad_elem());
+            let quad_ptr = self.ptr(quad_ty, StorageClass::StorageBuffer);
             let var = self
                 .quad_vars
                 .get(&v.param)
                 .copied()
                 .or_internal(&mut self.internal, Invariant::BufferDeclared);
-            let ptr = self.access(vec_ptr, var, &[zero, starts[i]]);
+            let ptr = self.access(quad_ptr, var, &[zero, starts[i]]);
             if v.preload {
-                let value = self.load(vec, ptr);
-                for (k, &elem) in elems[i].iter().enumerate() {
-                    let c = self
-                        .b
-                        .composite_extract(t, None, value, [k as u32])
-                        .or_internal(&mut self.internal, Invariant::BlockOpen);
-                    self.store(elem, c);
+                let value = self.load(quad_ty, ptr);
+                let lanes = self.quad_unpack(v, value);
+                for (&elem, lane) in elems[i].iter().zip(lanes) {
+                    self.store(elem, lane);
                 }
             }
-            quads.push((vec, ptr));
+            quads.push(ptr);
         }
         for k in 0..QUAD {
             let index = match k {
@@ -310,13 +332,86 @@ impl Emitter<'_> {
                 continue;
             }
             let t = self.scalar_ty(v.scalar);
-            let parts: Vec<Word> = elems[i].iter().map(|&e| self.load(t, e)).collect();
-            let (vec, ptr) = quads[i];
-            let value = self
+            let lanes = elems[i].map(|e| self.load(t, e));
+            let value = self.quad_pack(v, lanes);
+            self.store(quads[i], value);
+        }
+    }
+
+    /// The four lanes' values of view `v` in `quad`, a quad as [`QuadView::quad_elem`] loads
+    /// it: a vector's components, or each small element shifted out of its word and narrowed
+    /// (sign-extended for `i8` and `i16`; a `bool` is its byte compared with 0), as the
+    /// one-index body's load of it gives.
+    fn quad_unpack(&mut self, v: &QuadView, quad: Word) -> [Word; QUAD as usize] {
+        let t = self.scalar_ty(v.scalar);
+        let Some(bits) = v.scalar.stored().narrow_bits() else {
+            return [0, 1, 2, 3].map(|k| {
+                self.b
+                    .composite_extract(t, None, quad, [k])
+                    .or_internal(&mut self.internal, Invariant::BlockOpen)
+            });
+        };
+        let u = self.scalar_ty(Scalar::U32);
+        let per_word = 32 / bits;
+        [0, 1, 2, 3].map(|k| {
+            let word = if per_word == QUAD {
+                quad
+            } else {
+                self.b
+                    .composite_extract(u, None, quad, [k / per_word])
+                    .or_internal(&mut self.internal, Invariant::BlockOpen)
+            };
+            let shift = self.const_u32((k % per_word) * bits);
+            let down = self.op(Op::ShiftRightLogical, u, &[word, shift]);
+            if v.scalar == Scalar::Bool {
+                let b = self.scalar_ty(Scalar::Bool);
+                let (mask, zero) = (self.const_u32(0xff), self.const_u32(0));
+                let byte = self.op(Op::BitwiseAnd, u, &[down, mask]);
+                return self.op(Op::INotEqual, b, &[byte, zero]);
+            }
+            let value = self.bitcast_to(t, u, down);
+            self.narrow(value, v.scalar)
+        })
+    }
+
+    /// The quad of view `v` holding `lanes`, the lanes' values, as [`QuadView::quad_elem`]
+    /// stores it: a vector of them, or each small value's low bits in its place of its word (a
+    /// `bool` as 1 or 0).
+    fn quad_pack(&mut self, v: &QuadView, lanes: [Word; QUAD as usize]) -> Word {
+        let quad_ty = self.storage_elem_ty(&v.quad_elem());
+        let Some(bits) = v.scalar.stored().narrow_bits() else {
+            return self
                 .b
-                .composite_construct(vec, None, parts)
+                .composite_construct(quad_ty, None, lanes)
                 .or_internal(&mut self.internal, Invariant::BlockOpen);
-            self.store(ptr, value);
+        };
+        let u = self.scalar_ty(Scalar::U32);
+        let t = self.scalar_ty(v.scalar);
+        let per_word = 32 / bits;
+        let mask = self.const_u32(((1u64 << bits) - 1) as u32);
+        let mut words: Vec<Word> = Vec::with_capacity((QUAD / per_word) as usize);
+        for (k, lane) in (0u32..).zip(lanes) {
+            let bits_of_lane = if v.scalar == Scalar::Bool {
+                let (one, zero) = (self.const_u32(1), self.const_u32(0));
+                self.op(Op::Select, u, &[lane, one, zero])
+            } else {
+                let raw = self.bitcast_to(u, t, lane);
+                self.op(Op::BitwiseAnd, u, &[raw, mask])
+            };
+            let shift = self.const_u32((k % per_word) * bits);
+            let placed = self.op(Op::ShiftLeftLogical, u, &[bits_of_lane, shift]);
+            if k % per_word == 0 {
+                words.push(placed);
+            } else if let Some(word) = words.last_mut() {
+                *word = self.op(Op::BitwiseOr, u, &[*word, placed]);
+            }
+        }
+        match words[..] {
+            [word] => word,
+            _ => self
+                .b
+                .composite_construct(quad_ty, None, words)
+                .or_internal(&mut self.internal, Invariant::BlockOpen),
         }
     }
 }

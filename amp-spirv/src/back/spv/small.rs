@@ -211,7 +211,7 @@ impl Emitter<'_> {
     }
 
     /// `v` of type id `from` as type id `to` (the same bits).
-    fn bitcast_to(&mut self, to: Word, from: Word, v: Word) -> Word {
+    pub(super) fn bitcast_to(&mut self, to: Word, from: Word, v: Word) -> Word {
         if to == from {
             v
         } else {
