@@ -193,6 +193,7 @@ fn counting_children_run_one_side_of_one_pair() {
                 "saxpy (z = a*x + y)",
                 "copy (out = a; the device's copy-kernel bandwidth)",
                 "vector add, arrays in device-local memory (`AccessType::None`)",
+                "vector add, 2-D (rows of 4,093; GLSL: the same elements in 1-D)",
                 "u8 threshold (bytes in, bytes out)"
             ]
         );
@@ -276,7 +277,7 @@ fn the_gpu_profile_runs_at_a_small_size() {
         report
             .rows
             .iter()
-            .all(|r| r.size == "256K f32" || r.size == "256K u8"),
+            .all(|r| r.size == "256K f32" || r.size == "256K u8" || r.size == "64 x 4093 f32"),
         "{:?}",
         report.rows
     );

@@ -335,3 +335,152 @@ fn run_every_small_quad_kernel() {
     }
     assert_validation_clean();
 }
+
+#[kernel(amp)]
+fn brighten(idx: Index<2>, img: ArrayView<u8, 2>, out: ArrayViewMut<f32, 2>, k: f32) {
+    out[idx] = img[idx] as f32 * k;
+}
+
+#[kernel(amp)]
+fn add_rows_in_place(idx: Index<2>, a: ArrayView<i32, 2>, v: ArrayViewMut<i32, 2>) {
+    let i = idx[0];
+    let j = idx[1];
+    if a[[i, j]] != 0 {
+        v[[i, j]] = v[[i, j]].wrapping_add(a[idx]);
+    }
+}
+
+#[kernel(amp)]
+fn negate_cells(idx: Index<3>, v: ArrayViewMut<f32, 3>) {
+    v[idx] = -v[idx] * 0.75;
+}
+
+/// 2-D and 3-D kernels in the quad form, whose quads run on across a row's end: whole arrays,
+/// whose rows follow each other, and sections of wider arrays at every small offset, whose
+/// quads across a row's end (and off a 16-byte boundary) run one index at a time.
+#[test]
+fn quads_of_two_and_three_dimensional_kernels_match_the_host() {
+    const NAME: &str = "quads::quads_of_two_and_three_dimensional_kernels_match_the_host";
+    let mut rng = Rng(73);
+    for (h, w) in [
+        (1, 1),
+        (1, 5),
+        (2, 2),
+        (3, 3),
+        (3, 4),
+        (5, 7),
+        (4, 8),
+        (3, 13),
+        (9, 64),
+    ] {
+        for (r0, c0, wider) in [
+            (0, 0, 0),
+            (0, 0, 1),
+            (0, 1, 0),
+            (1, 0, 4),
+            (1, 3, 2),
+            (2, 2, 3),
+        ] {
+            let (ph, pw) = (h + r0 + 1, w + c0 + wider);
+            let img: Vec<u8> = (0..ph * pw).map(|_| rng.next_u32() as u8).collect();
+            let mut out = vec![-2.0f32; ph * pw];
+            {
+                let iv = ArrayView::new([ph, pw], &img).unwrap();
+                let iv = iv.section([r0, c0], [h, w]).unwrap();
+                let mut all = ArrayViewMut::new([ph, pw], &mut out).unwrap();
+                let mut ov = all.section_mut([r0, c0], [h, w]).unwrap();
+                parallel_for_each(ov.extent(), brighten(&iv, &mut ov, 1.25)).unwrap();
+                ov.synchronize().unwrap();
+            }
+            let inside = |i: usize| {
+                let (r, c) = (i / pw, i % pw);
+                (r0..r0 + h).contains(&r) && (c0..c0 + w).contains(&c)
+            };
+            for (i, &got) in out.iter().enumerate() {
+                let want = if inside(i) {
+                    f32::from(img[i]) * 1.25
+                } else {
+                    -2.0
+                };
+                assert_eq!(
+                    got.to_bits(),
+                    want.to_bits(),
+                    "brighten {h}x{w} at {r0},{c0} (+{wider}): {i}"
+                );
+            }
+
+            let a: Vec<i32> = (0..h * w).map(|_| rng.next_u32() as i32 % 3).collect();
+            let data: Vec<i32> = (0..ph * pw).map(|_| rng.next_u32() as i32).collect();
+            let mut v = data.clone();
+            {
+                let av = ArrayView::new([h, w], &a).unwrap();
+                let mut all = ArrayViewMut::new([ph, pw], &mut v).unwrap();
+                let mut vv = all.section_mut([r0, c0], [h, w]).unwrap();
+                parallel_for_each(vv.extent(), add_rows_in_place(&av, &mut vv)).unwrap();
+                vv.synchronize().unwrap();
+            }
+            for (i, (&got, &x)) in v.iter().zip(&data).enumerate() {
+                let (r, c) = (i / pw, i % pw);
+                let want = if inside(i) {
+                    x.wrapping_add(a[(r - r0) * w + c - c0])
+                } else {
+                    x
+                };
+                assert_eq!(got, want, "add rows {h}x{w} at {r0},{c0} (+{wider}): {i}");
+            }
+        }
+    }
+    for [d0, d1, d2] in [[1, 1, 3], [2, 3, 5], [3, 4, 4], [2, 5, 9]] {
+        let data: Vec<f32> = floats(&mut rng, d0 * d1 * d2);
+        let mut v = data.clone();
+        {
+            let mut vv = ArrayViewMut::new([d0, d1, d2], &mut v).unwrap();
+            parallel_for_each(vv.extent(), negate_cells(&mut vv)).unwrap();
+            vv.synchronize().unwrap();
+        }
+        for (i, (&got, &x)) in v.iter().zip(&data).enumerate() {
+            assert_eq!(
+                got.to_bits(),
+                (-x * 0.75).to_bits(),
+                "3-D {d0}x{d1}x{d2} at {i}"
+            );
+        }
+    }
+    assert_validation_clean();
+    if !common::in_child(NAME) && !common::on_native() {
+        common::run_child(NAME, &[("AMP_VECTOR_ACCESS", "0")], &[]);
+    }
+}
+
+/// A 2-D view narrower than the domain, whose rows would pass for the domain's quads by their
+/// addresses alone: its quads run one index at a time, read zero past each row's end and
+/// report one of those indices.
+#[test]
+fn a_two_dimensional_view_narrower_than_the_domain_reads_zero_past_its_rows_and_reports_it() {
+    let img: Vec<u8> = (0..12).map(|i| i as u8 + 1).collect();
+    let mut out = vec![-1.0f32; 16];
+    let result = {
+        let iv = ArrayView::new([4, 3], &img).unwrap();
+        let mut ov = ArrayViewMut::new([4, 4], &mut out).unwrap();
+        let extent = ov.extent();
+        let r = crate::bounds::on_own_view(|v| {
+            parallel_for_each_on(v, extent, brighten(&iv, &mut ov, 2.0))
+        });
+        ov.synchronize().unwrap();
+        r
+    };
+    let (kernel, param, index, extent) = crate::bounds::out_of_bounds(result);
+    assert_eq!((kernel.as_str(), param.as_str()), ("brighten", "img"));
+    assert_eq!(index[1], 3, "reported index {index:?}");
+    assert_eq!(extent, vec![4, 3]);
+    for (i, &v) in out.iter().enumerate() {
+        let (r, c) = (i / 4, i % 4);
+        let want = if c < 3 {
+            f32::from(img[r * 3 + c]) * 2.0
+        } else {
+            0.0
+        };
+        assert_eq!(v, want, "at {i}");
+    }
+    assert_validation_clean();
+}

@@ -1,5 +1,5 @@
 //! The vector rows: vector add, saxpy, the copy kernel, the vector add on device-local arrays and
-//! a threshold over bytes.
+//! over 2-D arrays, and a threshold over bytes.
 
 use amp::prelude::*;
 use amp::{KernelArg, RawKernel};
@@ -188,8 +188,87 @@ fn vector(ctx: &mut Ctx<'_>) -> Result<(), BoxError> {
         &c_glsl.to_vec()?,
         &want,
     ));
+    vadd_2d_row(ctx, &k_vadd, &xs, &ys)?;
     super::bytes::bytes_row(ctx)
 }
+
+/// `c = a + b` over 2-D arrays whose rows are 4,093 elements long (a prime: most of the
+/// kernel's quads of four neighbouring indices run on across a row's end), a checked kernel,
+/// against the 1-D GLSL vector add over the same elements (what a hand-tuning user flattens
+/// it to) and rayon over the elements.
+#[kernel(amp)]
+fn vadd_2d(idx: Index<2>, a: ArrayView<f32, 2>, b: ArrayView<f32, 2>, c: ArrayViewMut<f32, 2>) {
+    c[idx] = a[idx] + b[idx];
+}
+
+fn vadd_2d_row(ctx: &mut Ctx<'_>, k: &RawKernel, xs: &[f32], ys: &[f32]) -> Result<(), BoxError> {
+    let w = xs.len().min(4_093);
+    let h = xs.len() / w;
+    let n = h * w;
+    let (xs, ys) = (&xs[..n], &ys[..n]);
+    let a = Array::from_slice([h, w], xs)?;
+    let b = Array::from_slice([h, w], ys)?;
+    let (a1, b1) = (Array::from_slice([n], xs)?, Array::from_slice([n], ys)?);
+    let mut c_amp = Array::<f32, 2>::new([h, w])?;
+    let mut c_glsl = Array::<f32, 1>::new([n])?;
+    let groups = fold(&ctx.acc, n.div_ceil(64));
+    let pc = push(&[n as u32]);
+    let (t_amp, t_glsl) = ctx.time_pair(
+        || {
+            Ok(parallel_for_each(
+                Extent::new([h, w]),
+                vadd_2d(&a.view(), &b.view(), &mut c_amp.view_mut()),
+            )?)
+        },
+        || {
+            Ok(k.dispatch(
+                groups,
+                vec![
+                    KernelArg::read(&a1),
+                    KernelArg::read(&b1),
+                    KernelArg::write(&mut c_glsl),
+                ],
+                &pc,
+            )?)
+        },
+    )?;
+    let mut cpu = vec![0.0f32; n];
+    let t_cpu = ctx.time(|| {
+        cpu.par_iter_mut()
+            .zip(xs.par_iter().zip(ys))
+            .for_each(|(c, (x, y))| *c = x + y);
+        Ok(())
+    })?;
+    let cpu_acc = ctx.native.clone();
+    let na = Array::from_slice_on(&cpu_acc, [h, w], xs)?;
+    let nb = Array::from_slice_on(&cpu_acc, [h, w], ys)?;
+    let mut nc = Array::<f32, 2>::new_on(&cpu_acc, [h, w])?;
+    let t_native = ctx.time_native(|| {
+        Ok(parallel_for_each_on(
+            &cpu_acc,
+            Extent::new([h, w]),
+            vadd_2d(&na.view(), &nb.view(), &mut nc.view_mut()),
+        )?)
+    })?;
+    ctx.check_native(VADD_2D_ROW, &t_native, || Ok(nc.to_vec()?), &cpu)?;
+    ctx.push_row(workload_row(
+        VADD_2D_ROW,
+        format!("{h} x {w} f32"),
+        Work::Bytes(12.0 * n as f64),
+        [t_amp, t_glsl, t_cpu],
+        &t_native,
+    ));
+    ctx.checks.push(check(
+        VADD_2D_ROW,
+        &c_amp.to_vec()?,
+        &c_glsl.to_vec()?,
+        &cpu,
+    ));
+    Ok(())
+}
+
+/// The 2-D vector add's row.
+const VADD_2D_ROW: &str = "vector add, 2-D (rows of 4,093; GLSL: the same elements in 1-D)";
 
 /// The vector add `out = a + b` as the amp kernel (into `out[0]`) and as the GLSL kernel `k`
 /// (into `out[1]`), timed as a pair.

@@ -106,9 +106,9 @@ pub struct Findings {
     pub shared: Vec<bool>,
     /// The kernel's loops, their trip counts, and whether a device's loop limit could cut one.
     pub loops: loops::Loops,
-    /// Per parameter: a buffer of a simple rank-1 kernel whose every access is a plain load or
-    /// store of the thread's own element (`v[idx]`, `v[idx[0]]`, through immutable locals),
-    /// never an atomic: each element belongs to one thread, which may then keep it in a
+    /// Per parameter: a buffer of a simple kernel whose every access is a plain load or store
+    /// of the thread's own element (`v[idx]`, `v[idx[0]]`, `v[[i, j]]` with `i` and `j` the
+    /// index's components, through immutable locals), never an atomic: each element belongs to one thread, which may then keep it in a
     /// register between one load and one store.
     pub own_element_only: Vec<bool>,
 }
@@ -237,7 +237,7 @@ impl<'k> Walker<'k> {
 
     /// See [`Findings::own_element_only`].
     fn own_element_only(&self, p: ParamId) -> bool {
-        if self.k.tiled.is_some() || self.k.rank != 1 {
+        if self.k.tiled.is_some() {
             return false;
         }
         let mut accesses = self
@@ -249,7 +249,11 @@ impl<'k> Walker<'k> {
         accesses.peek().is_some()
             && accesses.all(|a| {
                 !a.atomic
-                    && matches!(a.key.as_slice(), [k] if self.own_key(k).is_some_and(|(d, terms)| d == 0 && terms.is_empty()))
+                    && a.key.len() == self.k.rank as usize
+                    && (0..).zip(&a.key).all(|(d, k)| {
+                        self.own_key(k)
+                            .is_some_and(|(own, terms)| own == d && terms.is_empty())
+                    })
             })
     }
 

@@ -49,30 +49,42 @@ impl Emitter<'_> {
     /// The element number of `index` in buffer `p` (the view's offset plus each component times
     /// its stride), and the view's offset alone.
     pub(super) fn buffer_linear(&mut self, p: ParamId, index: &[Word]) -> (Word, Word) {
-        let first_member = self.buffer_first_member(p);
-        let rank = index.len() as u32;
+        let rank = index.len();
         let u = self.scalar_ty(Scalar::U32);
-        let mut linear = index[rank as usize - 1];
-        let extent = if rank > 1 {
-            self.buffer_extent(p)
-        } else {
-            Vec::new()
-        };
-        for (d, &component) in index.iter().enumerate().take(rank as usize - 1) {
-            // Row-major strides follow from the extent when the facts say the view is dense.
-            let pushed = self
-                .push_member(first_member + amp_abi::buffer_layout::strides_word(rank) + d as u32);
-            let mut dense = extent[rank as usize - 1];
-            for &e in extent[d + 1..rank as usize - 1].iter().rev() {
-                dense = self.op(Op::IMul, u, &[e, dense]);
-            }
-            let is_dense = self.layout_fact(p, crate::layout_fact::DENSE);
-            let stride = self.op(Op::Select, u, &[is_dense, dense, pushed]);
+        let mut linear = index[rank - 1];
+        let strides = self.buffer_strides(p, rank as u32);
+        for (&component, stride) in index.iter().zip(strides) {
             let scaled = self.op(Op::IMul, u, &[component, stride]);
             linear = self.op(Op::IAdd, u, &[scaled, linear]);
         }
         let offset = self.buffer_offset(p);
         (self.op(Op::IAdd, u, &[linear, offset]), offset)
+    }
+
+    /// The element strides of rank-`rank` buffer `p`'s dimensions but the last (whose stride is
+    /// 1), from the push constants, or row-major from its extent when the facts say the view
+    /// is dense.
+    pub(super) fn buffer_strides(&mut self, p: ParamId, rank: u32) -> Vec<Word> {
+        if rank < 2 {
+            return Vec::new();
+        }
+        let first_member = self.buffer_first_member(p);
+        let u = self.scalar_ty(Scalar::U32);
+        let extent = self.buffer_extent(p);
+        let last = rank as usize - 1;
+        (0..last)
+            .map(|d| {
+                let pushed = self.push_member(
+                    first_member + amp_abi::buffer_layout::strides_word(rank) + d as u32,
+                );
+                let mut dense = extent[last];
+                for &e in extent[d + 1..last].iter().rev() {
+                    dense = self.op(Op::IMul, u, &[e, dense]);
+                }
+                let is_dense = self.layout_fact(p, crate::layout_fact::DENSE);
+                self.op(Op::Select, u, &[is_dense, dense, pushed])
+            })
+            .collect()
     }
 
     /// The element offset of buffer `p`'s view: 0 when the pipeline is specialized for a view

@@ -355,25 +355,36 @@ impl Emitter<'_> {
 
     /// The kernel's index from its linear index `linear` (below the domain's size).
     pub(super) fn index_from_linear(&mut self, linear: Word) {
+        let components = self.domain_index(linear);
+        self.store_index(&components);
+    }
+
+    /// Stores `components` into the kernel's index.
+    pub(super) fn store_index(&mut self, components: &[Word]) {
         let u = self.scalar_ty(Scalar::U32);
-        let rank = self.k.rank;
-        let extents: Vec<Word> = (0..rank).map(|d| self.push_member(d)).collect();
-        // Row-major unflattening: the last dimension varies fastest.
         let idx_var =
             self.locals[self.k.index_local].or_internal(&mut self.internal, Invariant::Sized);
         let ptr_u = self.ptr(u, StorageClass::Function);
-        let mut rest = linear;
-        for d in (0..rank).rev() {
-            let component = if d == 0 {
-                rest
-            } else {
-                let c = self.op(Op::UMod, u, &[rest, extents[d as usize]]);
-                rest = self.op(Op::UDiv, u, &[rest, extents[d as usize]]);
-                c
-            };
+        for (d, &component) in (0..).zip(components) {
             let k = self.const_u32(d);
             let ptr = self.access(ptr_u, idx_var, &[k]);
             self.store(ptr, component);
         }
+    }
+
+    /// The components of the domain's index number `linear` in row-major order (the last
+    /// dimension varies fastest).
+    pub(super) fn domain_index(&mut self, linear: Word) -> Vec<Word> {
+        let u = self.scalar_ty(Scalar::U32);
+        let rank = self.k.rank as usize;
+        let extents: Vec<Word> = (0..rank as u32).map(|d| self.push_member(d)).collect();
+        let mut components = vec![linear; rank];
+        let mut rest = linear;
+        for d in (1..rank).rev() {
+            components[d] = self.op(Op::UMod, u, &[rest, extents[d]]);
+            rest = self.op(Op::UDiv, u, &[rest, extents[d]]);
+        }
+        components[0] = rest;
+        components
     }
 }

@@ -10,11 +10,16 @@
 //! `Function` variables between one load and one store of the quad (16 bytes of 4-byte
 //! scalars; one 32-bit word of bytes, two of 16-bit integers, so that a quad's store of small
 //! integers is a plain store of words no other thread writes, where one index per step needs
-//! an atomic or an 8-bit store). The body runs once per lane in a
-//! function of its own that reads and writes those variables in place of the view, so every
-//! lane computes exactly what the one-index body computes. A quad that is not whole (the
-//! domain's last), whose views do not hold it whole or do not start it at a 16-byte boundary,
-//! runs the one-index body four times instead, with every check.
+//! an atomic or an 8-bit store). The body runs once per lane in a function of its own that
+//! reads and writes those variables in place of the view, so every lane computes exactly what
+//! the one-index body computes.
+//!
+//! Quads are four consecutive indices of the domain in row-major order, at any rank: in a 2-D
+//! or 3-D domain a quad may end one row and start the next, which a view holds whole where it
+//! covers the domain and its rows follow each other in memory (a whole array does; a section of
+//! a wider one holds the quads inside its rows). A quad that is not whole (the domain's last),
+//! whose views do not hold it whole or do not start it at a 16-byte boundary (of the word, for
+//! small integers), runs the one-index body four times instead, with every check.
 //!
 //! [`Findings::own_element_only`]: crate::analysis::Findings::own_element_only
 
@@ -67,7 +72,7 @@ impl QuadForm {
     }
 
     /// The quad form of `k`, from the analyses' [`own_element_only`] and `access` (per
-    /// parameter: read, written): for a simple rank-1 kernel without loops (a device's loop
+    /// parameter: read, written): for a simple kernel without loops (a device's loop
     /// limit counts an invocation's iterations, which four lanes would multiply) with at least
     /// one view of scalars of 4 bytes or fewer (`f32`, `i32`, `u32`, the small integers and
     /// `bool`) that only its own thread touches.
@@ -78,7 +83,7 @@ impl QuadForm {
         own_element_only: &[bool],
         access: &[(bool, bool)],
     ) -> Option<QuadForm> {
-        if k.tiled.is_some() || k.rank != 1 || has_loop(&k.body) {
+        if k.tiled.is_some() || has_loop(&k.body) {
             return None;
         }
         let returns = block_has(&k.body, |e| {
@@ -104,13 +109,13 @@ impl QuadForm {
                             | Scalar::U16
                             | Scalar::Bool),
                         ),
-                    rank: 1,
+                    rank,
                     ..
                 } = param.kind
                 else {
                     return None;
                 };
-                if !own_element_only.get(p).copied().unwrap_or(false) {
+                if rank != k.rank || !own_element_only.get(p).copied().unwrap_or(false) {
                     return None;
                 }
                 let (read, written) = access.get(p).copied().unwrap_or((true, true));
@@ -135,8 +140,8 @@ fn written_first(body: &Block, p: ParamId) -> bool {
 }
 
 impl Emitter<'_> {
-    /// The body once per lane: a function of the lane's linear index and, per view of the quad
-    /// form, a pointer to the lane's element (a `Function` variable of the quad's function),
+    /// The body once per lane: a function of the lane's index (its components) and, per view of
+    /// the quad form, a pointer to the lane's element (a `Function` variable of the quad's function),
     /// which every access of that view reads or writes instead of the buffer. Returns its id.
     pub(super) fn lane_function(&mut self, form: &QuadForm, name: &str) -> Word {
         let u = self.scalar_ty(Scalar::U32);
@@ -149,18 +154,23 @@ impl Emitter<'_> {
                 self.ptr(t, StorageClass::Function)
             })
             .collect();
-        let ty = self
-            .b
-            .type_function(void, std::iter::once(u).chain(elem_ptrs.iter().copied()));
+        let rank = self.k.rank as usize;
+        let ty = self.b.type_function(
+            void,
+            std::iter::repeat_n(u, rank).chain(elem_ptrs.iter().copied()),
+        );
         let id = self.b.id();
         self.b
             .begin_function(void, Some(id), spirv::FunctionControl::NONE, ty)
             .or_internal(&mut self.internal, Invariant::NoFunctionOpen);
         self.b.name(id, format!("{name}_lane"));
-        let linear = self
-            .b
-            .function_parameter(u)
-            .or_internal(&mut self.internal, Invariant::FunctionOpen);
+        let index: Vec<Word> = (0..rank)
+            .map(|_| {
+                self.b
+                    .function_parameter(u)
+                    .or_internal(&mut self.internal, Invariant::FunctionOpen)
+            })
+            .collect();
         for (v, &t) in form.views.iter().zip(&elem_ptrs) {
             let ptr = self
                 .b
@@ -171,7 +181,7 @@ impl Emitter<'_> {
         let entry = self.b.id();
         self.begin(entry);
         self.declare_locals();
-        self.index_from_linear(linear);
+        self.store_index(&index);
         self.body_and_return();
         self.lane_elems.clear();
         id
@@ -201,26 +211,73 @@ impl Emitter<'_> {
                 [(); QUAD as usize].map(|()| self.function_var(t, None))
             })
             .collect();
-        let total = self.push_member(0);
+        let domain: Vec<Word> = (0..self.k.rank).map(|d| self.push_member(d)).collect();
+        let mut total = domain[0];
+        for &e in &domain[1..] {
+            total = self.op(Op::IMul, u, &[total, e]);
+        }
         let two = self.const_u32(2);
         let three = self.const_u32(3);
         let four = self.const_u32(QUAD);
+        let zero = self.const_u32(0);
         let base = self.op(Op::ShiftLeftLogical, u, &[q, two]);
         // The grid runs quads below `ceil(total / 4)`, so `base < total`.
         let rest = self.op(Op::ISub, u, &[total, base]);
         let mut whole = self.op(Op::UGreaterThanEqual, b, &[rest, four]);
+        // The lanes' indices, stepped from the first's components: in a domain of a higher
+        // rank a row of at least four indices holds a quad or ends inside it once.
+        let lanes = self.quad_indices(base, &domain);
+        if let [.., last] = domain[..] {
+            if domain.len() > 1 {
+                let long = self.op(Op::UGreaterThanEqual, b, &[last, four]);
+                whole = self.op(Op::LogicalAnd, b, &[whole, long]);
+            }
+        }
+        // Of a higher rank, whether the quad lies in one row of the domain.
+        let in_row = (domain.len() > 1).then(|| {
+            let rank = domain.len();
+            let last = self.op(Op::IAdd, u, &[lanes[0][rank - 1], three]);
+            self.op(Op::ULessThan, b, &[last, domain[rank - 1]])
+        });
         let mut starts = Vec::with_capacity(form.views.len());
         for v in &form.views {
-            let (first, _) = self.buffer_linear(v.param, &[base]);
+            let extent = self.buffer_extent(v.param);
+            let (first, _) = self.buffer_linear(v.param, &lanes[0]);
+            let holds = match in_row {
+                None => {
+                    // `extent - base >= 4` where `extent >= base` (no wrap either way).
+                    let reaches = self.op(Op::UGreaterThanEqual, b, &[extent[0], base]);
+                    let left = self.op(Op::ISub, u, &[extent[0], base]);
+                    let holds = self.op(Op::UGreaterThanEqual, b, &[left, four]);
+                    self.op(Op::LogicalAnd, b, &[reaches, holds])
+                }
+                Some(in_row) => {
+                    // The view holds the quad where it covers the domain and the quad lies in
+                    // one row or the view's rows follow each other as the domain's do (its
+                    // strides are the domain's row-major ones): a section of a wider array
+                    // holds the quads inside its rows.
+                    let strides = self.buffer_strides(v.param, self.k.rank);
+                    let mut follow = in_row;
+                    let mut dense = domain[domain.len() - 1];
+                    for (d, &stride) in strides.iter().enumerate().rev() {
+                        let same = self.op(Op::IEqual, b, &[stride, dense]);
+                        follow = match d + 2 == domain.len() {
+                            true => same,
+                            false => self.op(Op::LogicalAnd, b, &[follow, same]),
+                        };
+                        dense = self.op(Op::IMul, u, &[dense, domain[d]]);
+                    }
+                    let mut holds = self.op(Op::LogicalOr, b, &[in_row, follow]);
+                    for (&own, &d) in extent.iter().zip(&domain) {
+                        let covers = self.op(Op::UGreaterThanEqual, b, &[own, d]);
+                        holds = self.op(Op::LogicalAnd, b, &[holds, covers]);
+                    }
+                    holds
+                }
+            };
             let low = self.op(Op::BitwiseAnd, u, &[first, three]);
-            let zero = self.const_u32(0);
             let aligned = self.op(Op::IEqual, b, &[low, zero]);
-            let extent = self.buffer_extent(v.param)[0];
-            // `extent - base >= 4` where `extent >= base` (no wrap either way).
-            let reaches = self.op(Op::UGreaterThanEqual, b, &[extent, base]);
-            let left = self.op(Op::ISub, u, &[extent, base]);
-            let holds = self.op(Op::UGreaterThanEqual, b, &[left, four]);
-            for c in [aligned, reaches, holds] {
+            for c in [aligned, holds] {
                 whole = self.op(Op::LogicalAnd, b, &[whole, c]);
             }
             starts.push(self.op(Op::ShiftRightLogical, u, &[first, two]));
@@ -231,14 +288,13 @@ impl Emitter<'_> {
             otherwise: None,
         };
         self.structured_if(whole, labels, &[255, 1], |e, _| {
-            e.quad_lanes(form, &elems, &starts, base, lane);
+            e.quad_lanes(form, &elems, &starts, &lanes, lane);
         });
         // Elsewhere the one-index body for each index of the quad inside the domain: a loop of
         // no steps for a whole quad, not an `else`, because a CPU driver runs both arms of a
         // branch its SIMD lanes disagree on, or cannot tell they agree, and leaves a loop
         // whose lanes are all done (lavapipe ran the vector add in 40 ms with an `else`, in
         // 19 ms without the fallback).
-        let zero = self.const_u32(0);
         let short = self.op(Op::ULessThan, b, &[rest, four]);
         let left = self.op(Op::Select, u, &[short, rest, four]);
         let count = self.op(Op::Select, u, &[whole, zero, left]);
@@ -249,6 +305,39 @@ impl Emitter<'_> {
         });
         self.return_and_end_function();
         id
+    }
+
+    /// The indices (their components) of the quad from index number `base` of a domain of
+    /// extent `domain`: the first's from `base`, each next one a step along the last dimension
+    /// that moves to the next row at the row's end, right for rows of at least four indices.
+    fn quad_indices(&mut self, base: Word, domain: &[Word]) -> Vec<Vec<Word>> {
+        let u = self.scalar_ty(Scalar::U32);
+        let b = self.scalar_ty(Scalar::Bool);
+        let (zero, one) = (self.const_u32(0), self.const_u32(1));
+        let first = self.domain_index(base);
+        let mut lanes = vec![first.clone()];
+        for k in 1..QUAD {
+            let k = self.const_u32(k);
+            let mut index = first.clone();
+            let mut carry = None;
+            for d in (0..domain.len()).rev() {
+                let moved = match carry {
+                    None => self.op(Op::IAdd, u, &[first[d], k]),
+                    Some(c) => self.op(Op::IAdd, u, &[first[d], c]),
+                };
+                if d == 0 {
+                    index[d] = moved;
+                    break;
+                }
+                // At most one row's end: `moved < 2 * domain[d]`.
+                let wraps = self.op(Op::UGreaterThanEqual, b, &[moved, domain[d]]);
+                let back = self.op(Op::ISub, u, &[moved, domain[d]]);
+                index[d] = self.op(Op::Select, u, &[wraps, back, moved]);
+                carry = Some(self.op(Op::Select, u, &[wraps, one, zero]));
+            }
+            lanes.push(index);
+        }
+        lanes
     }
 
     /// A structured loop of `count` steps, `step(self, k)` for `k` from 0.
@@ -289,10 +378,9 @@ impl Emitter<'_> {
         form: &QuadForm,
         elems: &[[Word; QUAD as usize]],
         starts: &[Word],
-        base: Word,
+        lanes: &[Vec<Word>],
         lane: Word,
     ) {
-        let u = self.scalar_ty(Scalar::U32);
         let void = self.b.type_void();
         let zero = self.const_u32(0);
         let mut quads = Vec::with_capacity(form.views.len());
@@ -314,15 +402,8 @@ impl Emitter<'_> {
             }
             quads.push(ptr);
         }
-        for k in 0..QUAD {
-            let index = match k {
-                0 => base,
-                _ => {
-                    let k = self.const_u32(k);
-                    self.op(Op::IAdd, u, &[base, k])
-                }
-            };
-            let args = std::iter::once(index).chain(elems.iter().map(|e| e[k as usize]));
+        for (k, index) in lanes.iter().enumerate() {
+            let args = index.iter().copied().chain(elems.iter().map(|e| e[k]));
             self.b
                 .function_call(void, None, lane, args)
                 .or_internal(&mut self.internal, Invariant::BlockOpen);
