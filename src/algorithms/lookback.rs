@@ -234,8 +234,11 @@ fn scan_single_pass<const ITEMS: usize>(
     }
 }
 
-/// Elements per thread of the single pass reading its runs directly (blocks of 8,192).
-const DIRECT_ITEMS: usize = 32;
+/// Elements per thread of the single pass reading its runs directly (blocks of 32,768): a CPU
+/// device pays per tile for the barriers and the look-back (lavapipe, 16M `u32`: 127 ms with
+/// runs of 32, 89 ms with 128, 76 ms with 512), and a tile's fallback loops over an earlier
+/// block count against a CPU driver's loop limit as runs of this length.
+const DIRECT_ITEMS: usize = 128;
 /// Elements per thread of the staged single pass (blocks of 4,096: 16.5 KiB of `tile_static`
 /// memory, with the padding, for the block's copy).
 const STAGED_ITEMS: usize = 16;

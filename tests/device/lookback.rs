@@ -10,9 +10,10 @@ use common::{assert_validation_clean, Rng};
 use amp::algorithms;
 use amp::prelude::*;
 
-/// Elements per block of the scan staged through `tile_static` memory (the direct one's blocks
-/// are twice as long).
+/// Elements per block of the scan staged through `tile_static` memory.
 const BLOCK: usize = 4096;
+/// Elements per block of the scan reading each thread's run in place.
+const DIRECT_BLOCK: usize = 256 * 128;
 
 fn host_scan<T: Copy>(data: &[T], exclusive: bool, zero: T, add: impl Fn(T, T) -> T) -> Vec<T> {
     let mut run = zero;
@@ -92,6 +93,10 @@ fn the_single_pass_scan_matches_the_host_around_every_block_boundary() {
         4 * BLOCK + 1,
         17 * BLOCK + 32,
         64 * BLOCK + 7,
+        DIRECT_BLOCK - 1,
+        DIRECT_BLOCK + 1,
+        3 * DIRECT_BLOCK,
+        5 * DIRECT_BLOCK + 255,
     ];
     for n in lengths {
         check_single_pass(n, 64, &mut rng);
@@ -104,7 +109,12 @@ fn the_single_pass_scan_matches_the_host_around_every_block_boundary() {
 #[test]
 fn the_single_pass_scan_is_right_when_every_block_takes_the_fallback() {
     let mut rng = Rng(31);
-    for n in [BLOCK + 1, 5 * BLOCK, 23 * BLOCK + 4095] {
+    for n in [
+        BLOCK + 1,
+        5 * BLOCK,
+        23 * BLOCK + 4095,
+        3 * DIRECT_BLOCK + 1,
+    ] {
         check_single_pass(n, 0, &mut rng);
     }
     assert_validation_clean();
