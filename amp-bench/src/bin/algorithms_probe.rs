@@ -3,8 +3,10 @@
 //! one process, and prints each one's bandwidth relative to the vector add's (the yardstick for
 //! the bandwidth-bound rows); `copy` times `amp::copy` between arrays and copy and vector-add
 //! kernels of 4- and 16-byte elements; `phases` times the steps of the flags-scan-scatter form
-//! of `copy_if!` and a zeroed allocation one by one.
-//! `cargo run --release -p amp-bench --bin algorithms_probe -- [N] [sum|copy|histogram|scan|sort|sort_by_key|copy_if|reduce_by_key|phases]`.
+//! of `copy_if!` and a zeroed allocation one by one; `runs` times threads that each sum or scan
+//! a run of 128 consecutive `u32`s, read one word or 16 bytes at a time (the single-pass scan's
+//! loops on a CPU device).
+//! `cargo run --release -p amp-bench --bin algorithms_probe -- [N] [sum|copy|histogram|scan|runs|sort|sort_by_key|copy_if|reduce_by_key|phases]`.
 
 use amp::algorithms;
 use amp::prelude::*;
@@ -28,6 +30,52 @@ fn add_quads(
     c: ArrayViewMut<Float4, 1>,
 ) {
     c[idx] = a[idx] + b[idx];
+}
+
+#[kernel(amp, unchecked)]
+fn run_sums(idx: Index<1>, a: ArrayView<u32, 1>, out: ArrayViewMut<u32, 1>) {
+    let start = idx[0] * 128;
+    let mut s = 0u32;
+    for k in 0..128 {
+        s += a[start + k];
+    }
+    out[idx] = s;
+}
+
+#[kernel(amp, unchecked)]
+fn run_sums_quads(idx: Index<1>, a: ArrayView<UInt4, 1>, out: ArrayViewMut<u32, 1>) {
+    let start = idx[0] * 32;
+    let mut s = 0u32;
+    for k in 0..32 {
+        let v = a[start + k];
+        s += v.x + v.y + v.z + v.w;
+    }
+    out[idx] = s;
+}
+
+// Each thread writes its own run (the race analysis does not follow `idx * 128 + k`).
+#[kernel(amp, unchecked, allow(write_conflict))]
+fn run_scans(idx: Index<1>, a: ArrayView<u32, 1>, out: ArrayViewMut<u32, 1>) {
+    let start = idx[0] * 128;
+    let mut s = 0u32;
+    for k in 0..128 {
+        s += a[start + k];
+        out[start + k] = s;
+    }
+}
+
+#[kernel(amp, unchecked, allow(write_conflict))]
+fn run_scans_quads(idx: Index<1>, a: ArrayView<UInt4, 1>, out: ArrayViewMut<UInt4, 1>) {
+    let start = idx[0] * 32;
+    let mut s = 0u32;
+    for k in 0..32 {
+        let v = a[start + k];
+        let x = s + v.x;
+        let y = x + v.y;
+        let z = y + v.z;
+        s = z + v.w;
+        out[start + k] = UInt4::new(x, y, z, s);
+    }
 }
 
 #[amp::device]
@@ -132,6 +180,35 @@ fn main() -> Result<(), amp::Error> {
         let mut c4 = c4.reinterpret_as_mut::<Float4>()?;
         let t = time(|| parallel_for_each(c4.extent(), add_quads(&a4, &b4, &mut c4)))?;
         report("vector add, one Float4 per index", t, 12.0 * n as f64);
+    }
+    if only == "runs" {
+        let threads = n / 128;
+        let mut sums = Array::<u32, 1>::new([threads])?;
+        let mut out = Array::<u32, 1>::new([n])?;
+        let t = time(|| {
+            parallel_for_each(sums.extent(), unsafe {
+                run_sums(&ints.view(), &mut sums.view_mut())
+            })
+        })?;
+        report("runs of 128 u32 summed", t, 4.0 * n as f64);
+        let q = ints.view();
+        let q = q.reinterpret_as::<UInt4>()?;
+        let t = time(|| {
+            parallel_for_each(sums.extent(), unsafe {
+                run_sums_quads(&q, &mut sums.view_mut())
+            })
+        })?;
+        report("runs of 32 UInt4 summed", t, 4.0 * n as f64);
+        let t = time(|| {
+            parallel_for_each(sums.extent(), unsafe {
+                run_scans(&ints.view(), &mut out.view_mut())
+            })
+        })?;
+        report("runs of 128 u32 scanned", t, 8.0 * n as f64);
+        let mut o = out.view_mut();
+        let mut o = o.reinterpret_as_mut::<UInt4>()?;
+        let t = time(|| parallel_for_each(sums.extent(), unsafe { run_scans_quads(&q, &mut o) }))?;
+        report("runs of 32 UInt4 scanned", t, 8.0 * n as f64);
     }
     if only.is_empty() || only == "histogram" {
         let t = time(|| algorithms::histogram(&ints.view(), 256, 0, 1000).map(|_| ()))?;
