@@ -484,3 +484,47 @@ fn a_two_dimensional_view_narrower_than_the_domain_reads_zero_past_its_rows_and_
     }
     assert_validation_clean();
 }
+
+#[kernel(amp)]
+fn halve_doubles(idx: Index<1>, a: ArrayView<f64, 1>, out: ArrayViewMut<f64, 1>) {
+    if a[idx] != 0.0 {
+        out[idx] = a[idx] * 0.5 + 1.0;
+    }
+}
+
+/// `f64` views in the quad form (a quad is 32 bytes), at every length and section offset,
+/// where the device has `shaderFloat64`.
+#[test]
+fn double_quads_match_the_host_at_every_length_and_offset() {
+    let mut rng = Rng(74);
+    for &n in &LENGTHS {
+        for start in 0..5 {
+            let a: Vec<f64> = (0..n + start)
+                .map(|_| f64::from(rng.next_u32() % 7) * 1.1 - 3.3)
+                .collect();
+            let mut out = vec![-9.0f64; n + start];
+            let result = {
+                let av = ArrayView::new([n + start], &a).unwrap();
+                let av = av.section([start], [n]).unwrap();
+                let mut all = ArrayViewMut::new([n + start], &mut out).unwrap();
+                let mut ov = all.section_mut([start], [n]).unwrap();
+                let r = parallel_for_each(ov.extent(), halve_doubles(&av, &mut ov))
+                    .and_then(|()| ov.synchronize());
+                common::f64_result(r)
+            };
+            if result.is_none() {
+                assert!(!Accelerator::default().unwrap().supports_double_precision());
+                return;
+            }
+            for (i, &got) in out.iter().enumerate() {
+                let want = match a[i] {
+                    _ if i < start => -9.0,
+                    0.0 => -9.0,
+                    x => x * 0.5 + 1.0,
+                };
+                assert_eq!(got.to_bits(), want.to_bits(), "f64 {n} from {start} at {i}");
+            }
+        }
+    }
+    assert_validation_clean();
+}

@@ -52,8 +52,9 @@ pub(crate) struct QuadForm {
 }
 
 impl QuadView {
-    /// The buffer element a quad of this view is loaded and stored as: four 4-byte scalars as
-    /// a 4-component vector of them, four bytes as one `u32` word, four 16-bit integers as two.
+    /// The buffer element a quad of this view is loaded and stored as: four 4- or 8-byte
+    /// scalars as a 4-component vector of them, four bytes as one `u32` word, four 16-bit
+    /// integers as two.
     fn quad_elem(&self) -> Elem {
         match self.scalar.stored().narrow_bits() {
             Some(8) => Elem::Scalar(Scalar::U32),
@@ -74,8 +75,8 @@ impl QuadForm {
     /// The quad form of `k`, from the analyses' [`own_element_only`] and `access` (per
     /// parameter: read, written): for a simple kernel without loops (a device's loop
     /// limit counts an invocation's iterations, which four lanes would multiply) with at least
-    /// one view of scalars of 4 bytes or fewer (`f32`, `i32`, `u32`, the small integers and
-    /// `bool`) that only its own thread touches.
+    /// one view of scalars (`f32`, `f64`, `i32`, `u32`, the small integers and `bool`) that only
+    /// its own thread touches.
     ///
     /// [`own_element_only`]: crate::analysis::Findings::own_element_only
     pub(crate) fn of(
@@ -101,6 +102,7 @@ impl QuadForm {
                     elem:
                         Elem::Scalar(
                             s @ (Scalar::F32
+                            | Scalar::F64
                             | Scalar::I32
                             | Scalar::U32
                             | Scalar::I8
