@@ -23,6 +23,11 @@ fn copy_scalar(idx: Index<1>, a: &Array<u32, 1>, c: &mut Array<u32, 1>) {
 }
 
 #[kernel(amp)]
+fn copy_section(idx: Index<1>, a: ArrayView<u32, 1>, c: ArrayViewMut<u32, 1>) {
+    c[idx] = a[idx];
+}
+
+#[kernel(amp)]
 fn add_quads(
     idx: Index<1>,
     a: ArrayView<Float4, 1>,
@@ -172,6 +177,16 @@ fn main() -> Result<(), amp::Error> {
         );
         let t = time(|| parallel_for_each(out.extent(), copy_scalar(&ints, &mut out)))?;
         report("copy kernel, one u32 per index", t, 8.0 * n as f64);
+        // Sections from the second word: the kernel's quads start one index early.
+        let (from, mut to) = (ints.view(), out.view_mut());
+        let from = from.section([1], [n - 1])?;
+        let mut to = to.section_mut([1], [n - 1])?;
+        let t = time(|| parallel_for_each(to.extent(), copy_section(&from, &mut to)))?;
+        report(
+            "copy kernel, sections from the second word",
+            t,
+            8.0 * n as f64,
+        );
         let (a4, b4) = (
             a.view().reinterpret_as::<Float4>()?,
             b.view().reinterpret_as::<Float4>()?,

@@ -34,7 +34,9 @@ pub(super) fn simple_grid(
         Shape::Chosen { lanes, .. } => u64::from(lanes.max(1)),
         Shape::Fixed => 1,
     };
-    let total = total.div_ceil(lanes);
+    // A kernel's quads may start up to `lanes - 1` indices before index 0 (so that a view's
+    // quads start at its 16-byte boundary): room for one more group.
+    let total = (total + lanes - 1).div_ceil(lanes);
     let (wg, items) = match info.shape {
         Shape::Fixed => {
             if info.workgroup_size.contains(&0) {

@@ -89,7 +89,7 @@ impl Emitter<'_> {
 
     /// The element offset of buffer `p`'s view: 0 when the pipeline is specialized for a view
     /// that starts at the buffer's first element, else read from the push constants.
-    fn buffer_offset(&mut self, p: ParamId) -> Word {
+    pub(super) fn buffer_offset(&mut self, p: ParamId) -> Word {
         let rank = match self.k.params[p].kind {
             ParamKind::Buffer { rank, .. } => rank,
             _ => return self.broken(Invariant::BufferDeclared),

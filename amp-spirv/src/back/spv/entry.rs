@@ -56,7 +56,7 @@ impl Emitter<'_> {
             // invocation, which runs the lanes or, at an edge, the function above.
             let quad = quad_form.map(|form| {
                 let lane = self.lane_function(form, &name);
-                self.quad_function(form, &name, run, lane)
+                (self.quad_function(form, &name, run, lane), form)
             });
             self.begin_function(self.main, &name, None);
             self.grid_loop(run, quad, interface[0], interface[1]);
@@ -258,7 +258,13 @@ impl Emitter<'_> {
     /// coalesced. With `quad`, the quad form's function, the loop's indices are quads,
     /// `ceil(size / 4)` of them, unless the `SCALAR_ACCESS` specialization constant turns the
     /// form off.
-    fn grid_loop(&mut self, run: Word, quad: Option<Word>, gid_var: Word, nwg_var: Word) {
+    fn grid_loop(
+        &mut self,
+        run: Word,
+        quad: Option<(Word, &QuadForm)>,
+        gid_var: Word,
+        nwg_var: Word,
+    ) {
         let u = self.scalar_ty(Scalar::U32);
         let bool_ty = self.scalar_ty(Scalar::Bool);
         let v3 = self.b.type_vector(u, 3);
@@ -290,14 +296,16 @@ impl Emitter<'_> {
         }
         let scalar = quad
             .map(|_| self.bool_spec_constant(amp_abi::spec_id::SCALAR_ACCESS, "amp_scalar_access"));
-        if let Some(scalar) = scalar {
-            // `ceil(total / QUAD)` without the wrap of `total + 3`.
-            let (two, three, zero) = (self.const_u32(2), self.const_u32(3), self.const_u32(0));
+        if let (Some(scalar), Some((_, form))) = (scalar, quad) {
+            // `ceil((total + shift) / QUAD)` without the wrap of `total + shift + 3`: quads
+            // start `shift` indices before index 0 (`quads.rs`).
+            let (two, three) = (self.const_u32(2), self.const_u32(3));
             let whole = self.op(Op::ShiftRightLogical, u, &[total, two]);
             let low = self.op(Op::BitwiseAnd, u, &[total, three]);
-            let partial = self.op(Op::INotEqual, bool_ty, &[low, zero]);
-            let one = self.const_u32(1);
-            let extra = self.op(Op::Select, u, &[partial, one, zero]);
+            let shift = self.quad_shift(form);
+            let low = self.op(Op::IAdd, u, &[low, shift]);
+            let low = self.op(Op::IAdd, u, &[low, three]);
+            let extra = self.op(Op::ShiftRightLogical, u, &[low, two]);
             let quads = self.op(Op::IAdd, u, &[whole, extra]);
             total = self.op(Op::Select, u, &[scalar, total, quads]);
         }
@@ -329,7 +337,7 @@ impl Emitter<'_> {
                         otherwise: Some(e.b.id()),
                     };
                     e.structured_if(scalar, labels, &[], |e, holds| {
-                        let f = if holds { run } else { quad };
+                        let f = if holds { run } else { quad.0 };
                         e.b.function_call(void, None, f, [index])
                             .or_internal(&mut e.internal, Invariant::BlockOpen);
                     });

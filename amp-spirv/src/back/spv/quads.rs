@@ -17,7 +17,10 @@
 //! Quads are four consecutive indices of the domain in row-major order, at any rank: in a 2-D
 //! or 3-D domain a quad may end one row and start the next, which a view holds whole where it
 //! covers the domain and its rows follow each other in memory (a whole array does; a section of
-//! a wider one holds the quads inside its rows). A quad that is not whole (the domain's last),
+//! a wider one holds the quads inside its rows). The quads start up to three indices before
+//! index 0 so that one view's (the first written) start at its 16-byte boundary: views that
+//! start at the same element modulo 4 (sections from the same offset) all take the 16-byte
+//! path. A quad that is not whole (the domain's first or last),
 //! whose views do not hold it whole or do not start it at a 16-byte boundary (of the word, for
 //! small integers), runs the one-index body four times instead, with every check.
 //!
@@ -189,7 +192,8 @@ impl Emitter<'_> {
         id
     }
 
-    /// The quad's function, called with quad number `q` (indices `4q` to `4q + 3`): where the
+    /// The quad's function, called with quad number `q` (indices `4q - shift` to
+    /// `4q - shift + 3`, [`Emitter::quad_shift`]): where the
     /// quad is whole and each view of the form holds it whole from a 16-byte boundary, one
     /// 16-byte load per view the lanes read, the lanes (`lane`), one 16-byte store per view they
     /// write; elsewhere the one-index body (`at`) for each index of the quad inside the domain.
@@ -222,10 +226,17 @@ impl Emitter<'_> {
         let three = self.const_u32(3);
         let four = self.const_u32(QUAD);
         let zero = self.const_u32(0);
-        let base = self.op(Op::ShiftLeftLogical, u, &[q, two]);
-        // The grid runs quads below `ceil(total / 4)`, so `base < total`.
-        let rest = self.op(Op::ISub, u, &[total, base]);
-        let mut whole = self.op(Op::UGreaterThanEqual, b, &[rest, four]);
+        // Quad `q` starts at index `4q - shift`, so that the anchor view's quads start at a
+        // 16-byte boundary; the first quad of a shifted launch starts before index 0 (`base`
+        // wraps) and is never whole. The grid runs quads below `ceil((total + shift) / 4)`, so
+        // `base < total` where `4q >= shift`.
+        let four_q = self.op(Op::ShiftLeftLogical, u, &[q, two]);
+        let shift = self.quad_shift(form);
+        let base = self.op(Op::ISub, u, &[four_q, shift]);
+        let started = self.op(Op::UGreaterThanEqual, b, &[four_q, shift]);
+        let end = self.op(Op::IAdd, u, &[base, four]);
+        let inside = self.op(Op::ULessThanEqual, b, &[end, total]);
+        let mut whole = self.op(Op::LogicalAnd, b, &[started, inside]);
         // The lanes' indices, stepped from the first's components: in a domain of a higher
         // rank a row of at least four indices holds a quad or ends inside it once.
         let lanes = self.quad_indices(base, &domain);
@@ -297,16 +308,35 @@ impl Emitter<'_> {
         // branch its SIMD lanes disagree on, or cannot tell they agree, and leaves a loop
         // whose lanes are all done (lavapipe ran the vector add in 40 ms with an `else`, in
         // 19 ms without the fallback).
-        let short = self.op(Op::ULessThan, b, &[rest, four]);
-        let left = self.op(Op::Select, u, &[short, rest, four]);
+        let first = self.op(Op::Select, u, &[started, base, zero]);
+        let last = self.op(Op::Select, u, &[inside, end, total]);
+        let left = self.op(Op::ISub, u, &[last, first]);
         let count = self.op(Op::Select, u, &[whole, zero, left]);
         self.count_loop(count, |e, k| {
-            let index = e.op(Op::IAdd, u, &[base, k]);
+            let index = e.op(Op::IAdd, u, &[first, k]);
             e.b.function_call(void, None, at, [index])
                 .or_internal(&mut e.internal, Invariant::BlockOpen);
         });
         self.return_and_end_function();
         id
+    }
+
+    /// How many indices the quads are shifted back by (0 to 3), so that they start at a
+    /// 16-byte boundary of the form's anchor view (its first written view, else its first
+    /// view): the view's element offset modulo 4. A view of another offset modulo 4 runs one
+    /// index at a time.
+    pub(super) fn quad_shift(&mut self, form: &QuadForm) -> Word {
+        let anchor = form
+            .views
+            .iter()
+            .find(|v| v.written)
+            .or(form.views.first())
+            .map(|v| v.param)
+            .or_internal(&mut self.internal, Invariant::BufferDeclared);
+        let u = self.scalar_ty(Scalar::U32);
+        let offset = self.buffer_offset(anchor);
+        let three = self.const_u32(3);
+        self.op(Op::BitwiseAnd, u, &[offset, three])
     }
 
     /// The indices (their components) of the quad from index number `base` of a domain of
