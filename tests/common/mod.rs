@@ -73,7 +73,8 @@ pub fn run_child(name: &str, env: &[(&str, &str)], unset: &[&str]) -> std::proce
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success() && stdout.contains("1 passed"),
-        "child `{name}` failed or ran no test:\n{stdout}\n{}",
+        "child `{name}` failed or ran no test ({}):\n{stdout}\n{}",
+        out.status,
         String::from_utf8_lossy(&out.stderr)
     );
     out

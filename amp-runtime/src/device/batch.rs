@@ -595,6 +595,7 @@ impl QueueState {
         };
         match submitted {
             Ok(()) => {
+                super::exit::on_submit();
                 let now = Instant::now();
                 self.submitted += 1;
                 self.last_submit = Some(now);
