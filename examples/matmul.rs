@@ -1,8 +1,8 @@
-//! C++ AMP's matrix multiplication, four ways, each checked against the CPU:
+//! C++ AMP's matrix multiplication, five ways, each checked against the CPU:
 //! simple (one thread per element of C), tiled without `tile_static` (the same work, launched
 //! in tiles), tiled with `tile_static` (each tile stages blocks of A and B in shared memory),
-//! and register-tiled (each thread a 4 x 4 block of C in a local array, the tile's blocks of A
-//! and B double-buffered in `tile_static` memory: the shape of a fast GPU product).
+//! and register-tiled (each thread a 4 x 4 or an 8 x 8 block of C in a local array, the tile's
+//! blocks of A and B double-buffered in `tile_static` memory: the shape of a fast GPU product).
 //! M = N = W = 1024 with 16 x 16 tiles, then the seed's small case (C = 2 x 4, W = 6) with
 //! 2 x 2 tiles. `cargo run --release --example matmul -- M N W` for another size (multiples of 16).
 use amp::prelude::*;
@@ -146,6 +146,80 @@ pub fn matmul_register_tiled(
     }
 }
 
+/// Outputs per thread along each side of the larger register-tiled kernel's block of C.
+const RT8: usize = 8;
+/// Rows (columns) of C per tile of the larger register-tiled kernel: 128.
+const BLOCK8: usize = TS * RT8;
+/// Columns of A (rows of B) staged per step of the larger register-tiled kernel.
+const BK8: usize = 8;
+
+/// [`matmul_register_tiled`] with a 128 x 128 block of C per 16 x 16 tile, 8 x 8 elements per
+/// thread (rows `ty + 16 i`, columns `tx + 16 j`), staging 128 x 8 of A and 8 x 128 of B per
+/// step (four elements of each per thread, 16 KiB of `tile_static` memory for both buffers):
+/// 64 multiply-adds per 16 `tile_static` reads against the smaller kernel's 16 per 8, the
+/// shape fast single-precision products take on GPUs. The launch is
+/// `[ceil(M / 128) * 16, ceil(N / 128) * 16]` threads; the same order of additions.
+#[kernel(amp, allow(tile_static_race, write_conflict))]
+pub fn matmul_register_tiled_8x8(
+    t: TiledIndex<TS, TS>,
+    a: ArrayView<f32, 2>,
+    b: ArrayView<f32, 2>,
+    c: ArrayViewMut<f32, 2>,
+) {
+    let (m, w, n) = (a.extent()[0], a.extent()[1], b.extent()[1]);
+    let (ty, tx) = (t.local[0], t.local[1]);
+    let (row0, col0) = (t.tile[0] * BLOCK8, t.tile[1] * BLOCK8);
+    let me = ty * TS + tx;
+    #[tile_static]
+    let mut loc_a: [[[f32; BK8]; BLOCK8]; 2];
+    #[tile_static]
+    let mut loc_b: [[[f32; BLOCK8]; BK8]; 2];
+    let mut sums = [[0.0f32; 8]; 8];
+    let steps = w.div_ceil(BK8);
+    let mut step = 0;
+    while step <= steps {
+        if step < steps {
+            let (buf, k0) = (step % 2, step * BK8);
+            for part in 0..(BLOCK8 * BK8 / (TS * TS)) {
+                let e = me + part * TS * TS;
+                let (ar, ac) = (e / BK8, e % BK8);
+                let (gr, gc) = (row0 + ar, k0 + ac);
+                loc_a[buf][ar][ac] = if gr < m && gc < w { a[[gr, gc]] } else { 0.0 };
+                let (br, bc) = (e / BLOCK8, e % BLOCK8);
+                let (hr, hc) = (k0 + br, col0 + bc);
+                loc_b[buf][br][bc] = if hr < w && hc < n { b[[hr, hc]] } else { 0.0 };
+            }
+        }
+        if step > 0 {
+            let buf = (step - 1) % 2;
+            let ks = BK8.min(w - (step - 1) * BK8);
+            for k in 0..ks {
+                let mut col_a = [0.0f32; 8];
+                let mut row_b = [0.0f32; 8];
+                for i in 0..RT8 {
+                    col_a[i] = loc_a[buf][ty + i * TS][k];
+                    row_b[i] = loc_b[buf][k][tx + i * TS];
+                }
+                for i in 0..RT8 {
+                    for j in 0..RT8 {
+                        sums[i][j] += col_a[i] * row_b[j];
+                    }
+                }
+            }
+        }
+        t.barrier.wait();
+        step += 1;
+    }
+    for i in 0..RT8 {
+        for j in 0..RT8 {
+            let (r, col) = (row0 + ty + i * TS, col0 + tx + j * TS);
+            if r < m && col < n {
+                c[[r, col]] = sums[i][j];
+            }
+        }
+    }
+}
+
 /// The `tile_static` kernel with the tile size as a const-generic parameter (`::<2>` below).
 #[kernel(amp)]
 pub fn matmul_tiled_by<const S: usize>(
@@ -187,6 +261,9 @@ pub enum Variant {
     TiledStatic2,
     /// 64 x 64 blocks of C per 16 x 16 tile, 4 x 4 per thread ([`matmul_register_tiled`]).
     RegisterTiled,
+    /// 128 x 128 blocks of C per 16 x 16 tile, 8 x 8 per thread
+    /// ([`matmul_register_tiled_8x8`]).
+    RegisterTiled8,
 }
 
 /// `C (m x n) = A (m x w) * B (w x n)` on the device; returns C and the launch-to-result time.
@@ -221,6 +298,11 @@ pub fn multiply(
                 let threads = |len: usize| len.div_ceil(BLOCK) * TS;
                 let grid = Extent::new([threads(m), threads(n)]).tile::<TS, TS>();
                 parallel_for_each(grid, matmul_register_tiled(&av, &bv, &mut cv))?
+            }
+            Variant::RegisterTiled8 => {
+                let threads = |len: usize| len.div_ceil(BLOCK8) * TS;
+                let grid = Extent::new([threads(m), threads(n)]).tile::<TS, TS>();
+                parallel_for_each(grid, matmul_register_tiled_8x8(&av, &bv, &mut cv))?
             }
         }
         cv.synchronize()?;
@@ -281,6 +363,7 @@ fn main() -> Result<(), amp::Error> {
         (Variant::TiledGlobal, "tiled, no tile_static"),
         (Variant::TiledStatic, "tiled, tile_static 16 x 16"),
         (Variant::RegisterTiled, "register-tiled, 4 x 4 each"),
+        (Variant::RegisterTiled8, "register-tiled, 8 x 8 each"),
     ] {
         // The first launch pays for the driver's shader compile; time the second.
         multiply(variant, &a, &b, m, n, w)?;

@@ -96,6 +96,7 @@ fn matmul_example_variants() -> Result<(), amp::Error> {
         Variant::TiledGlobal,
         Variant::TiledStatic,
         Variant::RegisterTiled,
+        Variant::RegisterTiled8,
     ] {
         let (c, _) = matmul::multiply(variant, &a, &b, m, n, w)?;
         assert!(
@@ -103,15 +104,17 @@ fn matmul_example_variants() -> Result<(), amp::Error> {
             "{variant:?}: device result differs from the CPU"
         );
     }
-    // The register-tiled kernel at sizes that are not multiples of its 64 x 64 blocks or of its
-    // 16-deep steps: the edges load zeros and write nothing.
-    for (m, n, w) in [(70, 50, 37), (1, 130, 17), (65, 1, 1)] {
+    // The register-tiled kernels at sizes that are not multiples of their 64 x 64 and 128 x 128
+    // blocks or of their 16- and 8-deep steps: the edges load zeros and write nothing.
+    for (m, n, w) in [(70, 50, 37), (1, 130, 17), (65, 1, 1), (130, 129, 9)] {
         let (a, b) = matmul::inputs(m, n, w);
-        let (c, _) = matmul::multiply(Variant::RegisterTiled, &a, &b, m, n, w)?;
-        assert!(
-            c == matmul::multiply_cpu(&a, &b, m, n, w),
-            "RegisterTiled, {m} x {n} x {w}"
-        );
+        for variant in [Variant::RegisterTiled, Variant::RegisterTiled8] {
+            let (c, _) = matmul::multiply(variant, &a, &b, m, n, w)?;
+            assert!(
+                c == matmul::multiply_cpu(&a, &b, m, n, w),
+                "{variant:?}, {m} x {n} x {w}"
+            );
+        }
     }
     let (m, n, w) = (2, 4, 6);
     let (a, b) = matmul::inputs(m, n, w);

@@ -208,43 +208,46 @@ fn matmul(ctx: &mut Ctx<'_>, n: usize) -> Result<(), BoxError> {
         &cpu,
     ));
 
-    // The register-tiled kernel (bounds-checked, as the example writes it): a 64 x 64 block of
-    // C per 16 x 16 tile. A launch that wrote nothing must not pass on the results above.
-    c_amp.copy_from_slice(&vec![0.0; n * n])?;
-    nc.copy_from_slice(&vec![0.0; n * n])?;
-    let blocks = n.div_ceil(64) * TS;
-    let grid = Extent::new([blocks, blocks]).tile::<TS, TS>();
-    let t_amp = ctx.time_amp(|| {
-        let (av, bv, mut cv) = (a.view(), b.view(), c_amp.view_mut());
-        Ok(parallel_for_each(
-            grid,
-            example::matmul_register_tiled(&av, &bv, &mut cv),
-        )?)
-    })?;
-    let t_native = ctx.time_native(|| {
-        let (av, bv, mut cv) = (na.view(), nb.view(), nc.view_mut());
-        Ok(parallel_for_each_on(
-            &cpu_acc,
-            grid,
-            example::matmul_register_tiled(&av, &bv, &mut cv),
-        )?)
-    })?;
-    ctx.check_native(
-        &format!("matmul register-tiled {n}"),
-        &t_native,
-        || Ok(nc.to_vec()?),
-        &cpu,
-    )?;
-    ctx.push_row(Row {
-        name: "matmul, register-tiled 4 x 4 per thread (examples/matmul.rs)".into(),
-        size,
-        amp: timed(t_amp, flops),
-        glsl: Cell::None,
-        cpu: timed(t_cpu, flops),
-        native: native_cell(&t_native, Some(flops)),
-    });
-    let c = c_amp.to_vec()?;
-    ctx.checks
-        .push(check(&format!("matmul register-tiled {n}"), &c, &c, &cpu));
+    // The register-tiled kernels (bounds-checked, as the example writes them): a 64 x 64 block
+    // of C per 16 x 16 tile (4 x 4 per thread), and a 128 x 128 one (8 x 8 per thread). A
+    // launch that wrote nothing must not pass on the results above.
+    for (block, per_thread) in [(64, 4), (128, 8)] {
+        c_amp.copy_from_slice(&vec![0.0; n * n])?;
+        nc.copy_from_slice(&vec![0.0; n * n])?;
+        let blocks = n.div_ceil(block) * TS;
+        let grid = Extent::new([blocks, blocks]).tile::<TS, TS>();
+        let launch =
+            |on: &Accelerator, a: &Array<f32, 2>, b: &Array<f32, 2>, c: &mut Array<f32, 2>| {
+                let (av, bv, mut cv) = (a.view(), b.view(), c.view_mut());
+                match per_thread {
+                    4 => parallel_for_each_on(
+                        on,
+                        grid,
+                        example::matmul_register_tiled(&av, &bv, &mut cv),
+                    ),
+                    _ => parallel_for_each_on(
+                        on,
+                        grid,
+                        example::matmul_register_tiled_8x8(&av, &bv, &mut cv),
+                    ),
+                }
+            };
+        let t_amp = ctx.time_amp(|| Ok(launch(&acc, &a, &b, &mut c_amp)?))?;
+        let t_native = ctx.time_native(|| Ok(launch(&cpu_acc, &na, &nb, &mut nc)?))?;
+        let name = format!("matmul register-tiled {per_thread} x {per_thread} {n}");
+        ctx.check_native(&name, &t_native, || Ok(nc.to_vec()?), &cpu)?;
+        ctx.push_row(Row {
+            name: format!(
+                "matmul, register-tiled {per_thread} x {per_thread} per thread (examples/matmul.rs)"
+            ),
+            size: size.clone(),
+            amp: timed(t_amp, flops),
+            glsl: Cell::None,
+            cpu: timed(t_cpu, flops),
+            native: native_cell(&t_native, Some(flops)),
+        });
+        let c = c_amp.to_vec()?;
+        ctx.checks.push(check(&name, &c, &c, &cpu));
+    }
     Ok(())
 }
