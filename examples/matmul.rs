@@ -158,7 +158,10 @@ const BK8: usize = 8;
 /// step (four elements of each per thread, 16 KiB of `tile_static` memory for both buffers):
 /// 64 multiply-adds per 16 `tile_static` reads against the smaller kernel's 16 per 8, the
 /// shape fast single-precision products take on GPUs. The launch is
-/// `[ceil(M / 128) * 16, ceil(N / 128) * 16]` threads; the same order of additions.
+/// `[ceil(M / 128) * 16, ceil(N / 128) * 16]` threads; the same order of additions. (A kernel
+/// of its own rather than one generic over the block: the kernel language takes a named
+/// constant as an array type's length, `[f32; RT8]`, but only a literal as the length of an
+/// array expression, `[0.0f32; 8]`.)
 #[kernel(amp, allow(tile_static_race, write_conflict))]
 pub fn matmul_register_tiled_8x8(
     t: TiledIndex<TS, TS>,
