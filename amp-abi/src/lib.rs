@@ -417,7 +417,9 @@ pub enum Shape {
         loops: bool,
         /// Consecutive indices each invocation runs at once (its grid-stride loop steps over
         /// groups of them): 4 for a kernel that moves its views' elements 16 bytes at a time,
-        /// else 1. The grid is sized for `ceil(indices / lanes)` such groups.
+        /// else 1. The grid is sized for `ceil((indices + lanes - 1) / lanes)` such groups:
+        /// the module's groups may start up to `lanes - 1` indices before index 0, so that a
+        /// view's groups start at its 16-byte boundary.
         lanes: u32,
     },
 }
