@@ -289,11 +289,7 @@ impl Emitter<'_> {
         let first = self.op(Op::IAdd, u, &[gx, y_off]);
         let groups = self.op(Op::IMul, u, &[nx, ny]);
         let stride = self.op(Op::IMul, u, &[groups, wg]);
-        let extents: Vec<Word> = (0..self.k.rank).map(|d| self.push_member(d)).collect();
-        let mut total = extents[0];
-        for &e in &extents[1..] {
-            total = self.op(Op::IMul, u, &[total, e]);
-        }
+        let mut total = self.domain_size();
         let scalar = quad
             .map(|_| self.bool_spec_constant(amp_abi::spec_id::SCALAR_ACCESS, "amp_scalar_access"));
         if let (Some(scalar), Some((_, form))) = (scalar, quad) {
@@ -380,12 +376,28 @@ impl Emitter<'_> {
         }
     }
 
+    /// The launch domain's extent, one value per dimension, from the push constants.
+    pub(super) fn domain_extents(&mut self) -> Vec<Word> {
+        (0..self.k.rank).map(|d| self.push_member(d)).collect()
+    }
+
+    /// The number of indices in the launch domain: the product of its extents.
+    pub(super) fn domain_size(&mut self) -> Word {
+        let u = self.scalar_ty(Scalar::U32);
+        let extents = self.domain_extents();
+        let mut total = extents[0];
+        for &e in &extents[1..] {
+            total = self.op(Op::IMul, u, &[total, e]);
+        }
+        total
+    }
+
     /// The components of the domain's index number `linear` in row-major order (the last
     /// dimension varies fastest).
     pub(super) fn domain_index(&mut self, linear: Word) -> Vec<Word> {
         let u = self.scalar_ty(Scalar::U32);
         let rank = self.k.rank as usize;
-        let extents: Vec<Word> = (0..rank as u32).map(|d| self.push_member(d)).collect();
+        let extents = self.domain_extents();
         let mut components = vec![linear; rank];
         let mut rest = linear;
         for d in (1..rank).rev() {

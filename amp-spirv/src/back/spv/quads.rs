@@ -217,11 +217,8 @@ impl Emitter<'_> {
                 [(); QUAD as usize].map(|()| self.function_var(t, None))
             })
             .collect();
-        let domain: Vec<Word> = (0..self.k.rank).map(|d| self.push_member(d)).collect();
-        let mut total = domain[0];
-        for &e in &domain[1..] {
-            total = self.op(Op::IMul, u, &[total, e]);
-        }
+        let domain = self.domain_extents();
+        let total = self.domain_size();
         let two = self.const_u32(2);
         let three = self.const_u32(3);
         let four = self.const_u32(QUAD);
@@ -238,55 +235,23 @@ impl Emitter<'_> {
         let inside = self.op(Op::ULessThanEqual, b, &[end, total]);
         let mut whole = self.op(Op::LogicalAnd, b, &[started, inside]);
         // The lanes' indices, stepped from the first's components: in a domain of a higher
-        // rank a row of at least four indices holds a quad or ends inside it once.
+        // rank, right where a row of at least four indices holds the quad or ends inside it.
         let lanes = self.quad_indices(base, &domain);
-        if let [.., last] = domain[..] {
-            if domain.len() > 1 {
+        let in_row = match domain[..] {
+            [.., _, last] => {
                 let long = self.op(Op::UGreaterThanEqual, b, &[last, four]);
                 whole = self.op(Op::LogicalAnd, b, &[whole, long]);
+                let end_in_row = self.op(Op::IAdd, u, &[lanes[0][domain.len() - 1], three]);
+                Some(self.op(Op::ULessThan, b, &[end_in_row, last]))
             }
-        }
-        // Of a higher rank, whether the quad lies in one row of the domain.
-        let in_row = (domain.len() > 1).then(|| {
-            let rank = domain.len();
-            let last = self.op(Op::IAdd, u, &[lanes[0][rank - 1], three]);
-            self.op(Op::ULessThan, b, &[last, domain[rank - 1]])
-        });
+            _ => None,
+        };
         let mut starts = Vec::with_capacity(form.views.len());
         for v in &form.views {
-            let extent = self.buffer_extent(v.param);
             let (first, _) = self.buffer_linear(v.param, &lanes[0]);
             let holds = match in_row {
-                None => {
-                    // `extent - base >= 4` where `extent >= base` (no wrap either way).
-                    let reaches = self.op(Op::UGreaterThanEqual, b, &[extent[0], base]);
-                    let left = self.op(Op::ISub, u, &[extent[0], base]);
-                    let holds = self.op(Op::UGreaterThanEqual, b, &[left, four]);
-                    self.op(Op::LogicalAnd, b, &[reaches, holds])
-                }
-                Some(in_row) => {
-                    // The view holds the quad where it covers the domain and the quad lies in
-                    // one row or the view's rows follow each other as the domain's do (its
-                    // strides are the domain's row-major ones): a section of a wider array
-                    // holds the quads inside its rows.
-                    let strides = self.buffer_strides(v.param, self.k.rank);
-                    let mut follow = in_row;
-                    let mut dense = domain[domain.len() - 1];
-                    for (d, &stride) in strides.iter().enumerate().rev() {
-                        let same = self.op(Op::IEqual, b, &[stride, dense]);
-                        follow = match d + 2 == domain.len() {
-                            true => same,
-                            false => self.op(Op::LogicalAnd, b, &[follow, same]),
-                        };
-                        dense = self.op(Op::IMul, u, &[dense, domain[d]]);
-                    }
-                    let mut holds = self.op(Op::LogicalOr, b, &[in_row, follow]);
-                    for (&own, &d) in extent.iter().zip(&domain) {
-                        let covers = self.op(Op::UGreaterThanEqual, b, &[own, d]);
-                        holds = self.op(Op::LogicalAnd, b, &[holds, covers]);
-                    }
-                    holds
-                }
+                None => self.holds_from(v.param, base),
+                Some(in_row) => self.holds_quad(v.param, &domain, in_row),
             };
             let low = self.op(Op::BitwiseAnd, u, &[first, three]);
             let aligned = self.op(Op::IEqual, b, &[low, zero]);
@@ -319,6 +284,46 @@ impl Emitter<'_> {
         });
         self.return_and_end_function();
         id
+    }
+
+    /// Whether rank-1 view `p` holds the four elements from index `base` (below the
+    /// domain's size): `extent - base >= 4` where `extent >= base` (no wrap either way).
+    fn holds_from(&mut self, p: ParamId, base: Word) -> Word {
+        let (u, b) = (self.scalar_ty(Scalar::U32), self.scalar_ty(Scalar::Bool));
+        let four = self.const_u32(QUAD);
+        let extent = self.buffer_extent(p)[0];
+        let reaches = self.op(Op::UGreaterThanEqual, b, &[extent, base]);
+        let left = self.op(Op::ISub, u, &[extent, base]);
+        let holds = self.op(Op::UGreaterThanEqual, b, &[left, four]);
+        self.op(Op::LogicalAnd, b, &[reaches, holds])
+    }
+
+    /// Whether view `p` of a higher rank holds a quad of the domain of extent `domain`
+    /// (`in_row`: the quad lies in one row): the view covers the domain, and the quad lies in
+    /// one row or the view's rows follow each other as the domain's do (its strides are the
+    /// domain's row-major ones), so a section of a wider array holds the quads inside its rows.
+    fn holds_quad(&mut self, p: ParamId, domain: &[Word], in_row: Word) -> Word {
+        let (u, b) = (self.scalar_ty(Scalar::U32), self.scalar_ty(Scalar::Bool));
+        let strides = self.buffer_strides(p, self.k.rank);
+        let mut follow = None;
+        let mut row_major = domain[domain.len() - 1];
+        for (d, &stride) in strides.iter().enumerate().rev() {
+            let same = self.op(Op::IEqual, b, &[stride, row_major]);
+            follow = Some(match follow {
+                None => same,
+                Some(f) => self.op(Op::LogicalAnd, b, &[f, same]),
+            });
+            row_major = self.op(Op::IMul, u, &[row_major, domain[d]]);
+        }
+        let mut holds = match follow {
+            Some(f) => self.op(Op::LogicalOr, b, &[in_row, f]),
+            None => in_row,
+        };
+        for (&own, &d) in self.buffer_extent(p).iter().zip(domain) {
+            let covers = self.op(Op::UGreaterThanEqual, b, &[own, d]);
+            holds = self.op(Op::LogicalAnd, b, &[holds, covers]);
+        }
+        holds
     }
 
     /// How many indices the quads are shifted back by (0 to 3), so that they start at a
