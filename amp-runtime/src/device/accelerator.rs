@@ -135,7 +135,7 @@ fn device_for(inst: &Arc<InstanceShared>, phys: &PhysicalInfo) -> Result<Acceler
     }
     let device = Arc::new(create_device(inst, phys)?);
     devices.push((phys.handle, device.clone()));
-    super::exit::at_exit(finish_open_devices);
+    super::exit::at_exit(finish_open_devices, wait_for_open_devices);
     Ok(vulkan_acc(device))
 }
 
@@ -151,8 +151,16 @@ extern "C" fn finish_open_devices() {
     }
 }
 
+/// What a thread that submitted work waits for when it ends (`device/exit.rs`): each open
+/// device's submitted work.
+fn wait_for_open_devices() {
+    for device in open_devices() {
+        device.finish_submitted();
+    }
+}
+
 /// The logical devices opened so far.
-pub(super) fn open_devices() -> Vec<Arc<Device>> {
+fn open_devices() -> Vec<Arc<Device>> {
     lock(&DEVICES).iter().map(|(_, d)| d.clone()).collect()
 }
 

@@ -27,25 +27,31 @@ use crate::sync::lock;
 /// The hook [`at_exit`] registered, for [`again_after_first_work`].
 static HOOK: OnceLock<extern "C" fn()> = OnceLock::new();
 
+/// What a thread that submitted work runs when it ends ([`at_exit`]'s `wait`): passed in by
+/// the accelerator module, which depends on this one (no module cycle).
+static AT_THREAD_END: OnceLock<fn()> = OnceLock::new();
+
 /// Registers `hook` (the accelerator module's, which waits for each open device's submitted
 /// work with [`Device::finish_submitted_at_exit`], and does nothing when it ran already) to
-/// run when the process ends, once per process.
-pub(super) fn at_exit(hook: extern "C" fn()) {
+/// run when the process ends, once per process; `wait` (which waits for each open device's
+/// submitted work with [`Device::finish_submitted`]) is what each thread that submits work
+/// runs when it ends ([`on_submit`]).
+pub(super) fn at_exit(hook: extern "C" fn(), wait: fn()) {
     static REGISTERED: Once = Once::new();
     REGISTERED.call_once(|| {
         let _ = HOOK.set(hook);
+        let _ = AT_THREAD_END.set(wait);
         register(hook);
     });
 }
 
-/// Waits for each open device's submitted work ([`Device::finish_submitted`]) when the thread
-/// that holds it ends.
+/// Runs the registered wait when the thread that holds it ends.
 struct ThreadEnd;
 
 impl Drop for ThreadEnd {
     fn drop(&mut self) {
-        for device in super::accelerator::open_devices() {
-            device.finish_submitted();
+        if let Some(wait) = AT_THREAD_END.get() {
+            wait();
         }
     }
 }
