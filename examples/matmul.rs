@@ -64,27 +64,28 @@ pub fn matmul_tiled(
     c[t.global] = sum;
 }
 
-/// Outputs per thread along each side of the register-tiled kernel's block of C.
-const RT: usize = 4;
-/// Rows (columns) of C per tile of the register-tiled kernel: 64.
-const BLOCK: usize = TS * RT;
-/// Columns of A (rows of B) staged per step of the register-tiled kernel.
-const BK: usize = 16;
-
-/// A 64 x 64 block of C per 16 x 16 tile: thread `(ty, tx)` accumulates the 4 x 4 elements at
-/// rows `ty + 16 i` and columns `tx + 16 j` of the block in a local array (neighbouring threads
-/// write neighbouring columns, and read neighbouring `tile_static` words). The tile stages 64 x
-/// 16 of A and 16 x 64 of B per step, four elements of each per thread, into one of two buffers
-/// while it multiplies the other: one barrier per step. Out-of-range elements load as zero, so
-/// any M, N, W work; the launch is `[ceil(M / 64) * 16, ceil(N / 64) * 16]` threads. Each
+/// A `BLOCK x BLOCK` block of C per 16 x 16 tile: thread `(ty, tx)` accumulates the `RT x RT`
+/// elements at rows `ty + 16 i` and columns `tx + 16 j` of the block in a local array
+/// (neighbouring threads write neighbouring columns, and read neighbouring `tile_static`
+/// words). The tile stages `BLOCK x BK` of A and `BK x BLOCK` of B per step, `BLOCK * BK / 256`
+/// elements of each per thread, into one of two buffers while it multiplies the other: one
+/// barrier per step. Out-of-range elements load as zero, so any M, N, W work; the launch is
+/// `[ceil(M / BLOCK) * 16, ceil(N / BLOCK) * 16]` threads ([`register_tiled_grid`]). Each
 /// element of C adds its products in the order of `k`, as the CPU does.
+///
+/// `BLOCK` is `16 * RT`, and `BLOCK * BK` a multiple of 256: a separate parameter because an
+/// array's length is one name, in the kernel language as in Rust's const generics
+/// ([`multiply`] launches `<4, 16, 64>` and `<8, 8, 128>`, and checks the three agree at build
+/// time). The 8 x 8 form makes 64 multiply-adds per 16 `tile_static` reads, against 16 per 8
+/// in the 4 x 4 one: the shape fast single-precision products take on GPUs.
 ///
 /// Two findings of the analyses are allowed, both beyond what they prove today: the reads of
 /// buffer `(step - 1) % 2` never meet the writes of buffer `step % 2` of the same step (each
-/// buffer's writes and reads are a barrier apart), and each thread writes its own 16 elements of
-/// C (`ty + 16 i`, `tx + 16 j` with `ty, tx < 16` are unique per thread of the tile).
+/// buffer's writes and reads are a barrier apart), and each thread writes its own `RT * RT`
+/// elements of C (`ty + 16 i`, `tx + 16 j` with `ty, tx < 16` are unique per thread of the
+/// tile).
 #[kernel(amp, allow(tile_static_race, write_conflict))]
-pub fn matmul_register_tiled(
+pub fn matmul_register_tiled<const RT: usize, const BK: usize, const BLOCK: usize>(
     t: TiledIndex<TS, TS>,
     a: ArrayView<f32, 2>,
     b: ArrayView<f32, 2>,
@@ -98,15 +99,14 @@ pub fn matmul_register_tiled(
     let mut loc_a: [[[f32; BK]; BLOCK]; 2];
     #[tile_static]
     let mut loc_b: [[[f32; BLOCK]; BK]; 2];
-    // Array expressions take literal lengths (RT x RT).
-    let mut sums = [[0.0f32; 4]; 4];
+    let mut sums = [[0.0f32; RT]; RT];
     let steps = w.div_ceil(BK);
     let mut step = 0;
     while step <= steps {
         // Stage step `step` into buffer `step % 2` while the tile multiplies step - 1.
         if step < steps {
             let (buf, k0) = (step % 2, step * BK);
-            for part in 0..RT {
+            for part in 0..(BLOCK * BK / (TS * TS)) {
                 let e = me + part * TS * TS;
                 let (ar, ac) = (e / BK, e % BK);
                 let (gr, gc) = (row0 + ar, k0 + ac);
@@ -120,8 +120,8 @@ pub fn matmul_register_tiled(
             let buf = (step - 1) % 2;
             let ks = BK.min(w - (step - 1) * BK);
             for k in 0..ks {
-                let mut col_a = [0.0f32; 4];
-                let mut row_b = [0.0f32; 4];
+                let mut col_a = [0.0f32; RT];
+                let mut row_b = [0.0f32; RT];
                 for i in 0..RT {
                     col_a[i] = loc_a[buf][ty + i * TS][k];
                     row_b[i] = loc_b[buf][k][tx + i * TS];
@@ -146,81 +146,15 @@ pub fn matmul_register_tiled(
     }
 }
 
-/// Outputs per thread along each side of the larger register-tiled kernel's block of C.
-const RT8: usize = 8;
-/// Rows (columns) of C per tile of the larger register-tiled kernel: 128.
-const BLOCK8: usize = TS * RT8;
-/// Columns of A (rows of B) staged per step of the larger register-tiled kernel.
-const BK8: usize = 8;
-
-/// [`matmul_register_tiled`] with a 128 x 128 block of C per 16 x 16 tile, 8 x 8 elements per
-/// thread (rows `ty + 16 i`, columns `tx + 16 j`), staging 128 x 8 of A and 8 x 128 of B per
-/// step (four elements of each per thread, 16 KiB of `tile_static` memory for both buffers):
-/// 64 multiply-adds per 16 `tile_static` reads against the smaller kernel's 16 per 8, the
-/// shape fast single-precision products take on GPUs. The launch is
-/// `[ceil(M / 128) * 16, ceil(N / 128) * 16]` threads; the same order of additions. (A kernel
-/// of its own rather than one generic over the block: the kernel language takes a named
-/// constant as an array type's length, `[f32; RT8]`, but only a literal as the length of an
-/// array expression, `[0.0f32; 8]`.)
-#[kernel(amp, allow(tile_static_race, write_conflict))]
-pub fn matmul_register_tiled_8x8(
-    t: TiledIndex<TS, TS>,
-    a: ArrayView<f32, 2>,
-    b: ArrayView<f32, 2>,
-    c: ArrayViewMut<f32, 2>,
-) {
-    let (m, w, n) = (a.extent()[0], a.extent()[1], b.extent()[1]);
-    let (ty, tx) = (t.local[0], t.local[1]);
-    let (row0, col0) = (t.tile[0] * BLOCK8, t.tile[1] * BLOCK8);
-    let me = ty * TS + tx;
-    #[tile_static]
-    let mut loc_a: [[[f32; BK8]; BLOCK8]; 2];
-    #[tile_static]
-    let mut loc_b: [[[f32; BLOCK8]; BK8]; 2];
-    let mut sums = [[0.0f32; 8]; 8];
-    let steps = w.div_ceil(BK8);
-    let mut step = 0;
-    while step <= steps {
-        if step < steps {
-            let (buf, k0) = (step % 2, step * BK8);
-            for part in 0..(BLOCK8 * BK8 / (TS * TS)) {
-                let e = me + part * TS * TS;
-                let (ar, ac) = (e / BK8, e % BK8);
-                let (gr, gc) = (row0 + ar, k0 + ac);
-                loc_a[buf][ar][ac] = if gr < m && gc < w { a[[gr, gc]] } else { 0.0 };
-                let (br, bc) = (e / BLOCK8, e % BLOCK8);
-                let (hr, hc) = (k0 + br, col0 + bc);
-                loc_b[buf][br][bc] = if hr < w && hc < n { b[[hr, hc]] } else { 0.0 };
-            }
-        }
-        if step > 0 {
-            let buf = (step - 1) % 2;
-            let ks = BK8.min(w - (step - 1) * BK8);
-            for k in 0..ks {
-                let mut col_a = [0.0f32; 8];
-                let mut row_b = [0.0f32; 8];
-                for i in 0..RT8 {
-                    col_a[i] = loc_a[buf][ty + i * TS][k];
-                    row_b[i] = loc_b[buf][k][tx + i * TS];
-                }
-                for i in 0..RT8 {
-                    for j in 0..RT8 {
-                        sums[i][j] += col_a[i] * row_b[j];
-                    }
-                }
-            }
-        }
-        t.barrier.wait();
-        step += 1;
-    }
-    for i in 0..RT8 {
-        for j in 0..RT8 {
-            let (r, col) = (row0 + ty + i * TS, col0 + tx + j * TS);
-            if r < m && col < n {
-                c[[r, col]] = sums[i][j];
-            }
-        }
-    }
+/// The launch of [`matmul_register_tiled`] with `BLOCK x BLOCK` blocks for an `m x n` C,
+/// checking at build time that its parameters agree.
+pub fn register_tiled_grid<const RT: usize, const BK: usize, const BLOCK: usize>(
+    m: usize,
+    n: usize,
+) -> TiledExtent<TS, TS> {
+    const { assert!(BLOCK == TS * RT && (BLOCK * BK).is_multiple_of(TS * TS)) };
+    let threads = |len: usize| len.div_ceil(BLOCK) * TS;
+    Extent::new([threads(m), threads(n)]).tile::<TS, TS>()
 }
 
 /// The `tile_static` kernel with the tile size as a const-generic parameter (`::<2>` below).
@@ -264,8 +198,7 @@ pub enum Variant {
     TiledStatic2,
     /// 64 x 64 blocks of C per 16 x 16 tile, 4 x 4 per thread ([`matmul_register_tiled`]).
     RegisterTiled,
-    /// 128 x 128 blocks of C per 16 x 16 tile, 8 x 8 per thread
-    /// ([`matmul_register_tiled_8x8`]).
+    /// 128 x 128 blocks of C per 16 x 16 tile, 8 x 8 per thread (the same kernel).
     RegisterTiled8,
 }
 
@@ -297,16 +230,14 @@ pub fn multiply(
             Variant::TiledStatic2 => {
                 parallel_for_each(e.tile::<2, 2>(), matmul_tiled_by::<2>(&av, &bv, &mut cv))?
             }
-            Variant::RegisterTiled => {
-                let threads = |len: usize| len.div_ceil(BLOCK) * TS;
-                let grid = Extent::new([threads(m), threads(n)]).tile::<TS, TS>();
-                parallel_for_each(grid, matmul_register_tiled(&av, &bv, &mut cv))?
-            }
-            Variant::RegisterTiled8 => {
-                let threads = |len: usize| len.div_ceil(BLOCK8) * TS;
-                let grid = Extent::new([threads(m), threads(n)]).tile::<TS, TS>();
-                parallel_for_each(grid, matmul_register_tiled_8x8(&av, &bv, &mut cv))?
-            }
+            Variant::RegisterTiled => parallel_for_each(
+                register_tiled_grid::<4, 16, 64>(m, n),
+                matmul_register_tiled::<4, 16, 64>(&av, &bv, &mut cv),
+            )?,
+            Variant::RegisterTiled8 => parallel_for_each(
+                register_tiled_grid::<8, 8, 128>(m, n),
+                matmul_register_tiled::<8, 8, 128>(&av, &bv, &mut cv),
+            )?,
         }
         cv.synchronize()?;
     }

@@ -83,9 +83,9 @@ struct ReadmeDoctests;
 #[doc(hidden)]
 pub mod __private {
     pub use amp_runtime::{
-        assert_device_field, fits_u32, is_scalar, outer_const, DeviceStructSeal, KernelArg,
-        KernelCall, KernelInfo, OuterConstValue, ParamInfo, ParamKind, ScalarType, Shape,
-        SpirvBytes, TextureAccess, TiledKernelCall,
+        assert_device_field, fits_u32, is_scalar, outer_const, outer_const_len, DeviceStructSeal,
+        KernelArg, KernelCall, KernelInfo, OuterConstValue, ParamInfo, ParamKind, ScalarType,
+        Shape, SpirvBytes, TextureAccess, TiledKernelCall,
     };
     pub use amp_runtime::{native_rt as native, NativeCode, NativeLaunch};
 }

@@ -416,6 +416,7 @@ const RUNTIME_LAYERS: &[&[&str]] = &[
         "extent",
         "fault",
         "kernel",
+        "native_rt",
         "normalized",
         "numeric",
         "outer_const",

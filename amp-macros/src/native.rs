@@ -88,6 +88,34 @@ pub(crate) fn entry(
     };
     let entry = format_ident!("__amp_native_{i}");
     let thread_fn = format_ident!("{THREAD_FN}");
+    // The const-generic parameters the generated functions are generic over (all of them
+    // where a thread's array takes one as its length): so is the entry, which the launcher
+    // instantiates with the kernel's own, and which passes their values from them.
+    let generic_names: Vec<_> = kernel
+        .generics
+        .iter()
+        .map(|i| format_ident!("G{i}"))
+        .collect();
+    let (generics, turbofish, instance) = match generic_names.is_empty() {
+        true => (
+            TokenStream2::new(),
+            TokenStream2::new(),
+            TokenStream2::new(),
+        ),
+        false => {
+            let consts = kernel.generics.iter().map(|&i| &kernel.consts[i as usize]);
+            let params = consts.clone().zip(&generic_names).map(|(c, g)| {
+                let t = amp_spirv::native_generic_type(c.ty);
+                quote!(const #g: #t)
+            });
+            let own = consts.map(|c| &c.ident);
+            (
+                quote!(<#(#params),*>),
+                quote!(::<#(#generic_names),*>),
+                quote!(::<#(#own),*>),
+            )
+        }
+    };
     // The launch's arguments as `let`s (buffers, textures, samplers, values and
     // const-generic parameters, named `{prefix}{k}`) and the argument list that passes them.
     let reads = |prefix: &str| {
@@ -111,7 +139,8 @@ pub(crate) fn entry(
             let w1 = Literal::usize_unsuffixed(word + 1);
             // A `const` item's value is known where the entry is compiled: LLVM then folds the
             // tile shape, `tile_static` lengths and loop bounds it sets into the code. A
-            // const-generic parameter's comes with the launch (the entry is not generic).
+            // const-generic parameter's comes with the launch, unless the entry is generic
+            // over it (below).
             if !c.generic {
                 let t = crate::tokens::scalar_tokens(c.ty);
                 let read = crate::statics::outer_const_read(c, &t);
@@ -128,6 +157,16 @@ pub(crate) fn entry(
                 args.push(value);
                 continue;
             }
+            word += if c.ty == Scalar::F64 { 2 } else { 1 };
+            // A parameter the entry is generic over: its value, which LLVM folds.
+            if kernel.generics.contains(&(k as u32)) {
+                let g = format_ident!("G{k}");
+                args.push(match c.ty {
+                    Scalar::Usize => quote!((#g as u32)),
+                    _ => quote!(#g),
+                });
+                continue;
+            }
             let value = match c.ty {
                 Scalar::U32 | Scalar::Usize => quote!(l.spec(#w)),
                 Scalar::I32 => quote!(l.spec(#w) as i32),
@@ -141,7 +180,6 @@ pub(crate) fn entry(
                     quote!(f64::from_bits(u64::from(l.spec(#w)) | (u64::from(l.spec(#w1)) << 32)))
                 }
             };
-            word += if c.ty == Scalar::F64 { 2 } else { 1 };
             lets.push(quote!(let #name = #value;));
             args.push(quote!(#name));
         }
@@ -157,7 +195,7 @@ pub(crate) fn entry(
     // The arguments are read in each branch: a variant's struct twins are its own types.
     let run = |f: &syn::Ident, batch: Option<&syn::Ident>| match (tiled, batch) {
         (true, _) => {
-            quote!({ #(#lets)* l.for_each_tile(#work, move |tile| unsafe { #f(tile, #(#args,)* oob) }); })
+            quote!({ #(#lets)* l.for_each_tile(#work, move |tile| unsafe { #f #turbofish (tile, #(#args,)* oob) }); })
         }
         (false, Some(b)) => {
             let (lanes, wide) = batched.as_ref().map_or((1, false), |(shape, ..)| *shape);
@@ -166,7 +204,7 @@ pub(crate) fn entry(
             let fits = match wide {
                 true => {
                     let fits = format_ident!("{b}_fits");
-                    quote!(move |tile, lanes| unsafe { #fits(tile, lanes, #(#batch_args,)* oob) })
+                    quote!(move |tile, lanes| unsafe { #fits #turbofish (tile, lanes, #(#batch_args,)* oob) })
                 }
                 false => quote!(|_, _| false),
             };
@@ -177,12 +215,12 @@ pub(crate) fn entry(
                     #lanes,
                     #wide,
                     #fits,
-                    move |tile, lanes| unsafe { #b(tile, lanes, #(#batch_args,)* oob) },
+                    move |tile, lanes| unsafe { #b #turbofish (tile, lanes, #(#batch_args,)* oob) },
                 );
             })
         }
         (false, None) => {
-            quote!({ #(#lets)* l.for_each(#work, move |idx| unsafe { #f(idx, #(#args,)* oob) }); })
+            quote!({ #(#lets)* l.for_each(#work, move |idx| unsafe { #f #turbofish (idx, #(#args,)* oob) }); })
         }
     };
     let mut items = TokenStream2::new();
@@ -213,7 +251,7 @@ pub(crate) fn entry(
     };
     let item = quote! {
         #[allow(unused_variables, unused_unsafe, clippy::all)]
-        unsafe fn #entry(l: &::amp::__private::NativeLaunch<'_>) {
+        unsafe fn #entry #generics (l: &::amp::__private::NativeLaunch<'_>) {
             #thread
             #items
             let oob = l.oob();
@@ -226,7 +264,7 @@ pub(crate) fn entry(
     };
     Ok((
         item,
-        quote!(::amp::__private::NativeCode::Entry(#entry)),
+        quote!(::amp::__private::NativeCode::Entry(#entry #instance)),
         status,
     ))
 }

@@ -226,8 +226,8 @@ pub(crate) fn spec_words(c: &amp_spirv::OuterConst) -> TokenStream2 {
     }
 }
 
-/// Compile-time checks of sizes the compiler could not see: tile shapes and `tile_static`
-/// bytes that depend on `const` items or const-generic parameters.
+/// Compile-time checks of sizes the compiler could not see: tile shapes, `tile_static` bytes
+/// and local arrays' lengths that depend on `const` items or const-generic parameters.
 pub(crate) fn launch_checks(kernel: &CompiledKernel) -> Vec<TokenStream2> {
     let mut out = Vec::new();
     let name = &kernel.name;
@@ -267,6 +267,23 @@ pub(crate) fn launch_checks(kernel: &CompiledKernel) -> Vec<TokenStream2> {
             "kernel `{name}`: its tile_static variables need more than {max} bytes (32 KiB)"
         );
         out.push(quote_spanned! {ident.span()=> ::core::assert!(#bytes <= #max, #msg); });
+    }
+    for &k in &kernel.local_lengths {
+        let c = &kernel.consts[k as usize];
+        let (path, ident) = (&c.path, &c.ident);
+        // A device function's copy is read by a `const fn`, as the check is a constant.
+        let read = match c.accessor {
+            true => quote!(::amp::__private::outer_const_len(#path #ident())),
+            false => outer_const_read(c, &quote!(usize)),
+        };
+        let max = u128::from(amp_spirv::abi::MAX_LOCAL_ARRAY_LEN);
+        let msg = format!(
+            "kernel `{name}`: `{}` is the length of a local array, which must be from 1 to {max}",
+            c.ident
+        );
+        out.push(quote_spanned! {c.ident.span()=>
+            ::core::assert!((#read as u128) >= 1 && (#read as u128) <= #max, #msg);
+        });
     }
     out
 }

@@ -89,8 +89,13 @@ pub mod short_vector;
 mod sync;
 mod texture;
 
+/// What the native back end's generated code names: the support crate, and the reads of
+/// constants that need the runtime's types.
 #[doc(hidden)]
-pub use amp_native_rt as native_rt;
+pub mod native_rt {
+    pub use crate::outer_const::outer_const_len;
+    pub use amp_native_rt::*;
+}
 pub use config::{Config, DeviceCopy, Robustness, KERNEL_COPY_MIN_BYTES};
 #[doc(hidden)]
 pub use data::{__completion_of_writes, __same_device_arrays, DeviceBuffer, DeviceBufferMut};
@@ -125,7 +130,7 @@ pub use normalized::{
 pub use numeric::is_scalar;
 pub use numeric::{DeviceFloat, DeviceInt, DeviceScalar};
 #[doc(hidden)]
-pub use outer_const::{fits_u32, outer_const, OuterConstValue};
+pub use outer_const::{fits_u32, outer_const, outer_const_len, OuterConstValue};
 pub use scalar::assert_device_field;
 #[doc(hidden)]
 pub use scalar::sealed::Sealed as DeviceStructSeal;

@@ -78,6 +78,19 @@ union Pun<V: Copy> {
     word: usize,
 }
 
+/// The value of a `usize` constant from a device function's public copy, in a `const fn`: how
+/// a kernel's launcher checks a local array length the function names. A constant of another
+/// type is a build error.
+pub const fn outer_const_len<V: OuterConstValue>(value: V) -> usize {
+    assert!(
+        V::TAG == USIZE_TAG,
+        "an array length a device function reads is not a `usize`"
+    );
+    // SAFETY: only `usize` has `USIZE_TAG` (the trait is sealed and the tags are distinct), so
+    // `V` is `usize` and the word read is exactly the value's initialized bytes.
+    unsafe { Pun { value }.word }
+}
+
 /// Whether `value` fits the 32 bits a constant has on the device: always, but for a `usize`
 /// above `u32::MAX`. A `const fn`, so kernels check it at build time.
 pub const fn fits_u32<V: OuterConstValue>(value: V) -> bool {

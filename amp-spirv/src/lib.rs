@@ -25,8 +25,9 @@ pub use back::OOB_REPORT_WORDS;
 pub use compile::{
     check, check_device_fn, check_device_fn_with, compile, compile_native, compile_str,
     compile_with, device_fn_consts_with, internal_error, missing_device_fn, missing_device_fns,
-    missing_device_fns_with_roots, BatchedVariant, CheckedKernel, CompiledKernel, CompiledParam,
-    NativeError, NativeKernel, NativeVariant, Options, TileStaticSize, Unsupported,
+    missing_device_fns_with_roots, native_generic_type, BatchedVariant, CheckedKernel,
+    CompiledKernel, CompiledParam, NativeError, NativeKernel, NativeVariant, Options,
+    TileStaticSize, Unsupported,
 };
 pub use diag::{Diagnostic, Diagnostics, Rule, Span};
 pub use file_facts::{imports_of_fn, is_device_attr, is_kernel_attr, FileFacts};

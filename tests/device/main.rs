@@ -47,6 +47,7 @@ mod masked_loops;
 mod math;
 mod matmul;
 mod model;
+mod named_lengths;
 #[cfg(feature = "ndarray")]
 mod ndarray_interop;
 mod normalized;

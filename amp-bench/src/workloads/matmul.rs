@@ -211,24 +211,22 @@ fn matmul(ctx: &mut Ctx<'_>, n: usize) -> Result<(), BoxError> {
     // The register-tiled kernels (bounds-checked, as the example writes them): a 64 x 64 block
     // of C per 16 x 16 tile (4 x 4 per thread), and a 128 x 128 one (8 x 8 per thread). A
     // launch that wrote nothing must not pass on the results above.
-    for (block, per_thread) in [(64, 4), (128, 8)] {
+    for per_thread in [4, 8] {
         c_amp.copy_from_slice(&vec![0.0; n * n])?;
         nc.copy_from_slice(&vec![0.0; n * n])?;
-        let blocks = n.div_ceil(block) * TS;
-        let grid = Extent::new([blocks, blocks]).tile::<TS, TS>();
         let launch =
             |on: &Accelerator, a: &Array<f32, 2>, b: &Array<f32, 2>, c: &mut Array<f32, 2>| {
                 let (av, bv, mut cv) = (a.view(), b.view(), c.view_mut());
                 match per_thread {
                     4 => parallel_for_each_on(
                         on,
-                        grid,
-                        example::matmul_register_tiled(&av, &bv, &mut cv),
+                        example::register_tiled_grid::<4, 16, 64>(n, n),
+                        example::matmul_register_tiled::<4, 16, 64>(&av, &bv, &mut cv),
                     ),
                     _ => parallel_for_each_on(
                         on,
-                        grid,
-                        example::matmul_register_tiled_8x8(&av, &bv, &mut cv),
+                        example::register_tiled_grid::<8, 8, 128>(n, n),
+                        example::matmul_register_tiled::<8, 8, 128>(&av, &bv, &mut cv),
                     ),
                 }
             };

@@ -15,7 +15,8 @@ mod native;
 mod report;
 
 pub use native::{
-    compile_native, BatchedVariant, NativeError, NativeKernel, NativeVariant, Unsupported,
+    compile_native, native_generic_type, BatchedVariant, NativeError, NativeKernel, NativeVariant,
+    Unsupported,
 };
 
 /// One parameter of a compiled kernel, after the index.
@@ -66,6 +67,10 @@ pub struct CompiledKernel {
     /// The `tile_static` variables' sizes, for the launcher's limit check when a size is a
     /// constant the compiler cannot see.
     pub tile_static: Vec<TileStaticSize>,
+    /// The outer constants (by index in `consts`) that give a thread's local array its length
+    /// (`[f32; N]`, `[0.0; N]`), each once: the launcher checks each is a length the kernel
+    /// language allows (1 to `MAX_LOCAL_ARRAY_LEN`), which the compiler cannot see.
+    pub local_lengths: Vec<u32>,
     /// The binding (in set 0) of the kernel's report buffer (`amp_abi::REPORT_WORDS` `u32`s,
     /// zeroed before the launch): for a bounds-checked kernel with buffer parameters, or one
     /// whose loops are watched for a device's loop limit; `None` otherwise.
@@ -183,6 +188,18 @@ pub struct TileStaticSize {
     pub elem_bytes: u32,
     /// Array lengths, outermost first (empty for a scalar).
     pub dims: Vec<Len>,
+}
+
+/// The outer constants among the array lengths of `ty`, added to `out` once each.
+fn named_lengths(ty: &types::Ty, out: &mut Vec<u32>) {
+    if let types::Ty::Array(elem, len) = ty {
+        if let Len::Const(k, _) = len {
+            if !out.contains(k) {
+                out.push(*k);
+            }
+        }
+        named_lengths(elem, out);
+    }
 }
 
 fn tile_static_size(ty: &types::Ty) -> TileStaticSize {
@@ -377,6 +394,14 @@ impl CheckedKernel {
                 dims: Vec::new(),
             });
         }
+        let mut local_lengths = Vec::new();
+        for l in kernel
+            .locals
+            .iter()
+            .filter(|l| l.storage == ir::Storage::Function)
+        {
+            named_lengths(&l.ty, &mut local_lengths);
+        }
         let warnings: Vec<Warning> = self
             .findings
             .warnings
@@ -398,6 +423,7 @@ impl CheckedKernel {
             hash,
             tile: kernel.tiled.as_ref().map(|t| t.dims.clone()),
             consts: kernel.consts.clone(),
+            local_lengths,
             tile_static,
             report_binding: back::report_binding(kernel, checks, self.findings.loops.watched()),
             bounds_checked: back::reports_out_of_bounds(kernel, checks),

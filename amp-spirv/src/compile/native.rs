@@ -7,7 +7,7 @@ use crate::back::native;
 use crate::diag::Diagnostics;
 use crate::ir::{OuterConst, ParamKind, TileDim};
 
-pub use native::Unsupported;
+pub use native::{generic_type as native_generic_type, Unsupported};
 
 /// A kernel compiled to native Rust source.
 #[derive(Clone, Debug)]
@@ -24,6 +24,11 @@ pub struct NativeKernel {
     pub params: Vec<(String, ParamKind)>,
     /// The outer constants, passed after the parameters.
     pub consts: Vec<OuterConst>,
+    /// The const-generic parameters (by index in `consts`) every generated function is
+    /// generic over (`const G<i>: T`, in this order; `T` from [`native_generic_type`]): all
+    /// of them where a thread's local array takes one as its length, else none. Callers pass
+    /// them (`::<G<i>, ..>`; the launcher's entry, the kernel's own parameters).
+    pub generics: Vec<u32>,
     /// For a tiled kernel: its tile shape (`T0` first; a named dimension is the outer constant
     /// of that name, passed as its `c<i>` argument). The function then runs one tile.
     pub tile: Option<Vec<TileDim>>,
@@ -225,6 +230,7 @@ impl CheckedKernel {
                 .map(|p| (p.name.clone(), p.kind.clone()))
                 .collect(),
             consts: kernel.consts.clone(),
+            generics: native::native_generics(kernel),
             tile: kernel.tiled.as_ref().map(|t| t.dims.clone()),
             structs,
             code,

@@ -2,6 +2,7 @@
 //! elements of locals, buffer accesses with their bounds checks, atomics, built-ins and math.
 //! Every compound expression is parenthesized, so precedence never depends on the context.
 
+use super::lengths::{pure_index, unchecked_element};
 use super::{conjunction, index_lit, numbered, unsupported, Emitter, Res};
 use crate::back::plan::{self, ArrayIndex, IndexCheck};
 use crate::diag::Span;
@@ -520,56 +521,8 @@ impl Emitter<'_> {
         })
     }
 
-    /// A local array index, clamped into the array (the SPIR-V back end's rule: an index past
-    /// the end reads and writes the last element).
-    fn array_index(&mut self, index: &Expr, len: &Len, span: Span) -> Res<TokenStream> {
-        let at = self.at;
-        let n = self.len(len, span)?;
-        if let ArrayIndex::Literal(v) = self.plan.array_index(index, len) {
-            let v = index_lit(v);
-            return Ok(quote_spanned!(at=> #v));
-        }
-        let i = self.as_u32(index)?;
-        let (rt, n) = (&self.rt, proc_macro2::Literal::u32_suffixed(n));
-        Ok(quote_spanned!(at=> #rt::ix(#i, #n)))
-    }
-
-    /// An element of a local array as a Rust place or value: `base[index]`, with the index
-    /// clamped as docs/semantics.md says, or, where a guard proves it in range for the whole
-    /// tile (`guard.rs`), unclamped and without Rust's own check, so the work-item loop
-    /// around it can be vectorized.
-    fn array_element(
-        &mut self,
-        base: &TokenStream,
-        index: &Expr,
-        len: &Len,
-        place: bool,
-        span: Span,
-    ) -> Res<TokenStream> {
-        let at = self.at;
-        if !matches!(index.kind, ExprKind::Lit(_)) && pure_index(index) {
-            let n = proc_macro2::Literal::u32_suffixed(self.len(len, span)?);
-            // In range: the range analysis proves it, or the guard holding here does. Rust's
-            // own check would be a branch to a panic LLVM cannot always remove, and a loop
-            // with one is not vectorized.
-            if self.plan.array_index(index, len) == ArrayIndex::Proven
-                || self.guard_below(index, &quote_spanned!(at=> (#n as u64)))?
-            {
-                let i = self.as_u32(index)?;
-                return Ok(unchecked_element(
-                    at,
-                    base,
-                    &quote_spanned!(at=> (#i) as usize),
-                    place,
-                ));
-            }
-        }
-        let ix = self.array_index(index, len, span)?;
-        Ok(quote_spanned!(at=> (#base[#ix])))
-    }
-
     /// An index value as a `u32` (a `usize` is one already; an `i32` keeps its bits).
-    fn as_u32(&mut self, e: &Expr) -> Res<TokenStream> {
+    pub(super) fn as_u32(&mut self, e: &Expr) -> Res<TokenStream> {
         let at = self.at;
         let v = self.expr(e)?;
         Ok(match e.ty {
@@ -839,7 +792,7 @@ impl Emitter<'_> {
 
     /// Whether a guard (`guard.rs`) takes over the comparison `i < limit` (`limit` a `u64`
     /// expression the guard can evaluate): see [`guard_check`](Self::guard_check).
-    fn guard_below(&mut self, i: &Expr, limit: &TokenStream) -> Res<bool> {
+    pub(super) fn guard_below(&mut self, i: &Expr, limit: &TokenStream) -> Res<bool> {
         use super::guard::{bound, At};
         let at = self.at;
         let Some(st) = self.tile.as_ref() else {
@@ -955,39 +908,5 @@ fn i32_lit(at: proc_macro2::Span, v: i32) -> TokenStream {
             let v = proc_macro2::Literal::i32_suffixed(v);
             quote_spanned!(at=> #v)
         }
-    }
-}
-
-/// Element `index` (a `usize` expression known to be in range) of the array or slice `base`,
-/// as a place (`place`) or a value, without Rust's check. The index is evaluated first, in a
-/// block of its own, so it may read `base` itself.
-fn unchecked_element(
-    at: proc_macro2::Span,
-    base: &TokenStream,
-    index: &TokenStream,
-    place: bool,
-) -> TokenStream {
-    match place {
-        true => quote_spanned!(at=> (*{ let ix_: usize = #index; (#base).get_unchecked_mut(ix_) })),
-        false => quote_spanned!(at=> (*{ let ix_: usize = #index; (#base).get_unchecked(ix_) })),
-    }
-}
-
-/// Whether index expression `e` has no side effects (no atomics, assignments, buffer reads
-/// that may record an out-of-bounds report, or statements), so computing it before or after
-/// the indices around it changes nothing.
-fn pure_index(e: &Expr) -> bool {
-    match &e.kind {
-        ExprKind::Lit(_)
-        | ExprKind::Local(_)
-        | ExprKind::ScalarParam(_)
-        | ExprKind::OuterConst(_)
-        | ExprKind::BufferExtent(_) => true,
-        ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::Bitcast(a) => pure_index(a),
-        ExprKind::Binary(_, a, b) | ExprKind::Logic(_, a, b) | ExprKind::Element(a, b) => {
-            pure_index(a) && pure_index(b)
-        }
-        ExprKind::Builtin(_, args) | ExprKind::Math(_, args) => args.iter().all(pure_index),
-        _ => false,
     }
 }

@@ -20,6 +20,8 @@ pub enum Invariant {
     /// A construct matched before it is emitted (the compare-exchange of an atomic, a
     /// statement kind) is the one emitted.
     MatchedAbove,
+    /// An array length's outer constant is one of the kernel's.
+    OuterConstIndex,
 }
 
 impl Invariant {
@@ -37,6 +39,7 @@ impl Invariant {
                 "only collective subgroup operations are hoisted, with local operands"
             }
             Invariant::MatchedAbove => "the construct matched above is the one emitted",
+            Invariant::OuterConstIndex => "an array length's constant is one of the kernel's",
         }
     }
 }

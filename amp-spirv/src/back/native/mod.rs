@@ -145,6 +145,9 @@ mod builtin;
 mod expr;
 mod guard;
 mod invariant;
+mod lengths;
+
+pub use lengths::{generic_type, native_generics};
 mod stop;
 mod subgroup;
 mod texture;
@@ -164,7 +167,7 @@ use crate::back::plan::{self, Plan, RangeStep, RangeTest, Step};
 use crate::diag::Span;
 use crate::ir::*;
 use crate::types::StructDef;
-use crate::types::{Len, Scalar, Ty};
+use crate::types::{Scalar, Ty};
 pub use invariant::Invariant;
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
@@ -451,14 +454,21 @@ fn index_lit(n: impl TryInto<usize>) -> Literal {
     Literal::usize_unsuffixed(n.try_into().unwrap_or(usize::MAX))
 }
 
-/// A generated function item: `doc`, then `pub unsafe fn name(args) { body }`, inlined where
-/// LLVM sees fit (see the module docs on `#[inline]`), and free of the user's lints.
-fn generated_fn(doc: &str, name: &Ident, args: &[TokenStream], body: TokenStream) -> TokenStream {
+/// A generated function item: `doc`, then `pub unsafe fn name<generics>(args) { body }`,
+/// inlined where LLVM sees fit (see the module docs on `#[inline]`), and free of the user's
+/// lints.
+fn generated_fn(
+    doc: &str,
+    name: &Ident,
+    generics: &TokenStream,
+    args: &[TokenStream],
+    body: TokenStream,
+) -> TokenStream {
     quote! {
         #[doc = #doc]
         #[inline]
         #[allow(warnings, clippy::all, unused_unsafe)]
-        pub unsafe fn #name(#(#args),*) { #body }
+        pub unsafe fn #name #generics (#(#args),*) { #body }
     }
 }
 
@@ -531,7 +541,7 @@ impl Emitter<'_> {
         Ok(match t {
             Ty::Scalar(s) => self.scalar(*s, span)?,
             Ty::Array(elem, len) => {
-                let (elem, n) = (self.ty(elem, span)?, index_lit(self.len(len, span)?));
+                let (elem, n) = (self.ty(elem, span)?, self.len(len, span)?);
                 quote_spanned!(at=> [#elem; #n])
             }
             Ty::Unit | Ty::Never => quote_spanned!(at=> ()),
@@ -598,14 +608,6 @@ impl Emitter<'_> {
         })
     }
 
-    fn len(&self, len: &Len, span: Span) -> Res<u32> {
-        match len {
-            Len::Lit(0) => unsupported("arrays of length 0", span),
-            Len::Lit(n) => Ok(*n),
-            Len::Const(_, name) => unsupported(format!("arrays of length `{name}`"), span),
-        }
-    }
-
     /// The zero value of a type (what `let x: T;` holds before its assignment).
     fn zero(&self, t: &Ty, span: Span) -> Res<TokenStream> {
         let at = self.at;
@@ -620,7 +622,7 @@ impl Emitter<'_> {
             }
             Ty::Scalar(Scalar::U32 | Scalar::Usize) => quote_spanned!(at=> 0u32),
             Ty::Array(elem, len) => {
-                let (z, n) = (self.zero(elem, span)?, index_lit(self.len(len, span)?));
+                let (z, n) = (self.zero(elem, span)?, self.len(len, span)?);
                 quote_spanned!(at=> [#z; #n])
             }
             Ty::Vector(s, n) => {
@@ -715,6 +717,7 @@ impl Emitter<'_> {
         Ok(generated_fn(
             &doc,
             name,
+            &self.generic_params(),
             &args,
             quote!(#(#lets)* unsafe { let _ = #body; }),
         ))

@@ -48,30 +48,7 @@ impl BodyChecker<'_> {
             syn::Expr::Continue(c) => self.continue_expr(c, span),
             syn::Expr::Return(r) => self.return_expr(r, span),
             syn::Expr::Array(a) => self.array_list(a),
-            syn::Expr::Repeat(r) => {
-                let value = self.expr(&r.expr);
-                match literal_usize(&r.len) {
-                    Some(n) if (1..=u64::from(amp_abi::MAX_LOCAL_ARRAY_LEN)).contains(&n) => {
-                        let ty = Ty::array(value.ty.clone(), n as u32);
-                        Expr {
-                            kind: ExprKind::ArrayRepeat(Box::new(value), n as u32),
-                            ty,
-                            span,
-                        }
-                    }
-                    _ => {
-                        self.err(Diagnostic::error(
-                            Rule::ArrayLengths,
-                            r.len.span(),
-                            format!(
-                                "array lengths must be integer literals from 1 to {}",
-                                amp_abi::MAX_LOCAL_ARRAY_LEN
-                            ),
-                        ));
-                        Self::error_expr(span)
-                    }
-                }
-            }
+            syn::Expr::Repeat(r) => self.array_repeat(r, span),
             syn::Expr::Macro(m) => {
                 self.err(macro_error(&m.mac));
                 Self::error_expr(span)

@@ -36,6 +36,7 @@ mod match_tuple;
 mod matching;
 mod normalized;
 mod place;
+mod repeat;
 mod small_int;
 mod stmt;
 mod structs;
