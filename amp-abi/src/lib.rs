@@ -133,7 +133,8 @@ pub mod spec_id {
     /// A boolean: a simple kernel compiled to run four indices per step with 16-byte accesses
     /// (`Shape::Chosen` with `lanes` 4) runs one index per step with 4-byte accesses instead
     /// (false by default); the runtime then sizes its grid for one index per step. Set where
-    /// `AMP_VECTOR_ACCESS=0`.
+    /// `AMP_VECTOR_ACCESS=0`, and for a launch whose views of the form do not all start at
+    /// the same element modulo 4 (`Shape::Chosen::quad_views`).
     pub const SCALAR_ACCESS: u32 = 0x2_0005;
 }
 
@@ -421,6 +422,11 @@ pub enum Shape {
         /// the module's groups may start up to `lanes - 1` indices before index 0, so that a
         /// view's groups start at its 16-byte boundary.
         lanes: u32,
+        /// With `lanes` 4, the parameters whose elements move 16 bytes at a time, the one the
+        /// groups are aligned to first: its element offset modulo 4 is where they start. A
+        /// view that starts at another element modulo 4 would send every group down the
+        /// one-index path, so the runtime then launches with [`spec_id::SCALAR_ACCESS`].
+        quad_views: &'static [u32],
     },
 }
 

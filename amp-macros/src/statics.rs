@@ -118,7 +118,12 @@ pub(crate) fn instance_statics(
         None => {
             let loops = kernel.has_loops;
             let lanes = kernel.lanes;
-            quote!(::amp::__private::Shape::Chosen { loops: #loops, lanes: #lanes })
+            let views = &kernel.quad_views;
+            quote!(::amp::__private::Shape::Chosen {
+                loops: #loops,
+                lanes: #lanes,
+                quad_views: &[#(#views),*],
+            })
         }
     };
     // One byte-string token per module, in the target's byte order (the macro runs on the

@@ -123,6 +123,7 @@ fn info(k: CompiledKernel) -> &'static KernelInfo {
         shape: amp::__private::Shape::Chosen {
             loops: k.has_loops,
             lanes: k.lanes,
+            quad_views: Box::leak(k.quad_views.into_boxed_slice()),
         },
         uses_float64: k.uses_float64,
         hash: k.hash,

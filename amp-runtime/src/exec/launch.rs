@@ -198,6 +198,7 @@ fn launch(view: &AcceleratorView, plan: Plan<'_>) -> Result<(), Error> {
         let groups = match &tiling {
             None => simple_grid(
                 info,
+                &args,
                 total,
                 device.limits(),
                 shape.unwrap_or(device.launch_shape()),

@@ -84,6 +84,9 @@ pub struct CompiledKernel {
     /// Consecutive indices each invocation of a simple kernel runs at once (`KernelInfo`'s
     /// `Shape::Chosen::lanes`): 4 where its views move 16 bytes at a time, else 1.
     pub lanes: u32,
+    /// In the quad form, the views that move 16 bytes at a time, the one the quads are
+    /// aligned to first (`Shape::Chosen::quad_views`); else empty.
+    pub quad_views: Vec<u32>,
     /// Races, dependences and bank conflicts found (those the options did not allow).
     pub warnings: Vec<Warning>,
     /// The compile report: shape, memory, bindings, capabilities, findings.
@@ -429,6 +432,7 @@ impl CheckedKernel {
             bounds_checked: back::reports_out_of_bounds(kernel, checks),
             loop_lines: module.loop_lines,
             lanes: module.lanes,
+            quad_views: module.quad_views,
             warnings,
             report: String::new(),
             structs: self.structs.iter().cloned().collect(),

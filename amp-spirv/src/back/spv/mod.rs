@@ -72,6 +72,9 @@ pub struct Module {
     /// Consecutive indices each invocation of a simple kernel runs at once: 4 in the quad form
     /// (`quads.rs`), else 1.
     pub lanes: u32,
+    /// In the quad form, its views, the one its quads are aligned to first
+    /// ([`quads::QuadForm::aligned_views`]); else empty.
+    pub quad_views: Vec<u32>,
 }
 
 /// Lowers a type-checked kernel; an error (the broken invariant) only on a bug in the emitter.
@@ -91,6 +94,10 @@ pub fn emit(
 ) -> Result<Module, EmitError> {
     let checks = plan.checks();
     let lanes = if quad_form.is_some() { quads::QUAD } else { 1 };
+    let quad_views = quad_form
+        .as_ref()
+        .map(quads::QuadForm::aligned_views)
+        .unwrap_or_default();
     let mut e = Emitter::new(kernel, plan, layout);
     e.narrow_storage = narrow_storage;
     e.fast_math = precision == Precision::Fast;
@@ -127,6 +134,7 @@ pub fn emit(
         workgroup_size: [SIMPLE_WORKGROUP_SIZE, 1, 1],
         loop_lines,
         lanes,
+        quad_views,
     })
 }
 

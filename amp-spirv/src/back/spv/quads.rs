@@ -68,6 +68,18 @@ impl QuadView {
 }
 
 impl QuadForm {
+    /// The form's views (parameter numbers), the one its quads are aligned to first: the
+    /// first written, else the first (`amp_abi::Shape::Chosen::quad_views`).
+    pub(crate) fn aligned_views(&self) -> Vec<u32> {
+        let anchor = self.views.iter().position(|v| v.written).unwrap_or(0);
+        let mut views: Vec<u32> = self.views.iter().map(|v| v.param as u32).collect();
+        if anchor < views.len() {
+            let first = views.remove(anchor);
+            views.insert(0, first);
+        }
+        views
+    }
+
     /// The element type of buffer `p` as the form loads and stores its quads, where `p` is one
     /// of its views.
     pub(super) fn vector_of(&self, p: ParamId) -> Option<Elem> {
@@ -332,11 +344,9 @@ impl Emitter<'_> {
     /// index at a time.
     pub(super) fn quad_shift(&mut self, form: &QuadForm) -> Word {
         let anchor = form
-            .views
-            .iter()
-            .find(|v| v.written)
-            .or(form.views.first())
-            .map(|v| v.param)
+            .aligned_views()
+            .first()
+            .map(|&p| p as ParamId)
             .or_internal(&mut self.internal, Invariant::BufferDeclared);
         let u = self.scalar_ty(Scalar::U32);
         let offset = self.buffer_offset(anchor);
