@@ -1159,6 +1159,10 @@ fn buffers_threads_may_share_with_a_writer_use_relaxed_atomics() {
         "fn k(t: TiledIndex<4>, out: ArrayViewMut<u32, 1>) { out[t.global] = 1; t.barrier.wait_with_global_memory_fence(); let n = out.extent()[0]; if t.global[0] + 1 < n { let x = out[t.global[0] + 1]; out[t.global] = x; } }",
         // Plain and atomic accesses of one buffer.
         "#[kernel(amp, allow(write_conflict))] fn k(idx: Index<1>, out: ArrayViewMut<u32, 1>) { out[idx] = 1; atomic_fetch_add(&mut out[0], 1u32); }",
+        // A run per thread: no conflict to warn of, but `idx[0] * K` may wrap its 32 bits onto
+        // another thread's run, so no proof for plain accesses.
+        "fn k(idx: Index<1>, out: ArrayViewMut<u32, 1>) { let base = idx[0] * K; for k in 0..K { out[base + k] = 1; } }",
+        "fn k(idx: Index<1>, out: ArrayViewMut<u32, 1>) { out[idx[0] * 2] = 1; out[idx[0] * 2 + 1] = 2; }",
     ];
     for k in shared {
         let code = native_text(k);

@@ -14,8 +14,7 @@ const RUN: usize = 6;
 /// Thread `i` handles elements `i * RUN ..` of `a`: a zeroed accumulator (`[0.0; RUN]`), an
 /// array filled with a value the thread computes (`[x; RUN]`), a literal-length array of
 /// named-length rows, and a `bool` array.
-// Each thread writes its own run, which the race checker does not prove for `base + k`.
-#[kernel(amp, allow(write_conflict))]
+#[kernel(amp)]
 fn runs_of_named_length(
     idx: Index<1>,
     a: ArrayView<f32, 1>,
@@ -85,7 +84,7 @@ fn arrays_of_a_const_items_length_on_every_device() -> Result<(), amp::Error> {
 }
 
 /// A running sum over each thread's `K` elements, in an array made by `[x; K]`.
-#[kernel(amp, allow(write_conflict))]
+#[kernel(amp)]
 fn prefix_runs<const K: usize>(idx: Index<1>, a: ArrayView<i32, 1>, out: ArrayViewMut<i32, 1>) {
     let base = idx[0] * K;
     let mut window = [a[base]; K];

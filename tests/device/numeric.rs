@@ -147,8 +147,8 @@ fn float_bits_are_exact() {
 /// Operations per pair in the integer-method kernels.
 const INT_METHODS: usize = 20;
 
-// Each thread writes its own consecutive elements, which the lint cannot prove.
-#[kernel(amp, allow(write_conflict))]
+// Each thread writes its own consecutive elements (a run per thread, which the lint proves).
+#[kernel(amp)]
 fn int_methods_i32(
     idx: Index<1>,
     a: ArrayView<i32, 1>,
@@ -180,8 +180,8 @@ fn int_methods_i32(
     out[i + 19] = x.wrapping_pow(n);
 }
 
-// Each thread writes its own consecutive elements, which the lint cannot prove.
-#[kernel(amp, allow(write_conflict))]
+// Each thread writes its own consecutive elements (a run per thread, which the lint proves).
+#[kernel(amp)]
 fn int_methods_u32(
     idx: Index<1>,
     a: ArrayView<u32, 1>,
@@ -393,8 +393,8 @@ fn integer_methods_match_rust() -> Result<(), amp::Error> {
     Ok(())
 }
 
-// Each thread writes its own two elements, which the lint cannot prove.
-#[kernel(amp, allow(write_conflict))]
+// Each thread writes its own two elements.
+#[kernel(amp)]
 fn rounding_u32(
     idx: Index<1>,
     a: ArrayView<u32, 1>,
@@ -409,8 +409,8 @@ fn rounding_u32(
 /// Results per input in the direct3d kernel.
 const D3D: usize = 16;
 
-// Each thread writes its own consecutive elements, which the lint cannot prove.
-#[kernel(amp, allow(write_conflict))]
+// Each thread writes its own consecutive elements (a run per thread, which the lint proves).
+#[kernel(amp)]
 fn direct3d_functions(
     idx: Index<1>,
     a: ArrayView<i32, 1>,

@@ -58,8 +58,8 @@ fn run_sums_quads(idx: Index<1>, a: ArrayView<UInt4, 1>, out: ArrayViewMut<u32, 
     out[idx] = s;
 }
 
-// Each thread writes its own run (the race analysis does not follow `idx * 128 + k`).
-#[kernel(amp, unchecked, allow(write_conflict))]
+// Each thread writes its own run of 128.
+#[kernel(amp, unchecked)]
 fn run_scans(idx: Index<1>, a: ArrayView<u32, 1>, out: ArrayViewMut<u32, 1>) {
     let start = idx[0] * 128;
     let mut s = 0u32;
@@ -69,7 +69,7 @@ fn run_scans(idx: Index<1>, a: ArrayView<u32, 1>, out: ArrayViewMut<u32, 1>) {
     }
 }
 
-#[kernel(amp, unchecked, allow(write_conflict))]
+#[kernel(amp, unchecked)]
 fn run_scans_quads(idx: Index<1>, a: ArrayView<UInt4, 1>, out: ArrayViewMut<UInt4, 1>) {
     let start = idx[0] * 32;
     let mut s = 0u32;

@@ -66,6 +66,18 @@ impl IndexKey {
     }
 }
 
+/// A blocked index component, `own * n + rest`.
+struct BlockParts<'k> {
+    /// The dimension of the thread's own component.
+    dim: u32,
+    /// The thread's own component (maybe shifted).
+    own: &'k IndexKey,
+    /// `n`, launch-wide.
+    n: &'k IndexKey,
+    /// What is added to `own * n`, if anything.
+    rest: Option<&'k IndexKey>,
+}
+
 impl Walker<'_> {
     /// The key of an index expression, to compare indices.
     pub(super) fn key(&self, e: &Expr) -> IndexKey {
@@ -204,6 +216,69 @@ impl Walker<'_> {
             }
         }
         seen.iter().all(|&s| s)
+    }
+
+    /// [`unique_per_thread`](Self::unique_per_thread) with blocked components as well: an own
+    /// component times a launch-wide `n`, plus a value below `n` (`out[idx[0] * K + k]` inside
+    /// `for k in 0..K`, or a literal below a literal `n`), thread `i` owning elements
+    /// `i * n ..< (i + 1) * n`. In 32-bit indices `i * n` may wrap onto another thread's
+    /// elements, so this holds only as long as no index wraps (see `Access::blocked`).
+    pub(super) fn unique_per_thread_blocked(&self, idx: &[Expr]) -> bool {
+        let mut seen = vec![false; self.k.rank as usize];
+        for e in idx {
+            match self
+                .own_component(e)
+                .or_else(|| self.blocked_component(&self.key(e)))
+            {
+                Some(d) => seen[d as usize] = true,
+                None if !self.may_vary(e) => {}
+                _ => return false,
+            }
+        }
+        seen.iter().all(|&s| s)
+    }
+
+    /// The dimension `d` when `key` is `own * n + r` (in either order of the sum and of the
+    /// product) with `own` the thread's own component `d` (maybe shifted), `n` launch-wide and
+    /// `r` below `n`: a literal below a literal `n`, or the variable of an enclosing
+    /// `for r in 0..n`; or `own * n` alone with `n` a literal of at least 1.
+    fn blocked_component(&self, key: &IndexKey) -> Option<u32> {
+        let block = self.block_parts(key)?;
+        let below = match (block.rest, block.n) {
+            // `own * n` alone: element 0 of the block, which is one where `n` is at least 1.
+            (None, IndexKey::Int(n)) => *n > 0,
+            (Some(IndexKey::Int(r)), IndexKey::Int(n)) => r < n,
+            (Some(IndexKey::Local(v)), n) => {
+                self.runs.iter().any(|(run, end)| run == v && end == n)
+            }
+            _ => false,
+        };
+        below.then_some(block.dim)
+    }
+
+    /// `own * n + r`, or `own * n` alone, taken apart (`n` launch-wide; nothing said of `r`).
+    fn block_parts<'k>(&self, key: &'k IndexKey) -> Option<BlockParts<'k>> {
+        let parts = |scaled: &'k IndexKey, rest: Option<&'k IndexKey>| {
+            let IndexKey::Binary(BinOp::Mul, x, y) = scaled else {
+                return None;
+            };
+            let (dim, own, n) = match (self.own_key(x), self.own_key(y)) {
+                (Some((d, _)), None) => (d, &**x, &**y),
+                (None, Some((d, _))) => (d, &**y, &**x),
+                _ => return None,
+            };
+            key_invariant(n).then_some(BlockParts { dim, own, n, rest })
+        };
+        match key {
+            IndexKey::Binary(BinOp::Add, a, b) => parts(a, Some(b)).or_else(|| parts(b, Some(a))),
+            _ => parts(key, None),
+        }
+    }
+
+    /// The block of a blocked component, `own * n` (see [`block_parts`](Self::block_parts)):
+    /// the own component's key and `n`'s.
+    pub(super) fn block_of<'k>(&self, key: &'k IndexKey) -> Option<(&'k IndexKey, &'k IndexKey)> {
+        self.block_parts(key).map(|b| (b.own, b.n))
     }
 
     /// Whether the write is `v[t.tile]` by one thread of the tile (all of `t.local` pinned).

@@ -155,6 +155,9 @@ struct Walker<'k> {
     /// The conjuncts of the enclosing `if` conditions (then-branches), as keys: facts a write
     /// happens under (`if i > k { a[idx] = .. }`).
     guards: Vec<IndexKey>,
+    /// The variables of the enclosing `for v in 0..n` loops (immutable `v`), with the key of
+    /// their `n`: each is below its `n` in the loop.
+    runs: Vec<(LocalId, IndexKey)>,
     errors: Diagnostics,
     /// Where the reported barriers start (an inlined device function repeats its spans).
     error_spans: HashSet<LineColumn>,
@@ -187,6 +190,7 @@ impl<'k> Walker<'k> {
             dirty_buffers: HashSet::new(),
             pins: Vec::new(),
             guards: Vec::new(),
+            runs: Vec::new(),
             errors: Diagnostics::default(),
             error_spans: HashSet::new(),
             warnings: Vec::new(),

@@ -17,6 +17,11 @@ pub(super) struct Access {
     /// Whether the index is proven to be a different element for every thread (judged for
     /// writes only).
     pub(super) unique: bool,
+    /// For a write: `unique` only as long as no index computation wraps its 32 bits, a
+    /// blocked index (`out[idx[0] * K + k]`, [`Walker::unique_per_thread_blocked`]), which is
+    /// enough not to warn of a conflict, but not to access the view without atomics natively.
+    /// For a read: its indices are blocked that way, each in the thread's own block.
+    pub(super) blocked: bool,
     /// For reads: the buffer was written earlier and a barrier fencing global memory came
     /// since, so the threads of a tile see each other's writes (communication through global
     /// memory within a tile).
@@ -55,7 +60,7 @@ impl Walker<'_> {
     /// guard that orders the two components (thread `(x, y)` with `y >= x` writes `[x, y]`
     /// and `[y, x]`; thread `(y, x)` fails the guard).
     fn apart(&self, a: &Access, b: &Access) -> bool {
-        if a.key == b.key {
+        if a.key == b.key || self.same_blocks(a, b) {
             return true;
         }
         let rank = self.k.rank as usize;
@@ -82,6 +87,24 @@ impl Walker<'_> {
         false
     }
 
+    /// Whether `a` and `b`, each at the thread's own elements (`unique` writes, or a read
+    /// whose indices were found blocked), stay in the same thread's elements: component by
+    /// component the same key, or blocked components of the same block (`own * n + r` and
+    /// `own * n + s`, each below `n` where it happens). Two threads' accesses then meet in no
+    /// element: every dimension a component carries is the same thread's.
+    fn same_blocks(&self, a: &Access, b: &Access) -> bool {
+        let own = |x: &Access| x.unique || x.blocked;
+        own(a)
+            && own(b)
+            && a.key.len() == b.key.len()
+            && a.key.iter().zip(&b.key).all(|(x, y)| {
+                x == y
+                    || self
+                        .block_of(x)
+                        .is_some_and(|bx| self.block_of(y) == Some(bx))
+            })
+    }
+
     /// Whether `a` and `b` write the two elements of a butterfly pair: their keys agree but
     /// in one component, the thread's own `x` in `a` and `x ^ c` in `b` (`c` launch-wide),
     /// and both happen only under a guard that orders `x` and `x ^ c`. Threads `x` and
@@ -106,6 +129,9 @@ impl Walker<'_> {
     /// positive literal, or the unshifted own index under a guard that rules the value out).
     fn read_apart(&self, r: &Access, w: &Access) -> bool {
         if r.key == w.key || self.xor_partners(r, w) || self.xor_partners(w, r) {
+            return true;
+        }
+        if r.blocked && self.same_blocks(r, w) {
             return true;
         }
         r.key.len() == w.key.len()
@@ -144,7 +170,7 @@ impl Walker<'_> {
         if atomic == writes.len() + reads.len() {
             return true;
         }
-        if atomic > 0 || writes.iter().any(|w| !w.unique) {
+        if atomic > 0 || writes.iter().any(|w| !w.unique || w.blocked) {
             return false;
         }
         writes

@@ -119,11 +119,13 @@ impl Walker<'_> {
                     v |= self.expr(x);
                 }
                 let key = self.keys(idx);
+                let blocked = self.unique_per_thread_blocked(idx);
                 self.reads.push(Access {
                     param: *p,
                     key,
                     span: e.span,
                     unique: false,
+                    blocked,
                     after_barrier: self.written_before(*p),
                     atomic: false,
                     guards: self.guards.clone(),
@@ -230,6 +232,7 @@ impl Walker<'_> {
                         key: key.clone(),
                         span: e.span,
                         unique: true,
+                        blocked: false,
                         after_barrier: false,
                         atomic: true,
                         guards: self.guards.clone(),
@@ -239,6 +242,7 @@ impl Walker<'_> {
                         key,
                         span: e.span,
                         unique: true,
+                        blocked: false,
                         after_barrier: false,
                         atomic: true,
                         guards: self.guards.clone(),
@@ -360,6 +364,14 @@ impl Walker<'_> {
     fn loop_(&mut self, cond: Option<&Expr>, range: Option<(&RangeLoop, bool)>, body: &Block) {
         let saved_ctrl = self.ctrl.clone();
         self.loops.push(LoopState::default());
+        // `for k in 0..n` (an immutable variable): `k` is below `n` in the body.
+        let run = range.and_then(|(r, _)| {
+            let from_zero = self.key(&r.start) == IndexKey::Int(0);
+            (from_zero && !r.inclusive && !self.k.locals[r.var].mutable)
+                .then(|| (r.var, self.key(&r.end)))
+        });
+        let runs = self.runs.len();
+        self.runs.extend(run);
         // Twice, so that what the end of one iteration leaves (writes since the last barrier, a
         // per-thread exit) is seen by the start of the next.
         let mut loop_divergence: Option<Divergence> = None;
@@ -402,6 +414,7 @@ impl Walker<'_> {
                 loop_divergence = self.loops.last().and_then(|l| l.divergent_exit.clone());
             }
         }
+        self.runs.truncate(runs);
         self.loops.pop();
     }
 
@@ -464,11 +477,13 @@ impl Walker<'_> {
                     v |= self.expr(i);
                 }
                 let key = self.keys(idx);
+                let blocked = self.unique_per_thread_blocked(idx);
                 self.reads.push(Access {
                     param: *p,
                     key,
                     span,
                     unique: false,
+                    blocked,
                     after_barrier: self.written_before(*p),
                     atomic: false,
                     guards: self.guards.clone(),
@@ -495,6 +510,7 @@ impl Walker<'_> {
                     key,
                     span,
                     unique: false,
+                    blocked: false,
                     after_barrier: self.written_before(p),
                     atomic: false,
                     guards: self.guards.clone(),
@@ -504,12 +520,14 @@ impl Walker<'_> {
             TextureOp::Store => {
                 let idx = &operands[..operands.len() - 1];
                 let unique = self.unique_per_thread(idx) || self.unique_per_tile(idx);
+                let blocked = !unique && self.unique_per_thread_blocked(idx);
                 let key = self.keys(idx);
                 self.writes.push(Access {
                     param: p,
                     key,
                     span,
-                    unique,
+                    unique: unique || blocked,
+                    blocked,
                     after_barrier: false,
                     atomic: false,
                     guards: self.guards.clone(),
@@ -551,12 +569,14 @@ impl Walker<'_> {
                     self.expr(i);
                 }
                 let unique = self.unique_per_thread(idx) || self.unique_per_tile(idx);
+                let blocked = !unique && self.unique_per_thread_blocked(idx);
                 let key = self.keys(idx);
                 self.writes.push(Access {
                     param: *p,
                     key,
                     span,
-                    unique,
+                    unique: unique || blocked,
+                    blocked,
                     after_barrier: false,
                     atomic: false,
                     guards: self.guards.clone(),
