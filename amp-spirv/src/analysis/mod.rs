@@ -28,6 +28,7 @@ mod index;
 pub mod loops;
 mod races;
 mod subgroup;
+mod tile_slots;
 mod uniformity;
 
 use crate::diag::{Diagnostics, Span};

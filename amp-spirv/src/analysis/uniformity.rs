@@ -439,10 +439,9 @@ impl Walker<'_> {
                 if let Some(writes) = &dirty {
                     // Racy: a write at another element, or at this one when every thread writes
                     // the same element (the written slot is shared, not the thread's own).
-                    if writes
-                        .iter()
-                        .any(|(w, per_thread)| *w != key || !per_thread)
-                    {
+                    if writes.iter().any(|(w, per_thread)| {
+                        (*w != key || !per_thread) && !self.distinct_slots(*id, w, &key)
+                    }) {
                         let name = self.k.locals[*id].name.clone();
                         self.warn(
                             Lint::TileStaticRace,
@@ -561,8 +560,10 @@ impl Walker<'_> {
                 if fast {
                     self.set_fast(*id);
                 }
-                // An assigned local no longer stands for its initial value.
+                // An assigned local no longer stands for its initial value, nor do the
+                // `tile_static` writes' indices that read it.
                 self.alias.remove(id);
+                self.forget_assigned(*id, span.start.start());
             }
             Place::Buffer(p, idx) => {
                 for i in idx {
