@@ -57,6 +57,14 @@ pub unsafe fn frames_for_overwrite<T: Copy>(n: usize) -> Frames<T> {
     pooled::<T>(n)
 }
 
+/// The 16-byte words `n` values of type `T` take: a region of a tile call's buffer, which
+/// starts each region at a word so that every element type is aligned.
+#[inline]
+pub const fn words_of<T: Copy>(n: usize) -> usize {
+    const { assert!(align_of::<T>() <= align_of::<Word>()) };
+    (n * size_of::<T>()).div_ceil(size_of::<Word>())
+}
+
 /// A buffer of the calling OS thread's pool (or a new one) with room for `n` `T`s.
 #[inline]
 fn pooled<T: Copy>(n: usize) -> Frames<T> {

@@ -79,7 +79,7 @@ pub use atomic::{
 };
 pub use buf::Buf;
 pub use float::{m32, m64, norm, unorm};
-pub use frames::{frames, frames_for_overwrite, Frames};
+pub use frames::{frames, frames_for_overwrite, words_of, Frames};
 pub use int::{
     div_euclid_i32, div_i32, div_u32, ix, next_power_of_two_u32, rem_euclid_i32, rem_i32, rem_u32,
 };

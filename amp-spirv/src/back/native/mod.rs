@@ -152,6 +152,7 @@ mod stop;
 mod subgroup;
 mod texture;
 mod tile;
+mod tile_frames;
 mod tile_locals;
 mod tile_loops;
 

@@ -366,7 +366,6 @@ impl Emitter<'_> {
         // Second run: the code.
         let body = self.tile_block(&k.body)?;
 
-        let rt = self.rt.clone();
         let args = self.args("tile")?;
         let mut s = TokenStream::new();
         for (d, dim) in dims.iter().enumerate() {
@@ -404,63 +403,7 @@ impl Emitter<'_> {
             .collect();
         let frame: Vec<LocalId> = st.frame.iter().copied().collect();
         let (has_frame, done_flag) = (st.has_frame(), st.done_flag);
-        // Frames every thread writes before any reads need no fill, unless threads may
-        // leave early (a `done` flag) and skip the writes.
-        let written_first = match done_flag {
-            true => HashSet::new(),
-            false => super::tile_locals::written_by_every_thread_first(k),
-        };
-        for id in scalars {
-            let (l, ty) = (local(id), &k.locals[id].ty);
-            if let Some((lens, inner)) = self.dyn_arrays.get(&id) {
-                let total = lens
-                    .iter()
-                    .map(|n| quote!((#n as usize)))
-                    .reduce(|a, b| quote!(#a * #b))
-                    .unwrap_or_else(|| quote!(1usize));
-                let (t, zero) = (self.ty(inner, span)?, self.zero(inner, span)?);
-                s.extend(quote!(let mut #l: #rt::Frames<#t> = #rt::frames(#zero, #total);));
-                continue;
-            }
-            let (t, zero) = (self.ty(ty, span)?, self.zero(ty, span)?);
-            s.extend(quote!(let mut #l: #t = #zero;));
-        }
-        if has_frame {
-            // The frames, one array per local (structure of arrays): lane `i` of a work-item
-            // loop reads `fl<id>[i]`, so neighbouring lanes touch neighbouring elements and
-            // LLVM can vectorize the loop. A batch's frames are few (`pass::batch::LANES`): on the
-            // stack, no allocation; a tile's are allocated once per call.
-            // (name, type, zero, whether every thread writes it before any reads it)
-            let mut frames: Vec<(String, TokenStream, TokenStream, bool)> = Vec::new();
-            if done_flag {
-                frames.push(("done".into(), quote!(bool), quote!(false), false));
-            }
-            for &id in &frame {
-                let ty = &k.locals[id].ty;
-                let overwritten = written_first.contains(&id);
-                frames.push((
-                    format!("l{id}"),
-                    self.ty(ty, span)?,
-                    self.zero(ty, span)?,
-                    overwritten,
-                ));
-            }
-            for (name, ty, zero, overwritten) in frames {
-                let (v, f) = (numbered("v", &name), numbered("f", &name));
-                let storage = match (self.batch, overwritten) {
-                    (true, _) => {
-                        self.lane_frames = true;
-                        let lanes = index_lit(crate::pass::batch::LANES);
-                        quote!([#zero; #lanes])
-                    }
-                    // SAFETY (of the generated code): every thread writes the local before
-                    // any thread reads it, through the frame's pointer only.
-                    (false, true) => quote!(unsafe { #rt::frames_for_overwrite::<#ty>(nt) }),
-                    (false, false) => quote!(#rt::frames::<#ty>(#zero, nt)),
-                };
-                s.extend(quote!(let mut #v = #storage; let #f: *mut #ty = #v.as_mut_ptr();));
-            }
-        }
+        s.extend(self.call_memory(&scalars, has_frame.then_some(&frame[..]), done_flag, span)?);
         s.extend(quote!(unsafe { #body }));
         Ok((args, s))
     }

@@ -15,10 +15,20 @@ pub unsafe fn thread(
     let mut l3: [u32; 1] = [o0];
     let mut l4: [u32; 1] = [d0];
     let mut l5: [f32; 256] = [0.0f32; 256];
-    let mut vl6 = unsafe { rt::frames_for_overwrite::<f32>(nt) };
-    let fl6: *mut f32 = vl6.as_mut_ptr();
-    let mut vl11 = unsafe { rt::frames_for_overwrite::<f32>(nt) };
-    let fl11: *mut f32 = vl11.as_mut_ptr();
+    let __amp_words0: usize = rt::words_of::<f32>(nt);
+    let __amp_words1: usize = rt::words_of::<f32>(nt);
+    let mut __amp_frames = unsafe {
+        rt::frames_for_overwrite::<u128>(0usize + __amp_words0 + __amp_words1)
+    };
+    let __amp_base: *mut u128 = __amp_frames.as_mut_ptr();
+    let fl6: *mut f32 = {
+        let p: *mut f32 = unsafe { __amp_base.add(0usize).cast::<f32>() };
+        p
+    };
+    let fl11: *mut f32 = {
+        let p: *mut f32 = unsafe { __amp_base.add(0usize + __amp_words0).cast::<f32>() };
+        p
+    };
     unsafe {
         {
             'w1: for i0 in 0..d0 {
