@@ -1127,6 +1127,28 @@ fn native_text(k: &str) -> String {
         .to_string()
 }
 
+/// A loop every thread of a tile runs the same way runs at tile level around a work-item loop
+/// (`batch::hoisted_tiled`) also where it ends the kernel's body without a `;`: the code is the
+/// code of the same kernel with the `;`.
+#[test]
+fn a_loop_ending_a_tiled_kernel_is_hoisted_like_a_statement() {
+    let body = |end: &str| {
+        format!(
+            "fn k(t: TiledIndex<16>, a: ArrayView<i32, 2>, out: ArrayViewMut<i32, 2>) {{
+                #[tile_static] let mut s: [[i32; 16]; 16];
+                let x = t.local[0];
+                for y in 0..16 {{ s[y][x] = a[[t.tile[0] + y, x]]; }}
+                t.barrier.wait();
+                for y in 0..16 {{ out[[t.tile[0] + y, x]] = s[x][y]; }}{end}
+            }}"
+        )
+    };
+    let (tail, statement) = (native_text(&body("")), native_text(&body(";")));
+    assert_eq!(tail, statement);
+    // Two loops at tile level: the work-item loops (`'w`) are inside them.
+    assert!(tail.matches("'w").count() >= 2, "{tail}");
+}
+
 /// Buffers whose elements threads may share with a writer are accessed with relaxed atomics
 /// natively (a race there has a device's results, not undefined behaviour); buffers each thread
 /// only touches at its own element, and buffers nobody writes, keep plain accesses.

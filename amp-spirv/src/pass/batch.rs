@@ -117,10 +117,9 @@ fn hoist_block(
     masks: bool,
 ) -> usize {
     let mut hoisted = 0;
-    if masks {
-        // An `if` ending the block, so it can be masked.
-        tail_as_statement(b);
-    }
+    // A loop (or, in a batch, an `if`) ending the block without a `;` is hoisted (or masked)
+    // as a statement.
+    tail_as_statement(b);
     let mut pending: VecDeque<Stmt> = std::mem::take(&mut b.stmts).into();
     while let Some(mut st) = pending.pop_front() {
         if masks {
