@@ -836,3 +836,39 @@ fn a_view_ending_inside_a_row_of_many_batches() -> Result<(), amp::Error> {
     assert_validation_clean();
     Ok(())
 }
+
+/// A tiled kernel reading at a value less its lane (`k + origin - local`): natively a guard
+/// proves the whole tile in bounds once where the smallest index is at least 0 and the largest
+/// below the extent, and the tile runs checked otherwise, so a lane whose index would fall
+/// below 0 (wrapping its 32 bits) is still reported.
+#[kernel(amp)]
+fn read_back_from(t: TiledIndex<8>, a: ArrayView<i32, 1>, out: ArrayViewMut<i32, 1>, k: u32) {
+    out[t.global] = a[k as usize + t.tile_origin[0] - t.local[0]];
+}
+
+#[test]
+fn an_index_less_the_lane_is_checked_where_it_could_fall_below_zero() -> Result<(), amp::Error> {
+    let a: Vec<i32> = (0..64).map(|i| i * 3 + 1).collect();
+    let run = |k: u32, out: &mut Vec<i32>| {
+        let av = ArrayView::new([64], &a)?;
+        let mut ov = ArrayViewMut::new([64], out)?;
+        parallel_for_each(ov.extent().tile::<8>(), read_back_from(&av, &mut ov, k))
+    };
+    // Every index in bounds: 7 + origin - local is 0 ..= 63.
+    let mut out = vec![0i32; 64];
+    run(7, &mut out)?;
+    let want: Vec<i32> = (0..64).map(|g| a[7 + g / 8 * 8 - g % 8]).collect();
+    assert_eq!(out, want);
+    // Lane 7 of tile 0 reads at 6 - 7: reported, and read as 0.
+    let mut out = vec![0i32; 64];
+    let (kernel, param, index, extent) = out_of_bounds(run(6, &mut out));
+    assert_eq!(
+        (kernel.as_str(), param.as_str(), extent),
+        ("read_back_from", "a", vec![64])
+    );
+    assert_eq!(index, vec![u32::MAX as usize]);
+    assert_eq!(out[7], 0);
+    assert_eq!(out[8], a[6 + 8]);
+    assert_validation_clean();
+    Ok(())
+}

@@ -814,45 +814,41 @@ impl Emitter<'_> {
             At::WorkItemLoop => self.tile.as_ref().and_then(|st| st.lane_limit.clone()),
             At::Entry => None,
         };
-        let mut sum = vec![quote_spanned!(at=> 0u64)];
+        let (mut max, mut min) = (
+            vec![quote_spanned!(at=> 0u64)],
+            vec![quote_spanned!(at=> 0u64)],
+        );
         for part in &b.parts {
-            use super::guard::Part;
-            sum.push(match (part, &lane0_max) {
-                (Part::Local(0), Some(max)) => max.clone(),
-                (Part::Local(l), _) => {
-                    let d = numbered("d", l);
-                    quote_spanned!(at=> ((#d - 1) as u64))
-                }
-                (Part::Global(l), _) => {
-                    let (o, d) = (numbered("o", l), numbered("d", l));
-                    quote_spanned!(at=> (#o as u64 + (#d - 1) as u64))
-                }
-                (Part::Origin(l), _) => {
-                    let o = numbered("o", l);
-                    quote_spanned!(at=> (#o as u64))
-                }
-                (Part::Tile(l), _) => {
-                    let l = index_lit(*l);
-                    quote_spanned!(at=> (tile[#l] as u64))
-                }
-                (Part::Dims(l), _) => {
-                    let d = numbered("d", l);
-                    quote_spanned!(at=> (#d as u64))
-                }
-                (Part::LoopMax(end, inclusive), _) => {
-                    let end = self.as_u32(end)?;
-                    match inclusive {
-                        true => quote_spanned!(at=> ((#end) as u64)),
-                        false => quote_spanned!(at=> ((#end) as u64).saturating_sub(1)),
-                    }
-                }
-            });
+            max.push(self.part_max(part, &lane0_max)?);
+            min.push(self.part_min(part));
+        }
+        let (mut neg_max, mut neg_min) = (max.clone(), min.clone());
+        neg_max.truncate(1);
+        neg_min.truncate(1);
+        for part in &b.neg_parts {
+            neg_max.push(self.part_max(part, &lane0_max)?);
+            neg_min.push(self.part_min(part));
         }
         for term in &b.terms {
             let v = self.as_u32(term)?;
-            sum.push(quote_spanned!(at=> ((#v) as u64)));
+            max.push(quote_spanned!(at=> ((#v) as u64)));
+            min.push(quote_spanned!(at=> ((#v) as u64)));
         }
-        let guard = quote_spanned!(at=> (#(#sum)+* < #limit));
+        for term in &b.neg_terms {
+            let v = self.as_u32(term)?;
+            neg_max.push(quote_spanned!(at=> ((#v) as u64)));
+            neg_min.push(quote_spanned!(at=> ((#v) as u64)));
+        }
+        let sum = max;
+        let guard = match b.neg_parts.is_empty() && b.neg_terms.is_empty() {
+            true => quote_spanned!(at=> (#(#sum)+* < #limit)),
+            // The smallest value is at least 0 (so no wrap changed the index), the largest
+            // below the limit; `&&` keeps the subtraction from running below 0.
+            false => quote_spanned!(at=> (
+                (#(#min)+*) >= (#(#neg_max)+*) && (#(#sum)+*) - (#(#neg_min)+*) < #limit
+            )),
+        };
+
         let list = match place {
             At::Entry => self.entry_guards.as_mut(),
             At::WorkItemLoop => self.tile.as_mut().and_then(|st| st.guards.as_mut()),
@@ -865,6 +861,69 @@ impl Emitter<'_> {
             }
         }
         Ok(true)
+    }
+
+    /// The largest value of a guard's part in the tile (`lane0_max`: the largest `t.local[0]`
+    /// of a narrowed work-item loop), a `u64` expression.
+    fn part_max(
+        &mut self,
+        part: &super::guard::Part,
+        lane0_max: &Option<TokenStream>,
+    ) -> Res<TokenStream> {
+        use super::guard::Part;
+        let at = self.at;
+        Ok(match (part, lane0_max) {
+            (Part::Local(0), Some(max)) => max.clone(),
+            (Part::Local(l), _) => {
+                let d = numbered("d", l);
+                quote_spanned!(at=> ((#d - 1) as u64))
+            }
+            (Part::Global(l), _) => {
+                let (o, d) = (numbered("o", l), numbered("d", l));
+                quote_spanned!(at=> (#o as u64 + (#d - 1) as u64))
+            }
+            (Part::Origin(l), _) => {
+                let o = numbered("o", l);
+                quote_spanned!(at=> (#o as u64))
+            }
+            (Part::Tile(l), _) => {
+                let l = index_lit(*l);
+                quote_spanned!(at=> (tile[#l] as u64))
+            }
+            (Part::Dims(l), _) => {
+                let d = numbered("d", l);
+                quote_spanned!(at=> (#d as u64))
+            }
+            (Part::LoopMax(end, inclusive), _) => {
+                let end = self.as_u32(end)?;
+                match inclusive {
+                    true => quote_spanned!(at=> ((#end) as u64)),
+                    false => quote_spanned!(at=> ((#end) as u64).saturating_sub(1)),
+                }
+            }
+        })
+    }
+
+    /// The smallest value of a guard's part in the tile, as far as the guard knows it (a
+    /// lane's index and a loop's variable from 0), a `u64` expression.
+    fn part_min(&self, part: &super::guard::Part) -> TokenStream {
+        use super::guard::Part;
+        let at = self.at;
+        match part {
+            Part::Local(_) | Part::LoopMax(..) => quote_spanned!(at=> 0u64),
+            Part::Global(l) | Part::Origin(l) => {
+                let o = numbered("o", l);
+                quote_spanned!(at=> (#o as u64))
+            }
+            Part::Tile(l) => {
+                let l = index_lit(*l);
+                quote_spanned!(at=> (tile[#l] as u64))
+            }
+            Part::Dims(l) => {
+                let d = numbered("d", l);
+                quote_spanned!(at=> (#d as u64))
+            }
+        }
     }
 
     /// Whether buffer `p`'s elements may be shared with a writer (accessed as relaxed atomics).

@@ -48,11 +48,17 @@ pub(super) enum Part {
     LoopMax(Box<Expr>, bool),
 }
 
-/// An index component as the sum of its [`Part`]s and `terms`: each term the same in every
-/// thread and free of side effects (the additions wrap at 32 bits in the kernel).
+/// An index component as the sum of its [`Part`]s and `terms`, less the sum of `neg_parts`
+/// and `neg_terms`: each term the same in every thread and free of side effects (the
+/// additions and subtractions wrap at 32 bits in the kernel). With subtractions, the guard
+/// also asks that the smallest value of the first sum reach the largest of the second: the
+/// index is then the same number in 32 bits as in whole numbers, whatever wrapped on the way
+/// (`m - t.local[0]`, where a narrowed work-item loop runs lanes up to `m`).
 pub(super) struct Bound {
     pub parts: Vec<Part>,
     pub terms: Vec<Expr>,
+    pub neg_parts: Vec<Part>,
+    pub neg_terms: Vec<Expr>,
 }
 
 /// What [`bound`] needs to know about a tiled kernel's locals.
@@ -95,6 +101,8 @@ pub(super) fn bound(e: &Expr, facts: &LaneFacts, at: At) -> Option<Bound> {
         Some(Bound {
             parts: vec![p],
             terms: Vec::new(),
+            neg_parts: Vec::new(),
+            neg_terms: Vec::new(),
         })
     };
     let term = |x: &Expr| {
@@ -102,6 +110,8 @@ pub(super) fn bound(e: &Expr, facts: &LaneFacts, at: At) -> Option<Bound> {
         crate::pass::uniform::uniform_expr(x, &ok).then(|| Bound {
             parts: Vec::new(),
             terms: vec![x.clone()],
+            neg_parts: Vec::new(),
+            neg_terms: Vec::new(),
         })
     };
     match &e.kind {
@@ -110,8 +120,20 @@ pub(super) fn bound(e: &Expr, facts: &LaneFacts, at: At) -> Option<Bound> {
             let mut sum = a;
             sum.parts.extend(b.parts);
             sum.terms.extend(b.terms);
+            sum.neg_parts.extend(b.neg_parts);
+            sum.neg_terms.extend(b.neg_terms);
             Some(sum)
         }
+        // A difference of values the same in every thread stays one term.
+        ExprKind::Binary(BinOp::Sub, a, b) => term(e).or_else(|| {
+            let (a, b) = (bound(a, facts, at)?, bound(b, facts, at)?);
+            let mut sum = a;
+            sum.parts.extend(b.neg_parts);
+            sum.terms.extend(b.neg_terms);
+            sum.neg_parts.extend(b.parts);
+            sum.neg_terms.extend(b.terms);
+            Some(sum)
+        }),
         ExprKind::Element(base, index) => {
             let (ExprKind::Local(id), ExprKind::Lit(Lit::Int(d))) = (&base.kind, &index.kind)
             else {

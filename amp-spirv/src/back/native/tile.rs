@@ -926,7 +926,10 @@ impl Emitter<'_> {
 /// Whether `x` is the thread's `t.local[0]` (or a local defined as it).
 fn is_lane0(st: &TileState, x: &Expr) -> bool {
     super::guard::bound(x, &st.facts, super::guard::At::WorkItemLoop).is_some_and(|b| {
-        matches!(b.parts[..], [super::guard::Part::Local(0)]) && b.terms.is_empty()
+        matches!(b.parts[..], [super::guard::Part::Local(0)])
+            && b.terms.is_empty()
+            && b.neg_parts.is_empty()
+            && b.neg_terms.is_empty()
     })
 }
 

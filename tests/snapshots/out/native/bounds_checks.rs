@@ -1626,24 +1626,10 @@ pub unsafe fn thread_batch(
                         let mut l1: u32 = ((l0[0]).wrapping_add(1u32));
                         let mut l2: u32 = ((l0[1]).wrapping_add(1u32));
                         {
-                            let t1 = ((({
-                                let bix = [(l1.wrapping_sub(1u32)), l2];
-                                p0.load_if(
-                                    bix,
-                                    (p0.covers || bix[0] < p0.extent[0]),
-                                    0,
-                                    oob,
-                                )
-                            } + p0.load_unchecked([(l1.wrapping_add(1u32)), l2]))
-                                + {
-                                    let bix = [l1, (l2.wrapping_sub(1u32))];
-                                    p0.load_if(
-                                        bix,
-                                        (p0.covers || bix[1] < p0.extent[1]),
-                                        0,
-                                        oob,
-                                    )
-                                }) + p0.load_unchecked([l1, (l2.wrapping_add(1u32))]));
+                            let t1 = (((p0.load_unchecked([(l1.wrapping_sub(1u32)), l2])
+                                + p0.load_unchecked([(l1.wrapping_add(1u32)), l2]))
+                                + p0.load_unchecked([l1, (l2.wrapping_sub(1u32))]))
+                                + p0.load_unchecked([l1, (l2.wrapping_add(1u32))]));
                             p1.store_unchecked([l1, l2], t1);
                         };
                     }
@@ -1671,12 +1657,19 @@ pub unsafe fn thread_batch(
         let mut l6: [u32; 2] = [d0, d1];
         unsafe {
             {
-                if (0u64 + (o1 as u64 + (d1 - 1) as u64) + ((1u32) as u64)
-                    < (p0.extent[1] as u64))
+                if ((0u64 + (o0 as u64) + ((1u32) as u64)) >= (0u64 + ((1u32) as u64))
+                    && (0u64 + (o0 as u64 + (d0 - 1) as u64) + ((1u32) as u64))
+                        - (0u64 + ((1u32) as u64)) < (p0.extent[0] as u64))
+                    && (0u64 + (o1 as u64 + (d1 - 1) as u64) + ((1u32) as u64)
+                        < (p0.extent[1] as u64))
                     && (0u64 + (o0 as u64 + (d0 - 1) as u64) + ((1u32) as u64)
                         + ((1u32) as u64) < (p0.extent[0] as u64))
                     && (0u64 + (o0 as u64 + (d0 - 1) as u64) + ((1u32) as u64)
                         < (p0.extent[0] as u64))
+                    && ((0u64 + (o1 as u64) + ((1u32) as u64))
+                        >= (0u64 + ((1u32) as u64))
+                        && (0u64 + (o1 as u64 + (d1 - 1) as u64) + ((1u32) as u64))
+                            - (0u64 + ((1u32) as u64)) < (p0.extent[1] as u64))
                     && (0u64 + (o1 as u64 + (d1 - 1) as u64) + ((1u32) as u64)
                         + ((1u32) as u64) < (p0.extent[1] as u64))
                     && (0u64 + (o0 as u64 + (d0 - 1) as u64) + ((1u32) as u64)
@@ -1694,24 +1687,10 @@ pub unsafe fn thread_batch(
                             let mut l1: u32 = ((l0[0]).wrapping_add(1u32));
                             let mut l2: u32 = ((l0[1]).wrapping_add(1u32));
                             {
-                                let t1 = ((({
-                                    let bix = [(l1.wrapping_sub(1u32)), l2];
-                                    p0.load_if(
-                                        bix,
-                                        (p0.covers || bix[0] < p0.extent[0]),
-                                        0,
-                                        oob,
-                                    )
-                                } + p0.load_unchecked([(l1.wrapping_add(1u32)), l2]))
-                                    + {
-                                        let bix = [l1, (l2.wrapping_sub(1u32))];
-                                        p0.load_if(
-                                            bix,
-                                            (p0.covers || bix[1] < p0.extent[1]),
-                                            0,
-                                            oob,
-                                        )
-                                    }) + p0.load_unchecked([l1, (l2.wrapping_add(1u32))]));
+                                let t1 = (((p0.load_unchecked([(l1.wrapping_sub(1u32)), l2])
+                                    + p0.load_unchecked([(l1.wrapping_add(1u32)), l2]))
+                                    + p0.load_unchecked([l1, (l2.wrapping_sub(1u32))]))
+                                    + p0.load_unchecked([l1, (l2.wrapping_add(1u32))]));
                                 p1.store_unchecked([l1, l2], t1);
                             };
                         }
@@ -1784,11 +1763,18 @@ pub unsafe fn thread_batch(
     let o0: u32 = tile[0].wrapping_mul(d0);
     let d1: u32 = lanes;
     let o1: u32 = tile[1].wrapping_mul(32u32);
-    if (0u64 + (o1 as u64 + (d1 - 1) as u64) + ((1u32) as u64) < (p0.extent[1] as u64))
+    if ((0u64 + (o0 as u64) + ((1u32) as u64)) >= (0u64 + ((1u32) as u64))
+        && (0u64 + (o0 as u64 + (d0 - 1) as u64) + ((1u32) as u64))
+            - (0u64 + ((1u32) as u64)) < (p0.extent[0] as u64))
+        && (0u64 + (o1 as u64 + (d1 - 1) as u64) + ((1u32) as u64)
+            < (p0.extent[1] as u64))
         && (0u64 + (o0 as u64 + (d0 - 1) as u64) + ((1u32) as u64) + ((1u32) as u64)
             < (p0.extent[0] as u64))
         && (0u64 + (o0 as u64 + (d0 - 1) as u64) + ((1u32) as u64)
             < (p0.extent[0] as u64))
+        && ((0u64 + (o1 as u64) + ((1u32) as u64)) >= (0u64 + ((1u32) as u64))
+            && (0u64 + (o1 as u64 + (d1 - 1) as u64) + ((1u32) as u64))
+                - (0u64 + ((1u32) as u64)) < (p0.extent[1] as u64))
         && (0u64 + (o1 as u64 + (d1 - 1) as u64) + ((1u32) as u64) + ((1u32) as u64)
             < (p0.extent[1] as u64))
         && (0u64 + (o0 as u64 + (d0 - 1) as u64) + ((1u32) as u64)
@@ -1815,11 +1801,18 @@ pub unsafe fn thread_batch_fits(
     let o0: u32 = tile[0].wrapping_mul(d0);
     let d1: u32 = lanes;
     let o1: u32 = tile[1].wrapping_mul(32u32);
-    (0u64 + (o1 as u64 + (d1 - 1) as u64) + ((1u32) as u64) < (p0.extent[1] as u64))
+    ((0u64 + (o0 as u64) + ((1u32) as u64)) >= (0u64 + ((1u32) as u64))
+        && (0u64 + (o0 as u64 + (d0 - 1) as u64) + ((1u32) as u64))
+            - (0u64 + ((1u32) as u64)) < (p0.extent[0] as u64))
+        && (0u64 + (o1 as u64 + (d1 - 1) as u64) + ((1u32) as u64)
+            < (p0.extent[1] as u64))
         && (0u64 + (o0 as u64 + (d0 - 1) as u64) + ((1u32) as u64) + ((1u32) as u64)
             < (p0.extent[0] as u64))
         && (0u64 + (o0 as u64 + (d0 - 1) as u64) + ((1u32) as u64)
             < (p0.extent[0] as u64))
+        && ((0u64 + (o1 as u64) + ((1u32) as u64)) >= (0u64 + ((1u32) as u64))
+            && (0u64 + (o1 as u64 + (d1 - 1) as u64) + ((1u32) as u64))
+                - (0u64 + ((1u32) as u64)) < (p0.extent[1] as u64))
         && (0u64 + (o1 as u64 + (d1 - 1) as u64) + ((1u32) as u64) + ((1u32) as u64)
             < (p0.extent[1] as u64))
         && (0u64 + (o0 as u64 + (d0 - 1) as u64) + ((1u32) as u64)

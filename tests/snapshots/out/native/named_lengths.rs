@@ -1294,8 +1294,10 @@ pub unsafe fn thread_batch<const G0: usize>(
                                 l9 = t2;
                             };
                             {
-                                let t3 = (((*fl6
-                                    .add(lane))[rt::ix((l9.wrapping_sub(1u32)), (G0 as u32))])
+                                let t3 = ((*{
+                                    let ix_: usize = ((l9.wrapping_sub(1u32))) as usize;
+                                    ((*fl6.add(lane))).get_unchecked(ix_)
+                                })
                                     .wrapping_add(((l9) as i32)));
                                 (*{
                                     let ix_: usize = (l9) as usize;
@@ -1307,8 +1309,10 @@ pub unsafe fn thread_batch<const G0: usize>(
                                 l9 = t4;
                             };
                             {
-                                let t5 = (((*fl6
-                                    .add(lane))[rt::ix((l9.wrapping_sub(1u32)), (G0 as u32))])
+                                let t5 = ((*{
+                                    let ix_: usize = ((l9.wrapping_sub(1u32))) as usize;
+                                    ((*fl6.add(lane))).get_unchecked(ix_)
+                                })
                                     .wrapping_add(((l9) as i32)));
                                 (*{
                                     let ix_: usize = (l9) as usize;
@@ -1320,8 +1324,10 @@ pub unsafe fn thread_batch<const G0: usize>(
                                 l9 = t6;
                             };
                             {
-                                let t7 = (((*fl6
-                                    .add(lane))[rt::ix((l9.wrapping_sub(1u32)), (G0 as u32))])
+                                let t7 = ((*{
+                                    let ix_: usize = ((l9.wrapping_sub(1u32))) as usize;
+                                    ((*fl6.add(lane))).get_unchecked(ix_)
+                                })
                                     .wrapping_add(((l9) as i32)));
                                 (*{
                                     let ix_: usize = (l9) as usize;
@@ -1333,8 +1339,10 @@ pub unsafe fn thread_batch<const G0: usize>(
                                 l9 = t8;
                             };
                             {
-                                let t9 = (((*fl6
-                                    .add(lane))[rt::ix((l9.wrapping_sub(1u32)), (G0 as u32))])
+                                let t9 = ((*{
+                                    let ix_: usize = ((l9.wrapping_sub(1u32))) as usize;
+                                    ((*fl6.add(lane))).get_unchecked(ix_)
+                                })
                                     .wrapping_add(((l9) as i32)));
                                 (*{
                                     let ix_: usize = (l9) as usize;
@@ -1374,40 +1382,21 @@ pub unsafe fn thread_batch<const G0: usize>(
                         l9 = l7;
                         b4 = 0;
                         'c4: {
-                            if (0u64 + (((l9.wrapping_sub(1u32))) as u64)
-                                < ((G0 as u32) as u64))
-                            {
-                                'w5: for i0 in 0..d0 {
-                                    let lane: usize = (i0 as usize);
-                                    let mut l10: [u32; 1] = [i0];
-                                    let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
-                                    {
-                                        let t10 = ((*{
-                                            let ix_: usize = ((l9.wrapping_sub(1u32))) as usize;
-                                            ((*fl6.add(lane))).get_unchecked(ix_)
-                                        })
-                                            .wrapping_add(((l9) as i32)));
-                                        (*{
-                                            let ix_: usize = (l9) as usize;
-                                            ((*fl6.add(lane))).get_unchecked_mut(ix_)
-                                        }) = t10;
-                                    };
-                                }
-                            } else {
-                                'w5: for i0 in 0..d0 {
-                                    let lane: usize = (i0 as usize);
-                                    let mut l10: [u32; 1] = [i0];
-                                    let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
-                                    {
-                                        let t11 = (((*fl6
-                                            .add(lane))[rt::ix((l9.wrapping_sub(1u32)), (G0 as u32))])
-                                            .wrapping_add(((l9) as i32)));
-                                        (*{
-                                            let ix_: usize = (l9) as usize;
-                                            ((*fl6.add(lane))).get_unchecked_mut(ix_)
-                                        }) = t11;
-                                    };
-                                }
+                            'w5: for i0 in 0..d0 {
+                                let lane: usize = (i0 as usize);
+                                let mut l10: [u32; 1] = [i0];
+                                let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
+                                {
+                                    let t10 = ((*{
+                                        let ix_: usize = ((l9.wrapping_sub(1u32))) as usize;
+                                        ((*fl6.add(lane))).get_unchecked(ix_)
+                                    })
+                                        .wrapping_add(((l9) as i32)));
+                                    (*{
+                                        let ix_: usize = (l9) as usize;
+                                        ((*fl6.add(lane))).get_unchecked_mut(ix_)
+                                    }) = t10;
+                                };
                             }
                             ::core::sync::atomic::fence(
                                 ::core::sync::atomic::Ordering::AcqRel,
@@ -1421,11 +1410,11 @@ pub unsafe fn thread_batch<const G0: usize>(
                     let mut l10: [u32; 1] = [i0];
                     let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                     {
-                        let t12 = (*{
+                        let t11 = (*{
                             let ix_: usize = ((c0.wrapping_sub(1u32))) as usize;
                             ((*fl6.add(lane))).get_unchecked(ix_)
                         });
-                        p1.store_unchecked([(l0[0])], t12);
+                        p1.store_unchecked([(l0[0])], t11);
                     };
                 }
             }
@@ -1732,6 +1721,9 @@ pub unsafe fn thread_batch<const G0: usize>(
     let d0: u32 = lanes;
     let o0: u32 = tile[0].wrapping_mul(32u32);
     if (0u64 + (o0 as u64 + (d0 - 1) as u64) < (p0.extent[0] as u64))
+        && ((0u64 + 0u64) >= (0u64 + ((1u32) as u64))
+            && (0u64 + ((c0) as u64).saturating_sub(1)) - (0u64 + ((1u32) as u64))
+                < ((G0 as u32) as u64))
         && (0u64 + (((c0.wrapping_sub(1u32))) as u64) < ((G0 as u32) as u64))
         && (0u64 + (o0 as u64 + (d0 - 1) as u64) < (p1.extent[0] as u64))
     {
@@ -1844,8 +1836,10 @@ pub unsafe fn thread_batch_covering<const G0: usize>(
                                 l9 = t2;
                             };
                             {
-                                let t3 = (((*fl6
-                                    .add(lane))[rt::ix((l9.wrapping_sub(1u32)), (G0 as u32))])
+                                let t3 = ((*{
+                                    let ix_: usize = ((l9.wrapping_sub(1u32))) as usize;
+                                    ((*fl6.add(lane))).get_unchecked(ix_)
+                                })
                                     .wrapping_add(((l9) as i32)));
                                 (*{
                                     let ix_: usize = (l9) as usize;
@@ -1857,8 +1851,10 @@ pub unsafe fn thread_batch_covering<const G0: usize>(
                                 l9 = t4;
                             };
                             {
-                                let t5 = (((*fl6
-                                    .add(lane))[rt::ix((l9.wrapping_sub(1u32)), (G0 as u32))])
+                                let t5 = ((*{
+                                    let ix_: usize = ((l9.wrapping_sub(1u32))) as usize;
+                                    ((*fl6.add(lane))).get_unchecked(ix_)
+                                })
                                     .wrapping_add(((l9) as i32)));
                                 (*{
                                     let ix_: usize = (l9) as usize;
@@ -1870,8 +1866,10 @@ pub unsafe fn thread_batch_covering<const G0: usize>(
                                 l9 = t6;
                             };
                             {
-                                let t7 = (((*fl6
-                                    .add(lane))[rt::ix((l9.wrapping_sub(1u32)), (G0 as u32))])
+                                let t7 = ((*{
+                                    let ix_: usize = ((l9.wrapping_sub(1u32))) as usize;
+                                    ((*fl6.add(lane))).get_unchecked(ix_)
+                                })
                                     .wrapping_add(((l9) as i32)));
                                 (*{
                                     let ix_: usize = (l9) as usize;
@@ -1883,8 +1881,10 @@ pub unsafe fn thread_batch_covering<const G0: usize>(
                                 l9 = t8;
                             };
                             {
-                                let t9 = (((*fl6
-                                    .add(lane))[rt::ix((l9.wrapping_sub(1u32)), (G0 as u32))])
+                                let t9 = ((*{
+                                    let ix_: usize = ((l9.wrapping_sub(1u32))) as usize;
+                                    ((*fl6.add(lane))).get_unchecked(ix_)
+                                })
                                     .wrapping_add(((l9) as i32)));
                                 (*{
                                     let ix_: usize = (l9) as usize;
@@ -1924,40 +1924,21 @@ pub unsafe fn thread_batch_covering<const G0: usize>(
                         l9 = l7;
                         b4 = 0;
                         'c4: {
-                            if (0u64 + (((l9.wrapping_sub(1u32))) as u64)
-                                < ((G0 as u32) as u64))
-                            {
-                                'w5: for i0 in 0..d0 {
-                                    let lane: usize = (i0 as usize);
-                                    let mut l10: [u32; 1] = [i0];
-                                    let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
-                                    {
-                                        let t10 = ((*{
-                                            let ix_: usize = ((l9.wrapping_sub(1u32))) as usize;
-                                            ((*fl6.add(lane))).get_unchecked(ix_)
-                                        })
-                                            .wrapping_add(((l9) as i32)));
-                                        (*{
-                                            let ix_: usize = (l9) as usize;
-                                            ((*fl6.add(lane))).get_unchecked_mut(ix_)
-                                        }) = t10;
-                                    };
-                                }
-                            } else {
-                                'w5: for i0 in 0..d0 {
-                                    let lane: usize = (i0 as usize);
-                                    let mut l10: [u32; 1] = [i0];
-                                    let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
-                                    {
-                                        let t11 = (((*fl6
-                                            .add(lane))[rt::ix((l9.wrapping_sub(1u32)), (G0 as u32))])
-                                            .wrapping_add(((l9) as i32)));
-                                        (*{
-                                            let ix_: usize = (l9) as usize;
-                                            ((*fl6.add(lane))).get_unchecked_mut(ix_)
-                                        }) = t11;
-                                    };
-                                }
+                            'w5: for i0 in 0..d0 {
+                                let lane: usize = (i0 as usize);
+                                let mut l10: [u32; 1] = [i0];
+                                let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
+                                {
+                                    let t10 = ((*{
+                                        let ix_: usize = ((l9.wrapping_sub(1u32))) as usize;
+                                        ((*fl6.add(lane))).get_unchecked(ix_)
+                                    })
+                                        .wrapping_add(((l9) as i32)));
+                                    (*{
+                                        let ix_: usize = (l9) as usize;
+                                        ((*fl6.add(lane))).get_unchecked_mut(ix_)
+                                    }) = t10;
+                                };
                             }
                             ::core::sync::atomic::fence(
                                 ::core::sync::atomic::Ordering::AcqRel,
@@ -1971,11 +1952,11 @@ pub unsafe fn thread_batch_covering<const G0: usize>(
                     let mut l10: [u32; 1] = [i0];
                     let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                     {
-                        let t12 = (*{
+                        let t11 = (*{
                             let ix_: usize = ((c0.wrapping_sub(1u32))) as usize;
                             ((*fl6.add(lane))).get_unchecked(ix_)
                         });
-                        p1.store_unchecked([(l0[0])], t12);
+                        p1.store_unchecked([(l0[0])], t11);
                     };
                 }
             }
@@ -2226,7 +2207,11 @@ pub unsafe fn thread_batch_covering<const G0: usize>(
     }
     let d0: u32 = lanes;
     let o0: u32 = tile[0].wrapping_mul(32u32);
-    if (0u64 + (((c0.wrapping_sub(1u32))) as u64) < ((G0 as u32) as u64)) {
+    if ((0u64 + 0u64) >= (0u64 + ((1u32) as u64))
+        && (0u64 + ((c0) as u64).saturating_sub(1)) - (0u64 + ((1u32) as u64))
+            < ((G0 as u32) as u64))
+        && (0u64 + (((c0.wrapping_sub(1u32))) as u64) < ((G0 as u32) as u64))
+    {
         __amp_guarded::<G0>(tile, lanes, p0, p1, c0, oob)
     } else {
         __amp_checked::<G0>(tile, lanes, p0, p1, c0, oob)
