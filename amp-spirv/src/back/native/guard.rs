@@ -61,6 +61,21 @@ pub(super) struct Bound {
     pub neg_terms: Vec<Expr>,
 }
 
+impl Bound {
+    /// `self + other`, or `self - other` where `minus`.
+    fn plus(mut self, other: Bound, minus: bool) -> Bound {
+        let (parts, terms, neg_parts, neg_terms) = match minus {
+            false => (other.parts, other.terms, other.neg_parts, other.neg_terms),
+            true => (other.neg_parts, other.neg_terms, other.parts, other.terms),
+        };
+        self.parts.extend(parts);
+        self.terms.extend(terms);
+        self.neg_parts.extend(neg_parts);
+        self.neg_terms.extend(neg_terms);
+        self
+    }
+}
+
 /// What [`bound`] needs to know about a tiled kernel's locals.
 pub(super) struct LaneFacts {
     /// `t.local`, `t.global`, `t.tile_origin`, `t.tile`, `t.tile_extent`.
@@ -116,24 +131,12 @@ pub(super) fn bound(e: &Expr, facts: &LaneFacts, at: At) -> Option<Bound> {
     };
     match &e.kind {
         ExprKind::Binary(BinOp::Add, a, b) => {
-            let (a, b) = (bound(a, facts, at)?, bound(b, facts, at)?);
-            let mut sum = a;
-            sum.parts.extend(b.parts);
-            sum.terms.extend(b.terms);
-            sum.neg_parts.extend(b.neg_parts);
-            sum.neg_terms.extend(b.neg_terms);
-            Some(sum)
+            Some(bound(a, facts, at)?.plus(bound(b, facts, at)?, false))
         }
         // A difference of values the same in every thread stays one term.
-        ExprKind::Binary(BinOp::Sub, a, b) => term(e).or_else(|| {
-            let (a, b) = (bound(a, facts, at)?, bound(b, facts, at)?);
-            let mut sum = a;
-            sum.parts.extend(b.neg_parts);
-            sum.terms.extend(b.neg_terms);
-            sum.neg_parts.extend(b.parts);
-            sum.neg_terms.extend(b.terms);
-            Some(sum)
-        }),
+        ExprKind::Binary(BinOp::Sub, a, b) => {
+            term(e).or_else(|| Some(bound(a, facts, at)?.plus(bound(b, facts, at)?, true)))
+        }
         ExprKind::Element(base, index) => {
             let (ExprKind::Local(id), ExprKind::Lit(Lit::Int(d))) = (&base.kind, &index.kind)
             else {
