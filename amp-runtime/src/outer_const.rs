@@ -94,11 +94,5 @@ pub const fn outer_const_len<V: OuterConstValue>(value: V) -> usize {
 /// Whether `value` fits the 32 bits a constant has on the device: always, but for a `usize`
 /// above `u32::MAX`. A `const fn`, so kernels check it at build time.
 pub const fn fits_u32<V: OuterConstValue>(value: V) -> bool {
-    if V::TAG != USIZE_TAG {
-        return true;
-    }
-    // SAFETY: only `usize` has `USIZE_TAG` (the trait is sealed and the tags are distinct), so
-    // `V` is `usize` and the word read is exactly the value's initialized bytes.
-    let word = unsafe { Pun { value }.word };
-    word <= u32::MAX as usize
+    V::TAG != USIZE_TAG || outer_const_len(value) <= u32::MAX as usize
 }

@@ -177,24 +177,23 @@ fn main() -> Result<(), amp::Error> {
         );
         let t = time(|| parallel_for_each(out.extent(), copy_scalar(&ints, &mut out)))?;
         report("copy kernel, one u32 per index", t, 8.0 * n as f64);
-        // Sections from the second word: the kernel's quads start one index early.
-        let t = {
-            let (from, mut to) = (ints.view(), out.view_mut());
-            let from = from.section([1], [n - 1])?;
-            let mut to = to.section_mut([1], [n - 1])?;
-            time(|| parallel_for_each(to.extent(), copy_section(&from, &mut to)))?
+        // A copy between sections of `len` elements from `from` and `to`.
+        let mut copy_sections = |from: usize, to: usize, len: usize| {
+            let (a, mut c) = (ints.view(), out.view_mut());
+            let a = a.section([from], [len])?;
+            let mut c = c.section_mut([to], [len])?;
+            time(|| parallel_for_each(c.extent(), copy_section(&a, &mut c)))
         };
+        // From the second word: the kernel's quads start one index early.
+        let t = copy_sections(1, 1, n - 1)?;
         report(
             "copy kernel, sections from the second word",
             t,
             8.0 * n as f64,
         );
-        // Sections one element apart: no quad starts both views' 16 bytes, so the launch runs
-        // one index per step.
-        let (from, mut to) = (ints.view(), out.view_mut());
-        let from = from.section([1], [n - 2])?;
-        let mut to = to.section_mut([2], [n - 2])?;
-        let t = time(|| parallel_for_each(to.extent(), copy_section(&from, &mut to)))?;
+        // One element apart: no quad starts both views' 16 bytes, so the launch runs one
+        // index per step.
+        let t = copy_sections(1, 2, n - 2)?;
         report(
             "copy kernel, sections from the second and third words",
             t,

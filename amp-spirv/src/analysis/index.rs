@@ -205,9 +205,20 @@ impl Walker<'_> {
     /// index component (shifted by a launch-wide value) or a launch-wide value, every dimension
     /// of the domain carried by at least one (transposes, shifts and diagonals included).
     pub(super) fn unique_per_thread(&self, idx: &[Expr]) -> bool {
+        self.unique_components(idx, false)
+    }
+
+    /// [`unique_per_thread`](Self::unique_per_thread), with blocked components counting as
+    /// the thread's own where `blocked`.
+    fn unique_components(&self, idx: &[Expr], blocked: bool) -> bool {
         let mut seen = vec![false; self.k.rank as usize];
         for e in idx {
-            match self.own_component(e) {
+            let own = self.own_component(e).or_else(|| {
+                blocked
+                    .then(|| self.blocked_component(&self.key(e)))
+                    .flatten()
+            });
+            match own {
                 // A dimension carried by several components still tells threads apart.
                 Some(d) => seen[d as usize] = true,
                 // A component the same for every thread keeps the map injective.
@@ -224,18 +235,15 @@ impl Walker<'_> {
     /// `i * n ..< (i + 1) * n`. In 32-bit indices `i * n` may wrap onto another thread's
     /// elements, so this holds only as long as no index wraps (see `Access::blocked`).
     pub(super) fn unique_per_thread_blocked(&self, idx: &[Expr]) -> bool {
-        let mut seen = vec![false; self.k.rank as usize];
-        for e in idx {
-            match self
-                .own_component(e)
-                .or_else(|| self.blocked_component(&self.key(e)))
-            {
-                Some(d) => seen[d as usize] = true,
-                None if !self.may_vary(e) => {}
-                _ => return false,
-            }
-        }
-        seen.iter().all(|&s| s)
+        self.unique_components(idx, true)
+    }
+
+    /// Whether a write at `idx` is at the thread's own element (`Access::unique`), and whether
+    /// only as a blocked index (`Access::blocked`).
+    pub(super) fn write_ownership(&self, idx: &[Expr]) -> (bool, bool) {
+        let unique = self.unique_per_thread(idx) || self.unique_per_tile(idx);
+        let blocked = !unique && self.unique_per_thread_blocked(idx);
+        (unique || blocked, blocked)
     }
 
     /// The dimension `d` when `key` is `own * n + r` (in either order of the sum and of the

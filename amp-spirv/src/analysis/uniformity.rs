@@ -518,14 +518,13 @@ impl Walker<'_> {
             }
             TextureOp::Store => {
                 let idx = &operands[..operands.len() - 1];
-                let unique = self.unique_per_thread(idx) || self.unique_per_tile(idx);
-                let blocked = !unique && self.unique_per_thread_blocked(idx);
+                let (unique, blocked) = self.write_ownership(idx);
                 let key = self.keys(idx);
                 self.writes.push(Access {
                     param: p,
                     key,
                     span,
-                    unique: unique || blocked,
+                    unique,
                     blocked,
                     after_barrier: false,
                     atomic: false,
@@ -569,14 +568,13 @@ impl Walker<'_> {
                 for i in idx {
                     self.expr(i);
                 }
-                let unique = self.unique_per_thread(idx) || self.unique_per_tile(idx);
-                let blocked = !unique && self.unique_per_thread_blocked(idx);
+                let (unique, blocked) = self.write_ownership(idx);
                 let key = self.keys(idx);
                 self.writes.push(Access {
                     param: *p,
                     key,
                     span,
-                    unique: unique || blocked,
+                    unique,
                     blocked,
                     after_barrier: false,
                     atomic: false,

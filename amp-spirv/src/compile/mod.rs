@@ -193,18 +193,6 @@ pub struct TileStaticSize {
     pub dims: Vec<Len>,
 }
 
-/// The outer constants among the array lengths of `ty`, added to `out` once each.
-fn named_lengths(ty: &types::Ty, out: &mut Vec<u32>) {
-    if let types::Ty::Array(elem, len) = ty {
-        if let Len::Const(k, _) = len {
-            if !out.contains(k) {
-                out.push(*k);
-            }
-        }
-        named_lengths(elem, out);
-    }
-}
-
 fn tile_static_size(ty: &types::Ty) -> TileStaticSize {
     let mut dims = Vec::new();
     let mut t = ty;
@@ -397,14 +385,7 @@ impl CheckedKernel {
                 dims: Vec::new(),
             });
         }
-        let mut local_lengths = Vec::new();
-        for l in kernel
-            .locals
-            .iter()
-            .filter(|l| l.storage == ir::Storage::Function)
-        {
-            named_lengths(&l.ty, &mut local_lengths);
-        }
+        let local_lengths = kernel.local_array_lengths();
         let warnings: Vec<Warning> = self
             .findings
             .warnings

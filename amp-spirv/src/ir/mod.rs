@@ -10,7 +10,7 @@ pub use visit::{
 };
 
 use crate::diag::Span;
-use crate::types::{Elem, Scalar, Ty};
+use crate::types::{Elem, Len, Scalar, Ty};
 
 /// Index of a local variable in [`Kernel::locals`].
 pub type LocalId = usize;
@@ -38,6 +38,32 @@ pub struct Kernel {
     pub locals: Vec<Local>,
     /// The body.
     pub body: Block,
+}
+
+impl Kernel {
+    /// The outer constants (by index in [`Kernel::consts`]) that give a thread's local array
+    /// a length (`[f32; N]`, `[0.0; N]`), each once, in order of first use.
+    pub fn local_array_lengths(&self) -> Vec<u32> {
+        fn walk(ty: &Ty, out: &mut Vec<u32>) {
+            if let Ty::Array(elem, len) = ty {
+                if let Len::Const(k, _) = len {
+                    if !out.contains(k) {
+                        out.push(*k);
+                    }
+                }
+                walk(elem, out);
+            }
+        }
+        let mut out = Vec::new();
+        for l in self
+            .locals
+            .iter()
+            .filter(|l| l.storage == Storage::Function)
+        {
+            walk(&l.ty, &mut out);
+        }
+        out
+    }
 }
 
 /// A tile dimension: a literal or the name of an outer constant.

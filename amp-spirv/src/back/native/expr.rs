@@ -814,41 +814,16 @@ impl Emitter<'_> {
             At::WorkItemLoop => self.tile.as_ref().and_then(|st| st.lane_limit.clone()),
             At::Entry => None,
         };
-        let (mut max, mut min) = (
-            vec![quote_spanned!(at=> 0u64)],
-            vec![quote_spanned!(at=> 0u64)],
-        );
-        for part in &b.parts {
-            max.push(self.part_max(part, &lane0_max)?);
-            min.push(self.part_min(part));
-        }
-        let (mut neg_max, mut neg_min) = (max.clone(), min.clone());
-        neg_max.truncate(1);
-        neg_min.truncate(1);
-        for part in &b.neg_parts {
-            neg_max.push(self.part_max(part, &lane0_max)?);
-            neg_min.push(self.part_min(part));
-        }
-        for term in &b.terms {
-            let v = self.as_u32(term)?;
-            max.push(quote_spanned!(at=> ((#v) as u64)));
-            min.push(quote_spanned!(at=> ((#v) as u64)));
-        }
-        for term in &b.neg_terms {
-            let v = self.as_u32(term)?;
-            neg_max.push(quote_spanned!(at=> ((#v) as u64)));
-            neg_min.push(quote_spanned!(at=> ((#v) as u64)));
-        }
-        let sum = max;
+        let (max, min) = self.sums(&b.parts, &b.terms, &lane0_max)?;
+        let (neg_max, neg_min) = self.sums(&b.neg_parts, &b.neg_terms, &lane0_max)?;
         let guard = match b.neg_parts.is_empty() && b.neg_terms.is_empty() {
-            true => quote_spanned!(at=> (#(#sum)+* < #limit)),
+            true => quote_spanned!(at=> (#(#max)+* < #limit)),
             // The smallest value is at least 0 (so no wrap changed the index), the largest
             // below the limit; `&&` keeps the subtraction from running below 0.
             false => quote_spanned!(at=> (
-                (#(#min)+*) >= (#(#neg_max)+*) && (#(#sum)+*) - (#(#neg_min)+*) < #limit
+                (#(#min)+*) >= (#(#neg_max)+*) && (#(#max)+*) - (#(#neg_min)+*) < #limit
             )),
         };
-
         let list = match place {
             At::Entry => self.entry_guards.as_mut(),
             At::WorkItemLoop => self.tile.as_mut().and_then(|st| st.guards.as_mut()),
@@ -861,6 +836,31 @@ impl Emitter<'_> {
             }
         }
         Ok(true)
+    }
+
+    /// The terms (`u64` expressions, from `0u64`) of the largest and of the smallest value of
+    /// `parts` plus `terms` in the tile (`lane0_max` as for [`part_max`](Self::part_max)).
+    fn sums(
+        &mut self,
+        parts: &[super::guard::Part],
+        terms: &[Expr],
+        lane0_max: &Option<TokenStream>,
+    ) -> Res<(Vec<TokenStream>, Vec<TokenStream>)> {
+        let at = self.at;
+        let (mut max, mut min) = (
+            vec![quote_spanned!(at=> 0u64)],
+            vec![quote_spanned!(at=> 0u64)],
+        );
+        for part in parts {
+            max.push(self.part_max(part, lane0_max)?);
+            min.push(self.part_min(part));
+        }
+        for term in terms {
+            let v = self.as_u32(term)?;
+            max.push(quote_spanned!(at=> ((#v) as u64)));
+            min.push(quote_spanned!(at=> ((#v) as u64)));
+        }
+        Ok((max, min))
     }
 
     /// The largest value of a guard's part in the tile (`lane0_max`: the largest `t.local[0]`

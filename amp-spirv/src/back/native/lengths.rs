@@ -9,7 +9,7 @@ use super::{broken, index_lit, numbered, unsupported, Emitter, Invariant, Res};
 use crate::back::plan::ArrayIndex;
 use crate::diag::Span;
 use crate::ir::*;
-use crate::types::{Len, Scalar, Ty};
+use crate::types::{Len, Scalar};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 
@@ -20,23 +20,9 @@ use quote::{format_ident, quote, quote_spanned, ToTokens};
 /// (`::<G<i>, ..>`; the launcher's entry passes the kernel's own, and reads their values from
 /// them rather than from the launch, so LLVM folds them as it does `const` items').
 pub fn native_generics(k: &Kernel) -> Vec<u32> {
-    fn generic_len(k: &Kernel, ty: &Ty) -> bool {
-        match ty {
-            Ty::Array(elem, len) => {
-                matches!(len, Len::Const(i, _) if k.consts.get(*i as usize).is_some_and(|c| c.generic))
-                    || generic_len(k, elem)
-            }
-            _ => false,
-        }
-    }
-    let any = k
-        .locals
-        .iter()
-        .any(|l| l.storage == Storage::Function && generic_len(k, &l.ty));
-    match any {
-        true => (0..k.consts.len() as u32)
-            .filter(|&i| k.consts[i as usize].generic)
-            .collect(),
+    let generic = |i: u32| k.consts.get(i as usize).is_some_and(|c| c.generic);
+    match k.local_array_lengths().into_iter().any(generic) {
+        true => (0..k.consts.len() as u32).filter(|&i| generic(i)).collect(),
         false => Vec::new(),
     }
 }
@@ -88,9 +74,10 @@ impl Emitter<'_> {
     /// `<const G<i>: T, ..>` of [`native_generics`], for a generated function's item
     /// (nothing for a kernel without them).
     pub(super) fn generic_params(&self) -> TokenStream {
-        let params: Vec<TokenStream> = native_generics(self.k)
-            .into_iter()
-            .map(|i| {
+        let params: Vec<TokenStream> = self
+            .generics
+            .iter()
+            .map(|&i| {
                 let (g, t) = (numbered("G", i), generic_type(self.k.consts[i as usize].ty));
                 quote!(const #g: #t)
             })
@@ -103,10 +90,7 @@ impl Emitter<'_> {
 
     /// `::<G<i>, ..>`: a generated function's call from another, passing them on.
     pub(super) fn generic_args(&self) -> TokenStream {
-        let names: Vec<Ident> = native_generics(self.k)
-            .into_iter()
-            .map(|i| numbered("G", i))
-            .collect();
+        let names: Vec<Ident> = self.generics.iter().map(|&i| numbered("G", i)).collect();
         match names.is_empty() {
             true => TokenStream::new(),
             false => quote!(::<#(#names),*>),

@@ -394,6 +394,9 @@ pub(crate) struct Emitter<'a> {
     /// The variables of the loops `pass/batch.rs` hoisted out of the work-item loops (no barrier
     /// of the kernel orders their iterations: `tile.rs` may run several per work-item loop).
     hoisted: std::collections::HashSet<LocalId>,
+    /// The const-generic parameters every generated function is generic over
+    /// ([`native_generics`]).
+    generics: Vec<u32>,
 }
 
 impl<'k> Emitter<'k> {
@@ -418,6 +421,7 @@ impl<'k> Emitter<'k> {
             lane_frames: false,
             entry_guards: None,
             hoisted: Default::default(),
+            generics: native_generics(kernel),
         }
     }
 }

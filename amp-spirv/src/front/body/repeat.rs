@@ -35,13 +35,12 @@ impl BodyChecker<'_> {
             Len::Const(index, name) => (index as usize, name),
         };
         // `{ let v = value; let a: [T; N]; for i in 0..N { a[i] = v; } a }`
-        let array = self.hidden("#repeat", ty.clone());
-        let mut stmts = Vec::new();
+        let array = self.hidden(&format!("#repeat of {name}"), ty.clone());
+        let mut stmts = vec![Stmt::Let(array, None)];
         if !is_zero_literal(&value) {
             let item_ty = value.ty.clone();
             let item = self.hidden_immutable("#repeated", item_ty.clone());
-            stmts.push(Stmt::Let(item, Some(value)));
-            stmts.push(Stmt::Let(array, None));
+            stmts.insert(0, Stmt::Let(item, Some(value)));
             let var = self.hidden_immutable("#i", Ty::USIZE);
             let store = Expr {
                 kind: ExprKind::Assign(
@@ -77,10 +76,7 @@ impl BodyChecker<'_> {
                 ty: Ty::Unit,
                 span,
             }));
-        } else {
-            stmts.push(Stmt::Let(array, None));
         }
-        self.locals[array].name = format!("#repeat of {name}");
         Expr {
             kind: ExprKind::Block(Block {
                 stmts,
