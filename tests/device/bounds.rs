@@ -872,3 +872,120 @@ fn an_index_less_the_lane_is_checked_where_it_could_fall_below_zero() -> Result<
     assert_validation_clean();
     Ok(())
 }
+
+/// A wavefront's reads (`let y = m - tx;` under `if tx <= m`, as in Needleman-Wunsch): the
+/// `let`s of a work-item loop are fixed for the loop, so natively a guard before it proves the
+/// `tile_static` read and the view read for every lane it runs, and the loop runs checked where
+/// a lane's view index could wrap below 0 or pass the end.
+#[kernel(amp)]
+fn wavefront_reads(t: TiledIndex<8>, a: ArrayView<i32, 1>, out: ArrayViewMut<i32, 1>, k: u32) {
+    #[tile_static]
+    let mut sh: [i32; 8];
+    let tx = t.local[0];
+    sh[tx] = a[t.global];
+    t.barrier.wait();
+    let mut acc = 0i32;
+    for m in 0..8 {
+        if tx <= m {
+            let y = m - tx;
+            let z = y + k as usize + t.tile_origin[0] - 4;
+            acc = acc.wrapping_mul(31).wrapping_add(sh[y] * 3 + a[z]);
+        }
+        t.barrier.wait();
+    }
+    out[t.global] = acc;
+}
+
+#[test]
+fn a_wavefronts_lets_are_guarded_for_the_lanes_that_run() -> Result<(), amp::Error> {
+    let a: Vec<i32> = (0..64).map(|i| i * 7 - 100).collect();
+    let run = |k: u32, out: &mut Vec<i32>| {
+        let av = ArrayView::new([64], &a)?;
+        let mut ov = ArrayViewMut::new([64], out)?;
+        parallel_for_each(ov.extent().tile::<8>(), wavefront_reads(&av, &mut ov, k))
+    };
+    let want = |k: usize| -> Vec<i32> {
+        let at = |i: usize| a.get(i).copied().unwrap_or(0);
+        (0..64)
+            .map(|g| {
+                let (o, tx) = (g / 8 * 8, g % 8);
+                (tx..8).fold(0i32, |acc, m| {
+                    let y = m - tx;
+                    let z = (y + k + o).wrapping_sub(4) as u32 as usize;
+                    acc.wrapping_mul(31).wrapping_add(a[o + y] * 3 + at(z))
+                })
+            })
+            .collect()
+    };
+    // Every index in bounds: 4 + origin + m - tx - 4 is 0 ..= 63.
+    let mut out = vec![0i32; 64];
+    run(4, &mut out)?;
+    assert_eq!(out, want(4));
+    // Tile 0's lanes read at m - tx - 1: -1 where m is tx, reported, and read as 0.
+    let mut out = vec![0i32; 64];
+    let (kernel, param, index, extent) = out_of_bounds(run(3, &mut out));
+    assert_eq!(
+        (kernel.as_str(), param.as_str(), extent),
+        ("wavefront_reads", "a", vec![64])
+    );
+    assert_eq!(index, vec![u32::MAX as usize]);
+    assert_eq!(out, want(3));
+    // The last tile's lane 0 reads at 64 where m is 7.
+    let mut out = vec![0i32; 64];
+    let (_, param, index, _) = out_of_bounds(run(5, &mut out));
+    assert_eq!((param.as_str(), index), ("a", vec![64]));
+    assert_eq!(out, want(5));
+    assert_validation_clean();
+    Ok(())
+}
+
+/// A loop every thread of a tile runs the same way: natively it runs several iterations per
+/// work-item loop (jammed), and a guard before each such loop proves the rows of all of them
+/// at once (`r + 1` for `r` up to the counter plus the last step), so a chunk whose last row
+/// passes the end runs checked and reports it.
+#[kernel(amp)]
+fn rows_in_steps(t: TiledIndex<4>, a: ArrayView<i32, 2>, out: ArrayViewMut<i32, 1>, rows: u32) {
+    let mut s = 0i32;
+    for r in 0..rows as usize {
+        s = s.wrapping_mul(7).wrapping_add(a[[r + 1, t.global[0]]]);
+    }
+    out[t.global] = s;
+}
+
+#[test]
+fn a_jammed_loops_rows_are_guarded_together() -> Result<(), amp::Error> {
+    let (h, w) = (10usize, 8usize);
+    let a: Vec<i32> = (0..h * w).map(|i| (i as i32) * 5 - 17).collect();
+    let run = |rows: u32, out: &mut Vec<i32>| {
+        let av = ArrayView::new([h, w], &a)?;
+        let mut ov = ArrayViewMut::new([w], out)?;
+        parallel_for_each(ov.extent().tile::<4>(), rows_in_steps(&av, &mut ov, rows))
+    };
+    let want = |rows: usize| -> Vec<i32> {
+        (0..w)
+            .map(|g| {
+                (0..rows).fold(0i32, |s, r| {
+                    let v = if r + 1 < h { a[(r + 1) * w + g] } else { 0 };
+                    s.wrapping_mul(7).wrapping_add(v)
+                })
+            })
+            .collect()
+    };
+    for rows in [0u32, 3, 4, 8, 9] {
+        let mut out = vec![0i32; w];
+        run(rows, &mut out)?;
+        assert_eq!(out, want(rows as usize), "{rows} rows");
+    }
+    for rows in [10u32, 12] {
+        let mut out = vec![0i32; w];
+        let (kernel, param, index, extent) = out_of_bounds(run(rows, &mut out));
+        assert_eq!(
+            (kernel.as_str(), param.as_str(), extent),
+            ("rows_in_steps", "a", vec![h, w])
+        );
+        assert!(index[0] >= h, "{index:?}");
+        assert_eq!(out, want(rows as usize), "{rows} rows");
+    }
+    assert_validation_clean();
+    Ok(())
+}

@@ -894,6 +894,7 @@ impl Emitter<'_> {
                 let d = numbered("d", l);
                 quote_spanned!(at=> (#d as u64))
             }
+            (Part::Step(last), _) => quote_spanned!(at=> (#last as u64)),
             (Part::LoopMax(end, inclusive), _) => {
                 let end = self.as_u32(end)?;
                 match inclusive {
@@ -910,7 +911,7 @@ impl Emitter<'_> {
         use super::guard::Part;
         let at = self.at;
         match part {
-            Part::Local(_) | Part::LoopMax(..) => quote_spanned!(at=> 0u64),
+            Part::Local(_) | Part::LoopMax(..) | Part::Step(_) => quote_spanned!(at=> 0u64),
             Part::Global(l) | Part::Origin(l) => {
                 let o = numbered("o", l);
                 quote_spanned!(at=> (#o as u64))

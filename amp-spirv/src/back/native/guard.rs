@@ -46,6 +46,9 @@ pub(super) enum Part {
     /// The variable of a tile-level `for` loop: at most its range's end (less one when the
     /// range is exclusive), an expression the tile's start knows.
     LoopMax(Box<Expr>, bool),
+    /// The step of a jammed loop's iteration within its work-item loop: 0 up to this value
+    /// (its variable is the loop's counter plus the step).
+    Step(u32),
 }
 
 /// An index component as the sum of its [`Part`]s and `terms`, less the sum of `neg_parts`
@@ -92,6 +95,21 @@ pub(super) struct LaneFacts {
     /// The variables of tile-level ascending range loops: their range's end, and whether it
     /// is inclusive.
     pub loop_ends: HashMap<LocalId, (Expr, bool)>,
+    /// The locals a work-item loop's own statements may define for its guards: immutable
+    /// index scalars whose one site is a `let` with a value
+    /// ([`lets_once`](super::tile_locals::lets_once)).
+    pub lets_once: HashSet<LocalId>,
+    /// While a work-item loop is emitted: those of its `let`s whose values are fixed for the
+    /// whole loop (made of the thread's index, tile-uniform and rematerialized locals, and
+    /// earlier such `let`s), with their definitions. A guard before the loop evaluates them as
+    /// each thread will (`let y = m - tx + 1;` under `if tx <= m`); a `let` of another loop
+    /// is not here, since the tile-uniform values it read may have changed since.
+    pub region: HashMap<LocalId, Expr>,
+    /// While a jammed loop's work-item loop is emitted (`tile_loops.rs`): its variable, the
+    /// counter it starts from (tile-uniform), and the last step it adds to it. The variable
+    /// takes several values in that loop, each `counter + j` for `j` up to the step, and the
+    /// jam runs only while the counter plus its steps stay below the loop's end (no wrap).
+    pub jammed: HashMap<LocalId, (Expr, u32)>,
 }
 
 /// Where a guard is evaluated.
@@ -153,6 +171,13 @@ pub(super) fn bound(e: &Expr, facts: &LaneFacts, at: At) -> Option<Bound> {
             }
         }
         ExprKind::Local(id) if facts.remat.contains_key(id) => bound(&facts.remat[id], facts, at),
+        ExprKind::Local(id) if at == At::WorkItemLoop && facts.region.contains_key(id) => {
+            bound(&facts.region[id], facts, at)
+        }
+        ExprKind::Local(id) if at == At::WorkItemLoop && facts.jammed.contains_key(id) => {
+            let (counter, last) = &facts.jammed[id];
+            Some(term(counter)?.plus(part(Part::Step(*last))?, false))
+        }
         ExprKind::Local(id) if at == At::Entry && facts.loop_ends.contains_key(id) => {
             let (end, inclusive) = &facts.loop_ends[id];
             let fixed = crate::pass::uniform::uniform_expr(end, &|_| false);

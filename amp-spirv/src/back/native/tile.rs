@@ -316,6 +316,9 @@ impl Emitter<'_> {
             uniform: uniform.iter().copied().collect(),
             remat: remat.iter().cloned().collect(),
             loop_ends: Default::default(),
+            lets_once: super::tile_locals::lets_once(k),
+            region: Default::default(),
+            jammed: Default::default(),
         };
         self.tile = Some(TileState {
             scoped: HashSet::new(),
@@ -637,6 +640,8 @@ impl Emitter<'_> {
                 (quote!(#qw), quote!(d0), Some((*cond, !*below))),
             ],
         };
+        let region_lets = super::tile_locals::region_lets(&self.st()?.facts, &stmts, tail);
+        self.st()?.facts.region = region_lets;
         let mut codes = Vec::new();
         for (_, _, folded) in &parts {
             self.st()?.folded = *folded;
@@ -654,6 +659,7 @@ impl Emitter<'_> {
         let st = self.st()?;
         st.ctx = None;
         st.region = None;
+        st.facts.region.clear();
         st.lane_limit = None;
         st.folded = None;
         let mut bodies = Vec::new();

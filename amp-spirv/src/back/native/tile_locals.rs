@@ -15,7 +15,7 @@
 use crate::ir::*;
 use crate::pass::uniform::{has_barrier, uniform_expr};
 use crate::types::Ty;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// An assignment of a local: where it is and what it assigns.
 struct Site<'a> {
@@ -356,5 +356,91 @@ pub(super) fn written_by_every_thread_first(k: &Kernel) -> HashSet<LocalId> {
         found: HashSet::new(),
     };
     search.visit_block(&k.body);
+    search.found
+}
+
+/// The immutable `usize`/`u32` locals of `k` whose one site is a `let` with a value: what a
+/// work-item loop's guards may follow ([`region_lets`]).
+pub(super) fn lets_once(k: &Kernel) -> HashSet<LocalId> {
+    let mut sites = Vec::new();
+    let mut excluded = Excluded::default();
+    collect_block(&k.body, true, &mut sites, &mut excluded);
+    let mut count: HashMap<LocalId, (usize, bool)> = HashMap::new();
+    for s in &sites {
+        let c = count.entry(s.local).or_default();
+        c.0 += 1;
+        c.1 |= s.value.is_some();
+    }
+    struct Lets(HashSet<LocalId>);
+    impl<'a> Visitor<'a> for Lets {
+        fn visit_stmt(&mut self, stmt: &'a Stmt) {
+            if let Stmt::Let(id, Some(_)) = stmt {
+                self.0.insert(*id);
+            }
+            walk_stmt(self, stmt);
+        }
+    }
+    let mut lets = Lets(HashSet::new());
+    lets.visit_block(&k.body);
+    lets.0
+        .into_iter()
+        .filter(|id| {
+            let l = &k.locals[*id];
+            !l.mutable
+                && l.storage == Storage::Function
+                && matches!(
+                    l.ty,
+                    Ty::Scalar(crate::types::Scalar::U32 | crate::types::Scalar::Usize)
+                )
+                && !excluded.contains(id)
+                && count.get(id) == Some(&(1, true))
+        })
+        .collect()
+}
+
+/// The `let`s among a work-item loop's statements (at any depth) whose values are fixed for the
+/// whole loop, in order, with their definitions (`guard::LaneFacts::region`): each one of
+/// [`lets_once`], defined from the thread's index, tile-uniform and
+/// rematerialized locals, a jammed loop's variable and earlier such `let`s. A work-item loop
+/// has no barrier, so nothing it reads there changes while it runs (a jammed variable stays
+/// within the range its guard assumes), and one site means each read of the local sees its
+/// `let`'s value.
+pub(super) fn region_lets(
+    facts: &super::guard::LaneFacts,
+    stmts: &[&Stmt],
+    tail: Option<&Expr>,
+) -> HashMap<LocalId, Expr> {
+    struct Search<'f> {
+        facts: &'f super::guard::LaneFacts,
+        found: HashMap<LocalId, Expr>,
+    }
+    impl<'a> Visitor<'a> for Search<'_> {
+        fn visit_stmt(&mut self, stmt: &'a Stmt) {
+            if let Stmt::Let(id, Some(init)) = stmt {
+                let f = self.facts;
+                let fixed = |x: LocalId| {
+                    [f.local, f.global, f.origin, f.tile, f.dims].contains(&x)
+                        || f.uniform.contains(&x)
+                        || f.remat.contains_key(&x)
+                        || f.jammed.contains_key(&x)
+                        || self.found.contains_key(&x)
+                };
+                if f.lets_once.contains(id) && uniform_expr(init, &fixed) {
+                    self.found.insert(*id, init.clone());
+                }
+            }
+            walk_stmt(self, stmt);
+        }
+    }
+    let mut search = Search {
+        facts,
+        found: HashMap::new(),
+    };
+    for s in stmts {
+        search.visit_stmt(s);
+    }
+    if let Some(t) = tail {
+        search.visit_expr(t);
+    }
     search.found
 }

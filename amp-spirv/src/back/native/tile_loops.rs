@@ -167,11 +167,17 @@ impl Emitter<'_> {
             stmts.extend(body.iter().cloned());
         }
         let (start, end) = (self.lead(&r.start)?, self.lead(&r.end)?);
-        // `var` takes JAM values in the work-item loop: no guard of it may assume one.
-        self.st()?.facts.uniform.remove(&r.var);
+        // `var` takes JAM values in the work-item loop: no guard of it may assume one, but
+        // a guard may take it as the counter plus a step up to JAM - 1 (`guard.rs`).
+        let st = self.st()?;
+        st.facts.uniform.remove(&r.var);
+        let counter = expr(ExprKind::Local(r.counter), &counter_ty);
+        st.facts.jammed.insert(r.var, (counter, JAM - 1));
         let refs: Vec<&Stmt> = stmts.iter().collect();
         let jammed = self.region(&refs, None);
-        self.st()?.facts.uniform.insert(r.var);
+        let st = self.st()?;
+        st.facts.jammed.remove(&r.var);
+        st.facts.uniform.insert(r.var);
         let jammed = jammed?;
         // The rest: the ordinary loop, from where the jammed one stopped.
         let mut rest = r.clone();

@@ -438,6 +438,8 @@ pub unsafe fn thread_batch(
                             break 'j5;
                         }
                         if (0u64 + (o0 as u64 + (d0 - 1) as u64) < (p0.extent[0] as u64))
+                            && (0u64 + (3u32 as u64) + ((l4) as u64)
+                                < (p1.extent[0] as u64))
                             && (0u64 + (o1 as u64 + (d1 - 1) as u64)
                                 < (p1.extent[1] as u64))
                         {
@@ -458,10 +460,7 @@ pub unsafe fn thread_batch(
                                     };
                                     {
                                         let t2 = (p0.load_unchecked([l1, l6])
-                                            * {
-                                                let bix = [l6, l2];
-                                                p1.load_if(bix, bix[0] < p1.extent[0], 1, oob)
-                                            });
+                                            * p1.load_unchecked([l6, l2]));
                                         let ptr = &mut (*fl3.add(lane));
                                         *ptr = ((*ptr) + t2);
                                     };
@@ -471,10 +470,7 @@ pub unsafe fn thread_batch(
                                     };
                                     {
                                         let t4 = (p0.load_unchecked([l1, l6])
-                                            * {
-                                                let bix = [l6, l2];
-                                                p1.load_if(bix, bix[0] < p1.extent[0], 1, oob)
-                                            });
+                                            * p1.load_unchecked([l6, l2]));
                                         let ptr = &mut (*fl3.add(lane));
                                         *ptr = ((*ptr) + t4);
                                     };
@@ -484,10 +480,7 @@ pub unsafe fn thread_batch(
                                     };
                                     {
                                         let t6 = (p0.load_unchecked([l1, l6])
-                                            * {
-                                                let bix = [l6, l2];
-                                                p1.load_if(bix, bix[0] < p1.extent[0], 1, oob)
-                                            });
+                                            * p1.load_unchecked([l6, l2]));
                                         let ptr = &mut (*fl3.add(lane));
                                         *ptr = ((*ptr) + t6);
                                     };
@@ -497,10 +490,7 @@ pub unsafe fn thread_batch(
                                     };
                                     {
                                         let t8 = (p0.load_unchecked([l1, l6])
-                                            * {
-                                                let bix = [l6, l2];
-                                                p1.load_if(bix, bix[0] < p1.extent[0], 1, oob)
-                                            });
+                                            * p1.load_unchecked([l6, l2]));
                                         let ptr = &mut (*fl3.add(lane));
                                         *ptr = ((*ptr) + t8);
                                     };
@@ -1124,69 +1114,126 @@ pub unsafe fn thread_batch_covering(
                         if !(l4 < j5 && j5.wrapping_sub(l4) >= 4) {
                             break 'j5;
                         }
-                        for i0 in 0..d0 {
-                            'w2: for i1 in 0..d1 {
-                                let lane: usize = ((i0 as usize) * (d1 as usize)
-                                    + (i1 as usize));
-                                let mut l7: [u32; 2] = [i0, i1];
-                                let mut l0: [u32; 2] = [
-                                    o0.wrapping_add(i0),
-                                    o1.wrapping_add(i1),
-                                ];
-                                let mut l1: u32 = (l0[0]);
-                                let mut l2: u32 = (l0[1]);
-                                {
-                                    let t1 = (l4.wrapping_add(0u32));
-                                    l6 = t1;
-                                };
-                                {
-                                    let t2 = (p0.load_unchecked([l1, l6])
-                                        * {
-                                            let bix = [l6, l2];
-                                            p1.load_if(bix, bix[0] < p1.extent[0], 1, oob)
-                                        });
-                                    let ptr = &mut (*fl3.add(lane));
-                                    *ptr = ((*ptr) + t2);
-                                };
-                                {
-                                    let t3 = (l4.wrapping_add(1u32));
-                                    l6 = t3;
-                                };
-                                {
-                                    let t4 = (p0.load_unchecked([l1, l6])
-                                        * {
-                                            let bix = [l6, l2];
-                                            p1.load_if(bix, bix[0] < p1.extent[0], 1, oob)
-                                        });
-                                    let ptr = &mut (*fl3.add(lane));
-                                    *ptr = ((*ptr) + t4);
-                                };
-                                {
-                                    let t5 = (l4.wrapping_add(2u32));
-                                    l6 = t5;
-                                };
-                                {
-                                    let t6 = (p0.load_unchecked([l1, l6])
-                                        * {
-                                            let bix = [l6, l2];
-                                            p1.load_if(bix, bix[0] < p1.extent[0], 1, oob)
-                                        });
-                                    let ptr = &mut (*fl3.add(lane));
-                                    *ptr = ((*ptr) + t6);
-                                };
-                                {
-                                    let t7 = (l4.wrapping_add(3u32));
-                                    l6 = t7;
-                                };
-                                {
-                                    let t8 = (p0.load_unchecked([l1, l6])
-                                        * {
-                                            let bix = [l6, l2];
-                                            p1.load_if(bix, bix[0] < p1.extent[0], 1, oob)
-                                        });
-                                    let ptr = &mut (*fl3.add(lane));
-                                    *ptr = ((*ptr) + t8);
-                                };
+                        if (0u64 + (3u32 as u64) + ((l4) as u64) < (p1.extent[0] as u64))
+                        {
+                            for i0 in 0..d0 {
+                                'w2: for i1 in 0..d1 {
+                                    let lane: usize = ((i0 as usize) * (d1 as usize)
+                                        + (i1 as usize));
+                                    let mut l7: [u32; 2] = [i0, i1];
+                                    let mut l0: [u32; 2] = [
+                                        o0.wrapping_add(i0),
+                                        o1.wrapping_add(i1),
+                                    ];
+                                    let mut l1: u32 = (l0[0]);
+                                    let mut l2: u32 = (l0[1]);
+                                    {
+                                        let t1 = (l4.wrapping_add(0u32));
+                                        l6 = t1;
+                                    };
+                                    {
+                                        let t2 = (p0.load_unchecked([l1, l6])
+                                            * p1.load_unchecked([l6, l2]));
+                                        let ptr = &mut (*fl3.add(lane));
+                                        *ptr = ((*ptr) + t2);
+                                    };
+                                    {
+                                        let t3 = (l4.wrapping_add(1u32));
+                                        l6 = t3;
+                                    };
+                                    {
+                                        let t4 = (p0.load_unchecked([l1, l6])
+                                            * p1.load_unchecked([l6, l2]));
+                                        let ptr = &mut (*fl3.add(lane));
+                                        *ptr = ((*ptr) + t4);
+                                    };
+                                    {
+                                        let t5 = (l4.wrapping_add(2u32));
+                                        l6 = t5;
+                                    };
+                                    {
+                                        let t6 = (p0.load_unchecked([l1, l6])
+                                            * p1.load_unchecked([l6, l2]));
+                                        let ptr = &mut (*fl3.add(lane));
+                                        *ptr = ((*ptr) + t6);
+                                    };
+                                    {
+                                        let t7 = (l4.wrapping_add(3u32));
+                                        l6 = t7;
+                                    };
+                                    {
+                                        let t8 = (p0.load_unchecked([l1, l6])
+                                            * p1.load_unchecked([l6, l2]));
+                                        let ptr = &mut (*fl3.add(lane));
+                                        *ptr = ((*ptr) + t8);
+                                    };
+                                }
+                            }
+                        } else {
+                            for i0 in 0..d0 {
+                                'w2: for i1 in 0..d1 {
+                                    let lane: usize = ((i0 as usize) * (d1 as usize)
+                                        + (i1 as usize));
+                                    let mut l7: [u32; 2] = [i0, i1];
+                                    let mut l0: [u32; 2] = [
+                                        o0.wrapping_add(i0),
+                                        o1.wrapping_add(i1),
+                                    ];
+                                    let mut l1: u32 = (l0[0]);
+                                    let mut l2: u32 = (l0[1]);
+                                    {
+                                        let t9 = (l4.wrapping_add(0u32));
+                                        l6 = t9;
+                                    };
+                                    {
+                                        let t10 = (p0.load_unchecked([l1, l6])
+                                            * {
+                                                let bix = [l6, l2];
+                                                p1.load_if(bix, bix[0] < p1.extent[0], 1, oob)
+                                            });
+                                        let ptr = &mut (*fl3.add(lane));
+                                        *ptr = ((*ptr) + t10);
+                                    };
+                                    {
+                                        let t11 = (l4.wrapping_add(1u32));
+                                        l6 = t11;
+                                    };
+                                    {
+                                        let t12 = (p0.load_unchecked([l1, l6])
+                                            * {
+                                                let bix = [l6, l2];
+                                                p1.load_if(bix, bix[0] < p1.extent[0], 1, oob)
+                                            });
+                                        let ptr = &mut (*fl3.add(lane));
+                                        *ptr = ((*ptr) + t12);
+                                    };
+                                    {
+                                        let t13 = (l4.wrapping_add(2u32));
+                                        l6 = t13;
+                                    };
+                                    {
+                                        let t14 = (p0.load_unchecked([l1, l6])
+                                            * {
+                                                let bix = [l6, l2];
+                                                p1.load_if(bix, bix[0] < p1.extent[0], 1, oob)
+                                            });
+                                        let ptr = &mut (*fl3.add(lane));
+                                        *ptr = ((*ptr) + t14);
+                                    };
+                                    {
+                                        let t15 = (l4.wrapping_add(3u32));
+                                        l6 = t15;
+                                    };
+                                    {
+                                        let t16 = (p0.load_unchecked([l1, l6])
+                                            * {
+                                                let bix = [l6, l2];
+                                                p1.load_if(bix, bix[0] < p1.extent[0], 1, oob)
+                                            });
+                                        let ptr = &mut (*fl3.add(lane));
+                                        *ptr = ((*ptr) + t16);
+                                    };
+                                }
                             }
                         }
                         l4 = l4.wrapping_add(4);
@@ -1248,10 +1295,10 @@ pub unsafe fn thread_batch_covering(
                                         let mut l1: u32 = (l0[0]);
                                         let mut l2: u32 = (l0[1]);
                                         {
-                                            let t9 = (p0.load_unchecked([l1, l6])
+                                            let t17 = (p0.load_unchecked([l1, l6])
                                                 * p1.load_unchecked([l6, l2]));
                                             let ptr = &mut (*fl3.add(lane));
-                                            *ptr = ((*ptr) + t9);
+                                            *ptr = ((*ptr) + t17);
                                         };
                                     }
                                 }
@@ -1268,13 +1315,13 @@ pub unsafe fn thread_batch_covering(
                                         let mut l1: u32 = (l0[0]);
                                         let mut l2: u32 = (l0[1]);
                                         {
-                                            let t10 = (p0.load_unchecked([l1, l6])
+                                            let t18 = (p0.load_unchecked([l1, l6])
                                                 * {
                                                     let bix = [l6, l2];
                                                     p1.load_if(bix, bix[0] < p1.extent[0], 1, oob)
                                                 });
                                             let ptr = &mut (*fl3.add(lane));
-                                            *ptr = ((*ptr) + t10);
+                                            *ptr = ((*ptr) + t18);
                                         };
                                     }
                                 }
@@ -1298,8 +1345,8 @@ pub unsafe fn thread_batch_covering(
                         let mut l1: u32 = (l0[0]);
                         let mut l2: u32 = (l0[1]);
                         {
-                            let t11 = (*fl3.add(lane));
-                            p2.store_unchecked([(l0[0]), (l0[1])], t11);
+                            let t19 = (*fl3.add(lane));
+                            p2.store_unchecked([(l0[0]), (l0[1])], t19);
                         };
                     }
                 }

@@ -1550,62 +1550,133 @@ pub unsafe fn thread_batch<const G0: usize>(
                         if !(l7 < j7 && j7.wrapping_sub(l7) >= 4) {
                             break 'j7;
                         }
-                        'w4: for i0 in 0..d0 {
-                            let lane: usize = (i0 as usize);
-                            let mut l10: [u32; 1] = [i0];
-                            let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
-                            {
-                                let t3 = (l7.wrapping_add(0u32));
-                                l9 = t3;
-                            };
-                            {
-                                let t4 = (((*fl6
-                                    .add(lane))[rt::ix((l9.wrapping_sub(1u32)), (G0 as u32))])
-                                    .wrapping_add(((l9) as i32)));
-                                (*{
-                                    let ix_: usize = (l9) as usize;
-                                    ((*fl6.add(lane))).get_unchecked_mut(ix_)
-                                }) = t4;
-                            };
-                            {
-                                let t5 = (l7.wrapping_add(1u32));
-                                l9 = t5;
-                            };
-                            {
-                                let t6 = (((*fl6
-                                    .add(lane))[rt::ix((l9.wrapping_sub(1u32)), (G0 as u32))])
-                                    .wrapping_add(((l9) as i32)));
-                                (*{
-                                    let ix_: usize = (l9) as usize;
-                                    ((*fl6.add(lane))).get_unchecked_mut(ix_)
-                                }) = t6;
-                            };
-                            {
-                                let t7 = (l7.wrapping_add(2u32));
-                                l9 = t7;
-                            };
-                            {
-                                let t8 = (((*fl6
-                                    .add(lane))[rt::ix((l9.wrapping_sub(1u32)), (G0 as u32))])
-                                    .wrapping_add(((l9) as i32)));
-                                (*{
-                                    let ix_: usize = (l9) as usize;
-                                    ((*fl6.add(lane))).get_unchecked_mut(ix_)
-                                }) = t8;
-                            };
-                            {
-                                let t9 = (l7.wrapping_add(3u32));
-                                l9 = t9;
-                            };
-                            {
-                                let t10 = (((*fl6
-                                    .add(lane))[rt::ix((l9.wrapping_sub(1u32)), (G0 as u32))])
-                                    .wrapping_add(((l9) as i32)));
-                                (*{
-                                    let ix_: usize = (l9) as usize;
-                                    ((*fl6.add(lane))).get_unchecked_mut(ix_)
-                                }) = t10;
-                            };
+                        if ((0u64 + 0u64 + ((l7) as u64)) >= (0u64 + ((1u32) as u64))
+                            && (0u64 + (3u32 as u64) + ((l7) as u64))
+                                - (0u64 + ((1u32) as u64)) < ((G0 as u32) as u64))
+                        {
+                            'w4: for i0 in 0..d0 {
+                                let lane: usize = (i0 as usize);
+                                let mut l10: [u32; 1] = [i0];
+                                let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
+                                {
+                                    let t3 = (l7.wrapping_add(0u32));
+                                    l9 = t3;
+                                };
+                                {
+                                    let t4 = ((*{
+                                        let ix_: usize = ((l9.wrapping_sub(1u32))) as usize;
+                                        ((*fl6.add(lane))).get_unchecked(ix_)
+                                    })
+                                        .wrapping_add(((l9) as i32)));
+                                    (*{
+                                        let ix_: usize = (l9) as usize;
+                                        ((*fl6.add(lane))).get_unchecked_mut(ix_)
+                                    }) = t4;
+                                };
+                                {
+                                    let t5 = (l7.wrapping_add(1u32));
+                                    l9 = t5;
+                                };
+                                {
+                                    let t6 = ((*{
+                                        let ix_: usize = ((l9.wrapping_sub(1u32))) as usize;
+                                        ((*fl6.add(lane))).get_unchecked(ix_)
+                                    })
+                                        .wrapping_add(((l9) as i32)));
+                                    (*{
+                                        let ix_: usize = (l9) as usize;
+                                        ((*fl6.add(lane))).get_unchecked_mut(ix_)
+                                    }) = t6;
+                                };
+                                {
+                                    let t7 = (l7.wrapping_add(2u32));
+                                    l9 = t7;
+                                };
+                                {
+                                    let t8 = ((*{
+                                        let ix_: usize = ((l9.wrapping_sub(1u32))) as usize;
+                                        ((*fl6.add(lane))).get_unchecked(ix_)
+                                    })
+                                        .wrapping_add(((l9) as i32)));
+                                    (*{
+                                        let ix_: usize = (l9) as usize;
+                                        ((*fl6.add(lane))).get_unchecked_mut(ix_)
+                                    }) = t8;
+                                };
+                                {
+                                    let t9 = (l7.wrapping_add(3u32));
+                                    l9 = t9;
+                                };
+                                {
+                                    let t10 = ((*{
+                                        let ix_: usize = ((l9.wrapping_sub(1u32))) as usize;
+                                        ((*fl6.add(lane))).get_unchecked(ix_)
+                                    })
+                                        .wrapping_add(((l9) as i32)));
+                                    (*{
+                                        let ix_: usize = (l9) as usize;
+                                        ((*fl6.add(lane))).get_unchecked_mut(ix_)
+                                    }) = t10;
+                                };
+                            }
+                        } else {
+                            'w4: for i0 in 0..d0 {
+                                let lane: usize = (i0 as usize);
+                                let mut l10: [u32; 1] = [i0];
+                                let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
+                                {
+                                    let t11 = (l7.wrapping_add(0u32));
+                                    l9 = t11;
+                                };
+                                {
+                                    let t12 = (((*fl6
+                                        .add(lane))[rt::ix((l9.wrapping_sub(1u32)), (G0 as u32))])
+                                        .wrapping_add(((l9) as i32)));
+                                    (*{
+                                        let ix_: usize = (l9) as usize;
+                                        ((*fl6.add(lane))).get_unchecked_mut(ix_)
+                                    }) = t12;
+                                };
+                                {
+                                    let t13 = (l7.wrapping_add(1u32));
+                                    l9 = t13;
+                                };
+                                {
+                                    let t14 = (((*fl6
+                                        .add(lane))[rt::ix((l9.wrapping_sub(1u32)), (G0 as u32))])
+                                        .wrapping_add(((l9) as i32)));
+                                    (*{
+                                        let ix_: usize = (l9) as usize;
+                                        ((*fl6.add(lane))).get_unchecked_mut(ix_)
+                                    }) = t14;
+                                };
+                                {
+                                    let t15 = (l7.wrapping_add(2u32));
+                                    l9 = t15;
+                                };
+                                {
+                                    let t16 = (((*fl6
+                                        .add(lane))[rt::ix((l9.wrapping_sub(1u32)), (G0 as u32))])
+                                        .wrapping_add(((l9) as i32)));
+                                    (*{
+                                        let ix_: usize = (l9) as usize;
+                                        ((*fl6.add(lane))).get_unchecked_mut(ix_)
+                                    }) = t16;
+                                };
+                                {
+                                    let t17 = (l7.wrapping_add(3u32));
+                                    l9 = t17;
+                                };
+                                {
+                                    let t18 = (((*fl6
+                                        .add(lane))[rt::ix((l9.wrapping_sub(1u32)), (G0 as u32))])
+                                        .wrapping_add(((l9) as i32)));
+                                    (*{
+                                        let ix_: usize = (l9) as usize;
+                                        ((*fl6.add(lane))).get_unchecked_mut(ix_)
+                                    }) = t18;
+                                };
+                            }
                         }
                         l7 = l7.wrapping_add(4);
                     }
@@ -1647,7 +1718,7 @@ pub unsafe fn thread_batch<const G0: usize>(
                                     let mut l10: [u32; 1] = [i0];
                                     let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                                     {
-                                        let t11 = ((*{
+                                        let t19 = ((*{
                                             let ix_: usize = ((l9.wrapping_sub(1u32))) as usize;
                                             ((*fl6.add(lane))).get_unchecked(ix_)
                                         })
@@ -1655,7 +1726,7 @@ pub unsafe fn thread_batch<const G0: usize>(
                                         (*{
                                             let ix_: usize = (l9) as usize;
                                             ((*fl6.add(lane))).get_unchecked_mut(ix_)
-                                        }) = t11;
+                                        }) = t19;
                                     };
                                 }
                             } else {
@@ -1664,13 +1735,13 @@ pub unsafe fn thread_batch<const G0: usize>(
                                     let mut l10: [u32; 1] = [i0];
                                     let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                                     {
-                                        let t12 = (((*fl6
+                                        let t20 = (((*fl6
                                             .add(lane))[rt::ix((l9.wrapping_sub(1u32)), (G0 as u32))])
                                             .wrapping_add(((l9) as i32)));
                                         (*{
                                             let ix_: usize = (l9) as usize;
                                             ((*fl6.add(lane))).get_unchecked_mut(ix_)
-                                        }) = t12;
+                                        }) = t20;
                                     };
                                 }
                             }
@@ -1689,11 +1760,11 @@ pub unsafe fn thread_batch<const G0: usize>(
                         let mut l10: [u32; 1] = [i0];
                         let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                         {
-                            let t13 = (*{
+                            let t21 = (*{
                                 let ix_: usize = ((c0.wrapping_sub(1u32))) as usize;
                                 ((*fl6.add(lane))).get_unchecked(ix_)
                             });
-                            p1.store_unchecked([(l0[0])], t13);
+                            p1.store_unchecked([(l0[0])], t21);
                         };
                     }
                 } else {
@@ -1702,13 +1773,13 @@ pub unsafe fn thread_batch<const G0: usize>(
                         let mut l10: [u32; 1] = [i0];
                         let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                         {
-                            let t14 = ((*fl6
+                            let t22 = ((*fl6
                                 .add(lane))[rt::ix((c0.wrapping_sub(1u32)), (G0 as u32))]);
                             let bix = [(l0[0])];
                             p1.store_if(
                                 bix,
                                 (p1.covers || bix[0] < p1.extent[0]),
-                                t14,
+                                t22,
                                 1,
                                 oob,
                             );
@@ -2046,62 +2117,133 @@ pub unsafe fn thread_batch_covering<const G0: usize>(
                         if !(l7 < j6 && j6.wrapping_sub(l7) >= 4) {
                             break 'j6;
                         }
-                        'w3: for i0 in 0..d0 {
-                            let lane: usize = (i0 as usize);
-                            let mut l10: [u32; 1] = [i0];
-                            let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
-                            {
-                                let t2 = (l7.wrapping_add(0u32));
-                                l9 = t2;
-                            };
-                            {
-                                let t3 = (((*fl6
-                                    .add(lane))[rt::ix((l9.wrapping_sub(1u32)), (G0 as u32))])
-                                    .wrapping_add(((l9) as i32)));
-                                (*{
-                                    let ix_: usize = (l9) as usize;
-                                    ((*fl6.add(lane))).get_unchecked_mut(ix_)
-                                }) = t3;
-                            };
-                            {
-                                let t4 = (l7.wrapping_add(1u32));
-                                l9 = t4;
-                            };
-                            {
-                                let t5 = (((*fl6
-                                    .add(lane))[rt::ix((l9.wrapping_sub(1u32)), (G0 as u32))])
-                                    .wrapping_add(((l9) as i32)));
-                                (*{
-                                    let ix_: usize = (l9) as usize;
-                                    ((*fl6.add(lane))).get_unchecked_mut(ix_)
-                                }) = t5;
-                            };
-                            {
-                                let t6 = (l7.wrapping_add(2u32));
-                                l9 = t6;
-                            };
-                            {
-                                let t7 = (((*fl6
-                                    .add(lane))[rt::ix((l9.wrapping_sub(1u32)), (G0 as u32))])
-                                    .wrapping_add(((l9) as i32)));
-                                (*{
-                                    let ix_: usize = (l9) as usize;
-                                    ((*fl6.add(lane))).get_unchecked_mut(ix_)
-                                }) = t7;
-                            };
-                            {
-                                let t8 = (l7.wrapping_add(3u32));
-                                l9 = t8;
-                            };
-                            {
-                                let t9 = (((*fl6
-                                    .add(lane))[rt::ix((l9.wrapping_sub(1u32)), (G0 as u32))])
-                                    .wrapping_add(((l9) as i32)));
-                                (*{
-                                    let ix_: usize = (l9) as usize;
-                                    ((*fl6.add(lane))).get_unchecked_mut(ix_)
-                                }) = t9;
-                            };
+                        if ((0u64 + 0u64 + ((l7) as u64)) >= (0u64 + ((1u32) as u64))
+                            && (0u64 + (3u32 as u64) + ((l7) as u64))
+                                - (0u64 + ((1u32) as u64)) < ((G0 as u32) as u64))
+                        {
+                            'w3: for i0 in 0..d0 {
+                                let lane: usize = (i0 as usize);
+                                let mut l10: [u32; 1] = [i0];
+                                let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
+                                {
+                                    let t2 = (l7.wrapping_add(0u32));
+                                    l9 = t2;
+                                };
+                                {
+                                    let t3 = ((*{
+                                        let ix_: usize = ((l9.wrapping_sub(1u32))) as usize;
+                                        ((*fl6.add(lane))).get_unchecked(ix_)
+                                    })
+                                        .wrapping_add(((l9) as i32)));
+                                    (*{
+                                        let ix_: usize = (l9) as usize;
+                                        ((*fl6.add(lane))).get_unchecked_mut(ix_)
+                                    }) = t3;
+                                };
+                                {
+                                    let t4 = (l7.wrapping_add(1u32));
+                                    l9 = t4;
+                                };
+                                {
+                                    let t5 = ((*{
+                                        let ix_: usize = ((l9.wrapping_sub(1u32))) as usize;
+                                        ((*fl6.add(lane))).get_unchecked(ix_)
+                                    })
+                                        .wrapping_add(((l9) as i32)));
+                                    (*{
+                                        let ix_: usize = (l9) as usize;
+                                        ((*fl6.add(lane))).get_unchecked_mut(ix_)
+                                    }) = t5;
+                                };
+                                {
+                                    let t6 = (l7.wrapping_add(2u32));
+                                    l9 = t6;
+                                };
+                                {
+                                    let t7 = ((*{
+                                        let ix_: usize = ((l9.wrapping_sub(1u32))) as usize;
+                                        ((*fl6.add(lane))).get_unchecked(ix_)
+                                    })
+                                        .wrapping_add(((l9) as i32)));
+                                    (*{
+                                        let ix_: usize = (l9) as usize;
+                                        ((*fl6.add(lane))).get_unchecked_mut(ix_)
+                                    }) = t7;
+                                };
+                                {
+                                    let t8 = (l7.wrapping_add(3u32));
+                                    l9 = t8;
+                                };
+                                {
+                                    let t9 = ((*{
+                                        let ix_: usize = ((l9.wrapping_sub(1u32))) as usize;
+                                        ((*fl6.add(lane))).get_unchecked(ix_)
+                                    })
+                                        .wrapping_add(((l9) as i32)));
+                                    (*{
+                                        let ix_: usize = (l9) as usize;
+                                        ((*fl6.add(lane))).get_unchecked_mut(ix_)
+                                    }) = t9;
+                                };
+                            }
+                        } else {
+                            'w3: for i0 in 0..d0 {
+                                let lane: usize = (i0 as usize);
+                                let mut l10: [u32; 1] = [i0];
+                                let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
+                                {
+                                    let t10 = (l7.wrapping_add(0u32));
+                                    l9 = t10;
+                                };
+                                {
+                                    let t11 = (((*fl6
+                                        .add(lane))[rt::ix((l9.wrapping_sub(1u32)), (G0 as u32))])
+                                        .wrapping_add(((l9) as i32)));
+                                    (*{
+                                        let ix_: usize = (l9) as usize;
+                                        ((*fl6.add(lane))).get_unchecked_mut(ix_)
+                                    }) = t11;
+                                };
+                                {
+                                    let t12 = (l7.wrapping_add(1u32));
+                                    l9 = t12;
+                                };
+                                {
+                                    let t13 = (((*fl6
+                                        .add(lane))[rt::ix((l9.wrapping_sub(1u32)), (G0 as u32))])
+                                        .wrapping_add(((l9) as i32)));
+                                    (*{
+                                        let ix_: usize = (l9) as usize;
+                                        ((*fl6.add(lane))).get_unchecked_mut(ix_)
+                                    }) = t13;
+                                };
+                                {
+                                    let t14 = (l7.wrapping_add(2u32));
+                                    l9 = t14;
+                                };
+                                {
+                                    let t15 = (((*fl6
+                                        .add(lane))[rt::ix((l9.wrapping_sub(1u32)), (G0 as u32))])
+                                        .wrapping_add(((l9) as i32)));
+                                    (*{
+                                        let ix_: usize = (l9) as usize;
+                                        ((*fl6.add(lane))).get_unchecked_mut(ix_)
+                                    }) = t15;
+                                };
+                                {
+                                    let t16 = (l7.wrapping_add(3u32));
+                                    l9 = t16;
+                                };
+                                {
+                                    let t17 = (((*fl6
+                                        .add(lane))[rt::ix((l9.wrapping_sub(1u32)), (G0 as u32))])
+                                        .wrapping_add(((l9) as i32)));
+                                    (*{
+                                        let ix_: usize = (l9) as usize;
+                                        ((*fl6.add(lane))).get_unchecked_mut(ix_)
+                                    }) = t17;
+                                };
+                            }
                         }
                         l7 = l7.wrapping_add(4);
                     }
@@ -2143,7 +2285,7 @@ pub unsafe fn thread_batch_covering<const G0: usize>(
                                     let mut l10: [u32; 1] = [i0];
                                     let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                                     {
-                                        let t10 = ((*{
+                                        let t18 = ((*{
                                             let ix_: usize = ((l9.wrapping_sub(1u32))) as usize;
                                             ((*fl6.add(lane))).get_unchecked(ix_)
                                         })
@@ -2151,7 +2293,7 @@ pub unsafe fn thread_batch_covering<const G0: usize>(
                                         (*{
                                             let ix_: usize = (l9) as usize;
                                             ((*fl6.add(lane))).get_unchecked_mut(ix_)
-                                        }) = t10;
+                                        }) = t18;
                                     };
                                 }
                             } else {
@@ -2160,13 +2302,13 @@ pub unsafe fn thread_batch_covering<const G0: usize>(
                                     let mut l10: [u32; 1] = [i0];
                                     let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                                     {
-                                        let t11 = (((*fl6
+                                        let t19 = (((*fl6
                                             .add(lane))[rt::ix((l9.wrapping_sub(1u32)), (G0 as u32))])
                                             .wrapping_add(((l9) as i32)));
                                         (*{
                                             let ix_: usize = (l9) as usize;
                                             ((*fl6.add(lane))).get_unchecked_mut(ix_)
-                                        }) = t11;
+                                        }) = t19;
                                     };
                                 }
                             }
@@ -2183,11 +2325,11 @@ pub unsafe fn thread_batch_covering<const G0: usize>(
                         let mut l10: [u32; 1] = [i0];
                         let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                         {
-                            let t12 = (*{
+                            let t20 = (*{
                                 let ix_: usize = ((c0.wrapping_sub(1u32))) as usize;
                                 ((*fl6.add(lane))).get_unchecked(ix_)
                             });
-                            p1.store_unchecked([(l0[0])], t12);
+                            p1.store_unchecked([(l0[0])], t20);
                         };
                     }
                 } else {
@@ -2196,9 +2338,9 @@ pub unsafe fn thread_batch_covering<const G0: usize>(
                         let mut l10: [u32; 1] = [i0];
                         let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                         {
-                            let t13 = ((*fl6
+                            let t21 = ((*fl6
                                 .add(lane))[rt::ix((c0.wrapping_sub(1u32)), (G0 as u32))]);
-                            p1.store_unchecked([(l0[0])], t13);
+                            p1.store_unchecked([(l0[0])], t21);
                         };
                     }
                 }
