@@ -79,11 +79,12 @@ pub fn matmul_tiled(
 /// time). The 8 x 8 form makes 64 multiply-adds per 16 `tile_static` reads, against 16 per 8
 /// in the 4 x 4 one: the shape fast single-precision products take on GPUs.
 ///
-/// One finding of the analyses is allowed, beyond what they prove today: each thread writes
-/// its own `RT * RT` elements of C (`ty + 16 i`, `tx + 16 j` with `ty, tx < 16` are unique per
-/// thread of the tile when `BLOCK` is `16 * RT`). The double buffer they prove: half
-/// `step % 2` is written while half `(step - 1) % 2` is read.
-#[kernel(amp, allow(write_conflict))]
+/// The analyses prove it race-free: each thread writes its own `RT * RT` elements of C (row
+/// `t.tile[0] * (TS * RT) + ty + i * TS` with `ty < TS` and `i < RT` is a mixed-radix number,
+/// one thread per element; the tile's origin is written `TS * RT` rather than `BLOCK` for
+/// that), and the double buffer's half `step % 2` is written while half `(step - 1) % 2` is
+/// read.
+#[kernel(amp)]
 pub fn matmul_register_tiled<const RT: usize, const BK: usize, const BLOCK: usize>(
     t: TiledIndex<TS, TS>,
     a: ArrayView<f32, 2>,
@@ -92,7 +93,7 @@ pub fn matmul_register_tiled<const RT: usize, const BK: usize, const BLOCK: usiz
 ) {
     let (m, w, n) = (a.extent()[0], a.extent()[1], b.extent()[1]);
     let (ty, tx) = (t.local[0], t.local[1]);
-    let (row0, col0) = (t.tile[0] * BLOCK, t.tile[1] * BLOCK);
+    let (row0, col0) = (t.tile[0] * (TS * RT), t.tile[1] * (TS * RT));
     let me = ty * TS + tx;
     #[tile_static]
     let mut loc_a: [[[f32; BK]; BLOCK]; 2];

@@ -214,8 +214,12 @@ impl Walker<'_> {
         let mut seen = vec![false; self.k.rank as usize];
         for e in idx {
             let own = self.own_component(e).or_else(|| {
+                let key = self.key(e);
                 blocked
-                    .then(|| self.blocked_component(&self.key(e)))
+                    .then(|| {
+                        self.blocked_component(&key)
+                            .or_else(|| self.radix_component(&key))
+                    })
                     .flatten()
             });
             match own {
@@ -232,8 +236,9 @@ impl Walker<'_> {
     /// [`unique_per_thread`](Self::unique_per_thread) with blocked components as well: an own
     /// component times a launch-wide `n`, plus a value below `n` (`out[idx[0] * K + k]` inside
     /// `for k in 0..K`, or a literal below a literal `n`), thread `i` owning elements
-    /// `i * n ..< (i + 1) * n`. In 32-bit indices `i * n` may wrap onto another thread's
-    /// elements, so this holds only as long as no index wraps (see `Access::blocked`).
+    /// `i * n ..< (i + 1) * n`; or a mixed-radix component (`radix.rs`). In 32-bit indices
+    /// `i * n` may wrap onto another thread's elements, so this holds only as long as no index
+    /// wraps (see `Access::blocked`).
     pub(super) fn unique_per_thread_blocked(&self, idx: &[Expr]) -> bool {
         self.unique_components(idx, true)
     }

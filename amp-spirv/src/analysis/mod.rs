@@ -27,6 +27,7 @@ mod banks;
 mod index;
 pub mod loops;
 mod races;
+mod radix;
 mod subgroup;
 mod tile_slots;
 mod uniformity;

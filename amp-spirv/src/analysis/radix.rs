@@ -1,0 +1,256 @@
+//! Mixed-radix write indices: a component `c1 * v1 + c2 * v2 + .. + top` whose digits `v`
+//! (the thread's `t.local[d]`, the variables of enclosing `for v in 0..n` loops) each stay below
+//! their range, every coefficient at least the one below it times that digit's range, and the
+//! last digit the thread's tile `t.tile[d]` (or its own index): a register-tiled product's
+//! `t.tile[0] * (TS * RT) + t.local[0] + i * TS` for `i` in `0..RT`, or a tile's coarsened
+//! `t.tile[0] * (TS * K) + t.local[0] + k * TS`. Such a component is a number written in a
+//! mixed radix, so two threads (which differ in their tile or their lane) never reach one
+//! element, whatever their loops' variables.
+//!
+//! Coefficients and ranges may be named constants (`TS`, const generics): a coefficient is
+//! compared with the product below it as a literal times a multiset of named factors, which
+//! must be the same names (a name could be 0, so an extra one proves nothing) and a literal at
+//! least as large. In 32-bit indices the products may wrap onto another thread's elements, so
+//! this, like a blocked index, holds only as long as no index wraps (`Access::blocked`).
+
+use super::index::{key_invariant, IndexKey};
+use super::Walker;
+use crate::ir::*;
+
+/// What a digit of the component is.
+#[derive(Clone, Copy, PartialEq)]
+enum Digit {
+    /// `t.local[d]`: below the tile's size in `d`.
+    Lane(u32),
+    /// `t.tile[d]`: unbounded, the top digit (with `t.local[d]` below it).
+    Tile(u32),
+    /// The thread's own index component `d` (`t.global[d]`, `idx[d]`): unbounded, the top
+    /// digit (alone in its dimension).
+    Own(u32),
+    /// The variable of an enclosing `for v in 0..n`: below `n`.
+    Loop(LocalId),
+}
+
+/// A product of a literal and named factors (launch-wide keys).
+#[derive(Clone, Debug)]
+struct Product {
+    lit: u128,
+    names: Vec<IndexKey>,
+}
+
+impl Product {
+    fn one() -> Product {
+        Product {
+            lit: 1,
+            names: Vec::new(),
+        }
+    }
+
+    /// `self * factor`, for a launch-wide key (`None` when the literal overflows).
+    fn times(mut self, factor: &IndexKey) -> Option<Product> {
+        match factor {
+            IndexKey::Int(v) => self.lit = self.lit.checked_mul(*v)?,
+            IndexKey::Binary(BinOp::Mul, a, b) => return self.times(a)?.times(b),
+            IndexKey::Cast(a, _) => return self.times(a),
+            other => self.names.push(other.clone()),
+        }
+        Some(self)
+    }
+
+    fn product(self, other: &Product) -> Option<Product> {
+        let mut p = self;
+        p.lit = p.lit.checked_mul(other.lit)?;
+        p.names.extend(other.names.iter().cloned());
+        Some(p)
+    }
+
+    /// Whether `self >= other` for every value of the names: the same names, and a literal at
+    /// least as large.
+    fn at_least(&self, other: &Product) -> bool {
+        let mut left = other.names.clone();
+        for n in &self.names {
+            match left.iter().position(|x| x == n) {
+                Some(i) => {
+                    left.swap_remove(i);
+                }
+                None => return false,
+            }
+        }
+        left.is_empty() && self.lit >= other.lit
+    }
+}
+
+/// One digit with its coefficient and range (`None`: the unbounded top digit).
+struct Place {
+    digit: Digit,
+    coef: Product,
+    range: Option<Product>,
+}
+
+/// The additive terms of `key` (launch-wide subtrahends dropped: a shift of every thread's
+/// index by one value keeps them apart).
+fn terms<'k>(key: &'k IndexKey, out: &mut Vec<&'k IndexKey>) -> bool {
+    match key {
+        IndexKey::Binary(BinOp::Add, a, b) => terms(a, out) && terms(b, out),
+        IndexKey::Binary(BinOp::Sub, a, b) => key_invariant(b) && terms(a, out),
+        IndexKey::Cast(a, _) => terms(a, out),
+        other => {
+            out.push(other);
+            true
+        }
+    }
+}
+
+/// The factors of a product `key`.
+fn factors<'k>(key: &'k IndexKey, out: &mut Vec<&'k IndexKey>) {
+    match key {
+        IndexKey::Binary(BinOp::Mul, a, b) => {
+            factors(a, out);
+            factors(b, out);
+        }
+        IndexKey::Cast(a, _) => factors(a, out),
+        other => out.push(other),
+    }
+}
+
+impl Walker<'_> {
+    /// The dimension `d` when `key` is a mixed-radix component whose top digit is the thread's
+    /// tile (or own index) in `d` (see the module docs).
+    pub(super) fn radix_component(&self, key: &IndexKey) -> Option<u32> {
+        let mut parts = Vec::new();
+        if !terms(key, &mut parts) {
+            return None;
+        }
+        let mut places: Vec<Place> = Vec::new();
+        for term in parts {
+            if key_invariant(term) {
+                continue;
+            }
+            let mut fs = Vec::new();
+            factors(term, &mut fs);
+            let mut digit = None;
+            let mut coef = Product::one();
+            for f in fs {
+                match self.digit(f) {
+                    Some(d) if digit.is_none() => digit = Some(d),
+                    Some(_) => return None,
+                    None if key_invariant(f) => coef = coef.times(f)?,
+                    None => return None,
+                }
+            }
+            let digit = digit?;
+            if coef.lit == 0 || places.iter().any(|p| p.digit == digit) {
+                return None;
+            }
+            let range = self.digit_range(digit)?;
+            places.push(Place { digit, coef, range });
+        }
+        // One top digit: a tile's with its lane below it, or the own index without one; no
+        // other dimension's lane.
+        let tops: Vec<usize> = (0..places.len())
+            .filter(|&i| places[i].range.is_none())
+            .collect();
+        let [top] = tops[..] else { return None };
+        let (d, lane) = match places[top].digit {
+            Digit::Tile(d) => (d, true),
+            Digit::Own(d) => (d, false),
+            _ => return None,
+        };
+        let lanes: Vec<u32> = places
+            .iter()
+            .filter_map(|p| match p.digit {
+                Digit::Lane(e) => Some(e),
+                _ => None,
+            })
+            .collect();
+        if lanes != if lane { vec![d] } else { Vec::new() } {
+            return None;
+        }
+        let top = places.remove(top);
+        chain(&places, &top.coef).then_some(d)
+    }
+
+    /// What `f` is as a digit, if it is one.
+    fn digit(&self, f: &IndexKey) -> Option<Digit> {
+        if let IndexKey::Local(v) = f {
+            return self
+                .runs
+                .iter()
+                .any(|(r, _)| r == v)
+                .then_some(Digit::Loop(*v));
+        }
+        let IndexKey::Element(base, d) = f else {
+            return None;
+        };
+        let (IndexKey::Local(id), IndexKey::Int(d)) = (&**base, &**d) else {
+            return None;
+        };
+        let d = *d as u32;
+        match &self.k.tiled {
+            Some(t) if *id == t.local => Some(Digit::Lane(d)),
+            Some(t) if *id == t.tile => Some(Digit::Tile(d)),
+            Some(t) if *id == t.global => Some(Digit::Own(d)),
+            None if *id == self.k.index_local => Some(Digit::Own(d)),
+            _ => None,
+        }
+    }
+
+    /// A digit's range as a product (`Some(None)` for the unbounded top digit; `None` when
+    /// the range is not launch-wide or not known).
+    fn digit_range(&self, digit: Digit) -> Option<Option<Product>> {
+        match digit {
+            Digit::Tile(_) | Digit::Own(_) => Some(None),
+            Digit::Lane(d) => {
+                let t = self.k.tiled.as_ref()?;
+                let size = match t.dims.get(d as usize)? {
+                    TileDim::Lit(n) => IndexKey::Int(u128::from(*n)),
+                    TileDim::Named(name) => {
+                        let c = self
+                            .k
+                            .consts
+                            .iter()
+                            .position(|c| c.ident == *name && c.path.is_empty())?;
+                        IndexKey::Const(c)
+                    }
+                };
+                Some(Some(Product::one().times(&size)?))
+            }
+            Digit::Loop(v) => {
+                let (_, end) = self.runs.iter().rev().find(|(r, _)| *r == v)?;
+                key_invariant(end).then_some(())?;
+                Some(Some(Product::one().times(end)?))
+            }
+        }
+    }
+}
+
+/// Whether the bounded `places`, in some order, form a mixed radix below `top`: the first
+/// coefficient a literal of at least 1, each next one at least the one before times its range,
+/// and `top` at least the last one times its range.
+fn chain(places: &[Place], top: &Product) -> bool {
+    fn extend(places: &[Place], used: &mut Vec<bool>, below: &Product, top: &Product) -> bool {
+        if used.iter().all(|&u| u) {
+            return top.at_least(below);
+        }
+        for i in 0..places.len() {
+            if used[i] || !places[i].coef.at_least(below) {
+                continue;
+            }
+            let Some(next) = places[i]
+                .range
+                .as_ref()
+                .and_then(|r| places[i].coef.clone().product(r))
+            else {
+                continue;
+            };
+            used[i] = true;
+            if extend(places, used, &next, top) {
+                return true;
+            }
+            used[i] = false;
+        }
+        false
+    }
+    let mut used = vec![false; places.len()];
+    extend(places, &mut used, &Product::one(), top)
+}
