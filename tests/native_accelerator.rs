@@ -404,7 +404,7 @@ fn batched_kernels_match_plain_rust_on_every_shape() -> Result<(), Error> {
 /// end splits its work-item loops at (`l < u`, `l >= u`, `u > l`, `u <= l`), inside a value,
 /// an `if` statement, a loop and a compound condition, with bounds below, inside and past the
 /// tile, and a Hillis-Steele scan whose bound changes between the loops.
-#[kernel(amp, allow(write_conflict))]
+#[kernel(amp)]
 fn split_lanes(t: TiledIndex<64>, u: u32, a: &Array<u32, 1>, out: &mut Array<u32, 1>) {
     #[tile_static]
     let mut sh: [u32; 64];

@@ -318,7 +318,7 @@ pub(crate) fn histogram_checked(t: TiledIndex<RT>, data: &Array<u32, 1>, bins: &
 }
 
 /// `scan_tiles` bounds-checked (the default), for the bounds-checking cost table.
-#[kernel(amp, allow(write_conflict))]
+#[kernel(amp)]
 pub(crate) fn scan_tiles_checked(
     t: TiledIndex<RT>,
     input: &Array<u32, 1>,
@@ -346,7 +346,7 @@ pub(crate) fn scan_tiles_checked(
 }
 
 /// Transpose through a 32 x 33 tile (one padding column against bank conflicts).
-#[kernel(amp, unchecked, allow(write_conflict))]
+#[kernel(amp, unchecked)]
 pub(crate) fn transpose_padded(t: TiledIndex<32, 32>, a: &Array<f32, 2>, out: &mut Array<f32, 2>) {
     #[tile_static]
     let mut block: [[f32; 33]; 32];
@@ -357,7 +357,7 @@ pub(crate) fn transpose_padded(t: TiledIndex<32, 32>, a: &Array<f32, 2>, out: &m
 }
 
 /// The same through a 32 x 32 tile: the column read `block[c][r]` hits one bank.
-#[kernel(amp, unchecked, allow(write_conflict, bank_conflict))]
+#[kernel(amp, unchecked, allow(bank_conflict))]
 pub(crate) fn transpose_square(t: TiledIndex<32, 32>, a: &Array<f32, 2>, out: &mut Array<f32, 2>) {
     #[tile_static]
     let mut block: [[f32; 32]; 32];
@@ -385,7 +385,7 @@ pub(crate) fn histogram(t: TiledIndex<RT>, data: &Array<u32, 1>, bins: &mut Arra
 
 /// Exclusive scan of each tile (Hillis-Steele in `tile_static` memory); the tile's total goes
 /// to `sums[tile]`.
-#[kernel(amp, unchecked, allow(write_conflict))]
+#[kernel(amp, unchecked)]
 pub(crate) fn scan_tiles(
     t: TiledIndex<RT>,
     input: &Array<u32, 1>,

@@ -11,7 +11,7 @@ const COUNT_ITEMS: usize = 64;
 
 /// `partials[b]` is how many elements of block `b` (`256 * COUNT_ITEMS` elements) equal
 /// `value`. Thread 0 of each tile writes its block's partial.
-#[kernel(amp, unchecked, allow(write_conflict))]
+#[kernel(amp, unchecked)]
 fn count_blocks<T: DeviceScalar>(
     t: TiledIndex<256>,
     input: ArrayView<T, 1>,
@@ -50,7 +50,7 @@ fn count_blocks<T: DeviceScalar>(
 /// many words of `quads[b * 256 * ITEMS ..][.. 256 * ITEMS]` equal `value`; thread 0 of tile 0
 /// also counts the first `tail_len` words of `tail` (the view's last words past its whole
 /// quads, at most three).
-#[kernel(amp, unchecked, allow(write_conflict))]
+#[kernel(amp, unchecked)]
 fn count_quads<const ITEMS: usize>(
     t: TiledIndex<256>,
     quads: ArrayView<UInt4, 1>,

@@ -54,7 +54,7 @@ pub(super) const POLLS: u32 = 64;
 /// `hist[r * 256 + v]` gains the keys whose digit `r` (bits `8r..8r + 8`) is `v`; `hist` starts
 /// at zero.
 // Each tile adds its counts with atomics (the analysis does not see that they commute).
-#[kernel(amp, allow(write_conflict, bank_conflict))]
+#[kernel(amp, allow(bank_conflict))]
 fn radix_histograms(t: TiledIndex<256>, keys: ArrayView<u32, 1>, hist: ArrayViewMut<u32, 1>) {
     #[tile_static]
     let mut local: [u32; 1024];
@@ -86,7 +86,7 @@ fn radix_histograms(t: TiledIndex<256>, keys: ArrayView<u32, 1>, hist: ArrayView
 
 /// `starts[r * 256 + v]`: the keys whose digit `r` is below `v` (the exclusive scan of each
 /// digit's counts); thread `r` scans digit `r`.
-#[kernel(amp, allow(write_conflict))]
+#[kernel(amp)]
 fn digit_starts(idx: Index<1>, hist: ArrayView<u32, 1>, starts: ArrayViewMut<u32, 1>) {
     let r = idx[0];
     let mut s = 0u32;

@@ -26,7 +26,7 @@ fn combine<T: DeviceScalar>(a: T, b: T, op: u32) -> T {
 /// `input[b * 256 * ITEMS ..][.. 256 * ITEMS]`. `OP` and `ITEMS` are specialization constants,
 /// so the driver folds the choice of operation and can unroll the loads. Thread 0 of each tile
 /// writes its block's partial (`partials[t.tile]`, which the analysis does not prove unique).
-#[kernel(amp, unchecked, allow(write_conflict))]
+#[kernel(amp, unchecked)]
 pub(super) fn reduce_blocks<T: DeviceScalar, const OP: u32, const ITEMS: usize>(
     t: TiledIndex<256>,
     input: ArrayView<T, 1>,
@@ -66,7 +66,7 @@ pub(super) fn reduce_blocks<T: DeviceScalar, const OP: u32, const ITEMS: usize>(
 /// 0 of each writes its sum, and thread 0 adds the subgroups' sums in order. One barrier instead
 /// of the tree's nine, which is what a CPU driver pays most for (lavapipe switches between the
 /// tile's threads at each).
-#[kernel(amp, unchecked, allow(write_conflict))]
+#[kernel(amp, unchecked)]
 pub(super) fn sum_blocks<T: DeviceScalar, const ITEMS: usize>(
     t: TiledIndex<256>,
     input: ArrayView<T, 1>,
@@ -105,7 +105,7 @@ pub(super) fn sum_blocks<T: DeviceScalar, const ITEMS: usize>(
 /// flight. `partials[b]` is the wrapping sum of `quads[b * 256 * ITEMS ..][.. 256 * ITEMS]`;
 /// thread 0 of tile 0 also adds the first `tail_len` words of `tail` (the view's last words
 /// past its whole quads, at most three).
-#[kernel(amp, unchecked, allow(write_conflict))]
+#[kernel(amp, unchecked)]
 fn sum_quads<const ITEMS: usize>(
     t: TiledIndex<256>,
     quads: ArrayView<UInt4, 1>,

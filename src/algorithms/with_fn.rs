@@ -333,7 +333,7 @@ macro_rules! __amp_algorithms_count_if {
                     use $crate::prelude::*;
                     /// `partials[b]` counts the elements of block `b` (`256 * __FN_ITEMS`
                     /// elements) that satisfy the predicate.
-                    #[$crate::kernel(amp, allow(write_conflict))]
+                    #[$crate::kernel(amp)]
                     fn __amp_count_blocks(
                         t: TiledIndex<256>,
                         input: ArrayView<$t, 1>,

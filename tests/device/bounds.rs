@@ -190,7 +190,7 @@ fn rank_2_checks_every_dimension() -> Result<(), amp::Error> {
     Ok(())
 }
 
-#[kernel(amp, allow(write_conflict))]
+#[kernel(amp)]
 fn spread_3d(idx: Index<3>, out: ArrayViewMut<u32, 3>) {
     out[[idx[0], idx[1], 2 * idx[2]]] = (1 + idx[0] * 4 + idx[1] * 2 + idx[2]) as u32;
 }

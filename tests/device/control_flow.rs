@@ -178,7 +178,7 @@ fn early(x: u32) -> u32 {
 }
 
 // Each thread writes its own five consecutive elements, which the lint cannot prove.
-#[kernel(amp, allow(write_conflict))]
+#[kernel(amp)]
 fn control_flow_kernel(
     idx: Index<1>,
     a: ArrayView<i32, 1>,

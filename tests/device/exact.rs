@@ -134,7 +134,7 @@ fn mismatches_except<T: Copy + std::fmt::LowerExp>(
 }
 
 // Each thread writes its own consecutive elements (idx * k + j), which the lint cannot prove.
-#[kernel(amp, allow(write_conflict))]
+#[kernel(amp)]
 fn rounding64(idx: Index<1>, x: ArrayView<f64, 1>, out: ArrayViewMut<f64, 1>) {
     let v = x[idx];
     let i = idx[0] * 3;
@@ -552,7 +552,7 @@ fn arithmetic_with_zeros_keeps_signs_nan_and_infinities() -> Result<(), amp::Err
 
 // ----- found by the differential tester (tests/diff) -----
 
-#[kernel(amp, allow(write_conflict))]
+#[kernel(amp)]
 fn specials32(
     idx: Index<1>,
     x: ArrayView<f32, 1>,
@@ -568,7 +568,7 @@ fn specials32(
     out[i + 4] = a.clamp(0.0, 1.0);
 }
 
-#[kernel(amp, allow(write_conflict))]
+#[kernel(amp)]
 fn specials64(
     idx: Index<1>,
     x: ArrayView<f64, 1>,
@@ -827,7 +827,7 @@ fn abs_clears_the_sign_of_negative_zero_from_any_source() -> Result<(), amp::Err
 }
 
 // Each thread writes its own three consecutive elements, which the lint cannot prove.
-#[kernel(amp, allow(write_conflict))]
+#[kernel(amp)]
 fn rounded32(idx: Index<1>, x: ArrayView<f32, 1>, y: ArrayView<f32, 1>, out: ArrayViewMut<f32, 1>) {
     let i = idx[0] * 3;
     out[i] = x[idx] / y[idx];
@@ -935,7 +935,7 @@ fn f32_division_and_square_root_are_correctly_rounded_on_their_exact_paths(
 }
 
 // Each thread writes its own six consecutive elements, which the lint cannot prove.
-#[kernel(amp, fast_math, allow(write_conflict))]
+#[kernel(amp, fast_math)]
 fn device_own32(
     idx: Index<1>,
     x: ArrayView<f32, 1>,
@@ -1014,7 +1014,7 @@ fn fast_math_is_within_vulkans_precision() -> Result<(), amp::Error> {
 }
 
 // Each thread writes its own three consecutive elements, which the lint cannot prove.
-#[kernel(amp, allow(write_conflict))]
+#[kernel(amp)]
 fn trig32(idx: Index<1>, x: ArrayView<f32, 1>, out: ArrayViewMut<f32, 1>) {
     let i = idx[0] * 3;
     out[i] = x[idx].sin();

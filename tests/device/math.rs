@@ -618,7 +618,7 @@ fn f64_math_matches_std() -> Result<(), amp::Error> {
 }
 
 // Each thread writes its own consecutive elements (idx * k + j), which the lint cannot prove.
-#[kernel(amp, allow(write_conflict))]
+#[kernel(amp)]
 fn d_specials(idx: Index<1>, a: ArrayView<f64, 1>, out: ArrayViewMut<f64, 1>) {
     let x = a[idx];
     let i = idx[0] * 12;

@@ -21,7 +21,7 @@ const EDGES: [i32; 10] = [
 ];
 
 // Each thread writes its own consecutive elements (idx * k + j), which the lint cannot prove.
-#[kernel(amp, allow(write_conflict))]
+#[kernel(amp)]
 fn wrapping_ops(
     idx: Index<1>,
     a: ArrayView<i32, 1>,
@@ -89,7 +89,7 @@ fn integer_overflow_wraps() -> Result<(), amp::Error> {
 }
 
 // Each thread writes its own consecutive elements (idx * k + j), which the lint cannot prove.
-#[kernel(amp, allow(write_conflict))]
+#[kernel(amp)]
 fn shifts(
     idx: Index<1>,
     a: ArrayView<i32, 1>,
@@ -144,7 +144,7 @@ fn shifts_by_the_width_or_more_wrap_the_amount() -> Result<(), amp::Error> {
 }
 
 // Each thread writes its own consecutive elements (idx * k + j), which the lint cannot prove.
-#[kernel(amp, allow(write_conflict))]
+#[kernel(amp)]
 fn float_to_int(
     idx: Index<1>,
     a: ArrayView<f32, 1>,
@@ -411,7 +411,7 @@ fn nan_comparisons_are_false() -> Result<(), amp::Error> {
 }
 
 // Each thread writes its own consecutive elements (idx * k + j), which the lint cannot prove.
-#[kernel(amp, allow(write_conflict))]
+#[kernel(amp)]
 fn min_max(idx: Index<1>, a: ArrayView<f32, 1>, b: ArrayView<f32, 1>, out: ArrayViewMut<f32, 1>) {
     let (x, y) = (a[idx], b[idx]);
     let i = idx[0] * 4;
@@ -446,7 +446,7 @@ fn min_max_ignore_nan() -> Result<(), amp::Error> {
 }
 
 // Each thread writes its own consecutive elements (idx * k + j), which the lint cannot prove.
-#[kernel(amp, allow(write_conflict))]
+#[kernel(amp)]
 fn multiply_add(
     idx: Index<1>,
     a: ArrayView<f32, 1>,

@@ -210,7 +210,7 @@ fn integer_operations_match_a_host_model_with_a_partial_subgroup() -> Result<(),
 
 /// Float reductions and scans: sums of small integers (exact in any order), min and max over
 /// NaNs and signed zeros, and subgroups of NaNs only, which give the identity.
-#[kernel(amp, allow(write_conflict))]
+#[kernel(amp)]
 fn subgroup_floats(t: TiledIndex<64>, x: ArrayView<f32, 1>, out: ArrayViewMut<f32, 1>) {
     let sg = t.subgroup();
     let v = x[t.global];
@@ -369,7 +369,7 @@ fn a_butterfly_reduction_sums_each_tile() -> Result<(), amp::Error> {
 /// a kernel whose second tile row returns before the operations (every thread of those tiles
 /// returns together, so the rule holds): each thread writes its lane, its subgroup and the
 /// subgroup's count of lanes, which must agree with the lanes seen.
-#[kernel(amp, allow(write_conflict))]
+#[kernel(amp)]
 fn subgroups_of_a_2d_tile(t: TiledIndex<12, 16>, out: ArrayViewMut<u32, 2>) {
     if t.tile[0] == 1 {
         return;

@@ -215,9 +215,8 @@ fn relations2_folded(t: TiledIndex<2, 1>, row: ArrayViewMut<u32, 2>, which: Arra
     which[t.global] = t.tile[0] as u32 * 4 + t.local[0] as u32 * 2 + t.global[1] as u32;
 }
 
-// `write_conflict` is a false positive: `g` is `t.global`, one element per thread, but the
-// analysis follows only locals bound to single index components.
-#[kernel(amp, allow(write_conflict))]
+// `g` is `t.global`: one element per thread, which the race checker proves.
+#[kernel(amp)]
 fn relations2(
     t: TiledIndex<4, 8>,
     global: ArrayViewMut<u32, 2>,
@@ -731,9 +730,8 @@ fn reduce_i32(t: TiledIndex<REDUCE_TILE>, a: ArrayView<i32, 1>, sums: ArrayViewM
     }
 }
 
-// `write_conflict` is a false positive: only the thread with `l == 0` writes `sums[t.tile[0]]`,
-// but the analysis recognizes only a literal `t.local[0] == 0` condition (as in `reduce_i32`).
-#[kernel(amp, allow(write_conflict))]
+// Only the thread with `l == 0` writes `sums[t.tile[0]]`, which the race checker proves.
+#[kernel(amp)]
 fn reduce_f32(t: TiledIndex<REDUCE_TILE>, a: ArrayView<f32, 1>, sums: ArrayViewMut<f32, 1>) {
     #[tile_static]
     let mut sh: [f32; REDUCE_TILE];
@@ -798,10 +796,10 @@ proptest! {
 }
 
 /// Each tile of A is staged in shared memory (one padding column against bank conflicts) and
-/// written back transposed: `out[j][i] = a[i][j]`. `write_conflict` is a false positive: the
-/// write index `tile_origin` swapped plus `local` is a permutation, which the analysis (own
-/// components of `t.global` only) cannot prove.
-#[kernel(amp, allow(write_conflict))]
+/// written back transposed: `out[j][i] = a[i][j]`. The race checker proves the write index
+/// (`tile_origin` swapped plus `local`) one element per thread: each component is a number in
+/// a mixed radix of a tile's and a lane's coordinates.
+#[kernel(amp)]
 fn transpose_padded(t: TiledIndex<16, 16>, a: ArrayView<f32, 2>, out: ArrayViewMut<f32, 2>) {
     #[tile_static]
     let mut block: [[f32; 17]; 16];
@@ -812,7 +810,7 @@ fn transpose_padded(t: TiledIndex<16, 16>, a: ArrayView<f32, 2>, out: ArrayViewM
 }
 
 /// The same without padding.
-#[kernel(amp, allow(write_conflict))]
+#[kernel(amp)]
 fn transpose_square(t: TiledIndex<16, 16>, a: ArrayView<f32, 2>, out: ArrayViewMut<f32, 2>) {
     #[tile_static]
     let mut block: [[f32; 16]; 16];

@@ -211,26 +211,36 @@ impl Walker<'_> {
     /// [`unique_per_thread`](Self::unique_per_thread), with blocked components counting as
     /// the thread's own where `blocked`.
     fn unique_components(&self, idx: &[Expr], blocked: bool) -> bool {
-        let mut seen = vec![false; self.k.rank as usize];
+        let rank = self.k.rank as usize;
+        // Which of each dimension's tile and lane coordinates a component tells apart (an own
+        // component both; outside tiled kernels the own index is both).
+        let (mut tiles, mut lanes) = (vec![false; rank], vec![false; rank]);
         for e in idx {
-            let own = self.own_component(e).or_else(|| {
-                let key = self.key(e);
-                blocked
-                    .then(|| {
-                        self.blocked_component(&key)
-                            .or_else(|| self.radix_component(&key))
-                    })
-                    .flatten()
-            });
-            match own {
+            let key = self.key(e);
+            let own = self
+                .own_component(e)
+                .or_else(|| blocked.then(|| self.blocked_component(&key)).flatten());
+            if let Some(d) = own {
                 // A dimension carried by several components still tells threads apart.
-                Some(d) => seen[d as usize] = true,
-                // A component the same for every thread keeps the map injective.
-                None if !self.may_vary(e) => {}
-                _ => return false,
+                tiles[d as usize] = true;
+                lanes[d as usize] = true;
+                continue;
+            }
+            if let Some(radix) = blocked.then(|| self.radix_component(&key)).flatten() {
+                for (d, lane) in radix {
+                    match lane {
+                        true => lanes[d as usize] = true,
+                        false => tiles[d as usize] = true,
+                    }
+                }
+                continue;
+            }
+            // A component the same for every thread keeps the map injective.
+            if self.may_vary(e) {
+                return false;
             }
         }
-        seen.iter().all(|&s| s)
+        tiles.iter().chain(&lanes).all(|&s| s)
     }
 
     /// [`unique_per_thread`](Self::unique_per_thread) with blocked components as well: an own

@@ -1,11 +1,13 @@
 //! Mixed-radix write indices: a component `c1 * v1 + c2 * v2 + .. + top` whose digits `v`
-//! (the thread's `t.local[d]`, the variables of enclosing `for v in 0..n` loops) each stay below
+//! (the thread's `t.local[e]`, the variables of enclosing `for v in 0..n` loops) each stay below
 //! their range, every coefficient at least the one below it times that digit's range, and the
-//! last digit the thread's tile `t.tile[d]` (or its own index): a register-tiled product's
-//! `t.tile[0] * (TS * RT) + t.local[0] + i * TS` for `i` in `0..RT`, or a tile's coarsened
-//! `t.tile[0] * (TS * K) + t.local[0] + k * TS`. Such a component is a number written in a
-//! mixed radix, so two threads (which differ in their tile or their lane) never reach one
-//! element, whatever their loops' variables.
+//! last digit the thread's tile `t.tile[d]` (`t.tile_origin[d]` is it times the tile's size) or
+//! its own index: a register-tiled product's `t.tile[0] * (TS * RT) + t.local[0] + i * TS` for
+//! `i` in `0..RT`, a tile's coarsened `t.tile[0] * (TS * K) + t.local[0] + k * TS`, a tiled
+//! transpose's `t.tile_origin[1] + t.local[0]`. Such a component is a number written in a
+//! mixed radix: it tells apart the threads that differ in its tile or lane coordinates,
+//! whatever their loops' variables, and the write is unique per thread when the components
+//! together tell apart every coordinate of the thread.
 //!
 //! Coefficients and ranges may be named constants (`TS`, const generics): a coefficient is
 //! compared with the product below it as a literal times a multiset of named factors, which
@@ -114,9 +116,10 @@ fn factors<'k>(key: &'k IndexKey, out: &mut Vec<&'k IndexKey>) {
 }
 
 impl Walker<'_> {
-    /// The dimension `d` when `key` is a mixed-radix component whose top digit is the thread's
-    /// tile (or own index) in `d` (see the module docs).
-    pub(super) fn radix_component(&self, key: &IndexKey) -> Option<u32> {
+    /// When `key` is a mixed-radix component (see the module docs): the thread's coordinates
+    /// it tells apart, `(d, false)` for the tile's in dimension `d`, `(d, true)` for the lane's
+    /// (both for an own index component).
+    pub(super) fn radix_component(&self, key: &IndexKey) -> Option<Vec<(u32, bool)>> {
         let mut parts = Vec::new();
         if !terms(key, &mut parts) {
             return None;
@@ -135,7 +138,15 @@ impl Walker<'_> {
                     Some(d) if digit.is_none() => digit = Some(d),
                     Some(_) => return None,
                     None if key_invariant(f) => coef = coef.times(f)?,
-                    None => return None,
+                    // `t.tile_origin[d]`: the tile's digit times the tile's size.
+                    None => {
+                        let d = self.origin_dim(f)?;
+                        if digit.is_some() {
+                            return None;
+                        }
+                        digit = Some(Digit::Tile(d));
+                        coef = coef.times(&self.tile_size(d)?)?;
+                    }
                 }
             }
             let digit = digit?;
@@ -145,29 +156,26 @@ impl Walker<'_> {
             let range = self.digit_range(digit)?;
             places.push(Place { digit, coef, range });
         }
-        // One top digit: a tile's with its lane below it, or the own index without one; no
-        // other dimension's lane.
+        // One top digit, a tile's or the own index (then no lane: it includes its own).
         let tops: Vec<usize> = (0..places.len())
             .filter(|&i| places[i].range.is_none())
             .collect();
         let [top] = tops[..] else { return None };
-        let (d, lane) = match places[top].digit {
-            Digit::Tile(d) => (d, true),
-            Digit::Own(d) => (d, false),
-            _ => return None,
+        let mut covered = match places[top].digit {
+            Digit::Tile(d) => vec![(d, false)],
+            Digit::Own(d) => vec![(d, false), (d, true)],
+            Digit::Lane(_) | Digit::Loop(_) => return None,
         };
-        let lanes: Vec<u32> = places
-            .iter()
-            .filter_map(|p| match p.digit {
-                Digit::Lane(e) => Some(e),
-                _ => None,
-            })
-            .collect();
-        if lanes != if lane { vec![d] } else { Vec::new() } {
-            return None;
+        for p in &places {
+            if let Digit::Lane(e) = p.digit {
+                if matches!(places[top].digit, Digit::Own(_)) {
+                    return None;
+                }
+                covered.push((e, true));
+            }
         }
         let top = places.remove(top);
-        chain(&places, &top.coef).then_some(d)
+        chain(&places, &top.coef).then_some(covered)
     }
 
     /// What `f` is as a digit, if it is one.
@@ -195,26 +203,34 @@ impl Walker<'_> {
         }
     }
 
+    /// The dimension `d` when `f` is `t.tile_origin[d]`.
+    fn origin_dim(&self, f: &IndexKey) -> Option<u32> {
+        let t = self.k.tiled.as_ref()?;
+        (0..self.k.rank).find(|&d| *f == IndexKey::component(t.tile_origin, d))
+    }
+
+    /// The tile's size in dimension `d`, as a key: a literal, or the outer constant it names.
+    fn tile_size(&self, d: u32) -> Option<IndexKey> {
+        let t = self.k.tiled.as_ref()?;
+        Some(match t.dims.get(d as usize)? {
+            TileDim::Lit(n) => IndexKey::Int(u128::from(*n)),
+            TileDim::Named(name) => {
+                let c = self
+                    .k
+                    .consts
+                    .iter()
+                    .position(|c| c.ident == *name && c.path.is_empty())?;
+                IndexKey::Const(c)
+            }
+        })
+    }
+
     /// A digit's range as a product (`Some(None)` for the unbounded top digit; `None` when
     /// the range is not launch-wide or not known).
     fn digit_range(&self, digit: Digit) -> Option<Option<Product>> {
         match digit {
             Digit::Tile(_) | Digit::Own(_) => Some(None),
-            Digit::Lane(d) => {
-                let t = self.k.tiled.as_ref()?;
-                let size = match t.dims.get(d as usize)? {
-                    TileDim::Lit(n) => IndexKey::Int(u128::from(*n)),
-                    TileDim::Named(name) => {
-                        let c = self
-                            .k
-                            .consts
-                            .iter()
-                            .position(|c| c.ident == *name && c.path.is_empty())?;
-                        IndexKey::Const(c)
-                    }
-                };
-                Some(Some(Product::one().times(&size)?))
-            }
+            Digit::Lane(d) => Some(Some(Product::one().times(&self.tile_size(d)?)?)),
             Digit::Loop(v) => {
                 let (_, end) = self.runs.iter().rev().find(|(r, _)| *r == v)?;
                 key_invariant(end).then_some(())?;
