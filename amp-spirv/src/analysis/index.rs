@@ -235,10 +235,8 @@ impl Walker<'_> {
                 }
                 continue;
             }
-            // A component the same for every thread keeps the map injective.
-            if self.may_vary(e) {
-                return false;
-            }
+            // Any other component, the same for every thread or not, keeps the map injective
+            // where the others already tell the threads apart.
         }
         tiles.iter().chain(&lanes).all(|&s| s)
     }

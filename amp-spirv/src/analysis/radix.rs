@@ -89,30 +89,38 @@ struct Place {
     range: Option<Product>,
 }
 
-/// The additive terms of `key` (launch-wide subtrahends dropped: a shift of every thread's
-/// index by one value keeps them apart).
-fn terms<'k>(key: &'k IndexKey, out: &mut Vec<&'k IndexKey>) -> bool {
-    match key {
-        IndexKey::Binary(BinOp::Add, a, b) => terms(a, out) && terms(b, out),
-        IndexKey::Binary(BinOp::Sub, a, b) => key_invariant(b) && terms(a, out),
-        IndexKey::Cast(a, _) => terms(a, out),
-        other => {
-            out.push(other);
-            true
-        }
-    }
-}
+/// The most monomials [`monomials`] expands a component into.
+const MAX_MONOMIALS: usize = 16;
 
-/// The factors of a product `key`.
-fn factors<'k>(key: &'k IndexKey, out: &mut Vec<&'k IndexKey>) {
-    match key {
-        IndexKey::Binary(BinOp::Mul, a, b) => {
-            factors(a, out);
-            factors(b, out);
+/// `key` as a sum of monomials, each a list of factors: products distributed over sums
+/// (`(first + t.tile[0]) * BS` is `first * BS + t.tile[0] * BS`), launch-wide subtrahends
+/// dropped (a shift of every thread's index by one value keeps them apart). `None` for a
+/// difference of varying values, or too many monomials.
+fn monomials(key: &IndexKey) -> Option<Vec<Vec<&IndexKey>>> {
+    Some(match key {
+        IndexKey::Binary(BinOp::Add, a, b) => {
+            let mut m = monomials(a)?;
+            m.extend(monomials(b)?);
+            m
         }
-        IndexKey::Cast(a, _) => factors(a, out),
-        other => out.push(other),
-    }
+        IndexKey::Binary(BinOp::Sub, a, b) if key_invariant(b) => monomials(a)?,
+        IndexKey::Binary(BinOp::Mul, a, b) => {
+            let (ma, mb) = (monomials(a)?, monomials(b)?);
+            if ma.len() * mb.len() > MAX_MONOMIALS {
+                return None;
+            }
+            let mut out = Vec::new();
+            for x in &ma {
+                for y in &mb {
+                    out.push(x.iter().chain(y).copied().collect());
+                }
+            }
+            out
+        }
+        IndexKey::Binary(BinOp::Sub, ..) => return None,
+        IndexKey::Cast(a, _) => monomials(a)?,
+        other => vec![vec![other]],
+    })
 }
 
 impl Walker<'_> {
@@ -120,17 +128,11 @@ impl Walker<'_> {
     /// it tells apart, `(d, false)` for the tile's in dimension `d`, `(d, true)` for the lane's
     /// (both for an own index component).
     pub(super) fn radix_component(&self, key: &IndexKey) -> Option<Vec<(u32, bool)>> {
-        let mut parts = Vec::new();
-        if !terms(key, &mut parts) {
-            return None;
-        }
         let mut places: Vec<Place> = Vec::new();
-        for term in parts {
-            if key_invariant(term) {
+        for fs in monomials(key)? {
+            if fs.iter().all(|f| key_invariant(f)) {
                 continue;
             }
-            let mut fs = Vec::new();
-            factors(term, &mut fs);
             let mut digit = None;
             let mut coef = Product::one();
             for f in fs {

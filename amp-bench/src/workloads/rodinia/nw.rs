@@ -29,8 +29,10 @@ const BS1: usize = 17;
 /// Block `(diag - bx, bx)` of anti-diagonal `diag` of blocks, `bx = first + t.tile[0]`; thread
 /// `tx` owns column `tx` of the block. The block's cells are rows and columns `1 + 16 b ..`
 /// of the score matrix (row and column 0 hold the gap penalties). Each tile writes its own
-/// block, which the checker does not prove: hence `allow(write_conflict)`.
-#[kernel(amp, allow(write_conflict))]
+/// block (the checker proves it: the column is a mixed-radix number of the tile and the lane)
+/// and reads the row above it and the column to its left, which blocks of the diagonals before
+/// wrote, not this launch's: the checker cannot see that, hence `allow(flow_dependence)`.
+#[kernel(amp, allow(flow_dependence))]
 fn nw_block(
     t: TiledIndex<BS>,
     score: &mut Array<i32, 2>,
@@ -83,9 +85,10 @@ fn nw_block(
 }
 
 /// Cell `(i, j)` of anti-diagonal `d = i + j`, thread `idx` taking `i = first + idx[0]`.
-/// Each thread writes its own cell (`i` differs between threads, and `j` follows from it),
-/// which the checker does not prove for `j = d - i`: hence `allow(write_conflict)`.
-#[kernel(amp, allow(write_conflict))]
+/// Each thread writes its own cell (`i` differs between threads, which the checker proves)
+/// and reads cells of the two anti-diagonals before, not this launch's: the checker cannot see
+/// that, hence `allow(flow_dependence)`.
+#[kernel(amp, allow(flow_dependence))]
 fn nw_diagonal(
     idx: Index<1>,
     score: &mut Array<i32, 2>,
