@@ -27,7 +27,8 @@ pub(crate) fn has_barrier(e: &Expr) -> bool {
 }
 
 /// Whether `e` only combines values of locals `local_ok` accepts with literals, outer
-/// constants, scalar parameters and view extents, without side effects.
+/// constants, scalar parameters and view extents, by operators, built-in functions (`min`,
+/// `leading_zeros`, ..) and math functions, without side effects.
 pub(crate) fn uniform_expr(e: &Expr, local_ok: &dyn Fn(LocalId) -> bool) -> bool {
     match &e.kind {
         ExprKind::Lit(_) | ExprKind::OuterConst(_) | ExprKind::ScalarParam(_) => true,
@@ -39,7 +40,9 @@ pub(crate) fn uniform_expr(e: &Expr, local_ok: &dyn Fn(LocalId) -> bool) -> bool
         ExprKind::Binary(_, a, b) | ExprKind::Logic(_, a, b) | ExprKind::Element(a, b) => {
             uniform_expr(a, local_ok) && uniform_expr(b, local_ok)
         }
-        ExprKind::ArrayList(items) => items.iter().all(|i| uniform_expr(i, local_ok)),
+        ExprKind::ArrayList(items) | ExprKind::Builtin(_, items) | ExprKind::Math(_, items) => {
+            items.iter().all(|i| uniform_expr(i, local_ok))
+        }
         _ => false,
     }
 }
