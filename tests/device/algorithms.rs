@@ -646,6 +646,49 @@ fn merge_is_stable() -> Result<(), amp::Error> {
     Ok(())
 }
 
+/// The searches take `ceil(log2 n)` halvings whatever the comparisons say: every length
+/// around a power of two, with duplicates, every query from below the least to above the
+/// greatest, and merges of such lengths.
+#[test]
+fn searches_agree_at_every_step_count() -> Result<(), amp::Error> {
+    let mut rng = Rng(14);
+    let lengths: Vec<usize> = (2..=34)
+        .chain([63, 64, 65, 127, 128, 129, 1023, 1024, 1025])
+        .collect();
+    for n in lengths {
+        let mut sorted: Vec<i32> = (0..n).map(|_| rng.range(-20, 20)).collect();
+        sorted.sort();
+        let queries: Vec<i32> = (-22..=22).collect();
+        let m = queries.len();
+        let (s, q) = (
+            ArrayView::new([n], &sorted)?,
+            ArrayView::new([m], &queries)?,
+        );
+        let (mut lower, mut upper) = (vec![0u32; m], vec![0u32; m]);
+        algorithms::lower_bound(&s, &q, &mut ArrayViewMut::new([m], &mut lower)?)?;
+        algorithms::upper_bound(&s, &q, &mut ArrayViewMut::new([m], &mut upper)?)?;
+        for (k, &x) in queries.iter().enumerate() {
+            let want = (
+                sorted.partition_point(|&y| y < x),
+                sorted.partition_point(|&y| y <= x),
+            );
+            assert_eq!((lower[k] as usize, upper[k] as usize), want, "{x} in {n}");
+        }
+        let k = n / 3 + 1;
+        let mut b: Vec<i32> = (0..k).map(|_| rng.range(-20, 20)).collect();
+        b.sort();
+        let mut out = vec![0; n + k];
+        algorithms::merge(
+            &s,
+            &ArrayView::new([k], &b)?,
+            &mut ArrayViewMut::new([n + k], &mut out)?,
+        )?;
+        assert_eq!(out, host_merge(&sorted, &b), "merge of {n} and {k}");
+    }
+    assert_validation_clean();
+    Ok(())
+}
+
 #[test]
 fn unique_keeps_one_of_each_run_as_dedup() -> Result<(), amp::Error> {
     let mut rng = Rng(14);
