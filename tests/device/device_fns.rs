@@ -663,3 +663,61 @@ fn constants_resolve_where_they_are_written() -> Result<(), amp::Error> {
     assert_validation_clean();
     Ok(())
 }
+
+/// A dot product of a row of `a` and a column of `b`: a loop every thread runs alike, in a
+/// device function.
+#[amp::device]
+fn row_times_column(a: &ArrayView<f32, 2>, b: &ArrayView<f32, 2>, i: usize, j: usize) -> f32 {
+    let mut s = 0.0f32;
+    for k in 0..a.extent()[1] {
+        s += a[[i, k]] * b[[k, j]];
+    }
+    s
+}
+
+/// The simple matrix product through a device function: natively its loop runs for a batch of
+/// threads at once, as written in the kernel's body.
+#[kernel(amp)]
+fn product_through_a_device_fn(
+    idx: Index<2>,
+    a: ArrayView<f32, 2>,
+    b: ArrayView<f32, 2>,
+    c: ArrayViewMut<f32, 2>,
+) {
+    c[idx] = row_times_column(&a, &b, idx[0], idx[1]);
+}
+
+#[test]
+fn a_device_functions_uniform_loop_is_batched_and_exact() -> Result<(), amp::Error> {
+    let (m, w, n) = (37usize, 45usize, 70usize);
+    let a: Vec<f32> = (0..m * w)
+        .map(|x| ((x * 7) % 13) as f32 * 0.37 - 2.0)
+        .collect();
+    let b: Vec<f32> = (0..w * n)
+        .map(|x| ((x * 5) % 11) as f32 * 0.21 - 1.0)
+        .collect();
+    let mut c = vec![0f32; m * n];
+    {
+        let (av, bv) = (ArrayView::new([m, w], &a)?, ArrayView::new([w, n], &b)?);
+        let mut cv = ArrayViewMut::new([m, n], &mut c)?;
+        let extent = cv.extent();
+        let call = product_through_a_device_fn(&av, &bv, &mut cv);
+        let report = call.kernel().report();
+        assert!(
+            report.contains("batches of"),
+            "not batched natively:\n{report}"
+        );
+        parallel_for_each(extent, call)?;
+    }
+    for i in 0..m {
+        for j in 0..n {
+            let mut s = 0.0f32;
+            for k in 0..w {
+                s += a[i * w + k] * b[k * n + j];
+            }
+            assert_eq!(c[i * n + j].to_bits(), s.to_bits(), "[{i}, {j}]");
+        }
+    }
+    assert_validation_clean();
+    Ok(())
+}

@@ -122,6 +122,12 @@ fn hoist_block(
     tail_as_statement(b);
     let mut pending: VecDeque<Stmt> = std::mem::take(&mut b.stmts).into();
     while let Some(mut st) = pending.pop_front() {
+        if let Some(flat) = flattened(&mut st) {
+            for s in flat.into_iter().rev() {
+                pending.push_front(s);
+            }
+            continue;
+        }
         if masks {
             if let Some(expanded) = masked(&mut st, locals, uniform) {
                 for s in expanded.into_iter().rev() {
@@ -179,6 +185,48 @@ fn hoist_block(
         b.stmts.push(st);
     }
     hoisted
+}
+
+/// Statement `st` as the statements of the block it evaluates, when it is one (an inlined
+/// device function's body, most often): `let x = { a; b; t };` becomes `a; b; let x = t;`,
+/// `v[i] = { a; t };` becomes `a; v[i] = t;` (Rust evaluates an assignment's value before its
+/// place), and a block statement its statements. The statements run in the same order in the
+/// same loops, and locals are numbered apart, so nothing changes but that a loop in the block
+/// now stands in the body, where it may run for a batch of threads (a device function's
+/// `for k in 0..n`). `None` leaves the statement as it is.
+fn flattened(st: &mut Stmt) -> Option<Vec<Stmt>> {
+    let take =
+        |e: &mut Expr| match std::mem::replace(&mut e.kind, ExprKind::Block(Block::default())) {
+            ExprKind::Block(b) => b,
+            _ => unreachable!("matched a block"),
+        };
+    let is_block = |e: &Expr| matches!(&e.kind, ExprKind::Block(b) if b.tail.is_some());
+    match st {
+        Stmt::Let(id, Some(init)) if is_block(init) => {
+            let Block { mut stmts, tail } = take(init);
+            stmts.push(Stmt::Let(*id, tail.map(|t| *t)));
+            Some(stmts)
+        }
+        Stmt::Expr(e) => match &mut e.kind {
+            ExprKind::Assign(_, v) | ExprKind::CompoundAssign(_, _, v) if is_block(v) => {
+                let Block { stmts, tail } = take(v);
+                let Some(tail) = tail else {
+                    unreachable!("matched a block with a tail");
+                };
+                **v = *tail;
+                let mut out = stmts;
+                out.push(Stmt::Expr(e.clone()));
+                Some(out)
+            }
+            ExprKind::Block(_) => {
+                let Block { mut stmts, tail } = take(e);
+                stmts.extend(tail.map(|t| Stmt::Expr(*t)));
+                Some(stmts)
+            }
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// Statement `st` with per-lane masks, when it is an `if` whose block (or `else` block) holds

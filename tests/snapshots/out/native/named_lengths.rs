@@ -154,10 +154,8 @@ pub unsafe fn thread_batch(
                     let mut l6: [u32; 1] = [i0];
                     let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                     let mut l1: [f32; { RUN as usize }] = [0.0f32; { RUN as usize }];
-                    (*fl2.add(lane)) = {
-                        l1 = [0.0f32; { RUN as usize }];
-                        l1
-                    };
+                    l1 = [0.0f32; { RUN as usize }];
+                    (*fl2.add(lane)) = l1;
                 }
                 {
                     l3 = {
@@ -333,10 +331,8 @@ pub unsafe fn thread_batch(
                     let mut l6: [u32; 1] = [i0];
                     let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                     let mut l1: [f32; { RUN as usize }] = [0.0f32; { RUN as usize }];
-                    (*fl2.add(lane)) = {
-                        l1 = [0.0f32; { RUN as usize }];
-                        l1
-                    };
+                    l1 = [0.0f32; { RUN as usize }];
+                    (*fl2.add(lane)) = l1;
                 }
                 {
                     l3 = {
@@ -678,10 +674,8 @@ pub unsafe fn thread_batch_covering(
                     let mut l6: [u32; 1] = [i0];
                     let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                     let mut l1: [f32; { RUN as usize }] = [0.0f32; { RUN as usize }];
-                    (*fl2.add(lane)) = {
-                        l1 = [0.0f32; { RUN as usize }];
-                        l1
-                    };
+                    l1 = [0.0f32; { RUN as usize }];
+                    (*fl2.add(lane)) = l1;
                 }
                 {
                     l3 = {
@@ -857,10 +851,8 @@ pub unsafe fn thread_batch_covering(
                     let mut l6: [u32; 1] = [i0];
                     let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                     let mut l1: [f32; { RUN as usize }] = [0.0f32; { RUN as usize }];
-                    (*fl2.add(lane)) = {
-                        l1 = [0.0f32; { RUN as usize }];
-                        l1
-                    };
+                    l1 = [0.0f32; { RUN as usize }];
+                    (*fl2.add(lane)) = l1;
                 }
                 {
                     l3 = {
@@ -1218,9 +1210,16 @@ pub unsafe fn thread_batch<const G0: usize>(
         let mut l11: [u32; 1] = tile;
         let mut l12: [u32; 1] = [o0];
         let mut l13: [u32; 1] = [d0];
+        let mut l3: u32 = 0u32;
+        let mut l4: u32 = 0u32;
+        let mut l5: bool = false;
         let mut l7: u32 = 0u32;
         let mut l8: bool = false;
         let mut l9: u32 = 0u32;
+        let mut vl1 = [[0i32; G0]; 32];
+        let fl1: *mut [i32; G0] = vl1.as_mut_ptr();
+        let mut vl2 = [0i32; 32];
+        let fl2: *mut i32 = vl2.as_mut_ptr();
         let mut vl6 = [[0i32; G0]; 32];
         let fl6: *mut [i32; G0] = vl6.as_mut_ptr();
         unsafe {
@@ -1229,36 +1228,139 @@ pub unsafe fn thread_batch<const G0: usize>(
                     let lane: usize = (i0 as usize);
                     let mut l10: [u32; 1] = [i0];
                     let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
-                    let mut l1: [i32; G0] = [0i32; G0];
-                    let mut l2: i32 = 0i32;
-                    let mut l3: u32 = 0u32;
-                    let mut l4: u32 = 0u32;
-                    let mut l5: bool = false;
-                    (*fl6.add(lane)) = {
-                        l2 = p0.load_unchecked([(l0[0])]);
-                        l1 = [0i32; G0];
-                        {
-                            l4 = 0u32;
-                            let e2: u32 = c0;
-                            'l2: loop {
-                                if !(l4 < e2) {
-                                    break 'l2;
-                                }
-                                l3 = l4;
-                                'c2: {
-                                    {
-                                        let t1 = l2;
-                                        (*{
-                                            let ix_: usize = (l3) as usize;
-                                            (l1).get_unchecked_mut(ix_)
-                                        }) = t1;
-                                    };
-                                }
-                                l4 = l4.wrapping_add(1);
-                            }
-                        };
-                        l1
+                    (*fl2.add(lane)) = p0.load_unchecked([(l0[0])]);
+                    (*fl1.add(lane)) = [0i32; G0];
+                }
+                {
+                    l4 = {
+                        let lead: usize = 0;
+                        let mut rest = lead;
+                        let i0: u32 = (rest % (d0 as usize)) as u32;
+                        rest /= d0 as usize;
+                        let lane: usize = lead;
+                        let mut l10: [u32; 1] = [i0];
+                        let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
+                        0u32
                     };
+                    let j5: u32 = {
+                        let lead: usize = 0;
+                        let mut rest = lead;
+                        let i0: u32 = (rest % (d0 as usize)) as u32;
+                        rest /= d0 as usize;
+                        let lane: usize = lead;
+                        let mut l10: [u32; 1] = [i0];
+                        let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
+                        c0
+                    };
+                    'j5: loop {
+                        if !(l4 < j5 && j5.wrapping_sub(l4) >= 4) {
+                            break 'j5;
+                        }
+                        'w2: for i0 in 0..d0 {
+                            let lane: usize = (i0 as usize);
+                            let mut l10: [u32; 1] = [i0];
+                            let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
+                            {
+                                let t1 = (l4.wrapping_add(0u32));
+                                l3 = t1;
+                            };
+                            {
+                                let t2 = (*fl2.add(lane));
+                                (*{
+                                    let ix_: usize = (l3) as usize;
+                                    ((*fl1.add(lane))).get_unchecked_mut(ix_)
+                                }) = t2;
+                            };
+                            {
+                                let t3 = (l4.wrapping_add(1u32));
+                                l3 = t3;
+                            };
+                            {
+                                let t4 = (*fl2.add(lane));
+                                (*{
+                                    let ix_: usize = (l3) as usize;
+                                    ((*fl1.add(lane))).get_unchecked_mut(ix_)
+                                }) = t4;
+                            };
+                            {
+                                let t5 = (l4.wrapping_add(2u32));
+                                l3 = t5;
+                            };
+                            {
+                                let t6 = (*fl2.add(lane));
+                                (*{
+                                    let ix_: usize = (l3) as usize;
+                                    ((*fl1.add(lane))).get_unchecked_mut(ix_)
+                                }) = t6;
+                            };
+                            {
+                                let t7 = (l4.wrapping_add(3u32));
+                                l3 = t7;
+                            };
+                            {
+                                let t8 = (*fl2.add(lane));
+                                (*{
+                                    let ix_: usize = (l3) as usize;
+                                    ((*fl1.add(lane))).get_unchecked_mut(ix_)
+                                }) = t8;
+                            };
+                        }
+                        l4 = l4.wrapping_add(4);
+                    }
+                }
+                {
+                    let mut b3: u8 = 0;
+                    l4 = {
+                        let lead: usize = 0;
+                        let mut rest = lead;
+                        let i0: u32 = (rest % (d0 as usize)) as u32;
+                        rest /= d0 as usize;
+                        let lane: usize = lead;
+                        let mut l10: [u32; 1] = [i0];
+                        let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
+                        l4
+                    };
+                    let e3: u32 = {
+                        let lead: usize = 0;
+                        let mut rest = lead;
+                        let i0: u32 = (rest % (d0 as usize)) as u32;
+                        rest /= d0 as usize;
+                        let lane: usize = lead;
+                        let mut l10: [u32; 1] = [i0];
+                        let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
+                        c0
+                    };
+                    'l3: loop {
+                        if !(l4 < e3) {
+                            break 'l3;
+                        }
+                        l3 = l4;
+                        b3 = 0;
+                        'c3: {
+                            'w4: for i0 in 0..d0 {
+                                let lane: usize = (i0 as usize);
+                                let mut l10: [u32; 1] = [i0];
+                                let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
+                                {
+                                    let t9 = (*fl2.add(lane));
+                                    (*{
+                                        let ix_: usize = (l3) as usize;
+                                        ((*fl1.add(lane))).get_unchecked_mut(ix_)
+                                    }) = t9;
+                                };
+                            }
+                            ::core::sync::atomic::fence(
+                                ::core::sync::atomic::Ordering::AcqRel,
+                            );
+                        }
+                        l4 = l4.wrapping_add(1);
+                    }
+                }
+                'w6: for i0 in 0..d0 {
+                    let lane: usize = (i0 as usize);
+                    let mut l10: [u32; 1] = [i0];
+                    let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
+                    (*fl6.add(lane)) = (*fl1.add(lane));
                 }
                 {
                     l7 = {
@@ -1271,7 +1373,7 @@ pub unsafe fn thread_batch<const G0: usize>(
                         let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                         1u32
                     };
-                    let j6: u32 = {
+                    let j10: u32 = {
                         let lead: usize = 0;
                         let mut rest = lead;
                         let i0: u32 = (rest % (d0 as usize)) as u32;
@@ -1281,20 +1383,20 @@ pub unsafe fn thread_batch<const G0: usize>(
                         let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                         c0
                     };
-                    'j6: loop {
-                        if !(l7 < j6 && j6.wrapping_sub(l7) >= 4) {
-                            break 'j6;
+                    'j10: loop {
+                        if !(l7 < j10 && j10.wrapping_sub(l7) >= 4) {
+                            break 'j10;
                         }
-                        'w3: for i0 in 0..d0 {
+                        'w7: for i0 in 0..d0 {
                             let lane: usize = (i0 as usize);
                             let mut l10: [u32; 1] = [i0];
                             let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                             {
-                                let t2 = (l7.wrapping_add(0u32));
-                                l9 = t2;
+                                let t10 = (l7.wrapping_add(0u32));
+                                l9 = t10;
                             };
                             {
-                                let t3 = ((*{
+                                let t11 = ((*{
                                     let ix_: usize = ((l9.wrapping_sub(1u32))) as usize;
                                     ((*fl6.add(lane))).get_unchecked(ix_)
                                 })
@@ -1302,14 +1404,14 @@ pub unsafe fn thread_batch<const G0: usize>(
                                 (*{
                                     let ix_: usize = (l9) as usize;
                                     ((*fl6.add(lane))).get_unchecked_mut(ix_)
-                                }) = t3;
+                                }) = t11;
                             };
                             {
-                                let t4 = (l7.wrapping_add(1u32));
-                                l9 = t4;
+                                let t12 = (l7.wrapping_add(1u32));
+                                l9 = t12;
                             };
                             {
-                                let t5 = ((*{
+                                let t13 = ((*{
                                     let ix_: usize = ((l9.wrapping_sub(1u32))) as usize;
                                     ((*fl6.add(lane))).get_unchecked(ix_)
                                 })
@@ -1317,14 +1419,14 @@ pub unsafe fn thread_batch<const G0: usize>(
                                 (*{
                                     let ix_: usize = (l9) as usize;
                                     ((*fl6.add(lane))).get_unchecked_mut(ix_)
-                                }) = t5;
+                                }) = t13;
                             };
                             {
-                                let t6 = (l7.wrapping_add(2u32));
-                                l9 = t6;
+                                let t14 = (l7.wrapping_add(2u32));
+                                l9 = t14;
                             };
                             {
-                                let t7 = ((*{
+                                let t15 = ((*{
                                     let ix_: usize = ((l9.wrapping_sub(1u32))) as usize;
                                     ((*fl6.add(lane))).get_unchecked(ix_)
                                 })
@@ -1332,14 +1434,14 @@ pub unsafe fn thread_batch<const G0: usize>(
                                 (*{
                                     let ix_: usize = (l9) as usize;
                                     ((*fl6.add(lane))).get_unchecked_mut(ix_)
-                                }) = t7;
+                                }) = t15;
                             };
                             {
-                                let t8 = (l7.wrapping_add(3u32));
-                                l9 = t8;
+                                let t16 = (l7.wrapping_add(3u32));
+                                l9 = t16;
                             };
                             {
-                                let t9 = ((*{
+                                let t17 = ((*{
                                     let ix_: usize = ((l9.wrapping_sub(1u32))) as usize;
                                     ((*fl6.add(lane))).get_unchecked(ix_)
                                 })
@@ -1347,14 +1449,14 @@ pub unsafe fn thread_batch<const G0: usize>(
                                 (*{
                                     let ix_: usize = (l9) as usize;
                                     ((*fl6.add(lane))).get_unchecked_mut(ix_)
-                                }) = t9;
+                                }) = t17;
                             };
                         }
                         l7 = l7.wrapping_add(4);
                     }
                 }
                 {
-                    let mut b4: u8 = 0;
+                    let mut b8: u8 = 0;
                     l7 = {
                         let lead: usize = 0;
                         let mut rest = lead;
@@ -1365,7 +1467,7 @@ pub unsafe fn thread_batch<const G0: usize>(
                         let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                         l7
                     };
-                    let e4: u32 = {
+                    let e8: u32 = {
                         let lead: usize = 0;
                         let mut rest = lead;
                         let i0: u32 = (rest % (d0 as usize)) as u32;
@@ -1375,19 +1477,19 @@ pub unsafe fn thread_batch<const G0: usize>(
                         let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                         c0
                     };
-                    'l4: loop {
-                        if !(l7 < e4) {
-                            break 'l4;
+                    'l8: loop {
+                        if !(l7 < e8) {
+                            break 'l8;
                         }
                         l9 = l7;
-                        b4 = 0;
-                        'c4: {
-                            'w5: for i0 in 0..d0 {
+                        b8 = 0;
+                        'c8: {
+                            'w9: for i0 in 0..d0 {
                                 let lane: usize = (i0 as usize);
                                 let mut l10: [u32; 1] = [i0];
                                 let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                                 {
-                                    let t10 = ((*{
+                                    let t18 = ((*{
                                         let ix_: usize = ((l9.wrapping_sub(1u32))) as usize;
                                         ((*fl6.add(lane))).get_unchecked(ix_)
                                     })
@@ -1395,7 +1497,7 @@ pub unsafe fn thread_batch<const G0: usize>(
                                     (*{
                                         let ix_: usize = (l9) as usize;
                                         ((*fl6.add(lane))).get_unchecked_mut(ix_)
-                                    }) = t10;
+                                    }) = t18;
                                 };
                             }
                             ::core::sync::atomic::fence(
@@ -1405,16 +1507,16 @@ pub unsafe fn thread_batch<const G0: usize>(
                         l7 = l7.wrapping_add(1);
                     }
                 }
-                'w7: for i0 in 0..d0 {
+                'w11: for i0 in 0..d0 {
                     let lane: usize = (i0 as usize);
                     let mut l10: [u32; 1] = [i0];
                     let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                     {
-                        let t11 = (*{
+                        let t19 = (*{
                             let ix_: usize = ((c0.wrapping_sub(1u32))) as usize;
                             ((*fl6.add(lane))).get_unchecked(ix_)
                         });
-                        p1.store_unchecked([(l0[0])], t11);
+                        p1.store_unchecked([(l0[0])], t19);
                     };
                 }
             }
@@ -1437,9 +1539,16 @@ pub unsafe fn thread_batch<const G0: usize>(
         let mut l11: [u32; 1] = tile;
         let mut l12: [u32; 1] = [o0];
         let mut l13: [u32; 1] = [d0];
+        let mut l3: u32 = 0u32;
+        let mut l4: u32 = 0u32;
+        let mut l5: bool = false;
         let mut l7: u32 = 0u32;
         let mut l8: bool = false;
         let mut l9: u32 = 0u32;
+        let mut vl1 = [[0i32; G0]; 32];
+        let fl1: *mut [i32; G0] = vl1.as_mut_ptr();
+        let mut vl2 = [0i32; 32];
+        let fl2: *mut i32 = vl2.as_mut_ptr();
         let mut vl6 = [[0i32; G0]; 32];
         let fl6: *mut [i32; G0] = vl6.as_mut_ptr();
         unsafe {
@@ -1449,81 +1558,151 @@ pub unsafe fn thread_batch<const G0: usize>(
                         let lane: usize = (i0 as usize);
                         let mut l10: [u32; 1] = [i0];
                         let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
-                        let mut l1: [i32; G0] = [0i32; G0];
-                        let mut l2: i32 = 0i32;
-                        let mut l3: u32 = 0u32;
-                        let mut l4: u32 = 0u32;
-                        let mut l5: bool = false;
-                        (*fl6.add(lane)) = {
-                            l2 = p0.load_unchecked([(l0[0])]);
-                            l1 = [0i32; G0];
-                            {
-                                l4 = 0u32;
-                                let e2: u32 = c0;
-                                'l2: loop {
-                                    if !(l4 < e2) {
-                                        break 'l2;
-                                    }
-                                    l3 = l4;
-                                    'c2: {
-                                        {
-                                            let t1 = l2;
-                                            (*{
-                                                let ix_: usize = (l3) as usize;
-                                                (l1).get_unchecked_mut(ix_)
-                                            }) = t1;
-                                        };
-                                    }
-                                    l4 = l4.wrapping_add(1);
-                                }
-                            };
-                            l1
-                        };
+                        (*fl2.add(lane)) = p0.load_unchecked([(l0[0])]);
+                        (*fl1.add(lane)) = [0i32; G0];
                     }
                 } else {
                     'w1: for i0 in 0..d0 {
                         let lane: usize = (i0 as usize);
                         let mut l10: [u32; 1] = [i0];
                         let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
-                        let mut l1: [i32; G0] = [0i32; G0];
-                        let mut l2: i32 = 0i32;
-                        let mut l3: u32 = 0u32;
-                        let mut l4: u32 = 0u32;
-                        let mut l5: bool = false;
-                        (*fl6.add(lane)) = {
-                            l2 = {
-                                let bix = [(l0[0])];
-                                p0.load_if(
-                                    bix,
-                                    (p0.covers || bix[0] < p0.extent[0]),
-                                    0,
-                                    oob,
-                                )
-                            };
-                            l1 = [0i32; G0];
-                            {
-                                l4 = 0u32;
-                                let e3: u32 = c0;
-                                'l3: loop {
-                                    if !(l4 < e3) {
-                                        break 'l3;
-                                    }
-                                    l3 = l4;
-                                    'c3: {
-                                        {
-                                            let t2 = l2;
-                                            (*{
-                                                let ix_: usize = (l3) as usize;
-                                                (l1).get_unchecked_mut(ix_)
-                                            }) = t2;
-                                        };
-                                    }
-                                    l4 = l4.wrapping_add(1);
-                                }
-                            };
-                            l1
+                        (*fl2.add(lane)) = {
+                            let bix = [(l0[0])];
+                            p0.load_if(bix, (p0.covers || bix[0] < p0.extent[0]), 0, oob)
                         };
+                        (*fl1.add(lane)) = [0i32; G0];
                     }
+                }
+                {
+                    l4 = {
+                        let lead: usize = 0;
+                        let mut rest = lead;
+                        let i0: u32 = (rest % (d0 as usize)) as u32;
+                        rest /= d0 as usize;
+                        let lane: usize = lead;
+                        let mut l10: [u32; 1] = [i0];
+                        let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
+                        0u32
+                    };
+                    let j5: u32 = {
+                        let lead: usize = 0;
+                        let mut rest = lead;
+                        let i0: u32 = (rest % (d0 as usize)) as u32;
+                        rest /= d0 as usize;
+                        let lane: usize = lead;
+                        let mut l10: [u32; 1] = [i0];
+                        let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
+                        c0
+                    };
+                    'j5: loop {
+                        if !(l4 < j5 && j5.wrapping_sub(l4) >= 4) {
+                            break 'j5;
+                        }
+                        'w2: for i0 in 0..d0 {
+                            let lane: usize = (i0 as usize);
+                            let mut l10: [u32; 1] = [i0];
+                            let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
+                            {
+                                let t1 = (l4.wrapping_add(0u32));
+                                l3 = t1;
+                            };
+                            {
+                                let t2 = (*fl2.add(lane));
+                                (*{
+                                    let ix_: usize = (l3) as usize;
+                                    ((*fl1.add(lane))).get_unchecked_mut(ix_)
+                                }) = t2;
+                            };
+                            {
+                                let t3 = (l4.wrapping_add(1u32));
+                                l3 = t3;
+                            };
+                            {
+                                let t4 = (*fl2.add(lane));
+                                (*{
+                                    let ix_: usize = (l3) as usize;
+                                    ((*fl1.add(lane))).get_unchecked_mut(ix_)
+                                }) = t4;
+                            };
+                            {
+                                let t5 = (l4.wrapping_add(2u32));
+                                l3 = t5;
+                            };
+                            {
+                                let t6 = (*fl2.add(lane));
+                                (*{
+                                    let ix_: usize = (l3) as usize;
+                                    ((*fl1.add(lane))).get_unchecked_mut(ix_)
+                                }) = t6;
+                            };
+                            {
+                                let t7 = (l4.wrapping_add(3u32));
+                                l3 = t7;
+                            };
+                            {
+                                let t8 = (*fl2.add(lane));
+                                (*{
+                                    let ix_: usize = (l3) as usize;
+                                    ((*fl1.add(lane))).get_unchecked_mut(ix_)
+                                }) = t8;
+                            };
+                        }
+                        l4 = l4.wrapping_add(4);
+                    }
+                }
+                {
+                    let mut b3: u8 = 0;
+                    l4 = {
+                        let lead: usize = 0;
+                        let mut rest = lead;
+                        let i0: u32 = (rest % (d0 as usize)) as u32;
+                        rest /= d0 as usize;
+                        let lane: usize = lead;
+                        let mut l10: [u32; 1] = [i0];
+                        let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
+                        l4
+                    };
+                    let e3: u32 = {
+                        let lead: usize = 0;
+                        let mut rest = lead;
+                        let i0: u32 = (rest % (d0 as usize)) as u32;
+                        rest /= d0 as usize;
+                        let lane: usize = lead;
+                        let mut l10: [u32; 1] = [i0];
+                        let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
+                        c0
+                    };
+                    'l3: loop {
+                        if !(l4 < e3) {
+                            break 'l3;
+                        }
+                        l3 = l4;
+                        b3 = 0;
+                        'c3: {
+                            'w4: for i0 in 0..d0 {
+                                let lane: usize = (i0 as usize);
+                                let mut l10: [u32; 1] = [i0];
+                                let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
+                                {
+                                    let t9 = (*fl2.add(lane));
+                                    (*{
+                                        let ix_: usize = (l3) as usize;
+                                        ((*fl1.add(lane))).get_unchecked_mut(ix_)
+                                    }) = t9;
+                                };
+                            }
+                            ::core::sync::atomic::fence(
+                                ::core::sync::atomic::Ordering::AcqRel,
+                            );
+                        }
+                        l4 = l4.wrapping_add(1);
+                    }
+                }
+                'w6: for i0 in 0..d0 {
+                    let lane: usize = (i0 as usize);
+                    let mut l10: [u32; 1] = [i0];
+                    let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
+                    (*fl6.add(lane)) = (*fl1.add(lane));
                 }
                 {
                     l7 = {
@@ -1536,7 +1715,7 @@ pub unsafe fn thread_batch<const G0: usize>(
                         let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                         1u32
                     };
-                    let j7: u32 = {
+                    let j10: u32 = {
                         let lead: usize = 0;
                         let mut rest = lead;
                         let i0: u32 = (rest % (d0 as usize)) as u32;
@@ -1546,24 +1725,24 @@ pub unsafe fn thread_batch<const G0: usize>(
                         let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                         c0
                     };
-                    'j7: loop {
-                        if !(l7 < j7 && j7.wrapping_sub(l7) >= 4) {
-                            break 'j7;
+                    'j10: loop {
+                        if !(l7 < j10 && j10.wrapping_sub(l7) >= 4) {
+                            break 'j10;
                         }
                         if ((0u64 + 0u64 + ((l7) as u64)) >= (0u64 + ((1u32) as u64))
                             && (0u64 + (3u32 as u64) + ((l7) as u64))
                                 - (0u64 + ((1u32) as u64)) < ((G0 as u32) as u64))
                         {
-                            'w4: for i0 in 0..d0 {
+                            'w7: for i0 in 0..d0 {
                                 let lane: usize = (i0 as usize);
                                 let mut l10: [u32; 1] = [i0];
                                 let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                                 {
-                                    let t3 = (l7.wrapping_add(0u32));
-                                    l9 = t3;
+                                    let t10 = (l7.wrapping_add(0u32));
+                                    l9 = t10;
                                 };
                                 {
-                                    let t4 = ((*{
+                                    let t11 = ((*{
                                         let ix_: usize = ((l9.wrapping_sub(1u32))) as usize;
                                         ((*fl6.add(lane))).get_unchecked(ix_)
                                     })
@@ -1571,14 +1750,14 @@ pub unsafe fn thread_batch<const G0: usize>(
                                     (*{
                                         let ix_: usize = (l9) as usize;
                                         ((*fl6.add(lane))).get_unchecked_mut(ix_)
-                                    }) = t4;
+                                    }) = t11;
                                 };
                                 {
-                                    let t5 = (l7.wrapping_add(1u32));
-                                    l9 = t5;
+                                    let t12 = (l7.wrapping_add(1u32));
+                                    l9 = t12;
                                 };
                                 {
-                                    let t6 = ((*{
+                                    let t13 = ((*{
                                         let ix_: usize = ((l9.wrapping_sub(1u32))) as usize;
                                         ((*fl6.add(lane))).get_unchecked(ix_)
                                     })
@@ -1586,14 +1765,14 @@ pub unsafe fn thread_batch<const G0: usize>(
                                     (*{
                                         let ix_: usize = (l9) as usize;
                                         ((*fl6.add(lane))).get_unchecked_mut(ix_)
-                                    }) = t6;
+                                    }) = t13;
                                 };
                                 {
-                                    let t7 = (l7.wrapping_add(2u32));
-                                    l9 = t7;
+                                    let t14 = (l7.wrapping_add(2u32));
+                                    l9 = t14;
                                 };
                                 {
-                                    let t8 = ((*{
+                                    let t15 = ((*{
                                         let ix_: usize = ((l9.wrapping_sub(1u32))) as usize;
                                         ((*fl6.add(lane))).get_unchecked(ix_)
                                     })
@@ -1601,14 +1780,14 @@ pub unsafe fn thread_batch<const G0: usize>(
                                     (*{
                                         let ix_: usize = (l9) as usize;
                                         ((*fl6.add(lane))).get_unchecked_mut(ix_)
-                                    }) = t8;
+                                    }) = t15;
                                 };
                                 {
-                                    let t9 = (l7.wrapping_add(3u32));
-                                    l9 = t9;
+                                    let t16 = (l7.wrapping_add(3u32));
+                                    l9 = t16;
                                 };
                                 {
-                                    let t10 = ((*{
+                                    let t17 = ((*{
                                         let ix_: usize = ((l9.wrapping_sub(1u32))) as usize;
                                         ((*fl6.add(lane))).get_unchecked(ix_)
                                     })
@@ -1616,65 +1795,65 @@ pub unsafe fn thread_batch<const G0: usize>(
                                     (*{
                                         let ix_: usize = (l9) as usize;
                                         ((*fl6.add(lane))).get_unchecked_mut(ix_)
-                                    }) = t10;
+                                    }) = t17;
                                 };
                             }
                         } else {
-                            'w4: for i0 in 0..d0 {
+                            'w7: for i0 in 0..d0 {
                                 let lane: usize = (i0 as usize);
                                 let mut l10: [u32; 1] = [i0];
                                 let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                                 {
-                                    let t11 = (l7.wrapping_add(0u32));
-                                    l9 = t11;
+                                    let t18 = (l7.wrapping_add(0u32));
+                                    l9 = t18;
                                 };
                                 {
-                                    let t12 = (((*fl6
+                                    let t19 = (((*fl6
                                         .add(lane))[rt::ix((l9.wrapping_sub(1u32)), (G0 as u32))])
                                         .wrapping_add(((l9) as i32)));
                                     (*{
                                         let ix_: usize = (l9) as usize;
                                         ((*fl6.add(lane))).get_unchecked_mut(ix_)
-                                    }) = t12;
+                                    }) = t19;
                                 };
                                 {
-                                    let t13 = (l7.wrapping_add(1u32));
-                                    l9 = t13;
+                                    let t20 = (l7.wrapping_add(1u32));
+                                    l9 = t20;
                                 };
                                 {
-                                    let t14 = (((*fl6
+                                    let t21 = (((*fl6
                                         .add(lane))[rt::ix((l9.wrapping_sub(1u32)), (G0 as u32))])
                                         .wrapping_add(((l9) as i32)));
                                     (*{
                                         let ix_: usize = (l9) as usize;
                                         ((*fl6.add(lane))).get_unchecked_mut(ix_)
-                                    }) = t14;
+                                    }) = t21;
                                 };
                                 {
-                                    let t15 = (l7.wrapping_add(2u32));
-                                    l9 = t15;
+                                    let t22 = (l7.wrapping_add(2u32));
+                                    l9 = t22;
                                 };
                                 {
-                                    let t16 = (((*fl6
+                                    let t23 = (((*fl6
                                         .add(lane))[rt::ix((l9.wrapping_sub(1u32)), (G0 as u32))])
                                         .wrapping_add(((l9) as i32)));
                                     (*{
                                         let ix_: usize = (l9) as usize;
                                         ((*fl6.add(lane))).get_unchecked_mut(ix_)
-                                    }) = t16;
+                                    }) = t23;
                                 };
                                 {
-                                    let t17 = (l7.wrapping_add(3u32));
-                                    l9 = t17;
+                                    let t24 = (l7.wrapping_add(3u32));
+                                    l9 = t24;
                                 };
                                 {
-                                    let t18 = (((*fl6
+                                    let t25 = (((*fl6
                                         .add(lane))[rt::ix((l9.wrapping_sub(1u32)), (G0 as u32))])
                                         .wrapping_add(((l9) as i32)));
                                     (*{
                                         let ix_: usize = (l9) as usize;
                                         ((*fl6.add(lane))).get_unchecked_mut(ix_)
-                                    }) = t18;
+                                    }) = t25;
                                 };
                             }
                         }
@@ -1682,7 +1861,7 @@ pub unsafe fn thread_batch<const G0: usize>(
                     }
                 }
                 {
-                    let mut b5: u8 = 0;
+                    let mut b8: u8 = 0;
                     l7 = {
                         let lead: usize = 0;
                         let mut rest = lead;
@@ -1693,7 +1872,7 @@ pub unsafe fn thread_batch<const G0: usize>(
                         let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                         l7
                     };
-                    let e5: u32 = {
+                    let e8: u32 = {
                         let lead: usize = 0;
                         let mut rest = lead;
                         let i0: u32 = (rest % (d0 as usize)) as u32;
@@ -1703,22 +1882,22 @@ pub unsafe fn thread_batch<const G0: usize>(
                         let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                         c0
                     };
-                    'l5: loop {
-                        if !(l7 < e5) {
-                            break 'l5;
+                    'l8: loop {
+                        if !(l7 < e8) {
+                            break 'l8;
                         }
                         l9 = l7;
-                        b5 = 0;
-                        'c5: {
+                        b8 = 0;
+                        'c8: {
                             if (0u64 + (((l9.wrapping_sub(1u32))) as u64)
                                 < ((G0 as u32) as u64))
                             {
-                                'w6: for i0 in 0..d0 {
+                                'w9: for i0 in 0..d0 {
                                     let lane: usize = (i0 as usize);
                                     let mut l10: [u32; 1] = [i0];
                                     let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                                     {
-                                        let t19 = ((*{
+                                        let t26 = ((*{
                                             let ix_: usize = ((l9.wrapping_sub(1u32))) as usize;
                                             ((*fl6.add(lane))).get_unchecked(ix_)
                                         })
@@ -1726,22 +1905,22 @@ pub unsafe fn thread_batch<const G0: usize>(
                                         (*{
                                             let ix_: usize = (l9) as usize;
                                             ((*fl6.add(lane))).get_unchecked_mut(ix_)
-                                        }) = t19;
+                                        }) = t26;
                                     };
                                 }
                             } else {
-                                'w6: for i0 in 0..d0 {
+                                'w9: for i0 in 0..d0 {
                                     let lane: usize = (i0 as usize);
                                     let mut l10: [u32; 1] = [i0];
                                     let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                                     {
-                                        let t20 = (((*fl6
+                                        let t27 = (((*fl6
                                             .add(lane))[rt::ix((l9.wrapping_sub(1u32)), (G0 as u32))])
                                             .wrapping_add(((l9) as i32)));
                                         (*{
                                             let ix_: usize = (l9) as usize;
                                             ((*fl6.add(lane))).get_unchecked_mut(ix_)
-                                        }) = t20;
+                                        }) = t27;
                                     };
                                 }
                             }
@@ -1755,31 +1934,31 @@ pub unsafe fn thread_batch<const G0: usize>(
                 if (0u64 + (((c0.wrapping_sub(1u32))) as u64) < ((G0 as u32) as u64))
                     && (0u64 + (o0 as u64 + (d0 - 1) as u64) < (p1.extent[0] as u64))
                 {
-                    'w8: for i0 in 0..d0 {
+                    'w11: for i0 in 0..d0 {
                         let lane: usize = (i0 as usize);
                         let mut l10: [u32; 1] = [i0];
                         let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                         {
-                            let t21 = (*{
+                            let t28 = (*{
                                 let ix_: usize = ((c0.wrapping_sub(1u32))) as usize;
                                 ((*fl6.add(lane))).get_unchecked(ix_)
                             });
-                            p1.store_unchecked([(l0[0])], t21);
+                            p1.store_unchecked([(l0[0])], t28);
                         };
                     }
                 } else {
-                    'w8: for i0 in 0..d0 {
+                    'w11: for i0 in 0..d0 {
                         let lane: usize = (i0 as usize);
                         let mut l10: [u32; 1] = [i0];
                         let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                         {
-                            let t22 = ((*fl6
+                            let t29 = ((*fl6
                                 .add(lane))[rt::ix((c0.wrapping_sub(1u32)), (G0 as u32))]);
                             let bix = [(l0[0])];
                             p1.store_if(
                                 bix,
                                 (p1.covers || bix[0] < p1.extent[0]),
-                                t22,
+                                t29,
                                 1,
                                 oob,
                             );
@@ -1831,9 +2010,16 @@ pub unsafe fn thread_batch_covering<const G0: usize>(
         let mut l11: [u32; 1] = tile;
         let mut l12: [u32; 1] = [o0];
         let mut l13: [u32; 1] = [d0];
+        let mut l3: u32 = 0u32;
+        let mut l4: u32 = 0u32;
+        let mut l5: bool = false;
         let mut l7: u32 = 0u32;
         let mut l8: bool = false;
         let mut l9: u32 = 0u32;
+        let mut vl1 = [[0i32; G0]; 32];
+        let fl1: *mut [i32; G0] = vl1.as_mut_ptr();
+        let mut vl2 = [0i32; 32];
+        let fl2: *mut i32 = vl2.as_mut_ptr();
         let mut vl6 = [[0i32; G0]; 32];
         let fl6: *mut [i32; G0] = vl6.as_mut_ptr();
         unsafe {
@@ -1842,36 +2028,139 @@ pub unsafe fn thread_batch_covering<const G0: usize>(
                     let lane: usize = (i0 as usize);
                     let mut l10: [u32; 1] = [i0];
                     let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
-                    let mut l1: [i32; G0] = [0i32; G0];
-                    let mut l2: i32 = 0i32;
-                    let mut l3: u32 = 0u32;
-                    let mut l4: u32 = 0u32;
-                    let mut l5: bool = false;
-                    (*fl6.add(lane)) = {
-                        l2 = p0.load_unchecked([(l0[0])]);
-                        l1 = [0i32; G0];
-                        {
-                            l4 = 0u32;
-                            let e2: u32 = c0;
-                            'l2: loop {
-                                if !(l4 < e2) {
-                                    break 'l2;
-                                }
-                                l3 = l4;
-                                'c2: {
-                                    {
-                                        let t1 = l2;
-                                        (*{
-                                            let ix_: usize = (l3) as usize;
-                                            (l1).get_unchecked_mut(ix_)
-                                        }) = t1;
-                                    };
-                                }
-                                l4 = l4.wrapping_add(1);
-                            }
-                        };
-                        l1
+                    (*fl2.add(lane)) = p0.load_unchecked([(l0[0])]);
+                    (*fl1.add(lane)) = [0i32; G0];
+                }
+                {
+                    l4 = {
+                        let lead: usize = 0;
+                        let mut rest = lead;
+                        let i0: u32 = (rest % (d0 as usize)) as u32;
+                        rest /= d0 as usize;
+                        let lane: usize = lead;
+                        let mut l10: [u32; 1] = [i0];
+                        let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
+                        0u32
                     };
+                    let j5: u32 = {
+                        let lead: usize = 0;
+                        let mut rest = lead;
+                        let i0: u32 = (rest % (d0 as usize)) as u32;
+                        rest /= d0 as usize;
+                        let lane: usize = lead;
+                        let mut l10: [u32; 1] = [i0];
+                        let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
+                        c0
+                    };
+                    'j5: loop {
+                        if !(l4 < j5 && j5.wrapping_sub(l4) >= 4) {
+                            break 'j5;
+                        }
+                        'w2: for i0 in 0..d0 {
+                            let lane: usize = (i0 as usize);
+                            let mut l10: [u32; 1] = [i0];
+                            let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
+                            {
+                                let t1 = (l4.wrapping_add(0u32));
+                                l3 = t1;
+                            };
+                            {
+                                let t2 = (*fl2.add(lane));
+                                (*{
+                                    let ix_: usize = (l3) as usize;
+                                    ((*fl1.add(lane))).get_unchecked_mut(ix_)
+                                }) = t2;
+                            };
+                            {
+                                let t3 = (l4.wrapping_add(1u32));
+                                l3 = t3;
+                            };
+                            {
+                                let t4 = (*fl2.add(lane));
+                                (*{
+                                    let ix_: usize = (l3) as usize;
+                                    ((*fl1.add(lane))).get_unchecked_mut(ix_)
+                                }) = t4;
+                            };
+                            {
+                                let t5 = (l4.wrapping_add(2u32));
+                                l3 = t5;
+                            };
+                            {
+                                let t6 = (*fl2.add(lane));
+                                (*{
+                                    let ix_: usize = (l3) as usize;
+                                    ((*fl1.add(lane))).get_unchecked_mut(ix_)
+                                }) = t6;
+                            };
+                            {
+                                let t7 = (l4.wrapping_add(3u32));
+                                l3 = t7;
+                            };
+                            {
+                                let t8 = (*fl2.add(lane));
+                                (*{
+                                    let ix_: usize = (l3) as usize;
+                                    ((*fl1.add(lane))).get_unchecked_mut(ix_)
+                                }) = t8;
+                            };
+                        }
+                        l4 = l4.wrapping_add(4);
+                    }
+                }
+                {
+                    let mut b3: u8 = 0;
+                    l4 = {
+                        let lead: usize = 0;
+                        let mut rest = lead;
+                        let i0: u32 = (rest % (d0 as usize)) as u32;
+                        rest /= d0 as usize;
+                        let lane: usize = lead;
+                        let mut l10: [u32; 1] = [i0];
+                        let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
+                        l4
+                    };
+                    let e3: u32 = {
+                        let lead: usize = 0;
+                        let mut rest = lead;
+                        let i0: u32 = (rest % (d0 as usize)) as u32;
+                        rest /= d0 as usize;
+                        let lane: usize = lead;
+                        let mut l10: [u32; 1] = [i0];
+                        let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
+                        c0
+                    };
+                    'l3: loop {
+                        if !(l4 < e3) {
+                            break 'l3;
+                        }
+                        l3 = l4;
+                        b3 = 0;
+                        'c3: {
+                            'w4: for i0 in 0..d0 {
+                                let lane: usize = (i0 as usize);
+                                let mut l10: [u32; 1] = [i0];
+                                let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
+                                {
+                                    let t9 = (*fl2.add(lane));
+                                    (*{
+                                        let ix_: usize = (l3) as usize;
+                                        ((*fl1.add(lane))).get_unchecked_mut(ix_)
+                                    }) = t9;
+                                };
+                            }
+                            ::core::sync::atomic::fence(
+                                ::core::sync::atomic::Ordering::AcqRel,
+                            );
+                        }
+                        l4 = l4.wrapping_add(1);
+                    }
+                }
+                'w6: for i0 in 0..d0 {
+                    let lane: usize = (i0 as usize);
+                    let mut l10: [u32; 1] = [i0];
+                    let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
+                    (*fl6.add(lane)) = (*fl1.add(lane));
                 }
                 {
                     l7 = {
@@ -1884,7 +2173,7 @@ pub unsafe fn thread_batch_covering<const G0: usize>(
                         let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                         1u32
                     };
-                    let j6: u32 = {
+                    let j10: u32 = {
                         let lead: usize = 0;
                         let mut rest = lead;
                         let i0: u32 = (rest % (d0 as usize)) as u32;
@@ -1894,20 +2183,20 @@ pub unsafe fn thread_batch_covering<const G0: usize>(
                         let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                         c0
                     };
-                    'j6: loop {
-                        if !(l7 < j6 && j6.wrapping_sub(l7) >= 4) {
-                            break 'j6;
+                    'j10: loop {
+                        if !(l7 < j10 && j10.wrapping_sub(l7) >= 4) {
+                            break 'j10;
                         }
-                        'w3: for i0 in 0..d0 {
+                        'w7: for i0 in 0..d0 {
                             let lane: usize = (i0 as usize);
                             let mut l10: [u32; 1] = [i0];
                             let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                             {
-                                let t2 = (l7.wrapping_add(0u32));
-                                l9 = t2;
+                                let t10 = (l7.wrapping_add(0u32));
+                                l9 = t10;
                             };
                             {
-                                let t3 = ((*{
+                                let t11 = ((*{
                                     let ix_: usize = ((l9.wrapping_sub(1u32))) as usize;
                                     ((*fl6.add(lane))).get_unchecked(ix_)
                                 })
@@ -1915,14 +2204,14 @@ pub unsafe fn thread_batch_covering<const G0: usize>(
                                 (*{
                                     let ix_: usize = (l9) as usize;
                                     ((*fl6.add(lane))).get_unchecked_mut(ix_)
-                                }) = t3;
+                                }) = t11;
                             };
                             {
-                                let t4 = (l7.wrapping_add(1u32));
-                                l9 = t4;
+                                let t12 = (l7.wrapping_add(1u32));
+                                l9 = t12;
                             };
                             {
-                                let t5 = ((*{
+                                let t13 = ((*{
                                     let ix_: usize = ((l9.wrapping_sub(1u32))) as usize;
                                     ((*fl6.add(lane))).get_unchecked(ix_)
                                 })
@@ -1930,14 +2219,14 @@ pub unsafe fn thread_batch_covering<const G0: usize>(
                                 (*{
                                     let ix_: usize = (l9) as usize;
                                     ((*fl6.add(lane))).get_unchecked_mut(ix_)
-                                }) = t5;
+                                }) = t13;
                             };
                             {
-                                let t6 = (l7.wrapping_add(2u32));
-                                l9 = t6;
+                                let t14 = (l7.wrapping_add(2u32));
+                                l9 = t14;
                             };
                             {
-                                let t7 = ((*{
+                                let t15 = ((*{
                                     let ix_: usize = ((l9.wrapping_sub(1u32))) as usize;
                                     ((*fl6.add(lane))).get_unchecked(ix_)
                                 })
@@ -1945,14 +2234,14 @@ pub unsafe fn thread_batch_covering<const G0: usize>(
                                 (*{
                                     let ix_: usize = (l9) as usize;
                                     ((*fl6.add(lane))).get_unchecked_mut(ix_)
-                                }) = t7;
+                                }) = t15;
                             };
                             {
-                                let t8 = (l7.wrapping_add(3u32));
-                                l9 = t8;
+                                let t16 = (l7.wrapping_add(3u32));
+                                l9 = t16;
                             };
                             {
-                                let t9 = ((*{
+                                let t17 = ((*{
                                     let ix_: usize = ((l9.wrapping_sub(1u32))) as usize;
                                     ((*fl6.add(lane))).get_unchecked(ix_)
                                 })
@@ -1960,14 +2249,14 @@ pub unsafe fn thread_batch_covering<const G0: usize>(
                                 (*{
                                     let ix_: usize = (l9) as usize;
                                     ((*fl6.add(lane))).get_unchecked_mut(ix_)
-                                }) = t9;
+                                }) = t17;
                             };
                         }
                         l7 = l7.wrapping_add(4);
                     }
                 }
                 {
-                    let mut b4: u8 = 0;
+                    let mut b8: u8 = 0;
                     l7 = {
                         let lead: usize = 0;
                         let mut rest = lead;
@@ -1978,7 +2267,7 @@ pub unsafe fn thread_batch_covering<const G0: usize>(
                         let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                         l7
                     };
-                    let e4: u32 = {
+                    let e8: u32 = {
                         let lead: usize = 0;
                         let mut rest = lead;
                         let i0: u32 = (rest % (d0 as usize)) as u32;
@@ -1988,19 +2277,19 @@ pub unsafe fn thread_batch_covering<const G0: usize>(
                         let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                         c0
                     };
-                    'l4: loop {
-                        if !(l7 < e4) {
-                            break 'l4;
+                    'l8: loop {
+                        if !(l7 < e8) {
+                            break 'l8;
                         }
                         l9 = l7;
-                        b4 = 0;
-                        'c4: {
-                            'w5: for i0 in 0..d0 {
+                        b8 = 0;
+                        'c8: {
+                            'w9: for i0 in 0..d0 {
                                 let lane: usize = (i0 as usize);
                                 let mut l10: [u32; 1] = [i0];
                                 let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                                 {
-                                    let t10 = ((*{
+                                    let t18 = ((*{
                                         let ix_: usize = ((l9.wrapping_sub(1u32))) as usize;
                                         ((*fl6.add(lane))).get_unchecked(ix_)
                                     })
@@ -2008,7 +2297,7 @@ pub unsafe fn thread_batch_covering<const G0: usize>(
                                     (*{
                                         let ix_: usize = (l9) as usize;
                                         ((*fl6.add(lane))).get_unchecked_mut(ix_)
-                                    }) = t10;
+                                    }) = t18;
                                 };
                             }
                             ::core::sync::atomic::fence(
@@ -2018,16 +2307,16 @@ pub unsafe fn thread_batch_covering<const G0: usize>(
                         l7 = l7.wrapping_add(1);
                     }
                 }
-                'w7: for i0 in 0..d0 {
+                'w11: for i0 in 0..d0 {
                     let lane: usize = (i0 as usize);
                     let mut l10: [u32; 1] = [i0];
                     let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                     {
-                        let t11 = (*{
+                        let t19 = (*{
                             let ix_: usize = ((c0.wrapping_sub(1u32))) as usize;
                             ((*fl6.add(lane))).get_unchecked(ix_)
                         });
-                        p1.store_unchecked([(l0[0])], t11);
+                        p1.store_unchecked([(l0[0])], t19);
                     };
                 }
             }
@@ -2050,9 +2339,16 @@ pub unsafe fn thread_batch_covering<const G0: usize>(
         let mut l11: [u32; 1] = tile;
         let mut l12: [u32; 1] = [o0];
         let mut l13: [u32; 1] = [d0];
+        let mut l3: u32 = 0u32;
+        let mut l4: u32 = 0u32;
+        let mut l5: bool = false;
         let mut l7: u32 = 0u32;
         let mut l8: bool = false;
         let mut l9: u32 = 0u32;
+        let mut vl1 = [[0i32; G0]; 32];
+        let fl1: *mut [i32; G0] = vl1.as_mut_ptr();
+        let mut vl2 = [0i32; 32];
+        let fl2: *mut i32 = vl2.as_mut_ptr();
         let mut vl6 = [[0i32; G0]; 32];
         let fl6: *mut [i32; G0] = vl6.as_mut_ptr();
         unsafe {
@@ -2061,36 +2357,139 @@ pub unsafe fn thread_batch_covering<const G0: usize>(
                     let lane: usize = (i0 as usize);
                     let mut l10: [u32; 1] = [i0];
                     let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
-                    let mut l1: [i32; G0] = [0i32; G0];
-                    let mut l2: i32 = 0i32;
-                    let mut l3: u32 = 0u32;
-                    let mut l4: u32 = 0u32;
-                    let mut l5: bool = false;
-                    (*fl6.add(lane)) = {
-                        l2 = p0.load_unchecked([(l0[0])]);
-                        l1 = [0i32; G0];
-                        {
-                            l4 = 0u32;
-                            let e2: u32 = c0;
-                            'l2: loop {
-                                if !(l4 < e2) {
-                                    break 'l2;
-                                }
-                                l3 = l4;
-                                'c2: {
-                                    {
-                                        let t1 = l2;
-                                        (*{
-                                            let ix_: usize = (l3) as usize;
-                                            (l1).get_unchecked_mut(ix_)
-                                        }) = t1;
-                                    };
-                                }
-                                l4 = l4.wrapping_add(1);
-                            }
-                        };
-                        l1
+                    (*fl2.add(lane)) = p0.load_unchecked([(l0[0])]);
+                    (*fl1.add(lane)) = [0i32; G0];
+                }
+                {
+                    l4 = {
+                        let lead: usize = 0;
+                        let mut rest = lead;
+                        let i0: u32 = (rest % (d0 as usize)) as u32;
+                        rest /= d0 as usize;
+                        let lane: usize = lead;
+                        let mut l10: [u32; 1] = [i0];
+                        let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
+                        0u32
                     };
+                    let j5: u32 = {
+                        let lead: usize = 0;
+                        let mut rest = lead;
+                        let i0: u32 = (rest % (d0 as usize)) as u32;
+                        rest /= d0 as usize;
+                        let lane: usize = lead;
+                        let mut l10: [u32; 1] = [i0];
+                        let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
+                        c0
+                    };
+                    'j5: loop {
+                        if !(l4 < j5 && j5.wrapping_sub(l4) >= 4) {
+                            break 'j5;
+                        }
+                        'w2: for i0 in 0..d0 {
+                            let lane: usize = (i0 as usize);
+                            let mut l10: [u32; 1] = [i0];
+                            let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
+                            {
+                                let t1 = (l4.wrapping_add(0u32));
+                                l3 = t1;
+                            };
+                            {
+                                let t2 = (*fl2.add(lane));
+                                (*{
+                                    let ix_: usize = (l3) as usize;
+                                    ((*fl1.add(lane))).get_unchecked_mut(ix_)
+                                }) = t2;
+                            };
+                            {
+                                let t3 = (l4.wrapping_add(1u32));
+                                l3 = t3;
+                            };
+                            {
+                                let t4 = (*fl2.add(lane));
+                                (*{
+                                    let ix_: usize = (l3) as usize;
+                                    ((*fl1.add(lane))).get_unchecked_mut(ix_)
+                                }) = t4;
+                            };
+                            {
+                                let t5 = (l4.wrapping_add(2u32));
+                                l3 = t5;
+                            };
+                            {
+                                let t6 = (*fl2.add(lane));
+                                (*{
+                                    let ix_: usize = (l3) as usize;
+                                    ((*fl1.add(lane))).get_unchecked_mut(ix_)
+                                }) = t6;
+                            };
+                            {
+                                let t7 = (l4.wrapping_add(3u32));
+                                l3 = t7;
+                            };
+                            {
+                                let t8 = (*fl2.add(lane));
+                                (*{
+                                    let ix_: usize = (l3) as usize;
+                                    ((*fl1.add(lane))).get_unchecked_mut(ix_)
+                                }) = t8;
+                            };
+                        }
+                        l4 = l4.wrapping_add(4);
+                    }
+                }
+                {
+                    let mut b3: u8 = 0;
+                    l4 = {
+                        let lead: usize = 0;
+                        let mut rest = lead;
+                        let i0: u32 = (rest % (d0 as usize)) as u32;
+                        rest /= d0 as usize;
+                        let lane: usize = lead;
+                        let mut l10: [u32; 1] = [i0];
+                        let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
+                        l4
+                    };
+                    let e3: u32 = {
+                        let lead: usize = 0;
+                        let mut rest = lead;
+                        let i0: u32 = (rest % (d0 as usize)) as u32;
+                        rest /= d0 as usize;
+                        let lane: usize = lead;
+                        let mut l10: [u32; 1] = [i0];
+                        let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
+                        c0
+                    };
+                    'l3: loop {
+                        if !(l4 < e3) {
+                            break 'l3;
+                        }
+                        l3 = l4;
+                        b3 = 0;
+                        'c3: {
+                            'w4: for i0 in 0..d0 {
+                                let lane: usize = (i0 as usize);
+                                let mut l10: [u32; 1] = [i0];
+                                let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
+                                {
+                                    let t9 = (*fl2.add(lane));
+                                    (*{
+                                        let ix_: usize = (l3) as usize;
+                                        ((*fl1.add(lane))).get_unchecked_mut(ix_)
+                                    }) = t9;
+                                };
+                            }
+                            ::core::sync::atomic::fence(
+                                ::core::sync::atomic::Ordering::AcqRel,
+                            );
+                        }
+                        l4 = l4.wrapping_add(1);
+                    }
+                }
+                'w6: for i0 in 0..d0 {
+                    let lane: usize = (i0 as usize);
+                    let mut l10: [u32; 1] = [i0];
+                    let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
+                    (*fl6.add(lane)) = (*fl1.add(lane));
                 }
                 {
                     l7 = {
@@ -2103,7 +2502,7 @@ pub unsafe fn thread_batch_covering<const G0: usize>(
                         let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                         1u32
                     };
-                    let j6: u32 = {
+                    let j10: u32 = {
                         let lead: usize = 0;
                         let mut rest = lead;
                         let i0: u32 = (rest % (d0 as usize)) as u32;
@@ -2113,81 +2512,15 @@ pub unsafe fn thread_batch_covering<const G0: usize>(
                         let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                         c0
                     };
-                    'j6: loop {
-                        if !(l7 < j6 && j6.wrapping_sub(l7) >= 4) {
-                            break 'j6;
+                    'j10: loop {
+                        if !(l7 < j10 && j10.wrapping_sub(l7) >= 4) {
+                            break 'j10;
                         }
                         if ((0u64 + 0u64 + ((l7) as u64)) >= (0u64 + ((1u32) as u64))
                             && (0u64 + (3u32 as u64) + ((l7) as u64))
                                 - (0u64 + ((1u32) as u64)) < ((G0 as u32) as u64))
                         {
-                            'w3: for i0 in 0..d0 {
-                                let lane: usize = (i0 as usize);
-                                let mut l10: [u32; 1] = [i0];
-                                let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
-                                {
-                                    let t2 = (l7.wrapping_add(0u32));
-                                    l9 = t2;
-                                };
-                                {
-                                    let t3 = ((*{
-                                        let ix_: usize = ((l9.wrapping_sub(1u32))) as usize;
-                                        ((*fl6.add(lane))).get_unchecked(ix_)
-                                    })
-                                        .wrapping_add(((l9) as i32)));
-                                    (*{
-                                        let ix_: usize = (l9) as usize;
-                                        ((*fl6.add(lane))).get_unchecked_mut(ix_)
-                                    }) = t3;
-                                };
-                                {
-                                    let t4 = (l7.wrapping_add(1u32));
-                                    l9 = t4;
-                                };
-                                {
-                                    let t5 = ((*{
-                                        let ix_: usize = ((l9.wrapping_sub(1u32))) as usize;
-                                        ((*fl6.add(lane))).get_unchecked(ix_)
-                                    })
-                                        .wrapping_add(((l9) as i32)));
-                                    (*{
-                                        let ix_: usize = (l9) as usize;
-                                        ((*fl6.add(lane))).get_unchecked_mut(ix_)
-                                    }) = t5;
-                                };
-                                {
-                                    let t6 = (l7.wrapping_add(2u32));
-                                    l9 = t6;
-                                };
-                                {
-                                    let t7 = ((*{
-                                        let ix_: usize = ((l9.wrapping_sub(1u32))) as usize;
-                                        ((*fl6.add(lane))).get_unchecked(ix_)
-                                    })
-                                        .wrapping_add(((l9) as i32)));
-                                    (*{
-                                        let ix_: usize = (l9) as usize;
-                                        ((*fl6.add(lane))).get_unchecked_mut(ix_)
-                                    }) = t7;
-                                };
-                                {
-                                    let t8 = (l7.wrapping_add(3u32));
-                                    l9 = t8;
-                                };
-                                {
-                                    let t9 = ((*{
-                                        let ix_: usize = ((l9.wrapping_sub(1u32))) as usize;
-                                        ((*fl6.add(lane))).get_unchecked(ix_)
-                                    })
-                                        .wrapping_add(((l9) as i32)));
-                                    (*{
-                                        let ix_: usize = (l9) as usize;
-                                        ((*fl6.add(lane))).get_unchecked_mut(ix_)
-                                    }) = t9;
-                                };
-                            }
-                        } else {
-                            'w3: for i0 in 0..d0 {
+                            'w7: for i0 in 0..d0 {
                                 let lane: usize = (i0 as usize);
                                 let mut l10: [u32; 1] = [i0];
                                 let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
@@ -2196,8 +2529,10 @@ pub unsafe fn thread_batch_covering<const G0: usize>(
                                     l9 = t10;
                                 };
                                 {
-                                    let t11 = (((*fl6
-                                        .add(lane))[rt::ix((l9.wrapping_sub(1u32)), (G0 as u32))])
+                                    let t11 = ((*{
+                                        let ix_: usize = ((l9.wrapping_sub(1u32))) as usize;
+                                        ((*fl6.add(lane))).get_unchecked(ix_)
+                                    })
                                         .wrapping_add(((l9) as i32)));
                                     (*{
                                         let ix_: usize = (l9) as usize;
@@ -2209,8 +2544,10 @@ pub unsafe fn thread_batch_covering<const G0: usize>(
                                     l9 = t12;
                                 };
                                 {
-                                    let t13 = (((*fl6
-                                        .add(lane))[rt::ix((l9.wrapping_sub(1u32)), (G0 as u32))])
+                                    let t13 = ((*{
+                                        let ix_: usize = ((l9.wrapping_sub(1u32))) as usize;
+                                        ((*fl6.add(lane))).get_unchecked(ix_)
+                                    })
                                         .wrapping_add(((l9) as i32)));
                                     (*{
                                         let ix_: usize = (l9) as usize;
@@ -2222,8 +2559,10 @@ pub unsafe fn thread_batch_covering<const G0: usize>(
                                     l9 = t14;
                                 };
                                 {
-                                    let t15 = (((*fl6
-                                        .add(lane))[rt::ix((l9.wrapping_sub(1u32)), (G0 as u32))])
+                                    let t15 = ((*{
+                                        let ix_: usize = ((l9.wrapping_sub(1u32))) as usize;
+                                        ((*fl6.add(lane))).get_unchecked(ix_)
+                                    })
                                         .wrapping_add(((l9) as i32)));
                                     (*{
                                         let ix_: usize = (l9) as usize;
@@ -2235,8 +2574,10 @@ pub unsafe fn thread_batch_covering<const G0: usize>(
                                     l9 = t16;
                                 };
                                 {
-                                    let t17 = (((*fl6
-                                        .add(lane))[rt::ix((l9.wrapping_sub(1u32)), (G0 as u32))])
+                                    let t17 = ((*{
+                                        let ix_: usize = ((l9.wrapping_sub(1u32))) as usize;
+                                        ((*fl6.add(lane))).get_unchecked(ix_)
+                                    })
                                         .wrapping_add(((l9) as i32)));
                                     (*{
                                         let ix_: usize = (l9) as usize;
@@ -2244,12 +2585,70 @@ pub unsafe fn thread_batch_covering<const G0: usize>(
                                     }) = t17;
                                 };
                             }
+                        } else {
+                            'w7: for i0 in 0..d0 {
+                                let lane: usize = (i0 as usize);
+                                let mut l10: [u32; 1] = [i0];
+                                let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
+                                {
+                                    let t18 = (l7.wrapping_add(0u32));
+                                    l9 = t18;
+                                };
+                                {
+                                    let t19 = (((*fl6
+                                        .add(lane))[rt::ix((l9.wrapping_sub(1u32)), (G0 as u32))])
+                                        .wrapping_add(((l9) as i32)));
+                                    (*{
+                                        let ix_: usize = (l9) as usize;
+                                        ((*fl6.add(lane))).get_unchecked_mut(ix_)
+                                    }) = t19;
+                                };
+                                {
+                                    let t20 = (l7.wrapping_add(1u32));
+                                    l9 = t20;
+                                };
+                                {
+                                    let t21 = (((*fl6
+                                        .add(lane))[rt::ix((l9.wrapping_sub(1u32)), (G0 as u32))])
+                                        .wrapping_add(((l9) as i32)));
+                                    (*{
+                                        let ix_: usize = (l9) as usize;
+                                        ((*fl6.add(lane))).get_unchecked_mut(ix_)
+                                    }) = t21;
+                                };
+                                {
+                                    let t22 = (l7.wrapping_add(2u32));
+                                    l9 = t22;
+                                };
+                                {
+                                    let t23 = (((*fl6
+                                        .add(lane))[rt::ix((l9.wrapping_sub(1u32)), (G0 as u32))])
+                                        .wrapping_add(((l9) as i32)));
+                                    (*{
+                                        let ix_: usize = (l9) as usize;
+                                        ((*fl6.add(lane))).get_unchecked_mut(ix_)
+                                    }) = t23;
+                                };
+                                {
+                                    let t24 = (l7.wrapping_add(3u32));
+                                    l9 = t24;
+                                };
+                                {
+                                    let t25 = (((*fl6
+                                        .add(lane))[rt::ix((l9.wrapping_sub(1u32)), (G0 as u32))])
+                                        .wrapping_add(((l9) as i32)));
+                                    (*{
+                                        let ix_: usize = (l9) as usize;
+                                        ((*fl6.add(lane))).get_unchecked_mut(ix_)
+                                    }) = t25;
+                                };
+                            }
                         }
                         l7 = l7.wrapping_add(4);
                     }
                 }
                 {
-                    let mut b4: u8 = 0;
+                    let mut b8: u8 = 0;
                     l7 = {
                         let lead: usize = 0;
                         let mut rest = lead;
@@ -2260,7 +2659,7 @@ pub unsafe fn thread_batch_covering<const G0: usize>(
                         let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                         l7
                     };
-                    let e4: u32 = {
+                    let e8: u32 = {
                         let lead: usize = 0;
                         let mut rest = lead;
                         let i0: u32 = (rest % (d0 as usize)) as u32;
@@ -2270,22 +2669,22 @@ pub unsafe fn thread_batch_covering<const G0: usize>(
                         let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                         c0
                     };
-                    'l4: loop {
-                        if !(l7 < e4) {
-                            break 'l4;
+                    'l8: loop {
+                        if !(l7 < e8) {
+                            break 'l8;
                         }
                         l9 = l7;
-                        b4 = 0;
-                        'c4: {
+                        b8 = 0;
+                        'c8: {
                             if (0u64 + (((l9.wrapping_sub(1u32))) as u64)
                                 < ((G0 as u32) as u64))
                             {
-                                'w5: for i0 in 0..d0 {
+                                'w9: for i0 in 0..d0 {
                                     let lane: usize = (i0 as usize);
                                     let mut l10: [u32; 1] = [i0];
                                     let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                                     {
-                                        let t18 = ((*{
+                                        let t26 = ((*{
                                             let ix_: usize = ((l9.wrapping_sub(1u32))) as usize;
                                             ((*fl6.add(lane))).get_unchecked(ix_)
                                         })
@@ -2293,22 +2692,22 @@ pub unsafe fn thread_batch_covering<const G0: usize>(
                                         (*{
                                             let ix_: usize = (l9) as usize;
                                             ((*fl6.add(lane))).get_unchecked_mut(ix_)
-                                        }) = t18;
+                                        }) = t26;
                                     };
                                 }
                             } else {
-                                'w5: for i0 in 0..d0 {
+                                'w9: for i0 in 0..d0 {
                                     let lane: usize = (i0 as usize);
                                     let mut l10: [u32; 1] = [i0];
                                     let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                                     {
-                                        let t19 = (((*fl6
+                                        let t27 = (((*fl6
                                             .add(lane))[rt::ix((l9.wrapping_sub(1u32)), (G0 as u32))])
                                             .wrapping_add(((l9) as i32)));
                                         (*{
                                             let ix_: usize = (l9) as usize;
                                             ((*fl6.add(lane))).get_unchecked_mut(ix_)
-                                        }) = t19;
+                                        }) = t27;
                                     };
                                 }
                             }
@@ -2320,27 +2719,27 @@ pub unsafe fn thread_batch_covering<const G0: usize>(
                     }
                 }
                 if (0u64 + (((c0.wrapping_sub(1u32))) as u64) < ((G0 as u32) as u64)) {
-                    'w7: for i0 in 0..d0 {
+                    'w11: for i0 in 0..d0 {
                         let lane: usize = (i0 as usize);
                         let mut l10: [u32; 1] = [i0];
                         let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                         {
-                            let t20 = (*{
+                            let t28 = (*{
                                 let ix_: usize = ((c0.wrapping_sub(1u32))) as usize;
                                 ((*fl6.add(lane))).get_unchecked(ix_)
                             });
-                            p1.store_unchecked([(l0[0])], t20);
+                            p1.store_unchecked([(l0[0])], t28);
                         };
                     }
                 } else {
-                    'w7: for i0 in 0..d0 {
+                    'w11: for i0 in 0..d0 {
                         let lane: usize = (i0 as usize);
                         let mut l10: [u32; 1] = [i0];
                         let mut l0: [u32; 1] = [o0.wrapping_add(i0)];
                         {
-                            let t21 = ((*fl6
+                            let t29 = ((*fl6
                                 .add(lane))[rt::ix((c0.wrapping_sub(1u32)), (G0 as u32))]);
-                            p1.store_unchecked([(l0[0])], t21);
+                            p1.store_unchecked([(l0[0])], t29);
                         };
                     }
                 }
