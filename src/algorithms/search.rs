@@ -14,13 +14,31 @@ fn before<T: DeviceScalar>(v: T, q: T, upper: bool) -> bool {
     }
 }
 
-// Where `q` goes in `sorted` (`lower_bound`, `upper_bound`, a merge's rank): the first index
-// whose element does not go before `q`, as `slice::partition_point`, by its algorithm: the range
-// halves until one element is left, whatever the comparisons say, so the number of steps
-// (`ceil(log2 n)`, the bit length of `n - 1`) depends on the length alone. Every thread then
-// runs the same steps: natively a batch of threads searches in lockstep with their loads in
-// flight together (the loop stands in the kernel's body for that, not in a device function),
-// and a GPU's threads do not diverge.
+/// Where `q` goes in `sorted`: the first index whose element does not go before `q`, as
+/// `slice::partition_point`, by its algorithm: the range halves until one element is left,
+/// whatever the comparisons say, so the number of steps (`ceil(log2 n)`, the bit length of
+/// `n - 1`) depends on the length alone. Every thread then runs the same steps: natively a batch
+/// of threads searches in lockstep with their loads in flight together (the call stands as a
+/// `let` of the kernel's body for that), and a GPU's threads do not diverge.
+#[amp::device]
+fn bound<T: DeviceScalar>(sorted: &ArrayView<T, 1>, q: T, upper: bool) -> usize {
+    let n = sorted.extent()[0];
+    let steps = 32 - ((n.max(1) - 1) as u32).leading_zeros();
+    let mut base = 0;
+    let mut size = n;
+    for _step in 0..steps {
+        let half = size / 2;
+        if before(sorted[base + half], q, upper) {
+            base += half;
+        }
+        size -= half;
+    }
+    if n > 0 && before(sorted[base], q, upper) {
+        base + 1
+    } else {
+        base
+    }
+}
 
 #[kernel(amp)]
 fn bounds<T: DeviceScalar, const UPPER: bool>(
@@ -29,30 +47,13 @@ fn bounds<T: DeviceScalar, const UPPER: bool>(
     queries: ArrayView<T, 1>,
     out: ArrayViewMut<u32, 1>,
 ) {
-    let q = queries[idx];
-    let n = sorted.extent()[0];
-    let steps = 32 - ((n.max(1) - 1) as u32).leading_zeros();
-    let mut base = 0;
-    let mut size = n;
-    for _step in 0..steps {
-        let half = size / 2;
-        if before(sorted[base + half], q, UPPER) {
-            base += half;
-        }
-        size -= half;
-    }
-    let at = if n > 0 && before(sorted[base], q, UPPER) {
-        base + 1
-    } else {
-        base
-    };
+    let at = bound(&sorted, queries[idx], UPPER);
     out[idx] = at as u32;
 }
 
 /// `out[i]` is the index in `from` before which `from[i]`'s element goes in the merge: its own
 /// index plus how many elements of `other` go before it (`other`'s elements `< x` when `from`
-/// is the first input, `<= x` when it is the second, so equal elements of the first come first),
-/// found as in `bounds`.
+/// is the first input, `<= x` when it is the second, so equal elements of the first come first).
 #[kernel(amp, allow(write_conflict))]
 fn place<T: DeviceScalar, const SECOND: bool>(
     idx: Index<1>,
@@ -61,22 +62,7 @@ fn place<T: DeviceScalar, const SECOND: bool>(
     out: ArrayViewMut<T, 1>,
 ) {
     let x = from[idx];
-    let n = other.extent()[0];
-    let steps = 32 - ((n.max(1) - 1) as u32).leading_zeros();
-    let mut base = 0;
-    let mut size = n;
-    for _step in 0..steps {
-        let half = size / 2;
-        if before(other[base + half], x, SECOND) {
-            base += half;
-        }
-        size -= half;
-    }
-    let rank = if n > 0 && before(other[base], x, SECOND) {
-        base + 1
-    } else {
-        base
-    };
+    let rank = bound(&other, x, SECOND);
     out[idx[0] + rank] = x;
 }
 
