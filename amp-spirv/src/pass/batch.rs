@@ -475,7 +475,8 @@ pub(crate) fn unbatched_reason(k: &Kernel, emitted: bool) -> Option<&'static str
         "none of its loops can run for a batch of threads at once: only a `for` over a range \
          that is the same in every thread, standing in the kernel's body, in such a loop or in \
          an `if` or `else` without a `return` there (not under a `while` that differs between \
-         threads), and left by no `break` or `continue`, can",
+         threads), and left by no `break` or `continue`, can (a device function's loop \
+         stands where its call does when the call is a `let`'s or an assignment's whole value)",
     )
 }
 
