@@ -18,8 +18,8 @@ fn before<T: DeviceScalar>(v: T, q: T, upper: bool) -> bool {
 /// `slice::partition_point`, by its algorithm: the range halves until one element is left,
 /// whatever the comparisons say, so the number of steps (`ceil(log2 n)`, the bit length of
 /// `n - 1`) depends on the length alone. Every thread then runs the same steps: natively a batch
-/// of threads searches in lockstep with their loads in flight together (the call stands as a
-/// `let` of the kernel's body for that), and a GPU's threads do not diverge.
+/// of threads searches in lockstep with their loads in flight together, and a GPU's threads do
+/// not diverge.
 #[amp::device]
 fn bound<T: DeviceScalar>(sorted: &ArrayView<T, 1>, q: T, upper: bool) -> usize {
     let n = sorted.extent()[0];
@@ -47,8 +47,7 @@ fn bounds<T: DeviceScalar, const UPPER: bool>(
     queries: ArrayView<T, 1>,
     out: ArrayViewMut<u32, 1>,
 ) {
-    let at = bound(&sorted, queries[idx], UPPER);
-    out[idx] = at as u32;
+    out[idx] = bound(&sorted, queries[idx], UPPER) as u32;
 }
 
 /// `out[i]` is the index in `from` before which `from[i]`'s element goes in the merge: its own

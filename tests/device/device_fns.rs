@@ -687,6 +687,18 @@ fn product_through_a_device_fn(
     c[idx] = row_times_column(&a, &b, idx[0], idx[1]);
 }
 
+/// The same product negated: the call is the first operand of its expression, so its loop
+/// still stands in the kernel's body.
+#[kernel(amp)]
+fn negated_product_through_a_device_fn(
+    idx: Index<2>,
+    a: ArrayView<f32, 2>,
+    b: ArrayView<f32, 2>,
+    c: ArrayViewMut<f32, 2>,
+) {
+    c[idx] = -row_times_column(&a, &b, idx[0], idx[1]) * 1.0;
+}
+
 #[test]
 fn a_device_functions_uniform_loop_is_batched_and_exact() -> Result<(), amp::Error> {
     let (m, w, n) = (37usize, 45usize, 70usize);
@@ -709,6 +721,19 @@ fn a_device_functions_uniform_loop_is_batched_and_exact() -> Result<(), amp::Err
         );
         parallel_for_each(extent, call)?;
     }
+    let mut negated = vec![0f32; m * n];
+    {
+        let (av, bv) = (ArrayView::new([m, w], &a)?, ArrayView::new([w, n], &b)?);
+        let mut cv = ArrayViewMut::new([m, n], &mut negated)?;
+        let extent = cv.extent();
+        let call = negated_product_through_a_device_fn(&av, &bv, &mut cv);
+        let report = call.kernel().report();
+        assert!(
+            report.contains("batches of"),
+            "not batched natively:\n{report}"
+        );
+        parallel_for_each(extent, call)?;
+    }
     for i in 0..m {
         for j in 0..n {
             let mut s = 0.0f32;
@@ -716,6 +741,8 @@ fn a_device_functions_uniform_loop_is_batched_and_exact() -> Result<(), amp::Err
                 s += a[i * w + k] * b[k * n + j];
             }
             assert_eq!(c[i * n + j].to_bits(), s.to_bits(), "[{i}, {j}]");
+            let minus = -s * 1.0;
+            assert_eq!(negated[i * n + j].to_bits(), minus.to_bits(), "-[{i}, {j}]");
         }
     }
     assert_validation_clean();

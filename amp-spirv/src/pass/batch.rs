@@ -187,46 +187,54 @@ fn hoist_block(
     hoisted
 }
 
-/// Statement `st` as the statements of the block it evaluates, when it is one (an inlined
-/// device function's body, most often): `let x = { a; b; t };` becomes `a; b; let x = t;`,
-/// `v[i] = { a; t };` becomes `a; v[i] = t;` (Rust evaluates an assignment's value before its
-/// place), and a block statement its statements. The statements run in the same order in the
-/// same loops, and locals are numbered apart, so nothing changes but that a loop in the block
-/// now stands in the body, where it may run for a batch of threads (a device function's
-/// `for k in 0..n`). `None` leaves the statement as it is.
+/// Statement `st` as the statements of the block it evaluates first, when it does (an inlined
+/// device function's body, most often): `let x = { a; t };` becomes `a; let x = t;`,
+/// `v[i] = { a; t } as u32;` becomes `a; v[i] = t as u32;` (Rust evaluates an assignment's
+/// value before its place), and a block statement its statements. The block may stand first
+/// on the left of operators (`{ a; t } + y` is `a; t + y`: `y` is evaluated after the block
+/// either way). The statements run in the same order in the same loops, and locals are
+/// numbered apart, so nothing changes but that a loop in the block now stands in the body,
+/// where it may run for a batch of threads (a device function's `for k in 0..n`). `None`
+/// leaves the statement as it is.
 fn flattened(st: &mut Stmt) -> Option<Vec<Stmt>> {
-    let take =
-        |e: &mut Expr| match std::mem::replace(&mut e.kind, ExprKind::Block(Block::default())) {
-            ExprKind::Block(b) => b,
-            _ => unreachable!("matched a block"),
-        };
-    let is_block = |e: &Expr| matches!(&e.kind, ExprKind::Block(b) if b.tail.is_some());
-    match st {
-        Stmt::Let(id, Some(init)) if is_block(init) => {
-            let Block { mut stmts, tail } = take(init);
-            stmts.push(Stmt::Let(*id, tail.map(|t| *t)));
-            Some(stmts)
+    // The block `e` evaluates before anything else in it, with a tail.
+    fn first_block(e: &mut Expr) -> Option<&mut Expr> {
+        if matches!(&e.kind, ExprKind::Block(b) if b.tail.is_some()) {
+            return Some(e);
         }
-        Stmt::Expr(e) => match &mut e.kind {
-            ExprKind::Assign(_, v) | ExprKind::CompoundAssign(_, _, v) if is_block(v) => {
-                let Block { stmts, tail } = take(v);
-                let Some(tail) = tail else {
-                    unreachable!("matched a block with a tail");
-                };
-                **v = *tail;
-                let mut out = stmts;
-                out.push(Stmt::Expr(e.clone()));
-                Some(out)
-            }
-            ExprKind::Block(_) => {
-                let Block { mut stmts, tail } = take(e);
-                stmts.extend(tail.map(|t| Stmt::Expr(*t)));
-                Some(stmts)
-            }
+        match &mut e.kind {
+            ExprKind::Cast(a) | ExprKind::Unary(_, a) | ExprKind::Bitcast(a) => first_block(a),
+            ExprKind::Binary(_, a, _) | ExprKind::Logic(_, a, _) => first_block(a),
             _ => None,
-        },
-        _ => None,
+        }
     }
+    // The statements of block `e`, which becomes its tail.
+    fn splice(e: &mut Expr) -> Vec<Stmt> {
+        let ExprKind::Block(b) = std::mem::replace(&mut e.kind, ExprKind::Block(Block::default()))
+        else {
+            unreachable!("`first_block` found a block");
+        };
+        let Some(tail) = b.tail else {
+            unreachable!("`first_block` found a block with a tail");
+        };
+        *e = *tail;
+        b.stmts
+    }
+    let mut stmts = match st {
+        Stmt::Let(_, Some(init)) => splice(first_block(init)?),
+        Stmt::Expr(e) => match &mut e.kind {
+            ExprKind::Assign(_, v) | ExprKind::CompoundAssign(_, _, v) => splice(first_block(v)?),
+            ExprKind::Block(b) => {
+                let Block { mut stmts, tail } = std::mem::take(b);
+                stmts.extend(tail.map(|t| Stmt::Expr(*t)));
+                return Some(stmts);
+            }
+            _ => return None,
+        },
+        Stmt::Let(_, None) => return None,
+    };
+    stmts.push(std::mem::replace(st, Stmt::Let(0, None)));
+    Some(stmts)
 }
 
 /// Statement `st` with per-lane masks, when it is an `if` whose block (or `else` block) holds
@@ -476,7 +484,8 @@ pub(crate) fn unbatched_reason(k: &Kernel, emitted: bool) -> Option<&'static str
          that is the same in every thread, standing in the kernel's body, in such a loop or in \
          an `if` or `else` without a `return` there (not under a `while` that differs between \
          threads), and left by no `break` or `continue`, can (a device function's loop \
-         stands where its call does when the call is a `let`'s or an assignment's whole value)",
+         stands where its call does when the call is evaluated first in a `let`'s or an \
+         assignment's value)",
     )
 }
 
