@@ -24,10 +24,10 @@ use crate::ir::*;
 enum Digit {
     /// `t.local[d]`: below the tile's size in `d`.
     Lane(u32),
-    /// `t.tile[d]`: unbounded, the top digit (with `t.local[d]` below it).
+    /// `t.tile[d]`: unbounded, the top digit.
     Tile(u32),
     /// The thread's own index component `d` (`t.global[d]`, `idx[d]`): unbounded, the top
-    /// digit (alone in its dimension).
+    /// digit, with no lane below it (it includes its own).
     Own(u32),
     /// The variable of an enclosing `for v in 0..n`: below `n`.
     Loop(LocalId),
