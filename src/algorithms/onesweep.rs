@@ -53,7 +53,8 @@ pub(super) const POLLS: u32 = 64;
 
 /// `hist[r * 256 + v]` gains the keys whose digit `r` (bits `8r..8r + 8`) is `v`; `hist` starts
 /// at zero.
-// Each tile adds its counts with atomics (the analysis does not see that they commute).
+// Each tile adds its counts with atomics; its `tile_static` counts are indexed by digit, whose
+// bank conflicts are allowed.
 #[kernel(amp, allow(bank_conflict))]
 fn radix_histograms(t: TiledIndex<256>, keys: ArrayView<u32, 1>, hist: ArrayViewMut<u32, 1>) {
     #[tile_static]

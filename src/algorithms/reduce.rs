@@ -25,7 +25,7 @@ fn combine<T: DeviceScalar>(a: T, b: T, op: u32) -> T {
 /// One partial per block of `256 * ITEMS` elements: `partials[b]` combines
 /// `input[b * 256 * ITEMS ..][.. 256 * ITEMS]`. `OP` and `ITEMS` are specialization constants,
 /// so the driver folds the choice of operation and can unroll the loads. Thread 0 of each tile
-/// writes its block's partial (`partials[t.tile]`, which the analysis does not prove unique).
+/// writes its block's partial (`partials[t.tile]`).
 #[kernel(amp, unchecked)]
 pub(super) fn reduce_blocks<T: DeviceScalar, const OP: u32, const ITEMS: usize>(
     t: TiledIndex<256>,

@@ -177,7 +177,7 @@ fn early(x: u32) -> u32 {
     7
 }
 
-// Each thread writes its own five consecutive elements, which the lint cannot prove.
+// Each thread writes its own five consecutive elements, which the race checker proves.
 #[kernel(amp)]
 fn control_flow_kernel(
     idx: Index<1>,

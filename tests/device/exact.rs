@@ -133,7 +133,7 @@ fn mismatches_except<T: Copy + std::fmt::LowerExp>(
         .collect()
 }
 
-// Each thread writes its own consecutive elements (idx * k + j), which the lint cannot prove.
+// Each thread writes its own consecutive elements (idx * k + j), which the race checker proves.
 #[kernel(amp)]
 fn rounding64(idx: Index<1>, x: ArrayView<f64, 1>, out: ArrayViewMut<f64, 1>) {
     let v = x[idx];
@@ -826,7 +826,7 @@ fn abs_clears_the_sign_of_negative_zero_from_any_source() -> Result<(), amp::Err
     Ok(())
 }
 
-// Each thread writes its own three consecutive elements, which the lint cannot prove.
+// Each thread writes its own three consecutive elements, which the race checker proves.
 #[kernel(amp)]
 fn rounded32(idx: Index<1>, x: ArrayView<f32, 1>, y: ArrayView<f32, 1>, out: ArrayViewMut<f32, 1>) {
     let i = idx[0] * 3;
@@ -934,7 +934,7 @@ fn f32_division_and_square_root_are_correctly_rounded_on_their_exact_paths(
     Ok(())
 }
 
-// Each thread writes its own six consecutive elements, which the lint cannot prove.
+// Each thread writes its own six consecutive elements, which the race checker proves.
 #[kernel(amp, fast_math)]
 fn device_own32(
     idx: Index<1>,
@@ -1013,7 +1013,7 @@ fn fast_math_is_within_vulkans_precision() -> Result<(), amp::Error> {
     Ok(())
 }
 
-// Each thread writes its own three consecutive elements, which the lint cannot prove.
+// Each thread writes its own three consecutive elements, which the race checker proves.
 #[kernel(amp)]
 fn trig32(idx: Index<1>, x: ArrayView<f32, 1>, out: ArrayViewMut<f32, 1>) {
     let i = idx[0] * 3;

@@ -617,7 +617,7 @@ fn f64_math_matches_std() -> Result<(), amp::Error> {
     Ok(())
 }
 
-// Each thread writes its own consecutive elements (idx * k + j), which the lint cannot prove.
+// Each thread writes its own consecutive elements (idx * k + j), which the race checker proves.
 #[kernel(amp)]
 fn d_specials(idx: Index<1>, a: ArrayView<f64, 1>, out: ArrayViewMut<f64, 1>) {
     let x = a[idx];

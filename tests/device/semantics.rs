@@ -20,7 +20,7 @@ const EDGES: [i32; 10] = [
     0x4000_0000,
 ];
 
-// Each thread writes its own consecutive elements (idx * k + j), which the lint cannot prove.
+// Each thread writes its own consecutive elements (idx * k + j), which the race checker proves.
 #[kernel(amp)]
 fn wrapping_ops(
     idx: Index<1>,
@@ -88,7 +88,7 @@ fn integer_overflow_wraps() -> Result<(), amp::Error> {
     Ok(())
 }
 
-// Each thread writes its own consecutive elements (idx * k + j), which the lint cannot prove.
+// Each thread writes its own consecutive elements (idx * k + j), which the race checker proves.
 #[kernel(amp)]
 fn shifts(
     idx: Index<1>,
@@ -143,7 +143,7 @@ fn shifts_by_the_width_or_more_wrap_the_amount() -> Result<(), amp::Error> {
     Ok(())
 }
 
-// Each thread writes its own consecutive elements (idx * k + j), which the lint cannot prove.
+// Each thread writes its own consecutive elements (idx * k + j), which the race checker proves.
 #[kernel(amp)]
 fn float_to_int(
     idx: Index<1>,
@@ -410,7 +410,7 @@ fn nan_comparisons_are_false() -> Result<(), amp::Error> {
     Ok(())
 }
 
-// Each thread writes its own consecutive elements (idx * k + j), which the lint cannot prove.
+// Each thread writes its own consecutive elements (idx * k + j), which the race checker proves.
 #[kernel(amp)]
 fn min_max(idx: Index<1>, a: ArrayView<f32, 1>, b: ArrayView<f32, 1>, out: ArrayViewMut<f32, 1>) {
     let (x, y) = (a[idx], b[idx]);
@@ -445,7 +445,7 @@ fn min_max_ignore_nan() -> Result<(), amp::Error> {
     Ok(())
 }
 
-// Each thread writes its own consecutive elements (idx * k + j), which the lint cannot prove.
+// Each thread writes its own consecutive elements (idx * k + j), which the race checker proves.
 #[kernel(amp)]
 fn multiply_add(
     idx: Index<1>,

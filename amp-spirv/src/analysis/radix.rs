@@ -163,19 +163,15 @@ impl Walker<'_> {
             .filter(|&i| places[i].range.is_none())
             .collect();
         let [top] = tops[..] else { return None };
-        let mut covered = match places[top].digit {
-            Digit::Tile(d) => vec![(d, false)],
-            Digit::Own(d) => vec![(d, false), (d, true)],
-            Digit::Lane(_) | Digit::Loop(_) => return None,
+        let lanes = places.iter().filter_map(|p| match p.digit {
+            Digit::Lane(e) => Some((e, true)),
+            _ => None,
+        });
+        let covered: Vec<(u32, bool)> = match places[top].digit {
+            Digit::Tile(d) => std::iter::once((d, false)).chain(lanes).collect(),
+            Digit::Own(d) if lanes.count() == 0 => vec![(d, false), (d, true)],
+            _ => return None,
         };
-        for p in &places {
-            if let Digit::Lane(e) = p.digit {
-                if matches!(places[top].digit, Digit::Own(_)) {
-                    return None;
-                }
-                covered.push((e, true));
-            }
-        }
         let top = places.remove(top);
         chain(&places, &top.coef).then_some(covered)
     }

@@ -121,13 +121,16 @@ fn hoist_block(
     // as a statement.
     tail_as_statement(b);
     let mut pending: VecDeque<Stmt> = std::mem::take(&mut b.stmts).into();
-    while let Some(mut st) = pending.pop_front() {
-        if let Some(flat) = flattened(&mut st) {
-            for s in flat.into_iter().rev() {
-                pending.push_front(s);
+    while let Some(st) = pending.pop_front() {
+        let mut st = match flattened(st) {
+            Ok(flat) => {
+                for s in flat.into_iter().rev() {
+                    pending.push_front(s);
+                }
+                continue;
             }
-            continue;
-        }
+            Err(st) => *st,
+        };
         if masks {
             if let Some(expanded) = masked(&mut st, locals, uniform) {
                 for s in expanded.into_iter().rev() {
@@ -194,9 +197,9 @@ fn hoist_block(
 /// on the left of operators (`{ a; t } + y` is `a; t + y`: `y` is evaluated after the block
 /// either way). The statements run in the same order in the same loops, and locals are
 /// numbered apart, so nothing changes but that a loop in the block now stands in the body,
-/// where it may run for a batch of threads (a device function's `for k in 0..n`). `None`
-/// leaves the statement as it is.
-fn flattened(st: &mut Stmt) -> Option<Vec<Stmt>> {
+/// where it may run for a batch of threads (a device function's `for k in 0..n`). `Err` gives
+/// the statement back as it is.
+fn flattened(mut st: Stmt) -> Result<Vec<Stmt>, Box<Stmt>> {
     // The block `e` evaluates before anything else in it, with a tail.
     fn first_block(e: &mut Expr) -> Option<&mut Expr> {
         if matches!(&e.kind, ExprKind::Block(b) if b.tail.is_some()) {
@@ -220,21 +223,25 @@ fn flattened(st: &mut Stmt) -> Option<Vec<Stmt>> {
         *e = *tail;
         b.stmts
     }
-    let mut stmts = match st {
-        Stmt::Let(_, Some(init)) => splice(first_block(init)?),
+    let first = match &mut st {
+        Stmt::Let(_, Some(init)) => first_block(init),
         Stmt::Expr(e) => match &mut e.kind {
-            ExprKind::Assign(_, v) | ExprKind::CompoundAssign(_, _, v) => splice(first_block(v)?),
+            ExprKind::Assign(_, v) | ExprKind::CompoundAssign(_, _, v) => first_block(v),
             ExprKind::Block(b) => {
                 let Block { mut stmts, tail } = std::mem::take(b);
                 stmts.extend(tail.map(|t| Stmt::Expr(*t)));
-                return Some(stmts);
+                return Ok(stmts);
             }
-            _ => return None,
+            _ => None,
         },
-        Stmt::Let(_, None) => return None,
+        Stmt::Let(_, None) => None,
     };
-    stmts.push(std::mem::replace(st, Stmt::Let(0, None)));
-    Some(stmts)
+    let Some(block) = first else {
+        return Err(Box::new(st));
+    };
+    let mut stmts = splice(block);
+    stmts.push(st);
+    Ok(stmts)
 }
 
 /// Statement `st` with per-lane masks, when it is an `if` whose block (or `else` block) holds

@@ -121,7 +121,8 @@ pub(super) enum At {
     WorkItemLoop,
 }
 
-fn is_index_scalar(t: &Ty) -> bool {
+/// Whether `t` is an index scalar (`u32` or `usize`): what guards compute in.
+pub(super) fn is_index_scalar(t: &Ty) -> bool {
     matches!(t, Ty::Scalar(Scalar::U32 | Scalar::Usize))
 }
 

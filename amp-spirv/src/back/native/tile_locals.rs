@@ -359,8 +359,8 @@ pub(super) fn written_by_every_thread_first(k: &Kernel) -> HashSet<LocalId> {
     search.found
 }
 
-/// The immutable `usize`/`u32` locals of `k` whose one site is a `let` with a value: what a
-/// work-item loop's guards may follow ([`region_lets`]).
+/// The immutable `usize`/`u32` locals of `k` with one site, which assigns a value: what a
+/// work-item loop's guards may follow ([`region_lets`], which takes them from their `let`s).
 pub(super) fn lets_once(k: &Kernel) -> HashSet<LocalId> {
     let mut sites = Vec::new();
     let mut excluded = Excluded::default();
@@ -371,30 +371,17 @@ pub(super) fn lets_once(k: &Kernel) -> HashSet<LocalId> {
         c.0 += 1;
         c.1 |= s.value.is_some();
     }
-    struct Lets(HashSet<LocalId>);
-    impl<'a> Visitor<'a> for Lets {
-        fn visit_stmt(&mut self, stmt: &'a Stmt) {
-            if let Stmt::Let(id, Some(_)) = stmt {
-                self.0.insert(*id);
-            }
-            walk_stmt(self, stmt);
-        }
-    }
-    let mut lets = Lets(HashSet::new());
-    lets.visit_block(&k.body);
-    lets.0
+    count
         .into_iter()
-        .filter(|id| {
-            let l = &k.locals[*id];
-            !l.mutable
+        .filter(|&(id, c)| {
+            let l = &k.locals[id];
+            c == (1, true)
+                && !l.mutable
                 && l.storage == Storage::Function
-                && matches!(
-                    l.ty,
-                    Ty::Scalar(crate::types::Scalar::U32 | crate::types::Scalar::Usize)
-                )
-                && !excluded.contains(id)
-                && count.get(id) == Some(&(1, true))
+                && super::guard::is_index_scalar(&l.ty)
+                && !excluded.contains(&id)
         })
+        .map(|(id, _)| id)
         .collect()
 }
 
