@@ -70,7 +70,7 @@ impl<T: Copy + Default, const R: usize> Buf<T, R> {
         if self.inside(i) {
             Some(self.at(i))
         } else {
-            oob.record(param, &i, &self.extent);
+            oob.record(param, i, self.extent);
             None
         }
     }
@@ -122,7 +122,7 @@ impl<T: Copy + Default, const R: usize> Buf<T, R> {
             // address is an aligned element of live memory; no concurrent write (caller).
             unsafe { self.at(i).read() }
         } else {
-            oob.record(param, &i, &self.extent);
+            oob.record(param, i, self.extent);
             T::default()
         }
     }
@@ -141,7 +141,7 @@ impl<T: Copy + Default, const R: usize> Buf<T, R> {
             // aligned element of live, writable memory; no concurrent access (caller).
             unsafe { self.at(i).write(v) }
         } else {
-            oob.record(param, &i, &self.extent);
+            oob.record(param, i, self.extent);
         }
     }
 
@@ -151,7 +151,7 @@ impl<T: Copy + Default, const R: usize> Buf<T, R> {
         if ok {
             Some(self.at(i))
         } else {
-            oob.record(param, &i, &self.extent);
+            oob.record(param, i, self.extent);
             None
         }
     }

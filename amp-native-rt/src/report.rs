@@ -32,7 +32,11 @@ impl OobReport {
     /// Records a failed access unless one was recorded before.
     #[cold]
     #[inline(never)]
-    pub fn record(&self, param: u32, index: &[u32], extent: &[u32]) {
+    ///
+    /// The index and extent come by value: a reference would make the caller's buffer (or the
+    /// index) live at an address for every access of a hot loop, where LLVM otherwise keeps
+    /// them in registers.
+    pub fn record<const R: usize>(&self, param: u32, index: [u32; R], extent: [u32; R]) {
         if self.words[0]
             .compare_exchange(0, 1, Ordering::AcqRel, Ordering::Relaxed)
             .is_err()
@@ -40,7 +44,7 @@ impl OobReport {
             return;
         }
         self.words[1].store(param, Ordering::Relaxed);
-        self.words[2].store(index.len() as u32, Ordering::Relaxed);
+        self.words[2].store(R as u32, Ordering::Relaxed);
         for d in 0..3 {
             self.words[3 + d].store(index.get(d).copied().unwrap_or(0), Ordering::Relaxed);
             self.words[6 + d].store(extent.get(d).copied().unwrap_or(0), Ordering::Relaxed);

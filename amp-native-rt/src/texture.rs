@@ -319,7 +319,7 @@ impl<const R: usize> Tex<R> {
             // SAFETY: `i` is inside; the memory holds it (contract).
             unsafe { self.load_unchecked(i) }
         } else {
-            oob.record(param, &i, &self.extent);
+            oob.record(param, i, self.extent);
             [C::from_word(0); 4]
         }
     }
@@ -346,7 +346,7 @@ impl<const R: usize> Tex<R> {
             // SAFETY: `i` is inside; the rest is the caller's contract.
             unsafe { self.store_unchecked(i, v) }
         } else {
-            oob.record(param, &i, &self.extent);
+            oob.record(param, i, self.extent);
         }
     }
 
