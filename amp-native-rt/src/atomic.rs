@@ -143,3 +143,42 @@ pub unsafe fn write_relaxed<T: Copy>(p: *mut T, v: T) {
         }
     }
 }
+
+/// Writes `v` to the element at `p` as [`write_relaxed`] does, skipping each word (byte) that
+/// already holds the value: for a store every thread of a launch makes to one element (a
+/// flag such as "another level follows"). Stored on every thread, the element's cache line
+/// would move between the cores at each store; skipped, they share it. A skipped store leaves
+/// memory as the store would have, ordered just after the store whose value the load read
+/// (relaxed stores of equal bits cannot be told apart), so the outcomes are the same.
+///
+/// # Safety
+///
+/// As for [`write_relaxed`].
+#[inline(always)]
+pub unsafe fn write_relaxed_changed<T: Copy>(p: *mut T, v: T) {
+    let src = (&v as *const T).cast::<u8>();
+    let size = std::mem::size_of::<T>();
+    if in_words::<T>() {
+        for w in 0..size / 4 {
+            // SAFETY: as in `write_relaxed`.
+            unsafe {
+                let a = AtomicU32::from_ptr(p.cast::<u32>().add(w));
+                let new = src.cast::<u32>().add(w).read_unaligned();
+                if a.load(Ordering::Relaxed) != new {
+                    a.store(new, Ordering::Relaxed);
+                }
+            }
+        }
+    } else {
+        for b in 0..size {
+            // SAFETY: as above, byte by byte.
+            unsafe {
+                let a = AtomicU8::from_ptr(p.cast::<u8>().add(b));
+                let new = src.add(b).read();
+                if a.load(Ordering::Relaxed) != new {
+                    a.store(new, Ordering::Relaxed);
+                }
+            }
+        }
+    }
+}

@@ -75,7 +75,8 @@ mod report;
 mod texture;
 
 pub use atomic::{
-    atom_f32, atom_i32, atom_u32, atomic_add_f32, read_relaxed, write_relaxed, RELAXED,
+    atom_f32, atom_i32, atom_u32, atomic_add_f32, read_relaxed, write_relaxed,
+    write_relaxed_changed, RELAXED,
 };
 pub use buf::Buf;
 pub use float::{m32, m64, norm, unorm};

@@ -254,6 +254,55 @@ fn negative_zero_is_preserved() -> Result<(), amp::Error> {
     Ok(())
 }
 
+/// Every thread stores to one element of each view: the stores all threads make to one
+/// element (a flag) are skipped natively where the element already holds the value, word by
+/// word, so what is left must still be the value's exact bits.
+#[kernel(amp, allow(write_conflict))]
+fn one_element_stores(
+    idx: Index<1>,
+    zero: &mut Array<f32, 1>,
+    pair: &mut Array<Float2, 1>,
+    bytes: &mut Array<u8, 1>,
+    flag: &mut Array<u32, 1>,
+) {
+    zero[0] = -0.0;
+    pair[0] = Float2::new(1.0, 5.0);
+    bytes[1] = 3u8;
+    if idx[0] % 97 == 5 {
+        flag[0] = 1;
+    }
+}
+
+/// A flag every thread may set, `-0.0` over `0.0`, a vector whose first word already matches
+/// and a byte between others: each element ends with the stored bits, its neighbours as they
+/// were.
+#[test]
+fn stores_of_every_thread_to_one_element_keep_the_bits() -> Result<(), amp::Error> {
+    let n = 4096;
+    let mut zero = Array::<f32, 1>::from_slice([2], &[0.0, 0.0])?;
+    let mut pair = Array::<Float2, 1>::from_slice([1], &[Float2::new(1.0, 2.0)])?;
+    let mut bytes = Array::<u8, 1>::from_slice([4], &[7, 9, 11, 13])?;
+    let mut flag = Array::<u32, 1>::from_slice([1], &[0])?;
+    parallel_for_each(
+        Extent::new([n]),
+        one_element_stores(&mut zero, &mut pair, &mut bytes, &mut flag),
+    )?;
+    let zero = zero.to_vec()?;
+    assert_eq!(
+        zero.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+        [(-0.0f32).to_bits(), 0]
+    );
+    let pair = pair.to_vec()?[0];
+    assert_eq!(
+        (pair.x.to_bits(), pair.y.to_bits()),
+        (1.0f32.to_bits(), 5.0f32.to_bits())
+    );
+    assert_eq!(bytes.to_vec()?, [7, 3, 11, 13]);
+    assert_eq!(flag.to_vec()?, [1]);
+    assert_validation_clean();
+    Ok(())
+}
+
 #[kernel(amp)]
 fn denormals(idx: Index<1>, a: ArrayView<f32, 1>, out: ArrayViewMut<f32, 1>) {
     let (tiny, one, half) = (a[[0]], a[[1]], a[[2]]);

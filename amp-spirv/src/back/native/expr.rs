@@ -7,6 +7,7 @@ use super::{conjunction, index_lit, numbered, unsupported, Emitter, Res};
 use crate::back::plan::{self, ArrayIndex, IndexCheck};
 use crate::diag::Span;
 use crate::ir::*;
+use crate::pass::uniform::uniform_expr;
 use crate::types::{Elem, Len, Scalar, Ty};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote_spanned};
@@ -198,9 +199,15 @@ impl Emitter<'_> {
                     Place::Buffer(p, idx) if self.is_shared(*p) => {
                         self.buffer_elem(*p, span)?;
                         let (ptr, rt) = (self.checked_ptr(*p, idx)?, &self.rt);
+                        // Every thread stores to this one element (a flag): skipping the
+                        // stores that change nothing keeps its cache line shared.
+                        let write = match idx.iter().all(|x| uniform_expr(x, &|_| false)) {
+                            true => quote_spanned!(at=> write_relaxed_changed),
+                            false => quote_spanned!(at=> write_relaxed),
+                        };
                         quote_spanned!(at=> {
                             let #tv = #v;
-                            if let Some(ptr) = #ptr { #rt::write_relaxed(ptr, #tv); }
+                            if let Some(ptr) = #ptr { #rt::#write(ptr, #tv); }
                         })
                     }
                     Place::Buffer(p, idx) => {
