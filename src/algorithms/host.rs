@@ -2,9 +2,10 @@
 //! the data is a contiguous view of host data and the result does not depend on the order of
 //! the work (integer sums, scans and histograms, counts, sorts), the native accelerator runs a rayon loop
 //! over the slice on its own pool instead of the kernels, whose tile-by-tile form a CPU runs
-//! several times slower (docs/performance.md). Floats keep the kernels, so that a float sum or
-//! scan rounds the same on every accelerator. Each function returns `None` where it does not
-//! apply, and the caller launches the kernels.
+//! several times slower (docs/performance.md). Float sums keep the kernels, and float scans
+//! run a twin that repeats the kernels' additions in their order (float_scan.rs), so that a
+//! float result rounds the same whichever path runs it. Each function returns `None` where it
+//! does not apply, and the caller launches the kernels.
 
 use crate::prelude::*;
 use amp_runtime::ScalarType;
@@ -275,16 +276,18 @@ pub(super) fn sort_by_key<K: DeviceScalar, V: DeviceScalar>(
 
 /// The inclusive or (`exclusive`) exclusive wrapping prefix sum of an integer view into
 /// `output`: per chunk a total, the chunks' offsets from the totals, then each chunk's scan.
+/// A float view's scan is the kernels' twin (float_scan.rs).
 pub(super) fn scan<T: DeviceScalar>(
     input: &ArrayView<'_, T, 1>,
     output: &mut ArrayViewMut<'_, T, 1>,
     exclusive: bool,
     acc: &Accelerator,
 ) -> Option<()> {
-    if !is_int::<T>() {
-        return None;
-    }
     let acc = native(acc)?.clone();
+    if !is_int::<T>() {
+        let (a, out) = (input.data().ok()?, output.data_mut().ok()?);
+        return acc.on_native_pool(|| super::float_scan::scan(a, out, exclusive));
+    }
     let a = words(input.data().ok()?);
     let out = words_mut(output.data_mut().ok()?);
     acc.on_native_pool(|| {

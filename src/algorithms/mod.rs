@@ -46,6 +46,7 @@ mod chunked;
 mod count;
 mod drivers;
 mod fill;
+mod float_scan;
 mod gather;
 mod histogram;
 mod host;
@@ -91,6 +92,8 @@ pub use drivers::{
 };
 #[doc(hidden)]
 pub use lookback::single_pass_scan as __single_pass_scan;
+#[doc(hidden)]
+pub use scan::reduce_then_scan as __reduce_then_scan;
 pub use sort::{
     sort_by_key_with as __sort_by_key_with, sort_with as __sort_with, SortMethod as __SortMethod,
 };

@@ -121,9 +121,9 @@ fn scan_blocks_subgroups<T: DeviceScalar, const ITEMS: usize>(
 }
 
 /// Elements per thread of a scan.
-const SCAN_ITEMS: usize = 32;
+pub(super) const SCAN_ITEMS: usize = 32;
 /// Elements per block of a scan.
-const SCAN_BLOCK: usize = TILE * SCAN_ITEMS;
+pub(super) const SCAN_BLOCK: usize = TILE * SCAN_ITEMS;
 
 /// Scans `input` into `output` (same length, at least 1) on `acc`.
 fn scan_into<T: DeviceScalar>(
@@ -137,6 +137,18 @@ fn scan_into<T: DeviceScalar>(
     if blocks > 1 && super::host::is_int::<T>() {
         return scan_single_pass_into(acc, input, output, exclusive, None, None);
     }
+    reduce_then_scan_into(acc, input, output, exclusive)
+}
+
+/// Reduce-then-scan: the blocks' sums, their exclusive scan (by [`scan_into`]), then each
+/// block scanned from its offset.
+fn reduce_then_scan_into<T: DeviceScalar>(
+    acc: &Accelerator,
+    input: &ArrayView<'_, T, 1>,
+    output: &mut ArrayViewMut<'_, T, 1>,
+    exclusive: bool,
+) -> Result<(), Error> {
+    let blocks = input.extent()[0].div_ceil(SCAN_BLOCK);
     let offsets = if blocks == 1 {
         Array::from_slice_on(acc, [1], &[T::ZERO])?
     } else {
@@ -146,6 +158,17 @@ fn scan_into<T: DeviceScalar>(
         scan_into(acc, &sums.view(), &mut offsets.view_mut(), true)?;
         offsets
     };
+    scan_blocks_into(input, &offsets, output, exclusive)
+}
+
+/// Scans every block of `input` into `output` from its offset in `offsets` (one per block).
+fn scan_blocks_into<T: DeviceScalar>(
+    input: &ArrayView<'_, T, 1>,
+    offsets: &Array<T, 1>,
+    output: &mut ArrayViewMut<'_, T, 1>,
+    exclusive: bool,
+) -> Result<(), Error> {
+    let blocks = offsets.len();
     let exclusive = exclusive as u32;
     // SAFETY (both kernels): thread `l` of tile `b < blocks` reads and writes elements
     // `start..end` of `input` and `output` (the same length), clamped to `n`, and reads
@@ -162,6 +185,29 @@ fn scan_into<T: DeviceScalar>(
         }
         other => other,
     }
+}
+
+/// The reduce-then-scan kernels on any accelerator (no plain-Rust path; integers of more
+/// than one block still scan their blocks' sums in a single pass), for the tests that hold the native accelerator's plain-Rust float
+/// scan to them and for the benchmark's variants.
+#[doc(hidden)]
+pub fn reduce_then_scan<T: DeviceScalar>(
+    input: &ArrayView<'_, T, 1>,
+    output: &mut ArrayViewMut<'_, T, 1>,
+    exclusive: bool,
+) -> Result<(), Error> {
+    let n = input.extent()[0];
+    check_lengths(
+        "reduce_then_scan",
+        ("input", n),
+        ("output", output.extent()[0]),
+    )?;
+    if n == 0 {
+        return Ok(());
+    }
+    let acc = accelerator_of(input.accelerator())?;
+    reduce_then_scan_into(&acc, input, output, exclusive)?;
+    output.synchronize()
 }
 
 /// The scan of `input` into `output`, of any rank (their elements in row-major order).
