@@ -328,38 +328,57 @@ fn search_and_count_rows(ctx: &mut Ctx<'_>, keys: &[u32]) -> Result<(), BoxError
             v.into_iter().map(u64::from).collect()
         },
     )?;
-    let half = n / 2;
-    algorithm_row(
-        ctx,
-        "amp::algorithms::merge (two sorted halves)",
-        format!("2 x {} u32", count(half)),
-        Work::Bytes(8.0 * 2.0 * half as f64),
-        |acc| {
-            let s = &pick(acc)[1];
-            let mut out = Array::<u32, 1>::new_on(acc, [2 * half])?;
-            let a = s.view().section([0], [half])?;
-            let b = s.view().section([half], [half])?;
-            algorithms::merge(&a, &b, &mut out.view_mut())?;
-            Ok(out.to_vec()?.into_iter().map(u64::from).collect())
-        },
-        || {
-            // A sequential merge: rayon has none.
-            let (a, b) = (&sorted[..half], &sorted[half..2 * half]);
-            let (mut i, mut j) = (0, 0);
-            let mut out = Vec::with_capacity(2 * half);
-            while i < half && j < half {
-                if b[j] < a[i] {
-                    out.push(u64::from(b[j]));
-                    j += 1;
-                } else {
-                    out.push(u64::from(a[i]));
-                    i += 1;
-                }
+    merge_row(ctx, &sorted, [&default[1], &native[1]])
+}
+
+/// `merge` of the two sorted halves of `sorted` (uploaded as `arrays`, on the default and
+/// the native accelerator) into an output made before the timing, beside a sequential merge
+/// into a `Vec` made before it too (rayon has no merge): what both columns time is the merge,
+/// not an allocation of the output or a read of it, which the checks do afterwards.
+fn merge_row(
+    ctx: &mut Ctx<'_>,
+    sorted: &[u32],
+    arrays: [&Array<u32, 1>; 2],
+) -> Result<(), BoxError> {
+    let name = "amp::algorithms::merge (two sorted halves, into an existing output)";
+    let half = sorted.len() / 2;
+    let merge_on = |s: &Array<u32, 1>, out: &mut Array<u32, 1>| -> Result<(), BoxError> {
+        let a = s.view().section([0], [half])?;
+        let b = s.view().section([half], [half])?;
+        algorithms::merge(&a, &b, &mut out.view_mut())?;
+        Ok(())
+    };
+    let mut out = Array::<u32, 1>::new([2 * half])?;
+    let t_amp = ctx.time_amp(|| merge_on(arrays[0], &mut out))?;
+    let (a, b) = (&sorted[..half], &sorted[half..2 * half]);
+    let mut want = vec![0u32; 2 * half];
+    let t_cpu = ctx.time(|| {
+        let (mut i, mut j) = (0, 0);
+        for slot in want.iter_mut() {
+            if j < half && (i == half || b[j] < a[i]) {
+                *slot = b[j];
+                j += 1;
+            } else {
+                *slot = a[i];
+                i += 1;
             }
-            out.extend(a[i..].iter().chain(&b[j..]).map(|&x| u64::from(x)));
-            out
-        },
-    )?;
+        }
+        Ok(())
+    })?;
+    let mut n_out = Array::<u32, 1>::new_on(&ctx.native.clone(), [2 * half])?;
+    let t_native = ctx.time_native(|| merge_on(arrays[1], &mut n_out))?;
+    let work = Work::Bytes(8.0 * 2.0 * half as f64);
+    ctx.push_row(row(
+        name,
+        format!("2 x {} u32", count(half)),
+        work,
+        t_amp,
+        t_cpu,
+        &t_native,
+    ));
+    let got = out.to_vec()?;
+    ctx.checks.push(check(name, &got, &got, &want));
+    ctx.check_native(name, &t_native, || Ok(n_out.to_vec()?), &want)?;
     Ok(())
 }
 
