@@ -699,6 +699,18 @@ fn negated_product_through_a_device_fn(
     c[idx] = -row_times_column(&a, &b, idx[0], idx[1]) * 1.0;
 }
 
+/// The product added to half of what `c` holds: the call is the second operand, so the first
+/// (a load of `c`) is kept in a local before the loop, and the loop stands in the body.
+#[kernel(amp)]
+fn accumulated_product_through_a_device_fn(
+    idx: Index<2>,
+    a: ArrayView<f32, 2>,
+    b: ArrayView<f32, 2>,
+    c: ArrayViewMut<f32, 2>,
+) {
+    c[idx] = c[idx] * 0.5 + row_times_column(&a, &b, idx[0], idx[1]);
+}
+
 #[test]
 fn a_device_functions_uniform_loop_is_batched_and_exact() -> Result<(), amp::Error> {
     let (m, w, n) = (37usize, 45usize, 70usize);
@@ -734,6 +746,20 @@ fn a_device_functions_uniform_loop_is_batched_and_exact() -> Result<(), amp::Err
         );
         parallel_for_each(extent, call)?;
     }
+    let start: Vec<f32> = (0..m * n).map(|x| (x % 17) as f32 * 0.11 - 0.9).collect();
+    let mut accumulated = start.clone();
+    {
+        let (av, bv) = (ArrayView::new([m, w], &a)?, ArrayView::new([w, n], &b)?);
+        let mut cv = ArrayViewMut::new([m, n], &mut accumulated)?;
+        let extent = cv.extent();
+        let call = accumulated_product_through_a_device_fn(&av, &bv, &mut cv);
+        let report = call.kernel().report();
+        assert!(
+            report.contains("batches of"),
+            "not batched natively:\n{report}"
+        );
+        parallel_for_each(extent, call)?;
+    }
     for i in 0..m {
         for j in 0..n {
             let mut s = 0.0f32;
@@ -743,6 +769,12 @@ fn a_device_functions_uniform_loop_is_batched_and_exact() -> Result<(), amp::Err
             assert_eq!(c[i * n + j].to_bits(), s.to_bits(), "[{i}, {j}]");
             let minus = -s * 1.0;
             assert_eq!(negated[i * n + j].to_bits(), minus.to_bits(), "-[{i}, {j}]");
+            let sum = start[i * n + j] * 0.5 + s;
+            assert_eq!(
+                accumulated[i * n + j].to_bits(),
+                sum.to_bits(),
+                "+[{i}, {j}]"
+            );
         }
     }
     assert_validation_clean();

@@ -122,7 +122,7 @@ fn hoist_block(
     tail_as_statement(b);
     let mut pending: VecDeque<Stmt> = std::mem::take(&mut b.stmts).into();
     while let Some(st) = pending.pop_front() {
-        let mut st = match flattened(st) {
+        let mut st = match flattened(st, locals) {
             Ok(flat) => {
                 for s in flat.into_iter().rev() {
                     pending.push_front(s);
@@ -195,21 +195,47 @@ fn hoist_block(
 /// `v[i] = { a; t } as u32;` becomes `a; v[i] = t as u32;` (Rust evaluates an assignment's
 /// value before its place), and a block statement its statements. The block may stand first
 /// on the left of operators (`{ a; t } + y` is `a; t + y`: `y` is evaluated after the block
-/// either way). The statements run in the same order in the same loops, and locals are
+/// either way), or after operands of operators that evaluate both sides: `y + { a; t }` is
+/// `let y1 = y; a; y1 + t`, each operand evaluated before the block kept in a new local, so
+/// everything is still evaluated once and in Rust's order (left operand, right operand, then
+/// the operator). The statements run in the same order in the same loops, and locals are
 /// numbered apart, so nothing changes but that a loop in the block now stands in the body,
 /// where it may run for a batch of threads (a device function's `for k in 0..n`). `Err` gives
 /// the statement back as it is.
-fn flattened(mut st: Stmt) -> Result<Vec<Stmt>, Box<Stmt>> {
-    // The block `e` evaluates before anything else in it, with a tail.
-    fn first_block(e: &mut Expr) -> Option<&mut Expr> {
+fn flattened(mut st: Stmt, locals: &mut Vec<Local>) -> Result<Vec<Stmt>, Box<Stmt>> {
+    // The block `e` evaluates first of its blocks, with a tail, and (in `before`) the
+    // operands evaluated before it.
+    fn first_block<'e>(e: &'e mut Expr, before: &mut Vec<&'e mut Expr>) -> Option<&'e mut Expr> {
         if matches!(&e.kind, ExprKind::Block(b) if b.tail.is_some()) {
             return Some(e);
         }
         match &mut e.kind {
-            ExprKind::Cast(a) | ExprKind::Unary(_, a) | ExprKind::Bitcast(a) => first_block(a),
-            ExprKind::Binary(_, a, _) | ExprKind::Logic(_, a, _) => first_block(a),
+            ExprKind::Cast(a) | ExprKind::Unary(_, a) | ExprKind::Bitcast(a) => {
+                first_block(a, before)
+            }
+            ExprKind::Logic(_, a, _) => first_block(a, before),
+            ExprKind::Binary(_, a, b) => {
+                if contains_block(a) {
+                    return first_block(a, before);
+                }
+                let mark = before.len();
+                before.push(a);
+                let found = first_block(b, before);
+                if found.is_none() {
+                    before.truncate(mark);
+                }
+                found
+            }
             _ => None,
         }
+    }
+    // Whether `e` holds a block anywhere (an operand that does is not moved before another
+    // block: its own statements would move with it).
+    fn contains_block(e: &Expr) -> bool {
+        any_expr(e, |x| match x.kind {
+            ExprKind::Block(_) => Probe::Hit,
+            _ => Probe::Descend,
+        })
     }
     // The statements of block `e`, which becomes its tail.
     fn splice(e: &mut Expr) -> Vec<Stmt> {
@@ -223,10 +249,13 @@ fn flattened(mut st: Stmt) -> Result<Vec<Stmt>, Box<Stmt>> {
         *e = *tail;
         b.stmts
     }
+    let mut before = Vec::new();
     let first = match &mut st {
-        Stmt::Let(_, Some(init)) => first_block(init),
+        Stmt::Let(_, Some(init)) => first_block(init, &mut before),
         Stmt::Expr(e) => match &mut e.kind {
-            ExprKind::Assign(_, v) | ExprKind::CompoundAssign(_, _, v) => first_block(v),
+            ExprKind::Assign(_, v) | ExprKind::CompoundAssign(_, _, v) => {
+                first_block(v, &mut before)
+            }
             ExprKind::Block(b) => {
                 let Block { mut stmts, tail } = std::mem::take(b);
                 stmts.extend(tail.map(|t| Stmt::Expr(*t)));
@@ -239,7 +268,23 @@ fn flattened(mut st: Stmt) -> Result<Vec<Stmt>, Box<Stmt>> {
     let Some(block) = first else {
         return Err(Box::new(st));
     };
-    let mut stmts = splice(block);
+    let mut stmts = Vec::new();
+    for operand in before {
+        locals.push(Local {
+            name: "#operand".to_string(),
+            ty: operand.ty.clone(),
+            mutable: false,
+            storage: Storage::Function,
+        });
+        let id = locals.len() - 1;
+        let kept = Expr {
+            kind: ExprKind::Local(id),
+            ty: operand.ty.clone(),
+            span: operand.span,
+        };
+        stmts.push(Stmt::Let(id, Some(std::mem::replace(operand, kept))));
+    }
+    stmts.extend(splice(block));
     stmts.push(st);
     Ok(stmts)
 }
