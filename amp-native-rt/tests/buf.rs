@@ -179,7 +179,7 @@ fn the_report_keeps_the_first_of_many_racing_failures_whole() {
     std::thread::scope(|s| {
         for t in 1..=8u32 {
             let oob = &oob;
-            s.spawn(move || oob.record(t, &[t, t + 1, t + 2], &[t + 3, t + 4, t + 5]));
+            s.spawn(move || oob.record(t, [t, t + 1, t + 2], [t + 3, t + 4, t + 5]));
         }
     });
     let w = oob.read();
@@ -192,9 +192,9 @@ fn the_report_keeps_the_first_of_many_racing_failures_whole() {
 fn the_report_pads_lower_ranks_with_zeros() {
     let oob = OobReport::default();
     assert_eq!(oob.read(), [0; 9]);
-    oob.record(7, &[9], &[4]);
+    oob.record(7, [9], [4]);
     assert_eq!(oob.read(), [1, 7, 1, 9, 0, 0, 4, 0, 0]);
-    oob.record(8, &[1, 2], &[3, 4]);
+    oob.record(8, [1, 2], [3, 4]);
     assert_eq!(oob.read()[1], 7, "only the first is kept");
 }
 

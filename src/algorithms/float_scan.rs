@@ -11,8 +11,7 @@
 //!
 //! `tests/device/algorithms.rs` holds the twin to the kernels bit for bit.
 
-use super::scan::{SCAN_BLOCK, SCAN_ITEMS};
-use super::TILE;
+use super::{SCAN_BLOCK, SCAN_ITEMS, TILE};
 use crate::prelude::*;
 use rayon::prelude::*;
 

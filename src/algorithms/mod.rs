@@ -111,6 +111,11 @@ use crate::{
 /// whose tile is not `TILE` does not compile.
 const TILE: usize = 256;
 
+/// Elements per thread of a float scan's blocks (scan.rs, and its native twin float_scan.rs).
+const SCAN_ITEMS: usize = 32;
+/// Elements per block of a float scan.
+const SCAN_BLOCK: usize = TILE * SCAN_ITEMS;
+
 /// Elements each thread of the function algorithms' kernels combines, in order (`reduce!`,
 /// `count_if!`, the scans with an operator, `reduce_by_key!`'s chunks): named once for the
 /// kernels the macros expand to in the user's crate (they read it by path, a constant compiled

@@ -7,7 +7,7 @@
 
 use super::lookback::scan_single_pass_into;
 use super::reduce::sum_into;
-use super::{accelerator_of, check_lengths, tiles, TILE};
+use super::{accelerator_of, check_lengths, tiles, SCAN_BLOCK, SCAN_ITEMS};
 use crate::prelude::*;
 
 /// Scans block `t.tile` (`256 * ITEMS` elements) of `input` into `output`,
@@ -119,11 +119,6 @@ fn scan_blocks_subgroups<T: DeviceScalar, const ITEMS: usize>(
         }
     }
 }
-
-/// Elements per thread of a scan.
-pub(super) const SCAN_ITEMS: usize = 32;
-/// Elements per block of a scan.
-pub(super) const SCAN_BLOCK: usize = TILE * SCAN_ITEMS;
 
 /// Scans `input` into `output` (same length, at least 1) on `acc`.
 fn scan_into<T: DeviceScalar>(
