@@ -99,7 +99,18 @@ impl Walker<'_> {
     }
 
     pub(super) fn keys(&self, list: &[Expr]) -> Vec<IndexKey> {
-        list.iter().map(|e| self.key(e)).collect()
+        list.iter().map(|e| self.component_key(e)).collect()
+    }
+
+    /// The key of index component `e`, with the enclosing conditions' equalities applied: a
+    /// component that is a launch-wide value an `if own == value` compared with the thread's
+    /// own component is that own component (the two are equal wherever the access runs).
+    fn component_key(&self, e: &Expr) -> IndexKey {
+        let key = self.key(e);
+        match self.own_pins.iter().rev().find(|(_, value)| *value == key) {
+            Some((own, _)) => own.clone(),
+            None => key,
+        }
     }
 
     /// The dimension `d` when `e` is the thread's own index component `d`, possibly shifted by
@@ -107,7 +118,7 @@ impl Walker<'_> {
     /// `idx[0] + k`, `k` a scalar parameter). Judged on the key, so immutable locals are
     /// transparent.
     fn own_component(&self, e: &Expr) -> Option<u32> {
-        let key = self.key(e);
+        let key = self.component_key(e);
         self.own_key(&key)
             .map(|(d, _)| d)
             .or_else(|| self.own_xor(&key).map(|(d, _)| d))
@@ -216,7 +227,7 @@ impl Walker<'_> {
         // component both; outside tiled kernels the own index is both).
         let (mut tiles, mut lanes) = (vec![false; rank], vec![false; rank]);
         for e in idx {
-            let key = self.key(e);
+            let key = self.component_key(e);
             let own = self
                 .own_component(e)
                 .or_else(|| blocked.then(|| self.blocked_component(&key)).flatten());
@@ -312,6 +323,28 @@ impl Walker<'_> {
                 .enumerate()
                 .all(|(d, e)| self.key(e) == IndexKey::component(t.tile, d as u32))
             && (0..rank).all(|d| self.pins.contains(&d))
+    }
+
+    /// The equalities `own == c` of a condition (its conjuncts joined by `&&`), `own` a
+    /// component of the thread's own index (maybe shifted) and `c` launch-wide: the same in
+    /// every thread and every iteration of any loop (a loop variable would let another
+    /// thread pass in another iteration).
+    pub(super) fn own_pins_of(&self, cond: &Expr, out: &mut Vec<(IndexKey, IndexKey)>) {
+        match &cond.kind {
+            ExprKind::Logic(LogicOp::And, a, b) => {
+                self.own_pins_of(a, out);
+                self.own_pins_of(b, out);
+            }
+            ExprKind::Binary(BinOp::Eq, a, b) => {
+                for (x, y) in [(a, b), (b, a)] {
+                    let (own, value) = (self.key(x), self.key(y));
+                    if key_invariant(&value) && self.own_key(&own).is_some() {
+                        out.push((own, value));
+                    }
+                }
+            }
+            _ => {}
+        }
     }
 
     /// `t.local[d] == c` conditions (joined by `&&`) pin components of `t.local`.

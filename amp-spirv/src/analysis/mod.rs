@@ -154,6 +154,10 @@ struct Walker<'k> {
     dirty_buffers: HashSet<ParamId>,
     /// Components of `t.local` fixed to a constant by the enclosing conditions.
     pins: Vec<u32>,
+    /// Equalities of the enclosing conditions between a component of the thread's own index
+    /// and a launch-wide value (`if i == 0`), as keys `(own, value)`: inside, an index
+    /// component that is the value is the own component (`ey[[0, j]]` is `ey[[i, j]]`).
+    own_pins: Vec<(IndexKey, IndexKey)>,
     /// The conjuncts of the enclosing `if` conditions (then-branches), as keys: facts a write
     /// happens under (`if i > k { a[idx] = .. }`).
     guards: Vec<IndexKey>,
@@ -191,6 +195,7 @@ impl<'k> Walker<'k> {
             dirty_tile: HashMap::new(),
             dirty_buffers: HashSet::new(),
             pins: Vec::new(),
+            own_pins: Vec::new(),
             guards: Vec::new(),
             runs: Vec::new(),
             errors: Diagnostics::default(),
@@ -209,6 +214,7 @@ impl<'k> Walker<'k> {
         self.dirty_tile.clear();
         self.dirty_buffers.clear();
         self.pins.clear();
+        self.own_pins.clear();
         self.guards.clear();
         self.writes.clear();
         self.reads.clear();

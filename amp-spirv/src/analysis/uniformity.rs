@@ -340,12 +340,17 @@ impl Walker<'_> {
         self.pins_of(c, &mut pins);
         let pinned = pins.len();
         self.pins.extend(pins);
+        let mut own_pins = Vec::new();
+        self.own_pins_of(c, &mut own_pins);
+        let own_pinned = own_pins.len();
+        self.own_pins.extend(own_pins);
         let guards = self.guards.len();
         self.conjuncts(c);
         let before_tile = self.dirty_tile.clone();
         let before_buffers = self.dirty_buffers.clone();
         let tv = self.block(then);
         self.pins.truncate(self.pins.len() - pinned);
+        self.own_pins.truncate(self.own_pins.len() - own_pinned);
         self.guards.truncate(guards);
         let (after_tile, after_buffers) = (
             std::mem::replace(&mut self.dirty_tile, before_tile),
