@@ -121,27 +121,8 @@ pub unsafe fn read_relaxed<T: Copy + Default>(p: *const T) -> T {
 /// As for [`read_relaxed`], and the element's memory is writable.
 #[inline(always)]
 pub unsafe fn write_relaxed<T: Copy>(p: *mut T, v: T) {
-    let src = (&v as *const T).cast::<u8>();
-    let size = std::mem::size_of::<T>();
-    if in_words::<T>() {
-        for w in 0..size / 4 {
-            // SAFETY: word `w` of an aligned live `T` is an aligned live `u32` accessed only
-            // atomically (caller); `src` is the local `v`, whose bytes are all initialised (a
-            // device element has no padding).
-            unsafe {
-                let a = AtomicU32::from_ptr(p.cast::<u32>().add(w));
-                a.store(src.cast::<u32>().add(w).read_unaligned(), Ordering::Relaxed);
-            }
-        }
-    } else {
-        for b in 0..size {
-            // SAFETY: as above, byte by byte.
-            unsafe {
-                let a = AtomicU8::from_ptr(p.cast::<u8>().add(b));
-                a.store(src.add(b).read(), Ordering::Relaxed);
-            }
-        }
-    }
+    // SAFETY: the caller's contract is `store_relaxed`'s.
+    unsafe { store_relaxed(p, v, false) }
 }
 
 /// Writes `v` to the element at `p` as [`write_relaxed`] does, skipping each word (byte) that
@@ -156,15 +137,29 @@ pub unsafe fn write_relaxed<T: Copy>(p: *mut T, v: T) {
 /// As for [`write_relaxed`].
 #[inline(always)]
 pub unsafe fn write_relaxed_changed<T: Copy>(p: *mut T, v: T) {
+    // SAFETY: the caller's contract is `store_relaxed`'s.
+    unsafe { store_relaxed(p, v, true) }
+}
+
+/// [`write_relaxed`], or with `changed_only` [`write_relaxed_changed`] (a constant where
+/// inlined).
+///
+/// # Safety
+///
+/// As for [`write_relaxed`].
+#[inline(always)]
+unsafe fn store_relaxed<T: Copy>(p: *mut T, v: T, changed_only: bool) {
     let src = (&v as *const T).cast::<u8>();
     let size = std::mem::size_of::<T>();
     if in_words::<T>() {
         for w in 0..size / 4 {
-            // SAFETY: as in `write_relaxed`.
+            // SAFETY: word `w` of an aligned live `T` is an aligned live `u32` accessed only
+            // atomically (caller); `src` is the local `v`, whose bytes are all initialised (a
+            // device element has no padding).
             unsafe {
                 let a = AtomicU32::from_ptr(p.cast::<u32>().add(w));
                 let new = src.cast::<u32>().add(w).read_unaligned();
-                if a.load(Ordering::Relaxed) != new {
+                if !changed_only || a.load(Ordering::Relaxed) != new {
                     a.store(new, Ordering::Relaxed);
                 }
             }
@@ -175,7 +170,7 @@ pub unsafe fn write_relaxed_changed<T: Copy>(p: *mut T, v: T) {
             unsafe {
                 let a = AtomicU8::from_ptr(p.cast::<u8>().add(b));
                 let new = src.add(b).read();
-                if a.load(Ordering::Relaxed) != new {
+                if !changed_only || a.load(Ordering::Relaxed) != new {
                     a.store(new, Ordering::Relaxed);
                 }
             }
