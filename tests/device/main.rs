@@ -39,6 +39,7 @@ mod fences;
 mod generics;
 mod guard;
 mod index_arith;
+mod interior;
 mod launch_reuse;
 mod launch_shapes;
 mod lookback;

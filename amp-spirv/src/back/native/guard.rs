@@ -1,4 +1,4 @@
-//! Bounds checks decided once for many threads: *guards*.
+//! Bounds checks decided once for many threads: *guards*, and their comparisons.
 //!
 //! A check `i < extent` of a tile's (or a batch's) code is often decided by one comparison for
 //! every thread: `i` is the same in every thread (a tile-level loop counter, a tile-uniform
@@ -26,8 +26,11 @@
 //! at most that sum. This is loop versioning, done where the facts are known (the kernel's
 //! uniformity), not left to LLVM's alias analysis.
 
+use super::{index_lit, numbered, Emitter, Res};
 use crate::ir::*;
 use crate::types::{Scalar, Ty};
+use proc_macro2::TokenStream;
+use quote::quote_spanned;
 use std::collections::{HashMap, HashSet};
 
 /// A part of an index component whose largest value in a tile the guard names directly.
@@ -187,5 +190,172 @@ pub(super) fn bound(e: &Expr, facts: &LaneFacts, at: At) -> Option<Bound> {
         }
         ExprKind::Cast(a) if is_index_scalar(&a.ty) => bound(a, facts, at),
         _ => term(e),
+    }
+}
+
+/// What a guard knows of the lanes a work-item loop runs: the largest `t.local[0]` of a
+/// narrowed loop, and the lanes `lo..hi` (names, `lo < hi`) of the last dimension of a batch's
+/// loop narrowed to them.
+pub(super) struct Lanes {
+    lane0_max: Option<TokenStream>,
+    last: Option<(usize, (proc_macro2::Ident, proc_macro2::Ident))>,
+}
+
+impl Emitter<'_> {
+    /// Whether a guard (`guard.rs`) takes over the comparison `i < limit` (`limit` a `u64`
+    /// expression the guard can evaluate): see [`guard_check`](Self::guard_check).
+    pub(super) fn guard_below(&mut self, i: &Expr, limit: &TokenStream) -> Res<bool> {
+        let at = self.at;
+        let Some(st) = self.tile.as_ref() else {
+            return Ok(false);
+        };
+        let at_entry = self.entry_guards.is_some();
+        let found = match at_entry.then(|| bound(i, &st.facts, At::Entry)).flatten() {
+            Some(b) => Some((b, At::Entry)),
+            None if st.guards.is_some() => {
+                bound(i, &st.facts, At::WorkItemLoop).map(|b| (b, At::WorkItemLoop))
+            }
+            None => None,
+        };
+        let Some((b, place)) = found else {
+            return Ok(false);
+        };
+        // Before a narrowed work-item loop: the largest `t.local[0]` it runs.
+        let (lane0_max, last) = match place {
+            At::WorkItemLoop => self.tile.as_ref().map_or((None, None), |st| {
+                (st.lane_limit.clone(), st.last_lanes.clone())
+            }),
+            At::Entry => (None, None),
+        };
+        let lanes = Lanes {
+            lane0_max,
+            last: last.map(|l| (self.k.rank as usize - 1, l)),
+        };
+        let (max, min) = self.sums(&b.parts, &b.terms, &lanes)?;
+        let (neg_max, neg_min) = self.sums(&b.neg_parts, &b.neg_terms, &lanes)?;
+        let guard = match b.neg_parts.is_empty() && b.neg_terms.is_empty() {
+            true => quote_spanned!(at=> (#(#max)+* < #limit)),
+            // The smallest value is at least 0 (so no wrap changed the index), the largest
+            // below the limit; `&&` keeps the subtraction from running below 0.
+            false => quote_spanned!(at=> (
+                (#(#min)+*) >= (#(#neg_max)+*) && (#(#max)+*) - (#(#neg_min)+*) < #limit
+            )),
+        };
+        let list = match place {
+            At::Entry => self.entry_guards.as_mut(),
+            At::WorkItemLoop => self.tile.as_mut().and_then(|st| st.guards.as_mut()),
+        };
+        if let Some(list) = list {
+            // The same comparison twice is made once.
+            let text = guard.to_string();
+            if !list.iter().any(|g| g.to_string() == text) {
+                list.push(guard);
+            }
+        }
+        Ok(true)
+    }
+
+    /// The terms (`u64` expressions, from `0u64`) of the largest and of the smallest value of
+    /// `parts` plus `terms` in the tile (`lanes` as for [`part_max`](Self::part_max)).
+    fn sums(
+        &mut self,
+        parts: &[Part],
+        terms: &[Expr],
+        lanes: &Lanes,
+    ) -> Res<(Vec<TokenStream>, Vec<TokenStream>)> {
+        let at = self.at;
+        let (mut max, mut min) = (
+            vec![quote_spanned!(at=> 0u64)],
+            vec![quote_spanned!(at=> 0u64)],
+        );
+        for part in parts {
+            max.push(self.part_max(part, lanes)?);
+            min.push(self.part_min(part, lanes));
+        }
+        for term in terms {
+            let v = self.as_u32(term)?;
+            max.push(quote_spanned!(at=> ((#v) as u64)));
+            min.push(quote_spanned!(at=> ((#v) as u64)));
+        }
+        Ok((max, min))
+    }
+
+    /// The largest value of a guard's part in the tile (`lanes`: what the guard knows of a
+    /// narrowed work-item loop's lanes), a `u64` expression.
+    fn part_max(&mut self, part: &Part, lanes: &Lanes) -> Res<TokenStream> {
+        let at = self.at;
+        if let (Part::Local(l) | Part::Global(l), Some((last, (_, hi)))) = (part, &lanes.last) {
+            if l == last {
+                let o = match part {
+                    Part::Global(_) => numbered("o", l),
+                    _ => return Ok(quote_spanned!(at=> ((#hi - 1) as u64))),
+                };
+                return Ok(quote_spanned!(at=> (#o as u64 + (#hi - 1) as u64)));
+            }
+        }
+        Ok(match (part, &lanes.lane0_max) {
+            (Part::Local(0), Some(max)) => max.clone(),
+            (Part::Local(l), _) => {
+                let d = numbered("d", l);
+                quote_spanned!(at=> ((#d - 1) as u64))
+            }
+            (Part::Global(l), _) => {
+                let (o, d) = (numbered("o", l), numbered("d", l));
+                quote_spanned!(at=> (#o as u64 + (#d - 1) as u64))
+            }
+            (Part::Origin(l), _) => {
+                let o = numbered("o", l);
+                quote_spanned!(at=> (#o as u64))
+            }
+            (Part::Tile(l), _) => {
+                let l = index_lit(*l);
+                quote_spanned!(at=> (tile[#l] as u64))
+            }
+            (Part::Dims(l), _) => {
+                let d = numbered("d", l);
+                quote_spanned!(at=> (#d as u64))
+            }
+            (Part::Step(last), _) => quote_spanned!(at=> (#last as u64)),
+            (Part::LoopMax(end, inclusive), _) => {
+                let end = self.as_u32(end)?;
+                match inclusive {
+                    true => quote_spanned!(at=> ((#end) as u64)),
+                    false => quote_spanned!(at=> ((#end) as u64).saturating_sub(1)),
+                }
+            }
+        })
+    }
+
+    /// The smallest value of a guard's part in the tile, as far as the guard knows it (a
+    /// lane's index and a loop's variable from 0, a narrowed batch's last lanes from their
+    /// first), a `u64` expression.
+    fn part_min(&self, part: &Part, lanes: &Lanes) -> TokenStream {
+        let at = self.at;
+        if let (Part::Local(l) | Part::Global(l), Some((last, (lo, _)))) = (part, &lanes.last) {
+            if l == last {
+                return match part {
+                    Part::Global(_) => {
+                        let o = numbered("o", l);
+                        quote_spanned!(at=> (#o as u64 + #lo as u64))
+                    }
+                    _ => quote_spanned!(at=> (#lo as u64)),
+                };
+            }
+        }
+        match part {
+            Part::Local(_) | Part::LoopMax(..) | Part::Step(_) => quote_spanned!(at=> 0u64),
+            Part::Global(l) | Part::Origin(l) => {
+                let o = numbered("o", l);
+                quote_spanned!(at=> (#o as u64))
+            }
+            Part::Tile(l) => {
+                let l = index_lit(*l);
+                quote_spanned!(at=> (tile[#l] as u64))
+            }
+            Part::Dims(l) => {
+                let d = numbered("d", l);
+                quote_spanned!(at=> (#d as u64))
+            }
+        }
     }
 }

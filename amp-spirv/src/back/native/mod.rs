@@ -153,6 +153,7 @@ mod subgroup;
 mod texture;
 mod tile;
 mod tile_frames;
+mod tile_interior;
 mod tile_locals;
 mod tile_loops;
 

@@ -90,6 +90,9 @@ pub(crate) struct TileState {
     /// While a narrowed work-item loop is emitted ([`Emitter::narrowed`]): the largest
     /// `t.local[0]` it runs, a `u64` expression (its guards bound the thread's index by it).
     pub(super) lane_limit: Option<TokenStream>,
+    /// While a batch's work-item loop narrowed to lanes `lo..hi` of its last dimension is
+    /// emitted ([`Emitter::batch_interior`]): the names of `lo` and `hi` (`lo < hi`).
+    pub(super) last_lanes: Option<(Ident, Ident)>,
     /// While one part of a split work-item loop is emitted ([`Emitter::split_condition`]):
     /// the address of the condition it decides, and its value there.
     pub(super) folded: Folded,
@@ -325,6 +328,7 @@ impl Emitter<'_> {
             facts,
             guards: None,
             lane_limit: None,
+            last_lanes: None,
             folded: None,
             frame: BTreeSet::new(),
             fixed,
@@ -612,20 +616,35 @@ impl Emitter<'_> {
                 ),
                 None => (None, stmts.to_vec(), tail),
             };
+        // In a batch, a region that is one `if` comparing the thread's global components with
+        // batch-uniform values (a stencil's `if i >= 1 && i < n - 1 && ..`): the loop runs the
+        // lanes whose last component passes, after the other comparisons passed for the batch.
+        let interior = match (self.batch, &limit) {
+            (true, None) => self.batch_interior(&stmts, tail)?,
+            _ => None,
+        };
+        let (stmts, tail) = match &interior {
+            Some(i) => (i.then.stmts.iter().collect(), i.then.tail.as_deref()),
+            None => (stmts, tail),
+        };
         // Otherwise a condition `t.local[0] < u` (or `>= u`) splits the loop in two, each
         // with the condition a constant; `u` is evaluated before the loops, as `n` above.
-        let split = match limit.is_none().then(|| self.split_condition(&stmts, tail)) {
+        let split = match (limit.is_none() && interior.is_none())
+            .then(|| self.split_condition(&stmts, tail))
+        {
             Some(Some((cond, u, below))) => Some((cond, self.expr(u)?, below)),
             _ => None,
         };
         let w = self.new_label();
         let (nw, qw, wl) = (numbered("n", w), numbered("q", w), label("w", w));
+        let (lw, hw) = (numbered("lo", w), numbered("hi", w));
         let st = self.st()?;
         st.contexts += 1;
         let ctx = st.contexts;
         st.ctx = Some(ctx);
         st.region = Some(w);
         st.flag_set = false;
+        st.last_lanes = interior.as_ref().map(|_| (lw.clone(), hw.clone()));
         st.lane_limit = limit.as_ref().map(|(lanes, _)| match lanes {
             Lanes::Below | Lanes::AtMost => quote!(((#nw as u64).saturating_sub(1))),
             // The last multiple of the step below the tile's size (`n<w>` is at least 1).
@@ -661,6 +680,7 @@ impl Emitter<'_> {
         st.region = None;
         st.facts.region.clear();
         st.lane_limit = None;
+        st.last_lanes = None;
         st.folded = None;
         let mut bodies = Vec::new();
         for (body, guards, checked) in codes {
@@ -703,6 +723,9 @@ impl Emitter<'_> {
             for d in (0..rank).rev() {
                 let (i, dn) = (numbered("i", d), numbered("d", d));
                 let head = match (d, &limit) {
+                    _ if interior.is_some() && d + 1 == rank => {
+                        quote!(for #i in #lw..#hw)
+                    }
                     (0, Some((Lanes::Below | Lanes::AtMost, _))) => quote!(for i0 in 0..#nw),
                     (0, Some((Lanes::Multiples, _))) => {
                         quote!(for i0 in (0..d0).step_by(#nw as usize))
@@ -738,8 +761,9 @@ impl Emitter<'_> {
             // The threads below `u` (all of them when `u` is larger).
             s.extend(quote!(let #qw: u32 = { let u: u32 = #u; if u < d0 { u } else { d0 } };));
         }
+        let mut loops = TokenStream::new();
         for ((lo, hi, _), (body, guards, checked)) in parts.iter().zip(bodies) {
-            s.extend(match checked {
+            loops.extend(match checked {
                 None => work_item_loop(&body, lo, hi),
                 Some(checked) => {
                     let guard = conjunction(&guards);
@@ -748,6 +772,29 @@ impl Emitter<'_> {
                     quote!(if #guard { #fast } else { #slow })
                 }
             });
+        }
+        match &interior {
+            None => s.extend(loops),
+            Some(i) => {
+                let last = rank - 1;
+                let (o, dn) = (numbered("o", last), numbered("d", last));
+                let (batch, lows, highs) = (&i.batch, &i.lows, &i.highs);
+                // The lanes `lo..hi` of the last dimension: each bound in `u64` (no
+                // wrapping), as a lane of this batch, clamped to the batch.
+                s.extend(quote!(
+                    let #lw: u32 = {
+                        let mut lo: u64 = 0;
+                        #( lo = lo.max((#lows).saturating_sub(#o as u64)); )*
+                        lo.min(#dn as u64) as u32
+                    };
+                    let #hw: u32 = {
+                        let mut hi: u64 = #dn as u64;
+                        #( hi = hi.min((#highs).saturating_sub(#o as u64)); )*
+                        hi as u32
+                    };
+                    if true #( && #batch )* && #lw < #hw { #loops }
+                ));
+            }
         }
         if flag_set {
             if let Some(l) = self.loops.last() {
@@ -940,7 +987,7 @@ fn is_lane0(st: &TileState, x: &Expr) -> bool {
 }
 
 /// Whether `x` is a `u32`/`usize` value the same for every thread of a work-item loop.
-fn is_uniform_index(st: &TileState, x: &Expr) -> bool {
+pub(super) fn is_uniform_index(st: &TileState, x: &Expr) -> bool {
     crate::pass::uniform::uniform_expr(x, &|l| st.facts.uniform.contains(&l))
         && matches!(x.ty, Ty::Scalar(Scalar::U32 | Scalar::Usize))
 }

@@ -1,0 +1,128 @@
+//! A batch's work-item loop narrowed to the lanes an `if` lets through: a kernel written over
+//! the whole grid with its work under `if i >= 1 && i < n - 1 && ..` (a stencil's interior,
+//! as PolyBench writes them) runs, per batch, only the lanes of the last dimension whose
+//! component passes, after the other dimensions' comparisons passed once for the batch. The
+//! lanes then run the `if`'s block without the test, so the loop has no branch per lane and
+//! its guard (`guard.rs`) knows the lanes' range.
+
+use super::tile::is_uniform_index;
+use super::{numbered, Emitter, Res};
+use crate::ir::*;
+use proc_macro2::TokenStream;
+use quote::quote;
+
+/// A batch's work-item loop narrowed to the lanes an `if` lets through
+/// ([`Emitter::batch_interior`]).
+pub(super) struct Interior<'b> {
+    /// Comparisons of the batch's other dimensions, tested once.
+    pub(super) batch: Vec<TokenStream>,
+    /// The last dimension's least values (`u64`).
+    pub(super) lows: Vec<TokenStream>,
+    /// Its first values past the end (`u64`).
+    pub(super) highs: Vec<TokenStream>,
+    /// The `if`'s block.
+    pub(super) then: &'b Block,
+}
+
+impl Emitter<'_> {
+    /// In a batch, when the region `stmts` + `tail` is one `if` (no `else`) whose condition is
+    /// a conjunction of comparisons between a component of the thread's global index and a
+    /// value the same in every thread (`i >= 1 && i < n - 1 && k + 1 < m` is not one: only a
+    /// component alone): the comparisons of the batch's other dimensions, one thread wide,
+    /// as values to test once (`batch`), and the last dimension's least (`lows`) and first
+    /// excluded (`highs`) values in `u64`. The work-item loop then runs the lanes between
+    /// them, and the `if`'s block without it: the same threads run the same code in the same
+    /// order. `Err` for a failure to emit a value.
+    pub(super) fn batch_interior<'b>(
+        &mut self,
+        stmts: &[&'b Stmt],
+        tail: Option<&'b Expr>,
+    ) -> Res<Option<Interior<'b>>> {
+        let e = match (stmts, tail) {
+            ([Stmt::Expr(e)], None) | ([], Some(e)) => e,
+            _ => return Ok(None),
+        };
+        let ExprKind::If(cond, then, None) = &e.kind else {
+            return Ok(None);
+        };
+        let Some(st) = self.tile.as_ref() else {
+            return Ok(None);
+        };
+        let mut conjuncts = Vec::new();
+        fn split<'c>(c: &'c Expr, out: &mut Vec<&'c Expr>) {
+            match &c.kind {
+                ExprKind::Logic(LogicOp::And, a, b) => {
+                    split(a, out);
+                    split(b, out);
+                }
+                _ => out.push(c),
+            }
+        }
+        split(cond, &mut conjuncts);
+        let rank = self.k.rank as usize;
+        // The component `d` of the thread's global index, alone.
+        let global = |x: &Expr| {
+            super::guard::bound(x, &st.facts, super::guard::At::WorkItemLoop).and_then(|b| {
+                match (&b.parts[..], b.terms.is_empty(), b.neg_parts.is_empty()) {
+                    ([super::guard::Part::Global(d)], true, true) if b.neg_terms.is_empty() => {
+                        Some(*d)
+                    }
+                    _ => None,
+                }
+            })
+        };
+        // Each comparison: the component, the value, and the comparison as `component op
+        // value`.
+        let mut found = Vec::new();
+        for c in conjuncts {
+            let ExprKind::Binary(op, a, b) = &c.kind else {
+                return Ok(None);
+            };
+            let flipped = match op {
+                BinOp::Lt => BinOp::Gt,
+                BinOp::Le => BinOp::Ge,
+                BinOp::Gt => BinOp::Lt,
+                BinOp::Ge => BinOp::Le,
+                _ => return Ok(None),
+            };
+            let uniform = |x: &Expr| is_uniform_index(st, x);
+            match (global(a), global(b)) {
+                (Some(d), None) if uniform(b) => found.push((d, *op, &**b)),
+                (None, Some(d)) if uniform(a) => found.push((d, flipped, &**a)),
+                _ => return Ok(None),
+            }
+        }
+        if !found.iter().any(|(d, _, _)| d + 1 == rank) {
+            return Ok(None);
+        }
+        let (mut batch, mut lows, mut highs) = (Vec::new(), Vec::new(), Vec::new());
+        for (d, op, value) in found {
+            let v = self.expr(value)?;
+            let v = quote!((#v as u64));
+            if d + 1 < rank {
+                // One thread wide: the component is the batch's origin.
+                let o = numbered("o", d);
+                let o = quote!((#o as u64));
+                batch.push(match op {
+                    BinOp::Lt => quote!((#o < #v)),
+                    BinOp::Le => quote!((#o <= #v)),
+                    BinOp::Gt => quote!((#o > #v)),
+                    _ => quote!((#o >= #v)),
+                });
+                continue;
+            }
+            match op {
+                BinOp::Lt => highs.push(v),
+                BinOp::Le => highs.push(quote!((#v + 1))),
+                BinOp::Gt => lows.push(quote!((#v + 1))),
+                _ => lows.push(v),
+            }
+        }
+        Ok(Some(Interior {
+            batch,
+            lows,
+            highs,
+            then,
+        }))
+    }
+}
