@@ -25,10 +25,7 @@ pub(super) fn scan<T: DeviceScalar>(x: &[T], out: &mut [T], exclusive: bool) {
     let offsets = if blocks == 1 {
         vec![T::ZERO]
     } else {
-        let sums: Vec<T> = (0..blocks)
-            .into_par_iter()
-            .map(|b| block_sum(x, b))
-            .collect();
+        let sums: Vec<T> = x.par_chunks(SCAN_BLOCK).map(block_sum).collect();
         let mut offsets = vec![T::ZERO; blocks];
         scan(&sums, &mut offsets, true);
         offsets
@@ -39,20 +36,18 @@ pub(super) fn scan<T: DeviceScalar>(x: &[T], out: &mut [T], exclusive: bool) {
         .for_each(|((x, out), &offset)| scan_block(x, out, offset, exclusive));
 }
 
-/// Block `b`'s sum as `reduce::sum_blocks::<T, SCAN_ITEMS>` adds it: thread `l` adds elements
-/// `b * BLOCK + k * TILE + l` (`k` ascending) to `0.0`, each subgroup adds its threads' sums
-/// in lane order, and the first thread adds the subgroups' sums in order.
-fn block_sum<T: DeviceScalar>(x: &[T], b: usize) -> T {
-    let block = &x[b * SCAN_BLOCK..x.len().min((b + 1) * SCAN_BLOCK)];
+/// A block's sum as `reduce::sum_blocks::<T, SCAN_ITEMS>` adds it: thread `l` adds the
+/// block's elements `k * TILE + l` (`k` ascending) to `0.0`, each subgroup adds its threads'
+/// sums in lane order, and the first thread adds the subgroups' sums in order.
+fn block_sum<T: DeviceScalar>(block: &[T]) -> T {
     let mut lanes = [T::ZERO; TILE];
     for row in block.chunks(TILE) {
         for (lane, &v) in lanes.iter_mut().zip(row) {
             *lane += v;
         }
     }
-    let mut subgroups = lanes.chunks(SUBGROUP).map(|s| in_order(s));
-    let first = subgroups.next().unwrap_or(T::ZERO);
-    subgroups.fold(first, |total, s| total + s)
+    let subgroups: Vec<T> = lanes.chunks(SUBGROUP).map(in_order).collect();
+    in_order(&subgroups)
 }
 
 /// One block as `scan::scan_blocks_subgroups` scans it: thread `l` owns elements `l *

@@ -182,9 +182,9 @@ fn scan_blocks_into<T: DeviceScalar>(
     }
 }
 
-/// The reduce-then-scan kernels on any accelerator (no plain-Rust path; integers of more
-/// than one block still scan their blocks' sums in a single pass), for the tests that hold the native accelerator's plain-Rust float
-/// scan to them and for the benchmark's variants.
+/// The reduce-then-scan kernels on any accelerator, without the plain-Rust path (integers of
+/// more than one block still scan their blocks' sums in a single pass): for the tests that
+/// hold the native accelerator's plain-Rust float scan to the kernels.
 #[doc(hidden)]
 pub fn reduce_then_scan<T: DeviceScalar>(
     input: &ArrayView<'_, T, 1>,

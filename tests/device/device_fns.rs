@@ -720,46 +720,28 @@ fn a_device_functions_uniform_loop_is_batched_and_exact() -> Result<(), amp::Err
     let b: Vec<f32> = (0..w * n)
         .map(|x| ((x * 5) % 11) as f32 * 0.21 - 1.0)
         .collect();
+    // Runs `kernel` into `out` after its compile report says it runs in batches natively.
+    macro_rules! run_batched {
+        ($kernel:ident, $out:expr) => {{
+            let (av, bv) = (ArrayView::new([m, w], &a)?, ArrayView::new([w, n], &b)?);
+            let mut cv = ArrayViewMut::new([m, n], $out)?;
+            let extent = cv.extent();
+            let call = $kernel(&av, &bv, &mut cv);
+            let report = call.kernel().report();
+            assert!(
+                report.contains("batches of"),
+                "not batched natively:\n{report}"
+            );
+            parallel_for_each(extent, call)?;
+        }};
+    }
     let mut c = vec![0f32; m * n];
-    {
-        let (av, bv) = (ArrayView::new([m, w], &a)?, ArrayView::new([w, n], &b)?);
-        let mut cv = ArrayViewMut::new([m, n], &mut c)?;
-        let extent = cv.extent();
-        let call = product_through_a_device_fn(&av, &bv, &mut cv);
-        let report = call.kernel().report();
-        assert!(
-            report.contains("batches of"),
-            "not batched natively:\n{report}"
-        );
-        parallel_for_each(extent, call)?;
-    }
+    run_batched!(product_through_a_device_fn, &mut c);
     let mut negated = vec![0f32; m * n];
-    {
-        let (av, bv) = (ArrayView::new([m, w], &a)?, ArrayView::new([w, n], &b)?);
-        let mut cv = ArrayViewMut::new([m, n], &mut negated)?;
-        let extent = cv.extent();
-        let call = negated_product_through_a_device_fn(&av, &bv, &mut cv);
-        let report = call.kernel().report();
-        assert!(
-            report.contains("batches of"),
-            "not batched natively:\n{report}"
-        );
-        parallel_for_each(extent, call)?;
-    }
+    run_batched!(negated_product_through_a_device_fn, &mut negated);
     let start: Vec<f32> = (0..m * n).map(|x| (x % 17) as f32 * 0.11 - 0.9).collect();
     let mut accumulated = start.clone();
-    {
-        let (av, bv) = (ArrayView::new([m, w], &a)?, ArrayView::new([w, n], &b)?);
-        let mut cv = ArrayViewMut::new([m, n], &mut accumulated)?;
-        let extent = cv.extent();
-        let call = accumulated_product_through_a_device_fn(&av, &bv, &mut cv);
-        let report = call.kernel().report();
-        assert!(
-            report.contains("batches of"),
-            "not batched natively:\n{report}"
-        );
-        parallel_for_each(extent, call)?;
-    }
+    run_batched!(accumulated_product_through_a_device_fn, &mut accumulated);
     for i in 0..m {
         for j in 0..n {
             let mut s = 0.0f32;

@@ -177,15 +177,9 @@ impl Walker<'_> {
 
     /// Pushes the conjuncts of `cond` (split at `&&`) onto the guards.
     pub(super) fn conjuncts(&mut self, cond: &Expr) {
-        match &cond.kind {
-            ExprKind::Logic(LogicOp::And, a, b) => {
-                self.conjuncts(a);
-                self.conjuncts(b);
-            }
-            _ => {
-                let key = self.key(cond);
-                self.guards.push(key);
-            }
+        for c in conjuncts(cond) {
+            let key = self.key(c);
+            self.guards.push(key);
         }
     }
 
@@ -329,47 +323,27 @@ impl Walker<'_> {
     /// component of the thread's own index (maybe shifted) and `c` launch-wide: the same in
     /// every thread and every iteration of any loop (a loop variable would let another
     /// thread pass in another iteration).
-    pub(super) fn own_pins_of(&self, cond: &Expr, out: &mut Vec<(IndexKey, IndexKey)>) {
-        match &cond.kind {
-            ExprKind::Logic(LogicOp::And, a, b) => {
-                self.own_pins_of(a, out);
-                self.own_pins_of(b, out);
-            }
-            ExprKind::Binary(BinOp::Eq, a, b) => {
-                for (x, y) in [(a, b), (b, a)] {
-                    let (own, value) = (self.key(x), self.key(y));
-                    if key_invariant(&value) && self.own_key(&own).is_some() {
-                        out.push((own, value));
-                    }
-                }
-            }
-            _ => {}
-        }
+    pub(super) fn own_pins_of(&self, cond: &Expr) -> Vec<(IndexKey, IndexKey)> {
+        equalities(cond)
+            .into_iter()
+            .map(|(x, y)| (self.key(x), self.key(y)))
+            .filter(|(own, value)| key_invariant(value) && self.own_key(own).is_some())
+            .collect()
     }
 
     /// `t.local[d] == c` conditions (joined by `&&`) pin components of `t.local`.
-    pub(super) fn pins_of(&self, cond: &Expr, out: &mut Vec<u32>) {
-        let Some(t) = &self.k.tiled else { return };
-        match &cond.kind {
-            ExprKind::Logic(LogicOp::And, a, b) => {
-                self.pins_of(a, out);
-                self.pins_of(b, out);
-            }
-            ExprKind::Binary(BinOp::Eq, a, b) => {
-                for (x, y) in [(a, b), (b, a)] {
-                    if self.may_vary(y) {
-                        continue;
-                    }
-                    // `t.local[k]`, or a local bound to it.
-                    let key = self.key(x);
-                    if let Some(k) =
-                        (0..self.k.rank).find(|&k| key == IndexKey::component(t.local, k))
-                    {
-                        out.push(k);
-                    }
-                }
-            }
-            _ => {}
-        }
+    pub(super) fn pins_of(&self, cond: &Expr) -> Vec<u32> {
+        let Some(t) = &self.k.tiled else {
+            return Vec::new();
+        };
+        equalities(cond)
+            .into_iter()
+            .filter(|(_, y)| !self.may_vary(y))
+            .filter_map(|(x, _)| {
+                // `t.local[k]`, or a local bound to it.
+                let key = self.key(x);
+                (0..self.k.rank).find(|&k| key == IndexKey::component(t.local, k))
+            })
+            .collect()
     }
 }

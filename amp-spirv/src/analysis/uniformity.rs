@@ -336,12 +336,10 @@ impl Walker<'_> {
                 reason: "an `if` whose condition differs between threads",
             });
         }
-        let mut pins = Vec::new();
-        self.pins_of(c, &mut pins);
+        let pins = self.pins_of(c);
         let pinned = pins.len();
         self.pins.extend(pins);
-        let mut own_pins = Vec::new();
-        self.own_pins_of(c, &mut own_pins);
+        let own_pins = self.own_pins_of(c);
         let own_pinned = own_pins.len();
         self.own_pins.extend(own_pins);
         let guards = self.guards.len();

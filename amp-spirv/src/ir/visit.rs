@@ -6,7 +6,7 @@
 //! the children in the order the device evaluates them. An override that still wants the
 //! children calls `walk_*` itself, before or after its own work.
 
-use super::{Atomic, Block, Expr, ExprKind, Place, Stmt};
+use super::{Atomic, BinOp, Block, Expr, ExprKind, LogicOp, Place, Stmt};
 
 /// A read-only pass over the IR. Every method defaults to visiting the node's children.
 pub trait Visitor<'a>: Sized {
@@ -215,6 +215,35 @@ pub fn any_expr<'a>(expr: &'a Expr, test: impl FnMut(&'a Expr) -> Probe) -> bool
     let mut search = Search { test, hit: false };
     search.visit_expr(expr);
     search.hit
+}
+
+/// The conjuncts of `cond`: its operands split at `&&`, left to right.
+pub fn conjuncts(cond: &Expr) -> Vec<&Expr> {
+    fn split<'e>(c: &'e Expr, out: &mut Vec<&'e Expr>) {
+        match &c.kind {
+            ExprKind::Logic(LogicOp::And, a, b) => {
+                split(a, out);
+                split(b, out);
+            }
+            _ => out.push(c),
+        }
+    }
+    let mut out = Vec::new();
+    split(cond, &mut out);
+    out
+}
+
+/// The equalities among the conjuncts of `cond`, each both ways round: `(a, b)` and then
+/// `(b, a)` for a conjunct `a == b`.
+pub fn equalities(cond: &Expr) -> Vec<(&Expr, &Expr)> {
+    conjuncts(cond)
+        .into_iter()
+        .filter_map(|c| match &c.kind {
+            ExprKind::Binary(BinOp::Eq, a, b) => Some([(&**a, &**b), (&**b, &**a)]),
+            _ => None,
+        })
+        .flatten()
+        .collect()
 }
 
 /// Whether a statement or the tail of `b` (not looking into nested blocks other than through

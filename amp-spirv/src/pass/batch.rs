@@ -270,13 +270,7 @@ fn flattened(mut st: Stmt, locals: &mut Vec<Local>) -> Result<Vec<Stmt>, Box<Stm
     };
     let mut stmts = Vec::new();
     for operand in before {
-        locals.push(Local {
-            name: "#operand".to_string(),
-            ty: operand.ty.clone(),
-            mutable: false,
-            storage: Storage::Function,
-        });
-        let id = locals.len() - 1;
+        let id = new_local(locals, "#operand", operand.ty.clone());
         let kept = Expr {
             kind: ExprKind::Local(id),
             ty: operand.ty.clone(),
@@ -471,9 +465,15 @@ fn local(id: LocalId, span: Span) -> Expr {
 
 /// A new immutable `bool` local for a mask.
 fn new_mask(locals: &mut Vec<Local>) -> LocalId {
+    new_local(locals, "#mask", Ty::Scalar(Scalar::Bool))
+}
+
+/// A new immutable thread-private local `name` of type `ty` (the pass's own: masks, kept
+/// operands).
+fn new_local(locals: &mut Vec<Local>, name: &str, ty: Ty) -> LocalId {
     locals.push(Local {
-        name: "#mask".to_string(),
-        ty: Ty::Scalar(Scalar::Bool),
+        name: name.to_string(),
+        ty,
         mutable: false,
         storage: Storage::Function,
     });

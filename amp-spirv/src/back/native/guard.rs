@@ -29,8 +29,8 @@
 use super::{index_lit, numbered, Emitter, Res};
 use crate::ir::*;
 use crate::types::{Scalar, Ty};
-use proc_macro2::TokenStream;
-use quote::quote_spanned;
+use proc_macro2::{Ident, TokenStream};
+use quote::{quote, quote_spanned};
 use std::collections::{HashMap, HashSet};
 
 /// A part of an index component whose largest value in a tile the guard names directly.
@@ -68,6 +68,21 @@ pub(super) struct Bound {
 }
 
 impl Bound {
+    /// The part the index component is, when it is that part alone (`t.local[0]`, a
+    /// thread's `idx[d]`).
+    pub(super) fn single_part(&self) -> Option<&Part> {
+        match &self.parts[..] {
+            [part]
+                if self.terms.is_empty()
+                    && self.neg_parts.is_empty()
+                    && self.neg_terms.is_empty() =>
+            {
+                Some(part)
+            }
+            _ => None,
+        }
+    }
+
     /// `self + other`, or `self - other` where `minus`.
     fn plus(mut self, other: Bound, minus: bool) -> Bound {
         let (parts, terms, neg_parts, neg_terms) = match minus {
@@ -194,11 +209,31 @@ pub(super) fn bound(e: &Expr, facts: &LaneFacts, at: At) -> Option<Bound> {
 }
 
 /// What a guard knows of the lanes a work-item loop runs: the largest `t.local[0]` of a
-/// narrowed loop, and the lanes `lo..hi` (names, `lo < hi`) of the last dimension of a batch's
-/// loop narrowed to them.
+/// narrowed loop, and for a batch's loop narrowed to lanes `lo..hi` (names, `lo < hi`) of its
+/// last dimension, that dimension and the names.
 pub(super) struct Lanes {
     lane0_max: Option<TokenStream>,
-    last: Option<(usize, (proc_macro2::Ident, proc_macro2::Ident))>,
+    last: Option<(usize, Ident, Ident)>,
+}
+
+impl Lanes {
+    /// The smallest and the largest value of `part` (`u64` expressions) when it is the
+    /// narrowed last dimension's lane or global component.
+    fn narrowed(&self, part: &Part) -> Option<(TokenStream, TokenStream)> {
+        let (dim, lo, hi) = self.last.as_ref()?;
+        let base = match part {
+            Part::Local(l) if l == dim => quote!(0u64),
+            Part::Global(l) if l == dim => {
+                let o = numbered("o", *l);
+                quote!((#o as u64))
+            }
+            _ => return None,
+        };
+        Some((
+            quote!((#base + #lo as u64)),
+            quote!((#base + (#hi - 1) as u64)),
+        ))
+    }
 }
 
 impl Emitter<'_> {
@@ -220,16 +255,17 @@ impl Emitter<'_> {
         let Some((b, place)) = found else {
             return Ok(false);
         };
-        // Before a narrowed work-item loop: the largest `t.local[0]` it runs.
-        let (lane0_max, last) = match place {
-            At::WorkItemLoop => self.tile.as_ref().map_or((None, None), |st| {
-                (st.lane_limit.clone(), st.last_lanes.clone())
-            }),
-            At::Entry => (None, None),
-        };
-        let lanes = Lanes {
-            lane0_max,
-            last: last.map(|l| (self.k.rank as usize - 1, l)),
+        // Before a narrowed work-item loop: what the guard knows of the lanes it runs.
+        let last = self.k.rank as usize - 1;
+        let lanes = match (place, self.tile.as_ref()) {
+            (At::WorkItemLoop, Some(st)) => Lanes {
+                lane0_max: st.lane_limit.clone(),
+                last: st.last_lanes.clone().map(|(lo, hi)| (last, lo, hi)),
+            },
+            _ => Lanes {
+                lane0_max: None,
+                last: None,
+            },
         };
         let (max, min) = self.sums(&b.parts, &b.terms, &lanes)?;
         let (neg_max, neg_min) = self.sums(&b.neg_parts, &b.neg_terms, &lanes)?;
@@ -284,14 +320,8 @@ impl Emitter<'_> {
     /// narrowed work-item loop's lanes), a `u64` expression.
     fn part_max(&mut self, part: &Part, lanes: &Lanes) -> Res<TokenStream> {
         let at = self.at;
-        if let (Part::Local(l) | Part::Global(l), Some((last, (_, hi)))) = (part, &lanes.last) {
-            if l == last {
-                let o = match part {
-                    Part::Global(_) => numbered("o", l),
-                    _ => return Ok(quote_spanned!(at=> ((#hi - 1) as u64))),
-                };
-                return Ok(quote_spanned!(at=> (#o as u64 + (#hi - 1) as u64)));
-            }
+        if let Some((_, max)) = lanes.narrowed(part) {
+            return Ok(max);
         }
         Ok(match (part, &lanes.lane0_max) {
             (Part::Local(0), Some(max)) => max.clone(),
@@ -331,16 +361,8 @@ impl Emitter<'_> {
     /// first), a `u64` expression.
     fn part_min(&self, part: &Part, lanes: &Lanes) -> TokenStream {
         let at = self.at;
-        if let (Part::Local(l) | Part::Global(l), Some((last, (lo, _)))) = (part, &lanes.last) {
-            if l == last {
-                return match part {
-                    Part::Global(_) => {
-                        let o = numbered("o", l);
-                        quote_spanned!(at=> (#o as u64 + #lo as u64))
-                    }
-                    _ => quote_spanned!(at=> (#lo as u64)),
-                };
-            }
+        if let Some((min, _)) = lanes.narrowed(part) {
+            return min;
         }
         match part {
             Part::Local(_) | Part::LoopMax(..) | Part::Step(_) => quote_spanned!(at=> 0u64),

@@ -778,7 +778,10 @@ impl Emitter<'_> {
             Some(i) => {
                 let last = rank - 1;
                 let (o, dn) = (numbered("o", last), numbered("d", last));
-                let (batch, lows, highs) = (&i.batch, &i.lows, &i.highs);
+                let (lows, highs) = (&i.lows, &i.highs);
+                let mut tests = i.batch.clone();
+                tests.push(quote!((#lw < #hw)));
+                let tested = conjunction(&tests);
                 // The lanes `lo..hi` of the last dimension: each bound in `u64` (no
                 // wrapping), as a lane of this batch, clamped to the batch.
                 s.extend(quote!(
@@ -792,7 +795,7 @@ impl Emitter<'_> {
                         #( hi = hi.min((#highs).saturating_sub(#o as u64)); )*
                         hi as u32
                     };
-                    if true #( && #batch )* && #lw < #hw { #loops }
+                    if #tested { #loops }
                 ));
             }
         }
@@ -978,12 +981,8 @@ impl Emitter<'_> {
 
 /// Whether `x` is the thread's `t.local[0]` (or a local defined as it).
 fn is_lane0(st: &TileState, x: &Expr) -> bool {
-    super::guard::bound(x, &st.facts, super::guard::At::WorkItemLoop).is_some_and(|b| {
-        matches!(b.parts[..], [super::guard::Part::Local(0)])
-            && b.terms.is_empty()
-            && b.neg_parts.is_empty()
-            && b.neg_terms.is_empty()
-    })
+    super::guard::bound(x, &st.facts, super::guard::At::WorkItemLoop)
+        .is_some_and(|b| matches!(b.single_part(), Some(super::guard::Part::Local(0))))
 }
 
 /// Whether `x` is a `u32`/`usize` value the same for every thread of a work-item loop.

@@ -5,6 +5,7 @@
 //! lanes then run the `if`'s block without the test, so the loop has no branch per lane and
 //! its guard (`guard.rs`) knows the lanes' range.
 
+use super::guard::{bound, At, Part};
 use super::tile::is_uniform_index;
 use super::{numbered, Emitter, Res};
 use crate::ir::*;
@@ -48,33 +49,18 @@ impl Emitter<'_> {
         let Some(st) = self.tile.as_ref() else {
             return Ok(None);
         };
-        let mut conjuncts = Vec::new();
-        fn split<'c>(c: &'c Expr, out: &mut Vec<&'c Expr>) {
-            match &c.kind {
-                ExprKind::Logic(LogicOp::And, a, b) => {
-                    split(a, out);
-                    split(b, out);
-                }
-                _ => out.push(c),
-            }
-        }
-        split(cond, &mut conjuncts);
         let rank = self.k.rank as usize;
         // The component `d` of the thread's global index, alone.
         let global = |x: &Expr| {
-            super::guard::bound(x, &st.facts, super::guard::At::WorkItemLoop).and_then(|b| {
-                match (&b.parts[..], b.terms.is_empty(), b.neg_parts.is_empty()) {
-                    ([super::guard::Part::Global(d)], true, true) if b.neg_terms.is_empty() => {
-                        Some(*d)
-                    }
-                    _ => None,
-                }
+            bound(x, &st.facts, At::WorkItemLoop).and_then(|b| match b.single_part() {
+                Some(Part::Global(d)) => Some(*d),
+                _ => None,
             })
         };
         // Each comparison: the component, the value, and the comparison as `component op
         // value`.
         let mut found = Vec::new();
-        for c in conjuncts {
+        for c in conjuncts(cond) {
             let ExprKind::Binary(op, a, b) = &c.kind else {
                 return Ok(None);
             };
