@@ -209,13 +209,13 @@ fn scan_row<T: DeviceScalar + std::fmt::Debug>(
 
 /// A row of one algorithm run by `amp_run` on `acc` (the default accelerator, then the native
 /// one), beside `cpu_run` (rayon or a plain loop), each returning what the check compares.
-fn algorithm_row(
+fn algorithm_row<T: PartialEq + std::fmt::Debug>(
     ctx: &mut Ctx<'_>,
     name: &str,
     size: String,
     work: Work,
-    amp_run: impl Fn(&Accelerator) -> Result<Vec<u64>, BoxError>,
-    cpu_run: impl Fn() -> Vec<u64>,
+    amp_run: impl Fn(&Accelerator) -> Result<Vec<T>, BoxError>,
+    cpu_run: impl Fn() -> Vec<T>,
 ) -> Result<(), BoxError> {
     let acc = Accelerator::default()?;
     let mut got = Vec::new();

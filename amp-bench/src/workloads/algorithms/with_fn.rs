@@ -88,14 +88,9 @@ pub(super) fn user_fn_rows(ctx: &mut Ctx<'_>, keys: &[u32]) -> Result<(), BoxErr
             let kept =
                 algorithms::copy_if!(u32, &pick(acc).1.view(), &mut out.view_mut(), ends_in_seven)?;
             let kept = out.view().section([0], [kept])?.to_vec()?;
-            Ok(kept.into_iter().map(u64::from).collect())
+            Ok(kept)
         },
-        || {
-            keys.par_iter()
-                .filter(|&&x| x % 10 == 7)
-                .map(|&x| u64::from(x))
-                .collect()
-        },
+        || keys.par_iter().filter(|&&x| x % 10 == 7).copied().collect(),
     )?;
     algorithm_row(
         ctx,
