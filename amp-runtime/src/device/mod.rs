@@ -26,6 +26,7 @@ mod shape;
 mod state;
 mod subgroup;
 mod submit;
+mod team;
 
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -55,6 +56,7 @@ pub use queue::{AcceleratorView, LaunchTarget};
 pub use shape::LaunchShape;
 pub(crate) use state::DeviceState;
 pub(crate) use submit::Recording;
+pub(crate) use team::Team;
 
 use crate::sync::lock;
 use crate::Error;

@@ -1,11 +1,12 @@
-//! The native CPU accelerator's device: a `rayon` thread pool that runs the Rust code the
-//! `#[kernel(amp)]` macro generates beside each kernel's SPIR-V (C++ AMP's WARP, compiled by
-//! rustc instead of emulated). One per process; it needs no Vulkan loader.
+//! The native CPU accelerator's device: a launch team and a `rayon` thread pool that run the
+//! Rust code the `#[kernel(amp)]` macro generates beside each kernel's SPIR-V (C++ AMP's WARP,
+//! compiled by rustc instead of emulated). One per process; it needs no Vulkan loader.
 
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, OnceLock};
 
 use super::profile::Profiler;
+use super::team::Team;
 use crate::Error;
 
 /// The environment variable that sets the native pool's thread count.
@@ -14,8 +15,16 @@ pub(crate) const THREADS_ENV: &str = "AMP_CPU_THREADS";
 /// The device path of the native CPU accelerator (C++ AMP's `accelerator::cpu_accelerator`).
 pub(crate) const NATIVE_PATH: &str = "cpu";
 
-/// The native CPU device: its worker pool and what it reports about itself.
+/// The stack of the pool's workers and the team's helpers: tile_static memory (up to 32 KiB)
+/// and per-thread storage of tiled kernels live on it.
+const STACK: usize = 8 << 20;
+
+/// The native CPU device: its launch team, its worker pool and what it reports about itself.
 pub(crate) struct NativeDevice {
+    /// Runs launches (`team.rs`); `None` with one thread, or when its helpers could not start
+    /// (launches then run on the pool).
+    team: Option<Team>,
+    /// Runs the algorithms' plain-Rust loops, and launches the team is busy for.
     pool: rayon::ThreadPool,
     threads: usize,
     name: String,
@@ -54,9 +63,7 @@ impl NativeDevice {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .thread_name(|i| format!("amp-cpu-{i}"))
-            // tile_static memory (up to 32 KiB) and per-thread storage of tiled kernels live on
-            // the workers' stacks.
-            .stack_size(8 << 20)
+            .stack_size(STACK)
             .build()
             .map_err(|e| Error::NativeUnsupported {
                 what: "the native CPU accelerator".into(),
@@ -69,7 +76,9 @@ impl NativeDevice {
             std::env::consts::ARCH,
             std::env::consts::OS
         );
+        let team = (threads > 1).then(|| Team::new(threads, STACK)).flatten();
         Ok(NativeDevice {
+            team,
             pool,
             threads,
             name,
@@ -86,6 +95,11 @@ impl NativeDevice {
         }
         let d = Arc::new(NativeDevice::create()?);
         Ok(DEVICE.get_or_init(|| d).clone())
+    }
+
+    /// The launch team, if it has helpers.
+    pub(crate) fn team(&self) -> Option<&Team> {
+        self.team.as_ref()
     }
 
     /// The worker pool.

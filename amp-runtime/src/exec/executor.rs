@@ -55,6 +55,7 @@ pub(super) enum NativeArg {
 /// What a native entry reads its launch from. Only generated code uses it.
 #[doc(hidden)]
 pub struct NativeLaunch<'a> {
+    pub(super) team: Option<&'a crate::device::Team>,
     pub(super) pool: &'a rayon::ThreadPool,
     pub(super) threads: usize,
     pub(super) domain: [u32; 3],
@@ -341,8 +342,9 @@ impl NativeLaunch<'_> {
         );
     }
 
-    /// Runs `run(lo, hi)` over `0..n` in pieces of `chunk` on the pool (on the calling
-    /// thread when one piece covers it all).
+    /// Runs `run(lo, hi)` over `0..n` in pieces of `chunk` on the calling thread and the
+    /// launch team (on the calling thread alone when one piece covers it all; on the pool when
+    /// the team is running another thread's launch).
     fn split(&self, n: usize, chunk: usize, run: &(dyn Fn(usize, usize) + Sync)) {
         if n <= chunk || self.threads == 1 {
             crate::fault::fires(crate::fault::NATIVE_TASK);
@@ -350,12 +352,15 @@ impl NativeLaunch<'_> {
             return;
         }
         let pieces = n.div_ceil(chunk);
-        self.pool.install(|| {
-            (0..pieces).into_par_iter().for_each(|p| {
-                crate::fault::fires(crate::fault::NATIVE_TASK);
-                run(p * chunk, ((p + 1) * chunk).min(n))
-            });
-        });
+        let piece = |p: usize| {
+            crate::fault::fires(crate::fault::NATIVE_TASK);
+            run(p * chunk, ((p + 1) * chunk).min(n))
+        };
+        if self.team.is_some_and(|team| team.try_run(pieces, &piece)) {
+            return;
+        }
+        self.pool
+            .install(|| (0..pieces).into_par_iter().for_each(piece));
     }
 }
 

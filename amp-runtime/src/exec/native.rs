@@ -145,6 +145,7 @@ pub(super) fn launch_native(
         })
         .collect();
     let launch = NativeLaunch {
+        team: device.team(),
         pool: device.pool(),
         threads: device.threads(),
         domain: dims,
