@@ -3,7 +3,7 @@
 //! compiled by rustc instead of emulated). One per process; it needs no Vulkan loader.
 
 use std::sync::atomic::AtomicU64;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use super::profile::Profiler;
 use super::team::Team;
@@ -90,6 +90,13 @@ impl NativeDevice {
     /// The process's native device, created on first use.
     pub(crate) fn get() -> Result<Arc<NativeDevice>, Error> {
         static DEVICE: OnceLock<Arc<NativeDevice>> = OnceLock::new();
+        // One thread creates it while others wait: a device made twice starts its threads
+        // twice only to stop one set again.
+        static CREATING: Mutex<()> = Mutex::new(());
+        if let Some(d) = DEVICE.get() {
+            return Ok(d.clone());
+        }
+        let _creating = CREATING.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(d) = DEVICE.get() {
             return Ok(d.clone());
         }

@@ -12,8 +12,9 @@
 //! launch counter between launches takes a launch in well under a microsecond, and the
 //! launching thread works on the launch itself instead of sleeping beside it.
 //!
-//! The pieces of a launch are claimed one at a time from a shared counter, by the launching
-//! thread and the helpers alike, so a slow or preempted thread holds up only its own piece.
+//! The pieces of a launch are claimed from a shared counter, a share of what is left at a
+//! time, by the launching thread and the helpers alike, so a slow or preempted thread holds up
+//! only its own share.
 //! The launch returns once every piece has run, and resumes on its own thread the first panic
 //! any piece raised (generated code does not panic; the fault-injection tests make it).
 
@@ -35,7 +36,7 @@ const SPINS: u32 = 64;
 
 /// One launch's work: `pieces` calls of `run`, each claimed once.
 struct Job {
-    /// The launch's piece function, valid until every piece has run (see [`Team::run`]).
+    /// The launch's piece function, valid until every piece has run (see [`Team::try_run`]).
     run: *const (dyn Fn(usize) + Sync),
     pieces: usize,
     /// The threads that may claim pieces: the launching thread and the helpers.
@@ -49,7 +50,7 @@ struct Job {
 }
 
 // SAFETY: `run` points at a `Sync` closure, and it is called only between a successful claim
-// of a piece and that piece's `done` increment, which `Team::run` waits for before the
+// of a piece and that piece's `done` increment, which `Team::try_run` waits for before the
 // closure's borrow ends; the rest of `Job` is atomics and a mutex.
 unsafe impl Send for Job {}
 // SAFETY: as for `Send`: every thread only calls the `Sync` closure or touches atomics and the
@@ -141,7 +142,7 @@ impl Team {
             let helper = std::thread::Builder::new()
                 .name(format!("amp-cpu-team-{i}"))
                 .stack_size(stack)
-                .spawn(move || help(&shared))
+                .spawn(move || help(&shared, 0))
                 .ok()?;
             team.helpers.push(helper);
         }
@@ -211,9 +212,12 @@ impl Drop for Team {
     }
 }
 
-/// A helper's life: wait for a launch (awake for [`AWAKE`], then asleep), work on it, again.
-fn help(s: &Shared) {
-    let mut seen = s.launches.load(Ordering::Acquire);
+/// A helper's life: wait for a launch after the first `seen` (awake for [`AWAKE`], then
+/// asleep), work on it, again; return once the team is dropped. `seen` is the count the team
+/// started with, not the count when the thread starts: a team dropped before its helper first
+/// ran has bumped it already, and a helper that took that bump for its starting point would
+/// wait for another forever.
+fn help(s: &Shared, mut seen: u64) {
     loop {
         let mut since = Instant::now();
         let mut spins = 0u32;
@@ -264,6 +268,15 @@ mod tests {
                 // Past the helpers' awake time: the next launch wakes them.
                 std::thread::sleep(AWAKE * 3);
             }
+        }
+    }
+
+    #[test]
+    fn a_team_dropped_before_its_helpers_first_ran_still_ends() {
+        // Two threads creating the process's native device at once drop one of the two teams
+        // at once, often before its helpers have run a single instruction.
+        for _ in 0..200 {
+            drop(Team::new(3, 1 << 20).unwrap());
         }
     }
 

@@ -1,7 +1,7 @@
 //! The native CPU accelerator's executor: [`NativeCode`], the entry `#[kernel(amp)]` generates
 //! beside each kernel's SPIR-V, and [`NativeLaunch`], what that entry reads its launch from and
 //! runs the generated thread (or tile) function over the domain with, on the accelerator's
-//! `rayon` pool. [`for_each`](NativeLaunch::for_each) and
+//! launch team (`device/team.rs`). [`for_each`](NativeLaunch::for_each) and
 //! [`for_each_tile`](NativeLaunch::for_each_tile) are generic over the closure, so rustc inlines
 //! the kernel into each chunk's loop.
 
