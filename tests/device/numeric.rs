@@ -576,3 +576,44 @@ fn usize_parameters() -> Result<(), amp::Error> {
     crate::common::assert_validation_clean();
     Ok(())
 }
+
+#[kernel(amp)]
+fn abs_of_abs_derived(idx: Index<1>, x: ArrayView<i32, 1>, out: ArrayViewMut<i32, 2>) {
+    // `x.abs() >> 3` is negative for `i32::MIN` (whose `abs` wraps to itself); a compiler that
+    // takes every `abs` for non-negative drops the `abs` of it.
+    let i = idx[0];
+    let v = x[i].abs() >> 3;
+    let w = v | v.abs().swap_bytes();
+    out[[i, 0]] = v.abs();
+    out[[i, 1]] = w.abs();
+    out[[i, 2]] = (w << w).max(w);
+}
+
+fn abs_of_abs_derived_host(x: i32) -> [i32; 3] {
+    let v = x.wrapping_abs() >> 3;
+    let w = v | v.wrapping_abs().swap_bytes();
+    [
+        v.wrapping_abs(),
+        w.wrapping_abs(),
+        w.wrapping_shl(w as u32).max(w),
+    ]
+}
+
+/// `abs` of a signed integer is Rust's (wrapping) on every device, also of a value derived from
+/// another `abs`: the differential tester found `(i32::MIN.abs() >> 3).abs()` left negative on
+/// lavapipe, whose compiler counts `GLSL.std.450`'s `SAbs` as never negative.
+#[test]
+fn integer_abs_of_a_value_derived_from_an_abs_is_rusts() -> Result<(), amp::Error> {
+    let x = [i32::MIN, i32::MIN + 1, -8, -1, 0, 7, i32::MAX];
+    let n = x.len();
+    let mut out = vec![0i32; 3 * n];
+    {
+        let xv = ArrayView::new([n], &x)?;
+        let mut ov = ArrayViewMut::new([n, 3], &mut out)?;
+        parallel_for_each(xv.extent(), abs_of_abs_derived(&xv, &mut ov))?;
+    }
+    for (i, &v) in x.iter().enumerate() {
+        assert_eq!(out[3 * i..3 * i + 3], abs_of_abs_derived_host(v), "x = {v}");
+    }
+    Ok(())
+}

@@ -170,12 +170,17 @@ impl Emitter<'_> {
                     let receiver = args[0].ty.scalar()?.device();
                     return Some(self.int_method(m, receiver, &vals));
                 }
-                if *f == Builtin::Abs && s.is_float() {
+                if *f == Builtin::Abs {
                     let n = match e.ty {
                         Ty::Vector(_, n) => n,
                         _ => 1,
                     };
-                    return Some(self.abs_bits(s.device(), n, t, vals[0]));
+                    if s.is_float() {
+                        return Some(self.abs_bits(s.device(), n, t, vals[0]));
+                    }
+                    // `i8::MIN.abs()` wraps to itself, as Rust's release build.
+                    let v = self.int_abs(n, t, vals[0]);
+                    return Some(self.narrow_if_small(v, &e.ty));
                 }
                 let inst = match (f, s) {
                     (Builtin::Min, s) if s.is_float() => glsl::NMIN,
@@ -184,9 +189,9 @@ impl Emitter<'_> {
                     (Builtin::Max, s) if s.is_float() => glsl::NMAX,
                     (Builtin::Max, s) if s.is_signed_int() => glsl::SMAX,
                     (Builtin::Max, _) => glsl::UMAX,
-                    (Builtin::Abs, _) => glsl::SABS,
                     (
-                        Builtin::Dot
+                        Builtin::Abs
+                        | Builtin::Dot
                         | Builtin::Length
                         | Builtin::Normalize
                         | Builtin::Cross
@@ -196,7 +201,6 @@ impl Emitter<'_> {
                         return self.broken(Invariant::CheckedType);
                     }
                 };
-                // `i8::MIN.abs()` wraps to itself, as Rust's release build.
                 let v = self.ext(inst, t, &vals);
                 Some(self.narrow_if_small(v, &e.ty))
             }

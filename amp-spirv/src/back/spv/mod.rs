@@ -47,7 +47,6 @@ pub const SIMPLE_WORKGROUP_SIZE: u32 = 64;
 
 /// `GLSL.std.450` instruction numbers used here.
 mod glsl {
-    pub const SABS: u32 = 5;
     pub const UMIN: u32 = 38;
     pub const SMIN: u32 = 39;
     pub const UMAX: u32 = 41;

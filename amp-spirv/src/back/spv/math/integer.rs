@@ -13,6 +13,27 @@ use rspirv::spirv::{Op, Word};
 const FIND_I_LSB: u32 = 73;
 
 impl Emitter<'_> {
+    /// `|x|` for a signed integer scalar or vector of `n` components (`n = 1` for a scalar) of
+    /// type `t`, as Rust's release builds compute it (`i32::MIN.abs()` is `i32::MIN`):
+    /// `(x ^ m) - m` with `m = x >> 31`. Not `GLSL.std.450`'s `SAbs`, which Mesa's range
+    /// analysis counts as never negative, so that an `abs` of a value it derived from one (an
+    /// `abs` of `i32::MIN >> 3`) was dropped (the differential tester met
+    /// `(i32::MIN.abs() >> 3).abs()` staying negative on lavapipe).
+    pub(in crate::back::spv) fn int_abs(&mut self, n: u32, t: Word, x: Word) -> Word {
+        let thirty_one = self.uint(31);
+        let shift = match n {
+            1 => thirty_one,
+            n => {
+                let ut = self.scalar_ty(Scalar::U32);
+                let vt = self.b.type_vector(ut, n);
+                self.b.constant_composite(vt, vec![thirty_one; n as usize])
+            }
+        };
+        let m = self.op(Op::ShiftRightArithmetic, t, &[x, shift]);
+        let flipped = self.op(Op::BitwiseXor, t, &[x, m]);
+        self.op(Op::ISub, t, &[flipped, m])
+    }
+
     /// `f` on the evaluated operands `a` (the receiver first), the receiver of type `s`
     /// (`I32` or `U32`).
     pub(in crate::back::spv) fn int_method(&mut self, f: IntMethod, s: Scalar, a: &[Word]) -> Word {
