@@ -47,14 +47,9 @@ pub fn scan_with<T: AlgorithmElement>(
     totals: ScanTotals<'_, T>,
     blocks: ScanBlocks<'_, T>,
 ) -> Result<(), Error> {
-    let n = input.extent()[0];
-    check_lengths(operation, ("input", n), ("output", output.extent()[0]))?;
-    if n == 0 {
-        return Ok(());
-    }
-    let acc = accelerator_of(input.accelerator())?;
-    scan_pass(&acc, input, output, init, totals, blocks)?;
-    output.synchronize()
+    super::scan_entry(operation, input, output, |acc, input, output| {
+        scan_pass(acc, input, output, init, totals, blocks)
+    })
 }
 
 /// One level of a scan with an operator: the blocks' totals and their inclusive scan (this

@@ -316,16 +316,7 @@ pub fn single_pass_scan<T: DeviceInt>(
     polls: u32,
     staged: Option<bool>,
 ) -> Result<(), Error> {
-    let n = input.extent()[0];
-    super::check_lengths(
-        "single_pass_scan",
-        ("input", n),
-        ("output", output.extent()[0]),
-    )?;
-    if n == 0 {
-        return Ok(());
-    }
-    let acc = super::accelerator_of(input.accelerator())?;
-    scan_single_pass_into(&acc, input, output, exclusive, Some(polls), staged)?;
-    output.synchronize()
+    super::scan_entry("single_pass_scan", input, output, |acc, input, output| {
+        scan_single_pass_into(acc, input, output, exclusive, Some(polls), staged)
+    })
 }

@@ -256,6 +256,30 @@ fn named(e: Error, operation: &'static str) -> Error {
     }
 }
 
+/// What the scans' entries share (`scan_with!`'s, and the hidden ones that run one scan path
+/// for tests and the benchmark): `input` and `output` of one length (`operation` names the
+/// call in the error), nothing to do when they are empty, `run` on the input's accelerator,
+/// then the output waited for.
+fn scan_entry<'a, 'b, T: DeviceScalar>(
+    operation: &'static str,
+    input: &ArrayView<'a, T, 1>,
+    output: &mut ArrayViewMut<'b, T, 1>,
+    run: impl FnOnce(
+        &Accelerator,
+        &ArrayView<'a, T, 1>,
+        &mut ArrayViewMut<'b, T, 1>,
+    ) -> Result<(), Error>,
+) -> Result<(), Error> {
+    let n = input.extent()[0];
+    check_lengths(operation, ("input", n), ("output", output.extent()[0]))?;
+    if n == 0 {
+        return Ok(());
+    }
+    let acc = accelerator_of(input.accelerator())?;
+    run(&acc, input, output)?;
+    output.synchronize()
+}
+
 fn accelerator_of(view: Option<Accelerator>) -> Result<Accelerator, Error> {
     match view {
         Some(acc) => Ok(acc),

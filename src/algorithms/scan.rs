@@ -191,18 +191,9 @@ pub fn reduce_then_scan<T: DeviceScalar>(
     output: &mut ArrayViewMut<'_, T, 1>,
     exclusive: bool,
 ) -> Result<(), Error> {
-    let n = input.extent()[0];
-    check_lengths(
-        "reduce_then_scan",
-        ("input", n),
-        ("output", output.extent()[0]),
-    )?;
-    if n == 0 {
-        return Ok(());
-    }
-    let acc = accelerator_of(input.accelerator())?;
-    reduce_then_scan_into(&acc, input, output, exclusive)?;
-    output.synchronize()
+    super::scan_entry("reduce_then_scan", input, output, |acc, input, output| {
+        reduce_then_scan_into(acc, input, output, exclusive)
+    })
 }
 
 /// The scan of `input` into `output`, of any rank (their elements in row-major order).

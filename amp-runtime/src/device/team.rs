@@ -184,11 +184,7 @@ impl Team {
         job.work();
         let mut spins = 0u32;
         while job.done.load(Ordering::Acquire) < pieces {
-            spins = spins.wrapping_add(1);
-            match spins % SPINS {
-                0 => std::thread::yield_now(),
-                _ => std::hint::spin_loop(),
-            }
+            wait_step(&mut spins);
         }
         *lock(&s.current) = None;
         if let Some(p) = lock(&job.panic).take() {
@@ -212,6 +208,19 @@ impl Drop for Team {
     }
 }
 
+/// One step of a wait: a spin, or every [`SPINS`]th step an offer of the core to another
+/// thread, which is also when a waiter looks at the clock (`true`).
+fn wait_step(spins: &mut u32) -> bool {
+    *spins = spins.wrapping_add(1);
+    if spins.is_multiple_of(SPINS) {
+        std::thread::yield_now();
+        true
+    } else {
+        std::hint::spin_loop();
+        false
+    }
+}
+
 /// A helper's life: wait for a launch after the first `seen` (awake for [`AWAKE`], then
 /// asleep), work on it, again; return once the team is dropped. `seen` is the count the team
 /// started with, not the count when the thread starts: a team dropped before its helper first
@@ -222,13 +231,7 @@ fn help(s: &Shared, mut seen: u64) {
         let mut since = Instant::now();
         let mut spins = 0u32;
         while s.launches.load(Ordering::Acquire) == seen {
-            spins = spins.wrapping_add(1);
-            if !spins.is_multiple_of(SPINS) {
-                std::hint::spin_loop();
-                continue;
-            }
-            if since.elapsed() < AWAKE {
-                std::thread::yield_now();
+            if !wait_step(&mut spins) || since.elapsed() < AWAKE {
                 continue;
             }
             s.sleeping.fetch_add(1, Ordering::SeqCst);
