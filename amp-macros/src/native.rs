@@ -204,9 +204,9 @@ pub(crate) fn entry(
             let fits = match wide {
                 true => {
                     let fits = format_ident!("{b}_fits");
-                    quote!(move |tile, lanes| unsafe { #fits #turbofish (tile, lanes, #(#batch_args,)* oob) })
+                    quote!(move |tile, lanes, rows| unsafe { #fits #turbofish (tile, lanes, rows, #(#batch_args,)* oob) })
                 }
-                false => quote!(|_, _| false),
+                false => quote!(|_, _, _| false),
             };
             quote!({
                 #(#batch_lets)*
@@ -215,7 +215,7 @@ pub(crate) fn entry(
                     #lanes,
                     #wide,
                     #fits,
-                    move |tile, lanes| unsafe { #b #turbofish (tile, lanes, #(#batch_args,)* oob) },
+                    move |tile, lanes, rows| unsafe { #b #turbofish (tile, lanes, rows, #(#batch_args,)* oob) },
                 );
             })
         }

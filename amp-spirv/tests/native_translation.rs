@@ -930,7 +930,7 @@ fn thread_and_batched(kernel: &str, setup: &str, args: &str) -> (String, String)
                 if by_batch {{
                     for b in 0..n.div_ceil(lanes) {{
                         let count = lanes.min(n - b * lanes);
-                        unsafe {{ {batch}([i, b], count, {args}, &oob) }}
+                        unsafe {{ {batch}([i, b], count, 1, {args}, &oob) }}
                     }}
                 }} else {{
                     for j in 0..n {{ unsafe {{ {name}([i, j], {args}, &oob) }} }}

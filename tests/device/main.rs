@@ -58,6 +58,7 @@ mod ping_pong;
 mod profiling;
 mod quads;
 mod read_write;
+mod row_blocks;
 mod semantics;
 mod small_ints;
 mod stale_read;

@@ -202,7 +202,7 @@ fn native_call(
             Some((batch, lanes)) => {
                 let _ = writeln!(
                     s,
-                    "            for b in 0..{}u32 {{ let n = {lanes}u32.min({ROWS} - b * {lanes}); unsafe {{ {batch}([b], n, {args}&oob) }} }}",
+                    "            for b in 0..{}u32 {{ let n = {lanes}u32.min({ROWS} - b * {lanes}); unsafe {{ {batch}([b], n, 1, {args}&oob) }} }}",
                     ROWS.div_ceil(*lanes as usize)
                 );
             }

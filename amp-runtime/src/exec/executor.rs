@@ -226,18 +226,20 @@ impl NativeLaunch<'_> {
     }
 
     /// Runs a simple kernel's batch function `batch` for every run of `lanes` neighbouring
-    /// threads of each row, called with `([i0, .., j / lanes], n)` for the `n` threads
+    /// threads of each row, called with `([i0, .., j / lanes], n, 1)` for the `n` threads
     /// `j..j + n` (see amp-spirv's `native_batched`): `lanes` of them, and a row's last batch
     /// its remaining `len % lanes`. In parallel chunks of rows (of one row's batches for a 1-D
     /// domain).
     ///
     /// A `wide` batch function (one without per-thread frames) may run more than `lanes`
-    /// threads per call, and `fits` says whether such a call, `(first batch, count)`, runs
-    /// without the checks its guard decides. A run of a row's batches that fits goes in one
-    /// call: one guard and one work-item loop for all its threads. A run that does not (an
-    /// index that leaves its view near the row's start or end) tries the batches between its
-    /// first and last whole ones, and runs the rest batch by batch, so only those threads take
-    /// the checked path.
+    /// threads per call, and `fits` says whether such a call, `(first batch, count, rows)`,
+    /// runs without the checks its guard decides. In a domain of rank 2 or more, a chunk's
+    /// whole rows of one plane (neighbours along the dimension before the last) that fit go in
+    /// one call `([i0, .., r, 0], len, rows)`: one guard and one work-item loop for all their
+    /// threads. A row of a block that does not fit is tried alone: a run of its batches that
+    /// fits goes in one call. A run that does not (an index that leaves its view near the
+    /// row's start or end) tries the batches between its first and last whole ones, and runs
+    /// the rest batch by batch, so only those threads take the checked path.
     #[inline]
     pub fn for_each_batched<const R: usize, F, B>(
         &self,
@@ -247,8 +249,8 @@ impl NativeLaunch<'_> {
         fits: F,
         batch: B,
     ) where
-        F: Fn([u32; R], u32) -> bool + Sync + Copy,
-        B: Fn([u32; R], u32) + Sync + Copy,
+        F: Fn([u32; R], u32, u32) -> bool + Sync + Copy,
+        B: Fn([u32; R], u32, u32) + Sync + Copy,
     {
         let d = &self.domain[..R];
         let inner = d[R - 1];
@@ -256,18 +258,23 @@ impl NativeLaunch<'_> {
         let (full, rest) = (inner / lanes, inner % lanes);
         let batches = full + u32::from(rest > 0);
         let rows: usize = d[..R - 1].iter().map(|&n| n as usize).product();
-        // Batches `lo..hi` of row `row`: whole ones, then (when they reach its end) the row's
-        // shorter last one. Whole batches get `lanes` itself, a constant where this is
-        // inlined, so their work-item loops keep a fixed trip count.
-        let run = |row: usize, lo: u32, hi: u32| {
-            #[allow(clippy::redundant_locals)] // a copy per task, as in `for_each`
-            let (fits, batch) = (fits, batch);
+        // The index of row `row`'s batch 0.
+        let row_start = |row: usize| {
             let mut idx = [0u32; R];
             let mut left = row;
             for k in (0..R - 1).rev() {
                 idx[k] = (left % d[k] as usize) as u32;
                 left /= d[k] as usize;
             }
+            idx
+        };
+        // Batches `lo..hi` of row `row`: whole ones, then (when they reach its end) the row's
+        // shorter last one. Whole batches get `lanes` itself, a constant where this is
+        // inlined, so their work-item loops keep a fixed trip count.
+        let run = |row: usize, lo: u32, hi: u32| {
+            #[allow(clippy::redundant_locals)] // a copy per task, as in `for_each`
+            let (fits, batch) = (fits, batch);
+            let mut idx = row_start(row);
             let end = hi.min(full);
             let mut b = lo;
             if wide {
@@ -277,24 +284,24 @@ impl NativeLaunch<'_> {
                     idx
                 };
                 let all = (end - lo) * lanes + if hi > full { rest } else { 0 };
-                if all > lanes && fits(at(lo), all) {
-                    batch(at(lo), all);
+                if all > lanes && fits(at(lo), all, 1) {
+                    batch(at(lo), all, 1);
                     return;
                 }
                 let middle = end.saturating_sub(lo + 2) * lanes;
-                if middle > 0 && fits(at(lo + 1), middle) {
-                    batch(at(lo), lanes);
-                    batch(at(lo + 1), middle);
+                if middle > 0 && fits(at(lo + 1), middle, 1) {
+                    batch(at(lo), lanes, 1);
+                    batch(at(lo + 1), middle, 1);
                     b = end - 1;
                 }
             }
             for b in b..end {
                 idx[R - 1] = b;
-                batch(idx, lanes);
+                batch(idx, lanes, 1);
             }
             if hi > full {
                 idx[R - 1] = full;
-                batch(idx, rest);
+                batch(idx, rest, 1);
             }
         };
         if R == 1 {
@@ -305,9 +312,23 @@ impl NativeLaunch<'_> {
         } else {
             let per_chunk = chunk_len(rows * inner as usize, self.threads, work)
                 .div_ceil((inner as usize).max(1));
+            // Rows per plane: a block of rows in one call stays in one plane.
+            let plane = d[R - 2] as usize;
             self.split(rows, per_chunk.max(1), &|lo, hi| {
-                for row in lo..hi {
-                    run(row, 0, batches);
+                #[allow(clippy::redundant_locals)] // a copy per task, as in `for_each`
+                let (fits, batch) = (fits, batch);
+                let mut row = lo;
+                while row < hi {
+                    let end = hi.min((row / plane + 1) * plane);
+                    let block = (end - row) as u32;
+                    if wide && block > 1 && fits(row_start(row), inner, block) {
+                        batch(row_start(row), inner, block);
+                    } else {
+                        for row in row..end {
+                            run(row, 0, batches);
+                        }
+                    }
+                    row = end;
                 }
             });
         }

@@ -112,9 +112,10 @@
 //! ([`native_batched`], `pass/batch.rs`): the tile ABI above for the tiled kernel whose tiles are
 //! [`LANES`] neighbouring threads of the last dimension, with those loops run at tile level.
 //! The executor calls it for each row's batches, a row's last one with the threads left. A
-//! batch without per-thread frames takes any count of a row's threads, with its guard alone as
-//! a function of its own: the executor then runs a whole row in one call where that guard
-//! passes ([`NativeSource::lane_frames`]).
+//! batch without per-thread frames takes any count of a row's threads, and of neighbouring
+//! rows, with its guard alone as a function of its own: the executor then runs a whole row, or
+//! a block of whole rows of one plane, in one call where that guard passes
+//! ([`NativeSource::lane_frames`]).
 //! A tiled kernel's loops that every thread of a tile runs the same way are run at tile level
 //! in the same way (`pass::batch::hoisted_tiled`), with no change to the tile ABI.
 //!
@@ -234,8 +235,10 @@ pub fn native(
 /// nothing), or is tiled.
 ///
 /// The function has the tile ABI of a tiled kernel whose tile shape is `[1, .., 1, LANES]`,
-/// with one more argument after the first: `(tile, lanes, ..)` with `tile = [t0, .., tn]` runs
-/// threads `[t0, .., tn * LANES + l]` for `l` in `0..lanes` (`1..=LANES`), all of which must be
+/// with two more arguments after the first: `(tile, lanes, rows, ..)` with
+/// `tile = [t0, .., tm, tn]` runs threads `[t0, .., tm + r, tn * LANES + l]` for `l` in
+/// `0..lanes` (`1..=LANES`; any count where the batch has no frames) and `r` in `0..rows` (1;
+/// any count where the batch has no frames and the rank is 2 or more), all of which must be
 /// inside the domain (a row's last batch runs its remaining `len % LANES` threads). `access`
 /// as for [`native`].
 pub fn native_batched(
@@ -329,11 +332,13 @@ pub struct NativeSource {
     /// the variant made with `assume_covers` then runs without those checks.
     pub uses_covers: bool,
     /// A batch keeps per-thread frames (`[T; LANES]` on the stack): each call runs at most
-    /// [`LANES`] threads. A batch without them runs any number of a row's neighbouring threads
-    /// per call (`(tile, n)` runs `tile[last] * LANES + 0..n`), so the executor can cover a run
-    /// of batches with one call: one guard and one work-item loop for all of them. Such a batch
-    /// function `f` comes with `f_fits`, which takes `f`'s arguments and says whether its guard
-    /// passes, so the executor makes such a call only where no check is left to decide.
+    /// [`LANES`] threads of one row (`rows` is 1). A batch without them runs any number of a
+    /// row's neighbouring threads per call (`(tile, n, r)` runs `tile[last] * LANES + 0..n`),
+    /// in `r` neighbouring rows (`tile[last - 1] + 0..r`), so the executor can cover a run of
+    /// batches, or a block of whole rows, with one call: one guard and one work-item loop for
+    /// all of them. Such a batch function `f` comes with `f_fits`, which takes `f`'s arguments
+    /// and says whether its guard passes, so the executor makes such a call only where no
+    /// check is left to decide.
     pub lane_frames: bool,
 }
 
@@ -656,21 +661,23 @@ impl Emitter<'_> {
         let k = self.k;
         std::iter::once(format_ident!("{}", first))
             .chain(self.batch.then(|| format_ident!("lanes")))
+            .chain(self.batch.then(|| format_ident!("rows")))
             .chain((0..k.params.len()).map(|i| numbered("p", i)))
             .chain((0..k.consts.len()).map(|i| numbered("c", i)))
             .chain(std::iter::once(format_ident!("oob")))
             .collect()
     }
 
-    /// The function's arguments: the index (named `first`), a batch's `lanes` (how many of
-    /// its [`LANES`] threads run: fewer at a row's end), the parameters, the outer constants
-    /// and the out-of-bounds report.
+    /// The function's arguments: the index (named `first`), a batch's `lanes` and `rows` (how
+    /// many threads of a row run, and in how many rows: [`native_batched`]), the parameters,
+    /// the outer constants and the out-of-bounds report.
     fn args(&self, first: &str) -> Res<Vec<TokenStream>> {
         let k = self.k;
         let rt = &self.rt;
         let names = self.arg_names(first);
         let rank = index_lit(k.rank);
         let mut types = vec![quote!([u32; #rank])];
+        types.extend(self.batch.then(|| quote!(u32)));
         types.extend(self.batch.then(|| quote!(u32)));
         for p in &k.params {
             types.push(match &p.kind {

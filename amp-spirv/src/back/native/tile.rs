@@ -224,8 +224,9 @@ impl Emitter<'_> {
             return unsupported("a tiled kernel without its tiled index", span);
         };
         let mut dims = Vec::new();
+        let wide = self.batch && !self.lane_frames;
         for (d, dim) in tiled.dims.iter().enumerate() {
-            let (dim, stride) = self.tile_dim_and_stride(d, dim, span)?;
+            let (dim, stride) = self.tile_dim_and_stride(d, dim, wide, span)?;
             let (dn, on, dl) = (numbered("d", d), numbered("o", d), index_lit(d));
             dims.push(quote!(let #dn: u32 = #dim; let #on: u32 = tile[#dl].wrapping_mul(#stride);));
         }
@@ -260,14 +261,6 @@ impl Emitter<'_> {
         if tiled.dims.len() != rank {
             return unsupported("a tile shape of another rank than the kernel", span);
         }
-        let (dims, strides): (Vec<_>, Vec<_>) = tiled
-            .dims
-            .iter()
-            .enumerate()
-            .map(|(d, dim)| self.tile_dim_and_stride(d, dim, span))
-            .collect::<Res<Vec<_>>>()?
-            .into_iter()
-            .unzip();
         let barriers = block_has(&k.body, has_barrier);
         let mut fixed: HashSet<LocalId> = [
             tiled.global,
@@ -373,6 +366,16 @@ impl Emitter<'_> {
         // Second run: the code.
         let body = self.tile_block(&k.body)?;
 
+        // A batch without frames runs blocks of rows (`NativeSource::lane_frames`).
+        let wide = self.batch && !self.st()?.has_frame();
+        let (dims, strides): (Vec<_>, Vec<_>) = tiled
+            .dims
+            .iter()
+            .enumerate()
+            .map(|(d, dim)| self.tile_dim_and_stride(d, dim, wide, span))
+            .collect::<Res<Vec<_>>>()?
+            .into_iter()
+            .unzip();
         let args = self.args("tile")?;
         let mut s = TokenStream::new();
         for (d, dim) in dims.iter().enumerate() {
@@ -416,18 +419,28 @@ impl Emitter<'_> {
     }
 
     /// Tile dimension `d`'s size in this call (`d<d>`) and the distance between the origins
-    /// of neighbouring tiles along it: both the dimension's value, except in a batch's last
-    /// dimension, whose `lanes` threads (fewer than `LANES` at a row's end) start at
-    /// `tile[d] * LANES`.
+    /// of neighbouring tiles along it: both the dimension's value, except in a batch. A
+    /// batch's last dimension has `lanes` threads (any count in a `wide` batch, one without
+    /// frames; at most `LANES`, fewer at a row's end, in another) that start at
+    /// `tile[d] * LANES`; the one before it, in a wide batch, `rows` rows from `tile[d]`; the
+    /// others one thread at `tile[d]`.
     fn tile_dim_and_stride(
         &self,
         d: usize,
         dim: &TileDim,
+        wide: bool,
         span: Span,
     ) -> Res<(TokenStream, TokenStream)> {
-        if self.batch && d + 1 == self.k.rank as usize {
+        let rank = self.k.rank as usize;
+        if self.batch && d + 1 == rank {
             let full = proc_macro2::Literal::u32_suffixed(crate::pass::batch::LANES);
             return Ok((quote!(lanes), quote!(#full)));
+        }
+        if self.batch && wide && d + 2 == rank {
+            return Ok((quote!(rows), quote!(1u32)));
+        }
+        if self.batch {
+            return Ok((self.tile_dim(dim, span)?, quote!(1u32)));
         }
         let dn = numbered("d", d);
         Ok((self.tile_dim(dim, span)?, quote!(#dn)))
@@ -638,6 +651,7 @@ impl Emitter<'_> {
         let w = self.new_label();
         let (nw, qw, wl) = (numbered("n", w), numbered("q", w), label("w", w));
         let (lw, hw) = (numbered("lo", w), numbered("hi", w));
+        let (lr, hr) = (numbered("row_lo", w), numbered("row_hi", w));
         let st = self.st()?;
         st.contexts += 1;
         let ctx = st.contexts;
@@ -726,6 +740,9 @@ impl Emitter<'_> {
                     _ if interior.is_some() && d + 1 == rank => {
                         quote!(for #i in #lw..#hw)
                     }
+                    _ if interior.is_some() && d + 2 == rank => {
+                        quote!(for #i in #lr..#hr)
+                    }
                     (0, Some((Lanes::Below | Lanes::AtMost, _))) => quote!(for i0 in 0..#nw),
                     (0, Some((Lanes::Multiples, _))) => {
                         quote!(for i0 in (0..d0).step_by(#nw as usize))
@@ -775,29 +792,7 @@ impl Emitter<'_> {
         }
         match &interior {
             None => s.extend(loops),
-            Some(i) => {
-                let last = rank - 1;
-                let (o, dn) = (numbered("o", last), numbered("d", last));
-                let (lows, highs) = (&i.lows, &i.highs);
-                let mut tests = i.batch.clone();
-                tests.push(quote!((#lw < #hw)));
-                let tested = conjunction(&tests);
-                // The lanes `lo..hi` of the last dimension: each bound in `u64` (no
-                // wrapping), as a lane of this batch, clamped to the batch.
-                s.extend(quote!(
-                    let #lw: u32 = {
-                        let mut lo: u64 = 0;
-                        #( lo = lo.max((#lows).saturating_sub(#o as u64)); )*
-                        lo.min(#dn as u64) as u32
-                    };
-                    let #hw: u32 = {
-                        let mut hi: u64 = #dn as u64;
-                        #( hi = hi.min((#highs).saturating_sub(#o as u64)); )*
-                        hi as u32
-                    };
-                    if #tested { #loops }
-                ));
-            }
+            Some(i) => s.extend(i.narrowed_loops(rank, (&lw, &hw), (&lr, &hr), loops)),
         }
         if flag_set {
             if let Some(l) = self.loops.last() {

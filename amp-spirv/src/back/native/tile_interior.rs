@@ -7,16 +7,23 @@
 
 use super::guard::{bound, At, Part};
 use super::tile::is_uniform_index;
-use super::{numbered, Emitter, Res};
+use super::{conjunction, numbered, Emitter, Res};
 use crate::ir::*;
+use proc_macro2::Ident;
 use proc_macro2::TokenStream;
 use quote::quote;
 
 /// A batch's work-item loop narrowed to the lanes an `if` lets through
 /// ([`Emitter::batch_interior`]).
 pub(super) struct Interior<'b> {
-    /// Comparisons of the batch's other dimensions, tested once.
+    /// Comparisons of the batch's dimensions before the last two (one thread wide), tested
+    /// once.
     pub(super) batch: Vec<TokenStream>,
+    /// The least values (`u64`) of the dimension before the last (a block of rows in a batch
+    /// without frames: `pass/batch.rs`, one row in another).
+    pub(super) row_lows: Vec<TokenStream>,
+    /// Its first values past the end (`u64`).
+    pub(super) row_highs: Vec<TokenStream>,
     /// The last dimension's least values (`u64`).
     pub(super) lows: Vec<TokenStream>,
     /// Its first values past the end (`u64`).
@@ -29,11 +36,12 @@ impl Emitter<'_> {
     /// In a batch, when the region `stmts` + `tail` is one `if` (no `else`) whose condition is
     /// a conjunction of comparisons between a component of the thread's global index and a
     /// value the same in every thread (`i >= 1 && i < n - 1 && k + 1 < m` is not one: only a
-    /// component alone): the comparisons of the batch's other dimensions, one thread wide,
-    /// as values to test once (`batch`), and the last dimension's least (`lows`) and first
-    /// excluded (`highs`) values in `u64`. The work-item loop then runs the lanes between
-    /// them, and the `if`'s block without it: the same threads run the same code in the same
-    /// order. `Err` for a failure to emit a value.
+    /// component alone): the comparisons of the batch's dimensions before the last two, one
+    /// thread wide, as values to test once (`batch`), and the least (`lows`, `row_lows`) and
+    /// first excluded (`highs`, `row_highs`) values in `u64` of the last dimension and the one
+    /// before it. The work-item loop then runs the rows and lanes between them, and the `if`'s
+    /// block without it: the same threads run the same code in the same order. `Err` for a
+    /// failure to emit a value.
     pub(super) fn batch_interior<'b>(
         &mut self,
         stmts: &[&'b Stmt],
@@ -82,10 +90,11 @@ impl Emitter<'_> {
             return Ok(None);
         }
         let (mut batch, mut lows, mut highs) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut row_lows, mut row_highs) = (Vec::new(), Vec::new());
         for (d, op, value) in found {
             let v = self.expr(value)?;
             let v = quote!((#v as u64));
-            if d + 1 < rank {
+            if d + 2 < rank {
                 // One thread wide: the component is the batch's origin.
                 let o = numbered("o", d);
                 let o = quote!((#o as u64));
@@ -97,6 +106,10 @@ impl Emitter<'_> {
                 });
                 continue;
             }
+            let (lows, highs) = match d + 1 == rank {
+                true => (&mut lows, &mut highs),
+                false => (&mut row_lows, &mut row_highs),
+            };
             match op {
                 BinOp::Lt => highs.push(v),
                 BinOp::Le => highs.push(quote!((#v + 1))),
@@ -106,9 +119,58 @@ impl Emitter<'_> {
         }
         Ok(Some(Interior {
             batch,
+            row_lows,
+            row_highs,
             lows,
             highs,
             then,
         }))
+    }
+}
+
+impl Interior<'_> {
+    /// The work-item `loops` (whose last dimension runs `lanes.0..lanes.1`, and the one before
+    /// it `rows.0..rows.1`, the names given) behind the bounds they name: the lanes of the last
+    /// dimension and the rows of the one before it (a block of rows in a batch without
+    /// frames) that pass, each bound in `u64` (no wrapping), as a lane (row) of this batch,
+    /// clamped to the batch; run when the batch's other comparisons pass and neither range
+    /// is empty.
+    pub(super) fn narrowed_loops(
+        &self,
+        rank: usize,
+        lanes: (&Ident, &Ident),
+        rows: (&Ident, &Ident),
+        loops: TokenStream,
+    ) -> TokenStream {
+        let range = |d: usize, lows: &[TokenStream], highs: &[TokenStream]| {
+            let (o, dn) = (numbered("o", d), numbered("d", d));
+            (
+                quote!({
+                    let mut lo: u64 = 0;
+                    #( lo = lo.max((#lows).saturating_sub(#o as u64)); )*
+                    lo.min(#dn as u64) as u32
+                }),
+                quote!({
+                    let mut hi: u64 = #dn as u64;
+                    #( hi = hi.min((#highs).saturating_sub(#o as u64)); )*
+                    hi as u32
+                }),
+            )
+        };
+        let mut s = TokenStream::new();
+        let mut tests = self.batch.clone();
+        let (lw, hw) = lanes;
+        let (lo, hi) = range(rank - 1, &self.lows, &self.highs);
+        s.extend(quote!(let #lw: u32 = #lo; let #hw: u32 = #hi;));
+        tests.push(quote!((#lw < #hw)));
+        if rank >= 2 {
+            let (lr, hr) = rows;
+            let (lo, hi) = range(rank - 2, &self.row_lows, &self.row_highs);
+            s.extend(quote!(let #lr: u32 = #lo; let #hr: u32 = #hi;));
+            tests.push(quote!((#lr < #hr)));
+        }
+        let tested = conjunction(&tests);
+        s.extend(quote!(if #tested { #loops }));
+        s
     }
 }

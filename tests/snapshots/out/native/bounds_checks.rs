@@ -146,6 +146,7 @@ pub unsafe fn thread_covering(
 pub unsafe fn thread_batch(
     tile: [u32; 2],
     lanes: u32,
+    rows: u32,
     p0: rt::Buf<f32, 2>,
     p1: u32,
     oob: &rt::OobReport,
@@ -156,14 +157,15 @@ pub unsafe fn thread_batch(
     pub unsafe fn __amp_guarded(
         tile: [u32; 2],
         lanes: u32,
+        rows: u32,
         p0: rt::Buf<f32, 2>,
         p1: u32,
         oob: &rt::OobReport,
     ) {
-        let d0: u32 = 1u32;
+        let d0: u32 = rows;
         let d1: u32 = lanes;
         let nt: usize = (d0 as usize) * (d1 as usize);
-        let o0: u32 = tile[0].wrapping_mul(d0);
+        let o0: u32 = tile[0].wrapping_mul(1u32);
         let o1: u32 = tile[1].wrapping_mul(32u32);
         let mut l4: [u32; 2] = tile;
         let mut l5: [u32; 2] = [o0, o1];
@@ -204,14 +206,15 @@ pub unsafe fn thread_batch(
     pub unsafe fn __amp_checked(
         tile: [u32; 2],
         lanes: u32,
+        rows: u32,
         p0: rt::Buf<f32, 2>,
         p1: u32,
         oob: &rt::OobReport,
     ) {
-        let d0: u32 = 1u32;
+        let d0: u32 = rows;
         let d1: u32 = lanes;
         let nt: usize = (d0 as usize) * (d1 as usize);
-        let o0: u32 = tile[0].wrapping_mul(d0);
+        let o0: u32 = tile[0].wrapping_mul(1u32);
         let o1: u32 = tile[1].wrapping_mul(32u32);
         let mut l4: [u32; 2] = tile;
         let mut l5: [u32; 2] = [o0, o1];
@@ -305,8 +308,8 @@ pub unsafe fn thread_batch(
             }
         }
     }
-    let d0: u32 = 1u32;
-    let o0: u32 = tile[0].wrapping_mul(d0);
+    let d0: u32 = rows;
+    let o0: u32 = tile[0].wrapping_mul(1u32);
     let d1: u32 = lanes;
     let o1: u32 = tile[1].wrapping_mul(32u32);
     if (0u64 + (o0 as u64 + (d0 - 1) as u64) + ((p1) as u64) + ((1u32) as u64)
@@ -314,9 +317,9 @@ pub unsafe fn thread_batch(
         && (0u64 + ((p1) as u64) < (p0.extent[0] as u64))
         && (0u64 + (o1 as u64 + (d1 - 1) as u64) < (p0.extent[1] as u64))
     {
-        __amp_guarded(tile, lanes, p0, p1, oob)
+        __amp_guarded(tile, lanes, rows, p0, p1, oob)
     } else {
-        __amp_checked(tile, lanes, p0, p1, oob)
+        __amp_checked(tile, lanes, rows, p0, p1, oob)
     }
 }
 /// Whether a call of `thread_batch` with these arguments passes its guard: it runs none of the checks the guard decides.
@@ -325,12 +328,13 @@ pub unsafe fn thread_batch(
 pub unsafe fn thread_batch_fits(
     tile: [u32; 2],
     lanes: u32,
+    rows: u32,
     p0: rt::Buf<f32, 2>,
     p1: u32,
     oob: &rt::OobReport,
 ) -> bool {
-    let d0: u32 = 1u32;
-    let o0: u32 = tile[0].wrapping_mul(d0);
+    let d0: u32 = rows;
+    let o0: u32 = tile[0].wrapping_mul(1u32);
     let d1: u32 = lanes;
     let o1: u32 = tile[1].wrapping_mul(32u32);
     (0u64 + (o0 as u64 + (d0 - 1) as u64) + ((p1) as u64) + ((1u32) as u64)
@@ -344,6 +348,7 @@ pub unsafe fn thread_batch_fits(
 pub unsafe fn thread_batch_covering(
     tile: [u32; 2],
     lanes: u32,
+    rows: u32,
     p0: rt::Buf<f32, 2>,
     p1: u32,
     oob: &rt::OobReport,
@@ -354,14 +359,15 @@ pub unsafe fn thread_batch_covering(
     pub unsafe fn __amp_guarded(
         tile: [u32; 2],
         lanes: u32,
+        rows: u32,
         p0: rt::Buf<f32, 2>,
         p1: u32,
         oob: &rt::OobReport,
     ) {
-        let d0: u32 = 1u32;
+        let d0: u32 = rows;
         let d1: u32 = lanes;
         let nt: usize = (d0 as usize) * (d1 as usize);
-        let o0: u32 = tile[0].wrapping_mul(d0);
+        let o0: u32 = tile[0].wrapping_mul(1u32);
         let o1: u32 = tile[1].wrapping_mul(32u32);
         let mut l4: [u32; 2] = tile;
         let mut l5: [u32; 2] = [o0, o1];
@@ -402,14 +408,15 @@ pub unsafe fn thread_batch_covering(
     pub unsafe fn __amp_checked(
         tile: [u32; 2],
         lanes: u32,
+        rows: u32,
         p0: rt::Buf<f32, 2>,
         p1: u32,
         oob: &rt::OobReport,
     ) {
-        let d0: u32 = 1u32;
+        let d0: u32 = rows;
         let d1: u32 = lanes;
         let nt: usize = (d0 as usize) * (d1 as usize);
-        let o0: u32 = tile[0].wrapping_mul(d0);
+        let o0: u32 = tile[0].wrapping_mul(1u32);
         let o1: u32 = tile[1].wrapping_mul(32u32);
         let mut l4: [u32; 2] = tile;
         let mut l5: [u32; 2] = [o0, o1];
@@ -490,17 +497,17 @@ pub unsafe fn thread_batch_covering(
             }
         }
     }
-    let d0: u32 = 1u32;
-    let o0: u32 = tile[0].wrapping_mul(d0);
+    let d0: u32 = rows;
+    let o0: u32 = tile[0].wrapping_mul(1u32);
     let d1: u32 = lanes;
     let o1: u32 = tile[1].wrapping_mul(32u32);
     if (0u64 + (o0 as u64 + (d0 - 1) as u64) + ((p1) as u64) + ((1u32) as u64)
         < (p0.extent[0] as u64)) && (0u64 + ((p1) as u64) < (p0.extent[1] as u64))
         && (0u64 + ((p1) as u64) < (p0.extent[0] as u64))
     {
-        __amp_guarded(tile, lanes, p0, p1, oob)
+        __amp_guarded(tile, lanes, rows, p0, p1, oob)
     } else {
-        __amp_checked(tile, lanes, p0, p1, oob)
+        __amp_checked(tile, lanes, rows, p0, p1, oob)
     }
 }
 /// Whether a call of `thread_batch_covering` with these arguments passes its guard: it runs none of the checks the guard decides.
@@ -509,12 +516,13 @@ pub unsafe fn thread_batch_covering(
 pub unsafe fn thread_batch_covering_fits(
     tile: [u32; 2],
     lanes: u32,
+    rows: u32,
     p0: rt::Buf<f32, 2>,
     p1: u32,
     oob: &rt::OobReport,
 ) -> bool {
-    let d0: u32 = 1u32;
-    let o0: u32 = tile[0].wrapping_mul(d0);
+    let d0: u32 = rows;
+    let o0: u32 = tile[0].wrapping_mul(1u32);
     let d1: u32 = lanes;
     let o1: u32 = tile[1].wrapping_mul(32u32);
     (0u64 + (o0 as u64 + (d0 - 1) as u64) + ((p1) as u64) + ((1u32) as u64)
@@ -619,6 +627,7 @@ pub unsafe fn thread_covering(
 pub unsafe fn thread_batch(
     tile: [u32; 1],
     lanes: u32,
+    rows: u32,
     p0: rt::Buf<f32, 2>,
     p1: rt::Buf<f32, 1>,
     oob: &rt::OobReport,
@@ -629,6 +638,7 @@ pub unsafe fn thread_batch(
     pub unsafe fn __amp_guarded(
         tile: [u32; 1],
         lanes: u32,
+        rows: u32,
         p0: rt::Buf<f32, 2>,
         p1: rt::Buf<f32, 1>,
         oob: &rt::OobReport,
@@ -785,6 +795,7 @@ pub unsafe fn thread_batch(
     pub unsafe fn __amp_checked(
         tile: [u32; 1],
         lanes: u32,
+        rows: u32,
         p0: rt::Buf<f32, 2>,
         p1: rt::Buf<f32, 1>,
         oob: &rt::OobReport,
@@ -1034,9 +1045,9 @@ pub unsafe fn thread_batch(
     if (0u64 + (o0 as u64 + (d0 - 1) as u64) < (p0.extent[0] as u64))
         && (0u64 + (o0 as u64 + (d0 - 1) as u64) < (p1.extent[0] as u64))
     {
-        __amp_guarded(tile, lanes, p0, p1, oob)
+        __amp_guarded(tile, lanes, rows, p0, p1, oob)
     } else {
-        __amp_checked(tile, lanes, p0, p1, oob)
+        __amp_checked(tile, lanes, rows, p0, p1, oob)
     }
 }
 /// One tile of kernel `walk_a_row` (generated by amp-spirv's native back end): the tile without the bounds checks its guard proves, or checked.
@@ -1045,6 +1056,7 @@ pub unsafe fn thread_batch(
 pub unsafe fn thread_batch_covering(
     tile: [u32; 1],
     lanes: u32,
+    rows: u32,
     p0: rt::Buf<f32, 2>,
     p1: rt::Buf<f32, 1>,
     oob: &rt::OobReport,
@@ -1055,6 +1067,7 @@ pub unsafe fn thread_batch_covering(
     pub unsafe fn __amp_guarded(
         tile: [u32; 1],
         lanes: u32,
+        rows: u32,
         p0: rt::Buf<f32, 2>,
         p1: rt::Buf<f32, 1>,
         oob: &rt::OobReport,
@@ -1211,6 +1224,7 @@ pub unsafe fn thread_batch_covering(
     pub unsafe fn __amp_checked(
         tile: [u32; 1],
         lanes: u32,
+        rows: u32,
         p0: rt::Buf<f32, 2>,
         p1: rt::Buf<f32, 1>,
         oob: &rt::OobReport,
@@ -1439,9 +1453,9 @@ pub unsafe fn thread_batch_covering(
     let d0: u32 = lanes;
     let o0: u32 = tile[0].wrapping_mul(32u32);
     if (0u64 + (o0 as u64 + (d0 - 1) as u64) < (p0.extent[0] as u64)) {
-        __amp_guarded(tile, lanes, p0, p1, oob)
+        __amp_guarded(tile, lanes, rows, p0, p1, oob)
     } else {
-        __amp_checked(tile, lanes, p0, p1, oob)
+        __amp_checked(tile, lanes, rows, p0, p1, oob)
     }
 }
 // ===== kernel `elementwise_unchecked` =====
@@ -1592,6 +1606,7 @@ pub unsafe fn thread_covering(
 pub unsafe fn thread_batch(
     tile: [u32; 2],
     lanes: u32,
+    rows: u32,
     p0: rt::Buf<f32, 2>,
     p1: rt::Buf<f32, 2>,
     oob: &rt::OobReport,
@@ -1602,14 +1617,15 @@ pub unsafe fn thread_batch(
     pub unsafe fn __amp_guarded(
         tile: [u32; 2],
         lanes: u32,
+        rows: u32,
         p0: rt::Buf<f32, 2>,
         p1: rt::Buf<f32, 2>,
         oob: &rt::OobReport,
     ) {
-        let d0: u32 = 1u32;
+        let d0: u32 = rows;
         let d1: u32 = lanes;
         let nt: usize = (d0 as usize) * (d1 as usize);
-        let o0: u32 = tile[0].wrapping_mul(d0);
+        let o0: u32 = tile[0].wrapping_mul(1u32);
         let o1: u32 = tile[1].wrapping_mul(32u32);
         let mut l4: [u32; 2] = tile;
         let mut l5: [u32; 2] = [o0, o1];
@@ -1643,14 +1659,15 @@ pub unsafe fn thread_batch(
     pub unsafe fn __amp_checked(
         tile: [u32; 2],
         lanes: u32,
+        rows: u32,
         p0: rt::Buf<f32, 2>,
         p1: rt::Buf<f32, 2>,
         oob: &rt::OobReport,
     ) {
-        let d0: u32 = 1u32;
+        let d0: u32 = rows;
         let d1: u32 = lanes;
         let nt: usize = (d0 as usize) * (d1 as usize);
-        let o0: u32 = tile[0].wrapping_mul(d0);
+        let o0: u32 = tile[0].wrapping_mul(1u32);
         let o1: u32 = tile[1].wrapping_mul(32u32);
         let mut l4: [u32; 2] = tile;
         let mut l5: [u32; 2] = [o0, o1];
@@ -1759,8 +1776,8 @@ pub unsafe fn thread_batch(
             }
         }
     }
-    let d0: u32 = 1u32;
-    let o0: u32 = tile[0].wrapping_mul(d0);
+    let d0: u32 = rows;
+    let o0: u32 = tile[0].wrapping_mul(1u32);
     let d1: u32 = lanes;
     let o1: u32 = tile[1].wrapping_mul(32u32);
     if ((0u64 + (o0 as u64) + ((1u32) as u64)) >= (0u64 + ((1u32) as u64))
@@ -1782,9 +1799,9 @@ pub unsafe fn thread_batch(
         && (0u64 + (o1 as u64 + (d1 - 1) as u64) + ((1u32) as u64)
             < (p1.extent[1] as u64))
     {
-        __amp_guarded(tile, lanes, p0, p1, oob)
+        __amp_guarded(tile, lanes, rows, p0, p1, oob)
     } else {
-        __amp_checked(tile, lanes, p0, p1, oob)
+        __amp_checked(tile, lanes, rows, p0, p1, oob)
     }
 }
 /// Whether a call of `thread_batch` with these arguments passes its guard: it runs none of the checks the guard decides.
@@ -1793,12 +1810,13 @@ pub unsafe fn thread_batch(
 pub unsafe fn thread_batch_fits(
     tile: [u32; 2],
     lanes: u32,
+    rows: u32,
     p0: rt::Buf<f32, 2>,
     p1: rt::Buf<f32, 2>,
     oob: &rt::OobReport,
 ) -> bool {
-    let d0: u32 = 1u32;
-    let o0: u32 = tile[0].wrapping_mul(d0);
+    let d0: u32 = rows;
+    let o0: u32 = tile[0].wrapping_mul(1u32);
     let d1: u32 = lanes;
     let o1: u32 = tile[1].wrapping_mul(32u32);
     ((0u64 + (o0 as u64) + ((1u32) as u64)) >= (0u64 + ((1u32) as u64))
@@ -1826,6 +1844,7 @@ pub unsafe fn thread_batch_fits(
 pub unsafe fn thread_batch_covering(
     tile: [u32; 2],
     lanes: u32,
+    rows: u32,
     p0: rt::Buf<f32, 2>,
     p1: rt::Buf<f32, 2>,
     oob: &rt::OobReport,
@@ -1836,14 +1855,15 @@ pub unsafe fn thread_batch_covering(
     pub unsafe fn __amp_guarded(
         tile: [u32; 2],
         lanes: u32,
+        rows: u32,
         p0: rt::Buf<f32, 2>,
         p1: rt::Buf<f32, 2>,
         oob: &rt::OobReport,
     ) {
-        let d0: u32 = 1u32;
+        let d0: u32 = rows;
         let d1: u32 = lanes;
         let nt: usize = (d0 as usize) * (d1 as usize);
-        let o0: u32 = tile[0].wrapping_mul(d0);
+        let o0: u32 = tile[0].wrapping_mul(1u32);
         let o1: u32 = tile[1].wrapping_mul(32u32);
         let mut l4: [u32; 2] = tile;
         let mut l5: [u32; 2] = [o0, o1];
@@ -1877,14 +1897,15 @@ pub unsafe fn thread_batch_covering(
     pub unsafe fn __amp_checked(
         tile: [u32; 2],
         lanes: u32,
+        rows: u32,
         p0: rt::Buf<f32, 2>,
         p1: rt::Buf<f32, 2>,
         oob: &rt::OobReport,
     ) {
-        let d0: u32 = 1u32;
+        let d0: u32 = rows;
         let d1: u32 = lanes;
         let nt: usize = (d0 as usize) * (d1 as usize);
-        let o0: u32 = tile[0].wrapping_mul(d0);
+        let o0: u32 = tile[0].wrapping_mul(1u32);
         let o1: u32 = tile[1].wrapping_mul(32u32);
         let mut l4: [u32; 2] = tile;
         let mut l5: [u32; 2] = [o0, o1];
@@ -1974,8 +1995,8 @@ pub unsafe fn thread_batch_covering(
             }
         }
     }
-    let d0: u32 = 1u32;
-    let o0: u32 = tile[0].wrapping_mul(d0);
+    let d0: u32 = rows;
+    let o0: u32 = tile[0].wrapping_mul(1u32);
     let d1: u32 = lanes;
     let o1: u32 = tile[1].wrapping_mul(32u32);
     if (0u64 + (o1 as u64 + (d1 - 1) as u64) + ((1u32) as u64) < (p0.extent[1] as u64))
@@ -1990,9 +2011,9 @@ pub unsafe fn thread_batch_covering(
         && (0u64 + (o1 as u64 + (d1 - 1) as u64) + ((1u32) as u64)
             < (p1.extent[1] as u64))
     {
-        __amp_guarded(tile, lanes, p0, p1, oob)
+        __amp_guarded(tile, lanes, rows, p0, p1, oob)
     } else {
-        __amp_checked(tile, lanes, p0, p1, oob)
+        __amp_checked(tile, lanes, rows, p0, p1, oob)
     }
 }
 /// Whether a call of `thread_batch_covering` with these arguments passes its guard: it runs none of the checks the guard decides.
@@ -2001,12 +2022,13 @@ pub unsafe fn thread_batch_covering(
 pub unsafe fn thread_batch_covering_fits(
     tile: [u32; 2],
     lanes: u32,
+    rows: u32,
     p0: rt::Buf<f32, 2>,
     p1: rt::Buf<f32, 2>,
     oob: &rt::OobReport,
 ) -> bool {
-    let d0: u32 = 1u32;
-    let o0: u32 = tile[0].wrapping_mul(d0);
+    let d0: u32 = rows;
+    let o0: u32 = tile[0].wrapping_mul(1u32);
     let d1: u32 = lanes;
     let o1: u32 = tile[1].wrapping_mul(32u32);
     (0u64 + (o1 as u64 + (d1 - 1) as u64) + ((1u32) as u64) < (p0.extent[1] as u64))

@@ -132,6 +132,7 @@ const _: () = {
 pub unsafe fn thread_batch(
     tile: [u32; 1],
     lanes: u32,
+    rows: u32,
     p0: rt::Buf<thread_batch_Particle, 1>,
     p1: rt::Buf<u32, 1>,
     p2: f32,
@@ -143,6 +144,7 @@ pub unsafe fn thread_batch(
     pub unsafe fn __amp_guarded(
         tile: [u32; 1],
         lanes: u32,
+        rows: u32,
         p0: rt::Buf<thread_batch_Particle, 1>,
         p1: rt::Buf<u32, 1>,
         p2: f32,
@@ -195,6 +197,7 @@ pub unsafe fn thread_batch(
     pub unsafe fn __amp_checked(
         tile: [u32; 1],
         lanes: u32,
+        rows: u32,
         p0: rt::Buf<thread_batch_Particle, 1>,
         p1: rt::Buf<u32, 1>,
         p2: f32,
@@ -287,9 +290,9 @@ pub unsafe fn thread_batch(
     let d0: u32 = lanes;
     let o0: u32 = tile[0].wrapping_mul(32u32);
     if (0u64 + (o0 as u64 + (d0 - 1) as u64) < (p0.extent[0] as u64)) {
-        __amp_guarded(tile, lanes, p0, p1, p2, oob)
+        __amp_guarded(tile, lanes, rows, p0, p1, p2, oob)
     } else {
-        __amp_checked(tile, lanes, p0, p1, p2, oob)
+        __amp_checked(tile, lanes, rows, p0, p1, p2, oob)
     }
 }
 /// Whether a call of `thread_batch` with these arguments passes its guard: it runs none of the checks the guard decides.
@@ -298,6 +301,7 @@ pub unsafe fn thread_batch(
 pub unsafe fn thread_batch_fits(
     tile: [u32; 1],
     lanes: u32,
+    rows: u32,
     p0: rt::Buf<thread_batch_Particle, 1>,
     p1: rt::Buf<u32, 1>,
     p2: f32,
@@ -326,6 +330,7 @@ const _: () = {
 pub unsafe fn thread_batch_covering(
     tile: [u32; 1],
     lanes: u32,
+    rows: u32,
     p0: rt::Buf<thread_batch_covering_Particle, 1>,
     p1: rt::Buf<u32, 1>,
     p2: f32,
@@ -378,6 +383,7 @@ pub unsafe fn thread_batch_covering(
 pub unsafe fn thread_batch_covering_fits(
     tile: [u32; 1],
     lanes: u32,
+    rows: u32,
     p0: rt::Buf<thread_batch_covering_Particle, 1>,
     p1: rt::Buf<u32, 1>,
     p2: f32,

@@ -85,6 +85,7 @@ pub unsafe fn thread_covering(
 pub unsafe fn thread_batch(
     tile: [u32; 1],
     lanes: u32,
+    rows: u32,
     p0: rt::Buf<i32, 1>,
     p1: i32,
     oob: &rt::OobReport,
@@ -95,6 +96,7 @@ pub unsafe fn thread_batch(
     pub unsafe fn __amp_guarded(
         tile: [u32; 1],
         lanes: u32,
+        rows: u32,
         p0: rt::Buf<i32, 1>,
         p1: i32,
         oob: &rt::OobReport,
@@ -168,6 +170,7 @@ pub unsafe fn thread_batch(
     pub unsafe fn __amp_checked(
         tile: [u32; 1],
         lanes: u32,
+        rows: u32,
         p0: rt::Buf<i32, 1>,
         p1: i32,
         oob: &rt::OobReport,
@@ -256,9 +259,9 @@ pub unsafe fn thread_batch(
     let d0: u32 = lanes;
     let o0: u32 = tile[0].wrapping_mul(32u32);
     if (0u64 + (o0 as u64 + (d0 - 1) as u64) < (p0.extent[0] as u64)) {
-        __amp_guarded(tile, lanes, p0, p1, oob)
+        __amp_guarded(tile, lanes, rows, p0, p1, oob)
     } else {
-        __amp_checked(tile, lanes, p0, p1, oob)
+        __amp_checked(tile, lanes, rows, p0, p1, oob)
     }
 }
 /// Whether a call of `thread_batch` with these arguments passes its guard: it runs none of the checks the guard decides.
@@ -267,6 +270,7 @@ pub unsafe fn thread_batch(
 pub unsafe fn thread_batch_fits(
     tile: [u32; 1],
     lanes: u32,
+    rows: u32,
     p0: rt::Buf<i32, 1>,
     p1: i32,
     oob: &rt::OobReport,
@@ -281,6 +285,7 @@ pub unsafe fn thread_batch_fits(
 pub unsafe fn thread_batch_covering(
     tile: [u32; 1],
     lanes: u32,
+    rows: u32,
     p0: rt::Buf<i32, 1>,
     p1: i32,
     oob: &rt::OobReport,
@@ -354,6 +359,7 @@ pub unsafe fn thread_batch_covering(
 pub unsafe fn thread_batch_covering_fits(
     tile: [u32; 1],
     lanes: u32,
+    rows: u32,
     p0: rt::Buf<i32, 1>,
     p1: i32,
     oob: &rt::OobReport,
@@ -455,6 +461,7 @@ pub unsafe fn thread_covering(
 pub unsafe fn thread_batch(
     tile: [u32; 1],
     lanes: u32,
+    rows: u32,
     p0: rt::Buf<u32, 1>,
     p1: u32,
     oob: &rt::OobReport,
@@ -465,6 +472,7 @@ pub unsafe fn thread_batch(
     pub unsafe fn __amp_guarded(
         tile: [u32; 1],
         lanes: u32,
+        rows: u32,
         p0: rt::Buf<u32, 1>,
         p1: u32,
         oob: &rt::OobReport,
@@ -541,6 +549,7 @@ pub unsafe fn thread_batch(
     pub unsafe fn __amp_checked(
         tile: [u32; 1],
         lanes: u32,
+        rows: u32,
         p0: rt::Buf<u32, 1>,
         p1: u32,
         oob: &rt::OobReport,
@@ -632,9 +641,9 @@ pub unsafe fn thread_batch(
     let d0: u32 = lanes;
     let o0: u32 = tile[0].wrapping_mul(32u32);
     if (0u64 + (o0 as u64 + (d0 - 1) as u64) < (p0.extent[0] as u64)) {
-        __amp_guarded(tile, lanes, p0, p1, oob)
+        __amp_guarded(tile, lanes, rows, p0, p1, oob)
     } else {
-        __amp_checked(tile, lanes, p0, p1, oob)
+        __amp_checked(tile, lanes, rows, p0, p1, oob)
     }
 }
 /// Whether a call of `thread_batch` with these arguments passes its guard: it runs none of the checks the guard decides.
@@ -643,6 +652,7 @@ pub unsafe fn thread_batch(
 pub unsafe fn thread_batch_fits(
     tile: [u32; 1],
     lanes: u32,
+    rows: u32,
     p0: rt::Buf<u32, 1>,
     p1: u32,
     oob: &rt::OobReport,
@@ -657,6 +667,7 @@ pub unsafe fn thread_batch_fits(
 pub unsafe fn thread_batch_covering(
     tile: [u32; 1],
     lanes: u32,
+    rows: u32,
     p0: rt::Buf<u32, 1>,
     p1: u32,
     oob: &rt::OobReport,
@@ -733,6 +744,7 @@ pub unsafe fn thread_batch_covering(
 pub unsafe fn thread_batch_covering_fits(
     tile: [u32; 1],
     lanes: u32,
+    rows: u32,
     p0: rt::Buf<u32, 1>,
     p1: u32,
     oob: &rt::OobReport,
@@ -841,6 +853,7 @@ pub unsafe fn thread_covering(
 pub unsafe fn thread_batch(
     tile: [u32; 1],
     lanes: u32,
+    rows: u32,
     p0: rt::Buf<u32, 1>,
     p1: u32,
     p2: u32,
@@ -852,6 +865,7 @@ pub unsafe fn thread_batch(
     pub unsafe fn __amp_guarded(
         tile: [u32; 1],
         lanes: u32,
+        rows: u32,
         p0: rt::Buf<u32, 1>,
         p1: u32,
         p2: u32,
@@ -937,6 +951,7 @@ pub unsafe fn thread_batch(
     pub unsafe fn __amp_checked(
         tile: [u32; 1],
         lanes: u32,
+        rows: u32,
         p0: rt::Buf<u32, 1>,
         p1: u32,
         p2: u32,
@@ -1037,9 +1052,9 @@ pub unsafe fn thread_batch(
     let d0: u32 = lanes;
     let o0: u32 = tile[0].wrapping_mul(32u32);
     if (0u64 + (o0 as u64 + (d0 - 1) as u64) < (p0.extent[0] as u64)) {
-        __amp_guarded(tile, lanes, p0, p1, p2, oob)
+        __amp_guarded(tile, lanes, rows, p0, p1, p2, oob)
     } else {
-        __amp_checked(tile, lanes, p0, p1, p2, oob)
+        __amp_checked(tile, lanes, rows, p0, p1, p2, oob)
     }
 }
 /// Whether a call of `thread_batch` with these arguments passes its guard: it runs none of the checks the guard decides.
@@ -1048,6 +1063,7 @@ pub unsafe fn thread_batch(
 pub unsafe fn thread_batch_fits(
     tile: [u32; 1],
     lanes: u32,
+    rows: u32,
     p0: rt::Buf<u32, 1>,
     p1: u32,
     p2: u32,
@@ -1063,6 +1079,7 @@ pub unsafe fn thread_batch_fits(
 pub unsafe fn thread_batch_covering(
     tile: [u32; 1],
     lanes: u32,
+    rows: u32,
     p0: rt::Buf<u32, 1>,
     p1: u32,
     p2: u32,
@@ -1148,6 +1165,7 @@ pub unsafe fn thread_batch_covering(
 pub unsafe fn thread_batch_covering_fits(
     tile: [u32; 1],
     lanes: u32,
+    rows: u32,
     p0: rt::Buf<u32, 1>,
     p1: u32,
     p2: u32,
