@@ -17,7 +17,8 @@ usage: amp-bench [flags]
                         times of at least 10 runs against the copy yardsticks, the GPU targets
   --native              with --gpu: run the native column too
   --max-buffer-mib N    shrink the GPU profile to buffers of at most N MiB
-  --reps N              most timed runs per row (default 7)
+  --reps N              most timed runs per row (default 7; 8x as many for a checked and
+                        unchecked pair of sub-millisecond rows)
   --only SECTION        only the sections whose names contain SECTION (or any of a
                         comma-separated list)
   --no-write            print only (do not rewrite docs/performance.md)
