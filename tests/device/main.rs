@@ -65,6 +65,7 @@ mod stale_read;
 mod structs;
 mod subgroup;
 mod textures;
+mod tile_static_fill;
 mod tiled;
 mod tiled_contract;
 mod tracing_spans;

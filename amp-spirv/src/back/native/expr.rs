@@ -2,7 +2,7 @@
 //! elements of locals, buffer accesses with their bounds checks, atomics, built-ins and math.
 //! Every compound expression is parenthesized, so precedence never depends on the context.
 
-use super::lengths::{pure_index, unchecked_element};
+use super::lengths::{pointed_element, pure_index, unchecked_element};
 use super::{conjunction, index_lit, numbered, unsupported, Emitter, Res};
 use crate::back::plan::{self, ArrayIndex, IndexCheck};
 use crate::diag::Span;
@@ -318,6 +318,8 @@ impl Emitter<'_> {
         }
         let name = self.local(id);
         let mut s = match self.dyn_index(id, &dims, &chain[..dims.len()])? {
+            // `flat` is below the array's length: proven, or clamped (`dyn_index`).
+            (flat, _) if self.unfilled.contains(&id) => pointed_element(at, &name, &flat),
             (flat, true) => unchecked_element(at, &name, &flat, false),
             (flat, false) => quote_spanned!(at=> (#name[#flat])),
         };
@@ -556,6 +558,8 @@ impl Emitter<'_> {
             }
             let first: Vec<&Expr> = idx[..dims.len()].iter().collect();
             s = match self.dyn_index(*id, &dims, &first)? {
+                // As in `dyn_element`.
+                (flat, _) if self.unfilled.contains(id) => pointed_element(at, &s, &flat),
                 (flat, true) => unchecked_element(at, &s, &flat, true),
                 (flat, false) => quote_spanned!(at=> #s[#flat]),
             };

@@ -171,6 +171,16 @@ pub(super) fn unchecked_element(
     }
 }
 
+/// Element `index` (a `usize` below the region's length) of a tile call's region that `base`,
+/// a `*mut` pointer to its first element, names (`tile_frames.rs`): a place.
+pub(super) fn pointed_element(
+    at: proc_macro2::Span,
+    base: &TokenStream,
+    index: &TokenStream,
+) -> TokenStream {
+    quote_spanned!(at=> (*{ let ix_: usize = #index; #base.add(ix_) }))
+}
+
 /// Whether index expression `e` has no side effects (no atomics, assignments, buffer reads
 /// that may record an out-of-bounds report, or statements), so computing it before or after
 /// the indices around it changes nothing.

@@ -98,7 +98,8 @@
 //! - a `tile_static` array whose length is a named constant (`[[f32; TS]; TS]`) is a flat
 //!   array taken once per call from the same pool (its lengths must be at least 1), indexed
 //!   row-major with each index clamped as local arrays are; it is read and written element by
-//!   element only.
+//!   element only. One that every thread writes before any reads it (`tile_statics.rs`) is
+//!   not zeroed, and is reached through a pointer to its first element.
 //!
 //! In a checked kernel, bounds checks (and the clamps of local array indices) that one
 //! comparison decides for every thread of a tile move to *guards* (`guard.rs`): the tile
@@ -157,6 +158,7 @@ mod tile_frames;
 mod tile_interior;
 mod tile_locals;
 mod tile_loops;
+mod tile_statics;
 
 pub use crate::pass::batch::LANES;
 
@@ -380,6 +382,9 @@ pub(crate) struct Emitter<'a> {
     /// `tile_static` arrays with a named-constant length: flat vectors, with their dimensions
     /// (`u32` expressions, outermost first) and element type.
     dyn_arrays: std::collections::HashMap<LocalId, (Vec<TokenStream>, Ty)>,
+    /// Those of them every thread writes before any reads them (`tile_statics.rs`): no fill,
+    /// reached through a pointer to their first element.
+    unfilled: std::collections::HashSet<LocalId>,
     /// The kernel's shared decisions (`back::plan`): which checks and clamps it needs, as the
     /// SPIR-V back end asks them.
     plan: Plan<'a>,
@@ -419,6 +424,7 @@ impl<'k> Emitter<'k> {
             fn_name: fn_name.to_string(),
             structs: RefCell::new(Vec::new()),
             dyn_arrays: Default::default(),
+            unfilled: Default::default(),
             plan,
             assume_covers: false,
             shared: Vec::new(),

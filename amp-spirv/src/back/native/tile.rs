@@ -303,6 +303,10 @@ impl Emitter<'_> {
                 self.dyn_arrays.insert(id, (lens, ty));
             }
         }
+        self.unfilled = super::tile_statics::overwritten_first(k, tiled)
+            .into_iter()
+            .filter(|id| self.dyn_arrays.contains_key(id))
+            .collect();
         let facts = super::guard::LaneFacts {
             local: tiled.local,
             global: tiled.global,

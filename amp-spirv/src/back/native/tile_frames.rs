@@ -44,11 +44,17 @@ impl Emitter<'_> {
                     .reduce(|a, b| quote!(#a * #b))
                     .unwrap_or_else(|| quote!(1usize));
                 let (t, zero) = (self.ty(inner, span)?, self.zero(inner, span)?);
+                // An array every thread writes before any reads it (`tile_statics.rs`) needs
+                // no fill, and is reached through its pointer only.
+                let unfilled = self.unfilled.contains(&id);
                 regions.push(Region {
                     ty: t,
                     count: total,
-                    zero: Some(zero),
-                    named: Named::Slice(l),
+                    zero: (!unfilled).then_some(zero),
+                    named: match unfilled {
+                        true => Named::Pointer(l),
+                        false => Named::Slice(l),
+                    },
                 });
                 continue;
             }
@@ -102,7 +108,7 @@ impl Emitter<'_> {
 }
 
 /// Where a region of a tile call's buffer is named: a `tile_static` array of a named length (a
-/// slice), or a frame (a pointer to its first element).
+/// slice), or a frame or such an array without a fill (a pointer to its first element).
 enum Named {
     Slice(Ident),
     Pointer(Ident),
