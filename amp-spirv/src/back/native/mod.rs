@@ -382,8 +382,7 @@ pub(crate) struct Emitter<'a> {
     /// `tile_static` arrays with a named-constant length: flat vectors, with their dimensions
     /// (`u32` expressions, outermost first) and element type.
     dyn_arrays: std::collections::HashMap<LocalId, (Vec<TokenStream>, Ty)>,
-    /// Those of them every thread writes before any reads them (`tile_statics.rs`): no fill,
-    /// reached through a pointer to their first element.
+    /// Those every thread writes first (`tile_statics.rs`): no fill, reached by pointer.
     unfilled: std::collections::HashSet<LocalId>,
     /// The kernel's shared decisions (`back::plan`): which checks and clamps it needs, as the
     /// SPIR-V back end asks them.
