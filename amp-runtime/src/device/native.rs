@@ -3,7 +3,7 @@
 //! compiled by rustc instead of emulated). One per process; it needs no Vulkan loader.
 
 use std::sync::atomic::AtomicU64;
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use super::profile::Profiler;
 use super::team::Team;
@@ -96,7 +96,7 @@ impl NativeDevice {
         if let Some(d) = DEVICE.get() {
             return Ok(d.clone());
         }
-        let _creating = CREATING.lock().unwrap_or_else(PoisonError::into_inner);
+        let _creating = crate::sync::lock(&CREATING);
         if let Some(d) = DEVICE.get() {
             return Ok(d.clone());
         }

@@ -21,9 +21,11 @@
 use std::any::Any;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, TryLockError};
+use std::sync::{Arc, Mutex, TryLockError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+
+use crate::sync::lock;
 
 /// How long a helper waits awake for the next launch before it sleeps: long enough for the
 /// host code between a program's launches (a loop over pivots or anti-diagonals), short
@@ -116,10 +118,6 @@ pub(crate) struct Team {
     /// Held by the launch the team runs: a launch from another thread meanwhile is run
     /// elsewhere (see [`Team::try_run`]).
     busy: Mutex<()>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Team {

@@ -52,6 +52,19 @@ pub(super) enum NativeArg {
     Sampler(Smp),
 }
 
+/// The index of the first thread of row `row` of a domain `d` of rank `R` (rows in row-major
+/// order over every dimension but the last, which is 0).
+#[inline]
+fn row_start<const R: usize>(d: &[u32], row: usize) -> [u32; R] {
+    let mut idx = [0u32; R];
+    let mut left = row;
+    for k in (0..R - 1).rev() {
+        idx[k] = (left % d[k] as usize) as u32;
+        left /= d[k] as usize;
+    }
+    idx
+}
+
 /// What a native entry reads its launch from. Only generated code uses it.
 #[doc(hidden)]
 pub struct NativeLaunch<'a> {
@@ -194,12 +207,7 @@ impl NativeLaunch<'_> {
             #[allow(clippy::redundant_locals)] // the copy is the point (see above)
             let thread = thread;
             for row in lo..hi {
-                let mut idx = [0u32; R];
-                let mut rest = row;
-                for k in (0..R - 1).rev() {
-                    idx[k] = (rest % d[k] as usize) as u32;
-                    rest /= d[k] as usize;
-                }
+                let mut idx = row_start::<R>(d, row);
                 for j in 0..inner as u32 {
                     idx[R - 1] = j;
                     thread(idx);
@@ -258,23 +266,13 @@ impl NativeLaunch<'_> {
         let (full, rest) = (inner / lanes, inner % lanes);
         let batches = full + u32::from(rest > 0);
         let rows: usize = d[..R - 1].iter().map(|&n| n as usize).product();
-        // The index of row `row`'s batch 0.
-        let row_start = |row: usize| {
-            let mut idx = [0u32; R];
-            let mut left = row;
-            for k in (0..R - 1).rev() {
-                idx[k] = (left % d[k] as usize) as u32;
-                left /= d[k] as usize;
-            }
-            idx
-        };
         // Batches `lo..hi` of row `row`: whole ones, then (when they reach its end) the row's
         // shorter last one. Whole batches get `lanes` itself, a constant where this is
         // inlined, so their work-item loops keep a fixed trip count.
         let run = |row: usize, lo: u32, hi: u32| {
             #[allow(clippy::redundant_locals)] // a copy per task, as in `for_each`
             let (fits, batch) = (fits, batch);
-            let mut idx = row_start(row);
+            let mut idx = row_start::<R>(d, row);
             let end = hi.min(full);
             let mut b = lo;
             if wide {
@@ -320,9 +318,9 @@ impl NativeLaunch<'_> {
                 let mut row = lo;
                 while row < hi {
                     let end = hi.min((row / plane + 1) * plane);
-                    let block = (end - row) as u32;
-                    if wide && block > 1 && fits(row_start(row), inner, block) {
-                        batch(row_start(row), inner, block);
+                    let (first, block) = (row_start::<R>(d, row), (end - row) as u32);
+                    if wide && block > 1 && fits(first, inner, block) {
+                        batch(first, inner, block);
                     } else {
                         for row in row..end {
                             run(row, 0, batches);

@@ -5,8 +5,8 @@ pub(crate) mod build;
 mod visit;
 
 pub use visit::{
-    any_expr, block_has, conjuncts, equalities, has_loop, walk_expr, walk_expr_mut, walk_place,
-    walk_stmt, Probe, Visitor, VisitorMut,
+    any_expr, block_has, conjuncts, equalities, has_loop, has_return, walk_expr, walk_expr_mut,
+    walk_place, walk_stmt, Probe, Visitor, VisitorMut,
 };
 
 use crate::diag::Span;

@@ -255,6 +255,14 @@ pub fn block_has(b: &Block, test: impl Fn(&Expr) -> bool) -> bool {
     }) || b.tail.as_deref().is_some_and(test)
 }
 
+/// Whether `e` has a `return` anywhere inside it.
+pub fn has_return(e: &Expr) -> bool {
+    any_expr(e, |x| match x.kind {
+        ExprKind::Return => Probe::Hit,
+        _ => Probe::Descend,
+    })
+}
+
 /// Whether block `b` has a loop (`for`, `while` or `loop`) anywhere inside it.
 pub fn has_loop(b: &Block) -> bool {
     block_has(b, |e| {

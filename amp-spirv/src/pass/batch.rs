@@ -339,10 +339,7 @@ fn maskable(e: &Expr, locals: &[Local], uniform: &HashSet<LocalId>) -> bool {
     if els.is_some() && e.ty != Ty::Unit {
         return false;
     }
-    let returns = any_expr(e, |y| match y.kind {
-        ExprKind::Return => Probe::Hit,
-        _ => Probe::Descend,
-    });
+    let returns = has_return(e);
     let block_runs_for_all = |b: &Block| {
         b.stmts
             .iter()

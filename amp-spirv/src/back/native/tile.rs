@@ -130,13 +130,6 @@ pub(super) fn stmt_has_barrier(s: &Stmt) -> bool {
     }
 }
 
-pub(super) fn has_return(e: &Expr) -> bool {
-    any_expr(e, |x| match x.kind {
-        ExprKind::Return => Probe::Hit,
-        _ => Probe::Descend,
-    })
-}
-
 impl Emitter<'_> {
     /// The work-item loop state: only a tiled kernel's emission has one.
     pub(super) fn st(&mut self) -> Res<&mut TileState> {
@@ -224,7 +217,7 @@ impl Emitter<'_> {
             return unsupported("a tiled kernel without its tiled index", span);
         };
         let mut dims = Vec::new();
-        let wide = self.batch && !self.lane_frames;
+        let wide = self.wide_batch();
         for (d, dim) in tiled.dims.iter().enumerate() {
             let (dim, stride) = self.tile_dim_and_stride(d, dim, wide, span)?;
             let (dn, on, dl) = (numbered("d", d), numbered("o", d), index_lit(d));
@@ -370,8 +363,7 @@ impl Emitter<'_> {
         // Second run: the code.
         let body = self.tile_block(&k.body)?;
 
-        // A batch without frames runs blocks of rows (`NativeSource::lane_frames`).
-        let wide = self.batch && !self.st()?.has_frame();
+        let wide = self.wide_batch();
         let (dims, strides): (Vec<_>, Vec<_>) = tiled
             .dims
             .iter()
@@ -436,18 +428,25 @@ impl Emitter<'_> {
         span: Span,
     ) -> Res<(TokenStream, TokenStream)> {
         let rank = self.k.rank as usize;
-        if self.batch && d + 1 == rank {
-            let full = proc_macro2::Literal::u32_suffixed(crate::pass::batch::LANES);
-            return Ok((quote!(lanes), quote!(#full)));
-        }
-        if self.batch && wide && d + 2 == rank {
-            return Ok((quote!(rows), quote!(1u32)));
-        }
-        if self.batch {
-            return Ok((self.tile_dim(dim, span)?, quote!(1u32)));
-        }
-        let dn = numbered("d", d);
-        Ok((self.tile_dim(dim, span)?, quote!(#dn)))
+        Ok(match self.batch {
+            true if d + 1 == rank => {
+                let full = proc_macro2::Literal::u32_suffixed(crate::pass::batch::LANES);
+                (quote!(lanes), quote!(#full))
+            }
+            true if wide && d + 2 == rank => (quote!(rows), quote!(1u32)),
+            true => (self.tile_dim(dim, span)?, quote!(1u32)),
+            false => {
+                let dn = numbered("d", d);
+                (self.tile_dim(dim, span)?, quote!(#dn))
+            }
+        })
+    }
+
+    /// Whether the tile function being generated is a batch without per-thread frames: one
+    /// that runs any count of a row's threads, in a block of rows (`NativeSource::lane_frames`).
+    /// Decided once its body is emitted (its frames are known then).
+    fn wide_batch(&self) -> bool {
+        self.batch && self.tile.as_ref().is_some_and(|st| !st.has_frame())
     }
 
     /// A tile dimension's value: its literal, or the outer constant it names.

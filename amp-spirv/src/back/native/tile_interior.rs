@@ -9,8 +9,7 @@ use super::guard::{bound, At, Part};
 use super::tile::is_uniform_index;
 use super::{conjunction, numbered, Emitter, Res};
 use crate::ir::*;
-use proc_macro2::Ident;
-use proc_macro2::TokenStream;
+use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
 /// A batch's work-item loop narrowed to the lanes an `if` lets through

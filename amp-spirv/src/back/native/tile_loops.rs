@@ -3,7 +3,7 @@
 //! lead thread, their bodies cut into work-item loops; a short hoisted loop is *jammed*,
 //! several of its iterations run by one work-item loop.
 
-use super::tile::{has_return, stmt_has_barrier};
+use super::tile::stmt_has_barrier;
 use super::{label, local, numbered, unsupported, Emitter, LoopLabel, RangeFlavour, Res};
 use crate::diag::Span;
 use crate::ir::*;

@@ -64,11 +64,7 @@ pub(super) fn overwritten_first(k: &Kernel, tiled: &Tiled) -> HashSet<LocalId> {
 }
 
 fn has_barrier_or_return(e: &Expr) -> bool {
-    crate::pass::uniform::has_barrier(e)
-        || any_expr(e, |x| match x.kind {
-            ExprKind::Return => Probe::Hit,
-            _ => Probe::Descend,
-        })
+    crate::pass::uniform::has_barrier(e) || has_return(e)
 }
 
 /// Whether `a[idx[0]]..[idx[n]]` is, in each thread, the element of its local index, and the

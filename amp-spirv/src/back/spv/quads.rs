@@ -102,12 +102,7 @@ impl QuadForm {
         if k.tiled.is_some() || has_loop(&k.body) {
             return None;
         }
-        let returns = block_has(&k.body, |e| {
-            any_expr(e, |x| match x.kind {
-                ExprKind::Return => Probe::Hit,
-                _ => Probe::Descend,
-            })
-        });
+        let returns = block_has(&k.body, has_return);
         let views: Vec<QuadView> = k
             .params
             .iter()
